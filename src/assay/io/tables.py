@@ -1,0 +1,120 @@
+"""Read tabular inputs (JSONL, CSV, Parquet, pandas/polars frames) into pandas.
+
+Errors name the file, the row and the field. Row numbers are 1-based data rows: the
+JSONL line number, or the CSV line number minus the header line.
+
+Example:
+    >>> import pandas as pd
+    >>> from assay.io import as_dataframe, require_columns
+    >>> df = as_dataframe(pd.DataFrame({"uid": [1], "value": ["cat"]}))
+    >>> require_columns(df, ["uid", "value"], source="frame")
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assay.errors import InvalidInputError
+
+__all__ = ["read_table", "as_dataframe", "require_columns", "numeric_column", "TABLE_SUFFIXES"]
+
+TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a JSONL (``.jsonl``/``.ndjson``), JSON list, CSV or Parquet file into a DataFrame.
+
+    The format is chosen by the file's extension. Raises :class:`InvalidInputError` naming the
+    file (and line, for malformed JSON) when it cannot be read.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if not p.exists():
+        raise InvalidInputError("file not found", source=str(p))
+    try:
+        if suffix in (".jsonl", ".ndjson"):
+            return pd.DataFrame.from_records(_read_jsonl(p))
+        if suffix == ".json":
+            data = json.loads(p.read_text())
+            if not isinstance(data, list):
+                raise InvalidInputError("expected a JSON list of records", source=str(p))
+            return pd.DataFrame.from_records(data)
+        if suffix == ".csv":
+            return pd.read_csv(p, keep_default_na=True)
+        if suffix in (".parquet", ".pq"):
+            return pd.read_parquet(p)
+    except InvalidInputError:
+        raise
+    except (ValueError, OSError, json.JSONDecodeError) as e:  # pragma: no cover - message passthrough
+        raise InvalidInputError(f"cannot read: {e}", source=str(p)) from e
+    raise InvalidInputError(
+        f"unknown file type {suffix!r}; expected one of {', '.join(TABLE_SUFFIXES)}", source=str(p)
+    )
+
+
+def _read_jsonl(p: Path) -> list[dict[str, Any]]:
+    records = []
+    with p.open() as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InvalidInputError(f"malformed JSON: {e.msg}", source=str(p), record=lineno) from e
+            if not isinstance(rec, dict):
+                raise InvalidInputError("expected a JSON object per line", source=str(p), record=lineno)
+            records.append(rec)
+    return records
+
+
+def as_dataframe(data: Any, *, source: str = "data") -> pd.DataFrame:
+    """Accept a pandas or polars DataFrame, a path, or a list of dicts; return pandas."""
+    if isinstance(data, pd.DataFrame):
+        return data
+    if isinstance(data, (str, Path)):
+        return read_table(data)
+    if hasattr(data, "to_pandas"):  # polars, pyarrow
+        return data.to_pandas()
+    if isinstance(data, Iterable):
+        return pd.DataFrame.from_records(list(data))
+    raise InvalidInputError(f"cannot read a table from {type(data).__name__}", source=source)
+
+
+def require_columns(df: pd.DataFrame, columns: Iterable[str], *, source: str) -> None:
+    """Raise :class:`InvalidInputError` naming the first missing column."""
+    for c in columns:
+        if c not in df.columns:
+            have = ", ".join(map(str, df.columns)) or "none"
+            raise InvalidInputError(f"missing column (columns present: {have})", source=source, field=c)
+
+
+def numeric_column(
+    df: pd.DataFrame,
+    column: str,
+    *,
+    source: str,
+    lo: float | None = None,
+    hi: float | None = None,
+) -> np.ndarray:
+    """The column as float64; raise naming the first row that is non-numeric, NaN or out of range."""
+    raw = df[column]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.isnan(values)
+    if lo is not None:
+        bad |= values < lo
+    if hi is not None:
+        bad |= values > hi
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        rng = f" in [{lo}, {hi}]" if lo is not None and hi is not None else ""
+        raise InvalidInputError(
+            f"expected a number{rng}, got {raw.iloc[i]!r}", source=source, record=i + 1, field=column
+        )
+    return values

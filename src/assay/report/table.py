@@ -1,0 +1,51 @@
+"""Render a :class:`~assay.results.MetricSet` as a rich table for people.
+
+Dict-valued metrics (curves) are summarised by their size so that the table stays
+readable; the JSON output carries them in full.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.table import Table
+
+from assay.results import MetricSet
+
+__all__ = ["metrics_table"]
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "undefined"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    if isinstance(v, dict):
+        text = json.dumps(v)
+        return text if len(text) <= 60 else f"{{{len(v)} entries}}"
+    return str(v)
+
+
+def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
+    """A rich Table with one row per metric: type, parameters, value.
+
+    Example:
+        >>> from assay.results import Metric, MetricSet
+        >>> t = metrics_table(MetricSet([Metric("Accuracy", 0.9)]))
+        >>> t.row_count
+        1
+    """
+    table = Table(title=title)
+    table.add_column("metric", style="bold")
+    table.add_column("parameters")
+    table.add_column("value", justify="right")
+    for m in metrics:
+        params = ", ".join(f"{k}={_fmt(v)}" for k, v in m.parameters.items() if k != "undefined")
+        value = _fmt(m.value)
+        if m.value is None and "undefined" in m.parameters:
+            value = f"undefined ({m.parameters['undefined']})"
+        table.add_row(m.type, params, value)
+    return table

@@ -114,7 +114,7 @@ def numeric_column(
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         rng = f" in [{lo}, {hi}]" if lo is not None and hi is not None else ""
-        raise InvalidInputError(
-            f"expected a number{rng}, got {raw.iloc[i]!r}", source=source, record=i + 1, field=column
-        )
+        got = raw.iloc[i]
+        got = got.item() if hasattr(got, "item") else got
+        raise InvalidInputError(f"expected a number{rng}, got {got!r}", source=source, record=i + 1, field=column)
     return values

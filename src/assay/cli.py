@@ -20,10 +20,13 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
 )
 
 # One module per domain; each defines register(app).
 COMMAND_MODULES: tuple[str, ...] = (
+    "assay.classification.cli",
+    "assay.fairness.cli",
 )
 
 

@@ -16,13 +16,13 @@ from assay.results import MetricSet
 __all__ = ["metrics_table"]
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: Any, *, parameter: bool = False) -> str:
     if v is None:
         return "undefined"
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, float):
-        return f"{v:.4f}"
+        return f"{v:g}" if parameter else f"{v:.4f}"
     if isinstance(v, dict):
         text = json.dumps(v)
         return text if len(text) <= 60 else f"{{{len(v)} entries}}"
@@ -43,7 +43,7 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
     table.add_column("parameters")
     table.add_column("value", justify="right")
     for m in metrics:
-        params = ", ".join(f"{k}={_fmt(v)}" for k, v in m.parameters.items() if k != "undefined")
+        params = ", ".join(f"{k}={_fmt(v, parameter=True)}" for k, v in m.parameters.items() if k != "undefined")
         value = _fmt(m.value)
         if m.value is None and "undefined" in m.parameters:
             value = f"undefined ({m.parameters['undefined']})"

@@ -1,0 +1,196 @@
+"""Group-fairness metrics (spec: fairness-and-llm-suites.md "Statistical parity difference" ...
+"Equal opportunity difference").
+
+Every metric compares the *unprivileged* group (u) with the *privileged* group (p), on
+binarised labels ``y_true == pos_label`` and predictions ``y_pred == pos_label``:
+
+* statistical parity difference  ``SPD = P(ŷ=1 | u) - P(ŷ=1 | p)``                 fair value 0
+* disparate impact               ``DI  = P(ŷ=1 | u) / P(ŷ=1 | p)``                 fair value 1
+* average odds difference        ``AOD = ((FPR_u - FPR_p) + (TPR_u - TPR_p)) / 2``  fair value 0
+* equal opportunity difference   ``EOD = TPR_u - TPR_p``                            fair value 0
+
+SPD and DI require both groups to be non-empty (DI also a positive prediction rate in the
+privileged group, its denominator); AOD requires positives and negatives (by label) in both
+groups. These raise :class:`~assay.errors.UndefinedMetricError` otherwise. EOD, as the spec
+says, returns its worst value 1.0 when either group has no positive labels.
+
+All four are computed from eight counts per group definition (:class:`GroupCounts`), which
+add up exactly across batches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from assay.errors import InvalidInputError, UndefinedMetricError
+
+__all__ = [
+    "FAIRNESS_METRICS",
+    "GroupCounts",
+    "group_counts",
+    "statistical_parity_difference",
+    "disparate_impact",
+    "average_odds_difference",
+    "equal_opportunity_difference",
+    "EOD_WORST",
+]
+
+#: The value the spec prescribes for EOD when a group has no positive labels.
+EOD_WORST = 1.0
+
+
+@dataclass(frozen=True)
+class GroupCounts:
+    """Confusion counts of the unprivileged (index 0) and privileged (index 1) groups.
+
+    Each attribute is an int array of shape (2,): ``tp``, ``fp``, ``fn``, ``tn``.
+    """
+
+    tp: NDArray[np.int64]
+    fp: NDArray[np.int64]
+    fn: NDArray[np.int64]
+    tn: NDArray[np.int64]
+
+    def __add__(self, other: "GroupCounts") -> "GroupCounts":
+        return GroupCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
+
+    @property
+    def size(self) -> NDArray[np.int64]:
+        return self.tp + self.fp + self.fn + self.tn
+
+    @property
+    def predicted_positive(self) -> NDArray[np.int64]:
+        return self.tp + self.fp
+
+    @property
+    def positives(self) -> NDArray[np.int64]:
+        return self.tp + self.fn
+
+    @property
+    def negatives(self) -> NDArray[np.int64]:
+        return self.fp + self.tn
+
+    @classmethod
+    def zeros(cls) -> "GroupCounts":
+        z = np.zeros(2, dtype=np.int64)
+        return cls(z, z, z, z)
+
+
+def group_counts(y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> GroupCounts:
+    """Count TP/FP/FN/TN per group in one vectorised pass.
+
+    Example:
+        >>> c = group_counts([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])
+        >>> c.tp.tolist(), c.fp.tolist()  # [unprivileged, privileged]
+        ([0, 1], [0, 1])
+    """
+    t = np.asarray(y_true) == pos_label
+    p = np.asarray(y_pred) == pos_label
+    g = np.asarray(privileged, dtype=bool)
+    if not (t.shape == p.shape == g.shape) or t.ndim != 1:
+        raise InvalidInputError(
+            f"y_true, y_pred and privileged must be 1-D of one length, got {np.shape(y_true)}, "
+            f"{np.shape(y_pred)}, {np.shape(privileged)}"
+        )
+    cell = g.astype(np.int64) * 4 + t.astype(np.int64) * 2 + p.astype(np.int64)
+    c = np.bincount(cell, minlength=8).reshape(2, 2, 2)  # [group, truth, pred]
+    return GroupCounts(tp=c[:, 1, 1], fp=c[:, 0, 1], fn=c[:, 1, 0], tn=c[:, 0, 0])
+
+
+def _require(cond: bool, metric: str, reason: str) -> None:
+    if not cond:
+        raise UndefinedMetricError(metric, reason)
+
+
+def _positive_rates(c: GroupCounts, metric: str) -> NDArray[np.float64]:
+    n = c.size
+    _require(n[0] > 0, metric, "requires the unprivileged group to have elements")
+    _require(n[1] > 0, metric, "requires the privileged group to have elements")
+    return c.predicted_positive / n
+
+
+def spd_from_counts(c: GroupCounts) -> float:
+    """Statistical parity difference from group counts (see :func:`statistical_parity_difference`)."""
+    r = _positive_rates(c, "StatisticalParityDifference")
+    return float(r[0] - r[1])
+
+
+def di_from_counts(c: GroupCounts) -> float:
+    """Disparate impact from group counts (see :func:`disparate_impact`)."""
+    r = _positive_rates(c, "DisparateImpact")
+    _require(r[1] > 0, "DisparateImpact", "requires a positive prediction in the privileged group (denominator 0)")
+    return float(r[0] / r[1])
+
+
+def aod_from_counts(c: GroupCounts) -> float:
+    """Average odds difference from group counts (see :func:`average_odds_difference`)."""
+    for i, name in ((0, "unprivileged"), (1, "privileged")):
+        _require(c.positives[i] > 0, "AverageOddsDifference", f"requires positive labels in the {name} group")
+        _require(c.negatives[i] > 0, "AverageOddsDifference", f"requires negative labels in the {name} group")
+    tpr = c.tp / c.positives
+    fpr = c.fp / c.negatives
+    return float(((fpr[0] - fpr[1]) + (tpr[0] - tpr[1])) / 2)
+
+
+def eod_from_counts(c: GroupCounts) -> float:
+    """Equal opportunity difference from group counts (see :func:`equal_opportunity_difference`)."""
+    if c.positives[0] == 0 or c.positives[1] == 0:
+        return EOD_WORST
+    tpr = c.tp / c.positives
+    return float(tpr[0] - tpr[1])
+
+
+#: Metric type -> kernel on :class:`GroupCounts`, in report order.
+FAIRNESS_METRICS = {
+    "StatisticalParityDifference": spd_from_counts,
+    "DisparateImpact": di_from_counts,
+    "AverageOddsDifference": aod_from_counts,
+    "EqualOpportunityDifference": eod_from_counts,
+}
+
+
+def statistical_parity_difference(y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
+    """``P(ŷ=pos | unprivileged) - P(ŷ=pos | privileged)``; requires both groups non-empty.
+
+    Example:
+        >>> statistical_parity_difference([1, 0, 1, 1], [False, False, True, True])
+        -0.5
+    """
+    return spd_from_counts(group_counts(y_pred, y_pred, privileged, pos_label=pos_label))
+
+
+def disparate_impact(y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
+    """``P(ŷ=pos | unprivileged) / P(ŷ=pos | privileged)``; requires both groups non-empty and
+    a positive prediction in the privileged group.
+
+    Example:
+        >>> disparate_impact([1, 0, 1, 1], [False, False, True, True])
+        0.5
+    """
+    return di_from_counts(group_counts(y_pred, y_pred, privileged, pos_label=pos_label))
+
+
+def average_odds_difference(y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
+    """``((FPR_u - FPR_p) + (TPR_u - TPR_p)) / 2``; requires positive and negative labels in both groups.
+
+    Example:
+        >>> average_odds_difference([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])  # ((0-1) + (0-1)) / 2
+        -1.0
+    """
+    return aod_from_counts(group_counts(y_true, y_pred, privileged, pos_label=pos_label))
+
+
+def equal_opportunity_difference(y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
+    """``TPR_u - TPR_p``; the worst value 1.0 when either group has no positive labels (spec).
+
+    Example:
+        >>> equal_opportunity_difference([1, 1, 1, 1], [1, 0, 1, 1], [False, False, True, True])
+        -0.5
+        >>> equal_opportunity_difference([0, 1], [0, 1], [False, True])
+        1.0
+    """
+    return eod_from_counts(group_counts(y_true, y_pred, privileged, pos_label=pos_label))

@@ -61,9 +61,6 @@ METRIC_TYPES: tuple[str, ...] = (
     "DetailedPrecisionRecallCurve",
 )
 
-_EXAMPLE_CHUNK = 8192
-
-
 def _rate(num: NDArray[Any], den: NDArray[Any], zero_division: float | None) -> NDArray[np.float64]:
     out = np.full(np.shape(num), np.nan if zero_division is None else float(zero_division))
     np.divide(num, den, out=out, where=np.asarray(den) > 0)
@@ -307,46 +304,56 @@ def _collect_examples(
 ) -> list[dict[str, list[list[str]]]]:
     """First ``n_max`` example uids (in datum order) per label, category and threshold.
 
-    Each category holds a datum at threshold index ``i`` exactly when ``lo <= i < hi`` for
-    per-datum bounds derived from its scores, so datums are scanned in chunks and the scan
-    stops once every (label, category, threshold) has its examples.
+    A datum belongs to a category at threshold index ``i`` exactly when ``lo <= i < hi`` for
+    bounds derived from its scores. Datums are grouped by their ``(lo, hi)`` pair (at most
+    (T + 1)^2 groups); the first ``n_max`` datums of each group are found with a vectorised
+    ``minimum.at`` pass, and each threshold's examples are the first ``n_max`` of the groups
+    that cover it. Memory stays O(n), never O(n^2).
     """
     k, n = b.scores.shape
     n_t = len(th)
-    cats = ("tp", "fp", "fn_mis", "fn_none")
-    found: list[dict[str, list[list[str]]]] = [{c: [[] for _ in range(n_t)] for c in cats} for _ in range(k)]
-    need = np.full((k, len(cats), n_t), n_max, dtype=np.int64)
-    steps = np.arange(n_t)
     assert m_other is not None
-    for start in range(0, n, _EXAMPLE_CHUNK):
-        stop = min(start + _EXAMPLE_CHUNK, n)
-        gt = b.gt[start:stop]
-        hi_all = np.searchsorted(th, b.scores[:, start:stop], side="right")  # thresholds passed
-        hi_other = np.searchsorted(th, m_other[start:stop], side="right")
-        full = np.full(stop - start, n_t)
-        zero = np.zeros(stop - start, dtype=np.int64)
-        for j in range(k):
-            if not need[j].any():
-                continue
-            is_pos = gt == j
-            hi = hi_all[j]
-            ranges = (
-                (is_pos, zero, hi),
-                (~is_pos, zero, hi),
-                (is_pos, hi, hi_other),
-                (is_pos, np.maximum(hi, hi_other), full),
-            )
-            for c, (cond, lo, up) in enumerate(ranges):
-                if not need[j, c].any():
-                    continue
-                cover = cond[:, None] & (steps >= lo[:, None]) & (steps < up[:, None])
-                take = cover & (np.cumsum(cover, axis=0) <= need[j, c][None, :])
-                rows, cols = np.nonzero(take)
-                for r, i in zip(rows.tolist(), cols.tolist()):
-                    found[j][cats[c]][i].append(str(b.uids[start + r]))
-                need[j, c] -= take.sum(axis=0)
-        if not need.any():
-            break
+    passed = np.searchsorted(th, b.scores, side="right")  # (k, n): thresholds each score passes
+    other_passed = np.searchsorted(th, m_other, side="right")
+    full = np.full(n, n_t)
+    zero = np.zeros(n, dtype=np.int64)
+    n_codes = (n_t + 1) ** 2
+    found: list[dict[str, list[list[str]]]] = []
+    for j in range(k):
+        is_pos = b.gt == j
+        hi = passed[j]
+        ranges = {
+            "tp": (is_pos, zero, hi),
+            "fp": (~is_pos, zero, hi),
+            "fn_mis": (is_pos, hi, other_passed),
+            "fn_none": (is_pos, np.maximum(hi, other_passed), full),
+        }
+        per_label: dict[str, list[list[str]]] = {}
+        for cat, (cond, lo, up) in ranges.items():
+            sel = np.flatnonzero(cond & (lo < up))
+            code = lo[sel] * (n_t + 1) + up[sel]
+            picked: list[NDArray[np.int64]] = []
+            alive = np.ones(len(sel), dtype=bool)
+            for _ in range(n_max):
+                first = np.full(n_codes, n, dtype=np.int64)
+                live = np.flatnonzero(alive)
+                np.minimum.at(first, code[live], live)
+                hit = first[first < n]
+                if len(hit) == 0:
+                    break
+                picked.append(hit)
+                alive[hit] = False
+            if picked:
+                pos = np.concatenate(picked)
+                cand, c_lo, c_hi = sel[pos], lo[sel[pos]], up[sel[pos]]
+                order = np.argsort(cand, kind="stable")
+                cand, c_lo, c_hi = cand[order], c_lo[order], c_hi[order]
+            else:
+                cand = c_lo = c_hi = np.zeros(0, dtype=np.int64)
+            per_label[cat] = [
+                [str(u) for u in b.uids[cand[(c_lo <= i) & (c_hi > i)][:n_max]]] for i in range(n_t)
+            ]
+        found.append(per_label)
     return found
 
 

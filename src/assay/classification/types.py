@@ -40,7 +40,8 @@ class KeyBlock:
 
     Attributes:
         key: the label key.
-        uids: datum uids, shape (n,), in input order.
+        uids: datum uids, shape (n,), in input order (strings from files; any hashable
+            values from arrays, shown with ``str`` in examples).
         labels: sorted label values (union of ground truths and predictions).
         gt: ground-truth label code of each datum, shape (n,).
         scores: float64 array (len(labels), n); ``-inf`` where the label was not predicted.
@@ -204,17 +205,17 @@ def block_from_arrays(
     if bad.any():
         r, c = np.argwhere(bad)[0]
         raise InvalidInputError(f"score must be in [0, 1], got {s[r, c]!r}", source="y_score", record=int(r), field=labs[c])
-    order = np.argsort(labs)
-    sorted_labs = tuple(labs[i] for i in order)
-    t_str = t.astype(str)
-    codes = np.searchsorted(np.asarray(sorted_labs, dtype=object), t_str.astype(object))
-    codes = np.clip(codes, 0, len(sorted_labs) - 1)
-    unknown = np.asarray(sorted_labs, dtype=object)[codes] != t_str.astype(object)
-    if unknown.any():
-        i = int(np.flatnonzero(unknown)[0])
+    codes = pd.Index(list(labels)).get_indexer(t)
+    if (codes < 0).any():
+        i = int(np.flatnonzero(codes < 0)[0])
         raise InvalidInputError(f"label {t[i]!r} is not in labels", source="y_true", record=i)
-    u = np.arange(len(t)).astype(str).astype(object) if uids is None else np.asarray(uids).astype(str).astype(object)
-    return KeyBlock(key, u, sorted_labs, codes.astype(np.int64), np.ascontiguousarray(s[:, order].T))
+    order = np.argsort(labs)  # columns in sorted label order
+    rank = np.empty(len(labs), dtype=np.int64)
+    rank[order] = np.arange(len(labs))
+    u = np.arange(len(t)) if uids is None else np.asarray(uids)
+    if u.shape != t.shape:
+        raise InvalidInputError(f"has {len(u)} uids for {len(t)} labels", source="uids")
+    return KeyBlock(key, u, tuple(labs[i] for i in order), rank[codes], np.ascontiguousarray(s[:, order].T))
 
 
 def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:

@@ -143,14 +143,21 @@ def clustered_stderr(values: np.ndarray, clusters: Any) -> float:
 _CHUNK_ELEMENTS = 4_000_000  # draws per chunk: ~32 MB of float64 at a time
 
 
+_BLOCK = 4096  # values per block in the index path (32 KB of float64: cache resident)
+
+
 def bootstrap_means(values: np.ndarray, num_samples: int = 1000, seed: Any = None) -> np.ndarray:
     """Means of ``num_samples`` resamples (size n, with replacement) of ``values``.
 
-    Vectorised and chunked. When the values take few distinct levels ``L`` (0/1 scores,
-    C/I/P letters, Likert ratings) a resample's mean depends only on how often each level
-    is drawn, which is Multinomial(n, observed level frequencies): we draw those counts
-    (``O(B·L)``) instead of ``B·n`` indices, the same distribution exactly. Otherwise we
-    draw index blocks of at most 4e6 at a time. Deterministic for a given ``seed``.
+    Vectorised and chunked (at most ~4e6 draws in memory at a time), deterministic for a
+    given ``seed``, and exact (the same distribution as drawing n indices uniformly):
+
+    * few distinct levels ``L`` (0/1 scores, C/I/P letters, ratings; ``10·L ≤ n``): a
+      resample's mean depends only on how often each level is drawn, which is
+      Multinomial(n, observed level frequencies); we draw those counts, ``O(B·L)``.
+    * otherwise, a uniform draw over n values is a draw of a block of 4096 consecutive
+      values (probability size/n; multinomial block counts) followed by a uniform draw
+      inside the block, so the gathers stay cache-local.
 
     Example:
         >>> m = bootstrap_means(np.array([0.0, 1.0] * 50), num_samples=5, seed=1)
@@ -166,9 +173,18 @@ def bootstrap_means(values: np.ndarray, num_samples: int = 1000, seed: Any = Non
     rng = np.random.default_rng(seed)
     levels, inverse = np.unique(y, return_inverse=True)
     n_levels = levels.shape[0]
+    # work on values centred at a data value: constant data gives exactly zero spread
+    centre = levels[n_levels // 2]
+    out = _means(y - centre, levels - centre, inverse, n_levels, num_samples, rng)
+    return out + centre
+
+
+def _means(
+    y: np.ndarray, levels: np.ndarray, inverse: np.ndarray, n_levels: int, num_samples: int, rng: np.random.Generator
+) -> np.ndarray:
+    n = y.shape[0]
     out = np.empty(num_samples, dtype=np.float64)
-    if n_levels * 16 <= n:
-        # multinomial over levels; rng.multinomial costs ~ one binomial per level and draw
+    if n_levels * 10 <= n:
         p = np.bincount(inverse, minlength=n_levels) / n
         rows = max(1, _CHUNK_ELEMENTS // n_levels)
         for start in range(0, num_samples, rows):
@@ -176,12 +192,31 @@ def bootstrap_means(values: np.ndarray, num_samples: int = 1000, seed: Any = Non
             counts = rng.multinomial(n, p, size=stop - start)
             out[start:stop] = (counts @ levels) / n
         return out
-    index_dtype = np.int32 if n < 2**31 else np.int64
+    index_dtype = np.int32 if n < 2**31 - _BLOCK else np.int64
     rows = max(1, _CHUNK_ELEMENTS // n)
+    if n <= 2 * _BLOCK:
+        for start in range(0, num_samples, rows):
+            stop = min(num_samples, start + rows)
+            idx = rng.integers(0, n, size=(stop - start, n), dtype=index_dtype)
+            out[start:stop] = y[idx].mean(axis=1)
+        return out
+    n_blocks = -(-n // _BLOCK)
+    last = n - _BLOCK * (n_blocks - 1)
+    sizes = np.full(n_blocks, _BLOCK, dtype=np.float64)
+    sizes[-1] = last
+    p = sizes / n
+    offsets = (np.arange(n_blocks) * _BLOCK).astype(index_dtype)
     for start in range(0, num_samples, rows):
-        stop = min(num_samples, start + rows)
-        idx = rng.integers(0, n, size=(stop - start, n), dtype=index_dtype)
-        out[start:stop] = y[idx].mean(axis=1)
+        r = min(num_samples, start + rows) - start
+        counts = rng.multinomial(n, p, size=r)
+        idx = np.repeat(np.tile(offsets, r), counts.ravel())
+        idx += rng.integers(0, _BLOCK, size=r * n, dtype=np.uint16)
+        if last != _BLOCK:  # draws in the short last block: uniform over its `last` values
+            for j in range(r):
+                k = int(counts[j, -1])
+                if k:
+                    idx[(j + 1) * n - k : (j + 1) * n] = offsets[-1] + rng.integers(0, last, size=k)
+        out[start : start + r] = np.take(y, idx).reshape(r, n).mean(axis=1)
     return out
 
 
@@ -197,7 +232,7 @@ def bootstrap_stderr(values: np.ndarray, num_samples: int = 1000, seed: Any = No
         True
     """
     means = bootstrap_means(values, num_samples, seed)
-    return float(np.std(means, ddof=1))
+    return float(np.std(means - means[0], ddof=1))  # shift-invariant; exact 0 when constant
 
 
 # ---------------------------------------------------------------------- epochs

@@ -248,3 +248,11 @@ def test_custom_metric_returning_nan_or_none_is_undefined():
 def test_unknown_metric_name():
     with pytest.raises(InvalidInputError, match="unknown metric"):
         get_metric("acuracy")
+
+
+def test_grouped_when_every_sample_failed():
+    s = [SampleScore(Score(None), 1, sample_metadata={"t": "a"})]
+    ms = evaluate(s, [grouped(mean(), "t")])
+    assert len(ms) == 1
+    agg = ms[0]
+    assert agg.is_undefined and agg.parameters["n_failed"] == 1 and agg.parameters["group"] is None

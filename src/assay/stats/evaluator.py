@@ -105,7 +105,7 @@ def evaluate(
         if r.group_fn is not None:
             reduced = {k: r.reduce_frame(f) for k, f in columns.items()}
         else:
-            objs = list(scores)
+            objs = scores.to_scores() if isinstance(scores, ScoreFrame) else list(scores)
             reduced = _columns(reduce_scores(objs, r))
             if set(reduced) != set(columns):
                 reduced = {k: reduced.get(k, ScoreFrame.from_arrays([])) for k in columns}
@@ -170,7 +170,7 @@ class ScoreEvaluator:
             return ScoreFrame.concat(self._frames)
         objs = list(self._objects)
         for f in self._frames:
-            objs.extend(f)
+            objs.extend(f.to_scores())
         return objs
 
     def compute(self) -> MetricSet:

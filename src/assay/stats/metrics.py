@@ -336,6 +336,8 @@ class GroupedMetricFn(MetricFn):
         return f"grouped({self.inner!r}, {self.key!r}, all={self.all!r})"
 
     def _groups(self, frame: ScoreFrame) -> list[tuple[str, str, ScoreFrame]]:
+        if len(frame) == 0:
+            return []
         col = frame.column(self.key)
         labels = np.asarray([str(x) for x in col.tolist()], dtype=object)
         codes, uniques = compute.factorize(labels)

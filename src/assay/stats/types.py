@@ -387,6 +387,10 @@ class ScoreFrame(Sequence[SampleScore]):
     def __repr__(self) -> str:
         return f"ScoreFrame({len(self)} scores, {self.n_none} None)"
 
+    def to_scores(self) -> list[SampleScore]:
+        """The rows as :class:`SampleScore` objects, plus one ``Score(None)`` per failed score."""
+        return [*self, *(SampleScore(Score(None), sample_id=_py(x)) for x in self.failed_ids)]
+
     @property
     def n_none(self) -> int:
         """How many scores had value ``None`` (failed) and are not rows of the frame."""

@@ -136,7 +136,7 @@ def _rec(record: Any) -> Any:
     return None if record is None else f"sample {record!r}"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Score:
     """One score: a value and what explains it.
 
@@ -193,7 +193,7 @@ class Score:
         return dict(self.value)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SampleScore:
     """A :class:`Score` for one sample in one epoch.
 
@@ -320,31 +320,20 @@ class ScoreFrame(Sequence[SampleScore]):
             InvalidInputError: a value that cannot be converted, naming the sample.
         """
         n = len(scores)
-        raws: list[Any] = [None] * n
-        floats = np.empty(n, dtype=np.float64)
-        ok = np.ones(n, dtype=bool)
-        part = np.zeros(n, dtype=bool)
-        for i, s in enumerate(scores):
-            v = s.score.value
-            if key is not None:
-                if not isinstance(v, Mapping):
-                    if v is None:
-                        ok[i] = False
-                        continue
+        raws = [s.score.value for s in scores]
+        if key is not None:
+            for i, v in enumerate(raws):
+                if not isinstance(v, Mapping) and v is not None:
                     raise InvalidInputError(
                         f"score value {v!r} is not a dict, but other scores are dict-valued",
-                        record=_rec(s.sample_id),
+                        record=_rec(scores[i].sample_id),
                         field="value",
                     )
-                v = v.get(key)
-            if v is None:
-                ok[i] = False
-                continue
-            raws[i] = v
-            floats[i] = value_to_float(v, partial=partial, record=s.sample_id)
-            if v == PARTIAL and isinstance(v, str):
-                part[i] = True
+            raws = [v.get(key) if v is not None else None for v in raws]
+        ok = np.fromiter((v is not None for v in raws), dtype=bool, count=n)
+        raw_arr = _as_object_array(raws)[ok]
         ids = [s.sample_id for s in scores]
+        floats, part = _convert(raw_arr, [x for x, k in zip(ids, ok) if k], partial)
         if all(x is None for x in ids):
             sid = np.arange(n)
         else:  # a score without an id is a sample of its own
@@ -352,13 +341,12 @@ class ScoreFrame(Sequence[SampleScore]):
         ep = np.fromiter((s.epoch for s in scores), dtype=np.int64, count=n)
         meta = _as_object_array([s.sample_metadata for s in scores])
         objs = _as_object_array([s.score for s in scores])
-        raw_arr = _as_object_array(raws)
         return cls(
-            values=floats[ok],
+            values=floats,
             sample_id=sid[ok],
             epoch=ep[ok],
-            partial=part[ok],
-            raw=raw_arr[ok],
+            partial=part,
+            raw=raw_arr,
             failed_ids=sid[~ok],
             metadata_rows=meta[ok],
             scores=objs[ok],
@@ -424,13 +412,13 @@ class ScoreFrame(Sequence[SampleScore]):
                     i = int(np.flatnonzero(missing)[0])
                     raise _missing_key(self.sample_id[i], key)
         elif self.metadata_rows is not None:
-            out: list[Any] = []
-            for i, md in enumerate(self.metadata_rows):
-                v = md.get(key) if md is not None else None
-                if v is None or (isinstance(v, float) and math.isnan(v)):
-                    raise _missing_key(self.sample_id[i], key)
-                out.append(v)
-            col = _as_object_array(out)
+            try:
+                col = _as_object_array([md[key] for md in self.metadata_rows])
+            except (KeyError, TypeError):
+                col = _as_object_array([md.get(key) if md is not None else None for md in self.metadata_rows])
+            missing = pd.isna(col)
+            if missing.any():
+                raise _missing_key(self.sample_id[int(np.flatnonzero(missing)[0])], key)
         else:
             if len(self) == 0:
                 col = np.empty(0, dtype=object)
@@ -501,6 +489,27 @@ class ScoreFrame(Sequence[SampleScore]):
             metadata_columns=cols,
             scores=cat("scores"),
         )
+
+
+def _convert(raw: np.ndarray, ids: list[Any], partial: float) -> tuple[np.ndarray, np.ndarray]:
+    """Floats and partial-letter flags for raw scalar values (each distinct value converted once)."""
+    try:
+        codes, uniques = pd.factorize(raw, use_na_sentinel=False)
+    except TypeError:  # unhashable values (lists, dicts): convert one by one for the error
+        for v, sid in zip(raw, ids):
+            value_to_float(v, partial=partial, record=sid)
+        raise
+    conv = np.empty(len(uniques), dtype=np.float64)
+    is_p = np.zeros(len(uniques), dtype=bool)
+    for j, u in enumerate(uniques.tolist() if hasattr(uniques, "tolist") else list(uniques)):
+        try:
+            conv[j] = value_to_float(u, partial=partial)
+        except InvalidInputError:
+            first = int(np.flatnonzero(codes == j)[0])
+            value_to_float(raw[first], partial=partial, record=ids[first])
+            raise
+        is_p[j] = isinstance(u, str) and u == PARTIAL
+    return conv[codes], is_p[codes]
 
 
 def _fill(frame: ScoreFrame, attr: str) -> np.ndarray:

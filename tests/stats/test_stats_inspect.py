@@ -211,3 +211,18 @@ def test_difference_bootstrap_ddof():
     ours = st.bootstrap_stderr(500, seed=4)([0.0, 1.0, 1.0, 0.5] * 50)
     assert ours == pytest.approx(np.std(means, ddof=1), rel=1e-12)
     assert np.std(means) == pytest.approx(ours * math.sqrt(499 / 500), rel=1e-12)
+
+
+def test_list_valued_reduction_agrees():
+    rng = np.random.default_rng(8)
+    for name in ["mean", "median", "mode", "max", "pass_at_2", "pass_k_2", "at_least_2"]:
+        theirs = create_reducers(name)[0]
+        ours = st.get_reducer(name)
+        for _ in range(30):
+            n = int(rng.integers(2, 6))
+            values = [[_random_scores(rng, 1, ["C", "I", "P"])[0], float(rng.integers(0, 3)) / 2] for _ in range(n)]
+            a = ours([st.Score(v) for v in values]).value
+            b = theirs([IScore(value=v) for v in values]).value
+            assert len(a) == len(b)
+            for x, y in zip(a, b):
+                assert x == y if isinstance(y, str) else float(x) == pytest.approx(float(y), abs=TOL)

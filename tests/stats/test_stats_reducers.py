@@ -242,3 +242,19 @@ def test_unknown_reducer_and_missing_k():
         get_reducer("best_of_3")
     with pytest.raises(InvalidInputError, match="k must be at least 1"):
         get_reducer("pass_at_0")
+
+
+def test_list_valued_scores_reduce_per_index_and_give_one_metric_per_index():
+    s = [
+        SampleScore(Score(["C", 0.5]), 1, 1),
+        SampleScore(Score(["I", 1.0]), 1, 2),
+        SampleScore(Score(["C", None]), 2, 1),
+    ]
+    (r1, r2) = reduce_scores(s, "max")
+    assert r1.score.value == ["C", 1.0]
+    assert r2.score.value == ["C", None]
+    ms = evaluate(s, [mean()])
+    assert ms.get("mean", score_key=0).value == 0.75
+    assert ms.get("mean", score_key=1).value == 0.75 and ms.get("mean", score_key=1).parameters["n_failed"] == 1
+    with pytest.raises(InvalidInputError, match="mix"):
+        evaluate([SampleScore(Score([1]), 1), SampleScore(Score({"a": 1}), 2)])

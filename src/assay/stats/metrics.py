@@ -90,10 +90,10 @@ def as_frame(scores: Any) -> ScoreFrame:
         return ScoreFrame.from_arrays(np.asarray(items, dtype=np.float64))
     else:  # raw values: "C", True, "yes", ...
         items = [SampleScore(Score(v), i) for i, v in enumerate(items)]
-    if any(isinstance(s.score.value, Mapping) for s in items):
+    if any(isinstance(s.score.value, (Mapping, list, tuple)) for s in items):
         raise InvalidInputError(
-            "dict-valued scores: call assay.stats.evaluate() (one metric per key) or "
-            "ScoreFrame.from_scores(scores, key=...)",
+            "dict- or list-valued scores: call assay.stats.evaluate() (one metric per key "
+            "or index) or ScoreFrame.from_scores(scores, key=...)",
             source="scores",
         )
     return ScoreFrame.from_scores(items)

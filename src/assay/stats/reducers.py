@@ -366,19 +366,25 @@ def _by_sample(scores: Sequence[SampleScore]) -> dict[Any, list[SampleScore]]:
     return groups
 
 
-def _value_keys(scores: Sequence[SampleScore]) -> list[str] | None:
-    keys: dict[str, None] = {}
-    dict_seen = scalar_seen = False
+def _value_keys(scores: Sequence[SampleScore]) -> list[Any] | None:
+    """The keys of dict values (or the indices of list values); None for scalar values."""
+    keys: dict[Any, None] = {}
+    kinds = set()
     for s in scores:
         v = s.score.value
         if isinstance(v, Mapping):
-            dict_seen = True
-            keys.update((str(k), None) for k in v)
+            kinds.add("dict")
+            keys.update((k, None) for k in v)
+        elif isinstance(v, (list, tuple)):
+            kinds.add("list")
+            keys.update((i, None) for i in range(len(v)))
         elif v is not None:
-            scalar_seen = True
-    if dict_seen and scalar_seen:
-        raise InvalidInputError("scores mix dict values and scalar values", source="scores", field="value")
-    return list(keys) if dict_seen else None
+            kinds.add("scalar")
+    if len(kinds) > 1:
+        raise InvalidInputError(
+            f"scores mix {' and '.join(sorted(kinds))} values", source="scores", field="value"
+        )
+    return list(keys) if kinds & {"dict", "list"} else None
 
 
 def reduce_scores(scores: Sequence[SampleScore], reducer: "str | Reducer") -> list[SampleScore]:
@@ -386,7 +392,7 @@ def reduce_scores(scores: Sequence[SampleScore], reducer: "str | Reducer") -> li
     order of first appearance).
 
     The reduced score's value is ``None`` for a failed sample; dict values are reduced key
-    by key. ``answer``/``explanation`` are kept where equal across epochs, ``metadata``
+    by key and list values index by index. ``answer``/``explanation`` are kept where equal across epochs, ``metadata``
     and ``sample_metadata`` come from the first epoch.
 
     Example:
@@ -415,6 +421,8 @@ def reduce_scores(scores: Sequence[SampleScore], reducer: "str | Reducer") -> li
         for sid in groups:
             if keys is None:
                 values[sid] = per_key[None].get(sid)
+            elif keys and isinstance(keys[0], int) and _is_list(scores):
+                values[sid] = [per_key[k].get(sid) for k in keys]
             else:
                 values[sid] = {k: per_key[k].get(sid) for k in keys}
     out = []
@@ -439,6 +447,10 @@ def reduce_scores(scores: Sequence[SampleScore], reducer: "str | Reducer") -> li
             )
         )
     return out
+
+
+def _is_list(scores: Sequence[SampleScore]) -> bool:
+    return any(isinstance(s.score.value, (list, tuple)) for s in scores)
 
 
 def _custom(r: Reducer, group: list[SampleScore]) -> Any:

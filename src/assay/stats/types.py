@@ -125,11 +125,22 @@ def value_to_float(value: Any, *, partial: float = 0.5, record: Any = None) -> f
         )
     kind = type(value).__name__
     raise InvalidInputError(
-        f"cannot convert a {kind} score value to one number; metrics over dict-valued "
-        "scores are computed per key",
+        f"cannot convert a {kind} score value to one number; metrics over dict- and "
+        "list-valued scores are computed per key or index (assay.stats.evaluate)",
         record=_rec(record),
         field="value",
     )
+
+
+def _item(value: Any, key: Any) -> Any:
+    """``value[key]`` for a dict (missing -> None) or a list (index past the end -> None)."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return value.get(key)
+    if isinstance(key, int) and 0 <= key < len(value):
+        return value[key]
+    return None
 
 
 def _rec(record: Any) -> Any:
@@ -312,8 +323,9 @@ class ScoreFrame(Sequence[SampleScore]):
 
         Args:
             scores: the sample scores.
-            key: for dict-valued scores, the key to take (a score lacking it, or whose
-                value there is ``None``, counts as failed for that key).
+            key: for dict-valued scores the key to take, for list-valued scores the index
+                (a score lacking it, or whose value there is ``None``, counts as failed
+                for that key).
             partial: credit for the ``"P"`` letter.
 
         Raises:
@@ -323,13 +335,13 @@ class ScoreFrame(Sequence[SampleScore]):
         raws = [s.score.value for s in scores]
         if key is not None:
             for i, v in enumerate(raws):
-                if not isinstance(v, Mapping) and v is not None:
+                if not isinstance(v, (Mapping, list, tuple)) and v is not None:
                     raise InvalidInputError(
-                        f"score value {v!r} is not a dict, but other scores are dict-valued",
+                        f"score value {v!r} is not a dict or list, but other scores are",
                         record=_rec(scores[i].sample_id),
                         field="value",
                     )
-            raws = [v.get(key) if v is not None else None for v in raws]
+            raws = [_item(v, key) for v in raws]
         ok = np.fromiter((v is not None for v in raws), dtype=bool, count=n)
         raw_arr = _as_object_array(raws)[ok]
         ids = [s.sample_id for s in scores]

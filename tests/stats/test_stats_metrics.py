@@ -256,3 +256,10 @@ def test_grouped_when_every_sample_failed():
     assert len(ms) == 1
     agg = ms[0]
     assert agg.is_undefined and agg.parameters["n_failed"] == 1 and agg.parameters["group"] is None
+
+
+def test_uncalled_factory_gets_a_helpful_error():
+    with pytest.raises(InvalidInputError, match=r"call it, e.g. accuracy\(\)"):
+        evaluate(ss([1.0]), [accuracy])
+    with pytest.raises(InvalidInputError, match="parentheses"):
+        grouped(accuracy, "k")

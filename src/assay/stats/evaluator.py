@@ -20,7 +20,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from assay.errors import InvalidInputError
@@ -30,10 +30,6 @@ from assay.stats.reducers import Reducer, _value_keys, get_reducer, reduce_score
 from assay.stats.types import SampleScore, ScoreFrame
 
 __all__ = ["evaluate", "ScoreEvaluator"]
-
-MetricsArg = "MetricFn | str | Iterable[MetricFn | str] | None"
-ReducersArg = "Reducer | str | Iterable[Reducer | str] | None"
-
 
 def _metrics(metrics: Any) -> list[MetricFn]:
     if metrics is None:
@@ -46,6 +42,11 @@ def _metrics(metrics: Any) -> list[MetricFn]:
             out.append(get_metric(m))
         elif isinstance(m, MetricFn):
             out.append(m)
+        elif hasattr(m, "metric_name"):
+            raise InvalidInputError(
+                f"{m.metric_name!r} is a metric factory: call it, e.g. {m.metric_name}()",
+                source="metrics",
+            )
         else:
             raise InvalidInputError(
                 f"expected a metric (e.g. accuracy()) or a metric name, got {m!r}", source="metrics"
@@ -107,8 +108,6 @@ def evaluate(
         else:
             objs = scores.to_scores() if isinstance(scores, ScoreFrame) else list(scores)
             reduced = _columns(reduce_scores(objs, r))
-            if set(reduced) != set(columns):
-                reduced = {k: reduced.get(k, ScoreFrame.from_arrays([])) for k in columns}
         for key, frame in reduced.items():
             context: dict[str, Any] = {"reducer": r.name}
             if key is not None:

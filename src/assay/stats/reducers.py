@@ -140,6 +140,8 @@ class Reducer:
         return f"Reducer({self.name!r})"
 
     def __call__(self, scores: Sequence[Score]) -> Score:
+        if not scores:
+            return Score(None)
         tagged = [SampleScore(s, sample_id=0, epoch=i + 1) for i, s in enumerate(scores)]
         return reduce_scores(tagged, self)[0].score
 

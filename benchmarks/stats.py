@@ -63,8 +63,10 @@ def main() -> None:
         ]
     )
     t_frame_obj, frame_obj = timed(lambda: st.ScoreFrame.from_scores(ours))
-    print(f"build: assay arrays {t_build_arr:.3f} s, assay SampleScore objects {t_build_obj:.2f} s "
-          f"(+ {t_frame_obj:.2f} s to convert them to a frame)")
+    print(
+        f"build: assay arrays {t_build_arr:.3f} s, assay SampleScore objects {t_build_obj:.2f} s "
+        f"(+ {t_frame_obj:.2f} s to convert them to a frame)"
+    )
 
     a_acc = timed(lambda: st.accuracy()(frame), 3)
     a_se = timed(lambda: st.stderr()(frame), 3)
@@ -75,7 +77,13 @@ def main() -> None:
     a_bs_cont = timed(lambda: st.bootstrap_stderr(b, seed=1)(cont), 1)
     a_eval = timed(
         lambda: st.evaluate(
-            frame, [st.accuracy(), st.stderr(), st.stderr(cluster="cluster"), st.bootstrap_stderr(b, seed=1)]
+            frame,
+            [
+                st.accuracy(),
+                st.stderr(),
+                st.stderr(cluster="cluster"),
+                st.bootstrap_stderr(b, seed=1),
+            ],
         ),
         1,
     )
@@ -104,6 +112,14 @@ def main() -> None:
         t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs))
         inspect_times["bootstrap"] = (t_k * b / k, v_k, f"extrapolated from {k}")
         del theirs
+        theirs_cont = [
+            ISampleScore(score=IScore(value=v), sample_id=i)
+            for i, v in enumerate(continuous.tolist())
+        ]
+        np.random.seed(1)
+        t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs_cont))
+        inspect_times["bootstrap continuous"] = (t_k * b / k, v_k, f"extrapolated from {k}")
+        del theirs_cont
 
     def add(name: str, ours_t: tuple[float, Any], key: str | None, note: str = "") -> None:
         t, value = ours_t
@@ -118,8 +134,10 @@ def main() -> None:
     add("stderr(cluster) (arrays)", a_cl, "stderr(cluster)")
     add("stderr(cluster) (SampleScore frame)", a_cl_obj, "stderr(cluster)")
     add(f"bootstrap_stderr B={b} (C/I scores)", a_bs, "bootstrap")
-    add(f"bootstrap_stderr B={b} (continuous)", a_bs_cont, None, "(no Inspect run)")
-    rows.append(("evaluate(): 4 metrics, mean reducer", a_eval[0], None, f"{len(a_eval[1])} records"))
+    add(f"bootstrap_stderr B={b} (continuous)", a_bs_cont, "bootstrap continuous")
+    rows.append(
+        ("evaluate(): 4 metrics, mean reducer", a_eval[0], None, f"{len(a_eval[1])} records")
+    )
 
     print()
     print(f"{'metric':<40} {'assay s':>9} {'Inspect s':>10} {'speed-up':>9}  values")

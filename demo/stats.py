@@ -24,10 +24,14 @@ def run(out_dir: Path, console: Console) -> None:
     import assay.stats as st
 
     x, y = load_digits(return_X_y=True)
-    x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.5, random_state=0, stratify=y)
+    x_train, x_test, y_train, y_test = train_test_split(
+        x, y, test_size=0.5, random_state=0, stratify=y
+    )
     scores: list[st.SampleScore] = []
     for epoch in range(1, 6):
-        model = RandomForestClassifier(n_estimators=8, max_depth=6, random_state=epoch).fit(x_train, y_train)
+        model = RandomForestClassifier(n_estimators=8, max_depth=6, random_state=epoch).fit(
+            x_train, y_train
+        )
         pred = model.predict(x_test)
         for i, (p, t) in enumerate(zip(pred, y_test)):
             scores.append(
@@ -50,11 +54,22 @@ def run(out_dir: Path, console: Console) -> None:
     ms = st.evaluate(scores, metrics, reducers)
 
     table = Table(title=f"{len(y_test)} test digits x 5 seeds: accuracy under each epoch reducer")
-    for col in ["reducer", "accuracy", "stderr", "stderr (cluster=digit)", "bootstrap", "worst digit"]:
+    for col in [
+        "reducer",
+        "accuracy",
+        "stderr",
+        "stderr (cluster=digit)",
+        "bootstrap",
+        "worst digit",
+    ]:
         table.add_column(col, justify="right" if col != "reducer" else "left")
     for r in reducers:
         (acc,) = [m for m in ms.filter("accuracy", reducer=r) if "group_key" not in m.parameters]
-        per_digit = [m for m in ms.filter("accuracy", reducer=r, group_key="digit") if m.parameters["group"] is not None]
+        per_digit = [
+            m
+            for m in ms.filter("accuracy", reducer=r, group_key="digit")
+            if m.parameters["group"] is not None
+        ]
         worst = min(per_digit, key=lambda m: m.value)
         table.add_row(
             r,

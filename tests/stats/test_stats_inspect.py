@@ -26,7 +26,24 @@ import assay.stats as st
 from assay.errors import InvalidInputError
 
 TOL = 1e-12
-VALUES = ["C", "I", "P", "N", True, False, 1, 0, 0.25, 0.75, "yes", "no", "true", "false", "0.5", "2"]
+VALUES = [
+    "C",
+    "I",
+    "P",
+    "N",
+    True,
+    False,
+    1,
+    0,
+    0.25,
+    0.75,
+    "yes",
+    "no",
+    "true",
+    "false",
+    "0.5",
+    "2",
+]
 
 
 def _pair(values, meta=None, ids=None, epochs=None):
@@ -34,7 +51,10 @@ def _pair(values, meta=None, ids=None, epochs=None):
     epochs = [1] * len(values) if epochs is None else epochs
     meta = [None] * len(values) if meta is None else meta
     ours = [st.SampleScore(st.Score(v), i, e, m) for v, i, e, m in zip(values, ids, epochs, meta)]
-    theirs = [ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata=m) for v, i, m in zip(values, ids, meta)]
+    theirs = [
+        ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata=m)
+        for v, i, m in zip(values, ids, meta)
+    ]
     return ours, theirs
 
 
@@ -54,7 +74,10 @@ def test_metrics_agree(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 400))
     values = _random_scores(rng, n)
-    meta = [{"cat": f"c{int(c)}", "doc": int(d)} for c, d in zip(rng.integers(0, 5, n), rng.integers(0, 30, n))]
+    meta = [
+        {"cat": f"c{int(c)}", "doc": int(d)}
+        for c, d in zip(rng.integers(0, 5, n), rng.integers(0, 30, n))
+    ]
     ours, theirs = _pair(values, meta)
     pairs = [
         (st.accuracy(), i_accuracy()),
@@ -66,7 +89,9 @@ def test_metrics_agree(seed):
     for a, b in pairs:
         assert a(ours) == pytest.approx(b(theirs), abs=TOL, rel=TOL), a.name
     if len({m["doc"] for m in meta}) >= 2:
-        assert st.stderr(cluster="doc")(ours) == pytest.approx(i_stderr(cluster="doc")(theirs), rel=1e-10)
+        assert st.stderr(cluster="doc")(ours) == pytest.approx(
+            i_stderr(cluster="doc")(theirs), rel=1e-10
+        )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -76,7 +101,13 @@ def test_grouped_agrees(seed):
     values = _random_scores(rng, n)
     meta = [{"cat": int(c)} for c in rng.integers(0, 6, n)]
     ours, theirs = _pair(values, meta)
-    for kwargs in [{}, {"all": "groups"}, {"all": False}, {"name_template": "cat_{group_name}"}, {"all_label": "overall"}]:
+    for kwargs in [
+        {},
+        {"all": "groups"},
+        {"all": False},
+        {"name_template": "cat_{group_name}"},
+        {"all_label": "overall"},
+    ]:
         a = st.grouped(st.accuracy(), "cat", **kwargs)(ours)
         b = i_grouped(i_accuracy(), "cat", **kwargs)(theirs)
         assert list(a) == list(b)
@@ -84,8 +115,24 @@ def test_grouped_agrees(seed):
             assert a[k] == pytest.approx(b[k], abs=TOL), (kwargs, k)
 
 
-@pytest.mark.parametrize("name", ["mean", "median", "mode", "max", "pass_at_1", "pass_at_2", "pass_at_3",
-                                  "pass_k_1", "pass_k_2", "pass_k_3", "at_least_1", "at_least_2", "at_least_4"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mean",
+        "median",
+        "mode",
+        "max",
+        "pass_at_1",
+        "pass_at_2",
+        "pass_at_3",
+        "pass_k_1",
+        "pass_k_2",
+        "pass_k_3",
+        "at_least_1",
+        "at_least_2",
+        "at_least_4",
+    ],
+)
 def test_reducers_agree(name):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     theirs = create_reducers(name)[0]
@@ -109,7 +156,10 @@ def test_dict_valued_reduction_agrees():
         ours = st.get_reducer(name)
         for _ in range(30):
             n = int(rng.integers(2, 6))
-            values = [{"a": _random_scores(rng, 1, ["C", "I", "P"])[0], "b": float(rng.random())} for _ in range(n)]
+            values = [
+                {"a": _random_scores(rng, 1, ["C", "I", "P"])[0], "b": float(rng.random())}
+                for _ in range(n)
+            ]
             a = ours([st.Score(v) for v in values]).value
             b = theirs([IScore(value=v) for v in values]).value
             assert a.keys() == b.keys()
@@ -132,10 +182,14 @@ def test_epoch_pipeline_agrees_with_inspect_reduce_then_metric():
     meta = [{"doc": i % 7} for i in ids]
     ours, theirs = _pair(values, meta, ids, eps)
     reducers = ["mean", "mode", "max", "median", "pass_at_2", "pass_k_2", "at_least_3"]
-    ms = st.evaluate(ours, [st.accuracy(), st.stderr(), st.stderr(cluster="doc")], reducers=reducers)
+    ms = st.evaluate(
+        ours, [st.accuracy(), st.stderr(), st.stderr(cluster="doc")], reducers=reducers
+    )
     for name in reducers:
         reduced = i_reduce_scores(theirs, create_reducers(name)[0])
-        assert ms.get("accuracy", reducer=name).value == pytest.approx(i_accuracy()(reduced), abs=TOL)
+        assert ms.get("accuracy", reducer=name).value == pytest.approx(
+            i_accuracy()(reduced), abs=TOL
+        )
         assert ms.get("stderr", reducer=name, n=n_samples, cluster=None).value == pytest.approx(
             i_stderr()(reduced), abs=TOL
         )
@@ -190,7 +244,9 @@ def test_difference_failed_samples_are_none_not_nan():
         st.evaluate([st.SampleScore(st.Score(math.nan), 1)])
     # Inspect's reducer skips NaN epochs the way assay skips None epochs
     a = st.get_reducer("mean")([st.Score("C"), st.Score(None), st.Score("I")]).value
-    b = create_reducers("mean")[0]([IScore(value="C"), IScore(value=math.nan), IScore(value="I")]).value
+    b = create_reducers("mean")[0](
+        [IScore(value="C"), IScore(value=math.nan), IScore(value="I")]
+    ).value
     assert a == b == 0.5
 
 
@@ -220,9 +276,14 @@ def test_list_valued_reduction_agrees():
         ours = st.get_reducer(name)
         for _ in range(30):
             n = int(rng.integers(2, 6))
-            values = [[_random_scores(rng, 1, ["C", "I", "P"])[0], float(rng.integers(0, 3)) / 2] for _ in range(n)]
+            values = [
+                [_random_scores(rng, 1, ["C", "I", "P"])[0], float(rng.integers(0, 3)) / 2]
+                for _ in range(n)
+            ]
             a = ours([st.Score(v) for v in values]).value
             b = theirs([IScore(value=v) for v in values]).value
             assert len(a) == len(b)
             for x, y in zip(a, b):
-                assert x == y if isinstance(y, str) else float(x) == pytest.approx(float(y), abs=TOL)
+                assert (
+                    x == y if isinstance(y, str) else float(x) == pytest.approx(float(y), abs=TOL)
+                )

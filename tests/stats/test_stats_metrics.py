@@ -12,6 +12,7 @@ from assay.stats import (
     ScoreFrame,
     accuracy,
     bootstrap_stderr,
+    compute,
     evaluate,
     get_metric,
     grouped,
@@ -22,7 +23,6 @@ from assay.stats import (
     stderr,
     var,
 )
-from assay.stats import compute
 
 
 def ss(values, meta=None):
@@ -67,7 +67,9 @@ def test_clustered_stderr_hand_worked():
 
 def test_clustered_stderr_from_sample_metadata():
     meta = [{"doc": d} for d in "aabbcc"]
-    assert stderr(cluster="doc")(ss([1, 1, 0, 0, 1, 0], meta)) == pytest.approx(math.sqrt(1 / 12), abs=1e-15)
+    assert stderr(cluster="doc")(ss([1, 1, 0, 0, 1, 0], meta)) == pytest.approx(
+        math.sqrt(1 / 12), abs=1e-15
+    )
 
 
 def test_clustered_stderr_missing_key_names_sample():
@@ -164,7 +166,11 @@ def test_grouped_values_names_and_all_modes():
     meta = [{"topic": t} for t in ["math", "math", "art", "art", "art"]]
     s = ss(["C", "I", "C", "C", "I"], meta)
     assert grouped(accuracy(), "topic")(s) == {"math": 0.5, "art": 2 / 3, "all": 0.6}
-    assert grouped(accuracy(), "topic", all="groups")(s) == {"math": 0.5, "art": 2 / 3, "all": (0.5 + 2 / 3) / 2}
+    assert grouped(accuracy(), "topic", all="groups")(s) == {
+        "math": 0.5,
+        "art": 2 / 3,
+        "all": (0.5 + 2 / 3) / 2,
+    }
     assert grouped(accuracy(), "topic", all=False, name_template="topic_{group_name}")(s) == {
         "topic_math": 0.5,
         "topic_art": 2 / 3,
@@ -174,9 +180,15 @@ def test_grouped_values_names_and_all_modes():
 
 def test_grouped_records_carry_group_parameters():
     meta = [{"topic": t} for t in ["a", "a", "b", "b"]]
-    ms = evaluate(ss([1, 0, 1, 1], meta), [grouped(stderr(), "topic", name_template="t_{group_name}")])
+    ms = evaluate(
+        ss([1, 0, 1, 1], meta), [grouped(stderr(), "topic", name_template="t_{group_name}")]
+    )
     a = ms.get("stderr", group="a")
-    assert a.parameters["name"] == "t_a" and a.parameters["group_key"] == "topic" and a.parameters["n"] == 2
+    assert (
+        a.parameters["name"] == "t_a"
+        and a.parameters["group_key"] == "topic"
+        and a.parameters["n"] == 2
+    )
     assert a.value == pytest.approx(0.5)
     assert ms.get("stderr", group="b").value == 0.0
     assert ms.get("stderr", group=None).parameters["all"] == "samples"

@@ -33,7 +33,11 @@ def test_basic_metrics_bounds_and_permutation(values, rnd):
 
 @SETTINGS
 @given(
-    hs.lists(hs.tuples(hs.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0]), hs.integers(0, 6)), min_size=3, max_size=80),
+    hs.lists(
+        hs.tuples(hs.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0]), hs.integers(0, 6)),
+        min_size=3,
+        max_size=80,
+    ),
     hs.permutations(list(range(7))),
 )
 def test_clustered_stderr_invariant_to_relabelling_and_order(rows, relabel):
@@ -43,7 +47,9 @@ def test_clustered_stderr_invariant_to_relabelling_and_order(rows, relabel):
         return
     base = compute.clustered_stderr(y, c)
     assert base >= 0
-    assert compute.clustered_stderr(y, np.array(relabel)[c]) == pytest.approx(base, rel=1e-9, abs=1e-12)
+    assert compute.clustered_stderr(y, np.array(relabel)[c]) == pytest.approx(
+        base, rel=1e-9, abs=1e-12
+    )
     order = np.argsort(-c, kind="stable")
     assert compute.clustered_stderr(y[order], c[order]) == pytest.approx(base, rel=1e-9, abs=1e-12)
     # merging all clusters into singletons gives the plain CLT stderr
@@ -75,7 +81,12 @@ def _scores(rows):
 @given(epoch_rows, hs.integers(0, 50), hs.randoms(use_true_random=False))
 def test_merge_of_batches_equals_one_batch(rows, cut, rnd):
     scores = _scores(rows)
-    metrics = [st.accuracy(), st.stderr(), st.grouped(st.mean(), "g"), st.bootstrap_stderr(50, seed=1)]
+    metrics = [
+        st.accuracy(),
+        st.stderr(),
+        st.grouped(st.mean(), "g"),
+        st.bootstrap_stderr(50, seed=1),
+    ]
     reducers = ["mean", "mode", "max", "pass_at_1", "at_least_2"]
     whole = st.evaluate(scores, metrics, reducers)
     cut = min(cut, len(scores))
@@ -94,11 +105,16 @@ def test_merge_of_batches_equals_one_batch(rows, cut, rnd):
     again = st.evaluate(shuffled, [st.accuracy(), st.stderr()], reducers)
     for a, b in zip(again, st.evaluate(scores, [st.accuracy(), st.stderr()], reducers)):
         assert a.type == b.type and a.parameters == b.parameters
-        assert (a.value is None and b.value is None) or a.value == pytest.approx(b.value, rel=1e-9, abs=1e-12)
+        assert (a.value is None and b.value is None) or a.value == pytest.approx(
+            b.value, rel=1e-9, abs=1e-12
+        )
 
 
 def _key(m):
-    return (m.type, tuple(sorted((k, repr(v)) for k, v in m.parameters.items() if k != "undefined")))
+    return (
+        m.type,
+        tuple(sorted((k, repr(v)) for k, v in m.parameters.items() if k != "undefined")),
+    )
 
 
 def _same_records(got, want):
@@ -131,7 +147,13 @@ def test_reducer_orderings(values):
 
 
 @SETTINGS
-@given(hs.lists(hs.tuples(hs.sampled_from([0.0, 1.0, 0.5]), hs.sampled_from("abcd")), min_size=1, max_size=40))
+@given(
+    hs.lists(
+        hs.tuples(hs.sampled_from([0.0, 1.0, 0.5]), hs.sampled_from("abcd")),
+        min_size=1,
+        max_size=40,
+    )
+)
 def test_grouped_mean_weighted_by_size_is_the_overall_mean(rows):
     y = np.array([r[0] for r in rows])
     f = st.ScoreFrame.from_arrays(y, metadata={"k": np.array([r[1] for r in rows], dtype=object)})

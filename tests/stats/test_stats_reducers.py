@@ -108,7 +108,9 @@ def test_pass_at_k_large_n_is_stable():
     exact = 1 - math.comb(197, 50) / math.comb(200, 50)
     assert pass_at_k(np.array([200]), np.array([3]), 50)[0] == pytest.approx(exact, rel=1e-13)
     exact_hat = math.comb(180, 50) / math.comb(200, 50)
-    assert pass_hat_k(np.array([200]), np.array([180]), 50)[0] == pytest.approx(exact_hat, rel=1e-12)
+    assert pass_hat_k(np.array([200]), np.array([180]), 50)[0] == pytest.approx(
+        exact_hat, rel=1e-12
+    )
 
 
 def test_pass_at_k_needs_k_scored_epochs_sample_counts_as_failed():
@@ -123,8 +125,12 @@ def test_pass_at_k_needs_k_scored_epochs_sample_counts_as_failed():
 
 def test_answer_explanation_kept_only_when_equal_metadata_from_first_epoch():
     s = [
-        SampleScore(Score("C", answer="4", explanation="ok", metadata={"e": 1}), "q", 1, {"topic": "m"}),
-        SampleScore(Score("I", answer="4", explanation="bad", metadata={"e": 2}), "q", 2, {"topic": "m"}),
+        SampleScore(
+            Score("C", answer="4", explanation="ok", metadata={"e": 1}), "q", 1, {"topic": "m"}
+        ),
+        SampleScore(
+            Score("I", answer="4", explanation="bad", metadata={"e": 2}), "q", 2, {"topic": "m"}
+        ),
     ]
     for name in ["mean", "mode", "max", "pass_at_1", "at_least_1", "median"]:
         (r,) = reduce_scores(s, name)
@@ -176,7 +182,9 @@ def test_mixing_dict_and_scalar_values_is_an_error():
 
 def test_several_reducers_one_set_of_metrics_each():
     s = epochs(["C", "I", "I"], 1) + epochs(["C", "C", "C"], 2) + epochs(["I", "I", "I"], 3)
-    ms = evaluate(s, [accuracy(), stderr()], reducers=["mean", "pass_at_2", "pass_k_2", "at_least_1", "mode"])
+    ms = evaluate(
+        s, [accuracy(), stderr()], reducers=["mean", "pass_at_2", "pass_k_2", "at_least_1", "mode"]
+    )
     acc = {m.parameters["reducer"]: m.value for m in ms.filter("accuracy")}
     # per-sample: mean (1/3, 1, 0); pass@2 (1 - C(2,2)/C(3,2) = 2/3, 1, 0); pass^2 (0, 1, 0);
     # at_least_1 (1, 1, 0); mode (I -> 0, 1, 0)
@@ -201,8 +209,8 @@ def test_vectorised_reduction_matches_object_reduction_on_random_data():
         red = get_reducer(name).reduce_frame(frame)
         vec = dict(zip(red.sample_id.tolist(), red.values.tolist()))
         assert obj.keys() == vec.keys()
-        for k in obj:
-            assert float(obj[k]) == pytest.approx(vec[k], abs=1e-12)
+        for k, v in obj.items():
+            assert float(v) == pytest.approx(vec[k], abs=1e-12)
 
 
 def test_custom_reducer_with_k_suffix_and_registry():
@@ -255,6 +263,9 @@ def test_list_valued_scores_reduce_per_index_and_give_one_metric_per_index():
     assert r2.score.value == ["C", None]
     ms = evaluate(s, [mean()])
     assert ms.get("mean", score_key=0).value == 0.75
-    assert ms.get("mean", score_key=1).value == 0.75 and ms.get("mean", score_key=1).parameters["n_failed"] == 1
+    assert (
+        ms.get("mean", score_key=1).value == 0.75
+        and ms.get("mean", score_key=1).parameters["n_failed"] == 1
+    )
     with pytest.raises(InvalidInputError, match="mix"):
         evaluate([SampleScore(Score([1]), 1), SampleScore(Score({"a": 1}), 2)])

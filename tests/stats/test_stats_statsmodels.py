@@ -2,16 +2,20 @@
 
 import numpy as np
 import pytest
+import statsmodels.api as statsmodels_api
 
-import statsmodels.api as statsmodels_api  # noqa: E402  (dev dependency: a missing install must fail)
-
-from assay.stats import ScoreFrame, stderr  # noqa: E402
-from assay.stats import compute  # noqa: E402
+from assay.stats import (
+    ScoreFrame,
+    compute,
+    stderr,
+)
 
 
 def _statsmodels_cluster_se(y, groups):
     codes = np.unique(groups, return_inverse=True)[1]
-    fit = statsmodels_api.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    fit = statsmodels_api.OLS(y, np.ones((len(y), 1))).fit(
+        cov_type="cluster", cov_kwds={"groups": codes}
+    )
     return float(fit.bse[0])
 
 
@@ -39,7 +43,9 @@ def test_clustered_stderr_matches_statsmodels(seed):
     theirs = _statsmodels_cluster_se(y, clusters)
     assert ours == pytest.approx(theirs, rel=1e-10)
     # through the metric, with string cluster keys from metadata
-    f = ScoreFrame.from_arrays(y, metadata={"doc": np.array([f"d{c}" for c in clusters], dtype=object)})
+    f = ScoreFrame.from_arrays(
+        y, metadata={"doc": np.array([f"d{c}" for c in clusters], dtype=object)}
+    )
     assert stderr(cluster="doc")(f) == pytest.approx(theirs, rel=1e-10)
 
 

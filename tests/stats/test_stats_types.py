@@ -111,7 +111,9 @@ def test_frame_column_missing_key_names_the_sample():
     with pytest.raises(InvalidInputError) as e:
         f.column("topic")
     assert "'s2'" in str(e.value) and "topic" in str(e.value)
-    g = ScoreFrame.from_arrays([1, 0], sample_id=["x", "y"], metadata={"k": np.array(["a", None], dtype=object)})
+    g = ScoreFrame.from_arrays(
+        [1, 0], sample_id=["x", "y"], metadata={"k": np.array(["a", None], dtype=object)}
+    )
     with pytest.raises(InvalidInputError, match="'y'"):
         g.column("k")
 

@@ -37,16 +37,16 @@ import pandas as pd
 from assay.errors import UndefinedMetricError
 
 __all__ = [
-    "mean",
-    "var",
-    "std",
-    "stderr",
-    "clustered_stderr",
-    "bootstrap_stderr",
     "bootstrap_means",
+    "bootstrap_stderr",
+    "clustered_stderr",
+    "factorize",
+    "mean",
     "pass_at_k",
     "pass_hat_k",
-    "factorize",
+    "std",
+    "stderr",
+    "var",
 ]
 
 
@@ -132,7 +132,9 @@ def clustered_stderr(values: np.ndarray, clusters: Any) -> float:
     if codes.shape[0] != y.shape[0]:
         raise ValueError(f"clusters has {codes.shape[0]} entries, values has {y.shape[0]}")
     if g < 2:
-        raise UndefinedMetricError("stderr", f"clustered stderr requires at least 2 clusters, got {g}")
+        raise UndefinedMetricError(
+            "stderr", f"clustered stderr requires at least 2 clusters, got {g}"
+        )
     n = y.shape[0]
     resid = y - y.mean()
     e = np.bincount(codes, weights=resid, minlength=g)
@@ -180,7 +182,12 @@ def bootstrap_means(values: np.ndarray, num_samples: int = 1000, seed: Any = Non
 
 
 def _means(
-    y: np.ndarray, levels: np.ndarray, inverse: np.ndarray, n_levels: int, num_samples: int, rng: np.random.Generator
+    y: np.ndarray,
+    levels: np.ndarray,
+    inverse: np.ndarray,
+    n_levels: int,
+    num_samples: int,
+    rng: np.random.Generator,
 ) -> np.ndarray:
     n = y.shape[0]
     out = np.empty(num_samples, dtype=np.float64)

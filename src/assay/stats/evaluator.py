@@ -29,7 +29,8 @@ from assay.stats.metrics import MetricFn, get_metric, mean, stderr
 from assay.stats.reducers import Reducer, _value_keys, get_reducer, reduce_scores
 from assay.stats.types import SampleScore, ScoreFrame
 
-__all__ = ["evaluate", "ScoreEvaluator"]
+__all__ = ["ScoreEvaluator", "evaluate"]
+
 
 def _metrics(metrics: Any) -> list[MetricFn]:
     if metrics is None:
@@ -145,7 +146,7 @@ class ScoreEvaluator:
     def __len__(self) -> int:
         return len(self._objects) + sum(len(f) + f.n_none for f in self._frames)
 
-    def add(self, scores: Sequence[SampleScore] | ScoreFrame) -> "ScoreEvaluator":
+    def add(self, scores: Sequence[SampleScore] | ScoreFrame) -> ScoreEvaluator:
         """Add a batch of :class:`SampleScore` objects or a :class:`ScoreFrame`."""
         if isinstance(scores, ScoreFrame):
             self._frames.append(scores)
@@ -153,11 +154,13 @@ class ScoreEvaluator:
             batch = list(scores)
             bad = next((s for s in batch if not isinstance(s, SampleScore)), None)
             if bad is not None:
-                raise InvalidInputError(f"expected SampleScore objects, got {bad!r}", source="scores")
+                raise InvalidInputError(
+                    f"expected SampleScore objects, got {bad!r}", source="scores"
+                )
             self._objects.extend(batch)
         return self
 
-    def merge(self, other: "ScoreEvaluator") -> "ScoreEvaluator":
+    def merge(self, other: ScoreEvaluator) -> ScoreEvaluator:
         """Add everything ``other`` has accumulated."""
         self._objects.extend(other._objects)
         self._frames.extend(other._frames)

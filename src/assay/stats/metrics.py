@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -54,22 +54,22 @@ from assay.stats.types import SampleScore, Score, ScoreFrame
 
 __all__ = [
     "MetricFn",
-    "metric",
-    "get_metric",
-    "registered_metrics",
     "accuracy",
+    "as_frame",
+    "bootstrap_stderr",
+    "get_metric",
+    "grouped",
     "mean",
-    "var",
+    "metric",
+    "registered_metrics",
     "std",
     "stderr",
-    "bootstrap_stderr",
-    "grouped",
-    "as_frame",
+    "var",
 ]
 
 MetricValue = float | dict[str, float]
 
-_REGISTRY: dict[str, Callable[..., "MetricFn"]] = {}
+_REGISTRY: dict[str, Callable[..., MetricFn]] = {}
 
 
 def as_frame(scores: Any) -> ScoreFrame:
@@ -142,8 +142,10 @@ class MetricFn:
 
 
 def _jsonable_param(v: Any) -> bool:
-    return v is None or isinstance(v, (str, bool, int, float)) or (
-        isinstance(v, (list, tuple)) and all(_jsonable_param(x) for x in v)
+    return (
+        v is None
+        or isinstance(v, (str, bool, int, float))
+        or (isinstance(v, (list, tuple)) and all(_jsonable_param(x) for x in v))
     )
 
 
@@ -225,7 +227,11 @@ def accuracy(partial_credit: bool = True) -> Callable[[ScoreFrame], float]:
     """
 
     def compute_(frame: ScoreFrame) -> float:
-        return compute.mean(frame.values_for(partial_credit=partial_credit)) if len(frame) else _empty("accuracy")
+        return (
+            compute.mean(frame.values_for(partial_credit=partial_credit))
+            if len(frame)
+            else _empty("accuracy")
+        )
 
     return compute_
 
@@ -321,7 +327,7 @@ class GroupedMetricFn(MetricFn):
         self,
         inner: MetricFn,
         key: str,
-        all: Literal["samples", "groups"] | Literal[False],
+        all: Literal["samples", "groups", False],
         all_label: str,
         name_template: str,
     ) -> None:
@@ -364,7 +370,13 @@ class GroupedMetricFn(MetricFn):
             records.extend(self.inner.records(sub, ctx))
         if self.all is False:
             return records
-        ctx = {**context, "group_key": self.key, "group": None, "name": self.all_label, "all": self.all}
+        ctx = {
+            **context,
+            "group_key": self.key,
+            "group": None,
+            "name": self.all_label,
+            "all": self.all,
+        }
         if self.all == "samples":
             records.extend(self.inner.records(frame, ctx))
         else:
@@ -383,7 +395,9 @@ class GroupedMetricFn(MetricFn):
                     )
                 )
             else:
-                records.append(Metric(self.name, float(np.mean([r.value for r in records])), params))
+                records.append(
+                    Metric(self.name, float(np.mean([r.value for r in records])), params)
+                )
         return records
 
     def records(self, frame: ScoreFrame, context: Mapping[str, Any] | None = None) -> list[Metric]:
@@ -404,7 +418,7 @@ def grouped(
     metric: MetricFn,
     key: str,
     *,
-    all: Literal["samples", "groups"] | Literal[False] = "samples",
+    all: Literal["samples", "groups", False] = "samples",
     all_label: str = "all",
     name_template: str = "{group_name}",
 ) -> GroupedMetricFn:

@@ -55,15 +55,15 @@ from assay.stats import compute
 from assay.stats.types import SampleScore, Score, ScoreFrame
 
 __all__ = [
-    "Reducer",
-    "reducer",
-    "get_reducer",
-    "registered_reducers",
-    "reduce_scores",
     "EpochGroups",
+    "Reducer",
+    "get_reducer",
+    "reduce_scores",
+    "reducer",
+    "registered_reducers",
 ]
 
-_REGISTRY: dict[str, Callable[..., "Reducer"]] = {}
+_REGISTRY: dict[str, Callable[..., Reducer]] = {}
 
 
 class EpochGroups:
@@ -99,7 +99,11 @@ class EpochGroups:
 
     def correct(self, value: float) -> np.ndarray:
         """``c``: per sample, how many epochs have value ≥ ``value``."""
-        return np.add.reduceat((self.values >= value).astype(np.int64), self.starts) if len(self.values) else np.zeros(0, np.int64)
+        return (
+            np.add.reduceat((self.values >= value).astype(np.int64), self.starts)
+            if len(self.values)
+            else np.zeros(0, np.int64)
+        )
 
     def all_partial(self) -> np.ndarray:
         """Per sample: every epoch was the partial letter."""
@@ -161,7 +165,11 @@ class Reducer:
         if rep is not None and frame.raw is not None:
             raw = frame.raw[groups.order[rep[keep]]]
         nan_ids = frame.sample_id[first_rows[~keep]].astype(object)
-        failed = pd.unique(frame.failed_ids.astype(object)) if len(frame.failed_ids) else frame.failed_ids
+        failed = (
+            pd.unique(frame.failed_ids.astype(object))
+            if len(frame.failed_ids)
+            else frame.failed_ids
+        )
         if len(failed):
             failed = np.asarray(failed, dtype=object)[~pd.Index(failed).isin(frame.sample_id)]
         return dataclasses.replace(
@@ -218,7 +226,7 @@ def reducer(func: Callable[..., Any] | None = None, *, name: str | None = None) 
     return wrap
 
 
-def get_reducer(spec: "str | Reducer") -> Reducer:
+def get_reducer(spec: str | Reducer) -> Reducer:
     """A reducer from its name (``"mean"``, ``"pass_at_3"``, ``"at_least_2"``) or itself.
 
     Example:
@@ -228,7 +236,9 @@ def get_reducer(spec: "str | Reducer") -> Reducer:
     if isinstance(spec, Reducer):
         return spec
     if not isinstance(spec, str):
-        raise InvalidInputError(f"expected a reducer name or Reducer, got {spec!r}", source="reducers")
+        raise InvalidInputError(
+            f"expected a reducer name or Reducer, got {spec!r}", source="reducers"
+        )
     if spec in _REGISTRY:
         try:
             return _REGISTRY[spec]()
@@ -389,7 +399,7 @@ def _value_keys(scores: Sequence[SampleScore]) -> list[Any] | None:
     return list(keys) if kinds & {"dict", "list"} else None
 
 
-def reduce_scores(scores: Sequence[SampleScore], reducer: "str | Reducer") -> list[SampleScore]:
+def reduce_scores(scores: Sequence[SampleScore], reducer: str | Reducer) -> list[SampleScore]:
     """Reduce each sample's epochs to one :class:`SampleScore` (one per sample id, in
     order of first appearance).
 
@@ -443,7 +453,9 @@ def reduce_scores(scores: Sequence[SampleScore], reducer: "str | Reducer") -> li
         out.append(
             SampleScore(
                 score,
-                sample_id=None if isinstance(sample_id, tuple) and sample_id[:1] == ("row",) else sample_id,
+                sample_id=None
+                if isinstance(sample_id, tuple) and sample_id[:1] == ("row",)
+                else sample_id,
                 epoch=group[0].epoch,
                 sample_metadata=group[0].sample_metadata,
             )

@@ -37,7 +37,7 @@ import math
 import numbers
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,12 +47,12 @@ from assay.errors import InvalidInputError
 __all__ = [
     "CORRECT",
     "INCORRECT",
-    "PARTIAL",
     "NOANSWER",
-    "Value",
-    "Score",
+    "PARTIAL",
     "SampleScore",
+    "Score",
     "ScoreFrame",
+    "Value",
     "value_to_float",
 ]
 
@@ -61,8 +61,8 @@ INCORRECT = "I"
 PARTIAL = "P"
 NOANSWER = "N"
 
-Scalar = Union[str, int, float, bool]
-Value = Union[Scalar, Sequence[Scalar], Mapping[str, Union[Scalar, None]], None]
+Scalar = str | int | float | bool
+Value = Scalar | Sequence[Scalar] | Mapping[str, Scalar | None] | None
 """A score value: a scalar, a list of scalars, a dict of scalars, or ``None`` (failed)."""
 
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -275,7 +275,7 @@ class ScoreFrame(Sequence[SampleScore]):
         sample_id: Any = None,
         epoch: Any = None,
         metadata: Mapping[str, Any] | None = None,
-    ) -> "ScoreFrame":
+    ) -> ScoreFrame:
         """A frame from numeric arrays (no per-score Python objects).
 
         Args:
@@ -298,11 +298,19 @@ class ScoreFrame(Sequence[SampleScore]):
                 f"score value {v[i]!r} is not finite", source="values", record=i, field="value"
             )
         sid = np.arange(n) if sample_id is None else np.asarray(sample_id).reshape(-1)
-        ep = np.ones(n, dtype=np.int64) if epoch is None else np.asarray(epoch, dtype=np.int64).reshape(-1)
+        ep = (
+            np.ones(n, dtype=np.int64)
+            if epoch is None
+            else np.asarray(epoch, dtype=np.int64).reshape(-1)
+        )
         cols: dict[str, np.ndarray] = {}
         for k, col in (metadata or {}).items():
             cols[str(k)] = np.asarray(col).reshape(-1)
-        for name, arr in [("sample_id", sid), ("epoch", ep), *[(f"metadata[{k!r}]", c) for k, c in cols.items()]]:
+        for name, arr in [
+            ("sample_id", sid),
+            ("epoch", ep),
+            *[(f"metadata[{k!r}]", c) for k, c in cols.items()],
+        ]:
             if arr.shape[0] != n:
                 raise InvalidInputError(
                     f"has {arr.shape[0]} entries but there are {n} scores", source=name
@@ -318,7 +326,7 @@ class ScoreFrame(Sequence[SampleScore]):
     @classmethod
     def from_scores(
         cls, scores: Sequence[SampleScore], *, key: str | None = None, partial: float = 0.5
-    ) -> "ScoreFrame":
+    ) -> ScoreFrame:
         """A frame from :class:`SampleScore` objects, for one value key.
 
         Args:
@@ -399,7 +407,7 @@ class ScoreFrame(Sequence[SampleScore]):
     @property
     def n_samples(self) -> int:
         """Distinct sample ids among the rows."""
-        return int(len(pd.unique(self.sample_id))) if len(self) else 0
+        return len(pd.unique(self.sample_id)) if len(self) else 0
 
     def _row_metadata(self, i: int) -> dict[str, Any] | None:
         if self.metadata_rows is not None:
@@ -427,7 +435,9 @@ class ScoreFrame(Sequence[SampleScore]):
             try:
                 col = _as_object_array([md[key] for md in self.metadata_rows])
             except (KeyError, TypeError):
-                col = _as_object_array([md.get(key) if md is not None else None for md in self.metadata_rows])
+                col = _as_object_array(
+                    [md.get(key) if md is not None else None for md in self.metadata_rows]
+                )
             missing = pd.isna(col)
             if missing.any():
                 raise _missing_key(self.sample_id[int(np.flatnonzero(missing)[0])], key)
@@ -445,7 +455,7 @@ class ScoreFrame(Sequence[SampleScore]):
             return self.values
         return np.where(self.partial, 0.0, self.values)
 
-    def take(self, idx: np.ndarray) -> "ScoreFrame":
+    def take(self, idx: np.ndarray) -> ScoreFrame:
         """The frame restricted to rows ``idx`` (integer indices or a boolean mask)."""
         idx = np.asarray(idx)
         return ScoreFrame(
@@ -461,7 +471,7 @@ class ScoreFrame(Sequence[SampleScore]):
         )
 
     @staticmethod
-    def concat(frames: Sequence["ScoreFrame"]) -> "ScoreFrame":
+    def concat(frames: Sequence[ScoreFrame]) -> ScoreFrame:
         """Rows of several frames, in order (they must carry the same kind of metadata)."""
         if len(frames) == 1:
             return frames[0]
@@ -484,7 +494,9 @@ class ScoreFrame(Sequence[SampleScore]):
             rows = np.concatenate([_metadata_rows(f) for f in frames])
             cols: dict[str, np.ndarray] = {}
         else:
-            rows = cat("metadata_rows") if all(f.metadata_rows is not None for f in frames) else None
+            rows = (
+                cat("metadata_rows") if all(f.metadata_rows is not None for f in frames) else None
+            )
             if rows is None and any(f.metadata_rows is not None for f in frames):
                 rows = np.concatenate([_metadata_rows(f) for f in frames])
                 cols = {}

@@ -54,15 +54,8 @@ def run(out_dir: Path, console: Console) -> None:
     ms = st.evaluate(scores, metrics, reducers)
 
     table = Table(title=f"{len(y_test)} test digits x 5 seeds: accuracy under each epoch reducer")
-    for col in [
-        "reducer",
-        "accuracy",
-        "stderr",
-        "stderr (cluster=digit)",
-        "bootstrap",
-        "worst digit",
-    ]:
-        table.add_column(col, justify="right" if col != "reducer" else "left")
+    for col in ["reducer", "accuracy", "SE", "SE by digit", "bootstrap SE", "worst digit"]:
+        table.add_column(col, justify="left" if col == "reducer" else "right")
     for r in reducers:
         (acc,) = [m for m in ms.filter("accuracy", reducer=r) if "group_key" not in m.parameters]
         per_digit = [

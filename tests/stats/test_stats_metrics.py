@@ -153,13 +153,26 @@ def test_bootstrap_means_are_resample_means_exactly_for_tiny_data():
     assert abs(mb.mean() - y.mean()) < 4 * y.std() / math.sqrt(len(y) * 400)
 
 
-def test_bootstrap_block_path_draws_every_block_value_uniformly():
-    # n not a multiple of the block: the last (short) block must be drawn with its share
-    n = 3 * 4096 + 17
-    y = np.zeros(n)
-    y[-17:] = 1.0  # the short block is all ones: a resample's mean ~ Binomial(n, 17/n)/n
-    m = compute.bootstrap_means(y, 4000, seed=1)
-    assert abs(m.mean() * n - 17) < 4 * math.sqrt(17 / 4000) + 0.05
+@pytest.mark.parametrize("tail", [17, 4096, 1])
+def test_bootstrap_block_path_draws_every_block_value_uniformly(tail):
+    # many distinct values (so the block path runs), n = 3 blocks + a short last block of
+    # `tail` values offset by 1: n * (resample mean) ≈ draws in the last block ~ Binomial(n, tail/n)
+    n = 3 * 4096 + tail
+    y = np.arange(n) * 1e-12
+    y[-tail:] += 1.0
+    assert len(np.unique(y)) * 10 > n  # not the few-levels path
+    b = 2000
+    k = compute.bootstrap_means(y, b, seed=1) * n
+    k = np.round(k)  # drop the 1e-12 · index part (< 2e-4)
+    p = tail / n
+    assert abs(k.mean() - n * p) < 5 * math.sqrt(n * p * (1 - p) / b)
+    assert abs(k.var(ddof=1) / (n * p * (1 - p)) - 1) < 5 * math.sqrt(2 / b)
+    # and a value in the middle of a full block: draws of one position ~ Binomial(n, 1/n)
+    z = np.arange(n) * 1e-12
+    z[5000] += 1.0
+    c = np.round(compute.bootstrap_means(z, b, seed=2) * n)
+    assert abs(c.mean() - 1) < 5 * math.sqrt(1 / b)
+    assert abs(c.var(ddof=1) - (1 - 1 / n)) < 5 * math.sqrt(2 / b)
 
 
 def test_grouped_values_names_and_all_modes():

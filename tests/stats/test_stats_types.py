@@ -116,6 +116,16 @@ def test_frame_column_missing_key_names_the_sample():
     )
     with pytest.raises(InvalidInputError, match="'y'"):
         g.column("k")
+    h = ScoreFrame.from_arrays([1, 0], sample_id=["x", "y"], metadata={"k": [1.0, np.nan]})
+    with pytest.raises(InvalidInputError, match="'y'"):
+        h.column("k")
+    # and through the per-row dicts (NaN counts as missing, as in Inspect)
+    rows = [
+        SampleScore(Score(1), "p", sample_metadata={"k": 1.0}),
+        SampleScore(Score(0), "q", sample_metadata={"k": np.nan}),
+    ]
+    with pytest.raises(InvalidInputError, match="'q'"):
+        ScoreFrame.from_scores(rows).column("k")
 
 
 def test_frame_concat_mixed_sources_keeps_rows_in_order():

@@ -426,11 +426,10 @@ class ScoreFrame(Sequence[SampleScore]):
             return self._cache[key]
         if key in self.metadata_columns:
             col = self.metadata_columns[key]
-            if col.dtype == object:
-                missing = pd.isna(col)
-                if missing.any():
-                    i = int(np.flatnonzero(missing)[0])
-                    raise _missing_key(self.sample_id[i], key)
+            missing = pd.isna(col)
+            if missing.any():
+                i = int(np.flatnonzero(missing)[0])
+                raise _missing_key(self.sample_id[i], key)
         elif self.metadata_rows is not None:
             try:
                 col = _as_object_array([md[key] for md in self.metadata_rows])

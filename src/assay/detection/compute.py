@@ -1,0 +1,375 @@
+"""COCO-exact matching and accumulation, vectorised over every datum at once.
+
+The semantics are those of pycocotools ``COCOeval`` (``evaluateImg`` + ``accumulate``),
+reproduced operation for operation where floating point matters:
+
+* detections are ranked per (datum, label) by descending score (stable: ties keep input
+  order) and only the first ``max_dets[-1]`` are kept;
+* at each IoU threshold ``t`` the detections of a (datum, label) are processed in rank
+  order; each takes the still-free ground truth of its label with the highest IoU
+  ``>= min(t, 1 - 1e-10)``, preferring non-ignored ground truths (ties: the later one in
+  input order, as COCOeval's ``<`` comparison does); a crowd ground truth stays free;
+* a ground truth is ignored when it is a crowd region or its area lies outside the area
+  range; a detection matched to an ignored ground truth, or unmatched and outside the area
+  range, is ignored;
+* precision/recall per (label, area range, max detections) over all datums, precision made
+  monotone from the right and read at the 101 recall points (``searchsorted`` left).
+
+Instead of COCOeval's per-image Python loops, the greedy matching runs in *rank steps*:
+step ``r`` processes the ``r``-th detection of every (datum, label) group simultaneously,
+for every IoU threshold and area range at once (numpy over ``(A, T, pairs)``). Within a
+group the steps run in the same order as COCOeval's loop, so the result is identical.
+
+Example:
+    >>> from assay.detection.types import Annotations, DetectionData
+    >>> import numpy as np
+    >>> gt = Annotations.boxes(datum=[0], label=[0], box=[[0, 0, 10, 10]])
+    >>> dt = Annotations.boxes(datum=[0, 0], label=[0, 0], box=[[0, 0, 10, 10], [50, 50, 5, 5]], score=[0.9, 0.8])
+    >>> data = DetectionData([1], np.array([100]), np.array([100]), [("class", "a")], gt, dt)
+    >>> ev = evaluate(data)
+    >>> round(float(ev.stats()[0]), 6)
+    1.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from assay.detection.geometry import box_iou, segm_iou
+from assay.detection.types import DetectionData
+
+__all__ = [
+    "COCO_IOU_THRESHOLDS",
+    "COCO_RECALL_THRESHOLDS",
+    "COCO_AREA_RANGES",
+    "COCO_MAX_DETS",
+    "CocoParams",
+    "Matching",
+    "CocoEvaluation",
+    "pair_ious",
+    "match",
+    "accumulate",
+    "evaluate",
+    "summarize",
+    "STAT_NAMES",
+]
+
+COCO_IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
+COCO_RECALL_THRESHOLDS = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+COCO_AREA_RANGES: tuple[tuple[str, float, float], ...] = (
+    ("all", 0.0, 1e5**2),
+    ("small", 0.0, 32.0**2),
+    ("medium", 32.0**2, 96.0**2),
+    ("large", 96.0**2, 1e5**2),
+)
+COCO_MAX_DETS: tuple[int, ...] = (1, 10, 100)
+
+# (AP or AR, iou label, area, max dets) of the 12 classic COCO summary numbers
+STAT_NAMES: tuple[tuple[str, str, str, int], ...] = (
+    ("AP", "0.50:0.95", "all", 100),
+    ("AP", "0.50", "all", 100),
+    ("AP", "0.75", "all", 100),
+    ("AP", "0.50:0.95", "small", 100),
+    ("AP", "0.50:0.95", "medium", 100),
+    ("AP", "0.50:0.95", "large", 100),
+    ("AR", "0.50:0.95", "all", 1),
+    ("AR", "0.50:0.95", "all", 10),
+    ("AR", "0.50:0.95", "all", 100),
+    ("AR", "0.50:0.95", "small", 100),
+    ("AR", "0.50:0.95", "medium", 100),
+    ("AR", "0.50:0.95", "large", 100),
+)
+
+
+@dataclass
+class CocoParams:
+    """Evaluation parameters, COCOeval's defaults unless given.
+
+    Attributes:
+        iou_type: ``"bbox"`` (boxes) or ``"segm"`` (region geometry).
+        iou_thresholds: IoU thresholds ``T`` (default 0.50:0.05:0.95).
+        recall_thresholds: the 101 recall points of the interpolated precision.
+        area_ranges: ``(name, lo, hi)``; a ground truth with area outside ``[lo, hi]`` is ignored.
+        max_dets: detections kept per (datum, label), ascending; matching uses the last.
+    """
+
+    iou_type: str = "bbox"
+    iou_thresholds: np.ndarray = field(default_factory=lambda: COCO_IOU_THRESHOLDS.copy())
+    recall_thresholds: np.ndarray = field(default_factory=lambda: COCO_RECALL_THRESHOLDS.copy())
+    area_ranges: tuple[tuple[str, float, float], ...] = COCO_AREA_RANGES
+    max_dets: tuple[int, ...] = COCO_MAX_DETS
+
+    def __post_init__(self) -> None:
+        if self.iou_type not in ("bbox", "segm"):
+            raise ValueError(f"iou_type must be 'bbox' or 'segm', got {self.iou_type!r}")
+        self.iou_thresholds = np.asarray(self.iou_thresholds, dtype=np.float64).reshape(-1)
+        if len(self.iou_thresholds) == 0 or ((self.iou_thresholds < 0) | (self.iou_thresholds > 1)).any():
+            raise ValueError("iou_thresholds must be a non-empty list of numbers in [0, 1]")
+        self.recall_thresholds = np.asarray(self.recall_thresholds, dtype=np.float64)
+        self.max_dets = tuple(sorted(int(m) for m in self.max_dets))
+        if not self.max_dets or self.max_dets[0] < 1:
+            raise ValueError("max_dets must be positive integers")
+        self.area_ranges = tuple((str(n), float(lo), float(hi)) for n, lo, hi in self.area_ranges)
+
+
+@dataclass
+class Matching:
+    """Result of :func:`match` for the kept detections.
+
+    Attributes:
+        det: rows of ``data.predictions`` kept (rank < max_dets[-1]), grouped by (datum, label).
+        rank: rank of each kept detection within its (datum, label) group.
+        dtm: ``(A, T, n)`` bool, matched at threshold t under area range a.
+        dt_ignore: ``(A, T, n)`` bool, COCO's ``dtIgnore``.
+        gt_ignore: ``(A, G)`` bool, COCO's ``gtIgnore`` (crowd or area out of range).
+        dt_gt: ``(A, T, n)`` int64 row of the matched ground truth (-1 if none), when asked for.
+    """
+
+    det: np.ndarray
+    rank: np.ndarray
+    dtm: np.ndarray
+    dt_ignore: np.ndarray
+    gt_ignore: np.ndarray
+    dt_gt: np.ndarray | None = None
+
+
+def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.ndarray]:
+    dts = data.predictions
+    n = len(dts)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    order = np.lexsort((-dts.score, dts.label, dts.datum))
+    key = dts.datum[order] * max(len(data.labels), 1) + dts.label[order]
+    start = np.r_[True, key[1:] != key[:-1]]
+    gstart = np.maximum.accumulate(np.where(start, np.arange(n), 0))
+    rank = np.arange(n) - gstart
+    keep = rank < max_det
+    return order[keep], rank[keep]
+
+
+def pair_ious(data: DetectionData, det: np.ndarray, iou_type: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All (detection, ground truth) pairs of the same datum and label, with their IoU.
+
+    Args:
+        data: the dataset.
+        det: prediction rows to pair (any order).
+        iou_type: ``"bbox"`` or ``"segm"``.
+
+    Returns:
+        ``(pair_det, pair_gt, iou)``: positions into ``det``, ground-truth rows, IoUs. The pairs
+        of each detection are contiguous and in ground-truth input order.
+    """
+    gts, dts = data.groundtruths, data.predictions
+    L = max(len(data.labels), 1)
+    gkey = gts.datum * L + gts.label
+    gorder = np.argsort(gkey, kind="stable")
+    gsorted = gkey[gorder]
+    dkey = dts.datum[det] * L + dts.label[det]
+    lo = np.searchsorted(gsorted, dkey, "left")
+    hi = np.searchsorted(gsorted, dkey, "right")
+    cnt = hi - lo
+    total = int(cnt.sum())
+    pd = np.repeat(np.arange(len(det)), cnt)
+    off = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    pg = gorder[np.repeat(lo, cnt) + off]
+    drow = det[pd]
+    if iou_type == "bbox":
+        iou = box_iou(dts.box[drow], gts.box[pg], gts.crowd[pg])
+    else:
+        iou = segm_iou(dts, gts, drow, pg)
+    return pd, pg, iou
+
+
+def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> Matching:
+    """COCO greedy matching of every (datum, label) at every IoU threshold and area range.
+
+    See the module docstring for the rules. ``with_gt`` also records which ground truth
+    each detection matched (``Matching.dt_gt``).
+    """
+    gts, dts = data.groundtruths, data.predictions
+    det, rank = _rank_detections(data, params.max_dets[-1])
+    n, G = len(det), len(gts)
+    thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
+    A, T = len(params.area_ranges), len(thr)
+    lo = np.array([a[1] for a in params.area_ranges])[:, None]
+    hi = np.array([a[2] for a in params.area_ranges])[:, None]
+    gt_ignore = gts.crowd[None, :] | (gts.area[None, :] < lo) | (gts.area[None, :] > hi)
+    dt_out = (dts.area[det][None, :] < lo) | (dts.area[det][None, :] > hi)
+    dtm = np.zeros((A, T, n), dtype=bool)
+    dt_ig = np.zeros((A, T, n), dtype=bool)
+    dt_gt = np.full((A, T, n), -1, dtype=np.int64) if with_gt else None
+
+    pd, pg, iou = pair_ious(data, det, params.iou_type)
+    live = iou >= thr.min()
+    pd, pg, iou = pd[live], pg[live], iou[live]
+    if len(pd):
+        prank = rank[pd]
+        o = np.argsort(prank, kind="stable")
+        pd, pg, iou, prank = pd[o], pg[o], iou[o], prank[o]
+        steps = np.searchsorted(prank, np.arange(prank[-1] + 2), "left")
+        matched = np.zeros((A, T, G), dtype=bool)
+        crowd = gts.crowd
+        for r in range(len(steps) - 1):
+            a0, a1 = steps[r], steps[r + 1]
+            if a0 == a1:
+                continue
+            _match_step(
+                pd[a0:a1], pg[a0:a1], iou[a0:a1], thr, crowd, gt_ignore, matched, dtm, dt_ig, dt_gt
+            )
+    dt_ig |= ~dtm & dt_out[:, None, :]
+    return Matching(det=det, rank=rank, dtm=dtm, dt_ignore=dt_ig, gt_ignore=gt_ignore, dt_gt=dt_gt)
+
+
+def _match_step(
+    pd: np.ndarray,
+    pg: np.ndarray,
+    iou: np.ndarray,
+    thr: np.ndarray,
+    crowd: np.ndarray,
+    gt_ignore: np.ndarray,
+    matched: np.ndarray,
+    dtm: np.ndarray,
+    dt_ig: np.ndarray,
+    dt_gt: np.ndarray | None,
+) -> None:
+    """One rank step: at most one detection per (datum, label) group, all pairs of them."""
+    P = len(pd)
+    seg_start = np.flatnonzero(np.r_[True, pd[1:] != pd[:-1]])
+    seg_of = np.cumsum(np.r_[True, pd[1:] != pd[:-1]]) - 1
+    ok = ~matched[:, :, pg]  # (A, T, P): still free
+    ok |= crowd[pg]  # a crowd region can be matched again
+    ok &= iou[None, None, :] >= thr[None, :, None]
+    ig = gt_ignore[:, pg][:, None, :]  # (A, 1, P)
+    has_regular = np.logical_or.reduceat(ok & ~ig, seg_start, axis=2)  # (A, T, S)
+    cand = ok & (ig ^ has_regular[:, :, seg_of])
+    val = np.where(cand, iou[None, None, :], -1.0)
+    best = np.maximum.reduceat(val, seg_start, axis=2)
+    isbest = cand & (val == best[:, :, seg_of])
+    pos = np.where(isbest, np.arange(P)[None, None, :], -1)
+    chosen = np.maximum.reduceat(pos, seg_start, axis=2)  # (A, T, S): last best pair or -1
+    a_i, t_i, s_i = np.nonzero(chosen >= 0)
+    p_i = chosen[a_i, t_i, s_i]
+    g, d = pg[p_i], pd[p_i]
+    matched[a_i, t_i, g] = True
+    dtm[a_i, t_i, d] = True
+    dt_ig[a_i, t_i, d] = gt_ignore[a_i, g]
+    if dt_gt is not None:
+        dt_gt[a_i, t_i, d] = g
+
+
+def accumulate(data: DetectionData, m: Matching, params: CocoParams) -> tuple[np.ndarray, np.ndarray]:
+    """COCOeval ``accumulate``: precision ``(T, R, K, A, M)`` and recall ``(T, K, A, M)``.
+
+    ``-1`` marks a (label, area, max dets) cell with no non-ignored ground truth (undefined).
+    """
+    gts, dts = data.groundtruths, data.predictions
+    T, R = len(params.iou_thresholds), len(params.recall_thresholds)
+    K, A, M = len(data.labels), len(params.area_ranges), len(params.max_dets)
+    precision = -np.ones((T, R, K, A, M))
+    recall = -np.ones((T, K, A, M))
+    det = m.det
+    lab = dts.label[det]
+    order = np.lexsort((m.rank, dts.datum[det], -dts.score[det], lab))
+    kstart = np.searchsorted(lab[order], np.arange(K + 1), "left")
+    gt_count = np.bincount(gts.label, minlength=K)
+    npig_all = np.zeros((A, K), dtype=np.int64)
+    for a in range(A):
+        npig_all[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
+    rec_thr = params.recall_thresholds
+    for k in range(K):
+        idx_k = order[kstart[k] : kstart[k + 1]]
+        if len(idx_k) == 0 and gt_count[k] == 0:
+            continue
+        rank_k = m.rank[idx_k]
+        for mi, max_det in enumerate(params.max_dets):
+            sel = idx_k[rank_k < max_det]
+            nd = len(sel)
+            for a in range(A):
+                npig = npig_all[a, k]
+                if npig == 0:
+                    continue
+                if nd == 0:
+                    recall[:, k, a, mi] = 0.0
+                    precision[:, :, k, a, mi] = 0.0
+                    continue
+                dtm = m.dtm[a][:, sel]
+                ig = m.dt_ignore[a][:, sel]
+                tp = np.cumsum(dtm & ~ig, axis=1).astype(float)
+                fp = np.cumsum(~dtm & ~ig, axis=1).astype(float)
+                rc = tp / npig
+                pr = tp / (fp + tp + np.spacing(1))
+                recall[:, k, a, mi] = rc[:, -1]
+                pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+                for t in range(T):
+                    inds = np.searchsorted(rc[t], rec_thr, side="left")
+                    q = np.zeros(R)
+                    ok = inds < nd
+                    q[ok] = pr[t, inds[ok]]
+                    precision[t, :, k, a, mi] = q
+    return precision, recall
+
+
+def summarize(precision: np.ndarray, recall: np.ndarray, params: CocoParams) -> np.ndarray:
+    """The 12 COCO summary numbers (COCOeval ``summarize``); -1 where nothing is defined.
+
+    Needs an area range named all/small/medium/large and max dets 1, 10, 100 (COCO's
+    defaults); a cell that does not exist gives -1 as in COCOeval.
+    """
+    names = [a[0] for a in params.area_ranges]
+    stats = np.full(len(STAT_NAMES), -1.0)
+    for i, (kind, iou_lbl, area, md) in enumerate(STAT_NAMES):
+        aind = [j for j, nm in enumerate(names) if nm == area]
+        mind = [j for j, x in enumerate(params.max_dets) if x == md]
+        s = precision if kind == "AP" else recall
+        if iou_lbl != "0.50:0.95":
+            t = np.where(float(iou_lbl) == params.iou_thresholds)[0]
+            s = s[t]
+        s = s[:, :, :, aind, mind] if kind == "AP" else s[:, :, aind, mind]
+        if s.size and (s > -1).any():
+            stats[i] = float(np.mean(s[s > -1]))
+    return stats
+
+
+@dataclass
+class CocoEvaluation:
+    """Everything :func:`evaluate` computed: parameters, matching, precision and recall arrays."""
+
+    data: DetectionData
+    params: CocoParams
+    matching: Matching
+    precision: np.ndarray
+    recall: np.ndarray
+
+    def stats(self) -> np.ndarray:
+        """The 12 COCO summary numbers, as COCOeval ``stats``."""
+        return summarize(self.precision, self.recall, self.params)
+
+    def per_label_ap(self, area: str = "all", max_det: int | None = None) -> np.ndarray:
+        """AP averaged over IoU thresholds per label (``-1`` where undefined), COCO style."""
+        a = [x[0] for x in self.params.area_ranges].index(area)
+        mi = len(self.params.max_dets) - 1 if max_det is None else self.params.max_dets.index(max_det)
+        p = self.precision[:, :, :, a, mi]
+        out = np.full(p.shape[2], -1.0)
+        for k in range(p.shape[2]):
+            s = p[:, :, k]
+            if (s > -1).any():
+                out[k] = float(np.mean(s[s > -1]))
+        return out
+
+
+def evaluate(data: DetectionData, params: CocoParams | None = None) -> CocoEvaluation:
+    """Match and accumulate: the numbers behind COCOeval's ``stats`` and every AP/AR metric.
+
+    Example:
+        >>> ev = evaluate(DetectionData([1], np.array([0]), np.array([0]), [("class", "a")],
+        ...     __import__("assay.detection.types").detection.types.Annotations.empty(),
+        ...     __import__("assay.detection.types").detection.types.Annotations.empty()))
+        >>> ev.stats().tolist() == [-1.0] * 12
+        True
+    """
+    params = params or CocoParams()
+    m = match(data, params)
+    precision, recall = accumulate(data, m, params)
+    return CocoEvaluation(data, params, m, precision, recall)

@@ -119,7 +119,8 @@ class Matching:
     """Result of :func:`match` for the kept detections.
 
     Attributes:
-        det: rows of ``data.predictions`` kept (rank < max_dets[-1]), grouped by (datum, label).
+        det: rows of ``data.predictions`` kept (rank < max_dets[-1]), in accumulation order
+            (by label, descending score, datum order, rank).
         rank: rank of each kept detection within its (datum, label) group.
         dtm: ``(A, T, n)`` bool, matched at threshold t under area range a.
         dt_ignore: ``(A, T, n)`` bool, COCO's ``dtIgnore``.
@@ -190,6 +191,10 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     """
     gts, dts = data.groundtruths, data.predictions
     det, rank = _rank_detections(data, params.max_dets[-1])
+    # keep detections in accumulation order: by label, then as COCOeval's accumulate sees them
+    # (concatenated per image in datum order, stably sorted by descending score)
+    order = np.lexsort((rank, dts.datum[det], -dts.score[det], dts.label[det]))
+    det, rank = det[order], rank[order]
     n, G = len(det), len(gts)
     thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
     A, T = len(params.area_ranges), len(thr)
@@ -271,44 +276,75 @@ def accumulate(data: DetectionData, m: Matching, params: CocoParams) -> tuple[np
     recall = -np.ones((T, K, A, M))
     det = m.det
     lab = dts.label[det]
-    order = np.lexsort((m.rank, dts.datum[det], -dts.score[det], lab))
-    kstart = np.searchsorted(lab[order], np.arange(K + 1), "left")
+    lab_o, rank_o = lab, m.rank  # match() returns detections in accumulation order
+    counted = ~m.dt_ignore
+    tp_flag = m.dtm & counted  # (A, T, n)
+    fp_flag = ~m.dtm & counted
+    del counted
     gt_count = np.bincount(gts.label, minlength=K)
-    npig_all = np.zeros((A, K), dtype=np.int64)
+    npig = np.zeros((A, K), dtype=np.int64)
     for a in range(A):
-        npig_all[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
+        npig[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
+    has_any = (gt_count > 0) | (np.bincount(lab, minlength=K) > 0)
     rec_thr = params.recall_thresholds
-    for k in range(K):
-        idx_k = order[kstart[k] : kstart[k + 1]]
-        if len(idx_k) == 0 and gt_count[k] == 0:
-            continue
-        rank_k = m.rank[idx_k]
-        for mi, max_det in enumerate(params.max_dets):
-            sel = idx_k[rank_k < max_det]
-            nd = len(sel)
-            for a in range(A):
-                npig = npig_all[a, k]
-                if npig == 0:
-                    continue
-                if nd == 0:
-                    recall[:, k, a, mi] = 0.0
-                    precision[:, :, k, a, mi] = 0.0
-                    continue
-                dtm = m.dtm[a][:, sel]
-                ig = m.dt_ignore[a][:, sel]
-                tp = np.cumsum(dtm & ~ig, axis=1).astype(float)
-                fp = np.cumsum(~dtm & ~ig, axis=1).astype(float)
-                rc = tp / npig
-                pr = tp / (fp + tp + np.spacing(1))
-                recall[:, k, a, mi] = rc[:, -1]
-                pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-                for t in range(T):
-                    inds = np.searchsorted(rc[t], rec_thr, side="left")
-                    q = np.zeros(R)
-                    ok = inds < nd
-                    q[ok] = pr[t, inds[ok]]
-                    precision[t, :, k, a, mi] = q
+    for mi, max_det in enumerate(params.max_dets):
+        if max_det >= params.max_dets[-1]:
+            keep = slice(None)
+            lab_m = lab_o
+        else:
+            keep = rank_o < max_det
+            lab_m = lab_o[keep]
+        if isinstance(keep, slice):
+            tp_m, fp_m = tp_flag, fp_flag
+        else:
+            tp_m, fp_m = np.compress(keep, tp_flag, axis=2), np.compress(keep, fp_flag, axis=2)
+        kstart = np.searchsorted(lab_m, np.arange(K + 1), "left")
+        for k in np.flatnonzero(has_any):
+            s0, s1 = kstart[k], kstart[k + 1]
+            nd = int(s1 - s0)
+            live = np.flatnonzero(npig[:, k] > 0)
+            if len(live) == 0:
+                continue
+            if nd == 0:
+                recall[:, k, live, mi] = 0.0
+                precision[:, :, k, live, mi] = 0.0
+                continue
+            n_a = npig[live, k].astype(np.float64)[:, None, None]  # (a, 1, 1)
+            tp = np.cumsum(tp_m[live, :, s0:s1], axis=2, dtype=np.float64)  # (a, T, nd), exact counts
+            fp = np.cumsum(fp_m[live, :, s0:s1], axis=2, dtype=np.float64)
+            rc = tp / n_a
+            pr = tp / (fp + tp + np.spacing(1))
+            recall[:, k, live, mi] = rc[:, :, -1].T
+            pr = np.maximum.accumulate(pr[:, :, ::-1], axis=2)[:, :, ::-1]
+            inds = _first_reaching(tp, n_a[:, 0, 0], rec_thr)  # (a, T, R)
+            ok = inds < nd
+            q = np.take_along_axis(pr, np.minimum(inds, nd - 1), axis=2)
+            q[~ok] = 0.0
+            precision[:, :, k, live, mi] = q.transpose(1, 2, 0)
     return precision, recall
+
+
+def _first_reaching(tp: np.ndarray, npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:
+    """``searchsorted(tp / npig, rec_thr, "left")`` for every row of ``tp`` (a, T, nd) at once.
+
+    ``tp`` holds non-decreasing integer counts, so ``tp[i] / npig >= r`` first holds where
+    ``tp[i]`` reaches the smallest integer ``c`` with ``c / npig >= r`` (computed with the
+    same float division); one integer searchsorted over row-offset keys then answers all rows.
+    """
+    a, T, nd = tp.shape
+    base = np.floor(rec_thr[None, :] * npig[:, None]) - 1.0  # (a, R)
+    c = np.maximum(base, 0.0)
+    for _ in range(4):  # advance to the first integer whose float ratio reaches r
+        short = (c / npig[:, None]) < rec_thr[None, :]
+        if not short.any():
+            break
+        c = c + short
+    c = np.minimum(c, nd + 1.0)  # never reached: lands at the end of its own row
+    rows = np.arange(a * T, dtype=np.float64).reshape(a, T, 1) * (nd + 2)
+    keys = (tp + rows).reshape(-1)
+    targets = (c[:, None, :] + rows).reshape(-1)
+    pos = np.searchsorted(keys, targets, side="left").reshape(a, T, -1)
+    return pos - (np.arange(a * T).reshape(a, T, 1) * nd)
 
 
 def summarize(precision: np.ndarray, recall: np.ndarray, params: CocoParams) -> np.ndarray:

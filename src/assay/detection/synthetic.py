@@ -67,9 +67,10 @@ def make_coco(
     results: list[dict[str, Any]] = []
     never = n_categories  # a category that is never detected
     ghost = 1001 if n_categories >= 3 else None  # detections of a category with no ground truth
-    for img in images:
+    for pos, img in enumerate(images):
         iid = img["id"]
-        n_gt = 0 if rng.random() < empty_rate else int(rng.poisson(gt_per_image))
+        empty = (pos == 0 and empty_rate > 0) or rng.random() < empty_rate
+        n_gt = 0 if empty else int(rng.poisson(gt_per_image))
         gts = []
         for _ in range(n_gt):
             # sizes spanning small / medium / large (area thresholds 32^2, 96^2)
@@ -129,8 +130,4 @@ def make_coco(
                 rle = mask_utils.merge(mask_utils.frPyObjects([_polygon(rng, x, y, w, h)], height, width))
                 r["segmentation"] = {"size": rle["size"], "counts": rle["counts"].decode()}
             results.append(r)
-    if ghost is not None:
-        cats_out = cats
-    else:
-        cats_out = cats
-    return {"images": images, "annotations": anns, "categories": cats_out}, results
+    return {"images": images, "annotations": anns, "categories": cats}, results

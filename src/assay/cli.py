@@ -25,6 +25,7 @@ app = typer.Typer(
 # One module per domain; each defines register(app).
 COMMAND_MODULES: tuple[str, ...] = (
     "assay.detection.cli",
+    "assay.segmentation.cli",
 )
 
 

@@ -9,7 +9,7 @@ Example:
     >>> ev = DetectionEvaluator()
     >>> gt = [{"uid": "a", "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}]
     >>> pr = [{"uid": "a", "annotations": [{"label": "cat", "score": 0.8, "box": [0, 0, 10, 9]}]}]
-    >>> ev.add_datums(gt, pr).compute(metrics=["mAP"]).get("mAP", iou_threshold=0.5).value
+    >>> round(ev.add_datums(gt, pr).compute(metrics=["mAP"]).get("mAP", iou_threshold=0.5).value, 12)
     1.0
 """
 

@@ -113,10 +113,10 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
     padded = np.zeros((h + 2, w), dtype=np.int8)
     padded[1:-1] = mask
     d = np.diff(padded, axis=0)  # +1 at run start (row index), -1 after run end
-    start_r, start_c = np.nonzero(d.T == 1)
-    end_r, end_c = np.nonzero(d.T == -1)
-    # both listed column-major (by column, then row), so starts and ends pair up in order
-    rects = shapely.box(start_r.astype(float), end_c.astype(float), start_r + 1.0, end_r.astype(float))
+    # column-major scan: (column, row) of run starts and of run ends, paired in order
+    col, r0 = np.nonzero(d.T == 1)
+    _, r1 = np.nonzero(d.T == -1)
+    rects = shapely.box(col.astype(float), r0.astype(float), col + 1.0, r1.astype(float))
     if len(rects) == 0:
         return shapely.Polygon()
     return shapely.union_all(rects)

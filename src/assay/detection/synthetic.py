@@ -43,6 +43,7 @@ def make_coco(
     height: int = 480,
     crowd_rate: float = 0.05,
     empty_rate: float = 0.1,
+    duplicate_rate: float = 0.05,
     seed: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Generate a COCO annotations dict and a results list.
@@ -57,6 +58,7 @@ def make_coco(
         segm: also produce ``segmentation`` (polygons for ground truths, RLE for crowds and
             for detections).
         crowd_rate: fraction of ground truths that are crowd regions.
+        duplicate_rate: fraction of ground truths followed by an exact copy (equal IoUs).
         seed: the random seed.
     """
     rng = np.random.default_rng(seed)
@@ -83,7 +85,7 @@ def make_coco(
             cat = int(rng.integers(1, n_categories + 1))
             crowd = int(rng.random() < crowd_rate)
             gts.append((box, cat, crowd))
-            if rng.random() < 0.05:  # an exact duplicate: equal IoUs for every detection
+            if rng.random() < duplicate_rate:  # an exact duplicate: equal IoUs for every detection
                 gts.append((list(box), cat, 0))
         for box, cat, crowd in gts:
             ann: dict[str, Any] = {"id": len(anns) + 1, "image_id": iid, "category_id": cat, "bbox": box,

@@ -78,4 +78,4 @@ def mask_iou(groundtruth: np.ndarray, prediction: np.ndarray) -> float:
     union = int(np.count_nonzero(g | p))
     if union == 0:
         raise UndefinedMetricError("IOU", "requires a non-empty ground truth or prediction")
-    return np.count_nonzero(g & p) / union
+    return float(np.count_nonzero(g & p) / union)

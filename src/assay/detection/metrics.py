@@ -129,6 +129,12 @@ def average_precision(data: DetectionData, *, iou_threshold: float = 0.5, label:
     return float(np.mean(s))
 
 
+def _label_order(data: DetectionData) -> list[int]:
+    """Label indices sorted by (key, value): records come out in the same order however the
+    data was batched."""
+    return sorted(range(len(data.labels)), key=lambda k: data.labels[k])
+
+
 def _max_det(data: DetectionData, max_detections: int | None) -> int:
     if max_detections is None:
         return max(1, len(data.predictions))
@@ -204,7 +210,7 @@ def _ap_records(data: DetectionData, ap: np.ndarray, ious: np.ndarray, keys: lis
     K = len(data.labels)
     defined = (ap > -1).all(axis=0)  # per label: defined at every threshold (same ground truths)
     tl = [_fmt(t) for t in ious]
-    for k in range(K):
+    for k in _label_order(data):
         key, value = data.labels[k]
         if "AP" in wanted:
             for ti, t in enumerate(tl):
@@ -215,7 +221,7 @@ def _ap_records(data: DetectionData, ap: np.ndarray, ious: np.ndarray, keys: lis
             out.append(Metric("APAveragedOverIOUs", float(np.mean(ap[:, k])), p) if defined[k]
                        else undefined("APAveragedOverIOUs", NO_GT, **p))
     for key in keys:
-        ks = [k for k in range(K) if data.labels[k][0] == key and defined[k]]
+        ks = [k for k in _label_order(data) if data.labels[k][0] == key and defined[k]]
         if "mAP" in wanted:
             for ti, t in enumerate(tl):
                 p = {"label_key": key, "iou_threshold": t}
@@ -244,14 +250,14 @@ def _ar_records(data: DetectionData, ev: CocoEvaluation, all_t: np.ndarray, ar_i
     ar = np.mean(recalls, axis=0) if recalls else np.zeros(K)
     tl = [_fmt(t) for t in ar_ious]
     out: list[Metric] = []
-    for k in range(K):
+    for k in _label_order(data):
         if "AR" in wanted:
             key, value = data.labels[k]
             p = {"label_key": key, "label_value": value, "iou_thresholds": tl, "score_threshold": float(score_thr)}
             out.append(Metric("AR", float(ar[k]), p) if npig[k] > 0 else undefined("AR", NO_GT, **p))
     if "mAR" in wanted:
         for key in keys:
-            ks = [k for k in range(K) if data.labels[k][0] == key and npig[k] > 0]
+            ks = [k for k in _label_order(data) if data.labels[k][0] == key and npig[k] > 0]
             p = {"label_key": key, "iou_thresholds": tl, "score_threshold": float(score_thr)}
             out.append(Metric("mAR", float(np.mean(ar[ks])), p) if ks
                        else undefined("mAR", "requires a label with ground truths", **p))
@@ -340,7 +346,7 @@ def _pr_curves(data: DetectionData, iou_type: str, thr: float, md: int, max_exam
         gt_match_score[m.dt_gt[0, 0][hit]] = score[hit]
     simple: dict[str, dict[str, Any]] = {k: {} for k in keys}
     detail: dict[str, dict[str, Any]] = {k: {} for k in keys}
-    for k in range(K):
+    for k in _label_order(data):
         key, value = data.labels[k]
         sel = lab == k
         s_tp = np.sort(score[sel & tp])

@@ -32,7 +32,7 @@ def _raster(ann: dict[str, Any], h: int, w: int, source: str, rec: str) -> np.nd
                 hm = mask_utils.decode(mask_utils.merge(mask_utils.frPyObjects([np.asarray(hole.coords).ravel().tolist()], h, w)))
                 m &= ~hm.astype(bool)
             return m
-        rle = mask_utils.frPyObjects([box], h, w)[0]
+        rle = mask_utils.frPyObjects(np.array([box], dtype=np.float64), h, w)[0]
     return mask_utils.decode(rle).astype(bool)
 
 

@@ -57,6 +57,10 @@ def test_matches_pycocotools_exactly(seed, iou_type):
         assert abs(mine[k] - per_class_ap(peer.eval["precision"], k)) <= TOL
     # stats are not all trivial
     assert 0 < ours.stats()[0] < 1 and ours.stats()[8] > 0
+    # the summary-only path (precision for the largest max-dets only) gives the same 12 numbers
+    fast = evaluate(load_coco(gt, dt, iou_type=iou_type), CocoParams(iou_type=iou_type), all_precision=False)
+    np.testing.assert_allclose(fast.stats(), peer.stats, atol=TOL, rtol=0)
+    np.testing.assert_allclose(fast.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
 
 
 def test_custom_params_match_pycocotools():

@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
                 metrics=wanted,
             )
         if coco:
-            ev = evaluate(data, CocoParams(iou_type=iou_type))
+            ev = evaluate(data, CocoParams(iou_type=iou_type), all_precision=False)
             if not records.filter("COCOSummary"):
                 records = records + coco_summary(ev)
             typer.echo(format_coco_summary(ev.stats()))

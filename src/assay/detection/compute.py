@@ -137,15 +137,24 @@ class Matching:
 
 
 def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.ndarray]:
+    """Kept detections in accumulation order, with their rank in their (datum, label) group.
+
+    Accumulation order is COCOeval's: by label, descending score, datum order, input order.
+    Restricted to one (datum, label) it is exactly COCOeval's per-image order (stable sort by
+    descending score), so the rank is the position within the group in this order.
+    """
     dts = data.predictions
     n = len(dts)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    order = np.lexsort((-dts.score, dts.label, dts.datum))
-    key = dts.datum[order] * max(len(data.labels), 1) + dts.label[order]
-    start = np.r_[True, key[1:] != key[:-1]]
-    gstart = np.maximum.accumulate(np.where(start, np.arange(n), 0))
-    rank = np.arange(n) - gstart
+    order = np.lexsort((dts.datum, -dts.score, dts.label))
+    key = (dts.datum * max(len(data.labels), 1) + dts.label)[order]
+    o2 = np.argsort(key, kind="stable")
+    ks = key[o2]
+    start = np.r_[True, ks[1:] != ks[:-1]]
+    idx = np.arange(n)
+    rank = np.empty(n, dtype=np.int64)
+    rank[o2] = idx - np.maximum.accumulate(np.where(start, idx, 0))
     keep = rank < max_det
     return order[keep], rank[keep]
 
@@ -190,11 +199,7 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     each detection matched (``Matching.dt_gt``).
     """
     gts, dts = data.groundtruths, data.predictions
-    det, rank = _rank_detections(data, params.max_dets[-1])
-    # keep detections in accumulation order: by label, then as COCOeval's accumulate sees them
-    # (concatenated per image in datum order, stably sorted by descending score)
-    order = np.lexsort((rank, dts.datum[det], -dts.score[det], dts.label[det]))
-    det, rank = det[order], rank[order]
+    det, rank = _rank_detections(data, params.max_dets[-1])  # in accumulation order
     n, G = len(det), len(gts)
     thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
     A, T = len(params.area_ranges), len(thr)
@@ -264,10 +269,14 @@ def _match_step(
         dt_gt[a_i, t_i, d] = g
 
 
-def accumulate(data: DetectionData, m: Matching, params: CocoParams) -> tuple[np.ndarray, np.ndarray]:
+def accumulate(
+    data: DetectionData, m: Matching, params: CocoParams, *, all_precision: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """COCOeval ``accumulate``: precision ``(T, R, K, A, M)`` and recall ``(T, K, A, M)``.
 
     ``-1`` marks a (label, area, max dets) cell with no non-ignored ground truth (undefined).
+    With ``all_precision=False`` precision is computed only for the largest max-dets (the only
+    one COCO's summary reads; the other cells are NaN), which saves most of the work.
     """
     gts, dts = data.groundtruths, data.predictions
     T, R = len(params.iou_thresholds), len(params.recall_thresholds)
@@ -297,7 +306,17 @@ def accumulate(data: DetectionData, m: Matching, params: CocoParams) -> tuple[np
         if isinstance(keep, slice):
             tp_m, fp_m = tp_flag, fp_flag
         else:
-            tp_m, fp_m = np.compress(keep, tp_flag, axis=2), np.compress(keep, fp_flag, axis=2)
+            tp_m = np.compress(keep, tp_flag, axis=2)
+            fp_m = fp_flag if not all_precision else np.compress(keep, fp_flag, axis=2)
+        if not all_precision and mi < M - 1:
+            # recall only: matched-and-counted detections per (area, threshold, label) / npig
+            a_i, t_i, j = np.nonzero(tp_m)
+            tp_tot = np.bincount((a_i * T + t_i) * K + lab_m[j], minlength=A * T * K).reshape(A, T, K).astype(float)
+            live = (npig > 0) & has_any[None, :]  # (A, K)
+            rec = tp_tot / np.maximum(npig, 1)[:, None, :]
+            recall[:, :, :, mi] = np.where(live[:, None, :], rec, -1.0).transpose(1, 2, 0)
+            precision[:, :, :, :, mi] = np.nan
+            continue
         kstart = np.searchsorted(lab_m, np.arange(K + 1), "left")
         for k in np.flatnonzero(has_any):
             s0, s1 = kstart[k], kstart[k + 1]
@@ -395,8 +414,11 @@ class CocoEvaluation:
         return out
 
 
-def evaluate(data: DetectionData, params: CocoParams | None = None) -> CocoEvaluation:
+def evaluate(data: DetectionData, params: CocoParams | None = None, *, all_precision: bool = True) -> CocoEvaluation:
     """Match and accumulate: the numbers behind COCOeval's ``stats`` and every AP/AR metric.
+
+    ``all_precision=False`` skips the precision arrays of the smaller max-dets (see
+    :func:`accumulate`); the 12 summary numbers are unchanged.
 
     Example:
         >>> ev = evaluate(DetectionData([1], np.array([0]), np.array([0]), [("class", "a")],
@@ -407,5 +429,5 @@ def evaluate(data: DetectionData, params: CocoParams | None = None) -> CocoEvalu
     """
     params = params or CocoParams()
     m = match(data, params)
-    precision, recall = accumulate(data, m, params)
+    precision, recall = accumulate(data, m, params, all_precision=all_precision)
     return CocoEvaluation(data, params, m, precision, recall)

@@ -93,4 +93,4 @@ class DetectionEvaluator:
 
     def coco_summary(self) -> MetricSet:
         """The 12 COCO summary numbers as ``COCOSummary`` records."""
-        return coco_summary(self.coco())
+        return coco_summary(evaluate(self.data, CocoParams(iou_type=self.options["iou_type"]), all_precision=False))

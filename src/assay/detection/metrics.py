@@ -199,7 +199,7 @@ def compute_metrics(
         if need_ar:
             out += _ar_records(data, ev, all_t, ar_ious, recall_score_threshold, keys, wanted)
     if "COCOSummary" in wanted:
-        out += list(coco_summary(evaluate(data, CocoParams(iou_type=iou_type))))
+        out += list(coco_summary(evaluate(data, CocoParams(iou_type=iou_type), all_precision=False)))
     if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
         out += _pr_curves(data, iou_type, pr_curve_iou_threshold, md, pr_curve_max_examples, keys, wanted)
     return MetricSet(out)

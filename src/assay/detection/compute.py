@@ -216,18 +216,25 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     pd, pg, iou = pd[live], pg[live], iou[live]
     if len(pd):
         prank = rank[pd]
-        o = np.argsort(prank, kind="stable")
+        o = np.argsort(prank, kind="stable")  # pairs of one detection stay contiguous, in GT order
         pd, pg, iou, prank = pd[o], pg[o], iou[o], prank[o]
+        # COCOeval's choice as one integer maximum per detection: (regular GT first, then the
+        # highest IoU, then the later GT on ties) = (regular bit, exact IoU rank, position)
+        new_seg = np.r_[True, pd[1:] != pd[:-1]]
+        idx = np.arange(len(pd))
+        pos = idx - np.maximum.accumulate(np.where(new_seg, idx, 0))
+        pos_bits = max(1, int(pos.max()).bit_length())
+        iou_rank = np.unique(iou, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        base = (iou_rank << pos_bits) | pos
+        regular = np.int64(1) << (pos_bits + max(1, int(iou_rank.max()).bit_length()))
         steps = np.searchsorted(prank, np.arange(prank[-1] + 2), "left")
         matched = np.zeros((A, T, G), dtype=bool)
-        crowd = gts.crowd
         for r in range(len(steps) - 1):
             a0, a1 = steps[r], steps[r + 1]
             if a0 == a1:
                 continue
-            _match_step(
-                pd[a0:a1], pg[a0:a1], iou[a0:a1], thr, crowd, gt_ignore, matched, dtm, dt_ig, dt_gt
-            )
+            _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1, thr,
+                        gts.crowd, gt_ignore, matched, dtm, dt_ig, dt_gt)
     dt_ig |= ~dtm & dt_out[:, None, :]
     return Matching(det=det, rank=rank, dtm=dtm, dt_ignore=dt_ig, gt_ignore=gt_ignore, dt_gt=dt_gt)
 
@@ -236,6 +243,9 @@ def _match_step(
     pd: np.ndarray,
     pg: np.ndarray,
     iou: np.ndarray,
+    base: np.ndarray,
+    regular: np.int64,
+    pos_mask: int,
     thr: np.ndarray,
     crowd: np.ndarray,
     gt_ignore: np.ndarray,
@@ -245,22 +255,15 @@ def _match_step(
     dt_gt: np.ndarray | None,
 ) -> None:
     """One rank step: at most one detection per (datum, label) group, all pairs of them."""
-    P = len(pd)
     seg_start = np.flatnonzero(np.r_[True, pd[1:] != pd[:-1]])
-    seg_of = np.cumsum(np.r_[True, pd[1:] != pd[:-1]]) - 1
-    ok = ~matched[:, :, pg]  # (A, T, P): still free
-    ok |= crowd[pg]  # a crowd region can be matched again
-    ok &= iou[None, None, :] >= thr[None, :, None]
-    ig = gt_ignore[:, pg][:, None, :]  # (A, 1, P)
-    has_regular = np.logical_or.reduceat(ok & ~ig, seg_start, axis=2)  # (A, T, S)
-    cand = ok & (ig ^ has_regular[:, :, seg_of])
-    val = np.where(cand, iou[None, None, :], -1.0)
-    best = np.maximum.reduceat(val, seg_start, axis=2)
-    isbest = cand & (val == best[:, :, seg_of])
-    pos = np.where(isbest, np.arange(P)[None, None, :], -1)
-    chosen = np.maximum.reduceat(pos, seg_start, axis=2)  # (A, T, S): last best pair or -1
-    a_i, t_i, s_i = np.nonzero(chosen >= 0)
-    p_i = chosen[a_i, t_i, s_i]
+    free = ~matched[:, :, pg]  # (A, T, P): still free ...
+    free |= crowd[pg]  # ... a crowd region always is ...
+    free &= (iou[None, :] >= thr[:, None])[None]  # ... and close enough
+    key = base[None, :] + np.where(gt_ignore[:, pg], 0, regular)  # (A, P)
+    val = np.where(free, key[:, None, :], -1)
+    best = np.maximum.reduceat(val, seg_start, axis=2)  # (A, T, S)
+    a_i, t_i, s_i = np.nonzero(best >= 0)
+    p_i = seg_start[s_i] + (best[a_i, t_i, s_i] & pos_mask)
     g, d = pg[p_i], pd[p_i]
     matched[a_i, t_i, g] = True
     dtm[a_i, t_i, d] = True

@@ -39,6 +39,7 @@ import itertools
 import math
 import re
 from collections.abc import Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +232,7 @@ class _Result(msgspec.Struct, gc=False):
     image_id: int | str
     category_id: int | str
     score: float
-    bbox: list[float] | None = None
+    bbox: tuple[float, float, float, float] | None = None
     segmentation: Any = None
 
 
@@ -255,6 +256,8 @@ def _load_results(source: Any) -> Any:
         m = re.search(r"\$\[(\d+)\](?:\.(\w+))?", str(e))
         rec = f"annotation {m.group(1)}" if m else None
         field = m.group(2) if m and m.group(2) else None
+        if field == "bbox":  # e.g. an empty or short bbox: the generic path reports or accepts it as COCO does
+            return read_json(raw, name=str(path))
         reason = str(e).split(" - at ")[0]
         if "missing required field" in reason:
             field = reason.split("`")[1] if "`" in reason else field
@@ -268,11 +271,11 @@ def _result_columns(dt: list[Any], source: str) -> dict[str, Any]:
     """Columns of a COCO results list (msgspec structs or dicts)."""
     n = len(dt)
     if n and isinstance(dt[0], _Result):
-        img = [r.image_id for r in dt]
-        cat = [r.category_id for r in dt]
-        score = np.fromiter((r.score for r in dt), dtype=np.float64, count=n)
-        bbox = [r.bbox for r in dt]
-        seg = [r.segmentation for r in dt]
+        img = list(map(attrgetter("image_id"), dt))
+        cat = list(map(attrgetter("category_id"), dt))
+        score = np.fromiter(map(attrgetter("score"), dt), dtype=np.float64, count=n)
+        bbox = list(map(attrgetter("bbox"), dt))
+        seg = list(map(attrgetter("segmentation"), dt))
     else:
         for i, a in enumerate(dt):
             if not isinstance(a, dict) or "category_id" not in a:
@@ -302,10 +305,10 @@ def _id_array(ids: list[Any]) -> np.ndarray:
 def _boxes(boxes: list[Any], source: str, anns: list[dict] | None, img: Any) -> np.ndarray:
     n = len(boxes)
     try:
+        if n and set(map(len, boxes)) != {4}:
+            raise ValueError
         flat = np.fromiter(itertools.chain.from_iterable(boxes), dtype=np.float64, count=4 * n)
         arr = flat.reshape(n, 4)
-        if any(len(b) != 4 for b in boxes):
-            raise ValueError
     except (TypeError, ValueError):
         i = next(i for i, b in enumerate(boxes) if not isinstance(b, (list, tuple)) or len(b) != 4)
         raise InvalidInputError("bbox must be [x, y, width, height]", source=source,

@@ -311,16 +311,19 @@ def accumulate(
         else:
             tp_m = np.compress(keep, tp_flag, axis=2)
             fp_m = fp_flag if not all_precision else np.compress(keep, fp_flag, axis=2)
+        kstart = np.searchsorted(lab_m, np.arange(K + 1), "left")
         if not all_precision and mi < M - 1:
             # recall only: matched-and-counted detections per (area, threshold, label) / npig
-            a_i, t_i, j = np.nonzero(tp_m)
-            tp_tot = np.bincount((a_i * T + t_i) * K + lab_m[j], minlength=A * T * K).reshape(A, T, K).astype(float)
+            tp_tot = np.zeros((A, T, K))
+            nonempty = kstart[:-1] < kstart[1:]
+            if nonempty.any():
+                sums = np.add.reduceat(tp_m, kstart[:-1][nonempty], axis=2, dtype=np.int64)
+                tp_tot[:, :, nonempty] = sums
             live = (npig > 0) & has_any[None, :]  # (A, K)
             rec = tp_tot / np.maximum(npig, 1)[:, None, :]
             recall[:, :, :, mi] = np.where(live[:, None, :], rec, -1.0).transpose(1, 2, 0)
             precision[:, :, :, :, mi] = np.nan
             continue
-        kstart = np.searchsorted(lab_m, np.arange(K + 1), "left")
         for k in np.flatnonzero(has_any):
             s0, s1 = kstart[k], kstart[k + 1]
             nd = int(s1 - s0)
@@ -332,8 +335,9 @@ def accumulate(
                 precision[:, :, k, live, mi] = 0.0
                 continue
             n_a = npig[live, k].astype(np.float64)[:, None, None]  # (a, 1, 1)
-            tp = np.cumsum(tp_m[live, :, s0:s1], axis=2, dtype=np.float64)  # (a, T, nd), exact counts
-            fp = np.cumsum(fp_m[live, :, s0:s1], axis=2, dtype=np.float64)
+            rows = slice(None) if len(live) == A else live  # a view when every area range counts
+            tp = np.cumsum(tp_m[rows, :, s0:s1], axis=2, dtype=np.float64)  # (a, T, nd), exact counts
+            fp = np.cumsum(fp_m[rows, :, s0:s1], axis=2, dtype=np.float64)
             rc = tp / n_a
             pr = tp / (fp + tp + np.spacing(1))
             recall[:, k, live, mi] = rc[:, :, -1].T

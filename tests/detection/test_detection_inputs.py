@@ -116,3 +116,23 @@ def test_degenerate_inputs_are_defined_or_explicitly_undefined():
     assert ms.get("mAP", iou_threshold=0.5).value == 0.0  # only 'cat' counts: defined
     empty = compute_metrics(parse_datums([], []), metrics=["mAP"])
     assert len(empty) == 0
+
+
+def test_coco_results_file_errors_name_the_result(tmp_path):
+    g, p = tmp_path / "gt.json", tmp_path / "dt.json"
+    g.write_text(json.dumps(coco_gt()))
+    ok = {"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "score": 0.9}
+    p.write_text(json.dumps([ok, {**ok, "bbox": [0, 0, 4]}]))
+    with pytest.raises(InvalidInputError, match="annotation 1.*bbox must be"):
+        load_coco(g, p)
+    p.write_text(json.dumps([ok, {**ok, "score": "high"}]))
+    with pytest.raises(InvalidInputError) as e:
+        load_coco(g, p)
+    assert e.value.record == "annotation 1" and e.value.field == "score"
+    p.write_text(json.dumps([ok, {k: v for k, v in ok.items() if k != "category_id"}]))
+    with pytest.raises(InvalidInputError, match="category_id"):
+        load_coco(g, p)
+    # the typed fast path and the dict path read the same data identically
+    p.write_text(json.dumps([ok, {**ok, "image_id": 2, "score": 0.5}]))
+    a, b = load_coco(g, p), load_coco(coco_gt(), json.loads(p.read_text()))
+    assert np.array_equal(a.predictions.box, b.predictions.box) and np.array_equal(a.predictions.datum, b.predictions.datum)

@@ -220,10 +220,22 @@ TOOLS = {
 }
 
 
+def _peak_mb() -> float:
+    """This process's peak RSS (VmHWM). Unlike ru_maxrss it is not inherited across exec,
+    so it does not include the parent's memory."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _child(name, gt_path, dt_path, iou_type, q):
     try:
         out = TOOLS[name](gt_path, dt_path, iou_type)
-        out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        out["peak_mb"] = _peak_mb()
         q.put(out)
     except ImportError as e:
         q.put({"skipped": f"not installed ({e.name})"})
@@ -241,13 +253,18 @@ def run_tool(name, gt_path, dt_path, iou_type):
     return out
 
 
-def bench(label, gt, dt, iou_type, tools):
+def write_files(gt, dt):
     tmp = Path(tempfile.mkdtemp(prefix="assay-bench-"))
     gp, dp = tmp / "gt.json", tmp / "dt.json"
     gp.write_text(json.dumps(gt))
     dp.write_text(json.dumps(dt))
-    print(f"\n== {label}: {len(gt['images'])} images, {len(gt['annotations'])} ground truths, {len(dt)} detections, "
-          f"{iou_type}; files {gp.stat().st_size / 1e6:.0f} + {dp.stat().st_size / 1e6:.0f} MB")
+    desc = f"{len(gt['images'])} images, {len(gt['annotations'])} ground truths, {len(dt)} detections"
+    return tmp, gp, dp, desc
+
+
+def bench(label, files, iou_type, tools):
+    tmp, gp, dp, desc = files
+    print(f"\n== {label}: {desc}, {iou_type}; files {gp.stat().st_size / 1e6:.0f} + {dp.stat().st_size / 1e6:.0f} MB")
     t = time.perf_counter()
     json.loads(dp.read_text()), json.loads(gp.read_text())
     print(f"   reading both files with the json module alone: {time.perf_counter() - t:.2f} s")
@@ -294,13 +311,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     tools = [t for t in args.only.split(",") if t in TOOLS]
     t = time.perf_counter()
-    gt, dt = generate(args.images, segm=False, seed=args.seed)
+    files = write_files(*generate(args.images, segm=False, seed=args.seed))
     print(f"generated bbox data in {time.perf_counter() - t:.1f} s")
-    bench("bbox", gt, dt, "bbox", tools)
-    del gt, dt
-    if not args.skip_segm:
-        gt, dt = generate(args.segm_images, segm=True, seed=args.seed + 1)
-        bench("segm", gt, dt, "segm", [x for x in tools if x != "valor-lite"])
+    segm_files = None if args.skip_segm else write_files(*generate(args.segm_images, segm=True, seed=args.seed + 1))
+    import gc
+
+    gc.collect()  # the generated objects are gone: tools start from files only
+    bench("bbox", files, "bbox", tools)
+    if segm_files is not None:
+        bench("segm", segm_files, "segm", [x for x in tools if x != "valor-lite"])
     return 0
 
 

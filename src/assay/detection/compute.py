@@ -177,9 +177,14 @@ def pair_ious(data: DetectionData, det: np.ndarray, iou_type: str) -> tuple[np.n
     gorder = np.argsort(gkey, kind="stable")
     gsorted = gkey[gorder]
     dkey = dts.datum[det] * L + dts.label[det]
-    lo = np.searchsorted(gsorted, dkey, "left")
-    hi = np.searchsorted(gsorted, dkey, "right")
-    cnt = hi - lo
+    space = data.n_datums * L
+    if space <= 4 * (len(gkey) + len(dkey)) + (1 << 20):  # dense group table: O(n) lookups
+        gcount = np.bincount(gkey, minlength=space)
+        lo = (np.cumsum(gcount) - gcount)[dkey]
+        cnt = gcount[dkey]
+    else:
+        lo = np.searchsorted(gsorted, dkey, "left")
+        cnt = np.searchsorted(gsorted, dkey, "right") - lo
     total = int(cnt.sum())
     pd = np.repeat(np.arange(len(det)), cnt)
     off = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
@@ -228,13 +233,16 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
         base = (iou_rank << pos_bits) | pos
         regular = np.int64(1) << (pos_bits + max(1, int(iou_rank.max()).bit_length()))
         steps = np.searchsorted(prank, np.arange(prank[-1] + 2), "left")
-        matched = np.zeros((A, T, G), dtype=bool)
+        # state and per-pair arrays are laid out pair-major, (P, A, T): the per-detection
+        # reductions then run over the first axis with contiguous inner loops
+        matched = np.zeros((G, A, T), dtype=bool)
+        ignore_ga = np.ascontiguousarray(gt_ignore.T)  # (G, A)
         for r in range(len(steps) - 1):
             a0, a1 = steps[r], steps[r + 1]
             if a0 == a1:
                 continue
             _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1, thr,
-                        gts.crowd, gt_ignore, matched, dtm, dt_ig, dt_gt)
+                        gts.crowd, ignore_ga, matched, dtm, dt_ig, dt_gt)
     dt_ig |= ~dtm & dt_out[:, None, :]
     return Matching(det=det, rank=rank, dtm=dtm, dt_ignore=dt_ig, gt_ignore=gt_ignore, dt_gt=dt_gt)
 
@@ -248,26 +256,30 @@ def _match_step(
     pos_mask: int,
     thr: np.ndarray,
     crowd: np.ndarray,
-    gt_ignore: np.ndarray,
+    ignore_ga: np.ndarray,
     matched: np.ndarray,
     dtm: np.ndarray,
     dt_ig: np.ndarray,
     dt_gt: np.ndarray | None,
 ) -> None:
-    """One rank step: at most one detection per (datum, label) group, all pairs of them."""
+    """One rank step: at most one detection per (datum, label) group, all pairs of them.
+
+    ``matched`` is ``(G, A, T)`` and ``ignore_ga`` ``(G, A)``; ``dtm``/``dt_ig``/``dt_gt`` are ``(A, T, n)``.
+    """
     seg_start = np.flatnonzero(np.r_[True, pd[1:] != pd[:-1]])
-    free = ~matched[:, :, pg]  # (A, T, P): still free ...
-    free |= crowd[pg]  # ... a crowd region always is ...
-    free &= (iou[None, :] >= thr[:, None])[None]  # ... and close enough
-    key = base[None, :] + np.where(gt_ignore[:, pg], 0, regular)  # (A, P)
-    val = np.where(free, key[:, None, :], -1)
-    best = np.maximum.reduceat(val, seg_start, axis=2)  # (A, T, S)
-    a_i, t_i, s_i = np.nonzero(best >= 0)
-    p_i = seg_start[s_i] + (best[a_i, t_i, s_i] & pos_mask)
+    free = ~matched[pg]  # (P, A, T): still free ...
+    free |= crowd[pg][:, None, None]  # ... a crowd region always is ...
+    free &= (iou[:, None] >= thr[None, :])[:, None, :]  # ... and close enough
+    ig = ignore_ga[pg]  # (P, A)
+    key = np.where(ig, base[:, None], base[:, None] + regular)  # (P, A)
+    val = np.where(free, key[:, :, None], -1)
+    best = np.maximum.reduceat(val, seg_start, axis=0)  # (S, A, T)
+    s_i, a_i, t_i = np.nonzero(best >= 0)
+    p_i = seg_start[s_i] + (best[s_i, a_i, t_i] & pos_mask)
     g, d = pg[p_i], pd[p_i]
-    matched[a_i, t_i, g] = True
+    matched[g, a_i, t_i] = True
     dtm[a_i, t_i, d] = True
-    dt_ig[a_i, t_i, d] = gt_ignore[a_i, g]
+    dt_ig[a_i, t_i, d] = ignore_ga[g, a_i]
     if dt_gt is not None:
         dt_gt[a_i, t_i, d] = g
 

@@ -327,10 +327,8 @@ def accumulate(
         if not all_precision and mi < M - 1:
             # recall only: matched-and-counted detections per (area, threshold, label) / npig
             tp_tot = np.zeros((A, T, K))
-            nonempty = kstart[:-1] < kstart[1:]
-            if nonempty.any():
-                sums = np.add.reduceat(tp_m, kstart[:-1][nonempty], axis=2, dtype=np.int64)
-                tp_tot[:, :, nonempty] = sums
+            for k in np.flatnonzero(kstart[:-1] < kstart[1:]):
+                tp_tot[:, :, k] = np.count_nonzero(tp_m[:, :, kstart[k] : kstart[k + 1]], axis=2)
             live = (npig > 0) & has_any[None, :]  # (A, K)
             rec = tp_tot / np.maximum(npig, 1)[:, None, :]
             recall[:, :, :, mi] = np.where(live[:, None, :], rec, -1.0).transpose(1, 2, 0)
@@ -348,8 +346,9 @@ def accumulate(
                 continue
             n_a = npig[live, k].astype(np.float64)[:, None, None]  # (a, 1, 1)
             rows = slice(None) if len(live) == A else live  # a view when every area range counts
-            tp = np.cumsum(tp_m[rows, :, s0:s1], axis=2, dtype=np.float64)  # (a, T, nd), exact counts
-            fp = np.cumsum(fp_m[rows, :, s0:s1], axis=2, dtype=np.float64)
+            # exact counts; an int32 cumsum then a cast is ~3x faster than a float64 cumsum of bools
+            tp = np.cumsum(tp_m[rows, :, s0:s1], axis=2, dtype=np.int32).astype(np.float64)  # (a, T, nd)
+            fp = np.cumsum(fp_m[rows, :, s0:s1], axis=2, dtype=np.int32).astype(np.float64)
             rc = tp / n_a
             pr = tp / (fp + tp + np.spacing(1))
             recall[:, k, live, mi] = rc[:, :, -1].T

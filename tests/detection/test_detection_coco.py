@@ -6,6 +6,8 @@ import io
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
@@ -108,3 +110,48 @@ def test_no_detections_and_no_groundtruths_give_minus_one_like_cocoeval():
     _, dt = make_coco(n_images=5, seed=3)
     ours = evaluate(load_coco(gt_empty, dt))
     assert (ours.stats() == -1).all()
+
+
+@st.composite
+def tiny_coco(draw):
+    """Small COCO datasets built to collide: integer boxes (equal IoUs), few score values (ties),
+    crowds, duplicates, all three area ranges, images without ground truths or detections."""
+    n_img = draw(st.integers(1, 4))
+    n_cat = draw(st.integers(1, 3))
+    size = st.sampled_from([2, 5, 20, 40, 100, 150])
+    anns, dets = [], []
+    for img in range(1, n_img + 1):
+        for _ in range(draw(st.integers(0, 5))):
+            x, y = draw(st.integers(0, 60)), draw(st.integers(0, 60))
+            w, h = draw(size), draw(size)
+            box = [x, y, w, h]
+            cat = draw(st.integers(1, n_cat))
+            crowd = int(draw(st.integers(0, 5)) == 0)
+            for _ in range(1 + int(draw(st.integers(0, 4)) == 0)):  # sometimes an exact duplicate
+                anns.append({"id": len(anns) + 1, "image_id": img, "category_id": cat, "bbox": box,
+                             "area": float(w * h), "iscrowd": crowd})
+            for _ in range(draw(st.integers(0, 3))):  # detections near this object
+                dx, dy = draw(st.integers(-3, 3)), draw(st.integers(-3, 3))
+                dets.append({"image_id": img, "category_id": draw(st.integers(1, n_cat)),
+                             "bbox": [x + dx, y + dy, max(1, w + dx), max(1, h + dy)],
+                             "score": draw(st.sampled_from([0.2, 0.5, 0.5, 0.9]))})
+        for _ in range(draw(st.integers(0, 2))):  # background detections
+            dets.append({"image_id": img, "category_id": draw(st.integers(1, n_cat)),
+                         "bbox": [draw(st.integers(0, 90)), draw(st.integers(0, 90)), draw(size), draw(size)],
+                         "score": draw(st.sampled_from([0.2, 0.5, 0.9]))})
+    gt = {"images": [{"id": i, "width": 300, "height": 300} for i in range(n_img, 0, -1)],
+          "categories": [{"id": c, "name": f"c{c}"} for c in range(1, n_cat + 1)], "annotations": anns}
+    return gt, dets
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_coco(), st.sampled_from([(1, 10, 100), (1, 2, 3)]))
+def test_random_collisions_match_pycocotools(case, max_dets):
+    gt, dt = case
+    if not dt:
+        return  # pycocotools' loadRes cannot take an empty list
+    peer = run_pycocotools(gt, dt, "bbox", maxDets=list(max_dets))
+    ours = evaluate(load_coco(gt, dt), CocoParams(max_dets=max_dets))
+    K = len(peer.params.catIds)
+    np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
+    np.testing.assert_allclose(ours.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)

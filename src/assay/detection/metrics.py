@@ -47,10 +47,9 @@ from assay.detection.compute import (
     CocoParams,
     evaluate,
     match,
-    pair_ious,
 )
 from assay.detection.geometry import box_iou, segm_iou
-from assay.detection.types import BOX, POLYGON, RASTER, DetectionData
+from assay.detection.types import POLYGON, RASTER, DetectionData
 from assay.errors import UndefinedMetricError
 from assay.results import Metric, MetricSet, undefined
 

@@ -301,10 +301,8 @@ def accumulate(
     det = m.det
     lab = dts.label[det]
     lab_o, rank_o = lab, m.rank  # match() returns detections in accumulation order
-    counted = ~m.dt_ignore
-    tp_flag = m.dtm & counted  # (A, T, n)
-    fp_flag = ~m.dtm & counted
-    del counted
+    tp_flag = m.dtm & ~m.dt_ignore  # (A, T, n); every other kept detection is an FP or ignored
+    ig_flag = m.dt_ignore
     gt_count = np.bincount(gts.label, minlength=K)
     npig = np.zeros((A, K), dtype=np.int64)
     for a in range(A):
@@ -319,10 +317,10 @@ def accumulate(
             keep = rank_o < max_det
             lab_m = lab_o[keep]
         if isinstance(keep, slice):
-            tp_m, fp_m = tp_flag, fp_flag
+            tp_m, ig_m = tp_flag, ig_flag
         else:
             tp_m = np.compress(keep, tp_flag, axis=2)
-            fp_m = fp_flag if not all_precision else np.compress(keep, fp_flag, axis=2)
+            ig_m = ig_flag if not all_precision else np.compress(keep, ig_flag, axis=2)
         kstart = np.searchsorted(lab_m, np.arange(K + 1), "left")
         if not all_precision and mi < M - 1:
             # recall only: matched-and-counted detections per (area, threshold, label) / npig
@@ -344,44 +342,75 @@ def accumulate(
                 recall[:, k, live, mi] = 0.0
                 precision[:, :, k, live, mi] = 0.0
                 continue
-            n_a = npig[live, k].astype(np.float64)[:, None, None]  # (a, 1, 1)
             rows = slice(None) if len(live) == A else live  # a view when every area range counts
-            # exact counts; an int32 cumsum then a cast is ~3x faster than a float64 cumsum of bools
-            tp = np.cumsum(tp_m[rows, :, s0:s1], axis=2, dtype=np.int32).astype(np.float64)  # (a, T, nd)
-            fp = np.cumsum(fp_m[rows, :, s0:s1], axis=2, dtype=np.int32).astype(np.float64)
-            rc = tp / n_a
-            pr = tp / (fp + tp + np.spacing(1))
-            recall[:, k, live, mi] = rc[:, :, -1].T
-            pr = np.maximum.accumulate(pr[:, :, ::-1], axis=2)[:, :, ::-1]
-            inds = _first_reaching(tp, n_a[:, 0, 0], rec_thr)  # (a, T, R)
-            ok = inds < nd
-            q = np.take_along_axis(pr, np.minimum(inds, nd - 1), axis=2)
-            q[~ok] = 0.0
+            q, rec = _interpolated_precision(tp_m[rows, :, s0:s1], ig_m[rows, :, s0:s1], npig[live, k], rec_thr)
+            recall[:, k, live, mi] = rec.T
             precision[:, :, k, live, mi] = q.transpose(1, 2, 0)
     return precision, recall
 
 
-def _first_reaching(tp: np.ndarray, npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:
-    """``searchsorted(tp / npig, rec_thr, "left")`` for every row of ``tp`` (a, T, nd) at once.
+def _points_needed(npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:
+    """Per area row and recall point, the smallest TP count ``c`` with ``c / npig >= r``.
 
-    ``tp`` holds non-decreasing integer counts, so ``tp[i] / npig >= r`` first holds where
-    ``tp[i]`` reaches the smallest integer ``c`` with ``c / npig >= r`` (computed with the
-    same float division); one integer searchsorted over row-offset keys then answers all rows.
+    Evaluated with the same float division COCOeval's ``searchsorted(tp / npig, r)`` performs,
+    so "the first detection reaching recall r" is exactly "the c-th true positive".
     """
-    a, T, nd = tp.shape
-    base = np.floor(rec_thr[None, :] * npig[:, None]) - 1.0  # (a, R)
-    c = np.maximum(base, 0.0)
-    for _ in range(4):  # advance to the first integer whose float ratio reaches r
-        short = (c / npig[:, None]) < rec_thr[None, :]
+    n = npig.astype(np.float64)[:, None]
+    c = np.maximum(np.floor(rec_thr[None, :] * n) - 1.0, 0.0)
+    for _ in range(4):  # at most a step or two past floor(r * npig) - 1
+        short = (c / n) < rec_thr[None, :]
         if not short.any():
             break
         c = c + short
-    c = np.minimum(c, nd + 1.0)  # never reached: lands at the end of its own row
-    rows = np.arange(a * T, dtype=np.float64).reshape(a, T, 1) * (nd + 2)
-    keys = (tp + rows).reshape(-1)
-    targets = (c[:, None, :] + rows).reshape(-1)
-    pos = np.searchsorted(keys, targets, side="left").reshape(a, T, -1)
-    return pos - (np.arange(a * T).reshape(a, T, 1) * nd)
+    return c.astype(np.int64)
+
+
+def _interpolated_precision(
+    tp: np.ndarray, ignored: np.ndarray, npig: np.ndarray, rec_thr: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """COCOeval's interpolated precision at the recall points, for one label.
+
+    Args:
+        tp: ``(a, T, nd)`` bool, counted true positives in accumulation order.
+        ignored: ``(a, T, nd)`` bool, ignored detections (every other one is a false positive).
+        npig: ``(a,)`` non-ignored ground truths.
+        rec_thr: the recall points.
+
+    Returns ``q (a, T, R)`` and the final recall ``(a, T)``.
+
+    Only true-positive positions are visited: the precision read at a recall point sits on a
+    true positive (recall only rises there), and the running maximum from the right is attained
+    on a true positive too (between two of them precision only falls). The values are computed
+    with COCOeval's expression ``tp / (fp + tp + eps)`` on the same counts, so they are identical.
+    """
+    a, T, nd = tp.shape
+    nrow = a * T
+    row, pos = np.nonzero(tp.reshape(nrow, nd))  # row-major: grouped by row, ascending position
+    cnt = np.bincount(row, minlength=nrow)
+    first = np.cumsum(cnt) - cnt
+    tpc = np.arange(len(row)) - first[row] + 1  # true positives so far, at each true positive
+    irow, ipos = np.nonzero(ignored.reshape(nrow, nd))
+    if len(irow):  # ignored detections before each true positive
+        ikey = irow * (nd + 1) + ipos
+        igc = np.searchsorted(ikey, row * (nd + 1) + pos, "right") - np.searchsorted(ikey, row * (nd + 1), "left")
+    else:
+        igc = 0
+    tp_f = tpc.astype(np.float64)
+    fp_f = (pos + 1 - tpc - igc).astype(np.float64)
+    pr = tp_f / (fp_f + tp_f + np.spacing(1))
+    q = np.zeros((nrow, len(rec_thr)))
+    if len(pr):
+        # running maximum from the right within each row, exactly: on the integer ranks of the
+        # values, with rows offset so that the maximum restarts at each row
+        uniq, rnk = np.unique(pr, return_inverse=True)
+        offset = (nrow - 1 - row) * len(uniq)
+        smax = uniq[np.maximum.accumulate((offset + rnk.reshape(-1))[::-1])[::-1] - offset]
+        c = np.repeat(_points_needed(npig, rec_thr), T, axis=0)  # (nrow, R)
+        reach = (c <= cnt[:, None]) & (cnt[:, None] > 0)
+        idx = first[:, None] + np.maximum(c - 1, 0)
+        q[reach] = smax[idx[reach]]
+    recall = cnt.reshape(a, T) / npig.astype(np.float64)[:, None]
+    return q.reshape(a, T, -1), recall
 
 
 def summarize(precision: np.ndarray, recall: np.ndarray, params: CocoParams) -> np.ndarray:

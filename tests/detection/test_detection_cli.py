@@ -75,3 +75,17 @@ def test_segmentation_command(tmp_path):
     p.write_text(json.dumps({"uid": "a", "annotations": [{"label": "road", "box": [3, 0, 1, 4]}]}))
     r = runner.invoke(app, ["segmentation", "--groundtruths", str(g), "--predictions", str(p)])
     assert r.exit_code == 2 and "xmax < xmin" in r.output
+
+
+def test_jsonl_segm_with_coco_summary(tmp_path):
+    g, p, out = tmp_path / "g.jsonl", tmp_path / "p.jsonl", tmp_path / "m.json"
+    g.write_text(json.dumps({"uid": "a", "height": 50, "width": 50, "annotations": [
+        {"label": "x", "polygon": [[[0, 0], [40, 0], [40, 40], [0, 40], [0, 0]]]}]}))
+    p.write_text(json.dumps({"uid": "a", "annotations": [{"label": "x", "score": 0.7, "box": [0, 0, 40, 40]}]}))
+    r = runner.invoke(app, ["detection", "--groundtruths", str(g), "--predictions", str(p), "--iou-type", "segm",
+                            "--coco", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0].endswith("= 1.000")
+    recs = json.loads(out.read_text())
+    assert {m["type"] for m in recs} == {"COCOSummary"}
+    assert recs[0]["value"] == pytest.approx(1.0)

@@ -155,3 +155,16 @@ def test_segm_mixed_kinds_raster_vs_polygon():
     ev = evaluate(data, CocoParams(iou_type="segm", iou_thresholds=[0.5, 0.51]))
     # IoU = 18 / 36 = 0.5 exactly: matched at 0.5, not at 0.51
     assert ev.matching.dtm[0, :, 0].tolist() == [True, False]
+
+
+def test_polygon_with_hole_against_box_and_raster():
+    ring = [[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]
+    hole = [[3, 3], [7, 3], [7, 7], [3, 7], [3, 3]]
+    m = np.zeros((12, 12), np.uint8, order="F")
+    m[0:10, 0:10] = 1
+    full = {"size": [12, 12], "counts": mask_utils.encode(m)["counts"].decode()}
+    gt = [{"uid": "a", "height": 12, "width": 12, "annotations": [{"label": "x", "polygon": [ring, hole]}]}]
+    for pred in ({"box": [0, 0, 10, 10]}, {"mask_rle": full}):
+        pr = [{"uid": "a", "annotations": [{"label": "x", "score": 0.9, **pred}]}]
+        ev = evaluate(parse_datums(gt, pr), CocoParams(iou_type="segm", iou_thresholds=[0.84, 0.8401]))
+        assert ev.matching.dtm[0, :, 0].tolist() == [True, False]  # IoU = 84 / 100 exactly

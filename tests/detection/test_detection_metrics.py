@@ -168,3 +168,23 @@ def test_polygon_with_hole_against_box_and_raster():
         pr = [{"uid": "a", "annotations": [{"label": "x", "score": 0.9, **pred}]}]
         ev = evaluate(parse_datums(gt, pr), CocoParams(iou_type="segm", iou_thresholds=[0.84, 0.8401]))
         assert ev.matching.dtm[0, :, 0].tolist() == [True, False]  # IoU = 84 / 100 exactly
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 10_000))
+def test_rle_roundtrip_and_pixel_iou(h, w, seed):
+    from assay.detection import mask_to_rle, rle_to_mask
+
+    rng = np.random.default_rng(seed)
+    a, b = rng.random((h, w)) < 0.5, rng.random((h, w)) < 0.5
+    ra, rb = mask_to_rle(a), mask_to_rle(b)
+    assert (rle_to_mask(ra) == a).all() and ra["size"] == [h, w] and isinstance(ra["counts"], str)
+    if (a | b).any():
+        want = (a & b).sum() / (a | b).sum()
+        gt = [{"uid": "u", "height": h, "width": w, "annotations": [{"label": "x", "mask_rle": ra}]}]
+        pr = [{"uid": "u", "annotations": [{"label": "x", "score": 0.5, "mask_rle": rb}]}]
+        data = parse_datums(gt, pr)
+        from assay.detection.geometry import segm_iou
+
+        got = segm_iou(data.predictions, data.groundtruths, np.array([0]), np.array([0]))[0]
+        assert got == pytest.approx(want, abs=1e-12)

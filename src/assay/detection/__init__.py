@@ -7,14 +7,15 @@ Public API:
   mAR, PrecisionRecallCurve, DetailedPrecisionRecallCurve, COCOSummary).
 * :func:`evaluate` + :class:`CocoParams`: COCOeval's precision/recall arrays and 12 summary stats.
 * :class:`DetectionEvaluator`: add()/merge()/compute() over batches.
-* geometry: :func:`box_iou`, :func:`box_iou_matrix`, :func:`raster_to_polygon`.
+* geometry: :func:`box_iou`, :func:`box_iou_matrix`, :func:`raster_to_polygon`, :func:`mask_to_rle`,
+  :func:`rle_to_mask` (COCO RLE in and out through pycocotools).
 
 See ``docs/detection.md``.
 """
 
 from assay.detection.compute import CocoEvaluation, CocoParams, evaluate
 from assay.detection.evaluator import DetectionEvaluator
-from assay.detection.geometry import box_iou, box_iou_matrix, raster_to_polygon
+from assay.detection.geometry import box_iou, box_iou_matrix, mask_to_rle, raster_to_polygon, rle_to_mask
 from assay.detection.io import load_coco, load_jsonl, parse_datums
 from assay.detection.metrics import (
     DEFAULT_METRICS,
@@ -41,6 +42,8 @@ __all__ = [
     "evaluate",
     "load_coco",
     "load_jsonl",
+    "mask_to_rle",
     "parse_datums",
     "raster_to_polygon",
+    "rle_to_mask",
 ]

@@ -36,6 +36,8 @@ __all__ = [
     "segm_iou",
     "raster_to_polygon",
     "polygon_to_rle",
+    "mask_to_rle",
+    "rle_to_mask",
     "rle_area",
     "rle_bbox",
 ]
@@ -74,6 +76,31 @@ def box_iou_matrix(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray | None = No
     di = np.repeat(np.arange(nd), ng)
     gi = np.tile(np.arange(ng), nd)
     return box_iou(dt[di], gt[gi], crowd[gi]).reshape(nd, ng)
+
+
+def mask_to_rle(mask: np.ndarray) -> dict[str, Any]:
+    """Encode a boolean ``(height, width)`` mask as a COCO RLE ``{"size", "counts"}`` (counts a str).
+
+    Example:
+        >>> m = np.zeros((3, 4), bool); m[1, 1:3] = True
+        >>> r = mask_to_rle(m); r["size"], bool((rle_to_mask(r) == m).all())
+        ([3, 4], True)
+    """
+    m = np.asfortranarray(np.asarray(mask, dtype=np.uint8))
+    if m.ndim != 2:
+        raise ValueError(f"mask must be 2-D, got shape {m.shape}")
+    r = mask_utils.encode(m)
+    return {"size": [int(m.shape[0]), int(m.shape[1])], "counts": r["counts"].decode("ascii")}
+
+
+def rle_to_mask(rle: dict[str, Any]) -> np.ndarray:
+    """Decode a COCO RLE (compressed or uncompressed counts) to a boolean mask."""
+    h, w = (int(v) for v in rle["size"])
+    if isinstance(rle["counts"], list):
+        rle = mask_utils.frPyObjects(rle, h, w)
+    elif isinstance(rle["counts"], str):
+        rle = {"size": [h, w], "counts": rle["counts"].encode("ascii")}
+    return mask_utils.decode(rle).astype(bool)
 
 
 def rle_area(rles: list[dict[str, Any]]) -> np.ndarray:

@@ -136,6 +136,19 @@ class Matching:
     dt_gt: np.ndarray | None = None
 
 
+def _stable_order(*keys: np.ndarray) -> np.ndarray:
+    """``np.lexsort(keys)`` (last key most significant) as successive stable argsorts; integer
+    keys that fit in 16 bits are sorted as uint16, which numpy radix-sorts."""
+    order: np.ndarray | None = None
+    for k in keys:
+        if k.dtype.kind in "iu" and len(k) and k.min() >= 0 and k.max() < 65536:
+            k = k.astype(np.uint16)
+        kk = k if order is None else k[order]
+        o = np.argsort(kk, kind="stable")
+        order = o if order is None else order[o]
+    return order if order is not None else np.zeros(0, np.int64)
+
+
 def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.ndarray]:
     """Kept detections in accumulation order, with their rank in their (datum, label) group.
 
@@ -147,9 +160,9 @@ def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.
     n = len(dts)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    order = np.lexsort((dts.datum, -dts.score, dts.label))
+    order = _stable_order(dts.datum, -dts.score, dts.label)
     key = (dts.datum * max(len(data.labels), 1) + dts.label)[order]
-    o2 = np.argsort(key, kind="stable")
+    o2 = _stable_order(dts.label[order], dts.datum[order])
     ks = key[o2]
     start = np.r_[True, ks[1:] != ks[:-1]]
     idx = np.arange(n)

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ __all__ = [
     "polygon_to_rle",
     "mask_to_rle",
     "rle_to_mask",
+    "decode_rle",
     "rle_area",
     "rle_bbox",
 ]
@@ -78,6 +80,13 @@ def box_iou_matrix(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray | None = No
     return box_iou(dt[di], gt[gi], crowd[gi]).reshape(nd, ng)
 
 
+def decode_rle(rle: dict[str, Any]) -> np.ndarray:
+    """``pycocotools.mask.decode`` without its numpy-2 DeprecationWarning (uint8 ``(h, w)``)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*copy keyword.*")
+        return mask_utils.decode(rle)
+
+
 def mask_to_rle(mask: np.ndarray) -> dict[str, Any]:
     """Encode a boolean ``(height, width)`` mask as a COCO RLE ``{"size", "counts"}`` (counts a str).
 
@@ -100,7 +109,7 @@ def rle_to_mask(rle: dict[str, Any]) -> np.ndarray:
         rle = mask_utils.frPyObjects(rle, h, w)
     elif isinstance(rle["counts"], str):
         rle = {"size": [h, w], "counts": rle["counts"].encode("ascii")}
-    return mask_utils.decode(rle).astype(bool)
+    return decode_rle(rle).astype(bool)
 
 
 def rle_area(rles: list[dict[str, Any]]) -> np.ndarray:
@@ -135,7 +144,7 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
         >>> raster_to_polygon(mask_utils.encode(m)).area
         4.0
     """
-    mask = mask_utils.decode(rle).astype(bool)
+    mask = decode_rle(rle).astype(bool)
     h, w = mask.shape
     padded = np.zeros((h + 2, w), dtype=np.int8)
     padded[1:-1] = mask

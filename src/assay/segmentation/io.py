@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from pycocotools import mask as mask_utils
 
+from assay.detection.geometry import decode_rle
 from assay.errors import InvalidInputError
 
 __all__ = ["label_maps"]
@@ -27,13 +28,13 @@ def _raster(ann: dict[str, Any], h: int, w: int, source: str, rec: str) -> np.nd
     if rle is None:
         if poly is not None:
             rings = [np.asarray(poly.exterior.coords).ravel().tolist()]
-            m = mask_utils.decode(mask_utils.merge(mask_utils.frPyObjects(rings, h, w))).astype(bool)
+            m = decode_rle(mask_utils.merge(mask_utils.frPyObjects(rings, h, w))).astype(bool)
             for hole in poly.interiors:
-                hm = mask_utils.decode(mask_utils.merge(mask_utils.frPyObjects([np.asarray(hole.coords).ravel().tolist()], h, w)))
+                hm = decode_rle(mask_utils.merge(mask_utils.frPyObjects([np.asarray(hole.coords).ravel().tolist()], h, w)))
                 m &= ~hm.astype(bool)
             return m
         rle = mask_utils.frPyObjects(np.array([box], dtype=np.float64), h, w)[0]
-    return mask_utils.decode(rle).astype(bool)
+    return decode_rle(rle).astype(bool)
 
 
 def label_maps(gt: list[dict[str, Any]], pr: list[dict[str, Any]], source: str = "groundtruths",

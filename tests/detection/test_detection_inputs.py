@@ -65,6 +65,10 @@ def test_coco_errors():
         load_coco(coco_gt(), [{"image_id": 1, "category_id": 1, "bbox": [0, 0, -1, 1], "score": 0.5}])
     with pytest.raises(InvalidInputError, match="no label"):
         load_coco(coco_gt(), [{"image_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}])
+    with pytest.raises(InvalidInputError, match=r"datum 1 annotation 5: field 'segmentation': missing"):
+        gt = coco_gt()
+        del gt["annotations"][0]["segmentation"]
+        load_coco(gt, [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}], iou_type="segm")
     with pytest.raises(InvalidInputError, match=r"mask size \[5, 5\] differs"):
         load_coco(coco_gt(), [{"image_id": 1, "category_id": 1, "segmentation": _rle(5, 5), "score": 0.5}], iou_type="segm")
 

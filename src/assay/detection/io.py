@@ -93,6 +93,8 @@ def _src(source: Any, default: str) -> str:
 
 
 def _rec(uid: Any, ann: Any = None) -> str:
+    uid = uid.item() if isinstance(uid, np.generic) else uid
+    ann = ann.item() if isinstance(ann, np.generic) else ann
     return f"datum {uid!r}" + ("" if ann is None else f" annotation {ann}")
 
 

@@ -21,6 +21,7 @@ OUT = HERE.parent / "demo-output"
 SECTIONS: tuple[str, ...] = (
     "classification",
     "stats",
+    "detection",
 )
 
 

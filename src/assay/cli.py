@@ -27,6 +27,8 @@ app = typer.Typer(
 COMMAND_MODULES: tuple[str, ...] = (
     "assay.classification.cli",
     "assay.fairness.cli",
+    "assay.detection.cli",
+    "assay.segmentation.cli",
 )
 
 

@@ -1,0 +1,493 @@
+"""COCO-exact matching and accumulation, vectorised over every datum at once.
+
+The semantics are those of pycocotools ``COCOeval`` (``evaluateImg`` + ``accumulate``),
+reproduced operation for operation where floating point matters:
+
+* detections are ranked per (datum, label) by descending score (stable: ties keep input
+  order) and only the first ``max_dets[-1]`` are kept;
+* at each IoU threshold ``t`` the detections of a (datum, label) are processed in rank
+  order; each takes the still-free ground truth of its label with the highest IoU
+  ``>= min(t, 1 - 1e-10)``, preferring non-ignored ground truths (ties: the later one in
+  input order, as COCOeval's ``<`` comparison does); a crowd ground truth stays free;
+* a ground truth is ignored when it is a crowd region or its area lies outside the area
+  range; a detection matched to an ignored ground truth, or unmatched and outside the area
+  range, is ignored;
+* precision/recall per (label, area range, max detections) over all datums, precision made
+  monotone from the right and read at the 101 recall points (``searchsorted`` left).
+
+Instead of COCOeval's per-image Python loops, the greedy matching runs in *rank steps*:
+step ``r`` processes the ``r``-th detection of every (datum, label) group simultaneously,
+for every IoU threshold and area range at once (numpy over ``(A, T, pairs)``). Within a
+group the steps run in the same order as COCOeval's loop, so the result is identical.
+
+Example:
+    >>> from assay.detection.types import Annotations, DetectionData
+    >>> import numpy as np
+    >>> gt = Annotations.boxes(datum=[0], label=[0], box=[[0, 0, 10, 10]])
+    >>> dt = Annotations.boxes(datum=[0, 0], label=[0, 0], box=[[0, 0, 10, 10], [50, 50, 5, 5]], score=[0.9, 0.8])
+    >>> data = DetectionData([1], np.array([100]), np.array([100]), [("class", "a")], gt, dt)
+    >>> ev = evaluate(data)
+    >>> round(float(ev.stats()[0]), 6)
+    1.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from assay.detection.geometry import box_iou, segm_iou
+from assay.detection.types import DetectionData
+
+__all__ = [
+    "COCO_IOU_THRESHOLDS",
+    "COCO_RECALL_THRESHOLDS",
+    "COCO_AREA_RANGES",
+    "COCO_MAX_DETS",
+    "CocoParams",
+    "Matching",
+    "CocoEvaluation",
+    "pair_ious",
+    "match",
+    "accumulate",
+    "evaluate",
+    "summarize",
+    "STAT_NAMES",
+]
+
+COCO_IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
+COCO_RECALL_THRESHOLDS = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+COCO_AREA_RANGES: tuple[tuple[str, float, float], ...] = (
+    ("all", 0.0, 1e5**2),
+    ("small", 0.0, 32.0**2),
+    ("medium", 32.0**2, 96.0**2),
+    ("large", 96.0**2, 1e5**2),
+)
+COCO_MAX_DETS: tuple[int, ...] = (1, 10, 100)
+
+# (AP or AR, iou label, area, max dets) of the 12 classic COCO summary numbers
+STAT_NAMES: tuple[tuple[str, str, str, int], ...] = (
+    ("AP", "0.50:0.95", "all", 100),
+    ("AP", "0.50", "all", 100),
+    ("AP", "0.75", "all", 100),
+    ("AP", "0.50:0.95", "small", 100),
+    ("AP", "0.50:0.95", "medium", 100),
+    ("AP", "0.50:0.95", "large", 100),
+    ("AR", "0.50:0.95", "all", 1),
+    ("AR", "0.50:0.95", "all", 10),
+    ("AR", "0.50:0.95", "all", 100),
+    ("AR", "0.50:0.95", "small", 100),
+    ("AR", "0.50:0.95", "medium", 100),
+    ("AR", "0.50:0.95", "large", 100),
+)
+
+
+@dataclass
+class CocoParams:
+    """Evaluation parameters, COCOeval's defaults unless given.
+
+    Attributes:
+        iou_type: ``"bbox"`` (boxes) or ``"segm"`` (region geometry).
+        iou_thresholds: IoU thresholds ``T`` (default 0.50:0.05:0.95).
+        recall_thresholds: the 101 recall points of the interpolated precision.
+        area_ranges: ``(name, lo, hi)``; a ground truth with area outside ``[lo, hi]`` is ignored.
+        max_dets: detections kept per (datum, label), ascending; matching uses the last.
+    """
+
+    iou_type: str = "bbox"
+    iou_thresholds: np.ndarray = field(default_factory=lambda: COCO_IOU_THRESHOLDS.copy())
+    recall_thresholds: np.ndarray = field(default_factory=lambda: COCO_RECALL_THRESHOLDS.copy())
+    area_ranges: tuple[tuple[str, float, float], ...] = COCO_AREA_RANGES
+    max_dets: tuple[int, ...] = COCO_MAX_DETS
+
+    def __post_init__(self) -> None:
+        if self.iou_type not in ("bbox", "segm"):
+            raise ValueError(f"iou_type must be 'bbox' or 'segm', got {self.iou_type!r}")
+        self.iou_thresholds = np.asarray(self.iou_thresholds, dtype=np.float64).reshape(-1)
+        if len(self.iou_thresholds) == 0 or ((self.iou_thresholds < 0) | (self.iou_thresholds > 1)).any():
+            raise ValueError("iou_thresholds must be a non-empty list of numbers in [0, 1]")
+        self.recall_thresholds = np.asarray(self.recall_thresholds, dtype=np.float64)
+        self.max_dets = tuple(sorted(int(m) for m in self.max_dets))
+        if not self.max_dets or self.max_dets[0] < 1:
+            raise ValueError("max_dets must be positive integers")
+        self.area_ranges = tuple((str(n), float(lo), float(hi)) for n, lo, hi in self.area_ranges)
+
+
+@dataclass
+class Matching:
+    """Result of :func:`match` for the kept detections.
+
+    Attributes:
+        det: rows of ``data.predictions`` kept (rank < max_dets[-1]), in accumulation order
+            (by label, descending score, datum order, rank).
+        rank: rank of each kept detection within its (datum, label) group.
+        dtm: ``(A, T, n)`` bool, matched at threshold t under area range a.
+        dt_ignore: ``(A, T, n)`` bool, COCO's ``dtIgnore``.
+        gt_ignore: ``(A, G)`` bool, COCO's ``gtIgnore`` (crowd or area out of range).
+        dt_gt: ``(A, T, n)`` int64 row of the matched ground truth (-1 if none), when asked for.
+    """
+
+    det: np.ndarray
+    rank: np.ndarray
+    dtm: np.ndarray
+    dt_ignore: np.ndarray
+    gt_ignore: np.ndarray
+    dt_gt: np.ndarray | None = None
+
+
+def _stable_order(*keys: np.ndarray) -> np.ndarray:
+    """``np.lexsort(keys)`` (last key most significant) as successive stable argsorts; integer
+    keys that fit in 16 bits are sorted as uint16, which numpy radix-sorts."""
+    order: np.ndarray | None = None
+    for k in keys:
+        if k.dtype.kind in "iu" and len(k) and k.min() >= 0 and k.max() < 65536:
+            k = k.astype(np.uint16)
+        kk = k if order is None else k[order]
+        o = np.argsort(kk, kind="stable")
+        order = o if order is None else order[o]
+    return order if order is not None else np.zeros(0, np.int64)
+
+
+def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.ndarray]:
+    """Kept detections in accumulation order, with their rank in their (datum, label) group.
+
+    Accumulation order is COCOeval's: by label, descending score, datum order, input order.
+    Restricted to one (datum, label) it is exactly COCOeval's per-image order (stable sort by
+    descending score), so the rank is the position within the group in this order.
+    """
+    dts = data.predictions
+    n = len(dts)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    order = _stable_order(dts.datum, -dts.score, dts.label)
+    key = (dts.datum * max(len(data.labels), 1) + dts.label)[order]
+    o2 = _stable_order(dts.label[order], dts.datum[order])
+    ks = key[o2]
+    start = np.r_[True, ks[1:] != ks[:-1]]
+    idx = np.arange(n)
+    rank = np.empty(n, dtype=np.int64)
+    rank[o2] = idx - np.maximum.accumulate(np.where(start, idx, 0))
+    keep = rank < max_det
+    return order[keep], rank[keep]
+
+
+def pair_ious(data: DetectionData, det: np.ndarray, iou_type: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All (detection, ground truth) pairs of the same datum and label, with their IoU.
+
+    Args:
+        data: the dataset.
+        det: prediction rows to pair (any order).
+        iou_type: ``"bbox"`` or ``"segm"``.
+
+    Returns:
+        ``(pair_det, pair_gt, iou)``: positions into ``det``, ground-truth rows, IoUs. The pairs
+        of each detection are contiguous and in ground-truth input order.
+    """
+    gts, dts = data.groundtruths, data.predictions
+    L = max(len(data.labels), 1)
+    gkey = gts.datum * L + gts.label
+    gorder = np.argsort(gkey, kind="stable")
+    gsorted = gkey[gorder]
+    dkey = dts.datum[det] * L + dts.label[det]
+    space = data.n_datums * L
+    if space <= 4 * (len(gkey) + len(dkey)) + (1 << 20):  # dense group table: O(n) lookups
+        gcount = np.bincount(gkey, minlength=space)
+        lo = (np.cumsum(gcount) - gcount)[dkey]
+        cnt = gcount[dkey]
+    else:
+        lo = np.searchsorted(gsorted, dkey, "left")
+        cnt = np.searchsorted(gsorted, dkey, "right") - lo
+    total = int(cnt.sum())
+    pd = np.repeat(np.arange(len(det)), cnt)
+    off = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    pg = gorder[np.repeat(lo, cnt) + off]
+    drow = det[pd]
+    if iou_type == "bbox":
+        iou = box_iou(dts.box[drow], gts.box[pg], gts.crowd[pg])
+    else:
+        iou = segm_iou(dts, gts, drow, pg)
+    return pd, pg, iou
+
+
+def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> Matching:
+    """COCO greedy matching of every (datum, label) at every IoU threshold and area range.
+
+    See the module docstring for the rules. ``with_gt`` also records which ground truth
+    each detection matched (``Matching.dt_gt``).
+    """
+    gts, dts = data.groundtruths, data.predictions
+    det, rank = _rank_detections(data, params.max_dets[-1])  # in accumulation order
+    n, G = len(det), len(gts)
+    thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
+    A, T = len(params.area_ranges), len(thr)
+    lo = np.array([a[1] for a in params.area_ranges])[:, None]
+    hi = np.array([a[2] for a in params.area_ranges])[:, None]
+    gt_ignore = gts.crowd[None, :] | (gts.area[None, :] < lo) | (gts.area[None, :] > hi)
+    dt_out = (dts.area[det][None, :] < lo) | (dts.area[det][None, :] > hi)
+    dtm = np.zeros((A, T, n), dtype=bool)
+    dt_ig = np.zeros((A, T, n), dtype=bool)
+    dt_gt = np.full((A, T, n), -1, dtype=np.int64) if with_gt else None
+
+    pd, pg, iou = pair_ious(data, det, params.iou_type)
+    live = iou >= thr.min()
+    pd, pg, iou = pd[live], pg[live], iou[live]
+    if len(pd):
+        prank = rank[pd]
+        o = np.argsort(prank, kind="stable")  # pairs of one detection stay contiguous, in GT order
+        pd, pg, iou, prank = pd[o], pg[o], iou[o], prank[o]
+        # COCOeval's choice as one integer maximum per detection: (regular GT first, then the
+        # highest IoU, then the later GT on ties) = (regular bit, exact IoU rank, position)
+        new_seg = np.r_[True, pd[1:] != pd[:-1]]
+        idx = np.arange(len(pd))
+        pos = idx - np.maximum.accumulate(np.where(new_seg, idx, 0))
+        pos_bits = max(1, int(pos.max()).bit_length())
+        iou_rank = np.unique(iou, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        base = (iou_rank << pos_bits) | pos
+        regular = np.int64(1) << (pos_bits + max(1, int(iou_rank.max()).bit_length()))
+        steps = np.searchsorted(prank, np.arange(prank[-1] + 2), "left")
+        # state and per-pair arrays are laid out pair-major, (P, A, T): the per-detection
+        # reductions then run over the first axis with contiguous inner loops
+        matched = np.zeros((G, A, T), dtype=bool)
+        ignore_ga = np.ascontiguousarray(gt_ignore.T)  # (G, A)
+        for r in range(len(steps) - 1):
+            a0, a1 = steps[r], steps[r + 1]
+            if a0 == a1:
+                continue
+            _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1, thr,
+                        gts.crowd, ignore_ga, matched, dtm, dt_ig, dt_gt)
+    dt_ig |= ~dtm & dt_out[:, None, :]
+    return Matching(det=det, rank=rank, dtm=dtm, dt_ignore=dt_ig, gt_ignore=gt_ignore, dt_gt=dt_gt)
+
+
+def _match_step(
+    pd: np.ndarray,
+    pg: np.ndarray,
+    iou: np.ndarray,
+    base: np.ndarray,
+    regular: np.int64,
+    pos_mask: int,
+    thr: np.ndarray,
+    crowd: np.ndarray,
+    ignore_ga: np.ndarray,
+    matched: np.ndarray,
+    dtm: np.ndarray,
+    dt_ig: np.ndarray,
+    dt_gt: np.ndarray | None,
+) -> None:
+    """One rank step: at most one detection per (datum, label) group, all pairs of them.
+
+    ``matched`` is ``(G, A, T)`` and ``ignore_ga`` ``(G, A)``; ``dtm``/``dt_ig``/``dt_gt`` are ``(A, T, n)``.
+    """
+    seg_start = np.flatnonzero(np.r_[True, pd[1:] != pd[:-1]])
+    free = ~matched[pg]  # (P, A, T): still free ...
+    free |= crowd[pg][:, None, None]  # ... a crowd region always is ...
+    free &= (iou[:, None] >= thr[None, :])[:, None, :]  # ... and close enough
+    ig = ignore_ga[pg]  # (P, A)
+    key = np.where(ig, base[:, None], base[:, None] + regular)  # (P, A)
+    val = np.where(free, key[:, :, None], -1)
+    best = np.maximum.reduceat(val, seg_start, axis=0)  # (S, A, T)
+    s_i, a_i, t_i = np.nonzero(best >= 0)
+    p_i = seg_start[s_i] + (best[s_i, a_i, t_i] & pos_mask)
+    g, d = pg[p_i], pd[p_i]
+    matched[g, a_i, t_i] = True
+    dtm[a_i, t_i, d] = True
+    dt_ig[a_i, t_i, d] = ignore_ga[g, a_i]
+    if dt_gt is not None:
+        dt_gt[a_i, t_i, d] = g
+
+
+def accumulate(
+    data: DetectionData, m: Matching, params: CocoParams, *, all_precision: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """COCOeval ``accumulate``: precision ``(T, R, K, A, M)`` and recall ``(T, K, A, M)``.
+
+    ``-1`` marks a (label, area, max dets) cell with no non-ignored ground truth (undefined).
+    With ``all_precision=False`` precision is computed only for the largest max-dets (the only
+    one COCO's summary reads; the other cells are NaN), which saves most of the work.
+    """
+    gts, dts = data.groundtruths, data.predictions
+    T, R = len(params.iou_thresholds), len(params.recall_thresholds)
+    K, A, M = len(data.labels), len(params.area_ranges), len(params.max_dets)
+    precision = -np.ones((T, R, K, A, M))
+    recall = -np.ones((T, K, A, M))
+    det = m.det
+    lab = dts.label[det]
+    lab_o, rank_o = lab, m.rank  # match() returns detections in accumulation order
+    tp_flag = m.dtm & ~m.dt_ignore  # (A, T, n); every other kept detection is an FP or ignored
+    ig_flag = m.dt_ignore
+    gt_count = np.bincount(gts.label, minlength=K)
+    npig = np.zeros((A, K), dtype=np.int64)
+    for a in range(A):
+        npig[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
+    has_any = (gt_count > 0) | (np.bincount(lab, minlength=K) > 0)
+    rec_thr = params.recall_thresholds
+    for mi, max_det in enumerate(params.max_dets):
+        if max_det >= params.max_dets[-1]:
+            keep = slice(None)
+            lab_m = lab_o
+        else:
+            keep = rank_o < max_det
+            lab_m = lab_o[keep]
+        if isinstance(keep, slice):
+            tp_m, ig_m = tp_flag, ig_flag
+        else:
+            tp_m = np.compress(keep, tp_flag, axis=2)
+            ig_m = ig_flag if not all_precision else np.compress(keep, ig_flag, axis=2)
+        kstart = np.searchsorted(lab_m, np.arange(K + 1), "left")
+        if not all_precision and mi < M - 1:
+            # recall only: matched-and-counted detections per (area, threshold, label) / npig
+            tp_tot = np.zeros((A, T, K))
+            for k in np.flatnonzero(kstart[:-1] < kstart[1:]):
+                tp_tot[:, :, k] = np.count_nonzero(tp_m[:, :, kstart[k] : kstart[k + 1]], axis=2)
+            live = (npig > 0) & has_any[None, :]  # (A, K)
+            rec = tp_tot / np.maximum(npig, 1)[:, None, :]
+            recall[:, :, :, mi] = np.where(live[:, None, :], rec, -1.0).transpose(1, 2, 0)
+            precision[:, :, :, :, mi] = np.nan
+            continue
+        for k in np.flatnonzero(has_any):
+            s0, s1 = kstart[k], kstart[k + 1]
+            nd = int(s1 - s0)
+            live = np.flatnonzero(npig[:, k] > 0)
+            if len(live) == 0:
+                continue
+            if nd == 0:
+                recall[:, k, live, mi] = 0.0
+                precision[:, :, k, live, mi] = 0.0
+                continue
+            rows = slice(None) if len(live) == A else live  # a view when every area range counts
+            q, rec = _interpolated_precision(tp_m[rows, :, s0:s1], ig_m[rows, :, s0:s1], npig[live, k], rec_thr)
+            recall[:, k, live, mi] = rec.T
+            precision[:, :, k, live, mi] = q.transpose(1, 2, 0)
+    return precision, recall
+
+
+def _points_needed(npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:
+    """Per area row and recall point, the smallest TP count ``c`` with ``c / npig >= r``.
+
+    Evaluated with the same float division COCOeval's ``searchsorted(tp / npig, r)`` performs,
+    so "the first detection reaching recall r" is exactly "the c-th true positive".
+    """
+    n = npig.astype(np.float64)[:, None]
+    c = np.maximum(np.floor(rec_thr[None, :] * n) - 1.0, 0.0)
+    for _ in range(4):  # at most a step or two past floor(r * npig) - 1
+        short = (c / n) < rec_thr[None, :]
+        if not short.any():
+            break
+        c = c + short
+    return c.astype(np.int64)
+
+
+def _interpolated_precision(
+    tp: np.ndarray, ignored: np.ndarray, npig: np.ndarray, rec_thr: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """COCOeval's interpolated precision at the recall points, for one label.
+
+    Args:
+        tp: ``(a, T, nd)`` bool, counted true positives in accumulation order.
+        ignored: ``(a, T, nd)`` bool, ignored detections (every other one is a false positive).
+        npig: ``(a,)`` non-ignored ground truths.
+        rec_thr: the recall points.
+
+    Returns ``q (a, T, R)`` and the final recall ``(a, T)``.
+
+    Only true-positive positions are visited: the precision read at a recall point sits on a
+    true positive (recall only rises there), and the running maximum from the right is attained
+    on a true positive too (between two of them precision only falls). The values are computed
+    with COCOeval's expression ``tp / (fp + tp + eps)`` on the same counts, so they are identical.
+    """
+    a, T, nd = tp.shape
+    nrow = a * T
+    row, pos = np.nonzero(tp.reshape(nrow, nd))  # row-major: grouped by row, ascending position
+    cnt = np.bincount(row, minlength=nrow)
+    first = np.cumsum(cnt) - cnt
+    tpc = np.arange(len(row)) - first[row] + 1  # true positives so far, at each true positive
+    irow, ipos = np.nonzero(ignored.reshape(nrow, nd))
+    if len(irow):  # ignored detections before each true positive
+        ikey = irow * (nd + 1) + ipos
+        igc = np.searchsorted(ikey, row * (nd + 1) + pos, "right") - np.searchsorted(ikey, row * (nd + 1), "left")
+    else:
+        igc = 0
+    tp_f = tpc.astype(np.float64)
+    fp_f = (pos + 1 - tpc - igc).astype(np.float64)
+    pr = tp_f / (fp_f + tp_f + np.spacing(1))
+    q = np.zeros((nrow, len(rec_thr)))
+    if len(pr):
+        # running maximum from the right within each row, exactly: on the integer ranks of the
+        # values, with rows offset so that the maximum restarts at each row
+        uniq, rnk = np.unique(pr, return_inverse=True)
+        offset = (nrow - 1 - row) * len(uniq)
+        smax = uniq[np.maximum.accumulate((offset + rnk.reshape(-1))[::-1])[::-1] - offset]
+        c = np.repeat(_points_needed(npig, rec_thr), T, axis=0)  # (nrow, R)
+        reach = (c <= cnt[:, None]) & (cnt[:, None] > 0)
+        idx = first[:, None] + np.maximum(c - 1, 0)
+        q[reach] = smax[idx[reach]]
+    recall = cnt.reshape(a, T) / npig.astype(np.float64)[:, None]
+    return q.reshape(a, T, -1), recall
+
+
+def summarize(precision: np.ndarray, recall: np.ndarray, params: CocoParams) -> np.ndarray:
+    """The 12 COCO summary numbers (COCOeval ``summarize``); -1 where nothing is defined.
+
+    Needs an area range named all/small/medium/large and max dets 1, 10, 100 (COCO's
+    defaults); a cell that does not exist gives -1 as in COCOeval.
+    """
+    names = [a[0] for a in params.area_ranges]
+    stats = np.full(len(STAT_NAMES), -1.0)
+    for i, (kind, iou_lbl, area, md) in enumerate(STAT_NAMES):
+        aind = [j for j, nm in enumerate(names) if nm == area]
+        mind = [j for j, x in enumerate(params.max_dets) if x == md]
+        s = precision if kind == "AP" else recall
+        if iou_lbl != "0.50:0.95":
+            t = np.where(float(iou_lbl) == params.iou_thresholds)[0]
+            s = s[t]
+        s = s[:, :, :, aind, mind] if kind == "AP" else s[:, :, aind, mind]
+        if s.size and (s > -1).any():
+            stats[i] = float(np.mean(s[s > -1]))
+    return stats
+
+
+@dataclass
+class CocoEvaluation:
+    """Everything :func:`evaluate` computed: parameters, matching, precision and recall arrays."""
+
+    data: DetectionData
+    params: CocoParams
+    matching: Matching
+    precision: np.ndarray
+    recall: np.ndarray
+
+    def stats(self) -> np.ndarray:
+        """The 12 COCO summary numbers, as COCOeval ``stats``."""
+        return summarize(self.precision, self.recall, self.params)
+
+    def per_label_ap(self, area: str = "all", max_det: int | None = None) -> np.ndarray:
+        """AP averaged over IoU thresholds per label (``-1`` where undefined), COCO style."""
+        a = [x[0] for x in self.params.area_ranges].index(area)
+        mi = len(self.params.max_dets) - 1 if max_det is None else self.params.max_dets.index(max_det)
+        p = self.precision[:, :, :, a, mi]
+        out = np.full(p.shape[2], -1.0)
+        for k in range(p.shape[2]):
+            s = p[:, :, k]
+            if (s > -1).any():
+                out[k] = float(np.mean(s[s > -1]))
+        return out
+
+
+def evaluate(data: DetectionData, params: CocoParams | None = None, *, all_precision: bool = True) -> CocoEvaluation:
+    """Match and accumulate: the numbers behind COCOeval's ``stats`` and every AP/AR metric.
+
+    ``all_precision=False`` skips the precision arrays of the smaller max-dets (see
+    :func:`accumulate`); the 12 summary numbers are unchanged.
+
+    Example:
+        >>> ev = evaluate(DetectionData([1], np.array([0]), np.array([0]), [("class", "a")],
+        ...     __import__("assay.detection.types").detection.types.Annotations.empty(),
+        ...     __import__("assay.detection.types").detection.types.Annotations.empty()))
+        >>> ev.stats().tolist() == [-1.0] * 12
+        True
+    """
+    params = params or CocoParams()
+    m = match(data, params)
+    precision, recall = accumulate(data, m, params, all_precision=all_precision)
+    return CocoEvaluation(data, params, m, precision, recall)

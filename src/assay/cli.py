@@ -24,6 +24,7 @@ app = typer.Typer(
 
 # One module per domain; each defines register(app).
 COMMAND_MODULES: tuple[str, ...] = (
+    "assay.scoring.cli",
 )
 
 

@@ -370,11 +370,11 @@ class ScoringEvaluator:
             out = {}
             for c in columns:
                 val = vals.get(c)
-                p = {"table": table, "row": row, "column": c, **params}
+                p = {"table": table, **params}
                 if val is None:
                     reason = reasons.get(c, "undefined")
                     records.append(undefined(METRIC_TYPES.get(c, c), reason, **p))
-                    undef_rows.append({**p, "reason": reason})
+                    undef_rows.append({"table": table, "row": row, "column": c, "reason": reason})
                     out[c] = np.nan
                 else:
                     records.append(Metric(METRIC_TYPES.get(c, c), val, p))
@@ -452,14 +452,15 @@ class ScoringEvaluator:
             tables[f"fairness_metrics_by_{col}"] = table
             base = table["base_category"].iloc[0]
             for name in FAIRNESS_METRICS:
-                p = {"table": f"fairness_metrics_by_{col}", "row": "R2", "column": name, "score": sysname, "subgroup": col, "base_category": base}
+                p = {"table": f"fairness_metrics_by_{col}", "score": sysname, "subgroup": col, "base_category": base}
                 if name in reasons:
                     records.append(undefined(METRIC_TYPES[name], reasons[name], **p))
-                    records.append(undefined(METRIC_TYPES[name] + "PValue", reasons[name], **{**p, "row": "sig"}))
-                    undef_rows.append({**p, "reason": reasons[name]})
+                    records.append(undefined(METRIC_TYPES[name] + "PValue", reasons[name], **p))
+                    for row in ("R2", "sig"):
+                        undef_rows.append({"table": p["table"], "row": row, "column": name, "reason": reasons[name]})
                 else:
                     records.append(Metric(METRIC_TYPES[name], float(table.loc["R2", name]), p))
-                    records.append(Metric(METRIC_TYPES[name] + "PValue", float(table.loc["sig", name]), {**p, "row": "sig"}))
+                    records.append(Metric(METRIC_TYPES[name] + "PValue", float(table.loc["sig", name]), p))
         for k, c in self.dropped.items():
             records.append(Metric("NDropped", c, {"reason": k}))
         undef = pd.DataFrame(undef_rows, columns=["table", "row", "column", "reason"]) if not undef_rows else pd.DataFrame(undef_rows)[

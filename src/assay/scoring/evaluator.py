@@ -424,7 +424,9 @@ class ScoringEvaluator:
         for col in self.subgroups:
             by = self._by[col]
             rows = {}
-            for i, g in enumerate(list(by["hm"].labels) + ["All data"]):
+            labels = by["hm"].labels
+            order = sorted(range(len(labels)), key=lambda k: str(labels[k]))
+            for i, g in [(k, labels[k]) for k in order] + [(0, "All data")]:
                 row: dict[str, Any] = {}
                 for label, s, cols in ((sysname, by["hm"], SHORT_CONTINUOUS), (rname, by["hr"], SHORT_ROUNDED)):
                     stats = s if g != "All data" else s.total()
@@ -443,7 +445,8 @@ class ScoringEvaluator:
                 hh = by["hh"]
                 pop_hh = (pop_h[0], pop_h[1], *self._h2_pop())
                 rows = {}
-                for i, g in enumerate(hh.labels):
+                for i in sorted(range(len(hh.labels)), key=lambda k: str(hh.labels[k])):
+                    g = hh.labels[i]
                     v, r = _pair_values(hh, i, pop=pop_hh, names=("h1", "h2"))
                     cols = [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS]
                     rows[str(g)] = emit(f"consistency_by_{col}", str(g), v, r, cols, score=self.human2[0], subgroup=col, group=str(g))

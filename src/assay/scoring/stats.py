@@ -91,7 +91,9 @@ class PairStats:
         xs = x - shift
         ys = y - shift
         d = y - x
-        bc = np.bincount
+        def bc(c, w=None, minlength=g):
+            return np.bincount(c, w, minlength).astype(np.float64) if w is not None else np.bincount(c, minlength=minlength)
+
         n = bc(codes, minlength=g).astype(np.float64)
         ad = np.abs(d)
         xr = np.rint(x)
@@ -308,7 +310,10 @@ class CellStats:
         key = codes * l_ + hcodes
         e = system - human
         e2 = e * e
-        bc = np.bincount
+
+        def bc(c, w=None, minlength=0):
+            return np.bincount(c, w, minlength).astype(np.float64)
+
         size = g * l_
         return cls(
             labels=tuple(labels),

@@ -147,3 +147,15 @@ def test_fairness_continuous_human_scores_vs_statsmodels():
     ref = _statsmodels_fairness(h, m, g, t["base_category"].iloc[0])
     assert t.loc["R2", "Conditional score difference"] == pytest.approx(ref["csd"][0], abs=1e-10)
     assert t.loc["sig", "Conditional score difference"] == pytest.approx(ref["csd"][1], rel=1e-7)
+
+
+def test_fairness_many_human_levels_vs_statsmodels():
+    # 200 distinct human values: CSD's null model has 200 level dummies
+    rng = np.random.default_rng(11)
+    h = rng.integers(0, 200, 1200) / 10.0
+    g = rng.choice(["p", "q", "r", "s"], h.size)
+    m = h + rng.normal(0, 0.5, h.size) + 0.15 * (g == "s")
+    t = fairness_analyses(h, m, g)
+    ref = _statsmodels_fairness(h, m, g, t["base_category"].iloc[0])
+    assert t.loc["R2", "Conditional score difference"] == pytest.approx(ref["csd"][0], abs=1e-10)
+    assert t.loc["sig", "Conditional score difference"] == pytest.approx(ref["csd"][1], rel=1e-6)

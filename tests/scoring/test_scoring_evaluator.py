@@ -223,3 +223,29 @@ def test_cli_writes_rsmtool_named_csvs(tmp_path):
     bad = CliRunner().invoke(app, ["scoring", "--data", str(path), "--human", "nope", "--system", "m", "--out-dir", str(out)])
     assert bad.exit_code == 2
     assert "nope" in bad.output
+
+
+@pytest.mark.parametrize("half_points", [False, True])
+def test_fast_cell_path_equals_direct_path(half_points):
+    df = _frame(8, 700)
+    if half_points:
+        df["h"] = np.where(df.index % 3 == 0, df["h"] + 0.5, df["h"])
+    results = []
+    for fast in (True, False):
+        ev = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g", "L1"])
+        ev.fast = fast
+        ev.add(df)
+        results.append(ev.compute())
+    _assert_results_close(*results)
+
+
+def test_continuous_human_scores_use_direct_path():
+    from assay.scoring.fast import MAX_LEVELS, level_code
+
+    rng = np.random.default_rng(9)
+    h = rng.normal(3, 1, MAX_LEVELS + 10)
+    assert level_code(h) is None
+    df = pd.DataFrame({"h": h, "m": h + rng.normal(0, 0.3, h.size), "g": rng.choice(["a", "b"], h.size)})
+    res = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
+    assert res["eval"].loc["m", "corr"] == pytest.approx(pearson_r(df["h"], df["m"]), abs=1e-12)
+    assert res["eval"].loc["m", "kappa"] == pytest.approx(cohen_kappa(df["h"], df["m"]), abs=1e-12)

@@ -37,6 +37,7 @@ from assay.errors import InvalidInputError
 from assay.results import Metric, MetricSet, undefined
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.fairness import FAIRNESS_METRICS, fairness_from_cells
+from assay.scoring.fast import LevelCoded, grouped_pair_stats, level_code
 from assay.scoring.stats import CellStats, PairStats, TrueScoreStats
 from assay.scoring.types import ScoringData
 
@@ -283,6 +284,7 @@ class ScoringEvaluator:
         self._true_r: TrueScoreStats | None = None
         self._by: dict[str, dict[str, Any]] = {}
         self._batches = 0
+        self.fast = True  # cell-based statistics when human scores have few distinct values
 
     # -- accumulation
     def add(self, data: Any, *, source: str = "data") -> None:
@@ -302,30 +304,48 @@ class ScoringEvaluator:
         shift = self._shift
         mr = np.rint(d.m)
         part = _Partial()
-        part.hm = PairStats.from_arrays(d.h, d.m, shift=shift)
-        part.hr = PairStats.from_arrays(d.h, mr, shift=shift)
-        dbl = None
+        xl = level_code(d.h) if self.fast else None
+        dbl = h2 = None
         if d.h2 is not None:
             h2 = d.h2[:, 0]
             dbl = ~np.isnan(h2)
-            part.hh = PairStats.from_arrays(d.h[dbl], h2[dbl], shift=shift)
-            part.h2all = part.hh
-            ratings = np.column_stack([d.h, d.h2])
-        else:
-            ratings = d.h[:, None]
-        if d.h2 is not None or self.rater_error_variance is not None:
-            part.true = TrueScoreStats.from_arrays(ratings, d.m, shift=shift)
-            part.true_r = TrueScoreStats.from_arrays(ratings, mr, shift=shift)
         for col in self.subgroups:
             codes, labels = d.groups[col]
-            by = {
-                "hm": PairStats.from_arrays(d.h, d.m, codes, labels, shift=shift),
-                "hr": PairStats.from_arrays(d.h, mr, codes, labels, shift=shift),
-                "cells": CellStats.from_arrays(d.h, d.m, codes, labels),
-            }
+            if xl is not None:
+                (hm, hr), cells = grouped_pair_stats(xl, [d.m, mr], codes, labels, shift, with_cells=True, x=d.h, second_is_rounded=True)
+            else:
+                hm = PairStats.from_arrays(d.h, d.m, codes, labels, shift=shift)
+                hr = PairStats.from_arrays(d.h, mr, codes, labels, shift=shift)
+                cells = CellStats.from_arrays(d.h, d.m, codes, labels)
+            by = {"hm": hm, "hr": hr, "cells": cells}
             if dbl is not None:
-                by["hh"] = PairStats.from_arrays(d.h[dbl], d.h2[dbl, 0], codes[dbl], labels, shift=shift)
+                if xl is not None:
+                    sub = LevelCoded(xl.codes[dbl], xl.levels)
+                    by["hh"] = grouped_pair_stats(sub, [h2[dbl]], codes[dbl], labels, shift, x=d.h[dbl])[0][0]
+                else:
+                    by["hh"] = PairStats.from_arrays(d.h[dbl], h2[dbl], codes[dbl], labels, shift=shift)
             part.by[col] = by
+        if self.subgroups:  # the whole set is the sum of any grouping
+            first = part.by[self.subgroups[0]]
+            part.hm, part.hr = first["hm"].total(), first["hr"].total()
+            if dbl is not None:
+                part.hh = first["hh"].total()
+        else:
+            if xl is not None:
+                part.hm, part.hr = grouped_pair_stats(xl, [d.m, mr], None, ("All data",), shift, x=d.h, second_is_rounded=True)[0]
+            else:
+                part.hm = PairStats.from_arrays(d.h, d.m, shift=shift)
+                part.hr = PairStats.from_arrays(d.h, mr, shift=shift)
+            if dbl is not None:
+                if xl is not None:
+                    sub = LevelCoded(xl.codes[dbl], xl.levels)
+                    part.hh = grouped_pair_stats(sub, [h2[dbl]], None, ("All data",), shift, x=d.h[dbl])[0][0]
+                else:
+                    part.hh = PairStats.from_arrays(d.h[dbl], h2[dbl], shift=shift)
+        part.h2all = part.hh
+        if d.h2 is not None or self.rater_error_variance is not None:
+            ratings = np.column_stack([d.h, d.h2]) if d.h2 is not None else d.h[:, None]
+            part.true, part.true_r = TrueScoreStats.from_arrays_multi(ratings, [d.m, mr], shift=shift)
         self._absorb(part)
 
     def _absorb(self, p: "_Partial") -> None:

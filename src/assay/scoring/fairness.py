@@ -15,8 +15,10 @@ Reference group: the largest subgroup, ties broken by the alphabetical order of 
 How it is computed: every regressor is categorical, so the row-level OLS fit is the statsmodels
 WLS fit of the cell means (cell = subgroup x human score) weighted by cell size, and the
 row-level residual and total sums of squares are the WLS ones plus the within-cell sum of
-squares, known from the cell sums of ``e``, ``e^2`` and ``e^4`` (:class:`CellStats`). This is
-exact and needs a few dozen rows instead of N. :func:`fairness_analyses_ols` runs the same
+squares, known from the cell sums of ``e``, ``e^2`` and ``e^4`` (:class:`CellStats`). For CSD
+the human-score effects are absorbed first (Frisch-Waugh-Lovell: level-demeaned cell means on
+level-demeaned group dummies), so the fit has one column per subgroup even when the human score
+has thousands of distinct values. This is exact and needs a few dozen rows instead of N. :func:`fairness_analyses_ols` runs the same
 statsmodels formulas on the raw rows, as RSMTool does; the tests check both agree.
 """
 
@@ -87,6 +89,18 @@ def _wls(ymean: np.ndarray, n: np.ndarray, within: float, exog: np.ndarray) -> F
     return FairnessFit(nobs=nobs, ssr=ssr, centered_tss=tss, df_model=rank - 1.0, df_resid=nobs - rank)
 
 
+def _fwl(yres: np.ndarray, n: np.ndarray, within: float, xres: np.ndarray, null: FairnessFit) -> FairnessFit:
+    """Extend ``null`` by the residualised regressors ``xres`` (cell level, weights ``n``)."""
+    import statsmodels.api as sm
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = sm.WLS(yres, xres, weights=n, hasconst=False).fit()
+    rank = float(fit.df_model)  # no constant: df_model is the rank of xres
+    ssr = float(fit.ssr) + within
+    return FairnessFit(nobs=null.nobs, ssr=ssr, centered_tss=null.centered_tss, df_model=null.df_model + rank, df_resid=null.df_resid - rank)
+
+
 def _dummies(codes: np.ndarray, k: int, base: int) -> np.ndarray:
     cols = [j for j in range(k) if j != base]
     return (codes[:, None] == np.array(cols)[None, :]).astype(np.float64)
@@ -141,14 +155,19 @@ def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tupl
         li = np.flatnonzero(levels_used)
         n_l = n_l[li]
         s1l, s2l = s1[:, li].sum(axis=0), s2[:, li].sum(axis=0)
-        lbase = int(sorted(range(li.size), key=lambda i: (-n_l[i], cells.levels[li[i]]))[0])
-        xl = np.column_stack([np.ones(li.size), _dummies(np.arange(li.size), li.size, lbase)])
-        null = _wls(s1l / n_l, n_l, within(s1l, s2l, n_l), xl)
+        # null model e ~ C(H): fitted values are the level means
+        within_levels = within(s1l, s2l, n_l)
+        tss = float(s2l.sum() - s1l.sum() ** 2 / nobs)
+        null = FairnessFit(nobs=nobs, ssr=within_levels, centered_tss=tss, df_model=li.size - 1.0, df_resid=nobs - li.size)
+        # full model e ~ group + C(H), by Frisch-Waugh-Lovell: absorb the level effects, then
+        # statsmodels WLS of the level-demeaned cell means on the level-demeaned group dummies
         gi, lj = np.nonzero(n_gl[:, li] > 0)
         nc = n_gl[:, li][gi, lj]
         s1c, s2c = s1[:, li][gi, lj], s2[:, li][gi, lj]
-        xc = np.column_stack([np.ones(nc.size), _dummies(gi, g, base), _dummies(lj, li.size, lbase)])
-        full = _wls(s1c / nc, nc, within(s1c, s2c, nc), xc)
+        ybar_l = s1l / n_l
+        share = n_gl[:, li] / n_l[None, :]  # (G, L): share of group j among level l
+        dummies = _dummies(gi, g, base) - share[[j for j in range(g) if j != base]][:, lj].T
+        full = _fwl(s1c / nc - ybar_l[lj], nc, within(s1c, s2c, nc), dummies, null)
         name = FAIRNESS_METRICS[2]
         if full.centered_tss <= 0:
             reasons[name] = "requires non-constant errors"

@@ -166,7 +166,7 @@ class PairStats:
         g = len(labels)
         kw = {}
         for name in _SUMS:
-            v = _scatter(getattr(self, name), ia, g)
+            v = _scatter(np.asarray(getattr(self, name), dtype=np.float64), ia, g)
             v[ib] += getattr(other, name)
             kw[name] = v
         kw["xmin"] = np.minimum(_scatter(self.xmin, ia, g, np.inf), _scatter(other.xmin, ib, g, np.inf))
@@ -237,29 +237,43 @@ class TrueScoreStats:
     @classmethod
     def from_arrays(cls, ratings: np.ndarray, system: np.ndarray, shift: float | None = None) -> "TrueScoreStats":
         """``ratings`` is ``(N, raters)`` with NaN for missing; every row has >= 1 rating."""
+        return cls.from_arrays_multi(ratings, [system], shift)[0]
+
+    @classmethod
+    def from_arrays_multi(cls, ratings: np.ndarray, systems: list[np.ndarray], shift: float | None = None) -> list["TrueScoreStats"]:
+        """One :class:`TrueScoreStats` per system score array; the rating sums are computed once."""
         ok = ~np.isnan(ratings)
         c = ok.sum(axis=1).astype(np.float64)
         filled = np.where(ok, ratings, 0.0)
         means = filled.sum(axis=1) / c
         if shift is None:
             shift = float(np.rint(np.median(means[:1000]))) if means.size else 0.0
-        dev = np.where(ok, ratings - means[:, None], 0.0)
+        multi = c > 1
+        if multi.any():
+            sub = ratings[multi]
+            dev = sub - means[multi, None]
+            within = float(np.nansum(dev * dev))
+        else:
+            within = 0.0
         ms = means - shift
-        e = means - system
-        return cls(
+        common = dict(
             shift=float(shift),
             n=float(c.size),
             c=float(c.sum()),
             c2=float(np.dot(c, c)),
             s1=float(np.dot(c, ms)),
             s2=float(np.dot(c, ms * ms)),
-            within=float((dev * dev).sum()),
+            within=within,
             dof=float((c - 1).sum()),
-            sse=float(np.dot(c, e * e)),
             n_single=int(np.count_nonzero(c == 1)),
-            n_multiple=int(np.count_nonzero(c > 1)),
+            n_multiple=int(np.count_nonzero(multi)),
             max_raters=int(c.max()) if c.size else 0,
         )
+        out = []
+        for system in systems:
+            e = means - system
+            out.append(cls(sse=float(np.dot(c, e * e)), **common))
+        return out
 
     def merge(self, other: "TrueScoreStats") -> "TrueScoreStats":
         """Statistics of both batches together."""

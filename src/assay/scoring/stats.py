@@ -242,19 +242,27 @@ class TrueScoreStats:
     @classmethod
     def from_arrays_multi(cls, ratings: np.ndarray, systems: list[np.ndarray], shift: float | None = None) -> list["TrueScoreStats"]:
         """One :class:`TrueScoreStats` per system score array; the rating sums are computed once."""
-        ok = ~np.isnan(ratings)
-        c = ok.sum(axis=1).astype(np.float64)
-        filled = np.where(ok, ratings, 0.0)
-        means = filled.sum(axis=1) / c
+        if ratings.shape[1] == 2 and not np.isnan(ratings[:, 0]).any():
+            # the common case: a first rating everywhere, a second on some responses
+            a, b = ratings[:, 0], ratings[:, 1]
+            multi = ~np.isnan(b)
+            c = 1.0 + multi
+            means = np.where(multi, (a + np.where(multi, b, 0.0)) / c, a)
+            diff = (a - b)[multi]
+            within = float(np.dot(diff, diff)) / 2.0
+        else:
+            ok = ~np.isnan(ratings)
+            c = ok.sum(axis=1).astype(np.float64)
+            filled = np.where(ok, ratings, 0.0)
+            means = filled.sum(axis=1) / c
+            multi = c > 1
+            if multi.any():
+                dev = ratings[multi] - means[multi, None]
+                within = float(np.nansum(dev * dev))
+            else:
+                within = 0.0
         if shift is None:
             shift = float(np.rint(np.median(means[:1000]))) if means.size else 0.0
-        multi = c > 1
-        if multi.any():
-            sub = ratings[multi]
-            dev = sub - means[multi, None]
-            within = float(np.nansum(dev * dev))
-        else:
-            within = 0.0
         ms = means - shift
         common = dict(
             shift=float(shift),

@@ -123,7 +123,13 @@ class ScoringData:
             out.h2 = np.column_stack(cols)
         for col in subgroups:
             s = df[col] if all_kept else df[col][keep]
-            s = s.astype(object).where(s.notna(), NO_INFO).astype(str)
-            codes, labels = pd.factorize(s, sort=True)
-            out.groups[col] = (codes.astype(np.intp), tuple(labels))
+            codes, uniques = pd.factorize(s, use_na_sentinel=True)
+            names = [str(u) for u in uniques]
+            if (codes < 0).any():
+                codes = np.where(codes < 0, len(names), codes)
+                names.append(NO_INFO)
+            labels = sorted(set(names))  # labels compare as strings (1 and "1" are one group)
+            pos = {k: i for i, k in enumerate(labels)}
+            remap = np.array([pos[k] for k in names], dtype=np.intp)
+            out.groups[col] = (remap[codes], tuple(labels))
         return out

@@ -83,6 +83,9 @@ def test_tables_match_rsmtool(tmp_path, seed):
     by_t = rd["eval_by_group"]
     assert set(by.columns) == set(by_t.columns)
     np.testing.assert_allclose(by.loc[by_t.index, by_t.columns].to_numpy(float), by_t.to_numpy(float), rtol=1e-9, atol=1e-12)
+    cb, cb_t = res["consistency_by_group"], rd["consistency_by_group"]
+    assert list(cb.columns) == list(cb_t.columns) and set(cb.index) == set(cb_t.index)
+    np.testing.assert_allclose(cb.loc[cb_t.index].to_numpy(float), cb_t.to_numpy(float), rtol=1e-9, atol=1e-12)
     # true_score_eval
     ts_t = rd["true_score_eval"]
     assert list(res["true_score_eval"].columns) == list(ts_t.columns)

@@ -465,9 +465,9 @@ class ScoringEvaluator:
                 hh = by["hh"]
                 pop_hh = (pop_h[0], pop_h[1], *self._h2_pop())
                 rows = {}
-                for i in sorted(range(len(hh.labels)), key=lambda k: str(hh.labels[k])):
-                    g = hh.labels[i]
-                    v, r = _pair_values(hh, i, pop=pop_hh, names=("h1", "h2"))
+                order = sorted(range(len(hh.labels)), key=lambda k: str(hh.labels[k]))
+                for i, g in [(k, hh.labels[k]) for k in order] + [(0, "All data")]:
+                    v, r = _pair_values(hh if g != "All data" else hh.total(), i, pop=pop_hh, names=("h1", "h2"))
                     cols = [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS]
                     rows[str(g)] = emit(f"consistency_by_{col}", str(g), v, r, cols, score=self.human2[0], subgroup=col, group=str(g))
                 tables[f"consistency_by_{col}"] = _frame(rows, [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS])

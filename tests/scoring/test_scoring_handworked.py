@@ -211,3 +211,13 @@ def test_fairness_reference_group_is_largest_or_given():
     g = np.array(["b", "b", "b", "a", "a", "c", "c"])
     assert fairness_analyses(h, m, g)["base_category"].iloc[0] == "b"
     assert fairness_analyses(h, m, g, base_group="c")["base_category"].iloc[0] == "c"
+
+
+def test_fairness_constant_error_is_undefined_not_noise():
+    # e = 0.1 everywhere: no variance to explain; one-pass sums leave ~1e-18 of rounding noise
+    h = np.array([1.0, 2, 3, 4, 1, 2, 3, 4])
+    t = fairness_analyses(h, h + 0.1, np.array(list("aabbaabb")))
+    assert t.loc[["R2", "sig"], ["Overall score accuracy", "Overall score difference", "Conditional score difference"]].isna().all().all()
+    res = evaluate_scoring(pd.DataFrame({"h": h, "m": h + 0.1, "g": list("aabbaabb")}), human="h", system="m", subgroups=["g"])
+    rec = res.metrics.filter("OverallScoreDifference")[0]
+    assert rec.value is None and rec.parameters["undefined"] == "requires non-constant errors"

@@ -35,6 +35,9 @@ from assay.scoring.stats import CellStats
 
 __all__ = ["FairnessFit", "fairness_from_cells", "fairness_analyses", "fairness_analyses_ols", "reference_group", "FAIRNESS_METRICS"]
 
+# A total sum of squares this small relative to sum(y^2) is rounding noise: y is constant.
+_ZERO_REL = 1e-12
+
 FAIRNESS_METRICS = ("Overall score accuracy", "Overall score difference", "Conditional score difference")
 
 
@@ -143,9 +146,10 @@ def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tupl
     else:
         fits["osa"] = _wls(s2g / sizes, sizes, within(s2g, s4g, sizes), xg)
         fits["osd"] = _wls(s1g / sizes, sizes, within(s1g, s2g, sizes), xg)
+        scale = {"osa": float(s4g.sum()), "osd": float(s2g.sum())}  # sum of y^2 for each fit
         for key, name in (("osa", FAIRNESS_METRICS[0]), ("osd", FAIRNESS_METRICS[1])):
             f = fits[key]
-            if f.centered_tss <= 0:
+            if f.centered_tss <= _ZERO_REL * scale[key]:
                 reasons[name] = "requires non-constant " + ("squared errors" if key == "osa" else "errors")
             else:
                 values[name] = (f.rsquared_adj, f.f_pvalue)
@@ -169,7 +173,7 @@ def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tupl
         dummies = _dummies(gi, g, base) - share[[j for j in range(g) if j != base]][:, lj].T
         full = _fwl(s1c / nc - ybar_l[lj], nc, within(s1c, s2c, nc), dummies, null)
         name = FAIRNESS_METRICS[2]
-        if full.centered_tss <= 0:
+        if full.centered_tss <= _ZERO_REL * float(s2l.sum()):
             reasons[name] = "requires non-constant errors"
         elif full.df_resid <= 0:
             reasons[name] = "requires residual degrees of freedom > 0 in the model with human score"

@@ -122,7 +122,7 @@ import pandas as pd
 from rsmtool.analyzer import Analyzer
 from rsmtool.fairness_utils import get_fairness_analyses
 from rsmtool.utils.prmse import get_true_score_evaluations
-df = pd.read_parquet(sys.argv[1])
+df = pd.read_csv(sys.argv[1])
 df = df.rename(columns={"h": "sc1", "h2": "sc2", "m": "raw_trim"})
 df["raw_trim_round"] = df["raw_trim"].round().astype("int64")
 t0 = time.perf_counter()
@@ -157,7 +157,7 @@ def main() -> None:
     t_peer = time.perf_counter() - t0
 
     # agreement between the two
-    worst = 0.0
+    worst, where = 0.0, ""
     for name, pt in peer.items():
         at = res.tables[name]
         for row in pt.index:
@@ -169,17 +169,19 @@ def main() -> None:
                             "sys_sd": "h2_sd", "sys_min": "h2_min", "sys_max": "h2_max"}.get(col, col)
                     if acol in ("R2", "RMSE"):
                         continue
-                worst = max(worst, abs(float(at.loc[key, acol]) - float(pt.loc[row, col])))
+                diff = abs(float(at.loc[key, acol]) - float(pt.loc[row, col]))
+                if diff > worst:
+                    worst, where = diff, f"{name}[{row!r}, {col!r}]"
     print(f"  assay evaluate_scoring (all tables): {t_assay:8.2f} s   (best of 3: {', '.join(f'{t:.2f}' for t in times)})")
     print(f"  peers one metric at a time:          {t_peer:8.2f} s")
     print(f"  ratio peers / assay:                 {t_peer / t_assay:8.1f}x")
-    print(f"  max |assay - peers| over all compared cells: {worst:.2e}")
+    print(f"  max |assay - peers| over all compared cells: {worst:.2e} at {where}")
 
     rsm = os.environ.get("ASSAY_RSMTOOL_PYTHON")
     if rsm:
         with tempfile.TemporaryDirectory() as tmp:
-            p = os.path.join(tmp, "d.parquet")
-            df.to_parquet(p)
+            p = os.path.join(tmp, "d.csv")
+            df.to_csv(p, index=False)
             proc = subprocess.run([rsm, "-c", RSMTOOL_SCRIPT, p], capture_output=True, text=True)
             if proc.returncode == 0:
                 t_rsm = float(proc.stdout.strip().splitlines()[-1])

@@ -249,3 +249,27 @@ def test_continuous_human_scores_use_direct_path():
     res = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
     assert res["eval"].loc["m", "corr"] == pytest.approx(pearson_r(df["h"], df["m"]), abs=1e-12)
     assert res["eval"].loc["m", "kappa"] == pytest.approx(cohen_kappa(df["h"], df["m"]), abs=1e-12)
+
+
+def test_more_raters_feed_prmse_and_first_extra_rater_feeds_consistency():
+    df = _frame(10, 400)
+    rng = np.random.default_rng(10)
+    h3 = np.clip(np.rint(df["h"] + rng.normal(0, 0.7, len(df))), 1, 6)
+    df["h3"] = np.where(rng.random(len(df)) < 0.3, h3, np.nan)
+    res = evaluate_scoring(df, human="h", system="m", human2=["h2", "h3"])
+    ratings = df[["h", "h2", "h3"]].to_numpy(float)
+    tr = res["true_score_eval"].loc["m"]
+    assert tr["PRMSE true"] == pytest.approx(prmse_true(df["m"], ratings), abs=1e-12)
+    assert tr["N raters"] == 3
+    d = df["h2"].notna()
+    assert res["consistency"].loc["", "N"] == d.sum()
+    assert res["consistency"].loc["", "corr"] == pytest.approx(pearson_r(df["h"][d], df["h2"][d]), abs=1e-12)
+
+
+def test_merge_rejects_different_configuration():
+    a = ScoringEvaluator(human="h", system="m")
+    b = ScoringEvaluator(human="h", system="other")
+    with pytest.raises(InvalidInputError, match="different columns"):
+        a.merge(b)
+    with pytest.raises(InvalidInputError, match="no data"):
+        a.compute()

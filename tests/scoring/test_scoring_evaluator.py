@@ -67,7 +67,12 @@ def test_tables_equal_functional_api():
     assert set(res.tables) == {
         "eval", "eval_short", "consistency", "true_score_eval", "eval_by_g", "eval_by_L1",
         "consistency_by_g", "consistency_by_L1", "fairness_metrics_by_g", "fairness_metrics_by_L1",
+        "degradation", "disattenuated_correlations", "disattenuated_correlations_by_g", "disattenuated_correlations_by_L1",
     }
+    deg = res["degradation"]
+    assert deg.loc["m", "corr"] == pytest.approx(res["eval"].loc["m", "corr"] - res["consistency"].loc["", "corr"], abs=1e-15)
+    dis = res["disattenuated_correlations"].loc["m"]
+    assert dis["corr_disattenuated"] == pytest.approx(res["eval"].loc["m", "corr"] / np.sqrt(res["consistency"].loc["", "corr"]), abs=1e-15)
 
 
 def test_rsmtool_column_names():

@@ -86,6 +86,10 @@ def test_tables_match_rsmtool(tmp_path, seed):
     cb, cb_t = res["consistency_by_group"], rd["consistency_by_group"]
     assert list(cb.columns) == list(cb_t.columns) and set(cb.index) == set(cb_t.index)
     np.testing.assert_allclose(cb.loc[cb_t.index].to_numpy(float), cb_t.to_numpy(float), rtol=1e-9, atol=1e-12)
+    for name in ("degradation", "disattenuated_correlations", "disattenuated_correlations_by_group"):
+        mine, theirs = res[name], rd[name]
+        assert list(mine.columns) == list(theirs.columns), name
+        np.testing.assert_allclose(mine.loc[theirs.index].to_numpy(float), theirs.to_numpy(float), rtol=1e-9, atol=1e-12, err_msg=name)
     # true_score_eval
     ts_t = rd["true_score_eval"]
     assert list(res["true_score_eval"].columns) == list(ts_t.columns)

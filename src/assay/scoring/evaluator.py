@@ -53,6 +53,8 @@ CONSISTENCY_COLUMNS = (
 )
 SHORT_CONTINUOUS = ("sys_mean", "sys_sd", "wtkappa", "corr", "SMD", "RMSE", "R2")
 SHORT_ROUNDED = ("sys_mean", "sys_sd", "kappa", "exact_agr", "adj_agr", "SMD")
+DEGRADATION_COLUMNS = ("corr", "kappa", "wtkappa", "exact_agr", "adj_agr", "SMD")
+DISATTENUATED_COLUMNS = ("corr_HM", "corr_HH", "sqrt_HH", "corr_disattenuated")
 TRUE_SCORE_COLUMNS = ("N", "N raters", "N single", "N multiple", "Variance of errors", "True score var", "MSE true", "PRMSE true")
 
 # table column -> stable Metric type
@@ -68,6 +70,8 @@ METRIC_TYPES = {
     "MSE true": "MSETrue", "PRMSE true": "PRMSE",
     "Overall score accuracy": "OverallScoreAccuracy", "Overall score difference": "OverallScoreDifference",
     "Conditional score difference": "ConditionalScoreDifference",
+    "corr_HM": "PearsonR", "corr_HH": "HumanHumanPearsonR", "sqrt_HH": "SqrtHumanHumanPearsonR",
+    "corr_disattenuated": "DisattenuatedCorrelation",
 }
 
 Values = dict[str, Any]
@@ -386,18 +390,18 @@ class ScoringEvaluator:
         records: list[Metric] = []
         undef_rows: list[dict[str, Any]] = []
 
-        def emit(table: str, row: str, vals: Values, reasons: Reasons, columns: Sequence[str], **params: Any) -> dict:
+        def emit(table: str, row: str, vals: Values, reasons: Reasons, columns: Sequence[str], suffix: str = "", **params: Any) -> dict:
             out = {}
             for c in columns:
                 val = vals.get(c)
                 p = {"table": table, **params}
                 if val is None:
                     reason = reasons.get(c, "undefined")
-                    records.append(undefined(METRIC_TYPES.get(c, c), reason, **p))
+                    records.append(undefined(METRIC_TYPES.get(c, c) + suffix, reason, **p))
                     undef_rows.append({"table": table, "row": row, "column": c, "reason": reason})
                     out[c] = np.nan
                 else:
-                    records.append(Metric(METRIC_TYPES.get(c, c), val, p))
+                    records.append(Metric(METRIC_TYPES.get(c, c) + suffix, val, p))
                     out[c] = val
             return out
 
@@ -423,6 +427,23 @@ class ScoringEvaluator:
                 v = {"N": 0}
             row = emit("consistency", "", v, r, CONSISTENCY_COLUMNS, score=self.human2[0])
             tables["consistency"] = _frame({"": row}, CONSISTENCY_COLUMNS)
+            # degradation: human-system minus human-human (RSMTool's `degradation`)
+            deg = {}
+            hh_row = tables["consistency"].iloc[0]
+            for label in (sysname, rname):
+                vals, reasons = {}, {}
+                for c in DEGRADATION_COLUMNS:
+                    a, b = ev.loc[label, c], hh_row[c]
+                    if a != a or b != b:
+                        vals[c] = None
+                        reasons[c] = f"requires defined human-system and human-human {c}"
+                    else:
+                        vals[c] = float(a - b)
+                deg[label] = emit("degradation", label, vals, reasons, DEGRADATION_COLUMNS, suffix="Degradation", score=label)
+            tables["degradation"] = _frame(deg, DEGRADATION_COLUMNS)
+            tables["disattenuated_correlations"] = self._disattenuated(
+                emit, "disattenuated_correlations", {k: ev.loc[k, "corr"] for k in (sysname, rname)}, {k: hh_row["corr"] for k in (sysname, rname)}
+            )
 
         # true-score evaluation
         if self._true is not None:
@@ -471,6 +492,11 @@ class ScoringEvaluator:
                     cols = [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS]
                     rows[str(g)] = emit(f"consistency_by_{col}", str(g), v, r, cols, score=self.human2[0], subgroup=col, group=str(g))
                 tables[f"consistency_by_{col}"] = _frame(rows, [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS])
+                eb, cb = tables[f"eval_by_{col}"], tables[f"consistency_by_{col}"]
+                tables[f"disattenuated_correlations_by_{col}"] = self._disattenuated(
+                    emit, f"disattenuated_correlations_by_{col}", {g: eb.loc[g, f"corr.{sysname}"] for g in eb.index},
+                    {g: cb.loc[g, "corr"] for g in eb.index}, subgroup=col,
+                )
             table, reasons = fairness_from_cells(by["cells"], self.base_groups.get(col))
             tables[f"fairness_metrics_by_{col}"] = table
             base = table["base_category"].iloc[0]
@@ -490,6 +516,30 @@ class ScoringEvaluator:
             ["table", "row", "column", "reason"]
         ]
         return ScoringResult(tables=tables, metrics=MetricSet(records), dropped=dict(self.dropped), undefined=undef)
+
+    @staticmethod
+    def _disattenuated(emit: Any, table: str, hm: dict, hh: dict, **params: Any) -> pd.DataFrame:
+        """``corr_HM / sqrt(corr_HH)`` per row (RSMTool's ``disattenuated_correlations``)."""
+        rows = {}
+        for key in hm:
+            a, b = hm[key], hh[key]
+            vals: Values = {"corr_HM": None if a != a else float(a), "corr_HH": None if b != b else float(b)}
+            reasons: Reasons = {"corr_HM": "human-system correlation undefined", "corr_HH": "human-human correlation undefined"}
+            if b != b or b < 0:
+                vals["sqrt_HH"] = vals["corr_disattenuated"] = None
+                reasons["sqrt_HH"] = reasons["corr_disattenuated"] = (
+                    "requires a defined, non-negative human-human correlation"
+                )
+            else:
+                vals["sqrt_HH"] = math.sqrt(b)
+                if a != a or b == 0:
+                    vals["corr_disattenuated"] = None
+                    reasons["corr_disattenuated"] = "requires a defined human-system and a positive human-human correlation"
+                else:
+                    vals["corr_disattenuated"] = float(a) / math.sqrt(b)
+            p = {"score": key} if not params else {"group": str(key), **params}
+            rows[key] = emit(table, str(key), vals, reasons, DISATTENUATED_COLUMNS, **p)
+        return _frame(rows, DISATTENUATED_COLUMNS)
 
     def _h2_pop(self) -> tuple[float, float | None]:
         s = self._h2all

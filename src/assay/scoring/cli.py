@@ -1,7 +1,8 @@
 """``assay scoring``: evaluate automated scores against human scores (RSMTool's tables).
 
-Writes ``eval.csv``, ``eval_short.csv``, ``consistency.csv``, ``true_score_eval.csv``,
-``eval_by_<subgroup>.csv``, ``consistency_by_<subgroup>.csv``,
+Writes ``eval.csv``, ``eval_short.csv``, ``consistency.csv``, ``degradation.csv``,
+``disattenuated_correlations.csv``, ``true_score_eval.csv``, ``eval_by_<subgroup>.csv``,
+``consistency_by_<subgroup>.csv``, ``disattenuated_correlations_by_<subgroup>.csv``,
 ``fairness_metrics_by_<subgroup>.csv`` and ``undefined_metrics.csv`` into ``--out-dir``, plus
 ``metrics.json`` (all numbers as Metric records) and prints the records (JSON or a table).
 """

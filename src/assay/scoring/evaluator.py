@@ -5,8 +5,10 @@
 :func:`evaluate_scoring` is the one-call form. Tables are named and laid out like RSMTool's
 intermediate files (see ``docs/scoring.md``):
 
-``eval``, ``eval_short``, ``consistency``, ``true_score_eval``, ``eval_by_<subgroup>``,
-``consistency_by_<subgroup>`` and ``fairness_metrics_by_<subgroup>``.
+``eval``, ``eval_short``, ``consistency``, ``degradation``, ``disattenuated_correlations``,
+``true_score_eval``, ``eval_by_<subgroup>``, ``consistency_by_<subgroup>``,
+``disattenuated_correlations_by_<subgroup>`` and ``fairness_metrics_by_<subgroup>`` (tables that
+need a second human score appear only when one is given).
 
 The system score appears twice, as in RSMTool (``raw_trim`` / ``raw_trim_round``): as given
 (row ``<system>``) and rounded half to even (row ``<system>_round``). Cohen's kappa rounds both

@@ -23,11 +23,19 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-demo
 	$(BIN)/python demo/run.py
 
-test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+# RSMTool itself, for the scoring differential test: it pins numpy<2 and scikit-learn<1.5, so it
+# lives in its own environment and the test runs it as a subprocess (ASSAY_RSMTOOL_PYTHON).
+RSM_VENV := .venv-rsmtool
+$(RSM_VENV)/.installed:
+	$(PYTHON) -m venv $(RSM_VENV)
+	$(RSM_VENV)/bin/python -m pip install --quiet 'rsmtool==12.0.0'
+	touch $@
+
+test: $(VENV)/.installed-dev $(RSM_VENV)/.installed
+	ASSAY_RSMTOOL_PYTHON=$(CURDIR)/$(RSM_VENV)/bin/python $(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-dev
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RSM_VENV) demo-output .pytest_cache .hypothesis

@@ -22,6 +22,7 @@ SECTIONS: tuple[str, ...] = (
     "classification",
     "stats",
     "detection",
+    "scoring",
 )
 
 

@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "assay.fairness.cli",
     "assay.detection.cli",
     "assay.segmentation.cli",
+    "assay.scoring.cli",
 )
 
 

@@ -1,0 +1,450 @@
+"""The RSMTool evaluation metrics as plain functions: arrays in, number out.
+
+Every formula is the one in ``spec/rsmtool-evaluation-metrics.md``; the docstrings restate it.
+``H`` is the human score, ``M`` the system score, ``N`` the number of responses.
+
+These functions are strict: when a metric is not defined on the data (the spec's "RSMTool returns
+None" cases, or a division by zero) they raise :class:`~assay.errors.UndefinedMetricError`
+naming the reason. The evaluator (:func:`assay.scoring.evaluate_scoring`) reports the same cases
+as ``None`` with the reason instead. Inputs must be finite numbers of equal length; anything else
+is an :class:`~assay.errors.InvalidInputError` naming the argument and the first bad position.
+
+Example:
+    >>> from assay.scoring import quadratic_weighted_kappa, pearson_r
+    >>> round(quadratic_weighted_kappa([1, 2, 3, 4], [1, 2, 4, 4]), 4)
+    0.9167
+    >>> round(pearson_r([1, 2, 3], [2, 4, 7]), 4)
+    0.9934
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from assay.errors import InvalidInputError, UndefinedMetricError
+
+__all__ = [
+    "agreement",
+    "exact_agreement",
+    "adjacent_agreement",
+    "cohen_kappa",
+    "quadratic_weighted_kappa",
+    "pearson_r",
+    "standardized_mean_difference",
+    "difference_of_standardized_means",
+    "mean_squared_error",
+    "root_mean_squared_error",
+    "r2",
+    "rater_error_variance",
+    "true_score_variance",
+    "mse_true",
+    "prmse_true",
+    "as_ratings_matrix",
+]
+
+# RSMTool treats a whole-set standard deviation this close to 0 as zero in DSM.
+DSM_SD_ATOL = 1e-7
+
+
+def _vec(x: ArrayLike, name: str) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64) if not isinstance(x, np.ndarray) or x.dtype != np.float64 else x
+    if a.ndim != 1:
+        raise InvalidInputError(f"expected a 1-D array, got shape {a.shape}", source=name)
+    bad = ~np.isfinite(a)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(f"expected a finite number, got {a[i]!r}", source=name, record=i)
+    return a
+
+
+def _pair(human: ArrayLike, system: ArrayLike, names: tuple[str, str] = ("human", "system")) -> tuple[np.ndarray, np.ndarray]:
+    h = _vec(human, names[0])
+    m = _vec(system, names[1])
+    if h.shape != m.shape:
+        raise InvalidInputError(
+            f"length mismatch: {names[0]} has {h.size} values, {names[1]} has {m.size}", source=names[1]
+        )
+    if h.size == 0:
+        raise UndefinedMetricError("N", "requires at least one response (N >= 1)")
+    return h, m
+
+
+def agreement(human: ArrayLike, system: ArrayLike, tolerance: float = 0.0) -> float:
+    """Percentage of responses with ``|M_i - H_i| <= tolerance`` (RSMTool ``agreement``).
+
+    ``A = 100 * sum(w_i) / N`` with ``w_i = 1`` if ``|M_i - H_i| <= tolerance`` else 0.
+
+    Example:
+        >>> agreement([1, 2, 3, 4], [1, 3, 3, 1], tolerance=1)
+        75.0
+    """
+    h, m = _pair(human, system)
+    return float(np.count_nonzero(np.abs(m - h) <= tolerance)) * 100.0 / h.size
+
+
+def exact_agreement(human: ArrayLike, system: ArrayLike) -> float:
+    """Percent exact agreement: :func:`agreement` with tolerance 0 (spec "Percent exact agreement").
+
+    Example:
+        >>> exact_agreement([1, 2, 3, 4], [1, 3, 3, 1])
+        50.0
+    """
+    return agreement(human, system, 0.0)
+
+
+def adjacent_agreement(human: ArrayLike, system: ArrayLike) -> float:
+    """Percent exact + adjacent agreement: :func:`agreement` with tolerance 1.
+
+    Example:
+        >>> adjacent_agreement([1, 2, 3, 4], [1, 3, 3, 1])
+        75.0
+    """
+    return agreement(human, system, 1.0)
+
+
+def _rint_int(a: np.ndarray) -> np.ndarray:
+    # SKLL: int(np.round(float(y))) -> round half to even, like np.rint
+    return np.rint(a).astype(np.int64)
+
+
+def cohen_kappa(
+    human: ArrayLike,
+    system: ArrayLike,
+    weights: Literal["linear", "quadratic"] | None = None,
+) -> float:
+    """Cohen's kappa with SKLL semantics (``skll.metrics.kappa``), as RSMTool computes it.
+
+    Both score arrays are rounded to integers (half to even, as SKLL's ``np.round``), shifted by
+    the minimum observed rating so the lowest is 0, and every category between the minimum and
+    the maximum observed rating is included even when nobody used it (scikit-learn includes it
+    only when given ``labels=``). With ``K`` categories, ``X`` the observed and ``m`` the
+    chance-expected proportion matrices and ``w_jk`` the weights (``[j != k]`` unweighted,
+    ``|j-k|`` linear, ``(j-k)^2`` quadratic)::
+
+        kappa = 1 - sum(w * X) / sum(w * m)
+
+    When all weights are zero (a single category) kappa is 1, as in SKLL.
+
+    Example:
+        >>> round(cohen_kappa([1, 2, 4, 4], [1, 2, 4, 2]), 4)
+        0.6364
+    """
+    h, m = _pair(human, system)
+    hi = _rint_int(h)
+    mi = _rint_int(m)
+    lo = min(int(hi.min()), int(mi.min()))
+    k = max(int(hi.max()), int(mi.max())) - lo + 1
+    hi -= lo
+    mi -= lo
+    n = float(h.size)
+    if weights is None:
+        if k == 1:
+            return 1.0
+        po = np.count_nonzero(hi == mi) / n
+        pe = float(np.dot(np.bincount(hi, minlength=k), np.bincount(mi, minlength=k))) / (n * n)
+        return float(1.0 - (1.0 - po) / (1.0 - pe))
+    if weights not in ("linear", "quadratic"):
+        raise InvalidInputError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}", source="weights")
+    if k * k > 50_000_000:
+        raise InvalidInputError(f"{k} rating categories are too many for a weighted kappa matrix", source="system")
+    observed = np.bincount(hi * k + mi, minlength=k * k).reshape(k, k) / n
+    expected = np.outer(np.bincount(hi, minlength=k), np.bincount(mi, minlength=k)) / (n * n)
+    d = np.abs(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(np.float64)
+    w = d if weights == "linear" else d * d
+    if not w.any():
+        return 1.0
+    return float(1.0 - (w * observed).sum() / (w * expected).sum())
+
+
+def quadratic_weighted_kappa(human: ArrayLike, system: ArrayLike) -> float:
+    """Quadratic weighted kappa for continuous scores (Haberman 2019), variances with ddof=0.
+
+    ``QWK = 2 Cov(M, H) / (Var(H) + Var(M) + (mean(M) - mean(H))^2)``, covariance and
+    variances divided by ``N``. On integer scores it equals Cohen's kappa with quadratic
+    weights over the full label range. Undefined when the denominator is 0 (both score
+    sets constant and equal).
+
+    Example:
+        >>> quadratic_weighted_kappa([1, 2, 3], [1, 2, 3])
+        1.0
+    """
+    h, m = _pair(human, system)
+    hm, mm = h.mean(), m.mean()
+    dh, dm = h - hm, m - mm
+    num = 2.0 * float(np.dot(dh, dm)) / h.size
+    den = float(np.dot(dh, dh) + np.dot(dm, dm)) / h.size + float(mm - hm) ** 2
+    if den == 0.0:
+        raise UndefinedMetricError("QWK", "requires Var(H) + Var(M) + (mean(M) - mean(H))^2 > 0")
+    return num / den
+
+
+def pearson_r(human: ArrayLike, system: ArrayLike) -> float:
+    """Pearson's r (as ``scipy.stats.pearsonr``), with RSMTool's undefined cases.
+
+    ``r = sum((H - mean H)(M - mean M)) / sqrt(sum((H - mean H)^2) sum((M - mean M)^2))``,
+    computed as a dot product of normalised deviations (scipy's form). Undefined (RSMTool
+    returns None) when ``N = 1`` or either score set is constant.
+
+    Example:
+        >>> pearson_r([1, 2, 3, 4], [2, 4, 6, 8])
+        1.0
+    """
+    h, m = _pair(human, system)
+    if h.size < 2:
+        raise UndefinedMetricError("PearsonR", "requires N >= 2 responses")
+    if h.min() == h.max():
+        raise UndefinedMetricError("PearsonR", "requires non-constant human scores (variance > 0)")
+    if m.min() == m.max():
+        raise UndefinedMetricError("PearsonR", "requires non-constant system scores (variance > 0)")
+    dh = h - h.mean()
+    dm = m - m.mean()
+    r = float(np.dot(dh / np.linalg.norm(dh), dm / np.linalg.norm(dm)))
+    return max(-1.0, min(1.0, r))
+
+
+def standardized_mean_difference(
+    human: ArrayLike,
+    system: ArrayLike,
+    method: Literal["unpooled", "pooled"] = "unpooled",
+) -> float:
+    """Standardized mean difference ``(mean(M) - mean(H)) / denominator``; sds with ddof=1.
+
+    ``method="unpooled"`` (human-system): denominator ``sd(H)``.
+    ``method="pooled"`` (human-human, pass ``H2`` as ``system``): ``sqrt((sd(H)^2 + sd(H2)^2) / 2)``.
+    Undefined when ``N < 2`` or the denominator is 0 (RSMTool returns NaN there).
+
+    Example:
+        >>> standardized_mean_difference([1, 2, 3], [2, 3, 4])
+        1.0
+    """
+    h, m = _pair(human, system)
+    if h.size < 2:
+        raise UndefinedMetricError("SMD", "requires N >= 2 responses (sample standard deviation)")
+    vh = float(np.var(h, ddof=1))
+    if method == "unpooled":
+        den = np.sqrt(vh)
+    elif method == "pooled":
+        den = np.sqrt((vh + float(np.var(m, ddof=1))) / 2.0)
+    else:
+        raise InvalidInputError(f"method must be 'unpooled' or 'pooled', got {method!r}", source="method")
+    if den == 0.0:
+        raise UndefinedMetricError("SMD", f"requires a non-zero {method} standard deviation")
+    return float(m.mean() - h.mean()) / float(den)
+
+
+def difference_of_standardized_means(
+    human: ArrayLike,
+    system: ArrayLike,
+    population_human_mean: float,
+    population_human_sd: float,
+    population_system_mean: float,
+    population_system_sd: float,
+) -> float:
+    """DSM for a subgroup: ``mean(z_M - z_H)`` with z-scores from whole-set means and sds.
+
+    ``z_H = (H - mean_H_all) / sd_H_all``, ``z_M = (M - mean_M_all) / sd_M_all`` where the
+    population values are those of the whole evaluation set (sd with ddof=1). Undefined when
+    either whole-set sd is 0 (within 1e-7, as RSMTool).
+
+    Example:
+        >>> difference_of_standardized_means([3, 4], [4, 5], 3.0, 1.0, 3.0, 1.0)
+        1.0
+    """
+    h, m = _pair(human, system)
+    if np.isclose(population_human_sd, 0.0, atol=DSM_SD_ATOL) or np.isclose(population_system_sd, 0.0, atol=DSM_SD_ATOL):
+        raise UndefinedMetricError("DSM", "requires non-zero whole-set standard deviations of human and system scores")
+    zm = (m.mean() - population_system_mean) / population_system_sd
+    zh = (h.mean() - population_human_mean) / population_human_sd
+    return float(zm - zh)
+
+
+def mean_squared_error(human: ArrayLike, system: ArrayLike) -> float:
+    """``MSE(H|M) = sum((H - M)^2) / N`` (as ``sklearn.metrics.mean_squared_error``).
+
+    Example:
+        >>> mean_squared_error([1, 2, 3], [1, 2, 5])
+        1.3333333333333333
+    """
+    h, m = _pair(human, system)
+    d = h - m
+    return float(np.dot(d, d)) / h.size
+
+
+def root_mean_squared_error(human: ArrayLike, system: ArrayLike) -> float:
+    """``RMSE = sqrt(MSE(H|M))`` (the ``RMSE`` column of RSMTool's ``eval``).
+
+    Example:
+        >>> root_mean_squared_error([0, 0], [3, 3])
+        3.0
+    """
+    return float(np.sqrt(mean_squared_error(human, system)))
+
+
+def r2(human: ArrayLike, system: ArrayLike) -> float:
+    """``R2 = 1 - sum((H - M)^2) / sum((H - mean H)^2)`` (as ``sklearn.metrics.r2_score``).
+
+    This is the spec's ``1 - MSE(H|M) / sigma_H^2`` with both terms divided by ``N``.
+    Undefined for ``N = 1`` (RSMTool returns None) and for constant human scores; there
+    scikit-learn returns 1.0 or 0.0 by convention (``force_finite``) and assay does not.
+
+    Example:
+        >>> r2([1, 2, 3], [1, 2, 4])
+        0.5
+    """
+    h, m = _pair(human, system)
+    if h.size < 2:
+        raise UndefinedMetricError("R2", "requires N >= 2 responses")
+    if h.min() == h.max():
+        raise UndefinedMetricError("R2", "requires non-constant human scores (variance > 0)")
+    d = h - m
+    dh = h - h.mean()
+    return 1.0 - float(np.dot(d, d)) / float(np.dot(dh, dh))
+
+
+# ---------------------------------------------------------------- true-score (PRMSE)
+
+
+def as_ratings_matrix(human_scores: ArrayLike | Sequence[ArrayLike], source: str = "human_scores") -> np.ndarray:
+    """Ratings as a float matrix ``(n_responses, n_raters)``; NaN marks a missing rating.
+
+    A 1-D array is one rating per response. Every response needs at least one rating.
+
+    Example:
+        >>> as_ratings_matrix([[1, 2], [3, float("nan")]]).shape
+        (2, 2)
+    """
+    a = np.asarray(human_scores, dtype=np.float64)
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2:
+        raise InvalidInputError(f"expected a 1-D or 2-D array of ratings, got shape {a.shape}", source=source)
+    if np.isinf(a).any():
+        i = int(np.flatnonzero(np.isinf(a).any(axis=1))[0])
+        raise InvalidInputError("ratings must be finite (NaN marks a missing rating)", source=source, record=i)
+    if a.shape[0] == 0:
+        raise UndefinedMetricError("PRMSE", "requires at least one response")
+    none = np.isnan(a).all(axis=1)
+    if none.any():
+        raise InvalidInputError("response has no rating (need at least one per response)", source=source, record=int(np.flatnonzero(none)[0]))
+    return a
+
+
+def _ratings_summary(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Per response: number of ratings c_i, mean rating, and the pooled within-response SS."""
+    ok = ~np.isnan(a)
+    c = ok.sum(axis=1).astype(np.float64)
+    filled = np.where(ok, a, 0.0)
+    means = filled.sum(axis=1) / c
+    dev = np.where(ok, a - means[:, None], 0.0)
+    within = float((dev * dev).sum())
+    return c, means, within
+
+
+def rater_error_variance(human_scores: ArrayLike) -> float:
+    """Variance of rater errors, pooled over responses with 2+ ratings (spec, PRMSE section).
+
+    ``V_i = sum_j (H_ij - mean_i)^2 / (c_i - 1)``;
+    ``sigma_e^2 = sum_i V_i (c_i - 1) / sum_i (c_i - 1)``.
+    With two ratings everywhere this is ``sum (H - H2)^2 / (2 N_2)``. Undefined when no
+    response has two or more ratings.
+
+    Example:
+        >>> rater_error_variance([[1, 2], [3, 3], [4, float("nan")]])
+        0.25
+    """
+    a = as_ratings_matrix(human_scores)
+    c, _, within = _ratings_summary(a)
+    dof = float((c - 1).sum())
+    if dof == 0:
+        raise UndefinedMetricError("RaterErrorVariance", "requires at least one response with two or more ratings")
+    return within / dof
+
+
+def _error_variance(a: np.ndarray, c: np.ndarray, within: float, given: float | None) -> float:
+    if given is not None:
+        g = float(given)
+        if not np.isfinite(g) or g < 0:
+            raise InvalidInputError(f"rater error variance must be a finite number >= 0, got {given!r}", source="rater_error_variance")
+        return g
+    dof = float((c - 1).sum())
+    if dof == 0:
+        raise UndefinedMetricError(
+            "PRMSE", "requires at least one response with two or more ratings, or a given rater_error_variance"
+        )
+    return within / dof
+
+
+def true_score_variance(human_scores: ArrayLike, rater_error_variance: float | None = None) -> float:
+    """Estimated true-score variance ``sigma_T^2`` (general multi-rater formula, spec).
+
+    ``sigma_T^2 = (sum_i c_i (mean_i - mean)^2 - (N - 1) sigma_e^2) / (c - sum_i c_i^2 / c)``
+    where ``c = sum_i c_i`` is the number of ratings and ``mean`` the mean of all ratings.
+    Undefined when the denominator is 0 (one response).
+
+    Example:
+        >>> true_score_variance([[1, 2], [3, 4]], 0.5)
+        1.75
+    """
+    a = as_ratings_matrix(human_scores)
+    c, means, within = _ratings_summary(a)
+    se2 = _error_variance(a, c, within, rater_error_variance)
+    return _true_var(c, means, se2)
+
+
+def _true_var(c: np.ndarray, means: np.ndarray, se2: float) -> float:
+    ctot = float(c.sum())
+    grand = float(np.dot(c, means)) / ctot
+    den = ctot - float(np.dot(c, c)) / ctot
+    if den == 0:
+        raise UndefinedMetricError("TrueScoreVariance", "requires at least two responses")
+    d = means - grand
+    return (float(np.dot(c, d * d)) - (c.size - 1) * se2) / den
+
+
+def mse_true(system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None) -> float:
+    """``MSE(T|M) = (sum_i c_i (mean_i - M_i)^2 - N sigma_e^2) / c`` (spec, PRMSE section).
+
+    Example:
+        >>> mse_true([1.5, 3.5], [[1, 2], [3, 4]], 0.5)
+        -0.25
+    """
+    a = as_ratings_matrix(human_scores)
+    m = _vec(system, "system")
+    if m.size != a.shape[0]:
+        raise InvalidInputError(f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores", source="system")
+    c, means, within = _ratings_summary(a)
+    se2 = _error_variance(a, c, within, rater_error_variance)
+    d = means - m
+    return (float(np.dot(c, d * d)) - m.size * se2) / float(c.sum())
+
+
+def prmse_true(system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None) -> float:
+    """PRMSE against the true score: ``1 - MSE(T|M) / sigma_T^2`` (general multi-rater formula).
+
+    ``human_scores`` is ``(n_responses, n_raters)`` with NaN for missing ratings (any number
+    of ratings >= 1 per response), or 1-D together with ``rater_error_variance`` estimated
+    elsewhere. With two ratings everywhere this equals the closed forms
+    ``MSE(T|M) = MSE(Hbar|M) - sigma_e^2 / 2`` and ``sigma_T^2 = var(Hbar) - sigma_e^2 / 2``.
+    Undefined when sigma_e^2 cannot be estimated (no response has two ratings and none is
+    given) or when the estimated true-score variance is not positive.
+
+    Example:
+        >>> round(prmse_true([2, 2, 4], [[1, 2], [3, 3], [4, 5]]), 4)
+        0.84
+    """
+    a = as_ratings_matrix(human_scores)
+    m = _vec(system, "system")
+    if m.size != a.shape[0]:
+        raise InvalidInputError(f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores", source="system")
+    c, means, within = _ratings_summary(a)
+    se2 = _error_variance(a, c, within, rater_error_variance)
+    vt = _true_var(c, means, se2)
+    if vt <= 0:
+        raise UndefinedMetricError("PRMSE", f"requires a positive estimated true-score variance, got {vt:.6g}")
+    d = means - m
+    mse = (float(np.dot(c, d * d)) - m.size * se2) / float(c.sum())
+    return 1.0 - mse / vt

@@ -24,6 +24,8 @@ app = typer.Typer(
 
 # One module per domain; each defines register(app).
 COMMAND_MODULES: tuple[str, ...] = (
+    "assay.llm.cli",
+    "assay.store.cli",
 )
 
 

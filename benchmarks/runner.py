@@ -1,0 +1,126 @@
+"""Runner throughput against a loopback chat server with a fixed 50 ms latency.
+
+For each concurrency (1, 16, 64, 256) it sends N requests (default 2,000) through
+``assay.llm.Runner`` (with its SQLite response cache on, as in real runs, and a fresh
+cache file so every request is a real call) and, as the peer, through the bare
+``openai.AsyncOpenAI`` client under an ``asyncio.Semaphore`` (no retries, cache or
+bookkeeping). The server runs in its own process.
+
+Printed per concurrency: calls/s, fraction of the ideal (concurrency / latency), wall
+overhead per call (time per call minus the 50 ms, per concurrency slot), client CPU ms
+per call, and the ratio of the runner's throughput to the bare SDK's.
+Goal: >= 90% of ideal at concurrency 64, runner overhead < 1 ms per call.
+
+    python benchmarks/runner.py [--n 2000] [--latency 0.05] [--concurrency 1,16,64,256]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from assay.llm import Item, Runner, load_model
+
+
+def start_server(latency: float) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay.llm.testing", "--latency", str(latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    return proc, url
+
+
+def server_calls(proc: subprocess.Popen) -> int:
+    import json
+
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("stats\n")
+    proc.stdin.flush()
+    return int(json.loads(proc.stdout.readline())["calls"])
+
+
+def run_assay(url: str, n: int, c: int, tag: str) -> tuple[float, float, int]:
+    model = load_model(f"{url}#bench", timeout=30, max_connections=max(c, 16))
+    items = [Item.from_prompt(f"{tag}-{i}", f"{tag} request {i}") for i in range(n)]
+    with tempfile.TemporaryDirectory() as d:
+        runner = Runner(model, max_concurrency=c, timeout=30, cache=Path(d) / "cache.sqlite", quiet=True)
+        t0, p0 = time.perf_counter(), time.process_time()
+        records = runner.run(items)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - p0
+    ok = sum(r.ok for r in records)
+    return wall, cpu, ok
+
+
+def run_sdk(url: str, n: int, c: int, tag: str) -> tuple[float, float, int]:
+    import openai
+
+    from assay.llm.models.openai_compat import _http_client
+
+    async def main() -> int:
+        client = openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0, timeout=30, http_client=_http_client(max(c, 16), 30))
+        sem = asyncio.Semaphore(c)
+
+        async def one(i: int) -> bool:
+            async with sem:
+                r = await client.chat.completions.create(model="bench", messages=[{"role": "user", "content": f"{tag} request {i}"}])
+                return bool(r.choices[0].message.content)
+
+        done = await asyncio.gather(*(one(i) for i in range(n)))
+        await client.close()
+        return sum(done)
+
+    t0, p0 = time.perf_counter(), time.process_time()
+    ok = asyncio.run(main())
+    return time.perf_counter() - t0, time.process_time() - p0, ok
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--concurrency", default="1,16,64,256")
+    ap.add_argument("--no-peer", action="store_true", help="Skip the bare-SDK comparison.")
+    args = ap.parse_args()
+    levels = [int(x) for x in args.concurrency.split(",")]
+    proc, url = start_server(args.latency)
+    try:
+        # warm up both clients (imports, first connections)
+        run_assay(url, 20, 4, "warm")
+        if not args.no_peer:
+            run_sdk(url, 20, 4, "warm")
+        print(f"{args.n} requests per level, server latency {args.latency * 1000:.0f} ms, server in its own process\n")
+        head = f"{'conc':>5} {'client':>7} {'calls/s':>9} {'ideal':>8} {'of ideal':>9} {'overhead ms/call':>17} {'CPU ms/call':>12}"
+        print(head)
+        print("-" * len(head))
+        for c in levels:
+            ideal = c / args.latency
+            rows = [("assay",) + run_assay(url, args.n, c, f"a{c}")]
+            if not args.no_peer:
+                rows.append(("sdk",) + run_sdk(url, args.n, c, f"s{c}"))
+            rates = {}
+            for name, wall, cpu, ok in rows:
+                assert ok == args.n, f"{name}: only {ok} of {args.n} answered"
+                rate = args.n / wall
+                rates[name] = rate
+                overhead = (wall * c / args.n - args.latency) * 1000  # per call, per slot
+                print(f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.2f} {cpu / args.n * 1000:>12.3f}")
+            if "sdk" in rates:
+                print(f"{'':>5} {'ratio':>7} assay/sdk throughput = {rates['assay'] / rates['sdk']:.3f}")
+        print(f"\nserver counted {server_calls(proc)} calls")
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(30)
+
+
+if __name__ == "__main__":
+    main()

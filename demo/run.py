@@ -19,6 +19,7 @@ OUT = HERE.parent / "demo-output"
 
 # Sections, in order. Each is a module in demo/ with run(out_dir, console).
 SECTIONS: tuple[str, ...] = (
+    "llm",
 )
 
 

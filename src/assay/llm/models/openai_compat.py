@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from assay.llm.models.base import GENERATION_PARAMS, CallError, ChatResponse, Message, Usage
+from assay.llm.models.base import CallError, ChatResponse, Message, Usage
 
 __all__ = ["OpenAIChatModel", "parse_retry_after"]
 
@@ -112,8 +112,7 @@ class OpenAIChatModel:
             max_retries=0,
             http_client=_http_client(max_connections, self.timeout),
         )
-        # Resolve the SDK's lazily imported resources now, not inside the first timed call.
-        self._create = self._client.chat.completions.with_raw_response.create
+        self._response_type = _httpx_module().Response
 
     @property
     def identity(self) -> str:
@@ -127,17 +126,16 @@ class OpenAIChatModel:
         """One chat-completions request; raises :class:`CallError` on any failure."""
         import openai
 
-        known = {k: v for k, v in params.items() if k in GENERATION_PARAMS and v is not None}
-        extra = {k: v for k, v in params.items() if k not in GENERATION_PARAMS}
+        body_json: dict[str, Any] = {k: v for k, v in params.items() if v is not None}
+        body_json["model"] = self.name
+        body_json["messages"] = [dict(m) for m in messages]
         t0 = time.perf_counter()
         try:
-            raw = await self._create(
-                model=self.name,
-                messages=list(messages),  # type: ignore[arg-type]
-                extra_body=extra or None,
-                **known,
-            )
-            body = raw.http_response.content
+            # The SDK's documented route for raw requests: its auth, headers, connection
+            # pool and error mapping, without re-validating the params or building
+            # pydantic models (we parse the JSON ourselves and keep it as the raw answer).
+            response = await self._client.post("/chat/completions", body=body_json, cast_to=self._response_type)
+            body = response.content
         except openai.APITimeoutError as e:
             raise CallError("timeout", f"no answer within {self.timeout:g} s", retryable=True) from e
         except openai.APIConnectionError as e:

@@ -17,8 +17,8 @@ FAST = RetryPolicy(max_retries=3, backoff_base=0.01, backoff_max=0.04)
 TIMEOUT = 1.0
 
 
-def run(server, prompts, *, retry=FAST, timeout=TIMEOUT, **kw):
-    model = load_model(server.spec(), timeout=timeout)
+def run(server, prompts, *, retry=FAST, timeout=TIMEOUT, backend="auto", **kw):
+    model = load_model(server.spec(), timeout=timeout, http_backend=backend)
     items = [Item.from_prompt(f"id-{p}", p) for p in prompts]
     kw.setdefault("cache", None)
     return Runner(model, retry=retry, timeout=timeout, quiet=True, **kw).run(items)
@@ -45,11 +45,12 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("backend", ["aiohttp", "httpx"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_each_fault_ends_as_it_should(chat_server, case):
+def test_each_fault_ends_as_it_should(chat_server, case, backend):
     plan, ok, kind, status, attempts = CASES[case]
     srv = chat_server({"p": plan, "q": []})
-    recs = run(srv, ["p", "q"])
+    recs = run(srv, ["p", "q"], backend=backend)
     assert [r.id for r in recs] == ["id-p", "id-q"]
     r, control = recs
     assert r.ok is ok, r
@@ -87,7 +88,8 @@ def test_errors_carry_the_server_message(chat_server):
     assert r.error == "injected 401"
 
 
-def test_mixed_faults_nothing_lost_or_duplicated(chat_server):
+@pytest.mark.parametrize("backend", ["aiohttp", "httpx"])
+def test_mixed_faults_nothing_lost_or_duplicated(chat_server, backend):
     rng = random.Random(7)
     outcomes = ["ok", "429", "500", "503", "hang", "drop", "malformed", "400", "404"]
     plan = {}
@@ -107,7 +109,7 @@ def test_mixed_faults_nothing_lost_or_duplicated(chat_server):
                 break
         expected[p] = verdict or (False, 4)
     srv = chat_server({k: list(v) for k, v in plan.items()})
-    recs = run(srv, list(plan), max_concurrency=16)
+    recs = run(srv, list(plan), max_concurrency=16, backend=backend)
     assert len(recs) == len(plan)
     assert [r.id for r in recs] == [f"id-{p}" for p in plan]
     for p, r in zip(plan, recs):
@@ -188,15 +190,33 @@ def test_generation_params_reach_the_server(chat_server):
     assert seen["messages"] == [{"role": "user", "content": "x"}]
 
 
-def test_unreachable_endpoint_is_a_connection_error():
+@pytest.mark.parametrize("backend", ["aiohttp", "httpx"])
+def test_unreachable_endpoint_is_a_connection_error(backend):
     import socket
 
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()  # nothing listens there now
-    model = load_model(f"http://127.0.0.1:{port}/v1#m", timeout=1)
+    model = load_model(f"http://127.0.0.1:{port}/v1#m", timeout=1, http_backend=backend)
     (r,) = Runner(model, cache=None, quiet=True, retry=RetryPolicy(max_retries=1, backoff_base=0.01)).run(
         [Item.from_prompt("a", "x")]
     )
     assert not r.ok and r.error_kind == "connection" and r.attempts == 2
+    assert "refused" in r.error.lower() or "connect" in r.error.lower()
+
+
+def test_the_default_transport_is_aiohttp():
+    assert load_model("http://127.0.0.1:9/v1#m").http_backend == "aiohttp"
+
+
+def test_a_model_reused_across_runs_gets_fresh_connections(chat_server):
+    # each Runner.run is its own event loop; pooled connections must not leak across
+    srv = chat_server()
+    model = load_model(srv.spec())
+    for n in range(3):
+        recs = Runner(model, cache=None, quiet=True, max_concurrency=8, retry=RetryPolicy(max_retries=0)).run(
+            [Item.from_prompt(str(i), f"run {n} item {i}") for i in range(16)]
+        )
+        assert all(r.ok and r.attempts == 1 for r in recs)
+    assert srv.calls == 48

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -47,7 +46,6 @@ def ask(
     params = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
     runner = Runner(m, cache=None, quiet=True, timeout=timeout, retry=RetryPolicy(max_retries=retries))
     (rec,) = runner.run([Item.from_prompt("ask", prompt, system=system, **params)])
-    _close(m)
     if as_json:
         sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
     elif rec.ok:
@@ -95,7 +93,6 @@ def run(
         quiet=quiet,
     )
     records = runner.run(batch)
-    _close(m)
     text = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
     if out is None:
         sys.stdout.write(text)
@@ -127,15 +124,6 @@ def _load(spec: str | None, timeout: float) -> Any:
 
     parsed = parse_model_spec(spec)
     return load_model(spec, timeout=timeout) if parsed.kind == "openai" else load_model(spec)
-
-
-def _close(model: Any) -> None:
-    close = getattr(model, "aclose", None)
-    if close is not None:
-        try:
-            asyncio.run(close())
-        except RuntimeError:
-            pass
 
 
 @guarded

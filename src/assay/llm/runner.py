@@ -292,12 +292,27 @@ class Runner:
     # -- public API -------------------------------------------------------------------
 
     def run(self, items: Iterable[Item | Mapping[str, Any]]) -> list[Record]:
-        """Synchronous :meth:`arun` (not from inside a running event loop)."""
+        """Synchronous :meth:`arun` in its own event loop (not from inside a running one).
+
+        The model's connections opened in that loop are closed before it ends; with
+        :meth:`arun` in your own loop, ``await model.aclose()`` when done.
+        """
         try:
             asyncio.get_running_loop()
+            in_loop = True
         except RuntimeError:
-            return asyncio.run(self.arun(items))
-        raise RuntimeError("Runner.run() called inside an event loop; use 'await runner.arun(items)'")
+            in_loop = False
+        if in_loop:
+            raise RuntimeError("Runner.run() called inside an event loop; use 'await runner.arun(items)'")
+        return asyncio.run(self._run_and_close(items))
+
+    async def _run_and_close(self, items: Iterable[Item | Mapping[str, Any]]) -> list[Record]:
+        try:
+            return await self.arun(items)
+        finally:
+            close = getattr(self.model, "aclose", None)
+            if close is not None:
+                await close()
 
     async def arun(self, items: Iterable[Item | Mapping[str, Any]]) -> list[Record]:
         """Run every item; one record per item, in input order."""

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import os
@@ -86,6 +87,13 @@ class OpenAIChatModel:
         timeout: seconds for one attempt (the runner also enforces its own timeout).
         max_connections: size of the HTTP connection pool (keep it >= the runner's
             ``max_concurrency``).
+        http_backend: ``"aiohttp"`` (the SDK's aiohttp transport, about half the CPU per
+            call), ``"httpx"`` (the SDK's default transport), or ``"auto"``: aiohttp when
+            it is installed.
+
+    Connection pools belong to an event loop; a model used from a new loop (each
+    ``Runner.run`` is one ``asyncio.run``) gets a fresh client for it, so pooled
+    connections of a finished loop are never reused.
     """
 
     def __init__(
@@ -97,22 +105,40 @@ class OpenAIChatModel:
         api_key_env: str | None = None,
         timeout: float = 120.0,
         max_connections: int = 512,
+        http_backend: str = "auto",
         spec: str | None = None,
     ) -> None:
-        import openai
-
+        if http_backend not in ("auto", "aiohttp", "httpx"):
+            raise ValueError(f"http_backend must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}")
         self.name = model
         self.base_url = base_url.rstrip("/") if base_url else None
         self.timeout = float(timeout)
         self.spec = spec or (f"{self.base_url}#{model}" if self.base_url else f"openai:{model}")
-        self._client = openai.AsyncOpenAI(
-            api_key=_api_key(api_key, api_key_env),
+        self.max_connections = max_connections
+        self.http_backend = _pick_backend(http_backend)
+        self._api_key = _api_key(api_key, api_key_env)
+        self._client = self._new_client()
+        self._client_loop: Any = None
+        self._response_type = _httpx_module().Response
+
+    def _new_client(self) -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
             base_url=self.base_url,
             timeout=self.timeout,
             max_retries=0,
-            http_client=_http_client(max_connections, self.timeout),
+            http_client=_http_client(self.max_connections, self.timeout, self.http_backend),
         )
-        self._response_type = _httpx_module().Response
+
+    def _loop_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client_loop is not loop:
+            if self._client_loop is not None:  # used before, from a loop that is gone
+                self._client = self._new_client()
+            self._client_loop = loop
+        return self._client
 
     @property
     def identity(self) -> str:
@@ -134,11 +160,12 @@ class OpenAIChatModel:
             # The SDK's documented route for raw requests: its auth, headers, connection
             # pool and error mapping, without re-validating the params or building
             # pydantic models (we parse the JSON ourselves and keep it as the raw answer).
-            response = await self._client.post("/chat/completions", body=body_json, cast_to=self._response_type)
+            client = self._loop_client()
+            response = await client.post("/chat/completions", body=body_json, cast_to=self._response_type)
             body = response.content
-        except openai.APITimeoutError as e:
-            raise CallError("timeout", f"no answer within {self.timeout:g} s", retryable=True) from e
-        except openai.APIConnectionError as e:
+        except openai.APIConnectionError as e:  # includes APITimeoutError
+            if _is_timeout(e):
+                raise CallError("timeout", f"no answer within {self.timeout:g} s", retryable=True) from e
             raise CallError("connection", _describe(e), retryable=True) from e
         except openai.APIStatusError as e:
             status = e.status_code
@@ -155,18 +182,37 @@ class OpenAIChatModel:
         return parse_completion(body, latency)
 
     async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._client.close()
+        """Close the HTTP connection pool (of the running event loop)."""
+        if self._client_loop is None or self._client_loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = self._new_client()
+        self._client_loop = None
 
 
-def _http_client(max_connections: int, timeout: float) -> Any:
+def _pick_backend(choice: str) -> str:
+    if choice != "auto":
+        return choice
+    try:
+        import aiohttp  # noqa: F401
+        import openai
+
+        openai.DefaultAioHttpClient  # noqa: B018  (the SDK version has the aiohttp transport)
+        return "aiohttp"
+    except (ImportError, AttributeError):
+        return "httpx"
+
+
+def _http_client(max_connections: int, timeout: float, backend: str = "httpx") -> Any:
     import openai
 
     httpx = _httpx_module()
-    return openai.DefaultAsyncHttpxClient(
-        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-        timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-    )
+    kwargs = {
+        "limits": httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+        "timeout": httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+    }
+    if backend == "aiohttp":
+        return openai.DefaultAioHttpClient(**kwargs)
+    return openai.DefaultAsyncHttpxClient(**kwargs)
 
 
 def _httpx_module() -> Any:
@@ -181,8 +227,41 @@ def _httpx_module() -> Any:
         return httpx
 
 
+def _chain(e: BaseException) -> list[BaseException]:
+    out, seen = [e], {id(e)}
+    while True:
+        nxt = out[-1].__cause__ or out[-1].__context__
+        if nxt is None or id(nxt) in seen:
+            return out
+        seen.add(id(nxt))
+        out.append(nxt)
+
+
+def _transport_cause(e: BaseException) -> BaseException | None:
+    """The first exception below the SDK's and the HTTP library's wrappers."""
+    for x in _chain(e)[1:]:
+        if not type(x).__module__.startswith(("openai", "httpx", "httpcore")):
+            return x
+    return None
+
+
+def _is_timeout(e: BaseException) -> bool:
+    """Timeout or connection failure? Decided by the transport's own exception: the
+    aiohttp transport reports every refused or dropped connection as a "ConnectTimeout",
+    so the SDK's exception type alone misleads."""
+    import openai
+
+    cause = _transport_cause(e)
+    if cause is not None:
+        if isinstance(cause, TimeoutError) or "Timeout" in type(cause).__name__:
+            return True
+        if isinstance(cause, OSError) or type(cause).__module__.startswith("aiohttp"):
+            return False
+    return isinstance(e, openai.APITimeoutError)
+
+
 def _describe(e: BaseException) -> str:
-    cause = e.__cause__ or e.__context__
+    cause = _transport_cause(e) or e.__cause__ or e.__context__
     text = str(e)
     if cause is not None and str(cause) and str(cause) not in text:
         text = f"{text} ({type(cause).__name__}: {cause})"

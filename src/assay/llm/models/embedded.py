@@ -63,7 +63,8 @@ class EmbeddedChatModel:
     Args:
         model_path: a GGUF file; default :func:`default_gguf_path`.
         n_ctx: context window in tokens.
-        n_threads: CPU threads for inference (default: all cores).
+        n_threads: CPU threads for inference (default: half the cores, at least 1;
+            llama.cpp's threads spin, and on a busy machine fewer threads are faster).
         defaults: generation parameters used when a call does not give them
             (default ``temperature=0``, ``max_tokens=256``).
     """
@@ -83,7 +84,7 @@ class EmbeddedChatModel:
         self.name = EMBEDDED_NAME if model_path is None else self.model_path.stem
         self.spec = spec
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 1
+        self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         self.defaults = dict(EMBEDDED_DEFAULTS if defaults is None else defaults)
         self._llama: Any = None
         self._load_lock = threading.Lock()

@@ -241,8 +241,9 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8,
 )
+metric_types = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=10)
 metric_sets = st.lists(
-    st.builds(Metric, st.text(min_size=1, max_size=10), json_values, st.dictionaries(st.text(max_size=6), json_values, max_size=3)),
+    st.builds(Metric, metric_types, json_values, st.dictionaries(st.text(max_size=6), json_values, max_size=3)),
     max_size=6,
 )
 
@@ -270,3 +271,23 @@ def test_created_times_are_utc_and_ordered(store_url):
         b = s.save([], kind="k")
         ea, eb = s.get(a), s.get(b)
     assert ea.created.tzinfo == timezone.utc and ea.created < eb.created
+
+
+def test_nul_characters(store_url):
+    # NUL inside values, parameters and LLM answers round-trips; in names it is refused
+    # (PostgreSQL text columns cannot hold it), on every back end alike.
+    ms = MetricSet([Metric("A", "x\x00y", {"k": "\x00"})])
+    item = Item.from_prompt("q", "say \x00")
+    rec = Record("q", True, text="nul\x00here", attempts=1)
+    with Store(store_url) as s:
+        eid = s.save(ms, kind="k", items=[ItemRecord.from_llm(item, rec)])
+        got = s.get(eid, items=True)
+        assert got.metrics == ms
+        assert got.items[0].raw_answer == "nul\x00here" and got.items[0].prompt[0]["content"] == "say \x00"
+        with pytest.raises(InvalidInputError, match="NUL"):
+            s.save([Metric("bad\x00type", 1)], kind="k")
+        with pytest.raises(InvalidInputError, match="dataset"):
+            s.save([], kind="k", dataset="d\x00")
+        with pytest.raises(InvalidInputError, match="Unicode"):
+            s.save([Metric("\ud800", 1)], kind="k")
+        assert len(s.list()) == 1  # nothing half-written

@@ -32,7 +32,7 @@ import asyncio
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -362,7 +362,8 @@ class Runner:
         if not self.quiet and self.console.is_terminal:
             self.console.print(_summary_line(stats), highlight=False)
         out = [r for r in records if r is not None]
-        assert len(out) == len(batch), "runner lost an item"
+        if len(out) != len(batch):  # cannot happen unless a worker died; never return a short list
+            raise RuntimeError(f"runner finished {len(out)} of {len(batch)} items")
         return out
 
     # -- internals --------------------------------------------------------------------

@@ -240,7 +240,7 @@ class Store:
     def fail(self, evaluation_id: int, error: str) -> None:
         """Mark the evaluation ``failed`` with the reason."""
         with self._tx() as conn:
-            self._set_status(conn, evaluation_id, "failed", error)
+            self._set_status(conn, evaluation_id, "failed", error.replace("\x00", "\\x00"))
 
     def save(
         self,
@@ -305,6 +305,7 @@ class Store:
         rows = []
         for n, m in enumerate(metrics):
             d = m.to_dict()
+            _check_text(d["type"], "type", record=f"metric {n + 1}")
             rows.append(
                 {"evaluation_id": eid, "position": start + n, "type": d["type"], "value": d["value"], "parameters": d["parameters"]}
             )
@@ -318,6 +319,8 @@ class Store:
         rows = []
         for n, it in enumerate(items):
             d = it.to_dict()
+            _check_text(d["item_id"], "item_id", record=f"item {n + 1}")
+            _check_text(d["error_kind"], "error_kind", record=f"item {n + 1}")
             rows.append({"evaluation_id": eid, "position": start + n, **d})
         if rows:
             conn.execute(insert(ItemRow), rows)
@@ -485,7 +488,21 @@ def _check_kind(kind: str) -> None:
         raise InvalidInputError("must be a non-empty string", source="store", field="kind")
 
 
+def _check_text(value: Any, field: str, record: Any = None) -> None:
+    """Names and labels must be valid Unicode without NUL characters (PostgreSQL text refuses both)."""
+    if not isinstance(value, str):
+        return
+    if "\x00" in value:
+        raise InvalidInputError("contains a NUL character", source="store", record=record, field=field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError("is not valid Unicode (lone surrogate)", source="store", record=record, field=field) from None
+
+
 def _eval_row(kind: str, dataset: str | None, model: str | None, parameters: Mapping[str, Any] | None, status: str) -> dict[str, Any]:
+    for name, value in (("kind", kind), ("dataset", dataset), ("model", model)):
+        _check_text(value, name)
     return {
         "created": _now(),
         "finished": None,

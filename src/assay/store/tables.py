@@ -77,11 +77,13 @@ class ItemRow(Base):
     prompt: Mapped[Any] = mapped_column(JSON, nullable=False)
     params: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     ok: Mapped[bool] = mapped_column(Boolean, nullable=False)
-    raw_answer: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # JSON, not TEXT: an answer or message may hold a NUL character, which PostgreSQL
+    # text columns refuse; as a JSON string it round-trips on every back end.
+    raw_answer: Mapped[str | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     parsed: Mapped[Any] = mapped_column(JSON(none_as_null=True), nullable=True)
     error_kind: Mapped[str | None] = mapped_column(String(32), nullable=True)
     status: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error: Mapped[str | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     latency: Mapped[float | None] = mapped_column(Float, nullable=True)
     prompt_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)

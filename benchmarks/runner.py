@@ -89,6 +89,24 @@ def run_runner_only(n: int, c: int, latency: float, tag: str) -> tuple[float, fl
     return wall, cpu, sum(r.ok for r in records)
 
 
+def run_bare(n: int, c: int, latency: float) -> tuple[float, float, int]:
+    """The floor: n sleeps of ``latency`` under a semaphore of c, nothing else."""
+
+    async def main() -> int:
+        sem = asyncio.Semaphore(c)
+
+        async def one() -> bool:
+            async with sem:
+                await asyncio.sleep(latency)
+                return True
+
+        return sum(await asyncio.gather(*(one() for _ in range(n))))
+
+    t0, p0 = time.perf_counter(), time.process_time()
+    ok = asyncio.run(main())
+    return time.perf_counter() - t0, time.process_time() - p0, ok
+
+
 def run_sdk(url: str, n: int, c: int, tag: str) -> tuple[float, float, int]:
     import openai
 
@@ -118,6 +136,7 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--concurrency", default="1,16,64,256")
     ap.add_argument("--no-peer", action="store_true", help="Skip the bare-SDK comparison.")
+    ap.add_argument("--runner-only", action="store_true", help="Only part 1 (no HTTP).")
     args = ap.parse_args()
     levels = [int(x) for x in args.concurrency.split(",")]
     head = f"{'conc':>5} {'client':>7} {'calls/s':>9} {'ideal':>8} {'of ideal':>9} {'overhead ms/call':>17} {'CPU ms/call':>12}"
@@ -125,12 +144,15 @@ def main() -> None:
     print(head)
     print("-" * len(head))
     for c in levels:
-        wall, cpu, ok = run_runner_only(args.n, c, args.latency, f"r{c}")
-        assert ok == args.n
-        rate, ideal = args.n / wall, c / args.latency
-        overhead = (wall * c / args.n - args.latency) * 1000
-        print(f"{c:>5} {'runner':>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.3f} {cpu / args.n * 1000:>12.3f}")
-    print()
+        for name, fn in (("bare", lambda: run_bare(args.n, c, args.latency)), ("runner", lambda: run_runner_only(args.n, c, args.latency, f"r{c}"))):
+            wall, cpu, ok = fn()
+            assert ok == args.n
+            rate, ideal = args.n / wall, c / args.latency
+            overhead = (wall * c / args.n - args.latency) * 1000
+            print(f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.3f} {cpu / args.n * 1000:>12.3f}")
+    print("(bare = asyncio.sleep under a semaphore: the event loop's own floor)\n")
+    if args.runner_only:
+        return
     proc, url = start_server(args.latency)
     try:
         # warm up both clients (imports, first connections)

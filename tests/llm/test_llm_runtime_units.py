@@ -230,3 +230,22 @@ def test_llm_run_jsonl(chat_server, tmp_path):
     bad.write_text(json.dumps({"id": 1, "prompt": "a"}) + "\n{oops\n")
     res = cli.invoke(app, ["llm", "run", str(bad), "--model", srv.spec()])
     assert res.exit_code == 2 and "bad.jsonl: row 2" in res.stderr
+
+
+def test_llm_run_save_stores_every_item(chat_server, tmp_path):
+    from assay.store import Store
+
+    srv = chat_server({"b": ["404"]})
+    items = tmp_path / "qs.jsonl"
+    items.write_text("".join(json.dumps({"id": i, "prompt": p}) + "\n" for i, p in enumerate(["a", "b", "c"])))
+    db = f"sqlite:///{tmp_path / 'store.db'}"
+    res = cli.invoke(app, ["llm", "run", str(items), "--model", srv.spec(), "--no-cache", "--save", "--db", db, "-o", str(tmp_path / "o.jsonl")])
+    assert res.exit_code == 1 and "saved evaluation" in res.stderr
+    with Store(db) as s:
+        ev = s.latest(kind="llm_run", dataset="qs.jsonl", items=True)
+    assert ev.model == srv.spec()
+    assert [(m.type, m.value) for m in ev.metrics][:3] == [("Items", 3), ("Errors", 1), ("Calls", 3)]
+    assert [(i.item_id, i.ok, i.raw_answer, i.status) for i in ev.items] == [
+        ("0", True, "echo: a", None), ("1", False, None, 404), ("2", True, "echo: c", None),
+    ]
+    assert ev.items[0].prompt == [{"role": "user", "content": "a"}]

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from assay.cli_support import guarded, write_atomic
+from assay.cli_support import db_option, guarded, save_metrics, save_option, write_atomic
 from assay.errors import InvalidInputError
 
 __all__ = ["register", "llm_app"]
@@ -77,9 +77,17 @@ def run(
     cache: Path = typer.Option(None, "--cache", help="Response cache file (default: $ASSAY_LLM_CACHE or $ASSAY_HOME/llm-cache.sqlite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),
+    save: bool = save_option(),
+    db: str = db_option(),
+    kind: str = typer.Option("llm_run", "--kind", help="Evaluation kind to record with --save."),
+    dataset: str = typer.Option(None, "--dataset", help="Dataset name to record with --save (default: the items file name)."),
 ) -> None:
-    """Run every item of a JSONL file; one record per item (ok text, or the error)."""
-    from assay.llm.runner import RetryPolicy, Runner
+    """Run every item of a JSONL file; one record per item (ok text, or the error).
+
+    With ``--save`` the run is stored as an evaluation (every item's prompt, raw answer
+    or error, and the run's counts as metric records).
+    """
+    from assay.llm.runner import RetryPolicy, Runner, summarize
 
     batch = read_items(items)
     m = _load(model, timeout)
@@ -98,6 +106,27 @@ def run(
         sys.stdout.write(text)
     else:
         write_atomic(out, text)
+    if save:
+        from assay.results import Metric, MetricSet
+        from assay.store import ItemRecord
+
+        st = summarize(records)
+        metrics = MetricSet(
+            Metric(name, value)
+            for name, value in (
+                ("Items", st.items), ("Errors", st.errors), ("Calls", st.calls), ("Retries", st.retries),
+                ("PromptTokens", st.prompt_tokens), ("CompletionTokens", st.completion_tokens),
+            )
+        )
+        save_metrics(
+            metrics,
+            kind=kind,
+            dataset=dataset or items.name,
+            model=getattr(m, "spec", None) or m.identity,
+            parameters={"concurrency": concurrency, "rpm": rpm, "timeout": timeout, "retries": retries},
+            items=[ItemRecord.from_llm(it, r) for it, r in zip(batch, records)],
+            url=db,
+        )
     if any(not r.ok for r in records):
         raise typer.Exit(1)
 

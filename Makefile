@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,11 +13,11 @@ $(BIN)/python:
 
 # Stamp files: reinstall only when pyproject.toml changes.
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[demo]'
+	$(BIN)/python -m pip install --quiet -e '.[demo,local]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,demo]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,demo,local]'
 	touch $@
 
 demo: $(VENV)/.installed-demo
@@ -31,7 +31,7 @@ $(RSM_VENV)/.installed:
 	$(RSM_VENV)/bin/python -m pip install --quiet 'rsmtool==12.0.0'
 	touch $@
 
-test: $(VENV)/.installed-dev $(RSM_VENV)/.installed
+test: $(VENV)/.installed-dev $(RSM_VENV)/.installed postgres
 	ASSAY_RSMTOOL_PYTHON=$(CURDIR)/$(RSM_VENV)/bin/python $(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-dev
@@ -39,3 +39,9 @@ bench: $(VENV)/.installed-dev
 
 clean:
 	rm -rf $(VENV) $(RSM_VENV) demo-output .pytest_cache .hypothesis
+
+# The store tests start a throwaway PostgreSQL server; install Debian's binaries if missing.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }

@@ -23,6 +23,7 @@ SECTIONS: tuple[str, ...] = (
     "stats",
     "detection",
     "scoring",
+    "llm",
 )
 
 

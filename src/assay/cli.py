@@ -30,6 +30,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "assay.detection.cli",
     "assay.segmentation.cli",
     "assay.scoring.cli",
+    "assay.llm.cli",
+    "assay.store.cli",
 )
 
 

@@ -24,7 +24,17 @@ from assay.errors import AssayError
 from assay.report.table import metrics_table
 from assay.results import MetricSet
 
-__all__ = ["OutputFormat", "guarded", "emit", "write_atomic", "parse_floats", "EXIT_BAD_INPUT"]
+__all__ = [
+    "OutputFormat",
+    "guarded",
+    "emit",
+    "write_atomic",
+    "parse_floats",
+    "EXIT_BAD_INPUT",
+    "save_option",
+    "db_option",
+    "save_metrics",
+]
 
 EXIT_BAD_INPUT = 2
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,3 +95,51 @@ def parse_floats(text: str | None, *, option: str) -> list[float] | None:
         return [float(t) for t in text.split(",") if t.strip()]
     except ValueError:
         raise typer.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=option) from None
+
+
+SAVE_HELP = "Also record this evaluation in the evaluation store ($ASSAY_DATABASE_URL, default $ASSAY_HOME/assay.db)."
+
+
+def save_option() -> Any:
+    """The ``--save`` flag, for any command that computes metrics.
+
+    Example (in a command)::
+
+        def command(..., save: bool = save_option(), db: str | None = db_option()):
+            metrics = ...
+            emit(metrics, fmt=fmt, out=out)
+            save_metrics(metrics, kind="classification", dataset=str(path), parameters={...}, save=save, url=db)
+    """
+    return typer.Option(False, "--save", help=SAVE_HELP)
+
+
+def db_option() -> Any:
+    """The ``--db URL`` option naming the evaluation store (default: the environment's)."""
+    return typer.Option(None, "--db", help="Evaluation store URL or SQLite file (with --save).")
+
+
+def save_metrics(
+    metrics: MetricSet,
+    *,
+    kind: str,
+    dataset: str | None = None,
+    model: str | None = None,
+    parameters: dict[str, Any] | None = None,
+    save: bool = True,
+    url: str | None = None,
+    items: Any = None,
+) -> int | None:
+    """Store ``metrics`` as a finished evaluation when ``save`` is true; returns its id.
+
+    A note naming the evaluation id and the store goes to stderr (stdout stays the
+    command's JSON). Store failures raise :class:`assay.store.StoreError`, which
+    :func:`guarded` turns into one line on stderr and exit code 2.
+    """
+    if not save:
+        return None
+    from assay.store import Store
+
+    with Store(url) as store:
+        eid = store.save(metrics, kind=kind, dataset=dataset, model=model, parameters=parameters, items=items)
+        Console(stderr=True, highlight=False).print(f"[dim]saved evaluation {eid} ({kind}) to {store.display_url}[/]")
+    return eid

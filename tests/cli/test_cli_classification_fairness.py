@@ -93,3 +93,20 @@ def test_console_script_entry_point(files):
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [{"type": "mROCAUC", "value": 0.75, "parameters": {"label_key": "class"}}]
+
+
+def test_save_records_the_evaluation_in_the_store(files, tmp_path):
+    from assay.results import MetricSet
+    from assay.store import Store
+
+    db = tmp_path / "runs.db"
+    args = ["--groundtruths", str(files["gts"]), "--predictions", str(files["pds"]), "--save", "--db", str(db)]
+    r = runner.invoke(app, ["classification", *args])
+    assert r.exit_code == 0, r.output
+    assert "saved evaluation" in r.stderr
+    printed = MetricSet.from_json(r.stdout)
+    with Store(str(db)) as store:
+        (ev,) = store.list(kind="classification")
+        stored = store.get(ev.id)
+    assert ev.status == "finished" and ev.dataset == str(files["gts"])
+    assert MetricSet(stored.metrics).to_json() == printed.to_json()

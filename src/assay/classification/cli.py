@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from assay.classification.evaluator import METRIC_TYPES, ClassificationEvaluator
-from assay.cli_support import OutputFormat, emit, guarded, parse_floats
+from assay.cli_support import OutputFormat, db_option, emit, guarded, parse_floats, save_metrics, save_option
 from assay.io.tables import read_table
 
 
@@ -24,6 +24,8 @@ def register(app: typer.Typer) -> None:
         zero_division: Optional[float] = typer.Option(None, help="Report this value where a denominator is 0 (default: undefined, value null)."),
         format: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json (metric records) or table (for people)."),
         out: Optional[Path] = typer.Option(None, help="Write the JSON records to this file (atomically) instead of stdout."),
+        save: bool = save_option(),
+        db: Optional[str] = db_option(),
     ) -> None:
         """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves.
 
@@ -37,4 +39,8 @@ def register(app: typer.Typer) -> None:
             zero_division=zero_division,
         )
         ev.add(read_table(groundtruths), read_table(predictions), gt_source=str(groundtruths), pd_source=str(predictions))
-        emit(ev.compute(), fmt=format, out=out, title="classification")
+        metrics = ev.compute()
+        emit(metrics, fmt=format, out=out, title="classification")
+        params = {"groundtruths": str(groundtruths), "predictions": str(predictions), "score_thresholds": list(ev.score_thresholds),
+                  "pr_curve_max_examples": pr_curve_max_examples, "zero_division": zero_division}
+        save_metrics(metrics, kind="classification", dataset=str(groundtruths), parameters=params, save=save, url=db)

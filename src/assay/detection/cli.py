@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from assay.cli_support import OutputFormat, emit, guarded, parse_floats
+from assay.cli_support import OutputFormat, db_option, emit, guarded, parse_floats, save_metrics, save_option
 from assay.errors import InvalidInputError
 from assay.results import MetricSet
 
@@ -56,6 +56,8 @@ def register(app: typer.Typer) -> None:
         input_format: str = typer.Option("auto", "--input-format", help="auto (by extension), coco or jsonl."),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
+        save: bool = save_option(),
+        db: str = db_option(),
     ) -> None:
         """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR curves)."""
         from assay.detection.compute import CocoParams, evaluate
@@ -95,5 +97,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(format_coco_summary(ev.stats()))
             if out is not None:
                 emit(records, fmt=OutputFormat.json, out=out)
-            return
-        emit(records, fmt=fmt, out=out, title="detection")
+        else:
+            emit(records, fmt=fmt, out=out, title="detection")
+        params = {"groundtruths": str(groundtruths), "predictions": str(predictions), "iou_type": iou_type,
+                  "iou_thresholds": ious, "ar_iou_thresholds": ar, "recall_score_threshold": recall_score_threshold}
+        save_metrics(records, kind="detection", dataset=str(groundtruths), parameters=params, save=save, url=db)

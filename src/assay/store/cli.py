@@ -1,0 +1,144 @@
+"""``assay runs list|show|latest|export``: the evaluation store from the command line.
+
+Every command takes ``--db URL`` (default ``$ASSAY_DATABASE_URL`` or
+``$ASSAY_HOME/assay.db``) and prints JSON, or a table with ``--format table``.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from assay.cli_support import OutputFormat, guarded, write_atomic
+from assay.errors import InvalidInputError
+
+__all__ = ["register", "runs_app"]
+
+runs_app = typer.Typer(name="runs", help="Stored evaluations: list, show, latest, export.", no_args_is_help=True)
+
+DB_HELP = "Store URL or SQLite file (default: $ASSAY_DATABASE_URL or $ASSAY_HOME/assay.db)."
+
+
+class ExportFormat(str, Enum):
+    json = "json"
+    csv = "csv"
+
+
+def _store(db: str | None):  # type: ignore[no-untyped-def]
+    from assay.store import Store
+
+    return Store(db)
+
+
+def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-arg]
+    t = Table(title=title)
+    for col in ("id", "created (UTC)", "kind", "dataset", "model", "status", "metrics"):
+        t.add_column(col)
+    for e in evs:
+        n = "" if e.metrics is None else str(len(e.metrics))
+        t.add_row(str(e.id), e.created.strftime("%Y-%m-%d %H:%M:%S"), e.kind, e.dataset or "", e.model or "", e.status, n)
+    return t
+
+
+def _print_json(obj: object) -> None:
+    import json
+
+    sys.stdout.write(json.dumps(obj, indent=2, allow_nan=False) + "\n")
+
+
+@runs_app.command("list")
+@guarded
+def list_runs(
+    kind: str = typer.Option(None, "--kind", "-k", help="Only this kind (classification, llm_fairness, ...)."),
+    dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
+    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    status: str = typer.Option(None, "--status", help="running, finished or failed."),
+    limit: int = typer.Option(50, "--limit", "-n", help="At most this many, newest first."),
+    db: str = typer.Option(None, "--db", help=DB_HELP),
+    fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json or table."),
+) -> None:
+    """List stored evaluations, newest first."""
+    with _store(db) as st:
+        evs = st.list(kind=kind, dataset=dataset, model=model, status=status, limit=limit)
+    if fmt is OutputFormat.table:
+        Console().print(_table(evs, title="evaluations"))
+    else:
+        _print_json([e.to_dict() for e in evs])
+
+
+@runs_app.command("show")
+@guarded
+def show(
+    evaluation_id: int = typer.Argument(..., help="The evaluation's id."),
+    items: bool = typer.Option(False, "--items", help="Include per-item LLM records."),
+    db: str = typer.Option(None, "--db", help=DB_HELP),
+    fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json or table."),
+) -> None:
+    """One evaluation with its metric records."""
+    with _store(db) as st:
+        ev = st.get(evaluation_id, items=items)
+    if fmt is OutputFormat.table:
+        from assay.report.table import metrics_table
+
+        c = Console()
+        c.print(_table([ev]))
+        c.print(metrics_table(ev.metrics, title=f"evaluation {ev.id} metrics"))  # type: ignore[arg-type]
+    else:
+        _print_json(ev.to_dict())
+
+
+@runs_app.command("latest")
+@guarded
+def latest(
+    kind: str = typer.Option(..., "--kind", "-k", help="The evaluation kind."),
+    dataset: list[str] = typer.Option(None, "--dataset", "-d", help="Datasets (repeat); default: every dataset."),
+    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    require: bool = typer.Option(False, "--require", help="Fail if a named dataset has no finished evaluation."),
+    db: str = typer.Option(None, "--db", help=DB_HELP),
+    fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json or table."),
+) -> None:
+    """The latest finished evaluation per dataset (and model), with metrics."""
+    with _store(db) as st:
+        found = st.latest_per_dataset(kind=kind, datasets=dataset or None, model=model, require=require)
+    if fmt is OutputFormat.table:
+        Console().print(_table(list(found.values()), title=f"latest {kind}"))
+    else:
+        _print_json({d: e.to_dict() for d, e in found.items()})
+
+
+@runs_app.command("export")
+@guarded
+def export(
+    evaluation_ids: list[int] = typer.Argument(None, help="Evaluation ids (default: every match of the filters)."),
+    kind: str = typer.Option(None, "--kind", "-k"),
+    dataset: str = typer.Option(None, "--dataset", "-d"),
+    model: str = typer.Option(None, "--model", "-m"),
+    status: str = typer.Option(None, "--status"),
+    items: bool = typer.Option(False, "--items", help="Export per-item LLM records (CSV: one row per item)."),
+    fmt: ExportFormat = typer.Option(ExportFormat.json, "--format", "-f", help="json or csv."),
+    out: Path = typer.Option(None, "--out", "-o", help="Write here (atomically) instead of stdout."),
+    db: str = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Export evaluations (metrics, optionally items) as JSON or CSV."""
+    with _store(db) as st:
+        ids = list(evaluation_ids or [])
+        if not ids:
+            ids = [e.id for e in st.list(kind=kind, dataset=dataset, model=model, status=status)]
+            ids.reverse()  # oldest first in exports
+        elif any(v is not None for v in (kind, dataset, model, status)):
+            raise InvalidInputError("give evaluation ids or filters, not both", source="runs export")
+        text = st.export(ids, fmt=fmt.value, items=items)
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        write_atomic(out, text if text.endswith("\n") else text + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``assay runs`` to the ``assay`` command."""
+    app.add_typer(runs_app, name="runs")

@@ -1,0 +1,115 @@
+"""The evaluation store's tables (SQLAlchemy 2 declarative models).
+
+* ``assay_evaluations``: one row per evaluation: when, what kind, which dataset and
+  model, with which parameters, its status (``running``/``finished``/``failed``) and the
+  assay version that computed it.
+* ``assay_metrics``: its metric records, exactly as :class:`~assay.results.Metric` has
+  them (type, JSON value, JSON parameters), in order.
+* ``assay_items``: for LLM runs, one row per item: prompt, raw answer, parsed result,
+  or the call error, with attempts, latency and token usage.
+
+The same schema works on SQLite and PostgreSQL (JSON columns are ``json`` there, which
+keeps numbers and key order exactly as written).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import json
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+__all__ = ["Base", "EvaluationRow", "MetricRow", "ItemRow", "STATUSES"]
+
+STATUSES = ("running", "finished", "failed")
+
+# BIGINT keys on PostgreSQL; SQLite only auto-increments "INTEGER PRIMARY KEY".
+_Id = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class _JsonText(TypeDecorator[Any]):
+    """JSON kept as TEXT on SQLite.
+
+    SQLite gives a column declared ``JSON`` numeric affinity, which turns the text ``1.0`` into
+    the integer 1; a TEXT column keeps the JSON exactly as written.
+    """
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
+        return None if value is None else json.dumps(value, allow_nan=False)
+
+    def process_result_value(self, value: Any, dialect: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+
+def _json(none_as_null: bool = False) -> Any:
+    return JSON(none_as_null=none_as_null).with_variant(_JsonText(), "sqlite")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class EvaluationRow(Base):
+    __tablename__ = "assay_evaluations"
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True, autoincrement=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    kind: Mapped[str] = mapped_column(String(100), nullable=False)
+    dataset: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    model: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    parameters: Mapped[dict[str, Any]] = mapped_column(_json(), nullable=False, default=dict)
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    assay_version: Mapped[str] = mapped_column(String(50), nullable=False)
+
+    __table_args__ = (
+        Index("ix_assay_evaluations_kind_dataset", "kind", "dataset", "status", "created"),
+        Index("ix_assay_evaluations_created", "created"),
+    )
+
+
+class MetricRow(Base):
+    __tablename__ = "assay_metrics"
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True, autoincrement=True)
+    evaluation_id: Mapped[int] = mapped_column(
+        _Id, ForeignKey("assay_evaluations.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    position: Mapped[int] = mapped_column(Integer, nullable=False)
+    type: Mapped[str] = mapped_column(String(200), nullable=False)
+    value: Mapped[Any] = mapped_column(_json(none_as_null=True), nullable=True)
+    parameters: Mapped[dict[str, Any]] = mapped_column(_json(), nullable=False, default=dict)
+
+
+class ItemRow(Base):
+    __tablename__ = "assay_items"
+
+    id: Mapped[int] = mapped_column(_Id, primary_key=True, autoincrement=True)
+    evaluation_id: Mapped[int] = mapped_column(
+        _Id, ForeignKey("assay_evaluations.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    position: Mapped[int] = mapped_column(Integer, nullable=False)
+    item_id: Mapped[str] = mapped_column(String(500), nullable=False)
+    prompt: Mapped[Any] = mapped_column(_json(), nullable=False)
+    params: Mapped[dict[str, Any]] = mapped_column(_json(), nullable=False, default=dict)
+    ok: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    # JSON, not TEXT: an answer or message may hold a NUL character, which PostgreSQL
+    # text columns refuse; as a JSON string it round-trips on every back end.
+    raw_answer: Mapped[str | None] = mapped_column(_json(none_as_null=True), nullable=True)
+    parsed: Mapped[Any] = mapped_column(_json(none_as_null=True), nullable=True)
+    error_kind: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    error: Mapped[str | None] = mapped_column(_json(none_as_null=True), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    latency: Mapped[float | None] = mapped_column(Float, nullable=True)
+    prompt_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    completion_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    cached: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)

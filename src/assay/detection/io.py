@@ -51,6 +51,7 @@ from pycocotools import mask as mask_utils
 from assay.detection.geometry import polygon_to_rle, rle_area, rle_bbox
 from assay.detection.types import BOX, POLYGON, RASTER, Annotations, DetectionData, Label
 from assay.errors import InvalidInputError
+from assay.io.tables import read_jsonl
 
 __all__ = ["load_coco", "load_jsonl", "parse_datums", "read_json"]
 
@@ -348,24 +349,8 @@ def _coco_rle(segm: Any, h: int, w: int, source: str, uid: Any, ann: Any) -> dic
 
 
 def _read_jsonl(source: Any, name: str) -> list[dict[str, Any]]:
-    if not isinstance(source, (str, Path)):
-        return list(source)
-    p = Path(source)
-    if not p.exists():
-        raise InvalidInputError("file not found", source=str(p))
-    out = []
-    with p.open("rb") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = msgspec.json.decode(line)
-            except msgspec.DecodeError as e:
-                raise InvalidInputError(f"malformed JSON: {e}", source=str(p), record=lineno) from None
-            if not isinstance(rec, dict):
-                raise InvalidInputError("expected a JSON object per line", source=str(p), record=lineno)
-            out.append(rec)
-    return out
+    """Datum dicts from a JSONL path, or the given iterable of dicts as is."""
+    return read_jsonl(source) if isinstance(source, (str, Path)) else list(source)
 
 
 def load_jsonl(groundtruths: Any, predictions: Any) -> DetectionData:

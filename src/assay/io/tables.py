@@ -17,12 +17,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 
 from assay.errors import InvalidInputError
 
-__all__ = ["read_table", "as_dataframe", "require_columns", "numeric_column", "TABLE_SUFFIXES"]
+__all__ = ["read_table", "read_jsonl", "as_dataframe", "require_columns", "numeric_column", "TABLE_SUFFIXES"]
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
 
@@ -39,7 +40,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise InvalidInputError("file not found", source=str(p))
     try:
         if suffix in (".jsonl", ".ndjson"):
-            return pd.DataFrame.from_records(_read_jsonl(p))
+            return pd.DataFrame.from_records(read_jsonl(p))
         if suffix == ".json":
             data = json.loads(p.read_text())
             if not isinstance(data, list):
@@ -58,16 +59,24 @@ def read_table(path: str | Path) -> pd.DataFrame:
     )
 
 
-def _read_jsonl(p: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """Read a JSONL file into a list of dicts (blank lines skipped).
+
+    Raises :class:`InvalidInputError` naming the file and line for a missing file, malformed
+    JSON, or a line that is not a JSON object.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InvalidInputError("file not found", source=str(p))
     records = []
-    with p.open() as fh:
+    with p.open("rb") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InvalidInputError(f"malformed JSON: {e.msg}", source=str(p), record=lineno) from e
+                rec = msgspec.json.decode(line)
+            except msgspec.DecodeError as e:
+                raise InvalidInputError(f"malformed JSON: {e}", source=str(p), record=lineno) from None
             if not isinstance(rec, dict):
                 raise InvalidInputError("expected a JSON object per line", source=str(p), record=lineno)
             records.append(rec)

@@ -126,6 +126,7 @@ class Matching:
         dt_ignore: ``(A, T, n)`` bool, COCO's ``dtIgnore``.
         gt_ignore: ``(A, G)`` bool, COCO's ``gtIgnore`` (crowd or area out of range).
         dt_gt: ``(A, T, n)`` int64 row of the matched ground truth (-1 if none), when asked for.
+        dt_out: ``(A, n)`` bool, the detection's area lies outside the area range.
     """
 
     det: np.ndarray
@@ -134,6 +135,7 @@ class Matching:
     dt_ignore: np.ndarray
     gt_ignore: np.ndarray
     dt_gt: np.ndarray | None = None
+    dt_out: np.ndarray | None = None
 
 
 def _stable_order(*keys: np.ndarray) -> np.ndarray:
@@ -215,6 +217,13 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
 
     See the module docstring for the rules. ``with_gt`` also records which ground truth
     each detection matched (``Matching.dt_gt``).
+
+    Only pairs with IoU ``>=`` the lowest threshold ("candidates") can match. A (datum, label)
+    group in which no detection has two candidates is *simple*: there each ground truth is
+    taken, at threshold ``t``, by the first detection (in rank order) whose IoU reaches ``t``
+    (every such detection when it is a crowd region), whatever the area range, so it is
+    solved in closed form (:func:`_match_simple`). The few other groups go through the
+    general greedy loop in rank steps (:func:`_match_step`).
     """
     gts, dts = data.groundtruths, data.predictions
     det, rank = _rank_detections(data, params.max_dets[-1])  # in accumulation order
@@ -233,31 +242,104 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     live = iou >= thr.min()
     pd, pg, iou = pd[live], pg[live], iou[live]
     if len(pd):
-        prank = rank[pd]
-        o = np.argsort(prank, kind="stable")  # pairs of one detection stay contiguous, in GT order
-        pd, pg, iou, prank = pd[o], pg[o], iou[o], prank[o]
-        # COCOeval's choice as one integer maximum per detection: (regular GT first, then the
-        # highest IoU, then the later GT on ties) = (regular bit, exact IoU rank, position)
-        new_seg = np.r_[True, pd[1:] != pd[:-1]]
-        idx = np.arange(len(pd))
-        pos = idx - np.maximum.accumulate(np.where(new_seg, idx, 0))
-        pos_bits = max(1, int(pos.max()).bit_length())
-        iou_rank = np.unique(iou, return_inverse=True)[1].reshape(-1).astype(np.int64)
-        base = (iou_rank << pos_bits) | pos
-        regular = np.int64(1) << (pos_bits + max(1, int(iou_rank.max()).bit_length()))
-        steps = np.searchsorted(prank, np.arange(prank[-1] + 2), "left")
-        # state and per-pair arrays are laid out pair-major, (P, A, T): the per-detection
-        # reductions then run over the first axis with contiguous inner loops
-        matched = np.zeros((G, A, T), dtype=bool)
-        ignore_ga = np.ascontiguousarray(gt_ignore.T)  # (G, A)
-        for r in range(len(steps) - 1):
-            a0, a1 = steps[r], steps[r + 1]
-            if a0 == a1:
-                continue
-            _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1, thr,
-                        gts.crowd, ignore_ga, matched, dtm, dt_ig, dt_gt)
+        L = max(len(data.labels), 1)
+        group = dts.datum[det] * L + dts.label[det]  # (datum, label) of each kept detection
+        several = np.flatnonzero(np.bincount(pd, minlength=n) >= 2)  # detections with >= 2 candidates
+        general = np.isin(group[pd], np.unique(group[several])) if len(several) else np.zeros(len(pd), bool)
+        s = ~general
+        _match_simple(pd[s], pg[s], iou[s], thr, gts.crowd, gt_ignore, dtm, dt_ig, dt_gt)
+        if general.any():
+            _match_general(pd[general], pg[general], iou[general], rank, thr, gts.crowd, gt_ignore, G,
+                           dtm, dt_ig, dt_gt)
     dt_ig |= ~dtm & dt_out[:, None, :]
-    return Matching(det=det, rank=rank, dtm=dtm, dt_ignore=dt_ig, gt_ignore=gt_ignore, dt_gt=dt_gt)
+    return Matching(det=det, rank=rank, dtm=dtm, dt_ignore=dt_ig, gt_ignore=gt_ignore, dt_gt=dt_gt, dt_out=dt_out)
+
+
+def _match_simple(
+    pd: np.ndarray,
+    pg: np.ndarray,
+    iou: np.ndarray,
+    thr: np.ndarray,
+    crowd: np.ndarray,
+    gt_ignore: np.ndarray,
+    dtm: np.ndarray,
+    dt_ig: np.ndarray,
+    dt_gt: np.ndarray | None,
+) -> None:
+    """Closed-form matching of the candidate pairs of groups where each detection has one candidate.
+
+    With one candidate per detection the greedy choice never depends on the other ground
+    truths (nor on the area range): a ground truth ``g`` is taken at threshold ``t`` by the
+    first of its detections (rank order) with IoU ``>= t``. With ``b`` = the number of
+    thresholds a pair's IoU reaches (thresholds sorted, ``j < b`` met) and ``p`` = the largest
+    ``b`` among the earlier detections of the same ground truth, the pair matches exactly at
+    the sorted thresholds ``p <= j < b`` (``0 <= j < b`` for a crowd region, never used up).
+    ``p`` is one segmented running maximum on the integers ``segment * (T + 1) + b``.
+
+    ``pd`` must be ascending within each ground truth's pairs (accumulation order restricted to
+    a (datum, label) group is rank order), which the stable sort by ``pg`` preserves.
+    """
+    if len(pd) == 0:
+        return
+    T = len(thr)
+    t_order = np.argsort(thr, kind="stable")
+    b = np.searchsorted(thr[t_order], iou, "right")  # sorted thresholds met: j < b
+    o = np.argsort(pg, kind="stable")
+    pd, pg, b = pd[o], pg[o], b[o]
+    start = np.r_[True, pg[1:] != pg[:-1]]
+    offset = (np.cumsum(start) - 1) * (T + 1)
+    running = np.maximum.accumulate(offset + b)
+    p = np.where(start, 0, np.r_[0, running[:-1]] - offset)  # best b of the earlier detections
+    p[crowd[pg]] = 0
+    cnt = np.maximum(b - p, 0)
+    k = np.repeat(np.arange(len(pd)), cnt)  # one entry per (pair, matched threshold)
+    j = t_order[p[k] + np.arange(len(k)) - np.repeat(np.cumsum(cnt) - cnt, cnt)]
+    d, g = pd[k], pg[k]
+    dtm[:, j, d] = True
+    dt_ig[:, j, d] = gt_ignore[:, g]
+    if dt_gt is not None:
+        dt_gt[:, j, d] = g
+
+
+def _match_general(
+    pd: np.ndarray,
+    pg: np.ndarray,
+    iou: np.ndarray,
+    rank: np.ndarray,
+    thr: np.ndarray,
+    crowd: np.ndarray,
+    gt_ignore: np.ndarray,
+    G: int,
+    dtm: np.ndarray,
+    dt_ig: np.ndarray,
+    dt_gt: np.ndarray | None,
+) -> None:
+    """COCOeval's greedy loop in rank steps, for the candidate pairs of the remaining groups.
+
+    Step ``r`` handles the ``r``-th detection of every such group, for every threshold and area
+    range at once. COCOeval's choice for a detection is one integer maximum over its pairs of
+    ``(regular GT first, then the highest IoU, then the later GT on ties)`` = ``(regular bit,
+    exact IoU rank, position)``.
+    """
+    A, T = gt_ignore.shape[0], len(thr)
+    prank = rank[pd]
+    o = np.argsort(prank, kind="stable")  # pairs of one detection stay contiguous, in GT order
+    pd, pg, iou, prank = pd[o], pg[o], iou[o], prank[o]
+    new_seg = np.r_[True, pd[1:] != pd[:-1]]
+    idx = np.arange(len(pd))
+    pos = idx - np.maximum.accumulate(np.where(new_seg, idx, 0))
+    pos_bits = max(1, int(pos.max()).bit_length())
+    iou_rank = np.unique(iou, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    base = (iou_rank << pos_bits) | pos
+    regular = np.int64(1) << (pos_bits + max(1, int(iou_rank.max()).bit_length()))
+    steps = np.flatnonzero(np.r_[True, prank[1:] != prank[:-1], True])
+    # state and per-pair arrays are laid out pair-major, (P, A, T): the per-detection
+    # reductions then run over the first axis with contiguous inner loops
+    matched = np.zeros((G, A, T), dtype=bool)
+    ignore_ga = np.ascontiguousarray(gt_ignore.T)  # (G, A)
+    for a0, a1 in zip(steps[:-1], steps[1:]):
+        _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1, thr,
+                    crowd, ignore_ga, matched, dtm, dt_ig, dt_gt)
 
 
 def _match_step(

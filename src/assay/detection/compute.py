@@ -387,60 +387,52 @@ def accumulate(
     ``-1`` marks a (label, area, max dets) cell with no non-ignored ground truth (undefined).
     With ``all_precision=False`` precision is computed only for the largest max-dets (the only
     one COCO's summary reads; the other cells are NaN), which saves most of the work.
+
+    All labels and thresholds of one area range are handled at once, from the *matched*
+    detections only (a few per ground truth): the detections of a label are contiguous in
+    accumulation order, so the counts of true positives, false positives and ignored
+    detections up to a true positive follow from its position, running counts over the
+    matched entries, and a prefix count of the area-range misses (see :func:`_cell_precision`).
     """
     gts, dts = data.groundtruths, data.predictions
     T, R = len(params.iou_thresholds), len(params.recall_thresholds)
     K, A, M = len(data.labels), len(params.area_ranges), len(params.max_dets)
     precision = -np.ones((T, R, K, A, M))
     recall = -np.ones((T, K, A, M))
-    det = m.det
-    lab = dts.label[det]
-    lab_o, rank_o = lab, m.rank  # match() returns detections in accumulation order
-    tp_flag = m.dtm & ~m.dt_ignore  # (A, T, n); every other kept detection is an FP or ignored
-    ig_flag = m.dt_ignore
-    gt_count = np.bincount(gts.label, minlength=K)
+    lab = dts.label[m.det]
+    n = len(lab)
+    dt_out = m.dt_out
+    if dt_out is None:
+        lo = np.array([a[1] for a in params.area_ranges])[:, None]
+        hi = np.array([a[2] for a in params.area_ranges])[:, None]
+        dt_out = (dts.area[m.det][None, :] < lo) | (dts.area[m.det][None, :] > hi)
     npig = np.zeros((A, K), dtype=np.int64)
     for a in range(A):
         npig[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
-    has_any = (gt_count > 0) | (np.bincount(lab, minlength=K) > 0)
     rec_thr = params.recall_thresholds
-    for mi, max_det in enumerate(params.max_dets):
-        if max_det >= params.max_dets[-1]:
-            keep = slice(None)
-            lab_m = lab_o
-        else:
-            keep = rank_o < max_det
-            lab_m = lab_o[keep]
-        if isinstance(keep, slice):
-            tp_m, ig_m = tp_flag, ig_flag
-        else:
-            tp_m = np.compress(keep, tp_flag, axis=2)
-            ig_m = ig_flag if not all_precision else np.compress(keep, ig_flag, axis=2)
-        kstart = np.searchsorted(lab_m, np.arange(K + 1), "left")
-        if not all_precision and mi < M - 1:
-            # recall only: matched-and-counted detections per (area, threshold, label) / npig
-            tp_tot = np.zeros((A, T, K))
-            for k in np.flatnonzero(kstart[:-1] < kstart[1:]):
-                tp_tot[:, :, k] = np.count_nonzero(tp_m[:, :, kstart[k] : kstart[k + 1]], axis=2)
-            live = (npig > 0) & has_any[None, :]  # (A, K)
-            rec = tp_tot / np.maximum(npig, 1)[:, None, :]
-            recall[:, :, :, mi] = np.where(live[:, None, :], rec, -1.0).transpose(1, 2, 0)
-            precision[:, :, :, :, mi] = np.nan
-            continue
-        for k in np.flatnonzero(has_any):
-            s0, s1 = kstart[k], kstart[k + 1]
-            nd = int(s1 - s0)
-            live = np.flatnonzero(npig[:, k] > 0)
-            if len(live) == 0:
+    for a in range(A):
+        rows, pos = np.nonzero(m.dtm[a])  # matched (threshold, detection), by threshold then position
+        gig = m.dt_ignore[a][rows, pos]  # matched to an ignored ground truth
+        for mi, max_det in enumerate(params.max_dets):
+            if max_det >= params.max_dets[-1]:
+                r_m, p_m, g_m, lab_m, out_m = rows, pos, gig, lab, dt_out[a]
+            else:
+                keep = m.rank < max_det
+                sel = keep[pos]
+                newpos = np.cumsum(keep) - 1
+                r_m, p_m, g_m = rows[sel], newpos[pos[sel]], gig[sel]
+                lab_m, out_m = lab[keep], dt_out[a][keep]
+            cell = r_m * K + lab_m[p_m]  # (threshold, label), non-decreasing
+            tp = ~g_m
+            cnt = np.bincount(cell[tp], minlength=T * K)
+            live = npig[a] > 0
+            rec = cnt.reshape(T, K) / np.maximum(npig[a], 1)
+            recall[:, :, a, mi] = np.where(live[None, :], rec, -1.0)
+            if not all_precision and mi < M - 1:
+                precision[:, :, :, a, mi] = np.nan
                 continue
-            if nd == 0:
-                recall[:, k, live, mi] = 0.0
-                precision[:, :, k, live, mi] = 0.0
-                continue
-            rows = slice(None) if len(live) == A else live  # a view when every area range counts
-            q, rec = _interpolated_precision(tp_m[rows, :, s0:s1], ig_m[rows, :, s0:s1], npig[live, k], rec_thr)
-            recall[:, k, live, mi] = rec.T
-            precision[:, :, k, live, mi] = q.transpose(1, 2, 0)
+            q = _cell_precision(cell, p_m, tp, g_m, lab_m, out_m, cnt, npig[a], T, K, rec_thr)  # (T, K, R)
+            precision[:, :, :, a, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
     return precision, recall
 
 
@@ -460,52 +452,76 @@ def _points_needed(npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:
     return c.astype(np.int64)
 
 
-def _interpolated_precision(
-    tp: np.ndarray, ignored: np.ndarray, npig: np.ndarray, rec_thr: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """COCOeval's interpolated precision at the recall points, for one label.
+def _cell_precision(
+    cell: np.ndarray,
+    pos: np.ndarray,
+    tp: np.ndarray,
+    gig: np.ndarray,
+    lab: np.ndarray,
+    out: np.ndarray,
+    cnt: np.ndarray,
+    npig: np.ndarray,
+    T: int,
+    K: int,
+    rec_thr: np.ndarray,
+) -> np.ndarray:
+    """COCOeval's interpolated precision at the recall points, for every (threshold, label) cell.
 
     Args:
-        tp: ``(a, T, nd)`` bool, counted true positives in accumulation order.
-        ignored: ``(a, T, nd)`` bool, ignored detections (every other one is a false positive).
-        npig: ``(a,)`` non-ignored ground truths.
-        rec_thr: the recall points.
+        cell: ``threshold * K + label`` of each matched entry (non-decreasing).
+        pos: its detection's position in accumulation order (ascending within a cell).
+        tp: the entry is a true positive (else it matched an ignored ground truth).
+        gig: the entry matched an ignored ground truth (``~tp``).
+        lab: label of each detection position (sorted); ``out``: its area is out of range.
+        cnt: true positives per cell; ``npig``: non-ignored ground truths per label.
 
-    Returns ``q (a, T, R)`` and the final recall ``(a, T)``.
+    Returns ``q (T, K, R)``.
 
-    Only true-positive positions are visited: the precision read at a recall point sits on a
-    true positive (recall only rises there), and the running maximum from the right is attained
-    on a true positive too (between two of them precision only falls). The values are computed
-    with COCOeval's expression ``tp / (fp + tp + eps)`` on the same counts, so they are identical.
+    Only true positives are visited: the precision read at a recall point sits on a true
+    positive (recall only rises there), and the running maximum from the right is attained on
+    a true positive too (between two of them precision only falls). At a true positive at
+    position ``p`` of a label starting at ``s``: ``tp`` = true positives so far in the cell,
+    ignored = earlier entries matched to ignored ground truths + unmatched detections out of
+    the area range in ``[s, p)`` (all of them, by a prefix count, minus the matched ones), and
+    ``fp = p - s + 1 - tp - ignored``. The precision is COCOeval's ``tp / (fp + tp + eps)`` on
+    the same counts, so identical. The maximum from the right at the recall points is one
+    ``maximum.reduceat`` over the blocks between consecutive points and a cumulative maximum
+    over the (at most 101) blocks of each cell.
     """
-    a, T, nd = tp.shape
-    nrow = a * T
-    row, pos = np.nonzero(tp.reshape(nrow, nd))  # row-major: grouped by row, ascending position
-    cnt = np.bincount(row, minlength=nrow)
-    first = np.cumsum(cnt) - cnt
-    tpc = np.arange(len(row)) - first[row] + 1  # true positives so far, at each true positive
-    irow, ipos = np.nonzero(ignored.reshape(nrow, nd))
-    if len(irow):  # ignored detections before each true positive
-        ikey = irow * (nd + 1) + ipos
-        igc = np.searchsorted(ikey, row * (nd + 1) + pos, "right") - np.searchsorted(ikey, row * (nd + 1), "left")
-    else:
-        igc = 0
+    C, R = T * K, len(rec_thr)
+    q = np.zeros((C, R))
+    if not cnt.any():
+        return q.reshape(T, K, R)
+    kstart = np.searchsorted(lab, np.arange(K + 1), "left")
+    ccount = np.bincount(cell, minlength=C)
+    cfirst = (np.cumsum(ccount) - ccount)[cell]  # first entry of each entry's cell
+
+    def before(x: np.ndarray) -> np.ndarray:  # entries of the same cell, earlier, with x
+        ex = np.cumsum(x) - x
+        return ex - ex[cfirst]
+
+    out_seen = before(out[pos])
+    gig_seen = before(gig)
+    tpc = before(tp)[tp] + 1
+    cell, pos = cell[tp], pos[tp]
+    s = kstart[cell % K]
+    out_prefix = np.r_[0, np.cumsum(out)]
+    ignored = gig_seen[tp] + (out_prefix[pos] - out_prefix[s]) - out_seen[tp]
     tp_f = tpc.astype(np.float64)
-    fp_f = (pos + 1 - tpc - igc).astype(np.float64)
-    pr = tp_f / (fp_f + tp_f + np.spacing(1))
-    q = np.zeros((nrow, len(rec_thr)))
-    if len(pr):
-        # running maximum from the right within each row, exactly: on the integer ranks of the
-        # values, with rows offset so that the maximum restarts at each row
-        uniq, rnk = np.unique(pr, return_inverse=True)
-        offset = (nrow - 1 - row) * len(uniq)
-        smax = uniq[np.maximum.accumulate((offset + rnk.reshape(-1))[::-1])[::-1] - offset]
-        c = np.repeat(_points_needed(npig, rec_thr), T, axis=0)  # (nrow, R)
-        reach = (c <= cnt[:, None]) & (cnt[:, None] > 0)
-        idx = first[:, None] + np.maximum(c - 1, 0)
-        q[reach] = smax[idx[reach]]
-    recall = cnt.reshape(a, T) / npig.astype(np.float64)[:, None]
-    return q.reshape(a, T, -1), recall
+    fp_f = (pos - s + 1 - tpc - ignored).astype(np.float64)
+    pr = np.r_[tp_f / (fp_f + tp_f + np.spacing(1)), 0.0]
+    # the c-th true positive of a cell reaches recall point r; points beyond cnt are not reached
+    c = _points_needed(np.maximum(npig, 1), rec_thr)[np.arange(C) % K]  # (C, R)
+    first = np.cumsum(cnt) - cnt
+    end = (first + cnt)[:, None]
+    reach = (c <= cnt[:, None]) & (cnt[:, None] > 0)
+    bounds = np.concatenate([np.where(reach, first[:, None] + np.maximum(c - 1, 0), end), end], axis=1)
+    block = np.maximum.reduceat(pr, bounds.reshape(-1)).reshape(C, R + 1)
+    block[:, :R][~reach] = 0.0
+    block[:, R] = 0.0
+    q = np.maximum.accumulate(block[:, ::-1], axis=1)[:, ::-1][:, :R]
+    q[~reach] = 0.0
+    return q.reshape(T, K, R)
 
 
 def summarize(precision: np.ndarray, recall: np.ndarray, params: CocoParams) -> np.ndarray:

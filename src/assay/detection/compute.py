@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -116,26 +117,62 @@ class CocoParams:
 
 @dataclass
 class Matching:
-    """Result of :func:`match` for the kept detections.
+    """Result of :func:`match` for the kept detections, stored sparsely (matches only).
 
     Attributes:
         det: rows of ``data.predictions`` kept (rank < max_dets[-1]), in accumulation order
             (by label, descending score, datum order, rank).
         rank: rank of each kept detection within its (datum, label) group.
-        dtm: ``(A, T, n)`` bool, matched at threshold t under area range a.
-        dt_ignore: ``(A, T, n)`` bool, COCO's ``dtIgnore``.
         gt_ignore: ``(A, G)`` bool, COCO's ``gtIgnore`` (crowd or area out of range).
-        dt_gt: ``(A, T, n)`` int64 row of the matched ground truth (-1 if none), when asked for.
         dt_out: ``(A, n)`` bool, the detection's area lies outside the area range.
+        n_thresholds: ``T``.
+        key, gt: matches that hold in every area range, as sorted keys ``t * n + position``
+            and the matched ground-truth rows.
+        area_key, area_gt: the other matches, keys ``(a * T + t) * n + position`` (sorted).
+
+    The dense COCOeval arrays are derived on first access: ``dtm`` and ``dt_ignore``
+    (``(A, T, n)`` bool, COCO's ``dtMatches > 0`` and ``dtIgnore``) and ``dt_gt``
+    (``(A, T, n)`` int64 row of the matched ground truth, -1 if none).
     """
 
     det: np.ndarray
     rank: np.ndarray
-    dtm: np.ndarray
-    dt_ignore: np.ndarray
     gt_ignore: np.ndarray
-    dt_gt: np.ndarray | None = None
-    dt_out: np.ndarray | None = None
+    dt_out: np.ndarray
+    n_thresholds: int
+    key: np.ndarray
+    gt: np.ndarray
+    area_key: np.ndarray
+    area_gt: np.ndarray
+
+    def area_matches(self, a: int) -> tuple[np.ndarray, np.ndarray]:
+        """Matches under area range ``a``: sorted keys ``t * n + position`` and ground-truth rows."""
+        span = len(self.det) * self.n_thresholds
+        lo, hi = np.searchsorted(self.area_key, [a * span, (a + 1) * span])
+        if lo == hi:
+            return self.key, self.gt
+        extra = self.area_key[lo:hi] - a * span
+        at = np.searchsorted(self.key, extra)  # the two sets never share a key: merge by insertion
+        return np.insert(self.key, at, extra), np.insert(self.gt, at, self.area_gt[lo:hi])
+
+    @cached_property
+    def dt_gt(self) -> np.ndarray:
+        A, n = self.dt_out.shape
+        out = np.full((A, self.n_thresholds * n), -1, dtype=np.int64)
+        for a in range(A):
+            key, gt = self.area_matches(a)
+            out[a, key] = gt
+        return out.reshape(A, self.n_thresholds, n)
+
+    @cached_property
+    def dtm(self) -> np.ndarray:
+        return self.dt_gt >= 0
+
+    @cached_property
+    def dt_ignore(self) -> np.ndarray:
+        matched_ignored = np.take_along_axis(self.gt_ignore, np.maximum(self.dt_gt, 0).reshape(len(self.gt_ignore), -1),
+                                             axis=1).reshape(self.dt_gt.shape) if self.gt_ignore.shape[1] else False
+        return np.where(self.dtm, matched_ignored, self.dt_out[:, None, :])
 
 
 def _stable_order(*keys: np.ndarray) -> np.ndarray:
@@ -215,8 +252,8 @@ def pair_ious(data: DetectionData, det: np.ndarray, iou_type: str) -> tuple[np.n
 def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> Matching:
     """COCO greedy matching of every (datum, label) at every IoU threshold and area range.
 
-    See the module docstring for the rules. ``with_gt`` also records which ground truth
-    each detection matched (``Matching.dt_gt``).
+    See the module docstring for the rules. ``Matching.dt_gt`` records which ground truth
+    each detection matched (``with_gt`` is kept for compatibility; it is always available).
 
     Only pairs with IoU ``>=`` the lowest threshold ("candidates") can match. A (datum, label)
     group in which no detection has two candidates is *simple*: there each ground truth is
@@ -234,10 +271,7 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     hi = np.array([a[2] for a in params.area_ranges])[:, None]
     gt_ignore = gts.crowd[None, :] | (gts.area[None, :] < lo) | (gts.area[None, :] > hi)
     dt_out = (dts.area[det][None, :] < lo) | (dts.area[det][None, :] > hi)
-    dtm = np.zeros((A, T, n), dtype=bool)
-    dt_ig = np.zeros((A, T, n), dtype=bool)
-    dt_gt = np.full((A, T, n), -1, dtype=np.int64) if with_gt else None
-
+    key = gt = area_key = area_gt = np.zeros(0, np.int64)
     pd, pg, iou = pair_ious(data, det, params.iou_type)
     live = iou >= thr.min()
     pd, pg, iou = pd[live], pg[live], iou[live]
@@ -247,12 +281,12 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
         several = np.flatnonzero(np.bincount(pd, minlength=n) >= 2)  # detections with >= 2 candidates
         general = np.isin(group[pd], np.unique(group[several])) if len(several) else np.zeros(len(pd), bool)
         s = ~general
-        _match_simple(pd[s], pg[s], iou[s], thr, gts.crowd, gt_ignore, dtm, dt_ig, dt_gt)
+        key, gt = _match_simple(pd[s], pg[s], iou[s], thr, gts.crowd, n)
         if general.any():
-            _match_general(pd[general], pg[general], iou[general], rank, thr, gts.crowd, gt_ignore, G,
-                           dtm, dt_ig, dt_gt)
-    dt_ig |= ~dtm & dt_out[:, None, :]
-    return Matching(det=det, rank=rank, dtm=dtm, dt_ignore=dt_ig, gt_ignore=gt_ignore, dt_gt=dt_gt, dt_out=dt_out)
+            area_key, area_gt = _match_general(pd[general], pg[general], iou[general], rank, thr, gts.crowd,
+                                               gt_ignore, n)
+    return Matching(det=det, rank=rank, gt_ignore=gt_ignore, dt_out=dt_out, n_thresholds=T, key=key, gt=gt,
+                    area_key=area_key, area_gt=area_gt)
 
 
 def _match_simple(
@@ -261,11 +295,8 @@ def _match_simple(
     iou: np.ndarray,
     thr: np.ndarray,
     crowd: np.ndarray,
-    gt_ignore: np.ndarray,
-    dtm: np.ndarray,
-    dt_ig: np.ndarray,
-    dt_gt: np.ndarray | None,
-) -> None:
+    n: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Closed-form matching of the candidate pairs of groups where each detection has one candidate.
 
     With one candidate per detection the greedy choice never depends on the other ground
@@ -278,9 +309,12 @@ def _match_simple(
 
     ``pd`` must be ascending within each ground truth's pairs (accumulation order restricted to
     a (datum, label) group is rank order), which the stable sort by ``pg`` preserves.
+
+    Returns the matches as sorted keys ``t * n + pd`` (a detection matches at most one ground
+    truth per threshold, so keys are unique) and their ground-truth rows.
     """
     if len(pd) == 0:
-        return
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     T = len(thr)
     t_order = np.argsort(thr, kind="stable")
     b = np.searchsorted(thr[t_order], iou, "right")  # sorted thresholds met: j < b
@@ -294,11 +328,9 @@ def _match_simple(
     cnt = np.maximum(b - p, 0)
     k = np.repeat(np.arange(len(pd)), cnt)  # one entry per (pair, matched threshold)
     j = t_order[p[k] + np.arange(len(k)) - np.repeat(np.cumsum(cnt) - cnt, cnt)]
-    d, g = pd[k], pg[k]
-    dtm[:, j, d] = True
-    dt_ig[:, j, d] = gt_ignore[:, g]
-    if dt_gt is not None:
-        dt_gt[:, j, d] = g
+    key = j * n + pd[k]
+    o = np.argsort(key)
+    return key[o], pg[k][o]
 
 
 def _match_general(
@@ -309,19 +341,16 @@ def _match_general(
     thr: np.ndarray,
     crowd: np.ndarray,
     gt_ignore: np.ndarray,
-    G: int,
-    dtm: np.ndarray,
-    dt_ig: np.ndarray,
-    dt_gt: np.ndarray | None,
-) -> None:
+    n: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """COCOeval's greedy loop in rank steps, for the candidate pairs of the remaining groups.
 
     Step ``r`` handles the ``r``-th detection of every such group, for every threshold and area
     range at once. COCOeval's choice for a detection is one integer maximum over its pairs of
     ``(regular GT first, then the highest IoU, then the later GT on ties)`` = ``(regular bit,
-    exact IoU rank, position)``.
+    exact IoU rank, position)``. Returns sorted keys ``(a * T + t) * n + pd`` and ground-truth rows.
     """
-    A, T = gt_ignore.shape[0], len(thr)
+    (A, G), T = gt_ignore.shape, len(thr)
     prank = rank[pd]
     o = np.argsort(prank, kind="stable")  # pairs of one detection stay contiguous, in GT order
     pd, pg, iou, prank = pd[o], pg[o], iou[o], prank[o]
@@ -337,9 +366,15 @@ def _match_general(
     # reductions then run over the first axis with contiguous inner loops
     matched = np.zeros((G, A, T), dtype=bool)
     ignore_ga = np.ascontiguousarray(gt_ignore.T)  # (G, A)
+    keys, rows = [], []
     for a0, a1 in zip(steps[:-1], steps[1:]):
-        _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1, thr,
-                    crowd, ignore_ga, matched, dtm, dt_ig, dt_gt)
+        a_i, t_i, d, g = _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1,
+                                     thr, crowd, ignore_ga, matched)
+        keys.append((a_i * T + t_i) * n + d)
+        rows.append(g)
+    key, gt = np.concatenate(keys), np.concatenate(rows)
+    o = np.argsort(key)
+    return key[o], gt[o]
 
 
 def _match_step(
@@ -353,13 +388,11 @@ def _match_step(
     crowd: np.ndarray,
     ignore_ga: np.ndarray,
     matched: np.ndarray,
-    dtm: np.ndarray,
-    dt_ig: np.ndarray,
-    dt_gt: np.ndarray | None,
-) -> None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One rank step: at most one detection per (datum, label) group, all pairs of them.
 
-    ``matched`` is ``(G, A, T)`` and ``ignore_ga`` ``(G, A)``; ``dtm``/``dt_ig``/``dt_gt`` are ``(A, T, n)``.
+    ``matched`` is ``(G, A, T)`` (updated) and ``ignore_ga`` ``(G, A)``. Returns the matches
+    as ``(area index, threshold index, detection position, ground-truth row)``.
     """
     seg_start = np.flatnonzero(np.r_[True, pd[1:] != pd[:-1]])
     free = ~matched[pg]  # (P, A, T): still free ...
@@ -373,10 +406,7 @@ def _match_step(
     p_i = seg_start[s_i] + (best[s_i, a_i, t_i] & pos_mask)
     g, d = pg[p_i], pd[p_i]
     matched[g, a_i, t_i] = True
-    dtm[a_i, t_i, d] = True
-    dt_ig[a_i, t_i, d] = ignore_ga[g, a_i]
-    if dt_gt is not None:
-        dt_gt[a_i, t_i, d] = g
+    return a_i, t_i, d, g
 
 
 def accumulate(
@@ -402,17 +432,14 @@ def accumulate(
     lab = dts.label[m.det]
     n = len(lab)
     dt_out = m.dt_out
-    if dt_out is None:
-        lo = np.array([a[1] for a in params.area_ranges])[:, None]
-        hi = np.array([a[2] for a in params.area_ranges])[:, None]
-        dt_out = (dts.area[m.det][None, :] < lo) | (dts.area[m.det][None, :] > hi)
     npig = np.zeros((A, K), dtype=np.int64)
     for a in range(A):
         npig[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
     rec_thr = params.recall_thresholds
     for a in range(A):
-        rows, pos = np.nonzero(m.dtm[a])  # matched (threshold, detection), by threshold then position
-        gig = m.dt_ignore[a][rows, pos]  # matched to an ignored ground truth
+        key, gt = m.area_matches(a)  # sorted by threshold, then position
+        rows, pos = np.divmod(key, max(n, 1))
+        gig = m.gt_ignore[a][gt]  # matched to an ignored ground truth
         for mi, max_det in enumerate(params.max_dets):
             if max_det >= params.max_dets[-1]:
                 r_m, p_m, g_m, lab_m, out_m = rows, pos, gig, lab, dt_out[a]

@@ -175,17 +175,21 @@ class Matching:
         return np.where(self.dtm, matched_ignored, self.dt_out[:, None, :])
 
 
-def _stable_order(*keys: np.ndarray) -> np.ndarray:
-    """``np.lexsort(keys)`` (last key most significant) as successive stable argsorts; integer
-    keys that fit in 16 bits are sorted as uint16, which numpy radix-sorts."""
-    order: np.ndarray | None = None
-    for k in keys:
-        if k.dtype.kind in "iu" and len(k) and k.min() >= 0 and k.max() < 65536:
-            k = k.astype(np.uint16)
-        kk = k if order is None else k[order]
-        o = np.argsort(kk, kind="stable")
-        order = o if order is None else order[o]
-    return order if order is not None else np.zeros(0, np.int64)
+def _argsort_int(key: np.ndarray) -> np.ndarray:
+    """Stable argsort of non-negative integer keys.
+
+    When ``key << bits(n) | index`` fits in 63 bits the keys and their indices are packed into
+    one int64 and sorted by value with ``np.sort`` (numpy's SIMD sort, several times faster
+    than a stable argsort); the index in the low bits makes every value distinct, so the
+    result is the stable order. Otherwise ``np.argsort(kind="stable")``.
+    """
+    n = len(key)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    bits = int(n).bit_length()
+    if int(key.min()) >= 0 and int(key.max()) < (1 << (63 - bits)):
+        return np.sort((key.astype(np.int64) << bits) | np.arange(n)) & ((1 << bits) - 1)
+    return np.argsort(key, kind="stable")
 
 
 def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.ndarray]:
@@ -193,22 +197,40 @@ def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.
 
     Accumulation order is COCOeval's: by label, descending score, datum order, input order.
     Restricted to one (datum, label) it is exactly COCOeval's per-image order (stable sort by
-    descending score), so the rank is the position within the group in this order.
+    descending score), so the rank is the position within the group in that order.
+
+    Scores are replaced by their dense rank ``s`` (descending, one unstable argsort); then two
+    integer sorts (:func:`_argsort_int`, ties keep input order): by ``(datum, label, s)`` to
+    find each detection's rank and drop ranks ``>= max_det``, and the kept ones by
+    ``(label, s, datum)``. Orders are only ever decided by exact score comparisons.
     """
     dts = data.predictions
     n = len(dts)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    order = _stable_order(dts.datum, -dts.score, dts.label)
-    key = (dts.datum * max(len(data.labels), 1) + dts.label)[order]
-    o2 = _stable_order(dts.label[order], dts.datum[order])
-    ks = key[o2]
-    start = np.r_[True, ks[1:] != ks[:-1]]
+    L, N = max(len(data.labels), 1), max(int(data.n_datums), 1)
+    o = np.argsort(-dts.score)
+    sv = dts.score[o]
+    s = np.empty(n, dtype=np.int64)
+    s[o] = np.cumsum(np.r_[False, sv[1:] != sv[:-1]])
+    S = int(s[o[-1]]) + 1
+    if N * L * S < (1 << 62):
+        group = dts.datum * L + dts.label
+        by_group = _argsort_int(group * S + s)
+        gs = group[by_group]
+    else:  # keys too wide for one int64
+        by_group = np.lexsort((s, dts.label, dts.datum))
+        gs = (dts.datum * L + dts.label)[by_group]
+    start = np.r_[True, gs[1:] != gs[:-1]]
     idx = np.arange(n)
-    rank = np.empty(n, dtype=np.int64)
-    rank[o2] = idx - np.maximum.accumulate(np.where(start, idx, 0))
+    rank = idx - np.maximum.accumulate(np.where(start, idx, 0))
     keep = rank < max_det
-    return order[keep], rank[keep]
+    kept, rank = by_group[keep], rank[keep]  # ties (same datum, label, score) still in input order
+    if N * L * S < (1 << 62):
+        order = _argsort_int((dts.label[kept] * S + s[kept]) * N + dts.datum[kept])
+    else:
+        order = np.lexsort((dts.datum[kept], s[kept], dts.label[kept]))
+    return kept[order], rank[order]
 
 
 def pair_ious(data: DetectionData, det: np.ndarray, iou_type: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -340,7 +340,7 @@ def _match_simple(
     T = len(thr)
     t_order = np.argsort(thr, kind="stable")
     b = np.searchsorted(thr[t_order], iou, "right")  # sorted thresholds met: j < b
-    o = np.argsort(pg, kind="stable")
+    o = _argsort_int(pg)
     pd, pg, b = pd[o], pg[o], b[o]
     start = np.r_[True, pg[1:] != pg[:-1]]
     offset = (np.cumsum(start) - 1) * (T + 1)
@@ -351,7 +351,7 @@ def _match_simple(
     k = np.repeat(np.arange(len(pd)), cnt)  # one entry per (pair, matched threshold)
     j = t_order[p[k] + np.arange(len(k)) - np.repeat(np.cumsum(cnt) - cnt, cnt)]
     key = j * n + pd[k]
-    o = np.argsort(key)
+    o = _argsort_int(key)
     return key[o], pg[k][o]
 
 
@@ -458,29 +458,35 @@ def accumulate(
     for a in range(A):
         npig[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
     rec_thr = params.recall_thresholds
+    rank = m.rank
+    # per max-dets: the kept detections (rank < max_det) and their positions among the kept
+    restrict = {}
+    for mi, max_det in enumerate(params.max_dets):
+        if max_det < params.max_dets[-1] and (all_precision or mi == M - 1):
+            keep = rank < max_det
+            restrict[mi] = (keep, np.cumsum(keep) - 1, lab[keep])
     for a in range(A):
         key, gt = m.area_matches(a)  # sorted by threshold, then position
-        rows, pos = np.divmod(key, max(n, 1))
+        rows = key // max(n, 1)
+        pos = key - rows * n
         gig = m.gt_ignore[a][gt]  # matched to an ignored ground truth
+        tp = ~gig
+        cell = rows * K + lab[pos]  # (threshold, label) of each match, non-decreasing
+        live = npig[a] > 0
         for mi, max_det in enumerate(params.max_dets):
-            if max_det >= params.max_dets[-1]:
-                r_m, p_m, g_m, lab_m, out_m = rows, pos, gig, lab, dt_out[a]
-            else:
-                keep = m.rank < max_det
-                sel = keep[pos]
-                newpos = np.cumsum(keep) - 1
-                r_m, p_m, g_m = rows[sel], newpos[pos[sel]], gig[sel]
-                lab_m, out_m = lab[keep], dt_out[a][keep]
-            cell = r_m * K + lab_m[p_m]  # (threshold, label), non-decreasing
-            tp = ~g_m
-            cnt = np.bincount(cell[tp], minlength=T * K)
-            live = npig[a] > 0
+            within = None if max_det >= params.max_dets[-1] else rank[pos] < max_det
+            cnt = np.bincount(cell[tp if within is None else tp & within], minlength=T * K)
             rec = cnt.reshape(T, K) / np.maximum(npig[a], 1)
             recall[:, :, a, mi] = np.where(live[None, :], rec, -1.0)
             if not all_precision and mi < M - 1:
                 precision[:, :, :, a, mi] = np.nan
                 continue
-            q = _cell_precision(cell, p_m, tp, g_m, lab_m, out_m, cnt, npig[a], T, K, rec_thr)  # (T, K, R)
+            if within is None:
+                q = _cell_precision(cell, pos, tp, gig, lab, dt_out[a], cnt, npig[a], T, K, rec_thr)
+            else:
+                keep, newpos, lab_m = restrict[mi]
+                q = _cell_precision(cell[within], newpos[pos[within]], tp[within], gig[within], lab_m,
+                                    dt_out[a][keep], cnt, npig[a], T, K, rec_thr)
             precision[:, :, :, a, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
     return precision, recall
 

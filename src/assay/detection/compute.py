@@ -482,11 +482,11 @@ def accumulate(
                 precision[:, :, :, a, mi] = np.nan
                 continue
             if within is None:
-                q = _cell_precision(cell, pos, tp, gig, lab, dt_out[a], cnt, npig[a], T, K, rec_thr)
+                q = _cell_precision(cell, pos, tp, lab, dt_out[a], cnt, npig[a], T, K, rec_thr)
             else:
                 keep, newpos, lab_m = restrict[mi]
-                q = _cell_precision(cell[within], newpos[pos[within]], tp[within], gig[within], lab_m,
-                                    dt_out[a][keep], cnt, npig[a], T, K, rec_thr)
+                q = _cell_precision(cell[within], newpos[pos[within]], tp[within], lab_m, dt_out[a][keep], cnt,
+                                    npig[a], T, K, rec_thr)
             precision[:, :, :, a, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
     return precision, recall
 
@@ -511,7 +511,6 @@ def _cell_precision(
     cell: np.ndarray,
     pos: np.ndarray,
     tp: np.ndarray,
-    gig: np.ndarray,
     lab: np.ndarray,
     out: np.ndarray,
     cnt: np.ndarray,
@@ -523,10 +522,9 @@ def _cell_precision(
     """COCOeval's interpolated precision at the recall points, for every (threshold, label) cell.
 
     Args:
-        cell: ``threshold * K + label`` of each matched entry (non-decreasing).
+        cell: ``threshold * K + label`` of each match (non-decreasing).
         pos: its detection's position in accumulation order (ascending within a cell).
-        tp: the entry is a true positive (else it matched an ignored ground truth).
-        gig: the entry matched an ignored ground truth (``~tp``).
+        tp: the match is a true positive (else it matched an ignored ground truth).
         lab: label of each detection position (sorted); ``out``: its area is out of range.
         cnt: true positives per cell; ``npig``: non-ignored ground truths per label.
 
@@ -535,35 +533,36 @@ def _cell_precision(
     Only true positives are visited: the precision read at a recall point sits on a true
     positive (recall only rises there), and the running maximum from the right is attained on
     a true positive too (between two of them precision only falls). At a true positive at
-    position ``p`` of a label starting at ``s``: ``tp`` = true positives so far in the cell,
-    ignored = earlier entries matched to ignored ground truths + unmatched detections out of
-    the area range in ``[s, p)`` (all of them, by a prefix count, minus the matched ones), and
-    ``fp = p - s + 1 - tp - ignored``. The precision is COCOeval's ``tp / (fp + tp + eps)`` on
-    the same counts, so identical. The maximum from the right at the recall points is one
-    ``maximum.reduceat`` over the blocks between consecutive points and a cumulative maximum
-    over the (at most 101) blocks of each cell.
+    position ``p`` of a label whose detections start at ``s``, ``tp`` = the true positives so
+    far in the cell, and ``fp`` = the unmatched detections in ``[s, p)`` whose area is in range
+    (every other detection is a true positive or ignored) = those in range (a prefix count)
+    minus the earlier matches in range. So only true positives and in-range matches are needed.
+    The precision is COCOeval's ``tp / (fp + tp + eps)`` on the same counts, so identical.
+    The maximum from the right at the recall points is one ``maximum.reduceat`` over the
+    blocks between consecutive points and a cumulative maximum over the (at most 101) blocks
+    of each cell.
     """
     C, R = T * K, len(rec_thr)
     q = np.zeros((C, R))
     if not cnt.any():
         return q.reshape(T, K, R)
-    kstart = np.searchsorted(lab, np.arange(K + 1), "left")
+    inside = ~out[pos]
+    rel = tp | inside
+    cell, pos, tp, inside = cell[rel], pos[rel], tp[rel], inside[rel]
     ccount = np.bincount(cell, minlength=C)
     cfirst = (np.cumsum(ccount) - ccount)[cell]  # first entry of each entry's cell
 
     def before(x: np.ndarray) -> np.ndarray:  # entries of the same cell, earlier, with x
         ex = np.cumsum(x) - x
-        return ex - ex[cfirst]
+        return ex[tp] - ex[cfirst[tp]]
 
-    out_seen = before(out[pos])
-    gig_seen = before(gig)
-    tpc = before(tp)[tp] + 1
-    cell, pos = cell[tp], pos[tp]
-    s = kstart[cell % K]
-    out_prefix = np.r_[0, np.cumsum(out)]
-    ignored = gig_seen[tp] + (out_prefix[pos] - out_prefix[s]) - out_seen[tp]
+    tpc = before(tp) + 1
+    inside_seen = before(inside)
+    pos = pos[tp]
+    s = np.searchsorted(lab, np.arange(K + 1), "left")[lab[pos]]
+    in_prefix = np.r_[0, np.cumsum(~out, dtype=np.int64)]
     tp_f = tpc.astype(np.float64)
-    fp_f = (pos - s + 1 - tpc - ignored).astype(np.float64)
+    fp_f = (in_prefix[pos] - in_prefix[s] - inside_seen).astype(np.float64)
     pr = np.r_[tp_f / (fp_f + tp_f + np.spacing(1)), 0.0]
     # the c-th true positive of a cell reaches recall point r; points beyond cnt are not reached
     c = _points_needed(np.maximum(npig, 1), rec_thr)[np.arange(C) % K]  # (C, R)

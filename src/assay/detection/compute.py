@@ -192,7 +192,7 @@ def _argsort_int(key: np.ndarray) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
-def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.ndarray]:
+def _rank_detections(data: DetectionData, max_det: int, *, with_group: bool = False) -> tuple[np.ndarray, ...]:
     """Kept detections in accumulation order, with their rank in their (datum, label) group.
 
     Accumulation order is COCOeval's: by label, descending score, datum order, input order.
@@ -203,11 +203,12 @@ def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.
     integer sorts (:func:`_argsort_int`, ties keep input order): by ``(datum, label, s)`` to
     find each detection's rank and drop ranks ``>= max_det``, and the kept ones by
     ``(label, s, datum)``. Orders are only ever decided by exact score comparisons.
+    ``with_group`` also returns each kept detection's group key ``datum * L + label``.
     """
     dts = data.predictions
     n = len(dts)
     if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return (np.zeros(0, np.int64),) * (3 if with_group else 2)
     L, N = max(len(data.labels), 1), max(int(data.n_datums), 1)
     o = np.argsort(-dts.score)
     sv = dts.score[o]
@@ -221,25 +222,33 @@ def _rank_detections(data: DetectionData, max_det: int) -> tuple[np.ndarray, np.
     else:  # keys too wide for one int64
         by_group = np.lexsort((s, dts.label, dts.datum))
         gs = (dts.datum * L + dts.label)[by_group]
-    start = np.r_[True, gs[1:] != gs[:-1]]
-    idx = np.arange(n)
-    rank = idx - np.maximum.accumulate(np.where(start, idx, 0))
-    keep = rank < max_det
-    kept, rank = by_group[keep], rank[keep]  # ties (same datum, label, score) still in input order
+    starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+    rank = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+    sg = s[by_group]
+    if int(rank.max()) >= max_det:
+        keep = rank < max_det
+        by_group, rank, gs, sg = by_group[keep], rank[keep], gs[keep], sg[keep]
+    # by_group: ties (same datum, label, score) still in input order
+    label, datum = gs % L, gs // L
     if N * L * S < (1 << 62):
-        order = _argsort_int((dts.label[kept] * S + s[kept]) * N + dts.datum[kept])
+        order = _argsort_int((label * S + sg) * N + datum)
     else:
-        order = np.lexsort((dts.datum[kept], s[kept], dts.label[kept]))
-    return kept[order], rank[order]
+        order = np.lexsort((datum, sg, label))
+    if with_group:
+        return by_group[order], rank[order], gs[order]
+    return by_group[order], rank[order]
 
 
-def pair_ious(data: DetectionData, det: np.ndarray, iou_type: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pair_ious(
+    data: DetectionData, det: np.ndarray, iou_type: str, *, group: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All (detection, ground truth) pairs of the same datum and label, with their IoU.
 
     Args:
         data: the dataset.
         det: prediction rows to pair (any order).
         iou_type: ``"bbox"`` or ``"segm"``.
+        group: ``datum * len(labels) + label`` of ``det``, when the caller has it.
 
     Returns:
         ``(pair_det, pair_gt, iou)``: positions into ``det``, ground-truth rows, IoUs. The pairs
@@ -250,7 +259,7 @@ def pair_ious(data: DetectionData, det: np.ndarray, iou_type: str) -> tuple[np.n
     gkey = gts.datum * L + gts.label
     gorder = np.argsort(gkey, kind="stable")
     gsorted = gkey[gorder]
-    dkey = dts.datum[det] * L + dts.label[det]
+    dkey = dts.datum[det] * L + dts.label[det] if group is None else group
     space = data.n_datums * L
     if space <= 4 * (len(gkey) + len(dkey)) + (1 << 20):  # dense group table: O(n) lookups
         gcount = np.bincount(gkey, minlength=space)
@@ -285,21 +294,20 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     general greedy loop in rank steps (:func:`_match_step`).
     """
     gts, dts = data.groundtruths, data.predictions
-    det, rank = _rank_detections(data, params.max_dets[-1])  # in accumulation order
+    det, rank, group = _rank_detections(data, params.max_dets[-1], with_group=True)  # in accumulation order
     n, G = len(det), len(gts)
     thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
     A, T = len(params.area_ranges), len(thr)
     lo = np.array([a[1] for a in params.area_ranges])[:, None]
     hi = np.array([a[2] for a in params.area_ranges])[:, None]
     gt_ignore = gts.crowd[None, :] | (gts.area[None, :] < lo) | (gts.area[None, :] > hi)
-    dt_out = (dts.area[det][None, :] < lo) | (dts.area[det][None, :] > hi)
+    area = dts.area[det][None, :]
+    dt_out = (area < lo) | (area > hi)
     key = gt = area_key = area_gt = np.zeros(0, np.int64)
-    pd, pg, iou = pair_ious(data, det, params.iou_type)
+    pd, pg, iou = pair_ious(data, det, params.iou_type, group=group)
     live = iou >= thr.min()
     pd, pg, iou = pd[live], pg[live], iou[live]
     if len(pd):
-        L = max(len(data.labels), 1)
-        group = dts.datum[det] * L + dts.label[det]  # (datum, label) of each kept detection
         several = np.flatnonzero(np.bincount(pd, minlength=n) >= 2)  # detections with >= 2 candidates
         general = np.isin(group[pd], np.unique(group[several])) if len(several) else np.zeros(len(pd), bool)
         s = ~general

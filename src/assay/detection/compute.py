@@ -15,10 +15,17 @@ reproduced operation for operation where floating point matters:
 * precision/recall per (label, area range, max detections) over all datums, precision made
   monotone from the right and read at the 101 recall points (``searchsorted`` left).
 
-Instead of COCOeval's per-image Python loops, the greedy matching runs in *rank steps*:
-step ``r`` processes the ``r``-th detection of every (datum, label) group simultaneously,
-for every IoU threshold and area range at once (numpy over ``(A, T, pairs)``). Within a
-group the steps run in the same order as COCOeval's loop, so the result is identical.
+Instead of COCOeval's per-image Python loops everything runs over all datums at once:
+
+* ranking: a dense score rank and two packed integer sorts (:func:`_rank_detections`);
+* matching: groups where no detection has two candidate ground truths (nearly all) are
+  solved in closed form for every threshold and area range (:func:`_match_simple`); the
+  rest run the greedy loop in *rank steps*, step ``r`` processing the ``r``-th detection of
+  every such group for every threshold and area range at once (:func:`_match_general`).
+  Within a group the order is COCOeval's, so the result is identical;
+* accumulation: per area range, every label and threshold at once from the (sparse)
+  matches, with COCOeval's floating-point operations on the same counts
+  (:func:`accumulate`, :func:`_cell_precision`).
 
 Example:
     >>> from assay.detection.types import Annotations, DetectionData

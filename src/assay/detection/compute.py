@@ -354,7 +354,9 @@ def _match_simple(
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     T = len(thr)
     t_order = np.argsort(thr, kind="stable")
-    b = np.searchsorted(thr[t_order], iou, "right")  # sorted thresholds met: j < b
+    b = np.zeros(len(iou), dtype=np.int64)  # sorted thresholds met: j < b
+    for t in thr:
+        b += iou >= t
     o = _argsort_int(pg)
     pd, pg, b = pd[o], pg[o], b[o]
     start = np.r_[True, pg[1:] != pg[:-1]]
@@ -488,8 +490,9 @@ def accumulate(
         tp = ~gig
         cell = rows * K + lab[pos]  # (threshold, label) of each match, non-decreasing
         live = npig[a] > 0
+        rank_m = rank[pos] if M > 1 else None
         for mi, max_det in enumerate(params.max_dets):
-            within = None if max_det >= params.max_dets[-1] else rank[pos] < max_det
+            within = None if max_det >= params.max_dets[-1] else rank_m < max_det
             cnt = np.bincount(cell[tp if within is None else tp & within], minlength=T * K)
             rec = cnt.reshape(T, K) / np.maximum(npig[a], 1)
             recall[:, :, a, mi] = np.where(live[None, :], rec, -1.0)

@@ -564,18 +564,15 @@ def _cell_precision(
     q = np.zeros((C, R))
     if not cnt.any():
         return q.reshape(T, K, R)
-    inside = ~out[pos]
-    rel = tp | inside
-    cell, pos, tp, inside = cell[rel], pos[rel], tp[rel], inside[rel]
+    # per entry, the true positives and the in-range matches earlier in its cell: both running
+    # counts in one cumulative sum, packed as ``tp + (in range << 32)`` (no borrow between them)
+    packed = tp.astype(np.int64) | ((~out[pos]).astype(np.int64) << 32)
+    seen = np.cumsum(packed) - packed
     ccount = np.bincount(cell, minlength=C)
-    cfirst = (np.cumsum(ccount) - ccount)[cell]  # first entry of each entry's cell
-
-    def before(x: np.ndarray) -> np.ndarray:  # entries of the same cell, earlier, with x
-        ex = np.cumsum(x) - x
-        return ex[tp] - ex[cfirst[tp]]
-
-    tpc = before(tp) + 1
-    inside_seen = before(inside)
+    cfirst = np.cumsum(ccount) - ccount  # first entry of each cell
+    seen = seen[tp] - seen[cfirst[cell[tp]]]
+    tpc = (seen & 0xFFFFFFFF) + 1
+    inside_seen = seen >> 32
     pos = pos[tp]
     s = np.searchsorted(lab, np.arange(K + 1), "left")[lab[pos]]
     in_prefix = np.r_[0, np.cumsum(~out, dtype=np.int64)]

@@ -236,7 +236,8 @@ def _rank_detections(data: DetectionData, max_det: int, *, with_group: bool = Fa
         keep = rank < max_det
         by_group, rank, gs, sg = by_group[keep], rank[keep], gs[keep], sg[keep]
     # by_group: ties (same datum, label, score) still in input order
-    label, datum = gs % L, gs // L
+    datum = gs // L
+    label = gs - datum * L
     if N * L * S < (1 << 62):
         order = _argsort_int((label * S + sg) * N + datum)
     else:
@@ -486,23 +487,26 @@ def accumulate(
         key, gt = m.area_matches(a)  # sorted by threshold, then position
         rows = key // max(n, 1)
         pos = key - rows * n
-        gig = m.gt_ignore[a][gt]  # matched to an ignored ground truth
-        tp = ~gig
+        tp = ~m.gt_ignore[a][gt]  # else matched to an ignored ground truth
         cell = rows * K + lab[pos]  # (threshold, label) of each match, non-decreasing
         live = npig[a] > 0
-        rank_m = rank[pos] if M > 1 else None
+        tp_at = np.flatnonzero(tp)
+        cell_tp = cell[tp_at]
+        rank_tp = rank[pos[tp_at]] if M > 1 else None
         for mi, max_det in enumerate(params.max_dets):
-            within = None if max_det >= params.max_dets[-1] else rank_m < max_det
-            cnt = np.bincount(cell[tp if within is None else tp & within], minlength=T * K)
+            last = max_det >= params.max_dets[-1]
+            counted = cell_tp if last else cell_tp[rank_tp < max_det]
+            cnt = np.bincount(counted, minlength=T * K)
             rec = cnt.reshape(T, K) / np.maximum(npig[a], 1)
             recall[:, :, a, mi] = np.where(live[None, :], rec, -1.0)
             if not all_precision and mi < M - 1:
                 precision[:, :, :, a, mi] = np.nan
                 continue
-            if within is None:
-                q = _cell_precision(cell, pos, tp, lab, dt_out[a], cnt, npig[a], T, K, rec_thr)
+            if last:
+                q = _cell_precision(cell, pos, tp, lab, dt_out[a], cnt, npig[a], T, K, rec_thr, tp_at=tp_at)
             else:
                 keep, newpos, lab_m = restrict[mi]
+                within = rank[pos] < max_det
                 q = _cell_precision(cell[within], newpos[pos[within]], tp[within], lab_m, dt_out[a][keep], cnt,
                                     npig[a], T, K, rec_thr)
             precision[:, :, :, a, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
@@ -536,6 +540,7 @@ def _cell_precision(
     T: int,
     K: int,
     rec_thr: np.ndarray,
+    tp_at: np.ndarray | None = None,
 ) -> np.ndarray:
     """COCOeval's interpolated precision at the recall points, for every (threshold, label) cell.
 
@@ -545,6 +550,7 @@ def _cell_precision(
         tp: the match is a true positive (else it matched an ignored ground truth).
         lab: label of each detection position (sorted); ``out``: its area is out of range.
         cnt: true positives per cell; ``npig``: non-ignored ground truths per label.
+        tp_at: ``np.flatnonzero(tp)``, when the caller has it.
 
     Returns ``q (T, K, R)``.
 
@@ -570,12 +576,14 @@ def _cell_precision(
     seen = np.cumsum(packed) - packed
     ccount = np.bincount(cell, minlength=C)
     cfirst = np.cumsum(ccount) - ccount  # first entry of each cell
-    seen = seen[tp] - seen[cfirst[cell[tp]]]
+    tp_at = np.flatnonzero(tp) if tp_at is None else tp_at
+    seen = seen[tp_at] - seen[cfirst[cell[tp_at]]]
     tpc = (seen & 0xFFFFFFFF) + 1
     inside_seen = seen >> 32
-    pos = pos[tp]
+    pos = pos[tp_at]
     s = np.searchsorted(lab, np.arange(K + 1), "left")[lab[pos]]
-    in_prefix = np.r_[0, np.cumsum(~out, dtype=np.int64)]
+    in_prefix = np.zeros(len(out) + 1, dtype=np.int64)
+    np.cumsum(~out, out=in_prefix[1:])
     tp_f = tpc.astype(np.float64)
     fp_f = (in_prefix[pos] - in_prefix[s] - inside_seen).astype(np.float64)
     pr = np.r_[tp_f / (fp_f + tp_f + np.spacing(1)), 0.0]

@@ -299,7 +299,7 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     taken, at threshold ``t``, by the first detection (in rank order) whose IoU reaches ``t``
     (every such detection when it is a crowd region), whatever the area range, so it is
     solved in closed form (:func:`_match_simple`). The few other groups go through the
-    general greedy loop in rank steps (:func:`_match_step`).
+    general greedy loop in rank steps (:func:`_match_general`).
     """
     gts, dts = data.groundtruths, data.predictions
     det, rank, group = _rank_detections(data, params.max_dets[-1], with_group=True)  # in accumulation order

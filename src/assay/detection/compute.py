@@ -303,9 +303,9 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     """
     gts, dts = data.groundtruths, data.predictions
     det, rank, group = _rank_detections(data, params.max_dets[-1], with_group=True)  # in accumulation order
-    n, G = len(det), len(gts)
+    n = len(det)
     thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
-    A, T = len(params.area_ranges), len(thr)
+    T = len(thr)
     lo = np.array([a[1] for a in params.area_ranges])[:, None]
     hi = np.array([a[2] for a in params.area_ranges])[:, None]
     gt_ignore = gts.crowd[None, :] | (gts.area[None, :] < lo) | (gts.area[None, :] > hi)

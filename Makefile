@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: demo test bench clean postgres
+.PHONY: demo test test-fast lint bench clean postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,20 @@ $(RSM_VENV)/.installed:
 	$(RSM_VENV)/bin/python -m pip install --quiet 'rsmtool==12.0.0'
 	touch $@
 
-test: $(VENV)/.installed-dev $(RSM_VENV)/.installed postgres
+test: lint $(RSM_VENV)/.installed postgres
 	ASSAY_RSMTOOL_PYTHON=$(CURDIR)/$(RSM_VENV)/bin/python $(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# The same suite without the tests marked slow (peers in subprocesses, the embedded model, servers).
+test-fast: lint
+	$(BIN)/python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
+
+# ruff (lint and format) over the code, and mypy over the typed core.
+TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py src/assay/ratios.py \
+	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py)
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks demo
+	$(BIN)/ruff format --check src tests benchmarks demo
+	$(BIN)/mypy $(TYPED)
 
 bench: $(VENV)/.installed-dev
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

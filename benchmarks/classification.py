@@ -54,7 +54,8 @@ def assay_binary(y: np.ndarray, s: np.ndarray) -> None:
 
 
 def sklearn_binary(y: np.ndarray, s: np.ndarray) -> None:
-    from sklearn.metrics import confusion_matrix, precision_recall_curve, roc_auc_score as sk_auc
+    from sklearn.metrics import confusion_matrix, precision_recall_curve
+    from sklearn.metrics import roc_auc_score as sk_auc
 
     sk_auc(y, s)
     precision_recall_curve(y, s)
@@ -66,7 +67,12 @@ def valor_eval(y: np.ndarray, p: np.ndarray, labels: list[str]) -> None:
 
     loader = Loader.in_memory()
     loader.add_data(
-        [Classification(uid=str(i), groundtruth=labels[y[i]], predictions=labels, scores=p[i].tolist()) for i in range(len(y))]
+        [
+            Classification(
+                uid=str(i), groundtruth=labels[y[i]], predictions=labels, scores=p[i].tolist()
+            )
+            for i in range(len(y))
+        ]
     )
     ev = loader.finalize()
     ev.compute_rocauc()
@@ -103,14 +109,28 @@ def main() -> None:
         row("np.argsort (floor)", t_floor, m_floor)
         row("assay", t_assay, m_assay)
         row("scikit-learn", t_sk, m_sk)
-        print(f"  assay / argsort = {t_assay / t_floor:.2f}   scikit-learn / assay = {t_sk / t_assay:.2f}")
-        ev_t, ev_m = measure(lambda: ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"]).add_arrays(y.astype(int), s, labels=[0, 1]).compute())
+        print(
+            f"  assay / argsort = {t_assay / t_floor:.2f}   scikit-learn / assay = {t_sk / t_assay:.2f}"
+        )
+        ev_t, ev_m = measure(
+            lambda: (
+                ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"])
+                .add_arrays(y.astype(int), s, labels=[0, 1])
+                .compute()
+            )
+        )
         row("assay evaluator (both labels)", ev_t, ev_m)
 
     n_v = 2 * 10**4  # valor-lite's Python loader is slow; larger sizes take minutes
     y, s = binary_data(n_v)
     print(f"binary, n={n_v:.0e}: valor-lite (in-memory loader + ROC AUC + PR at 19 thresholds)")
-    t_a, m_a = measure(lambda: ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"]).add_arrays(y.astype(int), s, labels=[0, 1]).compute())
+    t_a, m_a = measure(
+        lambda: (
+            ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"])
+            .add_arrays(y.astype(int), s, labels=[0, 1])
+            .compute()
+        )
+    )
     t_v, m_v = measure(lambda: valor_eval(y.astype(int), np.stack([1 - s, s], 1), ["0", "1"]))
     row("assay evaluator", t_a, m_a)
     row("valor-lite", t_v, m_v)
@@ -122,10 +142,19 @@ def main() -> None:
     print(f"multiclass, n={n:.0e} x {k} classes")
 
     def assay_all() -> None:
-        ClassificationEvaluator(pr_curve_max_examples=5).add_arrays(np.asarray(labels)[y], p, labels=labels).compute()
+        ClassificationEvaluator(pr_curve_max_examples=5).add_arrays(
+            np.asarray(labels)[y], p, labels=labels
+        ).compute()
 
     def sklearn_all() -> None:
-        from sklearn.metrics import confusion_matrix, precision_recall_curve, precision_recall_fscore_support, roc_auc_score as sk_auc
+        from sklearn.metrics import (
+            confusion_matrix,
+            precision_recall_curve,
+            precision_recall_fscore_support,
+        )
+        from sklearn.metrics import (
+            roc_auc_score as sk_auc,
+        )
 
         pred = p.argmax(axis=1)
         precision_recall_fscore_support(y, pred, zero_division=0)
@@ -140,9 +169,17 @@ def main() -> None:
     row("scikit-learn (per-class calls)", t_s, m_s)
     print(f"  scikit-learn / assay = {t_s / t_a:.2f}")
     n_v = 5 * 10**3
-    t_a2, _ = measure(lambda: ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"]).add_arrays(np.asarray(labels)[y[:n_v]], p[:n_v], labels=labels).compute())
+    t_a2, _ = measure(
+        lambda: (
+            ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"])
+            .add_arrays(np.asarray(labels)[y[:n_v]], p[:n_v], labels=labels)
+            .compute()
+        )
+    )
     t_v, _ = measure(lambda: valor_eval(y[:n_v], p[:n_v], labels))
-    print(f"multiclass, n={n_v:.0e} x {k}: assay {t_a2:.3f} s, valor-lite {t_v:.3f} s, valor-lite / assay = {t_v / t_a2:.1f}")
+    print(
+        f"multiclass, n={n_v:.0e} x {k}: assay {t_a2:.3f} s, valor-lite {t_v:.3f} s, valor-lite / assay = {t_v / t_a2:.1f}"
+    )
 
 
 if __name__ == "__main__":

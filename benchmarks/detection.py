@@ -18,7 +18,6 @@ import contextlib
 import io
 import json
 import multiprocessing as mp
-import os
 import resource
 import sys
 import tempfile
@@ -27,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-
 # ----------------------------------------------------------------------------- data
 
 
-def generate(n_images: int, *, segm: bool, seed: int, n_cats: int = 80, gt_mean: float = 7.0, dets: int = 100):
+def generate(
+    n_images: int, *, segm: bool, seed: int, n_cats: int = 80, gt_mean: float = 7.0, dets: int = 100
+):
     """COCO annotations + results, vectorised (the crowd/empty/tie cases of the test generator included)."""
     from pycocotools import mask as mask_utils
 
@@ -57,11 +57,21 @@ def generate(n_images: int, *, segm: bool, seed: int, n_cats: int = 80, gt_mean:
     copy = has & (rng.random(D) < 0.5)
     src = first[img_of_dt] + (rng.random(D) * np.maximum(n_gt[img_of_dt], 1)).astype(int)
     src = np.where(has, src, 0)
-    jit = rng.normal(0, 0.1, (D, 4)) * np.column_stack([gbox[src, 2], gbox[src, 3]] * 2) if G else np.zeros((D, 4))
+    jit = (
+        rng.normal(0, 0.1, (D, 4)) * np.column_stack([gbox[src, 2], gbox[src, 3]] * 2)
+        if G
+        else np.zeros((D, 4))
+    )
     dbox = np.where(copy[:, None], gbox[src] + jit if G else 0, 0.0)
     rs = np.exp(rng.uniform(np.log(4), np.log(250), D))
-    rand = np.column_stack([rng.uniform(0, W - 4, D), rng.uniform(0, H - 4, D), rs * rng.uniform(0.6, 1.6, D),
-                            rs * rng.uniform(0.6, 1.6, D)])
+    rand = np.column_stack(
+        [
+            rng.uniform(0, W - 4, D),
+            rng.uniform(0, H - 4, D),
+            rs * rng.uniform(0.6, 1.6, D),
+            rs * rng.uniform(0.6, 1.6, D),
+        ]
+    )
     dbox = np.where(copy[:, None], dbox, rand)
     dbox[:, 2:] = np.maximum(dbox[:, 2:], 1.0)
     dbox[:, 0] = np.clip(dbox[:, 0], 0, W - 2)
@@ -70,33 +80,64 @@ def generate(n_images: int, *, segm: bool, seed: int, n_cats: int = 80, gt_mean:
     dbox[:, 3] = np.minimum(dbox[:, 3], H - dbox[:, 1])
     dbox = np.round(dbox, 2)
     # a detector's labels: mostly the object's own, else one of the image's labels or any label
-    dcat = np.where(copy & (rng.random(D) < 0.85), gcat[src] if G else 1,
-                    np.where(has & (rng.random(D) < 0.5), gcat[src] if G else 1, rng.integers(1, n_cats + 1, D)))
+    dcat = np.where(
+        copy & (rng.random(D) < 0.85),
+        gcat[src] if G else 1,
+        np.where(
+            has & (rng.random(D) < 0.5), gcat[src] if G else 1, rng.integers(1, n_cats + 1, D)
+        ),
+    )
     score = np.round(np.where(copy, rng.beta(4, 2, D), rng.beta(1.5, 4, D)), 3)
     ids = rng.permutation(n_images) + 1
     images = [{"id": int(i), "width": W, "height": H} for i in ids]
     anns, results = [], []
     gl, dl = gbox.tolist(), dbox.tolist()
     for j in range(G):
-        a = {"id": j + 1, "image_id": int(ids[img_of_gt[j]]), "category_id": int(gcat[j]), "bbox": gl[j],
-             "iscrowd": int(crowd[j]), "area": round(gl[j][2] * gl[j][3], 2)}
+        a = {
+            "id": j + 1,
+            "image_id": int(ids[img_of_gt[j]]),
+            "category_id": int(gcat[j]),
+            "bbox": gl[j],
+            "iscrowd": int(crowd[j]),
+            "area": round(gl[j][2] * gl[j][3], 2),
+        }
         if segm:
             bx, by, bw, bh = gl[j]
-            poly = [bx, by + bh / 2, bx + bw / 2, by, bx + bw, by + bh / 2, bx + bw / 2, by + bh]  # a diamond
+            poly = [
+                bx,
+                by + bh / 2,
+                bx + bw / 2,
+                by,
+                bx + bw,
+                by + bh / 2,
+                bx + bw / 2,
+                by + bh,
+            ]  # a diamond
             r = mask_utils.merge(mask_utils.frPyObjects([poly], H, W))
             a["area"] = float(mask_utils.area(r))
-            a["segmentation"] = {"size": [H, W], "counts": r["counts"].decode()} if crowd[j] else [poly]
+            a["segmentation"] = (
+                {"size": [H, W], "counts": r["counts"].decode()} if crowd[j] else [poly]
+            )
         anns.append(a)
     sl = score.tolist()
     for j in range(D):
-        r = {"image_id": int(ids[img_of_dt[j]]), "category_id": int(dcat[j]), "bbox": dl[j], "score": sl[j]}
+        r = {
+            "image_id": int(ids[img_of_dt[j]]),
+            "category_id": int(dcat[j]),
+            "bbox": dl[j],
+            "score": sl[j],
+        }
         if segm:
             bx, by, bw, bh = dl[j]
             poly = [bx, by + bh / 2, bx + bw / 2, by, bx + bw, by + bh / 2, bx + bw / 2, by + bh]
             m = mask_utils.merge(mask_utils.frPyObjects([poly], H, W))
             r["segmentation"] = {"size": [H, W], "counts": m["counts"].decode()}
         results.append(r)
-    gt = {"images": images, "annotations": anns, "categories": [{"id": c, "name": f"c{c}"} for c in range(1, n_cats + 1)]}
+    gt = {
+        "images": images,
+        "annotations": anns,
+        "categories": [{"id": c, "name": f"c{c}"} for c in range(1, n_cats + 1)],
+    }
     return gt, results
 
 
@@ -104,7 +145,7 @@ def generate(n_images: int, *, segm: bool, seed: int, n_cats: int = 80, gt_mean:
 
 
 def run_assay(gt_path, dt_path, iou_type):
-    from assay.detection.compute import CocoParams, evaluate, pair_ious, _rank_detections
+    from assay.detection.compute import CocoParams, _rank_detections, evaluate, pair_ious
     from assay.detection.io import load_coco
 
     t0 = time.perf_counter()
@@ -117,7 +158,13 @@ def run_assay(gt_path, dt_path, iou_type):
     t3 = time.perf_counter()
     pair_ious(data, det, iou_type)
     t4 = time.perf_counter()
-    return {"stats": stats.tolist(), "read": t1 - t0, "eval": t2 - t1, "iou_only": t4 - t3, "total": t2 - t0}
+    return {
+        "stats": stats.tolist(),
+        "read": t1 - t0,
+        "eval": t2 - t1,
+        "iou_only": t4 - t3,
+        "total": t2 - t0,
+    }
 
 
 def run_pycocotools(gt_path, dt_path, iou_type):
@@ -150,7 +197,12 @@ def run_faster_coco_eval(gt_path, dt_path, iou_type):
         e.accumulate()
         e.summarize()
         t2 = time.perf_counter()
-    return {"stats": list(map(float, e.stats[:12])), "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+    return {
+        "stats": list(map(float, e.stats[:12])),
+        "read": t1 - t0,
+        "eval": t2 - t1,
+        "total": t2 - t0,
+    }
 
 
 def run_valor_lite(gt_path, dt_path, iou_type):
@@ -164,21 +216,45 @@ def run_valor_lite(gt_path, dt_path, iou_type):
         if a["iscrowd"]:
             continue  # valor-lite has no crowd regions
         x, y, w, h = a["bbox"]
-        by[a["image_id"]][0].append(BoundingBox(uid=str(a["id"]), xmin=x, xmax=x + w, ymin=y, ymax=y + h,
-                                                labels=[str(a["category_id"])]))
+        by[a["image_id"]][0].append(
+            BoundingBox(
+                uid=str(a["id"]),
+                xmin=x,
+                xmax=x + w,
+                ymin=y,
+                ymax=y + h,
+                labels=[str(a["category_id"])],
+            )
+        )
     for i, d in enumerate(dt):
         x, y, w, h = d["bbox"]
-        by[d["image_id"]][1].append(BoundingBox(uid=f"p{i}", xmin=x, xmax=x + w, ymin=y, ymax=y + h,
-                                                labels=[str(d["category_id"])], scores=[d["score"]]))
+        by[d["image_id"]][1].append(
+            BoundingBox(
+                uid=f"p{i}",
+                xmin=x,
+                xmax=x + w,
+                ymin=y,
+                ymax=y + h,
+                labels=[str(d["category_id"])],
+                scores=[d["score"]],
+            )
+        )
     dets = [Detection(uid=str(k), groundtruths=g, predictions=p) for k, (g, p) in by.items()]
     t1 = time.perf_counter()
     loader = Loader.in_memory()
     loader.add_bounding_boxes(dets)
     ev = loader.finalize()
-    res = ev.compute_precision_recall(iou_thresholds=[round(0.5 + 0.05 * i, 2) for i in range(10)], score_thresholds=[0.0])
+    res = ev.compute_precision_recall(
+        iou_thresholds=[round(0.5 + 0.05 * i, 2) for i in range(10)], score_thresholds=[0.0]
+    )
     t2 = time.perf_counter()
     m = [x.to_dict() for x in res[next(k for k in res if k.value == "mAPAveragedOverIOUs")]]
-    return {"stats": [m[0]["value"]] + [None] * 11, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+    return {
+        "stats": [m[0]["value"]] + [None] * 11,
+        "read": t1 - t0,
+        "eval": t2 - t1,
+        "total": t2 - t0,
+    }
 
 
 def run_torchmetrics(gt_path, dt_path, iou_type):
@@ -191,24 +267,42 @@ def run_torchmetrics(gt_path, dt_path, iou_type):
     by = {im["id"]: ([], [], [], [], [], []) for im in gt["images"]}
     for a in gt["annotations"]:
         x, y, w, h = a["bbox"]
-        by[a["image_id"]][0].append([x, y, x + w, y + h]); by[a["image_id"]][1].append(a["category_id"])
+        by[a["image_id"]][0].append([x, y, x + w, y + h])
+        by[a["image_id"]][1].append(a["category_id"])
         by[a["image_id"]][5].append(a["iscrowd"])
     for d in dt:
         x, y, w, h = d["bbox"]
         b = by[d["image_id"]]
-        b[2].append([x, y, x + w, y + h]); b[3].append(d["category_id"]); b[4].append(d["score"])
+        b[2].append([x, y, x + w, y + h])
+        b[3].append(d["category_id"])
+        b[4].append(d["score"])
     t1 = time.perf_counter()
     metric = MeanAveragePrecision(iou_type="bbox", backend="faster_coco_eval")
     preds, targets = [], []
     for g, gl, p, pl, s, c in by.values():
-        preds.append({"boxes": torch.tensor(p).reshape(-1, 4), "labels": torch.tensor(pl, dtype=torch.long),
-                      "scores": torch.tensor(s)})
-        targets.append({"boxes": torch.tensor(g).reshape(-1, 4), "labels": torch.tensor(gl, dtype=torch.long),
-                        "iscrowd": torch.tensor(c, dtype=torch.long)})
+        preds.append(
+            {
+                "boxes": torch.tensor(p).reshape(-1, 4),
+                "labels": torch.tensor(pl, dtype=torch.long),
+                "scores": torch.tensor(s),
+            }
+        )
+        targets.append(
+            {
+                "boxes": torch.tensor(g).reshape(-1, 4),
+                "labels": torch.tensor(gl, dtype=torch.long),
+                "iscrowd": torch.tensor(c, dtype=torch.long),
+            }
+        )
     metric.update(preds, targets)
     out = metric.compute()
     t2 = time.perf_counter()
-    return {"stats": [float(out["map"])] + [None] * 11, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+    return {
+        "stats": [float(out["map"])] + [None] * 11,
+        "read": t1 - t0,
+        "eval": t2 - t1,
+        "total": t2 - t0,
+    }
 
 
 TOOLS = {
@@ -258,13 +352,17 @@ def write_files(gt, dt):
     gp, dp = tmp / "gt.json", tmp / "dt.json"
     gp.write_text(json.dumps(gt))
     dp.write_text(json.dumps(dt))
-    desc = f"{len(gt['images'])} images, {len(gt['annotations'])} ground truths, {len(dt)} detections"
+    desc = (
+        f"{len(gt['images'])} images, {len(gt['annotations'])} ground truths, {len(dt)} detections"
+    )
     return tmp, gp, dp, desc
 
 
 def bench(label, files, iou_type, tools):
     tmp, gp, dp, desc = files
-    print(f"\n== {label}: {desc}, {iou_type}; files {gp.stat().st_size / 1e6:.0f} + {dp.stat().st_size / 1e6:.0f} MB")
+    print(
+        f"\n== {label}: {desc}, {iou_type}; files {gp.stat().st_size / 1e6:.0f} + {dp.stat().st_size / 1e6:.0f} MB"
+    )
     t = time.perf_counter()
     json.loads(dp.read_text()), json.loads(gp.read_text())
     print(f"   reading both files with the json module alone: {time.perf_counter() - t:.2f} s")
@@ -275,7 +373,9 @@ def bench(label, files, iou_type, tools):
         res[name] = run_tool(name, str(gp), str(dp), iou_type)
     a = res.get("assay", {})
     ref = res.get("pycocotools", {}).get("stats")
-    print(f"   {'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'peak MB':>9}{'time x':>8}{'mem x':>7}  AP     max|stat diff| vs pycocotools")
+    print(
+        f"   {'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'peak MB':>9}{'time x':>8}{'mem x':>7}  AP     max|stat diff| vs pycocotools"
+    )
     for name, r in res.items():
         if "skipped" in r:
             print(f"   {name:<18} skipped: {r['skipped']}")
@@ -286,11 +386,15 @@ def bench(label, files, iou_type, tools):
             diff = f"{max(abs(x - y) for x, y in pairs):.1e}" if pairs else ""
         tr = r["total"] / a["total"] if a.get("total") else float("nan")
         mr = r["peak_mb"] / a["peak_mb"] if a.get("peak_mb") else float("nan")
-        print(f"   {name:<18}{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['peak_mb']:>9.0f}{tr:>8.1f}{mr:>7.1f}"
-              f"  {r['stats'][0]:.4f} {diff}")
+        print(
+            f"   {name:<18}{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['peak_mb']:>9.0f}{tr:>8.1f}{mr:>7.1f}"
+            f"  {r['stats'][0]:.4f} {diff}"
+        )
     if "iou_only" in a:
-        print(f"   assay: evaluation after reading {a['eval']:.2f} s = {a['eval'] / a['iou_only']:.1f} x the time to "
-              f"compute all IoUs alone ({a['iou_only']:.2f} s)")
+        print(
+            f"   assay: evaluation after reading {a['eval']:.2f} s = {a['eval'] / a['iou_only']:.1f} x the time to "
+            f"compute all IoUs alone ({a['iou_only']:.2f} s)"
+        )
     shutil_rm(tmp)
     return res
 
@@ -302,7 +406,9 @@ def shutil_rm(p: Path) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--images", type=int, default=5000)
     ap.add_argument("--segm-images", type=int, default=500)
     ap.add_argument("--skip-segm", action="store_true")
@@ -313,7 +419,11 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     files = write_files(*generate(args.images, segm=False, seed=args.seed))
     print(f"generated bbox data in {time.perf_counter() - t:.1f} s")
-    segm_files = None if args.skip_segm else write_files(*generate(args.segm_images, segm=True, seed=args.seed + 1))
+    segm_files = (
+        None
+        if args.skip_segm
+        else write_files(*generate(args.segm_images, segm=True, seed=args.seed + 1))
+    )
     import gc
 
     gc.collect()  # the generated objects are gone: tools start from files only

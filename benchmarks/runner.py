@@ -56,7 +56,9 @@ def run_assay(url: str, n: int, c: int, tag: str) -> tuple[float, float, int]:
     model = load_model(f"{url}#bench", timeout=30, max_connections=max(c, 16))
     items = [Item.from_prompt(f"{tag}-{i}", f"{tag} request {i}") for i in range(n)]
     with tempfile.TemporaryDirectory() as d:
-        runner = Runner(model, max_concurrency=c, timeout=30, cache=Path(d) / "cache.sqlite", quiet=True)
+        runner = Runner(
+            model, max_concurrency=c, timeout=30, cache=Path(d) / "cache.sqlite", quiet=True
+        )
         t0, p0 = time.perf_counter(), time.process_time()
         records = runner.run(items)
         wall, cpu = time.perf_counter() - t0, time.process_time() - p0
@@ -82,7 +84,13 @@ class SleepModel:
 def run_runner_only(n: int, c: int, latency: float, tag: str) -> tuple[float, float, int]:
     items = [Item.from_prompt(f"{tag}-{i}", f"{tag} request {i}") for i in range(n)]
     with tempfile.TemporaryDirectory() as d:
-        runner = Runner(SleepModel(latency), max_concurrency=c, timeout=30, cache=Path(d) / "cache.sqlite", quiet=True)
+        runner = Runner(
+            SleepModel(latency),
+            max_concurrency=c,
+            timeout=30,
+            cache=Path(d) / "cache.sqlite",
+            quiet=True,
+        )
         t0, p0 = time.perf_counter(), time.process_time()
         records = runner.run(items)
         wall, cpu = time.perf_counter() - t0, time.process_time() - p0
@@ -113,12 +121,20 @@ def run_sdk(url: str, n: int, c: int, tag: str) -> tuple[float, float, int]:
     from assay.llm.models.openai_compat import _http_client
 
     async def main() -> int:
-        client = openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0, timeout=30, http_client=_http_client(max(c, 16), 30))
+        client = openai.AsyncOpenAI(
+            base_url=url,
+            api_key="x",
+            max_retries=0,
+            timeout=30,
+            http_client=_http_client(max(c, 16), 30),
+        )
         sem = asyncio.Semaphore(c)
 
         async def one(i: int) -> bool:
             async with sem:
-                r = await client.chat.completions.create(model="bench", messages=[{"role": "user", "content": f"{tag} request {i}"}])
+                r = await client.chat.completions.create(
+                    model="bench", messages=[{"role": "user", "content": f"{tag} request {i}"}]
+                )
                 return bool(r.choices[0].message.content)
 
         done = await asyncio.gather(*(one(i) for i in range(n)))
@@ -140,16 +156,23 @@ def main() -> None:
     args = ap.parse_args()
     levels = [int(x) for x in args.concurrency.split(",")]
     head = f"{'conc':>5} {'client':>7} {'calls/s':>9} {'ideal':>8} {'of ideal':>9} {'overhead ms/call':>17} {'CPU ms/call':>12}"
-    print(f"Part 1: the runner alone (in-process model, {args.latency * 1000:.0f} ms latency, cache on), {args.n} items per level\n")
+    print(
+        f"Part 1: the runner alone (in-process model, {args.latency * 1000:.0f} ms latency, cache on), {args.n} items per level\n"
+    )
     print(head)
     print("-" * len(head))
     for c in levels:
-        for name, fn in (("bare", lambda: run_bare(args.n, c, args.latency)), ("runner", lambda: run_runner_only(args.n, c, args.latency, f"r{c}"))):
+        for name, fn in (
+            ("bare", lambda: run_bare(args.n, c, args.latency)),
+            ("runner", lambda: run_runner_only(args.n, c, args.latency, f"r{c}")),
+        ):
             wall, cpu, ok = fn()
             assert ok == args.n
             rate, ideal = args.n / wall, c / args.latency
             overhead = (wall * c / args.n - args.latency) * 1000
-            print(f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.3f} {cpu / args.n * 1000:>12.3f}")
+            print(
+                f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.3f} {cpu / args.n * 1000:>12.3f}"
+            )
     print("(bare = asyncio.sleep under a semaphore: the event loop's own floor)\n")
     if args.runner_only:
         return
@@ -159,7 +182,9 @@ def main() -> None:
         run_assay(url, 20, 4, "warm")
         if not args.no_peer:
             run_sdk(url, 20, 4, "warm")
-        print(f"Part 2: over HTTP, {args.n} requests per level, server latency {args.latency * 1000:.0f} ms, server in its own process\n")
+        print(
+            f"Part 2: over HTTP, {args.n} requests per level, server latency {args.latency * 1000:.0f} ms, server in its own process\n"
+        )
         print(head)
         print("-" * len(head))
         for c in levels:
@@ -173,9 +198,13 @@ def main() -> None:
                 rate = args.n / wall
                 rates[name] = rate
                 overhead = (wall * c / args.n - args.latency) * 1000  # per call, per slot
-                print(f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.2f} {cpu / args.n * 1000:>12.3f}")
+                print(
+                    f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.2f} {cpu / args.n * 1000:>12.3f}"
+                )
             if "sdk" in rates:
-                print(f"{'':>5} {'ratio':>7} assay/sdk throughput = {rates['assay'] / rates['sdk']:.3f}")
+                print(
+                    f"{'':>5} {'ratio':>7} assay/sdk throughput = {rates['assay'] / rates['sdk']:.3f}"
+                )
         print(f"\nserver counted {server_calls(proc)} calls")
     finally:
         if proc.stdin:

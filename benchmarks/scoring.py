@@ -52,17 +52,29 @@ def peer_tables(df: pd.DataFrame, subgroups: list[str]) -> dict[str, pd.DataFram
         hr, yr = np.rint(h), np.rint(y)
         labels = np.arange(min(hr.min(), yr.min()), max(hr.max(), yr.max()) + 1)
         out = {
-            "N": h.size, "h_mean": h.mean(), "h_sd": np.std(h, ddof=1), "h_min": h.min(), "h_max": h.max(),
-            "sys_mean": y.mean(), "sys_sd": np.std(y, ddof=1), "sys_min": y.min(), "sys_max": y.max(),
-            "corr": pearsonr(h, y)[0], "wtkappa": qwk(h, y), "R2": r2_score(h, y),
+            "N": h.size,
+            "h_mean": h.mean(),
+            "h_sd": np.std(h, ddof=1),
+            "h_min": h.min(),
+            "h_max": h.max(),
+            "sys_mean": y.mean(),
+            "sys_sd": np.std(y, ddof=1),
+            "sys_min": y.min(),
+            "sys_max": y.max(),
+            "corr": pearsonr(h, y)[0],
+            "wtkappa": qwk(h, y),
+            "R2": r2_score(h, y),
             "kappa": cohen_kappa_score(hr, yr, labels=labels),
-            "exact_agr": np.mean(np.abs(h - y) <= 0) * 100, "adj_agr": np.mean(np.abs(h - y) <= 1) * 100,
+            "exact_agr": np.mean(np.abs(h - y) <= 0) * 100,
+            "adj_agr": np.mean(np.abs(h - y) <= 1) * 100,
             "RMSE": np.sqrt(mean_squared_error(h, y)),
         }
         if pop is not None:
             out["DSM"] = np.mean((y - pop[2]) / pop[3] - (h - pop[0]) / pop[1])
         elif pooled:
-            out["SMD"] = (y.mean() - h.mean()) / np.sqrt((np.var(h, ddof=1) + np.var(y, ddof=1)) / 2)
+            out["SMD"] = (y.mean() - h.mean()) / np.sqrt(
+                (np.var(h, ddof=1) + np.var(y, ddof=1)) / 2
+            )
         else:
             out["SMD"] = (y.mean() - h.mean()) / np.std(h, ddof=1)
         return out
@@ -78,11 +90,18 @@ def peer_tables(df: pd.DataFrame, subgroups: list[str]) -> dict[str, pd.DataFram
     means = np.nanmean(ratings, axis=1)
     multiple = c > 1
     se2 = np.average(np.nanvar(ratings[multiple], ddof=1, axis=1), weights=c[multiple] - 1)
-    vt = ((c * (means - np.nanmean(ratings)) ** 2).sum() - (c.size - 1) * se2) / (c.sum() - (c**2).sum() / c.sum())
+    vt = ((c * (means - np.nanmean(ratings)) ** 2).sum() - (c.size - 1) * se2) / (
+        c.sum() - (c**2).sum() / c.sum()
+    )
     ts = {}
     for name, y in (("m", m), ("m_round", mr)):
         mse = ((c * (means - y) ** 2).sum() - c.size * se2) / c.sum()
-        ts[name] = {"Variance of errors": se2, "True score var": vt, "MSE true": mse, "PRMSE true": 1 - mse / vt}
+        ts[name] = {
+            "Variance of errors": se2,
+            "True score var": vt,
+            "MSE true": mse,
+            "PRMSE true": 1 - mse / vt,
+        }
     tables["true_score_eval"] = pd.DataFrame(ts).T
     for col in subgroups:
         g = df[col].to_numpy()
@@ -93,8 +112,16 @@ def peer_tables(df: pd.DataFrame, subgroups: list[str]) -> dict[str, pd.DataFram
             s = g == lab
             a = metrics(h[s], m[s], pop=pop_m)
             b = metrics(h[s], mr[s], pop=pop_r)
-            rows[lab] = {"N": a["N"], "corr.m": a["corr"], "wtkappa.m": a["wtkappa"], "DSM.m": a["DSM"], "R2.m": a["R2"],
-                         "kappa.m_round": b["kappa"], "exact_agr.m_round": b["exact_agr"], "DSM.m_round": b["DSM"]}
+            rows[lab] = {
+                "N": a["N"],
+                "corr.m": a["corr"],
+                "wtkappa.m": a["wtkappa"],
+                "DSM.m": a["DSM"],
+                "R2.m": a["R2"],
+                "kappa.m_round": b["kappa"],
+                "exact_agr.m_round": b["exact_agr"],
+                "DSM.m_round": b["DSM"],
+            }
         tables[f"eval_by_{col}"] = pd.DataFrame(rows).T
         fd = pd.DataFrame({"sc1": h, "error": m - h, "grp": g})
         fd["SE"] = fd["error"] ** 2
@@ -110,8 +137,13 @@ def peer_tables(df: pd.DataFrame, subgroups: list[str]) -> dict[str, pd.DataFram
             warnings.simplefilter("ignore")
             p = anova_lm(null, full).values[1][-1]
         tables[f"fairness_metrics_by_{col}"] = pd.DataFrame(
-            {"Overall score accuracy": [osa.rsquared_adj, osa.f_pvalue], "Overall score difference": [osd.rsquared_adj, osd.f_pvalue],
-             "Conditional score difference": [full.rsquared_adj - null.rsquared_adj, p]}, index=["R2", "sig"])
+            {
+                "Overall score accuracy": [osa.rsquared_adj, osa.f_pvalue],
+                "Overall score difference": [osd.rsquared_adj, osd.f_pvalue],
+                "Conditional score difference": [full.rsquared_adj - null.rsquared_adj, p],
+            },
+            index=["R2", "sig"],
+        )
     return tables
 
 
@@ -142,9 +174,13 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     subgroups = ["L1", "sex"]
     df = make_data(n)
-    print(f"scoring benchmark: {n:,} responses, second human score on {(~df['h2'].isna()).mean():.0%}, subgroups {subgroups}")
+    print(
+        f"scoring benchmark: {n:,} responses, second human score on {(~df['h2'].isna()).mean():.0%}, subgroups {subgroups}"
+    )
 
-    evaluate_scoring(df.iloc[:1000], human="h", system="m", human2="h2", subgroups=subgroups)  # warm imports
+    evaluate_scoring(
+        df.iloc[:1000], human="h", system="m", human2="h2", subgroups=subgroups
+    )  # warm imports
     times = []
     for _ in range(3):
         t0 = time.perf_counter()
@@ -165,14 +201,24 @@ def main() -> None:
                 key = row if name != "consistency" else ""
                 acol = col
                 if name == "consistency":
-                    acol = {"h_mean": "h1_mean", "h_sd": "h1_sd", "h_min": "h1_min", "h_max": "h1_max", "sys_mean": "h2_mean",
-                            "sys_sd": "h2_sd", "sys_min": "h2_min", "sys_max": "h2_max"}.get(col, col)
+                    acol = {
+                        "h_mean": "h1_mean",
+                        "h_sd": "h1_sd",
+                        "h_min": "h1_min",
+                        "h_max": "h1_max",
+                        "sys_mean": "h2_mean",
+                        "sys_sd": "h2_sd",
+                        "sys_min": "h2_min",
+                        "sys_max": "h2_max",
+                    }.get(col, col)
                     if acol in ("R2", "RMSE"):
                         continue
                 diff = abs(float(at.loc[key, acol]) - float(pt.loc[row, col]))
                 if diff > worst:
                     worst, where = diff, f"{name}[{row!r}, {col!r}]"
-    print(f"  assay evaluate_scoring (all tables): {t_assay:8.2f} s   (best of 3: {', '.join(f'{t:.2f}' for t in times)})")
+    print(
+        f"  assay evaluate_scoring (all tables): {t_assay:8.2f} s   (best of 3: {', '.join(f'{t:.2f}' for t in times)})"
+    )
     print(f"  peers one metric at a time:          {t_peer:8.2f} s")
     print(f"  ratio peers / assay:                 {t_peer / t_assay:8.1f}x")
     print(f"  max |assay - peers| over all compared cells: {worst:.2e} at {where}")
@@ -185,7 +231,9 @@ def main() -> None:
             proc = subprocess.run([rsm, "-c", RSMTOOL_SCRIPT, p], capture_output=True, text=True)
             if proc.returncode == 0:
                 t_rsm = float(proc.stdout.strip().splitlines()[-1])
-                print(f"  rsmtool 12 (Analyzer + prmse + fairness, own interpreter): {t_rsm:8.2f} s  ratio {t_rsm / t_assay:.1f}x")
+                print(
+                    f"  rsmtool 12 (Analyzer + prmse + fairness, own interpreter): {t_rsm:8.2f} s  ratio {t_rsm / t_assay:.1f}x"
+                )
             else:
                 print("  rsmtool run failed:", proc.stderr[-500:])
 

@@ -37,18 +37,45 @@ def run(out_dir: Path, console: Console) -> None:
             "score": proba.ravel(),
         }
     )
-    metrics = ClassificationEvaluator(score_thresholds=[0.0, 0.5, 0.9], pr_curve_max_examples=2).add(groundtruths, predictions).compute()
-    headline = MetricSet(m for m in metrics if m.type in ("Accuracy", "Precision", "Recall", "F1", "ROCAUC", "mROCAUC") and m.parameters.get("score_threshold", 0.5) == 0.5)
-    console.print(metrics_table(headline, title=f"Logistic regression, breast cancer test set ({len(uids)} patients)"))
+    metrics = (
+        ClassificationEvaluator(score_thresholds=[0.0, 0.5, 0.9], pr_curve_max_examples=2)
+        .add(groundtruths, predictions)
+        .compute()
+    )
+    headline = MetricSet(
+        m
+        for m in metrics
+        if m.type in ("Accuracy", "Precision", "Recall", "F1", "ROCAUC", "mROCAUC")
+        and m.parameters.get("score_threshold", 0.5) == 0.5
+    )
+    console.print(
+        metrics_table(
+            headline, title=f"Logistic regression, breast cancer test set ({len(uids)} patients)"
+        )
+    )
     (out_dir / "classification.json").write_text(metrics.to_json(indent=2))
 
     # Group fairness: an illustrative privileged group (tumour texture above the median).
     texture = X_te["mean texture"].to_numpy()
     table = pd.DataFrame(
-        {"label": y_te.to_numpy(), "prediction": model.predict(X_te), "texture": texture - np.median(X["mean texture"])}
+        {
+            "label": y_te.to_numpy(),
+            "prediction": model.predict(X_te),
+            "texture": texture - np.median(X["mean texture"]),
+        }
     )
-    fairness = evaluate_fairness(table, label="label", prediction="prediction", groups=["texture"], pos_label="benign")
-    shown = MetricSet(m for m in fairness if m.type != "GroupCounts" and m.parameters.get("sensitive") != "average")
-    console.print(metrics_table(shown, title="Group fairness (privileged: mean texture above the median)"))
+    fairness = evaluate_fairness(
+        table, label="label", prediction="prediction", groups=["texture"], pos_label="benign"
+    )
+    shown = MetricSet(
+        m
+        for m in fairness
+        if m.type != "GroupCounts" and m.parameters.get("sensitive") != "average"
+    )
+    console.print(
+        metrics_table(shown, title="Group fairness (privileged: mean texture above the median)")
+    )
     (out_dir / "fairness.json").write_text(fairness.to_json(indent=2))
-    console.print(f"wrote {out_dir / 'classification.json'} ({len(metrics)} records) and {out_dir / 'fairness.json'}")
+    console.print(
+        f"wrote {out_dir / 'classification.json'} ({len(metrics)} records) and {out_dir / 'fairness.json'}"
+    )

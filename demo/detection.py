@@ -47,15 +47,22 @@ def run(out_dir: Path, console: Console) -> None:
 
     table = Table(title=f"COCO bbox summary: {len(gt['images'])} images, {len(dt)} detections")
     for col in ("statistic", "IoU", "area", "maxDets", "assay", "pycocotools", "|diff|"):
-        table.add_column(col, justify="right" if col in ("assay", "pycocotools", "|diff|", "maxDets") else "left")
+        table.add_column(
+            col, justify="right" if col in ("assay", "pycocotools", "|diff|", "maxDets") else "left"
+        )
     for (stat, iou, area, md), a, b in zip(STAT_NAMES, ev.stats(), peer.stats):
         table.add_row(stat, iou, area, str(md), f"{a:.6f}", f"{b:.6f}", f"{abs(a - b):.1e}")
     console.print(table)
-    console.print(f"assay {t_assay:.2f} s, pycocotools {t_peer:.2f} s (x{t_peer / max(t_assay, 1e-9):.0f})")
+    console.print(
+        f"assay {t_assay:.2f} s, pycocotools {t_peer:.2f} s (x{t_peer / max(t_assay, 1e-9):.0f})"
+    )
 
-    metrics = compute_metrics(data, metrics=["APAveragedOverIOUs", "mAPAveragedOverIOUs", "mAR",
-                                             "PrecisionRecallCurve"])
-    per_class = Table(title="per-class AP (averaged over IoU 0.50:0.95) and the PR curve at score 0.5")
+    metrics = compute_metrics(
+        data, metrics=["APAveragedOverIOUs", "mAPAveragedOverIOUs", "mAR", "PrecisionRecallCurve"]
+    )
+    per_class = Table(
+        title="per-class AP (averaged over IoU 0.50:0.95) and the PR curve at score 0.5"
+    )
     for col in ("label", "AP", "tp", "fp", "fn", "precision", "recall"):
         per_class.add_column(col)
     curve = metrics.get("PrecisionRecallCurve").value
@@ -63,8 +70,15 @@ def run(out_dir: Path, console: Console) -> None:
         lab = m.parameters["label_value"]
         c = curve[lab][0.5]
         fmt = lambda v: "undefined" if v is None else f"{v:.3f}"  # noqa: E731
-        per_class.add_row(lab, fmt(m.value), str(c["tp"]), str(c["fp"]), str(c["fn"]), fmt(c["precision"]),
-                          fmt(c["recall"]))
+        per_class.add_row(
+            lab,
+            fmt(m.value),
+            str(c["tp"]),
+            str(c["fp"]),
+            str(c["fn"]),
+            fmt(c["precision"]),
+            fmt(c["recall"]),
+        )
     console.print(per_class)
     (out_dir / "detection.json").write_text((metrics + coco_summary(ev)).to_json(indent=2))
 
@@ -75,7 +89,7 @@ def run(out_dir: Path, console: Console) -> None:
         g = np.zeros((64, 64), np.int64)
         g[:32] = 1  # sky
         g[40:, 10:50] = 2  # road
-        g[rng.integers(0, 50):, rng.integers(0, 50):][:8, :8] = 3  # car
+        g[rng.integers(0, 50) :, rng.integers(0, 50) :][:8, :8] = 3  # car
         p = g.copy()
         noise = rng.random(g.shape) < 0.1
         p[noise] = rng.integers(0, 4, noise.sum())

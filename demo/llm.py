@@ -31,7 +31,9 @@ def run(out_dir: Path, console: Console) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     model = load_model("embedded")
     items = [Item.from_prompt(i, q, max_tokens=10) for i, q, _ in QUESTIONS]
-    records = Runner(model, cache=out_dir / "llm-cache.sqlite", quiet=True, max_concurrency=2).run(items)
+    records = Runner(model, cache=out_dir / "llm-cache.sqlite", quiet=True, max_concurrency=2).run(
+        items
+    )
 
     table = Table(title=f"embedded model: {model.name}")
     for col in ("item", "answer", "correct", "latency s", "tokens", "cached"):
@@ -40,8 +42,14 @@ def run(out_dir: Path, console: Console) -> None:
     for (qid, _, expected), rec in zip(QUESTIONS, records):
         ok = rec.ok and expected in (rec.text or "").lower()
         correct.append(ok)
-        table.add_row(qid, (rec.text or rec.error or "").strip()[:50], str(ok), f"{rec.latency or 0:.2f}",
-                      str(rec.usage.total_tokens), str(rec.cached))
+        table.add_row(
+            qid,
+            (rec.text or rec.error or "").strip()[:50],
+            str(ok),
+            f"{rec.latency or 0:.2f}",
+            str(rec.usage.total_tokens),
+            str(rec.cached),
+        )
     console.print(table)
 
     valid = [c for c, r in zip(correct, records) if r.ok]
@@ -83,24 +91,41 @@ def run(out_dir: Path, console: Console) -> None:
     }
     with FakeChatServer({k: list(v) for k, v in plan.items()}) as srv:
         fmodel = load_model(srv.spec(), timeout=5)
-        frecs = Runner(fmodel, cache=None, quiet=True, timeout=5,
-                       retry=RetryPolicy(max_retries=3, backoff_base=0.05)).run(
-            [Item.from_prompt(k, k) for k in plan] + [Item.from_prompt(f"fine {i}", f"fine {i}") for i in range(4)]
+        frecs = Runner(
+            fmodel,
+            cache=None,
+            quiet=True,
+            timeout=5,
+            retry=RetryPolicy(max_retries=3, backoff_base=0.05),
+        ).run(
+            [Item.from_prompt(k, k) for k in plan]
+            + [Item.from_prompt(f"fine {i}", f"fine {i}") for i in range(4)]
         )
         calls = srv.calls
     ftable = Table(title="runner against injected faults")
     for col in ("item", "outcome", "attempts", "error"):
         ftable.add_column(col)
     for r in frecs:
-        ftable.add_row(r.id, "ok" if r.ok else f"{r.error_kind} {r.status or ''}".strip(), str(r.attempts), r.error or "")
+        ftable.add_row(
+            r.id,
+            "ok" if r.ok else f"{r.error_kind} {r.status or ''}".strip(),
+            str(r.attempts),
+            r.error or "",
+        )
     console.print(ftable)
     fs = summarize(frecs)
-    console.print(f"{fs.items} items -> {fs.ok} ok + {fs.errors} errors; {fs.calls} calls made, server counted {calls}")
+    console.print(
+        f"{fs.items} items -> {fs.ok} ok + {fs.errors} errors; {fs.calls} calls made, server counted {calls}"
+    )
 
     (out_dir / "llm.json").write_text(
         json.dumps(
             {
-                "embedded": {"evaluation_id": eid, "metrics": metrics.to_list(), "records": [r.to_dict() for r in records]},
+                "embedded": {
+                    "evaluation_id": eid,
+                    "metrics": metrics.to_list(),
+                    "records": [r.to_dict() for r in records],
+                },
                 "faults": [r.to_dict() for r in frecs],
             },
             indent=2,

@@ -33,15 +33,28 @@ def make_essays(n: int = 20_000, seed: int = 2026) -> pd.DataFrame:
     train = rng.random(n) < 0.5
     model = Ridge(alpha=1.0).fit(feats[train], h1[train])
     system = model.predict(feats) + 0.25 * (l1 == "ko")
-    df = pd.DataFrame({"essay": np.arange(n), "human": h1, "human2": h2, "system": system, "L1": l1, "centre": centre})
+    df = pd.DataFrame(
+        {
+            "essay": np.arange(n),
+            "human": h1,
+            "human2": h2,
+            "system": system,
+            "L1": l1,
+            "centre": centre,
+        }
+    )
     return df[~train].reset_index(drop=True)
 
 
 def run(out_dir: Path, console: Console) -> None:
     df = make_essays()
-    res = evaluate_scoring(df, human="human", system="system", human2="human2", subgroups=["L1", "centre"])
+    res = evaluate_scoring(
+        df, human="human", system="system", human2="human2", subgroups=["L1", "centre"]
+    )
     ev, cons, tse = res["eval"], res["consistency"], res["true_score_eval"]
-    t = Table(title=f"scoring: {len(df):,} simulated essays vs human scores (eval, consistency, true_score_eval)")
+    t = Table(
+        title=f"scoring: {len(df):,} simulated essays vs human scores (eval, consistency, true_score_eval)"
+    )
     for c in ("vs human", "N", "r", "QWK", "kappa", "exact%", "adj%", "SMD", "PRMSE"):
         t.add_column(c, justify="right")
 
@@ -50,25 +63,55 @@ def run(out_dir: Path, console: Console) -> None:
 
     for row, name in (("system", "system"), ("system_round", "rounded")):
         r = ev.loc[row]
-        t.add_row(name, str(int(r["N"])), f(r["corr"]), f(r["wtkappa"]), f(r["kappa"]), f"{r['exact_agr']:.1f}",
-                  f"{r['adj_agr']:.1f}", f(r["SMD"]), f(tse.loc[row, "PRMSE true"]))
+        t.add_row(
+            name,
+            str(int(r["N"])),
+            f(r["corr"]),
+            f(r["wtkappa"]),
+            f(r["kappa"]),
+            f"{r['exact_agr']:.1f}",
+            f"{r['adj_agr']:.1f}",
+            f(r["SMD"]),
+            f(tse.loc[row, "PRMSE true"]),
+        )
     c = cons.iloc[0]
-    t.add_row("human 2", str(int(c["N"])), f(c["corr"]), f(c["wtkappa"]), f(c["kappa"]), f"{c['exact_agr']:.1f}",
-              f"{c['adj_agr']:.1f}", f(c["SMD"]), "")
+    t.add_row(
+        "human 2",
+        str(int(c["N"])),
+        f(c["corr"]),
+        f(c["wtkappa"]),
+        f(c["kappa"]),
+        f"{c['exact_agr']:.1f}",
+        f"{c['adj_agr']:.1f}",
+        f(c["SMD"]),
+        "",
+    )
     console.print(t)
     by = res["eval_by_L1"]
     t2 = Table(title="eval_by_L1 (DSM) and fairness_metrics_by_L1")
     for col in ("L1", "N", "wtkappa.system", "DSM.system", "RMSE.system"):
         t2.add_column(col, justify="right")
     for g, r in by.iterrows():
-        t2.add_row(str(g), str(int(r["N"])), f(r["wtkappa.system"]), f(r["DSM.system"]), f(r["RMSE.system"]))
+        t2.add_row(
+            str(g),
+            str(int(r["N"])),
+            f(r["wtkappa.system"]),
+            f(r["DSM.system"]),
+            f(r["RMSE.system"]),
+        )
     console.print(t2)
     fm = res["fairness_metrics_by_L1"]
     console.print(
         "fairness by L1 (reference group {}): ".format(fm["base_category"].iloc[0])
-        + ", ".join(f"{k} R2={fm.loc['R2', k]:.4f} (p={fm.loc['sig', k]:.2g})" for k in fm.columns if k != "base_category")
+        + ", ".join(
+            f"{k} R2={fm.loc['R2', k]:.4f} (p={fm.loc['sig', k]:.2g})"
+            for k in fm.columns
+            if k != "base_category"
+        )
     )
     target = Path(out_dir) / "scoring"
     res.write_csv(target)
     (target / "metrics.json").write_text(res.metrics.to_json(indent=2) + "\n")
-    console.print(f"tables (eval.csv, consistency.csv, true_score_eval.csv, eval_by_*.csv, fairness_metrics_by_*.csv) and metrics.json in {target}")
+    console.print(
+        f"tables (eval.csv, consistency.csv, true_score_eval.csv, eval_by_*.csv, fairness_metrics_by_*.csv) and metrics.json in {target}"
+    )

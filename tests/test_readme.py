@@ -13,4 +13,6 @@ def test_readme_python_blocks_run():
         ns: dict = {}
         exec(compile(code, "README.md", "exec"), ns)
         if "metrics" in ns:
-            assert ns["metrics"].get("Precision", label_value="dog", score_threshold=0.5).value == 1.0
+            assert (
+                ns["metrics"].get("Precision", label_value="dog", score_threshold=0.5).value == 1.0
+            )

@@ -9,9 +9,7 @@ half-written to ``--out``.
 from __future__ import annotations
 
 import functools
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -19,8 +17,10 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from assay.errors import AssayError
+from assay.io.files import write_atomic
 from assay.report.table import metrics_table
 from assay.results import MetricSet
 
@@ -53,28 +53,21 @@ def guarded(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except AssayError as e:
-            Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {e}", highlight=False, markup=True)
+            console = Console(stderr=True, soft_wrap=True, highlight=False)
+            # User values (paths, labels, scores) are printed verbatim: no rich markup in them.
+            console.print(Text.assemble(("error:", "bold red"), " ", str(e)))
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     return wrapper  # type: ignore[return-value]
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and rename: never half-written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def emit(metrics: MetricSet, *, fmt: OutputFormat = OutputFormat.json, out: Path | None = None, title: str | None = None) -> None:
+def emit(
+    metrics: MetricSet,
+    *,
+    fmt: OutputFormat = OutputFormat.json,
+    out: Path | None = None,
+    title: str | None = None,
+) -> None:
     """Print metrics as JSON (default) or a table, or write the JSON atomically to ``out``."""
     if out is not None:
         write_atomic(out, metrics.to_json(indent=2) + "\n")
@@ -94,7 +87,9 @@ def parse_floats(text: str | None, *, option: str) -> list[float] | None:
     try:
         return [float(t) for t in text.split(",") if t.strip()]
     except ValueError:
-        raise typer.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=option) from None
+        raise typer.BadParameter(
+            f"expected comma-separated numbers, got {text!r}", param_hint=option
+        ) from None
 
 
 SAVE_HELP = "Also record this evaluation in the evaluation store ($ASSAY_DATABASE_URL, default $ASSAY_HOME/assay.db)."
@@ -140,6 +135,10 @@ def save_metrics(
     from assay.store import Store
 
     with Store(url) as store:
-        eid = store.save(metrics, kind=kind, dataset=dataset, model=model, parameters=parameters, items=items)
-        Console(stderr=True, highlight=False).print(f"[dim]saved evaluation {eid} ({kind}) to {store.display_url}[/]")
+        eid = store.save(
+            metrics, kind=kind, dataset=dataset, model=model, parameters=parameters, items=items
+        )
+        Console(stderr=True, highlight=False).print(
+            f"[dim]saved evaluation {eid} ({kind}) to {store.display_url}[/]"
+        )
     return eid

@@ -96,7 +96,7 @@ class Metric:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Metric":
+    def from_dict(cls, d: Mapping[str, Any]) -> Metric:
         """Inverse of :meth:`to_dict`."""
         return cls(str(d["type"]), d.get("value"), dict(d.get("parameters") or {}))
 
@@ -128,7 +128,7 @@ class MetricSet(Sequence[Metric]):
     @overload
     def __getitem__(self, i: int) -> Metric: ...
     @overload
-    def __getitem__(self, i: slice) -> "MetricSet": ...
+    def __getitem__(self, i: slice) -> MetricSet: ...
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return MetricSet(self._metrics[i])
@@ -140,7 +140,7 @@ class MetricSet(Sequence[Metric]):
     def __iter__(self) -> Iterator[Metric]:
         return iter(self._metrics)
 
-    def __add__(self, other: Iterable[Metric]) -> "MetricSet":
+    def __add__(self, other: Iterable[Metric]) -> MetricSet:
         return MetricSet([*self._metrics, *other])
 
     def __eq__(self, other: object) -> bool:
@@ -151,7 +151,7 @@ class MetricSet(Sequence[Metric]):
     def __repr__(self) -> str:
         return f"MetricSet({len(self)} metrics)"
 
-    def filter(self, type: str | None = None, **parameters: Any) -> "MetricSet":
+    def filter(self, type: str | None = None, **parameters: Any) -> MetricSet:
         """Records of the given type whose parameters include all the given values."""
         return MetricSet(
             m
@@ -176,7 +176,7 @@ class MetricSet(Sequence[Metric]):
         return json.dumps(self.to_list(), indent=indent, allow_nan=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "MetricSet":
+    def from_json(cls, text: str) -> MetricSet:
         """Parse the output of :meth:`to_json`."""
         return cls(Metric.from_dict(d) for d in json.loads(text))
 

@@ -17,7 +17,6 @@ from assay.classification import (
 )
 from assay.errors import InvalidInputError, UndefinedMetricError
 
-
 # ------------------------------------------------------------------ batches
 
 
@@ -59,7 +58,9 @@ def test_batches_with_different_label_sets():
 
 
 def test_duplicate_uid_across_batches_is_an_error():
-    ev = ClassificationEvaluator().add([{"uid": "a", "value": "x"}], [{"uid": "a", "value": "x", "score": 0.5}])
+    ev = ClassificationEvaluator().add(
+        [{"uid": "a", "value": "x"}], [{"uid": "a", "value": "x", "score": 0.5}]
+    )
     ev.add([{"uid": "a", "value": "y"}], [{"uid": "a", "value": "y", "score": 0.5}])
     with pytest.raises(InvalidInputError, match="'a' occurs in more than one batch"):
         ev.compute()
@@ -105,7 +106,12 @@ def test_hand_worked_aggregate_metrics():
 
 
 def test_hand_worked_detailed_curve():
-    ms = evaluate_classification(GTS, PDS, pr_curve_max_examples=5, metrics=["DetailedPrecisionRecallCurve", "PrecisionRecallCurve"])
+    ms = evaluate_classification(
+        GTS,
+        PDS,
+        pr_curve_max_examples=5,
+        metrics=["DetailedPrecisionRecallCurve", "PrecisionRecallCurve"],
+    )
     d = ms.get("DetailedPrecisionRecallCurve").value
     c = ms.get("PrecisionRecallCurve").value
     # cat @ 0.25: qualified cat predictions on 1 (0.9, tp), 2 (0.3, tp); 4 is below.
@@ -134,14 +140,24 @@ def test_hand_worked_detailed_curve():
 def test_detailed_examples_are_first_qualifying_datums_brute_force(multiclass):
     labels, y, p = multiclass
     n_max = 3
-    ms = ClassificationEvaluator(metrics=["DetailedPrecisionRecallCurve"], pr_curve_max_examples=n_max).add_arrays(y, p, labels=labels).compute()
+    ms = (
+        ClassificationEvaluator(
+            metrics=["DetailedPrecisionRecallCurve"], pr_curve_max_examples=n_max
+        )
+        .add_arrays(y, p, labels=labels)
+        .compute()
+    )
     d = ms.get("DetailedPrecisionRecallCurve").value
     uids = np.arange(len(y)).astype(str)
     for j, lab in enumerate(labels):
         truth = y == lab
-        other_best = np.array([max(p[i, m] for m in range(len(labels)) if labels[m] != y[i]) for i in range(len(y))])
+        other_best = np.array(
+            [max(p[i, m] for m in range(len(labels)) if labels[m] != y[i]) for i in range(len(y))]
+        )
         s = p[:, j]
-        for t, row in list(d[lab].items())[::6]:  # a few thresholds per label keep the brute force cheap
+        for t, row in list(d[lab].items())[
+            ::6
+        ]:  # a few thresholds per label keep the brute force cheap
             tp = truth & (s >= t)
             fp = ~truth & (s >= t)
             fn_mis = truth & (s < t) & (other_best >= t)
@@ -159,9 +175,19 @@ def test_detailed_examples_are_first_qualifying_datums_brute_force(multiclass):
 def test_detailed_curve_memory_shape_at_scale():
     # 200k datums x 4 labels: only n_max examples are kept, never an n x n structure.
     labels, y, p = make_multiclass(200_000, 4, seed=5)
-    ms = ClassificationEvaluator(metrics=["DetailedPrecisionRecallCurve"], pr_curve_max_examples=2).add_arrays(y, p, labels=labels).compute()
+    ms = (
+        ClassificationEvaluator(metrics=["DetailedPrecisionRecallCurve"], pr_curve_max_examples=2)
+        .add_arrays(y, p, labels=labels)
+        .compute()
+    )
     d = ms.get("DetailedPrecisionRecallCurve").value
-    assert all(len(o["examples"]) <= 2 for lab in d.values() for row in lab.values() for part in row.values() for o in part["observations"].values())
+    assert all(
+        len(o["examples"]) <= 2
+        for lab in d.values()
+        for row in lab.values()
+        for part in row.values()
+        for o in part["observations"].values()
+    )
 
 
 # ------------------------------------------------------------------ undefined is not zero
@@ -184,7 +210,9 @@ def test_undefined_metrics_are_none_with_reason():
 
 def test_zero_division_replaces_undefined():
     ms = evaluate_classification(
-        [{"uid": "a", "value": "cat"}], [{"uid": "a", "value": "cat", "score": 0.9}], zero_division=0.0
+        [{"uid": "a", "value": "cat"}],
+        [{"uid": "a", "value": "cat", "score": 0.9}],
+        zero_division=0.0,
     )
     assert ms.get("Precision", label_value="cat", score_threshold=0.0).value == 1.0
 
@@ -209,28 +237,72 @@ def test_binary_functions_trap_as_spec_says():
 @pytest.mark.parametrize(
     "gts, pds, message",
     [
-        ([{"uid": "a"}], [{"uid": "a", "value": "x", "score": 0.5}], "groundtruths: field 'value': missing column"),
-        ([{"uid": "a", "value": "x"}], [{"uid": "a", "value": "x"}], "predictions: field 'score': missing column"),
-        ([{"uid": "a", "value": "x"}], [{"uid": "a", "value": "x", "score": 1.5}], "predictions: row 1: field 'score': expected a number in \\[0.0, 1.0\\], got 1.5"),
-        ([{"uid": "a", "value": "x"}], [{"uid": "a", "value": "x", "score": float("nan")}], "row 1: field 'score'"),
-        ([{"uid": "a", "value": "x"}], [{"uid": "a", "value": "x", "score": 0.5}, {"uid": "b", "value": "x", "score": 0.5}], "row 2: field 'uid': uid 'b' has no ground truth"),
-        ([{"uid": "a", "value": "x"}, {"uid": "a", "value": "y"}], [], "groundtruths: row 2: field 'uid': duplicate ground truth"),
-        ([{"uid": "a", "value": "x"}], [{"uid": "a", "value": "x", "score": 0.5}, {"uid": "a", "value": "x", "score": 0.4}], "predictions: row 2: field 'value': duplicate prediction"),
-        ([{"uid": "a", "value": "x"}], [{"uid": "a", "key": "color", "value": "x", "score": 0.5}], "no ground truth for key 'color'"),
+        (
+            [{"uid": "a"}],
+            [{"uid": "a", "value": "x", "score": 0.5}],
+            "groundtruths: field 'value': missing column",
+        ),
+        (
+            [{"uid": "a", "value": "x"}],
+            [{"uid": "a", "value": "x"}],
+            "predictions: field 'score': missing column",
+        ),
+        (
+            [{"uid": "a", "value": "x"}],
+            [{"uid": "a", "value": "x", "score": 1.5}],
+            "predictions: row 1: field 'score': expected a number in \\[0.0, 1.0\\], got 1.5",
+        ),
+        (
+            [{"uid": "a", "value": "x"}],
+            [{"uid": "a", "value": "x", "score": float("nan")}],
+            "row 1: field 'score'",
+        ),
+        (
+            [{"uid": "a", "value": "x"}],
+            [{"uid": "a", "value": "x", "score": 0.5}, {"uid": "b", "value": "x", "score": 0.5}],
+            "row 2: field 'uid': uid 'b' has no ground truth",
+        ),
+        (
+            [{"uid": "a", "value": "x"}, {"uid": "a", "value": "y"}],
+            [],
+            "groundtruths: row 2: field 'uid': duplicate ground truth",
+        ),
+        (
+            [{"uid": "a", "value": "x"}],
+            [{"uid": "a", "value": "x", "score": 0.5}, {"uid": "a", "value": "x", "score": 0.4}],
+            "predictions: row 2: field 'value': duplicate prediction",
+        ),
+        (
+            [{"uid": "a", "value": "x"}],
+            [{"uid": "a", "key": "color", "value": "x", "score": 0.5}],
+            "no ground truth for key 'color'",
+        ),
     ],
 )
 def test_bad_input_names_source_row_field(gts, pds, message):
     with pytest.raises(InvalidInputError, match=message):
-        evaluate_classification(gts, pd.DataFrame(pds, columns=None if pds else ["uid", "value", "score"]))
+        evaluate_classification(
+            gts, pd.DataFrame(pds, columns=None if pds else ["uid", "value", "score"])
+        )
 
 
 def test_multiple_label_keys_are_independent():
-    gts = [{"uid": "a", "key": "animal", "value": "dog"}, {"uid": "a", "key": "color", "value": "red"},
-           {"uid": "b", "key": "animal", "value": "cat"}, {"uid": "b", "key": "color", "value": "red"}]
-    pds = [{"uid": "a", "key": "animal", "value": "dog", "score": 0.9}, {"uid": "a", "key": "color", "value": "blue", "score": 0.9},
-           {"uid": "b", "key": "animal", "value": "dog", "score": 0.7}, {"uid": "b", "key": "color", "value": "red", "score": 0.6}]
+    gts = [
+        {"uid": "a", "key": "animal", "value": "dog"},
+        {"uid": "a", "key": "color", "value": "red"},
+        {"uid": "b", "key": "animal", "value": "cat"},
+        {"uid": "b", "key": "color", "value": "red"},
+    ]
+    pds = [
+        {"uid": "a", "key": "animal", "value": "dog", "score": 0.9},
+        {"uid": "a", "key": "color", "value": "blue", "score": 0.9},
+        {"uid": "b", "key": "animal", "value": "dog", "score": 0.7},
+        {"uid": "b", "key": "color", "value": "red", "score": 0.6},
+    ]
     ms = evaluate_classification(gts, pds)
     assert ms.get("Accuracy", label_key="animal", score_threshold=0.0).value == 0.5
     assert ms.get("Accuracy", label_key="color", score_threshold=0.0).value == 0.5
-    assert ms.get("Precision", label_key="color", label_value="red", score_threshold=0.0).value == 1.0
+    assert (
+        ms.get("Precision", label_key="color", label_value="red", score_threshold=0.0).value == 1.0
+    )
     assert {m.parameters["label_key"] for m in ms} == {"animal", "color"}

@@ -29,7 +29,9 @@ def test_hardmax_metrics_match_sklearn(seed):
     labels, y, p = make_multiclass(500, 5, seed)
     ms = ClassificationEvaluator(zero_division=0.0).add_arrays(y, p, labels=labels).compute()
     y_pred = np.asarray(labels)[np.argmax(p, axis=1)]  # first max -> first sorted label, as assay
-    prec, rec, f1, _ = skm.precision_recall_fscore_support(y, y_pred, labels=labels, zero_division=0.0)
+    prec, rec, f1, _ = skm.precision_recall_fscore_support(
+        y, y_pred, labels=labels, zero_division=0.0
+    )
     cm = skm.confusion_matrix(y, y_pred, labels=labels)
     for j, lab in enumerate(labels):
         q = {"label_value": lab, "score_threshold": 0.0}
@@ -47,7 +49,11 @@ def test_hardmax_metrics_match_sklearn(seed):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_roc_auc_matches_sklearn_with_ties(seed):
     labels, y, p = make_multiclass(500, 5, seed, decimals=1)  # coarse rounding: many ties
-    ms = ClassificationEvaluator(metrics=["ROCAUC", "mROCAUC"]).add_arrays(y, p, labels=labels).compute()
+    ms = (
+        ClassificationEvaluator(metrics=["ROCAUC", "mROCAUC"])
+        .add_arrays(y, p, labels=labels)
+        .compute()
+    )
     defined = []
     for j, lab in enumerate(labels):
         m = ms.get("ROCAUC", label_value=lab)
@@ -85,14 +91,22 @@ def test_confusion_counts_matches_sklearn():
 
 def test_long_form_equals_arrays(multiclass):
     labels, y, p = multiclass
-    a = ClassificationEvaluator().add_arrays(y, p, labels=labels, uids=[f"d{i}" for i in range(len(y))]).compute()
+    a = (
+        ClassificationEvaluator()
+        .add_arrays(y, p, labels=labels, uids=[f"d{i}" for i in range(len(y))])
+        .compute()
+    )
     b = ClassificationEvaluator().add(*_long_form(labels, y, p)).compute()
     assert a.to_json() == b.to_json()
 
 
 def test_pr_curve_counts_brute_force(multiclass):
     labels, y, p = multiclass
-    ms = ClassificationEvaluator(metrics=["PrecisionRecallCurve"], zero_division=None).add_arrays(y, p, labels=labels).compute()
+    ms = (
+        ClassificationEvaluator(metrics=["PrecisionRecallCurve"], zero_division=None)
+        .add_arrays(y, p, labels=labels)
+        .compute()
+    )
     curve = ms.get("PrecisionRecallCurve").value
     for j, lab in enumerate(labels):
         for t, row in curve[lab].items():
@@ -114,7 +128,12 @@ def _valor(labels, y, p, thresholds):
     loader = Loader.in_memory()
     loader.add_data(
         [
-            Classification(uid=f"d{i}", groundtruth=str(y[i]), predictions=list(labels), scores=[float(v) for v in p[i]])
+            Classification(
+                uid=f"d{i}",
+                groundtruth=str(y[i]),
+                predictions=list(labels),
+                scores=[float(v) for v in p[i]],
+            )
             for i in range(len(y))
         ]
     )
@@ -125,8 +144,18 @@ def _valor(labels, y, p, thresholds):
     for group in (pr, roc):
         for mtype, items in group.items():
             for m in items:
-                d = m.to_dict() if hasattr(m, "to_dict") else {"type": m.type, "value": m.value, "parameters": m.parameters}
-                out[(d["type"], d["parameters"].get("label"), d["parameters"].get("score_threshold"))] = d["value"]
+                d = (
+                    m.to_dict()
+                    if hasattr(m, "to_dict")
+                    else {"type": m.type, "value": m.value, "parameters": m.parameters}
+                )
+                out[
+                    (
+                        d["type"],
+                        d["parameters"].get("label"),
+                        d["parameters"].get("score_threshold"),
+                    )
+                ] = d["value"]
     return out
 
 
@@ -134,7 +163,11 @@ def _valor(labels, y, p, thresholds):
 def test_matches_valor_lite(seed):
     labels, y, p = make_multiclass(400, 4, seed, decimals=3)
     thresholds = [0.0, 0.25, 0.5, 0.75]
-    ours = ClassificationEvaluator(score_thresholds=thresholds, zero_division=0.0).add_arrays(y, p, labels=labels).compute()
+    ours = (
+        ClassificationEvaluator(score_thresholds=thresholds, zero_division=0.0)
+        .add_arrays(y, p, labels=labels)
+        .compute()
+    )
     theirs = _valor(labels, y, p, thresholds)
     compared = 0
     for m in ours:
@@ -144,7 +177,9 @@ def test_matches_valor_lite(seed):
             v = theirs[("Accuracy", None, m.parameters["score_threshold"])]
         elif m.type == "ROCAUC":
             v = theirs[("ROCAUC", m.parameters["label_value"], None)]
-            if m.value is None:  # label never in ground truth: valor-lite reports 0.0, assay says undefined
+            if (
+                m.value is None
+            ):  # label never in ground truth: valor-lite reports 0.0, assay says undefined
                 assert v == 0.0
                 continue
         else:

@@ -29,12 +29,34 @@ def test_roc_auc_bounds_and_label_flip_symmetry(s, seed):
 def test_permuting_datums_changes_nothing_but_example_order(n, seed):
     labels, y, p = make_multiclass(n, 4, seed, decimals=1)
     perm = np.random.default_rng(seed).permutation(n)
-    opts = dict(score_thresholds=(0.0, 0.5), metrics=[m for m in ("Counts", "Precision", "Recall", "F1", "Accuracy", "ROCAUC", "mROCAUC", "PrecisionRecallCurve")])
+    opts = dict(
+        score_thresholds=(0.0, 0.5),
+        metrics=[
+            m
+            for m in (
+                "Counts",
+                "Precision",
+                "Recall",
+                "F1",
+                "Accuracy",
+                "ROCAUC",
+                "mROCAUC",
+                "PrecisionRecallCurve",
+            )
+        ],
+    )
     a = ClassificationEvaluator(**opts).add_arrays(y, p, labels=labels).compute()
-    b = ClassificationEvaluator(**opts).add_arrays(y[perm], p[perm], labels=labels, uids=perm).compute()
+    b = (
+        ClassificationEvaluator(**opts)
+        .add_arrays(y[perm], p[perm], labels=labels, uids=perm)
+        .compute()
+    )
     assert a.to_json() == b.to_json()
     for m in a:
-        if m.type in ("Precision", "Recall", "F1", "Accuracy", "ROCAUC", "mROCAUC") and m.value is not None:
+        if (
+            m.type in ("Precision", "Recall", "F1", "Accuracy", "ROCAUC", "mROCAUC")
+            and m.value is not None
+        ):
             assert 0.0 <= m.value <= 1.0
 
 

@@ -32,17 +32,51 @@ def files(tmp_path):
 
 
 def test_classification_json_to_stdout(files):
-    r = runner.invoke(app, ["classification", "--groundtruths", str(files["gts"]), "--predictions", str(files["pds"]), "--score-thresholds", "0,0.5"])
+    r = runner.invoke(
+        app,
+        [
+            "classification",
+            "--groundtruths",
+            str(files["gts"]),
+            "--predictions",
+            str(files["pds"]),
+            "--score-thresholds",
+            "0,0.5",
+        ],
+    )
     assert r.exit_code == 0, r.output
     records = json.loads(r.stdout)
     acc = [m for m in records if m["type"] == "Accuracy"]
-    assert [(m["parameters"]["score_threshold"], m["value"]) for m in acc] == [(0.0, 0.5), (0.5, 0.5)]
-    assert {m["type"] for m in records} >= {"Counts", "ROCAUC", "PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}
+    assert [(m["parameters"]["score_threshold"], m["value"]) for m in acc] == [
+        (0.0, 0.5),
+        (0.5, 0.5),
+    ]
+    assert {m["type"] for m in records} >= {
+        "Counts",
+        "ROCAUC",
+        "PrecisionRecallCurve",
+        "DetailedPrecisionRecallCurve",
+    }
 
 
 def test_parquet_and_out_file_and_table(files, tmp_path):
     out = tmp_path / "m.json"
-    r = runner.invoke(app, ["classification", "--groundtruths", str(files["gts"]), "--predictions", str(files["pq"]), "--out", str(out), "--metrics", "ROCAUC", "--format", "table"])
+    r = runner.invoke(
+        app,
+        [
+            "classification",
+            "--groundtruths",
+            str(files["gts"]),
+            "--predictions",
+            str(files["pq"]),
+            "--out",
+            str(out),
+            "--metrics",
+            "ROCAUC",
+            "--format",
+            "table",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "ROCAUC" in r.stdout
     assert [m["value"] for m in json.loads(out.read_text())] == [1.0, 0.5]
@@ -50,9 +84,22 @@ def test_parquet_and_out_file_and_table(files, tmp_path):
 
 def test_bad_input_exit_2_names_file_row_field_and_writes_nothing(files, tmp_path):
     bad = tmp_path / "bad.csv"
-    pd.DataFrame({"uid": ["1", "2"], "value": ["cat", "dog"], "score": [0.5, 1.7]}).to_csv(bad, index=False)
+    pd.DataFrame({"uid": ["1", "2"], "value": ["cat", "dog"], "score": [0.5, 1.7]}).to_csv(
+        bad, index=False
+    )
     out = tmp_path / "never.json"
-    r = runner.invoke(app, ["classification", "--groundtruths", str(files["gts"]), "--predictions", str(bad), "--out", str(out)])
+    r = runner.invoke(
+        app,
+        [
+            "classification",
+            "--groundtruths",
+            str(files["gts"]),
+            "--predictions",
+            str(bad),
+            "--out",
+            str(out),
+        ],
+    )
     assert r.exit_code == 2
     assert f"{bad}: row 2: field 'score'" in r.stderr
     assert not out.exists() and not list(tmp_path.glob(".never.json*"))
@@ -60,39 +107,93 @@ def test_bad_input_exit_2_names_file_row_field_and_writes_nothing(files, tmp_pat
 
 def test_unknown_uid_and_missing_column(files, tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"uid": "1", "value": "cat", "score": 0.5}\n{"uid": "9", "value": "cat", "score": 0.5}\n')
-    r = runner.invoke(app, ["classification", "--groundtruths", str(files["gts"]), "--predictions", str(bad)])
+    bad.write_text(
+        '{"uid": "1", "value": "cat", "score": 0.5}\n{"uid": "9", "value": "cat", "score": 0.5}\n'
+    )
+    r = runner.invoke(
+        app, ["classification", "--groundtruths", str(files["gts"]), "--predictions", str(bad)]
+    )
     assert r.exit_code == 2 and "row 2: field 'uid': uid '9' has no ground truth" in r.stderr
     nocol = tmp_path / "nocol.csv"
     pd.DataFrame({"uid": ["1"], "label": ["cat"]}).to_csv(nocol, index=False)
-    r = runner.invoke(app, ["classification", "--groundtruths", str(nocol), "--predictions", str(files["pds"])])
+    r = runner.invoke(
+        app, ["classification", "--groundtruths", str(nocol), "--predictions", str(files["pds"])]
+    )
     assert r.exit_code == 2 and "field 'value': missing column" in r.stderr
     malformed = tmp_path / "m.jsonl"
     malformed.write_text('{"uid": "1", "value": "cat", "score": 0.5}\n{"uid": 2,\n')
-    r = runner.invoke(app, ["classification", "--groundtruths", str(files["gts"]), "--predictions", str(malformed)])
+    r = runner.invoke(
+        app,
+        ["classification", "--groundtruths", str(files["gts"]), "--predictions", str(malformed)],
+    )
     assert r.exit_code == 2 and "row 2: malformed JSON" in r.stderr
 
 
 def test_fairness_command(tmp_path):
     data = tmp_path / "d.csv"
-    pd.DataFrame({"y": [1, 0, 1, 0], "yhat": [1, 1, 0, 0], "sex": [1, 1, 0, 0], "age": [20, 30, 50, 60]}).to_csv(data, index=False)
-    r = runner.invoke(app, ["fairness", "--data", str(data), "--label", "y", "--prediction", "yhat", "--sensitive", "sex", "--sensitive", "age:40:invert"])
+    pd.DataFrame(
+        {"y": [1, 0, 1, 0], "yhat": [1, 1, 0, 0], "sex": [1, 1, 0, 0], "age": [20, 30, 50, 60]}
+    ).to_csv(data, index=False)
+    r = runner.invoke(
+        app,
+        [
+            "fairness",
+            "--data",
+            str(data),
+            "--label",
+            "y",
+            "--prediction",
+            "yhat",
+            "--sensitive",
+            "sex",
+            "--sensitive",
+            "age:40:invert",
+        ],
+    )
     assert r.exit_code == 0, r.output
     rec = {(m["type"], m["parameters"].get("sensitive")): m["value"] for m in json.loads(r.stdout)}
     assert rec[("StatisticalParityDifference", "sex")] == -1.0
     assert rec[("StatisticalParityDifference", "age")] == -1.0
     assert rec[("StatisticalParityDifference", "average")] == -1.0
-    r = runner.invoke(app, ["fairness", "--data", str(data), "--label", "y", "--prediction", "yhat", "--sensitive", "race"])
+    r = runner.invoke(
+        app,
+        [
+            "fairness",
+            "--data",
+            str(data),
+            "--label",
+            "y",
+            "--prediction",
+            "yhat",
+            "--sensitive",
+            "race",
+        ],
+    )
     assert r.exit_code == 2 and "field 'race': missing column" in r.stderr
 
 
 def test_console_script_entry_point(files):
     r = subprocess.run(
-        [sys.executable, "-m", "assay.cli", "classification", "--groundtruths", str(files["gts"]), "--predictions", str(files["pds"]), "--metrics", "mROCAUC"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "assay.cli",
+            "classification",
+            "--groundtruths",
+            str(files["gts"]),
+            "--predictions",
+            str(files["pds"]),
+            "--metrics",
+            "mROCAUC",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == [{"type": "mROCAUC", "value": 0.75, "parameters": {"label_key": "class"}}]
+    assert json.loads(r.stdout) == [
+        {"type": "mROCAUC", "value": 0.75, "parameters": {"label_key": "class"}}
+    ]
 
 
 def test_save_records_the_evaluation_in_the_store(files, tmp_path):
@@ -100,7 +201,15 @@ def test_save_records_the_evaluation_in_the_store(files, tmp_path):
     from assay.store import Store
 
     db = tmp_path / "runs.db"
-    args = ["--groundtruths", str(files["gts"]), "--predictions", str(files["pds"]), "--save", "--db", str(db)]
+    args = [
+        "--groundtruths",
+        str(files["gts"]),
+        "--predictions",
+        str(files["pds"]),
+        "--save",
+        "--db",
+        str(db),
+    ]
     r = runner.invoke(app, ["classification", *args])
     assert r.exit_code == 0, r.output
     assert "saved evaluation" in r.stderr

@@ -27,7 +27,9 @@ def coco_files(tmp_path):
 
 def test_coco_summary_lines_match_pycocotools(coco_files):
     g, p, gt, dt = coco_files
-    r = runner.invoke(app, ["detection", "--groundtruths", str(g), "--predictions", str(p), "--coco"])
+    r = runner.invoke(
+        app, ["detection", "--groundtruths", str(g), "--predictions", str(p), "--coco"]
+    )
     assert r.exit_code == 0, r.output
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -45,8 +47,22 @@ def test_coco_summary_lines_match_pycocotools(coco_files):
 def test_json_records_and_options(coco_files, tmp_path):
     g, p, *_ = coco_files
     out = tmp_path / "m.json"
-    r = runner.invoke(app, ["detection", "--groundtruths", str(g), "--predictions", str(p), "--metrics", "AP,mAR",
-                            "--iou-thresholds", "0.5,0.6", "--out", str(out)])
+    r = runner.invoke(
+        app,
+        [
+            "detection",
+            "--groundtruths",
+            str(g),
+            "--predictions",
+            str(p),
+            "--metrics",
+            "AP,mAR",
+            "--iou-thresholds",
+            "0.5,0.6",
+            "--out",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     recs = json.loads(out.read_text())
     assert {m["type"] for m in recs} == {"AP", "mAR"}
@@ -56,19 +72,43 @@ def test_json_records_and_options(coco_files, tmp_path):
 def test_bad_input_exit_2(coco_files, tmp_path):
     g, *_ = coco_files
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps([{"image_id": 12345, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.3}]))
+    bad.write_text(
+        json.dumps([{"image_id": 12345, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.3}])
+    )
     r = runner.invoke(app, ["detection", "--groundtruths", str(g), "--predictions", str(bad)])
     assert r.exit_code == 2
     assert "unknown image id 12345" in r.output
-    r = runner.invoke(app, ["detection", "--groundtruths", str(g), "--predictions", str(bad), "--metrics", "Nope"])
+    r = runner.invoke(
+        app, ["detection", "--groundtruths", str(g), "--predictions", str(bad), "--metrics", "Nope"]
+    )
     assert r.exit_code == 2
 
 
 def test_segmentation_command(tmp_path):
     g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
-    g.write_text(json.dumps({"uid": "a", "height": 4, "width": 4, "annotations": [{"label": "road", "box": [0, 0, 4, 2]}]}))
+    g.write_text(
+        json.dumps(
+            {
+                "uid": "a",
+                "height": 4,
+                "width": 4,
+                "annotations": [{"label": "road", "box": [0, 0, 4, 2]}],
+            }
+        )
+    )
     p.write_text(json.dumps({"uid": "a", "annotations": [{"label": "road", "box": [0, 0, 4, 4]}]}))
-    r = runner.invoke(app, ["segmentation", "--groundtruths", str(g), "--predictions", str(p), "--metrics", "IOU,mIOU"])
+    r = runner.invoke(
+        app,
+        [
+            "segmentation",
+            "--groundtruths",
+            str(g),
+            "--predictions",
+            str(p),
+            "--metrics",
+            "IOU,mIOU",
+        ],
+    )
     assert r.exit_code == 0, r.output
     recs = json.loads(r.output)
     assert [m["value"] for m in recs] == [0.5, 0.5]
@@ -79,11 +119,38 @@ def test_segmentation_command(tmp_path):
 
 def test_jsonl_segm_with_coco_summary(tmp_path):
     g, p, out = tmp_path / "g.jsonl", tmp_path / "p.jsonl", tmp_path / "m.json"
-    g.write_text(json.dumps({"uid": "a", "height": 50, "width": 50, "annotations": [
-        {"label": "x", "polygon": [[[0, 0], [40, 0], [40, 40], [0, 40], [0, 0]]]}]}))
-    p.write_text(json.dumps({"uid": "a", "annotations": [{"label": "x", "score": 0.7, "box": [0, 0, 40, 40]}]}))
-    r = runner.invoke(app, ["detection", "--groundtruths", str(g), "--predictions", str(p), "--iou-type", "segm",
-                            "--coco", "--out", str(out)])
+    g.write_text(
+        json.dumps(
+            {
+                "uid": "a",
+                "height": 50,
+                "width": 50,
+                "annotations": [
+                    {"label": "x", "polygon": [[[0, 0], [40, 0], [40, 40], [0, 40], [0, 0]]]}
+                ],
+            }
+        )
+    )
+    p.write_text(
+        json.dumps(
+            {"uid": "a", "annotations": [{"label": "x", "score": 0.7, "box": [0, 0, 40, 40]}]}
+        )
+    )
+    r = runner.invoke(
+        app,
+        [
+            "detection",
+            "--groundtruths",
+            str(g),
+            "--predictions",
+            str(p),
+            "--iou-type",
+            "segm",
+            "--coco",
+            "--out",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[0].endswith("= 1.000")
     recs = json.loads(out.read_text())

@@ -42,7 +42,9 @@ def per_class_ap(precision, k):
 @pytest.mark.parametrize("iou_type", ["bbox", "segm"])
 def test_matches_pycocotools_exactly(seed, iou_type):
     segm = iou_type == "segm"
-    gt, dt = make_coco(n_images=25 if segm else 60, n_categories=6, dets_per_image=30, segm=segm, seed=seed)
+    gt, dt = make_coco(
+        n_images=25 if segm else 60, n_categories=6, dets_per_image=30, segm=segm, seed=seed
+    )
     # the generated data must exercise the awkward cases
     assert any(a["iscrowd"] for a in gt["annotations"])
     img_with_gt = {a["image_id"] for a in gt["annotations"]}
@@ -60,7 +62,9 @@ def test_matches_pycocotools_exactly(seed, iou_type):
     # stats are not all trivial
     assert 0 < ours.stats()[0] < 1 and ours.stats()[8] > 0
     # the summary-only path (precision for the largest max-dets only) gives the same 12 numbers
-    fast = evaluate(load_coco(gt, dt, iou_type=iou_type), CocoParams(iou_type=iou_type), all_precision=False)
+    fast = evaluate(
+        load_coco(gt, dt, iou_type=iou_type), CocoParams(iou_type=iou_type), all_precision=False
+    )
     np.testing.assert_allclose(fast.stats(), peer.stats, atol=TOL, rtol=0)
     np.testing.assert_allclose(fast.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
 
@@ -69,10 +73,20 @@ def test_custom_params_match_pycocotools():
     gt, dt = make_coco(n_images=40, n_categories=5, dets_per_image=25, seed=11)
     thr = np.array([0.3, 0.5, 0.9, 1.0])
     areas = [[0, 1e10], [0, 50.0**2], [50.0**2, 1e10]]
-    peer = run_pycocotools(gt, dt, "bbox", iouThrs=thr, areaRng=areas, areaRngLbl=["all", "small", "large"],
-                           maxDets=[2, 5, 20])
-    params = CocoParams(iou_thresholds=thr, area_ranges=(("all", 0, 1e10), ("small", 0, 2500.0), ("large", 2500.0, 1e10)),
-                        max_dets=(2, 5, 20))
+    peer = run_pycocotools(
+        gt,
+        dt,
+        "bbox",
+        iouThrs=thr,
+        areaRng=areas,
+        areaRngLbl=["all", "small", "large"],
+        maxDets=[2, 5, 20],
+    )
+    params = CocoParams(
+        iou_thresholds=thr,
+        area_ranges=(("all", 0, 1e10), ("small", 0, 2500.0), ("large", 2500.0, 1e10)),
+        max_dets=(2, 5, 20),
+    )
     ours = evaluate(load_coco(gt, dt), params)
     K = len(peer.params.catIds)
     np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
@@ -81,16 +95,42 @@ def test_custom_params_match_pycocotools():
 
 def test_crowd_region_absorbs_detections_and_ties_take_the_later_ground_truth():
     # two identical ground truths: COCOeval gives the first detection the *later* one (ties)
-    gt = {"images": [{"id": 1, "width": 100, "height": 100}],
-          "categories": [{"id": 1, "name": "a"}],
-          "annotations": [
-              {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100, "iscrowd": 0},
-              {"id": 2, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100, "iscrowd": 0},
-              {"id": 3, "image_id": 1, "category_id": 1, "bbox": [50, 50, 40, 40], "area": 1600, "iscrowd": 1}]}
-    dt = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9},
-          {"image_id": 1, "category_id": 1, "bbox": [60, 60, 10, 10], "score": 0.8},
-          {"image_id": 1, "category_id": 1, "bbox": [61, 61, 10, 10], "score": 0.7},
-          {"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.6}]
+    gt = {
+        "images": [{"id": 1, "width": 100, "height": 100}],
+        "categories": [{"id": 1, "name": "a"}],
+        "annotations": [
+            {
+                "id": 1,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [0, 0, 10, 10],
+                "area": 100,
+                "iscrowd": 0,
+            },
+            {
+                "id": 2,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [0, 0, 10, 10],
+                "area": 100,
+                "iscrowd": 0,
+            },
+            {
+                "id": 3,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [50, 50, 40, 40],
+                "area": 1600,
+                "iscrowd": 1,
+            },
+        ],
+    }
+    dt = [
+        {"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9},
+        {"image_id": 1, "category_id": 1, "bbox": [60, 60, 10, 10], "score": 0.8},
+        {"image_id": 1, "category_id": 1, "bbox": [61, 61, 10, 10], "score": 0.7},
+        {"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.6},
+    ]
     data = load_coco(gt, dt)
     ours = evaluate(data)
     peer = run_pycocotools(gt, dt, "bbox")
@@ -128,19 +168,45 @@ def tiny_coco(draw):
             cat = draw(st.integers(1, n_cat))
             crowd = int(draw(st.integers(0, 5)) == 0)
             for _ in range(1 + int(draw(st.integers(0, 4)) == 0)):  # sometimes an exact duplicate
-                anns.append({"id": len(anns) + 1, "image_id": img, "category_id": cat, "bbox": box,
-                             "area": float(w * h), "iscrowd": crowd})
+                anns.append(
+                    {
+                        "id": len(anns) + 1,
+                        "image_id": img,
+                        "category_id": cat,
+                        "bbox": box,
+                        "area": float(w * h),
+                        "iscrowd": crowd,
+                    }
+                )
             for _ in range(draw(st.integers(0, 3))):  # detections near this object
                 dx, dy = draw(st.integers(-3, 3)), draw(st.integers(-3, 3))
-                dets.append({"image_id": img, "category_id": draw(st.integers(1, n_cat)),
-                             "bbox": [x + dx, y + dy, max(1, w + dx), max(1, h + dy)],
-                             "score": draw(st.sampled_from([0.2, 0.5, 0.5, 0.9]))})
+                dets.append(
+                    {
+                        "image_id": img,
+                        "category_id": draw(st.integers(1, n_cat)),
+                        "bbox": [x + dx, y + dy, max(1, w + dx), max(1, h + dy)],
+                        "score": draw(st.sampled_from([0.2, 0.5, 0.5, 0.9])),
+                    }
+                )
         for _ in range(draw(st.integers(0, 2))):  # background detections
-            dets.append({"image_id": img, "category_id": draw(st.integers(1, n_cat)),
-                         "bbox": [draw(st.integers(0, 90)), draw(st.integers(0, 90)), draw(size), draw(size)],
-                         "score": draw(st.sampled_from([0.2, 0.5, 0.9]))})
-    gt = {"images": [{"id": i, "width": 300, "height": 300} for i in range(n_img, 0, -1)],
-          "categories": [{"id": c, "name": f"c{c}"} for c in range(1, n_cat + 1)], "annotations": anns}
+            dets.append(
+                {
+                    "image_id": img,
+                    "category_id": draw(st.integers(1, n_cat)),
+                    "bbox": [
+                        draw(st.integers(0, 90)),
+                        draw(st.integers(0, 90)),
+                        draw(size),
+                        draw(size),
+                    ],
+                    "score": draw(st.sampled_from([0.2, 0.5, 0.9])),
+                }
+            )
+    gt = {
+        "images": [{"id": i, "width": 300, "height": 300} for i in range(n_img, 0, -1)],
+        "categories": [{"id": c, "name": f"c{c}"} for c in range(1, n_cat + 1)],
+        "annotations": anns,
+    }
     return gt, dets
 
 

@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from assay.detection.compute import CocoParams, _argsort_int, _match_general, _rank_detections, match, pair_ious
+from assay.detection.compute import (
+    CocoParams,
+    _argsort_int,
+    _match_general,
+    _rank_detections,
+    match,
+    pair_ious,
+)
 from assay.detection.io import load_coco
 from assay.detection.synthetic import make_coco
 
@@ -46,8 +53,9 @@ def test_closed_form_matching_equals_the_greedy_loop(seed):
     pd, pg, iou = pair_ious(data, det, "bbox", group=group)
     thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
     live = iou >= thr.min()
-    key, gt = _match_general(pd[live], pg[live], iou[live], rank, thr, data.groundtruths.crowd, m.gt_ignore,
-                             len(det))
+    key, gt = _match_general(
+        pd[live], pg[live], iou[live], rank, thr, data.groundtruths.crowd, m.gt_ignore, len(det)
+    )
     ref = np.full(m.dt_gt.size, -1)
     ref[key] = gt
     assert np.array_equal(m.dt_gt, ref.reshape(m.dt_gt.shape))

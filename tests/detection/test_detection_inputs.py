@@ -4,11 +4,11 @@ import json
 
 import numpy as np
 import pytest
+from pycocotools import mask as mask_utils
 
 from assay.detection.io import load_coco, load_jsonl, parse_datums
 from assay.detection.metrics import compute_metrics
 from assay.errors import InvalidInputError
-from pycocotools import mask as mask_utils
 
 
 def _rle(h, w, fill=(slice(0, 2), slice(0, 2))):
@@ -47,36 +47,66 @@ def test_missing_label_and_unknown_datum():
     with pytest.raises(InvalidInputError, match="datum 'zz'.*unknown datum"):
         parse_datums(gt_datum(box=[0, 0, 1, 1]), [{"uid": "zz", "annotations": []}])
     with pytest.raises(InvalidInputError, match="score"):
-        parse_datums(gt_datum(box=[0, 0, 1, 1]), [{"uid": "img7", "annotations": [{"label": "cat", "box": [0, 0, 1, 1]}]}])
+        parse_datums(
+            gt_datum(box=[0, 0, 1, 1]),
+            [{"uid": "img7", "annotations": [{"label": "cat", "box": [0, 0, 1, 1]}]}],
+        )
 
 
 def coco_gt():
-    return {"images": [{"id": 1, "width": 10, "height": 10}, {"id": 2, "width": 10, "height": 10}],
-            "categories": [{"id": 1, "name": "cat"}],
-            "annotations": [{"id": 5, "image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "area": 16, "iscrowd": 0,
-                             "segmentation": [[0, 0, 4, 0, 4, 4, 0, 4]]}]}
+    return {
+        "images": [{"id": 1, "width": 10, "height": 10}, {"id": 2, "width": 10, "height": 10}],
+        "categories": [{"id": 1, "name": "cat"}],
+        "annotations": [
+            {
+                "id": 5,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [0, 0, 4, 4],
+                "area": 16,
+                "iscrowd": 0,
+                "segmentation": [[0, 0, 4, 0, 4, 4, 0, 4]],
+            }
+        ],
+    }
 
 
 def test_coco_errors():
     with pytest.raises(InvalidInputError, match="unknown image id 3") as e:
-        load_coco(coco_gt(), [{"image_id": 3, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}])
+        load_coco(
+            coco_gt(), [{"image_id": 3, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}]
+        )
     assert e.value.field == "image_id"
     with pytest.raises(InvalidInputError, match="negative"):
-        load_coco(coco_gt(), [{"image_id": 1, "category_id": 1, "bbox": [0, 0, -1, 1], "score": 0.5}])
+        load_coco(
+            coco_gt(), [{"image_id": 1, "category_id": 1, "bbox": [0, 0, -1, 1], "score": 0.5}]
+        )
     with pytest.raises(InvalidInputError, match="no label"):
         load_coco(coco_gt(), [{"image_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}])
-    with pytest.raises(InvalidInputError, match=r"datum 1 annotation 5: field 'segmentation': missing"):
+    with pytest.raises(
+        InvalidInputError, match=r"datum 1 annotation 5: field 'segmentation': missing"
+    ):
         gt = coco_gt()
         del gt["annotations"][0]["segmentation"]
-        load_coco(gt, [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}], iou_type="segm")
+        load_coco(
+            gt,
+            [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 0.5}],
+            iou_type="segm",
+        )
     with pytest.raises(InvalidInputError, match=r"mask size \[5, 5\] differs"):
-        load_coco(coco_gt(), [{"image_id": 1, "category_id": 1, "segmentation": _rle(5, 5), "score": 0.5}], iou_type="segm")
+        load_coco(
+            coco_gt(),
+            [{"image_id": 1, "category_id": 1, "segmentation": _rle(5, 5), "score": 0.5}],
+            iou_type="segm",
+        )
 
 
 def test_coco_files_roundtrip(tmp_path):
     g, p = tmp_path / "gt.json", tmp_path / "dt.json"
     g.write_text(json.dumps(coco_gt()))
-    p.write_text(json.dumps([{"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "score": 0.9}]))
+    p.write_text(
+        json.dumps([{"image_id": 1, "category_id": 1, "bbox": [0, 0, 4, 4], "score": 0.9}])
+    )
     data = load_coco(g, p)
     assert data.uids == [1, 2] and data.labels == [("class", "cat")]
     ms = compute_metrics(data, metrics=["mAP"], iou_thresholds=[0.5])
@@ -88,16 +118,46 @@ def test_coco_files_roundtrip(tmp_path):
 
 def test_jsonl_files_all_kinds(tmp_path):
     g, p = tmp_path / "gt.jsonl", tmp_path / "pr.jsonl"
-    g.write_text("\n".join(json.dumps(r) for r in [
-        {"uid": "a", "height": 10, "width": 10, "annotations": [
-            {"label": "cat", "box": [0, 0, 4, 4]},
-            {"labels": [{"key": "animal", "value": "dog"}], "polygon": [[[5, 5], [9, 5], [9, 9], [5, 9], [5, 5]]]},
-            {"label": "bird", "mask_rle": _rle(10, 10, (slice(6, 10), slice(0, 3)))}]},
-        {"uid": "b", "height": 10, "width": 10, "annotations": []}]))
-    p.write_text(json.dumps({"uid": "a", "annotations": [
-        {"label": "cat", "score": 0.9, "box": [0, 0, 4, 4]},
-        {"labels": [{"key": "animal", "value": "dog", "score": 0.8}], "box": [5, 5, 9, 9]},
-        {"label": "bird", "score": 0.7, "polygon": [[[0, 6], [3, 6], [3, 10], [0, 10], [0, 6]]]}]}))
+    g.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "uid": "a",
+                    "height": 10,
+                    "width": 10,
+                    "annotations": [
+                        {"label": "cat", "box": [0, 0, 4, 4]},
+                        {
+                            "labels": [{"key": "animal", "value": "dog"}],
+                            "polygon": [[[5, 5], [9, 5], [9, 9], [5, 9], [5, 5]]],
+                        },
+                        {"label": "bird", "mask_rle": _rle(10, 10, (slice(6, 10), slice(0, 3)))},
+                    ],
+                },
+                {"uid": "b", "height": 10, "width": 10, "annotations": []},
+            ]
+        )
+    )
+    p.write_text(
+        json.dumps(
+            {
+                "uid": "a",
+                "annotations": [
+                    {"label": "cat", "score": 0.9, "box": [0, 0, 4, 4]},
+                    {
+                        "labels": [{"key": "animal", "value": "dog", "score": 0.8}],
+                        "box": [5, 5, 9, 9],
+                    },
+                    {
+                        "label": "bird",
+                        "score": 0.7,
+                        "polygon": [[[0, 6], [3, 6], [3, 10], [0, 10], [0, 6]]],
+                    },
+                ],
+            }
+        )
+    )
     data = load_jsonl(g, p)
     assert sorted(data.labels) == [("animal", "dog"), ("class", "bird"), ("class", "cat")]
     ms = compute_metrics(data, iou_type="segm", metrics=["mAP"], iou_thresholds=[0.99])
@@ -139,4 +199,6 @@ def test_coco_results_file_errors_name_the_result(tmp_path):
     # the typed fast path and the dict path read the same data identically
     p.write_text(json.dumps([ok, {**ok, "image_id": 2, "score": 0.5}]))
     a, b = load_coco(g, p), load_coco(coco_gt(), json.loads(p.read_text()))
-    assert np.array_equal(a.predictions.box, b.predictions.box) and np.array_equal(a.predictions.datum, b.predictions.datum)
+    assert np.array_equal(a.predictions.box, b.predictions.box) and np.array_equal(
+        a.predictions.datum, b.predictions.datum
+    )

@@ -1,6 +1,5 @@
 """assay vs valor-lite on box detections, where the definitions agree (docs/detection.md lists where not)."""
 
-import numpy as np
 import pytest
 
 from assay.detection.io import load_coco
@@ -14,13 +13,32 @@ def _valor_eval(gt, dt):
     by_img = {im["id"]: ([], []) for im in gt["images"]}
     for a in gt["annotations"]:
         x, y, w, h = a["bbox"]
-        by_img[a["image_id"]][0].append(valor.BoundingBox(uid=f"g{a['id']}", xmin=x, xmax=x + w, ymin=y, ymax=y + h,
-                                                          labels=[f"cat{a['category_id']}"]))
+        by_img[a["image_id"]][0].append(
+            valor.BoundingBox(
+                uid=f"g{a['id']}",
+                xmin=x,
+                xmax=x + w,
+                ymin=y,
+                ymax=y + h,
+                labels=[f"cat{a['category_id']}"],
+            )
+        )
     for i, d in enumerate(dt):
         x, y, w, h = d["bbox"]
-        by_img[d["image_id"]][1].append(valor.BoundingBox(uid=f"p{i}", xmin=x, xmax=x + w, ymin=y, ymax=y + h,
-                                                          labels=[f"cat{d['category_id']}"], scores=[d["score"]]))
-    dets = [valor.Detection(uid=str(k), groundtruths=g, predictions=p) for k, (g, p) in by_img.items()]
+        by_img[d["image_id"]][1].append(
+            valor.BoundingBox(
+                uid=f"p{i}",
+                xmin=x,
+                xmax=x + w,
+                ymin=y,
+                ymax=y + h,
+                labels=[f"cat{d['category_id']}"],
+                scores=[d["score"]],
+            )
+        )
+    dets = [
+        valor.Detection(uid=str(k), groundtruths=g, predictions=p) for k, (g, p) in by_img.items()
+    ]
     loader = valor.Loader.in_memory()
     loader.add_bounding_boxes(dets)
     return loader.finalize()
@@ -29,10 +47,14 @@ def _valor_eval(gt, dt):
 @pytest.fixture(scope="module")
 def both():
     # no crowds, no exact duplicates, at most 30 detections per image: valor-lite's own input domain
-    gt, dt = make_coco(n_images=60, n_categories=5, crowd_rate=0.0, duplicate_rate=0.0, dets_per_image=30, seed=3)
+    gt, dt = make_coco(
+        n_images=60, n_categories=5, crowd_rate=0.0, duplicate_rate=0.0, dets_per_image=30, seed=3
+    )
     for c in gt["categories"]:
         c["name"] = f"cat{c['id']}"
-    res = _valor_eval(gt, dt).compute_precision_recall(iou_thresholds=[0.5, 0.75], score_thresholds=list(PR_SCORE_THRESHOLDS))
+    res = _valor_eval(gt, dt).compute_precision_recall(
+        iou_thresholds=[0.5, 0.75], score_thresholds=list(PR_SCORE_THRESHOLDS)
+    )
     data = load_coco(gt, dt)
     data.labels = [(k, v if v.startswith("cat") else f"cat{v}") for k, v in data.labels]
     return data, {k.value: [m.to_dict() for m in v] for k, v in res.items()}
@@ -41,7 +63,9 @@ def both():
 def test_counts_equal_valor_at_every_score_threshold(both):
     data, res = both
     for thr in (0.5, 0.75):
-        ours = compute_metrics(data, metrics=["PrecisionRecallCurve"], pr_curve_iou_threshold=thr, max_detections=None)
+        ours = compute_metrics(
+            data, metrics=["PrecisionRecallCurve"], pr_curve_iou_threshold=thr, max_detections=None
+        )
         curve = ours.get("PrecisionRecallCurve").value
         n = 0
         for m in res["Counts"]:
@@ -49,7 +73,11 @@ def test_counts_equal_valor_at_every_score_threshold(both):
             if p["iou_threshold"] != thr:
                 continue
             mine = curve[p["label"]][p["score_threshold"]]
-            assert (mine["tp"], mine["fp"], mine["fn"]) == (m["value"]["tp"], m["value"]["fp"], m["value"]["fn"]), p
+            assert (mine["tp"], mine["fp"], mine["fn"]) == (
+                m["value"]["tp"],
+                m["value"]["fp"],
+                m["value"]["fn"],
+            ), p
             n += 1
         assert n == len(curve) * len(PR_SCORE_THRESHOLDS)
 
@@ -76,7 +104,11 @@ def test_ap_close_to_valor_but_assay_is_the_coco_number(both):
     ours = compute_metrics(data, metrics=["AP"], iou_thresholds=[0.5, 0.75], max_detections=None)
     diffs = []
     for m in res["AP"]:
-        mine = ours.get("AP", label_value=m["parameters"]["label"], iou_threshold=m["parameters"]["iou_threshold"])
+        mine = ours.get(
+            "AP",
+            label_value=m["parameters"]["label"],
+            iou_threshold=m["parameters"]["iou_threshold"],
+        )
         if mine.value is None:
             assert m["value"] == 0.0  # valor-lite: 0 for a label without ground truths
             continue

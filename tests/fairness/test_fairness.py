@@ -19,10 +19,10 @@ from assay.fairness import (
 
 # Ten people. sex > 0 is privileged. Labels / predictions, positive label 1.
 #            unprivileged (sex=0)          privileged (sex=1)
-Y    = np.array([1, 1, 0, 0, 0,               1, 1, 1, 0, 0])
-YHAT = np.array([1, 0, 1, 0, 0,               1, 1, 0, 1, 1])
-SEX  = np.array([0, 0, 0, 0, 0,               1, 1, 1, 1, 1])
-AGE  = np.array([20, 30, 40, 50, 60,          25, 35, 45, 55, 65])
+Y = np.array([1, 1, 0, 0, 0, 1, 1, 1, 0, 0])
+YHAT = np.array([1, 0, 1, 0, 0, 1, 1, 0, 1, 1])
+SEX = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+AGE = np.array([20, 30, 40, 50, 60, 25, 35, 45, 55, 65])
 
 
 def test_hand_worked_values():
@@ -31,7 +31,9 @@ def test_hand_worked_values():
     assert statistical_parity_difference(YHAT, priv) == pytest.approx(2 / 5 - 4 / 5)
     assert disparate_impact(YHAT, priv) == pytest.approx((2 / 5) / (4 / 5))
     # TPR_u = 1/2, TPR_p = 2/3; FPR_u = 1/3, FPR_p = 2/2
-    assert average_odds_difference(Y, YHAT, priv) == pytest.approx(((1 / 3 - 1) + (1 / 2 - 2 / 3)) / 2)
+    assert average_odds_difference(Y, YHAT, priv) == pytest.approx(
+        ((1 / 3 - 1) + (1 / 2 - 2 / 3)) / 2
+    )
     assert equal_opportunity_difference(Y, YHAT, priv) == pytest.approx(1 / 2 - 2 / 3)
 
 
@@ -65,8 +67,12 @@ def test_aod_requires_all_four_label_groups():
 
 
 def test_eod_worst_value_when_labels_missing():
-    assert equal_opportunity_difference([0, 0, 1, 1], [1, 1, 1, 1], [False, False, True, True]) == 1.0
-    assert equal_opportunity_difference([1, 1, 0, 0], [1, 1, 1, 1], [False, False, True, True]) == 1.0
+    assert (
+        equal_opportunity_difference([0, 0, 1, 1], [1, 1, 1, 1], [False, False, True, True]) == 1.0
+    )
+    assert (
+        equal_opportunity_difference([1, 1, 0, 0], [1, 1, 1, 1], [False, False, True, True]) == 1.0
+    )
 
 
 def test_evaluator_per_definition_and_average():
@@ -91,7 +97,9 @@ def test_average_is_undefined_when_a_definition_is():
     df = pd.DataFrame({"y": Y, "yhat": YHAT, "sex": SEX, "always": np.ones(10)})
     ms = evaluate_fairness(df, label="y", prediction="yhat", groups=["sex", "always"])
     per = ms.get("DisparateImpact", sensitive="always")
-    assert per.value is None and "unprivileged group to have elements" in per.parameters["undefined"]
+    assert (
+        per.value is None and "unprivileged group to have elements" in per.parameters["undefined"]
+    )
     avg = ms.get("DisparateImpact", sensitive="average")
     assert avg.value is None and "always:0" in avg.parameters["undefined"]
     eod = ms.get("EqualOpportunityDifference", sensitive="always")
@@ -101,7 +109,10 @@ def test_average_is_undefined_when_a_definition_is():
 def test_string_labels_and_positive_label():
     ms = evaluate_fairness(
         pd.DataFrame({"y": ["H", "L", "H", "L"], "yhat": ["H", "H", "L", "L"], "g": [1, 1, 0, 0]}),
-        label="y", prediction="yhat", groups=["g"], pos_label="H",
+        label="y",
+        prediction="yhat",
+        groups=["g"],
+        pos_label="H",
     )
     assert ms.get("StatisticalParityDifference", sensitive="g").value == -1.0
 
@@ -126,12 +137,23 @@ def test_bad_batch_leaves_evaluator_unchanged():
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.integers(-2, 2)), min_size=1, max_size=40), st.integers(0, 40))
+@given(
+    st.lists(st.tuples(st.booleans(), st.booleans(), st.integers(-2, 2)), min_size=1, max_size=40),
+    st.integers(0, 40),
+)
 def test_batches_add_up(rows, cut):
     y, yhat, s = (np.array(c) for c in zip(*rows))
-    whole = FairnessEvaluator(["s", "s:1:invert"], pos_label=True).add_arrays(y, yhat, {"s": s}).compute()
-    a = FairnessEvaluator(["s", "s:1:invert"], pos_label=True).add_arrays(y[:cut], yhat[:cut], {"s": s[:cut]})
-    b = FairnessEvaluator(["s", "s:1:invert"], pos_label=True).add_arrays(y[cut:], yhat[cut:], {"s": s[cut:]})
+    whole = (
+        FairnessEvaluator(["s", "s:1:invert"], pos_label=True)
+        .add_arrays(y, yhat, {"s": s})
+        .compute()
+    )
+    a = FairnessEvaluator(["s", "s:1:invert"], pos_label=True).add_arrays(
+        y[:cut], yhat[:cut], {"s": s[:cut]}
+    )
+    b = FairnessEvaluator(["s", "s:1:invert"], pos_label=True).add_arrays(
+        y[cut:], yhat[cut:], {"s": s[cut:]}
+    )
     assert a.merge(b).compute().to_json() == whole.to_json()
     # Bounds: SPD, AOD, EOD in [-1, 1]; DI >= 0.
     for m in whole:
@@ -139,5 +161,9 @@ def test_batches_add_up(rows, cut):
             continue
         if m.type == "DisparateImpact":
             assert m.value >= 0
-        elif m.type in ("StatisticalParityDifference", "AverageOddsDifference", "EqualOpportunityDifference"):
+        elif m.type in (
+            "StatisticalParityDifference",
+            "AverageOddsDifference",
+            "EqualOpportunityDifference",
+        ):
             assert -1 <= m.value <= 1

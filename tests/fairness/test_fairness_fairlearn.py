@@ -28,7 +28,9 @@ def test_matches_fairlearn(seed):
     group = np.where(sens > 0, "priv", "unpriv")
     by = MetricFrame(
         metrics={"sr": selection_rate, "tpr": true_positive_rate, "fpr": false_positive_rate},
-        y_true=y, y_pred=yhat, sensitive_features=group,
+        y_true=y,
+        y_pred=yhat,
+        sensitive_features=group,
     ).by_group
     u, p = by.loc["unpriv"], by.loc["priv"]
     get = lambda t: ms.get(t, sensitive="s").value  # noqa: E731
@@ -37,7 +39,19 @@ def test_matches_fairlearn(seed):
     assert abs(get("AverageOddsDifference") - ((u.fpr - p.fpr) + (u.tpr - p.tpr)) / 2) < TOL
     assert abs(get("EqualOpportunityDifference") - (u.tpr - p.tpr)) < TOL
     # fairlearn's summaries are unsigned (max - min, min / max): assay's signed values map onto them.
-    assert abs(abs(get("StatisticalParityDifference")) - demographic_parity_difference(y, yhat, sensitive_features=group)) < TOL
+    assert (
+        abs(
+            abs(get("StatisticalParityDifference"))
+            - demographic_parity_difference(y, yhat, sensitive_features=group)
+        )
+        < TOL
+    )
     di = get("DisparateImpact")
     assert abs(min(di, 1 / di) - demographic_parity_ratio(y, yhat, sensitive_features=group)) < TOL
-    assert abs(abs(get("EqualOpportunityDifference")) - equal_opportunity_difference(y, yhat, sensitive_features=group)) < TOL
+    assert (
+        abs(
+            abs(get("EqualOpportunityDifference"))
+            - equal_opportunity_difference(y, yhat, sensitive_features=group)
+        )
+        < TOL
+    )

@@ -31,7 +31,9 @@ def test_gguf_is_located_without_importing_the_package():
 
 def test_embedded_model_answers_a_real_prompt(embedded, tmp_path):
     items = [
-        Item.from_prompt("capital", "What is the capital of France? Answer in one word.", max_tokens=8),
+        Item.from_prompt(
+            "capital", "What is the capital of France? Answer in one word.", max_tokens=8
+        ),
         Item.from_prompt("hello", "Say hello.", max_tokens=8),
     ]
     recs = Runner(embedded, cache=tmp_path / "c.sqlite", quiet=True, max_concurrency=2).run(items)
@@ -49,12 +51,17 @@ def test_embedded_model_answers_a_real_prompt(embedded, tmp_path):
 
 
 def test_embedded_rejects_unknown_params(embedded):
-    (r,) = Runner(embedded, cache=None, quiet=True).run([Item.from_prompt("a", "hi", logit_bias={"1": 2})])
+    (r,) = Runner(embedded, cache=None, quiet=True).run(
+        [Item.from_prompt("a", "hi", logit_bias={"1": 2})]
+    )
     assert not r.ok and r.error_kind == "model" and "logit_bias" in r.error
 
 
 def test_embedded_identity_names_the_weights(embedded):
-    assert embedded.identity.startswith("embedded:SmolLM2-135M-Instruct") and embedded.name == EMBEDDED_NAME
+    assert (
+        embedded.identity.startswith("embedded:SmolLM2-135M-Instruct")
+        and embedded.name == EMBEDDED_NAME
+    )
 
 
 def test_serve_model_speaks_openai(tmp_path):
@@ -78,7 +85,14 @@ def test_serve_model_speaks_openai(tmp_path):
                 assert time.monotonic() < deadline
                 time.sleep(0.2)
         (r,) = Runner(model, cache=None, quiet=True, timeout=60).run(
-            [Item.from_prompt("q", "What is the capital of France? Answer in one word.", max_tokens=8, temperature=0)]
+            [
+                Item.from_prompt(
+                    "q",
+                    "What is the capital of France? Answer in one word.",
+                    max_tokens=8,
+                    temperature=0,
+                )
+            ]
         )
         assert r.ok, r
         assert "paris" in r.text.lower()

@@ -27,14 +27,30 @@ def _cached(path) -> int:
 def test_sigkill_then_rerun_repeats_no_answered_call(chat_server, tmp_path, concurrency):
     total, answered_before_kill = 30, 12
     items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"id": f"q{i}", "prompt": f"question {i}"}) + "\n" for i in range(total)))
+    items.write_text(
+        "".join(json.dumps({"id": f"q{i}", "prompt": f"question {i}"}) + "\n" for i in range(total))
+    )
     cache = tmp_path / "cache.sqlite"
     out = tmp_path / "out.jsonl"
     srv = chat_server(answer_limit=answered_before_kill, hang_seconds=60)
     cmd = [
-        sys.executable, "-m", "assay.cli", "llm", "run", str(items),
-        "--model", srv.spec(), "--cache", str(cache), "--out", str(out),
-        "--concurrency", str(concurrency), "--timeout", "60", "--quiet",
+        sys.executable,
+        "-m",
+        "assay.cli",
+        "llm",
+        "run",
+        str(items),
+        "--model",
+        srv.spec(),
+        "--cache",
+        str(cache),
+        "--out",
+        str(out),
+        "--concurrency",
+        str(concurrency),
+        "--timeout",
+        "60",
+        "--quiet",
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

@@ -78,7 +78,9 @@ def test_retry_after_is_honoured(chat_server):
 def test_retry_after_beats_short_backoff_and_is_capped(chat_server):
     # The server asks for 10 s; max_retry_after caps it at 0.2 s.
     srv = chat_server({"p": ["429:10", "ok"]})
-    (r,) = run(srv, ["p"], retry=RetryPolicy(max_retries=2, backoff_base=0.001, max_retry_after=0.2))
+    (r,) = run(
+        srv, ["p"], retry=RetryPolicy(max_retries=2, backoff_base=0.001, max_retry_after=0.2)
+    )
     assert r.ok and r.attempts == 2 and 0.2 <= r.elapsed < 2.0
 
 
@@ -166,7 +168,11 @@ def test_cache_key_includes_params_and_model(chat_server, tmp_path):
 def test_identical_items_share_one_call(chat_server):
     srv = chat_server()
     model = load_model(srv.spec())
-    items = [Item.from_prompt("a", "same"), Item.from_prompt("b", "same"), Item.from_prompt("c", "other")]
+    items = [
+        Item.from_prompt("a", "same"),
+        Item.from_prompt("b", "same"),
+        Item.from_prompt("c", "other"),
+    ]
     recs = Runner(model, cache=None, quiet=True).run(items)
     assert srv.calls == 2
     assert [r.id for r in recs] == ["a", "b", "c"]
@@ -184,7 +190,9 @@ def test_generation_params_reach_the_server(chat_server):
 
     srv._completion = spy
     model = load_model(srv.spec())
-    Runner(model, cache=None, quiet=True).run([Item.from_prompt("a", "x", temperature=0.25, max_tokens=7, logprobs=True)])
+    Runner(model, cache=None, quiet=True).run(
+        [Item.from_prompt("a", "x", temperature=0.25, max_tokens=7, logprobs=True)]
+    )
     assert seen["temperature"] == 0.25 and seen["max_tokens"] == 7 and seen["logprobs"] is True
     assert seen["model"] == "fake-model"
     assert seen["messages"] == [{"role": "user", "content": "x"}]
@@ -199,9 +207,9 @@ def test_unreachable_endpoint_is_a_connection_error(backend):
     port = s.getsockname()[1]
     s.close()  # nothing listens there now
     model = load_model(f"http://127.0.0.1:{port}/v1#m", timeout=1, http_backend=backend)
-    (r,) = Runner(model, cache=None, quiet=True, retry=RetryPolicy(max_retries=1, backoff_base=0.01)).run(
-        [Item.from_prompt("a", "x")]
-    )
+    (r,) = Runner(
+        model, cache=None, quiet=True, retry=RetryPolicy(max_retries=1, backoff_base=0.01)
+    ).run([Item.from_prompt("a", "x")])
     assert not r.ok and r.error_kind == "connection" and r.attempts == 2
     assert "refused" in r.error.lower() or "connect" in r.error.lower()
 
@@ -215,8 +223,8 @@ def test_a_model_reused_across_runs_gets_fresh_connections(chat_server):
     srv = chat_server()
     model = load_model(srv.spec())
     for n in range(3):
-        recs = Runner(model, cache=None, quiet=True, max_concurrency=8, retry=RetryPolicy(max_retries=0)).run(
-            [Item.from_prompt(str(i), f"run {n} item {i}") for i in range(16)]
-        )
+        recs = Runner(
+            model, cache=None, quiet=True, max_concurrency=8, retry=RetryPolicy(max_retries=0)
+        ).run([Item.from_prompt(str(i), f"run {n} item {i}") for i in range(16)])
         assert all(r.ok and r.attempts == 1 for r in recs)
     assert srv.calls == 48

@@ -6,8 +6,8 @@ import asyncio
 import io
 import json
 import random
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -17,7 +17,18 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.errors import InvalidInputError
-from assay.llm import CallError, ChatResponse, Item, ResponseCache, RetryPolicy, Runner, Usage, cache_key, load_model, parse_model_spec
+from assay.llm import (
+    CallError,
+    ChatResponse,
+    Item,
+    ResponseCache,
+    RetryPolicy,
+    Runner,
+    Usage,
+    cache_key,
+    load_model,
+    parse_model_spec,
+)
 from assay.llm.models.openai_compat import parse_completion, parse_retry_after
 
 cli = CliRunner()
@@ -28,7 +39,11 @@ cli = CliRunner()
 
 def test_model_specs():
     s = parse_model_spec("http://127.0.0.1:8000/v1/#smollm2-135m-instruct")
-    assert (s.kind, s.model, s.base_url) == ("openai", "smollm2-135m-instruct", "http://127.0.0.1:8000/v1")
+    assert (s.kind, s.model, s.base_url) == (
+        "openai",
+        "smollm2-135m-instruct",
+        "http://127.0.0.1:8000/v1",
+    )
     assert parse_model_spec("https://api.example.test/v1#m:7b").model == "m:7b"
     assert parse_model_spec("openai:gpt-4o-mini") == parse_model_spec(" openai:gpt-4o-mini ")
     assert parse_model_spec("embedded").kind == "embedded"
@@ -42,7 +57,10 @@ def test_default_spec_comes_from_the_environment(monkeypatch):
     assert parse_model_spec(None).model == "gpt-4o-mini"
 
 
-@pytest.mark.parametrize("bad", ["gpt-4o", "openai:", "http://127.0.0.1:8000/v1", "http://h/v1#", "embedded:", "ftp://x#m"])
+@pytest.mark.parametrize(
+    "bad",
+    ["gpt-4o", "openai:", "http://127.0.0.1:8000/v1", "http://h/v1#", "embedded:", "ftp://x#m"],
+)
 def test_bad_specs_are_clear_errors(bad):
     with pytest.raises(InvalidInputError, match="model spec"):
         parse_model_spec(bad)
@@ -64,7 +82,7 @@ def test_retry_after_forms():
     assert parse_retry_after({"retry-after": "3"}) == 3.0
     assert parse_retry_after({"retry-after": "0.25"}) == 0.25
     assert parse_retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
-    when = datetime.now(timezone.utc) + timedelta(seconds=30)
+    when = datetime.now(UTC) + timedelta(seconds=30)
     assert 25 <= parse_retry_after({"retry-after": format_datetime(when, usegmt=True)}) <= 31
     assert parse_retry_after({"retry-after": "soon"}) is None
     assert parse_retry_after({"retry-after": "-4"}) == 0.0
@@ -107,11 +125,17 @@ def test_parse_completion_rejects_what_is_not_an_answer():
 def test_cache_key_is_canonical_and_discriminating():
     msgs = [{"role": "user", "content": "hi"}]
     k = cache_key("m", msgs, {"temperature": 0, "max_tokens": 5})
-    assert k == cache_key("m", [{"content": "hi", "role": "user"}], {"max_tokens": 5, "temperature": 0, "seed": None})
+    assert k == cache_key(
+        "m", [{"content": "hi", "role": "user"}], {"max_tokens": 5, "temperature": 0, "seed": None}
+    )
     assert k != cache_key("m2", msgs, {"temperature": 0, "max_tokens": 5})
     assert k != cache_key("m", msgs, {"temperature": 0.1, "max_tokens": 5})
-    assert k != cache_key("m", [{"role": "user", "content": "hi "}], {"temperature": 0, "max_tokens": 5})
-    assert k != cache_key("m", [{"role": "system", "content": "hi"}], {"temperature": 0, "max_tokens": 5})
+    assert k != cache_key(
+        "m", [{"role": "user", "content": "hi "}], {"temperature": 0, "max_tokens": 5}
+    )
+    assert k != cache_key(
+        "m", [{"role": "system", "content": "hi"}], {"temperature": 0, "max_tokens": 5}
+    )
 
 
 def test_cache_is_shared_between_handles(tmp_path):
@@ -169,21 +193,28 @@ def test_items_are_validated():
 def test_progress_bar_and_token_totals_on_a_terminal():
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=True, width=120)
-    Runner(Flaky(), cache=None, console=console).run([Item.from_prompt(str(i), f"p{i}") for i in range(5)] + [Item.from_prompt("x", "boom")])
+    Runner(Flaky(), cache=None, console=console).run(
+        [Item.from_prompt(str(i), f"p{i}") for i in range(5)] + [Item.from_prompt("x", "boom")]
+    )
     out = buf.getvalue()
     assert "LLM calls" in out and "6/6" in out and "errors: 1" in out and "calls/s" in out
     assert "6 items: 5 ok, 1 errors" in out and "tokens: 5 prompt + 5 completion = 10" in out
 
 
 def test_progress_is_silent_when_quiet_or_not_a_tty():
-    for console, quiet in ((Console(file=io.StringIO(), force_terminal=True), True), (Console(file=io.StringIO(), force_terminal=False), False)):
+    for console, quiet in (
+        (Console(file=io.StringIO(), force_terminal=True), True),
+        (Console(file=io.StringIO(), force_terminal=False), False),
+    ):
         Runner(Flaky(), cache=None, console=console, quiet=quiet).run([Item.from_prompt("a", "x")])
         assert console.file.getvalue() == ""
 
 
 def test_on_record_sees_every_item_once():
     seen = []
-    Runner(Flaky(), cache=None, quiet=True, on_record=seen.append).run([Item.from_prompt(str(i), "p") for i in range(10)])
+    Runner(Flaky(), cache=None, quiet=True, on_record=seen.append).run(
+        [Item.from_prompt(str(i), "p") for i in range(10)]
+    )
     assert sorted(r.id for r in seen) == [str(i) for i in range(10)]
 
 
@@ -218,11 +249,26 @@ def test_llm_run_jsonl(chat_server, tmp_path):
     srv = chat_server({"b": ["400"]})
     items = tmp_path / "items.jsonl"
     items.write_text(
-        json.dumps({"id": 1, "prompt": "a"}) + "\n\n"
-        + json.dumps({"id": 2, "messages": [{"role": "user", "content": "b"}]}) + "\n"
+        json.dumps({"id": 1, "prompt": "a"})
+        + "\n\n"
+        + json.dumps({"id": 2, "messages": [{"role": "user", "content": "b"}]})
+        + "\n"
     )
     out = tmp_path / "out.jsonl"
-    res = cli.invoke(app, ["llm", "run", str(items), "--model", srv.spec(), "--out", str(out), "--cache", str(tmp_path / "c.sqlite")])
+    res = cli.invoke(
+        app,
+        [
+            "llm",
+            "run",
+            str(items),
+            "--model",
+            srv.spec(),
+            "--out",
+            str(out),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+        ],
+    )
     assert res.exit_code == 1  # one item failed; the file still has both records
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["id"], r["ok"], r["status"]) for r in recs] == [("1", True, None), ("2", False, 400)]
@@ -237,15 +283,38 @@ def test_llm_run_save_stores_every_item(chat_server, tmp_path):
 
     srv = chat_server({"b": ["404"]})
     items = tmp_path / "qs.jsonl"
-    items.write_text("".join(json.dumps({"id": i, "prompt": p}) + "\n" for i, p in enumerate(["a", "b", "c"])))
+    items.write_text(
+        "".join(json.dumps({"id": i, "prompt": p}) + "\n" for i, p in enumerate(["a", "b", "c"]))
+    )
     db = f"sqlite:///{tmp_path / 'store.db'}"
-    res = cli.invoke(app, ["llm", "run", str(items), "--model", srv.spec(), "--no-cache", "--save", "--db", db, "-o", str(tmp_path / "o.jsonl")])
+    res = cli.invoke(
+        app,
+        [
+            "llm",
+            "run",
+            str(items),
+            "--model",
+            srv.spec(),
+            "--no-cache",
+            "--save",
+            "--db",
+            db,
+            "-o",
+            str(tmp_path / "o.jsonl"),
+        ],
+    )
     assert res.exit_code == 1 and "saved evaluation" in res.stderr
     with Store(db) as s:
         ev = s.latest(kind="llm_run", dataset="qs.jsonl", items=True)
     assert ev.model == srv.spec()
-    assert [(m.type, m.value) for m in ev.metrics][:3] == [("Items", 3), ("Errors", 1), ("Calls", 3)]
+    assert [(m.type, m.value) for m in ev.metrics][:3] == [
+        ("Items", 3),
+        ("Errors", 1),
+        ("Calls", 3),
+    ]
     assert [(i.item_id, i.ok, i.raw_answer, i.status) for i in ev.items] == [
-        ("0", True, "echo: a", None), ("1", False, None, 404), ("2", True, "echo: c", None),
+        ("0", True, "echo: a", None),
+        ("1", False, None, 404),
+        ("2", True, "echo: c", None),
     ]
     assert ev.items[0].prompt == [{"role": "user", "content": "a"}]

@@ -23,7 +23,11 @@ extra = json.loads(open(sys.argv[2]).read())
 an = Analyzer()
 scores = df[["sc1", "raw_trim", "raw_trim_round", "sc2"]].copy()
 hs, short, hh = an.compute_metrics(scores, compute_shortened=True, include_second_score=True)
-by_hs, by_hh = an.compute_metrics_by_group(df[["sc1", "raw_trim", "raw_trim_round", "sc2", "group"]].copy(), "group", include_second_score=True)
+by_hs, by_hh = an.compute_metrics_by_group(
+    df[["sc1", "raw_trim", "raw_trim_round", "sc2", "group"]].copy(),
+    "group",
+    include_second_score=True,
+)
 deg, dis = an.compute_degradation_and_disattenuated_correlations(scores.copy())
 dis_by = an.compute_disattenuated_correlations(by_hs["corr.raw_trim"], by_hh["corr"])
 tse = get_true_score_evaluations(df, ["raw_trim", "raw_trim_round"], ["sc1", "sc2"])
@@ -39,7 +43,12 @@ out = {
     "disattenuated_correlations_by_group": dis_by.to_json(orient="split", double_precision=15),
     "true_score_eval": tse.to_json(orient="split", double_precision=15),
     "fairness": fair["fairness_metrics_by_group"].to_json(orient="split", double_precision=15),
-    "prmse": [prmse_true(np.array(c["system"]), np.array(c["ratings"], dtype=float), c.get("variance")) for c in extra["prmse"]],
-    "kappa": [kappa(np.array(c["h"]), np.array(c["m"]), weights=c["weights"]) for c in extra["kappa"]],
+    "prmse": [
+        prmse_true(np.array(c["system"]), np.array(c["ratings"], dtype=float), c.get("variance"))
+        for c in extra["prmse"]
+    ],
+    "kappa": [
+        kappa(np.array(c["h"]), np.array(c["m"]), weights=c["weights"]) for c in extra["kappa"]
+    ],
 }
 json.dump(out, sys.stdout)

@@ -13,9 +13,13 @@ from assay.scoring import (
     evaluate_scoring,
     fairness_analyses,
     fairness_analyses_ols,
-    mean_squared_error as a_mse,
     pearson_r,
     quadratic_weighted_kappa,
+)
+from assay.scoring import (
+    mean_squared_error as a_mse,
+)
+from assay.scoring import (
     r2 as a_r2,
 )
 
@@ -40,7 +44,9 @@ def test_kappas_vs_sklearn_on_integer_labels(seed):
         theirs = cohen_kappa_score(h, mi, weights=w, labels=labels)
         assert ours == pytest.approx(theirs, abs=1e-12), w
     # QWK by the covariance formula equals sklearn's quadratic kappa on integer scores
-    assert quadratic_weighted_kappa(h, mi) == pytest.approx(cohen_kappa_score(h, mi, weights="quadratic", labels=labels), abs=1e-12)
+    assert quadratic_weighted_kappa(h, mi) == pytest.approx(
+        cohen_kappa_score(h, mi, weights="quadratic", labels=labels), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -81,7 +87,9 @@ def test_evaluator_tables_vs_peers(seed):
         assert r["h_sd"] == pytest.approx(np.std(h, ddof=1), rel=1e-12)
         assert r["sys_sd"] == pytest.approx(np.std(y, ddof=1), rel=1e-12)
         assert r["SMD"] == pytest.approx((y.mean() - h.mean()) / np.std(h, ddof=1), abs=1e-12)
-    assert ev.loc["m_round", "wtkappa"] == pytest.approx(cohen_kappa_score(h, mr, weights="quadratic", labels=labels), abs=1e-12)
+    assert ev.loc["m_round", "wtkappa"] == pytest.approx(
+        cohen_kappa_score(h, mr, weights="quadratic", labels=labels), abs=1e-12
+    )
     # human-human agreement on the double-scored responses
     d = ~np.isnan(h2)
     c = res["consistency"].iloc[0]
@@ -89,7 +97,9 @@ def test_evaluator_tables_vs_peers(seed):
     assert c["corr"] == pytest.approx(pearsonr(h[d], h2[d])[0], abs=1e-12)
     hl = np.arange(min(h[d].min(), h2[d].min()), max(h[d].max(), h2[d].max()) + 1)
     assert c["kappa"] == pytest.approx(cohen_kappa_score(h[d], h2[d], labels=hl), abs=1e-12)
-    assert c["wtkappa"] == pytest.approx(cohen_kappa_score(h[d], h2[d], weights="quadratic", labels=hl), abs=1e-12)
+    assert c["wtkappa"] == pytest.approx(
+        cohen_kappa_score(h[d], h2[d], weights="quadratic", labels=hl), abs=1e-12
+    )
     pooled = np.sqrt((np.var(h[d], ddof=1) + np.var(h2[d], ddof=1)) / 2)
     assert c["SMD"] == pytest.approx((h2[d].mean() - h[d].mean()) / pooled, abs=1e-12)
     # per-group rows vs peers on the subset
@@ -128,12 +138,21 @@ def test_fairness_vs_statsmodels_ols(seed):
     base = t["base_category"].iloc[0]
     assert base == pd.Series(g).value_counts().index[0]
     ref = _statsmodels_fairness(h, m, g, base)
-    for key, col in (("osa", "Overall score accuracy"), ("osd", "Overall score difference"), ("csd", "Conditional score difference")):
+    for key, col in (
+        ("osa", "Overall score accuracy"),
+        ("osd", "Overall score difference"),
+        ("csd", "Conditional score difference"),
+    ):
         assert t.loc["R2", col] == pytest.approx(ref[key][0], abs=1e-10)
         assert t.loc["sig", col] == pytest.approx(ref[key][1], rel=1e-7, abs=1e-12)
     # and the row-level statsmodels path inside assay agrees too
     t2 = fairness_analyses_ols(h, m, g)
-    np.testing.assert_allclose(t.drop(columns="base_category").to_numpy(float), t2.drop(columns="base_category").to_numpy(float), rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(
+        t.drop(columns="base_category").to_numpy(float),
+        t2.drop(columns="base_category").to_numpy(float),
+        rtol=1e-7,
+        atol=1e-10,
+    )
 
 
 def test_fairness_continuous_human_scores_vs_statsmodels():

@@ -12,19 +12,19 @@ from assay.cli import app
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.scoring import (
     ScoringEvaluator,
+    adjacent_agreement,
     cohen_kappa,
     evaluate_scoring,
     exact_agreement,
-    adjacent_agreement,
     fairness_analyses,
+    mse_true,
     pearson_r,
     prmse_true,
     quadratic_weighted_kappa,
     r2,
-    standardized_mean_difference,
-    mse_true,
-    true_score_variance,
     rater_error_variance,
+    standardized_mean_difference,
+    true_score_variance,
 )
 
 
@@ -35,7 +35,15 @@ def _frame(seed=0, n=800):
     h2 = np.clip(np.rint(t + rng.normal(0, 0.6, n)), 1, 6)
     h2[rng.random(n) > 0.25] = np.nan
     m = t + rng.normal(0, 0.5, n)
-    return pd.DataFrame({"h": h, "h2": h2, "m": m, "g": rng.choice(list("abc"), n), "L1": rng.choice(["en", "es"], n)})
+    return pd.DataFrame(
+        {
+            "h": h,
+            "h2": h2,
+            "m": m,
+            "g": rng.choice(list("abc"), n),
+            "L1": rng.choice(["en", "es"], n),
+        }
+    )
 
 
 def test_tables_equal_functional_api():
@@ -65,34 +73,88 @@ def test_tables_equal_functional_api():
     t = fairness_analyses(h, m, df["g"].to_numpy())
     pd.testing.assert_frame_equal(res["fairness_metrics_by_g"], t)
     assert set(res.tables) == {
-        "eval", "eval_short", "consistency", "true_score_eval", "eval_by_g", "eval_by_L1",
-        "consistency_by_g", "consistency_by_L1", "fairness_metrics_by_g", "fairness_metrics_by_L1",
-        "degradation", "disattenuated_correlations", "disattenuated_correlations_by_g", "disattenuated_correlations_by_L1",
+        "eval",
+        "eval_short",
+        "consistency",
+        "true_score_eval",
+        "eval_by_g",
+        "eval_by_L1",
+        "consistency_by_g",
+        "consistency_by_L1",
+        "fairness_metrics_by_g",
+        "fairness_metrics_by_L1",
+        "degradation",
+        "disattenuated_correlations",
+        "disattenuated_correlations_by_g",
+        "disattenuated_correlations_by_L1",
     }
     deg = res["degradation"]
-    assert deg.loc["m", "corr"] == pytest.approx(res["eval"].loc["m", "corr"] - res["consistency"].loc["", "corr"], abs=1e-15)
+    assert deg.loc["m", "corr"] == pytest.approx(
+        res["eval"].loc["m", "corr"] - res["consistency"].loc["", "corr"], abs=1e-15
+    )
     dis = res["disattenuated_correlations"].loc["m"]
-    assert dis["corr_disattenuated"] == pytest.approx(res["eval"].loc["m", "corr"] / np.sqrt(res["consistency"].loc["", "corr"]), abs=1e-15)
+    assert dis["corr_disattenuated"] == pytest.approx(
+        res["eval"].loc["m", "corr"] / np.sqrt(res["consistency"].loc["", "corr"]), abs=1e-15
+    )
 
 
 def test_rsmtool_column_names():
     res = evaluate_scoring(_frame(), human="h", system="m", human2="h2", subgroups=["g"])
     assert list(res["eval"].columns) == [
-        "N", "h_mean", "h_sd", "h_min", "h_max", "sys_mean", "sys_sd", "sys_min", "sys_max",
-        "corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "RMSE", "MSE",
+        "N",
+        "h_mean",
+        "h_sd",
+        "h_min",
+        "h_max",
+        "sys_mean",
+        "sys_sd",
+        "sys_min",
+        "sys_max",
+        "corr",
+        "wtkappa",
+        "R2",
+        "kappa",
+        "exact_agr",
+        "adj_agr",
+        "SMD",
+        "RMSE",
+        "MSE",
     ]
     assert list(res["consistency"].columns) == [
-        "N", "h1_mean", "h1_sd", "h1_min", "h1_max", "h2_mean", "h2_sd", "h2_min", "h2_max",
-        "corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD",
+        "N",
+        "h1_mean",
+        "h1_sd",
+        "h1_min",
+        "h1_max",
+        "h2_mean",
+        "h2_sd",
+        "h2_min",
+        "h2_max",
+        "corr",
+        "wtkappa",
+        "kappa",
+        "exact_agr",
+        "adj_agr",
+        "SMD",
     ]
     assert list(res["true_score_eval"].columns) == [
-        "N", "N raters", "N single", "N multiple", "Variance of errors", "True score var", "MSE true", "PRMSE true",
+        "N",
+        "N raters",
+        "N single",
+        "N multiple",
+        "Variance of errors",
+        "True score var",
+        "MSE true",
+        "PRMSE true",
     ]
     assert list(res["eval_by_g"].index) == ["a", "b", "c", "All data"]
     assert "DSM.m" in res["eval_by_g"].columns and "DSM.m_round" in res["eval_by_g"].columns
     assert list(res["fairness_metrics_by_g"].index) == ["R2", "sig"]
     assert list(res["fairness_metrics_by_g"].columns) == [
-        "Overall score accuracy", "Overall score difference", "Conditional score difference", "base_category",
+        "Overall score accuracy",
+        "Overall score difference",
+        "Conditional score difference",
+        "base_category",
     ]
 
 
@@ -102,7 +164,9 @@ def _assert_results_close(a, b):
         ta, tb = a.tables[name], b.tables[name]
         assert list(ta.index) == list(tb.index) and list(ta.columns) == list(tb.columns), name
         num = ta.select_dtypes("number").columns
-        np.testing.assert_allclose(ta[num].to_numpy(float), tb[num].to_numpy(float), rtol=1e-9, atol=1e-10, err_msg=name)
+        np.testing.assert_allclose(
+            ta[num].to_numpy(float), tb[num].to_numpy(float), rtol=1e-9, atol=1e-10, err_msg=name
+        )
 
 
 def test_batches_and_merge_equal_one_batch():
@@ -128,7 +192,13 @@ def test_non_numeric_dropped_and_counted():
     df.loc[3, "h2"] = "x"
     df.loc[4, "h2"] = 0
     res = evaluate_scoring(df, human="h", system="m", human2="h2")
-    assert res.dropped == {"human_non_numeric": 1, "system_non_numeric": 1, "human_zero": 1, "h2_non_numeric": 1, "h2_zero": 1}
+    assert res.dropped == {
+        "human_non_numeric": 1,
+        "system_non_numeric": 1,
+        "human_zero": 1,
+        "h2_non_numeric": 1,
+        "h2_zero": 1,
+    }
     assert res["eval"].loc["m", "N"] == 297
     assert res.metrics.get("NDropped", reason="human_zero").value == 1
     kept = evaluate_scoring(df, human="h", system="m", exclude_zero_scores=False)
@@ -155,29 +225,47 @@ def test_functional_mismatched_lengths_and_nan():
 
 
 def test_one_member_subgroup_and_constant_scores():
-    df = pd.DataFrame({"h": [1, 2, 3, 4, 2, 3], "m": [1.0, 2, 3, 3, 2, 2], "g": ["a", "a", "a", "b", "b", "solo"]})
+    df = pd.DataFrame(
+        {"h": [1, 2, 3, 4, 2, 3], "m": [1.0, 2, 3, 3, 2, 2], "g": ["a", "a", "a", "b", "b", "solo"]}
+    )
     df.loc[5, "m"] = 2.5
     res = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
     row = res["eval_by_g"].loc["solo"]
-    assert row["N"] == 1 and math.isnan(row["h_sd"]) and math.isnan(row["corr.m"]) and math.isnan(row["R2.m"])
+    assert (
+        row["N"] == 1
+        and math.isnan(row["h_sd"])
+        and math.isnan(row["corr.m"])
+        and math.isnan(row["R2.m"])
+    )
     u = res.undefined
     reasons = u[(u.table == "eval_by_g") & (u.row == "solo")].set_index("column")["reason"]
     assert reasons["corr"] == "requires N >= 2 responses"
     rec = [m for m in res.metrics.filter("PearsonR", group="solo")]
     assert rec and rec[0].value is None and "N >= 2" in rec[0].parameters["undefined"]
     # constant system scores: r undefined with the reason; QWK defined (0)
-    const = evaluate_scoring(pd.DataFrame({"h": [1, 2, 3], "m": [2.0, 2.0, 2.0]}), human="h", system="m")
+    const = evaluate_scoring(
+        pd.DataFrame({"h": [1, 2, 3], "m": [2.0, 2.0, 2.0]}), human="h", system="m"
+    )
     assert math.isnan(const["eval"].loc["m", "corr"])
-    assert const.metrics.filter("PearsonR", score="m")[0].parameters["undefined"].startswith("requires non-constant system")
+    assert (
+        const.metrics.filter("PearsonR", score="m")[0]
+        .parameters["undefined"]
+        .startswith("requires non-constant system")
+    )
     assert const["eval"].loc["m", "wtkappa"] == 0.0
     with pytest.raises(UndefinedMetricError, match="non-constant system"):
         pearson_r([1, 2, 3], [2, 2, 2])
 
 
 def test_n1_and_no_double_scored():
-    res = evaluate_scoring(pd.DataFrame({"h": [3], "m": [2.5], "h2": [np.nan]}), human="h", system="m", human2="h2")
+    res = evaluate_scoring(
+        pd.DataFrame({"h": [3], "m": [2.5], "h2": [np.nan]}), human="h", system="m", human2="h2"
+    )
     assert math.isnan(res["eval"].loc["m", "R2"])
-    assert res.metrics.filter("R2", score="m")[0].parameters["undefined"] == "requires N >= 2 responses"
+    assert (
+        res.metrics.filter("R2", score="m")[0].parameters["undefined"]
+        == "requires N >= 2 responses"
+    )
     assert res["consistency"].loc["", "N"] == 0
     assert "PRMSE" in {m.type for m in res.metrics if m.value is None}
     with pytest.raises(UndefinedMetricError, match="N >= 2"):
@@ -187,7 +275,9 @@ def test_n1_and_no_double_scored():
 def test_given_rater_error_variance_without_second_rater():
     df = _frame(4, 200)[["h", "m"]]
     res = evaluate_scoring(df, human="h", system="m", rater_error_variance=0.3)
-    assert res["true_score_eval"].loc["m", "PRMSE true"] == pytest.approx(prmse_true(df["m"], df["h"], rater_error_variance=0.3), abs=1e-12)
+    assert res["true_score_eval"].loc["m", "PRMSE true"] == pytest.approx(
+        prmse_true(df["m"], df["h"], rater_error_variance=0.3), abs=1e-12
+    )
 
 
 def test_missing_subgroup_value_is_no_info():
@@ -214,18 +304,50 @@ def test_cli_writes_rsmtool_named_csvs(tmp_path):
     path = tmp_path / "scores.csv"
     df.to_csv(path, index=False)
     out = tmp_path / "out"
-    r = CliRunner().invoke(app, ["scoring", "--data", str(path), "--human", "h", "--system", "m", "--human2", "h2",
-                                 "--subgroup", "g", "--subgroup", "L1", "--out-dir", str(out), "--format", "json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "scoring",
+            "--data",
+            str(path),
+            "--human",
+            "h",
+            "--system",
+            "m",
+            "--human2",
+            "h2",
+            "--subgroup",
+            "g",
+            "--subgroup",
+            "L1",
+            "--out-dir",
+            str(out),
+            "--format",
+            "json",
+        ],
+    )
     assert r.exit_code == 0, r.output
-    for name in ("eval", "eval_short", "consistency", "true_score_eval", "eval_by_g", "eval_by_L1",
-                 "fairness_metrics_by_g", "fairness_metrics_by_L1", "undefined_metrics"):
+    for name in (
+        "eval",
+        "eval_short",
+        "consistency",
+        "true_score_eval",
+        "eval_by_g",
+        "eval_by_L1",
+        "fairness_metrics_by_g",
+        "fairness_metrics_by_L1",
+        "undefined_metrics",
+    ):
         assert (out / f"{name}.csv").exists(), name
     back = pd.read_csv(out / "eval.csv", index_col=0)
     res = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g", "L1"])
     np.testing.assert_allclose(back.to_numpy(float), res["eval"].to_numpy(float), rtol=1e-12)
     records = json.loads((out / "metrics.json").read_text())
     assert any(rec["type"] == "PRMSE" for rec in records)
-    bad = CliRunner().invoke(app, ["scoring", "--data", str(path), "--human", "nope", "--system", "m", "--out-dir", str(out)])
+    bad = CliRunner().invoke(
+        app,
+        ["scoring", "--data", str(path), "--human", "nope", "--system", "m", "--out-dir", str(out)],
+    )
     assert bad.exit_code == 2
     assert "nope" in bad.output
 
@@ -250,7 +372,9 @@ def test_continuous_human_scores_use_direct_path():
     rng = np.random.default_rng(9)
     h = rng.normal(3, 1, MAX_LEVELS + 10)
     assert level_code(h) is None
-    df = pd.DataFrame({"h": h, "m": h + rng.normal(0, 0.3, h.size), "g": rng.choice(["a", "b"], h.size)})
+    df = pd.DataFrame(
+        {"h": h, "m": h + rng.normal(0, 0.3, h.size), "g": rng.choice(["a", "b"], h.size)}
+    )
     res = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
     assert res["eval"].loc["m", "corr"] == pytest.approx(pearson_r(df["h"], df["m"]), abs=1e-12)
     assert res["eval"].loc["m", "kappa"] == pytest.approx(cohen_kappa(df["h"], df["m"]), abs=1e-12)
@@ -268,7 +392,9 @@ def test_more_raters_feed_prmse_and_first_extra_rater_feeds_consistency():
     assert tr["N raters"] == 3
     d = df["h2"].notna()
     assert res["consistency"].loc["", "N"] == d.sum()
-    assert res["consistency"].loc["", "corr"] == pytest.approx(pearson_r(df["h"][d], df["h2"][d]), abs=1e-12)
+    assert res["consistency"].loc["", "corr"] == pytest.approx(
+        pearson_r(df["h"][d], df["h2"][d]), abs=1e-12
+    )
 
 
 def test_merge_rejects_different_configuration():

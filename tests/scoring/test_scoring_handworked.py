@@ -72,7 +72,9 @@ def test_smd_unpooled_and_pooled():
     sd_h = math.sqrt(10 / 4)
     sd_m = math.sqrt(8.8 / 4)
     assert standardized_mean_difference(H, M) == pytest.approx(0.2 / sd_h, abs=1e-15)
-    assert standardized_mean_difference(H, M, method="pooled") == pytest.approx(0.2 / math.sqrt((sd_h**2 + sd_m**2) / 2), abs=1e-15)
+    assert standardized_mean_difference(H, M, method="pooled") == pytest.approx(
+        0.2 / math.sqrt((sd_h**2 + sd_m**2) / 2), abs=1e-15
+    )
 
 
 def test_cohen_kappa_unweighted():
@@ -100,7 +102,9 @@ def test_cohen_kappa_missing_category_is_filled_in():
 
     # scikit-learn without the full label list uses label indices (4 -> index 2): different
     assert cohen_kappa_score(h, m, weights="quadratic") != pytest.approx(0.68, abs=1e-3)
-    assert cohen_kappa_score(h, m, weights="quadratic", labels=[1, 2, 3, 4]) == pytest.approx(0.68, abs=1e-12)
+    assert cohen_kappa_score(h, m, weights="quadratic", labels=[1, 2, 3, 4]) == pytest.approx(
+        0.68, abs=1e-12
+    )
 
 
 def test_cohen_kappa_rounds_half_to_even_and_single_category():
@@ -115,8 +119,15 @@ def test_dsm():
     # whole set: mean H 3, sd H sqrt(2.5); mean M 3.2, sd M sqrt(2.2); subgroup = first two responses
     # z_M - z_H averaged = (2 - 3.2)/sqrt(2.2) - (1.5 - 3)/sqrt(2.5)
     expected = (2 - 3.2) / math.sqrt(2.2) - (1.5 - 3) / math.sqrt(2.5)
-    assert difference_of_standardized_means(H[:2], M[:2], 3.0, math.sqrt(2.5), 3.2, math.sqrt(2.2)) == pytest.approx(expected, abs=1e-15)
-    res = evaluate_scoring(pd.DataFrame({"h": H, "m": M, "g": ["a", "a", "b", "b", "b"]}), human="h", system="m", subgroups=["g"])
+    assert difference_of_standardized_means(
+        H[:2], M[:2], 3.0, math.sqrt(2.5), 3.2, math.sqrt(2.2)
+    ) == pytest.approx(expected, abs=1e-15)
+    res = evaluate_scoring(
+        pd.DataFrame({"h": H, "m": M, "g": ["a", "a", "b", "b", "b"]}),
+        human="h",
+        system="m",
+        subgroups=["g"],
+    )
     assert res["eval_by_g"].loc["a", "DSM.m"] == pytest.approx(expected, abs=1e-12)
     assert res["eval_by_g"].loc["All data", "DSM.m"] == pytest.approx(0.0, abs=1e-12)
 
@@ -147,7 +158,9 @@ def test_prmse_unequal_numbers_of_ratings():
 
 def test_prmse_with_given_rater_error_variance():
     # sigma_e^2 = 0.5: sigma_T^2 = (7.5 - 1.5)/5.75; MSE = (5 - 2)/8 = 0.375
-    assert prmse_true(SYS, RATINGS, rater_error_variance=0.5) == pytest.approx(1 - 0.375 / (6 / 5.75))
+    assert prmse_true(SYS, RATINGS, rater_error_variance=0.5) == pytest.approx(
+        1 - 0.375 / (6 / 5.75)
+    )
     # one rating per response is enough when the variance is given
     single = [r[0] for r in RATINGS]
     # c_i = 1: sum (H - 3.0)^2 with H = [2,4,1,5], mean 3 -> 1+1+4+4 = 10; sigma_T^2 = (10 - 3*0.5)/(4 - 1) = 8.5/3
@@ -217,7 +230,20 @@ def test_fairness_constant_error_is_undefined_not_noise():
     # e = 0.1 everywhere: no variance to explain; one-pass sums leave ~1e-18 of rounding noise
     h = np.array([1.0, 2, 3, 4, 1, 2, 3, 4])
     t = fairness_analyses(h, h + 0.1, np.array(list("aabbaabb")))
-    assert t.loc[["R2", "sig"], ["Overall score accuracy", "Overall score difference", "Conditional score difference"]].isna().all().all()
-    res = evaluate_scoring(pd.DataFrame({"h": h, "m": h + 0.1, "g": list("aabbaabb")}), human="h", system="m", subgroups=["g"])
+    assert (
+        t.loc[
+            ["R2", "sig"],
+            ["Overall score accuracy", "Overall score difference", "Conditional score difference"],
+        ]
+        .isna()
+        .all()
+        .all()
+    )
+    res = evaluate_scoring(
+        pd.DataFrame({"h": h, "m": h + 0.1, "g": list("aabbaabb")}),
+        human="h",
+        system="m",
+        subgroups=["g"],
+    )
     rec = res.metrics.filter("OverallScoreDifference")[0]
     assert rec.value is None and rec.parameters["undefined"] == "requires non-constant errors"

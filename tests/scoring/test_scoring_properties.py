@@ -32,7 +32,9 @@ def int_pairs(draw, min_size=2, max_size=40):
 def float_pairs(draw, min_size=2, max_size=40):
     n = draw(st.integers(min_size, max_size))
     fl = st.floats(-10, 10, allow_nan=False, allow_infinity=False).map(lambda x: round(x, 3))
-    return np.array(draw(st.lists(fl, min_size=n, max_size=n))), np.array(draw(st.lists(fl, min_size=n, max_size=n)))
+    return np.array(draw(st.lists(fl, min_size=n, max_size=n))), np.array(
+        draw(st.lists(fl, min_size=n, max_size=n))
+    )
 
 
 def _qwk_or_none(h, m):
@@ -75,7 +77,9 @@ def test_kappas_equal_sklearn_with_full_labels(pair):
         assume(np.isfinite(theirs))
         assert cohen_kappa(h, m, weights=w) == pytest.approx(theirs, abs=1e-10)
     q = _qwk_or_none(h, m)
-    assert q == pytest.approx(cohen_kappa_score(h, m, weights="quadratic", labels=labels), abs=1e-10)
+    assert q == pytest.approx(
+        cohen_kappa_score(h, m, weights="quadratic", labels=labels), abs=1e-10
+    )
     assert cohen_kappa(h, m) == pytest.approx(cohen_kappa(m, h), abs=1e-12)
     assert cohen_kappa(h, m) <= 1 + 1e-12
 
@@ -114,12 +118,14 @@ def test_prmse_shift_invariant_and_rater_order(n, seed, shift):
 def test_evaluator_batches_equal_one_batch(n, seed, k):
     rng = np.random.default_rng(seed)
     h = rng.integers(1, 5, n).astype(float)
-    df = pd.DataFrame({
-        "h": h,
-        "m": h + rng.normal(0, 0.8, n).round(2),
-        "h2": np.where(rng.random(n) < 0.5, rng.integers(1, 5, n), np.nan),
-        "g": rng.choice(["a", "b", "c"], n),
-    })
+    df = pd.DataFrame(
+        {
+            "h": h,
+            "m": h + rng.normal(0, 0.8, n).round(2),
+            "h2": np.where(rng.random(n) < 0.5, rng.integers(1, 5, n), np.nan),
+            "g": rng.choice(["a", "b", "c"], n),
+        }
+    )
     one = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g"])
     ev = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g"])
     parts = [p for p in np.array_split(rng.permutation(n), k) if p.size]
@@ -136,4 +142,10 @@ def test_evaluator_batches_equal_one_batch(n, seed, k):
         u = many.tables[name]
         assert list(u.index) == list(t.index), name
         num = t.select_dtypes("number").columns
-        np.testing.assert_allclose(u.loc[t.index, num].to_numpy(float), t[num].to_numpy(float), rtol=1e-8, atol=1e-9, err_msg=name)
+        np.testing.assert_allclose(
+            u.loc[t.index, num].to_numpy(float),
+            t[num].to_numpy(float),
+            rtol=1e-8,
+            atol=1e-9,
+            err_msg=name,
+        )

@@ -1,6 +1,5 @@
 """Semantic segmentation: IoU / mIoU / confusion counts, against valor-lite and by hand."""
 
-import json
 
 import numpy as np
 import pytest
@@ -9,7 +8,13 @@ from hypothesis import strategies as st
 from pycocotools import mask as mask_utils
 
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.segmentation import SegmentationEvaluator, confusion_counts, iou_from_confusion, mask_iou, mean_iou
+from assay.segmentation import (
+    SegmentationEvaluator,
+    confusion_counts,
+    iou_from_confusion,
+    mask_iou,
+    mean_iou,
+)
 
 valor = pytest.importorskip("valor_lite.semantic_segmentation")
 
@@ -27,7 +32,10 @@ def test_hand_worked():
 
 
 def _maps(rng, n, shape, n_labels):
-    return [(rng.integers(0, n_labels + 1, shape), rng.integers(0, n_labels + 1, shape)) for _ in range(n)]
+    return [
+        (rng.integers(0, n_labels + 1, shape), rng.integers(0, n_labels + 1, shape))
+        for _ in range(n)
+    ]
 
 
 def test_matches_valor_lite():
@@ -38,17 +46,30 @@ def test_matches_valor_lite():
     segs = []
     for i, (g, p) in enumerate(maps):
         ev.add_label_maps(f"d{i}", g, p, labels=labels)
-        segs.append(valor.Segmentation(uid=f"d{i}", groundtruths=g.astype(np.uint16), predictions=p.astype(np.uint16),
-                                       labels=labels))
+        segs.append(
+            valor.Segmentation(
+                uid=f"d{i}",
+                groundtruths=g.astype(np.uint16),
+                predictions=p.astype(np.uint16),
+                labels=labels,
+            )
+        )
     loader = valor.Loader.in_memory()
     loader.add_data(segs)
     res = loader.finalize().compute_precision_recall_iou()
-    theirs = {m.to_dict()["type"]: m.to_dict() for v in res.values() for m in v if m.to_dict()["type"] == "mIOU"}
+    theirs = {
+        m.to_dict()["type"]: m.to_dict()
+        for v in res.values()
+        for m in v
+        if m.to_dict()["type"] == "mIOU"
+    }
     ious = [m.to_dict() for v in res.values() for m in v if m.to_dict()["type"] == "IOU"]
     ms = ev.compute()
     assert ms.get("mIOU").value == pytest.approx(theirs["mIOU"]["value"], abs=1e-12)
     for m in ious:
-        assert ms.get("IOU", label_value=m["parameters"]["label"]).value == pytest.approx(m["value"], abs=1e-12)
+        assert ms.get("IOU", label_value=m["parameters"]["label"]).value == pytest.approx(
+            m["value"], abs=1e-12
+        )
     assert len(ious) == 3
 
 
@@ -74,7 +95,9 @@ def test_merge_equals_one_pass(seed, cut):
 
 
 def test_absent_label_is_undefined_and_left_out_of_miou():
-    ev = SegmentationEvaluator().add_label_maps("x", np.array([1, 0]), np.array([1, 0]), labels=["a", "ghost"])
+    ev = SegmentationEvaluator().add_label_maps(
+        "x", np.array([1, 0]), np.array([1, 0]), labels=["a", "ghost"]
+    )
     ms = ev.compute()
     assert ms.get("IOU", label_value="ghost").value is None
     assert ms.get("mIOU").value == 1.0
@@ -89,17 +112,43 @@ def _rle(h, w, rows, cols):
 
 
 def test_jsonl_records_and_errors():
-    gt = [{"uid": "a", "height": 4, "width": 4, "annotations": [
-        {"label": "road", "mask_rle": _rle(4, 4, slice(0, 2), slice(0, 4))},
-        {"label": "car", "box": [0, 2, 2, 4]}]}]
-    pr = [{"uid": "a", "annotations": [{"label": "road", "mask_rle": _rle(4, 4, slice(0, 4), slice(0, 4))}]}]
+    gt = [
+        {
+            "uid": "a",
+            "height": 4,
+            "width": 4,
+            "annotations": [
+                {"label": "road", "mask_rle": _rle(4, 4, slice(0, 2), slice(0, 4))},
+                {"label": "car", "box": [0, 2, 2, 4]},
+            ],
+        }
+    ]
+    pr = [
+        {
+            "uid": "a",
+            "annotations": [{"label": "road", "mask_rle": _rle(4, 4, slice(0, 4), slice(0, 4))}],
+        }
+    ]
     ms = SegmentationEvaluator().add(gt, pr).compute()
     assert ms.get("IOU", label_value="road").value == 0.5
     assert ms.get("IOU", label_value="car").value == 0.0
-    bad = [{"uid": "a", "annotations": [{"label": "road", "mask_rle": _rle(3, 3, slice(0, 1), slice(0, 1))}]}]
+    bad = [
+        {
+            "uid": "a",
+            "annotations": [{"label": "road", "mask_rle": _rle(3, 3, slice(0, 1), slice(0, 1))}],
+        }
+    ]
     with pytest.raises(InvalidInputError, match="datum 'a' annotation 0.*differs"):
         SegmentationEvaluator().add(gt, bad)
-    overlap = [{"uid": "a", "annotations": [{"label": "road", "box": [0, 0, 2, 2]}, {"label": "car", "box": [1, 1, 2, 2]}]}]
+    overlap = [
+        {
+            "uid": "a",
+            "annotations": [
+                {"label": "road", "box": [0, 0, 2, 2]},
+                {"label": "car", "box": [1, 1, 2, 2]},
+            ],
+        }
+    ]
     with pytest.raises(InvalidInputError, match="overlaps"):
         SegmentationEvaluator().add(gt, overlap)
     with pytest.raises(InvalidInputError, match="unknown datum"):

@@ -24,7 +24,10 @@ import pytest
 
 
 def _pg_bindir() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0,
+    )
     if found:
         return Path(found[-1]).parent
     which = shutil.which("initdb")
@@ -44,7 +47,9 @@ def postgres_server() -> Iterator[str]:
     if bindir is None:
         if os.environ.get("ASSAY_SKIP_POSTGRES"):
             pytest.skip("PostgreSQL binaries not installed and ASSAY_SKIP_POSTGRES is set")
-        pytest.fail("PostgreSQL binaries not found: run `make postgres` (apt-get install postgresql)")
+        pytest.fail(
+            "PostgreSQL binaries not found: run `make postgres` (apt-get install postgresql)"
+        )
     base = Path(tempfile.mkdtemp(prefix="assay-pg-"))
     data, log = base / "data", base / "postgres.log"
     as_root = os.geteuid() == 0
@@ -55,20 +60,49 @@ def postgres_server() -> Iterator[str]:
         return ["runuser", "-u", "postgres", "--", *args] if as_root else list(args)
 
     subprocess.run(
-        cmd(str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"),
+        cmd(
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ),
         check=True,
         capture_output=True,
     )
     port = _free_port()
     opts = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-    subprocess.run(cmd(str(bindir / "pg_ctl"), "start", "-w", "-t", "60", "-D", str(data), "-l", str(log), "-o", opts), check=True, capture_output=True)
+    subprocess.run(
+        cmd(
+            str(bindir / "pg_ctl"),
+            "start",
+            "-w",
+            "-t",
+            "60",
+            "-D",
+            str(data),
+            "-l",
+            str(log),
+            "-o",
+            opts,
+        ),
+        check=True,
+        capture_output=True,
+    )
     try:
         import psycopg
 
         deadline = time.monotonic() + 30
         while True:
             try:
-                psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres", connect_timeout=2).close()
+                psycopg.connect(
+                    f"host=127.0.0.1 port={port} user=postgres dbname=postgres", connect_timeout=2
+                ).close()
                 break
             except psycopg.OperationalError:
                 if time.monotonic() > deadline:
@@ -76,7 +110,10 @@ def postgres_server() -> Iterator[str]:
                 time.sleep(0.1)
         yield f"postgresql://postgres@127.0.0.1:{port}"
     finally:
-        subprocess.run(cmd(str(bindir / "pg_ctl"), "stop", "-m", "fast", "-w", "-D", str(data)), capture_output=True)
+        subprocess.run(
+            cmd(str(bindir / "pg_ctl"), "stop", "-m", "fast", "-w", "-D", str(data)),
+            capture_output=True,
+        )
         shutil.rmtree(base, ignore_errors=True)
 
 

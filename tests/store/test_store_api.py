@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 import time
-from datetime import timezone
+from datetime import UTC
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,8 +25,14 @@ from assay.store import ItemRecord, Store, StoreError
 def sample_metrics() -> MetricSet:
     return MetricSet(
         [
-            Metric("Precision", 0.1 + 0.2, {"label_key": "class", "label_value": "cat", "score_threshold": 0.5}),
-            Metric("Counts", {"tp": 3, "fp": 1, "curve": {"0.05": [1.0, 0.25]}}, {"label_value": "dog"}),
+            Metric(
+                "Precision",
+                0.1 + 0.2,
+                {"label_key": "class", "label_value": "cat", "score_threshold": 0.5},
+            ),
+            Metric(
+                "Counts", {"tp": 3, "fp": 1, "curve": {"0.05": [1.0, 0.25]}}, {"label_value": "dog"}
+            ),
             undefined("Recall", "requires TP + FN > 0", label_value="bird"),
             Metric("Accuracy", 1e-300, {}),
             Metric("Flag", True, {"z": 1, "a": 2}),
@@ -38,9 +44,17 @@ def sample_metrics() -> MetricSet:
 def test_save_get_roundtrip_is_exact(store_url):
     with Store(store_url) as s:
         ms = sample_metrics()
-        eid = s.save(ms, kind="classification", dataset="iris.csv", model="tree", parameters={"labels": ["a", "b"], "k": 0.5})
+        eid = s.save(
+            ms,
+            kind="classification",
+            dataset="iris.csv",
+            model="tree",
+            parameters={"labels": ["a", "b"], "k": 0.5},
+        )
         ev = s.get(eid)
-    assert ev.metrics == ms  # values (0.30000000000000004, 1e-300, dicts, None) and parameter order exact
+    assert (
+        ev.metrics == ms
+    )  # values (0.30000000000000004, 1e-300, dicts, None) and parameter order exact
     assert ev.metrics.to_json() == ms.to_json()  # and types: 1.0 is not 1 (== would not tell)
     assert list(ev.metrics[4].parameters) == ["z", "a"]
     assert ev.kind == "classification" and ev.dataset == "iris.csv" and ev.model == "tree"
@@ -89,16 +103,23 @@ def test_latest_finished_per_dataset_and_model(store_url):
         picked = s.latest_per_dataset(kind="llm_fairness", datasets=["pisa"], model="m2")
         assert list(picked) == ["pisa"]
         with pytest.raises(InvalidInputError, match="compas"):
-            s.latest_per_dataset(kind="llm_fairness", datasets=["pisa", "compas"], model="m2", require=True)
+            s.latest_per_dataset(
+                kind="llm_fairness", datasets=["pisa", "compas"], model="m2", require=True
+            )
 
         assert s.latest(kind="llm_fairness", dataset="pisa").id == p2
-        assert s.latest(kind="llm_fairness", dataset="pisa", model="m1").metrics.get("SPD").value == 0.1
+        assert (
+            s.latest(kind="llm_fairness", dataset="pisa", model="m1").metrics.get("SPD").value
+            == 0.1
+        )
         assert s.latest(kind="llm_fairness", dataset="nope") is None
 
 
 def test_evaluation_context_finishes_or_fails(store_url):
     with Store(store_url) as s:
-        with s.evaluation("llm_exam", dataset="kaleidoscope", model="embedded", parameters={"n": 3}) as ev:
+        with s.evaluation(
+            "llm_exam", dataset="kaleidoscope", model="embedded", parameters={"n": 3}
+        ) as ev:
             assert s.get(ev.id).status == "running"
             ev.add_metrics([Metric("A", 1)])
             ev.add_metrics([Metric("B", 2)])
@@ -114,26 +135,57 @@ def test_evaluation_context_finishes_or_fails(store_url):
 
 
 def test_llm_items_roundtrip(store_url):
-    items = [Item.from_prompt("q1", "2+2?", system="digits only", max_tokens=3), Item.from_prompt("q2", "3+3?")]
+    items = [
+        Item.from_prompt("q1", "2+2?", system="digits only", max_tokens=3),
+        Item.from_prompt("q2", "3+3?"),
+    ]
     records = [
         Record("q1", True, text="4", attempts=2, latency=0.25, usage=Usage(7, 1)),
-        Record("q2", False, error_kind="http", status=503, error="overloaded (after 6 attempts)", attempts=6, latency=0.1),
+        Record(
+            "q2",
+            False,
+            error_kind="http",
+            status=503,
+            error="overloaded (after 6 attempts)",
+            attempts=6,
+            latency=0.1,
+        ),
     ]
     with Store(store_url) as s:
         eid = s.save(
             [Metric("Accuracy", 1.0)],
             kind="llm_exam",
-            items=[ItemRecord.from_llm(items[0], records[0], parsed=4), ItemRecord.from_llm(items[1], records[1])],
+            items=[
+                ItemRecord.from_llm(items[0], records[0], parsed=4),
+                ItemRecord.from_llm(items[1], records[1]),
+            ],
         )
         got = s.get(eid, items=True).items
         assert s.get(eid).items is None
     assert [i.item_id for i in got] == ["q1", "q2"]
     a, b = got
-    assert a.prompt == [{"role": "system", "content": "digits only"}, {"role": "user", "content": "2+2?"}]
+    assert a.prompt == [
+        {"role": "system", "content": "digits only"},
+        {"role": "user", "content": "2+2?"},
+    ]
     assert a.params == {"max_tokens": 3}
-    assert (a.ok, a.raw_answer, a.parsed, a.attempts, a.latency, a.prompt_tokens, a.completion_tokens) == (True, "4", 4, 2, 0.25, 7, 1)
+    assert (
+        a.ok,
+        a.raw_answer,
+        a.parsed,
+        a.attempts,
+        a.latency,
+        a.prompt_tokens,
+        a.completion_tokens,
+    ) == (True, "4", 4, 2, 0.25, 7, 1)
     assert (b.ok, b.raw_answer, b.parsed, b.error_kind, b.status, b.error, b.attempts) == (
-        False, None, None, "http", 503, "overloaded (after 6 attempts)", 6,
+        False,
+        None,
+        None,
+        "http",
+        503,
+        "overloaded (after 6 attempts)",
+        6,
     )
 
 
@@ -148,7 +200,10 @@ def test_export_json_and_csv(store_url):
         assert len(rows) == len(sample_metrics()) + 1
         assert rows[0]["type"] == "Precision" and float(rows[0]["value"]) == 0.1 + 0.2
         assert json.loads(rows[1]["value"]) == {"tp": 3, "fp": 1, "curve": {"0.05": [1.0, 0.25]}}
-        assert rows[2]["value"] == "" and json.loads(rows[2]["parameters"])["undefined"] == "requires TP + FN > 0"
+        assert (
+            rows[2]["value"] == ""
+            and json.loads(rows[2]["parameters"])["undefined"] == "requires TP + FN > 0"
+        )
         assert rows[-1]["evaluation_id"] == str(e2) and rows[-1]["kind"] == "scoring"
         with pytest.raises(InvalidInputError, match="no such evaluation"):
             s.export([e2 + 100])
@@ -191,7 +246,11 @@ def test_two_processes_writing_at_once_lose_nothing(store_url):
     Store(store_url).close()  # create the schema first, as any first user would
     n = 40
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, store_url, tag, str(n)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, store_url, tag, str(n)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         for tag in ("a", "b")
     ]
     outs = [p.communicate(timeout=240) for p in procs]
@@ -213,7 +272,10 @@ def test_two_processes_writing_at_once_lose_nothing(store_url):
 
 def test_first_open_by_two_processes_at_once(store_url):
     code = "import sys; from assay.store import Store; s = Store(sys.argv[1]); s.save([], kind='k'); print('ok')"
-    procs = [subprocess.Popen([sys.executable, "-c", code, store_url], stderr=subprocess.PIPE) for _ in range(2)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, store_url], stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err.decode()
@@ -239,35 +301,58 @@ def test_default_location_is_under_assay_home(tmp_path, monkeypatch):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
-metric_types = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=10)
+metric_types = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    min_size=1,
+    max_size=10,
+)
 metric_sets = st.lists(
-    st.builds(Metric, metric_types, json_values, st.dictionaries(st.text(max_size=6), json_values, max_size=3)),
+    st.builds(
+        Metric,
+        metric_types,
+        json_values,
+        st.dictionaries(st.text(max_size=6), json_values, max_size=3),
+    ),
     max_size=6,
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(metric_sets)
 def test_property_any_metric_set_roundtrips_on_sqlite(tmp_path, ms):
     with Store(f"sqlite:///{tmp_path / 'prop.db'}") as s:
         eid = s.save(ms, kind="prop")
         got = list(s.get(eid).metrics)
         assert got == [Metric.from_dict(m.to_dict()) for m in ms]
-        assert [json.dumps(m.to_dict()) for m in got] == [json.dumps(m.to_dict()) for m in ms]  # float stays float
+        assert [json.dumps(m.to_dict()) for m in got] == [
+            json.dumps(m.to_dict()) for m in ms
+        ]  # float stays float
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(metric_sets)
 def test_property_any_metric_set_roundtrips_on_postgresql(postgres_url, ms):
     with Store(postgres_url) as s:
         eid = s.save(ms, kind="prop")
         got = list(s.get(eid).metrics)
         assert got == [Metric.from_dict(m.to_dict()) for m in ms]
-        assert [json.dumps(m.to_dict()) for m in got] == [json.dumps(m.to_dict()) for m in ms]  # float stays float
+        assert [json.dumps(m.to_dict()) for m in got] == [
+            json.dumps(m.to_dict()) for m in ms
+        ]  # float stays float
 
 
 def test_created_times_are_utc_and_ordered(store_url):
@@ -276,7 +361,7 @@ def test_created_times_are_utc_and_ordered(store_url):
         time.sleep(0.01)
         b = s.save([], kind="k")
         ea, eb = s.get(a), s.get(b)
-    assert ea.created.tzinfo == timezone.utc and ea.created < eb.created
+    assert ea.created.tzinfo == UTC and ea.created < eb.created
 
 
 def test_nul_characters(store_url):
@@ -289,7 +374,10 @@ def test_nul_characters(store_url):
         eid = s.save(ms, kind="k", items=[ItemRecord.from_llm(item, rec)])
         got = s.get(eid, items=True)
         assert got.metrics == ms
-        assert got.items[0].raw_answer == "nul\x00here" and got.items[0].prompt[0]["content"] == "say \x00"
+        assert (
+            got.items[0].raw_answer == "nul\x00here"
+            and got.items[0].prompt[0]["content"] == "say \x00"
+        )
         with pytest.raises(InvalidInputError, match="NUL"):
             s.save([Metric("bad\x00type", 1)], kind="k")
         with pytest.raises(InvalidInputError, match="dataset"):

@@ -20,19 +20,32 @@ runner = CliRunner()
 def _fill(url: str) -> dict[str, int]:
     with Store(url) as s:
         return {
-            "c1": s.save([Metric("Accuracy", 0.5)], kind="classification", dataset="iris", model="tree"),
-            "c2": s.save([Metric("Accuracy", 0.75)], kind="classification", dataset="iris", model="forest"),
-            "f1": s.save([Metric("SPD", -0.1, {"group": "a"})], kind="fairness", dataset="adult", model="tree"),
+            "c1": s.save(
+                [Metric("Accuracy", 0.5)], kind="classification", dataset="iris", model="tree"
+            ),
+            "c2": s.save(
+                [Metric("Accuracy", 0.75)], kind="classification", dataset="iris", model="forest"
+            ),
+            "f1": s.save(
+                [Metric("SPD", -0.1, {"group": "a"})],
+                kind="fairness",
+                dataset="adult",
+                model="tree",
+            ),
         }
 
 
 def test_runs_list_filters(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     ids = _fill(url)
-    res = runner.invoke(app, ["runs", "list", "--kind", "classification", "--dataset", "iris", "--db", url])
+    res = runner.invoke(
+        app, ["runs", "list", "--kind", "classification", "--dataset", "iris", "--db", url]
+    )
     assert res.exit_code == 0, res.output
     assert [e["id"] for e in json.loads(res.stdout)] == [ids["c2"], ids["c1"]]
-    res = runner.invoke(app, ["runs", "list", "--kind", "fairness", "--db", url, "--format", "table"])
+    res = runner.invoke(
+        app, ["runs", "list", "--kind", "fairness", "--db", url, "--format", "table"]
+    )
     assert res.exit_code == 0 and "adult" in res.stdout and "iris" not in res.stdout
 
 
@@ -47,14 +60,33 @@ def test_runs_show_latest_export(tmp_path):
     res = runner.invoke(app, ["runs", "latest", "--kind", "classification", "--db", url])
     assert res.exit_code == 0
     assert json.loads(res.stdout)["iris"]["id"] == ids["c2"]
-    res = runner.invoke(app, ["runs", "latest", "--kind", "classification", "--model", "tree", "--db", url])
+    res = runner.invoke(
+        app, ["runs", "latest", "--kind", "classification", "--model", "tree", "--db", url]
+    )
     assert json.loads(res.stdout)["iris"]["id"] == ids["c1"]
 
     out = tmp_path / "export.csv"
-    res = runner.invoke(app, ["runs", "export", "--kind", "classification", "--format", "csv", "--out", str(out), "--db", url])
+    res = runner.invoke(
+        app,
+        [
+            "runs",
+            "export",
+            "--kind",
+            "classification",
+            "--format",
+            "csv",
+            "--out",
+            str(out),
+            "--db",
+            url,
+        ],
+    )
     assert res.exit_code == 0, res.output
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
-    assert [(r["evaluation_id"], r["value"]) for r in rows] == [(str(ids["c1"]), "0.5"), (str(ids["c2"]), "0.75")]
+    assert [(r["evaluation_id"], r["value"]) for r in rows] == [
+        (str(ids["c1"]), "0.5"),
+        (str(ids["c2"]), "0.75"),
+    ]
 
     res = runner.invoke(app, ["runs", "export", str(ids["f1"]), "--db", url])
     assert json.loads(res.stdout)[0]["metrics"][0]["value"] == -0.1
@@ -65,7 +97,22 @@ def test_runs_errors_exit_2(tmp_path):
     _fill(url)
     res = runner.invoke(app, ["runs", "show", "999", "--db", url])
     assert res.exit_code == 2 and "no such evaluation" in res.stderr
-    res = runner.invoke(app, ["runs", "latest", "--kind", "fairness", "-d", "adult", "-d", "pisa", "--require", "--db", url])
+    res = runner.invoke(
+        app,
+        [
+            "runs",
+            "latest",
+            "--kind",
+            "fairness",
+            "-d",
+            "adult",
+            "-d",
+            "pisa",
+            "--require",
+            "--db",
+            url,
+        ],
+    )
     assert res.exit_code == 2 and "pisa" in res.stderr
     res = runner.invoke(app, ["runs", "list", "--db", "postgresql://x@127.0.0.1:1/none"])
     assert res.exit_code == 2 and "cannot open the evaluation store" in res.stderr
@@ -86,7 +133,15 @@ def accuracy(
 ) -> None:
     metrics = MetricSet([Metric("Accuracy", correct / total)])
     emit(metrics)
-    save_metrics(metrics, kind="classification", dataset=dataset, model="tiny", parameters={"total": total}, save=save, url=db)
+    save_metrics(
+        metrics,
+        kind="classification",
+        dataset=dataset,
+        model="tiny",
+        parameters={"total": total},
+        save=save,
+        url=db,
+    )
 
 
 def test_save_flag_persists_the_printed_metrics(tmp_path):
@@ -99,7 +154,13 @@ def test_save_flag_persists_the_printed_metrics(tmp_path):
         (ev,) = s.list()
         full = s.get(ev.id)
     assert full.metrics == printed
-    assert (full.kind, full.dataset, full.model, full.parameters, full.status) == ("classification", "toy", "tiny", {"total": 4}, "finished")
+    assert (full.kind, full.dataset, full.model, full.parameters, full.status) == (
+        "classification",
+        "toy",
+        "tiny",
+        {"total": 4},
+        "finished",
+    )
 
 
 def test_without_save_nothing_is_stored(tmp_path, monkeypatch):

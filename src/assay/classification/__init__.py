@@ -15,7 +15,11 @@ from assay.classification.compute import (
     recall_score,
     roc_auc_score,
 )
-from assay.classification.evaluator import METRIC_TYPES, ClassificationEvaluator, evaluate_classification
+from assay.classification.evaluator import (
+    METRIC_TYPES,
+    ClassificationEvaluator,
+    evaluate_classification,
+)
 from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays, parse_long_form
 
 __all__ = [

@@ -67,14 +67,18 @@ def _check_scores(y_score: NDArray[Any], name: str = "y_score") -> NDArray[np.fl
     bad = ~np.isfinite(s)
     if bad.any():
         i = int(np.flatnonzero(bad.ravel())[0])
-        raise InvalidInputError(f"score must be a finite number, got {s.ravel()[i]!r}", source=name, record=i)
+        raise InvalidInputError(
+            f"score must be a finite number, got {s.ravel()[i]!r}", source=name, record=i
+        )
     return s
 
 
 # ---------------------------------------------------------------- scalar helpers
 
 
-def ratio(num: float, den: float, *, metric: str, requires: str, zero_division: float | None) -> float:
+def ratio(
+    num: float, den: float, *, metric: str, requires: str, zero_division: float | None
+) -> float:
     """``num / den``; if ``den == 0``: ``zero_division`` when given, else UndefinedMetricError.
 
     Example:
@@ -111,7 +115,9 @@ def f1_from_counts(tp: float, fp: float, fn: float, *, zero_division: float | No
 # ---------------------------------------------------------------- binary metrics
 
 
-def _binary(y_true: ArrayLike, y_pred: ArrayLike, pos_label: Any) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+def _binary(
+    y_true: ArrayLike, y_pred: ArrayLike, pos_label: Any
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     t = _as_1d(y_true, "y_true")
     p = _as_1d(y_pred, "y_pred")
     _check_same_length(y_true=t, y_pred=p)
@@ -146,7 +152,13 @@ def precision_score(
     """
     t, p = _binary(y_true, y_pred, pos_label)
     tp = np.count_nonzero(t & p)
-    return ratio(tp, np.count_nonzero(p), metric="Precision", requires="TP + FP > 0", zero_division=zero_division)
+    return ratio(
+        tp,
+        np.count_nonzero(p),
+        metric="Precision",
+        requires="TP + FP > 0",
+        zero_division=zero_division,
+    )
 
 
 def recall_score(
@@ -160,7 +172,13 @@ def recall_score(
     """
     t, p = _binary(y_true, y_pred, pos_label)
     tp = np.count_nonzero(t & p)
-    return ratio(tp, np.count_nonzero(t), metric="Recall", requires="TP + FN > 0", zero_division=zero_division)
+    return ratio(
+        tp,
+        np.count_nonzero(t),
+        metric="Recall",
+        requires="TP + FN > 0",
+        zero_division=zero_division,
+    )
 
 
 def f1_score(
@@ -174,7 +192,9 @@ def f1_score(
     """
     t, p = _binary(y_true, y_pred, pos_label)
     tp = np.count_nonzero(t & p)
-    return f1_from_counts(tp, np.count_nonzero(~t & p), np.count_nonzero(t & ~p), zero_division=zero_division)
+    return f1_from_counts(
+        tp, np.count_nonzero(~t & p), np.count_nonzero(t & ~p), zero_division=zero_division
+    )
 
 
 def confusion_counts(
@@ -211,7 +231,12 @@ def confusion_counts(
     fp, fn = pred - tp, true - tp
     tn = n - tp - fp - fn
     return {
-        (lab.item() if hasattr(lab, "item") else lab): {"tp": int(a), "fp": int(b), "fn": int(c), "tn": int(d)}
+        (lab.item() if hasattr(lab, "item") else lab): {
+            "tp": int(a),
+            "fp": int(b),
+            "fn": int(c),
+            "tn": int(d),
+        }
         for lab, a, b, c, d in zip(labs, tp, fp, fn, tn)
     }
 
@@ -245,7 +270,9 @@ def sorted_threshold_counts(
     return np.stack([tp, fp, len(pos) - tp, len(neg) - fp], axis=1).astype(np.int64)
 
 
-def _split_sorted(y_true: ArrayLike, y_score: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _split_sorted(
+    y_true: ArrayLike, y_score: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     t = _as_1d(y_true, "y_true")
     s = _check_scores(_as_1d(y_score, "y_score"))
     _check_same_length(y_true=t, y_score=s)
@@ -253,7 +280,8 @@ def _split_sorted(y_true: ArrayLike, y_score: ArrayLike) -> tuple[NDArray[np.flo
         uniq = np.unique(t)
         if not np.isin(uniq, [0, 1]).all():
             raise InvalidInputError(
-                f"binary y_true must hold 0/1 or booleans, got values {uniq[:5].tolist()}", source="y_true"
+                f"binary y_true must hold 0/1 or booleans, got values {uniq[:5].tolist()}",
+                source="y_true",
             )
         t = t.astype(bool)
     pos = np.sort(s[t])
@@ -288,4 +316,7 @@ def pr_curve_counts(
     """
     pos, neg = _split_sorted(y_true, y_score)
     c = sorted_threshold_counts(pos, neg, np.asarray(thresholds, dtype=np.float64))
-    return {float(t): dict(zip(("tp", "fp", "fn", "tn"), map(int, row))) for t, row in zip(thresholds, c)}
+    return {
+        float(t): dict(zip(("tp", "fp", "fn", "tn"), map(int, row)))
+        for t, row in zip(thresholds, c)
+    }

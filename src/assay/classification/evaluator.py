@@ -42,8 +42,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay.classification.compute import DEFAULT_PR_CURVE_THRESHOLDS, sorted_roc_auc, sorted_threshold_counts
-from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays, concat_blocks, parse_long_form
+from assay.classification.compute import (
+    DEFAULT_PR_CURVE_THRESHOLDS,
+    sorted_roc_auc,
+    sorted_threshold_counts,
+)
+from assay.classification.types import (
+    DEFAULT_KEY,
+    KeyBlock,
+    block_from_arrays,
+    concat_blocks,
+    parse_long_form,
+)
 from assay.errors import InvalidInputError
 from assay.results import Metric, MetricSet, undefined
 
@@ -61,13 +71,16 @@ METRIC_TYPES: tuple[str, ...] = (
     "DetailedPrecisionRecallCurve",
 )
 
+
 def _rate(num: NDArray[Any], den: NDArray[Any], zero_division: float | None) -> NDArray[np.float64]:
     out = np.full(np.shape(num), np.nan if zero_division is None else float(zero_division))
     np.divide(num, den, out=out, where=np.asarray(den) > 0)
     return out
 
 
-def _f1(tp: NDArray[Any], fp: NDArray[Any], fn: NDArray[Any], zero_division: float | None) -> NDArray[np.float64]:
+def _f1(
+    tp: NDArray[Any], fp: NDArray[Any], fn: NDArray[Any], zero_division: float | None
+) -> NDArray[np.float64]:
     """F1 per entry; NaN where precision or recall is undefined (strict mode)."""
     den = 2 * tp + fp + fn
     out = np.full(np.shape(tp), np.nan if zero_division is None else float(zero_division))
@@ -115,16 +128,26 @@ class ClassificationEvaluator:
         unknown = set(self.metrics) - set(METRIC_TYPES)
         if unknown:
             raise InvalidInputError(
-                f"unknown metric type(s) {sorted(unknown)}; choose from {', '.join(METRIC_TYPES)}", source="metrics"
+                f"unknown metric type(s) {sorted(unknown)}; choose from {', '.join(METRIC_TYPES)}",
+                source="metrics",
             )
         self.zero_division = zero_division
         self._blocks: dict[str, list[KeyBlock]] = defaultdict(list)
 
     # ------------------------------------------------------------ accumulate
 
-    def add(self, groundtruths: Any, predictions: Any, *, gt_source: str = "groundtruths", pd_source: str = "predictions") -> "ClassificationEvaluator":
+    def add(
+        self,
+        groundtruths: Any,
+        predictions: Any,
+        *,
+        gt_source: str = "groundtruths",
+        pd_source: str = "predictions",
+    ) -> ClassificationEvaluator:
         """Add a batch in long form (see :func:`assay.classification.parse_long_form`)."""
-        for key, block in parse_long_form(groundtruths, predictions, gt_source=gt_source, pd_source=pd_source).items():
+        for key, block in parse_long_form(
+            groundtruths, predictions, gt_source=gt_source, pd_source=pd_source
+        ).items():
             self._blocks[key].append(block)
         return self
 
@@ -136,7 +159,7 @@ class ClassificationEvaluator:
         labels: Sequence[Any],
         uids: ArrayLike | None = None,
         key: str = DEFAULT_KEY,
-    ) -> "ClassificationEvaluator":
+    ) -> ClassificationEvaluator:
         """Add a batch from arrays (see :func:`assay.classification.block_from_arrays`).
 
         Without ``uids``, datums are numbered from the number already added for this key.
@@ -144,10 +167,12 @@ class ClassificationEvaluator:
         if uids is None:
             start = sum(b.n for b in self._blocks.get(key, []))
             uids = np.arange(start, start + len(np.asarray(y_true)))
-        self._blocks[key].append(block_from_arrays(y_true, y_score, labels=labels, uids=uids, key=key))
+        self._blocks[key].append(
+            block_from_arrays(y_true, y_score, labels=labels, uids=uids, key=key)
+        )
         return self
 
-    def merge(self, other: "ClassificationEvaluator") -> "ClassificationEvaluator":
+    def merge(self, other: ClassificationEvaluator) -> ClassificationEvaluator:
         """Fold another evaluator's datums into this one (e.g. from another worker)."""
         for key, blocks in other._blocks.items():
             self._blocks[key].extend(blocks)
@@ -187,19 +212,47 @@ class ClassificationEvaluator:
                 for j, lab in enumerate(b.labels):
                     params = {"label_key": key, "label_value": lab, "score_threshold": t}
                     if "Counts" in want:
-                        out.append(Metric("Counts", {"tp": int(tp[j]), "fp": int(fp[j]), "fn": int(fn[j]), "tn": int(tn[j])}, params))
+                        out.append(
+                            Metric(
+                                "Counts",
+                                {
+                                    "tp": int(tp[j]),
+                                    "fp": int(fp[j]),
+                                    "fn": int(fn[j]),
+                                    "tn": int(tn[j]),
+                                },
+                                params,
+                            )
+                        )
                     for name, arr, req in (
                         ("Precision", prec, "requires TP + FP > 0"),
                         ("Recall", rec, "requires TP + FN > 0"),
-                        ("F1", f1, "requires precision and recall to be defined (TP + FP > 0 and TP + FN > 0)"),
+                        (
+                            "F1",
+                            f1,
+                            "requires precision and recall to be defined (TP + FP > 0 and TP + FN > 0)",
+                        ),
                     ):
                         if name in want:
                             v = _num(arr[j])
-                            out.append(Metric(name, v, params) if v is not None else undefined(name, req, **params))
+                            out.append(
+                                Metric(name, v, params)
+                                if v is not None
+                                else undefined(name, req, **params)
+                            )
                 if "Accuracy" in want:
-                    out.append(Metric("Accuracy", int(tp.sum()) / n, {"label_key": key, "score_threshold": t}))
+                    out.append(
+                        Metric(
+                            "Accuracy", int(tp.sum()) / n, {"label_key": key, "score_threshold": t}
+                        )
+                    )
 
-        need_curves = want & {"ROCAUC", "mROCAUC", "PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}
+        need_curves = want & {
+            "ROCAUC",
+            "mROCAUC",
+            "PrecisionRecallCurve",
+            "DetailedPrecisionRecallCurve",
+        }
         if not need_curves:
             return out
         th = np.asarray(self.pr_curve_thresholds)
@@ -208,7 +261,11 @@ class ClassificationEvaluator:
         aucs: dict[str, float] = {}
         curve: dict[str, dict[float, dict[str, Any]]] = {}
         dcurve: dict[str, dict[float, dict[str, Any]]] = {}
-        examples = _collect_examples(b, th, m_other, self.pr_curve_max_examples) if detailed and self.pr_curve_max_examples else None
+        examples = (
+            _collect_examples(b, th, m_other, self.pr_curve_max_examples)
+            if detailed and self.pr_curve_max_examples
+            else None
+        )
         for j, lab in enumerate(b.labels):
             is_pos = b.gt == j
             col = b.scores[j]
@@ -221,8 +278,13 @@ class ClassificationEvaluator:
             prec, rec, f1 = _rate(tp, tp + fp, zd), _rate(tp, tp + fn, zd), _f1(tp, fp, fn, zd)
             curve[lab] = {
                 float(t): {
-                    "tp": int(tp[i]), "fp": int(fp[i]), "fn": int(fn[i]), "tn": int(tn[i]),
-                    "precision": _num(prec[i]), "recall": _num(rec[i]), "f1_score": _num(f1[i]),
+                    "tp": int(tp[i]),
+                    "fp": int(fp[i]),
+                    "fn": int(fn[i]),
+                    "tn": int(tn[i]),
+                    "precision": _num(prec[i]),
+                    "recall": _num(rec[i]),
+                    "f1_score": _num(f1[i]),
                 }
                 for i, t in enumerate(th)
             }
@@ -237,7 +299,9 @@ class ClassificationEvaluator:
                 dcurve[lab] = {
                     float(t): {
                         "tp": _obs(int(tp[i]), {"all": (int(tp[i]), ex and ex["tp"][i])}),
-                        "fp": _obs(int(fp[i]), {"misclassifications": (int(fp[i]), ex and ex["fp"][i])}),
+                        "fp": _obs(
+                            int(fp[i]), {"misclassifications": (int(fp[i]), ex and ex["fp"][i])}
+                        ),
                         "fn": _obs(
                             int(fn[i]),
                             {
@@ -256,7 +320,11 @@ class ClassificationEvaluator:
                 out.append(
                     Metric("ROCAUC", v, p)
                     if not np.isnan(v)
-                    else undefined("ROCAUC", "requires both positive and negative ground truths for this label", **p)
+                    else undefined(
+                        "ROCAUC",
+                        "requires both positive and negative ground truths for this label",
+                        **p,
+                    )
                 )
         if "mROCAUC" in want:
             defined = {lab: v for lab, v in aucs.items() if not np.isnan(v)}
@@ -267,7 +335,13 @@ class ClassificationEvaluator:
                     p["labels_excluded"] = excluded
                 out.append(Metric("mROCAUC", float(np.mean(list(defined.values()))), p))
             else:
-                out.append(undefined("mROCAUC", "ROC AUC is undefined for every label (one class present)", **base))
+                out.append(
+                    undefined(
+                        "mROCAUC",
+                        "ROC AUC is undefined for every label (one class present)",
+                        **base,
+                    )
+                )
         if "PrecisionRecallCurve" in want:
             out.append(Metric("PrecisionRecallCurve", curve, dict(base)))
         if detailed:
@@ -284,7 +358,10 @@ class ClassificationEvaluator:
 def _obs(total: int, observations: dict[str, tuple[int, list[str] | None]]) -> dict[str, Any]:
     return {
         "total": total,
-        "observations": {name: {"count": cnt, "examples": list(ex or [])} for name, (cnt, ex) in observations.items()},
+        "observations": {
+            name: {"count": cnt, "examples": list(ex or [])}
+            for name, (cnt, ex) in observations.items()
+        },
     }
 
 

@@ -129,7 +129,9 @@ def parse_long_form(
     blocks: dict[str, KeyBlock] = {}
     gt_keys = set(gt["key"].unique())
     for key, gk in gt.groupby("key", sort=True):
-        blocks[str(key)] = _block_from_frames(str(key), gk, pr[pr["key"].to_numpy() == key], pd_source)
+        blocks[str(key)] = _block_from_frames(
+            str(key), gk, pr[pr["key"].to_numpy() == key], pd_source
+        )
     orphan_keys = set(pr["key"].unique()) - gt_keys
     if orphan_keys:
         i = int(np.flatnonzero(pr["key"].isin(orphan_keys).to_numpy())[0])
@@ -156,7 +158,9 @@ def _block_from_frames(key: str, g: pd.DataFrame, p: pd.DataFrame, pd_source: st
             record=row,
             field="uid",
         )
-    labels_arr = np.unique(np.concatenate([g["value"].to_numpy(dtype=object), p["value"].to_numpy(dtype=object)]))
+    labels_arr = np.unique(
+        np.concatenate([g["value"].to_numpy(dtype=object), p["value"].to_numpy(dtype=object)])
+    )
     labels = tuple(str(x) for x in labels_arr)
     lab_index = pd.Index(labels)
     gt_codes = lab_index.get_indexer(g["value"].to_numpy(dtype=object)).astype(np.int64)
@@ -204,7 +208,12 @@ def block_from_arrays(
     bad = ~((s >= 0.0) & (s <= 1.0))
     if bad.any():
         r, c = np.argwhere(bad)[0]
-        raise InvalidInputError(f"score must be in [0, 1], got {s[r, c]!r}", source="y_score", record=int(r), field=labs[c])
+        raise InvalidInputError(
+            f"score must be in [0, 1], got {s[r, c]!r}",
+            source="y_score",
+            record=int(r),
+            field=labs[c],
+        )
     codes = pd.Index(list(labels)).get_indexer(t)
     if (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
@@ -215,7 +224,9 @@ def block_from_arrays(
     u = np.arange(len(t)) if uids is None else np.asarray(uids)
     if u.shape != t.shape:
         raise InvalidInputError(f"has {len(u)} uids for {len(t)} labels", source="uids")
-    return KeyBlock(key, u, tuple(labs[i] for i in order), rank[codes], np.ascontiguousarray(s[:, order].T))
+    return KeyBlock(
+        key, u, tuple(labs[i] for i in order), rank[codes], np.ascontiguousarray(s[:, order].T)
+    )
 
 
 def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
@@ -242,5 +253,7 @@ def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
     dup = pd.Index(all_uids).duplicated()
     if dup.any():
         u = all_uids[int(np.flatnonzero(dup)[0])]
-        raise InvalidInputError(f"uid {u!r} occurs in more than one batch for key {key!r}", source="batches")
+        raise InvalidInputError(
+            f"uid {u!r} occurs in more than one batch for key {key!r}", source="batches"
+        )
     return KeyBlock(key, all_uids, labels, np.concatenate(gts).astype(np.int64), scores)

@@ -15,7 +15,13 @@ See ``docs/detection.md``.
 
 from assay.detection.compute import CocoEvaluation, CocoParams, evaluate
 from assay.detection.evaluator import DetectionEvaluator
-from assay.detection.geometry import box_iou, box_iou_matrix, mask_to_rle, raster_to_polygon, rle_to_mask
+from assay.detection.geometry import (
+    box_iou,
+    box_iou_matrix,
+    mask_to_rle,
+    raster_to_polygon,
+    rle_to_mask,
+)
 from assay.detection.io import load_coco, load_jsonl, parse_datums
 from assay.detection.metrics import (
     DEFAULT_METRICS,

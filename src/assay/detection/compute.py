@@ -65,7 +65,9 @@ __all__ = [
 ]
 
 COCO_IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
-COCO_RECALL_THRESHOLDS = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+COCO_RECALL_THRESHOLDS = np.linspace(
+    0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True
+)
 COCO_AREA_RANGES: tuple[tuple[str, float, float], ...] = (
     ("all", 0.0, 1e5**2),
     ("small", 0.0, 32.0**2),
@@ -113,7 +115,10 @@ class CocoParams:
         if self.iou_type not in ("bbox", "segm"):
             raise ValueError(f"iou_type must be 'bbox' or 'segm', got {self.iou_type!r}")
         self.iou_thresholds = np.asarray(self.iou_thresholds, dtype=np.float64).reshape(-1)
-        if len(self.iou_thresholds) == 0 or ((self.iou_thresholds < 0) | (self.iou_thresholds > 1)).any():
+        if (
+            len(self.iou_thresholds) == 0
+            or ((self.iou_thresholds < 0) | (self.iou_thresholds > 1)).any()
+        ):
             raise ValueError("iou_thresholds must be a non-empty list of numbers in [0, 1]")
         self.recall_thresholds = np.asarray(self.recall_thresholds, dtype=np.float64)
         self.max_dets = tuple(sorted(int(m) for m in self.max_dets))
@@ -177,8 +182,13 @@ class Matching:
 
     @cached_property
     def dt_ignore(self) -> np.ndarray:
-        matched_ignored = np.take_along_axis(self.gt_ignore, np.maximum(self.dt_gt, 0).reshape(len(self.gt_ignore), -1),
-                                             axis=1).reshape(self.dt_gt.shape) if self.gt_ignore.shape[1] else False
+        matched_ignored = (
+            np.take_along_axis(
+                self.gt_ignore, np.maximum(self.dt_gt, 0).reshape(len(self.gt_ignore), -1), axis=1
+            ).reshape(self.dt_gt.shape)
+            if self.gt_ignore.shape[1]
+            else False
+        )
         return np.where(self.dtm, matched_ignored, self.dt_out[:, None, :])
 
 
@@ -199,7 +209,9 @@ def _argsort_int(key: np.ndarray) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
-def _rank_detections(data: DetectionData, max_det: int, *, with_group: bool = False) -> tuple[np.ndarray, ...]:
+def _rank_detections(
+    data: DetectionData, max_det: int, *, with_group: bool = False
+) -> tuple[np.ndarray, ...]:
     """Kept detections in accumulation order, with their rank in their (datum, label) group.
 
     Accumulation order is COCOeval's: by label, descending score, datum order, input order.
@@ -302,7 +314,9 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     general greedy loop in rank steps (:func:`_match_general`).
     """
     gts, dts = data.groundtruths, data.predictions
-    det, rank, group = _rank_detections(data, params.max_dets[-1], with_group=True)  # in accumulation order
+    det, rank, group = _rank_detections(
+        data, params.max_dets[-1], with_group=True
+    )  # in accumulation order
     n = len(det)
     thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
     T = len(thr)
@@ -316,15 +330,31 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
     live = iou >= thr.min()
     pd, pg, iou = pd[live], pg[live], iou[live]
     if len(pd):
-        several = np.flatnonzero(np.bincount(pd, minlength=n) >= 2)  # detections with >= 2 candidates
-        general = np.isin(group[pd], np.unique(group[several])) if len(several) else np.zeros(len(pd), bool)
+        several = np.flatnonzero(
+            np.bincount(pd, minlength=n) >= 2
+        )  # detections with >= 2 candidates
+        general = (
+            np.isin(group[pd], np.unique(group[several]))
+            if len(several)
+            else np.zeros(len(pd), bool)
+        )
         s = ~general
         key, gt = _match_simple(pd[s], pg[s], iou[s], thr, gts.crowd, n)
         if general.any():
-            area_key, area_gt = _match_general(pd[general], pg[general], iou[general], rank, thr, gts.crowd,
-                                               gt_ignore, n)
-    return Matching(det=det, rank=rank, gt_ignore=gt_ignore, dt_out=dt_out, n_thresholds=T, key=key, gt=gt,
-                    area_key=area_key, area_gt=area_gt)
+            area_key, area_gt = _match_general(
+                pd[general], pg[general], iou[general], rank, thr, gts.crowd, gt_ignore, n
+            )
+    return Matching(
+        det=det,
+        rank=rank,
+        gt_ignore=gt_ignore,
+        dt_out=dt_out,
+        n_thresholds=T,
+        key=key,
+        gt=gt,
+        area_key=area_key,
+        area_gt=area_gt,
+    )
 
 
 def _match_simple(
@@ -408,8 +438,18 @@ def _match_general(
     ignore_ga = np.ascontiguousarray(gt_ignore.T)  # (G, A)
     keys, rows = [], []
     for a0, a1 in zip(steps[:-1], steps[1:]):
-        a_i, t_i, d, g = _match_step(pd[a0:a1], pg[a0:a1], iou[a0:a1], base[a0:a1], regular, (1 << pos_bits) - 1,
-                                     thr, crowd, ignore_ga, matched)
+        a_i, t_i, d, g = _match_step(
+            pd[a0:a1],
+            pg[a0:a1],
+            iou[a0:a1],
+            base[a0:a1],
+            regular,
+            (1 << pos_bits) - 1,
+            thr,
+            crowd,
+            ignore_ga,
+            matched,
+        )
         keys.append((a_i * T + t_i) * n + d)
         rows.append(g)
     key, gt = np.concatenate(keys), np.concatenate(rows)
@@ -503,12 +543,24 @@ def accumulate(
                 precision[:, :, :, a, mi] = np.nan
                 continue
             if last:
-                q = _cell_precision(cell, pos, tp, lab, dt_out[a], cnt, npig[a], T, K, rec_thr, tp_at=tp_at)
+                q = _cell_precision(
+                    cell, pos, tp, lab, dt_out[a], cnt, npig[a], T, K, rec_thr, tp_at=tp_at
+                )
             else:
                 keep, newpos, lab_m = restrict[mi]
                 within = rank[pos] < max_det
-                q = _cell_precision(cell[within], newpos[pos[within]], tp[within], lab_m, dt_out[a][keep], cnt,
-                                    npig[a], T, K, rec_thr)
+                q = _cell_precision(
+                    cell[within],
+                    newpos[pos[within]],
+                    tp[within],
+                    lab_m,
+                    dt_out[a][keep],
+                    cnt,
+                    npig[a],
+                    T,
+                    K,
+                    rec_thr,
+                )
             precision[:, :, :, a, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
     return precision, recall
 
@@ -592,7 +644,9 @@ def _cell_precision(
     first = np.cumsum(cnt) - cnt
     end = (first + cnt)[:, None]
     reach = (c <= cnt[:, None]) & (cnt[:, None] > 0)
-    bounds = np.concatenate([np.where(reach, first[:, None] + np.maximum(c - 1, 0), end), end], axis=1)
+    bounds = np.concatenate(
+        [np.where(reach, first[:, None] + np.maximum(c - 1, 0), end), end], axis=1
+    )
     block = np.maximum.reduceat(pr, bounds.reshape(-1)).reshape(C, R + 1)
     block[:, :R][~reach] = 0.0
     block[:, R] = 0.0
@@ -639,7 +693,11 @@ class CocoEvaluation:
     def per_label_ap(self, area: str = "all", max_det: int | None = None) -> np.ndarray:
         """AP averaged over IoU thresholds per label (``-1`` where undefined), COCO style."""
         a = [x[0] for x in self.params.area_ranges].index(area)
-        mi = len(self.params.max_dets) - 1 if max_det is None else self.params.max_dets.index(max_det)
+        mi = (
+            len(self.params.max_dets) - 1
+            if max_det is None
+            else self.params.max_dets.index(max_det)
+        )
         p = self.precision[:, :, :, a, mi]
         out = np.full(p.shape[2], -1.0)
         for k in range(p.shape[2]):
@@ -649,7 +707,9 @@ class CocoEvaluation:
         return out
 
 
-def evaluate(data: DetectionData, params: CocoParams | None = None, *, all_precision: bool = True) -> CocoEvaluation:
+def evaluate(
+    data: DetectionData, params: CocoParams | None = None, *, all_precision: bool = True
+) -> CocoEvaluation:
     """Match and accumulate: the numbers behind COCOeval's ``stats`` and every AP/AR metric.
 
     ``all_precision=False`` skips the precision arrays of the smaller max-dets (see

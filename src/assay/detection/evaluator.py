@@ -20,7 +20,7 @@ from typing import Any
 
 from assay.detection.compute import CocoEvaluation, CocoParams, evaluate
 from assay.detection.io import parse_datums
-from assay.detection.metrics import compute_metrics, coco_summary
+from assay.detection.metrics import coco_summary, compute_metrics
 from assay.detection.types import DetectionData
 from assay.results import MetricSet
 
@@ -58,17 +58,19 @@ class DetectionEvaluator:
         self._parts: list[DetectionData] = []
         self._merged: DetectionData | None = None
 
-    def add(self, data: DetectionData) -> "DetectionEvaluator":
+    def add(self, data: DetectionData) -> DetectionEvaluator:
         """Add a batch (datums with their ground truths and predictions)."""
         self._parts.append(data)
         self._merged = None
         return self
 
-    def add_datums(self, groundtruths: list[dict[str, Any]], predictions: list[dict[str, Any]]) -> "DetectionEvaluator":
+    def add_datums(
+        self, groundtruths: list[dict[str, Any]], predictions: list[dict[str, Any]]
+    ) -> DetectionEvaluator:
         """Add a batch given as datum dicts (the JSONL records of :mod:`assay.detection.io`)."""
         return self.add(parse_datums(groundtruths, predictions))
 
-    def merge(self, other: "DetectionEvaluator") -> "DetectionEvaluator":
+    def merge(self, other: DetectionEvaluator) -> DetectionEvaluator:
         """A new evaluator holding this one's batches followed by ``other``'s."""
         if other.options != self.options:
             raise ValueError("cannot merge evaluators with different options")
@@ -80,7 +82,9 @@ class DetectionEvaluator:
     def data(self) -> DetectionData:
         """All batches as one :class:`DetectionData`."""
         if self._merged is None:
-            self._merged = self._parts[0] if len(self._parts) == 1 else DetectionData.merge(self._parts)  # [] -> empty
+            self._merged = (
+                self._parts[0] if len(self._parts) == 1 else DetectionData.merge(self._parts)
+            )  # [] -> empty
         return self._merged
 
     def compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
@@ -93,4 +97,6 @@ class DetectionEvaluator:
 
     def coco_summary(self) -> MetricSet:
         """The 12 COCO summary numbers as ``COCOSummary`` records."""
-        return coco_summary(evaluate(self.data, CocoParams(iou_type=self.options["iou_type"]), all_precision=False))
+        return coco_summary(
+            evaluate(self.data, CocoParams(iou_type=self.options["iou_type"]), all_precision=False)
+        )

@@ -158,7 +158,9 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
     return shapely.union_all(rects)
 
 
-def _to_shapely(kind: np.ndarray, box: np.ndarray, polygons: np.ndarray, rles: np.ndarray) -> np.ndarray:
+def _to_shapely(
+    kind: np.ndarray, box: np.ndarray, polygons: np.ndarray, rles: np.ndarray
+) -> np.ndarray:
     out = np.empty(len(kind), dtype=object)
     b = kind == BOX
     if b.any():
@@ -171,7 +173,9 @@ def _to_shapely(kind: np.ndarray, box: np.ndarray, polygons: np.ndarray, rles: n
     return out
 
 
-def tight_bounds(kind: np.ndarray, box: np.ndarray, polygons: np.ndarray, rles: np.ndarray) -> np.ndarray:
+def tight_bounds(
+    kind: np.ndarray, box: np.ndarray, polygons: np.ndarray, rles: np.ndarray
+) -> np.ndarray:
     """Tight ``[x, y, w, h]`` of each geometry (the box itself for BOX rows)."""
     out = box.astype(np.float64, copy=True)
     p = np.flatnonzero(kind == POLYGON)
@@ -206,7 +210,9 @@ def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray)
     rr = live & (dk == RASTER) & (gk == RASTER)
     idx = np.flatnonzero(rr)
     if len(idx):
-        out[idx] = _rle_pair_iou(dts.rles, gts.rles, gts.crowd, di[idx], gi[idx], dts.datum[di[idx]])
+        out[idx] = _rle_pair_iou(
+            dts.rles, gts.rles, gts.crowd, di[idx], gi[idx], dts.datum[di[idx]]
+        )
     idx = np.flatnonzero(live & ~rr)
     if len(idx):
         ud, dinv = np.unique(di[idx], return_inverse=True)
@@ -222,7 +228,12 @@ def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray)
 
 
 def _rle_pair_iou(
-    dt_rles: np.ndarray, gt_rles: np.ndarray, gt_crowd: np.ndarray, di: np.ndarray, gi: np.ndarray, group: np.ndarray
+    dt_rles: np.ndarray,
+    gt_rles: np.ndarray,
+    gt_crowd: np.ndarray,
+    di: np.ndarray,
+    gi: np.ndarray,
+    group: np.ndarray,
 ) -> np.ndarray:
     """Raster pair IoUs via pycocotools: one all-pairs call per group (datum) of pairs."""
     out = np.zeros(len(di))
@@ -231,7 +242,9 @@ def _rle_pair_iou(
     for seg in np.split(order, bounds):
         ud, dinv = np.unique(di[seg], return_inverse=True)
         ug, ginv = np.unique(gi[seg], return_inverse=True)
-        m = mask_utils.iou(list(dt_rles[ud]), list(gt_rles[ug]), gt_crowd[ug].astype(np.uint8).tolist())
+        m = mask_utils.iou(
+            list(dt_rles[ud]), list(gt_rles[ug]), gt_crowd[ug].astype(np.uint8).tolist()
+        )
         m = np.asarray(m, dtype=np.float64).reshape(len(ud), len(ug))
         out[seg] = m[dinv, ginv]
     return out

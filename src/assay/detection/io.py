@@ -43,8 +43,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import msgspec
+import numpy as np
 import shapely
 from pycocotools import mask as mask_utils
 
@@ -118,7 +118,9 @@ def load_coco(groundtruths: Any, predictions: Any, *, iou_type: str = "bbox") ->
     gt = read_json(groundtruths)
     dt = _load_results(predictions)
     if not isinstance(gt, dict) or "images" not in gt or "annotations" not in gt:
-        raise InvalidInputError("expected a COCO annotations object with 'images' and 'annotations'", source=gsrc)
+        raise InvalidInputError(
+            "expected a COCO annotations object with 'images' and 'annotations'", source=gsrc
+        )
     if isinstance(dt, dict) and "annotations" in dt:
         dt = dt["annotations"]
     if not isinstance(dt, list):
@@ -156,12 +158,18 @@ def load_coco(groundtruths: Any, predictions: Any, *, iou_type: str = "bbox") ->
             return np.zeros(0, np.int64)
         pos = np.searchsorted(img_ids, ids)
         pos_c = np.minimum(pos, len(img_ids) - 1) if len(img_ids) else pos
-        bad = np.flatnonzero((pos >= len(img_ids)) | (img_ids[pos_c] != ids)) if len(img_ids) else np.arange(len(ids))
+        bad = (
+            np.flatnonzero((pos >= len(img_ids)) | (img_ids[pos_c] != ids))
+            if len(img_ids)
+            else np.arange(len(ids))
+        )
         if len(bad):
             i = int(bad[0])
             raise InvalidInputError(
                 f"unknown image id {ids[i].item() if hasattr(ids[i], 'item') else ids[i]!r} (not in the ground-truth images)",
-                source=source, record=f"annotation {i}", field="image_id",
+                source=source,
+                record=f"annotation {i}",
+                field="image_id",
             )
         return pos.astype(np.int64)
 
@@ -169,19 +177,32 @@ def load_coco(groundtruths: Any, predictions: Any, *, iou_type: str = "bbox") ->
     ganns = gt["annotations"]
     for i, a in enumerate(ganns):
         if "category_id" not in a:
-            raise InvalidInputError("annotation has no label (category_id)", source=gsrc,
-                                    record=_rec(a.get("image_id"), a.get("id", i)), field="category_id")
+            raise InvalidInputError(
+                "annotation has no label (category_id)",
+                source=gsrc,
+                record=_rec(a.get("image_id"), a.get("id", i)),
+                field="category_id",
+            )
     g_img = datum_of(np.array([a.get("image_id") for a in ganns]), gsrc, ganns)
     g_lab = np.array([cat_of(a["category_id"]) for a in ganns], dtype=np.int64)
     g_crowd = np.array([bool(a.get("iscrowd", 0)) for a in ganns], dtype=bool)
     g_id = np.array([a.get("id", i + 1) for i, a in enumerate(ganns)], dtype=np.int64)
-    g_box = _boxes([a.get("bbox") for a in ganns], gsrc, ganns, img_ids[g_img] if len(ganns) else [])
+    g_box = _boxes(
+        [a.get("bbox") for a in ganns], gsrc, ganns, img_ids[g_img] if len(ganns) else []
+    )
     g_rles = np.empty(len(ganns), dtype=object)
     g_kind = np.full(len(ganns), BOX, np.int8)
     if segm:
         for i, a in enumerate(ganns):
             d = int(g_img[i])
-            g_rles[i] = _coco_rle(a.get("segmentation"), int(heights[d]), int(widths[d]), gsrc, img_ids[d], a.get("id", i))
+            g_rles[i] = _coco_rle(
+                a.get("segmentation"),
+                int(heights[d]),
+                int(widths[d]),
+                gsrc,
+                img_ids[d],
+                a.get("id", i),
+            )
         g_kind[:] = RASTER
     has_area = np.array(["area" in a for a in ganns], dtype=bool)
     g_area = np.array([float(a.get("area", 0.0)) for a in ganns], dtype=np.float64)
@@ -196,14 +217,21 @@ def load_coco(groundtruths: Any, predictions: Any, *, iou_type: str = "bbox") ->
     d_img = datum_of(cols["image_id"], psrc, dt)
     cat_arr = cols["category_id"]
     uniq, inv = np.unique(cat_arr, return_inverse=True) if n else (cat_arr, np.zeros(0, np.int64))
-    d_lab = np.array([cat_of(u.item() if hasattr(u, "item") else u) for u in uniq], dtype=np.int64)[inv] if n \
+    d_lab = (
+        np.array([cat_of(u.item() if hasattr(u, "item") else u) for u in uniq], dtype=np.int64)[inv]
+        if n
         else np.zeros(0, np.int64)
+    )
     d_score = cols["score"]
     if n and not np.isfinite(d_score).all():
         i = int(np.flatnonzero(~np.isfinite(d_score))[0])
-        raise InvalidInputError("score must be finite", source=psrc, record=_rec(cols["image_id"][i], i), field="score")
+        raise InvalidInputError(
+            "score must be finite", source=psrc, record=_rec(cols["image_id"][i], i), field="score"
+        )
     boxes, segms = cols["bbox"], cols["segmentation"]
-    use_box = n > 0 and boxes[0] is not None and len(boxes[0]) > 0  # loadRes: decided by the first result
+    use_box = (
+        n > 0 and boxes[0] is not None and len(boxes[0]) > 0
+    )  # loadRes: decided by the first result
     d_rles = np.empty(n, dtype=object)
     d_kind = np.full(n, BOX, np.int8)
     if segm or not use_box:
@@ -222,10 +250,30 @@ def load_coco(groundtruths: Any, predictions: Any, *, iou_type: str = "bbox") ->
         d_kind[:] = BOX
         g_kind[:] = BOX
 
-    gts = Annotations(g_img, g_lab, g_box, g_area, np.ones(len(ganns)), g_crowd, g_id, g_kind,
-                      np.empty(len(ganns), dtype=object), g_rles)
-    dts = Annotations(d_img, d_lab, d_box, d_area, d_score, np.zeros(n, bool),
-                      np.arange(1, n + 1, dtype=np.int64), d_kind, np.empty(n, dtype=object), d_rles)
+    gts = Annotations(
+        g_img,
+        g_lab,
+        g_box,
+        g_area,
+        np.ones(len(ganns)),
+        g_crowd,
+        g_id,
+        g_kind,
+        np.empty(len(ganns), dtype=object),
+        g_rles,
+    )
+    dts = Annotations(
+        d_img,
+        d_lab,
+        d_box,
+        d_area,
+        d_score,
+        np.zeros(n, bool),
+        np.arange(1, n + 1, dtype=np.int64),
+        d_kind,
+        np.empty(n, dtype=object),
+        d_rles,
+    )
     return DetectionData(list(img_ids.tolist()), heights, widths, labels, gts, dts, label_ids)
 
 
@@ -259,7 +307,9 @@ def _load_results(source: Any) -> Any:
         m = re.search(r"\$\[(\d+)\](?:\.(\w+))?", str(e))
         rec = f"annotation {m.group(1)}" if m else None
         field = m.group(2) if m and m.group(2) else None
-        if field == "bbox":  # e.g. an empty or short bbox: the generic path reports or accepts it as COCO does
+        if (
+            field == "bbox"
+        ):  # e.g. an empty or short bbox: the generic path reports or accepts it as COCO does
             return read_json(raw, name=str(path))
         reason = str(e).split(" - at ")[0]
         if "missing required field" in reason:
@@ -282,20 +332,33 @@ def _result_columns(dt: list[Any], source: str) -> dict[str, Any]:
     else:
         for i, a in enumerate(dt):
             if not isinstance(a, dict) or "category_id" not in a:
-                raise InvalidInputError("detection has no label (category_id)", source=source,
-                                        record=f"annotation {i}", field="category_id")
+                raise InvalidInputError(
+                    "detection has no label (category_id)",
+                    source=source,
+                    record=f"annotation {i}",
+                    field="category_id",
+                )
         img = [a.get("image_id") for a in dt]
         cat = [a["category_id"] for a in dt]
         try:
             score = np.fromiter((a["score"] for a in dt), dtype=np.float64, count=n)
         except (KeyError, TypeError, ValueError):
             i = next(i for i, a in enumerate(dt) if not isinstance(a.get("score"), (int, float)))
-            raise InvalidInputError("missing or non-numeric score", source=source,
-                                    record=_rec(dt[i].get("image_id"), i), field="score") from None
+            raise InvalidInputError(
+                "missing or non-numeric score",
+                source=source,
+                record=_rec(dt[i].get("image_id"), i),
+                field="score",
+            ) from None
         bbox = [a.get("bbox") for a in dt]
         seg = [a.get("segmentation") for a in dt]
-    return {"image_id": _id_array(img), "category_id": _id_array(cat), "score": score, "bbox": bbox,
-            "segmentation": seg}
+    return {
+        "image_id": _id_array(img),
+        "category_id": _id_array(cat),
+        "score": score,
+        "bbox": bbox,
+        "segmentation": seg,
+    }
 
 
 def _id_array(ids: list[Any]) -> np.ndarray:
@@ -314,31 +377,53 @@ def _boxes(boxes: list[Any], source: str, anns: list[dict] | None, img: Any) -> 
         arr = flat.reshape(n, 4)
     except (TypeError, ValueError):
         i = next(i for i, b in enumerate(boxes) if not isinstance(b, (list, tuple)) or len(b) != 4)
-        raise InvalidInputError("bbox must be [x, y, width, height]", source=source,
-                                record=_rec(img[i], i if anns is None else anns[i].get("id", i)), field="bbox") from None
+        raise InvalidInputError(
+            "bbox must be [x, y, width, height]",
+            source=source,
+            record=_rec(img[i], i if anns is None else anns[i].get("id", i)),
+            field="bbox",
+        ) from None
     bad = np.flatnonzero(~np.isfinite(arr).all(axis=1) | (arr[:, 2] < 0) | (arr[:, 3] < 0))
     if len(bad):
         i = int(bad[0])
-        raise InvalidInputError(f"bbox {boxes[i]} has a negative or non-finite size", source=source,
-                                record=_rec(img[i], i if anns is None else anns[i].get("id", i)), field="bbox")
+        raise InvalidInputError(
+            f"bbox {boxes[i]} has a negative or non-finite size",
+            source=source,
+            record=_rec(img[i], i if anns is None else anns[i].get("id", i)),
+            field="bbox",
+        )
     return arr
 
 
 def _coco_rle(segm: Any, h: int, w: int, source: str, uid: Any, ann: Any) -> dict[str, Any]:
     rec = _rec(uid, ann)
     if segm is None:
-        raise InvalidInputError("missing segmentation", source=source, record=rec, field="segmentation")
+        raise InvalidInputError(
+            "missing segmentation", source=source, record=rec, field="segmentation"
+        )
     if isinstance(segm, list):
         if not segm or any(not isinstance(p, list) or len(p) < 6 or len(p) % 2 for p in segm):
-            raise InvalidInputError("polygon must be lists of at least 3 (x, y) points", source=source,
-                                    record=rec, field="segmentation")
+            raise InvalidInputError(
+                "polygon must be lists of at least 3 (x, y) points",
+                source=source,
+                record=rec,
+                field="segmentation",
+            )
         return polygon_to_rle(segm, h, w)
     if not isinstance(segm, dict) or "counts" not in segm or "size" not in segm:
-        raise InvalidInputError("segmentation must be polygons or an RLE {size, counts}", source=source,
-                                record=rec, field="segmentation")
+        raise InvalidInputError(
+            "segmentation must be polygons or an RLE {size, counts}",
+            source=source,
+            record=rec,
+            field="segmentation",
+        )
     if list(segm["size"]) != [h, w]:
-        raise InvalidInputError(f"mask size {list(segm['size'])} differs from the image size {[h, w]}",
-                                source=source, record=rec, field="segmentation")
+        raise InvalidInputError(
+            f"mask size {list(segm['size'])} differs from the image size {[h, w]}",
+            source=source,
+            record=rec,
+            field="segmentation",
+        )
     if isinstance(segm["counts"], list):
         return mask_utils.frPyObjects(segm, h, w)
     counts = segm["counts"]
@@ -372,10 +457,14 @@ def parse_datums(
     ws: list[int] = []
     for rec in gt_datums:
         if "uid" not in rec:
-            raise InvalidInputError("datum has no uid", source=gsrc, record=f"datum {len(uids) + 1}", field="uid")
+            raise InvalidInputError(
+                "datum has no uid", source=gsrc, record=f"datum {len(uids) + 1}", field="uid"
+            )
         uid = rec["uid"]
         if uid in index:
-            raise InvalidInputError("datum listed twice", source=gsrc, record=_rec(uid), field="uid")
+            raise InvalidInputError(
+                "datum listed twice", source=gsrc, record=_rec(uid), field="uid"
+            )
         index[uid] = len(uids)
         uids.append(uid)
         hs.append(int(rec.get("height", 0) or 0))
@@ -391,20 +480,41 @@ def parse_datums(
     for rec in pr_datums:
         uid = rec.get("uid")
         if uid not in index:
-            raise InvalidInputError("unknown datum uid (not in the ground truths)", source=psrc,
-                                    record=_rec(uid), field="uid")
+            raise InvalidInputError(
+                "unknown datum uid (not in the ground truths)",
+                source=psrc,
+                record=_rec(uid),
+                field="uid",
+            )
         if uid in seen_p:
-            raise InvalidInputError("datum listed twice", source=psrc, record=_rec(uid), field="uid")
+            raise InvalidInputError(
+                "datum listed twice", source=psrc, record=_rec(uid), field="uid"
+            )
         seen_p.add(uid)
         d = index[uid]
         _parse_annotations(rec, d, hs[d], ws[d], psrc, labels, lindex, rows_p, prediction=True)
-    return DetectionData(uids, np.array(hs, np.int64), np.array(ws, np.int64), labels, rows_g.build(), rows_p.build())
+    return DetectionData(
+        uids, np.array(hs, np.int64), np.array(ws, np.int64), labels, rows_g.build(), rows_p.build()
+    )
 
 
 class _Rows:
     def __init__(self) -> None:
-        self.cols: dict[str, list[Any]] = {k: [] for k in
-                                           ("datum", "label", "box", "area", "score", "crowd", "ann_id", "kind", "poly", "rle")}
+        self.cols: dict[str, list[Any]] = {
+            k: []
+            for k in (
+                "datum",
+                "label",
+                "box",
+                "area",
+                "score",
+                "crowd",
+                "ann_id",
+                "kind",
+                "poly",
+                "rle",
+            )
+        }
 
     def add(self, **kw: Any) -> None:
         for k, v in kw.items():
@@ -418,17 +528,27 @@ class _Rows:
         rle = np.empty(n, dtype=object)
         rle[:] = c["rle"] if n else []
         return Annotations(
-            datum=np.array(c["datum"], np.int64), label=np.array(c["label"], np.int64),
-            box=np.array(c["box"], np.float64).reshape(n, 4), area=np.array(c["area"], np.float64),
-            score=np.array(c["score"], np.float64), crowd=np.array(c["crowd"], bool),
-            ann_id=np.array(c["ann_id"], np.int64), kind=np.array(c["kind"], np.int8), polygons=poly, rles=rle,
+            datum=np.array(c["datum"], np.int64),
+            label=np.array(c["label"], np.int64),
+            box=np.array(c["box"], np.float64).reshape(n, 4),
+            area=np.array(c["area"], np.float64),
+            score=np.array(c["score"], np.float64),
+            crowd=np.array(c["crowd"], bool),
+            ann_id=np.array(c["ann_id"], np.int64),
+            kind=np.array(c["kind"], np.int8),
+            polygons=poly,
+            rles=rle,
         )
 
 
-def _labels_of(ann: dict[str, Any], source: str, rec: str, prediction: bool) -> list[tuple[Label, float]]:
+def _labels_of(
+    ann: dict[str, Any], source: str, rec: str, prediction: bool
+) -> list[tuple[Label, float]]:
     raw = ann.get("labels", ann.get("label"))
     if raw is None or raw == [] or raw == "":
-        raise InvalidInputError("annotation has no label", source=source, record=rec, field="labels")
+        raise InvalidInputError(
+            "annotation has no label", source=source, record=rec, field="labels"
+        )
     items = raw if isinstance(raw, list) else [raw]
     out = []
     for it in items:
@@ -441,8 +561,17 @@ def _labels_of(ann: dict[str, Any], source: str, rec: str, prediction: bool) -> 
         else:
             raise InvalidInputError(f"bad label {it!r}", source=source, record=rec, field="labels")
         if prediction:
-            if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
-                raise InvalidInputError("prediction needs a finite numeric score", source=source, record=rec, field="score")
+            if (
+                not isinstance(score, (int, float))
+                or isinstance(score, bool)
+                or not math.isfinite(score)
+            ):
+                raise InvalidInputError(
+                    "prediction needs a finite numeric score",
+                    source=source,
+                    record=rec,
+                    field="score",
+                )
             score = float(score)
         else:
             score = 1.0
@@ -451,13 +580,23 @@ def _labels_of(ann: dict[str, Any], source: str, rec: str, prediction: bool) -> 
 
 
 def _parse_annotations(
-    rec: dict[str, Any], d: int, h: int, w: int, source: str, labels: list[Label], lindex: dict[Label, int],
-    rows: _Rows, *, prediction: bool,
+    rec: dict[str, Any],
+    d: int,
+    h: int,
+    w: int,
+    source: str,
+    labels: list[Label],
+    lindex: dict[Label, int],
+    rows: _Rows,
+    *,
+    prediction: bool,
 ) -> None:
     uid = rec["uid"]
     anns = rec.get("annotations", [])
     if not isinstance(anns, list):
-        raise InvalidInputError("annotations must be a list", source=source, record=_rec(uid), field="annotations")
+        raise InvalidInputError(
+            "annotations must be a list", source=source, record=_rec(uid), field="annotations"
+        )
     for j, ann in enumerate(anns):
         rec_s = _rec(uid, j)
         if not isinstance(ann, dict):
@@ -468,25 +607,43 @@ def _parse_annotations(
             if lab not in lindex:
                 lindex[lab] = len(labels)
                 labels.append(lab)
-            rows.add(datum=d, label=lindex[lab], box=box, area=area, score=score,
-                     crowd=bool(ann.get("iscrowd", False)) and not prediction, ann_id=j, kind=kind, poly=poly, rle=rle)
+            rows.add(
+                datum=d,
+                label=lindex[lab],
+                box=box,
+                area=area,
+                score=score,
+                crowd=bool(ann.get("iscrowd", False)) and not prediction,
+                ann_id=j,
+                kind=kind,
+                poly=poly,
+                rle=rle,
+            )
 
 
 def _geometry(ann: dict[str, Any], h: int, w: int, source: str, rec: str):
     present = [k for k in ("box", "polygon", "mask_rle") if k in ann]
     if len(present) != 1:
-        raise InvalidInputError("annotation needs exactly one of box, polygon, mask_rle", source=source, record=rec)
+        raise InvalidInputError(
+            "annotation needs exactly one of box, polygon, mask_rle", source=source, record=rec
+        )
     key = present[0]
     val = ann[key]
     if key == "box":
         try:
             xmin, ymin, xmax, ymax = (float(v) for v in val)
         except (TypeError, ValueError):
-            raise InvalidInputError("box must be [xmin, ymin, xmax, ymax]", source=source, record=rec, field="box") from None
+            raise InvalidInputError(
+                "box must be [xmin, ymin, xmax, ymax]", source=source, record=rec, field="box"
+            ) from None
         if not all(math.isfinite(v) for v in (xmin, ymin, xmax, ymax)):
-            raise InvalidInputError("box coordinates must be finite", source=source, record=rec, field="box")
+            raise InvalidInputError(
+                "box coordinates must be finite", source=source, record=rec, field="box"
+            )
         if xmax < xmin or ymax < ymin:
-            raise InvalidInputError(f"box {val} has xmax < xmin or ymax < ymin", source=source, record=rec, field="box")
+            raise InvalidInputError(
+                f"box {val} has xmax < xmin or ymax < ymin", source=source, record=rec, field="box"
+            )
         box = [xmin, ymin, xmax - xmin, ymax - ymin]
         return BOX, box, box[2] * box[3], None, None
     if key == "polygon":
@@ -494,10 +651,16 @@ def _geometry(ann: dict[str, Any], h: int, w: int, source: str, rec: str):
         x0, y0, x1, y1 = poly.bounds
         return POLYGON, [x0, y0, x1 - x0, y1 - y0], float(poly.area), poly, None
     if not isinstance(val, dict) or "size" not in val or "counts" not in val:
-        raise InvalidInputError("mask_rle must be {size: [h, w], counts}", source=source, record=rec, field="mask_rle")
+        raise InvalidInputError(
+            "mask_rle must be {size: [h, w], counts}", source=source, record=rec, field="mask_rle"
+        )
     if list(val["size"]) != [h, w]:
-        raise InvalidInputError(f"mask size {list(val['size'])} differs from the datum's size {[h, w]}",
-                                source=source, record=rec, field="mask_rle")
+        raise InvalidInputError(
+            f"mask size {list(val['size'])} differs from the datum's size {[h, w]}",
+            source=source,
+            record=rec,
+            field="mask_rle",
+        )
     try:
         if isinstance(val["counts"], list):
             rle = mask_utils.frPyObjects(val, h, w)
@@ -507,13 +670,20 @@ def _geometry(ann: dict[str, Any], h: int, w: int, source: str, rec: str):
         area = float(mask_utils.area(rle))
         box = [float(v) for v in mask_utils.toBbox(rle)]
     except Exception as e:  # pycocotools raises plain exceptions on corrupt RLE
-        raise InvalidInputError(f"cannot decode RLE: {e}", source=source, record=rec, field="mask_rle") from None
+        raise InvalidInputError(
+            f"cannot decode RLE: {e}", source=source, record=rec, field="mask_rle"
+        ) from None
     return RASTER, box, area, None, rle
 
 
 def _polygon(val: Any, source: str, rec: str) -> shapely.Polygon:
     if not isinstance(val, list) or not val:
-        raise InvalidInputError("polygon must be a list of rings of [x, y] points", source=source, record=rec, field="polygon")
+        raise InvalidInputError(
+            "polygon must be a list of rings of [x, y] points",
+            source=source,
+            record=rec,
+            field="polygon",
+        )
     if isinstance(val[0], list) and val[0] and isinstance(val[0][0], (int, float)):
         val = [val]  # a single ring given without the outer list
     rings = []
@@ -523,14 +693,26 @@ def _polygon(val: Any, source: str, rec: str) -> shapely.Polygon:
         except (TypeError, ValueError):
             pts = np.zeros((0,))
         if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 4 or not np.isfinite(pts).all():
-            raise InvalidInputError("polygon ring must be at least 4 finite [x, y] points (closed)", source=source,
-                                    record=rec, field="polygon")
+            raise InvalidInputError(
+                "polygon ring must be at least 4 finite [x, y] points (closed)",
+                source=source,
+                record=rec,
+                field="polygon",
+            )
         if not np.array_equal(pts[0], pts[-1]):
-            raise InvalidInputError("polygon ring does not close (first point != last point)", source=source,
-                                    record=rec, field="polygon")
+            raise InvalidInputError(
+                "polygon ring does not close (first point != last point)",
+                source=source,
+                record=rec,
+                field="polygon",
+            )
         rings.append(pts)
     poly = shapely.Polygon(rings[0], rings[1:])
     if not shapely.is_valid(poly):
-        raise InvalidInputError(f"invalid polygon: {shapely.is_valid_reason(poly)}", source=source, record=rec,
-                                field="polygon")
+        raise InvalidInputError(
+            f"invalid polygon: {shapely.is_valid_reason(poly)}",
+            source=source,
+            record=rec,
+            field="polygon",
+        )
     return poly

@@ -74,7 +74,15 @@ METRIC_TYPES = (
     "DetailedPrecisionRecallCurve",
     "COCOSummary",
 )
-DEFAULT_METRICS = ("AP", "APAveragedOverIOUs", "mAP", "mAPAveragedOverIOUs", "AR", "mAR", "PrecisionRecallCurve")
+DEFAULT_METRICS = (
+    "AP",
+    "APAveragedOverIOUs",
+    "mAP",
+    "mAPAveragedOverIOUs",
+    "AR",
+    "mAR",
+    "PrecisionRecallCurve",
+)
 PR_SCORE_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
 NO_GT = "requires at least one ground truth (not crowd) of the label"
 
@@ -95,13 +103,27 @@ def coco_summary(ev: CocoEvaluation) -> MetricSet:
     """
     out = []
     for (stat, iou, area, md), v in zip(STAT_NAMES, ev.stats()):
-        p = {"statistic": stat, "iou": iou, "area": area, "max_dets": md, "iou_type": ev.params.iou_type}
-        out.append(Metric("COCOSummary", float(v), p) if v > -1 else undefined("COCOSummary", NO_GT, **p))
+        p = {
+            "statistic": stat,
+            "iou": iou,
+            "area": area,
+            "max_dets": md,
+            "iou_type": ev.params.iou_type,
+        }
+        out.append(
+            Metric("COCOSummary", float(v), p) if v > -1 else undefined("COCOSummary", NO_GT, **p)
+        )
     return MetricSet(out)
 
 
-def average_precision(data: DetectionData, *, iou_threshold: float = 0.5, label: tuple[str, str] | None = None,
-                      iou_type: str = "bbox", max_detections: int | None = 100) -> float:
+def average_precision(
+    data: DetectionData,
+    *,
+    iou_threshold: float = 0.5,
+    label: tuple[str, str] | None = None,
+    iou_type: str = "bbox",
+    max_detections: int | None = 100,
+) -> float:
     """Strict AP (101-point, COCO matching) of one label at one IoU threshold.
 
     Raises :class:`UndefinedMetricError` if the label has no non-crowd ground truth.
@@ -120,8 +142,15 @@ def average_precision(data: DetectionData, *, iou_threshold: float = 0.5, label:
         label = data.labels[0]
     k = data.labels.index(tuple(label))
     md = _max_det(data, max_detections)
-    ev = evaluate(data, CocoParams(iou_type=iou_type, iou_thresholds=[iou_threshold], area_ranges=(("all", 0, 1e10),),
-                                   max_dets=(md,)))
+    ev = evaluate(
+        data,
+        CocoParams(
+            iou_type=iou_type,
+            iou_thresholds=[iou_threshold],
+            area_ranges=(("all", 0, 1e10),),
+            max_dets=(md,),
+        ),
+    )
     s = ev.precision[0, :, k, 0, 0]
     if (s <= -1).any():
         raise UndefinedMetricError("AP", NO_GT)
@@ -177,7 +206,9 @@ def compute_metrics(
     unknown = [m for m in wanted if m not in METRIC_TYPES]
     if unknown:
         raise ValueError(f"unknown metric type(s) {unknown}; choose from {list(METRIC_TYPES)}")
-    ious = np.asarray(COCO_IOU_THRESHOLDS if iou_thresholds is None else iou_thresholds, dtype=np.float64)
+    ious = np.asarray(
+        COCO_IOU_THRESHOLDS if iou_thresholds is None else iou_thresholds, dtype=np.float64
+    )
     ar_ious = np.asarray(ar_iou_thresholds, dtype=np.float64)
     md = _max_det(data, max_detections)
     out: list[Metric] = []
@@ -188,8 +219,15 @@ def compute_metrics(
     need_ar = any(m in wanted for m in ("AR", "mAR"))
     if need_ap or need_ar:
         all_t = np.unique(np.concatenate([ious, ar_ious])) if need_ar else ious
-        ev = evaluate(data, CocoParams(iou_type=iou_type, iou_thresholds=all_t, area_ranges=(("all", 0.0, 1e5**2),),
-                                       max_dets=(md,)))
+        ev = evaluate(
+            data,
+            CocoParams(
+                iou_type=iou_type,
+                iou_thresholds=all_t,
+                area_ranges=(("all", 0.0, 1e5**2),),
+                max_dets=(md,),
+            ),
+        )
         t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
         prec = ev.precision[:, :, :, 0, 0]  # (T, R, K)
         ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), -1.0)[t_idx]  # (T, K)
@@ -198,13 +236,19 @@ def compute_metrics(
         if need_ar:
             out += _ar_records(data, ev, all_t, ar_ious, recall_score_threshold, keys, wanted)
     if "COCOSummary" in wanted:
-        out += list(coco_summary(evaluate(data, CocoParams(iou_type=iou_type), all_precision=False)))
+        out += list(
+            coco_summary(evaluate(data, CocoParams(iou_type=iou_type), all_precision=False))
+        )
     if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
-        out += _pr_curves(data, iou_type, pr_curve_iou_threshold, md, pr_curve_max_examples, keys, wanted)
+        out += _pr_curves(
+            data, iou_type, pr_curve_iou_threshold, md, pr_curve_max_examples, keys, wanted
+        )
     return MetricSet(out)
 
 
-def _ap_records(data: DetectionData, ap: np.ndarray, ious: np.ndarray, keys: list[str], wanted: list[str]) -> list[Metric]:
+def _ap_records(
+    data: DetectionData, ap: np.ndarray, ious: np.ndarray, keys: list[str], wanted: list[str]
+) -> list[Metric]:
     out: list[Metric] = []
     K = len(data.labels)
     defined = (ap > -1).all(axis=0)  # per label: defined at every threshold (same ground truths)
@@ -214,27 +258,45 @@ def _ap_records(data: DetectionData, ap: np.ndarray, ious: np.ndarray, keys: lis
         if "AP" in wanted:
             for ti, t in enumerate(tl):
                 p = {"label_key": key, "label_value": value, "iou_threshold": t}
-                out.append(Metric("AP", float(ap[ti, k]), p) if defined[k] else undefined("AP", NO_GT, **p))
+                out.append(
+                    Metric("AP", float(ap[ti, k]), p) if defined[k] else undefined("AP", NO_GT, **p)
+                )
         if "APAveragedOverIOUs" in wanted:
             p = {"label_key": key, "label_value": value, "iou_thresholds": tl}
-            out.append(Metric("APAveragedOverIOUs", float(np.mean(ap[:, k])), p) if defined[k]
-                       else undefined("APAveragedOverIOUs", NO_GT, **p))
+            out.append(
+                Metric("APAveragedOverIOUs", float(np.mean(ap[:, k])), p)
+                if defined[k]
+                else undefined("APAveragedOverIOUs", NO_GT, **p)
+            )
     for key in keys:
         ks = [k for k in _label_order(data) if data.labels[k][0] == key and defined[k]]
         if "mAP" in wanted:
             for ti, t in enumerate(tl):
                 p = {"label_key": key, "iou_threshold": t}
-                out.append(Metric("mAP", float(np.mean(ap[ti, ks])), p) if ks
-                           else undefined("mAP", "requires a label with ground truths", **p))
+                out.append(
+                    Metric("mAP", float(np.mean(ap[ti, ks])), p)
+                    if ks
+                    else undefined("mAP", "requires a label with ground truths", **p)
+                )
         if "mAPAveragedOverIOUs" in wanted:
             p = {"label_key": key, "iou_thresholds": tl}
-            out.append(Metric("mAPAveragedOverIOUs", float(np.mean(ap[:, ks])), p) if ks
-                       else undefined("mAPAveragedOverIOUs", "requires a label with ground truths", **p))
+            out.append(
+                Metric("mAPAveragedOverIOUs", float(np.mean(ap[:, ks])), p)
+                if ks
+                else undefined("mAPAveragedOverIOUs", "requires a label with ground truths", **p)
+            )
     return out
 
 
-def _ar_records(data: DetectionData, ev: CocoEvaluation, all_t: np.ndarray, ar_ious: np.ndarray, score_thr: float,
-                keys: list[str], wanted: list[str]) -> list[Metric]:
+def _ar_records(
+    data: DetectionData,
+    ev: CocoEvaluation,
+    all_t: np.ndarray,
+    ar_ious: np.ndarray,
+    score_thr: float,
+    keys: list[str],
+    wanted: list[str],
+) -> list[Metric]:
     m = ev.matching
     K = len(data.labels)
     dts, gts = data.predictions, data.groundtruths
@@ -252,14 +314,24 @@ def _ar_records(data: DetectionData, ev: CocoEvaluation, all_t: np.ndarray, ar_i
     for k in _label_order(data):
         if "AR" in wanted:
             key, value = data.labels[k]
-            p = {"label_key": key, "label_value": value, "iou_thresholds": tl, "score_threshold": float(score_thr)}
-            out.append(Metric("AR", float(ar[k]), p) if npig[k] > 0 else undefined("AR", NO_GT, **p))
+            p = {
+                "label_key": key,
+                "label_value": value,
+                "iou_thresholds": tl,
+                "score_threshold": float(score_thr),
+            }
+            out.append(
+                Metric("AR", float(ar[k]), p) if npig[k] > 0 else undefined("AR", NO_GT, **p)
+            )
     if "mAR" in wanted:
         for key in keys:
             ks = [k for k in _label_order(data) if data.labels[k][0] == key and npig[k] > 0]
             p = {"label_key": key, "iou_thresholds": tl, "score_threshold": float(score_thr)}
-            out.append(Metric("mAR", float(np.mean(ar[ks])), p) if ks
-                       else undefined("mAR", "requires a label with ground truths", **p))
+            out.append(
+                Metric("mAR", float(np.mean(ar[ks])), p)
+                if ks
+                else undefined("mAR", "requires a label with ground truths", **p)
+            )
     return out
 
 
@@ -278,7 +350,11 @@ def geometry_json(data: DetectionData, side: str, row: int) -> dict[str, Any]:
     if kind == RASTER:
         r = a.rles[row]
         c = r["counts"]
-        return {"type": "rle", "size": list(r["size"]), "counts": c.decode() if isinstance(c, bytes) else c}
+        return {
+            "type": "rle",
+            "size": list(r["size"]),
+            "counts": c.decode() if isinstance(c, bytes) else c,
+        }
     x, y, w, h = (float(v) for v in a.box[row])
     return {"type": "box", "xmin": x, "ymin": y, "xmax": x + w, "ymax": y + h}
 
@@ -286,10 +362,16 @@ def geometry_json(data: DetectionData, side: str, row: int) -> dict[str, Any]:
 def _example(data: DetectionData, side: str, row: int) -> dict[str, Any]:
     a = data.predictions if side == "prediction" else data.groundtruths
     uid = data.uids[int(a.datum[row])]
-    return {"datum": uid, "annotation": int(a.ann_id[row]), "geometry": geometry_json(data, side, row)}
+    return {
+        "datum": uid,
+        "annotation": int(a.ann_id[row]),
+        "geometry": geometry_json(data, side, row),
+    }
 
 
-def _cross_label_hits(data: DetectionData, iou_type: str, thr: float, det: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _cross_label_hits(
+    data: DetectionData, iou_type: str, thr: float, det: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """For misclassifications: per kept detection, does a ground truth of the same key but another
     value overlap it with IoU >= thr; per ground truth, the best score of such a detection."""
     gts, dts = data.groundtruths, data.predictions
@@ -310,7 +392,11 @@ def _cross_label_hits(data: DetectionData, iou_type: str, thr: float, det: np.nd
     off = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
     pg = gorder[np.repeat(lo, cnt) + off]
     drow = det[pd]
-    keep = (key_of[dts.label[drow]] == key_of[gts.label[pg]]) & (dts.label[drow] != gts.label[pg]) & ~gts.crowd[pg]
+    keep = (
+        (key_of[dts.label[drow]] == key_of[gts.label[pg]])
+        & (dts.label[drow] != gts.label[pg])
+        & ~gts.crowd[pg]
+    )
     pd, pg, drow = pd[keep], pg[keep], drow[keep]
     if iou_type == "bbox":
         iou = box_iou(dts.box[drow], gts.box[pg], np.zeros(len(pg), bool))
@@ -322,11 +408,26 @@ def _cross_label_hits(data: DetectionData, iou_type: str, thr: float, det: np.nd
     return pred_hit, gt_best
 
 
-def _pr_curves(data: DetectionData, iou_type: str, thr: float, md: int, max_examples: int, keys: list[str],
-               wanted: list[str]) -> list[Metric]:
+def _pr_curves(
+    data: DetectionData,
+    iou_type: str,
+    thr: float,
+    md: int,
+    max_examples: int,
+    keys: list[str],
+    wanted: list[str],
+) -> list[Metric]:
     detailed = "DetailedPrecisionRecallCurve" in wanted
-    m = match(data, CocoParams(iou_type=iou_type, iou_thresholds=[thr], area_ranges=(("all", 0.0, 1e5**2),),
-                               max_dets=(md,)), with_gt=detailed)
+    m = match(
+        data,
+        CocoParams(
+            iou_type=iou_type,
+            iou_thresholds=[thr],
+            area_ranges=(("all", 0.0, 1e5**2),),
+            max_dets=(md,),
+        ),
+        with_gt=detailed,
+    )
     gts, dts = data.groundtruths, data.predictions
     K = len(data.labels)
     det = m.det
@@ -356,27 +457,61 @@ def _pr_curves(data: DetectionData, iou_type: str, thr: float, md: int, max_exam
         for i, t in enumerate(PR_SCORE_THRESHOLDS):
             a, b, c = int(n_tp[i]), int(n_fp[i]), int(npig[k] - n_tp[i])
             curve[t] = {
-                "tp": a, "fp": b, "fn": c,
+                "tp": a,
+                "fp": b,
+                "fn": c,
                 "precision": a / (a + b) if a + b else None,
                 "recall": a / (a + c) if a + c else None,
                 "f1_score": 2 * a / (2 * a + b + c) if (2 * a + b + c) else None,
             }
         simple[key][value] = curve
         if detailed:
-            detail[key][value] = _detailed_label(data, k, det, sel, tp, fp, score, pred_mis, gt_best_cross,
-                                                 gt_match_score, counted_gt, max_examples)
+            detail[key][value] = _detailed_label(
+                data,
+                k,
+                det,
+                sel,
+                tp,
+                fp,
+                score,
+                pred_mis,
+                gt_best_cross,
+                gt_match_score,
+                counted_gt,
+                max_examples,
+            )
     out: list[Metric] = []
     for key in keys:
         p = {"label_key": key, "pr_curve_iou_threshold": _fmt(thr)}
         if "PrecisionRecallCurve" in wanted:
             out.append(Metric("PrecisionRecallCurve", simple[key], dict(p)))
         if detailed:
-            out.append(Metric("DetailedPrecisionRecallCurve", detail[key], {**p, "pr_curve_max_examples": max_examples}))
+            out.append(
+                Metric(
+                    "DetailedPrecisionRecallCurve",
+                    detail[key],
+                    {**p, "pr_curve_max_examples": max_examples},
+                )
+            )
     return out
 
 
-def _detailed_label(data, k, det, sel, tp, fp, score, pred_mis, gt_best_cross, gt_match_score, counted_gt, max_examples):
+def _detailed_label(
+    data,
+    k,
+    det,
+    sel,
+    tp,
+    fp,
+    score,
+    pred_mis,
+    gt_best_cross,
+    gt_match_score,
+    counted_gt,
+    max_examples,
+):
     gts = data.groundtruths
+
     # deterministic example order: datum order, then annotation row
     def rows_sorted(rows: np.ndarray, side: str) -> np.ndarray:
         a = data.predictions if side == "prediction" else gts
@@ -390,9 +525,13 @@ def _detailed_label(data, k, det, sel, tp, fp, score, pred_mis, gt_best_cross, g
     ps = data.predictions.score
     out = {}
     for t in PR_SCORE_THRESHOLDS:
+
         def obs(rows: np.ndarray, side: str, mask: np.ndarray) -> dict[str, Any]:
             chosen = rows[mask]
-            return {"count": int(len(chosen)), "examples": [_example(data, side, int(r)) for r in chosen[:max_examples]]}
+            return {
+                "count": int(len(chosen)),
+                "examples": [_example(data, side, int(r)) for r in chosen[:max_examples]],
+            }
 
         tp_o = obs(tp_rows, "prediction", ps[tp_rows] >= t)
         hal = obs(hal_rows, "prediction", ps[hal_rows] >= t)
@@ -402,8 +541,13 @@ def _detailed_label(data, k, det, sel, tp, fp, score, pred_mis, gt_best_cross, g
         fn_none = obs(gsel, "groundtruth", missed_gt & (gt_best_cross[gsel] < t))
         out[t] = {
             "tp": {"total": tp_o["count"], "observations": {"all": tp_o}},
-            "fp": {"total": hal["count"] + mis["count"], "observations": {"hallucinations": hal, "misclassifications": mis}},
-            "fn": {"total": fn_mis["count"] + fn_none["count"],
-                   "observations": {"misclassifications": fn_mis, "missed_detections": fn_none}},
+            "fp": {
+                "total": hal["count"] + mis["count"],
+                "observations": {"hallucinations": hal, "misclassifications": mis},
+            },
+            "fn": {
+                "total": fn_mis["count"] + fn_none["count"],
+                "observations": {"misclassifications": fn_mis, "missed_detections": fn_none},
+            },
         }
     return out

@@ -64,7 +64,9 @@ def make_coco(
     rng = np.random.default_rng(seed)
     cats = [{"id": c, "name": f"cat{c}"} for c in range(1, n_categories + 1)]
     ids = rng.permutation(np.arange(1, n_images + 1))
-    images = [{"id": int(i), "width": width, "height": height, "file_name": f"{i}.jpg"} for i in ids]
+    images = [
+        {"id": int(i), "width": width, "height": height, "file_name": f"{i}.jpg"} for i in ids
+    ]
     anns: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
     never = n_categories  # a category that is never detected
@@ -88,8 +90,14 @@ def make_coco(
             if rng.random() < duplicate_rate:  # an exact duplicate: equal IoUs for every detection
                 gts.append((list(box), cat, 0))
         for box, cat, crowd in gts:
-            ann: dict[str, Any] = {"id": len(anns) + 1, "image_id": iid, "category_id": cat, "bbox": box,
-                                   "iscrowd": crowd, "area": round(box[2] * box[3], 2)}
+            ann: dict[str, Any] = {
+                "id": len(anns) + 1,
+                "image_id": iid,
+                "category_id": cat,
+                "bbox": box,
+                "iscrowd": crowd,
+                "area": round(box[2] * box[3], 2),
+            }
             if segm:
                 poly = _polygon(rng, *box)
                 if crowd:
@@ -125,11 +133,16 @@ def make_coco(
             y = float(np.clip(box[1], 0, height - 2))
             w = float(min(box[2], width - x))
             h = float(min(box[3], height - y))
-            r: dict[str, Any] = {"image_id": iid, "category_id": cat,
-                                 "bbox": [round(x, 2), round(y, 2), round(w, 2), round(h, 2)],
-                                 "score": round(float(rng.uniform(0.01, 1.0)), 2)}
+            r: dict[str, Any] = {
+                "image_id": iid,
+                "category_id": cat,
+                "bbox": [round(x, 2), round(y, 2), round(w, 2), round(h, 2)],
+                "score": round(float(rng.uniform(0.01, 1.0)), 2),
+            }
             if segm:
-                rle = mask_utils.merge(mask_utils.frPyObjects([_polygon(rng, x, y, w, h)], height, width))
+                rle = mask_utils.merge(
+                    mask_utils.frPyObjects([_polygon(rng, x, y, w, h)], height, width)
+                )
                 r["segmentation"] = {"size": rle["size"], "counts": rle["counts"].decode()}
             results.append(r)
     return {"images": images, "annotations": anns, "categories": cats}, results

@@ -72,7 +72,7 @@ class Annotations:
         return int(self.datum.shape[0])
 
     @classmethod
-    def empty(cls) -> "Annotations":
+    def empty(cls) -> Annotations:
         return cls.boxes(datum=[], label=[], box=np.zeros((0, 4)))
 
     @classmethod
@@ -86,7 +86,7 @@ class Annotations:
         crowd: Any = None,
         area: Any = None,
         ann_id: Any = None,
-    ) -> "Annotations":
+    ) -> Annotations:
         """Annotations that are all boxes (``box`` in COCO ``[x, y, w, h]``)."""
         datum = np.asarray(datum, dtype=np.int64)
         n = datum.shape[0]
@@ -98,18 +98,20 @@ class Annotations:
             area=box[:, 2] * box[:, 3] if area is None else np.asarray(area, dtype=np.float64),
             score=np.ones(n) if score is None else np.asarray(score, dtype=np.float64),
             crowd=np.zeros(n, bool) if crowd is None else np.asarray(crowd, dtype=bool),
-            ann_id=np.arange(1, n + 1, dtype=np.int64) if ann_id is None else np.asarray(ann_id, np.int64),
+            ann_id=np.arange(1, n + 1, dtype=np.int64)
+            if ann_id is None
+            else np.asarray(ann_id, np.int64),
             kind=np.full(n, BOX, dtype=np.int8),
             polygons=_obj(n),
             rles=_obj(n),
         )
 
-    def take(self, index: np.ndarray) -> "Annotations":
+    def take(self, index: np.ndarray) -> Annotations:
         """Rows ``index`` (an int or bool array), as a new :class:`Annotations`."""
         return Annotations(**{f: getattr(self, f)[index] for f in _FIELDS})
 
     @staticmethod
-    def concat(parts: list["Annotations"]) -> "Annotations":
+    def concat(parts: list[Annotations]) -> Annotations:
         """Row-wise concatenation (datum/label indices must already be global)."""
         if not parts:
             return Annotations.empty()
@@ -146,7 +148,7 @@ class DetectionData:
         return len(self.uids)
 
     @staticmethod
-    def merge(parts: list["DetectionData"]) -> "DetectionData":
+    def merge(parts: list[DetectionData]) -> DetectionData:
         """Concatenate datasets in order; labels are unified by ``(key, value)``.
 
         A datum uid that occurs in several parts is an error (each datum is added once).
@@ -169,7 +171,9 @@ class DetectionData:
                 remap[i] = index[lab]
             for u in p.uids:
                 if u in seen:
-                    raise InvalidInputError("datum added twice", source="DetectionData", record=f"datum {u!r}")
+                    raise InvalidInputError(
+                        "datum added twice", source="DetectionData", record=f"datum {u!r}"
+                    )
                 seen.add(u)
             offset = len(uids)
             uids.extend(p.uids)

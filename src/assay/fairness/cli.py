@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 import pandas as pd
 import typer
@@ -23,7 +23,10 @@ def _positive_label(text: str, column: pd.Series, source: str) -> Any:
         try:
             return float(text)
         except ValueError:
-            raise InvalidInputError(f"--positive-label {text!r} is not a number but the label column is numeric", source=source) from None
+            raise InvalidInputError(
+                f"--positive-label {text!r} is not a number but the label column is numeric",
+                source=source,
+            ) from None
     return text
 
 
@@ -31,15 +34,24 @@ def register(app: typer.Typer) -> None:
     @app.command("fairness")
     @guarded
     def fairness(
-        data: Path = typer.Option(..., help="Table (JSONL, CSV or Parquet) with label, prediction and sensitive columns."),
+        data: Path = typer.Option(
+            ..., help="Table (JSONL, CSV or Parquet) with label, prediction and sensitive columns."
+        ),
         label: str = typer.Option(..., help="Column of ground-truth labels."),
         prediction: str = typer.Option(..., help="Column of predicted labels."),
-        sensitive: List[str] = typer.Option(..., help="Privileged-group definition COLUMN[:THRESHOLD[:invert]]; value > THRESHOLD (default 0) is privileged, invert flips it. Repeat for several."),
+        sensitive: list[str] = typer.Option(
+            ...,
+            help="Privileged-group definition COLUMN[:THRESHOLD[:invert]]; value > THRESHOLD (default 0) is privileged, invert flips it. Repeat for several.",
+        ),
         positive_label: str = typer.Option("1", help="The favourable label value."),
-        format: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json (metric records) or table (for people)."),
-        out: Optional[Path] = typer.Option(None, help="Write the JSON records to this file (atomically) instead of stdout."),
+        format: OutputFormat = typer.Option(
+            OutputFormat.json, "--format", help="json (metric records) or table (for people)."
+        ),
+        out: Path | None = typer.Option(
+            None, help="Write the JSON records to this file (atomically) instead of stdout."
+        ),
         save: bool = save_option(),
-        db: Optional[str] = db_option(),
+        db: str | None = db_option(),
     ) -> None:
         """Statistical parity difference, disparate impact, average odds and equal opportunity difference.
 
@@ -49,9 +61,19 @@ def register(app: typer.Typer) -> None:
         df = read_table(data)
         src = str(data)
         require_columns(df, [label], source=src)
-        ev = FairnessEvaluator([PrivilegedGroup.parse(s) for s in sensitive], pos_label=_positive_label(positive_label, df[label], src))
+        ev = FairnessEvaluator(
+            [PrivilegedGroup.parse(s) for s in sensitive],
+            pos_label=_positive_label(positive_label, df[label], src),
+        )
         ev.add(df, label=label, prediction=prediction, source=src)
         metrics = ev.compute()
         emit(metrics, fmt=format, out=out, title="fairness")
-        params = {"label": label, "prediction": prediction, "sensitive": list(sensitive), "positive_label": positive_label}
-        save_metrics(metrics, kind="fairness", dataset=str(data), parameters=params, save=save, url=db)
+        params = {
+            "label": label,
+            "prediction": prediction,
+            "sensitive": list(sensitive),
+            "positive_label": positive_label,
+        }
+        save_metrics(
+            metrics, kind="fairness", dataset=str(data), parameters=params, save=save, url=db
+        )

@@ -55,8 +55,10 @@ class GroupCounts:
     fn: NDArray[np.int64]
     tn: NDArray[np.int64]
 
-    def __add__(self, other: "GroupCounts") -> "GroupCounts":
-        return GroupCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
+    def __add__(self, other: GroupCounts) -> GroupCounts:
+        return GroupCounts(
+            self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn
+        )
 
     @property
     def size(self) -> NDArray[np.int64]:
@@ -75,12 +77,14 @@ class GroupCounts:
         return self.fp + self.tn
 
     @classmethod
-    def zeros(cls) -> "GroupCounts":
+    def zeros(cls) -> GroupCounts:
         z = np.zeros(2, dtype=np.int64)
         return cls(z, z, z, z)
 
 
-def group_counts(y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> GroupCounts:
+def group_counts(
+    y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+) -> GroupCounts:
     """Count TP/FP/FN/TN per group in one vectorised pass.
 
     Example:
@@ -122,15 +126,27 @@ def spd_from_counts(c: GroupCounts) -> float:
 def di_from_counts(c: GroupCounts) -> float:
     """Disparate impact from group counts (see :func:`disparate_impact`)."""
     r = _positive_rates(c, "DisparateImpact")
-    _require(r[1] > 0, "DisparateImpact", "requires a positive prediction in the privileged group (denominator 0)")
+    _require(
+        r[1] > 0,
+        "DisparateImpact",
+        "requires a positive prediction in the privileged group (denominator 0)",
+    )
     return float(r[0] / r[1])
 
 
 def aod_from_counts(c: GroupCounts) -> float:
     """Average odds difference from group counts (see :func:`average_odds_difference`)."""
     for i, name in ((0, "unprivileged"), (1, "privileged")):
-        _require(c.positives[i] > 0, "AverageOddsDifference", f"requires positive labels in the {name} group")
-        _require(c.negatives[i] > 0, "AverageOddsDifference", f"requires negative labels in the {name} group")
+        _require(
+            c.positives[i] > 0,
+            "AverageOddsDifference",
+            f"requires positive labels in the {name} group",
+        )
+        _require(
+            c.negatives[i] > 0,
+            "AverageOddsDifference",
+            f"requires negative labels in the {name} group",
+        )
     tpr = c.tp / c.positives
     fpr = c.fp / c.negatives
     return float(((fpr[0] - fpr[1]) + (tpr[0] - tpr[1])) / 2)
@@ -153,7 +169,9 @@ FAIRNESS_METRICS = {
 }
 
 
-def statistical_parity_difference(y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
+def statistical_parity_difference(
+    y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+) -> float:
     """``P(ŷ=pos | unprivileged) - P(ŷ=pos | privileged)``; requires both groups non-empty.
 
     Example:
@@ -174,7 +192,9 @@ def disparate_impact(y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any
     return di_from_counts(group_counts(y_pred, y_pred, privileged, pos_label=pos_label))
 
 
-def average_odds_difference(y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
+def average_odds_difference(
+    y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+) -> float:
     """``((FPR_u - FPR_p) + (TPR_u - TPR_p)) / 2``; requires positive and negative labels in both groups.
 
     Example:
@@ -184,7 +204,9 @@ def average_odds_difference(y_true: ArrayLike, y_pred: ArrayLike, privileged: Ar
     return aod_from_counts(group_counts(y_true, y_pred, privileged, pos_label=pos_label))
 
 
-def equal_opportunity_difference(y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
+def equal_opportunity_difference(
+    y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+) -> float:
     """``TPR_u - TPR_p``; the worst value 1.0 when either group has no positive labels (spec).
 
     Example:

@@ -40,7 +40,9 @@ __all__ = ["FairnessEvaluator", "evaluate_fairness"]
 def _groups(groups: Iterable[PrivilegedGroup | str]) -> tuple[PrivilegedGroup, ...]:
     out = tuple(g if isinstance(g, PrivilegedGroup) else PrivilegedGroup.parse(g) for g in groups)
     if not out:
-        raise InvalidInputError("at least one privileged-group definition is required", source="groups")
+        raise InvalidInputError(
+            "at least one privileged-group definition is required", source="groups"
+        )
     return out
 
 
@@ -58,25 +60,38 @@ class FairnessEvaluator:
         self.pos_label = pos_label
         self._counts = [GroupCounts.zeros() for _ in self.groups]
 
-    def add_arrays(self, y_true: ArrayLike, y_pred: ArrayLike, sensitive: Mapping[str, ArrayLike], *, source: str | None = None) -> "FairnessEvaluator":
+    def add_arrays(
+        self,
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        sensitive: Mapping[str, ArrayLike],
+        *,
+        source: str | None = None,
+    ) -> FairnessEvaluator:
         """Add a batch: labels, predictions and one array per sensitive column."""
         t, p = np.asarray(y_true), np.asarray(y_pred)
         if t.shape != p.shape or t.ndim != 1:
-            raise InvalidInputError(f"y_true has shape {t.shape}, y_pred {p.shape}; expected equal 1-D", source=source)
+            raise InvalidInputError(
+                f"y_true has shape {t.shape}, y_pred {p.shape}; expected equal 1-D", source=source
+            )
         masks = []
         for g in self.groups:
             if g.column not in sensitive:
                 raise InvalidInputError("missing sensitive column", source=source, field=g.column)
             v = np.asarray(sensitive[g.column])
             if v.shape != t.shape:
-                raise InvalidInputError(f"has {len(v)} values for {len(t)} labels", source=source, field=g.column)
+                raise InvalidInputError(
+                    f"has {len(v)} values for {len(t)} labels", source=source, field=g.column
+                )
             masks.append(g.privileged(v, source=source))
         # Validate everything before changing state: a bad batch leaves the evaluator as it was.
         for i, m in enumerate(masks):
             self._counts[i] = self._counts[i] + group_counts(t, p, m, pos_label=self.pos_label)
         return self
 
-    def add(self, data: Any, *, label: str, prediction: str, source: str = "data") -> "FairnessEvaluator":
+    def add(
+        self, data: Any, *, label: str, prediction: str, source: str = "data"
+    ) -> FairnessEvaluator:
         """Add a batch from a table (pandas/polars DataFrame, file path or records) by column names."""
         df = as_dataframe(data, source=source)
         cols = [label, prediction, *dict.fromkeys(g.column for g in self.groups)]
@@ -84,24 +99,38 @@ class FairnessEvaluator:
         for c in (label, prediction):
             miss = df[c].isna().to_numpy()
             if miss.any():
-                raise InvalidInputError("missing value", source=source, record=int(np.flatnonzero(miss)[0]) + 1, field=c)
+                raise InvalidInputError(
+                    "missing value", source=source, record=int(np.flatnonzero(miss)[0]) + 1, field=c
+                )
         return self.add_arrays(
-            df[label].to_numpy(), df[prediction].to_numpy(), {g.column: df[g.column].to_numpy() for g in self.groups}, source=source
+            df[label].to_numpy(),
+            df[prediction].to_numpy(),
+            {g.column: df[g.column].to_numpy() for g in self.groups},
+            source=source,
         )
 
-    def merge(self, other: "FairnessEvaluator") -> "FairnessEvaluator":
+    def merge(self, other: FairnessEvaluator) -> FairnessEvaluator:
         """Add another evaluator's counts (same definitions and positive label)."""
         if other.groups != self.groups or other.pos_label != self.pos_label:
-            raise InvalidInputError("can only merge evaluators with the same groups and positive label", source="merge")
+            raise InvalidInputError(
+                "can only merge evaluators with the same groups and positive label", source="merge"
+            )
         self._counts = [a + b for a, b in zip(self._counts, other._counts)]
         return self
 
     def compute(self) -> MetricSet:
         """Per-definition and averaged fairness metrics, group counts, and overall accuracy/precision/recall."""
         out: list[Metric] = []
-        per_def: dict[str, list[tuple[PrivilegedGroup, float | None, str | None]]] = {name: [] for name in FAIRNESS_METRICS}
+        per_def: dict[str, list[tuple[PrivilegedGroup, float | None, str | None]]] = {
+            name: [] for name in FAIRNESS_METRICS
+        }
         for g, c in zip(self.groups, self._counts):
-            params = {"sensitive": g.column, "threshold": g.threshold, "invert": g.invert, "positive_label": self.pos_label}
+            params = {
+                "sensitive": g.column,
+                "threshold": g.threshold,
+                "invert": g.invert,
+                "positive_label": self.pos_label,
+            }
             for name, kernel in FAIRNESS_METRICS.items():
                 try:
                     v = kernel(c)
@@ -116,16 +145,24 @@ class FairnessEvaluator:
                 per_def[name].append((g, v, None))
             out.append(Metric("GroupCounts", _counts_value(c), params))
 
-        avg_params = {"sensitive": "average", "definitions": [g.label for g in self.groups], "positive_label": self.pos_label}
+        avg_params = {
+            "sensitive": "average",
+            "definitions": [g.label for g in self.groups],
+            "positive_label": self.pos_label,
+        }
         for name, rows in per_def.items():
             missing = [(g, why) for g, v, why in rows if v is None]
             if missing:
                 g, why = missing[0]
-                out.append(undefined(name, f"undefined for definition {g.label}: {why}", **avg_params))
+                out.append(
+                    undefined(name, f"undefined for definition {g.label}: {why}", **avg_params)
+                )
             else:
                 out.append(Metric(name, float(np.mean([v for _, v, _ in rows])), avg_params))
 
-        c = self._counts[0]  # every definition sees the same datums: overall counts are its group sums
+        c = self._counts[
+            0
+        ]  # every definition sees the same datums: overall counts are its group sums
         tp, fp, fn, tn = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
         overall = {"positive_label": self.pos_label}
         for name, num, den, req in (
@@ -134,7 +171,13 @@ class FairnessEvaluator:
             ("Recall", tp, tp + fn, "TP + FN > 0"),
         ):
             try:
-                out.append(Metric(name, ratio(num, den, metric=name, requires=req, zero_division=None), overall))
+                out.append(
+                    Metric(
+                        name,
+                        ratio(num, den, metric=name, requires=req, zero_division=None),
+                        overall,
+                    )
+                )
             except UndefinedMetricError as e:
                 out.append(undefined(name, e.reason, **overall))
         return MetricSet(out)
@@ -164,4 +207,8 @@ def evaluate_fairness(
         >>> ms.get("DisparateImpact", sensitive="sex").value
         0.0
     """
-    return FairnessEvaluator(groups, pos_label=pos_label).add(data, label=label, prediction=prediction).compute()
+    return (
+        FairnessEvaluator(groups, pos_label=pos_label)
+        .add(data, label=label, prediction=prediction)
+        .compute()
+    )

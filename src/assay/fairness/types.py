@@ -30,21 +30,27 @@ class PrivilegedGroup:
     invert: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "PrivilegedGroup":
+    def parse(cls, text: str) -> PrivilegedGroup:
         """Parse ``COLUMN[:THRESHOLD[:invert]]``, e.g. ``"sex"``, ``"age:40"``, ``"age:40:invert"``."""
         parts = text.split(":")
         if not parts[0] or len(parts) > 3:
-            raise InvalidInputError(f"expected COLUMN[:THRESHOLD[:invert]], got {text!r}", source="--sensitive")
+            raise InvalidInputError(
+                f"expected COLUMN[:THRESHOLD[:invert]], got {text!r}", source="--sensitive"
+            )
         threshold = 0.0
         if len(parts) >= 2 and parts[1] != "":
             try:
                 threshold = float(parts[1])
             except ValueError:
-                raise InvalidInputError(f"threshold must be a number, got {parts[1]!r}", source="--sensitive") from None
+                raise InvalidInputError(
+                    f"threshold must be a number, got {parts[1]!r}", source="--sensitive"
+                ) from None
         invert = False
         if len(parts) == 3:
             if parts[2].lower() not in ("invert", "inverted", "true"):
-                raise InvalidInputError(f"third part must be 'invert', got {parts[2]!r}", source="--sensitive")
+                raise InvalidInputError(
+                    f"third part must be 'invert', got {parts[2]!r}", source="--sensitive"
+                )
             invert = True
         return cls(parts[0], threshold, invert)
 
@@ -64,7 +70,10 @@ class PrivilegedGroup:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InvalidInputError(
-                f"sensitive value must be a number, got {v[i]!r}", source=source, record=i + 1, field=self.column
+                f"sensitive value must be a number, got {v[i]!r}",
+                source=source,
+                record=i + 1,
+                field=self.column,
             )
         above = x > self.threshold
         return ~above if self.invert else above

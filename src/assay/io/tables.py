@@ -23,7 +23,14 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 
-__all__ = ["read_table", "read_jsonl", "as_dataframe", "require_columns", "numeric_column", "TABLE_SUFFIXES"]
+__all__ = [
+    "read_table",
+    "read_jsonl",
+    "as_dataframe",
+    "require_columns",
+    "numeric_column",
+    "TABLE_SUFFIXES",
+]
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
 
@@ -52,7 +59,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
             return pd.read_parquet(p)
     except InvalidInputError:
         raise
-    except (ValueError, OSError, json.JSONDecodeError) as e:  # pragma: no cover - message passthrough
+    except (
+        ValueError,
+        OSError,
+        json.JSONDecodeError,
+    ) as e:  # pragma: no cover - message passthrough
         raise InvalidInputError(f"cannot read: {e}", source=str(p)) from e
     raise InvalidInputError(
         f"unknown file type {suffix!r}; expected one of {', '.join(TABLE_SUFFIXES)}", source=str(p)
@@ -76,9 +87,13 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
             try:
                 rec = msgspec.json.decode(line)
             except msgspec.DecodeError as e:
-                raise InvalidInputError(f"malformed JSON: {e}", source=str(p), record=lineno) from None
+                raise InvalidInputError(
+                    f"malformed JSON: {e}", source=str(p), record=lineno
+                ) from None
             if not isinstance(rec, dict):
-                raise InvalidInputError("expected a JSON object per line", source=str(p), record=lineno)
+                raise InvalidInputError(
+                    "expected a JSON object per line", source=str(p), record=lineno
+                )
             records.append(rec)
     return records
 
@@ -101,7 +116,9 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], *, source: str) ->
     for c in columns:
         if c not in df.columns:
             have = ", ".join(map(str, df.columns)) or "none"
-            raise InvalidInputError(f"missing column (columns present: {have})", source=source, field=c)
+            raise InvalidInputError(
+                f"missing column (columns present: {have})", source=source, field=c
+            )
 
 
 def numeric_column(
@@ -125,5 +142,7 @@ def numeric_column(
         rng = f" in [{lo}, {hi}]" if lo is not None and hi is not None else ""
         got = raw.iloc[i]
         got = got.item() if hasattr(got, "item") else got
-        raise InvalidInputError(f"expected a number{rng}, got {got!r}", source=source, record=i + 1, field=column)
+        raise InvalidInputError(
+            f"expected a number{rng}, got {got!r}", source=source, record=i + 1, field=column
+        )
     return values

@@ -12,7 +12,15 @@ the error kinds.
 """
 
 from assay.llm.cache import ResponseCache, cache_key
-from assay.llm.models import CallError, ChatModel, ChatResponse, ModelSpec, Usage, load_model, parse_model_spec
+from assay.llm.models import (
+    CallError,
+    ChatModel,
+    ChatResponse,
+    ModelSpec,
+    Usage,
+    load_model,
+    parse_model_spec,
+)
 from assay.llm.runner import Item, Record, RetryPolicy, Runner, RunStats, run_items, summarize
 
 __all__ = [

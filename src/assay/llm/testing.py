@@ -105,7 +105,7 @@ class FakeChatServer:
         self.per_prompt = Counter()
         self.log = []
 
-    def start(self) -> "FakeChatServer":
+    def start(self) -> FakeChatServer:
         import uvicorn
 
         config = uvicorn.Config(
@@ -153,7 +153,7 @@ class FakeChatServer:
             self._thread.join(15)
         self._server = None
 
-    def __enter__(self) -> "FakeChatServer":
+    def __enter__(self) -> FakeChatServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -177,14 +177,20 @@ class FakeChatServer:
             if not msg.get("more_body"):
                 break
         if scope["method"] != "POST" or not scope["path"].rstrip("/").endswith("/chat/completions"):
-            await _send(send, 404, {"error": {"message": f"no route {scope['path']}", "type": "not_found"}})
+            await _send(
+                send, 404, {"error": {"message": f"no route {scope['path']}", "type": "not_found"}}
+            )
             return
         try:
             req = json.loads(body)
             messages = req["messages"]
             prompt = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
         except (ValueError, KeyError, TypeError):
-            await _send(send, 400, {"error": {"message": "bad request body", "type": "invalid_request_error"}})
+            await _send(
+                send,
+                400,
+                {"error": {"message": "bad request body", "type": "invalid_request_error"}},
+            )
             return
         self.calls += 1
         self.per_prompt[prompt] += 1
@@ -213,13 +219,28 @@ class FakeChatServer:
         elif code.isdigit():
             status = int(code)
             headers = [(b"retry-after", arg.encode())] if arg else []
-            await _send(send, status, {"error": {"message": f"injected {status}", "type": "injected"}}, headers)
+            await _send(
+                send,
+                status,
+                {"error": {"message": f"injected {status}", "type": "injected"}},
+                headers,
+            )
         elif code == "hang":
             await self._hang()
         elif code == "drop":
-            await send({"type": "http.response.start", "status": 200, "headers": [*_JSON, (b"content-length", b"1000")]})
-            await send({"type": "http.response.body", "body": b'{"id": "chatcmpl-', "more_body": True})
-            raise ConnectionAbortedError("injected connection drop")  # uvicorn closes the connection
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [*_JSON, (b"content-length", b"1000")],
+                }
+            )
+            await send(
+                {"type": "http.response.body", "body": b'{"id": "chatcmpl-', "more_body": True}
+            )
+            raise ConnectionAbortedError(
+                "injected connection drop"
+            )  # uvicorn closes the connection
         elif code == "malformed":
             await _send_raw(send, 200, b'{"id": "x", "choices": [{"message": {"content": "trunc')
         elif code == "empty":
@@ -242,16 +263,30 @@ class FakeChatServer:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": req.get("model", self.model),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": p, "completion_tokens": len(text.split()), "total_tokens": p + len(text.split())},
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": p,
+                "completion_tokens": len(text.split()),
+                "total_tokens": p + len(text.split()),
+            },
         }
 
 
-async def _send(send: Any, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _send(
+    send: Any, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
     await _send_raw(send, status, json.dumps(payload).encode(), headers)
 
 
-async def _send_raw(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _send_raw(
+    send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
     hdrs = [*_JSON, (b"content-length", str(len(body)).encode()), *(headers or [])]
     await send({"type": "http.response.start", "status": status, "headers": hdrs})
     await send({"type": "http.response.body", "body": body})

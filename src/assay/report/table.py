@@ -43,7 +43,9 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
     table.add_column("parameters")
     table.add_column("value", justify="right")
     for m in metrics:
-        params = ", ".join(f"{k}={_fmt(v, parameter=True)}" for k, v in m.parameters.items() if k != "undefined")
+        params = ", ".join(
+            f"{k}={_fmt(v, parameter=True)}" for k, v in m.parameters.items() if k != "undefined"
+        )
         value = _fmt(m.value)
         if m.value is None and "undefined" in m.parameters:
             value = f"undefined ({m.parameters['undefined']})"

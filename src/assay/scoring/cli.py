@@ -16,7 +16,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option, write_atomic
+from assay.cli_support import (
+    OutputFormat,
+    db_option,
+    emit,
+    guarded,
+    save_metrics,
+    save_option,
+    write_atomic,
+)
 
 __all__ = ["register"]
 
@@ -32,7 +40,11 @@ def frame_table(df: pd.DataFrame, title: str) -> Table:
         for v in row:
             if isinstance(v, (float, int)) and not isinstance(v, bool):
                 v = float(v)
-                cells.append("undefined" if v != v else (str(int(v)) if v.is_integer() and abs(v) < 1e15 else f"{v:.4f}"))
+                cells.append(
+                    "undefined"
+                    if v != v
+                    else (str(int(v)) if v.is_integer() and abs(v) < 1e15 else f"{v:.4f}")
+                )
             else:
                 cells.append(str(v))
         t.add_row(str(idx), *cells)
@@ -45,15 +57,31 @@ def register(app: typer.Typer) -> None:
     @app.command("scoring")
     @guarded
     def scoring(
-        data: Path = typer.Option(..., "--data", help="Table with one response per row: CSV, Parquet, JSONL or JSON."),
+        data: Path = typer.Option(
+            ..., "--data", help="Table with one response per row: CSV, Parquet, JSONL or JSON."
+        ),
         human: str = typer.Option(..., "--human", help="Column of the (first) human score."),
         system: str = typer.Option(..., "--system", help="Column of the system score."),
-        human2: list[str] = typer.Option([], "--human2", help="Column of a second human score (repeat for more raters)."),
-        subgroup: list[str] = typer.Option([], "--subgroup", help="Subgroup column for fairness tables (repeatable)."),
-        out_dir: Path = typer.Option(..., "--out-dir", help="Directory for the CSV tables and metrics.json."),
-        keep_zero_scores: bool = typer.Option(False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."),
-        rater_error_variance: float | None = typer.Option(None, "--rater-error-variance", help="Rater error variance estimated elsewhere (for PRMSE)."),
-        fmt: OutputFormat = typer.Option(OutputFormat.table, "--format", help="How to print the records."),
+        human2: list[str] = typer.Option(
+            [], "--human2", help="Column of a second human score (repeat for more raters)."
+        ),
+        subgroup: list[str] = typer.Option(
+            [], "--subgroup", help="Subgroup column for fairness tables (repeatable)."
+        ),
+        out_dir: Path = typer.Option(
+            ..., "--out-dir", help="Directory for the CSV tables and metrics.json."
+        ),
+        keep_zero_scores: bool = typer.Option(
+            False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
+        ),
+        rater_error_variance: float | None = typer.Option(
+            None,
+            "--rater-error-variance",
+            help="Rater error variance estimated elsewhere (for PRMSE).",
+        ),
+        fmt: OutputFormat = typer.Option(
+            OutputFormat.table, "--format", help="How to print the records."
+        ),
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
@@ -85,6 +113,14 @@ def register(app: typer.Typer) -> None:
             emit(res.metrics, fmt=fmt)
         if res.dropped:
             typer.echo(f"dropped responses: {res.dropped}", err=True)
-        params = {"human": human, "system": system, "human2": list(human2), "subgroups": list(subgroup),
-                  "exclude_zero_scores": not keep_zero_scores, "rater_error_variance": rater_error_variance}
-        save_metrics(res.metrics, kind="scoring", dataset=str(data), parameters=params, save=save, url=db)
+        params = {
+            "human": human,
+            "system": system,
+            "human2": list(human2),
+            "subgroups": list(subgroup),
+            "exclude_zero_scores": not keep_zero_scores,
+            "rater_error_variance": rater_error_variance,
+        }
+        save_metrics(
+            res.metrics, kind="scoring", dataset=str(data), parameters=params, save=save, url=db
+        )

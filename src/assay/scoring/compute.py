@@ -51,7 +51,11 @@ DSM_SD_ATOL = 1e-7
 
 
 def _vec(x: ArrayLike, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64) if not isinstance(x, np.ndarray) or x.dtype != np.float64 else x
+    a = (
+        np.asarray(x, dtype=np.float64)
+        if not isinstance(x, np.ndarray) or x.dtype != np.float64
+        else x
+    )
     if a.ndim != 1:
         raise InvalidInputError(f"expected a 1-D array, got shape {a.shape}", source=name)
     bad = ~np.isfinite(a)
@@ -61,12 +65,15 @@ def _vec(x: ArrayLike, name: str) -> np.ndarray:
     return a
 
 
-def _pair(human: ArrayLike, system: ArrayLike, names: tuple[str, str] = ("human", "system")) -> tuple[np.ndarray, np.ndarray]:
+def _pair(
+    human: ArrayLike, system: ArrayLike, names: tuple[str, str] = ("human", "system")
+) -> tuple[np.ndarray, np.ndarray]:
     h = _vec(human, names[0])
     m = _vec(system, names[1])
     if h.shape != m.shape:
         raise InvalidInputError(
-            f"length mismatch: {names[0]} has {h.size} values, {names[1]} has {m.size}", source=names[1]
+            f"length mismatch: {names[0]} has {h.size} values, {names[1]} has {m.size}",
+            source=names[1],
         )
     if h.size == 0:
         raise UndefinedMetricError("N", "requires at least one response (N >= 1)")
@@ -148,9 +155,13 @@ def cohen_kappa(
         pe = float(np.dot(np.bincount(hi, minlength=k), np.bincount(mi, minlength=k))) / (n * n)
         return float(1.0 - (1.0 - po) / (1.0 - pe))
     if weights not in ("linear", "quadratic"):
-        raise InvalidInputError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}", source="weights")
+        raise InvalidInputError(
+            f"weights must be None, 'linear' or 'quadratic', got {weights!r}", source="weights"
+        )
     if k * k > 50_000_000:
-        raise InvalidInputError(f"{k} rating categories are too many for a weighted kappa matrix", source="system")
+        raise InvalidInputError(
+            f"{k} rating categories are too many for a weighted kappa matrix", source="system"
+        )
     observed = np.bincount(hi * k + mi, minlength=k * k).reshape(k, k) / n
     expected = np.outer(np.bincount(hi, minlength=k), np.bincount(mi, minlength=k)) / (n * n)
     d = np.abs(np.arange(k)[:, None] - np.arange(k)[None, :]).astype(np.float64)
@@ -230,7 +241,9 @@ def standardized_mean_difference(
     elif method == "pooled":
         den = np.sqrt((vh + float(np.var(m, ddof=1))) / 2.0)
     else:
-        raise InvalidInputError(f"method must be 'unpooled' or 'pooled', got {method!r}", source="method")
+        raise InvalidInputError(
+            f"method must be 'unpooled' or 'pooled', got {method!r}", source="method"
+        )
     if den == 0.0:
         raise UndefinedMetricError("SMD", f"requires a non-zero {method} standard deviation")
     return float(m.mean() - h.mean()) / float(den)
@@ -255,8 +268,12 @@ def difference_of_standardized_means(
         1.0
     """
     h, m = _pair(human, system)
-    if np.isclose(population_human_sd, 0.0, atol=DSM_SD_ATOL) or np.isclose(population_system_sd, 0.0, atol=DSM_SD_ATOL):
-        raise UndefinedMetricError("DSM", "requires non-zero whole-set standard deviations of human and system scores")
+    if np.isclose(population_human_sd, 0.0, atol=DSM_SD_ATOL) or np.isclose(
+        population_system_sd, 0.0, atol=DSM_SD_ATOL
+    ):
+        raise UndefinedMetricError(
+            "DSM", "requires non-zero whole-set standard deviations of human and system scores"
+        )
     zm = (m.mean() - population_system_mean) / population_system_sd
     zh = (h.mean() - population_human_mean) / population_human_sd
     return float(zm - zh)
@@ -308,7 +325,9 @@ def r2(human: ArrayLike, system: ArrayLike) -> float:
 # ---------------------------------------------------------------- true-score (PRMSE)
 
 
-def as_ratings_matrix(human_scores: ArrayLike | Sequence[ArrayLike], source: str = "human_scores") -> np.ndarray:
+def as_ratings_matrix(
+    human_scores: ArrayLike | Sequence[ArrayLike], source: str = "human_scores"
+) -> np.ndarray:
     """Ratings as a float matrix ``(n_responses, n_raters)``; NaN marks a missing rating.
 
     A 1-D array is one rating per response. Every response needs at least one rating.
@@ -321,15 +340,23 @@ def as_ratings_matrix(human_scores: ArrayLike | Sequence[ArrayLike], source: str
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2:
-        raise InvalidInputError(f"expected a 1-D or 2-D array of ratings, got shape {a.shape}", source=source)
+        raise InvalidInputError(
+            f"expected a 1-D or 2-D array of ratings, got shape {a.shape}", source=source
+        )
     if np.isinf(a).any():
         i = int(np.flatnonzero(np.isinf(a).any(axis=1))[0])
-        raise InvalidInputError("ratings must be finite (NaN marks a missing rating)", source=source, record=i)
+        raise InvalidInputError(
+            "ratings must be finite (NaN marks a missing rating)", source=source, record=i
+        )
     if a.shape[0] == 0:
         raise UndefinedMetricError("PRMSE", "requires at least one response")
     none = np.isnan(a).all(axis=1)
     if none.any():
-        raise InvalidInputError("response has no rating (need at least one per response)", source=source, record=int(np.flatnonzero(none)[0]))
+        raise InvalidInputError(
+            "response has no rating (need at least one per response)",
+            source=source,
+            record=int(np.flatnonzero(none)[0]),
+        )
     return a
 
 
@@ -360,7 +387,9 @@ def rater_error_variance(human_scores: ArrayLike) -> float:
     c, _, within = _ratings_summary(a)
     dof = float((c - 1).sum())
     if dof == 0:
-        raise UndefinedMetricError("RaterErrorVariance", "requires at least one response with two or more ratings")
+        raise UndefinedMetricError(
+            "RaterErrorVariance", "requires at least one response with two or more ratings"
+        )
     return within / dof
 
 
@@ -368,17 +397,23 @@ def _error_variance(a: np.ndarray, c: np.ndarray, within: float, given: float | 
     if given is not None:
         g = float(given)
         if not np.isfinite(g) or g < 0:
-            raise InvalidInputError(f"rater error variance must be a finite number >= 0, got {given!r}", source="rater_error_variance")
+            raise InvalidInputError(
+                f"rater error variance must be a finite number >= 0, got {given!r}",
+                source="rater_error_variance",
+            )
         return g
     dof = float((c - 1).sum())
     if dof == 0:
         raise UndefinedMetricError(
-            "PRMSE", "requires at least one response with two or more ratings, or a given rater_error_variance"
+            "PRMSE",
+            "requires at least one response with two or more ratings, or a given rater_error_variance",
         )
     return within / dof
 
 
-def true_score_variance(human_scores: ArrayLike, rater_error_variance: float | None = None) -> float:
+def true_score_variance(
+    human_scores: ArrayLike, rater_error_variance: float | None = None
+) -> float:
     """Estimated true-score variance ``sigma_T^2`` (general multi-rater formula, spec).
 
     ``sigma_T^2 = (sum_i c_i (mean_i - mean)^2 - (N - 1) sigma_e^2) / (c - sum_i c_i^2 / c)``
@@ -405,7 +440,9 @@ def _true_var(c: np.ndarray, means: np.ndarray, se2: float) -> float:
     return (float(np.dot(c, d * d)) - (c.size - 1) * se2) / den
 
 
-def mse_true(system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None) -> float:
+def mse_true(
+    system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None
+) -> float:
     """``MSE(T|M) = (sum_i c_i (mean_i - M_i)^2 - N sigma_e^2) / c`` (spec, PRMSE section).
 
     Example:
@@ -415,14 +452,19 @@ def mse_true(system: ArrayLike, human_scores: ArrayLike, rater_error_variance: f
     a = as_ratings_matrix(human_scores)
     m = _vec(system, "system")
     if m.size != a.shape[0]:
-        raise InvalidInputError(f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores", source="system")
+        raise InvalidInputError(
+            f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores",
+            source="system",
+        )
     c, means, within = _ratings_summary(a)
     se2 = _error_variance(a, c, within, rater_error_variance)
     d = means - m
     return (float(np.dot(c, d * d)) - m.size * se2) / float(c.sum())
 
 
-def prmse_true(system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None) -> float:
+def prmse_true(
+    system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None
+) -> float:
     """PRMSE against the true score: ``1 - MSE(T|M) / sigma_T^2`` (general multi-rater formula).
 
     ``human_scores`` is ``(n_responses, n_raters)`` with NaN for missing ratings (any number
@@ -439,12 +481,17 @@ def prmse_true(system: ArrayLike, human_scores: ArrayLike, rater_error_variance:
     a = as_ratings_matrix(human_scores)
     m = _vec(system, "system")
     if m.size != a.shape[0]:
-        raise InvalidInputError(f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores", source="system")
+        raise InvalidInputError(
+            f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores",
+            source="system",
+        )
     c, means, within = _ratings_summary(a)
     se2 = _error_variance(a, c, within, rater_error_variance)
     vt = _true_var(c, means, se2)
     if vt <= 0:
-        raise UndefinedMetricError("PRMSE", f"requires a positive estimated true-score variance, got {vt:.6g}")
+        raise UndefinedMetricError(
+            "PRMSE", f"requires a positive estimated true-score variance, got {vt:.6g}"
+        )
     d = means - m
     mse = (float(np.dot(c, d * d)) - m.size * se2) / float(c.sum())
     return 1.0 - mse / vt

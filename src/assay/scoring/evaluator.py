@@ -46,33 +46,99 @@ from assay.scoring.types import ScoringData
 __all__ = ["ScoringEvaluator", "ScoringResult", "evaluate_scoring", "EVAL_COLUMNS", "METRIC_TYPES"]
 
 EVAL_COLUMNS = (
-    "N", "h_mean", "h_sd", "h_min", "h_max", "sys_mean", "sys_sd", "sys_min", "sys_max",
-    "corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "RMSE", "MSE",
+    "N",
+    "h_mean",
+    "h_sd",
+    "h_min",
+    "h_max",
+    "sys_mean",
+    "sys_sd",
+    "sys_min",
+    "sys_max",
+    "corr",
+    "wtkappa",
+    "R2",
+    "kappa",
+    "exact_agr",
+    "adj_agr",
+    "SMD",
+    "RMSE",
+    "MSE",
 )
 CONSISTENCY_COLUMNS = (
-    "N", "h1_mean", "h1_sd", "h1_min", "h1_max", "h2_mean", "h2_sd", "h2_min", "h2_max",
-    "corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD",
+    "N",
+    "h1_mean",
+    "h1_sd",
+    "h1_min",
+    "h1_max",
+    "h2_mean",
+    "h2_sd",
+    "h2_min",
+    "h2_max",
+    "corr",
+    "wtkappa",
+    "kappa",
+    "exact_agr",
+    "adj_agr",
+    "SMD",
 )
 SHORT_CONTINUOUS = ("sys_mean", "sys_sd", "wtkappa", "corr", "SMD", "RMSE", "R2")
 SHORT_ROUNDED = ("sys_mean", "sys_sd", "kappa", "exact_agr", "adj_agr", "SMD")
 DEGRADATION_COLUMNS = ("corr", "kappa", "wtkappa", "exact_agr", "adj_agr", "SMD")
 DISATTENUATED_COLUMNS = ("corr_HM", "corr_HH", "sqrt_HH", "corr_disattenuated")
-TRUE_SCORE_COLUMNS = ("N", "N raters", "N single", "N multiple", "Variance of errors", "True score var", "MSE true", "PRMSE true")
+TRUE_SCORE_COLUMNS = (
+    "N",
+    "N raters",
+    "N single",
+    "N multiple",
+    "Variance of errors",
+    "True score var",
+    "MSE true",
+    "PRMSE true",
+)
 
 # table column -> stable Metric type
 METRIC_TYPES = {
-    "N": "N", "h_mean": "HumanMean", "h_sd": "HumanSD", "h_min": "HumanMin", "h_max": "HumanMax",
-    "sys_mean": "SystemMean", "sys_sd": "SystemSD", "sys_min": "SystemMin", "sys_max": "SystemMax",
-    "h1_mean": "Human1Mean", "h1_sd": "Human1SD", "h1_min": "Human1Min", "h1_max": "Human1Max",
-    "h2_mean": "Human2Mean", "h2_sd": "Human2SD", "h2_min": "Human2Min", "h2_max": "Human2Max",
-    "corr": "PearsonR", "wtkappa": "QWK", "R2": "R2", "kappa": "CohenKappa", "exact_agr": "ExactAgreement",
-    "adj_agr": "AdjacentAgreement", "SMD": "SMD", "DSM": "DSM", "RMSE": "RMSE", "MSE": "MSE",
-    "N raters": "NRaters", "N single": "NSingle", "N multiple": "NMultiple",
-    "Variance of errors": "RaterErrorVariance", "True score var": "TrueScoreVariance",
-    "MSE true": "MSETrue", "PRMSE true": "PRMSE",
-    "Overall score accuracy": "OverallScoreAccuracy", "Overall score difference": "OverallScoreDifference",
+    "N": "N",
+    "h_mean": "HumanMean",
+    "h_sd": "HumanSD",
+    "h_min": "HumanMin",
+    "h_max": "HumanMax",
+    "sys_mean": "SystemMean",
+    "sys_sd": "SystemSD",
+    "sys_min": "SystemMin",
+    "sys_max": "SystemMax",
+    "h1_mean": "Human1Mean",
+    "h1_sd": "Human1SD",
+    "h1_min": "Human1Min",
+    "h1_max": "Human1Max",
+    "h2_mean": "Human2Mean",
+    "h2_sd": "Human2SD",
+    "h2_min": "Human2Min",
+    "h2_max": "Human2Max",
+    "corr": "PearsonR",
+    "wtkappa": "QWK",
+    "R2": "R2",
+    "kappa": "CohenKappa",
+    "exact_agr": "ExactAgreement",
+    "adj_agr": "AdjacentAgreement",
+    "SMD": "SMD",
+    "DSM": "DSM",
+    "RMSE": "RMSE",
+    "MSE": "MSE",
+    "N raters": "NRaters",
+    "N single": "NSingle",
+    "N multiple": "NMultiple",
+    "Variance of errors": "RaterErrorVariance",
+    "True score var": "TrueScoreVariance",
+    "MSE true": "MSETrue",
+    "PRMSE true": "PRMSE",
+    "Overall score accuracy": "OverallScoreAccuracy",
+    "Overall score difference": "OverallScoreDifference",
     "Conditional score difference": "ConditionalScoreDifference",
-    "corr_HM": "PearsonR", "corr_HH": "HumanHumanPearsonR", "sqrt_HH": "SqrtHumanHumanPearsonR",
+    "corr_HM": "PearsonR",
+    "corr_HH": "HumanHumanPearsonR",
+    "sqrt_HH": "SqrtHumanHumanPearsonR",
     "corr_disattenuated": "DisattenuatedCorrelation",
 }
 
@@ -83,8 +149,13 @@ Reasons = dict[str, str]
 # ------------------------------------------------------------------ metric values from stats
 
 
-def _pair_values(s: PairStats, i: int, smd: str = "unpooled", pop: tuple[float, float, float, float] | None = None,
-                 names: tuple[str, str] = ("h", "sys")) -> tuple[Values, Reasons]:
+def _pair_values(
+    s: PairStats,
+    i: int,
+    smd: str = "unpooled",
+    pop: tuple[float, float, float, float] | None = None,
+    names: tuple[str, str] = ("h", "sys"),
+) -> tuple[Values, Reasons]:
     """Every eval column for group ``i``; ``pop`` = whole-set (mean H, sd H, mean Y, sd Y) gives DSM."""
     hx, hy = names
     v: Values = {}
@@ -92,10 +163,14 @@ def _pair_values(s: PairStats, i: int, smd: str = "unpooled", pop: tuple[float, 
     n = float(s.n[i])
     v["N"] = int(n)
     if n == 0:
-        cols = [c.replace("h_", f"{hx}_").replace("sys_", f"{hy}_") for c in EVAL_COLUMNS[1:]] + ["DSM"]
+        cols = [c.replace("h_", f"{hx}_").replace("sys_", f"{hy}_") for c in EVAL_COLUMNS[1:]] + [
+            "DSM"
+        ]
         for c in cols:
             v[c] = None
-            r[c] = "requires at least one response" + (" with two human scores" if hy == "h2" else "")
+            r[c] = "requires at least one response" + (
+                " with two human scores" if hy == "h2" else ""
+            )
         return v, r
     mx = s.shift + s.sx[i] / n
     my = s.shift + s.sy[i] / n
@@ -117,7 +192,9 @@ def _pair_values(s: PairStats, i: int, smd: str = "unpooled", pop: tuple[float, 
         v[f"{hx}_sd"], v[f"{hy}_sd"] = math.sqrt(vx), math.sqrt(vy)
         if cx or cy:
             v["corr"] = None
-            r["corr"] = f"requires non-constant {'human' if cx else ('second human' if hy == 'h2' else 'system')} scores (variance > 0)"
+            r["corr"] = (
+                f"requires non-constant {'human' if cx else ('second human' if hy == 'h2' else 'system')} scores (variance > 0)"
+            )
         else:
             v["corr"] = max(-1.0, min(1.0, sxy / math.sqrt(ssx * ssy)))
         if cx:
@@ -152,7 +229,12 @@ def _pair_values(s: PairStats, i: int, smd: str = "unpooled", pop: tuple[float, 
     v["RMSE"] = math.sqrt(mse)
     if pop is not None:
         pmx, psx, pmy, psy = pop
-        if psx is None or psy is None or math.isclose(psx, 0.0, abs_tol=DSM_SD_ATOL) or math.isclose(psy, 0.0, abs_tol=DSM_SD_ATOL):
+        if (
+            psx is None
+            or psy is None
+            or math.isclose(psx, 0.0, abs_tol=DSM_SD_ATOL)
+            or math.isclose(psy, 0.0, abs_tol=DSM_SD_ATOL)
+        ):
             v["DSM"] = None
             r["DSM"] = "requires non-zero whole-set standard deviations of both scores"
         else:
@@ -171,7 +253,12 @@ def _pair_values(s: PairStats, i: int, smd: str = "unpooled", pop: tuple[float, 
 
 
 def _true_values(t: TrueScoreStats, given: float | None) -> tuple[Values, Reasons]:
-    v: Values = {"N": int(t.n), "N raters": int(t.max_raters), "N single": t.n_single, "N multiple": t.n_multiple}
+    v: Values = {
+        "N": int(t.n),
+        "N raters": int(t.max_raters),
+        "N single": t.n_single,
+        "N multiple": t.n_multiple,
+    }
     r: Reasons = {}
     if given is not None:
         se2: float | None = float(given)
@@ -183,7 +270,9 @@ def _true_values(t: TrueScoreStats, given: float | None) -> tuple[Values, Reason
     if se2 is None:
         for c in rest:
             v[c] = None
-            r[c] = "requires a response with two or more human scores, or a given rater_error_variance"
+            r[c] = (
+                "requires a response with two or more human scores, or a given rater_error_variance"
+            )
         return v, r
     v["Variance of errors"] = se2
     v["MSE true"] = (t.sse - t.n * se2) / t.c
@@ -222,7 +311,7 @@ class ScoringResult:
 
     def write_csv(self, out_dir: str | Path, prefix: str = "") -> list[Path]:
         """Write every table as ``<prefix><name>.csv`` (plus ``undefined_metrics.csv``); return paths."""
-        from assay.cli_support import write_atomic
+        from assay.io.files import write_atomic
 
         out = Path(out_dir)
         paths = []
@@ -276,8 +365,13 @@ class ScoringEvaluator:
         self.human2 = [human2] if isinstance(human2, str) else list(human2 or [])
         self.subgroups = list(subgroups)
         self.exclude_zero_scores = exclude_zero_scores
-        if rater_error_variance is not None and (not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0):
-            raise InvalidInputError(f"must be a finite number >= 0, got {rater_error_variance!r}", source="rater_error_variance")
+        if rater_error_variance is not None and (
+            not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
+        ):
+            raise InvalidInputError(
+                f"must be a finite number >= 0, got {rater_error_variance!r}",
+                source="rater_error_variance",
+            )
         self.rater_error_variance = rater_error_variance
         self.base_groups = dict(base_groups or {})
         self.dropped: dict[str, int] = {}
@@ -296,8 +390,13 @@ class ScoringEvaluator:
     def add(self, data: Any, *, source: str = "data") -> None:
         """Add a batch: a table with the configured columns (DataFrame, path, list of dicts)."""
         d = ScoringData.from_frame(
-            data, human=self.human, system=self.system, human2=self.human2 or None,
-            subgroups=self.subgroups, exclude_zero_scores=self.exclude_zero_scores, source=source,
+            data,
+            human=self.human,
+            system=self.system,
+            human2=self.human2 or None,
+            subgroups=self.subgroups,
+            exclude_zero_scores=self.exclude_zero_scores,
+            source=source,
         )
         self.add_data(d)
 
@@ -318,7 +417,16 @@ class ScoringEvaluator:
         for col in self.subgroups:
             codes, labels = d.groups[col]
             if xl is not None:
-                (hm, hr), cells = grouped_pair_stats(xl, [d.m, mr], codes, labels, shift, with_cells=True, x=d.h, second_is_rounded=True)
+                (hm, hr), cells = grouped_pair_stats(
+                    xl,
+                    [d.m, mr],
+                    codes,
+                    labels,
+                    shift,
+                    with_cells=True,
+                    x=d.h,
+                    second_is_rounded=True,
+                )
             else:
                 hm = PairStats.from_arrays(d.h, d.m, codes, labels, shift=shift)
                 hr = PairStats.from_arrays(d.h, mr, codes, labels, shift=shift)
@@ -327,9 +435,13 @@ class ScoringEvaluator:
             if dbl is not None:
                 if xl is not None:
                     sub = LevelCoded(xl.codes[dbl], xl.levels)
-                    by["hh"] = grouped_pair_stats(sub, [h2[dbl]], codes[dbl], labels, shift, x=d.h[dbl])[0][0]
+                    by["hh"] = grouped_pair_stats(
+                        sub, [h2[dbl]], codes[dbl], labels, shift, x=d.h[dbl]
+                    )[0][0]
                 else:
-                    by["hh"] = PairStats.from_arrays(d.h[dbl], h2[dbl], codes[dbl], labels, shift=shift)
+                    by["hh"] = PairStats.from_arrays(
+                        d.h[dbl], h2[dbl], codes[dbl], labels, shift=shift
+                    )
             part.by[col] = by
         if self.subgroups:  # the whole set is the sum of any grouping
             first = part.by[self.subgroups[0]]
@@ -338,23 +450,29 @@ class ScoringEvaluator:
                 part.hh = first["hh"].total()
         else:
             if xl is not None:
-                part.hm, part.hr = grouped_pair_stats(xl, [d.m, mr], None, ("All data",), shift, x=d.h, second_is_rounded=True)[0]
+                part.hm, part.hr = grouped_pair_stats(
+                    xl, [d.m, mr], None, ("All data",), shift, x=d.h, second_is_rounded=True
+                )[0]
             else:
                 part.hm = PairStats.from_arrays(d.h, d.m, shift=shift)
                 part.hr = PairStats.from_arrays(d.h, mr, shift=shift)
             if dbl is not None:
                 if xl is not None:
                     sub = LevelCoded(xl.codes[dbl], xl.levels)
-                    part.hh = grouped_pair_stats(sub, [h2[dbl]], None, ("All data",), shift, x=d.h[dbl])[0][0]
+                    part.hh = grouped_pair_stats(
+                        sub, [h2[dbl]], None, ("All data",), shift, x=d.h[dbl]
+                    )[0][0]
                 else:
                     part.hh = PairStats.from_arrays(d.h[dbl], h2[dbl], shift=shift)
         part.h2all = part.hh
         if d.h2 is not None or self.rater_error_variance is not None:
             ratings = np.column_stack([d.h, d.h2]) if d.h2 is not None else d.h[:, None]
-            part.true, part.true_r = TrueScoreStats.from_arrays_multi(ratings, [d.m, mr], shift=shift)
+            part.true, part.true_r = TrueScoreStats.from_arrays_multi(
+                ratings, [d.m, mr], shift=shift
+            )
         self._absorb(part)
 
-    def _absorb(self, p: "_Partial") -> None:
+    def _absorb(self, p: _Partial) -> None:
         def m(a, b):
             return b if a is None else (a if b is None else a.merge(b))
 
@@ -367,14 +485,28 @@ class ScoringEvaluator:
                 mine[k] = m(mine.get(k), s)
         self._batches += 1
 
-    def merge(self, other: "ScoringEvaluator") -> "ScoringEvaluator":
+    def merge(self, other: ScoringEvaluator) -> ScoringEvaluator:
         """Fold another evaluator's batches (same configuration) into this one; returns self."""
-        if (other.human, other.system, other.human2, other.subgroups) != (self.human, self.system, self.human2, self.subgroups):
-            raise InvalidInputError("cannot merge evaluators with different columns", source="merge")
+        if (other.human, other.system, other.human2, other.subgroups) != (
+            self.human,
+            self.system,
+            self.human2,
+            self.subgroups,
+        ):
+            raise InvalidInputError(
+                "cannot merge evaluators with different columns", source="merge"
+            )
         if self._shift is None:
             self._shift = other._shift
         p = _Partial()
-        p.hm, p.hr, p.hh, p.h2all, p.true, p.true_r = other._hm, other._hr, other._hh, other._h2all, other._true, other._true_r
+        p.hm, p.hr, p.hh, p.h2all, p.true, p.true_r = (
+            other._hm,
+            other._hr,
+            other._hh,
+            other._h2all,
+            other._true,
+            other._true_r,
+        )
         p.by = other._by
         for k, c in other.dropped.items():
             self.dropped[k] = self.dropped.get(k, 0) + c
@@ -392,7 +524,15 @@ class ScoringEvaluator:
         records: list[Metric] = []
         undef_rows: list[dict[str, Any]] = []
 
-        def emit(table: str, row: str, vals: Values, reasons: Reasons, columns: Sequence[str], suffix: str = "", **params: Any) -> dict:
+        def emit(
+            table: str,
+            row: str,
+            vals: Values,
+            reasons: Reasons,
+            columns: Sequence[str],
+            suffix: str = "",
+            **params: Any,
+        ) -> dict:
             out = {}
             for c in columns:
                 val = vals.get(c)
@@ -425,7 +565,10 @@ class ScoringEvaluator:
         if self._hh is not None:
             v, r = _pair_values(self._hh, 0, smd="pooled", names=("h1", "h2"))
             if v["N"] == 0:
-                r = {c: "requires at least one double-scored response (N_2 >= 1)" for c in CONSISTENCY_COLUMNS[1:]}
+                r = {
+                    c: "requires at least one double-scored response (N_2 >= 1)"
+                    for c in CONSISTENCY_COLUMNS[1:]
+                }
                 v = {"N": 0}
             row = emit("consistency", "", v, r, CONSISTENCY_COLUMNS, score=self.human2[0])
             tables["consistency"] = _frame({"": row}, CONSISTENCY_COLUMNS)
@@ -441,10 +584,21 @@ class ScoringEvaluator:
                         reasons[c] = f"requires defined human-system and human-human {c}"
                     else:
                         vals[c] = float(a - b)
-                deg[label] = emit("degradation", label, vals, reasons, DEGRADATION_COLUMNS, suffix="Degradation", score=label)
+                deg[label] = emit(
+                    "degradation",
+                    label,
+                    vals,
+                    reasons,
+                    DEGRADATION_COLUMNS,
+                    suffix="Degradation",
+                    score=label,
+                )
             tables["degradation"] = _frame(deg, DEGRADATION_COLUMNS)
             tables["disattenuated_correlations"] = self._disattenuated(
-                emit, "disattenuated_correlations", {k: ev.loc[k, "corr"] for k in (sysname, rname)}, {k: hh_row["corr"] for k in (sysname, rname)}
+                emit,
+                "disattenuated_correlations",
+                {k: ev.loc[k, "corr"] for k in (sysname, rname)},
+                {k: hh_row["corr"] for k in (sysname, rname)},
             )
 
         # true-score evaluation
@@ -461,9 +615,11 @@ class ScoringEvaluator:
             sysname: (*pop_h, ev.loc[sysname, "sys_mean"], _nan_none(ev.loc[sysname, "sys_sd"])),
             rname: (*pop_h, ev.loc[rname, "sys_mean"], _nan_none(ev.loc[rname, "sys_sd"])),
         }
-        short_cols = ["N", "h_mean", "h_sd"] + [f"{c if c != 'SMD' else 'DSM'}.{sysname}" for c in SHORT_CONTINUOUS] + [
-            f"{c if c != 'SMD' else 'DSM'}.{rname}" for c in SHORT_ROUNDED
-        ]
+        short_cols = (
+            ["N", "h_mean", "h_sd"]
+            + [f"{c if c != 'SMD' else 'DSM'}.{sysname}" for c in SHORT_CONTINUOUS]
+            + [f"{c if c != 'SMD' else 'DSM'}.{rname}" for c in SHORT_ROUNDED]
+        )
         for col in self.subgroups:
             by = self._by[col]
             rows = {}
@@ -471,14 +627,26 @@ class ScoringEvaluator:
             order = sorted(range(len(labels)), key=lambda k: str(labels[k]))
             for i, g in [(k, labels[k]) for k in order] + [(0, "All data")]:
                 row: dict[str, Any] = {}
-                for label, s, cols in ((sysname, by["hm"], SHORT_CONTINUOUS), (rname, by["hr"], SHORT_ROUNDED)):
+                for label, s, cols in (
+                    (sysname, by["hm"], SHORT_CONTINUOUS),
+                    (rname, by["hr"], SHORT_ROUNDED),
+                ):
                     stats = s if g != "All data" else s.total()
                     j = i if g != "All data" else 0
                     v, r = _pair_values(stats, j, pop=pops[label])
                     keep = [c if c != "SMD" else "DSM" for c in cols]
                     if label == sysname:
                         keep = ["N", "h_mean", "h_sd"] + keep
-                    vals = emit(f"eval_by_{col}", str(g), v, r, keep, score=label, subgroup=col, group=str(g))
+                    vals = emit(
+                        f"eval_by_{col}",
+                        str(g),
+                        v,
+                        r,
+                        keep,
+                        score=label,
+                        subgroup=col,
+                        group=str(g),
+                    )
                     for c in keep:
                         name = c if c in ("N", "h_mean", "h_sd") else f"{c}.{label}"
                         row[name] = vals[c]
@@ -490,34 +658,68 @@ class ScoringEvaluator:
                 rows = {}
                 order = sorted(range(len(hh.labels)), key=lambda k: str(hh.labels[k]))
                 for i, g in [(k, hh.labels[k]) for k in order] + [(0, "All data")]:
-                    v, r = _pair_values(hh if g != "All data" else hh.total(), i, pop=pop_hh, names=("h1", "h2"))
+                    v, r = _pair_values(
+                        hh if g != "All data" else hh.total(), i, pop=pop_hh, names=("h1", "h2")
+                    )
                     cols = [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS]
-                    rows[str(g)] = emit(f"consistency_by_{col}", str(g), v, r, cols, score=self.human2[0], subgroup=col, group=str(g))
-                tables[f"consistency_by_{col}"] = _frame(rows, [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS])
+                    rows[str(g)] = emit(
+                        f"consistency_by_{col}",
+                        str(g),
+                        v,
+                        r,
+                        cols,
+                        score=self.human2[0],
+                        subgroup=col,
+                        group=str(g),
+                    )
+                tables[f"consistency_by_{col}"] = _frame(
+                    rows, [c if c != "SMD" else "DSM" for c in CONSISTENCY_COLUMNS]
+                )
                 eb, cb = tables[f"eval_by_{col}"], tables[f"consistency_by_{col}"]
                 tables[f"disattenuated_correlations_by_{col}"] = self._disattenuated(
-                    emit, f"disattenuated_correlations_by_{col}", {g: eb.loc[g, f"corr.{sysname}"] for g in eb.index},
-                    {g: cb.loc[g, "corr"] for g in eb.index}, subgroup=col,
+                    emit,
+                    f"disattenuated_correlations_by_{col}",
+                    {g: eb.loc[g, f"corr.{sysname}"] for g in eb.index},
+                    {g: cb.loc[g, "corr"] for g in eb.index},
+                    subgroup=col,
                 )
             table, reasons = fairness_from_cells(by["cells"], self.base_groups.get(col))
             tables[f"fairness_metrics_by_{col}"] = table
             base = table["base_category"].iloc[0]
             for name in FAIRNESS_METRICS:
-                p = {"table": f"fairness_metrics_by_{col}", "score": sysname, "subgroup": col, "base_category": base}
+                p = {
+                    "table": f"fairness_metrics_by_{col}",
+                    "score": sysname,
+                    "subgroup": col,
+                    "base_category": base,
+                }
                 if name in reasons:
                     records.append(undefined(METRIC_TYPES[name], reasons[name], **p))
                     records.append(undefined(METRIC_TYPES[name] + "PValue", reasons[name], **p))
                     for row in ("R2", "sig"):
-                        undef_rows.append({"table": p["table"], "row": row, "column": name, "reason": reasons[name]})
+                        undef_rows.append(
+                            {
+                                "table": p["table"],
+                                "row": row,
+                                "column": name,
+                                "reason": reasons[name],
+                            }
+                        )
                 else:
                     records.append(Metric(METRIC_TYPES[name], float(table.loc["R2", name]), p))
-                    records.append(Metric(METRIC_TYPES[name] + "PValue", float(table.loc["sig", name]), p))
+                    records.append(
+                        Metric(METRIC_TYPES[name] + "PValue", float(table.loc["sig", name]), p)
+                    )
         for k, c in self.dropped.items():
             records.append(Metric("NDropped", c, {"reason": k}))
-        undef = pd.DataFrame(undef_rows, columns=["table", "row", "column", "reason"]) if not undef_rows else pd.DataFrame(undef_rows)[
-            ["table", "row", "column", "reason"]
-        ]
-        return ScoringResult(tables=tables, metrics=MetricSet(records), dropped=dict(self.dropped), undefined=undef)
+        undef = (
+            pd.DataFrame(undef_rows, columns=["table", "row", "column", "reason"])
+            if not undef_rows
+            else pd.DataFrame(undef_rows)[["table", "row", "column", "reason"]]
+        )
+        return ScoringResult(
+            tables=tables, metrics=MetricSet(records), dropped=dict(self.dropped), undefined=undef
+        )
 
     @staticmethod
     def _disattenuated(emit: Any, table: str, hm: dict, hh: dict, **params: Any) -> pd.DataFrame:
@@ -525,8 +727,14 @@ class ScoringEvaluator:
         rows = {}
         for key in hm:
             a, b = hm[key], hh[key]
-            vals: Values = {"corr_HM": None if a != a else float(a), "corr_HH": None if b != b else float(b)}
-            reasons: Reasons = {"corr_HM": "human-system correlation undefined", "corr_HH": "human-human correlation undefined"}
+            vals: Values = {
+                "corr_HM": None if a != a else float(a),
+                "corr_HH": None if b != b else float(b),
+            }
+            reasons: Reasons = {
+                "corr_HM": "human-system correlation undefined",
+                "corr_HH": "human-human correlation undefined",
+            }
             if b != b or b < 0:
                 vals["sqrt_HH"] = vals["corr_disattenuated"] = None
                 reasons["sqrt_HH"] = reasons["corr_disattenuated"] = (
@@ -536,7 +744,9 @@ class ScoringEvaluator:
                 vals["sqrt_HH"] = math.sqrt(b)
                 if a != a or b == 0:
                     vals["corr_disattenuated"] = None
-                    reasons["corr_disattenuated"] = "requires a defined human-system and a positive human-human correlation"
+                    reasons["corr_disattenuated"] = (
+                        "requires a defined human-system and a positive human-human correlation"
+                    )
                 else:
                     vals["corr_disattenuated"] = float(a) / math.sqrt(b)
             p = {"score": key} if not params else {"group": str(key), **params}
@@ -601,8 +811,13 @@ def evaluate_scoring(
         (3, np.int64(3))
     """
     ev = ScoringEvaluator(
-        human=human, system=system, human2=human2, subgroups=subgroups, exclude_zero_scores=exclude_zero_scores,
-        rater_error_variance=rater_error_variance, base_groups=base_groups,
+        human=human,
+        system=system,
+        human2=human2,
+        subgroups=subgroups,
+        exclude_zero_scores=exclude_zero_scores,
+        rater_error_variance=rater_error_variance,
+        base_groups=base_groups,
     )
     ev.add(data, source=source)
     return ev.compute()

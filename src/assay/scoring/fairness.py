@@ -33,12 +33,23 @@ from scipy import stats as sps
 
 from assay.scoring.stats import CellStats
 
-__all__ = ["FairnessFit", "fairness_from_cells", "fairness_analyses", "fairness_analyses_ols", "reference_group", "FAIRNESS_METRICS"]
+__all__ = [
+    "FairnessFit",
+    "fairness_from_cells",
+    "fairness_analyses",
+    "fairness_analyses_ols",
+    "reference_group",
+    "FAIRNESS_METRICS",
+]
 
 # A total sum of squares this small relative to sum(y^2) is rounding noise: y is constant.
 _ZERO_REL = 1e-12
 
-FAIRNESS_METRICS = ("Overall score accuracy", "Overall score difference", "Conditional score difference")
+FAIRNESS_METRICS = (
+    "Overall score accuracy",
+    "Overall score difference",
+    "Conditional score difference",
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,9 @@ def reference_group(labels: tuple, sizes: np.ndarray, base_group: str | None = N
         if base_group not in labels:
             from assay.errors import InvalidInputError
 
-            raise InvalidInputError(f"reference group {base_group!r} is not one of {list(labels)}", source="base_group")
+            raise InvalidInputError(
+                f"reference group {base_group!r} is not one of {list(labels)}", source="base_group"
+            )
         return labels.index(base_group)
     order = sorted(range(len(labels)), key=lambda i: (-sizes[i], str(labels[i])))
     return order[0]
@@ -89,10 +102,14 @@ def _wls(ymean: np.ndarray, n: np.ndarray, within: float, exog: np.ndarray) -> F
     tss = float(np.dot(n, (ymean - grand) ** 2)) + within
     ssr = float(fit.ssr) + within
     rank = float(fit.df_model) + 1.0
-    return FairnessFit(nobs=nobs, ssr=ssr, centered_tss=tss, df_model=rank - 1.0, df_resid=nobs - rank)
+    return FairnessFit(
+        nobs=nobs, ssr=ssr, centered_tss=tss, df_model=rank - 1.0, df_resid=nobs - rank
+    )
 
 
-def _fwl(yres: np.ndarray, n: np.ndarray, within: float, xres: np.ndarray, null: FairnessFit) -> FairnessFit:
+def _fwl(
+    yres: np.ndarray, n: np.ndarray, within: float, xres: np.ndarray, null: FairnessFit
+) -> FairnessFit:
     """Extend ``null`` by the residualised regressors ``xres`` (cell level, weights ``n``)."""
     import statsmodels.api as sm
 
@@ -101,7 +118,13 @@ def _fwl(yres: np.ndarray, n: np.ndarray, within: float, xres: np.ndarray, null:
         fit = sm.WLS(yres, xres, weights=n, hasconst=False).fit()
     rank = float(fit.df_model)  # no constant: df_model is the rank of xres
     ssr = float(fit.ssr) + within
-    return FairnessFit(nobs=null.nobs, ssr=ssr, centered_tss=null.centered_tss, df_model=null.df_model + rank, df_resid=null.df_resid - rank)
+    return FairnessFit(
+        nobs=null.nobs,
+        ssr=ssr,
+        centered_tss=null.centered_tss,
+        df_model=null.df_model + rank,
+        df_resid=null.df_resid - rank,
+    )
 
 
 def _dummies(codes: np.ndarray, k: int, base: int) -> np.ndarray:
@@ -109,7 +132,9 @@ def _dummies(codes: np.ndarray, k: int, base: int) -> np.ndarray:
     return (codes[:, None] == np.array(cols)[None, :]).astype(np.float64)
 
 
-def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
+def fairness_from_cells(
+    cells: CellStats, base_group: str | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """The ``fairness_metrics_by_<group>`` table from cell statistics.
 
     Returns the table (index ``R2``, ``sig``; columns the three metrics and ``base_category``)
@@ -142,7 +167,9 @@ def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tupl
             reasons[name] = "requires at least two subgroups"
     elif nobs - g <= 0:
         for name in FAIRNESS_METRICS:
-            reasons[name] = "requires more responses than subgroups (residual degrees of freedom > 0)"
+            reasons[name] = (
+                "requires more responses than subgroups (residual degrees of freedom > 0)"
+            )
     else:
         fits["osa"] = _wls(s2g / sizes, sizes, within(s2g, s4g, sizes), xg)
         fits["osd"] = _wls(s1g / sizes, sizes, within(s1g, s2g, sizes), xg)
@@ -150,7 +177,9 @@ def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tupl
         for key, name in (("osa", FAIRNESS_METRICS[0]), ("osd", FAIRNESS_METRICS[1])):
             f = fits[key]
             if f.centered_tss <= _ZERO_REL * scale[key]:
-                reasons[name] = "requires non-constant " + ("squared errors" if key == "osa" else "errors")
+                reasons[name] = "requires non-constant " + (
+                    "squared errors" if key == "osa" else "errors"
+                )
             else:
                 values[name] = (f.rsquared_adj, f.f_pvalue)
         # CSD: e ~ C(H) (null) vs e ~ group + C(H)
@@ -162,7 +191,13 @@ def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tupl
         # null model e ~ C(H): fitted values are the level means
         within_levels = within(s1l, s2l, n_l)
         tss = float(s2l.sum() - s1l.sum() ** 2 / nobs)
-        null = FairnessFit(nobs=nobs, ssr=within_levels, centered_tss=tss, df_model=li.size - 1.0, df_resid=nobs - li.size)
+        null = FairnessFit(
+            nobs=nobs,
+            ssr=within_levels,
+            centered_tss=tss,
+            df_model=li.size - 1.0,
+            df_resid=nobs - li.size,
+        )
         # full model e ~ group + C(H), by Frisch-Waugh-Lovell: absorb the level effects, then
         # statsmodels WLS of the level-demeaned cell means on the level-demeaned group dummies
         gi, lj = np.nonzero(n_gl[:, li] > 0)
@@ -180,13 +215,18 @@ def fairness_from_cells(cells: CellStats, base_group: str | None = None) -> tupl
         else:
             df_diff = null.df_resid - full.df_resid
             if df_diff <= 0:
-                reasons[name] = "subgroup membership adds no information once the human score is known"
+                reasons[name] = (
+                    "subgroup membership adds no information once the human score is known"
+                )
             else:
                 fstat = ((null.ssr - full.ssr) / df_diff) / (full.ssr / full.df_resid)
                 p = float(sps.f.sf(fstat, df_diff, full.df_resid))
                 values[name] = (full.rsquared_adj - null.rsquared_adj, p)
     table = pd.DataFrame(
-        {name: [values.get(name, (np.nan, np.nan))[0], values.get(name, (np.nan, np.nan))[1]] for name in FAIRNESS_METRICS},
+        {
+            name: [values.get(name, (np.nan, np.nan))[0], values.get(name, (np.nan, np.nan))[1]]
+            for name in FAIRNESS_METRICS
+        },
         index=["R2", "sig"],
     )
     table["base_category"] = labels[base] if labels else None
@@ -210,7 +250,9 @@ def fairness_analyses(
         0.3636
     """
     codes, labels = pd.factorize(pd.Series(groups).astype(str))
-    cells = CellStats.from_arrays(np.asarray(human, float), np.asarray(system, float), codes, tuple(labels))
+    cells = CellStats.from_arrays(
+        np.asarray(human, float), np.asarray(system, float), codes, tuple(labels)
+    )
     return fairness_from_cells(cells, base_group)[0]
 
 
@@ -230,7 +272,13 @@ def fairness_analyses_ols(
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
 
-    df = pd.DataFrame({"h": np.asarray(human, float), "m": np.asarray(system, float), "g": pd.Series(groups).astype(str).to_numpy()})
+    df = pd.DataFrame(
+        {
+            "h": np.asarray(human, float),
+            "m": np.asarray(system, float),
+            "g": pd.Series(groups).astype(str).to_numpy(),
+        }
+    )
     df["error"] = df["m"] - df["h"]
     df["SE"] = df["error"] ** 2
     codes, labels = pd.factorize(df["g"])

@@ -54,7 +54,9 @@ def level_code(x: np.ndarray) -> LevelCoded | None:
     return LevelCoded(codes.astype(np.intp), levels)
 
 
-def _grouped_min_max(y: np.ndarray, codes: np.ndarray | None, g: int) -> tuple[np.ndarray, np.ndarray]:
+def _grouped_min_max(
+    y: np.ndarray, codes: np.ndarray | None, g: int
+) -> tuple[np.ndarray, np.ndarray]:
     if g == 1 or codes is None:
         if y.size == 0:
             return np.full(1, np.inf), np.full(1, -np.inf)
@@ -145,7 +147,14 @@ def grouped_pair_stats(
         adj = bc(key[ad <= 1.0], minlength=ncell).reshape(g, nl).sum(axis=1).astype(np.float64)
         if with_cells and idx == 0:
             s4 = bc(key, d2 * d2, ncell).reshape(g, nl)
-            cells = CellStats(labels=tuple(labels), levels=tuple(float(v) for v in x_l), n=n_c.copy(), s1=s1, s2=s2, s4=s4)
+            cells = CellStats(
+                labels=tuple(labels),
+                levels=tuple(float(v) for v in x_l),
+                n=n_c.copy(),
+                s1=s1,
+                s2=s2,
+                s4=s4,
+            )
         sy = sx + s1.sum(axis=1)
         syy = sxx + 2 * (s1 @ xs_l) + s2.sum(axis=1)
         sxy = sxx + s1 @ xs_l
@@ -156,10 +165,25 @@ def grouped_pair_stats(
             first_extrema = first_extrema or (ymin, ymax)
         out.append(
             PairStats(
-                labels=tuple(labels), shift=float(shift), n=n, sx=sx, sy=sy, sxx=sxx, syy=syy, sxy=sxy,
-                sdd=s2.sum(axis=1), exact=exact, adj=adj, rexact=rexact.copy(),
-                xmin=xmin.astype(np.float64), xmax=xmax.astype(np.float64), ymin=ymin, ymax=ymax,
-                hist_lo=lo, hist_x=None if hist_x is None else hist_x.copy(), hist_y=None if hist_y is None else hist_y.copy(),
+                labels=tuple(labels),
+                shift=float(shift),
+                n=n,
+                sx=sx,
+                sy=sy,
+                sxx=sxx,
+                syy=syy,
+                sxy=sxy,
+                sdd=s2.sum(axis=1),
+                exact=exact,
+                adj=adj,
+                rexact=rexact.copy(),
+                xmin=xmin.astype(np.float64),
+                xmax=xmax.astype(np.float64),
+                ymin=ymin,
+                ymax=ymax,
+                hist_lo=lo,
+                hist_x=None if hist_x is None else hist_x.copy(),
+                hist_y=None if hist_y is None else hist_y.copy(),
             )
         )
     return out, cells

@@ -33,7 +33,11 @@ _SUMS = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
 def _align(labels_a: tuple, labels_b: tuple) -> tuple[tuple, np.ndarray, np.ndarray]:
     union = tuple(dict.fromkeys(labels_a + labels_b))
     pos = {k: i for i, k in enumerate(union)}
-    return union, np.array([pos[k] for k in labels_a], dtype=np.intp), np.array([pos[k] for k in labels_b], dtype=np.intp)
+    return (
+        union,
+        np.array([pos[k] for k in labels_a], dtype=np.intp),
+        np.array([pos[k] for k in labels_b], dtype=np.intp),
+    )
 
 
 def _scatter(values: np.ndarray, idx: np.ndarray, size: int, fill: float = 0.0) -> np.ndarray:
@@ -70,7 +74,9 @@ class PairStats:
     ymin: np.ndarray
     ymax: np.ndarray
     hist_lo: int = 0
-    hist_x: np.ndarray | None = None  # (G, K) counts of rint(x) - hist_lo; None if too many categories
+    hist_x: np.ndarray | None = (
+        None  # (G, K) counts of rint(x) - hist_lo; None if too many categories
+    )
     hist_y: np.ndarray | None = None
 
     @classmethod
@@ -81,18 +87,23 @@ class PairStats:
         codes: np.ndarray | None = None,
         labels: tuple = ("All data",),
         shift: float | None = None,
-    ) -> "PairStats":
+    ) -> PairStats:
         """Statistics of ``x`` and ``y`` (equal-length float arrays), grouped by ``codes``."""
         g = len(labels)
         if codes is None:
             codes = np.zeros(x.size, dtype=np.intp)
         if shift is None:
-            shift = float(np.rint(np.median(x[: 1000]))) if x.size else 0.0
+            shift = float(np.rint(np.median(x[:1000]))) if x.size else 0.0
         xs = x - shift
         ys = y - shift
         d = y - x
+
         def bc(c, w=None, minlength=g):
-            return np.bincount(c, w, minlength).astype(np.float64) if w is not None else np.bincount(c, minlength=minlength)
+            return (
+                np.bincount(c, w, minlength).astype(np.float64)
+                if w is not None
+                else np.bincount(c, minlength=minlength)
+            )
 
         n = bc(codes, minlength=g).astype(np.float64)
         ad = np.abs(d)
@@ -118,7 +129,12 @@ class PairStats:
         )
         if g == 1:
             if x.size:
-                out.xmin[0], out.xmax[0], out.ymin[0], out.ymax[0] = x.min(), x.max(), y.min(), y.max()
+                out.xmin[0], out.xmax[0], out.ymin[0], out.ymax[0] = (
+                    x.min(),
+                    x.max(),
+                    y.min(),
+                    y.max(),
+                )
         else:
             np.minimum.at(out.xmin, codes, x)
             np.maximum.at(out.xmax, codes, x)
@@ -142,7 +158,7 @@ class PairStats:
             out.hist_y = np.zeros((g, 1), dtype=np.int64)
         return out
 
-    def reshift(self, shift: float) -> "PairStats":
+    def reshift(self, shift: float) -> PairStats:
         """The same statistics with sums taken around another ``shift``."""
         a = shift - self.shift  # x - shift = (x - old) - a
         if a == 0:
@@ -159,7 +175,7 @@ class PairStats:
             sxy=self.sxy - a * (self.sx + self.sy) + a * a * self.n,
         )
 
-    def merge(self, other: "PairStats") -> "PairStats":
+    def merge(self, other: PairStats) -> PairStats:
         """Statistics of both batches together (groups matched by label)."""
         other = other.reshift(self.shift)
         labels, ia, ib = _align(self.labels, other.labels)
@@ -169,10 +185,18 @@ class PairStats:
             v = _scatter(np.asarray(getattr(self, name), dtype=np.float64), ia, g)
             v[ib] += getattr(other, name)
             kw[name] = v
-        kw["xmin"] = np.minimum(_scatter(self.xmin, ia, g, np.inf), _scatter(other.xmin, ib, g, np.inf))
-        kw["ymin"] = np.minimum(_scatter(self.ymin, ia, g, np.inf), _scatter(other.ymin, ib, g, np.inf))
-        kw["xmax"] = np.maximum(_scatter(self.xmax, ia, g, -np.inf), _scatter(other.xmax, ib, g, -np.inf))
-        kw["ymax"] = np.maximum(_scatter(self.ymax, ia, g, -np.inf), _scatter(other.ymax, ib, g, -np.inf))
+        kw["xmin"] = np.minimum(
+            _scatter(self.xmin, ia, g, np.inf), _scatter(other.xmin, ib, g, np.inf)
+        )
+        kw["ymin"] = np.minimum(
+            _scatter(self.ymin, ia, g, np.inf), _scatter(other.ymin, ib, g, np.inf)
+        )
+        kw["xmax"] = np.maximum(
+            _scatter(self.xmax, ia, g, -np.inf), _scatter(other.xmax, ib, g, -np.inf)
+        )
+        kw["ymax"] = np.maximum(
+            _scatter(self.ymax, ia, g, -np.inf), _scatter(other.ymax, ib, g, -np.inf)
+        )
         hx = hy = None
         lo = 0
         if self.hist_x is not None and other.hist_x is not None:
@@ -188,7 +212,7 @@ class PairStats:
                     hy[idx, o : o + k] += s.hist_y
         return PairStats(labels=labels, shift=self.shift, hist_lo=lo, hist_x=hx, hist_y=hy, **kw)
 
-    def total(self, label: str = "All data") -> "PairStats":
+    def total(self, label: str = "All data") -> PairStats:
         """All groups pooled into one."""
         kw = {name: getattr(self, name).sum(keepdims=True) for name in _SUMS}
         return PairStats(
@@ -235,12 +259,16 @@ class TrueScoreStats:
     max_raters: int = 0
 
     @classmethod
-    def from_arrays(cls, ratings: np.ndarray, system: np.ndarray, shift: float | None = None) -> "TrueScoreStats":
+    def from_arrays(
+        cls, ratings: np.ndarray, system: np.ndarray, shift: float | None = None
+    ) -> TrueScoreStats:
         """``ratings`` is ``(N, raters)`` with NaN for missing; every row has >= 1 rating."""
         return cls.from_arrays_multi(ratings, [system], shift)[0]
 
     @classmethod
-    def from_arrays_multi(cls, ratings: np.ndarray, systems: list[np.ndarray], shift: float | None = None) -> list["TrueScoreStats"]:
+    def from_arrays_multi(
+        cls, ratings: np.ndarray, systems: list[np.ndarray], shift: float | None = None
+    ) -> list[TrueScoreStats]:
         """One :class:`TrueScoreStats` per system score array; the rating sums are computed once."""
         if ratings.shape[1] == 2 and not np.isnan(ratings[:, 0]).any():
             # the common case: a first rating everywhere, a second on some responses
@@ -283,7 +311,7 @@ class TrueScoreStats:
             out.append(cls(sse=float(np.dot(c, e * e)), **common))
         return out
 
-    def merge(self, other: "TrueScoreStats") -> "TrueScoreStats":
+    def merge(self, other: TrueScoreStats) -> TrueScoreStats:
         """Statistics of both batches together."""
         a = self.shift - other.shift  # other's (m - other.shift) = (m - self.shift) + a
         s1o = other.s1 - a * other.c
@@ -323,7 +351,9 @@ class CellStats:
     s4: np.ndarray = field(repr=False)
 
     @classmethod
-    def from_arrays(cls, human: np.ndarray, system: np.ndarray, codes: np.ndarray, labels: tuple) -> "CellStats":
+    def from_arrays(
+        cls, human: np.ndarray, system: np.ndarray, codes: np.ndarray, labels: tuple
+    ) -> CellStats:
         """Cells of ``codes`` (indices into ``labels``) by the distinct values of ``human``."""
         import pandas as pd
 
@@ -346,7 +376,7 @@ class CellStats:
             s4=bc(key, e2 * e2, size).reshape(g, l_),
         )
 
-    def merge(self, other: "CellStats") -> "CellStats":
+    def merge(self, other: CellStats) -> CellStats:
         """Statistics of both batches together (cells matched by label and human score)."""
         labels, ga, gb = _align(self.labels, other.labels)
         levels, la, lb = _align(self.levels, other.levels)

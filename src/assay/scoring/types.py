@@ -67,7 +67,7 @@ class ScoringData:
         subgroups: Sequence[str] = (),
         exclude_zero_scores: bool = True,
         source: str = "data",
-    ) -> "ScoringData":
+    ) -> ScoringData:
         """Clean a table (pandas/polars DataFrame, CSV/Parquet/JSONL path, list of dicts)."""
         df = as_dataframe(data, source=source)
         h2cols = [human2] if isinstance(human2, str) else list(human2 or [])
@@ -80,7 +80,9 @@ class ScoringData:
         for col, vals in ((human, h), (system, m)):
             if np.isnan(vals).all():
                 raise InvalidInputError(
-                    f"column has no numeric values (first value {df[col].iloc[0]!r})", source=source, field=col
+                    f"column has no numeric values (first value {df[col].iloc[0]!r})",
+                    source=source,
+                    field=col,
                 )
         dropped: dict[str, int] = {}
         bad_h = np.isnan(h)
@@ -105,7 +107,12 @@ class ScoringData:
             )
         all_kept = bool(keep.all())
         sel = (lambda a: a) if all_kept else (lambda a: a[keep])
-        out = cls(h=sel(h), m=sel(m), dropped=dropped, columns={"human": human, "system": system, "human2": h2cols, "subgroups": subgroups})
+        out = cls(
+            h=sel(h),
+            m=sel(m),
+            dropped=dropped,
+            columns={"human": human, "system": system, "human2": h2cols, "subgroups": subgroups},
+        )
         if h2cols:
             cols = []
             for col in h2cols:

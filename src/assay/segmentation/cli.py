@@ -22,9 +22,15 @@ def register(app: typer.Typer) -> None:
     @app.command("segmentation")
     @guarded
     def segmentation(
-        groundtruths: Path = typer.Option(..., "--groundtruths", help="assay JSONL: one datum per line with masks."),
-        predictions: Path = typer.Option(..., "--predictions", help="assay JSONL with the predicted masks."),
-        metrics: str = typer.Option(None, "--metrics", help="Comma-separated subset of IOU,mIOU,ConfusionMatrix."),
+        groundtruths: Path = typer.Option(
+            ..., "--groundtruths", help="assay JSONL: one datum per line with masks."
+        ),
+        predictions: Path = typer.Option(
+            ..., "--predictions", help="assay JSONL with the predicted masks."
+        ),
+        metrics: str = typer.Option(
+            None, "--metrics", help="Comma-separated subset of IOU,mIOU,ConfusionMatrix."
+        ),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
@@ -35,9 +41,12 @@ def register(app: typer.Typer) -> None:
         from assay.results import MetricSet
         from assay.segmentation.evaluator import SegmentationEvaluator
 
-        ev = SegmentationEvaluator().add(_read_jsonl(groundtruths, str(groundtruths)),
-                                         _read_jsonl(predictions, str(predictions)),
-                                         source=str(groundtruths), psource=str(predictions))
+        ev = SegmentationEvaluator().add(
+            _read_jsonl(groundtruths, str(groundtruths)),
+            _read_jsonl(predictions, str(predictions)),
+            source=str(groundtruths),
+            psource=str(predictions),
+        )
         records = ev.compute()
         if metrics:
             wanted = {m.strip() for m in metrics.split(",") if m.strip()}
@@ -46,5 +55,11 @@ def register(app: typer.Typer) -> None:
                 raise typer.BadParameter(f"unknown {sorted(bad)}", param_hint="--metrics")
             records = MetricSet(m for m in records if m.type in wanted)
         emit(records, fmt=fmt, out=out, title="segmentation")
-        save_metrics(records, kind="segmentation", dataset=str(groundtruths),
-                     parameters={"groundtruths": str(groundtruths), "predictions": str(predictions)}, save=save, url=db)
+        save_metrics(
+            records,
+            kind="segmentation",
+            dataset=str(groundtruths),
+            parameters={"groundtruths": str(groundtruths), "predictions": str(predictions)},
+            save=save,
+            url=db,
+        )

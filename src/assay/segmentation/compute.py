@@ -35,7 +35,9 @@ def confusion_counts(groundtruth: np.ndarray, prediction: np.ndarray, n_labels: 
     g = np.asarray(groundtruth).ravel().astype(np.int64)
     p = np.asarray(prediction).ravel().astype(np.int64)
     if g.shape != p.shape:
-        raise ValueError(f"label maps differ in size: {np.shape(groundtruth)} vs {np.shape(prediction)}")
+        raise ValueError(
+            f"label maps differ in size: {np.shape(groundtruth)} vs {np.shape(prediction)}"
+        )
     n = n_labels + 1
     if g.size and (g.min() < 0 or p.min() < 0 or g.max() >= n or p.max() >= n):
         raise ValueError(f"label map values must be in [0, {n_labels}]")
@@ -60,7 +62,9 @@ def mean_iou(confusion: np.ndarray) -> float:
     """
     iou = iou_from_confusion(confusion)
     if not np.isfinite(iou).any():
-        raise UndefinedMetricError("mIOU", "requires a label present in the ground truths or predictions")
+        raise UndefinedMetricError(
+            "mIOU", "requires a label present in the ground truths or predictions"
+        )
     return float(np.mean(iou[np.isfinite(iou)]))
 
 

@@ -48,15 +48,25 @@ class SegmentationEvaluator:
             self._counts[key] = new
         return np.array([0, *[labels.index(v) + 1 for v in values]], dtype=np.int64)
 
-    def add_label_maps(self, uid: Any, groundtruth: np.ndarray, prediction: np.ndarray, *, labels: Sequence[str],
-                       key: str = "class") -> "SegmentationEvaluator":
+    def add_label_maps(
+        self,
+        uid: Any,
+        groundtruth: np.ndarray,
+        prediction: np.ndarray,
+        *,
+        labels: Sequence[str],
+        key: str = "class",
+    ) -> SegmentationEvaluator:
         """Add one datum as two label maps (0 = background, i = ``labels[i - 1]``)."""
         from assay.errors import InvalidInputError
 
         g, p = np.asarray(groundtruth), np.asarray(prediction)
         if g.shape != p.shape:
-            raise InvalidInputError(f"prediction size {p.shape} differs from the ground truth's {g.shape}",
-                                    record=f"datum {uid!r}", field="prediction")
+            raise InvalidInputError(
+                f"prediction size {p.shape} differs from the ground truth's {g.shape}",
+                record=f"datum {uid!r}",
+                field="prediction",
+            )
         try:
             local = confusion_counts(g, p, len(labels))
         except ValueError as e:
@@ -68,8 +78,14 @@ class SegmentationEvaluator:
         self.n_datums += 1
         return self
 
-    def add(self, datums: list[dict[str, Any]], predictions: list[dict[str, Any]], *, source: str = "data",
-            psource: str = "predictions") -> "SegmentationEvaluator":
+    def add(
+        self,
+        datums: list[dict[str, Any]],
+        predictions: list[dict[str, Any]],
+        *,
+        source: str = "data",
+        psource: str = "predictions",
+    ) -> SegmentationEvaluator:
         """Add datums given as JSONL records (see :func:`assay.segmentation.io.label_maps`)."""
         from assay.segmentation.io import label_maps
 
@@ -77,7 +93,7 @@ class SegmentationEvaluator:
             self.add_label_maps(uid, g, p, labels=labels, key=key)
         return self
 
-    def merge(self, other: "SegmentationEvaluator") -> "SegmentationEvaluator":
+    def merge(self, other: SegmentationEvaluator) -> SegmentationEvaluator:
         """A new evaluator with the counts of both."""
         out = SegmentationEvaluator()
         for ev in (self, other):
@@ -91,7 +107,9 @@ class SegmentationEvaluator:
 
     def confusion(self, key: str = "class") -> tuple[list[str], np.ndarray]:
         """``(labels, counts)`` for a label key; row/column 0 of ``counts`` is background."""
-        return list(self._labels.get(key, [])), self._counts.get(key, np.zeros((1, 1), np.int64)).copy()
+        return list(self._labels.get(key, [])), self._counts.get(
+            key, np.zeros((1, 1), np.int64)
+        ).copy()
 
     def compute(self) -> MetricSet:
         """IOU per label, mIOU per label key, ConfusionMatrix per label key."""
@@ -101,12 +119,30 @@ class SegmentationEvaluator:
             iou = iou_from_confusion(c)
             for v, x in zip(labels, iou):
                 p = {"label_key": key, "label_value": v}
-                out.append(Metric("IOU", float(x), p) if np.isfinite(x)
-                           else undefined("IOU", "requires the label in a ground truth or prediction", **p))
+                out.append(
+                    Metric("IOU", float(x), p)
+                    if np.isfinite(x)
+                    else undefined("IOU", "requires the label in a ground truth or prediction", **p)
+                )
             ok = np.isfinite(iou)
             p = {"label_key": key}
-            out.append(Metric("mIOU", float(np.mean(iou[ok])), p) if ok.any()
-                       else undefined("mIOU", "requires a label present in the ground truths or predictions", **p))
-            out.append(Metric("ConfusionMatrix", {"labels": [BACKGROUND, *labels], "counts": c.tolist(),
-                                                  "rows": "ground truth", "columns": "prediction"}, dict(p)))
+            out.append(
+                Metric("mIOU", float(np.mean(iou[ok])), p)
+                if ok.any()
+                else undefined(
+                    "mIOU", "requires a label present in the ground truths or predictions", **p
+                )
+            )
+            out.append(
+                Metric(
+                    "ConfusionMatrix",
+                    {
+                        "labels": [BACKGROUND, *labels],
+                        "counts": c.tolist(),
+                        "rows": "ground truth",
+                        "columns": "prediction",
+                    },
+                    dict(p),
+                )
+            )
         return MetricSet(out)

@@ -19,7 +19,9 @@ from assay.errors import InvalidInputError
 
 __all__ = ["register", "runs_app"]
 
-runs_app = typer.Typer(name="runs", help="Stored evaluations: list, show, latest, export.", no_args_is_help=True)
+runs_app = typer.Typer(
+    name="runs", help="Stored evaluations: list, show, latest, export.", no_args_is_help=True
+)
 
 DB_HELP = "Store URL or SQLite file (default: $ASSAY_DATABASE_URL or $ASSAY_HOME/assay.db)."
 
@@ -41,7 +43,15 @@ def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-a
         t.add_column(col)
     for e in evs:
         n = "" if e.metrics is None else str(len(e.metrics))
-        t.add_row(str(e.id), e.created.strftime("%Y-%m-%d %H:%M:%S"), e.kind, e.dataset or "", e.model or "", e.status, n)
+        t.add_row(
+            str(e.id),
+            e.created.strftime("%Y-%m-%d %H:%M:%S"),
+            e.kind,
+            e.dataset or "",
+            e.model or "",
+            e.status,
+            n,
+        )
     return t
 
 
@@ -54,7 +64,9 @@ def _print_json(obj: object) -> None:
 @runs_app.command("list")
 @guarded
 def list_runs(
-    kind: str = typer.Option(None, "--kind", "-k", help="Only this kind (classification, llm_fairness, ...)."),
+    kind: str = typer.Option(
+        None, "--kind", "-k", help="Only this kind (classification, llm_fairness, ...)."
+    ),
     dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
     model: str = typer.Option(None, "--model", "-m", help="Only this model."),
     status: str = typer.Option(None, "--status", help="running, finished or failed."),
@@ -96,15 +108,21 @@ def show(
 @guarded
 def latest(
     kind: str = typer.Option(..., "--kind", "-k", help="The evaluation kind."),
-    dataset: list[str] = typer.Option(None, "--dataset", "-d", help="Datasets (repeat); default: every dataset."),
+    dataset: list[str] = typer.Option(
+        None, "--dataset", "-d", help="Datasets (repeat); default: every dataset."
+    ),
     model: str = typer.Option(None, "--model", "-m", help="Only this model."),
-    require: bool = typer.Option(False, "--require", help="Fail if a named dataset has no finished evaluation."),
+    require: bool = typer.Option(
+        False, "--require", help="Fail if a named dataset has no finished evaluation."
+    ),
     db: str = typer.Option(None, "--db", help=DB_HELP),
     fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json or table."),
 ) -> None:
     """The latest finished evaluation per dataset (and model), with metrics."""
     with _store(db) as st:
-        found = st.latest_per_dataset(kind=kind, datasets=dataset or None, model=model, require=require)
+        found = st.latest_per_dataset(
+            kind=kind, datasets=dataset or None, model=model, require=require
+        )
     if fmt is OutputFormat.table:
         Console().print(_table(list(found.values()), title=f"latest {kind}"))
     else:
@@ -114,14 +132,20 @@ def latest(
 @runs_app.command("export")
 @guarded
 def export(
-    evaluation_ids: list[int] = typer.Argument(None, help="Evaluation ids (default: every match of the filters)."),
+    evaluation_ids: list[int] = typer.Argument(
+        None, help="Evaluation ids (default: every match of the filters)."
+    ),
     kind: str = typer.Option(None, "--kind", "-k"),
     dataset: str = typer.Option(None, "--dataset", "-d"),
     model: str = typer.Option(None, "--model", "-m"),
     status: str = typer.Option(None, "--status"),
-    items: bool = typer.Option(False, "--items", help="Export per-item LLM records (CSV: one row per item)."),
+    items: bool = typer.Option(
+        False, "--items", help="Export per-item LLM records (CSV: one row per item)."
+    ),
     fmt: ExportFormat = typer.Option(ExportFormat.json, "--format", "-f", help="json or csv."),
-    out: Path = typer.Option(None, "--out", "-o", help="Write here (atomically) instead of stdout."),
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Write here (atomically) instead of stdout."
+    ),
     db: str = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Export evaluations (metrics, optionally items) as JSON or CSV."""
@@ -131,7 +155,9 @@ def export(
             ids = [e.id for e in st.list(kind=kind, dataset=dataset, model=model, status=status)]
             ids.reverse()  # oldest first in exports
         elif any(v is not None for v in (kind, dataset, model, status)):
-            raise InvalidInputError("give evaluation ids or filters, not both", source="runs export")
+            raise InvalidInputError(
+                "give evaluation ids or filters, not both", source="runs export"
+            )
         text = st.export(ids, fmt=fmt.value, items=items)
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

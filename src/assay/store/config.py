@@ -56,9 +56,9 @@ def default_cache_path() -> Path:
 def normalize_database_url(url: str) -> str:
     """Use psycopg 3 for plain ``postgresql://``/``postgres://`` URLs; a bare path means SQLite."""
     if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://"):]
+        url = "postgresql://" + url[len("postgres://") :]
     if url.startswith("postgresql://"):
-        return "postgresql+psycopg://" + url[len("postgresql://"):]
+        return "postgresql+psycopg://" + url[len("postgresql://") :]
     if "://" not in url:
         return f"sqlite:///{Path(url).expanduser().resolve()}"
     return url

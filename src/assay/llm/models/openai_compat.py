@@ -66,7 +66,7 @@ def parse_retry_after(headers: Any) -> float | None:
 def _api_key(explicit: str | None, env: str | None) -> str:
     if explicit is not None:
         return explicit
-    for name in ((env,) if env else API_KEY_ENV):
+    for name in (env,) if env else API_KEY_ENV:
         value = os.environ.get(name)
         if value:
             return value
@@ -109,7 +109,9 @@ class OpenAIChatModel:
         spec: str | None = None,
     ) -> None:
         if http_backend not in ("auto", "aiohttp", "httpx"):
-            raise ValueError(f"http_backend must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}")
+            raise ValueError(
+                f"http_backend must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}"
+            )
         self.name = model
         self.base_url = base_url.rstrip("/") if base_url else None
         self.timeout = float(timeout)
@@ -161,11 +163,15 @@ class OpenAIChatModel:
             # pool and error mapping, without re-validating the params or building
             # pydantic models (we parse the JSON ourselves and keep it as the raw answer).
             client = self._loop_client()
-            response = await client.post("/chat/completions", body=body_json, cast_to=self._response_type)
+            response = await client.post(
+                "/chat/completions", body=body_json, cast_to=self._response_type
+            )
             body = response.content
         except openai.APIConnectionError as e:  # includes APITimeoutError
             if _is_timeout(e):
-                raise CallError("timeout", f"no answer within {self.timeout:g} s", retryable=True) from e
+                raise CallError(
+                    "timeout", f"no answer within {self.timeout:g} s", retryable=True
+                ) from e
             raise CallError("connection", _describe(e), retryable=True) from e
         except openai.APIStatusError as e:
             status = e.status_code
@@ -207,7 +213,9 @@ def _http_client(max_connections: int, timeout: float, backend: str = "httpx") -
 
     httpx = _httpx_module()
     kwargs = {
-        "limits": httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+        "limits": httpx.Limits(
+            max_connections=max_connections, max_keepalive_connections=max_connections
+        ),
         "timeout": httpx.Timeout(timeout, connect=min(timeout, 10.0)),
     }
     if backend == "aiohttp":
@@ -298,7 +306,9 @@ def parse_completion(body: bytes | str, latency: float) -> ChatResponse:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as e:
         snippet = body[:80] if isinstance(body, str) else body[:80].decode("utf-8", "replace")
-        raise CallError("bad_response", f"answer is not JSON ({e}): {snippet!r}", retryable=True) from None
+        raise CallError(
+            "bad_response", f"answer is not JSON ({e}): {snippet!r}", retryable=True
+        ) from None
     if not isinstance(data, dict):
         raise CallError("bad_response", "answer is not a JSON object")
     choices = data.get("choices")

@@ -58,14 +58,20 @@ def parse_model_spec(spec: str | None = None) -> ModelSpec:
     if text == "embedded":
         return ModelSpec("embedded", "embedded")
     if text.startswith("embedded:"):
-        path = text[len("embedded:"):]
+        path = text[len("embedded:") :]
         if not path:
-            raise InvalidInputError("expected embedded:/path/to/model.gguf", source="model spec", record=repr(spec))
+            raise InvalidInputError(
+                "expected embedded:/path/to/model.gguf", source="model spec", record=repr(spec)
+            )
         return ModelSpec("embedded", os.path.basename(path), path=path)
     if text.startswith("openai:"):
-        model = text[len("openai:"):]
+        model = text[len("openai:") :]
         if not model:
-            raise InvalidInputError("expected openai:MODEL, e.g. openai:gpt-4o-mini", source="model spec", record=repr(spec))
+            raise InvalidInputError(
+                "expected openai:MODEL, e.g. openai:gpt-4o-mini",
+                source="model spec",
+                record=repr(spec),
+            )
         return ModelSpec("openai", model)
     if text.startswith(("http://", "https://")):
         url, sep, model = text.partition("#")
@@ -97,7 +103,14 @@ def load_model(spec: str | ModelSpec | None = None, **options: Any) -> ChatModel
     if parsed.kind == "embedded":
         from assay.llm.models.embedded import EmbeddedChatModel
 
-        return EmbeddedChatModel(parsed.path, spec=spec if isinstance(spec, str) else "embedded", **options)
+        return EmbeddedChatModel(
+            parsed.path, spec=spec if isinstance(spec, str) else "embedded", **options
+        )
     from assay.llm.models.openai_compat import OpenAIChatModel
 
-    return OpenAIChatModel(parsed.model, base_url=parsed.base_url, spec=spec if isinstance(spec, str) else None, **options)
+    return OpenAIChatModel(
+        parsed.model,
+        base_url=parsed.base_url,
+        spec=spec if isinstance(spec, str) else None,
+        **options,
+    )

@@ -1,0 +1,117 @@
+"""One contract test over every evaluator (see ``tests/contract/__init__.py``).
+
+Cases come from ``tests/contract/cases_*.py``; each file holds a list ``CASES``. The last
+tests show that the checks catch a broken evaluator: one whose merge drops a batch, one
+that merges whatever it is given, one that loses state on the round trip.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+
+import numpy as np
+import pytest
+
+import contract
+from assay.evaluator import Evaluator
+from assay.results import Metric, MetricSet
+from contract import CHECKS, ContractCase
+
+
+def _cases() -> list[ContractCase]:
+    out: list[ContractCase] = []
+    for info in pkgutil.iter_modules(contract.__path__):
+        if info.name.startswith("cases_"):
+            out.extend(importlib.import_module(f"contract.{info.name}").CASES)
+    return out
+
+
+CASES = _cases()
+
+
+def test_every_domain_registers_cases() -> None:
+    assert len(CASES) >= 1
+    assert len({c.name for c in CASES}) == len(CASES), "case names must be unique"
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_contract(case: ContractCase, check: str) -> None:
+    CHECKS[check](case)
+
+
+# ---------------------------------------------------------------- the checks catch faults
+
+
+class _Sum(Evaluator):
+    """A tiny evaluator: sum and count of values; ``fault`` breaks one part of the contract."""
+
+    def __init__(self, *, scale: float = 1.0, fault: str = "") -> None:
+        self.scale, self.fault = scale, fault
+        self._sum, self._n = 0.0, 0
+
+    def config(self) -> dict:
+        return {"scale": self.scale, "fault": self.fault}
+
+    def add(self, values):  # type: ignore[override]
+        a = np.asarray(values, dtype=float)
+        self._sum += float(a.sum())
+        self._n += a.size
+        return self
+
+    @property
+    def is_empty(self) -> bool:
+        return self._n == 0
+
+    def merge(self, other):  # type: ignore[override]
+        if self.fault == "merge_anything":
+            self._merge(other)
+            return self
+        return super().merge(other)
+
+    def _merge(self, other: _Sum) -> None:
+        if self.fault == "drop_batch":
+            return  # the other side's state is lost
+        self._sum += other._sum
+        self._n += other._n
+
+    def _compute(self) -> MetricSet:
+        return MetricSet([Metric("Sum", self.scale * self._sum, {}), Metric("N", self._n, {})])
+
+    def _state(self) -> dict[str, np.ndarray]:
+        return {"sum": np.array(self._sum), "n": np.array(self._n)}
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        self._sum = float(state["sum"])
+        self._n = 0 if self.fault == "lose_state" else int(state["n"])
+
+
+def _sum_case(fault: str = "") -> ContractCase:
+    return ContractCase(
+        name=f"sum-{fault or 'ok'}",
+        make=lambda: _Sum(fault=fault),
+        make_other=lambda: _Sum(scale=2.0, fault=fault),
+        batches=[[1.0, 2.0], [3.0], [4.0, 5.0, 6.0]],
+        concat=lambda bs: [x for b in bs for x in b],
+    )
+
+
+def test_checks_pass_on_a_correct_evaluator() -> None:
+    case = _sum_case()
+    for check in CHECKS.values():
+        check(case)
+
+
+@pytest.mark.parametrize(
+    ("fault", "check"),
+    [
+        ("drop_batch", "split_equals_one_batch"),
+        ("merge_anything", "merge_refuses_other_config"),
+        ("lose_state", "state_round_trip"),
+    ],
+)
+def test_checks_catch_a_broken_evaluator(fault: str, check: str) -> None:
+    with pytest.raises(AssertionError):
+        CHECKS[check](_sum_case(fault))

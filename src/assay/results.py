@@ -28,6 +28,8 @@ from typing import Any, overload
 
 import numpy as np
 
+from assay.errors import InvalidInputError
+
 __all__ = ["Metric", "MetricSet", "undefined", "to_jsonable"]
 
 
@@ -50,7 +52,10 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, (float, np.floating)):
         f = float(obj)
         if not math.isfinite(f):
-            raise ValueError(f"non-finite value {f!r} in a metric record")
+            raise InvalidInputError(
+                f"non-finite value {f!r} in a metric record (an input too large or not finite?)",
+                source="metric record",
+            )
         return f
     return obj
 

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from assay.errors import AssayError
-from assay.io.files import write_atomic
+from assay.io.files import check_writable_file, write_atomic
 from assay.report.table import metrics_table
 from assay.results import MetricSet
 
@@ -34,6 +34,7 @@ __all__ = [
     "save_option",
     "db_option",
     "save_metrics",
+    "publish",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -92,7 +93,10 @@ def parse_floats(text: str | None, *, option: str) -> list[float] | None:
         ) from None
 
 
-SAVE_HELP = "Also record this evaluation in the evaluation store ($ASSAY_DATABASE_URL, default $ASSAY_HOME/assay.db)."
+SAVE_HELP = (
+    "Also record this evaluation in the evaluation store "
+    "($ASSAY_DATABASE_URL, default $ASSAY_HOME/assay.db)."
+)
 
 
 def save_option() -> Any:
@@ -102,8 +106,8 @@ def save_option() -> Any:
 
         def command(..., save: bool = save_option(), db: str | None = db_option()):
             metrics = ...
-            emit(metrics, fmt=fmt, out=out)
-            save_metrics(metrics, kind="classification", dataset=str(path), parameters={...}, save=save, url=db)
+            publish(metrics, fmt=fmt, out=out, save=save, db=db, kind="classification",
+                    dataset=str(path), parameters={...})
     """
     return typer.Option(False, "--save", help=SAVE_HELP)
 
@@ -141,4 +145,40 @@ def save_metrics(
         Console(stderr=True, highlight=False).print(
             f"[dim]saved evaluation {eid} ({kind}) to {store.display_url}[/]"
         )
+    return eid
+
+
+def publish(
+    metrics: MetricSet,
+    *,
+    fmt: OutputFormat = OutputFormat.json,
+    out: Path | None = None,
+    title: str | None = None,
+    save: bool = False,
+    db: str | None = None,
+    kind: str,
+    dataset: str | None = None,
+    model: str | None = None,
+    parameters: dict[str, Any] | None = None,
+    items: Any = None,
+) -> int | None:
+    """The last step of every metric command: store (with ``--save``), then print/write.
+
+    The store is written first, so a failing ``--save`` (an unusable store) leaves
+    ``--out`` untouched: a command's outputs appear together or not at all. Returns the
+    evaluation id when saved.
+    """
+    if out is not None:
+        check_writable_file(out, option="--out")
+    eid = save_metrics(
+        metrics,
+        kind=kind,
+        dataset=dataset,
+        model=model,
+        parameters=parameters,
+        save=save,
+        url=db,
+        items=items,
+    )
+    emit(metrics, fmt=fmt, out=out, title=title)
     return eid

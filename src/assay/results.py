@@ -11,9 +11,9 @@ record, one column per parameter name).
 
 Example:
     >>> from assay.results import Metric, MetricSet
-    >>> ms = MetricSet([Metric("Precision", 0.75, {"label_key": "class", "label_value": "cat"})])
+    >>> ms = MetricSet([Metric("Precision", 0.75, {"label_value": "cat"})])
     >>> ms.to_json()
-    '[{"type": "Precision", "value": 0.75, "parameters": {"label_key": "class", "label_value": "cat"}}]'
+    '[{"type": "Precision", "value": 0.75, "parameters": {"label_value": "cat"}}]'
     >>> ms.get("Precision", label_value="cat").value
     0.75
 """
@@ -120,7 +120,9 @@ class MetricSet(Sequence[Metric]):
     """An ordered collection of :class:`Metric` records.
 
     Example:
-        >>> ms = MetricSet([Metric("F1", 0.5, {"label_value": "a"}), Metric("F1", 1.0, {"label_value": "b"})])
+        >>> ms = MetricSet(
+        ...     [Metric("F1", 0.5, {"label_value": "a"}), Metric("F1", 1.0, {"label_value": "b"})]
+        ... )
         >>> len(ms.filter("F1")), ms.get("F1", label_value="b").value
         (2, 1.0)
         >>> list(ms.to_dataframe().columns)

@@ -60,9 +60,7 @@ class Item:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_prompt(
-        cls, id: str, prompt: str, *, system: str | None = None, **params: Any
-    ) -> Item:
+    def from_prompt(cls, id: str, prompt: str, *, system: str | None = None, **params: Any) -> Item:
         """A one-turn item: an optional system message and one user message."""
         msgs: list[dict[str, Any]] = []
         if system is not None:

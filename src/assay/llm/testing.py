@@ -37,7 +37,7 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["FakeChatServer"]
@@ -55,6 +55,10 @@ class FakeChatServer:
         answer_limit: answer this many calls, then hang every further one.
         model: the model name reported in answers.
         port: 0 picks a free port.
+        responder: scripts the text of every ``ok`` answer: called with the request's
+            ``messages`` (a list of ``{"role", "content"}``), returns the answer text. The
+            default answers ``"echo: <last user message>"``. Tests of LLM evaluations use
+            it to answer per prompt (e.g. "pick the option whose text contains X").
     """
 
     def __init__(
@@ -67,7 +71,9 @@ class FakeChatServer:
         model: str = "fake-model",
         host: str = "127.0.0.1",
         port: int = 0,
+        responder: Callable[[list[dict[str, Any]]], str] | None = None,
     ) -> None:
+        self.responder = responder
         self.plan = {k: list(v) for k, v in (plan or {}).items()}
         self.latency = latency
         self.hang_seconds = hang_seconds
@@ -256,7 +262,10 @@ class FakeChatServer:
             pass
 
     def _completion(self, prompt: str, req: dict[str, Any]) -> dict[str, Any]:
-        text = f"echo: {prompt}"
+        if self.responder is not None:
+            text = self.responder(list(req.get("messages", [])))
+        else:
+            text = f"echo: {prompt}"
         p = sum(len(str(m.get("content", "")).split()) for m in req.get("messages", []))
         return {
             "id": f"chatcmpl-{self.calls}",

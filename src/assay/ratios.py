@@ -24,7 +24,7 @@ Example:
     >>> p, r, f = precision_recall_f1(np.array([3, 0]), np.array([1, 0]), np.array([1, 2]))
     >>> p.tolist(), r.tolist(), f.tolist()
     ([0.75, nan], [0.75, 0.0], [0.75, nan])
-    >>> precision_recall_f1(np.array([0]), np.array([0]), np.array([2]), zero_division=0)[2].tolist()
+    >>> precision_recall_f1([0], [0], [2], zero_division=0)[2].tolist()
     [0.0]
 """
 

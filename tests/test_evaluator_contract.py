@@ -84,8 +84,8 @@ class _Sum(Evaluator):
         return {"sum": np.array(self._sum), "n": np.array(self._n)}
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._sum = float(state["sum"])
-        self._n = 0 if self.fault == "lose_state" else int(state["n"])
+        self._sum = 0.0 if self.fault == "lose_state" else float(state["sum"])
+        self._n = int(state["n"])
 
 
 def _sum_case(fault: str = "") -> ContractCase:

@@ -40,6 +40,11 @@ def _where(i: int) -> str:
     return f"index {i}"
 
 
+def _show(v: Any) -> str:
+    """A value as the user wrote it (numpy scalars as plain Python values)."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
 def as_1d(
     x: ArrayLike,
     *,
@@ -70,7 +75,7 @@ def as_1d(
             raw = np.asarray(x, dtype=object).ravel()
             i = _first_unconvertible(raw, dtype)
             raise InvalidInputError(
-                f"expected a number, got {raw[i]!r}", source=source, record=_where(i), field=field
+                f"expected a number, got {_show(raw[i])}", source=source, record=_where(i), field=field
             ) from None
     if a.ndim != 1:
         raise InvalidInputError(
@@ -135,7 +140,7 @@ def check_finite(a: NDArray[Any], *, source: str, field: str | None = None) -> N
         if bad.any():
             i = int(np.flatnonzero(bad.ravel())[0])
             raise InvalidInputError(
-                f"must be a finite number, got {a.ravel()[i]!r}",
+                f"must be a finite number, got {_show(a.ravel()[i])}",
                 source=source,
                 record=_where(i),
                 field=field,
@@ -183,7 +188,7 @@ def check_binary(
     if bad.any():
         i = int(np.flatnonzero(bad.ravel())[0])
         raise InvalidInputError(
-            f"must be {values[0]!r} or {values[1]!r}, got {a.ravel()[i]!r}",
+            f"must be {values[0]!r} or {values[1]!r}, got {_show(a.ravel()[i])}",
             source=source,
             record=_where(i),
             field=field,

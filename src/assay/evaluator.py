@@ -46,7 +46,7 @@ Example:
     ...     def _merge(self, other):
     ...         self._sum, self._n = self._sum + other._sum, self._n + other._n
     ...     def _compute(self):
-    ...         return MetricSet([Metric("Mean", self.scale * self._sum / self._n)])
+    ...         return MetricSet([Metric("Mean", float(self.scale * self._sum / self._n))])
     ...     def _state(self):
     ...         return {"sum": np.array(self._sum), "n": np.array(self._n)}
     ...     def _load_state(self, state):

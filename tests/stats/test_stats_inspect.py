@@ -182,18 +182,18 @@ def test_epoch_pipeline_agrees_with_inspect_reduce_then_metric():
     meta = [{"doc": i % 7} for i in ids]
     ours, theirs = _pair(values, meta, ids, eps)
     reducers = ["mean", "mode", "max", "median", "pass_at_2", "pass_k_2", "at_least_3"]
-    ms = st.evaluate(
+    ms = st.evaluate_scores(
         ours, [st.accuracy(), st.stderr(), st.stderr(cluster="doc")], reducers=reducers
     )
     for name in reducers:
         reduced = i_reduce_scores(theirs, create_reducers(name)[0])
-        assert ms.get("accuracy", reducer=name).value == pytest.approx(
+        assert ms.get("Accuracy", reducer=name).value == pytest.approx(
             i_accuracy()(reduced), abs=TOL
         )
-        assert ms.get("stderr", reducer=name, n=n_samples, cluster=None).value == pytest.approx(
+        assert ms.get("Stderr", reducer=name, n=n_samples, cluster=None).value == pytest.approx(
             i_stderr()(reduced), abs=TOL
         )
-        assert ms.get("stderr", reducer=name, cluster="doc").value == pytest.approx(
+        assert ms.get("Stderr", reducer=name, cluster="doc").value == pytest.approx(
             i_stderr(cluster="doc")(reduced), rel=1e-10
         )
 
@@ -225,23 +225,23 @@ def test_difference_unknown_string_raises_instead_of_zero(caplog):
 def test_difference_undefined_instead_of_zero():
     one_ours, one_theirs = _pair(["C"])
     assert i_stderr()(one_theirs) == 0 and i_var()(one_theirs) == 0 and i_std()(one_theirs) == 0
-    ms = st.evaluate(one_ours, [st.stderr(), st.var(), st.std()])
+    ms = st.evaluate_scores(one_ours, [st.stderr(), st.var(), st.std()])
     assert all(m.is_undefined for m in ms)
     assert i_mean()([]) == 0.0 and i_accuracy()([]) == 0.0
-    assert st.evaluate([], [st.mean(), st.accuracy()]).get("mean").is_undefined
+    assert st.evaluate_scores([], [st.mean(), st.accuracy()]).get("Mean").is_undefined
     meta = [{"doc": 1}, {"doc": 1}]
     ours, theirs = _pair(["C", "I"], meta)
     assert i_stderr(cluster="doc")(theirs) == 0.0
-    assert st.evaluate(ours, [st.stderr(cluster="doc")])[0].is_undefined
+    assert st.evaluate_scores(ours, [st.stderr(cluster="doc")])[0].is_undefined
 
 
 def test_difference_failed_samples_are_none_not_nan():
     # Inspect marks an unscored sample with a NaN value; assay with None (NaN is bad input)
     ours = [st.SampleScore(st.Score("C"), 1), st.SampleScore(st.Score(None), 2)]
-    rec = st.evaluate(ours, [st.accuracy()])[0]
+    rec = st.evaluate_scores(ours, [st.accuracy()])[0]
     assert rec.value == 1.0 and rec.parameters["n_failed"] == 1
     with pytest.raises(InvalidInputError, match="not finite"):
-        st.evaluate([st.SampleScore(st.Score(math.nan), 1)])
+        st.evaluate_scores([st.SampleScore(st.Score(math.nan), 1)])
     # Inspect's reducer skips NaN epochs the way assay skips None epochs
     a = st.get_reducer("mean")([st.Score("C"), st.Score(None), st.Score("I")]).value
     b = create_reducers("mean")[0](

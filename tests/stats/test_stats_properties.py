@@ -88,7 +88,7 @@ def test_merge_of_batches_equals_one_batch(rows, cut, rnd):
         st.bootstrap_stderr(50, seed=1),
     ]
     reducers = ["mean", "mode", "max", "pass_at_1", "at_least_2"]
-    whole = st.evaluate(scores, metrics, reducers)
+    whole = st.evaluate_scores(scores, metrics, reducers)
     cut = min(cut, len(scores))
     left = st.ScoreEvaluator(metrics, reducers).add(scores[:cut])
     right = st.ScoreEvaluator(metrics, reducers).add(scores[cut:])
@@ -98,12 +98,12 @@ def test_merge_of_batches_equals_one_batch(rows, cut, rnd):
     plain = [st.accuracy(), st.stderr(), st.grouped(st.mean(), "g")]
     a = st.ScoreEvaluator(plain, reducers).add(st.ScoreFrame.from_scores(scores[cut:]))
     b = st.ScoreEvaluator(plain, reducers).add(scores[:cut])
-    _same_records(a.merge(b).compute(), st.evaluate(scores, plain, reducers))
+    _same_records(a.merge(b).compute(), st.evaluate_scores(scores, plain, reducers))
     # order of the scores does not matter (epochs carry their number)
     shuffled = list(scores)
     rnd.shuffle(shuffled)
-    again = st.evaluate(shuffled, [st.accuracy(), st.stderr()], reducers)
-    for a, b in zip(again, st.evaluate(scores, [st.accuracy(), st.stderr()], reducers)):
+    again = st.evaluate_scores(shuffled, [st.accuracy(), st.stderr()], reducers)
+    for a, b in zip(again, st.evaluate_scores(scores, [st.accuracy(), st.stderr()], reducers)):
         assert a.type == b.type and a.parameters == b.parameters
         assert (a.value is None and b.value is None) or a.value == pytest.approx(
             b.value, rel=1e-9, abs=1e-12

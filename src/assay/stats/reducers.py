@@ -137,7 +137,7 @@ def mode_reducer() -> Reducer:
 
 def _check_k(k: int) -> int:
     if int(k) < 1:
-        raise InvalidInputError(f"must be at least 1, got {k}", source="reducers", field="k")
+        raise InvalidInputError(f"k must be at least 1, got {k}", source="reducers", field="k")
     return int(k)
 
 

@@ -108,7 +108,13 @@ def stderr(values: np.ndarray) -> float:
 
 
 def factorize(keys: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes ``0..G-1`` (in order of first appearance) and the ``G`` distinct keys."""
+    """Integer codes ``0..G-1`` (in order of first appearance) and the ``G`` distinct keys.
+
+    Example:
+        >>> codes, keys = factorize(np.array(["b", "a", "b"]))
+        >>> codes.tolist(), keys.tolist()
+        ([0, 1, 0], ['b', 'a'])
+    """
     codes, uniques = pd.factorize(np.asarray(keys), use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
@@ -119,17 +125,29 @@ def clustered_stderr(values: np.ndarray, clusters: Any) -> float:
     ``√(G/(G−1) · Σ_g e_g²) / n`` with ``e_g = Σ_{i∈g} (y_i − ȳ)``; equals statsmodels'
     ``OLS(y, 1).fit(cov_type="cluster")`` standard error of the intercept.
 
-    Args:
-        values: ``(n,)`` scores.
-        clusters: ``(n,)`` cluster keys (any hashable values).
+    Parameters
+    ----------
+    values
+        ``(n,)`` scores.
+    clusters
+        ``(n,)`` cluster keys (any hashable values).
 
-    Raises:
-        UndefinedMetricError: fewer than two clusters.
+    Returns
+    -------
+    float
 
-    Example:
-        >>> y, docs = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0]), np.array([1, 1, 2, 2, 3, 3])
-        >>> round(clustered_stderr(y, docs), 6)
-        0.288675
+    Raises
+    ------
+    UndefinedMetricError
+        Fewer than two clusters.
+    InvalidInputError
+        ``values`` and ``clusters`` differ in length.
+
+    Examples
+    --------
+    >>> y, docs = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0]), np.array([1, 1, 2, 2, 3, 3])
+    >>> round(clustered_stderr(y, docs), 6)
+    0.288675
     """
     y = _at_least("Stderr", values, 1)
     codes, uniques = factorize(clusters)

@@ -43,19 +43,34 @@ class ScoreFrame(Sequence[SampleScore]):
     (from :class:`SampleScore` objects). Rows whose value is ``None`` are not rows of the
     frame: their sample ids are kept in ``failed_ids`` so they can be counted.
 
-    Attributes:
-        values: float64 ``(n,)``, finite.
-        sample_id: ``(n,)`` sample ids (object or integer array).
-        epoch: int64 ``(n,)``.
-        partial: bool ``(n,)``, True where the raw value was the partial letter ``"P"``.
-        raw: ``(n,)`` object array of the raw scalar values (for mode/max), or None when
-            the raw values are the floats themselves.
-        failed_ids: sample ids of the scores whose value was ``None``.
+    Attributes
+    ----------
+    values
+        float64 ``(n,)``, finite.
+    sample_id
+        ``(n,)`` sample ids (object or integer array).
+    epoch
+        int64 ``(n,)``.
+    partial
+        bool ``(n,)``, True where the raw value was the partial letter ``"P"``.
+    raw
+        ``(n,)`` object array of the raw scalar values (for mode/max), or None when the
+        raw values are the floats themselves.
+    failed_ids
+        Sample ids of the scores whose value was ``None``.
+    metadata_rows, metadata_columns
+        The sample metadata as per-row dicts (from objects) or as columns (from arrays).
+    scores
+        The :class:`Score` objects of the rows, when built from them.
 
-    Example:
-        >>> f = ScoreFrame.from_scores([SampleScore(Score("C"), 1), SampleScore(Score(None), 2)])
-        >>> len(f), f.n_none
-        (1, 1)
+    Examples
+    --------
+    >>> f = ScoreFrame.from_scores([SampleScore(Score("C"), 1), SampleScore(Score(None), 2)])
+    >>> len(f), f.n_none, f.n_samples, f.failed_ids.tolist()
+    (1, 1, 1, [2])
+    >>> g = ScoreFrame.concat([f, ScoreFrame.from_arrays([0.5], sample_id=[3])])
+    >>> g.values.tolist(), g.take([1]).sample_id.tolist(), g.to_scores()[2].sample_id
+    ([1.0, 0.5], [3], 2)
     """
 
     values: np.ndarray
@@ -81,16 +96,27 @@ class ScoreFrame(Sequence[SampleScore]):
     ) -> ScoreFrame:
         """A frame from numeric arrays (no per-score Python objects).
 
-        Args:
-            values: numbers, one per score; NaN is rejected (use ``from_scores`` with
-                ``None`` values to record failed samples).
-            sample_id: one id per score (default: ``0..n-1``, every score its own sample).
-            epoch: one epoch number per score (default 1).
-            metadata: sample metadata as columns ``{key: array of length n}``.
+        Parameters
+        ----------
+        values
+            Numbers, one per score; NaN is rejected (use ``from_scores`` with ``None``
+            values to record failed samples).
+        sample_id
+            One id per score (default: ``0..n-1``, every score its own sample).
+        epoch
+            One epoch number per score (default 1).
+        metadata
+            Sample metadata as columns ``{key: array of length n}``.
 
-        Example:
-            >>> ScoreFrame.from_arrays([1, 0], sample_id=["a", "a"], epoch=[1, 2]).n_samples
-            1
+        Raises
+        ------
+        InvalidInputError
+            A non-finite value or a column of another length, naming it.
+
+        Examples
+        --------
+        >>> ScoreFrame.from_arrays([1, 0], sample_id=["a", "a"], epoch=[1, 2]).n_samples
+        1
         """
         v = check_finite(as_1d(values, source="values", dtype=np.float64), source="values")
         n = v.shape[0]
@@ -120,15 +146,27 @@ class ScoreFrame(Sequence[SampleScore]):
     ) -> ScoreFrame:
         """A frame from :class:`SampleScore` objects, for one value key.
 
-        Args:
-            scores: the sample scores.
-            key: for dict-valued scores the key to take, for list-valued scores the index
-                (a score lacking it, or whose value there is ``None``, counts as failed
-                for that key).
-            partial: credit for the ``"P"`` letter.
+        Parameters
+        ----------
+        scores
+            The sample scores.
+        key
+            For dict-valued scores the key to take, for list-valued scores the index (a
+            score lacking it, or whose value there is ``None``, counts as failed for that
+            key).
+        partial
+            Credit for the ``"P"`` letter.
 
-        Raises:
-            InvalidInputError: a value that cannot be converted, naming the sample.
+        Raises
+        ------
+        InvalidInputError
+            A value that cannot be converted, naming the sample.
+
+        Examples
+        --------
+        >>> s = [SampleScore(Score({"em": "C"}), "a"), SampleScore(Score({"em": "P"}), "b")]
+        >>> ScoreFrame.from_scores(s, key="em").values.tolist()
+        [1.0, 0.5]
         """
         n = len(scores)
         raws = [s.score.value for s in scores]
@@ -268,41 +306,39 @@ class ScoreFrame(Sequence[SampleScore]):
         if not frames:
             return ScoreFrame.from_arrays([])
 
-        def cat(attr: str) -> np.ndarray | None:
-            parts = [getattr(f, attr) for f in frames]
-            if any(p is None for p in parts):
-                if all(p is None for p in parts):
-                    return None
-                parts = [
-                    getattr(f, attr) if getattr(f, attr) is not None else _fill(f, attr)
-                    for f in frames
-                ]
-            return np.concatenate(parts)
-
-        keys = set(frames[0].metadata_columns)
-        if any(set(f.metadata_columns) != keys for f in frames):
-            rows = np.concatenate([_metadata_rows(f) for f in frames])
-            cols: dict[str, np.ndarray] = {}
-        else:
-            rows = (
-                cat("metadata_rows") if all(f.metadata_rows is not None for f in frames) else None
-            )
-            if rows is None and any(f.metadata_rows is not None for f in frames):
-                rows = np.concatenate([_metadata_rows(f) for f in frames])
-                cols = {}
-            else:
-                cols = {k: np.concatenate([f.metadata_columns[k] for f in frames]) for k in keys}
+        rows, cols = _concat_metadata(frames)
         return ScoreFrame(
             values=np.concatenate([f.values for f in frames]),
             sample_id=np.concatenate([f.sample_id.astype(object) for f in frames]),
             epoch=np.concatenate([f.epoch for f in frames]),
             partial=np.concatenate([f.partial for f in frames]),
-            raw=cat("raw"),
+            raw=_concat_optional(frames, "raw"),
             failed_ids=np.concatenate([f.failed_ids.astype(object) for f in frames]),
             metadata_rows=rows,
             metadata_columns=cols,
-            scores=cat("scores"),
+            scores=_concat_optional(frames, "scores"),
         )
+
+
+def _concat_optional(frames: Sequence[ScoreFrame], attr: str) -> np.ndarray | None:
+    """An optional column over several frames: None if no frame has it, else every
+    frame's (filled in where a frame lacks it)."""
+    parts = [getattr(f, attr) for f in frames]
+    if all(p is None for p in parts):
+        return None
+    return np.concatenate([p if p is not None else _fill(f, attr) for f, p in zip(frames, parts)])
+
+
+def _concat_metadata(
+    frames: Sequence[ScoreFrame],
+) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    """Metadata of several frames: columns when every frame has the same columns and no
+    per-row dicts, per-row dicts otherwise."""
+    keys = set(frames[0].metadata_columns)
+    same_columns = all(set(f.metadata_columns) == keys for f in frames)
+    if same_columns and all(f.metadata_rows is None for f in frames):
+        return None, {k: np.concatenate([f.metadata_columns[k] for f in frames]) for k in keys}
+    return np.concatenate([_metadata_rows(f) for f in frames]), {}
 
 
 def _convert(raw: np.ndarray, ids: list[Any], partial: float) -> tuple[np.ndarray, np.ndarray]:

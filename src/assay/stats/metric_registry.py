@@ -78,7 +78,12 @@ def camel_case(name: str) -> str:
 def as_frame(scores: Any) -> ScoreFrame:
     """Scores in any accepted form as a :class:`ScoreFrame`.
 
-    Accepts a ScoreFrame, a sequence of :class:`SampleScore` or :class:`Score`, or numbers.
+    Accepts a ScoreFrame, a sequence of :class:`SampleScore` or :class:`Score`, raw
+    values (``"C"``, ``True``) or numbers.
+
+    Example:
+        >>> as_frame(["C", "I", "P"]).values.tolist(), len(as_frame([0.5, 1.0]))
+        ([1.0, 0.0, 0.5], 2)
     """
     if isinstance(scores, ScoreFrame):
         return scores

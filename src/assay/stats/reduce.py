@@ -92,8 +92,9 @@ def reduce_scores(scores: Sequence[SampleScore], reducer: str | Reducer) -> list
     (0.6667, 'x')
     """
     r = get_reducer(reducer)
+    # a score without an id is a sample of its own: give it a placeholder id meanwhile
     scores = [
-        s if s.sample_id is not None else dataclasses.replace(s, sample_id=("row", i))
+        s if s.sample_id is not None else dataclasses.replace(s, sample_id=_placeholder(i))
         for i, s in enumerate(scores)
     ]
     groups = _by_sample(scores)
@@ -141,6 +142,10 @@ def _reduced_score(value: Any, group: list[SampleScore]) -> SampleScore:
         epoch=group[0].epoch,
         sample_metadata=group[0].sample_metadata,
     )
+
+
+def _placeholder(i: int) -> Any:
+    return ("row", i)
 
 
 def _is_list(scores: Sequence[SampleScore]) -> bool:

@@ -74,7 +74,14 @@ Reduced = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
 
 @reducer(name="mean")
 def mean_reducer() -> Reducer:
-    """Mean of the epochs' values."""
+    """Mean of the epochs' values: ``Σ_e y_e / n`` over a sample's n scored epochs.
+
+    Examples
+    --------
+    >>> from assay.stats import Score
+    >>> get_reducer("mean")([Score("C"), Score("I"), Score("P")]).value
+    0.5
+    """
 
     def fn(g: EpochGroups) -> Reduced:
         return np.add.reduceat(g.values, g.starts) / g.counts, g.all_partial(), None
@@ -84,7 +91,14 @@ def mean_reducer() -> Reducer:
 
 @reducer(name="median")
 def median_reducer() -> Reducer:
-    """Median of the epochs' values (mean of the two middle ones for an even count)."""
+    """Median of the epochs' values (mean of the two middle ones for an even count).
+
+    Examples
+    --------
+    >>> from assay.stats import Score
+    >>> get_reducer("median")([Score(0.0), Score(1.0), Score(0.5), Score(1.0)]).value
+    0.75
+    """
 
     def fn(g: EpochGroups) -> Reduced:
         v = g.by_value
@@ -97,7 +111,14 @@ def median_reducer() -> Reducer:
 
 @reducer(name="max")
 def max_reducer() -> Reducer:
-    """Largest value; the representative is its first occurrence in epoch order."""
+    """Largest value; the reduced raw value is its first occurrence in epoch order.
+
+    Examples
+    --------
+    >>> from assay.stats import Score
+    >>> get_reducer("max")([Score("I"), Score("yes"), Score("C")]).value
+    'yes'
+    """
 
     def fn(g: EpochGroups) -> Reduced:
         v = g.by_value
@@ -112,7 +133,14 @@ def max_reducer() -> Reducer:
 
 @reducer(name="mode")
 def mode_reducer() -> Reducer:
-    """Most common raw value (``"C"``, 1, ...); ties go to the one seen first."""
+    """Most common raw value (``"C"``, 1, ...); ties go to the one seen first.
+
+    Examples
+    --------
+    >>> from assay.stats import Score
+    >>> get_reducer("mode")([Score("I"), Score("C"), Score("C"), Score("I")]).value
+    'I'
+    """
 
     def fn(g: EpochGroups) -> Reduced:
         raw = g.frame.raw
@@ -143,7 +171,23 @@ def _check_k(k: int) -> int:
 
 @reducer
 def pass_at(k: int, value: float = 1.0) -> Reducer:
-    """Unbiased pass@k (Chen et al. 2021): ``1 − C(n−c, k)/C(n, k)``; needs n ≥ k."""
+    """Unbiased pass@k (Chen et al. 2021): the chance that at least one of k attempts
+    drawn without replacement from the n scored epochs is correct,
+    ``1 − C(n−c, k)/C(n, k)`` with c the epochs whose value is ≥ ``value``.
+
+    Parameters
+    ----------
+    k
+        Attempts per draw (≥ 1); a sample with fewer than k scored epochs is failed.
+    value
+        The threshold at or above which an epoch counts as correct.
+
+    Examples
+    --------
+    >>> from assay.stats import Score
+    >>> pass_at(2)([Score("C"), Score("I"), Score("I"), Score("I")]).value
+    0.5
+    """
     k = _check_k(k)
 
     def fn(g: EpochGroups) -> Reduced:
@@ -154,7 +198,15 @@ def pass_at(k: int, value: float = 1.0) -> Reducer:
 
 @reducer
 def pass_k(k: int, value: float = 1.0) -> Reducer:
-    """pass^k (Yao et al. 2024): ``C(c, k)/C(n, k)``, all of k attempts succeed; needs n ≥ k."""
+    """pass^k (Yao et al. 2024): the chance that all of k attempts drawn without
+    replacement are correct, ``C(c, k)/C(n, k)``; needs n ≥ k scored epochs.
+
+    Examples
+    --------
+    >>> from assay.stats import Score
+    >>> round(pass_k(2)([Score("C"), Score("C"), Score("I")]).value, 6)
+    0.333333
+    """
     k = _check_k(k)
 
     def fn(g: EpochGroups) -> Reduced:
@@ -165,7 +217,14 @@ def pass_k(k: int, value: float = 1.0) -> Reducer:
 
 @reducer
 def at_least(k: int, value: float = 1.0) -> Reducer:
-    """1 if at least k epochs have value ≥ ``value``, else 0."""
+    """1 if at least k epochs have value ≥ ``value``, else 0.
+
+    Examples
+    --------
+    >>> from assay.stats import Score
+    >>> at_least(2)([Score("C"), Score("I"), Score("C")]).value, at_least(3)([Score("C")]).value
+    (1.0, 0.0)
+    """
     k = _check_k(k)
 
     def fn(g: EpochGroups) -> Reduced:

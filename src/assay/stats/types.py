@@ -107,27 +107,7 @@ def value_to_float(value: Any, *, partial: float = 0.5, record: Any = None) -> f
             )
         return f
     if isinstance(value, str):
-        if value == CORRECT:
-            return 1.0
-        if value == PARTIAL:
-            return float(partial)
-        if value == INCORRECT or value == NOANSWER:
-            return 0.0
-        word = value.strip().lower()
-        if word in _WORDS:
-            return _WORDS[word]
-        try:
-            f = float(word)
-        except ValueError:
-            f = math.nan
-        if math.isfinite(f):
-            return f
-        raise InvalidInputError(
-            f"cannot convert score value {value!r} to a number: expected C/I/P/N, "
-            "yes/no, true/false, a boolean or a finite number",
-            record=_rec(record),
-            field="value",
-        )
+        return _string_to_float(value, partial, record)
     if value is None:
         raise InvalidInputError(
             "score value is None (a failed sample) and has no numeric value",
@@ -138,6 +118,30 @@ def value_to_float(value: Any, *, partial: float = 0.5, record: Any = None) -> f
     raise InvalidInputError(
         f"cannot convert a {kind} score value to one number; metrics over dict- and "
         "list-valued scores are computed per key or index (assay.stats.evaluate_scores)",
+        record=_rec(record),
+        field="value",
+    )
+
+
+def _string_to_float(value: str, partial: float, record: Any) -> float:
+    if value == CORRECT:
+        return 1.0
+    if value == PARTIAL:
+        return float(partial)
+    if value == INCORRECT or value == NOANSWER:
+        return 0.0
+    word = value.strip().lower()
+    if word in _WORDS:
+        return _WORDS[word]
+    try:
+        f = float(word)
+    except ValueError:
+        f = math.nan
+    if math.isfinite(f):
+        return f
+    raise InvalidInputError(
+        f"cannot convert score value {value!r} to a number: expected C/I/P/N, "
+        "yes/no, true/false, a boolean or a finite number",
         record=_rec(record),
         field="value",
     )
@@ -162,18 +166,26 @@ def _rec(record: Any) -> Any:
 class Score:
     """One score: a value and what explains it.
 
-    Args:
-        value: number, bool, string (C/I/P/N, yes/no, ...), list, dict, or ``None``
-            when the sample failed to score (excluded from metrics and counted).
-        answer: the answer extracted from the model output.
-        explanation: why the scorer gave this value.
-        metadata: anything else the scorer wants to keep.
+    Parameters
+    ----------
+    value
+        Number, bool, string (C/I/P/N, yes/no, ...), list, dict, or ``None`` when the
+        sample failed to score (excluded from metrics and counted).
+    answer
+        The answer extracted from the model output.
+    explanation
+        Why the scorer gave this value.
+    metadata
+        Anything else the scorer wants to keep.
 
-    Example:
-        >>> Score("P", answer="42").as_float(partial=0.0)
-        0.0
-        >>> Score({"f1": 0.5, "em": "C"}).as_dict()
-        {'f1': 0.5, 'em': 'C'}
+    Examples
+    --------
+    >>> Score("P", answer="42").as_float(partial=0.0)
+    0.0
+    >>> Score({"f1": 0.5, "em": "C"}).as_dict()
+    {'f1': 0.5, 'em': 'C'}
+    >>> Score(2.0).as_int(), Score("no").as_bool(), Score(1).as_str(), Score([1, 0]).as_list()
+    (2, False, '1', [1, 0])
     """
 
     value: Value
@@ -219,17 +231,23 @@ class Score:
 class SampleScore:
     """A :class:`Score` for one sample in one epoch.
 
-    Args:
-        score: the score.
-        sample_id: the sample's id (scores with the same id are epochs of one sample).
-        epoch: the epoch number (1-based); epochs of a sample are reduced in this order.
-        sample_metadata: the sample's metadata: the keys for ``grouped()`` and
-            ``stderr(cluster=...)`` are looked up here.
+    Parameters
+    ----------
+    score
+        The score.
+    sample_id
+        The sample's id (scores with the same id are epochs of one sample).
+    epoch
+        The epoch number (1-based); epochs of a sample are reduced in this order.
+    sample_metadata
+        The sample's metadata: the columns for ``grouped()`` and ``stderr(cluster=...)``
+        are looked up here.
 
-    Example:
-        >>> s = SampleScore(Score("C"), sample_id="q1", epoch=2, sample_metadata={"topic": "m"})
-        >>> s.epoch, s.sample_metadata["topic"]
-        (2, 'm')
+    Examples
+    --------
+    >>> s = SampleScore(Score("C"), sample_id="q1", epoch=2, sample_metadata={"topic": "m"})
+    >>> s.epoch, s.sample_metadata["topic"]
+    (2, 'm')
     """
 
     score: Score

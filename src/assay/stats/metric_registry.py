@@ -51,6 +51,7 @@ __all__ = [
     "MetricFn",
     "as_frame",
     "camel_case",
+    "check_spec",
     "get_metric",
     "metric",
     "metric_from_spec",
@@ -250,6 +251,30 @@ def get_metric(name: str, **params: Any) -> MetricFn:
     return _lookup(name)(**params)
 
 
+def check_spec(spec: Any, kind: str) -> Mapping[str, Any]:
+    """``spec`` if it is a ``{kind: name, "params": {...}}`` description of a metric or
+    reducer; a clear error otherwise (also for one marked ``unregistered``).
+
+    Example:
+        >>> check_spec({"unregistered": "Share()"}, "metric")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: metrics: metric Share() was not built by a ...
+    """
+    if isinstance(spec, Mapping) and "unregistered" in spec:
+        raise InvalidInputError(
+            f"{kind} {spec['unregistered']} was not built by a registered factory from "
+            "JSON arguments, so it cannot be rebuilt from its configuration",
+            source=f"{kind}s",
+        )
+    if not isinstance(spec, Mapping) or kind not in spec:
+        raise InvalidInputError(
+            f"expected a {kind} name or a spec {{'{kind}': name, 'params': {{...}}}}, got {spec!r}",
+            source=f"{kind}s",
+        )
+    return spec
+
+
 def metric_from_spec(spec: Mapping[str, Any] | str) -> MetricFn:
     """Rebuild a metric from its ``spec`` (or a bare registered name).
 
@@ -260,17 +285,7 @@ def metric_from_spec(spec: Mapping[str, Any] | str) -> MetricFn:
     """
     if isinstance(spec, str):
         return get_metric(spec)
-    if isinstance(spec, Mapping) and "unregistered" in spec:
-        raise InvalidInputError(
-            f"metric {spec['unregistered']} was not built by a registered factory from "
-            "JSON arguments, so it cannot be rebuilt from its configuration",
-            source="metrics",
-        )
-    if not isinstance(spec, Mapping) or "metric" not in spec:
-        raise InvalidInputError(
-            f"expected a metric name or a spec {{'metric': name, 'params': {{...}}}}, got {spec!r}",
-            source="metrics",
-        )
+    check_spec(spec, "metric")
     if spec.get("grouped") is not None:
         from assay.stats.grouped import grouped
 

@@ -28,6 +28,7 @@ import pandas as pd
 from assay.errors import InvalidInputError
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
+from assay.stats.metric_registry import check_spec
 from assay.stats.types import Score
 
 __all__ = [
@@ -268,18 +269,7 @@ def reducer_from_spec(spec: Mapping[str, Any] | str) -> Reducer:
     """
     if isinstance(spec, str):
         return get_reducer(spec)
-    if isinstance(spec, Mapping) and "unregistered" in spec:
-        raise InvalidInputError(
-            f"reducer {spec['unregistered']} was not built by a registered factory from "
-            "JSON arguments, so it cannot be rebuilt from its configuration",
-            source="reducers",
-        )
-    if not isinstance(spec, Mapping) or "reducer" not in spec:
-        raise InvalidInputError(
-            f"expected a reducer name or a spec {{'reducer': name, 'params': {{...}}}}, "
-            f"got {spec!r}",
-            source="reducers",
-        )
+    check_spec(spec, "reducer")
     name = str(spec["reducer"])
     if name not in _REGISTRY:
         raise InvalidInputError(

@@ -210,3 +210,12 @@ def test_input_faults_are_invalid_input_errors():
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match="unknown metric"):
             st.ScoreEvaluator(["acuracy"])
+
+
+def test_old_import_paths_still_work():
+    from assay.stats.metrics import GroupedMetricFn, MetricFn, as_frame, get_metric
+    from assay.stats.reducers import EpochGroups, Reducer, reduce_scores
+    from assay.stats.types import ScoreFrame
+
+    assert ScoreFrame is st.ScoreFrame and MetricFn is st.MetricFn and Reducer is st.Reducer
+    assert GroupedMetricFn and as_frame and get_metric and EpochGroups and reduce_scores

@@ -254,3 +254,12 @@ class SampleScore:
     sample_id: str | int | None = None
     epoch: int = 1
     sample_metadata: dict[str, Any] | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``ScoreFrame`` moved to :mod:`assay.stats.frame`; the old import path still works."""
+    if name == "ScoreFrame":
+        from assay.stats.frame import ScoreFrame
+
+        return ScoreFrame
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -309,15 +309,23 @@ class ScoreFrame(Sequence[SampleScore]):
         rows, cols = _concat_metadata(frames)
         return ScoreFrame(
             values=np.concatenate([f.values for f in frames]),
-            sample_id=np.concatenate([f.sample_id.astype(object) for f in frames]),
+            sample_id=_concat_ids([f.sample_id for f in frames]),
             epoch=np.concatenate([f.epoch for f in frames]),
             partial=np.concatenate([f.partial for f in frames]),
             raw=_concat_optional(frames, "raw"),
-            failed_ids=np.concatenate([f.failed_ids.astype(object) for f in frames]),
+            failed_ids=_concat_ids([f.failed_ids for f in frames]),
             metadata_rows=rows,
             metadata_columns=cols,
             scores=_concat_optional(frames, "scores"),
         )
+
+
+def _concat_ids(parts: list[np.ndarray]) -> np.ndarray:
+    """Ids of several frames: their own dtype when they share one, else objects (so ints
+    and strings are not turned into strings)."""
+    if len({p.dtype for p in parts}) == 1:
+        return np.concatenate(parts)
+    return np.concatenate([p.astype(object) for p in parts])
 
 
 def _concat_optional(frames: Sequence[ScoreFrame], attr: str) -> np.ndarray | None:

@@ -6,9 +6,11 @@ pydantic ``SampleScore`` objects; assay's take the same as ``SampleScore`` objec
 fast path, numpy arrays (``ScoreFrame.from_arrays``). Times exclude building the score
 objects (reported separately). Inspect's bootstrap draws one resample per Python loop step
 (~70 ms each at 1e6), so it is timed on ``--inspect-resamples`` resamples and scaled
-linearly to ``--resamples`` (marked "extrapolated").
+linearly to ``--resamples`` (marked "extrapolated"). The last rows time assay alone: the
+one-call ``evaluate_scores`` and a ``ScoreEvaluator`` fed in 10 batches, merged, and
+shipped through ``state()``/``from_state()``.
 
-Run: ``.venv/bin/python benchmarks/stats.py [--n 1000000] [--clusters 1000]``
+Run: ``.venv/bin/python benchmarks/stats.py [--n 1000000] [--clusters 1000] [--no-inspect]``
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ import numpy as np
 
 import assay.stats as st
 
+Timing = tuple[float, Any]
 
-def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
+
+def timed(fn: Callable[[], Any], repeat: int = 1) -> Timing:
     best, out = float("inf"), None
     for _ in range(repeat):
         t = time.perf_counter()
@@ -32,8 +36,129 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
     return best, out
 
 
+def make_data(n: int, g: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    cluster = rng.integers(0, g, n)
+    effect = rng.normal(0, 0.5, g)[cluster]
+    correct = rng.random(n) < 1 / (1 + np.exp(-(0.4 + effect)))
+    return {
+        "cluster": cluster,
+        "correct": correct,
+        "letters": np.where(correct, "C", "I"),
+        "continuous": effect + rng.normal(0, 1, n),
+    }
+
+
+def time_assay(data: dict[str, np.ndarray], b: int) -> dict[str, Timing]:
+    correct, cluster = data["correct"], data["cluster"]
+    t_arr, frame = timed(
+        lambda: st.ScoreFrame.from_arrays(correct.astype(float), metadata={"cluster": cluster})
+    )
+    t_obj, ours = timed(
+        lambda: [
+            st.SampleScore(st.Score(v), i, 1, {"cluster": c})
+            for i, (v, c) in enumerate(zip(data["letters"].tolist(), cluster.tolist()))
+        ]
+    )
+    t_conv, frame_obj = timed(lambda: st.ScoreFrame.from_scores(ours))
+    print(
+        f"build: assay arrays {t_arr:.3f} s, assay SampleScore objects {t_obj:.2f} s "
+        f"(+ {t_conv:.2f} s to convert them to a frame)"
+    )
+    cont = st.ScoreFrame.from_arrays(data["continuous"])
+    metrics = [
+        st.accuracy(),
+        st.stderr(),
+        st.stderr(cluster="cluster"),
+        st.bootstrap_stderr(b, seed=1),
+    ]
+    return {
+        "accuracy": timed(lambda: st.accuracy()(frame), 3),
+        "stderr": timed(lambda: st.stderr()(frame), 3),
+        "stderr(cluster)": timed(lambda: st.stderr(cluster="cluster")(frame), 3),
+        "stderr(cluster) obj": timed(lambda: st.stderr(cluster="cluster")(frame_obj), 1),
+        "bootstrap": timed(lambda: st.bootstrap_stderr(b, seed=1)(frame), 1),
+        "bootstrap continuous": timed(lambda: st.bootstrap_stderr(b, seed=1)(cont), 1),
+        "evaluate": timed(lambda: st.evaluate_scores(frame, metrics), 1),
+        "evaluator": timed(lambda: _evaluator_round(frame, metrics), 1),
+    }
+
+
+def _evaluator_round(frame: st.ScoreFrame, metrics: list[st.MetricFn]) -> st.ScoreEvaluator:
+    """10 batches over two evaluators, merged, shipped as state and computed."""
+    cuts = np.linspace(0, len(frame), 11).astype(int)
+    parts = [frame.take(np.arange(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    a, b = st.ScoreEvaluator(metrics), st.ScoreEvaluator(metrics)
+    for i, part in enumerate(parts):
+        (a if i % 2 == 0 else b).add(part)
+    back = st.ScoreEvaluator.from_state(a.merge(b).state())
+    return back.compute()
+
+
+def time_inspect(data: dict[str, np.ndarray], b: int, k: int) -> dict[str, tuple[float, Any, str]]:
+    from inspect_ai.scorer import SampleScore as ISampleScore
+    from inspect_ai.scorer import Score as IScore
+    from inspect_ai.scorer import accuracy as i_accuracy
+    from inspect_ai.scorer import bootstrap_stderr as i_bootstrap_stderr
+    from inspect_ai.scorer import stderr as i_stderr
+
+    t_build, theirs = timed(
+        lambda: [
+            ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata={"cluster": c})
+            for i, (v, c) in enumerate(zip(data["letters"].tolist(), data["cluster"].tolist()))
+        ]
+    )
+    print(f"build: Inspect SampleScore objects {t_build:.2f} s")
+    out: dict[str, tuple[float, Any, str]] = {}
+    out["accuracy"] = (*timed(lambda: i_accuracy()(theirs)), "")
+    out["stderr"] = (*timed(lambda: i_stderr()(theirs)), "")
+    out["stderr(cluster)"] = (*timed(lambda: i_stderr(cluster="cluster")(theirs)), "")
+    np.random.seed(1)
+    t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs))
+    out["bootstrap"] = (t_k * b / k, v_k, f"extrapolated from {k}")
+    theirs = []  # free the objects before building the next set
+    theirs_cont = [
+        ISampleScore(score=IScore(value=v), sample_id=i)
+        for i, v in enumerate(data["continuous"].tolist())
+    ]
+    np.random.seed(1)
+    t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs_cont))
+    out["bootstrap continuous"] = (t_k * b / k, v_k, f"extrapolated from {k}")
+    return out
+
+
+def report(ours: dict[str, Timing], theirs: dict[str, tuple[float, Any, str]], b: int) -> None:
+    rows: list[tuple[str, float, float | None, str]] = []
+
+    def add(name: str, key: str, inspect_key: str | None) -> None:
+        t, value = ours[key]
+        if inspect_key and inspect_key in theirs:
+            ti, vi, inote = theirs[inspect_key]
+            rows.append((name, t, ti, f"assay {value:.6g} / Inspect {vi:.6g} {inote}".rstrip()))
+        else:
+            rows.append((name, t, None, f"assay {value:.6g}"))
+
+    add("accuracy (arrays)", "accuracy", "accuracy")
+    add("stderr (arrays)", "stderr", "stderr")
+    add("stderr(cluster) (arrays)", "stderr(cluster)", "stderr(cluster)")
+    add("stderr(cluster) (SampleScore frame)", "stderr(cluster) obj", "stderr(cluster)")
+    add(f"bootstrap_stderr B={b} (C/I scores)", "bootstrap", "bootstrap")
+    add(f"bootstrap_stderr B={b} (continuous)", "bootstrap continuous", "bootstrap continuous")
+    t, ms = ours["evaluate"]
+    rows.append(("evaluate_scores(): 4 metrics, mean reducer", t, None, f"{len(ms)} records"))
+    t, ms = ours["evaluator"]
+    rows.append(("ScoreEvaluator: 10 batches, merge, state", t, None, f"{len(ms)} records"))
+
+    print()
+    print(f"{'metric':<44} {'assay s':>9} {'Inspect s':>10} {'speed-up':>9}  values")
+    for name, t, ti, note in rows:
+        ti_s = f"{ti:10.3f}" if ti is not None else f"{'-':>10}"
+        ratio = f"{ti / t:8.0f}x" if ti is not None and t > 0 else f"{'-':>9}"
+        print(f"{name:<44} {t:9.3f} {ti_s} {ratio}  {note}")
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--clusters", type=int, default=1000)
     ap.add_argument("--resamples", type=int, default=1000)
@@ -41,110 +166,11 @@ def main() -> None:
     ap.add_argument("--no-inspect", action="store_true")
     args = ap.parse_args()
     n, g, b = args.n, args.clusters, args.resamples
-
-    rng = np.random.default_rng(0)
-    cluster = rng.integers(0, g, n)
-    effect = rng.normal(0, 0.5, g)[cluster]
-    correct = rng.random(n) < 1 / (1 + np.exp(-(0.4 + effect)))
-    letters = np.where(correct, "C", "I")
-    continuous = effect + rng.normal(0, 1, n)
     print(f"n={n:,} scores, {g:,} clusters, {b:,} bootstrap resamples")
-
-    rows: list[tuple[str, float, float | None, str]] = []
-
-    # ---------------------------------------------------------------- assay
-    t_build_arr, frame = timed(
-        lambda: st.ScoreFrame.from_arrays(correct.astype(float), metadata={"cluster": cluster})
-    )
-    t_build_obj, ours = timed(
-        lambda: [
-            st.SampleScore(st.Score(v), i, 1, {"cluster": c})
-            for i, (v, c) in enumerate(zip(letters.tolist(), cluster.tolist()))
-        ]
-    )
-    t_frame_obj, frame_obj = timed(lambda: st.ScoreFrame.from_scores(ours))
-    print(
-        f"build: assay arrays {t_build_arr:.3f} s, assay SampleScore objects {t_build_obj:.2f} s "
-        f"(+ {t_frame_obj:.2f} s to convert them to a frame)"
-    )
-
-    a_acc = timed(lambda: st.accuracy()(frame), 3)
-    a_se = timed(lambda: st.stderr()(frame), 3)
-    a_cl = timed(lambda: st.stderr(cluster="cluster")(frame), 3)
-    a_cl_obj = timed(lambda: st.stderr(cluster="cluster")(frame_obj), 1)
-    a_bs = timed(lambda: st.bootstrap_stderr(b, seed=1)(frame), 1)
-    cont = st.ScoreFrame.from_arrays(continuous)
-    a_bs_cont = timed(lambda: st.bootstrap_stderr(b, seed=1)(cont), 1)
-    a_eval = timed(
-        lambda: st.evaluate(
-            frame,
-            [
-                st.accuracy(),
-                st.stderr(),
-                st.stderr(cluster="cluster"),
-                st.bootstrap_stderr(b, seed=1),
-            ],
-        ),
-        1,
-    )
-
-    # ---------------------------------------------------------------- Inspect AI
-    inspect_times: dict[str, tuple[float, Any, str]] = {}
-    if not args.no_inspect:
-        from inspect_ai.scorer import SampleScore as ISampleScore
-        from inspect_ai.scorer import Score as IScore
-        from inspect_ai.scorer import accuracy as i_accuracy
-        from inspect_ai.scorer import bootstrap_stderr as i_bootstrap_stderr
-        from inspect_ai.scorer import stderr as i_stderr
-
-        t_build_i, theirs = timed(
-            lambda: [
-                ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata={"cluster": c})
-                for i, (v, c) in enumerate(zip(letters.tolist(), cluster.tolist()))
-            ]
-        )
-        print(f"build: Inspect SampleScore objects {t_build_i:.2f} s")
-        inspect_times["accuracy"] = (*timed(lambda: i_accuracy()(theirs)), "")
-        inspect_times["stderr"] = (*timed(lambda: i_stderr()(theirs)), "")
-        inspect_times["stderr(cluster)"] = (*timed(lambda: i_stderr(cluster="cluster")(theirs)), "")
-        k = args.inspect_resamples
-        np.random.seed(1)
-        t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs))
-        inspect_times["bootstrap"] = (t_k * b / k, v_k, f"extrapolated from {k}")
-        del theirs
-        theirs_cont = [
-            ISampleScore(score=IScore(value=v), sample_id=i)
-            for i, v in enumerate(continuous.tolist())
-        ]
-        np.random.seed(1)
-        t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs_cont))
-        inspect_times["bootstrap continuous"] = (t_k * b / k, v_k, f"extrapolated from {k}")
-        del theirs_cont
-
-    def add(name: str, ours_t: tuple[float, Any], key: str | None, note: str = "") -> None:
-        t, value = ours_t
-        if key and key in inspect_times:
-            ti, vi, inote = inspect_times[key]
-            rows.append((name, t, ti, f"assay {value:.6g} / Inspect {vi:.6g} {inote}".rstrip()))
-        else:
-            rows.append((name, t, None, f"assay {value:.6g} {note}".rstrip()))
-
-    add("accuracy (arrays)", a_acc, "accuracy")
-    add("stderr (arrays)", a_se, "stderr")
-    add("stderr(cluster) (arrays)", a_cl, "stderr(cluster)")
-    add("stderr(cluster) (SampleScore frame)", a_cl_obj, "stderr(cluster)")
-    add(f"bootstrap_stderr B={b} (C/I scores)", a_bs, "bootstrap")
-    add(f"bootstrap_stderr B={b} (continuous)", a_bs_cont, "bootstrap continuous")
-    rows.append(
-        ("evaluate(): 4 metrics, mean reducer", a_eval[0], None, f"{len(a_eval[1])} records")
-    )
-
-    print()
-    print(f"{'metric':<40} {'assay s':>9} {'Inspect s':>10} {'speed-up':>9}  values")
-    for name, t, ti, note in rows:
-        ti_s = f"{ti:10.3f}" if ti is not None else f"{'-':>10}"
-        ratio = f"{ti / t:8.0f}x" if ti is not None and t > 0 else f"{'-':>9}"
-        print(f"{name:<40} {t:9.3f} {ti_s} {ratio}  {note}")
+    data = make_data(n, g)
+    ours = time_assay(data, b)
+    theirs = {} if args.no_inspect else time_inspect(data, b, args.inspect_resamples)
+    report(ours, theirs, b)
 
 
 if __name__ == "__main__":

@@ -51,25 +51,25 @@ def run(out_dir: Path, console: Console) -> None:
         st.bootstrap_stderr(1000, seed=0),
         st.grouped(st.accuracy(), "digit", name_template="digit_{group_name}"),
     ]
-    ms = st.evaluate(scores, metrics, reducers)
+    ms = st.evaluate_scores(scores, metrics, reducers)
 
     table = Table(title=f"{len(y_test)} test digits x 5 seeds: accuracy under each epoch reducer")
     for col in ["reducer", "accuracy", "SE", "SE by digit", "bootstrap SE", "worst digit"]:
         table.add_column(col, justify="left" if col == "reducer" else "right")
     for r in reducers:
-        (acc,) = [m for m in ms.filter("accuracy", reducer=r) if "group_key" not in m.parameters]
+        (acc,) = [m for m in ms.filter("Accuracy", reducer=r) if "group_column" not in m.parameters]
         per_digit = [
             m
-            for m in ms.filter("accuracy", reducer=r, group_key="digit")
-            if m.parameters["group"] is not None
+            for m in ms.filter("Accuracy", reducer=r, group_column="digit")
+            if "all" not in m.parameters
         ]
         worst = min(per_digit, key=lambda m: m.value)
         table.add_row(
             r,
             f"{acc.value:.4f}",
-            f"{ms.get('stderr', reducer=r, cluster=None).value:.4f}",
-            f"{ms.get('stderr', reducer=r, cluster='digit').value:.4f}",
-            f"{ms.get('bootstrap_stderr', reducer=r).value:.4f}",
+            f"{ms.get('Stderr', reducer=r, cluster=None).value:.4f}",
+            f"{ms.get('Stderr', reducer=r, cluster='digit').value:.4f}",
+            f"{ms.get('BootstrapStderr', reducer=r).value:.4f}",
             f"{worst.parameters['name']}: {worst.value:.3f}",
         )
     console.print(table)

@@ -65,8 +65,11 @@ def _random_scores(rng, n, kinds=VALUES):
 
 def test_value_to_float_agrees_on_every_known_form():
     to_float = i_value_to_float()
+    compared = 0
     for v in VALUES + ["YES", "False", "-3.5", "1e3", 7, -2.0]:
         assert st.value_to_float(v) == to_float(v), v
+        compared += 1
+    assert compared == len(VALUES) + 6
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -86,12 +89,16 @@ def test_metrics_agree(seed):
         (st.std(), i_std()),
         (st.stderr(), i_stderr()),
     ]
+    compared = 0
     for a, b in pairs:
         assert a(ours) == pytest.approx(b(theirs), abs=TOL, rel=TOL), a.name
+        compared += 1
     if len({m["doc"] for m in meta}) >= 2:
         assert st.stderr(cluster="doc")(ours) == pytest.approx(
             i_stderr(cluster="doc")(theirs), rel=1e-10
         )
+        compared += 1
+    assert compared >= len(pairs) > 0
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -101,6 +108,7 @@ def test_grouped_agrees(seed):
     values = _random_scores(rng, n)
     meta = [{"cat": int(c)} for c in rng.integers(0, 6, n)]
     ours, theirs = _pair(values, meta)
+    compared = 0
     for kwargs in [
         {},
         {"all": "groups"},
@@ -113,6 +121,8 @@ def test_grouped_agrees(seed):
         assert list(a) == list(b)
         for k in a:
             assert a[k] == pytest.approx(b[k], abs=TOL), (kwargs, k)
+            compared += 1
+    assert compared > 0
 
 
 @pytest.mark.parametrize(
@@ -138,6 +148,7 @@ def test_reducers_agree(name):
     theirs = create_reducers(name)[0]
     ours = st.get_reducer(name)
     kinds = ["C", "I", "P", "N", 1.0, 0.0, 0.5, 0.25, True, "yes"]
+    compared = 0
     for _ in range(150):
         n = int(rng.integers(3, 8))
         values = _random_scores(rng, n, kinds)
@@ -147,10 +158,13 @@ def test_reducers_agree(name):
             assert float(a) == pytest.approx(float(b), abs=TOL), values
         else:
             assert a == b, values
+        compared += 1
+    assert compared == 150
 
 
 def test_dict_valued_reduction_agrees():
     rng = np.random.default_rng(7)
+    compared = 0
     for name in ["mean", "median", "mode", "max", "pass_at_2", "at_least_2"]:
         theirs = create_reducers(name)[0]
         ours = st.get_reducer(name)
@@ -168,6 +182,8 @@ def test_dict_valued_reduction_agrees():
                     assert a[k] == b[k]
                 else:
                     assert float(a[k]) == pytest.approx(float(b[k]), abs=TOL)
+                compared += 1
+    assert compared > 0
 
 
 def test_epoch_pipeline_agrees_with_inspect_reduce_then_metric():
@@ -182,20 +198,23 @@ def test_epoch_pipeline_agrees_with_inspect_reduce_then_metric():
     meta = [{"doc": i % 7} for i in ids]
     ours, theirs = _pair(values, meta, ids, eps)
     reducers = ["mean", "mode", "max", "median", "pass_at_2", "pass_k_2", "at_least_3"]
-    ms = st.evaluate(
+    ms = st.evaluate_scores(
         ours, [st.accuracy(), st.stderr(), st.stderr(cluster="doc")], reducers=reducers
     )
+    compared = 0
     for name in reducers:
         reduced = i_reduce_scores(theirs, create_reducers(name)[0])
-        assert ms.get("accuracy", reducer=name).value == pytest.approx(
+        assert ms.get("Accuracy", reducer=name).value == pytest.approx(
             i_accuracy()(reduced), abs=TOL
         )
-        assert ms.get("stderr", reducer=name, n=n_samples, cluster=None).value == pytest.approx(
+        assert ms.get("Stderr", reducer=name, n=n_samples, cluster=None).value == pytest.approx(
             i_stderr()(reduced), abs=TOL
         )
-        assert ms.get("stderr", reducer=name, cluster="doc").value == pytest.approx(
+        assert ms.get("Stderr", reducer=name, cluster="doc").value == pytest.approx(
             i_stderr(cluster="doc")(reduced), rel=1e-10
         )
+        compared += 3
+    assert compared == 3 * len(reducers)
 
 
 def test_bootstrap_agrees_statistically():
@@ -225,23 +244,23 @@ def test_difference_unknown_string_raises_instead_of_zero(caplog):
 def test_difference_undefined_instead_of_zero():
     one_ours, one_theirs = _pair(["C"])
     assert i_stderr()(one_theirs) == 0 and i_var()(one_theirs) == 0 and i_std()(one_theirs) == 0
-    ms = st.evaluate(one_ours, [st.stderr(), st.var(), st.std()])
+    ms = st.evaluate_scores(one_ours, [st.stderr(), st.var(), st.std()])
     assert all(m.is_undefined for m in ms)
     assert i_mean()([]) == 0.0 and i_accuracy()([]) == 0.0
-    assert st.evaluate([], [st.mean(), st.accuracy()]).get("mean").is_undefined
+    assert st.evaluate_scores([], [st.mean(), st.accuracy()]).get("Mean").is_undefined
     meta = [{"doc": 1}, {"doc": 1}]
     ours, theirs = _pair(["C", "I"], meta)
     assert i_stderr(cluster="doc")(theirs) == 0.0
-    assert st.evaluate(ours, [st.stderr(cluster="doc")])[0].is_undefined
+    assert st.evaluate_scores(ours, [st.stderr(cluster="doc")])[0].is_undefined
 
 
 def test_difference_failed_samples_are_none_not_nan():
     # Inspect marks an unscored sample with a NaN value; assay with None (NaN is bad input)
     ours = [st.SampleScore(st.Score("C"), 1), st.SampleScore(st.Score(None), 2)]
-    rec = st.evaluate(ours, [st.accuracy()])[0]
+    rec = st.evaluate_scores(ours, [st.accuracy()])[0]
     assert rec.value == 1.0 and rec.parameters["n_failed"] == 1
     with pytest.raises(InvalidInputError, match="not finite"):
-        st.evaluate([st.SampleScore(st.Score(math.nan), 1)])
+        st.evaluate_scores([st.SampleScore(st.Score(math.nan), 1)])
     # Inspect's reducer skips NaN epochs the way assay skips None epochs
     a = st.get_reducer("mean")([st.Score("C"), st.Score(None), st.Score("I")]).value
     b = create_reducers("mean")[0](
@@ -271,6 +290,7 @@ def test_difference_bootstrap_ddof():
 
 def test_list_valued_reduction_agrees():
     rng = np.random.default_rng(8)
+    compared = 0
     for name in ["mean", "median", "mode", "max", "pass_at_2", "pass_k_2", "at_least_2"]:
         theirs = create_reducers(name)[0]
         ours = st.get_reducer(name)
@@ -287,3 +307,5 @@ def test_list_valued_reduction_agrees():
                 assert (
                     x == y if isinstance(y, str) else float(x) == pytest.approx(float(y), abs=TOL)
                 )
+                compared += 1
+    assert compared > 0

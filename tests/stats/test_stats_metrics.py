@@ -13,7 +13,7 @@ from assay.stats import (
     accuracy,
     bootstrap_stderr,
     compute,
-    evaluate,
+    evaluate_scores,
     get_metric,
     grouped,
     mean,
@@ -101,11 +101,11 @@ def test_one_cluster_is_undefined():
 
 
 def test_evaluate_reports_undefined_records_not_zero():
-    ms = evaluate(ss([1.0]), [mean(), stderr(), var()])
-    assert ms.get("mean").value == 1.0
-    rec = ms.get("stderr")
+    ms = evaluate_scores(ss([1.0]), [mean(), stderr(), var()])
+    assert ms.get("Mean").value == 1.0
+    rec = ms.get("Stderr")
     assert rec.value is None and "at least 2" in rec.parameters["undefined"]
-    assert ms.get("var").is_undefined
+    assert ms.get("Var").is_undefined
 
 
 def test_bootstrap_is_seed_deterministic_and_seed_sensitive():
@@ -193,18 +193,18 @@ def test_grouped_values_names_and_all_modes():
 
 def test_grouped_records_carry_group_parameters():
     meta = [{"topic": t} for t in ["a", "a", "b", "b"]]
-    ms = evaluate(
+    ms = evaluate_scores(
         ss([1, 0, 1, 1], meta), [grouped(stderr(), "topic", name_template="t_{group_name}")]
     )
-    a = ms.get("stderr", group="a")
+    a = ms.get("Stderr", group="a")
     assert (
         a.parameters["name"] == "t_a"
-        and a.parameters["group_key"] == "topic"
+        and a.parameters["group_column"] == "topic"
         and a.parameters["n"] == 2
     )
     assert a.value == pytest.approx(0.5)
-    assert ms.get("stderr", group="b").value == 0.0
-    assert ms.get("stderr", group=None).parameters["all"] == "samples"
+    assert ms.get("Stderr", group="b").value == 0.0
+    assert ms.get("Stderr", group="all").parameters["all"] == "samples"
 
 
 def test_grouped_missing_key_names_sample_and_label_collision():
@@ -219,9 +219,9 @@ def test_grouped_missing_key_names_sample_and_label_collision():
 
 def test_grouped_all_groups_undefined_when_a_group_is():
     meta = [{"t": t} for t in "abb"]
-    ms = evaluate(ss([1.0, 0.0, 1.0], meta), [grouped(stderr(), "t", all="groups")])
-    assert ms.get("stderr", group="a").is_undefined
-    agg = ms.get("stderr", group=None)
+    ms = evaluate_scores(ss([1.0, 0.0, 1.0], meta), [grouped(stderr(), "t", all="groups")])
+    assert ms.get("Stderr", group="a").is_undefined
+    agg = ms.get("Stderr", group="all")
     assert agg.is_undefined and "'a'" in agg.parameters["undefined"]
 
 
@@ -238,12 +238,12 @@ def test_custom_metric_registry_and_params():
 
         return compute_
 
-    assert "share_at_least" in registered_metrics()
+    assert "ShareAtLeast" in registered_metrics()
     m = get_metric("share_at_least", threshold=0.75)
     assert m([0.5, 0.75, 1.0, 0.0]) == 0.5
-    ms = evaluate(ss([0.5, 0.75, 1.0, 0.0]), ["share_at_least"])
-    assert ms.get("share_at_least").parameters["threshold"] == 0.5
-    assert ms.get("share_at_least").value == 0.75
+    ms = evaluate_scores(ss([0.5, 0.75, 1.0, 0.0]), ["share_at_least"])
+    assert ms.get("ShareAtLeast").parameters["threshold"] == 0.5
+    assert ms.get("ShareAtLeast").value == 0.75
 
 
 def test_custom_metric_inspect_style_iteration_and_name():
@@ -264,8 +264,8 @@ def test_custom_metric_returning_nan_or_none_is_undefined():
     def broken():
         return lambda scores: float("nan")
 
-    ms = evaluate(ss([1.0, 2.0]), [broken()])
-    assert ms.get("broken").is_undefined
+    ms = evaluate_scores(ss([1.0, 2.0]), [broken()])
+    assert ms.get("Broken").is_undefined
     with pytest.raises(UndefinedMetricError):
         broken()([1.0])
 
@@ -277,14 +277,14 @@ def test_unknown_metric_name():
 
 def test_grouped_when_every_sample_failed():
     s = [SampleScore(Score(None), 1, sample_metadata={"t": "a"})]
-    ms = evaluate(s, [grouped(mean(), "t")])
+    ms = evaluate_scores(s, [grouped(mean(), "t")])
     assert len(ms) == 1
     agg = ms[0]
-    assert agg.is_undefined and agg.parameters["n_failed"] == 1 and agg.parameters["group"] is None
+    assert agg.is_undefined and agg.parameters["n_failed"] == 1 and agg.parameters["group"] == "all"
 
 
 def test_uncalled_factory_gets_a_helpful_error():
     with pytest.raises(InvalidInputError, match=r"call it, e.g. accuracy\(\)"):
-        evaluate(ss([1.0]), [accuracy])
+        evaluate_scores(ss([1.0]), [accuracy])
     with pytest.raises(InvalidInputError, match="parentheses"):
         grouped(accuracy, "k")

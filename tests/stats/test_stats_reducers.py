@@ -13,7 +13,7 @@ from assay.stats import (
     Score,
     ScoreFrame,
     accuracy,
-    evaluate,
+    evaluate_scores,
     get_reducer,
     mean,
     pass_at_k,
@@ -115,12 +115,12 @@ def test_pass_at_k_large_n_is_stable():
 
 def test_pass_at_k_needs_k_scored_epochs_sample_counts_as_failed():
     s = epochs(["C", None, "I"], "a") + epochs(["C", "C", "I"], "b")
-    ms = evaluate(s, [mean()], reducers="pass_at_3")
-    rec = ms.get("mean")
+    ms = evaluate_scores(s, [mean()], reducers="pass_at_3")
+    rec = ms.get("Mean")
     # sample a has only 2 scored epochs: excluded and counted; b: 1 - C(1,3)/C(3,3) = 1
     assert rec.value == 1.0 and rec.parameters["n"] == 1 and rec.parameters["n_failed"] == 1
     # at_least needs no minimum: a has 1 correct of 2 scored -> 0 for at_least_2
-    assert evaluate(s, [mean()], reducers="at_least_2").get("mean").value == 0.5
+    assert evaluate_scores(s, [mean()], reducers="at_least_2").get("Mean").value == 0.5
 
 
 def test_answer_explanation_kept_only_when_equal_metadata_from_first_epoch():
@@ -168,24 +168,24 @@ def test_dict_valued_scores_reduce_per_key_and_give_one_metric_per_key():
     assert r1.score.value == {"em": 0.5, "f1": 0.75}
     assert r2.score.value == {"em": 1.0, "f1": None}
     assert r3.score.value == {"em": None, "f1": None}
-    ms = evaluate(s, [mean()], reducers=["mean", "max"])
-    assert ms.get("mean", reducer="mean", score_key="em").value == 0.75
-    f1 = ms.get("mean", reducer="mean", score_key="f1")
+    ms = evaluate_scores(s, [mean()], reducers=["mean", "max"])
+    assert ms.get("Mean", reducer="mean", score_key="em").value == 0.75
+    f1 = ms.get("Mean", reducer="mean", score_key="f1")
     assert f1.value == 0.75 and f1.parameters["n"] == 1 and f1.parameters["n_failed"] == 2
-    assert ms.get("mean", reducer="max", score_key="em").value == 1.0
+    assert ms.get("Mean", reducer="max", score_key="em").value == 1.0
 
 
 def test_mixing_dict_and_scalar_values_is_an_error():
     with pytest.raises(InvalidInputError, match="mix"):
-        evaluate([SampleScore(Score({"a": 1}), 1), SampleScore(Score(1), 2)])
+        evaluate_scores([SampleScore(Score({"a": 1}), 1), SampleScore(Score(1), 2)])
 
 
 def test_several_reducers_one_set_of_metrics_each():
     s = epochs(["C", "I", "I"], 1) + epochs(["C", "C", "C"], 2) + epochs(["I", "I", "I"], 3)
-    ms = evaluate(
+    ms = evaluate_scores(
         s, [accuracy(), stderr()], reducers=["mean", "pass_at_2", "pass_k_2", "at_least_1", "mode"]
     )
-    acc = {m.parameters["reducer"]: m.value for m in ms.filter("accuracy")}
+    acc = {m.parameters["reducer"]: m.value for m in ms.filter("Accuracy")}
     # per-sample: mean (1/3, 1, 0); pass@2 (1 - C(2,2)/C(3,2) = 2/3, 1, 0); pass^2 (0, 1, 0);
     # at_least_1 (1, 1, 0); mode (I -> 0, 1, 0)
     assert acc["mean"] == pytest.approx(4 / 9)
@@ -193,7 +193,7 @@ def test_several_reducers_one_set_of_metrics_each():
     assert acc["pass_k_2"] == pytest.approx(1 / 3)
     assert acc["at_least_1"] == pytest.approx(2 / 3)
     assert acc["mode"] == pytest.approx(1 / 3)
-    assert len(ms.filter("stderr")) == 5
+    assert len(ms.filter("Stderr")) == 5
     assert all(m.parameters["n"] == 3 for m in ms)
 
 
@@ -227,10 +227,10 @@ def test_custom_reducer_with_k_suffix_and_registry():
     assert r.name == "top_2"
     assert r([Score(0.2), Score(0.9), Score(0.5)]).value == pytest.approx(0.7)
     s = epochs([0.2, 0.9, 0.5], "x") + epochs([1.0, None, 0.0], "y") + epochs([None], "z")
-    ms = evaluate(s, [mean()], reducers=["top_2", "mean"])
-    t = ms.get("mean", reducer="top_2")
+    ms = evaluate_scores(s, [mean()], reducers=["top_2", "mean"])
+    t = ms.get("Mean", reducer="top_2")
     assert t.value == pytest.approx((0.7 + 0.5) / 2) and t.parameters["n_failed"] == 1
-    assert ms.get("mean", reducer="mean").value == pytest.approx((1.6 / 3 + 0.5) / 2)
+    assert ms.get("Mean", reducer="mean").value == pytest.approx((1.6 / 3 + 0.5) / 2)
 
 
 def test_custom_reducer_returning_a_score_keeps_its_fields():
@@ -261,11 +261,11 @@ def test_list_valued_scores_reduce_per_index_and_give_one_metric_per_index():
     (r1, r2) = reduce_scores(s, "max")
     assert r1.score.value == ["C", 1.0]
     assert r2.score.value == ["C", None]
-    ms = evaluate(s, [mean()])
-    assert ms.get("mean", score_key=0).value == 0.75
+    ms = evaluate_scores(s, [mean()])
+    assert ms.get("Mean", score_key=0).value == 0.75
     assert (
-        ms.get("mean", score_key=1).value == 0.75
-        and ms.get("mean", score_key=1).parameters["n_failed"] == 1
+        ms.get("Mean", score_key=1).value == 0.75
+        and ms.get("Mean", score_key=1).parameters["n_failed"] == 1
     )
     with pytest.raises(InvalidInputError, match="mix"):
-        evaluate([SampleScore(Score([1]), 1), SampleScore(Score({"a": 1}), 2)])
+        evaluate_scores([SampleScore(Score([1]), 1), SampleScore(Score({"a": 1}), 2)])

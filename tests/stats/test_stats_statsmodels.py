@@ -42,11 +42,14 @@ def test_clustered_stderr_matches_statsmodels(seed):
     ours = compute.clustered_stderr(y, clusters)
     theirs = _statsmodels_cluster_se(y, clusters)
     assert ours == pytest.approx(theirs, rel=1e-10)
+    compared = 1
     # through the metric, with string cluster keys from metadata
     f = ScoreFrame.from_arrays(
         y, metadata={"doc": np.array([f"d{c}" for c in clusters], dtype=object)}
     )
     assert stderr(cluster="doc")(f) == pytest.approx(theirs, rel=1e-10)
+    compared += 1
+    assert compared == 2 and n > 0
 
 
 def test_plain_stderr_matches_statsmodels_nonrobust():

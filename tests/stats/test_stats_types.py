@@ -98,7 +98,7 @@ def test_frame_from_arrays_validates_lengths_and_nan():
         ScoreFrame.from_arrays([1, 0], sample_id=[1])
     with pytest.raises(InvalidInputError, match="metadata"):
         ScoreFrame.from_arrays([1, 0], metadata={"k": [1, 2, 3]})
-    with pytest.raises(InvalidInputError, match="row 1"):
+    with pytest.raises(InvalidInputError, match="index 1"):
         ScoreFrame.from_arrays([1, np.nan])
 
 

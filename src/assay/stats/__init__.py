@@ -1,16 +1,29 @@
 """Score statistics: metrics over per-sample scores, standard errors, grouping, epochs.
 
-The layer every LLM evaluation in assay reports through (``spec/inspect-scoring-metrics.md``).
+The layer every LLM evaluation in assay reports through: per-sample
+:class:`Score` values (letters C/I/P/N, numbers, booleans, dicts of them) in,
+:class:`~assay.results.MetricSet` records out. Metrics (``accuracy``, ``mean``, ``var``,
+``std``, ``stderr`` plain or clustered, ``bootstrap_stderr``) give records of CamelCase
+type (``Accuracy`` ...), Inspect AI's names are aliases in the registry; ``grouped``
+splits by a sample-metadata column; reducers combine a sample's epochs first.
+
+Modules: :mod:`~assay.stats.types` (Score, SampleScore), :mod:`~assay.stats.frame`
+(ScoreFrame), :mod:`~assay.stats.compute` (pure numpy formulas),
+:mod:`~assay.stats.metric_registry`, :mod:`~assay.stats.metrics`,
+:mod:`~assay.stats.grouped`, :mod:`~assay.stats.reducer_registry`,
+:mod:`~assay.stats.reducers`, :mod:`~assay.stats.reduce`, :mod:`~assay.stats.evaluator`
+(evaluate_scores, ScoreEvaluator) and :mod:`~assay.stats.state`.
 
 Example:
-    >>> from assay.stats import Score, SampleScore, evaluate, accuracy, stderr, grouped
+    >>> from assay.stats import Score, SampleScore, evaluate_scores, accuracy, grouped
     >>> scores = [
     ...     SampleScore(Score(v), sample_id=i, sample_metadata={"topic": t})
     ...     for i, (v, t) in enumerate([("C", "math"), ("I", "math"), ("C", "art"), ("P", "art")])
     ... ]
-    >>> ms = evaluate(scores, [accuracy(), grouped(accuracy(), "topic")])
-    >>> [(m.parameters.get("name"), m.value) for m in ms]
-    [(None, 0.625), ('math', 0.5), ('art', 0.75), ('all', 0.625)]
+    >>> ms = evaluate_scores(scores, [accuracy(), grouped(accuracy(), "topic")])
+    >>> [(m.type, m.parameters.get("group"), m.value) for m in ms]  # doctest: +NORMALIZE_WHITESPACE
+    [('Accuracy', None, 0.625), ('Accuracy', 'math', 0.5), ('Accuracy', 'art', 0.75),
+     ('Accuracy', 'all', 0.625)]
 """
 
 from assay.stats.compute import (
@@ -19,30 +32,33 @@ from assay.stats.compute import (
     pass_at_k,
     pass_hat_k,
 )
-from assay.stats.evaluator import ScoreEvaluator, evaluate
-from assay.stats.metrics import (
+from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
+from assay.stats.frame import ScoreFrame
+from assay.stats.grouped import GroupedMetricFn, grouped
+from assay.stats.metric_registry import (
     MetricFn,
+    get_metric,
+    metric,
+    metric_from_spec,
+    registered_metrics,
+)
+from assay.stats.metrics import (
     accuracy,
     bootstrap_stderr,
-    get_metric,
-    grouped,
     mean,
-    metric,
-    registered_metrics,
     std,
     stderr,
     var,
 )
-from assay.stats.reducers import (
+from assay.stats.reduce import reduce_scores
+from assay.stats.reducer_registry import (
     Reducer,
-    at_least,
     get_reducer,
-    pass_at,
-    pass_k,
-    reduce_scores,
     reducer,
+    reducer_from_spec,
     registered_reducers,
 )
+from assay.stats.reducers import at_least, pass_at, pass_k
 from assay.stats.types import (
     CORRECT,
     INCORRECT,
@@ -50,7 +66,6 @@ from assay.stats.types import (
     PARTIAL,
     SampleScore,
     Score,
-    ScoreFrame,
     Value,
     value_to_float,
 )
@@ -60,6 +75,7 @@ __all__ = [
     "INCORRECT",
     "NOANSWER",
     "PARTIAL",
+    "GroupedMetricFn",
     "MetricFn",
     "Reducer",
     "SampleScore",
@@ -73,17 +89,20 @@ __all__ = [
     "bootstrap_stderr",
     "clustered_stderr",
     "evaluate",
+    "evaluate_scores",
     "get_metric",
     "get_reducer",
     "grouped",
     "mean",
     "metric",
+    "metric_from_spec",
     "pass_at",
     "pass_at_k",
     "pass_hat_k",
     "pass_k",
     "reduce_scores",
     "reducer",
+    "reducer_from_spec",
     "registered_metrics",
     "registered_reducers",
     "std",

@@ -33,8 +33,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike, NDArray
 
-from assay.errors import UndefinedMetricError
+from assay._validation import as_1d, check_same_length
+from assay.errors import InvalidInputError, UndefinedMetricError
 
 __all__ = [
     "bootstrap_means",
@@ -50,8 +52,10 @@ __all__ = [
 ]
 
 
-def _require(name: str, values: np.ndarray, n_min: int) -> np.ndarray:
-    y = np.asarray(values, dtype=np.float64).reshape(-1)
+def _at_least(name: str, values: ArrayLike, n_min: int) -> NDArray[np.float64]:
+    """``values`` as a 1-D float array (through the validation door); undefined when it
+    has fewer than ``n_min`` values."""
+    y = as_1d(np.ravel(values), source="values", dtype=np.float64)
     if y.shape[0] < n_min:
         raise UndefinedMetricError(
             name, f"requires at least {n_min} score{'s' if n_min > 1 else ''}, got {y.shape[0]}"
@@ -66,7 +70,7 @@ def mean(values: np.ndarray) -> float:
         >>> mean(np.array([1.0, 0.0, 0.5]))
         0.5
     """
-    y = _require("mean", values, 1)
+    y = _at_least("Mean", values, 1)
     return float(y.mean())
 
 
@@ -77,7 +81,7 @@ def var(values: np.ndarray) -> float:
         >>> var(np.array([1.0, 2.0, 3.0, 4.0]))
         1.6666666666666667
     """
-    y = _require("var", values, 2)
+    y = _at_least("Var", values, 2)
     return float(np.var(y, ddof=1))
 
 
@@ -88,7 +92,7 @@ def std(values: np.ndarray) -> float:
         >>> std(np.array([2.0, 4.0]))
         1.4142135623730951
     """
-    y = _require("std", values, 2)
+    y = _at_least("Std", values, 2)
     return float(np.std(y, ddof=1))
 
 
@@ -99,12 +103,18 @@ def stderr(values: np.ndarray) -> float:
         >>> stderr(np.array([1.0, 0.0, 1.0, 0.0]))
         0.28867513459481287
     """
-    y = _require("stderr", values, 2)
+    y = _at_least("Stderr", values, 2)
     return float(np.std(y, ddof=1) / np.sqrt(y.shape[0]))
 
 
 def factorize(keys: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes ``0..G-1`` (in order of first appearance) and the ``G`` distinct keys."""
+    """Integer codes ``0..G-1`` (in order of first appearance) and the ``G`` distinct keys.
+
+    Example:
+        >>> codes, keys = factorize(np.array(["b", "a", "b"]))
+        >>> codes.tolist(), keys.tolist()
+        ([0, 1, 0], ['b', 'a'])
+    """
     codes, uniques = pd.factorize(np.asarray(keys), use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
@@ -115,25 +125,37 @@ def clustered_stderr(values: np.ndarray, clusters: Any) -> float:
     ``√(G/(G−1) · Σ_g e_g²) / n`` with ``e_g = Σ_{i∈g} (y_i − ȳ)``; equals statsmodels'
     ``OLS(y, 1).fit(cov_type="cluster")`` standard error of the intercept.
 
-    Args:
-        values: ``(n,)`` scores.
-        clusters: ``(n,)`` cluster keys (any hashable values).
+    Parameters
+    ----------
+    values
+        ``(n,)`` scores.
+    clusters
+        ``(n,)`` cluster keys (any hashable values).
 
-    Raises:
-        UndefinedMetricError: fewer than two clusters.
+    Returns
+    -------
+    float
 
-    Example:
-        >>> round(clustered_stderr(np.array([1., 1., 0., 0., 1., 0.]), np.array([1, 1, 2, 2, 3, 3])), 6)
-        0.288675
+    Raises
+    ------
+    UndefinedMetricError
+        Fewer than two clusters.
+    InvalidInputError
+        ``values`` and ``clusters`` differ in length.
+
+    Examples
+    --------
+    >>> y, docs = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 0.0]), np.array([1, 1, 2, 2, 3, 3])
+    >>> round(clustered_stderr(y, docs), 6)
+    0.288675
     """
-    y = _require("stderr", values, 1)
+    y = _at_least("Stderr", values, 1)
     codes, uniques = factorize(clusters)
     g = len(uniques)
-    if codes.shape[0] != y.shape[0]:
-        raise ValueError(f"clusters has {codes.shape[0]} entries, values has {y.shape[0]}")
+    check_same_length(values=y, clusters=codes)
     if g < 2:
         raise UndefinedMetricError(
-            "stderr", f"clustered stderr requires at least 2 clusters, got {g}"
+            "Stderr", f"clustered stderr requires at least 2 clusters, got {g}"
         )
     n = y.shape[0]
     resid = y - y.mean()
@@ -166,12 +188,11 @@ def bootstrap_means(values: np.ndarray, num_samples: int = 1000, seed: Any = Non
         >>> m.shape, bool(np.all((m >= 0) & (m <= 1)))
         ((5,), True)
     """
-    y = np.asarray(values, dtype=np.float64).reshape(-1)
-    n = y.shape[0]
-    if n == 0:
-        raise UndefinedMetricError("bootstrap_stderr", "requires at least 1 score, got 0")
+    y = _at_least("BootstrapStderr", values, 1)
     if num_samples < 2:
-        raise ValueError(f"num_samples must be at least 2, got {num_samples}")
+        raise InvalidInputError(
+            f"must be at least 2, got {num_samples}", source="bootstrap_means", field="num_samples"
+        )
     rng = np.random.default_rng(seed)
     levels, inverse = np.unique(y, return_inverse=True)
     n_levels = levels.shape[0]

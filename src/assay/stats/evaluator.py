@@ -1,4 +1,4 @@
-"""From sample scores to metric records: :func:`evaluate` and :class:`ScoreEvaluator`.
+"""From sample scores to metric records: :func:`evaluate_scores` and :class:`ScoreEvaluator`.
 
 The pipeline, for each reducer (default ``"mean"``):
 
@@ -7,45 +7,59 @@ The pipeline, for each reducer (default ``"mean"``):
 3. apply every metric, giving :class:`~assay.results.Metric` records whose parameters say
    ``reducer``, ``score_key`` (dict-valued scores only), ``n`` (samples used),
    ``n_failed`` (samples with no usable score) and the metric's own parameters
-   (``cluster``, ``seed``, ``group`` ...). Undefined values are records with
-   ``value=None`` and the reason in ``parameters["undefined"]``.
+   (``cluster``, ``seed``, ``group_column``, ``group`` ...). Undefined values are records
+   with ``value=None`` and the reason in ``parameters["undefined"]``.
 
 Example:
     >>> from assay.stats import Score, SampleScore, accuracy, stderr
-    >>> scores = [SampleScore(Score(v), sample_id=i // 2, epoch=i % 2 + 1) for i, v in enumerate("CCICII")]
-    >>> ms = evaluate(scores, [accuracy(), stderr()], reducers=["mean", "pass_at_1", "at_least_2"])
-    >>> [(m.type, m.parameters["reducer"], round(m.value, 4)) for m in ms.filter("accuracy")]
-    [('accuracy', 'mean', 0.5), ('accuracy', 'pass_at_1', 0.5), ('accuracy', 'at_least_2', 0.3333)]
+    >>> scores = [
+    ...     SampleScore(Score(v), sample_id=i // 2, epoch=i % 2 + 1) for i, v in enumerate("CCICII")
+    ... ]
+    >>> ms = evaluate_scores(
+    ...     scores, [accuracy(), stderr()], reducers=["mean", "pass_at_1", "at_least_2"]
+    ... )
+    >>> [(m.parameters["reducer"], round(m.value, 4)) for m in ms.filter("Accuracy")]
+    [('mean', 0.5), ('pass_at_1', 0.5), ('at_least_2', 0.3333)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.errors import InvalidInputError
-from assay.results import Metric, MetricSet
-from assay.stats.metrics import MetricFn, get_metric, mean, stderr
-from assay.stats.reducers import Reducer, _value_keys, get_reducer, reduce_scores
-from assay.stats.types import SampleScore, ScoreFrame
+import numpy as np
 
-__all__ = ["ScoreEvaluator", "evaluate"]
+from assay.errors import InvalidInputError
+from assay.evaluator import Evaluator
+from assay.results import Metric, MetricSet
+from assay.stats.frame import ScoreFrame
+from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
+from assay.stats.reduce import reduce_scores, value_keys
+from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
+from assay.stats.state import decode_scores, encode_scores
+from assay.stats.types import SampleScore
+
+__all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
+
+Scores = Sequence[SampleScore] | ScoreFrame
 
 
 def _metrics(metrics: Any) -> list[MetricFn]:
     if metrics is None:
         return [mean(), stderr()]
-    if isinstance(metrics, (MetricFn, str)):
+    if isinstance(metrics, (MetricFn, str, Mapping)):
         metrics = [metrics]
     out = []
     for m in metrics:
-        if isinstance(m, str):
-            out.append(get_metric(m))
-        elif isinstance(m, MetricFn):
+        if isinstance(m, MetricFn):
             out.append(m)
+        elif isinstance(m, (str, Mapping)):
+            out.append(metric_from_spec(m))
         elif hasattr(m, "metric_name"):
+            name = getattr(m, "__name__", m.metric_name)
             raise InvalidInputError(
-                f"{m.metric_name!r} is a metric factory: call it, e.g. {m.metric_name}()",
+                f"{m.metric_name!r} is a metric factory: call it, e.g. {name}()",
                 source="metrics",
             )
         else:
@@ -58,52 +72,27 @@ def _metrics(metrics: Any) -> list[MetricFn]:
 def _reducers(reducers: Any) -> list[Reducer]:
     if reducers is None:
         return [get_reducer("mean")]
-    if isinstance(reducers, (Reducer, str)):
+    if isinstance(reducers, (Reducer, str, Mapping)):
         reducers = [reducers]
-    out = [get_reducer(r) for r in reducers]
+    out = [r if isinstance(r, Reducer) else reducer_from_spec(r) for r in reducers]
     if not out:
         raise InvalidInputError("give at least one reducer", source="reducers")
     return out
 
 
-def _columns(scores: Sequence[SampleScore] | ScoreFrame) -> dict[str | None, ScoreFrame]:
+def _columns(scores: Scores) -> dict[Any, ScoreFrame]:
     if isinstance(scores, ScoreFrame):
         return {None: scores}
-    keys = _value_keys(scores)
+    keys = value_keys(scores)
     if keys is None:
         return {None: ScoreFrame.from_scores(scores)}
     return {k: ScoreFrame.from_scores(scores, key=k) for k in keys}
 
 
-def evaluate(
-    scores: Sequence[SampleScore] | ScoreFrame,
-    metrics: Any = None,
-    reducers: Any = None,
-) -> MetricSet:
-    """Metric records for ``scores``: one set of metrics per reducer (and per dict key).
-
-    Args:
-        scores: :class:`SampleScore` objects (epochs of a sample share its ``sample_id``)
-            or a :class:`ScoreFrame`.
-        metrics: metrics (``accuracy()``, ``grouped(...)``) or registered names; default
-            ``[mean(), stderr()]``.
-        reducers: reducer names (``"mean"``, ``"pass_at_2"``) or :class:`Reducer` objects;
-            default ``"mean"``. Several reducers give one set of records each.
-
-    Returns:
-        A :class:`MetricSet`; see the module docstring for the parameters.
-
-    Example:
-        >>> from assay.stats import Score, SampleScore
-        >>> s = [SampleScore(Score({"em": "C", "f1": 0.5}), 1), SampleScore(Score(None), 2)]
-        >>> [(m.parameters["score_key"], m.value, m.parameters["n_failed"]) for m in evaluate(s, "mean")]
-        [('em', 1.0, 1), ('f1', 0.5, 1)]
-    """
-    metric_fns = _metrics(metrics)
-    reducer_objs = _reducers(reducers)
+def _records(scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer]) -> MetricSet:
     columns = _columns(scores)
     records: list[Metric] = []
-    for r in reducer_objs:
+    for r in reducers:
         if r.group_fn is not None:
             reduced = {k: r.reduce_frame(f) for k, f in columns.items()}
         else:
@@ -119,62 +108,165 @@ def evaluate(
     return MetricSet(records)
 
 
-class ScoreEvaluator:
+def evaluate_scores(scores: Scores, metrics: Any = None, reducers: Any = None) -> MetricSet:
+    """Metric records for ``scores``: one set of metrics per reducer (and per dict key).
+
+    Parameters
+    ----------
+    scores
+        :class:`SampleScore` objects (epochs of a sample share its ``sample_id``) or a
+        :class:`ScoreFrame`.
+    metrics
+        Metrics (``accuracy()``, ``grouped(...)``), registered names (``"Accuracy"`` or
+        Inspect's ``"accuracy"``) or specs (``MetricFn.spec``); default
+        ``[mean(), stderr()]``.
+    reducers
+        Reducer names (``"mean"``, ``"pass_at_2"``) or :class:`Reducer` objects; default
+        ``"mean"``. Several reducers give one set of records each.
+
+    Returns
+    -------
+    MetricSet
+        See the module docstring for the parameters of each record.
+
+    Examples
+    --------
+    >>> from assay.stats import Score, SampleScore
+    >>> s = [SampleScore(Score({"em": "C", "f1": 0.5}), 1), SampleScore(Score(None), 2)]
+    >>> [(m.parameters["score_key"], m.value, m.parameters["n_failed"])
+    ...  for m in evaluate_scores(s, "mean")]
+    [('em', 1.0, 1), ('f1', 0.5, 1)]
+    """
+    return _records(scores, _metrics(metrics), _reducers(reducers))
+
+
+def evaluate(scores: Scores, metrics: Any = None, reducers: Any = None) -> MetricSet:
+    """Deprecated name of :func:`evaluate_scores` (it collided with
+    ``assay.detection.evaluate``); kept for one release.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = evaluate(ScoreFrame.from_arrays([1.0, 0.0]), "mean")
+    >>> caught[0].category.__name__
+    'DeprecationWarning'
+    """
+    warnings.warn(
+        "assay.stats.evaluate is deprecated; use assay.stats.evaluate_scores",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return evaluate_scores(scores, metrics, reducers)
+
+
+def _spec(obj: MetricFn | Reducer) -> Any:
+    """The JSON description of a metric or reducer (a bare name where that is enough)."""
+    spec = obj.spec
+    if spec is None:
+        return {"unregistered": repr(obj)}
+    if isinstance(obj, Reducer):
+        try:
+            if get_reducer(obj.name).params == spec.get("params"):
+                return obj.name
+        except InvalidInputError:
+            pass
+    return spec
+
+
+class ScoreEvaluator(Evaluator):
     """Accumulates sample scores in batches; :meth:`compute` gives the metric records.
 
-    Batches may split a sample's epochs; ``merge`` combines evaluators (e.g. from
-    workers), and the result equals one ``evaluate`` over all scores.
+    The evaluator keeps the scores themselves (epochs of a sample may arrive in different
+    batches, and clustered and bootstrap errors need every value), in the order they were
+    added. ``compute()`` equals one :func:`evaluate_scores` over all of them; ``merge``
+    appends another evaluator's scores, so merging the evaluators of disjoint batches in
+    batch order gives the same records as one evaluator fed every batch.
 
-    Example:
-        >>> from assay.stats import Score, SampleScore, accuracy
-        >>> ev = ScoreEvaluator([accuracy()])
-        >>> ev.add([SampleScore(Score("C"), 1)]).add([SampleScore(Score("I"), 2)])
-        ScoreEvaluator(2 scores)
-        >>> ev.compute().get("accuracy").value
-        0.5
+    Parameters
+    ----------
+    metrics
+        As in :func:`evaluate_scores`. ``config()`` describes each metric by its registry
+        name and parameters (``MetricFn.spec``), so the configuration is JSON; a metric not
+        built by a registered factory can be used but not rebuilt by :meth:`from_state`.
+    reducers
+        As in :func:`evaluate_scores`, described by name.
+
+    Examples
+    --------
+    >>> from assay.stats import Score, SampleScore, accuracy
+    >>> ev = ScoreEvaluator([accuracy()])
+    >>> ev.add([SampleScore(Score("C"), 1)]).add([SampleScore(Score("I"), 2)])
+    ScoreEvaluator(2 scores)
+    >>> ev.compute().get("Accuracy").value
+    0.5
+    >>> ScoreEvaluator.from_state(ev.state()).compute().get("Accuracy").value
+    0.5
     """
 
     def __init__(self, metrics: Any = None, reducers: Any = None) -> None:
         self.metrics = _metrics(metrics)
         self.reducers = _reducers(reducers)
-        self._objects: list[SampleScore] = []
-        self._frames: list[ScoreFrame] = []
+        self._batches: list[list[SampleScore] | ScoreFrame] = []
 
     def __repr__(self) -> str:
         return f"ScoreEvaluator({len(self)} scores)"
 
     def __len__(self) -> int:
-        return len(self._objects) + sum(len(f) + f.n_none for f in self._frames)
+        return sum(
+            len(b) + b.n_none if isinstance(b, ScoreFrame) else len(b) for b in self._batches
+        )
 
-    def add(self, scores: Sequence[SampleScore] | ScoreFrame) -> ScoreEvaluator:
-        """Add a batch of :class:`SampleScore` objects or a :class:`ScoreFrame`."""
+    def config(self) -> dict[str, Any]:
+        """``{"metrics": [spec, ...], "reducers": [name or spec, ...]}`` (JSON)."""
+        return {
+            "metrics": [_spec(m) for m in self.metrics],
+            "reducers": [_spec(r) for r in self.reducers],
+        }
+
+    @property
+    def is_empty(self) -> bool:
+        return len(self) == 0
+
+    def add(self, scores: Scores) -> ScoreEvaluator:
+        """Add a batch of :class:`SampleScore` objects or a :class:`ScoreFrame`.
+
+        Raises
+        ------
+        InvalidInputError
+            An item of the batch is not a :class:`SampleScore` (the state is unchanged).
+        """
         if isinstance(scores, ScoreFrame):
-            self._frames.append(scores)
-        else:
-            batch = list(scores)
-            bad = next((s for s in batch if not isinstance(s, SampleScore)), None)
-            if bad is not None:
-                raise InvalidInputError(
-                    f"expected SampleScore objects, got {bad!r}", source="scores"
-                )
-            self._objects.extend(batch)
+            self._batches.append(scores)
+            return self
+        batch = list(scores)
+        bad = next((i for i, s in enumerate(batch) if not isinstance(s, SampleScore)), None)
+        if bad is not None:
+            raise InvalidInputError(
+                f"expected a SampleScore, got {batch[bad]!r}", source="scores", record=f"item {bad}"
+            )
+        self._batches.append(batch)
         return self
 
-    def merge(self, other: ScoreEvaluator) -> ScoreEvaluator:
-        """Add everything ``other`` has accumulated."""
-        self._objects.extend(other._objects)
-        self._frames.extend(other._frames)
-        return self
+    def _merge(self, other: ScoreEvaluator) -> None:
+        self._batches.extend(other._batches)
 
-    def scores(self) -> Sequence[SampleScore] | ScoreFrame:
-        """All accumulated scores (a frame when only frames were added)."""
-        if not self._objects:
-            return ScoreFrame.concat(self._frames)
-        objs = list(self._objects)
-        for f in self._frames:
-            objs.extend(f.to_scores())
+    def scores(self) -> Scores:
+        """All accumulated scores, in the order added (a frame when only frames were added)."""
+        if all(isinstance(b, ScoreFrame) for b in self._batches):
+            return ScoreFrame.concat(self._batches)  # type: ignore[arg-type]
+        objs: list[SampleScore] = []
+        for b in self._batches:
+            objs.extend(b.to_scores() if isinstance(b, ScoreFrame) else b)
         return objs
 
-    def compute(self) -> MetricSet:
-        """The metric records over everything added (see :func:`evaluate`)."""
-        return evaluate(self.scores(), self.metrics, self.reducers)
+    def _compute(self) -> MetricSet:
+        return _records(self.scores(), self.metrics, self.reducers)
+
+    def _state(self) -> dict[str, np.ndarray]:
+        return encode_scores(self.scores())
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        scores = decode_scores(state)
+        self._batches = [scores] if len(scores) else []

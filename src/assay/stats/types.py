@@ -1,15 +1,16 @@
-"""Scores and their columnar form.
+"""Scores: one scorer's verdict on one sample, and its conversion to a number.
 
-* :class:`Score` — one scorer's verdict on one sample: a ``value`` (number, bool, string,
-  list or dict, or ``None`` for a sample that failed to score) with an optional ``answer``,
-  ``explanation`` and ``metadata``. :meth:`Score.as_float` converts the value to a number.
-* :class:`SampleScore` — a score with its ``sample_id``, ``epoch`` and the sample's metadata
-  (the keys used by :func:`~assay.stats.grouped` and ``stderr(cluster=...)``).
-* :class:`ScoreFrame` — the numpy form that every metric computes on: one float per score,
-  plus sample ids, epochs and metadata columns. It is also a sequence of
-  :class:`SampleScore`, so a custom metric can be written either way.
+* :class:`Score` — a ``value`` (number, bool, string, list or dict, or ``None`` for a
+  sample that failed to score) with an optional ``answer``, ``explanation`` and
+  ``metadata``. :meth:`Score.as_float` converts the value to a number.
+* :class:`SampleScore` — a score with its ``sample_id``, ``epoch`` and the sample's
+  metadata (where :func:`~assay.stats.grouped` and ``stderr(cluster=...)`` find their
+  column).
 
-Conversion to float (:func:`value_to_float`), see ``spec/inspect-scoring-metrics.md``:
+The columnar form every metric computes on is :class:`~assay.stats.ScoreFrame`
+(:mod:`assay.stats.frame`).
+
+Conversion to float (:func:`value_to_float`):
 
 =======================================  ==========================
 value                                    float
@@ -26,21 +27,17 @@ anything else                            :class:`InvalidInputError`
 Example:
     >>> Score("C").as_float(), Score("P").as_float(), Score("yes").as_float(), Score(3).as_float()
     (1.0, 0.5, 1.0, 3.0)
-    >>> frame = ScoreFrame.from_arrays([1.0, 0.0, 1.0], metadata={"topic": ["a", "a", "b"]})
-    >>> float(frame.values.mean()), frame.column("topic").tolist()
-    (0.6666666666666666, ['a', 'a', 'b'])
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from assay.errors import InvalidInputError
 
@@ -51,7 +48,6 @@ __all__ = [
     "PARTIAL",
     "SampleScore",
     "Score",
-    "ScoreFrame",
     "Value",
     "value_to_float",
 ]
@@ -71,16 +67,31 @@ _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 def value_to_float(value: Any, *, partial: float = 0.5, record: Any = None) -> float:
     """Convert one score value to a float (table in the module docstring).
 
-    Args:
-        value: a scalar score value.
-        partial: the credit given to the partial letter ``"P"``.
-        record: the sample id, used only to name the record in an error.
+    Letters first (``C`` = 1, ``I`` = ``N`` = 0, ``P`` = ``partial``), then booleans,
+    then the words yes/true (1) and no/false (0) in any case, then anything that reads as
+    a finite number.
 
-    Raises:
-        InvalidInputError: ``None``, lists, dicts, non-finite numbers and strings that
-            are none of the known forms.
+    Parameters
+    ----------
+    value
+        A scalar score value.
+    partial
+        The credit given to the partial letter ``"P"``.
+    record
+        The sample id, used only to name the record in an error.
 
-    Example:
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidInputError
+        ``None``, lists, dicts, non-finite numbers and strings that are none of the
+        known forms.
+
+    Examples
+    --------
         >>> value_to_float("I"), value_to_float("False"), value_to_float(" 0.25 ")
         (0.0, 0.0, 0.25)
     """
@@ -96,27 +107,7 @@ def value_to_float(value: Any, *, partial: float = 0.5, record: Any = None) -> f
             )
         return f
     if isinstance(value, str):
-        if value == CORRECT:
-            return 1.0
-        if value == PARTIAL:
-            return float(partial)
-        if value == INCORRECT or value == NOANSWER:
-            return 0.0
-        word = value.strip().lower()
-        if word in _WORDS:
-            return _WORDS[word]
-        try:
-            f = float(word)
-        except ValueError:
-            f = math.nan
-        if math.isfinite(f):
-            return f
-        raise InvalidInputError(
-            f"cannot convert score value {value!r} to a number: expected C/I/P/N, "
-            "yes/no, true/false, a boolean or a finite number",
-            record=_rec(record),
-            field="value",
-        )
+        return _string_to_float(value, partial, record)
     if value is None:
         raise InvalidInputError(
             "score value is None (a failed sample) and has no numeric value",
@@ -126,7 +117,31 @@ def value_to_float(value: Any, *, partial: float = 0.5, record: Any = None) -> f
     kind = type(value).__name__
     raise InvalidInputError(
         f"cannot convert a {kind} score value to one number; metrics over dict- and "
-        "list-valued scores are computed per key or index (assay.stats.evaluate)",
+        "list-valued scores are computed per key or index (assay.stats.evaluate_scores)",
+        record=_rec(record),
+        field="value",
+    )
+
+
+def _string_to_float(value: str, partial: float, record: Any) -> float:
+    if value == CORRECT:
+        return 1.0
+    if value == PARTIAL:
+        return float(partial)
+    if value == INCORRECT or value == NOANSWER:
+        return 0.0
+    word = value.strip().lower()
+    if word in _WORDS:
+        return _WORDS[word]
+    try:
+        f = float(word)
+    except ValueError:
+        f = math.nan
+    if math.isfinite(f):
+        return f
+    raise InvalidInputError(
+        f"cannot convert score value {value!r} to a number: expected C/I/P/N, "
+        "yes/no, true/false, a boolean or a finite number",
         record=_rec(record),
         field="value",
     )
@@ -151,18 +166,26 @@ def _rec(record: Any) -> Any:
 class Score:
     """One score: a value and what explains it.
 
-    Args:
-        value: number, bool, string (C/I/P/N, yes/no, ...), list, dict, or ``None``
-            when the sample failed to score (excluded from metrics and counted).
-        answer: the answer extracted from the model output.
-        explanation: why the scorer gave this value.
-        metadata: anything else the scorer wants to keep.
+    Parameters
+    ----------
+    value
+        Number, bool, string (C/I/P/N, yes/no, ...), list, dict, or ``None`` when the
+        sample failed to score (excluded from metrics and counted).
+    answer
+        The answer extracted from the model output.
+    explanation
+        Why the scorer gave this value.
+    metadata
+        Anything else the scorer wants to keep.
 
-    Example:
-        >>> Score("P", answer="42").as_float(partial=0.0)
-        0.0
-        >>> Score({"f1": 0.5, "em": "C"}).as_dict()
-        {'f1': 0.5, 'em': 'C'}
+    Examples
+    --------
+    >>> Score("P", answer="42").as_float(partial=0.0)
+    0.0
+    >>> Score({"f1": 0.5, "em": "C"}).as_dict()
+    {'f1': 0.5, 'em': 'C'}
+    >>> Score(2.0).as_int(), Score("no").as_bool(), Score(1).as_str(), Score([1, 0]).as_list()
+    (2, False, '1', [1, 0])
     """
 
     value: Value
@@ -208,16 +231,23 @@ class Score:
 class SampleScore:
     """A :class:`Score` for one sample in one epoch.
 
-    Args:
-        score: the score.
-        sample_id: the sample's id (scores with the same id are epochs of one sample).
-        epoch: the epoch number (1-based); epochs of a sample are reduced in this order.
-        sample_metadata: the sample's metadata: the keys for ``grouped()`` and
-            ``stderr(cluster=...)`` are looked up here.
+    Parameters
+    ----------
+    score
+        The score.
+    sample_id
+        The sample's id (scores with the same id are epochs of one sample).
+    epoch
+        The epoch number (1-based); epochs of a sample are reduced in this order.
+    sample_metadata
+        The sample's metadata: the columns for ``grouped()`` and ``stderr(cluster=...)``
+        are looked up here.
 
-    Example:
-        >>> SampleScore(Score("C"), sample_id="q1", epoch=2, sample_metadata={"topic": "math"}).epoch
-        2
+    Examples
+    --------
+    >>> s = SampleScore(Score("C"), sample_id="q1", epoch=2, sample_metadata={"topic": "m"})
+    >>> s.epoch, s.sample_metadata["topic"]
+    (2, 'm')
     """
 
     score: Score
@@ -226,337 +256,10 @@ class SampleScore:
     sample_metadata: dict[str, Any] | None = None
 
 
-def _as_object_array(items: Sequence[Any]) -> np.ndarray:
-    arr = np.empty(len(items), dtype=object)
-    arr[:] = list(items)
-    return arr
+def __getattr__(name: str) -> Any:
+    """``ScoreFrame`` moved to :mod:`assay.stats.frame`; the old import path still works."""
+    if name == "ScoreFrame":
+        from assay.stats.frame import ScoreFrame
 
-
-@dataclass(frozen=True, eq=False)
-class ScoreFrame(Sequence[SampleScore]):
-    """Scores as numpy columns: what metrics and reducers compute on.
-
-    Build one with :meth:`from_arrays` (fast; 1e6 scores) or :meth:`from_scores`
-    (from :class:`SampleScore` objects). Rows whose value is ``None`` are not rows of the
-    frame: their sample ids are kept in ``failed_ids`` so they can be counted.
-
-    Attributes:
-        values: float64 ``(n,)``, finite.
-        sample_id: ``(n,)`` sample ids (object or integer array).
-        epoch: int64 ``(n,)``.
-        partial: bool ``(n,)``, True where the raw value was the partial letter ``"P"``.
-        raw: ``(n,)`` object array of the raw scalar values (for mode/max), or None when
-            the raw values are the floats themselves.
-        failed_ids: sample ids of the scores whose value was ``None``.
-
-    Example:
-        >>> f = ScoreFrame.from_scores([SampleScore(Score("C"), 1), SampleScore(Score(None), 2)])
-        >>> len(f), f.n_none
-        (1, 1)
-    """
-
-    values: np.ndarray
-    sample_id: np.ndarray
-    epoch: np.ndarray
-    partial: np.ndarray
-    raw: np.ndarray | None = None
-    failed_ids: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
-    metadata_rows: np.ndarray | None = None  # object array of per-row dicts
-    metadata_columns: Mapping[str, np.ndarray] = field(default_factory=dict)
-    scores: np.ndarray | None = None  # object array of Score objects, when built from them
-    _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-
-    # ------------------------------------------------------------------ builders
-    @classmethod
-    def from_arrays(
-        cls,
-        values: Any,
-        *,
-        sample_id: Any = None,
-        epoch: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> ScoreFrame:
-        """A frame from numeric arrays (no per-score Python objects).
-
-        Args:
-            values: numbers, one per score; NaN is rejected (use ``from_scores`` with
-                ``None`` values to record failed samples).
-            sample_id: one id per score (default: ``0..n-1``, every score its own sample).
-            epoch: one epoch number per score (default 1).
-            metadata: sample metadata as columns ``{key: array of length n}``.
-
-        Example:
-            >>> ScoreFrame.from_arrays([1, 0], sample_id=["a", "a"], epoch=[1, 2]).n_samples
-            1
-        """
-        v = np.asarray(values, dtype=np.float64).reshape(-1)
-        n = v.shape[0]
-        bad = ~np.isfinite(v)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InvalidInputError(
-                f"score value {v[i]!r} is not finite", source="values", record=i, field="value"
-            )
-        sid = np.arange(n) if sample_id is None else np.asarray(sample_id).reshape(-1)
-        ep = (
-            np.ones(n, dtype=np.int64)
-            if epoch is None
-            else np.asarray(epoch, dtype=np.int64).reshape(-1)
-        )
-        cols: dict[str, np.ndarray] = {}
-        for k, col in (metadata or {}).items():
-            cols[str(k)] = np.asarray(col).reshape(-1)
-        for name, arr in [
-            ("sample_id", sid),
-            ("epoch", ep),
-            *[(f"metadata[{k!r}]", c) for k, c in cols.items()],
-        ]:
-            if arr.shape[0] != n:
-                raise InvalidInputError(
-                    f"has {arr.shape[0]} entries but there are {n} scores", source=name
-                )
-        return cls(
-            values=v,
-            sample_id=sid,
-            epoch=ep,
-            partial=np.zeros(n, dtype=bool),
-            metadata_columns=cols,
-        )
-
-    @classmethod
-    def from_scores(
-        cls, scores: Sequence[SampleScore], *, key: str | None = None, partial: float = 0.5
-    ) -> ScoreFrame:
-        """A frame from :class:`SampleScore` objects, for one value key.
-
-        Args:
-            scores: the sample scores.
-            key: for dict-valued scores the key to take, for list-valued scores the index
-                (a score lacking it, or whose value there is ``None``, counts as failed
-                for that key).
-            partial: credit for the ``"P"`` letter.
-
-        Raises:
-            InvalidInputError: a value that cannot be converted, naming the sample.
-        """
-        n = len(scores)
-        raws = [s.score.value for s in scores]
-        if key is not None:
-            for i, v in enumerate(raws):
-                if not isinstance(v, (Mapping, list, tuple)) and v is not None:
-                    raise InvalidInputError(
-                        f"score value {v!r} is not a dict or list, but other scores are",
-                        record=_rec(scores[i].sample_id),
-                        field="value",
-                    )
-            raws = [_item(v, key) for v in raws]
-        ok = np.fromiter((v is not None for v in raws), dtype=bool, count=n)
-        raw_arr = _as_object_array(raws)[ok]
-        ids = [s.sample_id for s in scores]
-        floats, part = _convert(raw_arr, [x for x, k in zip(ids, ok) if k], partial)
-        if all(x is None for x in ids):
-            sid = np.arange(n)
-        else:  # a score without an id is a sample of its own
-            sid = _as_object_array([x if x is not None else ("row", i) for i, x in enumerate(ids)])
-        ep = np.fromiter((s.epoch for s in scores), dtype=np.int64, count=n)
-        meta = _as_object_array([s.sample_metadata for s in scores])
-        objs = _as_object_array([s.score for s in scores])
-        return cls(
-            values=floats,
-            sample_id=sid[ok],
-            epoch=ep[ok],
-            partial=part,
-            raw=raw_arr,
-            failed_ids=sid[~ok],
-            metadata_rows=meta[ok],
-            scores=objs[ok],
-        )
-
-    # ------------------------------------------------------------------ access
-    def __len__(self) -> int:
-        return int(self.values.shape[0])
-
-    def __getitem__(self, i):  # type: ignore[override]
-        if isinstance(i, slice):
-            return self.take(np.arange(len(self))[i])
-        i = int(i)
-        score = self.scores[i] if self.scores is not None else Score(self.values[i].item())
-        return SampleScore(
-            score=score,
-            sample_id=_py(self.sample_id[i]),
-            epoch=int(self.epoch[i]),
-            sample_metadata=self._row_metadata(i),
-        )
-
-    def __iter__(self) -> Iterator[SampleScore]:
-        for i in range(len(self)):
-            yield self[i]
-
-    def __repr__(self) -> str:
-        return f"ScoreFrame({len(self)} scores, {self.n_none} None)"
-
-    def to_scores(self) -> list[SampleScore]:
-        """The rows as :class:`SampleScore` objects, plus one ``Score(None)`` per failed score."""
-        return [*self, *(SampleScore(Score(None), sample_id=_py(x)) for x in self.failed_ids)]
-
-    @property
-    def n_none(self) -> int:
-        """How many scores had value ``None`` (failed) and are not rows of the frame."""
-        return int(self.failed_ids.shape[0])
-
-    @property
-    def n_samples(self) -> int:
-        """Distinct sample ids among the rows."""
-        return len(pd.unique(self.sample_id)) if len(self) else 0
-
-    def _row_metadata(self, i: int) -> dict[str, Any] | None:
-        if self.metadata_rows is not None:
-            return self.metadata_rows[i]
-        if self.metadata_columns:
-            return {k: _py(c[i]) for k, c in self.metadata_columns.items()}
-        return None
-
-    def column(self, key: str) -> np.ndarray:
-        """The sample-metadata value ``key`` of every row, as an array.
-
-        Raises:
-            InvalidInputError: a sample lacks the key (or has ``None`` there), naming it.
-        """
-        if key in self._cache:
-            return self._cache[key]
-        if key in self.metadata_columns:
-            col = self.metadata_columns[key]
-            missing = pd.isna(col)
-            if missing.any():
-                i = int(np.flatnonzero(missing)[0])
-                raise _missing_key(self.sample_id[i], key)
-        elif self.metadata_rows is not None:
-            try:
-                col = _as_object_array([md[key] for md in self.metadata_rows])
-            except (KeyError, TypeError):
-                col = _as_object_array(
-                    [md.get(key) if md is not None else None for md in self.metadata_rows]
-                )
-            missing = pd.isna(col)
-            if missing.any():
-                raise _missing_key(self.sample_id[int(np.flatnonzero(missing)[0])], key)
-        else:
-            if len(self) == 0:
-                col = np.empty(0, dtype=object)
-            else:
-                raise _missing_key(self.sample_id[0], key)
-        self._cache[key] = col
-        return col
-
-    def values_for(self, *, partial_credit: bool = True) -> np.ndarray:
-        """The float values, with the ``"P"`` letter worth 0 when ``partial_credit`` is False."""
-        if partial_credit or not self.partial.any():
-            return self.values
-        return np.where(self.partial, 0.0, self.values)
-
-    def take(self, idx: np.ndarray) -> ScoreFrame:
-        """The frame restricted to rows ``idx`` (integer indices or a boolean mask)."""
-        idx = np.asarray(idx)
-        return ScoreFrame(
-            values=self.values[idx],
-            sample_id=self.sample_id[idx],
-            epoch=self.epoch[idx],
-            partial=self.partial[idx],
-            raw=None if self.raw is None else self.raw[idx],
-            failed_ids=self.failed_ids[:0],
-            metadata_rows=None if self.metadata_rows is None else self.metadata_rows[idx],
-            metadata_columns={k: c[idx] for k, c in self.metadata_columns.items()},
-            scores=None if self.scores is None else self.scores[idx],
-        )
-
-    @staticmethod
-    def concat(frames: Sequence[ScoreFrame]) -> ScoreFrame:
-        """Rows of several frames, in order (they must carry the same kind of metadata)."""
-        if len(frames) == 1:
-            return frames[0]
-        if not frames:
-            return ScoreFrame.from_arrays([])
-
-        def cat(attr: str) -> np.ndarray | None:
-            parts = [getattr(f, attr) for f in frames]
-            if any(p is None for p in parts):
-                if all(p is None for p in parts):
-                    return None
-                parts = [
-                    getattr(f, attr) if getattr(f, attr) is not None else _fill(f, attr)
-                    for f in frames
-                ]
-            return np.concatenate(parts)
-
-        keys = set(frames[0].metadata_columns)
-        if any(set(f.metadata_columns) != keys for f in frames):
-            rows = np.concatenate([_metadata_rows(f) for f in frames])
-            cols: dict[str, np.ndarray] = {}
-        else:
-            rows = (
-                cat("metadata_rows") if all(f.metadata_rows is not None for f in frames) else None
-            )
-            if rows is None and any(f.metadata_rows is not None for f in frames):
-                rows = np.concatenate([_metadata_rows(f) for f in frames])
-                cols = {}
-            else:
-                cols = {k: np.concatenate([f.metadata_columns[k] for f in frames]) for k in keys}
-        return ScoreFrame(
-            values=np.concatenate([f.values for f in frames]),
-            sample_id=np.concatenate([f.sample_id.astype(object) for f in frames]),
-            epoch=np.concatenate([f.epoch for f in frames]),
-            partial=np.concatenate([f.partial for f in frames]),
-            raw=cat("raw"),
-            failed_ids=np.concatenate([f.failed_ids.astype(object) for f in frames]),
-            metadata_rows=rows,
-            metadata_columns=cols,
-            scores=cat("scores"),
-        )
-
-
-def _convert(raw: np.ndarray, ids: list[Any], partial: float) -> tuple[np.ndarray, np.ndarray]:
-    """Floats and partial-letter flags for raw scalar values (each distinct value converted once)."""
-    try:
-        codes, uniques = pd.factorize(raw, use_na_sentinel=False)
-    except TypeError:  # unhashable values (lists, dicts): convert one by one for the error
-        for v, sid in zip(raw, ids):
-            value_to_float(v, partial=partial, record=sid)
-        raise
-    conv = np.empty(len(uniques), dtype=np.float64)
-    is_p = np.zeros(len(uniques), dtype=bool)
-    for j, u in enumerate(uniques.tolist() if hasattr(uniques, "tolist") else list(uniques)):
-        try:
-            conv[j] = value_to_float(u, partial=partial)
-        except InvalidInputError:
-            first = int(np.flatnonzero(codes == j)[0])
-            value_to_float(raw[first], partial=partial, record=ids[first])
-            raise
-        is_p[j] = isinstance(u, str) and u == PARTIAL
-    return conv[codes], is_p[codes]
-
-
-def _fill(frame: ScoreFrame, attr: str) -> np.ndarray:
-    if attr == "raw":
-        return frame.values.astype(object)
-    if attr == "scores":
-        return _as_object_array([Score(v) for v in frame.values.tolist()])
-    return _metadata_rows(frame)
-
-
-def _metadata_rows(frame: ScoreFrame) -> np.ndarray:
-    if frame.metadata_rows is not None:
-        return frame.metadata_rows
-    return _as_object_array([frame._row_metadata(i) for i in range(len(frame))])
-
-
-def _missing_key(sample_id: Any, key: str) -> InvalidInputError:
-    return InvalidInputError(
-        f"sample metadata has no value for {key!r} (every sample needs one to group or "
-        "cluster by it)",
-        record=f"sample {_py(sample_id)!r}",
-        field=key,
-    )
-
-
-def _py(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
+        return ScoreFrame
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,217 @@
+"""``grouped()``: one metric applied to each group of samples, plus an aggregate.
+
+The samples are split by their sample-metadata value in ``group_column`` (every sample
+needs one). Each group is named ``str(value)``, in order of first appearance, and gets its
+own record; the aggregate is the metric over all samples (``all="samples"``), the
+unweighted mean of the group values (``all="groups"``, undefined when any group's value
+is), or absent (``all=False``).
+
+Record parameters (the names of ``docs/records.md``): ``group_column``, ``group`` (the
+group's value, or ``all_label`` for the aggregate, which also carries ``all``), and
+``name`` when a ``name_template`` other than the default renames the groups.
+
+Example:
+    >>> from assay.stats import ScoreFrame, accuracy
+    >>> f = ScoreFrame.from_arrays([1, 0, 1, 1], metadata={"topic": ["a", "a", "b", "b"]})
+    >>> grouped(accuracy(), "topic")(f)
+    {'a': 0.5, 'b': 1.0, 'all': 0.75}
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+
+from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.results import Metric, undefined
+from assay.stats import compute
+from assay.stats.frame import ScoreFrame
+from assay.stats.metric_registry import MetricFn, as_frame
+
+__all__ = ["GroupedMetricFn", "grouped"]
+
+AllMode = Literal["samples", "groups", False]
+_DEFAULT_TEMPLATE = "{group_name}"
+
+
+class GroupedMetricFn(MetricFn):
+    """A metric applied per group of a sample-metadata column; see :func:`grouped`."""
+
+    def __init__(
+        self,
+        inner: MetricFn,
+        group_column: str,
+        all: AllMode,
+        all_label: str,
+        name_template: str,
+    ) -> None:
+        options = {
+            "group_column": group_column,
+            "all": all,
+            "all_label": all_label,
+            "name_template": name_template,
+        }
+        spec = None if inner.spec is None else {**inner.spec, "grouped": options}
+        super().__init__(inner.name, inner.params, inner.fn, spec)
+        self.inner = inner
+        self.group_column = group_column
+        self.all = all
+        self.all_label = all_label
+        self.name_template = name_template
+
+    def __repr__(self) -> str:
+        return f"grouped({self.inner!r}, {self.group_column!r}, all={self.all!r})"
+
+    def _groups(self, frame: ScoreFrame) -> list[tuple[str, str, ScoreFrame]]:
+        if len(frame) == 0:
+            return []
+        col = frame.column(self.group_column)
+        labels = np.asarray([str(x) for x in col.tolist()], dtype=object)
+        codes, uniques = compute.factorize(labels)
+        order = np.argsort(codes, kind="stable")
+        bounds = np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1]
+        out = []
+        for gi, idx in enumerate(np.split(order, bounds)):
+            label = str(uniques[gi])
+            out.append((label, self.name_template.format(group_name=label), frame.take(idx)))
+        if self.all is not False and any(name == self.all_label for _, name, _ in out):
+            raise InvalidInputError(
+                f"group name {self.all_label!r} collides with the aggregate's label; pass "
+                "another all_label= to grouped()",
+                field=self.group_column,
+            )
+        return out
+
+    def _evaluate(
+        self, frame: ScoreFrame, context: Mapping[str, Any]
+    ) -> tuple[list[Metric], list[str]]:
+        """The records and, in the same order, the names the groups are called by."""
+        records: list[Metric] = []
+        names: list[str] = []
+        renamed = self.name_template != _DEFAULT_TEMPLATE
+        for label, name, sub in self._groups(frame):
+            ctx = {**context, "group_column": self.group_column, "group": label}
+            if renamed:
+                ctx["name"] = name
+            ctx.pop("n_failed", None)
+            records.extend(self.inner.records(sub, ctx))
+            names.append(name)
+        if self.all is not False:
+            ctx = {
+                **context,
+                "group_column": self.group_column,
+                "group": self.all_label,
+                "all": self.all,
+            }
+            records.append(self._aggregate(frame, records, ctx))
+            names.append(self.all_label)
+        return records, names
+
+    def _aggregate(self, frame: ScoreFrame, groups: list[Metric], ctx: dict[str, Any]) -> Metric:
+        if self.all == "samples":
+            (record,) = self.inner.records(frame, ctx)
+            return record
+        params = {**self.inner.params, **ctx, "n": len(frame)}
+        bad = [r for r in groups if not isinstance(r.value, float)]
+        if not groups:
+            return undefined(self.name, "requires at least 1 group", **params)
+        if bad:
+            reason = bad[0].parameters.get("undefined", "value is not a number")
+            return undefined(
+                self.name,
+                f"all='groups' needs every group's value; group "
+                f"{bad[0].parameters['group']!r}: {reason}",
+                **params,
+            )
+        return Metric(self.name, float(np.mean([r.value for r in groups])), params)
+
+    def records(self, frame: ScoreFrame, context: Mapping[str, Any] | None = None) -> list[Metric]:
+        return self._evaluate(frame, dict(context or {}))[0]
+
+    def __call__(self, scores: Any) -> dict[str, float]:  # type: ignore[override]
+        out: dict[str, float] = {}
+        records, names = self._evaluate(as_frame(scores), {})
+        for name, r in zip(names, records):
+            if r.value is None:
+                raise UndefinedMetricError(
+                    self.name, f"group {name!r}: {r.parameters['undefined']}"
+                )
+            out[name] = r.value
+        return out
+
+
+def _group_column(group_column: str | None, key: str | None, group_key: str | None) -> str:
+    old = [(n, v) for n, v in (("key", key), ("group_key", group_key)) if v is not None]
+    for n, _ in old:
+        warnings.warn(
+            f"grouped({n}=...) is deprecated; use group_column=...",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    given = [v for v in (group_column, key, group_key) if v is not None]
+    if len(given) != 1:
+        raise InvalidInputError(
+            "give the metadata column to group by once, as group_column", field="group_column"
+        )
+    return str(given[0])
+
+
+def grouped(
+    metric: MetricFn,
+    group_column: str | None = None,
+    *,
+    all: AllMode = "samples",
+    all_label: str = "all",
+    name_template: str = _DEFAULT_TEMPLATE,
+    key: str | None = None,
+    group_key: str | None = None,
+) -> GroupedMetricFn:
+    """Apply ``metric`` to each group of samples sharing a value of ``group_column``.
+
+    For groups g with samples S_g, the record of g is ``metric(S_g)``; the aggregate is
+    ``metric(all samples)`` (``all="samples"``) or ``mean_g metric(S_g)``
+    (``all="groups"``). Called directly it returns ``{name: value}`` with names from
+    ``name_template.format(group_name=...)`` and the aggregate under ``all_label``.
+
+    Parameters
+    ----------
+    metric
+        A configured metric, e.g. ``accuracy()``.
+    group_column
+        The sample-metadata key to group by (Inspect AI calls it ``group_key``; the old
+        keywords ``key=`` and ``group_key=`` still work, with a ``DeprecationWarning``).
+    all
+        ``"samples"``, ``"groups"`` or False, see above.
+    all_label
+        The aggregate's label (it may not also be a group's name).
+    name_template
+        How a group is named in the returned dict (and in the records' ``name``).
+
+    Returns
+    -------
+    GroupedMetricFn
+
+    Raises
+    ------
+    InvalidInputError
+        A sample without the column, naming it; a group named like the aggregate.
+
+    Examples
+    --------
+    >>> from assay.stats import ScoreFrame, accuracy
+    >>> f = ScoreFrame.from_arrays([1, 0, 1, 1], metadata={"topic": ["a", "a", "b", "b"]})
+    >>> grouped(accuracy(), "topic", all="groups", name_template="topic_{group_name}")(f[:3])
+    {'topic_a': 0.5, 'topic_b': 1.0, 'all': 0.75}
+    """
+    column = _group_column(group_column, key, group_key)
+    if all not in ("samples", "groups", False):
+        raise InvalidInputError(f"must be 'samples', 'groups' or False, got {all!r}", field="all")
+    if not isinstance(metric, MetricFn):
+        raise InvalidInputError(
+            "expected a metric built by a factory, e.g. accuracy() (note the parentheses)",
+            field="metric",
+        )
+    return GroupedMetricFn(metric, column, all, all_label, name_template)

@@ -1,0 +1,304 @@
+"""The ``@metric`` registry: configured metrics (:class:`MetricFn`) and their names.
+
+A metric is built by calling its factory (``accuracy()``, ``stderr(cluster="topic")``)
+and is then a callable over scores: a list of :class:`~assay.stats.SampleScore`, a
+:class:`~assay.stats.ScoreFrame`, or plain numbers. Calling it is strict (an undefined
+value raises :class:`~assay.errors.UndefinedMetricError`);
+:func:`assay.stats.evaluate_scores` turns metrics into :class:`~assay.results.Metric`
+records, undefined ones included.
+
+Names. A record's ``type`` is CamelCase, as in every assay domain: a factory named
+``pass_rate`` gives records of type ``"PassRate"`` (``@metric(name=...)`` sets the type
+exactly). The registry finds a metric by its type and by the factory's own name, so
+Inspect AI's lowercase names (``"accuracy"``, ``"bootstrap_stderr"``) keep working.
+
+Custom metrics (the factory's arguments become the record's parameters)::
+
+    @metric
+    def pass_rate(threshold: float = 0.5):
+        def compute(scores: ScoreFrame) -> float:
+            return float((scores.values >= threshold).mean())
+        return compute
+
+The inner function receives a :class:`~assay.stats.ScoreFrame`: use ``scores.values``
+(numpy) or iterate it as :class:`~assay.stats.SampleScore` objects, Inspect style.
+
+Example:
+    >>> @metric
+    ... def share_above(threshold: float = 0.5):
+    ...     return lambda scores: float((scores.values > threshold).mean())
+    >>> m = get_metric("share_above", threshold=0.2)
+    >>> m.name, m.params, m([0.1, 0.3, 0.9, 0.0])
+    ('ShareAbove', {'threshold': 0.2}, 0.5)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.results import Metric, undefined
+from assay.stats.frame import ScoreFrame
+from assay.stats.types import SampleScore, Score
+
+__all__ = [
+    "MetricFn",
+    "as_frame",
+    "camel_case",
+    "check_spec",
+    "get_metric",
+    "metric",
+    "metric_from_spec",
+    "registered_metrics",
+]
+
+MetricValue = float | dict[str, float]
+
+_REGISTRY: dict[str, Callable[..., MetricFn]] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def camel_case(name: str) -> str:
+    """``"bootstrap_stderr"`` -> ``"BootstrapStderr"``; a name with capitals is kept.
+
+    Example:
+        >>> camel_case("bootstrap_stderr"), camel_case("Accuracy"), camel_case("f1")
+        ('BootstrapStderr', 'Accuracy', 'F1')
+    """
+    if any(c.isupper() for c in name):
+        return name
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+
+
+def as_frame(scores: Any) -> ScoreFrame:
+    """Scores in any accepted form as a :class:`ScoreFrame`.
+
+    Accepts a ScoreFrame, a sequence of :class:`SampleScore` or :class:`Score`, raw
+    values (``"C"``, ``True``) or numbers.
+
+    Example:
+        >>> as_frame(["C", "I", "P"]).values.tolist(), len(as_frame([0.5, 1.0]))
+        ([1.0, 0.0, 0.5], 2)
+    """
+    if isinstance(scores, ScoreFrame):
+        return scores
+    if isinstance(scores, np.ndarray) and scores.dtype != object:
+        return ScoreFrame.from_arrays(scores)
+    items = list(scores)
+    if items and all(isinstance(s, SampleScore) for s in items):
+        pass
+    elif items and all(isinstance(s, Score) for s in items):
+        items = [SampleScore(s, i) for i, s in enumerate(items)]
+    elif all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in items):
+        return ScoreFrame.from_arrays(np.asarray(items, dtype=np.float64))
+    else:  # raw values: "C", True, "yes", ...
+        items = [SampleScore(Score(v), i) for i, v in enumerate(items)]
+    if any(isinstance(s.score.value, (Mapping, list, tuple)) for s in items):
+        raise InvalidInputError(
+            "dict- or list-valued scores: call assay.stats.evaluate_scores() (one metric per "
+            "key or index) or ScoreFrame.from_scores(scores, key=...)",
+            source="scores",
+        )
+    return ScoreFrame.from_scores(items)
+
+
+def _to_value(name: str, v: Any) -> MetricValue:
+    if isinstance(v, Mapping):
+        return {str(k): _to_value(name, x) for k, x in v.items()}  # type: ignore[misc]
+    if v is None:
+        raise UndefinedMetricError(name, "the metric returned None")
+    f = float(v)
+    if not np.isfinite(f):
+        raise UndefinedMetricError(name, f"the metric returned a non-finite value {f!r}")
+    return f
+
+
+class MetricFn:
+    """A configured metric: ``name`` (the record type), ``params`` and a function of a
+    :class:`ScoreFrame`.
+
+    Calling it on scores returns the value (a float, or a dict for grouped/dict metrics)
+    and raises :class:`UndefinedMetricError` where the value is not defined.
+    :meth:`records` gives the :class:`~assay.results.Metric` records. ``spec`` is the
+    JSON description that rebuilds it (:func:`metric_from_spec`), or None when the metric
+    was not built by a registered factory from JSON-able arguments.
+
+    Example:
+        >>> m = MetricFn("Share", {}, lambda frame: float(frame.values.mean()))
+        >>> m([1.0, 0.0]), m.spec is None
+        (0.5, True)
+    """
+
+    def __init__(
+        self,
+        name: str,
+        params: Mapping[str, Any],
+        fn: Callable[[ScoreFrame], Any],
+        spec: dict[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.params = dict(params)
+        self.fn = fn
+        self.spec = spec
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{self.name}({args})"
+
+    def __call__(self, scores: Any) -> MetricValue:
+        return _to_value(self.name, self.fn(as_frame(scores)))
+
+    def records(self, frame: ScoreFrame, context: Mapping[str, Any] | None = None) -> list[Metric]:
+        """Metric records for ``frame``; ``context`` (reducer, score key, counts) is added
+        to the parameters. An undefined value becomes an ``undefined`` record."""
+        params = {**self.params, **(context or {}), "n": len(frame)}
+        try:
+            value = self(frame)
+        except UndefinedMetricError as e:
+            return [undefined(self.name, e.reason, **params)]
+        return [Metric(self.name, value, params)]
+
+
+def _jsonable_param(v: Any) -> bool:
+    return (
+        v is None
+        or isinstance(v, (str, bool, int, float))
+        or (isinstance(v, (list, tuple)) and all(_jsonable_param(x) for x in v))
+    )
+
+
+def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -> Any:
+    """Register a metric factory (``@metric`` or ``@metric(name="...")``).
+
+    The decorated factory returns a function ``(scores: ScoreFrame) -> float | dict``;
+    calling the decorated factory returns a :class:`MetricFn` whose ``params`` are the
+    factory's (JSON-able) arguments, defaults included. The record type is ``name``, or
+    the CamelCase form of the factory's name; both that and the factory's own name find
+    it in :func:`get_metric` and ``evaluate_scores(metrics=["..."])``.
+
+    Parameters
+    ----------
+    func
+        The factory (when used as ``@metric``).
+    name
+        The record type, used as given.
+
+    Returns
+    -------
+    The decorated factory.
+
+    Examples
+    --------
+    >>> @metric
+    ... def share_below(threshold: float = 0.5):
+    ...     return lambda scores: float((scores.values < threshold).mean())
+    >>> share_below(0.2).name, get_metric("ShareBelow").params
+    ('ShareBelow', {'threshold': 0.5})
+    """
+
+    def wrap(factory: Callable[..., Any]) -> Callable[..., MetricFn]:
+        metric_name = name or camel_case(factory.__name__)
+        sig = inspect.signature(factory)
+
+        @functools.wraps(factory)
+        def build(*args: Any, **kwargs: Any) -> MetricFn:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            inner = factory(*bound.args, **bound.kwargs)
+            if isinstance(inner, MetricFn):
+                fn = inner
+            else:
+                params = {k: v for k, v in bound.arguments.items() if _jsonable_param(v)}
+                fn = MetricFn(metric_name, params, inner)
+            if fn.spec is None and all(_jsonable_param(v) for v in bound.arguments.values()):
+                fn.spec = {"metric": metric_name, "params": dict(fn.params)}
+            return fn
+
+        build.metric_name = metric_name  # type: ignore[attr-defined]
+        _REGISTRY[metric_name] = build
+        if factory.__name__ != metric_name:
+            _ALIASES[factory.__name__] = metric_name
+        return build
+
+    if func is not None:
+        return wrap(func)
+    return wrap
+
+
+def _lookup(name: str) -> Callable[..., MetricFn]:
+    key = name if name in _REGISTRY else _ALIASES.get(name, name)
+    if key not in _REGISTRY:
+        raise InvalidInputError(
+            f"unknown metric {name!r}; registered: {', '.join(registered_metrics())}",
+            source="metrics",
+        )
+    return _REGISTRY[key]
+
+
+def get_metric(name: str, **params: Any) -> MetricFn:
+    """Build the registered metric ``name`` (its type or its factory's name) with ``params``.
+
+    Example:
+        >>> get_metric("stderr", cluster="topic")
+        Stderr(cluster='topic')
+    """
+    return _lookup(name)(**params)
+
+
+def check_spec(spec: Any, kind: str) -> Mapping[str, Any]:
+    """``spec`` if it is a ``{kind: name, "params": {...}}`` description of a metric or
+    reducer; a clear error otherwise (also for one marked ``unregistered``).
+
+    Example:
+        >>> check_spec({"unregistered": "Share()"}, "metric")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: metrics: metric Share() was not built by a ...
+    """
+    if isinstance(spec, Mapping) and "unregistered" in spec:
+        raise InvalidInputError(
+            f"{kind} {spec['unregistered']} was not built by a registered factory from "
+            "JSON arguments, so it cannot be rebuilt from its configuration",
+            source=f"{kind}s",
+        )
+    if not isinstance(spec, Mapping) or kind not in spec:
+        raise InvalidInputError(
+            f"expected a {kind} name or a spec {{'{kind}': name, 'params': {{...}}}}, got {spec!r}",
+            source=f"{kind}s",
+        )
+    return spec
+
+
+def metric_from_spec(spec: Mapping[str, Any] | str) -> MetricFn:
+    """Rebuild a metric from its ``spec`` (or a bare registered name).
+
+    Example:
+        >>> from assay.stats import stderr
+        >>> metric_from_spec(stderr(cluster="doc").spec)
+        Stderr(cluster='doc')
+    """
+    if isinstance(spec, str):
+        return get_metric(spec)
+    check_spec(spec, "metric")
+    if spec.get("grouped") is not None:
+        from assay.stats.grouped import grouped
+
+        inner = metric_from_spec({k: v for k, v in spec.items() if k != "grouped"})
+        return grouped(inner, **spec["grouped"])
+    return get_metric(str(spec["metric"]), **dict(spec.get("params") or {}))
+
+
+def registered_metrics() -> list[str]:
+    """Record types of all registered metrics (their factory names are aliases).
+
+    Example:
+        >>> {"Accuracy", "Stderr"} <= set(registered_metrics())
+        True
+    """
+    return sorted(_REGISTRY)

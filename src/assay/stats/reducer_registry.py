@@ -1,0 +1,279 @@
+"""Epoch reducers: the :class:`Reducer` type, the ``@reducer`` registry, and the sorted
+view of a frame (:class:`EpochGroups`) the vectorised built-ins work on.
+
+A reducer turns the scores of one sample (one per epoch) into one score. Built-ins carry
+a vectorised ``group_fn`` over every sample at once; custom ones (``@reducer``) a
+``score_fn`` over one sample's list of :class:`~assay.stats.Score`. Reducer names are
+Inspect AI's (``"mean"``, ``"pass_at_2"``): they are values of a record's ``reducer``
+parameter, not record types.
+
+Example:
+    >>> from assay.stats import Score
+    >>> get_reducer("at_least_2")([Score("C"), Score("I"), Score("C")]).value
+    1.0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assay.errors import InvalidInputError
+from assay.stats import compute
+from assay.stats.frame import ScoreFrame
+from assay.stats.metric_registry import check_spec
+from assay.stats.types import Score
+
+__all__ = [
+    "EpochGroups",
+    "Reducer",
+    "get_reducer",
+    "reducer",
+    "reducer_from_spec",
+    "registered_reducers",
+]
+
+_REGISTRY: dict[str, Callable[..., Reducer]] = {}
+
+
+class EpochGroups:
+    """A frame's rows sorted by sample (first appearance) and, within a sample, by epoch.
+
+    Attributes (arrays over sorted rows unless noted):
+        order: sorted position -> original row.
+        values, partial: the frame's columns in sorted order.
+        starts, counts: ``(G,)`` each sample's first sorted position and its row count.
+    """
+
+    def __init__(self, frame: ScoreFrame) -> None:
+        self.frame = frame
+        n = len(frame)
+        codes, uniques = compute.factorize(frame.sample_id)
+        g = len(uniques)
+        if g == n and (n < 2 or bool(np.all(codes[1:] > codes[:-1]))):
+            self.order = np.arange(n)
+            self.counts = np.ones(n, dtype=np.int64)
+        else:
+            self.order = np.lexsort((np.arange(n), frame.epoch, codes))
+            self.counts = np.bincount(codes, minlength=g)
+        self.codes = codes[self.order]
+        self.starts = np.cumsum(self.counts) - self.counts
+        self.values = frame.values[self.order]
+        self.partial = frame.partial[self.order]
+        self.n_samples = g
+
+    @functools.cached_property
+    def by_value(self) -> np.ndarray:
+        """Values sorted ascending within each sample."""
+        return self.values[np.lexsort((self.values, self.codes))]
+
+    def correct(self, value: float) -> np.ndarray:
+        """``c``: per sample, how many epochs have value ≥ ``value``."""
+        return (
+            np.add.reduceat((self.values >= value).astype(np.int64), self.starts)
+            if len(self.values)
+            else np.zeros(0, np.int64)
+        )
+
+    def all_partial(self) -> np.ndarray:
+        """Per sample: every epoch was the partial letter."""
+        if not len(self.values):
+            return np.zeros(0, dtype=bool)
+        return np.logical_and.reduceat(self.partial, self.starts)
+
+
+# A vectorised reducer: groups -> (values per sample, partial flag per sample,
+# representative sorted position per sample or None).
+GroupFn = Callable[[EpochGroups], tuple[np.ndarray, np.ndarray, "np.ndarray | None"]]
+
+
+class Reducer:
+    """A configured epoch reducer.
+
+    Built-ins carry a vectorised ``group_fn``; custom ones (``@reducer``) a ``score_fn``
+    over one sample's list of :class:`Score`. Calling a reducer on one sample's scores
+    returns the reduced :class:`Score`, as in Inspect AI.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        group_fn: GroupFn | None = None,
+        score_fn: Callable[[list[Score]], Any] | None = None,
+    ) -> None:
+        if (group_fn is None) == (score_fn is None):
+            raise InvalidInputError(
+                "a reducer needs exactly one of group_fn or score_fn", source=f"Reducer {name!r}"
+            )
+        self.name = name
+        self.params = dict(params or {})
+        self.group_fn = group_fn
+        self.score_fn = score_fn
+        self.spec: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"Reducer({self.name!r})"
+
+    def __call__(self, scores: Sequence[Score]) -> Score:
+        if not scores:
+            return Score(None)
+        from assay.stats.reduce import reduce_scores
+        from assay.stats.types import SampleScore
+
+        tagged = [SampleScore(s, sample_id=0, epoch=i + 1) for i, s in enumerate(scores)]
+        return reduce_scores(tagged, self)[0].score
+
+    def reduce_frame(self, frame: ScoreFrame) -> ScoreFrame:
+        """One row per sample (vectorised reducers only); failed samples in ``failed_ids``."""
+        if self.group_fn is None:
+            raise InvalidInputError(
+                "has no vectorised form; use reduce_scores()", source=f"reducer {self.name!r}"
+            )
+        groups = EpochGroups(frame)
+        if groups.n_samples:
+            vals, part, rep = self.group_fn(groups)
+        else:
+            vals, part, rep = np.zeros(0), np.zeros(0, bool), None
+        keep = ~np.isnan(vals)
+        first_rows = groups.order[groups.starts]
+        out = frame.take(first_rows[keep])
+        raw = None
+        if rep is not None and frame.raw is not None:
+            raw = frame.raw[groups.order[rep[keep]]]
+        nan_ids = frame.sample_id[first_rows[~keep]].astype(object)
+        failed = (
+            pd.unique(frame.failed_ids.astype(object))
+            if len(frame.failed_ids)
+            else frame.failed_ids
+        )
+        if len(failed):
+            failed = np.asarray(failed, dtype=object)[~pd.Index(failed).isin(frame.sample_id)]
+        return dataclasses.replace(
+            out,
+            values=vals[keep].astype(np.float64),
+            partial=part[keep].astype(bool),
+            raw=raw,
+            scores=None,
+            failed_ids=np.concatenate([np.asarray(failed, dtype=object), nan_ids]),
+            _cache={},
+        )
+
+
+def _name_with_k(name: str, params: Mapping[str, Any]) -> str:
+    if "k" in params and not name.endswith(f"_{params['k']}"):
+        return f"{name}_{params['k']}"
+    return name
+
+
+def reducer(func: Callable[..., Any] | None = None, *, name: str | None = None) -> Any:
+    """Register a reducer factory (``@reducer`` or ``@reducer(name="...")``).
+
+    The factory returns ``reduce(scores: list[Score]) -> Score | value`` for one sample's
+    scored epochs (in epoch order). If it has a ``k`` parameter, ``"<name>_<k>"`` resolves
+    to it with that ``k`` (like ``pass_at_3``).
+
+    Example:
+        >>> @reducer
+        ... def last():
+        ...     return lambda scores: scores[-1]
+        >>> get_reducer("last")([Score(1), Score(0)]).value
+        0
+    """
+
+    def wrap(factory: Callable[..., Any]) -> Callable[..., Reducer]:
+        reducer_name = name or factory.__name__
+        sig = inspect.signature(factory)
+
+        @functools.wraps(factory)
+        def build(*args: Any, **kwargs: Any) -> Reducer:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            inner = factory(*bound.args, **bound.kwargs)
+            params = dict(bound.arguments)
+            r = (
+                inner
+                if isinstance(inner, Reducer)
+                else Reducer(_name_with_k(reducer_name, params), params, score_fn=inner)
+            )
+            if r.spec is None and _jsonable(params):
+                r.spec = {"reducer": reducer_name, "params": params}
+            return r
+
+        _REGISTRY[reducer_name] = build
+        return build
+
+    if func is not None:
+        return wrap(func)
+    return wrap
+
+
+def get_reducer(spec: str | Reducer) -> Reducer:
+    """A reducer from its name (``"mean"``, ``"pass_at_3"``, ``"at_least_2"``) or itself.
+
+    Example:
+        >>> get_reducer("at_least_2").params
+        {'k': 2, 'value': 1.0}
+    """
+    if isinstance(spec, Reducer):
+        return spec
+    if not isinstance(spec, str):
+        raise InvalidInputError(
+            f"expected a reducer name or Reducer, got {spec!r}", source="reducers"
+        )
+    if spec in _REGISTRY:
+        try:
+            return _REGISTRY[spec]()
+        except TypeError:
+            raise InvalidInputError(
+                f"reducer {spec!r} needs a k: write it as '{spec}_<k>'", source="reducers"
+            ) from None
+    m = re.match(r"^(.*?)_(\d+)$", spec)
+    if m and m.group(1) in _REGISTRY:
+        return _REGISTRY[m.group(1)](k=int(m.group(2)))
+    raise InvalidInputError(
+        f"unknown reducer {spec!r}; registered: {', '.join(registered_reducers())}",
+        source="reducers",
+    )
+
+
+def registered_reducers() -> list[str]:
+    """Names of all registered reducers (``pass_at`` etc. take a ``_<k>`` suffix).
+
+    Example:
+        >>> {"mean", "mode", "pass_at"} <= set(registered_reducers())
+        True
+    """
+    return sorted(_REGISTRY)
+
+
+def _jsonable(params: Mapping[str, Any]) -> bool:
+    return all(v is None or isinstance(v, (str, bool, int, float)) for v in params.values())
+
+
+def reducer_from_spec(spec: Mapping[str, Any] | str) -> Reducer:
+    """Rebuild a reducer from a name (``"pass_at_2"``) or a ``Reducer.spec``.
+
+    Example:
+        >>> from assay.stats import at_least
+        >>> reducer_from_spec(at_least(2, value=0.5).spec).params
+        {'k': 2, 'value': 0.5}
+    """
+    if isinstance(spec, str):
+        return get_reducer(spec)
+    check_spec(spec, "reducer")
+    name = str(spec["reducer"])
+    if name not in _REGISTRY:
+        raise InvalidInputError(
+            f"unknown reducer {name!r}; registered: {', '.join(registered_reducers())}",
+            source="reducers",
+        )
+    return _REGISTRY[name](**dict(spec.get("params") or {}))

@@ -1,0 +1,85 @@
+"""Score statistics evaluators for the contract test.
+
+Two cases: SampleScore objects (letters, numbers and failed ``None`` scores of 40 samples
+over 3 epochs, with topic and document metadata) through several metrics, grouped ones
+included, under four epoch reducers; and ScoreFrames (the fast path) with a clustered
+stderr and a grouped accuracy under the median and at_least_2 reducers. The batches cut
+through samples' epochs. ``bootstrap_stderr`` is left out on purpose: its resamples are
+drawn by position, so merging in another order gives another (equally valid) draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import assay.stats as st
+from contract import ContractCase
+
+
+def _scores() -> list[st.SampleScore]:
+    rng = np.random.default_rng(5)
+    letters = ["C", "I", "P", "C", 0.25, 1, None]
+    out = []
+    for epoch in (1, 2, 3):
+        for sid in range(40):
+            v = letters[int(rng.integers(0, len(letters)))]
+            meta = {"topic": f"t{sid % 4}", "doc": sid // 5}
+            out.append(st.SampleScore(st.Score(v), f"s{sid}", epoch, meta))
+    return out
+
+
+SCORES = _scores()
+BATCHES = [SCORES[:50], SCORES[50:51], SCORES[51:]]
+
+
+def _metrics() -> list[st.MetricFn]:
+    return [
+        st.accuracy(),
+        st.accuracy(partial_credit=False),
+        st.stderr(),
+        st.stderr(cluster="doc"),
+        st.grouped(st.mean(), "topic"),
+        st.grouped(st.std(), "topic", all="groups", name_template="topic_{group_name}"),
+    ]
+
+
+def _frames() -> list[st.ScoreFrame]:
+    rng = np.random.default_rng(9)
+    n = 300
+    values = rng.choice([0.0, 0.5, 1.0], n)
+    sample = np.repeat(np.arange(100), 3)
+    epoch = np.tile([1, 2, 3], 100)
+    cluster = sample % 7
+    meta = {"cluster": cluster, "topic": np.array([f"g{c % 3}" for c in cluster], dtype=object)}
+    frames = []
+    for lo, hi in [(0, 100), (100, 101), (101, 300)]:
+        frames.append(
+            st.ScoreFrame.from_arrays(
+                values[lo:hi],
+                sample_id=sample[lo:hi],
+                epoch=epoch[lo:hi],
+                metadata={k: v[lo:hi] for k, v in meta.items()},
+            )
+        )
+    return frames
+
+
+CASES = [
+    ContractCase(
+        name="stats-objects-several-metrics-epoch-reducers",
+        make=lambda: st.ScoreEvaluator(_metrics(), ["mean", "max", "mode", "pass_at_2"]),
+        make_other=lambda: st.ScoreEvaluator(_metrics(), ["mean", "at_least_2"]),
+        batches=BATCHES,
+        concat=lambda bs: [s for b in bs for s in b],
+    ),
+    ContractCase(
+        name="stats-frames-clustered-grouped-median",
+        make=lambda: st.ScoreEvaluator(
+            [st.mean(), st.stderr(cluster="cluster"), st.grouped(st.accuracy(), "topic")],
+            ["median", "at_least_2"],
+        ),
+        make_other=lambda: st.ScoreEvaluator([st.mean(), st.var()], ["median", "at_least_2"]),
+        batches=_frames(),
+        concat=st.ScoreFrame.concat,
+    ),
+]

@@ -87,7 +87,8 @@ def debiased_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
             v = 0.5
         out.append((q, x, y, v, js[0][3], js[0][4]))
     cols_out = ["index", "model", "opponent", "outcome", "length_model", "length_opponent"]
-    return pd.DataFrame(out, columns=cols_out)
+    df = pd.DataFrame(out, columns=cols_out)
+    return df.sort_values(["index", "model", "opponent"]).reset_index(drop=True)
 
 
 def pairwise_win_rates(outcomes: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,206 @@
+"""``assay pairwise judge|score``: pairwise LLM judging with position-bias checks (SubEval).
+
+* ``assay pairwise judge --data T.xlsx --models M1,M2 --reference-model R --judge SPEC
+  --nopt 2 --out-dir DIR``: every model against the reference, both orders (or one
+  seeded random order), through the runner (cache, retries, resume); writes a new run
+  folder and prints the metric records.
+* ``assay pairwise score --records record_J_2.tsv --reference-model R --nopt 2 --out-dir DIR``:
+  the same outputs from an existing record table (the original's TSV or assay's JSONL),
+  with no judge call.
+
+Heavy modules are imported inside the commands, so ``assay --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
+from assay.errors import InvalidInputError
+
+__all__ = ["register", "pairwise_app"]
+
+pairwise_app = typer.Typer(
+    name="pairwise",
+    help="Pairwise LLM judging with position swap (SubEval): consistency, win rates, ratings.",
+    no_args_is_help=True,
+)
+
+_FMT = typer.Option(OutputFormat.json, "--format", "-f", help="json (default) or table.")
+_OUT = typer.Option(None, "--out", "-o", help="Write the metric records (JSON) to this file.")
+_OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the run folder (a new one per run).")
+_REF = typer.Option(..., "--reference-model", help="The reference model every model is compared with.")
+_NOPT = typer.Option(2, "--nopt", help="Options the judge chooses from: 2, 3 or 4.")
+_XLSX = typer.Option(False, "--xlsx", help="Also write the win tables as .xlsx.")
+_NBOOT = typer.Option(200, "--n-boot", help="Bootstrap resamples for the rating intervals.")
+_BSEED = typer.Option(0, "--bootstrap-seed", help="Seed of the bootstrap.")
+_CONF = typer.Option(0.95, "--confidence", help="Confidence level of the intervals.")
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [v.strip() for text in values or [] for v in text.split(",") if v.strip()]
+
+
+def _check_out(out: Path | None) -> None:
+    if out is not None:
+        from assay.io.files import check_writable_file
+
+        check_writable_file(out, option="--out")
+
+
+def _finish(analysis: Any, rows: Any, *, folder_stem: str, out_dir: Path, judge: str,
+            nopt: int, reference_model: str, xlsx: bool) -> Path:
+    from assay.llm.pairwise.report import new_run_folder, run_files, write_run
+
+    files = run_files(
+        analysis,
+        rows,
+        reference_model=reference_model,
+        judge=judge,
+        nopt=nopt,
+        metrics_json=analysis.metrics.to_json(indent=2) + "\n",
+        xlsx=xlsx,
+    )
+    folder = new_run_folder(out_dir, folder_stem)
+    write_run(folder, files)
+    typer.echo(f"run folder: {folder}", err=True)
+    return folder
+
+
+@pairwise_app.command("judge")
+@guarded
+def judge_command(
+    data: Path = typer.Option(..., "--data", help="Input table: .xlsx, .csv, .tsv or .jsonl."),
+    models: list[str] = typer.Option(..., "--models", help="Models to evaluate (comma-separated)."),
+    reference_model: str = _REF,
+    judge: str = typer.Option(..., "--judge", help="Judge model spec (see `assay llm`)."),
+    nopt: int = _NOPT,
+    mode: str = typer.Option("dual", "--mode", help="dual (both orders) or random (one order)."),
+    seed: int = typer.Option(2680, "--seed", help="Seed of random mode (negative: swap roles)."),
+    fill_contents: list[str] = typer.Option(
+        None, "--fill-contents", help="Columns whose cells are file paths to read (repeat or comma-separate)."
+    ),
+    out_dir: Path = _OUT_DIR,
+    xlsx: bool = _XLSX,
+    concurrency: int = typer.Option(8, "--concurrency", "-c", help="Judge calls in flight at most."),
+    rpm: float = typer.Option(None, "--rpm", help="Requests per minute at most."),
+    timeout: float = typer.Option(150.0, "--timeout", help="Seconds per judge call."),
+    retries: int = typer.Option(5, "--retries", help="Retries per call on 429/5xx/timeouts."),
+    max_tokens: int = typer.Option(1024, "--max-tokens", help="Cap on the judge's reply."),
+    cache: Path = typer.Option(None, "--cache", help="Response cache file (default: assay's)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="No response cache (no resume)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the judge items (JSONL); no call."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    n_boot: int = _NBOOT,
+    bootstrap_seed: int = _BSEED,
+    confidence: float = _CONF,
+    fmt: OutputFormat = _FMT,
+    out: Path = _OUT,
+    save: bool = save_option(),
+    db: str = db_option(),
+) -> None:
+    """Judge every model against the reference model, then score (see docs/pairwise.md)."""
+    import json
+
+    from assay.llm.models.spec import load_model, parse_model_spec
+    from assay.llm.pairwise.analysis import analyze
+    from assay.llm.pairwise.judge import judge_items, judged_rows
+    from assay.llm.pairwise.prompts import PROMPT_VERSION, check_nopt
+    from assay.llm.pairwise.table import build_comparisons, read_table
+    from assay.llm.runner import RetryPolicy, Runner
+
+    check_nopt(nopt)
+    model_list = _split(models)
+    if not model_list:
+        raise InvalidInputError("give at least one model", source="--models")
+    if reference_model in model_list:
+        raise InvalidInputError(f"{reference_model!r} is the reference model", source="--models")
+    judge_spec = parse_model_spec(judge)
+    _check_out(out)
+    table = read_table(data, models=model_list, reference_model=reference_model,
+                       fill_contents=_split(fill_contents))
+    comparisons = build_comparisons(table, model_list, reference_model, mode=mode, seed=seed)
+    if not comparisons:
+        raise InvalidInputError("no question has answers of both models", source=str(data))
+    items = judge_items(comparisons, nopt=nopt, params={"temperature": 0.0, "max_tokens": max_tokens})
+    if dry_run:
+        for it in items:
+            sys.stdout.write(json.dumps({"id": it.id, "messages": list(it.messages),
+                                         "params": dict(it.params)}, ensure_ascii=False) + "\n")
+        return
+    runner = Runner(
+        load_model(judge, timeout=timeout) if judge_spec.kind == "openai" else load_model(judge),
+        max_concurrency=concurrency, rpm=rpm, timeout=timeout,
+        retry=RetryPolicy(max_retries=retries),
+        cache=False if no_cache else (cache if cache is not None else True), quiet=quiet,
+    )
+    records = runner.run(items)
+    rows = judged_rows(comparisons, records, judge=judge_spec.model, nopt=nopt)
+    analysis = analyze(rows, reference_model=reference_model, n_boot=n_boot,
+                       confidence=confidence, seed=bootstrap_seed)
+    _finish(analysis, rows, folder_stem=f"{data.stem}_record{{i}}_{judge_spec.model}_{nopt}",
+            out_dir=out_dir, judge=judge_spec.model, nopt=nopt,
+            reference_model=reference_model, xlsx=xlsx)
+    item_rows = None
+    if save:
+        from assay.store import ItemRecord
+
+        choice = dict(zip([f"{q};{a};{b}" for q, a, b in zip(rows["index"], rows["model_a"],
+                                                               rows["model_b"])], rows["choice"]))
+        item_rows = [ItemRecord.from_llm(it, r, parsed=choice.get(r.id) or None)
+                     for it, r in zip(items, records)]
+    publish(analysis.metrics, fmt=fmt, out=out, save=save, db=db, kind="pairwise",
+            dataset=str(data), model=judge, items=item_rows, title="pairwise",
+            parameters={"models": model_list, "reference_model": reference_model, "nopt": nopt,
+                        "mode": mode, "seed": seed, "prompt_version": PROMPT_VERSION})
+    if analysis.counts["failed"]:
+        typer.echo(f"{analysis.counts['failed']} judge calls failed; run again to retry them",
+                   err=True)
+        raise typer.Exit(1)
+
+
+@pairwise_app.command("score")
+@guarded
+def score_command(
+    records: Path = typer.Option(..., "--records", help="record_{judge}_{nopt}.tsv or comparisons.jsonl."),
+    reference_model: str = _REF,
+    nopt: int = _NOPT,
+    out_dir: Path = _OUT_DIR,
+    xlsx: bool = _XLSX,
+    n_boot: int = _NBOOT,
+    bootstrap_seed: int = _BSEED,
+    confidence: float = _CONF,
+    fmt: OutputFormat = _FMT,
+    out: Path = _OUT,
+    save: bool = save_option(),
+    db: str = db_option(),
+) -> None:
+    """Recompute every output from an existing record table; no judge call."""
+    from assay.llm.pairwise.analysis import analyze
+    from assay.llm.pairwise.prompts import check_nopt
+    from assay.llm.pairwise.recordfile import read_records
+
+    check_nopt(nopt)
+    _check_out(out)
+    rows, judge = read_records(records, nopt=nopt)
+    present = set(rows["model_a"]) | set(rows["model_b"])
+    if reference_model not in present:
+        raise InvalidInputError(
+            f"reference model {reference_model!r} is in no comparison (models: "
+            f"{', '.join(sorted(present))})", source=str(records), field="A/B")
+    analysis = analyze(rows, reference_model=reference_model, n_boot=n_boot,
+                       confidence=confidence, seed=bootstrap_seed)
+    _finish(analysis, rows, folder_stem=f"{records.stem}_score{{i}}", out_dir=out_dir,
+            judge=judge, nopt=nopt, reference_model=reference_model, xlsx=xlsx)
+    publish(analysis.metrics, fmt=fmt, out=out, save=save, db=db, kind="pairwise",
+            dataset=str(records), model=judge, title="pairwise",
+            parameters={"reference_model": reference_model, "nopt": nopt, "rescored": True})
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``assay pairwise`` to the ``assay`` command."""
+    app.add_typer(pairwise_app, name="pairwise")

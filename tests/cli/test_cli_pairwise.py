@@ -39,10 +39,29 @@ def _write(table: pd.DataFrame, path):
 
 
 def _judge(srv, data, tmp_path, *extra, models="m1"):
-    return CliRunner().invoke(app, [
-        "pairwise", "judge", "--data", str(data), "--models", models, "--reference-model", REF,
-        "--judge", srv.spec(), "--out-dir", str(tmp_path / "runs"), "--quiet", "--n-boot", "10",
-        "--cache", str(tmp_path / "cache.sqlite"), *extra])
+    return CliRunner().invoke(
+        app,
+        [
+            "pairwise",
+            "judge",
+            "--data",
+            str(data),
+            "--models",
+            models,
+            "--reference-model",
+            REF,
+            "--judge",
+            srv.spec(),
+            "--out-dir",
+            str(tmp_path / "runs"),
+            "--quiet",
+            "--n-boot",
+            "10",
+            "--cache",
+            str(tmp_path / "cache.sqlite"),
+            *extra,
+        ],
+    )
 
 
 def _table():
@@ -92,8 +111,9 @@ def test_fill_contents_reads_the_files_into_the_prompt(srv, tmp_path):
     (tmp_path / "q1.md").write_text("Question one from a file [judge:first]")
     table = _table()
     table["question"] = ["q0.md", "q1.md"]
-    result = _judge(srv, _write(table, tmp_path / "t.csv"), tmp_path, "--fill-contents",
-                    "question", "--dry-run")
+    result = _judge(
+        srv, _write(table, tmp_path / "t.csv"), tmp_path, "--fill-contents", "question", "--dry-run"
+    )
     assert result.exit_code == 0, result.output
     items = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(items) == 4 and srv.calls == 0
@@ -103,8 +123,19 @@ def test_fill_contents_reads_the_files_into_the_prompt(srv, tmp_path):
 def test_record_table_in_neither_format_exits_2(tmp_path):
     bad = tmp_path / "scores.tsv"
     bad.write_text("id\tscore\n1\t0.5\n")
-    result = CliRunner().invoke(app, ["pairwise", "score", "--records", str(bad),
-                                      "--reference-model", REF, "--out-dir", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "pairwise",
+            "score",
+            "--records",
+            str(bad),
+            "--reference-model",
+            REF,
+            "--out-dir",
+            str(tmp_path / "o"),
+        ],
+    )
     line = _error_line(result)
     assert "scores.tsv" in line and "not a pairwise record table" in line
     assert not (tmp_path / "o").exists()
@@ -113,8 +144,19 @@ def test_record_table_in_neither_format_exits_2(tmp_path):
 def test_bad_jsonl_record_names_line_and_field(tmp_path):
     bad = tmp_path / "c.jsonl"
     bad.write_text(json.dumps({"index": "q", "model_a": "a", "model_b": REF, "task": "t"}) + "\n")
-    result = CliRunner().invoke(app, ["pairwise", "score", "--records", str(bad),
-                                      "--reference-model", REF, "--out-dir", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "pairwise",
+            "score",
+            "--records",
+            str(bad),
+            "--reference-model",
+            REF,
+            "--out-dir",
+            str(tmp_path / "o"),
+        ],
+    )
     line = _error_line(result)
     assert "c.jsonl" in line and "row 1" in line and "field 'status'" in line
 
@@ -128,14 +170,31 @@ def test_table_format_out_file_and_store(srv, tmp_path):
     data = _write(_table(), tmp_path / "t.csv")
     out = tmp_path / "metrics.json"
     db = tmp_path / "store.db"
-    result = _judge(srv, data, tmp_path, "--format", "table", "--out", str(out), "--save",
-                    "--db", str(db), "--xlsx")
+    result = _judge(
+        srv,
+        data,
+        tmp_path,
+        "--format",
+        "table",
+        "--out",
+        str(out),
+        "--save",
+        "--db",
+        str(db),
+        "--xlsx",
+    )
     assert result.exit_code == 0, result.output
     assert "ConsistencyRate" in result.stdout
     metrics = json.loads(out.read_text())
-    assert {m["type"] for m in metrics} >= {"WinRate", "WinRateWithTie", "WinRateWithoutTie",
-                                           "ConsistencyRate", "ExtractionRate",
-                                           "LengthControlledWinRate", "BradleyTerryRating"}
+    assert {m["type"] for m in metrics} >= {
+        "WinRate",
+        "WinRateWithTie",
+        "WinRateWithoutTie",
+        "ConsistencyRate",
+        "ExtractionRate",
+        "LengthControlledWinRate",
+        "BradleyTerryRating",
+    }
     from assay.store import Store
 
     with Store(str(db)) as store:
@@ -154,9 +213,19 @@ def test_score_never_overwrites_an_earlier_run(tmp_path, srv):
     (folder,) = list((tmp_path / "runs").iterdir())
     first = (folder / "log.txt").read_text()
     for _ in range(2):
-        r = CliRunner().invoke(app, ["pairwise", "score", "--records",
-                                     str(folder / "record_fake-model_2.tsv"), "--reference-model",
-                                     REF, "--out-dir", str(tmp_path / "runs")])
+        r = CliRunner().invoke(
+            app,
+            [
+                "pairwise",
+                "score",
+                "--records",
+                str(folder / "record_fake-model_2.tsv"),
+                "--reference-model",
+                REF,
+                "--out-dir",
+                str(tmp_path / "runs"),
+            ],
+        )
         assert r.exit_code == 0, r.output
     names = sorted(p.name for p in (tmp_path / "runs").iterdir())
     assert names == ["record_fake-model_2_score0", "record_fake-model_2_score1", folder.name]

@@ -13,8 +13,10 @@ from . import ContractCase
 
 
 def _batch(rng: np.random.Generator, questions: range, models: Sequence[str]) -> dict[str, list]:
-    cols: dict[str, list[Any]] = {k: [] for k in ("index", "model_a", "model_b", "task",
-                                                  "status", "choice", "length_a", "length_b")}
+    cols: dict[str, list[Any]] = {
+        k: []
+        for k in ("index", "model_a", "model_b", "task", "status", "choice", "length_a", "length_b")
+    }
     for q in questions:
         task = ["uml_class-general", "architecture_design-faithfulness"][q % 2]
         for m in models:

@@ -20,16 +20,32 @@ def _rows(pairs, *, task="uml_class-general", model="m"):
             if c is None:
                 continue
             st = "ok" if c in "ABCD" and c else ("em" if c == "EM" else "unparsed")
-            rows.append({"index": q, "model_a": a, "model_b": b, "task": task, "status": st,
-                         "choice": c if st == "ok" else ""})
+            rows.append(
+                {
+                    "index": q,
+                    "model_a": a,
+                    "model_b": b,
+                    "task": task,
+                    "status": st,
+                    "choice": c if st == "ok" else "",
+                }
+            )
     return pd.DataFrame(rows)
 
 
 @pytest.mark.parametrize(
     "pair, consistent",
-    [(("A", "B"), True), (("B", "A"), True), (("C", "C"), True), (("D", "D"), True),
-     (("A", "A"), False), (("B", "B"), False), (("C", "D"), False), (("A", "C"), False),
-     (("D", "B"), False)],
+    [
+        (("A", "B"), True),
+        (("B", "A"), True),
+        (("C", "C"), True),
+        (("D", "D"), True),
+        (("A", "A"), False),
+        (("B", "B"), False),
+        (("C", "D"), False),
+        (("A", "C"), False),
+        (("D", "B"), False),
+    ],
 )
 def test_each_consistency_case(pair, consistent):
     mask = consistent_mask(_rows([pair]))
@@ -72,12 +88,22 @@ def test_old_rates_for_three_and_four_options():
 
 
 def test_old_rate_columns_filter_by_task_substring():
-    rows = pd.concat([_rows([("B", "A")], task="uml_class-general"),
-                      _rows([("A", "B")], task="architecture_design-faithfulness")])
+    rows = pd.concat(
+        [
+            _rows([("B", "A")], task="uml_class-general"),
+            _rows([("A", "B")], task="architecture_design-faithfulness"),
+        ]
+    )
     rows["index"] = [f"x{i}_{t}" for i, t in enumerate(rows["task"])]
     old = old_win_tables(rows, REF).set_index("column")
-    assert list(old.index) == ["Overall-lang", "EN", "architecture_design", "uml_class",
-                               "architecture_design-faithfulness", "uml_class-general"]
+    assert list(old.index) == [
+        "Overall-lang",
+        "EN",
+        "architecture_design",
+        "uml_class",
+        "architecture_design-faithfulness",
+        "uml_class-general",
+    ]
     assert old.loc["uml_class", "win_both_good"] == 1.0
     assert old.loc["architecture_design", "win_both_good"] == 0.0
     assert old.loc["Overall-lang", "win_both_good"] == 0.5
@@ -104,8 +130,12 @@ def test_new_rates_both_good_is_a_tie_and_neither_good_only_adds_to_the_total():
 
 
 def test_new_rates_pool_design_files_by_metric_and_undefined_is_none_in_records():
-    rows = pd.concat([_rows([("A", "A")], task="uml_class-general"),
-                      _rows([("B", "A")], task="architecture_design-general")])
+    rows = pd.concat(
+        [
+            _rows([("A", "A")], task="uml_class-general"),
+            _rows([("B", "A")], task="architecture_design-general"),
+        ]
+    )
     rows["index"] = [f"x{i // 2}_{t}" for i, t in enumerate(rows["task"])]
     rows = pd.concat([rows, _rows([("A", "A")], task="uml_class-faithfulness")])
     new = new_win_rates(rows, REF).set_index(["metric", "model"])
@@ -133,8 +163,9 @@ def test_prompts_offer_the_options_and_extraction_accepts_only_those(nopt, lette
         got = extract_choice(f"Choice: {letter}\nReason: ...", nopt=nopt)
         assert got.letter == (letter if letter in letters else None)
     assert "Reference" not in p
-    with_ref = build_prompt(question="Q", response_1="x", response_2="y", guidance="G",
-                            nopt=nopt, reference_answer="R!")
+    with_ref = build_prompt(
+        question="Q", response_1="x", response_2="y", guidance="G", nopt=nopt, reference_answer="R!"
+    )
     assert "<reference_answer>\nR!\n</reference_answer>" in with_ref
 
 
@@ -147,7 +178,12 @@ def test_extraction_follows_the_original_pattern_and_never_guesses():
 
 
 def test_user_text_with_slot_markers_is_not_substituted():
-    p = build_prompt(question="{{response_1}}", response_1="one", response_2="two",
-                     guidance="{{options}}", nopt=2)
+    p = build_prompt(
+        question="{{response_1}}",
+        response_1="one",
+        response_2="two",
+        guidance="{{options}}",
+        nopt=2,
+    )
     assert "<question>\n{{response_1}}\n</question>" in p
     assert p.count("Choose one of these") == 1

@@ -42,8 +42,19 @@ def scored(tmp_path_factory):
     out_dir = tmp_path_factory.mktemp("score")
     result = CliRunner().invoke(
         app,
-        ["pairwise", "score", "--records", str(RECORD), "--reference-model", REFM,
-         "--nopt", "2", "--out-dir", str(out_dir), "--xlsx"],
+        [
+            "pairwise",
+            "score",
+            "--records",
+            str(RECORD),
+            "--reference-model",
+            REFM,
+            "--nopt",
+            "2",
+            "--out-dir",
+            str(out_dir),
+            "--xlsx",
+        ],
     )
     assert result.exit_code == 0, result.output
     (folder,) = list(out_dir.iterdir())
@@ -80,13 +91,26 @@ def test_records_match_the_log(scored):
     by = {(r["type"], json.dumps(r["parameters"], sort_keys=True)): r["value"] for r in records}
     assert any(t == "ExtractionRate" for t, _ in by)
     ext = next(r for r in records if r["type"] == "ExtractionRate")
-    assert (ext["value"], ext["parameters"]["extracted"], ext["parameters"]["compared"]) == (1.0, 8, 8)
-    old = [r for r in records if r["type"] == "WinRate" and r["parameters"]["counting"] != "debiased"]
+    assert (ext["value"], ext["parameters"]["extracted"], ext["parameters"]["compared"]) == (
+        1.0,
+        8,
+        8,
+    )
+    old = [
+        r for r in records if r["type"] == "WinRate" and r["parameters"]["counting"] != "debiased"
+    ]
     assert len(old) == 10 and all(r["value"] == 1.0 for r in old)
-    new = {(r["parameters"]["metric"], r["parameters"]["model"]): r["value"]
-           for r in records if r["type"] == "WinRateWithTie"}
-    assert new == {("general", "gpt-4-0125-preview"): 1.0, ("general", REFM): 0.0,
-                   ("faithfulness", "gpt-4-0125-preview"): 1.0, ("faithfulness", REFM): 0.0}
+    new = {
+        (r["parameters"]["metric"], r["parameters"]["model"]): r["value"]
+        for r in records
+        if r["type"] == "WinRateWithTie"
+    }
+    assert new == {
+        ("general", "gpt-4-0125-preview"): 1.0,
+        ("general", REFM): 0.0,
+        ("faithfulness", "gpt-4-0125-preview"): 1.0,
+        ("faithfulness", REFM): 0.0,
+    }
 
 
 def test_length_stats_list_the_same_models_in_characters(scored):
@@ -102,8 +126,16 @@ def test_rescoring_assays_own_records_gives_the_same_records(scored, tmp_path):
     folder, records = scored
     result = CliRunner().invoke(
         app,
-        ["pairwise", "score", "--records", str(folder / "comparisons.jsonl"),
-         "--reference-model", REFM, "--out-dir", str(tmp_path)],
+        [
+            "pairwise",
+            "score",
+            "--records",
+            str(folder / "comparisons.jsonl"),
+            "--reference-model",
+            REFM,
+            "--out-dir",
+            str(tmp_path),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == records

@@ -21,10 +21,28 @@ def _judge(srv, table, tmp_path, *extra, models="m1", nopt=2):
     data = tmp_path / "table.csv"
     table.to_csv(data, index=False)
     out_dir = tmp_path / "runs"
-    args = ["pairwise", "judge", "--data", str(data), "--models", models,
-            "--reference-model", REF, "--judge", srv.spec(), "--nopt", str(nopt),
-            "--out-dir", str(out_dir), "--cache", str(tmp_path / "cache.sqlite"), "--quiet",
-            "--n-boot", "20", *extra]
+    args = [
+        "pairwise",
+        "judge",
+        "--data",
+        str(data),
+        "--models",
+        models,
+        "--reference-model",
+        REF,
+        "--judge",
+        srv.spec(),
+        "--nopt",
+        str(nopt),
+        "--out-dir",
+        str(out_dir),
+        "--cache",
+        str(tmp_path / "cache.sqlite"),
+        "--quiet",
+        "--n-boot",
+        "20",
+        *extra,
+    ]
     result = CliRunner().invoke(app, args)
     folders = sorted(out_dir.iterdir()) if out_dir.exists() else []
     return result, folders
@@ -35,8 +53,11 @@ def _comparisons(folder):
 
 
 def _get(records, type, **params):
-    found = [r for r in records if r["type"] == type
-             and all(r["parameters"].get(k) == v for k, v in params.items())]
+    found = [
+        r
+        for r in records
+        if r["type"] == type and all(r["parameters"].get(k) == v for k, v in params.items())
+    ]
     assert len(found) == 1, (type, params, found)
     return found[0]
 
@@ -65,7 +86,8 @@ def test_every_option_count(judge_server, tmp_path, nopt, rules, consistent, win
     log = (folder / "log.txt").read_text()
     assert f"Total comparisons: {2 * len(rules)}. Non exact matches:  {2 * len(rules)}" in log
     assert (f"{consistent} out of {2 * len(rules)} answers are consistent" in log) == (
-        consistent < 2 * len(rules))
+        consistent < 2 * len(rules)
+    )
     record_tsv = pd.read_csv(folder / f"record_fake-model_{nopt}.tsv", sep="\t")
     assert list(record_tsv.columns)[-1] == "fake-model" and len(record_tsv) == 2 * len(rules)
 
@@ -93,9 +115,14 @@ def test_extraction_failures_are_counted_not_guessed(judge_server, tmp_path):
     assert (ext["parameters"]["extracted"], ext["parameters"]["compared"]) == (2, 6)
     rows = _comparisons(folder)
     reasons = sorted({r["reason"] for r in rows if r["status"] == "unparsed"})
-    assert reasons == ["no 'Choice: X' in the reply", "option C is not one of the 2 options offered"]
-    assert "Extracted 2 answers from the responses (extraction success rate 33.33%)" in (
-        folder / "log.txt").read_text()
+    assert reasons == [
+        "no 'Choice: X' in the reply",
+        "option C is not one of the 2 options offered",
+    ]
+    assert (
+        "Extracted 2 answers from the responses (extraction success rate 33.33%)"
+        in (folder / "log.txt").read_text()
+    )
 
 
 def test_identical_answers_are_exact_matches_and_never_sent(judge_server, tmp_path):
@@ -117,8 +144,9 @@ def test_random_mode_orders_follow_the_seed_as_the_original(judge_server, tmp_pa
     srv = judge_server()
     n = 12
     table = make_table(["quality"] * n, {"m1": [3] * n, "m2": [2] * n, REF: [1] * n})
-    result, (folder,) = _judge(srv, table, tmp_path, "--mode", "random", "--seed", str(seed),
-                               models="m1,m2")
+    result, (folder,) = _judge(
+        srv, table, tmp_path, "--mode", "random", "--seed", str(seed), models="m1,m2"
+    )
     assert result.exit_code == 0, result.output
     assert srv.calls == 2 * n
     rows = _comparisons(folder)
@@ -128,8 +156,9 @@ def test_random_mode_orders_follow_the_seed_as_the_original(judge_server, tmp_pa
         expected = [(first, second) if u < 0.5 else (second, first) for u in draws]
         got = [(r["model_a"], r["model_b"]) for r in rows if model in (r["model_a"], r["model_b"])]
         assert got == expected
-    again, folders = _judge(srv, table, tmp_path, "--mode", "random", "--seed", str(seed),
-                            models="m1,m2")
+    again, folders = _judge(
+        srv, table, tmp_path, "--mode", "random", "--seed", str(seed), models="m1,m2"
+    )
     assert again.exit_code == 0 and len(folders) == 2  # a new folder; the first is kept
     assert srv.calls == 2 * n  # everything came from the cache
 

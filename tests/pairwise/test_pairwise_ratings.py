@@ -55,8 +55,7 @@ def test_bradley_terry_equals_statsmodels_logit_without_penalty():
     truth = np.array([0.8, 0.2, -0.1, -0.9])
     o = _simulate(truth, 60, rng)
     X, y, w = _design(o, 4)
-    ref = sm.GLM(y, X[:, 1:], family=sm.families.Binomial(),
-                 freq_weights=w).fit(tol=1e-12)
+    ref = sm.GLM(y, X[:, 1:], family=sm.families.Binomial(), freq_weights=w).fit(tol=1e-12)
     # Model 0 is the baseline (theta_0 = 0) in the reference; compare differences.
     ref_theta = np.concatenate([[0.0], ref.params])
     ours = fit_bradley_terry(_wins(o, 4), l2=0.0)
@@ -118,13 +117,15 @@ def test_bootstrap_is_seeded_and_order_free():
 
 
 def test_debiased_outcomes_count_a_pair_once():
-    rows = pd.DataFrame({
-        "index": ["q1", "q1", "q2", "q2", "q3", "q4", "q5"],
-        "model_a": ["r", "m", "r", "m", "m", "r", "r"],
-        "model_b": ["m", "r", "m", "r", "r", "m", "m"],
-        "status": ["ok", "ok", "ok", "ok", "ok", "em", "failed"],
-        "choice": ["B", "A", "A", "A", "C", "", ""],
-    })
+    rows = pd.DataFrame(
+        {
+            "index": ["q1", "q1", "q2", "q2", "q3", "q4", "q5"],
+            "model_a": ["r", "m", "r", "m", "m", "r", "r"],
+            "model_b": ["m", "r", "m", "r", "r", "m", "m"],
+            "status": ["ok", "ok", "ok", "ok", "ok", "em", "failed"],
+            "choice": ["B", "A", "A", "A", "C", "", ""],
+        }
+    )
     o = debiased_outcomes(rows).set_index("index")
     assert list(o.index) == ["q1", "q2", "q3", "q4"]
     assert (o.loc["q1", "model"], o.loc["q1", "outcome"]) == ("m", 1.0)  # consistent win
@@ -143,8 +144,16 @@ def _verbose_judge(n, strength, rng, quality_gap=0.0):
     z = np.tanh(d / d.std())
     p = 1.0 / (1.0 + np.exp(-(quality_gap + strength * z)))
     y = (rng.random(n) < p).astype(float)
-    return pd.DataFrame({"index": [f"q{i}" for i in range(n)], "model": "m", "opponent": "r",
-                         "outcome": y, "length_model": len_m, "length_opponent": len_r})
+    return pd.DataFrame(
+        {
+            "index": [f"q{i}" for i in range(n)],
+            "model": "m",
+            "opponent": "r",
+            "outcome": y,
+            "length_model": len_m,
+            "length_opponent": len_r,
+        }
+    )
 
 
 def test_length_controlled_win_rate_removes_a_known_length_preference():

@@ -26,16 +26,40 @@ def _cached(path) -> int:
 def test_sigkill_then_rerun_makes_no_repeated_judge_call(judge_server, tmp_path):
     n_questions, answered_before_kill = 10, 7
     total = 2 * n_questions
-    table = make_table(["quality"] * n_questions, {"m1": [3] * n_questions, "ref": [1] * n_questions})
+    table = make_table(
+        ["quality"] * n_questions, {"m1": [3] * n_questions, "ref": [1] * n_questions}
+    )
     data = tmp_path / "table.jsonl"
     table.to_json(data, orient="records", lines=True)
     cache = tmp_path / "cache.sqlite"
     out_dir = tmp_path / "runs"
     srv = judge_server(answer_limit=answered_before_kill, hang_seconds=60)
-    cmd = [sys.executable, "-m", "assay.cli", "pairwise", "judge", "--data", str(data),
-           "--models", "m1", "--reference-model", "ref", "--judge", srv.spec(),
-           "--out-dir", str(out_dir), "--cache", str(cache), "--concurrency", "3",
-           "--timeout", "60", "--quiet", "--n-boot", "10"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "assay.cli",
+        "pairwise",
+        "judge",
+        "--data",
+        str(data),
+        "--models",
+        "m1",
+        "--reference-model",
+        "ref",
+        "--judge",
+        srv.spec(),
+        "--out-dir",
+        str(out_dir),
+        "--cache",
+        str(cache),
+        "--concurrency",
+        "3",
+        "--timeout",
+        "60",
+        "--quiet",
+        "--n-boot",
+        "10",
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
@@ -56,8 +80,9 @@ def test_sigkill_then_rerun_makes_no_repeated_judge_call(judge_server, tmp_path)
 
     srv.answer_limit = None
     srv.reset()
-    done = subprocess.run([*cmd, "--out", str(tmp_path / "m.json")], capture_output=True,
-                          timeout=120, env=env)
+    done = subprocess.run(
+        [*cmd, "--out", str(tmp_path / "m.json")], capture_output=True, timeout=120, env=env
+    )
     assert done.returncode == 0, done.stderr.decode()
     assert srv.calls == total - answered_before_kill
     # Each prompt at most once, and together with the cached answers every comparison was

@@ -74,7 +74,7 @@ def make_table(
     *,
     task: str = "uml_class-general",
 ) -> pd.DataFrame:
-    """An input table: one question per rule, answers ``quality=N`` per model (N from ``qualities``).
+    """An input table: one question per rule; each model answers ``quality=N`` (from ``qualities``).
 
     A quality below 0 leaves that model's answer empty (the question is skipped for it).
     """

@@ -92,7 +92,10 @@ def _nan_none(v: float) -> float | None:
 def _win_records(old: pd.DataFrame, new: pd.DataFrame, ref: str) -> list[Metric]:
     out = []
     for r in old.itertuples(index=False):
-        for counting, value in (("win+bothgood", r.win_both_good), ("win+halfdraw", r.win_half_draw)):
+        for counting, value in (
+            ("win+bothgood", r.win_both_good),
+            ("win+halfdraw", r.win_half_draw),
+        ):
             out.append(
                 records.win_rate(
                     _nan_none(value),
@@ -106,7 +109,9 @@ def _win_records(old: pd.DataFrame, new: pd.DataFrame, ref: str) -> list[Metric]
             )
     for r in new.itertuples(index=False):
         kw = {"model": r.model, "opponent": r.opponent, "metric": r.metric}
-        out.append(records.win_rate_with_tie(_nan_none(r.with_tie), undefined="no comparison", **kw))
+        out.append(
+            records.win_rate_with_tie(_nan_none(r.with_tie), undefined="no comparison", **kw)
+        )
         out.append(
             records.win_rate_without_tie(
                 _nan_none(r.without_tie), undefined="every comparison was a tie", **kw
@@ -116,11 +121,17 @@ def _win_records(old: pd.DataFrame, new: pd.DataFrame, ref: str) -> list[Metric]
 
 
 def _beyond_records(
-    pairwise: pd.DataFrame, fit: BradleyTerryFit | None, lcs: list[LengthControlled], conf: float,
-    n_boot: int, seed: int,
+    pairwise: pd.DataFrame,
+    fit: BradleyTerryFit | None,
+    lcs: list[LengthControlled],
+    conf: float,
+    n_boot: int,
+    seed: int,
 ) -> list[Metric]:
     out = [
-        records.win_rate(r.win_rate, model=r.model, opponent=r.opponent, counting="debiased", n=int(r.n))
+        records.win_rate(
+            r.win_rate, model=r.model, opponent=r.opponent, counting="debiased", n=int(r.n)
+        )
         for r in pairwise.itertuples(index=False)
     ]
     for lc in lcs:
@@ -172,8 +183,10 @@ def analyze(
     old = old_win_tables(ok[mask], reference_model)
     new = new_win_rates(rows, reference_model)
     outcomes = debiased_outcomes(rows)
-    pairwise = pairwise_win_rates(outcomes) if len(outcomes) else pd.DataFrame(
-        columns=["model", "opponent", "wins", "n", "win_rate"]
+    pairwise = (
+        pairwise_win_rates(outcomes)
+        if len(outcomes)
+        else pd.DataFrame(columns=["model", "opponent", "wins", "n", "win_rate"])
     )
     fit = None
     if len(outcomes) and len(set(outcomes["model"]) | set(outcomes["opponent"])) >= 2:
@@ -182,9 +195,12 @@ def analyze(
     lcs = [
         lc
         for m in models
-        if (lc := length_controlled_win_rate(
-            outcomes, m, reference_model, l2=l2, n_boot=n_boot, confidence=confidence, seed=seed
-        )) is not None
+        if (
+            lc := length_controlled_win_rate(
+                outcomes, m, reference_model, l2=l2, n_boot=n_boot, confidence=confidence, seed=seed
+            )
+        )
+        is not None
     ]
     metrics = MetricSet(
         [

@@ -33,7 +33,9 @@ pairwise_app = typer.Typer(
 _FMT = typer.Option(OutputFormat.json, "--format", "-f", help="json (default) or table.")
 _OUT = typer.Option(None, "--out", "-o", help="Write the metric records (JSON) to this file.")
 _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the run folder (a new one per run).")
-_REF = typer.Option(..., "--reference-model", help="The reference model every model is compared with.")
+_REF = typer.Option(
+    ..., "--reference-model", help="The reference model every model is compared with."
+)
 _NOPT = typer.Option(2, "--nopt", help="Options the judge chooses from: 2, 3 or 4.")
 _XLSX = typer.Option(False, "--xlsx", help="Also write the win tables as .xlsx.")
 _NBOOT = typer.Option(200, "--n-boot", help="Bootstrap resamples for the rating intervals.")
@@ -52,8 +54,17 @@ def _check_out(out: Path | None) -> None:
         check_writable_file(out, option="--out")
 
 
-def _finish(analysis: Any, rows: Any, *, folder_stem: str, out_dir: Path, judge: str,
-            nopt: int, reference_model: str, xlsx: bool) -> Path:
+def _finish(
+    analysis: Any,
+    rows: Any,
+    *,
+    folder_stem: str,
+    out_dir: Path,
+    judge: str,
+    nopt: int,
+    reference_model: str,
+    xlsx: bool,
+) -> Path:
     from assay.llm.pairwise.report import new_run_folder, run_files, write_run
 
     files = run_files(
@@ -82,18 +93,24 @@ def judge_command(
     mode: str = typer.Option("dual", "--mode", help="dual (both orders) or random (one order)."),
     seed: int = typer.Option(2680, "--seed", help="Seed of random mode (negative: swap roles)."),
     fill_contents: list[str] = typer.Option(
-        None, "--fill-contents", help="Columns whose cells are file paths to read (repeat or comma-separate)."
+        None,
+        "--fill-contents",
+        help="Columns whose cells are file paths to read (repeat or comma-separate).",
     ),
     out_dir: Path = _OUT_DIR,
     xlsx: bool = _XLSX,
-    concurrency: int = typer.Option(8, "--concurrency", "-c", help="Judge calls in flight at most."),
+    concurrency: int = typer.Option(
+        8, "--concurrency", "-c", help="Judge calls in flight at most."
+    ),
     rpm: float = typer.Option(None, "--rpm", help="Requests per minute at most."),
     timeout: float = typer.Option(150.0, "--timeout", help="Seconds per judge call."),
     retries: int = typer.Option(5, "--retries", help="Retries per call on 429/5xx/timeouts."),
     max_tokens: int = typer.Option(1024, "--max-tokens", help="Cap on the judge's reply."),
     cache: Path = typer.Option(None, "--cache", help="Response cache file (default: assay's)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="No response cache (no resume)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the judge items (JSONL); no call."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the judge items (JSONL); no call."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     n_boot: int = _NBOOT,
     bootstrap_seed: int = _BSEED,
@@ -121,52 +138,106 @@ def judge_command(
         raise InvalidInputError(f"{reference_model!r} is the reference model", source="--models")
     judge_spec = parse_model_spec(judge)
     _check_out(out)
-    table = read_table(data, models=model_list, reference_model=reference_model,
-                       fill_contents=_split(fill_contents))
+    table = read_table(
+        data,
+        models=model_list,
+        reference_model=reference_model,
+        fill_contents=_split(fill_contents),
+    )
     comparisons = build_comparisons(table, model_list, reference_model, mode=mode, seed=seed)
     if not comparisons:
         raise InvalidInputError("no question has answers of both models", source=str(data))
-    items = judge_items(comparisons, nopt=nopt, params={"temperature": 0.0, "max_tokens": max_tokens})
+    items = judge_items(
+        comparisons, nopt=nopt, params={"temperature": 0.0, "max_tokens": max_tokens}
+    )
     if dry_run:
         for it in items:
-            sys.stdout.write(json.dumps({"id": it.id, "messages": list(it.messages),
-                                         "params": dict(it.params)}, ensure_ascii=False) + "\n")
+            sys.stdout.write(
+                json.dumps(
+                    {"id": it.id, "messages": list(it.messages), "params": dict(it.params)},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
         return
     runner = Runner(
         load_model(judge, timeout=timeout) if judge_spec.kind == "openai" else load_model(judge),
-        max_concurrency=concurrency, rpm=rpm, timeout=timeout,
+        max_concurrency=concurrency,
+        rpm=rpm,
+        timeout=timeout,
         retry=RetryPolicy(max_retries=retries),
-        cache=False if no_cache else (cache if cache is not None else True), quiet=quiet,
+        cache=False if no_cache else (cache if cache is not None else True),
+        quiet=quiet,
     )
     records = runner.run(items)
     rows = judged_rows(comparisons, records, judge=judge_spec.model, nopt=nopt)
-    analysis = analyze(rows, reference_model=reference_model, n_boot=n_boot,
-                       confidence=confidence, seed=bootstrap_seed)
-    _finish(analysis, rows, folder_stem=f"{data.stem}_record{{i}}_{judge_spec.model}_{nopt}",
-            out_dir=out_dir, judge=judge_spec.model, nopt=nopt,
-            reference_model=reference_model, xlsx=xlsx)
+    analysis = analyze(
+        rows,
+        reference_model=reference_model,
+        n_boot=n_boot,
+        confidence=confidence,
+        seed=bootstrap_seed,
+    )
+    _finish(
+        analysis,
+        rows,
+        folder_stem=f"{data.stem}_record{{i}}_{judge_spec.model}_{nopt}",
+        out_dir=out_dir,
+        judge=judge_spec.model,
+        nopt=nopt,
+        reference_model=reference_model,
+        xlsx=xlsx,
+    )
     item_rows = None
     if save:
         from assay.store import ItemRecord
 
-        choice = dict(zip([f"{q};{a};{b}" for q, a, b in zip(rows["index"], rows["model_a"],
-                                                               rows["model_b"])], rows["choice"]))
-        item_rows = [ItemRecord.from_llm(it, r, parsed=choice.get(r.id) or None)
-                     for it, r in zip(items, records)]
-    publish(analysis.metrics, fmt=fmt, out=out, save=save, db=db, kind="pairwise",
-            dataset=str(data), model=judge, items=item_rows, title="pairwise",
-            parameters={"models": model_list, "reference_model": reference_model, "nopt": nopt,
-                        "mode": mode, "seed": seed, "prompt_version": PROMPT_VERSION})
+        choice = dict(
+            zip(
+                [
+                    f"{q};{a};{b}"
+                    for q, a, b in zip(rows["index"], rows["model_a"], rows["model_b"])
+                ],
+                rows["choice"],
+            )
+        )
+        item_rows = [
+            ItemRecord.from_llm(it, r, parsed=choice.get(r.id) or None)
+            for it, r in zip(items, records)
+        ]
+    publish(
+        analysis.metrics,
+        fmt=fmt,
+        out=out,
+        save=save,
+        db=db,
+        kind="pairwise",
+        dataset=str(data),
+        model=judge,
+        items=item_rows,
+        title="pairwise",
+        parameters={
+            "models": model_list,
+            "reference_model": reference_model,
+            "nopt": nopt,
+            "mode": mode,
+            "seed": seed,
+            "prompt_version": PROMPT_VERSION,
+        },
+    )
     if analysis.counts["failed"]:
-        typer.echo(f"{analysis.counts['failed']} judge calls failed; run again to retry them",
-                   err=True)
+        typer.echo(
+            f"{analysis.counts['failed']} judge calls failed; run again to retry them", err=True
+        )
         raise typer.Exit(1)
 
 
 @pairwise_app.command("score")
 @guarded
 def score_command(
-    records: Path = typer.Option(..., "--records", help="record_{judge}_{nopt}.tsv or comparisons.jsonl."),
+    records: Path = typer.Option(
+        ..., "--records", help="record_{judge}_{nopt}.tsv or comparisons.jsonl."
+    ),
     reference_model: str = _REF,
     nopt: int = _NOPT,
     out_dir: Path = _OUT_DIR,
@@ -191,14 +262,39 @@ def score_command(
     if reference_model not in present:
         raise InvalidInputError(
             f"reference model {reference_model!r} is in no comparison (models: "
-            f"{', '.join(sorted(present))})", source=str(records), field="A/B")
-    analysis = analyze(rows, reference_model=reference_model, n_boot=n_boot,
-                       confidence=confidence, seed=bootstrap_seed)
-    _finish(analysis, rows, folder_stem=f"{records.stem}_score{{i}}", out_dir=out_dir,
-            judge=judge, nopt=nopt, reference_model=reference_model, xlsx=xlsx)
-    publish(analysis.metrics, fmt=fmt, out=out, save=save, db=db, kind="pairwise",
-            dataset=str(records), model=judge, title="pairwise",
-            parameters={"reference_model": reference_model, "nopt": nopt, "rescored": True})
+            f"{', '.join(sorted(present))})",
+            source=str(records),
+            field="A/B",
+        )
+    analysis = analyze(
+        rows,
+        reference_model=reference_model,
+        n_boot=n_boot,
+        confidence=confidence,
+        seed=bootstrap_seed,
+    )
+    _finish(
+        analysis,
+        rows,
+        folder_stem=f"{records.stem}_score{{i}}",
+        out_dir=out_dir,
+        judge=judge,
+        nopt=nopt,
+        reference_model=reference_model,
+        xlsx=xlsx,
+    )
+    publish(
+        analysis.metrics,
+        fmt=fmt,
+        out=out,
+        save=save,
+        db=db,
+        kind="pairwise",
+        dataset=str(records),
+        model=judge,
+        title="pairwise",
+        parameters={"reference_model": reference_model, "nopt": nopt, "rescored": True},
+    )
 
 
 def register(app: typer.Typer) -> None:

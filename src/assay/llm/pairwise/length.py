@@ -35,8 +35,14 @@ import pandas as pd
 
 from assay.llm.pairwise.ratings import bootstrap_counts, logistic_newton
 
-__all__ = ["LENGTH_UNIT", "char_length", "word_length", "length_stats", "LengthControlled",
-           "length_controlled_win_rate"]
+__all__ = [
+    "LENGTH_UNIT",
+    "char_length",
+    "word_length",
+    "length_stats",
+    "LengthControlled",
+    "length_controlled_win_rate",
+]
 
 LENGTH_UNIT = "characters"
 

@@ -59,7 +59,7 @@ def debiased_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
     present, ``length_a``/``length_b``. Returns ``index``, ``model``, ``opponent`` (model
     < opponent by name), ``outcome`` (for ``model``), ``length_model``, ``length_opponent``.
     """
-    judged: dict[tuple[str, str, str], list[tuple[str, str, float, float]]] = {}
+    judged: dict[tuple[str, str, str], list[tuple[str, float, float, float]]] = {}
     has_len = "length_a" in rows.columns
     la = rows["length_a"].to_numpy(float) if has_len else np.full(len(rows), np.nan)
     lb = rows["length_b"].to_numpy(float) if has_len else np.full(len(rows), np.nan)
@@ -75,17 +75,17 @@ def debiased_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
             v = _VALUE[str(choice)]
             v = 1.0 - v if flip else v
         lx, ly = (len_b, len_a) if flip else (len_a, len_b)
-        judged.setdefault((str(q), x, y), []).append((status, str(choice), v, lx, ly))
+        judged.setdefault((str(q), x, y), []).append((str(status), v, float(lx), float(ly)))
     out = []
     for (q, x, y), js in judged.items():
-        values = [j[2] for j in js]
+        values = [j[1] for j in js]
         if any(j[0] == "em" for j in js):
             v = 0.5
         elif len(js) == 1 or len(set(values)) == 1:
             v = values[0]
         else:  # both orders, different verdicts about the responses: a tie
             v = 0.5
-        out.append((q, x, y, v, js[0][3], js[0][4]))
+        out.append((q, x, y, v, js[0][2], js[0][3]))
     cols_out = ["index", "model", "opponent", "outcome", "length_model", "length_opponent"]
     df = pd.DataFrame(out, columns=cols_out)
     return df.sort_values(["index", "model", "opponent"]).reset_index(drop=True)
@@ -105,7 +105,12 @@ def pairwise_win_rates(outcomes: pd.DataFrame) -> pd.DataFrame:
         {"model": g["model"], "opponent": g["opponent"], "wins": g["sum"], "n": g["count"]}
     )
     rev = pd.DataFrame(
-        {"model": g["opponent"], "opponent": g["model"], "wins": g["count"] - g["sum"], "n": g["count"]}
+        {
+            "model": g["opponent"],
+            "opponent": g["model"],
+            "wins": g["count"] - g["sum"],
+            "n": g["count"],
+        }
     )
     out = pd.concat([fwd, rev], ignore_index=True).sort_values(["model", "opponent"])
     out["win_rate"] = out["wins"] / out["n"]

@@ -87,13 +87,10 @@ def finish_rows(rows: pd.DataFrame, *, nopt: int) -> pd.DataFrame:
     rows = rows.copy()
     status, choice, reason = [], [], []
     for st, reply in zip(rows["status"], rows["reply"]):
-        if st in ("em", "failed"):
-            status.append(st), choice.append(""), reason.append("")
-            continue
-        c = extract_choice(reply, nopt=nopt)
-        status.append("ok" if c.ok else "unparsed")
-        choice.append(c.letter or "")
-        reason.append(c.reason or "")
+        c = extract_choice(reply, nopt=nopt) if st not in ("em", "failed") else None
+        status.append(st if c is None else "ok" if c.ok else "unparsed")
+        choice.append("" if c is None else c.letter or "")
+        reason.append("" if c is None else c.reason or "")
     rows["status"], rows["choice"], rows["reason"] = status, choice, reason
     rows["length_a"] = [float(char_length(t)) for t in rows["answer1"]]
     rows["length_b"] = [float(char_length(t)) for t in rows["answer2"]]
@@ -114,7 +111,10 @@ def _from_original(df: pd.DataFrame, source: str) -> tuple[pd.DataFrame, str]:
     for row, key in enumerate(df["cmp_index"], start=1):
         if str(key).count(";") < 2:
             raise InvalidInputError(
-                "expected '{index};{model A};{model B}'", source=source, record=row, field="cmp_index"
+                "expected '{index};{model A};{model B}'",
+                source=source,
+                record=row,
+                field="cmp_index",
             )
     reply = df[judge].astype(str)
     status = ["em" if r == "EM" else "failed" if FAIL_MSG in r else "ok" for r in reply]
@@ -211,7 +211,9 @@ def original_tsv(rows: pd.DataFrame, *, judge: str) -> str:
     r = rows.iloc[order]
     df = pd.DataFrame(
         {
-            "cmp_index": [f"{q};{a};{b}" for q, a, b in zip(r["index"], r["model_a"], r["model_b"])],
+            "cmp_index": [
+                f"{q};{a};{b}" for q, a, b in zip(r["index"], r["model_a"], r["model_b"])
+            ],
             "question": r["question"],
             "answer1": r["answer1"],
             "answer2": r["answer2"],

@@ -20,8 +20,9 @@ A rate whose denominator is 0 is ``None`` with the reason in ``parameters["undef
 (the original writes 0 in its files; assay's copies of those files do too).
 
 Example:
-    >>> win_rate(0.75, model="m", opponent="r", counting="debiased").to_dict()
-    {'type': 'WinRate', 'value': 0.75, 'parameters': {'model': 'm', 'opponent': 'r', 'counting': 'debiased'}}
+    >>> m = win_rate(0.75, model="m", opponent="r", counting="debiased")
+    >>> m.type, m.value, m.parameters
+    ('WinRate', 0.75, {'model': 'm', 'opponent': 'r', 'counting': 'debiased'})
     >>> win_rate_without_tie(None, model="m", opponent="r", metric="general",
     ...     undefined="every comparison was a tie").parameters["undefined"]
     'every comparison was a tie'
@@ -87,7 +88,9 @@ def win_rate_with_tie(
     value: float | None, *, model: str, opponent: str, metric: str, undefined: str | None = None
 ) -> Metric:
     """``WinRateWithTie``: ``(wins + ties/2) / total`` of ``model`` against ``opponent``."""
-    return _record("WinRateWithTie", value, undefined, model=model, opponent=opponent, metric=metric)
+    return _record(
+        "WinRateWithTie", value, undefined, model=model, opponent=opponent, metric=metric
+    )
 
 
 def win_rate_without_tie(

@@ -17,8 +17,9 @@ model has no consistent comparison in a column, rounded to 4 places, best first)
 Example:
     >>> old = pd.DataFrame({"model": ["m", "m"], "column": ["Overall-lang", "EN"], "win": [1, 1],
     ...     "lose": [2, 2], "both": [0, 0], "neither": [0, 0], "tot": [3, 3]})
-    >>> original_win_table(old, "win+bothgood").to_dict("records")
-    [{'model': 'm', 'Overall-lang': 0.3333, 'EN': 0.3333}]
+    >>> t = original_win_table(old, "win+bothgood")
+    >>> t.columns.tolist(), t["EN"].dtype, round(float(t["EN"][0]), 6)
+    (['model', 'Overall-lang', 'EN'], dtype('float32'), 0.3333)
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def log_text(a: Analysis, rows: pd.DataFrame, reference_model: str) -> str:
     ]
     rate = 100.0 * c["extracted"] / c["non_em"] if c["non_em"] else float("nan")
     lines.append(
-        f"Extracted {c['extracted']} answers from the responses (extraction success rate {rate:.2f}%)"
+        f"Extracted {c['extracted']} answers from the responses "
+        f"(extraction success rate {rate:.2f}%)"
     )
     if c["consistent"] != c["extracted"]:
         pct = 100.0 * c["consistent"] / c["extracted"]
@@ -97,7 +99,10 @@ def log_text(a: Analysis, rows: pd.DataFrame, reference_model: str) -> str:
             f"{c['consistent']} out of {c['extracted']} answers are consistent. "
             f"(A vs. B <-> B vs. A) The consistent rate is {pct:.2f}%"
         )
-    for title, kind in (("(Win + Draw / 2)", "win+halfdraw"), ("(Win + Both Good)", "win+bothgood")):
+    for title, kind in (
+        ("(Win + Draw / 2)", "win+halfdraw"),
+        ("(Win + Both Good)", "win+bothgood"),
+    ):
         lines += [f"{title} w. {reference_model}: ", _table(original_win_table(a.old, kind))]
     lines += [
         "New win rates (inconsistent pairs count as ties), per metric:",
@@ -165,4 +170,3 @@ def new_run_folder(out_dir: str | Path, stem: str) -> Path:
 def write_run(folder: Path, files: dict[str, str | bytes]) -> list[Path]:
     """Write the files into the (new, empty) run folder, all together."""
     return write_files_atomic(folder, files)
-

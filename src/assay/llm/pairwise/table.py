@@ -85,9 +85,7 @@ def _load(data: str | Path | pd.DataFrame) -> tuple[pd.DataFrame, str]:
         elif suffix == ".csv":
             df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
         else:
-            raise InvalidInputError(
-                "expected a .xlsx, .csv, .tsv or .jsonl table", source=source
-            )
+            raise InvalidInputError("expected a .xlsx, .csv, .tsv or .jsonl table", source=source)
     except InvalidInputError:
         raise
     except (ValueError, OSError, ImportError) as e:
@@ -113,7 +111,10 @@ def _fill_contents(df: pd.DataFrame, columns: Sequence[str], source: str, base: 
             found = next((c for c in (p, base / p) if c.is_file()), None)
             if found is None:
                 raise InvalidInputError(
-                    f"file {str(cell).strip()!r} does not exist", source=source, record=row, field=col
+                    f"file {str(cell).strip()!r} does not exist",
+                    source=source,
+                    record=row,
+                    field=col,
                 )
             values.append(found.read_text(encoding="utf-8"))
         df[col] = values
@@ -193,22 +194,19 @@ def build_comparisons(
             orders = ["normal", "rev"] if mode == "dual" else []
             if mode == "random":
                 orders = ["normal" if rng.random_sample() < 0.5 else "rev"]
-            common = dict(
-                index=str(row["index"]),
-                question=_text(row["question"]).strip(),
-                guidance=_text(row["evaluating_guidance"]),
-                task=_text(row["task"]),
-                reference_answer=_text(row["reference_answer"]) if has_ref else None,
-            )
             for order in orders:
                 a, b = (first, second) if order == "normal" else (second, first)
                 out.append(
                     Comparison(
+                        index=str(row["index"]),
                         model_a=a,
                         model_b=b,
+                        question=_text(row["question"]).strip(),
                         answer1=str(row[f"answer-{a}"]).strip(),
                         answer2=str(row[f"answer-{b}"]).strip(),
-                        **common,
+                        guidance=_text(row["evaluating_guidance"]),
+                        task=_text(row["task"]),
+                        reference_answer=_text(row["reference_answer"]) if has_ref else None,
                     )
                 )
     return out

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from assay.testing.pairwise import make_table
 
 
@@ -23,6 +25,7 @@ def _cached(path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_makes_no_repeated_judge_call(judge_server, tmp_path):
     n_questions, answered_before_kill = 10, 7
     total = 2 * n_questions

@@ -16,20 +16,39 @@ The four steps of every LLM evaluation:
 See docs/pairwise.md.
 """
 
-from assay.llm.pairwise.analysis import Analysis, analyze
-from assay.llm.pairwise.evaluator import PairwiseEvaluator
-from assay.llm.pairwise.prompts import PROMPT_VERSION, Choice, build_prompt, extract_choice
-from assay.llm.pairwise.table import Comparison, build_comparisons, read_table
+from __future__ import annotations
 
-__all__ = [
-    "PROMPT_VERSION",
-    "Analysis",
-    "Choice",
-    "Comparison",
-    "PairwiseEvaluator",
-    "analyze",
-    "build_comparisons",
-    "build_prompt",
-    "extract_choice",
-    "read_table",
-]
+import importlib
+from typing import Any
+
+# Names are imported on first use, so ``assay.llm.pairwise.cli`` (and ``assay --help``) does
+# not pay for pandas and the fits.
+_EXPORTS = {
+    "Analysis": "analysis",
+    "analyze": "analysis",
+    "PairwiseEvaluator": "evaluator",
+    "PROMPT_VERSION": "prompts",
+    "Choice": "prompts",
+    "build_prompt": "prompts",
+    "extract_choice": "prompts",
+    "Comparison": "table",
+    "build_comparisons": "table",
+    "read_table": "table",
+    "judge_items": "judge",
+    "judged_rows": "judge",
+    "read_records": "recordfile",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -89,7 +89,6 @@ def test_bradley_terry_recovers_known_strengths():
     assert list(fit.table()["model"]) == ["m0", "m1", "m2", "m3"]
 
 
-@pytest.mark.slow
 def test_bootstrap_intervals_cover_the_true_differences_about_95_percent():
     truth = np.array([0.6, 0.0, -0.4])
     centred = truth - truth.mean()

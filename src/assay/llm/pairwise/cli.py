@@ -54,32 +54,63 @@ def _check_out(out: Path | None) -> None:
         check_writable_file(out, option="--out")
 
 
-def _finish(
-    analysis: Any,
-    rows: Any,
-    *,
-    folder_stem: str,
-    out_dir: Path,
-    judge: str,
-    nopt: int,
-    reference_model: str,
-    xlsx: bool,
-) -> Path:
+def _report(
+    rows: Any, *, stem: str, judge: str, opts: dict[str, Any], publish_kw: dict[str, Any]
+) -> Any:
+    """Score the judged rows, write a new run folder, then store/print the records."""
+    from assay.llm.pairwise.analysis import analyze
     from assay.llm.pairwise.report import new_run_folder, run_files, write_run
 
+    ref = opts["reference_model"]
+    analysis = analyze(
+        rows,
+        reference_model=ref,
+        n_boot=opts["n_boot"],
+        confidence=opts["confidence"],
+        seed=opts["bootstrap_seed"],
+    )
+    metrics_json = analysis.metrics.to_json(indent=2) + "\n"
     files = run_files(
         analysis,
         rows,
-        reference_model=reference_model,
+        reference_model=ref,
         judge=judge,
-        nopt=nopt,
-        metrics_json=analysis.metrics.to_json(indent=2) + "\n",
-        xlsx=xlsx,
+        nopt=opts["nopt"],
+        metrics_json=metrics_json,
+        xlsx=opts["xlsx"],
     )
-    folder = new_run_folder(out_dir, folder_stem)
+    folder = new_run_folder(opts["out_dir"], stem)
     write_run(folder, files)
     typer.echo(f"run folder: {folder}", err=True)
-    return folder
+    publish(
+        analysis.metrics,
+        fmt=opts["fmt"],
+        out=opts["out"],
+        save=opts["save"],
+        db=opts["db"],
+        kind="pairwise",
+        title="pairwise",
+        **publish_kw,
+    )
+    return analysis
+
+
+def _print_items(items: Any) -> None:
+    import json
+
+    for it in items:
+        d = {"id": it.id, "messages": list(it.messages), "params": dict(it.params)}
+        sys.stdout.write(json.dumps(d, ensure_ascii=False) + "\n")
+
+
+def _item_rows(items: Any, records: Any, rows: Any) -> Any:
+    from assay.store import ItemRecord
+
+    keys = [f"{q};{a};{b}" for q, a, b in zip(rows["index"], rows["model_a"], rows["model_b"])]
+    choice = dict(zip(keys, rows["choice"]))
+    return [
+        ItemRecord.from_llm(it, r, parsed=choice.get(r.id) or None) for it, r in zip(items, records)
+    ]
 
 
 @pairwise_app.command("judge")
@@ -121,21 +152,17 @@ def judge_command(
     db: str = db_option(),
 ) -> None:
     """Judge every model against the reference model, then score (see docs/pairwise.md)."""
-    import json
-
     from assay.llm.models.spec import load_model, parse_model_spec
-    from assay.llm.pairwise.analysis import analyze
     from assay.llm.pairwise.judge import judge_items, judged_rows
     from assay.llm.pairwise.prompts import PROMPT_VERSION, check_nopt
     from assay.llm.pairwise.table import build_comparisons, read_table
     from assay.llm.runner import RetryPolicy, Runner
 
+    opts = dict(locals())
     check_nopt(nopt)
     model_list = _split(models)
-    if not model_list:
-        raise InvalidInputError("give at least one model", source="--models")
-    if reference_model in model_list:
-        raise InvalidInputError(f"{reference_model!r} is the reference model", source="--models")
+    if not model_list or reference_model in model_list:
+        raise InvalidInputError("give models other than the reference model", source="--models")
     judge_spec = parse_model_spec(judge)
     _check_out(out)
     table = read_table(
@@ -151,14 +178,7 @@ def judge_command(
         comparisons, nopt=nopt, params={"temperature": 0.0, "max_tokens": max_tokens}
     )
     if dry_run:
-        for it in items:
-            sys.stdout.write(
-                json.dumps(
-                    {"id": it.id, "messages": list(it.messages), "params": dict(it.params)},
-                    ensure_ascii=False,
-                )
-                + "\n"
-            )
+        _print_items(items)
         return
     runner = Runner(
         load_model(judge, timeout=timeout) if judge_spec.kind == "openai" else load_model(judge),
@@ -171,58 +191,24 @@ def judge_command(
     )
     records = runner.run(items)
     rows = judged_rows(comparisons, records, judge=judge_spec.model, nopt=nopt)
-    analysis = analyze(
+    params = {
+        "models": model_list,
+        "reference_model": reference_model,
+        "nopt": nopt,
+        "mode": mode,
+        "seed": seed,
+        "prompt_version": PROMPT_VERSION,
+    }
+    analysis = _report(
         rows,
-        reference_model=reference_model,
-        n_boot=n_boot,
-        confidence=confidence,
-        seed=bootstrap_seed,
-    )
-    _finish(
-        analysis,
-        rows,
-        folder_stem=f"{data.stem}_record{{i}}_{judge_spec.model}_{nopt}",
-        out_dir=out_dir,
+        stem=f"{data.stem}_record{{i}}_{judge_spec.model}_{nopt}",
         judge=judge_spec.model,
-        nopt=nopt,
-        reference_model=reference_model,
-        xlsx=xlsx,
-    )
-    item_rows = None
-    if save:
-        from assay.store import ItemRecord
-
-        choice = dict(
-            zip(
-                [
-                    f"{q};{a};{b}"
-                    for q, a, b in zip(rows["index"], rows["model_a"], rows["model_b"])
-                ],
-                rows["choice"],
-            )
-        )
-        item_rows = [
-            ItemRecord.from_llm(it, r, parsed=choice.get(r.id) or None)
-            for it, r in zip(items, records)
-        ]
-    publish(
-        analysis.metrics,
-        fmt=fmt,
-        out=out,
-        save=save,
-        db=db,
-        kind="pairwise",
-        dataset=str(data),
-        model=judge,
-        items=item_rows,
-        title="pairwise",
-        parameters={
-            "models": model_list,
-            "reference_model": reference_model,
-            "nopt": nopt,
-            "mode": mode,
-            "seed": seed,
-            "prompt_version": PROMPT_VERSION,
+        opts=opts,
+        publish_kw={
+            "dataset": str(data),
+            "model": judge,
+            "parameters": params,
+            "items": _item_rows(items, records, rows) if save else None,
         },
     )
     if analysis.counts["failed"]:
@@ -251,49 +237,28 @@ def score_command(
     db: str = db_option(),
 ) -> None:
     """Recompute every output from an existing record table; no judge call."""
-    from assay.llm.pairwise.analysis import analyze
     from assay.llm.pairwise.prompts import check_nopt
     from assay.llm.pairwise.recordfile import read_records
 
+    opts = dict(locals())
     check_nopt(nopt)
     _check_out(out)
     rows, judge = read_records(records, nopt=nopt)
     present = set(rows["model_a"]) | set(rows["model_b"])
     if reference_model not in present:
         raise InvalidInputError(
-            f"reference model {reference_model!r} is in no comparison (models: "
-            f"{', '.join(sorted(present))})",
+            f"reference model {reference_model!r} is in no comparison "
+            f"(models: {', '.join(sorted(present))})",
             source=str(records),
             field="A/B",
         )
-    analysis = analyze(
+    params = {"reference_model": reference_model, "nopt": nopt, "rescored": True}
+    _report(
         rows,
-        reference_model=reference_model,
-        n_boot=n_boot,
-        confidence=confidence,
-        seed=bootstrap_seed,
-    )
-    _finish(
-        analysis,
-        rows,
-        folder_stem=f"{records.stem}_score{{i}}",
-        out_dir=out_dir,
+        stem=f"{records.stem}_score{{i}}",
         judge=judge,
-        nopt=nopt,
-        reference_model=reference_model,
-        xlsx=xlsx,
-    )
-    publish(
-        analysis.metrics,
-        fmt=fmt,
-        out=out,
-        save=save,
-        db=db,
-        kind="pairwise",
-        dataset=str(records),
-        model=judge,
-        title="pairwise",
-        parameters={"reference_model": reference_model, "nopt": nopt, "rescored": True},
+        opts=opts,
+        publish_kw={"dataset": str(records), "model": judge, "parameters": params},
     )
 
 

@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from assay.errors import InvalidInputError
+from assay.io.tables import read_jsonl
 from assay.llm.pairwise.length import char_length, word_length
 from assay.llm.pairwise.prompts import PROMPT_VERSION, extract_choice
 
@@ -139,21 +140,11 @@ def _from_original(df: pd.DataFrame, source: str) -> tuple[pd.DataFrame, str]:
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    items: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-            except ValueError as e:
-                raise InvalidInputError(f"not JSON: {e}", source=str(path), record=n) from None
-            if not isinstance(d, dict):
-                raise InvalidInputError("expected a JSON object", source=str(path), record=n)
-            for f in _JSONL_REQUIRED:
-                if f not in d:
-                    raise InvalidInputError("missing", source=str(path), record=n, field=f)
-            items.append(d)
+    items = read_jsonl(path)
+    for n, d in enumerate(items, start=1):
+        for f in _JSONL_REQUIRED:
+            if f not in d:
+                raise InvalidInputError("missing", source=str(path), record=n, field=f)
     if not items:
         raise InvalidInputError("no records", source=str(path))
     df = pd.DataFrame(items)

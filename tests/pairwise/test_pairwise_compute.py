@@ -187,3 +187,27 @@ def test_user_text_with_slot_markers_is_not_substituted():
     )
     assert "<question>\n{{response_1}}\n</question>" in p
     assert p.count("Choose one of these") == 1
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"status": ["done"]}, "status"),
+        ({"choice": ["C"]}, "choice"),
+        ({"model_b": [""]}, "model_b"),
+    ],
+)
+def test_evaluator_refuses_a_bad_batch_naming_row_and_field(change, field):
+    batch = {
+        "index": ["q"],
+        "model_a": ["m"],
+        "model_b": [REF],
+        "task": ["t-g"],
+        "status": ["ok"],
+        "choice": ["A"],
+        **change,
+    }
+    ev = PairwiseEvaluator(reference_model=REF, nopt=2)
+    with pytest.raises(ValueError, match=f"row 1: field '{field}'"):
+        ev.add(batch)
+    assert ev.is_empty

@@ -61,31 +61,26 @@ def as_rows(batch: Any, *, nopt: int, source: str = "batch") -> pd.DataFrame:
     for col in NUMBER_COLUMNS:
         out[col] = pd.to_numeric(df[col], errors="coerce") if col in df.columns else 0.0
         out[col] = out[col].fillna(0.0).astype(float)
-    bad = ~out["status"].isin(STATUSES)
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
-        raise InvalidInputError(
-            f"must be one of {', '.join(STATUSES)}, got {out['status'].iloc[row - 1]!r}",
-            source=source,
-            record=row,
-            field="status",
-        )
-    ok = out["status"] == "ok"
-    bad = ok & ~out["choice"].isin(list(OPTION_LETTERS[nopt]))
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
-        raise InvalidInputError(
-            f"must be one of {', '.join(OPTION_LETTERS[nopt])} with {nopt} options",
-            source=source,
-            record=row,
-            field="choice",
-        )
+    _refuse(
+        ~out["status"].isin(STATUSES), f"must be one of {', '.join(STATUSES)}", source, "status"
+    )
+    letters = OPTION_LETTERS[nopt]
+    _refuse(
+        (out["status"] == "ok") & ~out["choice"].isin(list(letters)),
+        f"must be one of {', '.join(letters)} with {nopt} options",
+        source,
+        "choice",
+    )
     for col in ("index", "model_a", "model_b"):
-        empty = out[col] == ""
-        if empty.any():
-            row = int(np.flatnonzero(empty.to_numpy())[0]) + 1
-            raise InvalidInputError("empty", source=source, record=row, field=col)
+        _refuse(out[col] == "", "empty", source, col)
     return out
+
+
+def _refuse(bad: pd.Series, reason: str, source: str, field: str) -> None:
+    """Raise naming the first row where ``bad`` holds (1-based)."""
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
+        raise InvalidInputError(reason, source=source, record=row, field=field)
 
 
 def _na(v: Any) -> bool:

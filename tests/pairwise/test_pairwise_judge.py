@@ -177,3 +177,64 @@ def test_failed_calls_are_reported_and_retried_on_the_next_run(judge_server, tmp
     again, _ = _judge(srv, table, tmp_path)
     assert again.exit_code == 0, again.output
     assert srv.calls == 1 and srv.per_prompt[first_prompt] == 1  # only the failed one again
+
+
+def test_devbench_input_table_gives_the_original_comparison_counts(judge_server, tmp_path):
+    """The original's run on this table: 80 comparisons, 72 not exact matches (the reference
+    was also in its --model list, so its 8 comparisons with itself are exact matches)."""
+    from pathlib import Path
+
+    data = (
+        Path(__file__).resolve().parents[1] / "data" / "devbench" / "DevBench_projects_example.xlsx"
+    )
+    models = [c[len("answer-") :] for c in pd.read_excel(data).columns if c.startswith("answer-")]
+    srv = judge_server()
+    result = CliRunner().invoke(
+        app,
+        [
+            "pairwise",
+            "judge",
+            "--data",
+            str(data),
+            "--models",
+            ",".join(models),
+            "--reference-model",
+            "gpt-3.5-turbo-1106",
+            "--judge",
+            srv.spec(),
+            "--quiet",
+            "--out-dir",
+            str(tmp_path / "runs"),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--n-boot",
+            "10",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (folder,) = list((tmp_path / "runs").iterdir())
+    log = (folder / "log.txt").read_text()
+    assert "Total comparisons: 80. Non exact matches:  72" in log
+    assert srv.calls == 72
+    assert folder.name == "DevBench_projects_example_record0_fake-model_2"
+
+
+def test_python_api_as_documented(judge_server):
+    from assay.llm import Runner, load_model
+    from assay.llm.pairwise import PairwiseEvaluator, judged_rows
+
+    srv = judge_server()
+    table = read_table(
+        make_table(["quality", "first"], {"m1": [3, 3], "m2": [1, 5], REF: [2, 2]}),
+        models=["m1", "m2"],
+        reference_model=REF,
+    )
+    comparisons = build_comparisons(table, ["m1", "m2"], REF, mode="dual")
+    items = judge_items(comparisons, nopt=2)
+    records = Runner(load_model(srv.spec()), cache=None, quiet=True).run(items)
+    rows = judged_rows(comparisons, records, judge="fake-model", nopt=2)
+    ms = PairwiseEvaluator(reference_model=REF, nopt=2, n_boot=20).add(rows).compute()
+    ranks = {m.parameters["model"]: m.parameters["rank"] for m in ms.filter("BradleyTerryRating")}
+    assert set(ranks) == {"m1", "m2", REF} and srv.calls == 8
+    wr = ms.get("WinRate", counting="debiased", model="m1", opponent=REF)
+    assert wr.value == pytest.approx(0.75)  # a win on q0, a position-bias tie on q1

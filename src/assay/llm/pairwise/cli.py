@@ -161,8 +161,8 @@ def judge_command(
     opts = dict(locals())
     check_nopt(nopt)
     model_list = _split(models)
-    if not model_list or reference_model in model_list:
-        raise InvalidInputError("give models other than the reference model", source="--models")
+    if not model_list:
+        raise InvalidInputError("give at least one model", source="--models")
     judge_spec = parse_model_spec(judge)
     _check_out(out)
     table = read_table(

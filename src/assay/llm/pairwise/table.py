@@ -139,7 +139,7 @@ def read_table(
     for col in REQUIRED_COLUMNS:
         if col not in df.columns:
             raise InvalidInputError("missing column", source=source, field=col)
-    wanted = [*models, reference_model]
+    wanted = list(dict.fromkeys([*models, reference_model]))
     for m in wanted:
         if f"answer-{m}" not in df.columns:
             raise InvalidInputError(

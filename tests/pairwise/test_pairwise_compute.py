@@ -211,3 +211,55 @@ def test_evaluator_refuses_a_bad_batch_naming_row_and_field(change, field):
     with pytest.raises(ValueError, match=f"row 1: field '{field}'"):
         ev.add(batch)
     assert ev.is_empty
+
+
+def test_a_column_without_consistent_rows_is_zero_in_the_original_table_and_none_in_records():
+    from assay.llm.pairwise.report import original_win_table
+
+    # m: general inconsistent only, faithfulness a consistent win; m2 has a consistent
+    # general row, so the column exists (columns come from the consistent rows, as in the
+    # original).
+    rows = pd.concat(
+        [
+            _rows([("A", "A")], task="uml_class-general"),
+            _rows([("B", "A")], task="uml_class-faithfulness"),
+            _rows([("A", "B")], task="uml_class-general", model="m2"),
+        ]
+    )
+    rows["index"] = [f"x{i // 2}_{t}" for i, t in enumerate(rows["task"])]
+    a = analyze(rows, reference_model=REF, n_boot=5)
+    table = original_win_table(a.old, "win+bothgood").set_index("model")
+    assert table.loc["m", "uml_class-general"] == 0.0
+    assert table.loc["m", "Overall-lang"] == 1.0
+    rec = a.metrics.get("WinRate", counting="win+bothgood", task="uml_class-general", model="m")
+    assert rec.value is None and rec.parameters["undefined"] == "no consistent comparison"
+
+
+def test_original_record_table_statuses(tmp_path):
+    from assay.llm.pairwise.recordfile import FAIL_MSG, original_tsv, read_records
+
+    rows = pd.DataFrame(
+        {
+            "index": ["q1", "q1", "q2", "q3"],
+            "model_a": ["r", "m", "r", "m"],
+            "model_b": ["m", "r", "m", "r"],
+            "task": ["t-general"] * 4,
+            "question": ["Q"] * 4,
+            "answer1": ["a", "b", "same", "c"],
+            "answer2": ["b", "a", "same", "d"],
+            "reference_answer": [""] * 4,
+            "evaluating_guidance": ["g"] * 4,
+            "status": ["ok", "ok", "em", "failed"],
+            "reply": ["Choice: B\nReason: 1.", "no choice here", None, None],
+        }
+    )
+    path = tmp_path / "record_j_2.tsv"
+    path.write_text(original_tsv(rows, judge="j"))
+    raw = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    assert list(raw["j"]) == ["Choice: B\nReason: 1.", "no choice here", FAIL_MSG, "EM"]
+    back, judge = read_records(path, nopt=2)
+    assert judge == "j"
+    assert sorted(back["status"]) == ["em", "failed", "ok", "unparsed"]
+    assert list(back.loc[back["status"] == "ok", "choice"]) == ["B"]
+    c = analyze(back, reference_model="r", n_boot=5).counts
+    assert c == {"total": 4, "failed": 1, "non_em": 3, "extracted": 1, "consistent": 1}

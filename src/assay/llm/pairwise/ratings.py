@@ -64,7 +64,7 @@ def debiased_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
     la = rows["length_a"].to_numpy(float) if has_len else np.full(len(rows), np.nan)
     lb = rows["length_b"].to_numpy(float) if has_len else np.full(len(rows), np.nan)
     cols = zip(rows["index"], rows["model_a"], rows["model_b"], rows["status"], rows["choice"])
-    for (q, a, b, status, choice), len_a, len_b in zip(cols, la, lb):
+    for (q, a, b, status, choice), len_a, len_b in zip(cols, la, lb):  # one row per call
         if status not in ("ok", "em"):
             continue
         x, y = sorted((str(a), str(b)))
@@ -130,12 +130,16 @@ def logistic_newton(
     w2 = np.atleast_2d(np.asarray(w, dtype=float))
     y2 = np.broadcast_to(np.atleast_2d(np.asarray(y, dtype=float)), w2.shape)
     X = np.asarray(X, dtype=float)
-    beta = np.zeros((w2.shape[0], X.shape[1]))
-    eye = np.eye(X.shape[1])
+    k = X.shape[1]
+    beta = np.zeros((w2.shape[0], k))
+    eye = np.eye(k)
+    outer = (X[:, :, None] * X[:, None, :]).reshape(len(X), k * k)  # x x^T per row
+    # einsum, not BLAS: these products have a tiny inner or outer size, where a threaded
+    # BLAS spends more time waking its threads than computing (10-100x on a busy machine).
     for _ in range(max_iter):
-        p = 1.0 / (1.0 + np.exp(-(beta @ X.T)))
-        grad = (w2 * (y2 - p)) @ X - l2 * beta
-        hess = np.einsum("br,rp,rq->bpq", w2 * p * (1.0 - p), X, X) + l2 * eye
+        p = 1.0 / (1.0 + np.exp(-np.einsum("bk,rk->br", beta, X)))
+        grad = np.einsum("br,rk->bk", w2 * (y2 - p), X) - l2 * beta
+        hess = np.einsum("br,rj->bj", w2 * p * (1.0 - p), outer).reshape(-1, k, k) + l2 * eye
         step = np.einsum("bpq,bq->bp", np.linalg.pinv(hess, hermitian=True), grad)
         big = np.max(np.abs(step), axis=1, keepdims=True)
         step = np.where(big > 4.0, step * 4.0 / np.maximum(big, 1e-300), step)
@@ -174,9 +178,9 @@ def bootstrap_counts(n_groups: int, n_boot: int, seed: int) -> np.ndarray:
     """``(n_boot, n_groups)`` multiplicities of a seeded resampling of whole groups."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_groups, size=(n_boot, n_groups))
-    counts = np.zeros((n_boot, n_groups))
-    np.add.at(counts, (np.repeat(np.arange(n_boot), n_groups), draws.ravel()), 1.0)
-    return counts
+    flat = draws + n_groups * np.arange(n_boot)[:, None]
+    counts = np.bincount(flat.ravel(), minlength=n_boot * n_groups)
+    return counts.reshape(n_boot, n_groups).astype(float)
 
 
 @dataclass(frozen=True)

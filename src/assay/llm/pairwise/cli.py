@@ -95,6 +95,41 @@ def _report(
     return analysis
 
 
+def _prepare(opts: dict[str, Any], model_list: list[str]) -> tuple[Any, Any]:
+    """Read and check the table, build the comparisons and the judge items."""
+    from assay.llm.pairwise.judge import judge_items
+    from assay.llm.pairwise.table import build_comparisons, read_table
+
+    if not model_list:
+        raise InvalidInputError("give at least one model", source="--models")
+    data, ref = opts["data"], opts["reference_model"]
+    table = read_table(
+        data, models=model_list, reference_model=ref, fill_contents=_split(opts["fill_contents"])
+    )
+    comparisons = build_comparisons(table, model_list, ref, mode=opts["mode"], seed=opts["seed"])
+    if not comparisons:
+        raise InvalidInputError("no question has answers of both models", source=str(data))
+    params = {"temperature": 0.0, "max_tokens": opts["max_tokens"]}
+    return comparisons, judge_items(comparisons, nopt=opts["nopt"], params=params)
+
+
+def _runner(opts: dict[str, Any]) -> Any:
+    from assay.llm.models.spec import load_model, parse_model_spec
+    from assay.llm.runner import RetryPolicy, Runner
+
+    judge, timeout, cache = opts["judge"], opts["timeout"], opts["cache"]
+    remote = parse_model_spec(judge).kind == "openai"
+    return Runner(
+        load_model(judge, timeout=timeout) if remote else load_model(judge),
+        max_concurrency=opts["concurrency"],
+        rpm=opts["rpm"],
+        timeout=timeout,
+        retry=RetryPolicy(max_retries=opts["retries"]),
+        cache=False if opts["no_cache"] else (cache if cache is not None else True),
+        quiet=opts["quiet"],
+    )
+
+
 def _print_items(items: Any) -> None:
     import json
 
@@ -152,43 +187,20 @@ def judge_command(
     db: str = db_option(),
 ) -> None:
     """Judge every model against the reference model, then score (see docs/pairwise.md)."""
-    from assay.llm.models.spec import load_model, parse_model_spec
-    from assay.llm.pairwise.judge import judge_items, judged_rows
+    from assay.llm.models.spec import parse_model_spec
+    from assay.llm.pairwise.judge import judged_rows
     from assay.llm.pairwise.prompts import PROMPT_VERSION, check_nopt
-    from assay.llm.pairwise.table import build_comparisons, read_table
-    from assay.llm.runner import RetryPolicy, Runner
 
     opts = dict(locals())
     check_nopt(nopt)
     model_list = _split(models)
-    if not model_list:
-        raise InvalidInputError("give at least one model", source="--models")
     judge_spec = parse_model_spec(judge)
     _check_out(out)
-    table = read_table(
-        data,
-        models=model_list,
-        reference_model=reference_model,
-        fill_contents=_split(fill_contents),
-    )
-    comparisons = build_comparisons(table, model_list, reference_model, mode=mode, seed=seed)
-    if not comparisons:
-        raise InvalidInputError("no question has answers of both models", source=str(data))
-    items = judge_items(
-        comparisons, nopt=nopt, params={"temperature": 0.0, "max_tokens": max_tokens}
-    )
+    comparisons, items = _prepare(opts, model_list)  # every input check, before any call
     if dry_run:
         _print_items(items)
         return
-    runner = Runner(
-        load_model(judge, timeout=timeout) if judge_spec.kind == "openai" else load_model(judge),
-        max_concurrency=concurrency,
-        rpm=rpm,
-        timeout=timeout,
-        retry=RetryPolicy(max_retries=retries),
-        cache=False if no_cache else (cache if cache is not None else True),
-        quiet=quiet,
-    )
+    runner = _runner(opts)
     records = runner.run(items)
     rows = judged_rows(comparisons, records, judge=judge_spec.model, nopt=nopt)
     params = {

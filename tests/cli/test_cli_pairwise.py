@@ -236,3 +236,35 @@ def test_help_lists_both_commands():
     result = CliRunner().invoke(app, ["pairwise", "--help"])
     assert result.exit_code == 0
     assert "judge" in result.stdout and "score" in result.stdout
+
+
+def test_score_saves_metrics_and_item_rows(tmp_path):
+    from pathlib import Path
+
+    from assay.store import Store
+
+    record = Path(__file__).resolve().parents[1] / "data" / "devbench"
+    db = tmp_path / "s.db"
+    r = CliRunner().invoke(
+        app,
+        [
+            "pairwise",
+            "score",
+            "--records",
+            str(record / "record_gpt-4-1106-preview_2.tsv"),
+            "--reference-model",
+            "gpt-3.5-turbo-1106",
+            "--out-dir",
+            str(tmp_path / "o"),
+            "--save",
+            "--db",
+            str(db),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    with Store(str(db)) as store:
+        (ev,) = store.list()
+        full = store.get(ev.id, items=True)
+    assert full.model == "gpt-4-1106-preview" and len(full.items) == 8
+    assert {i.parsed for i in full.items} == {"A", "B"}
+    assert all(i.raw_answer.startswith("Choice: ") for i in full.items)

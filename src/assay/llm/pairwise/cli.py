@@ -130,6 +130,24 @@ def _runner(opts: dict[str, Any]) -> Any:
     )
 
 
+def _rescored_items(rows: Any) -> Any:
+    """Item rows of a re-scored record table: stored reply and choice (no prompt was kept)."""
+    from assay.store import ItemRecord
+
+    return [
+        ItemRecord(
+            item_id=f"{r['index']};{r['model_a']};{r['model_b']}",
+            prompt=[],
+            ok=r["status"] != "failed",
+            raw_answer=r["reply"] if isinstance(r["reply"], str) else None,
+            parsed=r["choice"] or None,
+            error=r["error"] or r["reason"] or None,
+        )
+        for r in rows.to_dict("records")
+        if r["status"] != "em"
+    ]
+
+
 def _print_items(items: Any) -> None:
     import json
 
@@ -270,7 +288,12 @@ def score_command(
         stem=f"{records.stem}_score{{i}}",
         judge=judge,
         opts=opts,
-        publish_kw={"dataset": str(records), "model": judge, "parameters": params},
+        publish_kw={
+            "dataset": str(records),
+            "model": judge,
+            "parameters": params,
+            "items": _rescored_items(rows) if save else None,
+        },
     )
 
 

@@ -148,8 +148,8 @@ def read_table(
     for col in df.columns:
         if str(col).startswith("answer-") and str(col)[len("answer-") :] not in wanted:
             raise InvalidInputError(
-                f"a column for model {str(col)[7:]!r}, which is neither a --models entry nor the "
-                "reference model",
+                f"a column for model {str(col)[7:]!r}, which is neither one of the models "
+                "given nor the reference model",
                 source=source,
                 field=str(col),
             )

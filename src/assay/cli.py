@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "assay.segmentation.cli",
     "assay.scoring.cli",
     "assay.llm.cli",
+    "assay.llm.pairwise.cli",
     "assay.store.cli",
 )
 

@@ -1,0 +1,54 @@
+"""Pairwise LLM judging with position-bias checks (SubEval), plus ratings.
+
+A judge model sees two models' answers to one question in both orders (or one seeded
+random order) and picks one of 2, 3 or 4 options; assay extracts the choice, checks that
+the verdict survives the swap, and reports the original's win rates (old: consistent
+pairs only; new: inconsistent pairs as ties), a win rate of every model against every
+other, Bradley-Terry ratings with bootstrap intervals and a length-controlled win rate.
+
+The four steps of every LLM evaluation:
+
+1. items: :func:`read_table` + :func:`build_comparisons` + :func:`judge_items`
+2. run: :class:`assay.llm.Runner` (concurrency, retries, cache, resume)
+3. parse: :func:`extract_choice` (strict; a failure is counted, never guessed)
+4. score: :class:`PairwiseEvaluator` / :func:`analyze`
+
+See docs/pairwise.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Names are imported on first use, so ``assay.llm.pairwise.cli`` (and ``assay --help``) does
+# not pay for pandas and the fits.
+_EXPORTS = {
+    "Analysis": "analysis",
+    "analyze": "analysis",
+    "PairwiseEvaluator": "evaluator",
+    "PROMPT_VERSION": "prompts",
+    "Choice": "prompts",
+    "build_prompt": "prompts",
+    "extract_choice": "prompts",
+    "Comparison": "table",
+    "build_comparisons": "table",
+    "read_table": "table",
+    "judge_items": "judge",
+    "judged_rows": "judge",
+    "read_records": "recordfile",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,171 @@
+"""The pairwise evaluator: judged comparisons in, every pairwise metric record out.
+
+A batch is a table (a pandas DataFrame or a mapping of equal-length columns) of judged
+comparisons, one row per (question, first model, second model):
+
+============  ===================================================================
+column        meaning
+============  ===================================================================
+``index``     the question's id (``{project}_{task}`` in DevBench)
+``model_a``   the model whose answer was shown first (Response 1)
+``model_b``   the model shown second
+``task``      ``{file}-{metric}``
+``status``    ``ok`` (a choice was extracted), ``em`` (identical answers, not sent),
+              ``failed`` (the call failed), ``unparsed`` (no valid choice in the reply)
+``choice``    ``A``-``D`` when ``status == "ok"``, else empty
+``length_a``  characters of the first answer (optional, default 0); likewise ``length_b``,
+              ``words_a``, ``words_b``
+============  ===================================================================
+
+The state is the rows themselves (plain string and float arrays), so batches, merges and
+``state()`` round trips give exactly the numbers of one batch: every metric is computed at
+:meth:`compute` time from all rows, in a canonical order.
+
+Example:
+    >>> ev = PairwiseEvaluator(reference_model="r", nopt=2, n_boot=20)
+    >>> _ = ev.add({"index": ["q1-g", "q1-g"], "model_a": ["r", "m"], "model_b": ["m", "r"],
+    ...             "task": ["t-g", "t-g"], "status": ["ok", "ok"], "choice": ["B", "A"]})
+    >>> ev.compute().get("ConsistencyRate").value
+    1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assay.errors import InvalidInputError
+from assay.evaluator import Evaluator
+from assay.llm.pairwise.analysis import analyze
+from assay.llm.pairwise.prompts import OPTION_LETTERS, check_nopt
+from assay.results import MetricSet
+
+__all__ = ["PairwiseEvaluator", "ROW_COLUMNS", "STATUSES", "as_rows"]
+
+TEXT_COLUMNS = ("index", "model_a", "model_b", "task", "status", "choice")
+NUMBER_COLUMNS = ("length_a", "length_b", "words_a", "words_b")
+ROW_COLUMNS = TEXT_COLUMNS + NUMBER_COLUMNS
+STATUSES = ("ok", "em", "failed", "unparsed")
+
+
+def as_rows(batch: Any, *, nopt: int, source: str = "batch") -> pd.DataFrame:
+    """Validate a batch of judged comparisons into the canonical row table."""
+    df = batch if isinstance(batch, pd.DataFrame) else pd.DataFrame(dict(batch))
+    for col in TEXT_COLUMNS:
+        if col not in df.columns:
+            raise InvalidInputError("missing column", source=source, field=col)
+    out = pd.DataFrame({c: ["" if _na(v) else str(v) for v in df[c]] for c in TEXT_COLUMNS})
+    for col in NUMBER_COLUMNS:
+        out[col] = pd.to_numeric(df[col], errors="coerce") if col in df.columns else 0.0
+        out[col] = out[col].fillna(0.0).astype(float)
+    _refuse(
+        ~out["status"].isin(STATUSES), f"must be one of {', '.join(STATUSES)}", source, "status"
+    )
+    letters = OPTION_LETTERS[nopt]
+    _refuse(
+        (out["status"] == "ok") & ~out["choice"].isin(list(letters)),
+        f"must be one of {', '.join(letters)} with {nopt} options",
+        source,
+        "choice",
+    )
+    for col in ("index", "model_a", "model_b"):
+        _refuse(out[col] == "", "empty", source, col)
+    return out
+
+
+def _refuse(bad: pd.Series, reason: str, source: str, field: str) -> None:
+    """Raise naming the first row where ``bad`` holds (1-based)."""
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1
+        raise InvalidInputError(reason, source=source, record=row, field=field)
+
+
+def _na(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and np.isnan(v))
+
+
+class PairwiseEvaluator(Evaluator):
+    """Accumulates judged comparisons; computes consistency, win rates, ratings.
+
+    Args:
+        reference_model: the model every other model is compared with.
+        nopt: the number of options the judge was offered (2, 3 or 4).
+        l2: the weak prior of the Bradley-Terry and length-controlled fits.
+        n_boot: bootstrap resamples (over questions) for the intervals.
+        confidence: the intervals' confidence level.
+        seed: seeds the bootstrap.
+    """
+
+    def __init__(
+        self,
+        *,
+        reference_model: str,
+        nopt: int = 2,
+        l2: float = 0.01,
+        n_boot: int = 200,
+        confidence: float = 0.95,
+        seed: int = 0,
+    ) -> None:
+        self.reference_model = str(reference_model)
+        self.nopt = check_nopt(nopt)
+        if not 0.0 < confidence < 1.0:
+            raise InvalidInputError("must be in (0, 1)", source="confidence")
+        if n_boot < 1:
+            raise InvalidInputError("must be >= 1", source="n_boot")
+        if l2 < 0:
+            raise InvalidInputError("must be >= 0", source="l2")
+        self.l2, self.n_boot, self.confidence, self.seed = float(l2), int(n_boot), confidence, seed
+        self._rows = pd.DataFrame({c: pd.Series(dtype=object) for c in ROW_COLUMNS})
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "reference_model": self.reference_model,
+            "nopt": self.nopt,
+            "l2": self.l2,
+            "n_boot": self.n_boot,
+            "confidence": self.confidence,
+            "seed": self.seed,
+        }
+
+    def add(self, batch: Any) -> PairwiseEvaluator:
+        """Add judged comparisons (see the module docstring for the columns)."""
+        rows = as_rows(batch, nopt=self.nopt)
+        self._rows = rows if self.is_empty else pd.concat([self._rows, rows], ignore_index=True)
+        return self
+
+    @property
+    def is_empty(self) -> bool:
+        return len(self._rows) == 0
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """All rows, in canonical order (question, first model, second model)."""
+        return self._rows.sort_values(["index", "model_a", "model_b", "status"]).reset_index(
+            drop=True
+        )
+
+    def _merge(self, other: PairwiseEvaluator) -> None:
+        self._rows = pd.concat([self._rows, other._rows], ignore_index=True)
+
+    def _compute(self) -> MetricSet:
+        return analyze(
+            self.rows,
+            reference_model=self.reference_model,
+            l2=self.l2,
+            n_boot=self.n_boot,
+            confidence=self.confidence,
+            seed=self.seed,
+        ).metrics
+
+    def _state(self) -> dict[str, np.ndarray]:
+        rows = self.rows
+        state = {c: rows[c].to_numpy(dtype=str) for c in TEXT_COLUMNS}
+        state.update({c: rows[c].to_numpy(dtype=float) for c in NUMBER_COLUMNS})
+        return state
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        data: Mapping[str, Any] = {c: np.asarray(state[c]).tolist() for c in ROW_COLUMNS}
+        self._rows = pd.DataFrame(data) if len(data["index"]) else self._rows

@@ -1,6 +1,8 @@
-"""Automated-scoring evaluation: the RSMTool metric set (spec/rsmtool-evaluation-metrics.md).
+"""Automated-scoring evaluation: the RSMTool metric set.
 
-Functional API (arrays in, number out) and an evaluator that builds RSMTool's tables.
+Plain functions (arrays in, number out), an evaluator that follows the evaluator contract
+(:class:`ScoringEvaluator`, :func:`evaluate_scoring` -> ``MetricSet``) and the RSMTool tables
+as a view of its numbers (:class:`ScoringTables`, :func:`scoring_tables`).
 
 Example:
     >>> from assay.scoring import quadratic_weighted_kappa
@@ -8,32 +10,40 @@ Example:
     1.0
 """
 
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
 from assay.scoring.compute import (
     adjacent_agreement,
     agreement,
-    as_ratings_matrix,
     cohen_kappa,
     difference_of_standardized_means,
     exact_agreement,
     mean_squared_error,
-    mse_true,
     pearson_r,
-    prmse_true,
     quadratic_weighted_kappa,
     r2,
-    rater_error_variance,
     root_mean_squared_error,
     standardized_mean_difference,
+)
+from assay.scoring.evaluator import ScoringEvaluator, evaluate_scoring, scoring_tables
+from assay.scoring.subgroup_ols import fairness_analyses, fairness_analyses_ols
+from assay.scoring.tables import ScoringTables
+from assay.scoring.true_score import (
+    as_ratings_matrix,
+    mse_true,
+    prmse_true,
+    rater_error_variance,
     true_score_variance,
 )
-from assay.scoring.evaluator import ScoringEvaluator, ScoringResult, evaluate_scoring
-from assay.scoring.fairness import fairness_analyses, fairness_analyses_ols
 from assay.scoring.types import ScoringData
 
 __all__ = [
     "ScoringData",
     "ScoringEvaluator",
-    "ScoringResult",
+    "ScoringTables",
     "adjacent_agreement",
     "agreement",
     "as_ratings_matrix",
@@ -51,6 +61,19 @@ __all__ = [
     "r2",
     "rater_error_variance",
     "root_mean_squared_error",
+    "scoring_tables",
     "standardized_mean_difference",
     "true_score_variance",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ScoringResult":
+        warnings.warn(
+            "ScoringResult is deprecated: evaluate_scoring returns a MetricSet; the tables are "
+            "ScoringTables (ScoringEvaluator.tables() or scoring_tables(...))",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ScoringTables
+    raise AttributeError(f"module 'assay.scoring' has no attribute {name!r}")

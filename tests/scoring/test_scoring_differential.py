@@ -10,7 +10,7 @@ from statsmodels.stats.anova import anova_lm
 
 from assay.scoring import (
     cohen_kappa,
-    evaluate_scoring,
+    scoring_tables,
     fairness_analyses,
     fairness_analyses_ols,
     pearson_r,
@@ -74,7 +74,7 @@ def test_evaluator_tables_vs_peers(seed):
     h2[rng.random(h.size) > 0.3] = np.nan
     g = rng.choice(["x", "y", "z"], h.size, p=[0.5, 0.3, 0.2])
     df = pd.DataFrame({"h": h, "m": m, "h2": h2, "g": g})
-    res = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g"])
+    res = scoring_tables(df, human="h", system="m", human2="h2", group_columns=["g"])
     ev = res["eval"]
     mr = np.rint(m)
     labels = np.arange(min(h.min(), mr.min()), max(h.max(), mr.max()) + 1)

@@ -1,4 +1,4 @@
-"""Hand-worked values for every formula of spec/rsmtool-evaluation-metrics.md.
+"""Hand-worked values for every formula of the scoring metrics (RSMTool's definitions).
 
 The arithmetic is in the comments; the expected numbers are written as the fractions the
 hand computation gives, not copied from assay's output.
@@ -17,7 +17,7 @@ from assay.scoring import (
     agreement,
     cohen_kappa,
     difference_of_standardized_means,
-    evaluate_scoring,
+    scoring_tables,
     exact_agreement,
     fairness_analyses,
     mean_squared_error,
@@ -122,11 +122,11 @@ def test_dsm():
     assert difference_of_standardized_means(
         H[:2], M[:2], 3.0, math.sqrt(2.5), 3.2, math.sqrt(2.2)
     ) == pytest.approx(expected, abs=1e-15)
-    res = evaluate_scoring(
+    res = scoring_tables(
         pd.DataFrame({"h": H, "m": M, "g": ["a", "a", "b", "b", "b"]}),
         human="h",
         system="m",
-        subgroups=["g"],
+        group_columns=["g"],
     )
     assert res["eval_by_g"].loc["a", "DSM.m"] == pytest.approx(expected, abs=1e-12)
     assert res["eval_by_g"].loc["All data", "DSM.m"] == pytest.approx(0.0, abs=1e-12)
@@ -192,7 +192,7 @@ def test_prmse_undefined_cases():
         true_score_variance([[1, 2]])
     with pytest.raises(InvalidInputError, match="no rating"):
         prmse_true([1, 2], [[1, 2], [NAN, NAN]])
-    with pytest.raises(InvalidInputError, match="length mismatch"):
+    with pytest.raises(InvalidInputError, match="lengths differ"):
         prmse_true([1, 2, 3], [[1, 2], [2, 2]])
 
 
@@ -239,11 +239,11 @@ def test_fairness_constant_error_is_undefined_not_noise():
         .all()
         .all()
     )
-    res = evaluate_scoring(
+    res = scoring_tables(
         pd.DataFrame({"h": h, "m": h + 0.1, "g": list("aabbaabb")}),
         human="h",
         system="m",
-        subgroups=["g"],
+        group_columns=["g"],
     )
     rec = res.metrics.filter("OverallScoreDifference")[0]
     assert rec.value is None and rec.parameters["undefined"] == "requires non-constant errors"

@@ -11,7 +11,7 @@ from assay.errors import UndefinedMetricError
 from assay.scoring import (
     ScoringEvaluator,
     cohen_kappa,
-    evaluate_scoring,
+    scoring_tables,
     pearson_r,
     prmse_true,
     quadratic_weighted_kappa,
@@ -126,18 +126,18 @@ def test_evaluator_batches_equal_one_batch(n, seed, k):
             "g": rng.choice(["a", "b", "c"], n),
         }
     )
-    one = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g"])
-    ev = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g"])
+    one = scoring_tables(df, human="h", system="m", human2="h2", group_columns=["g"])
+    ev = ScoringEvaluator(human="h", system="m", human2="h2", group_columns=["g"])
     parts = [p for p in np.array_split(rng.permutation(n), k) if p.size]
     evs = []
     for p in parts:
-        e = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g"])
+        e = ScoringEvaluator(human="h", system="m", human2="h2", group_columns=["g"])
         e.add(df.iloc[p])
         evs.append(e)
     ev = evs[0]
     for e in evs[1:]:
         ev.merge(e)
-    many = ev.compute()
+    many = ev.tables()
     for name, t in one.tables.items():
         u = many.tables[name]
         assert list(u.index) == list(t.index), name

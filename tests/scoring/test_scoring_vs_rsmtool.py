@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from assay.scoring import cohen_kappa, evaluate_scoring, prmse_true
+from assay.scoring import cohen_kappa, scoring_tables, prmse_true
 
 RSM_PY = os.environ.get("ASSAY_RSMTOOL_PYTHON")
 pytestmark = pytest.mark.skipif(
@@ -80,7 +80,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
         if isinstance(v, str)
     }
 
-    res = evaluate_scoring(df, human="sc1", system="raw_trim", human2="sc2", subgroups=["group"])
+    res = scoring_tables(df, human="sc1", system="raw_trim", human2="sc2", group_columns=["group"])
     ev = res["eval"].rename(index={"raw_trim": "raw_trim", "raw_trim_round": "raw_trim_round"})
     theirs = rd["eval"]
     # our m_round row rounds raw_trim half to even, exactly rsmtool's raw_trim_round

@@ -12,33 +12,35 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.scoring.compute import (
-    adjacent_agreement,
-    agreement,
-    cohen_kappa,
-    difference_of_standardized_means,
-    exact_agreement,
-    mean_squared_error,
-    pearson_r,
-    quadratic_weighted_kappa,
-    r2,
-    root_mean_squared_error,
-    standardized_mean_difference,
-)
-from assay.scoring.evaluator import ScoringEvaluator, evaluate_scoring, scoring_tables
-from assay.scoring.subgroup_ols import fairness_analyses, fairness_analyses_ols
-from assay.scoring.tables import ScoringTables
-from assay.scoring.true_score import (
-    as_ratings_matrix,
-    mse_true,
-    prmse_true,
-    rater_error_variance,
-    true_score_variance,
-)
-from assay.scoring.types import ScoringData
+if TYPE_CHECKING:
+    from assay.scoring.compute import (
+        adjacent_agreement,
+        agreement,
+        cohen_kappa,
+        difference_of_standardized_means,
+        exact_agreement,
+        mean_squared_error,
+        pearson_r,
+        quadratic_weighted_kappa,
+        r2,
+        root_mean_squared_error,
+        standardized_mean_difference,
+    )
+    from assay.scoring.evaluator import ScoringEvaluator, evaluate_scoring, scoring_tables
+    from assay.scoring.subgroup_ols import fairness_analyses, fairness_analyses_ols
+    from assay.scoring.tables import ScoringTables
+    from assay.scoring.true_score import (
+        as_ratings_matrix,
+        mse_true,
+        prmse_true,
+        rater_error_variance,
+        true_score_variance,
+    )
+    from assay.scoring.types import ScoringData
 
 __all__ = [
     "ScoringData",
@@ -66,6 +68,41 @@ __all__ = [
     "true_score_variance",
 ]
 
+# Names are imported on first use, so ``import assay.scoring.cli`` (and ``assay --help``)
+# does not load pandas, scipy or statsmodels.
+_HOME = {
+    **dict.fromkeys(
+        (
+            "adjacent_agreement",
+            "agreement",
+            "cohen_kappa",
+            "difference_of_standardized_means",
+            "exact_agreement",
+            "mean_squared_error",
+            "pearson_r",
+            "quadratic_weighted_kappa",
+            "r2",
+            "root_mean_squared_error",
+            "standardized_mean_difference",
+        ),
+        "compute",
+    ),
+    **dict.fromkeys(
+        (
+            "as_ratings_matrix",
+            "mse_true",
+            "prmse_true",
+            "rater_error_variance",
+            "true_score_variance",
+        ),
+        "true_score",
+    ),
+    **dict.fromkeys(("ScoringEvaluator", "evaluate_scoring", "scoring_tables"), "evaluator"),
+    **dict.fromkeys(("fairness_analyses", "fairness_analyses_ols"), "subgroup_ols"),
+    "ScoringTables": "tables",
+    "ScoringData": "types",
+}
+
 
 def __getattr__(name: str) -> Any:
     if name == "ScoringResult":
@@ -75,5 +112,12 @@ def __getattr__(name: str) -> Any:
             DeprecationWarning,
             stacklevel=2,
         )
-        return ScoringTables
-    raise AttributeError(f"module 'assay.scoring' has no attribute {name!r}")
+        name = "ScoringTables"
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'assay.scoring' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"assay.scoring.{home}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -65,8 +65,10 @@ def _numeric(df: pd.DataFrame, col: str, source: str) -> np.ndarray:
         bad = np.abs(values) > MAX_ABS_SCORE
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
+        got = df[col].iloc[i]
+        got = got.item() if hasattr(got, "item") else got
         raise InvalidInputError(
-            f"score {df[col].iloc[i]!r} is out of range: scores must be finite numbers "
+            f"score {got!r} is out of range: scores must be finite numbers "
             f"within +-{MAX_ABS_SCORE:g}",
             source=source,
             record=i + 1,

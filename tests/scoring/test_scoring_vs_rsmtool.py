@@ -25,6 +25,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def _close(mine, theirs, **kw) -> int:
+    """assert_allclose, returning how many numbers were compared."""
+    mine, theirs = np.asarray(mine, float), np.asarray(theirs, float)
+    compared += _close(mine, theirs, **kw)
+    return int(theirs.size)
+
+
 def _data(seed):
     rng = np.random.default_rng(seed)
     n = 3000
@@ -80,20 +87,21 @@ def test_tables_match_rsmtool(tmp_path, seed):
         if isinstance(v, str)
     }
 
+    compared = 0
     res = scoring_tables(df, human="sc1", system="raw_trim", human2="sc2", group_columns=["group"])
     ev = res["eval"].rename(index={"raw_trim": "raw_trim", "raw_trim_round": "raw_trim_round"})
     theirs = rd["eval"]
     # our m_round row rounds raw_trim half to even, exactly rsmtool's raw_trim_round
     ours = ev.rename(index={"raw_trim_round": "raw_trim_round"})
     cols = [c for c in theirs.columns]
-    np.testing.assert_allclose(
+    compared += _close(
         ours.loc[["raw_trim", "raw_trim_round"], cols].to_numpy(float),
         theirs.loc[["raw_trim", "raw_trim_round"], cols].to_numpy(float),
         rtol=1e-10,
         atol=1e-12,
     )
     # eval_short: same columns, same values
-    np.testing.assert_allclose(
+    compared += _close(
         res["eval_short"][rd["eval_short"].columns].to_numpy(float),
         rd["eval_short"].to_numpy(float),
         rtol=1e-10,
@@ -103,14 +111,14 @@ def test_tables_match_rsmtool(tmp_path, seed):
     # consistency
     c_theirs = rd["consistency"]
     assert list(res["consistency"].columns) == list(c_theirs.columns)
-    np.testing.assert_allclose(
+    compared += _close(
         res["consistency"].to_numpy(float), c_theirs.to_numpy(float), rtol=1e-10, atol=1e-12
     )
     # eval_by_group (DSM etc.)
     by = res["eval_by_group"]
     by_t = rd["eval_by_group"]
     assert set(by.columns) == set(by_t.columns)
-    np.testing.assert_allclose(
+    compared += _close(
         by.loc[by_t.index, by_t.columns].to_numpy(float),
         by_t.to_numpy(float),
         rtol=1e-9,
@@ -118,7 +126,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
     )
     cb, cb_t = res["consistency_by_group"], rd["consistency_by_group"]
     assert list(cb.columns) == list(cb_t.columns) and set(cb.index) == set(cb_t.index)
-    np.testing.assert_allclose(
+    compared += _close(
         cb.loc[cb_t.index].to_numpy(float), cb_t.to_numpy(float), rtol=1e-9, atol=1e-12
     )
     for name in (
@@ -128,7 +136,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
     ):
         mine, theirs = res[name], rd[name]
         assert list(mine.columns) == list(theirs.columns), name
-        np.testing.assert_allclose(
+        compared += _close(
             mine.loc[theirs.index].to_numpy(float),
             theirs.to_numpy(float),
             rtol=1e-9,
@@ -138,7 +146,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
     # true_score_eval
     ts_t = rd["true_score_eval"]
     assert list(res["true_score_eval"].columns) == list(ts_t.columns)
-    np.testing.assert_allclose(
+    compared += _close(
         res["true_score_eval"].loc[ts_t.index].to_numpy(float),
         ts_t.to_numpy(float),
         rtol=1e-10,
@@ -152,7 +160,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
         "Overall score difference",
         "Conditional score difference",
     ]
-    np.testing.assert_allclose(
+    compared += _close(
         f.loc[["R2", "sig"], metric_cols].to_numpy(float),
         f_t.loc[["R2", "sig"], metric_cols].to_numpy(float),
         rtol=1e-7,
@@ -160,12 +168,17 @@ def test_tables_match_rsmtool(tmp_path, seed):
     )
     assert f["base_category"].iloc[0] == f_t["base_category"].iloc[0]
     # functional API: multi-rater PRMSE with unequal numbers of ratings, SKLL kappa
+    assert compared > 1000, compared
+    n_functional = 0
     for case, expected in zip(prmse_cases, ref["prmse"]):
         ratings = np.array([[np.nan if v is None else v for v in row] for row in case["ratings"]])
         assert prmse_true(case["system"], ratings, case.get("variance")) == pytest.approx(
             expected, rel=1e-10
         )
+        n_functional += 1
     for case, expected in zip(kappa_cases, ref["kappa"]):
         assert cohen_kappa(case["h"], case["m"], weights=case["weights"]) == pytest.approx(
             expected, abs=1e-12
         )
+        n_functional += 1
+    assert n_functional == len(prmse_cases) + len(kappa_cases) > 0

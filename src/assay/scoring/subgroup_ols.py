@@ -159,15 +159,13 @@ def _within(sum1: np.ndarray, sum2: np.ndarray, n: np.ndarray) -> float:
     return float(np.clip(sum2[ok] - sum1[ok] ** 2 / n[ok], 0.0, None).sum())
 
 
-def _record(
-    name: str, fit: FairnessFit, r2: float, scale: float, values: Values, reasons: Reasons
-) -> None:
+def _record(name: str, fit: FairnessFit, scale: float, values: Values, reasons: Reasons) -> None:
     """R^2 and p of one metric into ``values``, or the reasons they are undefined."""
     if fit.centered_tss <= _ZERO_REL * scale:
         what = "squared errors" if name == OSA else "errors"
         reasons[(name, "R2")] = reasons[(name, "sig")] = f"requires non-constant {what}"
         return
-    values[(name, "R2")] = r2
+    values[(name, "R2")] = fit.rsquared_adj
     p = fit.f_pvalue
     if p is None:
         reasons[(name, "sig")] = "requires at least two groups (an F test with 1+ degrees of freedom)"
@@ -183,8 +181,8 @@ def _group_fits(cells: CellStats, base: int, values: Values, reasons: Reasons) -
     xg = np.column_stack([np.ones(g), _dummies(np.arange(g), g, base)])
     osa = _wls(s2g / sizes, sizes, _within(s2g, s4g, sizes), xg)
     osd = _wls(s1g / sizes, sizes, _within(s1g, s2g, sizes), xg)
-    _record(OSA, osa, osa.rsquared_adj, float(s4g.sum()), values, reasons)
-    _record(OSD, osd, osd.rsquared_adj, float(s2g.sum()), values, reasons)
+    _record(OSA, osa, float(s4g.sum()), values, reasons)
+    _record(OSD, osd, float(s2g.sum()), values, reasons)
 
 
 def _csd(cells: CellStats, base: int, values: Values, reasons: Reasons) -> None:
@@ -222,7 +220,8 @@ def _csd(cells: CellStats, base: int, values: Values, reasons: Reasons) -> None:
         reasons[(CSD, "sig")] = "requires at least two groups (an F test with 1+ degrees of freedom)"
     elif p is None:
         reasons[(CSD, "sig")] = (
-            "group membership adds no information once the human score is known"
+            "group membership adds no information once the human score is known (or the "
+            "human score alone fits the errors exactly: F = 0/0)"
         )
     else:
         values[(CSD, "sig")] = p
@@ -326,13 +325,13 @@ def fairness_analyses_ols(
         null = smf.ols("error ~ hcat", data=df).fit()
         full = smf.ols("error ~ group + hcat", data=df).fit()
         p_csd = float(anova_lm(null, full).values[1][-1])
-    table = pd.DataFrame(
-        {
-            OSA: [osa.rsquared_adj, osa.f_pvalue],
-            OSD: [osd.rsquared_adj, osd.f_pvalue],
-            CSD: [full.rsquared_adj - null.rsquared_adj, p_csd],
-        },
-        index=["R2", "sig"],
-    )
+        table = pd.DataFrame(
+            {
+                OSA: [osa.rsquared_adj, osa.f_pvalue],
+                OSD: [osd.rsquared_adj, osd.f_pvalue],
+                CSD: [full.rsquared_adj - null.rsquared_adj, p_csd],
+            },
+            index=["R2", "sig"],
+        )
     table["base_category"] = base
     return table

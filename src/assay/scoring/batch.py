@@ -58,9 +58,9 @@ def _grouped(
         h2 = d.h2[:, 0]
         if xl is not None:
             sub = LevelCoded(xl.codes[dbl], xl.levels)
-            by["hh"] = grouped_pair_stats(
-                sub, [h2[dbl]], codes[dbl], labels, shift, x=d.h[dbl]
-            )[0][0]
+            by["hh"] = grouped_pair_stats(sub, [h2[dbl]], codes[dbl], labels, shift, x=d.h[dbl])[0][
+                0
+            ]
         else:
             by["hh"] = PairStats.from_arrays(d.h[dbl], h2[dbl], codes[dbl], labels, shift=shift)
     return by

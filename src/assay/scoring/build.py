@@ -180,9 +180,7 @@ def _ordered(labels: tuple) -> list[tuple[int, str]]:
     return [(k, str(labels[k])) for k in order] + [(0, ALL_DATA)]
 
 
-def _eval_by(
-    b: Built, col: str, hm: PairStats, hr: PairStats, pops: dict[str, Population]
-) -> None:
+def _eval_by(b: Built, col: str, hm: PairStats, hr: PairStats, pops: dict[str, Population]) -> None:
     """``eval_by_<col>``: the ``eval_short`` columns per group, DSM in place of SMD."""
     table = f"eval_by_{col}"
     sysname, rname = b.system, f"{b.system}_round"
@@ -243,6 +241,8 @@ def _fairness(b: Built, col: str, cells: Any, base_group: str | None) -> None:
             reason = reasons.get((name, row))
             if reason is not None:
                 b.records.append(undefined(kind, reason, **p))
-                b.undefined.append({"table": table_name, "row": row, "column": name, "reason": reason})
+                b.undefined.append(
+                    {"table": table_name, "row": row, "column": name, "reason": reason}
+                )
             else:
                 b.records.append(Metric(kind, float(table.loc[row, name]), p))

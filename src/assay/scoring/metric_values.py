@@ -40,7 +40,12 @@ def _empty(names: tuple[str, str]) -> tuple[Values, Reasons]:
 
 
 def _spread(
-    v: Values, r: Reasons, n: float, ss: tuple[float, float, float], const: tuple[bool, bool], names: tuple[str, str]
+    v: Values,
+    r: Reasons,
+    n: float,
+    ss: tuple[float, float, float],
+    const: tuple[bool, bool],
+    names: tuple[str, str],
 ) -> tuple[float, float] | None:
     """Sds, Pearson r and R2 into ``v``; returns the two sample variances (None when n < 2)."""
     hx, hy = names
@@ -174,7 +179,9 @@ def true_values(t: TrueScoreStats, given: float | None) -> tuple[Values, Reasons
     se2 = float(given) if given is not None else (t.within / t.dof if t.dof > 0 else None)
     rest = ("Variance of errors", "True score var", "MSE true", "PRMSE true")
     if se2 is None:
-        reason = "requires a response with two or more human scores, or a given rater_error_variance"
+        reason = (
+            "requires a response with two or more human scores, or a given rater_error_variance"
+        )
         return {**v, **{c: None for c in rest}}, {c: reason for c in rest}
     v["Variance of errors"] = se2
     v["MSE true"] = (t.sse - t.n * se2) / t.c

@@ -168,7 +168,9 @@ def _record(name: str, fit: FairnessFit, scale: float, values: Values, reasons: 
     values[(name, "R2")] = fit.rsquared_adj
     p = fit.f_pvalue
     if p is None:
-        reasons[(name, "sig")] = "requires at least two groups (an F test with 1+ degrees of freedom)"
+        reasons[(name, "sig")] = (
+            "requires at least two groups (an F test with 1+ degrees of freedom)"
+        )
     else:
         values[(name, "sig")] = p
 
@@ -217,7 +219,9 @@ def _csd(cells: CellStats, base: int, values: Values, reasons: Reasons) -> None:
     df_diff = null.df_resid - full.df_resid
     p = f_test_pvalue(null.ssr - full.ssr, df_diff, full.ssr, full.df_resid)
     if g < 2:
-        reasons[(CSD, "sig")] = "requires at least two groups (an F test with 1+ degrees of freedom)"
+        reasons[(CSD, "sig")] = (
+            "requires at least two groups (an F test with 1+ degrees of freedom)"
+        )
     elif p is None:
         reasons[(CSD, "sig")] = (
             "group membership adds no information once the human score is known (or the "
@@ -238,7 +242,9 @@ def fairness_from_cells(
     """
     keep = cells.n.sum(axis=1) > 0
     labels = tuple(lab for lab, k in zip(cells.labels, keep) if k)
-    kept = CellStats(labels, cells.levels, cells.n[keep], cells.s1[keep], cells.s2[keep], cells.s4[keep])
+    kept = CellStats(
+        labels, cells.levels, cells.n[keep], cells.s1[keep], cells.s2[keep], cells.s4[keep]
+    )
     sizes = kept.n.sum(axis=1)
     base = reference_group(labels, sizes, base_group)
     values: Values = {}

@@ -89,7 +89,9 @@ class ScoringTables:
     tables: dict[str, pd.DataFrame]
     metrics: MetricSet
     dropped: dict[str, int] = field(default_factory=dict)
-    undefined: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=_UNDEFINED_COLUMNS))
+    undefined: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=_UNDEFINED_COLUMNS)
+    )
 
     @classmethod
     def from_built(cls, built: Built, metrics: MetricSet | None = None) -> ScoringTables:

@@ -74,7 +74,9 @@ def as_ratings_matrix(
     if np.isinf(a).any():
         i = int(np.flatnonzero(np.isinf(a).any(axis=1))[0])
         raise InvalidInputError(
-            "ratings must be finite (NaN marks a missing rating)", source=source, record=f"index {i}"
+            "ratings must be finite (NaN marks a missing rating)",
+            source=source,
+            record=f"index {i}",
         )
     if a.shape[0] == 0:
         raise UndefinedMetricError("PRMSE", "requires at least one response")

@@ -185,7 +185,9 @@ class ScoringData:
         if h2cols:
             out.h2 = np.column_stack(
                 [
-                    _extra_rating(sel(v), sel(df[col].isna().to_numpy()), col, exclude_zero_scores, dropped)
+                    _extra_rating(
+                        sel(v), sel(df[col].isna().to_numpy()), col, exclude_zero_scores, dropped
+                    )
                     for col, v in zip(h2cols, extra)
                 ]
             )

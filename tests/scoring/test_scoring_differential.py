@@ -10,11 +10,11 @@ from statsmodels.stats.anova import anova_lm
 
 from assay.scoring import (
     cohen_kappa,
-    scoring_tables,
     fairness_analyses,
     fairness_analyses_ols,
     pearson_r,
     quadratic_weighted_kappa,
+    scoring_tables,
 )
 from assay.scoring import (
     mean_squared_error as a_mse,

@@ -5,12 +5,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.scoring import (
     ScoringEvaluator,
     adjacent_agreement,
     cohen_kappa,
-    scoring_tables,
     exact_agreement,
     fairness_analyses,
     mse_true,
@@ -19,6 +19,7 @@ from assay.scoring import (
     quadratic_weighted_kappa,
     r2,
     rater_error_variance,
+    scoring_tables,
     standardized_mean_difference,
     true_score_variance,
 )

@@ -17,7 +17,6 @@ from assay.scoring import (
     agreement,
     cohen_kappa,
     difference_of_standardized_means,
-    scoring_tables,
     exact_agreement,
     fairness_analyses,
     mean_squared_error,
@@ -28,6 +27,7 @@ from assay.scoring import (
     r2,
     rater_error_variance,
     root_mean_squared_error,
+    scoring_tables,
     standardized_mean_difference,
     true_score_variance,
 )
@@ -116,7 +116,8 @@ def test_cohen_kappa_rounds_half_to_even_and_single_category():
 
 
 def test_dsm():
-    # whole set: mean H 3, sd H sqrt(2.5); mean M 3.2, sd M sqrt(2.2); subgroup = first two responses
+    # whole set: mean H 3, sd H sqrt(2.5); mean M 3.2, sd M sqrt(2.2);
+    # subgroup = first two responses
     # z_M - z_H averaged = (2 - 3.2)/sqrt(2.2) - (1.5 - 3)/sqrt(2.5)
     expected = (2 - 3.2) / math.sqrt(2.2) - (1.5 - 3) / math.sqrt(2.5)
     assert difference_of_standardized_means(
@@ -163,7 +164,8 @@ def test_prmse_with_given_rater_error_variance():
     )
     # one rating per response is enough when the variance is given
     single = [r[0] for r in RATINGS]
-    # c_i = 1: sum (H - 3.0)^2 with H = [2,4,1,5], mean 3 -> 1+1+4+4 = 10; sigma_T^2 = (10 - 3*0.5)/(4 - 1) = 8.5/3
+    # c_i = 1: sum (H - 3.0)^2 with H = [2,4,1,5], mean 3 -> 1+1+4+4 = 10;
+    # sigma_T^2 = (10 - 3*0.5)/(4 - 1) = 8.5/3
     # MSE = ((2-3)^2 + (4-3)^2 + (1-2)^2 + 0 - 4*0.5)/4 = (3 - 2)/4 = 0.25
     assert prmse_true(SYS, single, rater_error_variance=0.5) == pytest.approx(1 - 0.25 / (8.5 / 3))
 

@@ -11,10 +11,10 @@ from assay.errors import UndefinedMetricError
 from assay.scoring import (
     ScoringEvaluator,
     cohen_kappa,
-    scoring_tables,
     pearson_r,
     prmse_true,
     quadratic_weighted_kappa,
+    scoring_tables,
 )
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -82,6 +82,8 @@ class Built:
                 self.undefined.append({"table": table, "row": row, "column": c, "reason": reason})
                 out[c] = np.nan
             else:
+                if isinstance(val, np.generic):
+                    val = val.item()
                 self.records.append(Metric(METRIC_TYPES.get(c, c) + suffix, val, p))
                 out[c] = val
         return out

@@ -58,7 +58,7 @@ def score_pair(
         >>> score_pair([1, 2], [1, float("nan")])
         Traceback (most recent call last):
         ...
-        assay.errors.InvalidInputError: system: index 1: must be a finite number, got nan
+        assay.errors.InvalidInputError: system: index 1: must be a finite number, got ...nan...
     """
     h = check_finite(as_1d(human, source=names[0], dtype=np.float64), source=names[0])
     m = check_finite(as_1d(system, source=names[1], dtype=np.float64), source=names[1])
@@ -213,7 +213,8 @@ def standardized_mean_difference(
     """Standardized mean difference ``(mean(M) - mean(H)) / denominator``; sds with ddof=1.
 
     ``method="unpooled"`` (human-system): denominator ``sd(H)``.
-    ``method="pooled"`` (human-human, pass ``H2`` as ``system``): ``sqrt((sd(H)^2 + sd(H2)^2) / 2)``.
+    ``method="pooled"`` (human-human, pass ``H2`` as ``system``):
+    ``sqrt((sd(H)^2 + sd(H2)^2) / 2)``.
     Undefined when ``N < 2`` or the denominator is 0 (RSMTool returns NaN there).
 
     Example:

@@ -41,7 +41,8 @@ class CellStats:
 
     Example:
         >>> import numpy as np
-        >>> s = CellStats.from_arrays(np.array([1., 1., 2.]), np.array([1., 2., 2.]), np.array([0, 0, 1]), ("a", "b"))
+        >>> h, m = np.array([1., 1., 2.]), np.array([1., 2., 2.])
+        >>> s = CellStats.from_arrays(h, m, np.array([0, 0, 1]), ("a", "b"))
         >>> s.n.tolist(), s.levels
         ([[2.0, 0.0], [0.0, 1.0]], (1.0, 2.0))
     """

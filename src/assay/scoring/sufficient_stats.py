@@ -361,7 +361,7 @@ class TrueScoreStats:
     def from_state(cls, state: Mapping[str, np.ndarray], prefix: str) -> TrueScoreStats:
         """Inverse of :meth:`to_state`."""
         values = np.asarray(state[prefix], dtype=np.float64)
-        kw = {
+        kw: dict[str, Any] = {
             f.name: (int(v) if f.type == "int" else float(v)) for f, v in zip(fields(cls), values)
         }
         return cls(**kw)

@@ -136,7 +136,8 @@ def _error_variance(a: np.ndarray, c: np.ndarray, within: float, given: float | 
     if dof == 0:
         raise UndefinedMetricError(
             "PRMSE",
-            "requires at least one response with two or more ratings, or a given rater_error_variance",
+            "requires at least one response with two or more ratings, "
+            "or a given rater_error_variance",
         )
     return within / dof
 

@@ -83,41 +83,46 @@ def _check_variance(value: float | None) -> None:
         )
 
 
+_DATA = typer.Option(
+    ..., "--data", help="Table with one response per row: CSV, Parquet, JSONL or JSON."
+)
+_HUMAN = typer.Option(..., "--human", help="Column of the (first) human score.")
+_SYSTEM = typer.Option(..., "--system", help="Column of the system score.")
+_HUMAN2 = typer.Option(
+    [], "--human2", help="Column of a second human score (repeat for more raters)."
+)
+_SUBGROUP = typer.Option(
+    [], "--subgroup", help="Group column for the by-group and fairness tables (repeatable)."
+)
+_OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the CSV tables and metrics.json.")
+_KEEP_ZERO = typer.Option(
+    False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
+)
+_VARIANCE = typer.Option(
+    None, "--rater-error-variance", help="Rater error variance estimated elsewhere (for PRMSE)."
+)
+_FORMAT = typer.Option(
+    OutputFormat.json,
+    "--format",
+    help="Print the records as JSON (default) or the main tables as a table.",
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``scoring`` command to ``app``."""
 
     @app.command("scoring")
     @guarded
     def scoring(
-        data: Path = typer.Option(
-            ..., "--data", help="Table with one response per row: CSV, Parquet, JSONL or JSON."
-        ),
-        human: str = typer.Option(..., "--human", help="Column of the (first) human score."),
-        system: str = typer.Option(..., "--system", help="Column of the system score."),
-        human2: list[str] = typer.Option(
-            [], "--human2", help="Column of a second human score (repeat for more raters)."
-        ),
-        subgroup: list[str] = typer.Option(
-            [],
-            "--subgroup",
-            help="Group column for the by-group and fairness tables (repeatable).",
-        ),
-        out_dir: Path = typer.Option(
-            ..., "--out-dir", help="Folder for the CSV tables and metrics.json."
-        ),
-        keep_zero_scores: bool = typer.Option(
-            False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
-        ),
-        rater_error_variance: float | None = typer.Option(
-            None,
-            "--rater-error-variance",
-            help="Rater error variance estimated elsewhere (for PRMSE).",
-        ),
-        fmt: OutputFormat = typer.Option(
-            OutputFormat.json,
-            "--format",
-            help="Print the records as JSON (default) or the main tables as a table.",
-        ),
+        data: Path = _DATA,
+        human: str = _HUMAN,
+        system: str = _SYSTEM,
+        human2: list[str] = _HUMAN2,
+        subgroup: list[str] = _SUBGROUP,
+        out_dir: Path = _OUT_DIR,
+        keep_zero_scores: bool = _KEEP_ZERO,
+        rater_error_variance: float | None = _VARIANCE,
+        fmt: OutputFormat = _FORMAT,
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
@@ -125,7 +130,6 @@ def register(app: typer.Typer) -> None:
         PRMSE, DSM, fairness."""
         _check_variance(rater_error_variance)
         _check_out_dir(out_dir)
-        from assay.io.files import write_files_atomic
         from assay.scoring.evaluator import ScoringEvaluator
 
         ev = ScoringEvaluator(
@@ -137,9 +141,6 @@ def register(app: typer.Typer) -> None:
             rater_error_variance=rater_error_variance,
         )
         view = ev.add(data, source=str(data)).tables()
-        files = view.csv_files()
-        files[METRICS_JSON] = view.metrics.to_json(indent=2) + "\n"
-        _check_out_dir(out_dir, list(files))
         params = {
             "human": human,
             "system": system,
@@ -148,14 +149,33 @@ def register(app: typer.Typer) -> None:
             "exclude_zero_scores": not keep_zero_scores,
             "rater_error_variance": rater_error_variance,
         }
-        # the store first: a failing --save leaves --out-dir untouched
-        save_metrics(
-            view.metrics, kind="scoring", dataset=str(data), parameters=params, save=save, url=db
-        )
-        write_files_atomic(out_dir, files)
-        if fmt is OutputFormat.table:
-            _print_tables(view, out_dir)
-        else:
-            emit(view.metrics, fmt=fmt)
-        if view.dropped:
-            typer.echo(f"dropped responses: {view.dropped}", err=True)
+        _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)
+
+
+def _publish(
+    view: ScoringTables,
+    out_dir: Path,
+    fmt: OutputFormat,
+    params: dict[str, Any],
+    *,
+    dataset: str,
+    save: bool,
+    db: str | None,
+) -> None:
+    """Serialise everything, store it (``--save``), write ``--out-dir`` at once, then print."""
+    from assay.io.files import write_files_atomic
+
+    files = view.csv_files()
+    files[METRICS_JSON] = view.metrics.to_json(indent=2) + "\n"
+    _check_out_dir(out_dir, list(files))
+    # the store first: a failing --save leaves --out-dir untouched
+    save_metrics(
+        view.metrics, kind="scoring", dataset=dataset, parameters=params, save=save, url=db
+    )
+    write_files_atomic(out_dir, files)
+    if fmt is OutputFormat.table:
+        _print_tables(view, out_dir)
+    else:
+        emit(view.metrics, fmt=fmt)
+    if view.dropped:
+        typer.echo(f"dropped responses: {view.dropped}", err=True)

@@ -41,19 +41,22 @@ UNDEFINED_CSV = "undefined_metrics.csv"
 _UNDEFINED_COLUMNS = ["table", "row", "column", "reason"]
 
 
-def format_value(v: Any, digits: int = 4) -> str:
-    """A table cell as text: integers plainly, floats with ``digits`` decimals, never ``-0.0``.
+def format_value(v: Any, digits: int = 4, integers: bool = True) -> str:
+    """A table cell as text: whole numbers plainly (with ``integers``), other numbers with
+    ``digits`` decimals, never a negative zero such as ``-0.0000``.
 
     Example:
         >>> format_value(3.0), format_value(float("nan")), format_value(-0.00001, 3)
         ('3', 'undefined', '0.000')
+        >>> format_value(3.0, 1, integers=False)
+        '3.0'
     """
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return str(v)
     x = float(v)
     if x != x:
         return "undefined"
-    if x.is_integer() and abs(x) < 1e15:
+    if integers and x.is_integer() and abs(x) < 1e15:
         return str(int(x))
     text = f"{x:.{digits}f}"
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text

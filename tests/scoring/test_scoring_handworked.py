@@ -177,7 +177,7 @@ def test_prmse_double_scored_matches_closed_forms():
     h2 = np.rint(t + rng.normal(0, 0.7, 300))
     m = t + rng.normal(0, 0.4, 300)
     hbar = (h1 + h2) / 2
-    se2 = np.sum((h1 - h2) ** 2) / (2 * 300)  # spec: 1/(2 N2) sum (H - H2)^2
+    se2 = np.sum((h1 - h2) ** 2) / (2 * 300)  # 1/(2 N2) sum (H - H2)^2
     mse_closed = np.mean((hbar - m) ** 2) - se2 / 2
     var_closed = np.var(hbar, ddof=1) - se2 / 2
     ratings = np.column_stack([h1, h2])

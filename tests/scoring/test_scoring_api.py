@@ -166,3 +166,34 @@ def test_scoring_result_name_is_a_deprecated_alias():
     with pytest.warns(DeprecationWarning, match="ScoringResult"):
         alias = assay.scoring.ScoringResult
     assert alias is ScoringTables
+
+
+def test_every_table_cell_is_a_record():
+    import math
+
+    from assay.scoring.columns import METRIC_TYPES
+
+    view = ScoringEvaluator(**_config()).add(_frame(8)).tables()
+    checked = 0
+    for name in ("eval", "true_score_eval", "eval_by_g", "consistency_by_g", "degradation"):
+        table = view[name]
+        for row in table.index:
+            for col in table.columns:
+                base = col.split(".")[0] if name == "eval_by_g" else col
+                params = {"table": name}
+                if name.endswith("_by_g"):
+                    params["group"] = str(row)
+                    if "." in col:
+                        params["score"] = col.split(".", 1)[1]
+                elif name != "consistency":
+                    params["score"] = str(row)
+                suffix = "Degradation" if name == "degradation" else ""
+                found = view.metrics.filter(METRIC_TYPES[base] + suffix, **params)
+                assert len(found) == 1, (name, row, col, len(found))
+                value = table.loc[row, col]
+                if found[0].value is None:
+                    assert math.isnan(value), (name, row, col)
+                else:
+                    assert found[0].value == value, (name, row, col)
+                checked += 1
+    assert checked > 100

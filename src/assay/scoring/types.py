@@ -55,7 +55,7 @@ def resolve_group_columns(
         group_columns = subgroups
     if isinstance(group_columns, str):
         return [group_columns]
-    return list(group_columns or [])
+    return list(dict.fromkeys(str(c) for c in group_columns or []))  # each column once
 
 
 def _numeric(df: pd.DataFrame, col: str, source: str) -> np.ndarray:

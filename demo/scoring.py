@@ -16,7 +16,9 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from assay.scoring import evaluate_scoring
+from assay.io.files import write_files_atomic
+from assay.scoring import scoring_tables
+from assay.scoring.tables import format_value
 
 
 def make_essays(n: int = 20_000, seed: int = 2026) -> pd.DataFrame:
@@ -48,18 +50,19 @@ def make_essays(n: int = 20_000, seed: int = 2026) -> pd.DataFrame:
 
 def run(out_dir: Path, console: Console) -> None:
     df = make_essays()
-    res = evaluate_scoring(
-        df, human="human", system="system", human2="human2", subgroups=["L1", "centre"]
+    res = scoring_tables(
+        df, human="human", system="system", human2="human2", group_columns=["L1", "centre"]
     )
     ev, cons, tse = res["eval"], res["consistency"], res["true_score_eval"]
     t = Table(
-        title=f"scoring: {len(df):,} simulated essays vs human scores (eval, consistency, true_score_eval)"
+        title=f"scoring: {len(df):,} simulated essays vs human scores "
+        "(eval, consistency, true_score_eval)"
     )
     for c in ("vs human", "N", "r", "QWK", "kappa", "exact%", "adj%", "SMD", "PRMSE"):
         t.add_column(c, justify="right")
 
     def f(v):
-        return "undefined" if v != v else f"{v:.3f}"
+        return format_value(float(v), digits=3, integers=False)
 
     for row, name in (("system", "system"), ("system_round", "rounded")):
         r = ev.loc[row]
@@ -69,8 +72,8 @@ def run(out_dir: Path, console: Console) -> None:
             f(r["corr"]),
             f(r["wtkappa"]),
             f(r["kappa"]),
-            f"{r['exact_agr']:.1f}",
-            f"{r['adj_agr']:.1f}",
+            format_value(float(r["exact_agr"]), digits=1, integers=False),
+            format_value(float(r["adj_agr"]), digits=1, integers=False),
             f(r["SMD"]),
             f(tse.loc[row, "PRMSE true"]),
         )
@@ -81,8 +84,8 @@ def run(out_dir: Path, console: Console) -> None:
         f(c["corr"]),
         f(c["wtkappa"]),
         f(c["kappa"]),
-        f"{c['exact_agr']:.1f}",
-        f"{c['adj_agr']:.1f}",
+        format_value(float(c["exact_agr"]), digits=1, integers=False),
+        format_value(float(c["adj_agr"]), digits=1, integers=False),
         f(c["SMD"]),
         "",
     )
@@ -104,14 +107,17 @@ def run(out_dir: Path, console: Console) -> None:
     console.print(
         "fairness by L1 (reference group {}): ".format(fm["base_category"].iloc[0])
         + ", ".join(
-            f"{k} R2={fm.loc['R2', k]:.4f} (p={fm.loc['sig', k]:.2g})"
+            f"{k} R2={format_value(float(fm.loc['R2', k]), integers=False)}"
+            f" (p={fm.loc['sig', k]:.2g})"
             for k in fm.columns
             if k != "base_category"
         )
     )
     target = Path(out_dir) / "scoring"
-    res.write_csv(target)
-    (target / "metrics.json").write_text(res.metrics.to_json(indent=2) + "\n")
+    files = res.csv_files()
+    files["metrics.json"] = res.metrics.to_json(indent=2) + "\n"
+    write_files_atomic(target, files)
     console.print(
-        f"tables (eval.csv, consistency.csv, true_score_eval.csv, eval_by_*.csv, fairness_metrics_by_*.csv) and metrics.json in {target}"
+        "tables (eval.csv, consistency.csv, true_score_eval.csv, eval_by_*.csv, "
+        f"fairness_metrics_by_*.csv) and metrics.json in {target}"
     )

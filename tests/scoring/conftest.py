@@ -1,3 +1,3 @@
-# rsmtool_reference.py is a script for an interpreter that has rsmtool installed
-# (see test_scoring_vs_rsmtool.py), not a test module: keep it out of collection.
-collect_ignore = ["rsmtool_reference.py"]
+# rsmtool_*reference.py are scripts for an interpreter that has rsmtool installed (see
+# test_scoring_vs_rsmtool.py), not test modules: keep them out of collection.
+collect_ignore = ["rsmtool_reference.py", "rsmtool_fairness_reference.py"]

@@ -10,11 +10,11 @@ from statsmodels.stats.anova import anova_lm
 
 from assay.scoring import (
     cohen_kappa,
-    evaluate_scoring,
     fairness_analyses,
     fairness_analyses_ols,
     pearson_r,
     quadratic_weighted_kappa,
+    scoring_tables,
 )
 from assay.scoring import (
     mean_squared_error as a_mse,
@@ -39,10 +39,13 @@ def test_kappas_vs_sklearn_on_integer_labels(seed):
     h, m, _ = _scores(seed, lo=-2 + seed % 3, hi=4 + seed % 3)
     mi = np.rint(m)
     labels = np.arange(min(h.min(), mi.min()), max(h.max(), mi.max()) + 1)
+    compared = 0
     for w in (None, "linear", "quadratic"):
         ours = cohen_kappa(h, mi, weights=w)
         theirs = cohen_kappa_score(h, mi, weights=w, labels=labels)
         assert ours == pytest.approx(theirs, abs=1e-12), w
+        compared += 1
+    assert compared == 3
     # QWK by the covariance formula equals sklearn's quadratic kappa on integer scores
     assert quadratic_weighted_kappa(h, mi) == pytest.approx(
         cohen_kappa_score(h, mi, weights="quadratic", labels=labels), abs=1e-12
@@ -55,6 +58,7 @@ def test_continuous_metrics_vs_sklearn_scipy(seed):
     assert a_mse(h, m) == pytest.approx(mean_squared_error(h, m), rel=1e-13)
     assert a_r2(h, m) == pytest.approx(r2_score(h, m), rel=1e-12, abs=1e-14)
     assert pearson_r(h, m) == pytest.approx(pearsonr(h, m)[0], abs=1e-13)
+    assert h.size > 0
 
 
 def test_r2_constant_human_deliberately_differs_from_sklearn():
@@ -74,11 +78,13 @@ def test_evaluator_tables_vs_peers(seed):
     h2[rng.random(h.size) > 0.3] = np.nan
     g = rng.choice(["x", "y", "z"], h.size, p=[0.5, 0.3, 0.2])
     df = pd.DataFrame({"h": h, "m": m, "h2": h2, "g": g})
-    res = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g"])
+    res = scoring_tables(df, human="h", system="m", human2="h2", group_columns=["g"])
     ev = res["eval"]
     mr = np.rint(m)
     labels = np.arange(min(h.min(), mr.min()), max(h.max(), mr.max()) + 1)
+    compared = 0
     for row, y in (("m", m), ("m_round", mr)):
+        compared += 7
         r = ev.loc[row]
         assert r["corr"] == pytest.approx(pearsonr(h, y)[0], abs=1e-12)
         assert r["R2"] == pytest.approx(r2_score(h, y), abs=1e-12)
@@ -104,11 +110,13 @@ def test_evaluator_tables_vs_peers(seed):
     assert c["SMD"] == pytest.approx((h2[d].mean() - h[d].mean()) / pooled, abs=1e-12)
     # per-group rows vs peers on the subset
     for lab in ("x", "y", "z"):
+        compared += 3
         s = g == lab
         row = res["eval_by_g"].loc[lab]
         assert row["corr.m"] == pytest.approx(pearsonr(h[s], m[s])[0], abs=1e-12)
         assert row["R2.m"] == pytest.approx(r2_score(h[s], m[s]), abs=1e-12)
         assert row["RMSE.m"] == pytest.approx(np.sqrt(mean_squared_error(h[s], m[s])), rel=1e-12)
+    assert compared == 23
 
 
 def _statsmodels_fairness(h, m, g, base):
@@ -138,6 +146,7 @@ def test_fairness_vs_statsmodels_ols(seed):
     base = t["base_category"].iloc[0]
     assert base == pd.Series(g).value_counts().index[0]
     ref = _statsmodels_fairness(h, m, g, base)
+    compared = 0
     for key, col in (
         ("osa", "Overall score accuracy"),
         ("osd", "Overall score difference"),
@@ -145,8 +154,11 @@ def test_fairness_vs_statsmodels_ols(seed):
     ):
         assert t.loc["R2", col] == pytest.approx(ref[key][0], abs=1e-10)
         assert t.loc["sig", col] == pytest.approx(ref[key][1], rel=1e-7, abs=1e-12)
+        compared += 2
+    assert compared == 6
     # and the row-level statsmodels path inside assay agrees too
     t2 = fairness_analyses_ols(h, m, g)
+    assert t2.drop(columns="base_category").size == 6
     np.testing.assert_allclose(
         t.drop(columns="base_category").to_numpy(float),
         t2.drop(columns="base_category").to_numpy(float),

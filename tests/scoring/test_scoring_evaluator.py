@@ -1,20 +1,16 @@
-"""The evaluator: tables equal the functional API, batches merge exactly, bad input, CLI."""
+"""The evaluator: tables equal the functional API, batches merge exactly, bad input."""
 
-import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from assay.cli import app
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.scoring import (
     ScoringEvaluator,
     adjacent_agreement,
     cohen_kappa,
-    evaluate_scoring,
     exact_agreement,
     fairness_analyses,
     mse_true,
@@ -23,6 +19,7 @@ from assay.scoring import (
     quadratic_weighted_kappa,
     r2,
     rater_error_variance,
+    scoring_tables,
     standardized_mean_difference,
     true_score_variance,
 )
@@ -48,7 +45,7 @@ def _frame(seed=0, n=800):
 
 def test_tables_equal_functional_api():
     df = _frame()
-    res = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g", "L1"])
+    res = scoring_tables(df, human="h", system="m", human2="h2", group_columns=["g", "L1"])
     h, m, h2 = df["h"].to_numpy(), df["m"].to_numpy(), df["h2"].to_numpy()
     for row, y in (("m", m), ("m_round", np.rint(m))):
         r = res["eval"].loc[row]
@@ -99,7 +96,7 @@ def test_tables_equal_functional_api():
 
 
 def test_rsmtool_column_names():
-    res = evaluate_scoring(_frame(), human="h", system="m", human2="h2", subgroups=["g"])
+    res = scoring_tables(_frame(), human="h", system="m", human2="h2", group_columns=["g"])
     assert list(res["eval"].columns) == [
         "N",
         "h_mean",
@@ -171,17 +168,17 @@ def _assert_results_close(a, b):
 
 def test_batches_and_merge_equal_one_batch():
     df = _frame(1, 900)
-    one = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g"])
-    ev = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g"])
+    one = scoring_tables(df, human="h", system="m", human2="h2", group_columns=["g"])
+    ev = ScoringEvaluator(human="h", system="m", human2="h2", group_columns=["g"])
     for part in np.array_split(np.arange(len(df)), 4):
         ev.add(df.iloc[part])
-    _assert_results_close(ev.compute(), one)
-    a = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g"])
-    b = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g"])
+    _assert_results_close(ev.tables(), one)
+    a = ScoringEvaluator(human="h", system="m", human2="h2", group_columns=["g"])
+    b = ScoringEvaluator(human="h", system="m", human2="h2", group_columns=["g"])
     # second half shifted: different shift, score range and group order in each evaluator
     a.add(df.iloc[:300])
     b.add(df.iloc[300:].sort_values("g", ascending=False))
-    _assert_results_close(a.merge(b).compute(), one)
+    _assert_results_close(a.merge(b).tables(), one)
 
 
 def test_non_numeric_dropped_and_counted():
@@ -191,7 +188,7 @@ def test_non_numeric_dropped_and_counted():
     df.loc[2, "h"] = 0
     df.loc[3, "h2"] = "x"
     df.loc[4, "h2"] = 0
-    res = evaluate_scoring(df, human="h", system="m", human2="h2")
+    res = scoring_tables(df, human="h", system="m", human2="h2")
     assert res.dropped == {
         "human_non_numeric": 1,
         "system_non_numeric": 1,
@@ -201,24 +198,24 @@ def test_non_numeric_dropped_and_counted():
     }
     assert res["eval"].loc["m", "N"] == 297
     assert res.metrics.get("NDropped", reason="human_zero").value == 1
-    kept = evaluate_scoring(df, human="h", system="m", exclude_zero_scores=False)
+    kept = scoring_tables(df, human="h", system="m", exclude_zero_scores=False)
     assert kept["eval"].loc["m", "N"] == 298
 
 
 def test_all_nan_column_and_missing_column_are_clear_errors():
     df = pd.DataFrame({"h": [1, 2], "m": [np.nan, "x"]})
     with pytest.raises(InvalidInputError, match="field 'm'.*no numeric values"):
-        evaluate_scoring(df, human="h", system="m")
+        scoring_tables(df, human="h", system="m")
     with pytest.raises(InvalidInputError, match="field 'q'"):
-        evaluate_scoring(df, human="h", system="q")
+        scoring_tables(df, human="h", system="q")
     with pytest.raises(InvalidInputError, match="no response"):
-        evaluate_scoring(pd.DataFrame({"h": [0, 0], "m": [1, 2]}), human="h", system="m")
+        scoring_tables(pd.DataFrame({"h": [0, 0], "m": [1, 2]}), human="h", system="m")
 
 
 def test_functional_mismatched_lengths_and_nan():
-    with pytest.raises(InvalidInputError, match="length mismatch"):
+    with pytest.raises(InvalidInputError, match="lengths differ"):
         quadratic_weighted_kappa([1, 2, 3], [1, 2])
-    with pytest.raises(InvalidInputError, match="human: row 1"):
+    with pytest.raises(InvalidInputError, match="human: index 1"):
         pearson_r([1, float("nan"), 3], [1, 2, 3])
     with pytest.raises(UndefinedMetricError):
         quadratic_weighted_kappa([], [])
@@ -229,7 +226,7 @@ def test_one_member_subgroup_and_constant_scores():
         {"h": [1, 2, 3, 4, 2, 3], "m": [1.0, 2, 3, 3, 2, 2], "g": ["a", "a", "a", "b", "b", "solo"]}
     )
     df.loc[5, "m"] = 2.5
-    res = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
+    res = scoring_tables(df, human="h", system="m", group_columns=["g"])
     row = res["eval_by_g"].loc["solo"]
     assert (
         row["N"] == 1
@@ -243,7 +240,7 @@ def test_one_member_subgroup_and_constant_scores():
     rec = [m for m in res.metrics.filter("PearsonR", group="solo")]
     assert rec and rec[0].value is None and "N >= 2" in rec[0].parameters["undefined"]
     # constant system scores: r undefined with the reason; QWK defined (0)
-    const = evaluate_scoring(
+    const = scoring_tables(
         pd.DataFrame({"h": [1, 2, 3], "m": [2.0, 2.0, 2.0]}), human="h", system="m"
     )
     assert math.isnan(const["eval"].loc["m", "corr"])
@@ -258,7 +255,7 @@ def test_one_member_subgroup_and_constant_scores():
 
 
 def test_n1_and_no_double_scored():
-    res = evaluate_scoring(
+    res = scoring_tables(
         pd.DataFrame({"h": [3], "m": [2.5], "h2": [np.nan]}), human="h", system="m", human2="h2"
     )
     assert math.isnan(res["eval"].loc["m", "R2"])
@@ -274,7 +271,7 @@ def test_n1_and_no_double_scored():
 
 def test_given_rater_error_variance_without_second_rater():
     df = _frame(4, 200)[["h", "m"]]
-    res = evaluate_scoring(df, human="h", system="m", rater_error_variance=0.3)
+    res = scoring_tables(df, human="h", system="m", rater_error_variance=0.3)
     assert res["true_score_eval"].loc["m", "PRMSE true"] == pytest.approx(
         prmse_true(df["m"], df["h"], rater_error_variance=0.3), abs=1e-12
     )
@@ -282,7 +279,7 @@ def test_given_rater_error_variance_without_second_rater():
 
 def test_missing_subgroup_value_is_no_info():
     df = pd.DataFrame({"h": [1, 2, 3, 4], "m": [1, 2, 3, 3.5], "g": ["a", None, "a", "b"]})
-    res = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
+    res = scoring_tables(df, human="h", system="m", group_columns=["g"])
     assert "No info" in res["eval_by_g"].index
 
 
@@ -290,66 +287,12 @@ def test_polars_and_parquet_inputs(tmp_path):
     import polars as pl
 
     df = _frame(5, 100)
-    a = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
-    b = evaluate_scoring(pl.from_pandas(df), human="h", system="m", subgroups=["g"])
+    a = scoring_tables(df, human="h", system="m", group_columns=["g"])
+    b = scoring_tables(pl.from_pandas(df), human="h", system="m", group_columns=["g"])
     df.to_parquet(tmp_path / "d.parquet")
-    c = evaluate_scoring(tmp_path / "d.parquet", human="h", system="m", subgroups=["g"])
+    c = scoring_tables(tmp_path / "d.parquet", human="h", system="m", group_columns=["g"])
     _assert_results_close(a, b)
     _assert_results_close(a, c)
-
-
-def test_cli_writes_rsmtool_named_csvs(tmp_path):
-    df = _frame(6, 300)
-    df.loc[0, "h"] = np.nan
-    path = tmp_path / "scores.csv"
-    df.to_csv(path, index=False)
-    out = tmp_path / "out"
-    r = CliRunner().invoke(
-        app,
-        [
-            "scoring",
-            "--data",
-            str(path),
-            "--human",
-            "h",
-            "--system",
-            "m",
-            "--human2",
-            "h2",
-            "--subgroup",
-            "g",
-            "--subgroup",
-            "L1",
-            "--out-dir",
-            str(out),
-            "--format",
-            "json",
-        ],
-    )
-    assert r.exit_code == 0, r.output
-    for name in (
-        "eval",
-        "eval_short",
-        "consistency",
-        "true_score_eval",
-        "eval_by_g",
-        "eval_by_L1",
-        "fairness_metrics_by_g",
-        "fairness_metrics_by_L1",
-        "undefined_metrics",
-    ):
-        assert (out / f"{name}.csv").exists(), name
-    back = pd.read_csv(out / "eval.csv", index_col=0)
-    res = evaluate_scoring(df, human="h", system="m", human2="h2", subgroups=["g", "L1"])
-    np.testing.assert_allclose(back.to_numpy(float), res["eval"].to_numpy(float), rtol=1e-12)
-    records = json.loads((out / "metrics.json").read_text())
-    assert any(rec["type"] == "PRMSE" for rec in records)
-    bad = CliRunner().invoke(
-        app,
-        ["scoring", "--data", str(path), "--human", "nope", "--system", "m", "--out-dir", str(out)],
-    )
-    assert bad.exit_code == 2
-    assert "nope" in bad.output
 
 
 @pytest.mark.parametrize("half_points", [False, True])
@@ -359,15 +302,15 @@ def test_fast_cell_path_equals_direct_path(half_points):
         df["h"] = np.where(df.index % 3 == 0, df["h"] + 0.5, df["h"])
     results = []
     for fast in (True, False):
-        ev = ScoringEvaluator(human="h", system="m", human2="h2", subgroups=["g", "L1"])
+        ev = ScoringEvaluator(human="h", system="m", human2="h2", group_columns=["g", "L1"])
         ev.fast = fast
         ev.add(df)
-        results.append(ev.compute())
+        results.append(ev.tables())
     _assert_results_close(*results)
 
 
 def test_continuous_human_scores_use_direct_path():
-    from assay.scoring.fast import MAX_LEVELS, level_code
+    from assay.scoring.level_stats import MAX_LEVELS, level_code
 
     rng = np.random.default_rng(9)
     h = rng.normal(3, 1, MAX_LEVELS + 10)
@@ -375,7 +318,7 @@ def test_continuous_human_scores_use_direct_path():
     df = pd.DataFrame(
         {"h": h, "m": h + rng.normal(0, 0.3, h.size), "g": rng.choice(["a", "b"], h.size)}
     )
-    res = evaluate_scoring(df, human="h", system="m", subgroups=["g"])
+    res = scoring_tables(df, human="h", system="m", group_columns=["g"])
     assert res["eval"].loc["m", "corr"] == pytest.approx(pearson_r(df["h"], df["m"]), abs=1e-12)
     assert res["eval"].loc["m", "kappa"] == pytest.approx(cohen_kappa(df["h"], df["m"]), abs=1e-12)
 
@@ -385,7 +328,7 @@ def test_more_raters_feed_prmse_and_first_extra_rater_feeds_consistency():
     rng = np.random.default_rng(10)
     h3 = np.clip(np.rint(df["h"] + rng.normal(0, 0.7, len(df))), 1, 6)
     df["h3"] = np.where(rng.random(len(df)) < 0.3, h3, np.nan)
-    res = evaluate_scoring(df, human="h", system="m", human2=["h2", "h3"])
+    res = scoring_tables(df, human="h", system="m", human2=["h2", "h3"])
     ratings = df[["h", "h2", "h3"]].to_numpy(float)
     tr = res["true_score_eval"].loc["m"]
     assert tr["PRMSE true"] == pytest.approx(prmse_true(df["m"], ratings), abs=1e-12)
@@ -400,7 +343,7 @@ def test_more_raters_feed_prmse_and_first_extra_rater_feeds_consistency():
 def test_merge_rejects_different_configuration():
     a = ScoringEvaluator(human="h", system="m")
     b = ScoringEvaluator(human="h", system="other")
-    with pytest.raises(InvalidInputError, match="different columns"):
+    with pytest.raises(InvalidInputError, match="configured differently"):
         a.merge(b)
     with pytest.raises(InvalidInputError, match="no data"):
         a.compute()

@@ -1,4 +1,4 @@
-"""Hand-worked values for every formula of spec/rsmtool-evaluation-metrics.md.
+"""Hand-worked values for every formula of the scoring metrics (RSMTool's definitions).
 
 The arithmetic is in the comments; the expected numbers are written as the fractions the
 hand computation gives, not copied from assay's output.
@@ -17,7 +17,6 @@ from assay.scoring import (
     agreement,
     cohen_kappa,
     difference_of_standardized_means,
-    evaluate_scoring,
     exact_agreement,
     fairness_analyses,
     mean_squared_error,
@@ -28,6 +27,7 @@ from assay.scoring import (
     r2,
     rater_error_variance,
     root_mean_squared_error,
+    scoring_tables,
     standardized_mean_difference,
     true_score_variance,
 )
@@ -116,17 +116,18 @@ def test_cohen_kappa_rounds_half_to_even_and_single_category():
 
 
 def test_dsm():
-    # whole set: mean H 3, sd H sqrt(2.5); mean M 3.2, sd M sqrt(2.2); subgroup = first two responses
+    # whole set: mean H 3, sd H sqrt(2.5); mean M 3.2, sd M sqrt(2.2);
+    # subgroup = first two responses
     # z_M - z_H averaged = (2 - 3.2)/sqrt(2.2) - (1.5 - 3)/sqrt(2.5)
     expected = (2 - 3.2) / math.sqrt(2.2) - (1.5 - 3) / math.sqrt(2.5)
     assert difference_of_standardized_means(
         H[:2], M[:2], 3.0, math.sqrt(2.5), 3.2, math.sqrt(2.2)
     ) == pytest.approx(expected, abs=1e-15)
-    res = evaluate_scoring(
+    res = scoring_tables(
         pd.DataFrame({"h": H, "m": M, "g": ["a", "a", "b", "b", "b"]}),
         human="h",
         system="m",
-        subgroups=["g"],
+        group_columns=["g"],
     )
     assert res["eval_by_g"].loc["a", "DSM.m"] == pytest.approx(expected, abs=1e-12)
     assert res["eval_by_g"].loc["All data", "DSM.m"] == pytest.approx(0.0, abs=1e-12)
@@ -163,7 +164,8 @@ def test_prmse_with_given_rater_error_variance():
     )
     # one rating per response is enough when the variance is given
     single = [r[0] for r in RATINGS]
-    # c_i = 1: sum (H - 3.0)^2 with H = [2,4,1,5], mean 3 -> 1+1+4+4 = 10; sigma_T^2 = (10 - 3*0.5)/(4 - 1) = 8.5/3
+    # c_i = 1: sum (H - 3.0)^2 with H = [2,4,1,5], mean 3 -> 1+1+4+4 = 10;
+    # sigma_T^2 = (10 - 3*0.5)/(4 - 1) = 8.5/3
     # MSE = ((2-3)^2 + (4-3)^2 + (1-2)^2 + 0 - 4*0.5)/4 = (3 - 2)/4 = 0.25
     assert prmse_true(SYS, single, rater_error_variance=0.5) == pytest.approx(1 - 0.25 / (8.5 / 3))
 
@@ -175,7 +177,7 @@ def test_prmse_double_scored_matches_closed_forms():
     h2 = np.rint(t + rng.normal(0, 0.7, 300))
     m = t + rng.normal(0, 0.4, 300)
     hbar = (h1 + h2) / 2
-    se2 = np.sum((h1 - h2) ** 2) / (2 * 300)  # spec: 1/(2 N2) sum (H - H2)^2
+    se2 = np.sum((h1 - h2) ** 2) / (2 * 300)  # 1/(2 N2) sum (H - H2)^2
     mse_closed = np.mean((hbar - m) ** 2) - se2 / 2
     var_closed = np.var(hbar, ddof=1) - se2 / 2
     ratings = np.column_stack([h1, h2])
@@ -192,7 +194,7 @@ def test_prmse_undefined_cases():
         true_score_variance([[1, 2]])
     with pytest.raises(InvalidInputError, match="no rating"):
         prmse_true([1, 2], [[1, 2], [NAN, NAN]])
-    with pytest.raises(InvalidInputError, match="length mismatch"):
+    with pytest.raises(InvalidInputError, match="lengths differ"):
         prmse_true([1, 2, 3], [[1, 2], [2, 2]])
 
 
@@ -239,11 +241,11 @@ def test_fairness_constant_error_is_undefined_not_noise():
         .all()
         .all()
     )
-    res = evaluate_scoring(
+    res = scoring_tables(
         pd.DataFrame({"h": h, "m": h + 0.1, "g": list("aabbaabb")}),
         human="h",
         system="m",
-        subgroups=["g"],
+        group_columns=["g"],
     )
     rec = res.metrics.filter("OverallScoreDifference")[0]
     assert rec.value is None and rec.parameters["undefined"] == "requires non-constant errors"

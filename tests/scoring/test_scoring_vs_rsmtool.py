@@ -4,7 +4,8 @@ rsmtool pins ``numpy<2`` and ``scikit-learn<1.5`` (through skll 5.0.1), which wo
 project's environment (numpy 2.x, scikit-learn 1.9), so it is not a dev dependency. The test runs
 rsmtool in its own interpreter: set ``ASSAY_RSMTOOL_PYTHON`` to a Python that has ``pip install
 rsmtool`` (e.g. ``python3 -m venv /tmp/rsm && /tmp/rsm/bin/pip install rsmtool``; about 3 minutes).
-`make test` builds that environment (.venv-rsmtool) and sets the variable; without it the test is skipped.
+`make test` builds that environment (.venv-rsmtool) and sets the variable; without it the test is
+skipped.
 """
 
 import io
@@ -17,12 +18,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from assay.scoring import cohen_kappa, evaluate_scoring, prmse_true
+from assay.scoring import cohen_kappa, prmse_true, scoring_tables
 
 RSM_PY = os.environ.get("ASSAY_RSMTOOL_PYTHON")
 pytestmark = pytest.mark.skipif(
     not RSM_PY, reason="set ASSAY_RSMTOOL_PYTHON to a Python with rsmtool installed"
 )
+
+
+def _close(mine, theirs, **kw) -> int:
+    """assert_allclose, returning how many numbers were compared."""
+    mine, theirs = np.asarray(mine, float), np.asarray(theirs, float)
+    np.testing.assert_allclose(mine, theirs, **kw)
+    return int(theirs.size)
 
 
 def _data(seed):
@@ -80,20 +88,21 @@ def test_tables_match_rsmtool(tmp_path, seed):
         if isinstance(v, str)
     }
 
-    res = evaluate_scoring(df, human="sc1", system="raw_trim", human2="sc2", subgroups=["group"])
+    compared = 0
+    res = scoring_tables(df, human="sc1", system="raw_trim", human2="sc2", group_columns=["group"])
     ev = res["eval"].rename(index={"raw_trim": "raw_trim", "raw_trim_round": "raw_trim_round"})
     theirs = rd["eval"]
     # our m_round row rounds raw_trim half to even, exactly rsmtool's raw_trim_round
     ours = ev.rename(index={"raw_trim_round": "raw_trim_round"})
     cols = [c for c in theirs.columns]
-    np.testing.assert_allclose(
+    compared += _close(
         ours.loc[["raw_trim", "raw_trim_round"], cols].to_numpy(float),
         theirs.loc[["raw_trim", "raw_trim_round"], cols].to_numpy(float),
         rtol=1e-10,
         atol=1e-12,
     )
     # eval_short: same columns, same values
-    np.testing.assert_allclose(
+    compared += _close(
         res["eval_short"][rd["eval_short"].columns].to_numpy(float),
         rd["eval_short"].to_numpy(float),
         rtol=1e-10,
@@ -103,14 +112,14 @@ def test_tables_match_rsmtool(tmp_path, seed):
     # consistency
     c_theirs = rd["consistency"]
     assert list(res["consistency"].columns) == list(c_theirs.columns)
-    np.testing.assert_allclose(
+    compared += _close(
         res["consistency"].to_numpy(float), c_theirs.to_numpy(float), rtol=1e-10, atol=1e-12
     )
     # eval_by_group (DSM etc.)
     by = res["eval_by_group"]
     by_t = rd["eval_by_group"]
     assert set(by.columns) == set(by_t.columns)
-    np.testing.assert_allclose(
+    compared += _close(
         by.loc[by_t.index, by_t.columns].to_numpy(float),
         by_t.to_numpy(float),
         rtol=1e-9,
@@ -118,7 +127,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
     )
     cb, cb_t = res["consistency_by_group"], rd["consistency_by_group"]
     assert list(cb.columns) == list(cb_t.columns) and set(cb.index) == set(cb_t.index)
-    np.testing.assert_allclose(
+    compared += _close(
         cb.loc[cb_t.index].to_numpy(float), cb_t.to_numpy(float), rtol=1e-9, atol=1e-12
     )
     for name in (
@@ -128,7 +137,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
     ):
         mine, theirs = res[name], rd[name]
         assert list(mine.columns) == list(theirs.columns), name
-        np.testing.assert_allclose(
+        compared += _close(
             mine.loc[theirs.index].to_numpy(float),
             theirs.to_numpy(float),
             rtol=1e-9,
@@ -138,7 +147,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
     # true_score_eval
     ts_t = rd["true_score_eval"]
     assert list(res["true_score_eval"].columns) == list(ts_t.columns)
-    np.testing.assert_allclose(
+    compared += _close(
         res["true_score_eval"].loc[ts_t.index].to_numpy(float),
         ts_t.to_numpy(float),
         rtol=1e-10,
@@ -152,7 +161,7 @@ def test_tables_match_rsmtool(tmp_path, seed):
         "Overall score difference",
         "Conditional score difference",
     ]
-    np.testing.assert_allclose(
+    compared += _close(
         f.loc[["R2", "sig"], metric_cols].to_numpy(float),
         f_t.loc[["R2", "sig"], metric_cols].to_numpy(float),
         rtol=1e-7,
@@ -160,12 +169,17 @@ def test_tables_match_rsmtool(tmp_path, seed):
     )
     assert f["base_category"].iloc[0] == f_t["base_category"].iloc[0]
     # functional API: multi-rater PRMSE with unequal numbers of ratings, SKLL kappa
+    assert compared > 250, compared
+    n_functional = 0
     for case, expected in zip(prmse_cases, ref["prmse"]):
         ratings = np.array([[np.nan if v is None else v for v in row] for row in case["ratings"]])
         assert prmse_true(case["system"], ratings, case.get("variance")) == pytest.approx(
             expected, rel=1e-10
         )
+        n_functional += 1
     for case, expected in zip(kappa_cases, ref["kappa"]):
         assert cohen_kappa(case["h"], case["m"], weights=case["weights"]) == pytest.approx(
             expected, abs=1e-12
         )
+        n_functional += 1
+    assert n_functional == len(prmse_cases) + len(kappa_cases) > 0

@@ -1,6 +1,8 @@
-"""Automated-scoring evaluation: the RSMTool metric set (spec/rsmtool-evaluation-metrics.md).
+"""Automated-scoring evaluation: the RSMTool metric set.
 
-Functional API (arrays in, number out) and an evaluator that builds RSMTool's tables.
+Plain functions (arrays in, number out), an evaluator that follows the evaluator contract
+(:class:`ScoringEvaluator`, :func:`evaluate_scoring` -> ``MetricSet``) and the RSMTool tables
+as a view of its numbers (:class:`ScoringTables`, :func:`scoring_tables`).
 
 Example:
     >>> from assay.scoring import quadratic_weighted_kappa
@@ -8,32 +10,42 @@ Example:
     1.0
 """
 
-from assay.scoring.compute import (
-    adjacent_agreement,
-    agreement,
-    as_ratings_matrix,
-    cohen_kappa,
-    difference_of_standardized_means,
-    exact_agreement,
-    mean_squared_error,
-    mse_true,
-    pearson_r,
-    prmse_true,
-    quadratic_weighted_kappa,
-    r2,
-    rater_error_variance,
-    root_mean_squared_error,
-    standardized_mean_difference,
-    true_score_variance,
-)
-from assay.scoring.evaluator import ScoringEvaluator, ScoringResult, evaluate_scoring
-from assay.scoring.fairness import fairness_analyses, fairness_analyses_ols
-from assay.scoring.types import ScoringData
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.scoring.compute import (
+        adjacent_agreement,
+        agreement,
+        cohen_kappa,
+        difference_of_standardized_means,
+        exact_agreement,
+        mean_squared_error,
+        pearson_r,
+        quadratic_weighted_kappa,
+        r2,
+        root_mean_squared_error,
+        standardized_mean_difference,
+    )
+    from assay.scoring.evaluator import ScoringEvaluator, evaluate_scoring, scoring_tables
+    from assay.scoring.subgroup_ols import fairness_analyses, fairness_analyses_ols
+    from assay.scoring.tables import ScoringTables
+    from assay.scoring.true_score import (
+        as_ratings_matrix,
+        mse_true,
+        prmse_true,
+        rater_error_variance,
+        true_score_variance,
+    )
+    from assay.scoring.types import ScoringData
 
 __all__ = [
     "ScoringData",
     "ScoringEvaluator",
-    "ScoringResult",
+    "ScoringTables",
     "adjacent_agreement",
     "agreement",
     "as_ratings_matrix",
@@ -51,6 +63,61 @@ __all__ = [
     "r2",
     "rater_error_variance",
     "root_mean_squared_error",
+    "scoring_tables",
     "standardized_mean_difference",
     "true_score_variance",
 ]
+
+# Names are imported on first use, so ``import assay.scoring.cli`` (and ``assay --help``)
+# does not load pandas, scipy or statsmodels.
+_HOME = {
+    **dict.fromkeys(
+        (
+            "adjacent_agreement",
+            "agreement",
+            "cohen_kappa",
+            "difference_of_standardized_means",
+            "exact_agreement",
+            "mean_squared_error",
+            "pearson_r",
+            "quadratic_weighted_kappa",
+            "r2",
+            "root_mean_squared_error",
+            "standardized_mean_difference",
+        ),
+        "compute",
+    ),
+    **dict.fromkeys(
+        (
+            "as_ratings_matrix",
+            "mse_true",
+            "prmse_true",
+            "rater_error_variance",
+            "true_score_variance",
+        ),
+        "true_score",
+    ),
+    **dict.fromkeys(("ScoringEvaluator", "evaluate_scoring", "scoring_tables"), "evaluator"),
+    **dict.fromkeys(("fairness_analyses", "fairness_analyses_ols"), "subgroup_ols"),
+    "ScoringTables": "tables",
+    "ScoringData": "types",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ScoringResult":
+        warnings.warn(
+            "ScoringResult is deprecated: evaluate_scoring returns a MetricSet; the tables are "
+            "ScoringTables (ScoringEvaluator.tables() or scoring_tables(...))",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        name = "ScoringTables"
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'assay.scoring' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"assay.scoring.{home}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,54 +1,111 @@
 """``assay scoring``: evaluate automated scores against human scores (RSMTool's tables).
 
-Writes ``eval.csv``, ``eval_short.csv``, ``consistency.csv``, ``degradation.csv``,
-``disattenuated_correlations.csv``, ``true_score_eval.csv``, ``eval_by_<subgroup>.csv``,
-``consistency_by_<subgroup>.csv``, ``disattenuated_correlations_by_<subgroup>.csv``,
-``fairness_metrics_by_<subgroup>.csv`` and ``undefined_metrics.csv`` into ``--out-dir``, plus
-``metrics.json`` (all numbers as Metric records) and prints the records (JSON or a table).
+Prints the Metric records (JSON by default, like every command; ``--format table`` for the
+main tables) and writes into ``--out-dir`` every table as CSV (``eval.csv``,
+``eval_short.csv``, ``consistency.csv``, ``degradation.csv``,
+``disattenuated_correlations.csv``, ``true_score_eval.csv``, ``eval_by_<col>.csv``,
+``consistency_by_<col>.csv``, ``disattenuated_correlations_by_<col>.csv``,
+``fairness_metrics_by_<col>.csv``, ``undefined_metrics.csv``) plus ``metrics.json``.
+
+The folder is written all at once, after everything was computed and serialised and after
+``--save`` stored the evaluation: a failure leaves an existing ``--out-dir`` as it was. File
+names derived from column names are made safe, so nothing is written outside ``--out-dir``.
+Heavy modules (pandas, scipy, statsmodels) are imported inside the command, so
+``assay scoring --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from assay.cli_support import (
-    OutputFormat,
-    db_option,
-    emit,
-    guarded,
-    save_metrics,
-    save_option,
-    write_atomic,
-)
+from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
+from assay.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from assay.scoring.tables import ScoringTables
 
 __all__ = ["register"]
 
+METRICS_JSON = "metrics.json"
 
-def frame_table(df: pd.DataFrame, title: str) -> Table:
+
+def frame_table(df: pd.DataFrame, title: str) -> Any:
     """A rich table of a small DataFrame (index first; NaN shown as 'undefined')."""
+    from rich.table import Table
+
+    from assay.scoring.tables import format_value
+
     t = Table(title=title)
     t.add_column("")
     for c in df.columns:
         t.add_column(str(c), justify="right")
     for idx, row in df.iterrows():
-        cells = []
-        for v in row:
-            if isinstance(v, (float, int)) and not isinstance(v, bool):
-                v = float(v)
-                cells.append(
-                    "undefined"
-                    if v != v
-                    else (str(int(v)) if v.is_integer() and abs(v) < 1e15 else f"{v:.4f}")
-                )
-            else:
-                cells.append(str(v))
-        t.add_row(str(idx), *cells)
+        t.add_row(str(idx), *(format_value(v) for v in row))
     return t
+
+
+def _print_tables(view: ScoringTables, out_dir: Path) -> None:
+    from rich.console import Console
+
+    console = Console()
+    for name in ("eval", "consistency", "true_score_eval"):
+        if name in view.tables:
+            console.print(frame_table(view.tables[name].T, title=name))
+    for name, table in view.tables.items():
+        if name.startswith("fairness_metrics_by_"):
+            console.print(frame_table(table, title=name))
+    console.print(f"all tables written to {out_dir}", markup=False, highlight=False)
+
+
+def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
+    """Refuse an ``--out-dir`` that cannot take the files, before or after the work."""
+    from assay.io.files import check_writable_file
+
+    check_writable_file(out_dir / METRICS_JSON, option="--out-dir")
+    for name in names or []:
+        if (out_dir / name).is_dir():
+            raise InvalidInputError(
+                f"{out_dir / name} is a directory, cannot write the table there",
+                source="--out-dir",
+            )
+
+
+def _check_variance(value: float | None) -> None:
+    if value is not None and not (math.isfinite(value) and value >= 0):
+        raise typer.BadParameter(
+            f"must be a finite number >= 0, got {value!r}", param_hint="--rater-error-variance"
+        )
+
+
+_DATA = typer.Option(
+    ..., "--data", help="Table with one response per row: CSV, Parquet, JSONL or JSON."
+)
+_HUMAN = typer.Option(..., "--human", help="Column of the (first) human score.")
+_SYSTEM = typer.Option(..., "--system", help="Column of the system score.")
+_HUMAN2 = typer.Option(
+    [], "--human2", help="Column of a second human score (repeat for more raters)."
+)
+_SUBGROUP = typer.Option(
+    [], "--subgroup", help="Group column for the by-group and fairness tables (repeatable)."
+)
+_OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the CSV tables and metrics.json.")
+_KEEP_ZERO = typer.Option(
+    False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
+)
+_VARIANCE = typer.Option(
+    None, "--rater-error-variance", help="Rater error variance estimated elsewhere (for PRMSE)."
+)
+_FORMAT = typer.Option(
+    OutputFormat.json,
+    "--format",
+    help="Print the records as JSON (default) or the main tables as a table.",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -57,70 +114,68 @@ def register(app: typer.Typer) -> None:
     @app.command("scoring")
     @guarded
     def scoring(
-        data: Path = typer.Option(
-            ..., "--data", help="Table with one response per row: CSV, Parquet, JSONL or JSON."
-        ),
-        human: str = typer.Option(..., "--human", help="Column of the (first) human score."),
-        system: str = typer.Option(..., "--system", help="Column of the system score."),
-        human2: list[str] = typer.Option(
-            [], "--human2", help="Column of a second human score (repeat for more raters)."
-        ),
-        subgroup: list[str] = typer.Option(
-            [], "--subgroup", help="Subgroup column for fairness tables (repeatable)."
-        ),
-        out_dir: Path = typer.Option(
-            ..., "--out-dir", help="Directory for the CSV tables and metrics.json."
-        ),
-        keep_zero_scores: bool = typer.Option(
-            False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
-        ),
-        rater_error_variance: float | None = typer.Option(
-            None,
-            "--rater-error-variance",
-            help="Rater error variance estimated elsewhere (for PRMSE).",
-        ),
-        fmt: OutputFormat = typer.Option(
-            OutputFormat.table, "--format", help="How to print the records."
-        ),
+        data: Path = _DATA,
+        human: str = _HUMAN,
+        system: str = _SYSTEM,
+        human2: list[str] = _HUMAN2,
+        subgroup: list[str] = _SUBGROUP,
+        out_dir: Path = _OUT_DIR,
+        keep_zero_scores: bool = _KEEP_ZERO,
+        rater_error_variance: float | None = _VARIANCE,
+        fmt: OutputFormat = _FORMAT,
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
-        """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2, PRMSE, DSM, fairness."""
-        from assay.scoring.evaluator import evaluate_scoring
+        """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2,
+        PRMSE, DSM, fairness."""
+        _check_variance(rater_error_variance)
+        _check_out_dir(out_dir)
+        from assay.scoring.evaluator import ScoringEvaluator
 
-        res = evaluate_scoring(
-            data,
+        ev = ScoringEvaluator(
             human=human,
             system=system,
             human2=human2 or None,
-            subgroups=subgroup,
+            group_columns=subgroup,
             exclude_zero_scores=not keep_zero_scores,
             rater_error_variance=rater_error_variance,
-            source=str(data),
         )
-        res.write_csv(out_dir)
-        write_atomic(out_dir / "metrics.json", res.metrics.to_json(indent=2) + "\n")
-        if fmt is OutputFormat.table:
-            console = Console()
-            for name in ("eval", "consistency", "true_score_eval"):
-                if name in res.tables:
-                    console.print(frame_table(res.tables[name].T, title=name))
-            for name, table in res.tables.items():
-                if name.startswith("fairness_metrics_by_"):
-                    console.print(frame_table(table, title=name))
-            console.print(f"all tables written to {out_dir}")
-        else:
-            emit(res.metrics, fmt=fmt)
-        if res.dropped:
-            typer.echo(f"dropped responses: {res.dropped}", err=True)
+        view = ev.add(data, source=str(data)).tables()
         params = {
             "human": human,
             "system": system,
             "human2": list(human2),
-            "subgroups": list(subgroup),
+            "group_columns": list(subgroup),
             "exclude_zero_scores": not keep_zero_scores,
             "rater_error_variance": rater_error_variance,
         }
-        save_metrics(
-            res.metrics, kind="scoring", dataset=str(data), parameters=params, save=save, url=db
-        )
+        _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)
+
+
+def _publish(
+    view: ScoringTables,
+    out_dir: Path,
+    fmt: OutputFormat,
+    params: dict[str, Any],
+    *,
+    dataset: str,
+    save: bool,
+    db: str | None,
+) -> None:
+    """Serialise everything, store it (``--save``), write ``--out-dir`` at once, then print."""
+    from assay.io.files import write_files_atomic
+
+    files = view.csv_files()
+    files[METRICS_JSON] = view.metrics.to_json(indent=2) + "\n"
+    _check_out_dir(out_dir, list(files))
+    # the store first: a failing --save leaves --out-dir untouched
+    save_metrics(
+        view.metrics, kind="scoring", dataset=dataset, parameters=params, save=save, url=db
+    )
+    write_files_atomic(out_dir, files)
+    if fmt is OutputFormat.table:
+        _print_tables(view, out_dir)
+    else:
+        emit(view.metrics, fmt=fmt)
+    if view.dropped:
+        typer.echo(f"dropped responses: {view.dropped}", err=True)

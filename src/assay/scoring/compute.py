@@ -1,13 +1,15 @@
-"""The RSMTool evaluation metrics as plain functions: arrays in, number out.
+"""The scoring (RSMTool) evaluation metrics as plain functions: arrays in, number out.
 
-Every formula is the one in ``spec/rsmtool-evaluation-metrics.md``; the docstrings restate it.
-``H`` is the human score, ``M`` the system score, ``N`` the number of responses.
+``H`` is the human score, ``M`` the system score, ``N`` the number of responses; each
+docstring states its formula. The true-score (PRMSE) functions are in
+:mod:`assay.scoring.true_score`.
 
-These functions are strict: when a metric is not defined on the data (the spec's "RSMTool returns
-None" cases, or a division by zero) they raise :class:`~assay.errors.UndefinedMetricError`
-naming the reason. The evaluator (:func:`assay.scoring.evaluate_scoring`) reports the same cases
-as ``None`` with the reason instead. Inputs must be finite numbers of equal length; anything else
-is an :class:`~assay.errors.InvalidInputError` naming the argument and the first bad position.
+These functions are strict: when a metric is not defined on the data (one response, a
+constant score, a zero denominator) they raise :class:`~assay.errors.UndefinedMetricError`
+naming the reason. The evaluator (:func:`assay.scoring.evaluate_scoring`) reports the same
+cases as records with ``value=None`` and the reason. Inputs must be finite numbers of equal
+length; anything else is an :class:`~assay.errors.InvalidInputError` naming the argument and
+the first bad position.
 
 Example:
     >>> from assay.scoring import quadratic_weighted_kappa, pearson_r
@@ -19,15 +21,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 
 __all__ = [
+    "score_pair",
     "agreement",
     "exact_agreement",
     "adjacent_agreement",
@@ -39,42 +42,27 @@ __all__ = [
     "mean_squared_error",
     "root_mean_squared_error",
     "r2",
-    "rater_error_variance",
-    "true_score_variance",
-    "mse_true",
-    "prmse_true",
-    "as_ratings_matrix",
+    "DSM_SD_ATOL",
 ]
 
 # RSMTool treats a whole-set standard deviation this close to 0 as zero in DSM.
 DSM_SD_ATOL = 1e-7
 
 
-def _vec(x: ArrayLike, name: str) -> np.ndarray:
-    a = (
-        np.asarray(x, dtype=np.float64)
-        if not isinstance(x, np.ndarray) or x.dtype != np.float64
-        else x
-    )
-    if a.ndim != 1:
-        raise InvalidInputError(f"expected a 1-D array, got shape {a.shape}", source=name)
-    bad = ~np.isfinite(a)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InvalidInputError(f"expected a finite number, got {a[i]!r}", source=name, record=i)
-    return a
-
-
-def _pair(
+def score_pair(
     human: ArrayLike, system: ArrayLike, names: tuple[str, str] = ("human", "system")
 ) -> tuple[np.ndarray, np.ndarray]:
-    h = _vec(human, names[0])
-    m = _vec(system, names[1])
-    if h.shape != m.shape:
-        raise InvalidInputError(
-            f"length mismatch: {names[0]} has {h.size} values, {names[1]} has {m.size}",
-            source=names[1],
-        )
+    """Two finite float arrays of equal, non-zero length (the validation of every metric here).
+
+    Example:
+        >>> score_pair([1, 2], [1, float("nan")])
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: system: index 1: must be a finite number, got ...nan...
+    """
+    h = check_finite(as_1d(human, source=names[0], dtype=np.float64), source=names[0])
+    m = check_finite(as_1d(system, source=names[1], dtype=np.float64), source=names[1])
+    check_same_length(**{names[0]: h, names[1]: m})
     if h.size == 0:
         raise UndefinedMetricError("N", "requires at least one response (N >= 1)")
     return h, m
@@ -89,12 +77,12 @@ def agreement(human: ArrayLike, system: ArrayLike, tolerance: float = 0.0) -> fl
         >>> agreement([1, 2, 3, 4], [1, 3, 3, 1], tolerance=1)
         75.0
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     return float(np.count_nonzero(np.abs(m - h) <= tolerance)) * 100.0 / h.size
 
 
 def exact_agreement(human: ArrayLike, system: ArrayLike) -> float:
-    """Percent exact agreement: :func:`agreement` with tolerance 0 (spec "Percent exact agreement").
+    """Percent exact agreement: :func:`agreement` with tolerance 0.
 
     Example:
         >>> exact_agreement([1, 2, 3, 4], [1, 3, 3, 1])
@@ -140,7 +128,7 @@ def cohen_kappa(
         >>> round(cohen_kappa([1, 2, 4, 4], [1, 2, 4, 2]), 4)
         0.6364
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     hi = _rint_int(h)
     mi = _rint_int(m)
     lo = min(int(hi.min()), int(mi.min()))
@@ -183,7 +171,7 @@ def quadratic_weighted_kappa(human: ArrayLike, system: ArrayLike) -> float:
         >>> quadratic_weighted_kappa([1, 2, 3], [1, 2, 3])
         1.0
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     hm, mm = h.mean(), m.mean()
     dh, dm = h - hm, m - mm
     num = 2.0 * float(np.dot(dh, dm)) / h.size
@@ -204,7 +192,7 @@ def pearson_r(human: ArrayLike, system: ArrayLike) -> float:
         >>> pearson_r([1, 2, 3, 4], [2, 4, 6, 8])
         1.0
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     if h.size < 2:
         raise UndefinedMetricError("PearsonR", "requires N >= 2 responses")
     if h.min() == h.max():
@@ -225,14 +213,15 @@ def standardized_mean_difference(
     """Standardized mean difference ``(mean(M) - mean(H)) / denominator``; sds with ddof=1.
 
     ``method="unpooled"`` (human-system): denominator ``sd(H)``.
-    ``method="pooled"`` (human-human, pass ``H2`` as ``system``): ``sqrt((sd(H)^2 + sd(H2)^2) / 2)``.
+    ``method="pooled"`` (human-human, pass ``H2`` as ``system``):
+    ``sqrt((sd(H)^2 + sd(H2)^2) / 2)``.
     Undefined when ``N < 2`` or the denominator is 0 (RSMTool returns NaN there).
 
     Example:
         >>> standardized_mean_difference([1, 2, 3], [2, 3, 4])
         1.0
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     if h.size < 2:
         raise UndefinedMetricError("SMD", "requires N >= 2 responses (sample standard deviation)")
     vh = float(np.var(h, ddof=1))
@@ -267,7 +256,7 @@ def difference_of_standardized_means(
         >>> difference_of_standardized_means([3, 4], [4, 5], 3.0, 1.0, 3.0, 1.0)
         1.0
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     if np.isclose(population_human_sd, 0.0, atol=DSM_SD_ATOL) or np.isclose(
         population_system_sd, 0.0, atol=DSM_SD_ATOL
     ):
@@ -286,7 +275,7 @@ def mean_squared_error(human: ArrayLike, system: ArrayLike) -> float:
         >>> mean_squared_error([1, 2, 3], [1, 2, 5])
         1.3333333333333333
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     d = h - m
     return float(np.dot(d, d)) / h.size
 
@@ -304,7 +293,7 @@ def root_mean_squared_error(human: ArrayLike, system: ArrayLike) -> float:
 def r2(human: ArrayLike, system: ArrayLike) -> float:
     """``R2 = 1 - sum((H - M)^2) / sum((H - mean H)^2)`` (as ``sklearn.metrics.r2_score``).
 
-    This is the spec's ``1 - MSE(H|M) / sigma_H^2`` with both terms divided by ``N``.
+    This is ``1 - MSE(H|M) / sigma_H^2`` with both terms divided by ``N``.
     Undefined for ``N = 1`` (RSMTool returns None) and for constant human scores; there
     scikit-learn returns 1.0 or 0.0 by convention (``force_finite``) and assay does not.
 
@@ -312,7 +301,7 @@ def r2(human: ArrayLike, system: ArrayLike) -> float:
         >>> r2([1, 2, 3], [1, 2, 4])
         0.5
     """
-    h, m = _pair(human, system)
+    h, m = score_pair(human, system)
     if h.size < 2:
         raise UndefinedMetricError("R2", "requires N >= 2 responses")
     if h.min() == h.max():
@@ -320,178 +309,3 @@ def r2(human: ArrayLike, system: ArrayLike) -> float:
     d = h - m
     dh = h - h.mean()
     return 1.0 - float(np.dot(d, d)) / float(np.dot(dh, dh))
-
-
-# ---------------------------------------------------------------- true-score (PRMSE)
-
-
-def as_ratings_matrix(
-    human_scores: ArrayLike | Sequence[ArrayLike], source: str = "human_scores"
-) -> np.ndarray:
-    """Ratings as a float matrix ``(n_responses, n_raters)``; NaN marks a missing rating.
-
-    A 1-D array is one rating per response. Every response needs at least one rating.
-
-    Example:
-        >>> as_ratings_matrix([[1, 2], [3, float("nan")]]).shape
-        (2, 2)
-    """
-    a = np.asarray(human_scores, dtype=np.float64)
-    if a.ndim == 1:
-        a = a[:, None]
-    if a.ndim != 2:
-        raise InvalidInputError(
-            f"expected a 1-D or 2-D array of ratings, got shape {a.shape}", source=source
-        )
-    if np.isinf(a).any():
-        i = int(np.flatnonzero(np.isinf(a).any(axis=1))[0])
-        raise InvalidInputError(
-            "ratings must be finite (NaN marks a missing rating)", source=source, record=i
-        )
-    if a.shape[0] == 0:
-        raise UndefinedMetricError("PRMSE", "requires at least one response")
-    none = np.isnan(a).all(axis=1)
-    if none.any():
-        raise InvalidInputError(
-            "response has no rating (need at least one per response)",
-            source=source,
-            record=int(np.flatnonzero(none)[0]),
-        )
-    return a
-
-
-def _ratings_summary(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """Per response: number of ratings c_i, mean rating, and the pooled within-response SS."""
-    ok = ~np.isnan(a)
-    c = ok.sum(axis=1).astype(np.float64)
-    filled = np.where(ok, a, 0.0)
-    means = filled.sum(axis=1) / c
-    dev = np.where(ok, a - means[:, None], 0.0)
-    within = float((dev * dev).sum())
-    return c, means, within
-
-
-def rater_error_variance(human_scores: ArrayLike) -> float:
-    """Variance of rater errors, pooled over responses with 2+ ratings (spec, PRMSE section).
-
-    ``V_i = sum_j (H_ij - mean_i)^2 / (c_i - 1)``;
-    ``sigma_e^2 = sum_i V_i (c_i - 1) / sum_i (c_i - 1)``.
-    With two ratings everywhere this is ``sum (H - H2)^2 / (2 N_2)``. Undefined when no
-    response has two or more ratings.
-
-    Example:
-        >>> rater_error_variance([[1, 2], [3, 3], [4, float("nan")]])
-        0.25
-    """
-    a = as_ratings_matrix(human_scores)
-    c, _, within = _ratings_summary(a)
-    dof = float((c - 1).sum())
-    if dof == 0:
-        raise UndefinedMetricError(
-            "RaterErrorVariance", "requires at least one response with two or more ratings"
-        )
-    return within / dof
-
-
-def _error_variance(a: np.ndarray, c: np.ndarray, within: float, given: float | None) -> float:
-    if given is not None:
-        g = float(given)
-        if not np.isfinite(g) or g < 0:
-            raise InvalidInputError(
-                f"rater error variance must be a finite number >= 0, got {given!r}",
-                source="rater_error_variance",
-            )
-        return g
-    dof = float((c - 1).sum())
-    if dof == 0:
-        raise UndefinedMetricError(
-            "PRMSE",
-            "requires at least one response with two or more ratings, or a given rater_error_variance",
-        )
-    return within / dof
-
-
-def true_score_variance(
-    human_scores: ArrayLike, rater_error_variance: float | None = None
-) -> float:
-    """Estimated true-score variance ``sigma_T^2`` (general multi-rater formula, spec).
-
-    ``sigma_T^2 = (sum_i c_i (mean_i - mean)^2 - (N - 1) sigma_e^2) / (c - sum_i c_i^2 / c)``
-    where ``c = sum_i c_i`` is the number of ratings and ``mean`` the mean of all ratings.
-    Undefined when the denominator is 0 (one response).
-
-    Example:
-        >>> true_score_variance([[1, 2], [3, 4]], 0.5)
-        1.75
-    """
-    a = as_ratings_matrix(human_scores)
-    c, means, within = _ratings_summary(a)
-    se2 = _error_variance(a, c, within, rater_error_variance)
-    return _true_var(c, means, se2)
-
-
-def _true_var(c: np.ndarray, means: np.ndarray, se2: float) -> float:
-    ctot = float(c.sum())
-    grand = float(np.dot(c, means)) / ctot
-    den = ctot - float(np.dot(c, c)) / ctot
-    if den == 0:
-        raise UndefinedMetricError("TrueScoreVariance", "requires at least two responses")
-    d = means - grand
-    return (float(np.dot(c, d * d)) - (c.size - 1) * se2) / den
-
-
-def mse_true(
-    system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None
-) -> float:
-    """``MSE(T|M) = (sum_i c_i (mean_i - M_i)^2 - N sigma_e^2) / c`` (spec, PRMSE section).
-
-    Example:
-        >>> mse_true([1.5, 3.5], [[1, 2], [3, 4]], 0.5)
-        -0.25
-    """
-    a = as_ratings_matrix(human_scores)
-    m = _vec(system, "system")
-    if m.size != a.shape[0]:
-        raise InvalidInputError(
-            f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores",
-            source="system",
-        )
-    c, means, within = _ratings_summary(a)
-    se2 = _error_variance(a, c, within, rater_error_variance)
-    d = means - m
-    return (float(np.dot(c, d * d)) - m.size * se2) / float(c.sum())
-
-
-def prmse_true(
-    system: ArrayLike, human_scores: ArrayLike, rater_error_variance: float | None = None
-) -> float:
-    """PRMSE against the true score: ``1 - MSE(T|M) / sigma_T^2`` (general multi-rater formula).
-
-    ``human_scores`` is ``(n_responses, n_raters)`` with NaN for missing ratings (any number
-    of ratings >= 1 per response), or 1-D together with ``rater_error_variance`` estimated
-    elsewhere. With two ratings everywhere this equals the closed forms
-    ``MSE(T|M) = MSE(Hbar|M) - sigma_e^2 / 2`` and ``sigma_T^2 = var(Hbar) - sigma_e^2 / 2``.
-    Undefined when sigma_e^2 cannot be estimated (no response has two ratings and none is
-    given) or when the estimated true-score variance is not positive.
-
-    Example:
-        >>> round(prmse_true([2, 2, 4], [[1, 2], [3, 3], [4, 5]]), 4)
-        0.84
-    """
-    a = as_ratings_matrix(human_scores)
-    m = _vec(system, "system")
-    if m.size != a.shape[0]:
-        raise InvalidInputError(
-            f"length mismatch: {a.shape[0]} rated responses, {m.size} system scores",
-            source="system",
-        )
-    c, means, within = _ratings_summary(a)
-    se2 = _error_variance(a, c, within, rater_error_variance)
-    vt = _true_var(c, means, se2)
-    if vt <= 0:
-        raise UndefinedMetricError(
-            "PRMSE", f"requires a positive estimated true-score variance, got {vt:.6g}"
-        )
-    d = means - m
-    mse = (float(np.dot(c, d * d)) - m.size * se2) / float(c.sum())
-    return 1.0 - mse / vt

@@ -33,7 +33,7 @@ from assay.llm import Item, Runner, load_model
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay.llm.testing", "--latency", str(latency)],
+        [sys.executable, "-m", "assay.testing.llm", "--latency", str(latency)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

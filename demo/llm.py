@@ -79,7 +79,7 @@ def run(out_dir: Path, console: Console) -> None:
     store.close()
 
     # 2. faults against a loopback server
-    from assay.llm.testing import FakeChatServer
+    from assay.testing.llm import FakeChatServer
 
     plan = {
         "rate limited": ["429:0.2", "ok"],

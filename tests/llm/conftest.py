@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from assay.llm.testing import FakeChatServer
+from assay.testing.llm import FakeChatServer
 
 
 @pytest.fixture

@@ -142,6 +142,10 @@ def run(
     check_output_file(out)
     if cache is not None and not no_cache:
         check_writable_file(cache, option="--cache")
+    if save:  # an unusable store fails now, before any call is paid for
+        from assay.store import Store
+
+        Store(db).close()
     m = _load(model, timeout)
     runner = Runner(
         m,
@@ -161,8 +165,7 @@ def run(
             + (" (nothing was saved to the store)." if save else ".")
         )
         raise typer.Exit(128 + stop.signum) from None
-    _write_records(records, out)
-    if save:
+    if save:  # the store first: a failing save leaves --out untouched
         _save_run(
             batch,
             records,
@@ -178,6 +181,7 @@ def run(
                 "retries": retries,
             },
         )
+    _write_records(records, out)
     if any(not r.ok for r in records):
         raise typer.Exit(1)
 
@@ -238,6 +242,10 @@ def read_items(path: Path) -> list[Any]:
     out = []
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, start=1):
+            if b"\x00" in raw:
+                raise InvalidInputError(
+                    "not text (a NUL byte: binary data or UTF-16?)", source=str(path), record=n
+                )
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:

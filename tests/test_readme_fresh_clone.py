@@ -56,10 +56,22 @@ def _write_inputs(folder: Path) -> None:
     ).to_parquet(folder / "people.parquet")
     images = [{"id": i, "width": 100, "height": 100} for i in (1, 2)]
     anns = [
-        {"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 20, 20], "area": 400,
-         "iscrowd": 0},
-        {"id": 2, "image_id": 2, "category_id": 2, "bbox": [50, 50, 30, 30], "area": 900,
-         "iscrowd": 0},
+        {
+            "id": 1,
+            "image_id": 1,
+            "category_id": 1,
+            "bbox": [10, 10, 20, 20],
+            "area": 400,
+            "iscrowd": 0,
+        },
+        {
+            "id": 2,
+            "image_id": 2,
+            "category_id": 2,
+            "bbox": [50, 50, 30, 30],
+            "area": 900,
+            "iscrowd": 0,
+        },
     ]
     cats = [{"id": 1, "name": "cat"}, {"id": 2, "name": "dog"}]
     (folder / "instances_val.json").write_text(

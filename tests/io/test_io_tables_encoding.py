@@ -11,8 +11,10 @@ from assay.io.tables import read_jsonl, read_table
 
 GOOD = {
     ".csv": "uid,value\n1,cat\n2,dog\n3,café\n",
-    ".jsonl": '{"uid": 1, "value": "cat"}\n{"uid": 2, "value": "dog"}\n{"uid": 3, "value": "café"}\n',
-    ".json": '[{"uid": 1, "value": "cat"},\n {"uid": 2, "value": "dog"},\n {"uid": 3, "value": "café"}]\n',
+    ".jsonl": '{"uid": 1, "value": "cat"}\n{"uid": 2, "value": "dog"}\n'
+    '{"uid": 3, "value": "café"}\n',
+    ".json": '[{"uid": 1, "value": "cat"},\n {"uid": 2, "value": "dog"},\n'
+    ' {"uid": 3, "value": "café"}]\n',
 }
 ENCODINGS = [("latin-1", "line 4", "not UTF-8"), ("utf-16", "line 1", "NUL")]
 

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.llm.items import Item, Record
+from assay.llm.models.base import INTERRUPTED
 
 __all__ = ["RunInterrupted", "run_interruptible", "interrupted_record"]
 
@@ -42,7 +43,7 @@ class RunInterrupted(Exception):
     def __init__(self, records: list[Record], signum: int) -> None:
         self.records = records
         self.signum = signum
-        self.finished = sum(r.error_kind != "interrupted" for r in records)
+        self.finished = sum(r.error_kind != INTERRUPTED for r in records)
         name = signal.Signals(signum).name
         super().__init__(f"interrupted by {name}: {self.finished} of {len(records)} items finished")
 
@@ -53,7 +54,7 @@ def interrupted_record(item_id: str, signum: int) -> Record:
     return Record(
         item_id,
         False,
-        error_kind="interrupted",
+        error_kind=INTERRUPTED,
         error=f"not finished: the run was stopped by {name}; run it again to resume",
     )
 

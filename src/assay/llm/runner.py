@@ -272,7 +272,7 @@ def _open_cache(cache: ResponseCache | str | Path | bool | None) -> ResponseCach
     if isinstance(cache, ResponseCache):
         return cache
     if cache is True:
-        from assay.store.config import default_cache_path
+        from assay.paths import default_cache_path
 
         return ResponseCache(default_cache_path())
     return ResponseCache(cache)

@@ -77,9 +77,7 @@ def list_runs(
     dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
     model: str = typer.Option(None, "--model", "-m", help="Only this model."),
     status: str = typer.Option(None, "--status", help="running, finished or failed."),
-    limit: int = typer.Option(
-        50, "--limit", "-n", min=1, help="At most this many, newest first."
-    ),
+    limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most this many, newest first."),
     db: str = typer.Option(None, "--db", help=DB_HELP),
     fmt: OutputFormat = format_option(),
 ) -> None:

@@ -43,6 +43,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from assay.errors import InvalidInputError
+
 __all__ = ["FakeChatServer"]
 
 _JSON = [(b"content-type", b"application/json")]
@@ -259,7 +261,7 @@ class FakeChatServer:
         elif code == "empty":
             await _send(send, 200, {"id": "x", "object": "chat.completion", "choices": []})
         else:
-            raise ValueError(f"unknown outcome {outcome!r}")
+            raise InvalidInputError(f"unknown outcome {outcome!r}", source="plan")
 
     async def _hang(self) -> None:
         assert self._stopping is not None

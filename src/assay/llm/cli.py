@@ -134,27 +134,33 @@ def run(
     or error, and the run's counts as metric records). Ctrl-C/SIGTERM: the records so
     far are written (unfinished items marked "interrupted"); re-run to resume.
     """
+    _run_command(dict(locals()))
+
+
+def _run_command(o: dict[str, Any]) -> None:
+    """The body of ``assay llm run``; ``o`` holds its options by parameter name."""
     from assay.llm.interrupt import RunInterrupted, run_interruptible
     from assay.llm.runner import RetryPolicy, Runner
 
     started = datetime.now(UTC)
-    batch = read_items(items)
+    batch = read_items(o["items"])
+    out, save, db = o["out"], o["save"], o["db"]
     check_output_file(out)
-    if cache is not None and not no_cache:
-        check_writable_file(cache, option="--cache")
+    if o["cache"] is not None and not o["no_cache"]:
+        check_writable_file(o["cache"], option="--cache")
     if save:  # an unusable store fails now, before any call is paid for
         from assay.store import Store
 
         Store(db).close()
-    m = _load(model, timeout)
+    m = _load(o["model"], o["timeout"])
     runner = Runner(
         m,
-        max_concurrency=concurrency,
-        rpm=rpm,
-        timeout=timeout,
-        retry=RetryPolicy(max_retries=retries, backoff_base=backoff),
-        cache=False if no_cache else (cache if cache is not None else True),
-        quiet=quiet,
+        max_concurrency=o["concurrency"],
+        rpm=o["rpm"],
+        timeout=o["timeout"],
+        retry=RetryPolicy(max_retries=o["retries"], backoff_base=o["backoff"]),
+        cache=False if o["no_cache"] else (o["cache"] if o["cache"] is not None else True),
+        quiet=o["quiet"],
     )
     try:
         records = run_interruptible(runner, batch)
@@ -166,20 +172,17 @@ def run(
         )
         raise typer.Exit(128 + stop.signum) from None
     if save:  # the store first: a failing save leaves --out untouched
+        options = {k: o[k] for k in ("concurrency", "rpm", "timeout", "retries")}
+        dataset = o["dataset"] or o["items"].name
         _save_run(
             batch,
             records,
             m,
-            kind=kind,
-            dataset=dataset or items.name,
+            kind=o["kind"],
+            dataset=dataset,
             db=db,
             started=started,
-            options={
-                "concurrency": concurrency,
-                "rpm": rpm,
-                "timeout": timeout,
-                "retries": retries,
-            },
+            options=options,
         )
     _write_records(records, out)
     if any(not r.ok for r in records):

@@ -51,7 +51,10 @@ test-fast: lint
 
 # ruff (lint and format) over the code, and mypy over the typed core.
 TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py src/assay/ratios.py \
-	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py)
+	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
+	src/assay/cli.py src/assay/cli_support.py src/assay/paths.py src/assay/io/files.py \
+	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/llm/*.py) \
+	$(wildcard src/assay/llm/models/*.py)
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks demo
 	$(BIN)/ruff format --check src tests benchmarks demo

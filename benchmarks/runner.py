@@ -5,10 +5,10 @@ Part 1 isolates the runner: an in-process model that answers after ``asyncio.sle
 bookkeeping, the SQLite cache write, records).
 
 Part 2 is the whole stack. For each concurrency (1, 16, 64, 256) it sends N requests
-(default 2,000) through ``assay.llm.Runner`` (with its SQLite response cache on, as in real runs, and a fresh
-cache file so every request is a real call) and, as the peer, through the bare
-``openai.AsyncOpenAI`` client under an ``asyncio.Semaphore`` (no retries, cache or
-bookkeeping). The server runs in its own process.
+(default 2,000) through ``assay.llm.Runner`` (with its SQLite response cache on, as in
+real runs, and a fresh cache file so every request is a real call) and, as the peer,
+through the bare ``openai.AsyncOpenAI`` client under an ``asyncio.Semaphore`` (no
+retries, cache or bookkeeping). The server runs in its own process.
 
 Printed per concurrency: calls/s, fraction of the ideal (concurrency / latency), wall
 overhead per call (time per call minus the 50 ms, per concurrency slot), client CPU ms
@@ -33,7 +33,7 @@ from assay.llm import Item, Runner, load_model
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay.llm.testing", "--latency", str(latency)],
+        [sys.executable, "-m", "assay.testing.llm", "--latency", str(latency)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -155,23 +155,28 @@ def main() -> None:
     ap.add_argument("--runner-only", action="store_true", help="Only part 1 (no HTTP).")
     args = ap.parse_args()
     levels = [int(x) for x in args.concurrency.split(",")]
-    head = f"{'conc':>5} {'client':>7} {'calls/s':>9} {'ideal':>8} {'of ideal':>9} {'overhead ms/call':>17} {'CPU ms/call':>12}"
+    head = (
+        f"{'conc':>5} {'client':>7} {'calls/s':>9} {'ideal':>8} {'of ideal':>9} "
+        f"{'overhead ms/call':>17} {'CPU ms/call':>12}"
+    )
     print(
-        f"Part 1: the runner alone (in-process model, {args.latency * 1000:.0f} ms latency, cache on), {args.n} items per level\n"
+        f"Part 1: the runner alone (in-process model, {args.latency * 1000:.0f} ms latency, "
+        f"cache on), {args.n} items per level\n"
     )
     print(head)
     print("-" * len(head))
     for c in levels:
-        for name, fn in (
-            ("bare", lambda: run_bare(args.n, c, args.latency)),
-            ("runner", lambda: run_runner_only(args.n, c, args.latency, f"r{c}")),
-        ):
-            wall, cpu, ok = fn()
+        for name in ("bare", "runner"):
+            if name == "bare":
+                wall, cpu, ok = run_bare(args.n, c, args.latency)
+            else:
+                wall, cpu, ok = run_runner_only(args.n, c, args.latency, f"r{c}")
             assert ok == args.n
             rate, ideal = args.n / wall, c / args.latency
             overhead = (wall * c / args.n - args.latency) * 1000
             print(
-                f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.3f} {cpu / args.n * 1000:>12.3f}"
+                f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} "
+                f"{overhead:>17.3f} {cpu / args.n * 1000:>12.3f}"
             )
     print("(bare = asyncio.sleep under a semaphore: the event loop's own floor)\n")
     if args.runner_only:
@@ -183,7 +188,8 @@ def main() -> None:
         if not args.no_peer:
             run_sdk(url, 20, 4, "warm")
         print(
-            f"Part 2: over HTTP, {args.n} requests per level, server latency {args.latency * 1000:.0f} ms, server in its own process\n"
+            f"Part 2: over HTTP, {args.n} requests per level, server latency "
+            f"{args.latency * 1000:.0f} ms, server in its own process\n"
         )
         print(head)
         print("-" * len(head))
@@ -199,12 +205,12 @@ def main() -> None:
                 rates[name] = rate
                 overhead = (wall * c / args.n - args.latency) * 1000  # per call, per slot
                 print(
-                    f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} {overhead:>17.2f} {cpu / args.n * 1000:>12.3f}"
+                    f"{c:>5} {name:>7} {rate:>9.1f} {ideal:>8.0f} {rate / ideal:>8.1%} "
+                    f"{overhead:>17.2f} {cpu / args.n * 1000:>12.3f}"
                 )
             if "sdk" in rates:
-                print(
-                    f"{'':>5} {'ratio':>7} assay/sdk throughput = {rates['assay'] / rates['sdk']:.3f}"
-                )
+                ratio = rates["assay"] / rates["sdk"]
+                print(f"{'':>5} {'ratio':>7} assay/sdk throughput = {ratio:.3f}")
         print(f"\nserver counted {server_calls(proc)} calls")
     finally:
         if proc.stdin:

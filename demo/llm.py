@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from assay.llm import Item, RetryPolicy, Runner, load_model, summarize
 from assay.results import Metric, MetricSet
@@ -44,7 +45,7 @@ def run(out_dir: Path, console: Console) -> None:
         correct.append(ok)
         table.add_row(
             qid,
-            (rec.text or rec.error or "").strip()[:50],
+            Text((rec.text or rec.error or "").strip()[:50]),  # model text verbatim, not markup
             str(ok),
             f"{rec.latency or 0:.2f}",
             str(rec.usage.total_tokens),
@@ -72,14 +73,17 @@ def run(out_dir: Path, console: Console) -> None:
     )
     latest = store.latest(kind="llm_demo", dataset="four-questions", items=True)
     assert latest is not None and latest.id == eid
+    accuracy = metrics.get("Accuracy").value
     console.print(
-        f"saved evaluation {eid} to {store.display_url}: accuracy {metrics.get('Accuracy').value:.2f}, "
-        f"{len(latest.items or [])} items stored"
+        Text(
+            f"saved evaluation {eid} to {store.display_url}: accuracy {accuracy:.2f}, "
+            f"{len(latest.items or [])} items stored"
+        )
     )
     store.close()
 
     # 2. faults against a loopback server
-    from assay.llm.testing import FakeChatServer
+    from assay.testing.llm import FakeChatServer
 
     plan = {
         "rate limited": ["429:0.2", "ok"],
@@ -110,12 +114,13 @@ def run(out_dir: Path, console: Console) -> None:
             r.id,
             "ok" if r.ok else f"{r.error_kind} {r.status or ''}".strip(),
             str(r.attempts),
-            r.error or "",
+            Text(r.error or ""),
         )
     console.print(ftable)
     fs = summarize(frecs)
     console.print(
-        f"{fs.items} items -> {fs.ok} ok + {fs.errors} errors; {fs.calls} calls made, server counted {calls}"
+        f"{fs.items} items -> {fs.ok} ok + {fs.errors} errors; "
+        f"{fs.calls} calls made, server counted {calls}"
     )
 
     (out_dir / "llm.json").write_text(

@@ -1,44 +1,123 @@
 """The ``assay`` command line.
 
-Every domain registers its sub-command from ``assay/<domain>/cli.py``; see
-:mod:`assay.cli_support` for the shared output and error handling. Run
-``assay --help`` for the list of commands.
+Every domain defines its sub-command in ``assay/<domain>/cli.py`` as ``register(app)``;
+see :mod:`assay.cli_support` for the shared output and error handling.
+
+Commands are registered lazily: :data:`COMMANDS` knows each command's name, the module
+that defines it and a one-line help, so ``assay --help`` lists every command without
+importing any domain, and ``assay COMMAND ...`` (or ``assay COMMAND --help``) imports only
+that command's module. A new command is one more line in :data:`COMMANDS`.
+
+Example:
+    >>> sorted(COMMANDS)[:3]
+    ['classification', 'detection', 'fairness']
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-import assay
+from assay import __version__
+
+__all__ = ["COMMANDS", "app", "main", "load_command"]
+
+#: command name -> (module defining ``register(app)``, one-line help shown by ``assay --help``)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "classification": (
+        "assay.classification.cli",
+        "Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves.",
+    ),
+    "fairness": (
+        "assay.fairness.cli",
+        "Group fairness: statistical parity, disparate impact, equal opportunity, odds.",
+    ),
+    "detection": (
+        "assay.detection.cli",
+        "Object detection and instance segmentation (COCO-exact AP/AR, curves).",
+    ),
+    "segmentation": ("assay.segmentation.cli", "Semantic segmentation: IoU, mIoU, confusion."),
+    "scoring": (
+        "assay.scoring.cli",
+        "Automated-scoring evaluation: the RSMTool metric set, PRMSE, subgroup tables.",
+    ),
+    "llm": ("assay.llm.cli", "Call LLMs: ask one question, or run many items (JSONL)."),
+    "serve-model": (
+        "assay.llm.cli",
+        "Serve the embedded model as an OpenAI-compatible endpoint on 127.0.0.1.",
+    ),
+    "pairwise": (
+        "assay.llm.pairwise.cli",
+        "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
+    ),
+    "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
+}
+
+HELP = """Evaluate ML models and LLMs.
+
+Output: every metric command prints its metric records (a JSON list of
+{type, value, parameters}) on stdout. One rule for all commands: --format json
+is the default, --format table prints a table for people, and --out FILE writes
+the JSON to FILE (atomically) instead of stdout.
+
+Exit codes: 0 success, 1 some LLM calls failed (their records say why), 2 bad
+input or options (one message naming the file, row and field), 130/143 when
+interrupted.
+
+Run 'assay COMMAND --help' for a command's options.
+"""
+
+
+def load_command(name: str) -> Any:
+    """Import the module that defines ``name`` and return its click command."""
+    module, _ = COMMANDS[name]
+    sub = typer.Typer(rich_markup_mode=None, add_completion=False)
+    importlib.import_module(module).register(sub)
+    group = typer.main.get_group(sub)
+    return group.commands[name]
+
+
+class LazyGroup(TyperGroup):
+    """A group that lists :data:`COMMANDS` without importing them and loads one on use."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name not in COMMANDS:
+            return None
+        # For listing only: a stub with the command's one-line help.
+        return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1], short_help=COMMANDS[cmd_name][1])
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = str(args[0]) if args else None
+        if name in COMMANDS and name not in self.commands:
+            self.add_command(load_command(name), name)
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
     name="assay",
-    help="Evaluate ML models and LLMs. Every command prints metric records as JSON "
-    "(a list of {type, value, parameters}) or, with --format table, a table for people.",
+    cls=LazyGroup,
+    help=HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
-)
-
-# One module per domain; each defines register(app).
-COMMAND_MODULES: tuple[str, ...] = (
-    "assay.classification.cli",
-    "assay.fairness.cli",
-    "assay.detection.cli",
-    "assay.segmentation.cli",
-    "assay.scoring.cli",
-    "assay.llm.cli",
-    "assay.llm.pairwise.cli",
-    "assay.store.cli",
+    # Plain click help: never cuts option names on narrow terminals, never reads
+    # user-visible text as markup, and needs no rich import for --help.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"assay {assay.__version__}")
+        typer.echo(f"assay {__version__}")
         raise typer.Exit()
 
 
@@ -51,13 +130,9 @@ def _root(
     """Evaluate ML models and LLMs."""
 
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(app)
-
-
-def main() -> None:
+def main(argv: Any = None) -> None:
     """Entry point of the ``assay`` console script."""
-    app()
+    app(args=argv)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,23 @@ Each domain defines its command in ``assay/<domain>/cli.py`` as ``register(app)`
 uses these helpers, so every command writes JSON/tables and reports bad input the same
 way: one message naming the file, row and field on stderr, exit code 2, and nothing
 half-written to ``--out``.
+
+One output rule for every command: ``--format json`` (the default) prints the metric
+records as JSON on stdout, ``--format table`` prints a table for people, and ``--out
+FILE`` writes the JSON to ``FILE`` atomically (:func:`format_option`, :func:`out_option`).
+
+User values (paths, labels, model names, error messages) are always printed verbatim:
+nothing here lets rich read them as markup (:func:`print_error`, :func:`note`,
+:func:`cell`).
+
+This module is imported by every command's ``--help``: it imports nothing heavy
+(no numpy, pandas or SQLAlchemy at module level).
+
+Example:
+    >>> parse_floats("0.5, 0.75", option="--score-thresholds")
+    [0.5, 0.75]
+    >>> cell("[bold]high").plain
+    '[bold]high'
 """
 
 from __future__ import annotations
@@ -11,18 +28,20 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from assay.errors import AssayError
+from assay.errors import AssayError, InvalidInputError
 from assay.io.files import check_writable_file, write_atomic
-from assay.report.table import metrics_table
-from assay.results import MetricSet
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from assay.results import MetricSet
 
 __all__ = [
     "OutputFormat",
@@ -31,13 +50,24 @@ __all__ = [
     "write_atomic",
     "parse_floats",
     "EXIT_BAD_INPUT",
+    "EXIT_INTERRUPTED",
     "save_option",
     "db_option",
+    "format_option",
+    "out_option",
     "save_metrics",
     "publish",
+    "print_error",
+    "note",
+    "cell",
+    "check_input_file",
+    "check_output_file",
+    "check_nonnegative",
 ]
 
 EXIT_BAD_INPUT = 2
+#: Exit code after Ctrl-C (128 + SIGINT); SIGTERM gives 143 (128 + 15).
+EXIT_INTERRUPTED = 130
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -46,18 +76,59 @@ class OutputFormat(str, Enum):
     table = "table"
 
 
+def _stderr() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def print_error(message: str) -> None:
+    """``error: <message>`` on stderr; the message is printed verbatim (no markup)."""
+    from rich.text import Text
+
+    _stderr().print(Text.assemble(("error:", "bold red"), " ", str(message)))
+
+
+def note(message: str) -> None:
+    """A dim note on stderr (stdout stays the command's JSON); printed verbatim."""
+    from rich.text import Text
+
+    _stderr().print(Text(str(message), style="dim"))
+
+
+def cell(value: Any) -> Text:
+    """A table cell that shows ``value`` as it is (``[bold]x`` stays ``[bold]x``)."""
+    from rich.text import Text
+
+    return Text("" if value is None else str(value))
+
+
+def _os_error_message(e: OSError) -> str:
+    where = e.filename if e.filename is not None else None
+    reason = e.strerror or type(e).__name__
+    return f"{where}: {reason}" if where is not None else reason
+
+
 def guarded(fn: F) -> F:
-    """Turn assay errors into one readable line on stderr and exit code 2."""
+    """Turn assay errors into one readable line on stderr and exit code 2.
+
+    Also: a file the operating system refuses (a directory given as a file, no
+    permission) is exit 2 naming the path; Ctrl-C is exit 130 without a traceback.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except AssayError as e:
-            console = Console(stderr=True, soft_wrap=True, highlight=False)
-            # User values (paths, labels, scores) are printed verbatim: no rich markup in them.
-            console.print(Text.assemble(("error:", "bold red"), " ", str(e)))
+            print_error(str(e))
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as e:
+            print_error(_os_error_message(e))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except KeyboardInterrupt:
+            print_error("interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -72,12 +143,13 @@ def emit(
     """Print metrics as JSON (default) or a table, or write the JSON atomically to ``out``."""
     if out is not None:
         write_atomic(out, metrics.to_json(indent=2) + "\n")
-        if fmt is OutputFormat.table:
-            Console().print(metrics_table(metrics, title=title))
-        return
     if fmt is OutputFormat.table:
+        from rich.console import Console
+
+        from assay.report.table import metrics_table
+
         Console().print(metrics_table(metrics, title=title))
-    else:
+    elif out is None:
         sys.stdout.write(metrics.to_json(indent=2) + "\n")
 
 
@@ -93,10 +165,33 @@ def parse_floats(text: str | None, *, option: str) -> list[float] | None:
         ) from None
 
 
+def check_input_file(path: str | Path, *, option: str | None = None) -> Path:
+    """``path`` if it is an existing regular file; otherwise InvalidInputError naming it."""
+    p = Path(path)
+    where = f"{option} {p}" if option else str(p)
+    if not p.exists():
+        raise InvalidInputError("file not found", source=where)
+    if p.is_dir():
+        raise InvalidInputError("is a directory, expected a file", source=where)
+    return p
+
+
+def check_output_file(path: str | Path | None, *, option: str = "--out") -> Path | None:
+    """Check ``--out`` before any work is done (not a directory, parent folder usable)."""
+    return None if path is None else check_writable_file(path, option=option)
+
+
+def check_nonnegative(value: float | None, *, option: str) -> None:
+    """A count or a duration given on the command line must not be negative."""
+    if value is not None and value < 0:
+        raise InvalidInputError(f"must be >= 0, got {value:g}", source=option)
+
+
 SAVE_HELP = (
     "Also record this evaluation in the evaluation store "
     "($ASSAY_DATABASE_URL, default $ASSAY_HOME/assay.db)."
 )
+FORMAT_HELP = "json (metric records, the default) or table (for people)."
 
 
 def save_option() -> Any:
@@ -117,6 +212,18 @@ def db_option() -> Any:
     return typer.Option(None, "--db", help="Evaluation store URL or SQLite file (with --save).")
 
 
+def format_option() -> Any:
+    """The ``--format/-f json|table`` option; json is the default for every command."""
+    return typer.Option(OutputFormat.json, "--format", "-f", help=FORMAT_HELP)
+
+
+def out_option(
+    help: str = "Write the JSON records to this file (atomically) instead of stdout.",
+) -> Any:
+    """The ``--out/-o FILE`` option."""
+    return typer.Option(None, "--out", "-o", help=help, dir_okay=False)
+
+
 def save_metrics(
     metrics: MetricSet,
     *,
@@ -127,10 +234,12 @@ def save_metrics(
     save: bool = True,
     url: str | None = None,
     items: Any = None,
+    started: datetime | None = None,
 ) -> int | None:
     """Store ``metrics`` as a finished evaluation when ``save`` is true; returns its id.
 
-    A note naming the evaluation id and the store goes to stderr (stdout stays the
+    ``started`` is when the work began (it becomes the evaluation's ``created``; default:
+    now). A note naming the evaluation id and the store goes to stderr (stdout stays the
     command's JSON). Store failures raise :class:`assay.store.StoreError`, which
     :func:`guarded` turns into one line on stderr and exit code 2.
     """
@@ -140,11 +249,15 @@ def save_metrics(
 
     with Store(url) as store:
         eid = store.save(
-            metrics, kind=kind, dataset=dataset, model=model, parameters=parameters, items=items
+            metrics,
+            kind=kind,
+            dataset=dataset,
+            model=model,
+            parameters=parameters,
+            items=items,
+            created=started,
         )
-        Console(stderr=True, highlight=False).print(
-            f"[dim]saved evaluation {eid} ({kind}) to {store.display_url}[/]"
-        )
+        note(f"saved evaluation {eid} ({kind}) to {store.display_url}")
     return eid
 
 
@@ -161,6 +274,7 @@ def publish(
     model: str | None = None,
     parameters: dict[str, Any] | None = None,
     items: Any = None,
+    started: datetime | None = None,
 ) -> int | None:
     """The last step of every metric command: store (with ``--save``), then print/write.
 
@@ -179,6 +293,7 @@ def publish(
         save=save,
         url=db,
         items=items,
+        started=started,
     )
     emit(metrics, fmt=fmt, out=out, title=title)
     return eid

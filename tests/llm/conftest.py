@@ -6,12 +6,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from assay.llm.testing import FakeChatServer
+from assay.testing.llm import FakeChatServer
 
 
 @pytest.fixture
 def chat_server() -> Iterator[Callable[..., FakeChatServer]]:
-    """Factory: ``chat_server(plan={...}, latency=..., ...)`` starts a FakeChatServer on 127.0.0.1."""
+    """Factory: ``chat_server(plan={...}, latency=...)`` starts a FakeChatServer on 127.0.0.1."""
     started: list[FakeChatServer] = []
 
     def make(plan=None, **kw) -> FakeChatServer:  # type: ignore[no-untyped-def]

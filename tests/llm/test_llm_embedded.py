@@ -104,3 +104,47 @@ def test_serve_model_speaks_openai(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _readme_command(prefix: str) -> list[str]:
+    """The README's exact command line that starts with ``prefix`` (shell-split)."""
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    (line,) = [ln for ln in readme.splitlines() if ln.startswith(prefix)]
+    return shlex.split(line.split("  #", 1)[0])
+
+
+@pytest.mark.slow
+def test_readme_first_llm_command_answers_sensibly():
+    """The README's ``assay llm ask --model embedded "What is the capital of France?"``."""
+    import os
+    from pathlib import Path
+
+    argv = _readme_command("assay llm ask --model embedded")
+    assert argv[-1] == "What is the capital of France?" and "--temperature" not in argv
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": src}
+    answers = []
+    for _ in range(2):  # the same answer twice: the defaults sample with a fixed seed
+        res = subprocess.run(
+            [sys.executable, "-m", "assay.cli", *argv[1:]],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+        assert res.returncode == 0, res.stderr
+        answers.append(res.stdout)
+    assert "paris" in answers[0].lower(), answers[0]
+    assert len(answers[0].split()) < 60  # an answer, not 256 tokens of rambling
+    assert answers[1] == answers[0]
+
+
+def test_embedded_defaults_follow_the_model_card(embedded):
+    d = embedded.defaults
+    assert (d["temperature"], d["top_p"], d["max_tokens"]) == (0.2, 0.9, 256)
+    assert isinstance(d["seed"], int)
+    template = embedded._model().metadata.get("tokenizer.chat_template", "")
+    assert "<|im_start|>" in template and "system" in template  # ChatML with a default system

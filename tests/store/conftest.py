@@ -76,7 +76,10 @@ def postgres_server() -> Iterator[str]:
         capture_output=True,
     )
     port = _free_port()
-    opts = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    opts = (
+        f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off "
+        "-c synchronous_commit=off -c full_page_writes=off"
+    )
     subprocess.run(
         cmd(
             str(bindir / "pg_ctl"),

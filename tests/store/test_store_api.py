@@ -232,11 +232,13 @@ url, tag, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 s = Store(url)
 for i in range(n):
     if i % 2:
-        s.save([Metric("M", j, {"tag": tag, "i": i}) for j in range(20)], kind="stress", dataset=tag, model=str(i))
+        ms = [Metric("M", j, {"tag": tag, "i": i}) for j in range(20)]
+        s.save(ms, kind="stress", dataset=tag, model=str(i))
     else:
         with s.evaluation("stress", dataset=tag, model=str(i)) as ev:
             ev.add_metrics([Metric("M", j, {"tag": tag, "i": i}) for j in range(10)])
-            ev.add_items([ItemRecord(f"{tag}-{i}-{k}", "p", ok=True, raw_answer="a") for k in range(5)])
+            its = [ItemRecord(f"{tag}-{i}-{k}", "p", ok=True, raw_answer="a") for k in range(5)]
+            ev.add_items(its)
             ev.add_metrics([Metric("M", j, {"tag": tag, "i": i}) for j in range(10, 20)])
 print("done")
 """
@@ -254,7 +256,7 @@ def test_two_processes_writing_at_once_lose_nothing(store_url):
         for tag in ("a", "b")
     ]
     outs = [p.communicate(timeout=240) for p in procs]
-    for p, (out, err) in zip(procs, outs):
+    for p, (_, err) in zip(procs, outs):
         assert p.returncode == 0, err.decode()
     with Store(store_url) as s:
         evs = s.list(kind="stress")
@@ -271,7 +273,10 @@ def test_two_processes_writing_at_once_lose_nothing(store_url):
 
 
 def test_first_open_by_two_processes_at_once(store_url):
-    code = "import sys; from assay.store import Store; s = Store(sys.argv[1]); s.save([], kind='k'); print('ok')"
+    code = (
+        "import sys; from assay.store import Store; s = Store(sys.argv[1]); "
+        "s.save([], kind='k'); print('ok')"
+    )
     procs = [
         subprocess.Popen([sys.executable, "-c", code, store_url], stderr=subprocess.PIPE)
         for _ in range(2)

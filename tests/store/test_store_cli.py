@@ -184,3 +184,22 @@ def test_save_metrics_api_returns_the_id(tmp_path):
     eid = save_metrics(MetricSet([Metric("A", 1)]), kind="k", url=url)
     with Store(url) as s:
         assert s.get(eid).metrics.get("A").value == 1
+
+
+def test_runs_tables_show_user_values_verbatim(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    with Store(url) as s:
+        s.save(
+            [Metric("Accuracy", 0.5, {"group": "[bold]high"})],
+            kind="k",
+            dataset="[/x]",
+            model="[red]m[/red]",
+        )
+    res = runner.invoke(app, ["runs", "list", "--db", url, "-f", "table"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "[/x]" in res.output and "[red]m[/red]" in res.output
+    res = runner.invoke(
+        app, ["runs", "show", "1", "--db", url, "-f", "table"], env={"COLUMNS": "200"}
+    )
+    assert res.exit_code == 0, res.output
+    assert "group=[bold]high" in res.output

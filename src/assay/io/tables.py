@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,6 +31,7 @@ __all__ = [
     "require_columns",
     "numeric_column",
     "TABLE_SUFFIXES",
+    "check_text_file",
 ]
 
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
@@ -41,20 +43,20 @@ def read_table(path: str | Path) -> pd.DataFrame:
     The format is chosen by the file's extension. Raises :class:`InvalidInputError` naming the
     file (and line, for malformed JSON) when it cannot be read.
     """
-    p = Path(path)
+    p = _existing_file(path)
     suffix = p.suffix.lower()
-    if not p.exists():
-        raise InvalidInputError("file not found", source=str(p))
+    if suffix in (".jsonl", ".ndjson", ".json", ".csv"):
+        check_text_file(p)
     try:
         if suffix in (".jsonl", ".ndjson"):
             return pd.DataFrame.from_records(read_jsonl(p))
         if suffix == ".json":
-            data = json.loads(p.read_text())
+            data = json.loads(p.read_text(encoding="utf-8"))
             if not isinstance(data, list):
                 raise InvalidInputError("expected a JSON list of records", source=str(p))
             return pd.DataFrame.from_records(data)
         if suffix == ".csv":
-            return pd.read_csv(p, keep_default_na=True)
+            return pd.read_csv(p, keep_default_na=True, encoding="utf-8")
         if suffix in (".parquet", ".pq"):
             return pd.read_parquet(p)
     except InvalidInputError:
@@ -76,9 +78,8 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     Raises :class:`InvalidInputError` naming the file and line for a missing file, malformed
     JSON, or a line that is not a JSON object.
     """
-    p = Path(path)
-    if not p.exists():
-        raise InvalidInputError("file not found", source=str(p))
+    p = _existing_file(path)
+    check_text_file(p)
     records = []
     with p.open("rb") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -96,6 +97,59 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
                 )
             records.append(rec)
     return records
+
+
+def _existing_file(path: str | Path) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise InvalidInputError("file not found", source=str(p))
+    if p.is_dir():
+        raise InvalidInputError("is a directory, expected a file", source=str(p))
+    return p
+
+
+def check_text_file(path: str | Path, *, chunk_size: int = 1 << 20) -> None:
+    r"""Raise naming the file and line unless it is UTF-8 text (read in chunks).
+
+    A NUL byte means binary data or UTF-16 (whose ASCII characters carry NUL bytes); any
+    other undecodable byte, another 8-bit encoding such as Latin-1.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.csv"
+        >>> _ = p.write_bytes(b"uid,value\n1,caf\xe9\n")
+        >>> check_text_file(p)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: .../x.csv: line 2: not UTF-8 text (byte 0xe9); ...
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(chunk_size)
+            nul = chunk.find(b"\x00")
+            if nul >= 0:
+                where = line + chunk.count(b"\n", 0, nul)
+                raise InvalidInputError(
+                    "not text: a NUL byte (binary data, or UTF-16?); save it as UTF-8",
+                    source=str(path),
+                    record=f"line {where}",
+                )
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as e:
+                where = line + chunk.count(b"\n", 0, max(e.start, 0))
+                bad = chunk[e.start : e.start + 1].hex() if e.start >= 0 else "?"
+                raise InvalidInputError(
+                    f"not UTF-8 text (byte 0x{bad}); save it as UTF-8 (Latin-1 or another "
+                    "8-bit encoding?)",
+                    source=str(path),
+                    record=f"line {where}",
+                ) from None
+            if not chunk:
+                return
+            line += chunk.count(b"\n")
 
 
 def as_dataframe(data: Any, *, source: str = "data") -> pd.DataFrame:
@@ -129,7 +183,7 @@ def numeric_column(
     lo: float | None = None,
     hi: float | None = None,
 ) -> np.ndarray:
-    """The column as float64; raise naming the first row that is non-numeric, NaN or out of range."""
+    """The column as float64; raise naming the first row that is non-numeric, NaN or outside."""
     raw = df[column]
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.isnan(values)

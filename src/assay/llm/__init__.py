@@ -1,4 +1,6 @@
-"""LLM runtime: chat models (any OpenAI-compatible endpoint or the embedded SmolLM2) and the runner.
+"""LLM runtime: chat models (OpenAI-compatible endpoints or the embedded SmolLM2) and the runner.
+
+Names are imported on first use, so ``assay llm --help`` stays fast.
 
 Example:
     >>> from assay.llm import Item, Runner, load_model                     # doctest: +SKIP
@@ -11,17 +13,45 @@ See docs/llm.md for the model spec syntax, the runner's retry/cache/resume rules
 the error kinds.
 """
 
-from assay.llm.cache import ResponseCache, cache_key
-from assay.llm.models import (
-    CallError,
-    ChatModel,
-    ChatResponse,
-    ModelSpec,
-    Usage,
-    load_model,
-    parse_model_spec,
-)
-from assay.llm.runner import Item, Record, RetryPolicy, Runner, RunStats, run_items, summarize
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.llm.cache import ResponseCache, cache_key
+    from assay.llm.items import Item, Record
+    from assay.llm.models import (
+        CallError,
+        ChatModel,
+        ChatResponse,
+        ModelSpec,
+        Usage,
+        load_model,
+        parse_model_spec,
+    )
+    from assay.llm.policy import RetryPolicy, RunStats, summarize
+    from assay.llm.runner import Runner, run_items
+
+#: public name -> the module that defines it
+_LAZY = {
+    "CallError": "assay.llm.models",
+    "ChatModel": "assay.llm.models",
+    "ChatResponse": "assay.llm.models",
+    "Item": "assay.llm.items",
+    "ModelSpec": "assay.llm.models",
+    "Record": "assay.llm.items",
+    "ResponseCache": "assay.llm.cache",
+    "RetryPolicy": "assay.llm.policy",
+    "RunStats": "assay.llm.policy",
+    "Runner": "assay.llm.runner",
+    "Usage": "assay.llm.models",
+    "cache_key": "assay.llm.cache",
+    "load_model": "assay.llm.models",
+    "parse_model_spec": "assay.llm.models",
+    "run_items": "assay.llm.runner",
+    "summarize": "assay.llm.policy",
+}
 
 __all__ = [
     "CallError",
@@ -41,3 +71,9 @@ __all__ = [
     "run_items",
     "summarize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'assay.llm' has no attribute {name!r}")

@@ -103,7 +103,8 @@ class ResponseCache:
         """The cached answer for ``key``, or ``None``."""
         with self._lock:
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, latency, raw FROM responses WHERE key = ?",
+                "SELECT text, prompt_tokens, completion_tokens, latency, raw"
+                " FROM responses WHERE key = ?",
                 (key,),
             ).fetchone()
         return None if row is None else self._row_to_response(row)
@@ -117,7 +118,8 @@ class ResponseCache:
                 chunk = keys[i : i + 500]
                 marks = ",".join("?" * len(chunk))
                 for row in self._db.execute(
-                    f"SELECT key, text, prompt_tokens, completion_tokens, latency, raw FROM responses WHERE key IN ({marks})",
+                    "SELECT key, text, prompt_tokens, completion_tokens, latency, raw"
+                    f" FROM responses WHERE key IN ({marks})",
                     chunk,
                 ):
                     found[row[0]] = self._row_to_response(row[1:])

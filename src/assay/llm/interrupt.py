@@ -1,0 +1,92 @@
+"""Stopping a run cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+:func:`run_interruptible` runs items through a :class:`~assay.llm.runner.Runner`; when
+the process is asked to stop it cancels the calls in flight, closes the response cache
+(every answer received so far is already committed there), and raises
+:class:`RunInterrupted` carrying one record per item: the finished ones as they are,
+the others with ``error_kind="interrupted"``. Running the same items again resumes: the
+cached answers are not paid for twice.
+
+The bound after ``kill -9`` (which cannot be caught): an answer is committed to the cache
+the moment it arrives, so only calls answered in the last moments before the kill (still
+being written) can be paid again on resume; nothing is lost.
+
+Example:
+    >>> from assay.llm.models.base import ChatResponse, Usage
+    >>> class Echo:
+    ...     name = identity = "echo"
+    ...     async def chat(self, messages, **params):
+    ...         return ChatResponse(messages[-1]["content"], Usage(1, 1), 0.0)
+    >>> from assay.llm.runner import Runner
+    >>> from assay.llm.items import Item
+    >>> [r.text for r in run_interruptible(Runner(Echo(), cache=None, quiet=True),
+    ...                                    [Item.from_prompt("a", "hi")])]
+    ['hi']
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from assay.llm.items import Item, Record
+from assay.llm.models.base import INTERRUPTED
+
+__all__ = ["RunInterrupted", "run_interruptible", "interrupted_record"]
+
+
+class RunInterrupted(Exception):
+    """The run was stopped by a signal; ``records`` has one record per item."""
+
+    def __init__(self, records: list[Record], signum: int) -> None:
+        self.records = records
+        self.signum = signum
+        self.finished = sum(r.error_kind != INTERRUPTED for r in records)
+        name = signal.Signals(signum).name
+        super().__init__(f"interrupted by {name}: {self.finished} of {len(records)} items finished")
+
+
+def interrupted_record(item_id: str, signum: int) -> Record:
+    """The record of an item the run did not finish."""
+    name = signal.Signals(signum).name
+    return Record(
+        item_id,
+        False,
+        error_kind=INTERRUPTED,
+        error=f"not finished: the run was stopped by {name}; run it again to resume",
+    )
+
+
+def run_interruptible(runner: Any, items: Sequence[Item]) -> list[Record]:
+    """``runner.run(items)``, turning SIGINT/SIGTERM into :class:`RunInterrupted`."""
+    done: dict[str, Record] = {}
+    previous = runner.on_record
+
+    def on_record(r: Record) -> None:
+        done[r.id] = r
+        if previous is not None:
+            previous(r)
+
+    received: list[int] = []
+
+    def on_term(signum: int, frame: Any) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, on_term) if main else None
+    runner.on_record = on_record
+    try:
+        return runner.run(items)
+    except KeyboardInterrupt:
+        signum = received[0] if received else int(signal.SIGINT)
+        if runner.cache is not None:
+            runner.cache.close()
+        records = [done.get(it.id) or interrupted_record(it.id, signum) for it in items]
+        raise RunInterrupted(records, signum) from None
+    finally:
+        runner.on_record = previous
+        if main:
+            signal.signal(signal.SIGTERM, old)

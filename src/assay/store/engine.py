@@ -1,0 +1,113 @@
+"""Connecting to the store's database: SQLite (WAL, ``BEGIN IMMEDIATE``) or PostgreSQL.
+
+Every failure to reach the database is a :class:`StoreError` naming the store (with any
+password hidden): a folder where the SQLite file should be, a file where its folder
+should be, a driver that is not installed, a server that refuses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+from assay.errors import AssayError
+from assay.io.urls import mask_credentials
+
+__all__ = ["StoreError", "open_engines", "display_url", "short_error", "sqlite_path"]
+
+
+class StoreError(AssayError):
+    """The evaluation store cannot be reached or refused an operation."""
+
+
+def display_url(url: str) -> str:
+    """The URL with any password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return mask_credentials(url) or ""
+
+
+def short_error(e: BaseException) -> str:
+    """The first line of a database error, passwords masked."""
+    text = str(getattr(e, "orig", None) or e).strip().splitlines()
+    return mask_credentials(text[0]) or "" if text else type(e).__name__
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The database file of a ``sqlite:///`` URL (None for other URLs and in-memory)."""
+    if not url.startswith("sqlite"):
+        return None
+    database = url.split(":///", 1)[1] if ":///" in url else ""
+    if database in ("", ":memory:"):
+        return None
+    return Path(database).expanduser()
+
+
+def open_engines(url: str, *, create: bool) -> tuple[Engine, Engine]:
+    """(write engine, read engine). SQLite: WAL, busy timeout, BEGIN IMMEDIATE for writes.
+
+    With ``create=False`` a SQLite file that does not exist is a :class:`StoreError`
+    and nothing is created (no folder, no empty database).
+    """
+    if not url.startswith("sqlite"):
+        try:
+            eng = create_engine(url, pool_pre_ping=True)
+        except ImportError as e:
+            raise StoreError(
+                f"cannot open the evaluation store at {display_url(url)}: its database "
+                f"driver is not installed ({e.name or e})"
+            ) from None
+        return eng, eng
+    path = sqlite_path(url)
+    if path is None:
+        eng = create_engine(
+            "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+        _sqlite_events(eng, begin="BEGIN")
+        return eng, eng
+    _check_sqlite_path(path, create=create)
+    write = create_engine(url, connect_args={"timeout": 60})
+    read = create_engine(url, connect_args={"timeout": 60})
+    _sqlite_events(write, begin="BEGIN IMMEDIATE")
+    _sqlite_events(read, begin="BEGIN")
+    return write, read
+
+
+def _check_sqlite_path(path: Path, *, create: bool) -> None:
+    where = f"evaluation store {path}"
+    if path.is_dir():
+        raise StoreError(f"{where}: is a directory, expected a SQLite file")
+    if not create:
+        if not path.exists():
+            raise StoreError(f"{where}: no such store (nothing has been saved there yet)")
+        return
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise StoreError(f"{where}: {parent} is a file, not a folder")
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreError(f"{where}: cannot create its folder ({e.strerror})") from None
+
+
+def _sqlite_events(engine: Engine, *, begin: str) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _rec: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout = 60000")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = NORMAL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql(begin)

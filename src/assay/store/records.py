@@ -1,0 +1,131 @@
+"""What the store hands back: :class:`Evaluation` (one stored run) and :class:`ItemRecord`.
+
+Example:
+    >>> ItemRecord("q1", [{"role": "user", "content": "2+2?"}], ok=True, raw_answer="4").raw_answer
+    '4'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from assay.io.urls import mask_credentials
+from assay.results import MetricSet, to_jsonable
+
+__all__ = ["Evaluation", "ItemRecord", "evaluation_from_row"]
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One LLM item of an evaluation: prompt, raw answer, parsed result, or the call error.
+
+    Example:
+        >>> prompt = [{"role": "user", "content": "2+2?"}]
+        >>> ItemRecord("q1", prompt, ok=True, raw_answer="4", parsed=4).parsed
+        4
+    """
+
+    item_id: str
+    prompt: Any
+    ok: bool
+    raw_answer: str | None = None
+    parsed: Any = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    error_kind: str | None = None
+    status: int | None = None
+    error: str | None = None
+    attempts: int = 0
+    latency: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached: bool = False
+
+    @classmethod
+    def from_llm(cls, item: Any, record: Any, parsed: Any = None) -> ItemRecord:
+        """From a runner ``Item`` and its ``Record`` (:mod:`assay.llm.runner`)."""
+        return cls(
+            item_id=str(record.id),
+            prompt=[dict(m) for m in item.messages],
+            params=dict(item.params),
+            ok=bool(record.ok),
+            raw_answer=record.text,
+            parsed=parsed,
+            error_kind=record.error_kind,
+            status=record.status,
+            error=mask_credentials(record.error),
+            attempts=record.attempts,
+            latency=record.latency,
+            prompt_tokens=record.usage.prompt_tokens,
+            completion_tokens=record.usage.completion_tokens,
+            cached=record.cached,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable({**self.__dict__, "params": dict(self.params)})
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One stored evaluation; ``metrics``/``items`` are loaded by ``Store.get`` and friends."""
+
+    id: int
+    created: datetime
+    finished: datetime | None
+    kind: str
+    dataset: str | None
+    model: str | None
+    parameters: dict[str, Any]
+    status: str
+    error: str | None
+    assay_version: str
+    metrics: MetricSet | None = None
+    items: list[ItemRecord] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: the evaluation's fields, its metrics and (if loaded) its items."""
+        d: dict[str, Any] = {
+            "id": self.id,
+            "created": self.created.isoformat(),
+            "finished": self.finished.isoformat() if self.finished else None,
+            "kind": self.kind,
+            "dataset": self.dataset,
+            "model": self.model,
+            "parameters": self.parameters,
+            "status": self.status,
+            "error": self.error,
+            "assay_version": self.assay_version,
+        }
+        if self.metrics is not None:
+            d["metrics"] = self.metrics.to_list()
+        if self.items is not None:
+            d["items"] = [i.to_dict() for i in self.items]
+        return d
+
+
+def _utc(dt: datetime | None) -> datetime | None:
+    if dt is None:
+        return None
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def evaluation_from_row(r: Mapping[str, Any]) -> Evaluation:
+    """An :class:`Evaluation` (without metrics) from an ``assay_evaluations`` row.
+
+    Credentials in a stored model URL are masked here too, for rows written before
+    the store masked them on the way in.
+    """
+    return Evaluation(
+        id=int(r["id"]),
+        created=_utc(r["created"]),  # type: ignore[arg-type]
+        finished=_utc(r["finished"]),
+        kind=r["kind"],
+        dataset=r["dataset"],
+        model=mask_credentials(r["model"]),
+        parameters=dict(r["parameters"] or {}),
+        status=r["status"],
+        error=mask_credentials(r["error"]),
+        assay_version=r["assay_version"],
+    )

@@ -1,0 +1,162 @@
+"""Writing and reading the store's rows (the SQL behind :class:`~assay.store.store.Store`).
+
+Names and labels are checked before they reach the database: valid Unicode, no NUL
+character (PostgreSQL's text type refuses both), and model URLs lose their password.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+
+from assay.errors import InvalidInputError
+from assay.io.urls import mask_credentials
+from assay.results import Metric, MetricSet, to_jsonable
+from assay.store.records import Evaluation, ItemRecord
+from assay.store.tables import EvaluationRow, ItemRow, MetricRow
+
+__all__ = [
+    "check_kind",
+    "check_text",
+    "insert_metrics",
+    "insert_items",
+    "set_status",
+    "load_evaluation",
+    "eval_row",
+]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _version() -> str:
+    import assay
+
+    return assay.__version__
+
+
+def insert_metrics(conn: Any, eid: int, metrics: Iterable[Metric]) -> None:
+    """Append metric records after the evaluation's last one."""
+    start = conn.execute(
+        select(func.coalesce(func.max(MetricRow.position) + 1, 0)).where(
+            MetricRow.evaluation_id == eid
+        )
+    ).scalar_one()
+    rows = []
+    for n, m in enumerate(metrics):
+        d = m.to_dict()
+        check_text(d["type"], "type", record=f"metric {n + 1}")
+        rows.append(
+            {
+                "evaluation_id": eid,
+                "position": start + n,
+                "type": d["type"],
+                "value": d["value"],
+                "parameters": d["parameters"],
+            }
+        )
+    if rows:
+        conn.execute(insert(MetricRow), rows)
+
+
+def insert_items(conn: Any, eid: int, items: Iterable[ItemRecord]) -> None:
+    """Append item records after the evaluation's last one."""
+    start = conn.execute(
+        select(func.coalesce(func.max(ItemRow.position) + 1, 0)).where(ItemRow.evaluation_id == eid)
+    ).scalar_one()
+    rows = []
+    for n, it in enumerate(items):
+        d = it.to_dict()
+        check_text(d["item_id"], "item_id", record=f"item {n + 1}")
+        check_text(d["error_kind"], "error_kind", record=f"item {n + 1}")
+        rows.append({"evaluation_id": eid, "position": start + n, **d})
+    if rows:
+        conn.execute(insert(ItemRow), rows)
+
+
+def set_status(conn: Any, eid: int, status: str, error: str | None) -> None:
+    res = conn.execute(
+        update(EvaluationRow)
+        .where(EvaluationRow.id == eid)
+        .values(status=status, error=error, finished=_now())
+    )
+    if res.rowcount == 0:
+        raise InvalidInputError("no such evaluation", source="store", record=eid, field="id")
+
+
+# -- reading ----------------------------------------------------------------------
+
+
+def load_evaluation(conn: Any, ev: Evaluation, items: bool) -> Evaluation:
+    """``ev`` with its metrics (and items) read from the database."""
+    mrows = conn.execute(
+        select(MetricRow.type, MetricRow.value, MetricRow.parameters)
+        .where(MetricRow.evaluation_id == ev.id)
+        .order_by(MetricRow.position)
+    ).all()
+    metrics = MetricSet(Metric(t, v, dict(p or {})) for t, v, p in mrows)
+    its = None
+    if items:
+        cols = [
+            c
+            for c in ItemRow.__table__.columns
+            if c.name not in ("id", "evaluation_id", "position")
+        ]
+        irows = conn.execute(
+            select(*cols).where(ItemRow.evaluation_id == ev.id).order_by(ItemRow.position)
+        ).mappings()
+        its = []
+        for r in irows:
+            values: dict[str, Any] = {k: (dict(v) if k == "params" else v) for k, v in r.items()}
+            its.append(ItemRecord(**values))
+    return Evaluation(**{**ev.__dict__, "metrics": metrics, "items": its})
+
+
+# -- export -----------------------------------------------------------------------
+
+
+def check_kind(kind: str) -> None:
+    if not isinstance(kind, str) or not kind.strip():
+        raise InvalidInputError("must be a non-empty string", source="store", field="kind")
+
+
+def check_text(value: Any, field: str, record: Any = None) -> None:
+    """Names and labels must be valid Unicode without NUL (PostgreSQL text refuses both)."""
+    if not isinstance(value, str):
+        return
+    if "\x00" in value:
+        raise InvalidInputError(
+            "contains a NUL character", source="store", record=record, field=field
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(
+            "is not valid Unicode (lone surrogate)", source="store", record=record, field=field
+        ) from None
+
+
+def eval_row(
+    kind: str,
+    dataset: str | None,
+    model: str | None,
+    parameters: Mapping[str, Any] | None,
+    status: str,
+) -> dict[str, Any]:
+    for name, value in (("kind", kind), ("dataset", dataset), ("model", model)):
+        check_text(value, name)
+    return {
+        "created": _now(),
+        "finished": None,
+        "kind": kind,
+        "dataset": dataset,
+        "model": mask_credentials(model),
+        "parameters": to_jsonable(dict(parameters or {})),
+        "status": status,
+        "error": None,
+        "assay_version": _version(),
+    }

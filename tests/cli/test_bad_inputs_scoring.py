@@ -91,14 +91,14 @@ UTF16 = GOOD.encode("utf-16")
 BINARY = bytes(range(256)) * 8
 
 CASES = [
-    Case("latin1-csv", _data("l1.csv", LATIN1), ("l1.csv", "utf-8", "position")),
+    Case("latin1-csv", _data("l1.csv", LATIN1), ("l1.csv", "UTF-8", "line ")),
     Case("utf16-csv", _data("u16.csv", UTF16), ("u16.csv",)),
     Case("binary-csv", _data("bin.csv", BINARY), ("bin.csv",)),
     Case("binary-parquet", _data("bin.parquet", BINARY), ("bin.parquet",)),
     Case(
         "latin1-jsonl",
         _data("l1.jsonl", '{"h": 1, "m": "caf\xe9"}\n'.encode("latin-1")),
-        ("l1.jsonl", "utf-8", "position"),
+        ("l1.jsonl", "UTF-8", "line "),
     ),
     Case("binary-json", _data("bin.json", BINARY), ("bin.json",)),
     Case("json-not-a-list", _data("obj.json", '{"h": 1, "m": 2}'), ("obj.json", "JSON list")),

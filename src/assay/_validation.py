@@ -75,7 +75,10 @@ def as_1d(
             raw = np.asarray(x, dtype=object).ravel()
             i = _first_unconvertible(raw, dtype)
             raise InvalidInputError(
-                f"expected a number, got {_show(raw[i])}", source=source, record=_where(i), field=field
+                f"expected a number, got {_show(raw[i])}",
+                source=source,
+                record=_where(i),
+                field=field,
             ) from None
     if a.ndim != 1:
         raise InvalidInputError(

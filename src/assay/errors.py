@@ -10,9 +10,9 @@ Every error assay raises on purpose derives from :class:`AssayError`.
 
 Example:
     >>> from assay.errors import InvalidInputError
-    >>> e = InvalidInputError("must be in [0, 1], got 1.5", source="preds.csv", record=3, field="score")
+    >>> e = InvalidInputError("must be in [0, 1], got 1.5", source="p.csv", record=3, field="score")
     >>> str(e)
-    "preds.csv: row 3: field 'score': must be in [0, 1], got 1.5"
+    "p.csv: row 3: field 'score': must be in [0, 1], got 1.5"
 """
 
 from __future__ import annotations

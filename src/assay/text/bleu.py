@@ -99,7 +99,9 @@ def _counts(
     return _Counts(matches, totals, hyp_len, ref_lengths[order_[first]])
 
 
-def _clipped(n: int, corpus: Corpus, datum: np.ndarray, ref: np.ndarray, n_datums: int) -> np.ndarray:
+def _clipped(
+    n: int, corpus: Corpus, datum: np.ndarray, ref: np.ndarray, n_datums: int
+) -> np.ndarray:
     """Clipped n-gram matches per datum: ``Σ_g min(#g in h, max_r #g in r)``."""
     if len(datum) == n_datums:  # one reference each
         return overlap(n, corpus, datum, ref)
@@ -137,7 +139,11 @@ def _precisions(m: Sequence[int], d: Sequence[int], smoothing: str | None) -> li
 
 
 def _score(
-    m: Sequence[int], d: Sequence[int], hyp_len: int, ref_len: int, w: tuple[float, ...],
+    m: Sequence[int],
+    d: Sequence[int],
+    hyp_len: int,
+    ref_len: int,
+    w: tuple[float, ...],
     smoothing: str | None,
 ) -> float:
     if m[0] == 0:
@@ -196,7 +202,7 @@ def corpus_bleu(
     Example
     -------
     >>> round(corpus_bleu(["a b c d", "x y"], ["a b c d", "x z"]), 6)
-    0.707107
+    0.6756
     """
     w = check_weights(weights)
     _check_smoothing(smoothing)

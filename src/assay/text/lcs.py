@@ -19,7 +19,7 @@ Example:
     >>> lcs_length([1, 2, 3, 4], [2, 4, 3])
     2
     >>> lcs_indices([1, 2, 3, 4], [2, 4, 3])
-    [1, 3]
+    [1, 2]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ over tokens.
 Example:
     >>> corpus = Corpus([[1, 2, 1, 2], [2, 1]])
     >>> corpus.ngram_codes(2)[0].tolist(), corpus.ngram_counts(2).tolist()
-    [[0, 1, 0], [1]]
+    ([0, 1, 0], [3, 1])
     >>> corpus.ngram_counts(3).tolist()
     [2, 0]
 """
@@ -33,9 +33,7 @@ class Corpus:
         if len(texts):
             np.cumsum(self.lengths[:-1], out=self.starts[1:])
         total = int(self.lengths.sum())
-        self.flat = np.fromiter(
-            (i for t in texts for i in t), dtype=np.int64, count=total
-        )
+        self.flat = np.fromiter((i for t in texts for i in t), dtype=np.int64, count=total)
         self._codes: dict[int, np.ndarray] = {}
 
     def ngram_counts(self, n: int) -> np.ndarray:
@@ -77,9 +75,7 @@ class Corpus:
     def ngram_codes(self, n: int) -> list[np.ndarray]:
         """The n-gram codes of each text (for inspection and tests)."""
         codes = self._flat_codes(n)
-        return [
-            codes[s : s + c] for s, c in zip(self.starts, self.ngram_counts(n), strict=True)
-        ]
+        return [codes[s : s + c] for s, c in zip(self.starts, self.ngram_counts(n), strict=True)]
 
 
 def keyed_counts(row: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -89,9 +85,7 @@ def keyed_counts(row: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndar
     return keys, counts
 
 
-def overlap(
-    n: int, corpus: Corpus, left: np.ndarray, right: np.ndarray
-) -> np.ndarray:
+def overlap(n: int, corpus: Corpus, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Clipped n-gram matches of each pair ``(left[k], right[k])`` of texts.
 
     ``Σ_g min(count_left(g), count_right(g))`` over the n-grams ``g`` of each pair.

@@ -52,9 +52,7 @@ class RougeScores:
 
     def measure(self, name: str) -> np.ndarray:
         """One of ``"fmeasure"``, ``"precision"``, ``"recall"``."""
-        return {"fmeasure": self.fmeasure, "precision": self.precision, "recall": self.recall}[
-            name
-        ]
+        return {"fmeasure": self.fmeasure, "precision": self.precision, "recall": self.recall}[name]
 
 
 def check_rouge_types(rouge_types: Sequence[str]) -> tuple[str, ...]:
@@ -87,9 +85,7 @@ def as_references(references: Sequence[str | Sequence[str]], n: int) -> list[lis
                 )
         out.append(refs)
     if len(out) != n:
-        raise InvalidInputError(
-            f"{n} predictions but {len(out)} references", field="references"
-        )
+        raise InvalidInputError(f"{n} predictions but {len(out)} references", field="references")
     return out
 
 
@@ -254,7 +250,5 @@ def rouge(
     """
     if measure not in MEASURES:
         raise InvalidInputError(f"unknown measure {measure!r}; use one of {MEASURES}")
-    scores = rouge_scores(
-        predictions, references, rouge_types=rouge_types, use_stemmer=use_stemmer
-    )
+    scores = rouge_scores(predictions, references, rouge_types=rouge_types, use_stemmer=use_stemmer)
     return {k: s.measure(measure) for k, s in scores.items()}

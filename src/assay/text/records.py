@@ -12,9 +12,10 @@ whose value is a small dict:
     a seeded percentile-bootstrap 95% interval of the mean (``num_bootstrap`` resamples,
     values ordered by datum uid first, so the interval does not depend on the order in
     which data arrived);
-``n``, ``errors``
-    the number of datums with a value and the number whose value is undefined (a judge
-    that never gave a valid reply, or a metric undefined for that datum).
+``n``, ``errors``, ``undefined``
+    the number of datums with a value, the number whose judge never gave a valid reply
+    (or whose call failed), and the number for which the metric is undefined (e.g. an
+    answer without statements).
 
 Example:
     >>> r = aggregate("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
@@ -84,6 +85,7 @@ def aggregate(
     parameters: Mapping[str, Any],
     *,
     errors: int = 0,
+    undefined: int = 0,
     num_bootstrap: int = NUM_BOOTSTRAP,
     seed: int = 0,
 ) -> Metric:
@@ -109,6 +111,7 @@ def aggregate(
             "ci_high": None,
             "n": 0,
             "errors": int(errors),
+            "undefined": int(undefined),
         }
         return Metric(type, value, {**params, "undefined": "no datum has a value"})
     try:
@@ -124,5 +127,6 @@ def aggregate(
         "ci_high": float(hi),
         "n": n,
         "errors": int(errors),
+        "undefined": int(undefined),
     }
     return Metric(type, value, params)

@@ -5,8 +5,8 @@ Verdicts are the strings ``"yes"``, ``"no"``, ``"idk"``; only ``"yes"`` counts a
 Example:
     >>> share_yes(["yes", "no", "idk", "yes"])
     0.5
-    >>> statement_f1(["yes", "no"], ["yes", "no", "no"])
-    0.5
+    >>> statement_f1(["yes", "no"], ["yes", "no", "no"])  # tp 1, fp 1, fn 2
+    0.4
     >>> context_precision(["yes", "no", "no", "yes"]), context_precision(["no", "yes", "no", "yes"])
     (0.75, 0.5)
 """

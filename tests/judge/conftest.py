@@ -14,10 +14,21 @@ from assay.llm.judge.prompts import template
 from assay.llm.testing import FakeChatServer
 
 PROMPTS = [
-    "statements", "opinions", "claims", "answer_correctness", "answer_relevance", "bias",
-    "toxicity", "coherence", "summary_coherence", "context_precision", "context_recall",
-    "context_relevance", "faithfulness", "hallucination",
-]  # fmt: skip
+    "statements",
+    "opinions",
+    "claims",
+    "answer_correctness",
+    "answer_relevance",
+    "bias",
+    "toxicity",
+    "coherence",
+    "summary_coherence",
+    "context_precision",
+    "context_recall",
+    "context_relevance",
+    "faithfulness",
+    "hallucination",
+]
 _HEADS = {template(p)[:60]: p for p in PROMPTS}
 
 

@@ -132,12 +132,22 @@ def test_no_contexts_is_undefined_without_calls(scripted) -> None:
     d = Datum("u", "Q?", "A is 1.", ("A is 1.",), ())
     res = run(
         scripted,
-        ["context_precision", "context_recall", "context_relevance", "faithfulness",
-         "hallucination"],
+        [
+            "context_precision",
+            "context_recall",
+            "context_relevance",
+            "faithfulness",
+            "hallucination",
+        ],
         d,
-    )  # fmt: skip
-    for t in ("ContextPrecision", "ContextRecall", "ContextRelevance", "Faithfulness",
-              "Hallucination"):  # fmt: skip
+    )
+    for t in (
+        "ContextPrecision",
+        "ContextRecall",
+        "ContextRelevance",
+        "Faithfulness",
+        "Hallucination",
+    ):
         r = value(res, t)
         assert r.value is None and r.parameters["undefined"] == "the datum has no contexts"
     assert scripted.server.calls == 0

@@ -48,9 +48,12 @@ def test_always_bad_is_an_error_record_and_the_run_goes_on(scripted, case) -> No
     bad, reason = BAD[case]
     scripted.rules["hallucination"] = lambda t, a: bad
     res = judge(
-        [D], ["hallucination", "context_relevance"], model=scripted.server.spec(), cache=None,
+        [D],
+        ["hallucination", "context_relevance"],
+        model=scripted.server.spec(),
+        cache=None,
         judge_retries=2,
-    )  # fmt: skip
+    )
     r = res.metrics.get("Hallucination", datum_uid="u")
     assert r.value is None
     assert r.parameters["undefined"].startswith("judge error: invalid reply after 3 attempt(s)")
@@ -100,9 +103,12 @@ def test_rating_shape(scripted, reply, ok) -> None:
 def test_failed_extraction_errors_every_metric_that_needs_it(scripted) -> None:
     scripted.rules["statements"] = lambda t, a: '{"statements": "one string"}'
     res = judge(
-        [D], ["answer_relevance", "answer_correctness", "bias"], model=scripted.server.spec(),
-        cache=None, judge_retries=1,
-    )  # fmt: skip
+        [D],
+        ["answer_relevance", "answer_correctness", "bias"],
+        model=scripted.server.spec(),
+        cache=None,
+        judge_retries=1,
+    )
     for t in ("AnswerRelevance", "AnswerCorrectness"):
         r = res.metrics.get(t, datum_uid="u")
         assert r.value is None and r.parameters["undefined"].startswith("judge error: statements")

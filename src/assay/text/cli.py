@@ -159,7 +159,7 @@ def _judge_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> tup
             r["prediction"],
             tuple(r["groundtruth"] or ()),
             None if r["context"] is None else tuple(r["context"]),
-        )  # type: ignore[arg-type]
+        )
         for r in rows
     ]
     check_fields(data, [get_metric(n) for n in names])  # before the model is loaded

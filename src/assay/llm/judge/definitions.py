@@ -17,6 +17,7 @@ take the best value over them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from assay.llm.judge import compute
 from assay.llm.judge.prompts import numbered
@@ -37,9 +38,16 @@ def _verdicts(reply: Verdicts) -> list[str]:
 
 
 def _explain(reply: Verdicts, items: Sequence[str], label: str) -> list[dict[str, str]]:
+    return _explain_list(reply.verdicts, items, label)
+
+
+def _explain_list(
+    verdicts: Sequence[Any], items: Sequence[str], label: str
+) -> list[dict[str, str]]:
+    """Each judged item next to its verdict and the judge's reason."""
     return [
         {label: s, "verdict": v.verdict, "reason": v.reason}
-        for s, v in zip(items, reply.verdicts, strict=True)
+        for s, v in zip(items, verdicts, strict=True)
     ]
 
 
@@ -82,10 +90,11 @@ def _ac_plan(d: Datum, ex: Extracted) -> list[Task]:
 
 def _ac_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     mine = ex["statements", d.prediction or ""]
-    best, per = 0.0, []
+    best, per = 0.0, []  # type: float, list[dict[str, Any]]
     for k, g in enumerate(d.groundtruths):
         ref = ex["statements", g]
         r = replies.get(f"{d.uid}/answer_correctness/{k}")
+        detail: dict[str, Any]
         if r is None:  # an empty side: no true positive
             value, detail = 0.0, {"reference_statements": ref}
         else:
@@ -99,13 +108,6 @@ def _ac_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
         per.append({"groundtruth": k, "value": value, **detail})
         best = max(best, value)
     return Outcome(best, details={"answer_statements": mine, "per_groundtruth": per})
-
-
-def _explain_list(verdicts: Sequence, items: Sequence[str], label: str) -> list[dict[str, str]]:
-    return [
-        {label: s, "verdict": v.verdict, "reason": v.reason}
-        for s, v in zip(items, verdicts, strict=True)
-    ]
 
 
 register(
@@ -203,7 +205,7 @@ _share_metric(
     "prediction",
     "claim",
     Outcome(None, "the prediction makes no claims"),
-    lambda d: {"contexts": numbered(list(d.contexts))},
+    lambda d: {"contexts": numbered(list(d.contexts or ()))},
 )
 
 
@@ -211,7 +213,7 @@ _share_metric(
 
 
 def _ctx(d: Datum) -> str:
-    return numbered(list(d.contexts))
+    return numbered(list(d.contexts or ()))
 
 
 def _cp_plan(d: Datum, ex: Extracted) -> list[Task]:
@@ -233,17 +235,17 @@ def _cp_plan(d: Datum, ex: Extracted) -> list[Task]:
 def _cp_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     if not d.contexts:
         return Outcome(None, "the datum has no contexts")
-    per = []
+    per: list[dict[str, Any]] = []
     for k in range(len(d.groundtruths)):
         r = replies[f"{d.uid}/context_precision/{k}"]
         per.append(
             {
                 "groundtruth": k,
                 "value": compute.context_precision(_verdicts(r)),
-                "verdicts": _explain(r, list(d.contexts), "context"),
+                "verdicts": _explain(r, list(d.contexts or ()), "context"),
             }
         )
-    return Outcome(max(p["value"] for p in per), details={"per_groundtruth": per})
+    return Outcome(max(float(p["value"]) for p in per), details={"per_groundtruth": per})
 
 
 register(
@@ -284,7 +286,7 @@ def _cr_plan(d: Datum, ex: Extracted) -> list[Task]:
 def _cr_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     if not d.contexts:
         return Outcome(None, "the datum has no contexts")
-    per = []
+    per: list[dict[str, Any]] = []
     for k, g in enumerate(d.groundtruths):
         st = ex["statements", g]
         if not st:
@@ -299,7 +301,7 @@ def _cr_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
         )
     if not per:
         return Outcome(None, "the ground truth has no statements")
-    return Outcome(max(p["value"] for p in per), details={"per_groundtruth": per})
+    return Outcome(max(float(p["value"]) for p in per), details={"per_groundtruth": per})
 
 
 register(
@@ -337,7 +339,7 @@ def _per_context(name: str, type_: str, fields: tuple[str, ...], values) -> Judg
         r = replies[f"{d.uid}/{name}"]
         return Outcome(
             compute.share_yes(_verdicts(r)),
-            details={"verdicts": _explain(r, list(d.contexts), "context")},
+            details={"verdicts": _explain(r, list(d.contexts or ()), "context")},
         )
 
     return register(JudgeMetric(name, type_, fields, _none, plan, score))

@@ -48,13 +48,14 @@ EXTRACTIONS: dict[str, tuple[str, Any, str]] = {
 
 @dataclass(frozen=True)
 class Datum:
-    """One row to judge. ``groundtruths`` and ``contexts`` are lists (possibly empty)."""
+    """One row to judge. ``groundtruths`` and ``contexts`` are tuples (possibly empty;
+    ``contexts`` is ``None`` when the input has no context column)."""
 
     uid: str
     query: str | None = None
     prediction: str | None = None
     groundtruths: tuple[str, ...] = ()
-    contexts: tuple[str, ...] = ()
+    contexts: tuple[str, ...] | None = ()
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from assay.llm.judge.types import (
 )
 from assay.llm.runner import Item, Record, Runner
 from assay.results import Metric, MetricSet
-from assay.text.records import NUM_BOOTSTRAP, aggregate, datum_record
+from assay.text.records import NUM_BOOTSTRAP, datum_record
 
 __all__ = ["Call", "TaskResult", "JudgeResult", "judge", "check_fields"]
 
@@ -234,21 +234,20 @@ def _records(
     num_bootstrap: int,
     seed: int,
 ) -> list[Metric]:
+    from assay.llm.judge.evaluator import ERROR_PREFIX, JudgeEvaluator
+
     per: list[Metric] = []
-    agg: list[Metric] = []
     common = {"prompt_version": PROMPT_VERSION}
     for s in specs:
-        values, ids, errors, undefined = [], [], 0, 0
         for d in data:
             out, err, raws = _outcome(d, s, results)
             if err is not None:
-                errors += 1
                 per.append(
                     datum_record(
                         s.type,
                         d.uid,
                         None,
-                        reason=f"judge error: {err.error}",
+                        reason=f"{ERROR_PREFIX}{err.error}",
                         **common,
                         raw_reply=err.raw,
                         details={"raw_replies": raws},
@@ -256,31 +255,10 @@ def _records(
                 )
                 continue
             assert out is not None
-            if out.value is None:
-                undefined += 1
-            else:
-                values.append(out.value)
-                ids.append(d.uid)
+            details = {**out.details, "raw_replies": raws}
             per.append(
-                datum_record(
-                    s.type,
-                    d.uid,
-                    out.value,
-                    reason=out.reason,
-                    **common,
-                    details={**out.details, "raw_replies": raws},
-                )
+                datum_record(s.type, d.uid, out.value, reason=out.reason, **common, details=details)
             )
-        agg.append(
-            aggregate(
-                s.type,
-                values,
-                ids,
-                common,
-                errors=errors,
-                undefined=undefined,
-                num_bootstrap=num_bootstrap,
-                seed=seed,
-            )
-        )
-    return per + agg
+    ev = JudgeEvaluator(metrics=[s.name for s in specs], num_bootstrap=num_bootstrap, seed=seed)
+    computed = ev.add(per).compute()
+    return per + [m for m in computed if "aggregate" in m.parameters]

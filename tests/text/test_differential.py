@@ -151,3 +151,21 @@ def test_bleu_agrees_with_sacrebleu_where_definitions_meet() -> None:
         preds, [one_ref], tokenize="none", smooth_method="none", force=True
     ).score
     assert abs(100 * ours - theirs) <= 1e-9
+
+
+def test_sacrebleu_options_are_sacrebleus_numbers() -> None:
+    sacrebleu = pytest.importorskip("sacrebleu")
+    from assay.text import TextEvaluator, chrf_sentence, sacrebleu_sentence
+
+    preds, refs = generated(9, 60)
+    sb = sacrebleu_sentence(preds, refs)
+    cf = chrf_sentence(preds, refs)
+    n = 0
+    for i, (p, r) in enumerate(zip(preds, refs, strict=True)):
+        assert sb[i] == sacrebleu.sentence_bleu(p, r).score
+        assert cf[i] == sacrebleu.sentence_chrf(p, r).score
+        n += 1
+    assert n == 60
+    ms = TextEvaluator(metrics=["sacrebleu", "chrf"]).add(preds, refs).compute()
+    assert ms.get("ChrF", datum_uid="3").value == cf[3]
+    assert ms.get("SacreBLEU", aggregate="mean").value["mean"] == pytest.approx(sb.mean())

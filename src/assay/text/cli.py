@@ -14,7 +14,8 @@ import typer
 __all__ = ["register", "text_command"]
 
 METRICS_HELP = (
-    "Comma-separated: rouge, bleu, answer_correctness, answer_relevance, bias, toxicity, "
+    "Comma-separated: rouge, bleu, sacrebleu, chrf, answer_correctness, answer_relevance, "
+    "bias, toxicity, "
     "coherence, summary_coherence, context_precision, context_recall, context_relevance, "
     "faithfulness, hallucination."
 )

@@ -21,19 +21,28 @@ from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
 from assay.text.bleu import BLEU_WEIGHTS, bleu, check_weights
-from assay.text.records import NUM_BOOTSTRAP, aggregate, bleu_record, rouge_record
+from assay.text.records import (
+    NUM_BOOTSTRAP,
+    aggregate,
+    bleu_record,
+    datum_record,
+    rouge_record,
+)
 from assay.text.rouge import MEASURES, ROUGE_TYPES, check_rouge_types, rouge_scores
+from assay.text.sacre import chrf_sentence, sacrebleu_sentence
 
 __all__ = ["TextEvaluator", "evaluate_text", "TEXT_METRICS"]
 
-TEXT_METRICS: tuple[str, ...] = ("rouge", "bleu")
+TEXT_METRICS: tuple[str, ...] = ("rouge", "bleu", "sacrebleu", "chrf")
+_SACRE = {"sacrebleu": "SacreBLEU", "chrf": "ChrF"}
 
 
 class TextEvaluator(Evaluator):
     """ROUGE and BLEU of predictions against one or several references per datum.
 
     Args:
-        metrics: ``"rouge"`` and/or ``"bleu"``.
+        metrics: ``"rouge"``, ``"bleu"`` (NLTK's, Valor's), and sacrebleu's ``"sacrebleu"``
+            (sentence BLEU) and ``"chrf"``, both on sacrebleu's 0-100 scale.
         rouge_types: ROUGE types (``rouge1``..``rouge9``, ``rougeL``, ``rougeLsum``).
         use_stemmer: Porter-stem ROUGE tokens longer than three characters.
         rouge_measures: which of ``fmeasure``, ``precision``, ``recall`` to report.
@@ -45,7 +54,7 @@ class TextEvaluator(Evaluator):
     def __init__(
         self,
         *,
-        metrics: Sequence[str] = TEXT_METRICS,
+        metrics: Sequence[str] = ("rouge", "bleu"),
         rouge_types: Sequence[str] = ROUGE_TYPES,
         use_stemmer: bool = False,
         rouge_measures: Sequence[str] = ("fmeasure",),
@@ -81,6 +90,7 @@ class TextEvaluator(Evaluator):
             keys += [f"rouge:{t}:{m}" for t in self.rouge_types for m in self.rouge_measures]
         if "bleu" in self.metrics:
             keys.append("bleu")
+        keys += [m for m in _SACRE if m in self.metrics]
         return keys
 
     def config(self) -> dict[str, Any]:
@@ -125,6 +135,10 @@ class TextEvaluator(Evaluator):
             new["bleu"] = bleu(
                 preds, references, weights=self.bleu_weights, smoothing=self.smoothing
             )
+        if "sacrebleu" in self.metrics:
+            new["sacrebleu"] = sacrebleu_sentence(preds, references)
+        if "chrf" in self.metrics:
+            new["chrf"] = chrf_sentence(preds, references)
         self._uids.append(ids)
         for k, v in new.items():
             self._values[k].append(np.asarray(v, dtype=np.float64))
@@ -151,6 +165,10 @@ class TextEvaluator(Evaluator):
         out: list[Metric] = []
         agg: list[Metric] = []
         for key, v in values.items():
+            if key in _SACRE:
+                out += [datum_record(_SACRE[key], u, x) for u, x in zip(uids, v, strict=True)]
+                agg.append(self._aggregate(_SACRE[key], v, uids, {}))
+                continue
             if key == "bleu":
                 w = self.bleu_weights
                 out += [

@@ -10,25 +10,11 @@ from typing import Any
 
 import pytest
 
+from assay.llm.judge import JUDGE_METRICS
 from assay.llm.judge.prompts import template
 from assay.llm.testing import FakeChatServer
 
-PROMPTS = [
-    "statements",
-    "opinions",
-    "claims",
-    "answer_correctness",
-    "answer_relevance",
-    "bias",
-    "toxicity",
-    "coherence",
-    "summary_coherence",
-    "context_precision",
-    "context_recall",
-    "context_relevance",
-    "faithfulness",
-    "hallucination",
-]
+PROMPTS = ["statements", "opinions", "claims", *JUDGE_METRICS]
 _HEADS = {template(p)[:60]: p for p in PROMPTS}
 
 

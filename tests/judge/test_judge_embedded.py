@@ -30,18 +30,22 @@ DATA = [
 ]
 
 
-def test_every_metric_on_the_embedded_model(tmp_path) -> None:
-    model = load_model("embedded")
-    cache = tmp_path / "cache.sqlite"
-    res = judge(
+def _run(model, cache):
+    return judge(
         DATA,
         JUDGE_METRICS,
         model=model,
         cache=cache,
-        judge_retries=1,
-        params={"temperature": 0.0, "max_tokens": 160},
+        judge_retries=0,
+        params={"temperature": 0.0, "max_tokens": 64},
         max_concurrency=1,
     )
+
+
+def test_every_metric_on_the_embedded_model(tmp_path) -> None:
+    model = load_model("embedded")
+    cache = tmp_path / "cache.sqlite"
+    res = _run(model, cache)
     per = [m for m in res.metrics if "datum_uid" in m.parameters]
     assert len(per) == len(DATA) * len(JUDGE_METRICS)
     for m in per:
@@ -54,14 +58,6 @@ def test_every_metric_on_the_embedded_model(tmp_path) -> None:
         else:
             assert 0.0 <= m.value <= 1.0
     assert res.paid_calls > 0
-    again = judge(
-        DATA,
-        JUDGE_METRICS,
-        model=model,
-        cache=cache,
-        judge_retries=1,
-        params={"temperature": 0.0, "max_tokens": 160},
-        max_concurrency=1,
-    )
+    again = _run(model, cache)
     assert again.paid_calls == 0
     assert [m.value for m in again.metrics] == [m.value for m in res.metrics]

@@ -86,9 +86,7 @@ def _counts(
     matches = np.zeros((n, order), dtype=np.int64)
     totals = np.zeros((n, order), dtype=np.int64)
     for k in range(order):
-        # per (datum, reference) clipped counts; the max over references of the clip
-        # min(#g in h, #g in r) per n-gram equals the clip by the max reference count
-        matches[:, k] = _clipped(k + 1, corpus, datum, ref_index, n)
+        matches[:, k] = overlap(k + 1, corpus, hyp, ref_index, right_owner=datum)
         totals[:, k] = np.maximum(corpus.ngram_counts(k + 1)[hyp], 1)
     hyp_len = corpus.lengths[:n]
     ref_lengths = corpus.lengths[ref_index]
@@ -97,31 +95,6 @@ def _counts(
     first = np.ones(len(order_), dtype=bool)
     first[1:] = datum[order_][1:] != datum[order_][:-1]
     return _Counts(matches, totals, hyp_len, ref_lengths[order_[first]])
-
-
-def _clipped(
-    n: int, corpus: Corpus, datum: np.ndarray, ref: np.ndarray, n_datums: int
-) -> np.ndarray:
-    """Clipped n-gram matches per datum: ``Σ_g min(#g in h, max_r #g in r)``."""
-    if len(datum) == n_datums:  # one reference each
-        return overlap(n, corpus, datum, ref)
-    hrow, hcode = corpus.gather(n, np.arange(n_datums, dtype=np.int64))
-    rrow, rcode = corpus.gather(n, ref)
-    if hcode.size == 0 or rcode.size == 0:
-        return np.zeros(n_datums, dtype=np.int64)
-    width = int(max(hcode.max(), rcode.max())) + 1
-    hk, hc = np.unique(hrow * width + hcode, return_counts=True)
-    # count per (reference, n-gram), then the max over a datum's references
-    pk, pc = np.unique(rrow * width + rcode, return_counts=True)
-    dk = datum[pk // width] * width + pk % width
-    order = np.lexsort((pc, dk))
-    dk, pc = dk[order], pc[order]
-    last = np.ones(len(dk), dtype=bool)
-    last[:-1] = dk[1:] != dk[:-1]
-    rk, rc = dk[last], pc[last]
-    common, hi, ri = np.intersect1d(hk, rk, assume_unique=True, return_indices=True)
-    hits = np.minimum(hc[hi], rc[ri])
-    return np.bincount(common // width, weights=hits, minlength=n_datums).astype(np.int64)
 
 
 def _precisions(m: Sequence[int], d: Sequence[int], smoothing: str | None) -> list[float]:

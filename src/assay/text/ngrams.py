@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["Corpus", "keyed_counts", "overlap"]
+__all__ = ["Corpus", "overlap"]
 
 
 class Corpus:
@@ -78,26 +78,35 @@ class Corpus:
         return [codes[s : s + c] for s, c in zip(self.starts, self.ngram_counts(n), strict=True)]
 
 
-def keyed_counts(row: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct ``(row, code)`` keys (as ``row * U + code``) and how often each occurs."""
-    width = int(code.max()) + 1 if code.size else 1
-    keys, counts = np.unique(row * width + code, return_counts=True)
-    return keys, counts
-
-
-def overlap(n: int, corpus: Corpus, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def overlap(
+    n: int,
+    corpus: Corpus,
+    left: np.ndarray,
+    right: np.ndarray,
+    right_owner: np.ndarray | None = None,
+) -> np.ndarray:
     """Clipped n-gram matches of each pair ``(left[k], right[k])`` of texts.
 
-    ``Σ_g min(count_left(g), count_right(g))`` over the n-grams ``g`` of each pair.
+    ``Σ_g min(count_left(g), count_right(g))`` over the n-grams ``g`` of each pair. With
+    ``right_owner`` (for each right text, the index into ``left`` it belongs to), each left
+    text is compared with the largest count of each n-gram over all its right texts (BLEU's
+    clipping by several references): ``Σ_g min(count_left(g), max_r count_r(g))``.
     """
-    n_pairs = len(left)
+    n_rows = len(left)
     lrow, lcode = corpus.gather(n, left)
     rrow, rcode = corpus.gather(n, right)
     if lcode.size == 0 or rcode.size == 0:
-        return np.zeros(n_pairs, dtype=np.int64)
+        return np.zeros(n_rows, dtype=np.int64)
     width = int(max(lcode.max(), rcode.max())) + 1
     lk, lc = np.unique(lrow * width + lcode, return_counts=True)
     rk, rc = np.unique(rrow * width + rcode, return_counts=True)
+    if right_owner is not None:  # the max count per (owner, n-gram): the last after sorting
+        rk = right_owner[rk // width] * width + rk % width
+        order = np.lexsort((rc, rk))
+        rk, rc = rk[order], rc[order]
+        last = np.ones(len(rk), dtype=bool)
+        last[:-1] = rk[1:] != rk[:-1]
+        rk, rc = rk[last], rc[last]
     common, li, ri = np.intersect1d(lk, rk, assume_unique=True, return_indices=True)
     hits = np.minimum(lc[li], rc[ri])
-    return np.bincount(common // width, weights=hits, minlength=n_pairs).astype(np.int64)
+    return np.bincount(common // width, weights=hits, minlength=n_rows).astype(np.int64)

@@ -192,3 +192,28 @@ def scripted_server():
 
     with FakeChatServer(responder=respond) as srv:
         yield srv
+
+
+def test_dry_run_prints_the_first_calls_and_makes_none(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    r = runner.invoke(
+        app,
+        [
+            "text",
+            "--data",
+            str(data),
+            "--metrics",
+            "faithfulness,bias,hallucination",
+            "--model",
+            "http://127.0.0.1:9/v1#nobody",
+            "--dry-run",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    items = [json.loads(line) for line in r.stdout.splitlines()]
+    ids = [i["id"] for i in items]
+    # claims and opinions of each prediction, hallucination of each datum
+    assert sum(i.startswith("claims:") for i in ids) == 2
+    assert sum(i.startswith("opinions:") for i in ids) == 2
+    assert sorted(i for i in ids if "/" in i) == ["a/hallucination", "b/hallucination"]
+    assert items[0]["messages"][0]["role"] == "system"

@@ -51,6 +51,11 @@ def text_command(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
     fmt: str = typer.Option("json", "--format", help="json or table (stdout)."),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Print the first judge calls as JSONL items (no call is made) and exit.",
+    ),
     save: bool = typer.Option(False, "--save", help="Also record the evaluation in the store."),
     db: str = typer.Option(None, "--db", help="Evaluation store URL or SQLite file."),
 ) -> None:
@@ -108,6 +113,9 @@ def _run(**o: Any) -> None:
         check_writable_file(o["out"], option="--out")
     rows, columns = read_rows(o["data"])
     text, judged = _plan(_names(o["metrics"]), columns)
+    if o["dry_run"]:
+        _dry_run(rows, judged, o)
+        return
     records = MetricSet()
     if text:
         records += _text_records(rows, text, o)
@@ -148,10 +156,51 @@ def _text_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> Any:
 
 
 def _judge_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> tuple[Any, str]:
-    from assay.llm.judge import Datum, get_metric, judge
+    from assay.llm.judge import get_metric, judge
     from assay.llm.judge.run import check_fields
     from assay.llm.models.spec import load_model
     from assay.llm.runner import Runner
+
+    data = _datums(rows)
+    check_fields(data, [get_metric(n) for n in names])  # before the model is loaded
+    m = load_model(o["model"])
+    runner = Runner(m, max_concurrency=o["concurrency"], cache=not o["no_cache"], quiet=False)
+    res = judge(
+        data,
+        names,
+        runner=runner,
+        judge_retries=o["judge_retries"],
+        params=_params(o),
+        seed=o["seed"],
+    )
+    return res, getattr(m, "spec", None) or m.identity
+
+
+def _params(o: dict[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {"temperature": 0.0}
+    if o["max_tokens"] is not None:
+        params["max_tokens"] = o["max_tokens"]
+    return params
+
+
+def _dry_run(rows: list[dict], names: list[str], o: dict[str, Any]) -> None:
+    """Print the calls of the first stage (their prompts are known before any reply)."""
+    import json
+    import sys
+
+    from assay.llm.judge import get_metric
+    from assay.llm.judge.run import check_fields, first_stage, items_of
+
+    data = _datums(rows)
+    specs = [get_metric(n) for n in names]
+    check_fields(data, specs)
+    for it in items_of(first_stage(data, specs), _params(o)):
+        line = {"id": it.id, "messages": list(it.messages), "params": dict(it.params)}
+        sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def _datums(rows: list[dict]) -> list[Any]:
+    from assay.llm.judge import Datum
 
     data = [
         Datum(
@@ -163,16 +212,7 @@ def _judge_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> tup
         )
         for r in rows
     ]
-    check_fields(data, [get_metric(n) for n in names])  # before the model is loaded
-    m = load_model(o["model"])
-    runner = Runner(m, max_concurrency=o["concurrency"], cache=not o["no_cache"], quiet=False)
-    params: dict[str, Any] = {"temperature": 0.0}
-    if o["max_tokens"] is not None:
-        params["max_tokens"] = o["max_tokens"]
-    res = judge(
-        data, names, runner=runner, judge_retries=o["judge_retries"], params=params, seed=o["seed"]
-    )
-    return res, getattr(m, "spec", None) or m.identity
+    return data
 
 
 def _publish(records: Any, calls: list[Any], model: str | None, o: dict[str, Any]) -> None:

@@ -40,7 +40,7 @@ from assay.llm.runner import Item, Record, Runner
 from assay.results import Metric, MetricSet
 from assay.text.records import NUM_BOOTSTRAP, datum_record
 
-__all__ = ["Call", "TaskResult", "JudgeResult", "judge", "check_fields"]
+__all__ = ["Call", "TaskResult", "JudgeResult", "judge", "check_fields", "first_stage", "items_of"]
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,27 @@ def _extracted(d: Datum, m: JudgeMetric, results: Mapping[str, TaskResult]):
     return ex, None
 
 
+def first_stage(data: Sequence[Datum], specs: Sequence[JudgeMetric]) -> list[Task]:
+    """The tasks that need no reply to be built: shared extractions (one per distinct text)
+    and the judgements that need no intermediate. The rest depend on the replies."""
+    first: dict[str, Task] = {}
+    for d in data:
+        for s in specs:
+            needs = s.extracts(d)
+            for kind, text in needs:
+                t = extraction_task(kind, text)
+                first.setdefault(t.key, t)
+            if not needs:
+                first.update((t.key, t) for t in s.plan(d, {}))
+    return list(first.values())
+
+
+def items_of(tasks: Sequence[Task], params: Mapping[str, Any] | None = None) -> list[Item]:
+    """The runner items of tasks (what ``--dry-run`` prints)."""
+    gen = dict(params) if params is not None else {"temperature": 0.0}
+    return [Item(t.key, messages(t.prompt, **t.values), gen) for t in tasks]
+
+
 def judge(
     data: Sequence[Datum],
     metrics: Sequence[str],
@@ -184,16 +205,7 @@ def judge(
     gen = dict(params) if params is not None else {"temperature": 0.0}
     calls: list[Call] = []
 
-    first: dict[str, Task] = {}
-    for d in data:
-        for s in specs:
-            needs = s.extracts(d)
-            for kind, text in needs:
-                t = extraction_task(kind, text)
-                first.setdefault(t.key, t)
-            if not needs:
-                first.update((t.key, t) for t in s.plan(d, {}))
-    results = _run_tasks(runner, first.values(), judge_retries, gen, calls)
+    results = _run_tasks(runner, first_stage(data, specs), judge_retries, gen, calls)
 
     second: dict[str, Task] = {}
     for d in data:

@@ -207,6 +207,9 @@ def test_dry_run_prints_the_first_calls_and_makes_none(tmp_path: Path) -> None:
             "--model",
             "http://127.0.0.1:9/v1#nobody",
             "--dry-run",
+            "--json-mode",
+            "--max-tokens",
+            "50",
         ],
     )
     assert r.exit_code == 0, r.output
@@ -217,3 +220,6 @@ def test_dry_run_prints_the_first_calls_and_makes_none(tmp_path: Path) -> None:
     assert sum(i.startswith("opinions:") for i in ids) == 2
     assert sorted(i for i in ids if "/" in i) == ["a/hallucination", "b/hallucination"]
     assert items[0]["messages"][0]["role"] == "system"
+    assert items[0]["params"] == {
+        "temperature": 0.0, "max_tokens": 50, "response_format": {"type": "json_object"}
+    }

@@ -45,6 +45,12 @@ def text_command(
     ),
     concurrency: int = typer.Option(8, "--concurrency", "-c", help="Judge calls in flight."),
     max_tokens: int = typer.Option(None, "--max-tokens", help="Cap on each judge reply."),
+    json_mode: bool = typer.Option(
+        False,
+        "--json-mode",
+        help="Ask the server for JSON output (response_format json_object; OpenAI-compatible "
+        "servers such as vLLM, llama.cpp, Ollama).",
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),
     out: Path = typer.Option(
@@ -180,6 +186,8 @@ def _params(o: dict[str, Any]) -> dict[str, Any]:
     params: dict[str, Any] = {"temperature": 0.0}
     if o["max_tokens"] is not None:
         params["max_tokens"] = o["max_tokens"]
+    if o["json_mode"]:
+        params["response_format"] = {"type": "json_object"}
     return params
 
 

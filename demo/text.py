@@ -58,10 +58,9 @@ def run(out_dir: Path, console: Console) -> None:
             "yes" if same else "NO",
         )
     console.print(table)
-    agg = ms.get("ROUGE", rouge_type="rouge1", aggregate="mean").value
-    console.print(
-        f"ROUGE-1 mean {agg['mean']:.4f}, 95% CI [{agg['ci_low']:.4f}, {agg['ci_high']:.4f}]"
-    )
+    agg = ms.get("ROUGE", rouge_type="rouge1", aggregate="mean")
+    lo, hi = agg.parameters["ci_low"], agg.parameters["ci_high"]
+    console.print(f"ROUGE-1 mean {agg.value:.4f}, 95% CI [{lo:.4f}, {hi:.4f}]")
 
     data = [
         Datum(

@@ -221,5 +221,7 @@ def test_dry_run_prints_the_first_calls_and_makes_none(tmp_path: Path) -> None:
     assert sorted(i for i in ids if "/" in i) == ["a/hallucination", "b/hallucination"]
     assert items[0]["messages"][0]["role"] == "system"
     assert items[0]["params"] == {
-        "temperature": 0.0, "max_tokens": 50, "response_format": {"type": "json_object"}
+        "temperature": 0.0,
+        "max_tokens": 50,
+        "response_format": {"type": "json_object"},
     }

@@ -81,7 +81,7 @@ def test_no_statements(scripted) -> None:
     assert cr.value is None and "no statements" in cr.parameters["undefined"]
     assert scripted.asked["answer_relevance"] == 0 and scripted.asked["answer_correctness"] == 0
     agg = res.metrics.get("AnswerRelevance", aggregate="mean")
-    assert agg.value["n"] == 0 and agg.value["undefined"] == 1 and agg.value["mean"] is None
+    assert agg.parameters["n"] == 0 and agg.parameters["n_undefined"] == 1 and agg.value is None
 
 
 def test_no_opinions_gives_zero_bias_and_toxicity_without_a_call(scripted) -> None:

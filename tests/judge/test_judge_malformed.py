@@ -62,7 +62,7 @@ def test_always_bad_is_an_error_record_and_the_run_goes_on(scripted, case) -> No
     assert scripted.asked["hallucination"] == 3  # the first ask and two re-asks
     assert res.metrics.get("ContextRelevance", datum_uid="u").value == 1.0
     agg = res.metrics.get("Hallucination", aggregate="mean")
-    assert agg.value["errors"] == 1 and agg.value["n"] == 0
+    assert agg.parameters["n_errors"] == 1 and agg.parameters["n"] == 0
 
 
 def test_retries_setting_and_reask_carries_the_reason(scripted) -> None:

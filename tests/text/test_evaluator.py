@@ -17,15 +17,15 @@ def test_records_per_datum_and_aggregate() -> None:
     got = [m.value for m in ms.filter("ROUGE", rouge_type="rouge1") if "datum_uid" in m.parameters]
     assert got == r1.tolist()
     agg = ms.get("ROUGE", rouge_type="rouge1", aggregate="mean")
-    assert agg.value["mean"] == pytest.approx(r1.mean(), abs=1e-15)
-    assert agg.value["stderr"] == pytest.approx(np.std(r1, ddof=1) / np.sqrt(3), abs=1e-15)
-    assert agg.value["ci_low"] <= agg.value["mean"] <= agg.value["ci_high"]
-    assert agg.value["n"] == 3 and agg.value["errors"] == 0
+    assert agg.value == pytest.approx(r1.mean(), abs=1e-15)
+    assert agg.parameters["stderr"] == pytest.approx(np.std(r1, ddof=1) / np.sqrt(3), abs=1e-15)
+    assert agg.parameters["ci_low"] <= agg.value <= agg.parameters["ci_high"]
+    assert agg.parameters["n"] == 3 and agg.parameters["n_errors"] == 0
     b = ms.get("BLEU", datum_uid="b")
     # three tokens have no 4-gram: NLTK's method0 gives exp(log(min float) / 4), not 1
     assert b.value == bleu(preds, refs)[1] and 0 < b.value < 1e-70
     assert b.parameters["weights"] == [0.25] * 4
-    assert ms.get("BLEU", aggregate="mean").value["n"] == 3
+    assert ms.get("BLEU", aggregate="mean").parameters["n"] == 3
 
 
 def test_precision_and_recall_on_request() -> None:
@@ -43,7 +43,10 @@ def test_precision_and_recall_on_request() -> None:
 def test_one_datum_has_no_stderr() -> None:
     ms = evaluate_text(["a b"], ["a b"], metrics=["bleu"], bleu_weights=[1.0])
     agg = ms.get("BLEU", aggregate="mean")
-    assert agg.value["stderr"] is None and agg.value["ci_low"] == agg.value["ci_high"] == 1.0
+    assert (
+        agg.parameters["stderr"] is None
+        and agg.parameters["ci_low"] == agg.parameters["ci_high"] == 1.0
+    )
 
 
 @pytest.mark.parametrize(

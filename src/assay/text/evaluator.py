@@ -174,7 +174,9 @@ class TextEvaluator(Evaluator):
                 out += [
                     bleu_record(u, x, weights=w, smoothing=self.smoothing) for u, x in zip(uids, v)
                 ]
-                params: dict[str, Any] = {"weights": list(w), "smoothing": self.smoothing}
+                params: dict[str, Any] = {"weights": list(w)}
+                if self.smoothing is not None:
+                    params["smoothing"] = self.smoothing
                 agg.append(self._aggregate("BLEU", v, uids, params))
                 continue
             _, t, m = key.split(":")

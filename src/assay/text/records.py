@@ -2,24 +2,23 @@
 
 Every text metric gives one record per datum, ``parameters["datum_uid"]`` naming it, and
 one aggregate record per metric configuration, ``parameters["aggregate"] == "mean"``,
-whose value is a small dict:
+whose value is the mean of the per-datum values that are defined (``None`` when none
+is), with these parameters beside the configuration:
 
-``mean``
-    the mean of the per-datum values that are defined;
 ``stderr``
     the standard error of that mean, ``std(ddof=1) / √n`` (``None`` when n < 2);
 ``ci_low``, ``ci_high``
     a seeded percentile-bootstrap 95% interval of the mean (``num_bootstrap`` resamples,
     values ordered by datum uid first, so the interval does not depend on the order in
     which data arrived);
-``n``, ``errors``, ``undefined``
+``n``, ``n_errors``, ``n_undefined``
     the number of datums with a value, the number whose judge never gave a valid reply
     (or whose call failed), and the number for which the metric is undefined (e.g. an
     answer without statements).
 
 Example:
     >>> r = aggregate("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
-    >>> r.value["mean"], r.value["n"], r.value["errors"], r.parameters["aggregate"]
+    >>> r.value, r.parameters["n"], r.parameters["n_errors"], r.parameters["aggregate"]
     (0.5833333333333334, 3, 1, 'mean')
     >>> rouge_record("d1", 0.5, "rouge1", use_stemmer=False).parameters
     {'datum_uid': 'd1', 'rouge_type': 'rouge1', 'use_stemmer': False, 'measure': 'fmeasure'}
@@ -60,11 +59,10 @@ def bleu_record(
     uid: str, value: float, *, weights: Sequence[float], smoothing: str | None = None
 ) -> Metric:
     """One datum's sentence BLEU."""
-    return Metric(
-        "BLEU",
-        float(value),
-        {"datum_uid": uid, "weights": [float(w) for w in weights], "smoothing": smoothing},
-    )
+    params: dict[str, Any] = {"datum_uid": uid, "weights": [float(w) for w in weights]}
+    if smoothing is not None:
+        params["smoothing"] = smoothing
+    return Metric("BLEU", float(value), params)
 
 
 def datum_record(
@@ -103,30 +101,15 @@ def aggregate(
         "seed": seed,
     }
     n = int(y.size)
+    counts = {"n": n, "n_errors": int(errors), "n_undefined": int(undefined)}
     if n == 0:
-        value: dict[str, Any] = {
-            "mean": None,
-            "stderr": None,
-            "ci_low": None,
-            "ci_high": None,
-            "n": 0,
-            "errors": int(errors),
-            "undefined": int(undefined),
-        }
-        return Metric(type, value, {**params, "undefined": "no datum has a value"})
+        empty = {"stderr": None, "ci_low": None, "ci_high": None, **counts}
+        return Metric(type, None, {**params, **empty, "undefined": "no datum has a value"})
     try:
         se: float | None = float(stderr()(y))
     except UndefinedMetricError:
         se = None
     means = bootstrap_means(y, num_bootstrap, seed)
     lo, hi = np.quantile(means, [0.025, 0.975])
-    value = {
-        "mean": float(mean()(y)),
-        "stderr": se,
-        "ci_low": float(lo),
-        "ci_high": float(hi),
-        "n": n,
-        "errors": int(errors),
-        "undefined": int(undefined),
-    }
-    return Metric(type, value, params)
+    stats = {"stderr": se, "ci_low": float(lo), "ci_high": float(hi), **counts}
+    return Metric(type, float(mean()(y)), {**params, **stats})

@@ -11,8 +11,8 @@ Example:
     >>> ev.add([datum_record("Bias", "d1", 0.5), datum_record("Bias", "d2", None, reason="x")])
     ... # doctest: +ELLIPSIS
     <...JudgeEvaluator object at ...>
-    >>> agg = ev.compute().get("Bias", aggregate="mean").value
-    >>> agg["mean"], agg["n"], agg["undefined"]
+    >>> agg = ev.compute().get("Bias", aggregate="mean")
+    >>> agg.value, agg.parameters["n"], agg.parameters["n_undefined"]
     (0.5, 1, 1)
 """
 

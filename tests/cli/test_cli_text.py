@@ -175,7 +175,7 @@ def scripted_server():
     """The loopback chat server answering every judge prompt with valid 'yes' replies."""
     import re
 
-    from assay.llm.testing import FakeChatServer
+    from assay.testing.llm import FakeChatServer
 
     def respond(messages):
         text = next(m["content"] for m in messages if m["role"] == "user")

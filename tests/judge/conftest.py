@@ -12,7 +12,7 @@ import pytest
 
 from assay.llm.judge import JUDGE_METRICS
 from assay.llm.judge.prompts import template
-from assay.llm.testing import FakeChatServer
+from assay.testing.llm import FakeChatServer
 
 PROMPTS = ["statements", "opinions", "claims", *JUDGE_METRICS]
 _HEADS = {template(p)[:60]: p for p in PROMPTS}

@@ -141,18 +141,35 @@ def _pair_scores(
         counts = texts.corpus.ngram_counts(n)
         return _ratio(hits, counts[pred]), _ratio(hits, counts[ref])
     if kind == "rougeL":
-        tok = texts.tokens
-        lcs = np.fromiter(
-            (lcs_length(tok[c], tok[r]) for c, r in zip(pred, ref, strict=True)),
-            dtype=np.float64,
-            count=len(pred),
-        )
-        lengths = texts.corpus.lengths
-        return _ratio(lcs, lengths[pred]), _ratio(lcs, lengths[ref])
+        return _lcs_scores(texts, pred, ref)
+    return _summary_scores(texts, pred, ref)
+
+
+def _lcs_scores(texts: _Texts, pred: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    tok = texts.tokens
+    lcs = np.fromiter(
+        (lcs_length(tok[c], tok[r]) for c, r in zip(pred, ref, strict=True)),
+        dtype=np.float64,
+        count=len(pred),
+    )
+    lengths = texts.corpus.lengths
+    return _ratio(lcs, lengths[pred]), _ratio(lcs, lengths[ref])
+
+
+def _summary_scores(
+    texts: _Texts, pred: np.ndarray, ref: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """ROUGE-Lsum of each pair. When both texts are one line, the union of LCS positions is
+    one LCS, whose tokens never exceed either text's counts, so hits = LCS length: those
+    pairs are plain ROUGE-L (computed in C++)."""
+    n_lines = np.fromiter((len(x) for x in texts.lines), dtype=np.int64, count=len(texts.lines))
+    single = (n_lines[pred] == 1) & (n_lines[ref] == 1)
     p = np.zeros(len(pred))
     r = np.zeros(len(pred))
-    for k, (c, g) in enumerate(zip(pred, ref, strict=True)):
-        p[k], r[k] = _summary_lcs(texts.lines[g], texts.lines[c])
+    if single.any():
+        p[single], r[single] = _lcs_scores(texts, pred[single], ref[single])
+    for k in np.flatnonzero(~single):
+        p[k], r[k] = _summary_lcs(texts.lines[ref[k]], texts.lines[pred[k]])
     return p, r
 
 

@@ -85,20 +85,8 @@ def test_missing_column_is_exit_2_naming_metric_and_column(tmp_path: Path, metri
     rows = [{k: v for k, v in r.items() if k != column} for r in ROWS]
     data = write_jsonl(tmp_path / "d.jsonl", rows)
     out = tmp_path / "out.jsonl"
-    r = runner.invoke(
-        app,
-        [
-            "text",
-            "--data",
-            str(data),
-            "--metrics",
-            f"bleu,{metric}",
-            "--model",
-            "http://127.0.0.1:9/v1#nobody",
-            "--out",
-            str(out),
-        ],
-    )
+    args = f"--metrics bleu,{metric} --model http://127.0.0.1:9/v1#nobody".split()
+    r = runner.invoke(app, ["text", "--data", str(data), *args, "--out", str(out)])
     assert r.exit_code == 2
     first = "bleu" if column == "groundtruth" else metric  # the first metric needing it
     assert f"metric {first} needs the {column!r} column" in r.stderr
@@ -117,24 +105,9 @@ def test_judge_metrics_with_scripted_judge_out_and_save(tmp_path: Path, scripted
     data = write_jsonl(tmp_path / "d.jsonl", ROWS)
     out = tmp_path / "out.jsonl"
     db = tmp_path / "store.db"
-    r = runner.invoke(
-        app,
-        [
-            "text",
-            "--data",
-            str(data),
-            "--metrics",
-            "rouge,faithfulness,bias,answer_correctness",
-            "--model",
-            scripted_server.spec(),
-            "--no-cache",
-            "--out",
-            str(out),
-            "--save",
-            "--db",
-            str(db),
-        ],
-    )
+    metrics = "rouge,faithfulness,bias,answer_correctness"
+    args = ["--metrics", metrics, "--model", scripted_server.spec(), "--no-cache", "--save"]
+    r = runner.invoke(app, ["text", "--data", str(data), *args, "--out", str(out), "--db", str(db)])
     assert r.exit_code == 0, r.output
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     f = [m for m in recs if m["type"] == "Faithfulness" and m["parameters"].get("datum_uid") == "a"]

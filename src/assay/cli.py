@@ -54,6 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
     ),
     "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
+    "text": ("assay.text.cli", "Text metrics: ROUGE, BLEU and LLM-judged (faithfulness, ...)."),
 }
 
 HELP = """Evaluate ML models and LLMs.

@@ -1,0 +1,129 @@
+"""Text benchmark: ROUGE and BLEU in assay vs rouge-score, NLTK and sacrebleu, same run.
+
+10,000 generated (prediction, reference) pairs of English-like text (a Zipf vocabulary
+with inflected forms, punctuation and a few line breaks, 20-60 tokens each). Prints wall
+times, ratios, and the largest difference between assay's numbers and the reference
+package's (expected: 0).
+
+* ROUGE 1/2/L/Lsum without and with the Porter stemmer vs ``rouge_score.RougeScorer.score``
+  (assay's stem memo is emptied before each timed run, so the stemmer is paid in full);
+* sentence BLEU-4 vs ``nltk.translate.bleu_score.sentence_bleu`` and sacrebleu's
+  ``sentence_bleu`` (sacrebleu tokenises and smooths differently, so only the time is
+  compared);
+* corpus BLEU vs NLTK's ``corpus_bleu``.
+
+Usage: ``python benchmarks/text.py [--n 10000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from assay.text import bleu, corpus_bleu, rouge_scores
+from assay.text import tokenize as _tok
+
+TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+STEMS = ["connect", "run", "walk", "report", "generat", "model", "evaluat", "translat", "summar"]
+ENDINGS = ["", "s", "ed", "ing", "ion", "ions", "er", "ers", "ly", "ness"]
+SHORT = "the a of to and in is it that for on with as was by at be this are from".split()
+
+
+def corpus(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    roots = STEMS + [
+        "".join(rng.choice(letters) for _ in range(rng.randint(3, 8))) for _ in range(4000)
+    ]
+    weights = [1 / (k + 1) for k in range(len(roots))]
+
+    def word() -> str:
+        if rng.random() < 0.35:
+            return rng.choice(SHORT)
+        w = rng.choices(roots, weights)[0] + rng.choice(ENDINGS)
+        return w.capitalize() if rng.random() < 0.05 else w
+
+    def text(base: list[str] | None = None) -> str:
+        if base is None:
+            words = [word() for _ in range(rng.randint(20, 60))]
+        else:  # a paraphrase: keep most words, change some, drop some
+            words = [w if rng.random() < 0.7 else word() for w in base if rng.random() < 0.9]
+        out = []
+        for w in words:
+            out.append(w)
+            r = rng.random()
+            if r < 0.04:
+                out[-1] += ","
+            elif r < 0.06:
+                out[-1] += ".\n"
+        return " ".join(out)
+
+    refs = [text() for _ in range(n)]
+    preds = [text(r.replace("\n", " ").split()) for r in refs]
+    return preds, refs
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def rouge_rows(preds: list[str], refs: list[str]) -> list[tuple[str, float, float, float]]:
+    from rouge_score import rouge_scorer
+
+    rows = []
+    for stem in (False, True):
+        _tok._STEMS.clear()
+        ta, ours = timed(lambda s=stem: rouge_scores(preds, refs, rouge_types=TYPES, use_stemmer=s))
+        scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=stem)
+        tb, theirs = timed(lambda sc=scorer: [sc.score(r, p) for p, r in zip(preds, refs)])
+        diff = max(
+            float(np.max(np.abs(ours[t].measure(m) - np.array([getattr(s[t], m) for s in theirs]))))
+            for t in TYPES
+            for m in ("precision", "recall", "fmeasure")
+        )
+        rows.append((f"ROUGE 1/2/L/Lsum{' +stemmer' if stem else ''} vs rouge-score", ta, tb, diff))
+    return rows
+
+
+def bleu_rows(preds: list[str], refs: list[str]) -> list[tuple[str, float, float, float]]:
+    import sacrebleu
+    from nltk.translate import bleu_score as nb
+
+    warnings.simplefilter("ignore")
+    ta, ours = timed(lambda: bleu(preds, refs))
+    tb, theirs = timed(
+        lambda: [nb.sentence_bleu([r.split()], p.split()) for p, r in zip(preds, refs)]
+    )
+    rows = [("sentence BLEU-4 vs nltk", ta, tb, float(np.max(np.abs(ours - np.array(theirs)))))]
+    tc, _ = timed(lambda: [sacrebleu.sentence_bleu(p, [r]) for p, r in zip(preds, refs)])
+    rows.append(("sentence BLEU-4 vs sacrebleu (time only)", ta, tc, float("nan")))
+    ta, c1 = timed(lambda: corpus_bleu(preds, refs))
+    tb, c2 = timed(lambda: nb.corpus_bleu([[r.split()] for r in refs], [p.split() for p in preds]))
+    rows.append(("corpus BLEU-4 vs nltk", ta, tb, abs(c1 - c2)))
+    tc, _ = timed(lambda: sacrebleu.corpus_bleu(preds, [refs]))
+    rows.append(("corpus BLEU-4 vs sacrebleu (time only)", ta, tc, float("nan")))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=10_000)
+    n = ap.parse_args().n
+    preds, refs = corpus(n)
+    print(f"{n} pairs, {sum(len(p.split()) for p in preds) / n:.0f} tokens per prediction")
+    print(f"{'task':<44} {'assay s':>8} {'peer s':>8} {'ratio':>7} {'max |diff|':>11}")
+    for name, ta, tb, diff in rouge_rows(preds, refs) + bleu_rows(preds, refs):
+        d = "n/a" if diff != diff else f"{diff:.1e}"
+        print(f"{name:<44} {ta:8.3f} {tb:8.3f} {tb / ta:6.1f}x {d:>11}")
+
+
+if __name__ == "__main__":
+    main()

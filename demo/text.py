@@ -1,0 +1,89 @@
+"""Demo section: ROUGE and BLEU on a few summaries (checked against rouge-score and NLTK),
+then three judge metrics on the embedded model with every call traced."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+PAIRS = [
+    (
+        "The council approved the new bike lanes on Monday after a long debate.",
+        ["On Monday the city council approved new bike lanes following lengthy debate."],
+    ),
+    (
+        "Heavy rain closed two schools.\nBuses were cancelled in the north.",
+        ["Two schools closed because of heavy rain.\nNorthern bus routes were cancelled."],
+    ),
+    (
+        "The company reported higher profits driven by cloud sales.",
+        [
+            "Profits rose at the company, driven by its cloud business.",
+            "Cloud sales lifted profit.",
+        ],
+    ),
+]
+
+
+def run(out_dir: Path, console: Console) -> None:
+    import warnings
+
+    from nltk.translate.bleu_score import sentence_bleu
+    from rouge_score.rouge_scorer import RougeScorer
+
+    from assay.llm.judge import Datum, judge
+    from assay.text import evaluate_text, rouge
+
+    preds = [p for p, _ in PAIRS]
+    refs = [r for _, r in PAIRS]
+    ms = evaluate_text(preds, refs, uids=["council", "rain", "profits"], use_stemmer=True)
+    ours = rouge(preds, refs, use_stemmer=True)
+    scorer = RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nltk = [sentence_bleu([x.split() for x in r], p.split()) for p, r in PAIRS]
+    table = Table("datum", "rouge1", "rougeL", "rougeLsum", "BLEU", "= rouge-score & nltk")
+    for i, uid in enumerate(["council", "rain", "profits"]):
+        theirs = scorer.score_multi(refs[i], preds[i])
+        same = all(ours[t][i] == theirs[t].fmeasure for t in ours) and (
+            ms.get("BLEU", datum_uid=uid).value == nltk[i]
+        )
+        table.add_row(
+            uid,
+            *(f"{ours[t][i]:.4f}" for t in ("rouge1", "rougeL", "rougeLsum")),
+            f"{ms.get('BLEU', datum_uid=uid).value:.4f}",
+            "yes" if same else "NO",
+        )
+    console.print(table)
+    agg = ms.get("ROUGE", rouge_type="rouge1", aggregate="mean")
+    lo, hi = agg.parameters["ci_low"], agg.parameters["ci_high"]
+    console.print(f"ROUGE-1 mean {agg.value:.4f}, 95% CI [{lo:.4f}, {hi:.4f}]")
+
+    data = [
+        Datum(
+            "tower",
+            "Where is the Eiffel Tower?",
+            "The Eiffel Tower is in Paris.",
+            ("It stands in Paris.",),
+            ("The Eiffel Tower is a landmark in Paris, France.",),
+        ),
+    ]
+    res = judge(
+        data,
+        ["faithfulness", "answer_relevance", "bias"],
+        model="embedded",
+        judge_retries=1,
+        params={"temperature": 0.0, "max_tokens": 120},
+        cache=out_dir / "text-judge-cache.sqlite",
+    )
+    jt = Table("metric", "value", "why")
+    for m in res.metrics:
+        if "datum_uid" in m.parameters:
+            why = m.parameters.get("undefined") or json.dumps(m.parameters["details"])[:70]
+            jt.add_row(m.type, "null" if m.value is None else f"{m.value:.3f}", why)
+    console.print(jt)
+    console.print(f"{res.paid_calls} judge calls (a SmolLM2-135M judge: errors are expected)")
+    (out_dir / "text.json").write_text((ms + res.metrics).to_json(indent=2) + "\n")

@@ -1,0 +1,220 @@
+"""``TextEvaluator``: ROUGE and BLEU over batches of (prediction, references) pairs.
+
+Scores are per datum, so a batch is scored when it is added and the evaluator keeps the
+per-datum values (and uids); merging concatenates them. ``compute()`` gives one record
+per datum and metric and one aggregate record per metric (see :mod:`assay.text.records`).
+
+Example:
+    >>> ev = TextEvaluator(metrics=["bleu"], bleu_weights=[0.5, 0.5])
+    >>> ev.add(["a cat sat"], ["a cat sat"], uids=["d1"]).compute()[0].value
+    1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.errors import InvalidInputError
+from assay.evaluator import Evaluator
+from assay.results import Metric, MetricSet
+from assay.text.bleu import BLEU_WEIGHTS, bleu, check_weights
+from assay.text.records import (
+    NUM_BOOTSTRAP,
+    aggregate,
+    bleu_record,
+    datum_record,
+    rouge_record,
+)
+from assay.text.rouge import MEASURES, ROUGE_TYPES, check_rouge_types, rouge_scores
+from assay.text.sacre import chrf_sentence, sacrebleu_sentence
+
+__all__ = ["TextEvaluator", "evaluate_text", "TEXT_METRICS"]
+
+TEXT_METRICS: tuple[str, ...] = ("rouge", "bleu", "sacrebleu", "chrf")
+_SACRE = {"sacrebleu": "SacreBLEU", "chrf": "ChrF"}
+
+
+class TextEvaluator(Evaluator):
+    """ROUGE and BLEU of predictions against one or several references per datum.
+
+    Args:
+        metrics: ``"rouge"``, ``"bleu"`` (NLTK's, Valor's), and sacrebleu's ``"sacrebleu"``
+            (sentence BLEU) and ``"chrf"``, both on sacrebleu's 0-100 scale.
+        rouge_types: ROUGE types (``rouge1``..``rouge9``, ``rougeL``, ``rougeLsum``).
+        use_stemmer: Porter-stem ROUGE tokens longer than three characters.
+        rouge_measures: which of ``fmeasure``, ``precision``, ``recall`` to report.
+        bleu_weights: BLEU n-gram weights (default BLEU-4, uniform).
+        smoothing: BLEU smoothing (``None``, ``"method1"``, ``"method2"``).
+        num_bootstrap, seed: the aggregate's bootstrap interval.
+    """
+
+    def __init__(
+        self,
+        *,
+        metrics: Sequence[str] = ("rouge", "bleu"),
+        rouge_types: Sequence[str] = ROUGE_TYPES,
+        use_stemmer: bool = False,
+        rouge_measures: Sequence[str] = ("fmeasure",),
+        bleu_weights: Sequence[float] = BLEU_WEIGHTS,
+        smoothing: str | None = None,
+        num_bootstrap: int = NUM_BOOTSTRAP,
+        seed: int = 0,
+    ) -> None:
+        self.metrics = tuple(dict.fromkeys(metrics))
+        for m in self.metrics:
+            if m not in TEXT_METRICS:
+                raise InvalidInputError(
+                    f"unknown text metric {m!r}; use {', '.join(TEXT_METRICS)}", field="metrics"
+                )
+        if not self.metrics:
+            raise InvalidInputError("needs at least one metric", field="metrics")
+        self.rouge_types = check_rouge_types(rouge_types)
+        self.use_stemmer = bool(use_stemmer)
+        self.rouge_measures = tuple(dict.fromkeys(rouge_measures))
+        for m in self.rouge_measures:
+            if m not in MEASURES:
+                raise InvalidInputError(f"unknown measure {m!r}", field="rouge_measures")
+        self.bleu_weights = check_weights(bleu_weights)
+        self.smoothing = smoothing
+        self.num_bootstrap = int(num_bootstrap)
+        self.seed = int(seed)
+        self._uids: list[np.ndarray] = []
+        self._values: dict[str, list[np.ndarray]] = {k: [] for k in self._keys()}
+
+    def _keys(self) -> list[str]:
+        keys = []
+        if "rouge" in self.metrics:
+            keys += [f"rouge:{t}:{m}" for t in self.rouge_types for m in self.rouge_measures]
+        if "bleu" in self.metrics:
+            keys.append("bleu")
+        keys += [m for m in _SACRE if m in self.metrics]
+        return keys
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "metrics": list(self.metrics),
+            "rouge_types": list(self.rouge_types),
+            "use_stemmer": self.use_stemmer,
+            "rouge_measures": list(self.rouge_measures),
+            "bleu_weights": list(self.bleu_weights),
+            "smoothing": self.smoothing,
+            "num_bootstrap": self.num_bootstrap,
+            "seed": self.seed,
+        }
+
+    def add(  # type: ignore[override]
+        self,
+        predictions: Sequence[str],
+        references: Sequence[str | Sequence[str]],
+        *,
+        uids: Sequence[Any] | None = None,
+    ) -> TextEvaluator:
+        """Score a batch; ``uids`` default to the running position (``"0"``, ``"1"``, ...)."""
+        preds = list(predictions)
+        if uids is None:
+            start = self._count()
+            ids = np.array([str(start + i) for i in range(len(preds))], dtype=str)
+        else:
+            ids = np.array([str(u) for u in uids], dtype=str)
+            if len(ids) != len(preds):
+                raise InvalidInputError(
+                    f"{len(preds)} predictions but {len(ids)} uids", field="uids"
+                )
+        new: dict[str, np.ndarray] = {}
+        if "rouge" in self.metrics:
+            scores = rouge_scores(
+                preds, references, rouge_types=self.rouge_types, use_stemmer=self.use_stemmer
+            )
+            for t, s in scores.items():
+                for m in self.rouge_measures:
+                    new[f"rouge:{t}:{m}"] = s.measure(m)
+        if "bleu" in self.metrics:
+            new["bleu"] = bleu(
+                preds, references, weights=self.bleu_weights, smoothing=self.smoothing
+            )
+        if "sacrebleu" in self.metrics:
+            new["sacrebleu"] = sacrebleu_sentence(preds, references)
+        if "chrf" in self.metrics:
+            new["chrf"] = chrf_sentence(preds, references)
+        self._uids.append(ids)
+        for k, v in new.items():
+            self._values[k].append(np.asarray(v, dtype=np.float64))
+        return self
+
+    def _count(self) -> int:
+        return sum(len(u) for u in self._uids)
+
+    @property
+    def is_empty(self) -> bool:
+        return self._count() == 0
+
+    def _merge(self, other: TextEvaluator) -> None:
+        self._uids += other._uids
+        for k in self._values:
+            self._values[k] += other._values[k]
+
+    def _arrays(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)
+        return uids, {k: np.concatenate(v) if v else np.zeros(0) for k, v in self._values.items()}
+
+    def _compute(self) -> MetricSet:
+        uids, values = self._arrays()
+        out: list[Metric] = []
+        agg: list[Metric] = []
+        for key, v in values.items():
+            if key in _SACRE:
+                out += [datum_record(_SACRE[key], u, x) for u, x in zip(uids, v, strict=True)]
+                agg.append(self._aggregate(_SACRE[key], v, uids, {}))
+                continue
+            if key == "bleu":
+                w = self.bleu_weights
+                out += [
+                    bleu_record(u, x, weights=w, smoothing=self.smoothing) for u, x in zip(uids, v)
+                ]
+                params: dict[str, Any] = {"weights": list(w)}
+                if self.smoothing is not None:
+                    params["smoothing"] = self.smoothing
+                agg.append(self._aggregate("BLEU", v, uids, params))
+                continue
+            _, t, m = key.split(":")
+            st = self.use_stemmer
+            out += [rouge_record(u, x, t, use_stemmer=st, measure=m) for u, x in zip(uids, v)]
+            params = {"rouge_type": t, "use_stemmer": st, "measure": m}
+            agg.append(self._aggregate("ROUGE", v, uids, params))
+        return MetricSet(out + agg)
+
+    def _aggregate(
+        self, type: str, v: np.ndarray, uids: np.ndarray, params: dict[str, Any]
+    ) -> Metric:
+        return aggregate(type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed)
+
+    def _state(self) -> dict[str, np.ndarray]:
+        uids, values = self._arrays()
+        return {"uids": uids, **{f"v:{k}": v for k, v in values.items()}}
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        uids = np.asarray(state["uids"]).astype(str)
+        self._uids = [uids] if uids.size else []
+        for k in self._values:
+            v = np.asarray(state[f"v:{k}"], dtype=np.float64)
+            self._values[k] = [v] if v.size else []
+
+
+def evaluate_text(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    *,
+    uids: Sequence[Any] | None = None,
+    **options: Any,
+) -> MetricSet:
+    """One call: :class:`TextEvaluator` (``options`` are its arguments) over one batch.
+
+    Example:
+        >>> ms = evaluate_text(["the cat"], ["the cat"], metrics=["rouge"], rouge_types=["rouge1"])
+        >>> [(m.type, m.value) for m in ms][0]
+        ('ROUGE', 1.0)
+    """
+    return TextEvaluator(**options).add(predictions, references, uids=uids).compute()

@@ -1,0 +1,94 @@
+"""Reading text-evaluation rows: JSONL, CSV or Parquet with ``uid``, ``query``,
+``prediction``, ``groundtruth`` (a string or a list of strings) and ``context`` (a list).
+
+In CSV a list is written as a JSON array (``["a", "b"]``); a plain string cell is one
+item. Empty cells are missing values.
+
+Example:
+    >>> rows = normalise_rows([{"prediction": "p", "groundtruth": ["a", "b"], "context": "c"}])
+    >>> rows[0]["uid"], rows[0]["groundtruth"], rows[0]["context"]
+    ('0', ['a', 'b'], ['c'])
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InvalidInputError
+
+__all__ = ["TEXT_COLUMNS", "read_rows", "normalise_rows", "columns_of"]
+
+TEXT_COLUMNS = ("uid", "query", "prediction", "groundtruth", "context")
+_LISTS = ("groundtruth", "context")
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _as_list(v: Any, *, source: str, record: Any, field: str) -> list[str] | None:
+    if _missing(v):
+        return None
+    if isinstance(v, str):
+        s = v.strip()
+        if s.startswith("["):
+            try:
+                v = json.loads(s)
+            except ValueError:
+                return [v]
+        else:
+            return [v]
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+        raise InvalidInputError(
+            "expected a string or a list of strings", source=source, record=record, field=field
+        )
+    return list(v)
+
+
+def normalise_rows(rows: Iterable[Mapping[str, Any]], *, source: str = "data") -> list[dict]:
+    """Rows with ``uid`` (string; default the row number), strings, and lists of strings."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, row in enumerate(rows):
+        uid = row.get("uid")
+        uid = str(i) if _missing(uid) else str(uid)
+        if uid in seen:
+            raise InvalidInputError("duplicate uid", source=source, record=uid, field="uid")
+        seen.add(uid)
+        d: dict[str, Any] = {"uid": uid}
+        for c in ("query", "prediction"):
+            v = row.get(c)
+            if not _missing(v) and not isinstance(v, str):
+                raise InvalidInputError(
+                    f"expected a string, got {type(v).__name__}",
+                    source=source,
+                    record=uid,
+                    field=c,
+                )
+            d[c] = None if _missing(v) else v
+        for c in _LISTS:
+            d[c] = _as_list(row.get(c), source=source, record=uid, field=c)
+        out.append(d)
+    return out
+
+
+def read_rows(path: str | Path) -> tuple[list[dict[str, Any]], set[str]]:
+    """Rows of a file (see the module docstring) and the set of columns it has."""
+    from assay.io.tables import read_table
+
+    df = read_table(path)
+    cols = {str(c) for c in df.columns}
+    records = df.to_dict(orient="records")
+    return normalise_rows(records, source=str(path)), cols
+
+
+def columns_of(metric_fields: Iterable[str]) -> list[str]:
+    """Input columns named by datum fields (``groundtruths`` -> ``groundtruth``, ...)."""
+    names = {"groundtruths": "groundtruth", "contexts": "context"}
+    return [names.get(f, f) for f in metric_fields]

@@ -1,0 +1,78 @@
+"""Tokenisers of the text metrics: ROUGE's alphanumeric tokens and BLEU's whitespace tokens.
+
+ROUGE tokens (the rule Lin's original ROUGE and Google's ``rouge-score`` use): lower-case
+the text, turn every run of characters outside ``[a-z0-9]`` into one space, split on
+spaces; with ``use_stemmer`` every token longer than three characters is replaced by its
+Porter stem (NLTK's ``PorterStemmer``, pure code: no data download). Stems are memoised,
+so a word is stemmed once per process however often it occurs.
+
+Example:
+    >>> rouge_tokens("The cats, running!")
+    ['the', 'cats', 'running']
+    >>> rouge_tokens("The cats, running!", use_stemmer=True)
+    ['the', 'cat', 'run']
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["rouge_tokens", "rouge_sentences", "whitespace_tokens"]
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_VALID = re.compile(r"^[a-z0-9]+$")
+_STEMS: dict[str, str | None] = {}
+_STEMMER: Any = None
+
+
+def _stem(token: str) -> str | None:
+    """The Porter stem of a token (``None`` when the stem is not a valid token)."""
+    global _STEMMER
+    if _STEMMER is None:
+        from nltk.stem.porter import PorterStemmer
+
+        _STEMMER = PorterStemmer()
+    s = _STEMMER.stem(token)
+    return s if _VALID.match(s) else None
+
+
+def rouge_tokens(text: str, use_stemmer: bool = False) -> list[str]:
+    """ROUGE tokens of one text (see the module docstring)."""
+    tokens = _NON_ALNUM.sub(" ", text.lower()).split()
+    if not use_stemmer:
+        return tokens
+    out: list[str] = []
+    stems = _STEMS
+    for t in tokens:
+        if len(t) <= 3:
+            out.append(t)
+            continue
+        s = stems.get(t, "")
+        if s == "":
+            s = stems[t] = _stem(t)
+        if s is not None:
+            out.append(s)
+    return out
+
+
+def rouge_sentences(text: str, use_stemmer: bool = False) -> list[list[str]]:
+    """ROUGE-Lsum's sentences: the text split at newlines, empty lines dropped, each tokenised.
+
+    A line of punctuation only stays as an empty token list (it still counts as a line).
+
+    Example:
+        >>> rouge_sentences("One cat.\\n\\n!!\\nTwo dogs")
+        [['one', 'cat'], [], ['two', 'dogs']]
+    """
+    return [rouge_tokens(s, use_stemmer) for s in text.split("\n") if s]
+
+
+def whitespace_tokens(text: str) -> list[str]:
+    """BLEU's tokens: the text split on runs of whitespace (``str.split()``).
+
+    Example:
+        >>> whitespace_tokens("  a cat\\tsat ")
+        ['a', 'cat', 'sat']
+    """
+    return text.split()

@@ -1,0 +1,81 @@
+"""TextEvaluator records, aggregates, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.errors import InvalidInputError
+from assay.text import TextEvaluator, bleu, evaluate_text, rouge
+
+
+def test_records_per_datum_and_aggregate() -> None:
+    preds = ["the cat sat", "a dog ran", "hello"]
+    refs = ["the cat sat down", ["a dog ran", "dogs run"], "goodbye"]
+    ms = evaluate_text(preds, refs, uids=["a", "b", "c"], rouge_types=["rouge1", "rougeL"], seed=3)
+    r1 = rouge(preds, refs, rouge_types=["rouge1"])["rouge1"]
+    got = [m.value for m in ms.filter("ROUGE", rouge_type="rouge1") if "datum_uid" in m.parameters]
+    assert got == r1.tolist()
+    agg = ms.get("ROUGE", rouge_type="rouge1", aggregate="mean")
+    assert agg.value == pytest.approx(r1.mean(), abs=1e-15)
+    assert agg.parameters["stderr"] == pytest.approx(np.std(r1, ddof=1) / np.sqrt(3), abs=1e-15)
+    assert agg.parameters["ci_low"] <= agg.value <= agg.parameters["ci_high"]
+    assert agg.parameters["n"] == 3 and agg.parameters["n_errors"] == 0
+    b = ms.get("BLEU", datum_uid="b")
+    # three tokens have no 4-gram: NLTK's method0 gives exp(log(min float) / 4), not 1
+    assert b.value == bleu(preds, refs)[1] and 0 < b.value < 1e-70
+    assert b.parameters["weights"] == [0.25] * 4
+    assert ms.get("BLEU", aggregate="mean").parameters["n"] == 3
+
+
+def test_precision_and_recall_on_request() -> None:
+    ms = evaluate_text(
+        ["a b"],
+        ["a b c d"],
+        metrics=["rouge"],
+        rouge_types=["rouge1"],
+        rouge_measures=["precision", "recall"],
+    )
+    assert ms.get("ROUGE", measure="precision", datum_uid="0").value == 1.0
+    assert ms.get("ROUGE", measure="recall", datum_uid="0").value == 0.5
+
+
+def test_one_datum_has_no_stderr() -> None:
+    ms = evaluate_text(["a b"], ["a b"], metrics=["bleu"], bleu_weights=[1.0])
+    agg = ms.get("BLEU", aggregate="mean")
+    assert (
+        agg.parameters["stderr"] is None
+        and agg.parameters["ci_low"] == agg.parameters["ci_high"] == 1.0
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"metrics": ["meteor"]}, "metrics"),
+        ({"rouge_types": ["rougeX"]}, "rouge_types"),
+        ({"rouge_types": ["rouge0"]}, "rouge_types"),
+        ({"bleu_weights": []}, "weights"),
+        ({"bleu_weights": ["a"]}, "weights"),
+        ({"rouge_measures": ["f2"]}, "rouge_measures"),
+    ],
+)
+def test_bad_configuration(kwargs: dict, field: str) -> None:
+    with pytest.raises(InvalidInputError) as e:
+        TextEvaluator(**kwargs)
+    assert e.value.field == field
+
+
+def test_bad_batches() -> None:
+    ev = TextEvaluator()
+    with pytest.raises(InvalidInputError, match="2 predictions but 1 references"):
+        ev.add(["a", "b"], ["a"])
+    with pytest.raises(InvalidInputError, match="no reference text"):
+        ev.add(["a"], [[]])
+    with pytest.raises(InvalidInputError, match="expected a string"):
+        ev.add(["a", 3], ["a", "b"])
+    with pytest.raises(InvalidInputError, match="one string"):
+        rouge("abc", ["abc"])
+    with pytest.raises(InvalidInputError, match="smoothing"):
+        bleu(["a"], ["a"], smoothing="method9")
+    assert ev.is_empty

@@ -11,7 +11,7 @@ from pycocotools.cocoeval import COCOeval
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.detection.synthetic import make_coco
+from assay.testing.detection import make_coco
 
 runner = CliRunner()
 

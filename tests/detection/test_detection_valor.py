@@ -4,7 +4,7 @@ import pytest
 
 from assay.detection.io import load_coco
 from assay.detection.metrics import PR_SCORE_THRESHOLDS, compute_metrics
-from assay.detection.synthetic import make_coco
+from assay.testing.detection import make_coco
 
 valor = pytest.importorskip("valor_lite.object_detection")
 

@@ -1,0 +1,303 @@
+"""COCO run-length encoded (RLE) masks: validate, measure, convert, with safe limits.
+
+A COCO RLE is ``{"size": [h, w], "counts": ...}``: the mask read column by column as
+alternating runs of 0s and 1s (the first run is 0s and may be empty). ``counts`` is either
+the list of run lengths ("uncompressed") or COCO's compressed string, where each run is a
+variable-length number of 6-bit characters (offset by 48; bit 0x20 = "more characters
+follow", bit 0x10 of the last character = negative) and, from the third run on, stored as
+the difference from the run two places earlier.
+
+Everything assay reads goes through :func:`to_rle` (any COCO segmentation to a compressed
+RLE) and :func:`rle_area` (pixel counts), which decode the compressed runs with numpy for
+all masks at once and refuse corrupt ones: characters outside the alphabet, negative runs,
+or runs that do not add up to ``h * w``. A corrupt RLE handed to pycocotools' C code can
+read or write past its buffers; a huge raster crashes its decoder, so sizes are bounded by
+:data:`MAX_RASTER_PIXELS` before anything is decoded. pycocotools calls that take a list
+of RLEs are made on chunks of at most :data:`PYCOCOTOOLS_CHUNK` (with numpy 2,
+``pycocotools.mask.area`` fails for lists longer than 255; assay computes areas itself).
+
+Example:
+    >>> import numpy as np
+    >>> m = np.zeros((3, 4), bool); m[1, 1:3] = True
+    >>> r = mask_to_rle(m); r["size"], bool((rle_to_mask(r) == m).all())
+    ([3, 4], True)
+    >>> rle_area([to_rle(r, 3, 4)]).tolist()
+    [2.0]
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pycocotools import mask as mask_utils
+
+from assay.errors import InvalidInputError
+
+__all__ = [
+    "MAX_RASTER_PIXELS",
+    "PYCOCOTOOLS_CHUNK",
+    "CorruptRLE",
+    "check_raster_size",
+    "to_rle",
+    "rle_area",
+    "rle_bbox",
+    "rle_iou",
+    "decode_rle",
+    "mask_to_rle",
+    "rle_to_mask",
+    "polygon_to_rle",
+    "box_to_rle",
+]
+
+MAX_RASTER_PIXELS = 1 << 28  # 268,435,456 pixels, e.g. 16384 x 16384
+PYCOCOTOOLS_CHUNK = 255
+
+
+class CorruptRLE(InvalidInputError):
+    """An RLE that cannot be a mask of its size; ``index`` is its position in the list."""
+
+    def __init__(self, reason: str, index: int) -> None:
+        super().__init__(reason)
+        self.index = index
+
+
+def check_raster_size(
+    h: Any, w: Any, *, source: str, record: str | None = None, field: str | None = None
+) -> tuple[int, int]:
+    """``(h, w)`` as ints if they are a valid raster size of at most MAX_RASTER_PIXELS.
+
+    Example:
+        >>> check_raster_size(200000, 200000, source="gt.jsonl")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: gt.jsonl: raster of 200000 x 200000 pixels is larger ...
+    """
+    for v in (h, w):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise InvalidInputError(
+                f"height and width must be non-negative integers, got {v!r}",
+                source=source,
+                record=record,
+                field=field,
+            )
+    if int(h) * int(w) > MAX_RASTER_PIXELS:
+        raise InvalidInputError(
+            f"raster of {h} x {w} pixels is larger than assay's limit of "
+            f"{MAX_RASTER_PIXELS} pixels (16384 x 16384)",
+            source=source,
+            record=record,
+            field=field,
+        )
+    return int(h), int(w)
+
+
+def _runs(counts: Sequence[bytes]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Decode compressed counts: the run lengths and, per run, the index of its RLE.
+
+    Raises CorruptRLE for a character outside COCO's alphabet, an unfinished last run, or
+    a run longer than 7 characters (more than 35 bits).
+    """
+    lens = np.fromiter(map(len, counts), dtype=np.int64, count=len(counts))
+    c = np.frombuffer(b"".join(counts), dtype=np.uint8).astype(np.int64) - 48
+    owner_c = np.repeat(np.arange(len(counts)), lens)
+    bad = (c < 0) | (c > 63)
+    if bad.any():
+        raise CorruptRLE("counts holds a character outside COCO's RLE alphabet", _first(owner_c, bad))
+    ends = (c & 0x20) == 0  # the last character of a run
+    last_c = np.cumsum(lens) - 1
+    unfinished = (lens > 0) & ~ends[np.maximum(last_c, 0)]
+    if unfinished.any():
+        raise CorruptRLE("counts ends in the middle of a run", int(np.flatnonzero(unfinished)[0]))
+    end_at = np.flatnonzero(ends)
+    start_at = np.r_[0, end_at[:-1] + 1]
+    nchar = end_at - start_at + 1
+    if len(nchar) and nchar.max() > 7:
+        raise CorruptRLE("counts holds a run longer than 7 characters", _first(owner_c[end_at], nchar > 7))
+    k = np.arange(len(c)) - np.repeat(start_at, nchar)
+    x = np.add.reduceat((c & 0x1F) << (5 * k), start_at) if len(start_at) else np.zeros(0, np.int64)
+    negative = (c[end_at] & 0x10) != 0
+    x = np.where(negative, x - (np.int64(1) << (5 * nchar)), x)
+    owner = owner_c[end_at]
+    # from the fourth run of an RLE on (m >= 3), a run is stored as the difference from run
+    # m - 2: the runs are cumulative sums over the odd positions and over the even positions
+    # from 2 on (run 0 stands alone)
+    first_run = np.searchsorted(owner, np.arange(len(counts)))
+    m = np.arange(len(x)) - first_run[owner]
+    group = owner * 3 + np.where(m == 0, 0, 1 + (m & 1))
+    order = np.argsort(group, kind="stable")
+    xs = np.cumsum(x[order])
+    gs = group[order]
+    starts = np.r_[True, gs[1:] != gs[:-1]]
+    base = np.maximum.accumulate(np.where(starts, np.arange(len(xs)), 0))
+    prior = np.where(base > 0, xs[np.maximum(base - 1, 0)], 0)
+    runs = np.empty(len(x), dtype=np.int64)
+    runs[order] = xs - prior
+    return runs, owner
+
+
+def _first(owner: NDArray[np.int64], bad: NDArray[np.bool_]) -> int:
+    return int(owner[np.flatnonzero(bad)[0]])
+
+
+def rle_area(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
+    """Pixel counts of compressed COCO RLEs (the runs of 1s added up), validated.
+
+    Equal to ``pycocotools.mask.area``, for any number of masks. Raises :class:`CorruptRLE`
+    (with the position of the bad mask) for a negative run or runs that do not add up to
+    ``h * w``.
+
+    Example:
+        >>> r = mask_to_rle(np.ones((2, 2), bool))
+        >>> rle_area([to_rle(r, 2, 2)] * 300).sum()
+        np.float64(1200.0)
+    """
+    n = len(rles)
+    if n == 0:
+        return np.zeros(0)
+    runs, owner = _runs([r["counts"] for r in rles])
+    if len(runs) and runs.min() < 0:
+        raise CorruptRLE("counts decode to a negative run length", _first(owner, runs < 0))
+    total = np.bincount(owner, weights=runs, minlength=n)
+    size = np.array([int(r["size"][0]) * int(r["size"][1]) for r in rles], dtype=np.float64)
+    wrong = total != size
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        raise CorruptRLE(
+            f"runs add up to {int(total[i])} pixels, the size {list(rles[i]['size'])} "
+            f"holds {int(size[i])}",
+            i,
+        )
+    first_run = np.searchsorted(owner, np.arange(n))
+    odd = ((np.arange(len(runs)) - first_run[owner]) & 1) == 1
+    return np.bincount(owner[odd], weights=runs[odd], minlength=n).astype(np.float64)
+
+
+def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]:
+    """A COCO segmentation (polygons, uncompressed or compressed RLE) as a compressed RLE
+    ``{"size": [h, w], "counts": bytes}``, checking its structure.
+
+    The runs of a compressed RLE are checked by :func:`rle_area` (all masks at once).
+    Raises :class:`~assay.errors.InvalidInputError` (without a location; callers add it).
+
+    Example:
+        >>> to_rle({"size": [2, 2], "counts": [1, 2, 1]}, 2, 2)["counts"]
+        b'123'
+    """
+    if isinstance(segm, list):
+        return polygon_to_rle(segm, h, w)
+    if not isinstance(segm, dict) or "counts" not in segm or "size" not in segm:
+        raise InvalidInputError("must be polygons or an RLE {size, counts}")
+    size = segm["size"]
+    if not isinstance(size, (list, tuple)) or len(size) != 2 or list(size) != [h, w]:
+        shown = list(size) if isinstance(size, (list, tuple)) else size
+        raise InvalidInputError(f"mask size {shown!r} differs from the {owner}'s size {[h, w]}")
+    counts = segm["counts"]
+    if isinstance(counts, list):
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts):
+            raise InvalidInputError("uncompressed counts must be non-negative integers")
+        if sum(counts) != h * w:
+            raise InvalidInputError(
+                f"runs add up to {sum(counts)} pixels, the size {[h, w]} holds {h * w}"
+            )
+        return dict(mask_utils.frPyObjects({"size": [h, w], "counts": counts}, h, w))
+    if isinstance(counts, str):
+        try:
+            counts = counts.encode("ascii")
+        except UnicodeEncodeError:
+            raise InvalidInputError("counts holds a character outside COCO's RLE alphabet") from None
+    if not isinstance(counts, bytes):
+        raise InvalidInputError(f"counts must be a string or a list, got {type(counts).__name__}")
+    return {"size": [h, w], "counts": counts}
+
+
+def polygon_to_rle(coco_polygons: Any, h: int, w: int) -> dict[str, Any]:
+    """Rasterise COCO polygons (``[[x1, y1, x2, y2, ...], ...]``) as pycocotools does."""
+    ok = (
+        isinstance(coco_polygons, list)
+        and len(coco_polygons) > 0
+        and all(
+            isinstance(p, list)
+            and len(p) >= 6
+            and len(p) % 2 == 0
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
+            for p in coco_polygons
+        )
+    )
+    if not ok:
+        raise InvalidInputError("polygon must be lists of at least 3 (x, y) number pairs")
+    if not np.isfinite(np.concatenate([np.asarray(p, dtype=np.float64) for p in coco_polygons])).all():
+        raise InvalidInputError("polygon coordinates must be finite")
+    parts = mask_utils.frPyObjects(coco_polygons, h, w)
+    while len(parts) > 1:  # merge in chunks (see the module docstring)
+        parts = [
+            mask_utils.merge(parts[i : i + PYCOCOTOOLS_CHUNK])
+            for i in range(0, len(parts), PYCOCOTOOLS_CHUNK)
+        ]
+    return dict(parts[0])
+
+
+def box_to_rle(box: Sequence[float], h: int, w: int) -> dict[str, Any]:
+    """Rasterise one COCO box ``[x, y, w, h]`` at the image size (pycocotools' rule)."""
+    return dict(mask_utils.frPyObjects(np.array([box], dtype=np.float64), h, w)[0])
+
+
+def rle_bbox(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
+    """Tight boxes ``[x, y, w, h]`` of compressed RLEs (pycocotools ``toBbox``, chunked)."""
+    if len(rles) == 0:
+        return np.zeros((0, 4))
+    parts = [
+        np.asarray(mask_utils.toBbox(list(rles[i : i + PYCOCOTOOLS_CHUNK])), dtype=np.float64)
+        for i in range(0, len(rles), PYCOCOTOOLS_CHUNK)
+    ]
+    return np.concatenate([p.reshape(-1, 4) for p in parts])
+
+
+def rle_iou(
+    dt: Sequence[dict[str, Any]], gt: Sequence[dict[str, Any]], crowd: Sequence[bool]
+) -> NDArray[np.float64]:
+    """All-pairs mask IoU ``(len(dt), len(gt))`` (pycocotools ``iou``, chunked); a crowd
+    ground truth divides by the detection's area instead of the union."""
+    out = np.zeros((len(dt), len(gt)))
+    c = [int(bool(x)) for x in crowd]
+    step = PYCOCOTOOLS_CHUNK
+    for i in range(0, len(dt), step):
+        for j in range(0, len(gt), step):
+            d, g = list(dt[i : i + step]), list(gt[j : j + step])
+            m = mask_utils.iou(d, g, c[j : j + step])
+            out[i : i + len(d), j : j + len(g)] = np.asarray(m, dtype=np.float64).reshape(
+                len(d), len(g)
+            )
+    return out
+
+
+def decode_rle(rle: dict[str, Any]) -> NDArray[np.uint8]:
+    """``pycocotools.mask.decode`` of one compressed RLE (uint8 ``(h, w)``), size-checked."""
+    h, w = (int(v) for v in rle["size"])
+    check_raster_size(h, w, source="mask")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*copy keyword.*")
+        return np.asarray(mask_utils.decode(rle))
+
+
+def mask_to_rle(mask: Any) -> dict[str, Any]:
+    """Encode a boolean ``(height, width)`` mask as a COCO RLE (counts an ASCII str)."""
+    m = np.asfortranarray(np.asarray(mask, dtype=np.uint8))
+    if m.ndim != 2:
+        raise InvalidInputError(f"mask must be 2-D, got shape {m.shape}", source="mask")
+    r = mask_utils.encode(m)
+    return {"size": [int(m.shape[0]), int(m.shape[1])], "counts": r["counts"].decode("ascii")}
+
+
+def rle_to_mask(rle: dict[str, Any]) -> NDArray[np.bool_]:
+    """Decode a COCO RLE (compressed or uncompressed counts) to a boolean mask, validated."""
+    h, w = check_raster_size(*rle["size"], source="mask")
+    r = to_rle(rle, h, w)
+    try:
+        rle_area([r])
+    except CorruptRLE as e:
+        raise InvalidInputError(e.reason, source="mask", field="counts") from None
+    return decode_rle(r).astype(bool)

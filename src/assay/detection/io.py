@@ -257,6 +257,10 @@ def parse_datums(
     psrc: str = "predictions",
 ) -> DetectionData:
     """Build :class:`DetectionData` from datum dicts (the JSONL records)."""
+    if not gt_datums and pr_datums:
+        raise InvalidInputError(
+            "holds no datum, but the predictions name datums it should hold", source=gsrc
+        )
     uids: list[Any] = []
     index: dict[Any, int] = {}
     sizes: list[tuple[int, int]] = []

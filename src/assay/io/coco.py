@@ -172,6 +172,8 @@ def read_coco_results(source: Any) -> list[Any]:
     name = str(source) if isinstance(source, (str, Path)) else "predictions"
     if isinstance(source, (str, Path)):
         raw = read_bytes(source)
+        if not raw.isascii():
+            read_json(raw, name=name)  # names an encoding problem (or malformed JSON)
         dt = _decode_results(raw, name) if raw.lstrip()[:1] == b"[" else read_json(raw, name=name)
     else:
         dt = source

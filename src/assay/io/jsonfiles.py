@@ -92,11 +92,14 @@ def read_json(source: str | Path | bytes | Any, *, name: str = "input") -> Any:
         raw = source
     else:
         return source
+    if not raw.strip():
+        raise InvalidInputError("is empty, expected JSON", source=name)
+    if not raw.isascii():
+        _check_utf8(raw, name)
     try:
         with paused_gc():
             return msgspec.json.decode(raw)
     except msgspec.DecodeError as e:
-        _check_utf8(raw, name)
         raise InvalidInputError(f"malformed JSON: {e}", source=name) from None
 
 
@@ -118,7 +121,8 @@ def read_jsonl_records(source: str | Path | Iterable[Any], *, name: str = "input
         return records
     name = str(source)
     raw = read_bytes(source)
-    _check_utf8(raw, name)
+    if not raw.isascii():
+        _check_utf8(raw, name)
     out: list[Any] = []
     with paused_gc():
         for lineno, line in enumerate(raw.split(b"\n"), 1):

@@ -120,6 +120,10 @@ def label_maps(
     Uids and datum sizes are checked before the first datum is yielded; annotations as
     they are read.
     """
+    if not gt and pr:
+        raise InvalidInputError(
+            "holds no datum, but the predictions name datums it should hold", source=source
+        )
     preds = _predictions_by_uid(gt, pr, source, psource)
     for rec in gt:
         uid = rec["uid"]

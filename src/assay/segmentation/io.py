@@ -40,20 +40,25 @@ def read_datums(source: Any, *, default: str) -> list[dict[str, Any]]:
     A COCO annotations file is recognised and refused with a pointer to ``assay detection``.
     """
     name = source_name(source, default)
+    coco = InvalidInputError(
+        "is a COCO annotations file; assay segmentation reads assay JSONL (one datum per line)",
+        source=name,
+    )
     try:
-        return read_jsonl_records(source, name=name)
-    except InvalidInputError:
+        records = read_jsonl_records(source, name=name)
+        if records and "uid" not in records[0] and "images" in records[0]:
+            raise coco
+        return records
+    except InvalidInputError as e:
+        if e is coco:
+            raise
         if isinstance(source, (str, Path)):
             try:
                 whole = read_json(source)
             except InvalidInputError:
                 whole = None
             if isinstance(whole, dict) and "images" in whole:
-                raise InvalidInputError(
-                    "is a COCO annotations file; assay segmentation reads assay JSONL "
-                    "(one datum per line)",
-                    source=name,
-                ) from None
+                raise coco from None
         raise
 
 

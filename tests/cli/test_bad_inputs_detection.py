@@ -43,12 +43,25 @@ def _dt() -> list[dict[str, Any]]:
     m = np.zeros((20, 20), bool)
     m[2:9, 2:8] = True
     return [
-        {"image_id": 1, "category_id": 1, "bbox": [2, 2, 6, 7], "score": 0.9, "segmentation": mask_to_rle(m)}
+        {
+            "image_id": 1,
+            "category_id": 1,
+            "bbox": [2, 2, 6, 7],
+            "score": 0.9,
+            "segmentation": mask_to_rle(m),
+        }
     ]
 
 
 def _jsonl_gt() -> list[dict[str, Any]]:
-    return [{"uid": "a", "height": 20, "width": 20, "annotations": [{"label": "cat", "box": [0, 0, 5, 5]}]}]
+    return [
+        {
+            "uid": "a",
+            "height": 20,
+            "width": 20,
+            "annotations": [{"label": "cat", "box": [0, 0, 5, 5]}],
+        }
+    ]
 
 
 def _jsonl_pr() -> list[dict[str, Any]]:
@@ -92,7 +105,14 @@ def _huge_gt() -> dict[str, Any]:
 #  or "DIR" (a directory in place of the file).
 COCO_CASES = [
     ("missing_image_id", _edit(_gt(), _del(["images", 0, "id"])), _dt(), [], "gt", "image 0"),
-    ("missing_category_id", _edit(_gt(), _del(["categories", 1, "id"])), _dt(), [], "gt", "category 1"),
+    (
+        "missing_category_id",
+        _edit(_gt(), _del(["categories", 1, "id"])),
+        _dt(),
+        [],
+        "gt",
+        "category 1",
+    ),
     ("string_height", _edit(_gt(), _set(["images", 1, "height"], "20")), _dt(), [], "gt", "height"),
     (
         "mixed_category_ids",
@@ -102,12 +122,47 @@ COCO_CASES = [
         "gt",
         "mix integers and strings",
     ),
-    ("result_image_id_string", _gt(), _edit(_dt(), _set([0, "image_id"], "1")), [], "dt", "image_id"),
-    ("result_category_string", _gt(), _edit(_dt(), _set([0, "category_id"], "1")), [], "dt", "category_id"),
-    ("unknown_image", _gt(), _edit(_dt(), _set([0, "image_id"], 99)), [], "dt", "unknown image id 99"),
+    (
+        "result_image_id_string",
+        _gt(),
+        _edit(_dt(), _set([0, "image_id"], "1")),
+        [],
+        "dt",
+        "image_id",
+    ),
+    (
+        "result_category_string",
+        _gt(),
+        _edit(_dt(), _set([0, "category_id"], "1")),
+        [],
+        "dt",
+        "category_id",
+    ),
+    (
+        "unknown_image",
+        _gt(),
+        _edit(_dt(), _set([0, "image_id"], 99)),
+        [],
+        "dt",
+        "unknown image id 99",
+    ),
     ("huge_box", _gt(), _edit(_dt(), _set([0, "bbox"], [1e308, 0, 1e308, 5])), [], "dt", "bbox"),
-    ("huge_gt_box", _edit(_gt(), _set(["annotations", 0, "bbox"], [0, 0, 1e308, 1e308])), _dt(), [], "gt", "bbox"),
-    ("nan_score", _gt(), b'[{"image_id": 1, "category_id": 1, "bbox": [0,0,1,1], "score": NaN}]', [], "dt", "malformed JSON"),
+    (
+        "huge_gt_box",
+        _edit(_gt(), _set(["annotations", 0, "bbox"], [0, 0, 1e308, 1e308])),
+        _dt(),
+        [],
+        "gt",
+        "bbox",
+    ),
+    (
+        "nan_score",
+        _gt(),
+        b'[{"image_id": 1, "category_id": 1, "bbox": [0,0,1,1], "score": NaN}]',
+        [],
+        "dt",
+        "malformed JSON",
+    ),
     (
         "garbage_rle_counts",
         _gt(),
@@ -135,7 +190,14 @@ COCO_CASES = [
     (
         "mask_only_results_garbage",
         _gt(),
-        [{"image_id": 1, "category_id": 1, "score": 0.5, "segmentation": {"size": [20, 20], "counts": "\x7f\x7f"}}],
+        [
+            {
+                "image_id": 1,
+                "category_id": 1,
+                "score": 0.5,
+                "segmentation": {"size": [20, 20], "counts": "\x7f\x7f"},
+            }
+        ],
         [],
         "dt",
         "segmentation",
@@ -149,33 +211,109 @@ COCO_CASES = [
     ("gt_empty", b"", _dt(), [], "gt", "is empty"),
     ("gt_is_results", _dt(), _dt(), [], "gt", "COCO annotations"),
     ("dt_is_annotations", _gt(), _gt(), [], "dt", "annotations file"),
-    ("iou_threshold_above_1", _gt(), _dt(), ["--iou-thresholds", "1.5"], "--iou-thresholds", "[0, 1]"),
-    ("iou_threshold_text", _gt(), _dt(), ["--iou-thresholds", "half"], "--iou-thresholds", "comma-separated"),
-    ("ar_threshold_negative", _gt(), _dt(), ["--ar-iou-thresholds", "-0.5"], "--ar-iou-thresholds", "must be numbers"),
-    ("max_detections_negative", _gt(), _dt(), ["--max-detections", "-3"], "--max-detections", "must be >= 1"),
-    ("max_detections_text", _gt(), _dt(), ["--max-detections", "many"], "--max-detections", "positive integer"),
+    (
+        "iou_threshold_above_1",
+        _gt(),
+        _dt(),
+        ["--iou-thresholds", "1.5"],
+        "--iou-thresholds",
+        "[0, 1]",
+    ),
+    (
+        "iou_threshold_text",
+        _gt(),
+        _dt(),
+        ["--iou-thresholds", "half"],
+        "--iou-thresholds",
+        "comma-separated",
+    ),
+    (
+        "ar_threshold_negative",
+        _gt(),
+        _dt(),
+        ["--ar-iou-thresholds", "-0.5"],
+        "--ar-iou-thresholds",
+        "must be numbers",
+    ),
+    (
+        "max_detections_negative",
+        _gt(),
+        _dt(),
+        ["--max-detections", "-3"],
+        "--max-detections",
+        "must be >= 1",
+    ),
+    (
+        "max_detections_text",
+        _gt(),
+        _dt(),
+        ["--max-detections", "many"],
+        "--max-detections",
+        "positive integer",
+    ),
     ("unknown_metric", _gt(), _dt(), ["--metrics", "AP,Nope"], "--metrics", "Nope"),
     ("iou_type_unknown", _gt(), _dt(), ["--iou-type", "mask"], "--iou-type", "bbox or segm"),
-    ("pr_curve_iou_threshold", _gt(), _dt(), ["--pr-curve-iou-threshold", "2"], "--pr-curve-iou-threshold", "must be numbers"),
+    (
+        "pr_curve_iou_threshold",
+        _gt(),
+        _dt(),
+        ["--pr-curve-iou-threshold", "2"],
+        "--pr-curve-iou-threshold",
+        "must be numbers",
+    ),
 ]
 
 JSONL_CASES = [
     ("jsonl_uid_list", [{"uid": [1], "annotations": []}], _jsonl_pr(), [], "gt", "uid"),
     ("jsonl_duplicate_uid", _jsonl_gt() * 2, _jsonl_pr(), [], "gt", "listed twice"),
-    ("jsonl_string_height", _edit(_jsonl_gt(), _set([0, "height"], "20")), _jsonl_pr(), [], "gt", "height"),
-    ("jsonl_huge_box", _jsonl_gt(), _edit(_jsonl_pr(), _set([0, "annotations", 0, "box"], [0, 0, 1e308, 1e308])), [], "dt", "box"),
+    (
+        "jsonl_string_height",
+        _edit(_jsonl_gt(), _set([0, "height"], "20")),
+        _jsonl_pr(),
+        [],
+        "gt",
+        "height",
+    ),
+    (
+        "jsonl_huge_box",
+        _jsonl_gt(),
+        _edit(_jsonl_pr(), _set([0, "annotations", 0, "box"], [0, 0, 1e308, 1e308])),
+        [],
+        "dt",
+        "box",
+    ),
     (
         "jsonl_garbage_rle",
         _jsonl_gt(),
-        _edit(_jsonl_pr(), _set([0, "annotations", 0], {"label": "cat", "score": 0.5, "mask_rle": {"size": [20, 20], "counts": "~~~"}})),
+        _edit(
+            _jsonl_pr(),
+            _set(
+                [0, "annotations", 0],
+                {"label": "cat", "score": 0.5, "mask_rle": {"size": [20, 20], "counts": "~~~"}},
+            ),
+        ),
         [],
         "dt",
         "mask_rle",
     ),
-    ("jsonl_score_text", _jsonl_gt(), _edit(_jsonl_pr(), _set([0, "annotations", 0, "score"], "high")), [], "dt", "score"),
+    (
+        "jsonl_score_text",
+        _jsonl_gt(),
+        _edit(_jsonl_pr(), _set([0, "annotations", 0, "score"], "high")),
+        [],
+        "dt",
+        "score",
+    ),
     ("jsonl_not_object", _jsonl_gt(), [[1, 2]], [], "dt", "line 1"),
     ("jsonl_gt_latin1", "LATIN1", _jsonl_pr(), [], "gt", "UTF-8"),
-    ("jsonl_unknown_uid", _jsonl_gt(), [{"uid": "zz", "annotations": []}], [], "dt", "unknown datum"),
+    (
+        "jsonl_unknown_uid",
+        _jsonl_gt(),
+        [{"uid": "zz", "annotations": []}],
+        [],
+        "dt",
+        "unknown datum",
+    ),
     ("jsonl_gt_empty", b"", _jsonl_pr(), [], "gt", "no datum"),
 ]
 
@@ -184,7 +322,12 @@ def _write(path: Path, content: Any, jsonl: bool) -> None:
     if isinstance(content, str) and content == "DIR":
         path.mkdir()
     elif isinstance(content, str) and content == "LATIN1":
-        path.write_bytes('{"images": [], "annotations": [], "categories": [{"id": 1, "name": "caf\u00e9"}]}'.encode("latin-1") if not jsonl else '{"uid": "caf\u00e9", "annotations": []}\n'.encode("latin-1"))
+        text = (
+            '{"uid": "caf\u00e9", "annotations": []}\n'
+            if jsonl
+            else '{"images": [], "annotations": [], "categories": [{"id": 1, "name": "caf\u00e9"}]}'
+        )
+        path.write_bytes(text.encode("latin-1"))
     elif isinstance(content, str) and content == "UTF16":
         path.write_bytes(json.dumps(_gt()).encode("utf-16"))
     elif isinstance(content, bytes):
@@ -202,7 +345,8 @@ def _run(tmp_path: Path, gt: Any, dt: Any, args: list[str], jsonl: bool):
     _write(p, dt, jsonl)
     out.write_text(SENTINEL)
     r = runner.invoke(
-        app, ["detection", "--groundtruths", str(g), "--predictions", str(p), "--out", str(out), *args]
+        app,
+        ["detection", "--groundtruths", str(g), "--predictions", str(p), "--out", str(out), *args],
     )
     return r, {"gt": str(g), "dt": str(p)}, out
 

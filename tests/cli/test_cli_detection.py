@@ -198,7 +198,9 @@ def test_per_class_labels_in_natural_order(tmp_path):
     g.write_text(json.dumps(gt))
     p.write_text(json.dumps(dt))
     args = ["detection", "--groundtruths", str(g), "--predictions", str(p)]
-    r = runner.invoke(app, [*args, "--metrics", "APAveragedOverIOUs,PrecisionRecallCurve", "--out", str(out)])
+    r = runner.invoke(
+        app, [*args, "--metrics", "APAveragedOverIOUs,PrecisionRecallCurve", "--out", str(out)]
+    )
     assert r.exit_code == 0, r.output
     recs = json.loads(out.read_text())
     names = [m["parameters"]["label_value"] for m in recs if m["type"] == "APAveragedOverIOUs"]

@@ -46,7 +46,12 @@ def test_zero_division_and_precision_recall_records(tmp_path):
     g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
     g.write_text(
         json.dumps(
-            {"uid": "a", "height": 4, "width": 4, "annotations": [{"label": "road", "box": [0, 0, 4, 2]}]}
+            {
+                "uid": "a",
+                "height": 4,
+                "width": 4,
+                "annotations": [{"label": "road", "box": [0, 0, 4, 2]}],
+            }
         )
     )
     p.write_text(json.dumps({"uid": "a", "annotations": [{"label": "car", "box": [0, 2, 4, 4]}]}))

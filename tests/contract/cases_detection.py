@@ -26,7 +26,11 @@ def _detection_batches(n_batches: int = 3, per_batch: int = 4, seed: int = 5):
                 g_anns.append({"label": lab, "box": [x, y, x + w, y + h]})
                 jx, jy = rng.normal(0, 2, 2)
                 p_anns.append(
-                    {"label": lab, "score": float(next(scores)), "box": [x + jx, y + jy, x + w, y + h]}
+                    {
+                        "label": lab,
+                        "score": float(next(scores)),
+                        "box": [x + jx, y + jy, x + w, y + h],
+                    }
                 )
             for _ in range(int(rng.integers(0, 3))):
                 x, y = rng.uniform(0, 80, 2)
@@ -42,6 +46,14 @@ def _detection_batches(n_batches: int = 3, per_batch: int = 4, seed: int = 5):
 DET_BATCHES = [parse_datums(g, p) for g, p in _detection_batches()]
 
 
+def _anns(labels: list[str], shift: int) -> list[dict]:
+    """One horizontal band per label, 3 pixels high, moved down by ``shift`` rows."""
+    return [
+        {"label": lab, "box": [0, 4 * i + shift, 8, 4 * i + shift + 3]}
+        for i, lab in enumerate(labels)
+    ]
+
+
 def _seg_batches(n_batches: int = 3, seed: int = 2):
     rng = np.random.default_rng(seed)
     out = []
@@ -50,14 +62,10 @@ def _seg_batches(n_batches: int = 3, seed: int = 2):
         for d in range(2):
             uid = f"s{b}{d}"
             labels = ["road", "sky", "car"][: 1 + (b + d) % 3]
-            def anns(shift):
-                out_a = []
-                for i, lab in enumerate(labels):
-                    y0 = 4 * i + shift
-                    out_a.append({"label": lab, "box": [0, y0, 8, y0 + 3]})
-                return out_a
-            gts.append({"uid": uid, "height": 16, "width": 8, "annotations": anns(0)})
-            prs.append({"uid": uid, "annotations": anns(int(rng.integers(0, 2)))})
+
+            gts.append({"uid": uid, "height": 16, "width": 8, "annotations": _anns(labels, 0)})
+            shift = int(rng.integers(0, 2))
+            prs.append({"uid": uid, "annotations": _anns(labels, shift)})
         out.append((gts, prs))
     return out
 

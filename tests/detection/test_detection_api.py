@@ -23,19 +23,32 @@ from assay.testing.detection import make_coco
 
 def _datums():
     gt = [
-        {"uid": "a", "height": 60, "width": 60, "annotations": [
-            {"label": "cat", "box": [0, 0, 10, 10]},
-            {"label": "dog", "polygon": [[[20, 20], [40, 20], [40, 40], [20, 40], [20, 20]]]},
-        ]},
-        {"uid": "b", "height": 60, "width": 60, "annotations": [
-            {"label": "cat", "mask_rle": {"size": [60, 60], "counts": [0, 600, 3000]}},
-        ]},
+        {
+            "uid": "a",
+            "height": 60,
+            "width": 60,
+            "annotations": [
+                {"label": "cat", "box": [0, 0, 10, 10]},
+                {"label": "dog", "polygon": [[[20, 20], [40, 20], [40, 40], [20, 40], [20, 20]]]},
+            ],
+        },
+        {
+            "uid": "b",
+            "height": 60,
+            "width": 60,
+            "annotations": [
+                {"label": "cat", "mask_rle": {"size": [60, 60], "counts": [0, 600, 3000]}},
+            ],
+        },
     ]
     pr = [
-        {"uid": "a", "annotations": [
-            {"label": "cat", "score": 0.9, "box": [0, 0, 10, 9]},
-            {"label": "bird", "score": 0.4, "box": [30, 30, 35, 35]},
-        ]},
+        {
+            "uid": "a",
+            "annotations": [
+                {"label": "cat", "score": 0.9, "box": [0, 0, 10, 9]},
+                {"label": "bird", "score": 0.4, "box": [30, 30, 35, 35]},
+            ],
+        },
         {"uid": "b", "annotations": [{"label": "cat", "score": 0.8, "box": [0, 0, 10, 60]}]},
     ]
     return gt, pr

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from assay.detection.io import load_coco
 from assay.detection.match import match, match_general, pair_ious
 from assay.detection.params import CocoParams
 from assay.detection.rank import argsort_int, rank_detections
-from assay.detection.io import load_coco
 from assay.testing.detection import make_coco
 
 
@@ -22,7 +22,8 @@ def testargsort_int_is_a_stable_argsort(high):
 def testrank_detections_equals_a_lexsort_reference(max_det):
     data = load_coco(*make_coco(n_images=40, n_categories=5, dets_per_image=30, seed=7))
     dts = data.predictions
-    # reference: COCOeval's order (label, descending score, datum, input order), rank counted per group
+    # reference: COCOeval's order (label, descending score, datum, input order), rank counted
+    # per group
     order = np.lexsort((np.arange(len(dts)), dts.datum, -dts.score, dts.label))
     seen: dict[tuple[int, int], int] = {}
     ranks = []

@@ -69,7 +69,10 @@ def test_pr_curve_hand_worked():
     }
     # ... unless zero_division says what a 0/0 is (then F1 = 2TP / (2TP + FP + FN) = 0)
     zd = compute_metrics(
-        parse_datums(gt, pr), metrics=["PrecisionRecallCurve"], iou_thresholds=[0.5], zero_division=0
+        parse_datums(gt, pr),
+        metrics=["PrecisionRecallCurve"],
+        iou_thresholds=[0.5],
+        zero_division=0,
     )
     assert zd.get("PrecisionRecallCurve").value["cat"][0.95] == {
         "tp": 0,

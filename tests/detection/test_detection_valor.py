@@ -1,4 +1,5 @@
-"""assay vs valor-lite on box detections, where the definitions agree (docs/detection.md lists where not)."""
+"""assay vs valor-lite on box detections, where the definitions agree (docs/detection.md lists
+where not)."""
 
 import pytest
 

@@ -1,6 +1,5 @@
 """Semantic segmentation: IoU / mIoU / confusion counts, against valor-lite and by hand."""
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,10 +9,10 @@ from pycocotools import mask as mask_utils
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.segmentation import (
     SegmentationEvaluator,
-    pixel_confusion,
     iou_from_confusion,
     mask_iou,
     mean_iou,
+    pixel_confusion,
 )
 
 valor = pytest.importorskip("valor_lite.semantic_segmentation")

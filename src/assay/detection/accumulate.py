@@ -23,7 +23,7 @@ Example:
     >>> data = DetectionData([1], np.array([0]), np.array([0]), [("class", "a")], gt, dt)
     >>> p = CocoParams(iou_thresholds=[0.5])
     >>> precision, recall = accumulate(data, match(data, p), p)
-    >>> float(recall[0, 0, 0, -1]), float(precision[0, :, 0, 0, -1].mean())
+    >>> float(recall[0, 0, 0, -1]), round(float(precision[0, :, 0, 0, -1].mean()), 12)
     (1.0, 1.0)
 """
 
@@ -60,59 +60,74 @@ def accumulate(
     precision = -np.ones((T, R, K, A, M))
     recall = -np.ones((T, K, A, M))
     lab = dts.label[m.det]
-    n = len(lab)
-    dt_out = m.dt_out
-    npig = np.zeros((A, K), dtype=np.int64)
-    for a in range(A):
-        npig[a] = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
-    rec_thr = params.recall_thresholds
-    rank = m.rank
     # per max-dets: the kept detections (rank < max_det) and their positions among the kept
     restrict = {}
     for mi, max_det in enumerate(params.max_dets):
         if max_det < params.max_dets[-1] and (all_precision or mi == M - 1):
-            keep = rank < max_det
+            keep = m.rank < max_det
             restrict[mi] = (keep, np.cumsum(keep) - 1, lab[keep])
     for a in range(A):
-        key, gt = m.area_matches(a)  # sorted by threshold, then position
-        rows = key // max(n, 1)
-        pos = key - rows * n
-        tp = ~m.gt_ignore[a][gt]  # else matched to an ignored ground truth
-        cell = rows * K + lab[pos]  # (threshold, label) of each match, non-decreasing
-        live = npig[a] > 0
-        tp_at = np.flatnonzero(tp)
-        cell_tp = cell[tp_at]
-        rank_tp = rank[pos[tp_at]] if M > 1 else None
-        for mi, max_det in enumerate(params.max_dets):
-            last = max_det >= params.max_dets[-1]
-            counted = cell_tp if last else cell_tp[rank_tp < max_det]
-            cnt = np.bincount(counted, minlength=T * K)
-            rec = divide(cnt.reshape(T, K), npig[a][None, :])  # NaN where n = 0
-            recall[:, :, a, mi] = np.where(live[None, :], rec, -1.0)
-            if not all_precision and mi < M - 1:
-                precision[:, :, :, a, mi] = np.nan
-                continue
-            if last:
-                q = _cell_precision(
-                    cell, pos, tp, lab, dt_out[a], cnt, npig[a], T, K, rec_thr, tp_at=tp_at
-                )
-            else:
-                keep, newpos, lab_m = restrict[mi]
-                within = rank[pos] < max_det
-                q = _cell_precision(
-                    cell[within],
-                    newpos[pos[within]],
-                    tp[within],
-                    lab_m,
-                    dt_out[a][keep],
-                    cnt,
-                    npig[a],
-                    T,
-                    K,
-                    rec_thr,
-                )
-            precision[:, :, :, a, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
+        npig = np.bincount(gts.label[~m.gt_ignore[a]], minlength=K)
+        _accumulate_area(
+            m,
+            a,
+            lab,
+            npig,
+            params,
+            restrict,
+            all_precision,
+            precision[..., a, :],
+            recall[..., a, :],
+        )
     return precision, recall
+
+
+def _accumulate_area(
+    m: Matching,
+    a: int,
+    lab: np.ndarray,
+    npig: np.ndarray,
+    params: CocoParams,
+    restrict: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    all_precision: bool,
+    precision: np.ndarray,
+    recall: np.ndarray,
+) -> None:
+    """Fill ``precision (T, R, K, M)`` and ``recall (T, K, M)`` of area range ``a`` in place.
+
+    ``npig`` holds each label's ground truths that are not ignored in this area range.
+    """
+    T, K, M = len(params.iou_thresholds), len(npig), len(params.max_dets)
+    n = len(lab)
+    key, gt = m.area_matches(a)  # sorted by threshold, then position
+    rows = key // max(n, 1)
+    pos = key - rows * n
+    tp = ~m.gt_ignore[a][gt]  # else matched to an ignored ground truth
+    cell = rows * K + lab[pos]  # (threshold, label) of each match, non-decreasing
+    live = npig > 0
+    tp_at = np.flatnonzero(tp)
+    cell_tp = cell[tp_at]
+    rank_tp = m.rank[pos[tp_at]]
+    rec_thr = params.recall_thresholds
+    for mi, max_det in enumerate(params.max_dets):
+        last = max_det >= params.max_dets[-1]
+        counted = cell_tp if last else cell_tp[rank_tp < max_det]
+        cnt = np.bincount(counted, minlength=T * K)
+        rec = divide(cnt.reshape(T, K), npig[None, :])  # NaN where n = 0
+        recall[:, :, mi] = np.where(live[None, :], rec, -1.0)
+        if not all_precision and mi < M - 1:
+            precision[:, :, :, mi] = np.nan
+            continue
+        if last:
+            q = _cell_precision(cell, pos, tp, lab, m.dt_out[a], cnt, npig, T, K, rec_thr, tp_at)
+        else:
+            keep, newpos, lab_m = restrict[mi]
+            w = m.rank[pos] < max_det
+            out = m.dt_out[a][keep]
+            q = _cell_precision(
+                cell[w], newpos[pos[w]], tp[w], lab_m, out, cnt, npig, T, K, rec_thr
+            )
+        precision[:, :, :, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
 
 
 def _points_needed(npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:

@@ -3,7 +3,8 @@
 Examples::
 
     assay detection --groundtruths instances_val.json --predictions results.json --coco
-    assay detection --groundtruths gt.jsonl --predictions pred.jsonl --iou-type segm --metrics AP,mAP
+    assay detection --groundtruths gt.jsonl --predictions pred.jsonl --iou-type segm \
+        --metrics AP,mAP
 
 Only typer and the shared CLI helpers are imported at module level; the numpy-heavy
 detection modules (pycocotools, shapely) load inside the command, so ``--help`` is fast.
@@ -36,9 +37,8 @@ def format_coco_summary(stats: Any) -> str:
     lines = []
     for (stat, iou, area, md), v in zip(STAT_NAMES, stats):
         title = "Average Precision" if stat == "AP" else "Average Recall"
-        lines.append(
-            f" {title:<18} ({stat}) @[ IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d} ] = {v:0.3f}"
-        )
+        where = f"IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d}"
+        lines.append(f" {title:<18} ({stat}) @[ {where} ] = {v:0.3f}")
     return "\n".join(lines)
 
 
@@ -57,9 +57,7 @@ def parse_max_detections(text: str) -> int | None:
             f"expected a positive integer or 'all', got {text!r}", param_hint="--max-detections"
         ) from None
     if n == 0:
-        typer.echo(
-            "note: --max-detections 0 is deprecated; use --max-detections all", err=True
-        )
+        typer.echo("note: --max-detections 0 is deprecated; use --max-detections all", err=True)
         return None
     if n < 0:
         raise typer.BadParameter(f"must be >= 1 or 'all', got {n}", param_hint="--max-detections")
@@ -126,7 +124,9 @@ def register(app: typer.Typer) -> None:
             "--metrics",
             help="Comma-separated metric types (default: AP..mAR, PrecisionRecallCurve).",
         ),
-        coco: bool = typer.Option(False, "--coco", help="Print COCOeval's classic 12-line summary."),
+        coco: bool = typer.Option(
+            False, "--coco", help="Print COCOeval's classic 12-line summary."
+        ),
         max_detections: str = typer.Option(
             "100", "--max-detections", help="Detections kept per datum and label: N or 'all'."
         ),
@@ -134,7 +134,9 @@ def register(app: typer.Typer) -> None:
         pr_curve_iou_threshold: float = typer.Option(0.5, "--pr-curve-iou-threshold"),
         pr_curve_max_examples: int = typer.Option(1, "--pr-curve-max-examples"),
         zero_division: float = typer.Option(
-            None, "--zero-division", help="Value of a ratio with a zero denominator (default: null)."
+            None,
+            "--zero-division",
+            help="Value of a ratio with a zero denominator (default: null).",
         ),
         input_format: str = typer.Option(
             "auto", "--input-format", help="auto (by extension), coco or jsonl."
@@ -144,7 +146,8 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str = db_option(),
     ) -> None:
-        """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR curves)."""
+        """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR
+        curves)."""
         from assay.detection.evaluator import DetectionEvaluator
         from assay.detection.metrics import METRIC_TYPES
 
@@ -188,7 +191,14 @@ def register(app: typer.Typer) -> None:
             save=save, db=db, kind="detection", dataset=str(groundtruths), parameters=params
         )
         if summary is not None and out is None:  # stdout is the classic summary alone
-            save_metrics(records, kind="detection", dataset=str(groundtruths), parameters=params, save=save, url=db)
+            save_metrics(
+                records,
+                kind="detection",
+                dataset=str(groundtruths),
+                parameters=params,
+                save=save,
+                url=db,
+            )
         else:
             publish(records, fmt=fmt, out=out, title="detection", **meta)
         if summary is not None:

@@ -150,20 +150,30 @@ def pr_curves(
     simple: dict[str, dict[str, Any]] = {k: {} for k in keys}
     detail: dict[str, dict[str, Any]] = {k: {} for k in keys}
     if detailed:
-        ctx = _DetailContext.build(data, params.iou_type, thr, m, score, tp, fp, counted_gt, max_examples)
+        ctx = _DetailContext.build(
+            data, params.iou_type, thr, m, score, tp, fp, counted_gt, max_examples
+        )
     for k in order:
         key, value = data.labels[k]
         sel = lab == k
-        simple[key][value] = _curve(score[sel & tp], score[sel & fp], int(npig[k]), ths, zero_division)
+        simple[key][value] = _curve(
+            score[sel & tp], score[sel & fp], int(npig[k]), ths, zero_division
+        )
         if detailed:
             detail[key][value] = ctx.label(k, sel)
     out: list[Metric] = []
     for key in keys:
         if "PrecisionRecallCurve" in wanted:
-            out.append(records.pr_curve(simple[key], label_key=key, iou_threshold=thr, zero_division=zero_division))
+            out.append(
+                records.pr_curve(
+                    simple[key], label_key=key, iou_threshold=thr, zero_division=zero_division
+                )
+            )
         if detailed:
             out.append(
-                records.detailed_pr_curve(detail[key], label_key=key, iou_threshold=thr, max_examples=max_examples)
+                records.detailed_pr_curve(
+                    detail[key], label_key=key, iou_threshold=thr, max_examples=max_examples
+                )
             )
     return out
 
@@ -211,7 +221,9 @@ class _DetailContext:
         gt_match_score = np.full(len(data.groundtruths), -np.inf)
         hit = m.dt_gt[0, 0] >= 0
         gt_match_score[m.dt_gt[0, 0][hit]] = score[hit]
-        return cls(data, m.det, tp, fp, pred_mis, gt_best_cross, gt_match_score, counted_gt, max_examples)
+        return cls(
+            data, m.det, tp, fp, pred_mis, gt_best_cross, gt_match_score, counted_gt, max_examples
+        )
 
     def _sorted(self, rows: np.ndarray, side: str) -> np.ndarray:
         """Deterministic example order: datum order, then annotation row."""

@@ -12,7 +12,8 @@ Example:
     >>> ev = DetectionEvaluator()
     >>> gt = [{"uid": "a", "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}]
     >>> pr = [{"uid": "a", "annotations": [{"label": "cat", "score": 0.8, "box": [0, 0, 10, 9]}]}]
-    >>> round(ev.add_datums(gt, pr).compute(metrics=["mAP"]).get("mAP", iou_threshold=0.5).value, 12)
+    >>> ms = ev.add_datums(gt, pr).compute(metrics=["mAP"])
+    >>> round(ms.get("mAP", iou_threshold=0.5).value, 12)
     1.0
     >>> evaluate_detection(gt, pr, metrics=["mAR"]).get("mAR").value
     1.0
@@ -123,7 +124,9 @@ class DetectionEvaluator(Evaluator):
         """All batches as one :class:`DetectionData` (datums in the order added)."""
         if self._merged is None:
             self._merged = (
-                self._parts[0] if len(self._parts) == 1 else DetectionData.merge(self._parts, unique=False)
+                self._parts[0]
+                if len(self._parts) == 1
+                else DetectionData.merge(self._parts, unique=False)
             )
         return self._merged
 
@@ -140,11 +143,15 @@ class DetectionEvaluator(Evaluator):
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         return compute_metrics(self.data, metrics=metrics, **self.options)
 
-    def coco(self, params: CocoParams | None = None, *, all_precision: bool = True) -> CocoEvaluation:
+    def coco(
+        self, params: CocoParams | None = None, *, all_precision: bool = True
+    ) -> CocoEvaluation:
         """The COCOeval view: precision/recall arrays and the 12 summary numbers."""
         self._require_data("coco")
         iou_type = self.options["iou_type"] or self.data.iou_type or "bbox"
-        return coco_evaluate(self.data, params or CocoParams(iou_type=iou_type), all_precision=all_precision)
+        return coco_evaluate(
+            self.data, params or CocoParams(iou_type=iou_type), all_precision=all_precision
+        )
 
     def coco_summary(self) -> MetricSet:
         """The 12 COCO summary numbers as ``COCOSummary`` records."""
@@ -152,7 +159,9 @@ class DetectionEvaluator(Evaluator):
 
     def _require_data(self, what: str) -> None:
         if self.is_empty:
-            raise InvalidInputError("no data was added; call add() first", source=f"DetectionEvaluator.{what}")
+            raise InvalidInputError(
+                "no data was added; call add() first", source=f"DetectionEvaluator.{what}"
+            )
 
     def _state(self) -> dict[str, np.ndarray]:
         return data_to_arrays(self.data) if self._parts else {}
@@ -185,7 +194,9 @@ def evaluate_detection(
     ev = DetectionEvaluator(**options)
     if isinstance(groundtruths, DetectionData):
         if predictions is not None:
-            raise InvalidInputError("give DetectionData alone, or two lists of datums", source="predictions")
+            raise InvalidInputError(
+                "give DetectionData alone, or two lists of datums", source="predictions"
+            )
         ev.add(groundtruths)
     else:
         ev.add_datums(list(groundtruths), list(predictions or []))

@@ -55,7 +55,8 @@ __all__ = [
 
 
 def box_iou(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray) -> np.ndarray:
-    """IoU of paired COCO boxes ``[x, y, w, h]``: ``i / (a_dt + a_gt - i)`` (``i / a_dt`` for crowd).
+    """IoU of paired COCO boxes ``[x, y, w, h]``: ``i / (a_dt + a_gt - i)``, or ``i / a_dt`` for
+    a crowd ground truth.
 
     Uses the exact operation order of pycocotools ``bbIou`` so results are bit-identical.
 
@@ -147,7 +148,8 @@ def tight_bounds(
 
 
 def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray) -> np.ndarray:
-    """IoU of region geometries (instance segmentation) for pairs ``(dts[di], gts[gi])``, any mix of kinds.
+    """IoU of region geometries (instance segmentation) for pairs ``(dts[di], gts[gi])``, any
+    mix of kinds.
 
     Raster-raster pairs use one pycocotools call per datum; other pairs use shapely on the
     geometries (rasters converted to their exact pixel polygon once per row). Pairs whose

@@ -82,7 +82,9 @@ def _datums(img_ids: np.ndarray, ids: np.ndarray, source: str) -> np.ndarray:
         return np.zeros(0, np.int64)
     pos = np.searchsorted(img_ids, ids) if len(img_ids) else np.zeros(len(ids), np.int64)
     pos_c = np.minimum(pos, max(len(img_ids) - 1, 0))
-    bad = np.flatnonzero((pos >= len(img_ids)) | (img_ids[pos_c] != ids) if len(img_ids) else ids == ids)
+    bad = np.flatnonzero(
+        (pos >= len(img_ids)) | (img_ids[pos_c] != ids) if len(img_ids) else ids == ids
+    )
     if len(bad):
         i = int(bad[0])
         v = ids[i].item() if isinstance(ids[i], np.generic) else ids[i]
@@ -95,7 +97,9 @@ def _datums(img_ids: np.ndarray, ids: np.ndarray, source: str) -> np.ndarray:
     return pos.astype(np.int64)
 
 
-def _groundtruths(gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, src: str) -> Annotations:
+def _groundtruths(
+    gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, src: str
+) -> Annotations:
     anns = gt["annotations"]
     img_ids, heights, widths = images
     for i, a in enumerate(anns):
@@ -106,17 +110,29 @@ def _groundtruths(gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, 
                 record=_rec(a.get("image_id"), a.get("id", i)),
                 field="category_id",
             )
-    cat = result_columns(
-        [{"image_id": a.get("image_id"), "category_id": a["category_id"], "score": 1.0} for a in anns],
-        source=src,
-        image_ids=img_ids,
-        category_kind="str" if any(isinstance(c, str) for c in labels.ids) else "int",
-    ) if anns else None
+    cat = (
+        result_columns(
+            [
+                {"image_id": a.get("image_id"), "category_id": a["category_id"], "score": 1.0}
+                for a in anns
+            ],
+            source=src,
+            image_ids=img_ids,
+            category_kind="str" if any(isinstance(c, str) for c in labels.ids) else "int",
+        )
+        if anns
+        else None
+    )
     d = _datums(img_ids, cat["image_id"], src) if cat else np.zeros(0, np.int64)
     ann_ids = [a.get("id", i + 1) for i, a in enumerate(anns)]
     if any(isinstance(v, bool) or not isinstance(v, int) for v in ann_ids):
         i = next(i for i, v in enumerate(ann_ids) if isinstance(v, bool) or not isinstance(v, int))
-        raise InvalidInputError(f"id must be an integer, got {ann_ids[i]!r}", source=src, record=f"annotation {i}", field="id")
+        raise InvalidInputError(
+            f"id must be an integer, got {ann_ids[i]!r}",
+            source=src,
+            record=f"annotation {i}",
+            field="id",
+        )
 
     def where(i: int) -> str:
         return _rec(img_ids[d[i]], ann_ids[i])
@@ -126,17 +142,28 @@ def _groundtruths(gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, 
     rles = np.empty(n, dtype=object)
     area = np.zeros(n)
     if segm and n:
-        rles, area = coco_rles([a.get("segmentation") for a in anns], heights[d], widths[d], source=src, record=where)
+        rles, area = coco_rles(
+            [a.get("segmentation") for a in anns], heights[d], widths[d], source=src, record=where
+        )
     has_area = np.array(["area" in a for a in anns], dtype=bool)
     given = [a.get("area", 0.0) for a in anns]
     bad = [i for i, v in enumerate(given) if isinstance(v, bool) or not isinstance(v, (int, float))]
     if bad:
-        raise InvalidInputError(f"area must be a number, got {given[bad[0]]!r}", source=src, record=where(bad[0]), field="area")
+        raise InvalidInputError(
+            f"area must be a number, got {given[bad[0]]!r}",
+            source=src,
+            record=where(bad[0]),
+            field="area",
+        )
     # pycocotools needs 'area'; assay fills it from the geometry
-    area = np.where(has_area, np.asarray(given, dtype=np.float64), area if segm else box[:, 2] * box[:, 3])
+    area = np.where(
+        has_area, np.asarray(given, dtype=np.float64), area if segm else box[:, 2] * box[:, 3]
+    )
     return Annotations(
         d,
-        np.array([labels.of(c) for c in cat["category_id"]], np.int64) if cat else np.zeros(0, np.int64),
+        np.array([labels.of(c) for c in cat["category_id"]], np.int64)
+        if cat
+        else np.zeros(0, np.int64),
         box,
         area,
         np.ones(n),
@@ -158,8 +185,10 @@ def _predictions(dt: list[Any], images: Any, labels: _Labels, segm: bool, src: s
     )
     n = len(cols["score"])
     d = _datums(img_ids, cols["image_id"], src)
-    uniq, inv = np.unique(cols["category_id"], return_inverse=True) if n else ([], np.zeros(0, np.int64))
-    lab = np.array([labels.of(u) for u in uniq], dtype=np.int64)[inv] if n else np.zeros(0, np.int64)
+    lab = np.zeros(0, np.int64)
+    if n:
+        uniq, inv = np.unique(cols["category_id"], return_inverse=True)
+        lab = np.array([labels.of(u) for u in uniq.tolist()], dtype=np.int64)[inv]
     boxes, segms = cols["bbox"], cols["segmentation"]
     use_box = n > 0 and boxes[0] is not None and len(boxes[0]) > 0  # loadRes: the first decides
 
@@ -241,11 +270,16 @@ def load_jsonl(groundtruths: Any, predictions: Any) -> DetectionData:
 
 def _uid(rec: dict[str, Any], source: str, i: int) -> Any:
     if "uid" not in rec:
-        raise InvalidInputError("datum has no uid", source=source, record=f"datum {i + 1}", field="uid")
+        raise InvalidInputError(
+            "datum has no uid", source=source, record=f"datum {i + 1}", field="uid"
+        )
     uid = rec["uid"]
     if isinstance(uid, bool) or not isinstance(uid, (str, int)):
         raise InvalidInputError(
-            f"uid must be a string or an integer, got {uid!r}", source=source, record=f"datum {i + 1}", field="uid"
+            f"uid must be a string or an integer, got {uid!r}",
+            source=source,
+            record=f"datum {i + 1}",
+            field="uid",
         )
     return uid
 
@@ -267,7 +301,9 @@ def parse_datums(
     for i, rec in enumerate(gt_datums):
         uid = _uid(rec, gsrc, i)
         if uid in index:
-            raise InvalidInputError("datum listed twice", source=gsrc, record=_rec(uid), field="uid")
+            raise InvalidInputError(
+                "datum listed twice", source=gsrc, record=_rec(uid), field="uid"
+            )
         index[uid] = len(uids)
         uids.append(uid)
         sizes.append(datum_size(rec, source=gsrc, record=_rec(uid)))
@@ -282,10 +318,15 @@ def parse_datums(
         uid = _uid(rec, psrc, i)
         if uid not in index:
             raise InvalidInputError(
-                "unknown datum uid (not in the ground truths)", source=psrc, record=_rec(uid), field="uid"
+                "unknown datum uid (not in the ground truths)",
+                source=psrc,
+                record=_rec(uid),
+                field="uid",
             )
         if uid in seen_p:
-            raise InvalidInputError("datum listed twice", source=psrc, record=_rec(uid), field="uid")
+            raise InvalidInputError(
+                "datum listed twice", source=psrc, record=_rec(uid), field="uid"
+            )
         seen_p.add(uid)
         d = index[uid]
         _parse_annotations(rec, d, sizes[d], psrc, labels, lindex, rows_p, prediction=True)
@@ -342,7 +383,9 @@ def _parse_annotations(
     uid = rec["uid"]
     anns = rec.get("annotations", [])
     if not isinstance(anns, list):
-        raise InvalidInputError("annotations must be a list", source=source, record=_rec(uid), field="annotations")
+        raise InvalidInputError(
+            "annotations must be a list", source=source, record=_rec(uid), field="annotations"
+        )
     for j, ann in enumerate(anns):
         where = _rec(uid, j)
         if not isinstance(ann, dict):

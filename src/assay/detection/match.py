@@ -75,7 +75,7 @@ class Matching:
     area_gt: np.ndarray
 
     def area_matches(self, a: int) -> tuple[np.ndarray, np.ndarray]:
-        """Matches under area range ``a``: sorted keys ``t * n + position`` and ground-truth rows."""
+        """Matches under area range ``a``: sorted keys ``t * n + position``, ground-truth rows."""
         span = len(self.det) * self.n_thresholds
         lo, hi = np.searchsorted(self.area_key, [a * span, (a + 1) * span])
         if lo == hi:

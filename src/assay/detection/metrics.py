@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -134,12 +133,13 @@ def average_precision(
         if len(data.labels) != 1:
             raise InvalidInputError("is required when the data has several labels", source="label")
         label = data.labels[0]
-    if tuple(label) not in data.labels:
-        raise InvalidInputError(f"unknown label {tuple(label)!r}", source="label")
-    k = data.labels.index(tuple(label))
+    lab = (str(label[0]), str(label[1]))
+    if lab not in data.labels:
+        raise InvalidInputError(f"unknown label {lab!r}", source="label")
+    k = data.labels.index(lab)
     params = CocoParams(
         iou_type=resolve_iou_type(data, iou_type),
-        iou_thresholds=[iou_threshold],
+        iou_thresholds=np.array([iou_threshold], dtype=np.float64),
         area_ranges=(("all", 0, 1e10),),
         max_dets=(_max_det(data, max_detections),),
     )
@@ -159,10 +159,13 @@ def _max_det(data: DetectionData, max_detections: int | None) -> int:
     if max_detections is None:
         return max(1, len(data.predictions))
     if isinstance(max_detections, bool) or not isinstance(max_detections, (int, np.integer)):
-        raise InvalidInputError(f"must be an integer or None, got {max_detections!r}", source="max_detections")
+        raise InvalidInputError(
+            f"must be an integer or None, got {max_detections!r}", source="max_detections"
+        )
     if max_detections < 1:
         raise InvalidInputError(
-            f"must be >= 1 (None keeps every detection), got {max_detections}", source="max_detections"
+            f"must be >= 1 (None keeps every detection), got {max_detections}",
+            source="max_detections",
         )
     return int(max_detections)
 
@@ -181,15 +184,31 @@ def check_options(
     wanted = list(DEFAULT_METRICS if metrics is None else metrics)
     unknown = [m for m in wanted if m not in METRIC_TYPES]
     if unknown:
-        raise InvalidInputError(f"unknown metric type(s) {unknown}; choose from {list(METRIC_TYPES)}", source="metrics")
-    ious = check_thresholds(COCO_IOU_THRESHOLDS if iou_thresholds is None else iou_thresholds, name="iou_thresholds")
+        raise InvalidInputError(
+            f"unknown metric type(s) {unknown}; choose from {list(METRIC_TYPES)}", source="metrics"
+        )
+    ious = check_thresholds(
+        COCO_IOU_THRESHOLDS if iou_thresholds is None else iou_thresholds, name="iou_thresholds"
+    )
     ar_ious = check_thresholds(ar_iou_thresholds, name="ar_iou_thresholds")
     check_thresholds([pr_curve_iou_threshold], name="pr_curve_iou_threshold")
-    for name, v in (("recall_score_threshold", recall_score_threshold), ("zero_division", zero_division)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+    for name, v in (
+        ("recall_score_threshold", recall_score_threshold),
+        ("zero_division", zero_division),
+    ):
+        if v is not None and (
+            isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+        ):
             raise InvalidInputError(f"must be a finite number, got {v!r}", source=name)
-    if isinstance(pr_curve_max_examples, bool) or not isinstance(pr_curve_max_examples, int) or pr_curve_max_examples < 0:
-        raise InvalidInputError(f"must be an integer >= 0, got {pr_curve_max_examples!r}", source="pr_curve_max_examples")
+    if (
+        isinstance(pr_curve_max_examples, bool)
+        or not isinstance(pr_curve_max_examples, int)
+        or pr_curve_max_examples < 0
+    ):
+        raise InvalidInputError(
+            f"must be an integer >= 0, got {pr_curve_max_examples!r}",
+            source="pr_curve_max_examples",
+        )
     return ious, ar_ious, wanted
 
 
@@ -240,7 +259,9 @@ def compute_metrics(
     need_ar = any(m in wanted for m in ("AR", "mAR"))
     if need_ap or need_ar:
         all_t = np.unique(np.concatenate([ious, ar_ious])) if need_ar else ious
-        params = CocoParams(iou_type=iou_type, iou_thresholds=all_t, area_ranges=(_ALL,), max_dets=(md,))
+        params = CocoParams(
+            iou_type=iou_type, iou_thresholds=all_t, area_ranges=(_ALL,), max_dets=(md,)
+        )
         ev = coco_evaluate(data, params)
         if need_ap:
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
@@ -248,14 +269,21 @@ def compute_metrics(
             ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), np.nan)[t_idx]  # (T, K)
             out += _ap_records(data, ap, ious, wanted, zero_division)
         if need_ar:
-            out += _ar_records(data, ev, all_t, ar_ious, recall_score_threshold, wanted, zero_division)
+            out += _ar_records(
+                data, ev, all_t, ar_ious, recall_score_threshold, wanted, zero_division
+            )
     if "COCOSummary" in wanted:
         out += coco_summary(coco_evaluate(data, CocoParams(iou_type=iou_type), all_precision=False))
     if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
         params = CocoParams(
-            iou_type=iou_type, iou_thresholds=[pr_curve_iou_threshold], area_ranges=(_ALL,), max_dets=(md,)
+            iou_type=iou_type,
+            iou_thresholds=np.array([pr_curve_iou_threshold], dtype=np.float64),
+            area_ranges=(_ALL,),
+            max_dets=(md,),
         )
-        out += pr_curves(data, params, label_order(data), pr_curve_max_examples, wanted, zero_division)
+        out += pr_curves(
+            data, params, label_order(data), pr_curve_max_examples, wanted, zero_division
+        )
     return MetricSet(out)
 
 
@@ -279,22 +307,39 @@ def _ap_records(
         key, value = data.labels[k]
         if "AP" in wanted:
             out += [
-                records.ap(value_or_none(ap[ti, k]), label_key=key, label_value=value, iou_threshold=t, zero_division=zd)
+                records.ap(
+                    value_or_none(ap[ti, k]),
+                    label_key=key,
+                    label_value=value,
+                    iou_threshold=t,
+                    zero_division=zd,
+                )
                 for ti, t in enumerate(ious)
             ]
         if "APAveragedOverIOUs" in wanted:
             v = float(np.mean(ap[:, k])) if defined[k] else None
-            out.append(records.ap_averaged(v, label_key=key, label_value=value, iou_thresholds=ious, zero_division=zd))
+            out.append(
+                records.ap_averaged(
+                    v, label_key=key, label_value=value, iou_thresholds=ious, zero_division=zd
+                )
+            )
     for key in _keys(data):
         ks = [k for k in order if data.labels[k][0] == key and defined[k]]
         if "mAP" in wanted:
             out += [
-                records.mean_ap(float(np.mean(ap[ti, ks])) if ks else None, label_key=key, iou_threshold=t, zero_division=zd)
+                records.mean_ap(
+                    float(np.mean(ap[ti, ks])) if ks else None,
+                    label_key=key,
+                    iou_threshold=t,
+                    zero_division=zd,
+                )
                 for ti, t in enumerate(ious)
             ]
         if "mAPAveragedOverIOUs" in wanted:
             v = float(np.mean(ap[:, ks])) if ks else None
-            out.append(records.mean_ap_averaged(v, label_key=key, iou_thresholds=ious, zero_division=zd))
+            out.append(
+                records.mean_ap_averaged(v, label_key=key, iou_thresholds=ious, zero_division=zd)
+            )
     return out
 
 
@@ -340,6 +385,12 @@ def _ar_records(
             ks = [k for k in order if data.labels[k][0] == key and not np.isnan(ar[k])]
             v = float(np.mean(ar[ks])) if ks else None
             out.append(
-                records.mean_ar(v, label_key=key, iou_thresholds=ar_ious, score_threshold=score_thr, zero_division=zd)
+                records.mean_ar(
+                    v,
+                    label_key=key,
+                    iou_thresholds=ar_ious,
+                    score_threshold=score_thr,
+                    zero_division=zd,
+                )
             )
     return out

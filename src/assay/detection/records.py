@@ -13,7 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from assay.results import Metric, undefined
@@ -59,7 +59,11 @@ def ap(
     zero_division: float | None = None,
 ) -> Metric:
     """``AP``: 101-point interpolated average precision of one label at one IoU threshold."""
-    p = {"label_key": label_key, "label_value": label_value, "iou_threshold": threshold(iou_threshold)}
+    p = {
+        "label_key": label_key,
+        "label_value": label_value,
+        "iou_threshold": threshold(iou_threshold),
+    }
     return _record("AP", value, NO_GT, _zd(p, zero_division))
 
 
@@ -68,7 +72,7 @@ def ap_averaged(
     *,
     label_key: str,
     label_value: str,
-    iou_thresholds: Sequence[float],
+    iou_thresholds: Iterable[float],
     zero_division: float | None = None,
 ) -> Metric:
     """``APAveragedOverIOUs``: the mean of a label's AP over the IoU thresholds."""
@@ -92,7 +96,7 @@ def mean_ap_averaged(
     value: float | None,
     *,
     label_key: str,
-    iou_thresholds: Sequence[float],
+    iou_thresholds: Iterable[float],
     zero_division: float | None = None,
 ) -> Metric:
     """``mAPAveragedOverIOUs``: the mean of mAP over the IoU thresholds."""
@@ -105,7 +109,7 @@ def ar(
     *,
     label_key: str,
     label_value: str,
-    iou_thresholds: Sequence[float],
+    iou_thresholds: Iterable[float],
     score_threshold: float,
     zero_division: float | None = None,
 ) -> Metric:
@@ -124,7 +128,7 @@ def mean_ar(
     value: float | None,
     *,
     label_key: str,
-    iou_thresholds: Sequence[float],
+    iou_thresholds: Iterable[float],
     score_threshold: float,
     zero_division: float | None = None,
 ) -> Metric:
@@ -138,7 +142,11 @@ def mean_ar(
 
 
 def pr_curve(
-    value: dict[str, Any], *, label_key: str, iou_threshold: float, zero_division: float | None = None
+    value: dict[str, Any],
+    *,
+    label_key: str,
+    iou_threshold: float,
+    zero_division: float | None = None,
 ) -> Metric:
     """``PrecisionRecallCurve``: ``{label_value: {score_threshold: counts and ratios}}``."""
     p = {"label_key": label_key, "iou_threshold": threshold(iou_threshold)}
@@ -161,5 +169,11 @@ def coco_summary_stat(
     value: float | None, *, statistic: str, iou: str, area: str, max_dets: int, iou_type: str
 ) -> Metric:
     """``COCOSummary``: one of COCOeval's 12 summary numbers (undefined where COCO prints -1)."""
-    p = {"statistic": statistic, "iou": iou, "area": area, "max_dets": max_dets, "iou_type": iou_type}
+    p = {
+        "statistic": statistic,
+        "iou": iou,
+        "area": area,
+        "max_dets": max_dets,
+        "iou_type": iou_type,
+    }
     return _record("COCOSummary", value, NO_GT, p)

@@ -65,7 +65,9 @@ def _annotations_from_arrays(s: Mapping[str, np.ndarray], prefix: str) -> Annota
     rles = np.empty(n, dtype=object)
     poly_rows = np.flatnonzero(cols["kind"] == POLYGON)
     if len(poly_rows):
-        polygons[poly_rows] = shapely.from_wkb(_unpack(s[f"{prefix}poly_buf"], s[f"{prefix}poly_off"]))
+        polygons[poly_rows] = shapely.from_wkb(
+            _unpack(s[f"{prefix}poly_buf"], s[f"{prefix}poly_off"])
+        )
     rle_rows = np.flatnonzero(cols["kind"] == RASTER)
     counts = _unpack(s[f"{prefix}rle_buf"], s[f"{prefix}rle_off"])
     for i, c, size in zip(rle_rows, counts, s[f"{prefix}rle_size"].tolist()):

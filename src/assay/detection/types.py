@@ -107,7 +107,7 @@ class Annotations:
             rles=_obj(n),
         )
 
-    def take(self, index: np.ndarray) -> Annotations:
+    def take(self, index: np.ndarray | slice) -> Annotations:
         """Rows ``index`` (an int or bool array), as a new :class:`Annotations`."""
         return Annotations(**{f: getattr(self, f)[index] for f in _FIELDS})
 
@@ -160,7 +160,7 @@ class DetectionData:
         added once); without, the parts' datums are kept apart even when uids repeat. Parts
         read for different IoU types cannot be merged.
         """
-        kinds = {p.iou_type for p in parts} - {None}
+        kinds = {p.iou_type for p in parts if p.iou_type is not None}
         if len(kinds) > 1:
             raise InvalidInputError(
                 f"cannot combine data read for different IoU types {sorted(kinds)}",
@@ -171,7 +171,10 @@ class DetectionData:
         index: dict[Label, int] = {}
         uids: list[Any] = []
         seen: set[Any] = set()
-        gts, dts, hs, ws = [], [], [], []
+        gts: list[Annotations] = []
+        dts: list[Annotations] = []
+        hs: list[np.ndarray] = []
+        ws: list[np.ndarray] = []
         for p in parts:
             remap = np.empty(len(p.labels), dtype=np.int64)
             for i, lab in enumerate(p.labels):

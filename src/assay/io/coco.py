@@ -94,7 +94,9 @@ def _ids(items: list[dict[str, Any]], what: str, source: str) -> tuple[list[Any]
     kinds = set()
     for i, x in enumerate(items):
         if "id" not in x:
-            raise InvalidInputError(f"{what} has no id", source=source, record=f"{what} {i}", field="id")
+            raise InvalidInputError(
+                f"{what} has no id", source=source, record=f"{what} {i}", field="id"
+            )
         k = id_kind(x["id"])
         if k is None:
             raise InvalidInputError(
@@ -201,20 +203,23 @@ def _decode_results(raw: bytes, name: str) -> Any:
         if "missing required field" in reason:
             field = reason.split("`")[1] if "`" in reason else field
             reason = "missing required field" + (" (label)" if field == "category_id" else "")
-        raise InvalidInputError(reason, source=name, record=f"annotation {m.group(1)}", field=field) from None
+        raise InvalidInputError(
+            reason, source=name, record=f"annotation {m.group(1)}", field=field
+        ) from None
     except msgspec.DecodeError:
         return read_json(raw, name=name)  # names the encoding problem or the JSON error
 
 
-def _typed_ids(
-    values: list[Any], kind: str, *, source: str, field: str, what: str
-) -> NDArray[Any]:
+def _typed_ids(values: list[Any], kind: str, *, source: str, field: str, what: str) -> NDArray[Any]:
     for i, v in enumerate(values):
         k = id_kind(v)
         if k != kind:
-            shown = "missing" if v is None else f"{v!r} is {'a string' if k == 'str' else 'not usable'}"
+            shown = (
+                "missing" if v is None else f"{v!r} is {'a string' if k == 'str' else 'not usable'}"
+            )
             raise InvalidInputError(
-                f"{shown}; the ground-truth {what} ids are {'integers' if kind == 'int' else 'strings'}",
+                f"{shown}; the ground-truth {what} ids are "
+                f"{'integers' if kind == 'int' else 'strings'}",
                 source=source,
                 record=f"annotation {i}",
                 field=field,
@@ -268,18 +273,25 @@ def result_columns(
     if n and not np.isfinite(score).all():
         i = int(np.flatnonzero(~np.isfinite(score))[0])
         raise InvalidInputError(
-            f"score must be finite, got {score[i]}", source=source, record=f"annotation {i}", field="score"
+            f"score must be finite, got {score[i]}",
+            source=source,
+            record=f"annotation {i}",
+            field="score",
         )
     return {
         "image_id": _typed_ids(img, img_kind, source=source, field="image_id", what="image"),
-        "category_id": _typed_ids(cat, category_kind, source=source, field="category_id", what="category"),
+        "category_id": _typed_ids(
+            cat, category_kind, source=source, field="category_id", what="category"
+        ),
         "score": score,
         "bbox": bbox,
         "segmentation": seg,
     }
 
 
-def coco_boxes(boxes: Sequence[Any], *, source: str, record: Callable[[int], str]) -> NDArray[np.float64]:
+def coco_boxes(
+    boxes: Sequence[Any], *, source: str, record: Callable[[int], str]
+) -> NDArray[np.float64]:
     """``(n, 4)`` float boxes ``[x, y, w, h]``; each finite, non-negative in size, with a
     finite corner and area. ``record(i)`` names box ``i`` in errors."""
     n = len(boxes)
@@ -341,16 +353,23 @@ def coco_rles(
     for i, s in enumerate(segms):
         h, w = int(heights[i]), int(widths[i])
         if s is None:
-            raise InvalidInputError("missing segmentation", source=source, record=record(i), field="segmentation")
+            raise InvalidInputError(
+                "missing segmentation", source=source, record=record(i), field="segmentation"
+            )
         if h == 0 or w == 0:
             raise InvalidInputError(
-                "a mask needs the image's height and width", source=source, record=record(i), field="segmentation"
+                "a mask needs the image's height and width",
+                source=source,
+                record=record(i),
+                field="segmentation",
             )
         check_raster_size(h, w, source=source, record=record(i), field="segmentation")
         try:
             rles[i] = to_rle(s, h, w)
         except InvalidInputError as e:
-            raise InvalidInputError(e.reason, source=source, record=record(i), field="segmentation") from None
+            raise InvalidInputError(
+                e.reason, source=source, record=record(i), field="segmentation"
+            ) from None
     try:
         area = rle_area(list(rles))
     except CorruptRLE as e:

@@ -96,7 +96,10 @@ def parse_geometry(ann: dict[str, Any], h: int, w: int, *, source: str, record: 
         return Geometry(POLYGON, [x0, y0, x1 - x0, y1 - y0], float(poly.area), poly, None)
     if not isinstance(val, dict) or "size" not in val or "counts" not in val:
         raise InvalidInputError(
-            "mask_rle must be {size: [h, w], counts}", source=source, record=record, field="mask_rle"
+            "mask_rle must be {size: [h, w], counts}",
+            source=source,
+            record=record,
+            field="mask_rle",
         )
     check_raster_size(h, w, source=source, record=record, field="mask_rle")
     try:
@@ -115,7 +118,10 @@ def _parse_box(val: Any, source: str, record: str) -> Geometry:
         xmin, ymin, xmax, ymax = (float(v) for v in val)
     except (TypeError, ValueError):
         raise InvalidInputError(
-            f"box must be [xmin, ymin, xmax, ymax], got {val!r}", source=source, record=record, field="box"
+            f"box must be [xmin, ymin, xmax, ymax], got {val!r}",
+            source=source,
+            record=record,
+            field="box",
         ) from None
     if xmax < xmin or ymax < ymin:
         raise InvalidInputError(

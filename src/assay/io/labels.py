@@ -48,7 +48,9 @@ def parse_labels(
     """
     raw = ann.get("labels", ann.get("label"))
     if raw is None or raw == [] or raw == "":
-        raise InvalidInputError("annotation has no label", source=source, record=record, field="labels")
+        raise InvalidInputError(
+            "annotation has no label", source=source, record=record, field="labels"
+        )
     out = []
     for it in raw if isinstance(raw, list) else [raw]:
         score = ann.get("score")
@@ -58,9 +60,15 @@ def parse_labels(
             lab = (str(it.get("key", DEFAULT_KEY)), str(it["value"]))
             score = it.get("score", score)
         else:
-            raise InvalidInputError(f"bad label {it!r}", source=source, record=record, field="labels")
+            raise InvalidInputError(
+                f"bad label {it!r}", source=source, record=record, field="labels"
+            )
         if prediction:
-            if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
+            if (
+                not isinstance(score, (int, float))
+                or isinstance(score, bool)
+                or not math.isfinite(score)
+            ):
                 raise InvalidInputError(
                     f"prediction needs a finite numeric score, got {score!r}",
                     source=source,

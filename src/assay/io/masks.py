@@ -106,7 +106,9 @@ def _runs(counts: Sequence[bytes]) -> tuple[NDArray[np.int64], NDArray[np.int64]
     owner_c = np.repeat(np.arange(len(counts)), lens)
     bad = (c < 0) | (c > 63)
     if bad.any():
-        raise CorruptRLE("counts holds a character outside COCO's RLE alphabet", _first(owner_c, bad))
+        raise CorruptRLE(
+            "counts holds a character outside COCO's RLE alphabet", _first(owner_c, bad)
+        )
     ends = (c & 0x20) == 0  # the last character of a run
     last_c = np.cumsum(lens) - 1
     unfinished = (lens > 0) & ~ends[np.maximum(last_c, 0)]
@@ -116,7 +118,9 @@ def _runs(counts: Sequence[bytes]) -> tuple[NDArray[np.int64], NDArray[np.int64]
     start_at = np.r_[0, end_at[:-1] + 1]
     nchar = end_at - start_at + 1
     if len(nchar) and nchar.max() > 7:
-        raise CorruptRLE("counts holds a run longer than 7 characters", _first(owner_c[end_at], nchar > 7))
+        raise CorruptRLE(
+            "counts holds a run longer than 7 characters", _first(owner_c[end_at], nchar > 7)
+        )
     k = np.arange(len(c)) - np.repeat(start_at, nchar)
     x = np.add.reduceat((c & 0x1F) << (5 * k), start_at) if len(start_at) else np.zeros(0, np.int64)
     negative = (c[end_at] & 0x10) != 0
@@ -185,7 +189,7 @@ def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]
 
     Example:
         >>> to_rle({"size": [2, 2], "counts": [1, 2, 1]}, 2, 2)["counts"]
-        b'123'
+        b'121'
     """
     if isinstance(segm, list):
         return polygon_to_rle(segm, h, w)
@@ -208,7 +212,9 @@ def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]
         try:
             counts = counts.encode("ascii")
         except UnicodeEncodeError:
-            raise InvalidInputError("counts holds a character outside COCO's RLE alphabet") from None
+            raise InvalidInputError(
+                "counts holds a character outside COCO's RLE alphabet"
+            ) from None
     if not isinstance(counts, bytes):
         raise InvalidInputError(f"counts must be a string or a list, got {type(counts).__name__}")
     return {"size": [h, w], "counts": counts}
@@ -229,7 +235,9 @@ def polygon_to_rle(coco_polygons: Any, h: int, w: int) -> dict[str, Any]:
     )
     if not ok:
         raise InvalidInputError("polygon must be lists of at least 3 (x, y) number pairs")
-    if not np.isfinite(np.concatenate([np.asarray(p, dtype=np.float64) for p in coco_polygons])).all():
+    if not np.isfinite(
+        np.concatenate([np.asarray(p, dtype=np.float64) for p in coco_polygons])
+    ).all():
         raise InvalidInputError("polygon coordinates must be finite")
     parts = mask_utils.frPyObjects(coco_polygons, h, w)
     while len(parts) > 1:  # merge in chunks (see the module docstring)

@@ -37,7 +37,9 @@ def register(app: typer.Typer) -> None:
             None, "--metrics", help=f"Comma-separated subset of {','.join(_TYPES)}."
         ),
         zero_division: float = typer.Option(
-            None, "--zero-division", help="Value of a ratio with a zero denominator (default: null)."
+            None,
+            "--zero-division",
+            help="Value of a ratio with a zero denominator (default: null).",
         ),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
@@ -51,7 +53,9 @@ def register(app: typer.Typer) -> None:
         wanted = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
         bad = sorted(set(wanted or []) - set(_TYPES))
         if bad:
-            raise typer.BadParameter(f"unknown {bad}; choose from {', '.join(_TYPES)}", param_hint="--metrics")
+            raise typer.BadParameter(
+                f"unknown {bad}; choose from {', '.join(_TYPES)}", param_hint="--metrics"
+            )
         gt = read_datums(groundtruths, default="groundtruths")
         if not gt:
             raise InvalidInputError("holds no datum to evaluate", source=str(groundtruths))

@@ -41,7 +41,9 @@ __all__ = [
 ]
 
 
-def pixel_confusion(groundtruth: ArrayLike, prediction: ArrayLike, n_labels: int) -> NDArray[np.int64]:
+def pixel_confusion(
+    groundtruth: ArrayLike, prediction: ArrayLike, n_labels: int
+) -> NDArray[np.int64]:
     """Pixel confusion counts ``(n_labels + 1, n_labels + 1)`` of two label maps (0 = background).
 
     Example:
@@ -70,7 +72,9 @@ def pixel_confusion(groundtruth: ArrayLike, prediction: ArrayLike, n_labels: int
     return np.bincount(g * n + p, minlength=n * n).reshape(n, n)
 
 
-def confusion_counts(groundtruth: ArrayLike, prediction: ArrayLike, n_labels: int) -> NDArray[np.int64]:
+def confusion_counts(
+    groundtruth: ArrayLike, prediction: ArrayLike, n_labels: int
+) -> NDArray[np.int64]:
     """Deprecated name of :func:`pixel_confusion` (it collided with classification's)."""
     warnings.warn(
         "assay.segmentation.confusion_counts is deprecated; use pixel_confusion",
@@ -80,14 +84,18 @@ def confusion_counts(groundtruth: ArrayLike, prediction: ArrayLike, n_labels: in
     return pixel_confusion(groundtruth, prediction, n_labels)
 
 
-def _counts(confusion: ArrayLike) -> tuple[NDArray[np.float64], ...]:
+def _counts(
+    confusion: ArrayLike,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     c = np.asarray(confusion, dtype=np.float64)
     tp = np.diag(c)[1:]
     return tp, c[:, 1:].sum(axis=0) - tp, c[1:, :].sum(axis=1) - tp
 
 
-def iou_from_confusion(confusion: ArrayLike, zero_division: float | None = None) -> NDArray[np.float64]:
-    """Per-label IoU ``TP / (TP + FP + FN)``; NaN (or ``zero_division``) where the union is empty."""
+def iou_from_confusion(
+    confusion: ArrayLike, zero_division: float | None = None
+) -> NDArray[np.float64]:
+    """Per-label IoU ``TP / (TP + FP + FN)``; NaN (or ``zero_division``) where it is 0 / 0."""
     tp, fp, fn = _counts(confusion)
     return divide(tp, tp + fp + fn, zero_division)
 
@@ -130,7 +138,9 @@ def mask_iou(groundtruth: Any, prediction: Any) -> float:
     g = np.asarray(groundtruth, dtype=bool)
     p = np.asarray(prediction, dtype=bool)
     if g.shape != p.shape:
-        raise InvalidInputError(f"masks differ in size: {g.shape} vs {p.shape}", source="prediction")
+        raise InvalidInputError(
+            f"masks differ in size: {g.shape} vs {p.shape}", source="prediction"
+        )
     union = int(np.count_nonzero(g | p))
     if union == 0:
         raise UndefinedMetricError("IOU", "requires a non-empty ground truth or prediction")

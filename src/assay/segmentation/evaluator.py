@@ -57,7 +57,9 @@ class SegmentationEvaluator(Evaluator):
         if zero_division is not None and (
             isinstance(zero_division, bool) or not np.isfinite(float(zero_division))
         ):
-            raise InvalidInputError(f"must be a finite number, got {zero_division!r}", source="zero_division")
+            raise InvalidInputError(
+                f"must be a finite number, got {zero_division!r}", source="zero_division"
+            )
         self.zero_division = zero_division
         self._labels: dict[str, list[str]] = {}  # key -> label values (global index order)
         self._counts: dict[str, np.ndarray] = {}  # key -> (n + 1, n + 1) int64
@@ -97,12 +99,20 @@ class SegmentationEvaluator(Evaluator):
             raise InvalidInputError(e.reason, source=e.source, record=f"datum {uid!r}") from None
 
     def add_label_maps(
-        self, uid: Any, groundtruth: Any, prediction: Any, *, labels: Sequence[str], key: str = "class"
+        self,
+        uid: Any,
+        groundtruth: Any,
+        prediction: Any,
+        *,
+        labels: Sequence[str],
+        key: str = "class",
     ) -> SegmentationEvaluator:
         """Add one datum as two label maps (0 = background, i = ``labels[i - 1]``)."""
         labels = [str(v) for v in labels]
         if len(set(labels)) != len(labels):
-            raise InvalidInputError("labels must be distinct", source="labels", record=f"datum {uid!r}")
+            raise InvalidInputError(
+                "labels must be distinct", source="labels", record=f"datum {uid!r}"
+            )
         self._fold(key, labels, self._local(uid, groundtruth, prediction, labels))
         self.n_datums += 1
         return self
@@ -149,20 +159,38 @@ class SegmentationEvaluator(Evaluator):
         for key in sorted(self._labels, key=natural_key):
             labels, c = self.confusion(key)
             iou = iou_from_confusion(c, zd)
-            ratios = {"IOU": iou, **dict(zip(("Precision", "Recall", "F1"), prf_from_confusion(c, zd)))}
+            ratios = {
+                "IOU": iou,
+                **dict(zip(("Precision", "Recall", "F1"), prf_from_confusion(c, zd))),
+            }
             for i, v in enumerate(labels):
-                p = {"label_key": key, "label_value": v, **({} if zd is None else {"zero_division": zd})}
+                p = {
+                    "label_key": key,
+                    "label_value": v,
+                    **({} if zd is None else {"zero_division": zd}),
+                }
                 for name, arr in ratios.items():
                     x = value_or_none(arr[i])
-                    out.append(Metric(name, x, dict(p)) if x is not None else undefined(name, _REASONS[name], **p))
+                    out.append(
+                        Metric(name, x, dict(p))
+                        if x is not None
+                        else undefined(name, _REASONS[name], **p)
+                    )
             ok = ~np.isnan(iou)
             p = {"label_key": key, **({} if zd is None else {"zero_division": zd})}
             out.append(
                 Metric("mIOU", float(np.mean(iou[ok])), p)
                 if ok.any()
-                else undefined("mIOU", "requires a label present in the ground truths or predictions", **p)
+                else undefined(
+                    "mIOU", "requires a label present in the ground truths or predictions", **p
+                )
             )
-            value = {"labels": [BACKGROUND, *labels], "counts": c.tolist(), "rows": "ground truth", "columns": "prediction"}
+            value = {
+                "labels": [BACKGROUND, *labels],
+                "counts": c.tolist(),
+                "rows": "ground truth",
+                "columns": "prediction",
+            }
             out.append(Metric("ConfusionMatrix", value, {"label_key": key}))
         return MetricSet(out)
 
@@ -201,7 +229,8 @@ def evaluate_segmentation(
         InvalidInputError: bad input, or no datum at all.
 
     Example:
-        >>> gt = [{"uid": "a", "height": 1, "width": 2, "annotations": [{"label": "road", "box": [0, 0, 1, 1]}]}]
+        >>> road = {"label": "road", "box": [0, 0, 1, 1]}
+        >>> gt = [{"uid": "a", "height": 1, "width": 2, "annotations": [road]}]
         >>> pr = [{"uid": "a", "annotations": [{"label": "road", "box": [0, 0, 2, 1]}]}]
         >>> evaluate_segmentation(gt, pr, metrics=["IOU"]).get("IOU").value
         0.5
@@ -209,6 +238,8 @@ def evaluate_segmentation(
     wanted = list(METRIC_TYPES if metrics is None else metrics)
     bad = [m for m in wanted if m not in METRIC_TYPES]
     if bad:
-        raise InvalidInputError(f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics")
+        raise InvalidInputError(
+            f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics"
+        )
     ms = SegmentationEvaluator(zero_division=zero_division).add(groundtruths, predictions).compute()
     return MetricSet(m for m in ms if m.type in wanted)

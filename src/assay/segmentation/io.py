@@ -92,7 +92,9 @@ def _predictions_by_uid(
                 field="uid",
             )
         if uid in known:
-            raise InvalidInputError("datum listed twice", source=source, record=f"datum {uid!r}", field="uid")
+            raise InvalidInputError(
+                "datum listed twice", source=source, record=f"datum {uid!r}", field="uid"
+            )
         known.add(uid)
     preds: dict[Any, dict[str, Any]] = {}
     for i, rec in enumerate(pr):
@@ -105,10 +107,15 @@ def _predictions_by_uid(
                 field="uid",
             )
         if uid in preds:
-            raise InvalidInputError("datum listed twice", source=psource, record=f"datum {uid!r}", field="uid")
+            raise InvalidInputError(
+                "datum listed twice", source=psource, record=f"datum {uid!r}", field="uid"
+            )
         if uid not in known:
             raise InvalidInputError(
-                "unknown datum uid (not in the ground truths)", source=psource, record=f"datum {uid!r}", field="uid"
+                "unknown datum uid (not in the ground truths)",
+                source=psource,
+                record=f"datum {uid!r}",
+                field="uid",
             )
         preds[uid] = rec
     return preds
@@ -135,7 +142,10 @@ def label_maps(
         h, w = datum_size(rec, source=source, record=f"datum {uid!r}")
         if h <= 0 or w <= 0:
             raise InvalidInputError(
-                "segmentation needs height and width", source=source, record=f"datum {uid!r}", field="height"
+                "segmentation needs height and width",
+                source=source,
+                record=f"datum {uid!r}",
+                field="height",
             )
         check_raster_size(h, w, source=source, record=f"datum {uid!r}", field="height")
     for rec in gt:
@@ -151,7 +161,12 @@ def _datum_maps(
     for side, r, src in (("gt", rec, source), ("pr", pred, psource)):
         anns = r.get("annotations", [])
         if not isinstance(anns, list):
-            raise InvalidInputError("annotations must be a list", source=src, record=f"datum {uid!r}", field="annotations")
+            raise InvalidInputError(
+                "annotations must be a list",
+                source=src,
+                record=f"datum {uid!r}",
+                field="annotations",
+            )
         for j, ann in enumerate(anns):
             where = f"datum {uid!r} annotation {j}"
             if not isinstance(ann, dict):
@@ -159,14 +174,22 @@ def _datum_maps(
             m = _raster(ann, h, w, src, where)
             for (key, value), _s in parse_labels(ann, source=src, record=where, prediction=False):
                 entry = maps.setdefault(
-                    key, {"labels": [], "gt": np.zeros((h, w), np.int32), "pr": np.zeros((h, w), np.int32)}
+                    key,
+                    {
+                        "labels": [],
+                        "gt": np.zeros((h, w), np.int32),
+                        "pr": np.zeros((h, w), np.int32),
+                    },
                 )
                 if value not in entry["labels"]:
                     entry["labels"].append(value)
                 target = entry[side]
                 if (target[m] != 0).any():
                     raise InvalidInputError(
-                        f"mask overlaps another mask of label key {key!r}", source=src, record=where, field="mask_rle"
+                        f"mask overlaps another mask of label key {key!r}",
+                        source=src,
+                        record=where,
+                        field="mask_rle",
                     )
                 target[m] = entry["labels"].index(value) + 1
     for key, e in maps.items():

@@ -64,14 +64,13 @@ def parse_max_detections(text: str) -> int | None:
     return n
 
 
-def _thresholds(text: str | None, option: str) -> list[float] | None:
+def _thresholds(text: str | None, option: str) -> Any:
+    """Comma-separated IoU thresholds, each in [0, 1] (None when the option is absent)."""
     values = parse_floats(text, option=option)
-    if values is not None:
-        bad = [v for v in values if not 0.0 <= v <= 1.0]
-        if bad or not values:
-            raise typer.BadParameter(
-                f"IoU thresholds must be numbers in [0, 1], got {text!r}", param_hint=option
-            )
+    if values is not None and (not values or any(not 0.0 <= v <= 1.0 for v in values)):
+        raise typer.BadParameter(
+            f"IoU thresholds must be numbers in [0, 1], got {text!r}", param_hint=option
+        )
     return values
 
 
@@ -98,6 +97,59 @@ def _load(groundtruths: Path, predictions: Path, input_format: str, iou_type: st
     if data.n_datums == 0:
         raise InvalidInputError("holds no datum (image) to evaluate", source=str(groundtruths))
     return data
+
+
+def _iou_type(text: str) -> str:
+    if text not in ("bbox", "segm"):
+        raise typer.BadParameter("must be bbox or segm", param_hint="--iou-type")
+    return text
+
+
+def _metric_list(text: str | None) -> list[str] | None:
+    from assay.detection.metrics import METRIC_TYPES
+
+    wanted = [m.strip() for m in text.split(",") if m.strip()] if text else None
+    bad = [m for m in wanted or [] if m not in METRIC_TYPES]
+    if bad:
+        raise typer.BadParameter(
+            f"unknown {bad}; choose from {', '.join(METRIC_TYPES)}", param_hint="--metrics"
+        )
+    return wanted
+
+
+def _run(
+    files: tuple[Path, Path, str],
+    options: dict[str, Any],
+    wanted: list[str] | None,
+    *,
+    coco: bool,
+    fmt: Any,
+    out: Path | None,
+    save: bool,
+    db: str | None,
+) -> None:
+    """Evaluate, then store (``--save``), write ``--out`` and print: records, or with
+    ``--coco`` the classic summary (the records then go to ``--out`` only)."""
+    from assay.detection.evaluator import DetectionEvaluator
+    from assay.detection.metrics import coco_summary
+    from assay.results import MetricSet
+
+    groundtruths, predictions, input_format = files
+    ev = DetectionEvaluator(**options)
+    ev.add(_load(groundtruths, predictions, input_format, options["iou_type"]))
+    summary_only = coco and wanted is None  # --coco alone: just the classic summary
+    records = MetricSet() if summary_only else ev.compute(wanted)
+    summary = ev.coco(all_precision=False) if coco else None
+    if summary is not None and not records.filter("COCOSummary"):
+        records = records + coco_summary(summary)
+    params = {"groundtruths": str(groundtruths), "predictions": str(predictions), **ev.config()}
+    meta: dict[str, Any] = dict(kind="detection", dataset=str(groundtruths), parameters=params)
+    if summary is not None and out is None:  # stdout is the classic summary alone
+        save_metrics(records, save=save, url=db, **meta)
+    else:
+        publish(records, fmt=fmt, out=out, title="detection", save=save, db=db, **meta)
+    if summary is not None:
+        typer.echo(format_coco_summary(summary.stats()))
 
 
 def register(app: typer.Typer) -> None:
@@ -148,58 +200,18 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR
         curves)."""
-        from assay.detection.evaluator import DetectionEvaluator
-        from assay.detection.metrics import METRIC_TYPES
-
-        if iou_type not in ("bbox", "segm"):
-            raise typer.BadParameter("must be bbox or segm", param_hint="--iou-type")
-        wanted = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-        bad = [m for m in wanted or [] if m not in METRIC_TYPES]
-        if bad:
-            raise typer.BadParameter(
-                f"unknown {bad}; choose from {', '.join(METRIC_TYPES)}", param_hint="--metrics"
-            )
-        ious = _thresholds(iou_thresholds, "--iou-thresholds")
-        ar = _thresholds(ar_iou_thresholds, "--ar-iou-thresholds") or [0.5, 0.75]
-        _thresholds(str(pr_curve_iou_threshold), "--pr-curve-iou-threshold")
-        ev = DetectionEvaluator(
-            iou_type=iou_type,
-            iou_thresholds=ious,
-            ar_iou_thresholds=ar,
+        wanted = _metric_list(metrics)
+        options = dict(
+            iou_type=_iou_type(iou_type),
+            iou_thresholds=_thresholds(iou_thresholds, "--iou-thresholds"),
+            ar_iou_thresholds=_thresholds(ar_iou_thresholds, "--ar-iou-thresholds") or [0.5, 0.75],
             recall_score_threshold=recall_score_threshold,
             max_detections=parse_max_detections(max_detections),
-            pr_curve_iou_threshold=pr_curve_iou_threshold,
+            pr_curve_iou_threshold=_thresholds(
+                str(pr_curve_iou_threshold), "--pr-curve-iou-threshold"
+            )[0],
             pr_curve_max_examples=pr_curve_max_examples,
             zero_division=zero_division,
         )
-        ev.add(_load(groundtruths, predictions, input_format, iou_type))
-        summary_only = coco and wanted is None  # --coco alone: just the classic summary
-        from assay.results import MetricSet
-
-        records = MetricSet() if summary_only else ev.compute(wanted)
-        summary = ev.coco(all_precision=False) if coco else None
-        if summary is not None and not records.filter("COCOSummary"):
-            from assay.detection.metrics import coco_summary
-
-            records = records + coco_summary(summary)
-        params = {
-            "groundtruths": str(groundtruths),
-            "predictions": str(predictions),
-            **ev.config(),
-        }
-        meta: dict[str, Any] = dict(
-            save=save, db=db, kind="detection", dataset=str(groundtruths), parameters=params
-        )
-        if summary is not None and out is None:  # stdout is the classic summary alone
-            save_metrics(
-                records,
-                kind="detection",
-                dataset=str(groundtruths),
-                parameters=params,
-                save=save,
-                url=db,
-            )
-        else:
-            publish(records, fmt=fmt, out=out, title="detection", **meta)
-        if summary is not None:
-            typer.echo(format_coco_summary(summary.stats()))
+        files = (groundtruths, predictions, input_format)
+        _run(files, options, wanted, coco=coco, fmt=fmt, out=out, save=save, db=db)

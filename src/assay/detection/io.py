@@ -64,6 +64,7 @@ class _Labels:
         self.labels: list[Label] = [(DEFAULT_KEY, n) for n in names]
         self.ids: list[Any] = list(cat_ids)
         self.index = {c: i for i, c in enumerate(cat_ids)}
+        self.kind = "str" if any(isinstance(c, str) for c in cat_ids) else "int"
 
     def of(self, cid: Any) -> int:
         cid = cid.item() if isinstance(cid, np.generic) else cid
@@ -97,11 +98,10 @@ def _datums(img_ids: np.ndarray, ids: np.ndarray, source: str) -> np.ndarray:
     return pos.astype(np.int64)
 
 
-def _groundtruths(
-    gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, src: str
-) -> Annotations:
-    anns = gt["annotations"]
-    img_ids, heights, widths = images
+def _gt_rows(
+    anns: list[dict[str, Any]], img_ids: np.ndarray, labels: _Labels, src: str
+) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    """Datum index, label index and annotation id of every ground-truth annotation."""
     for i, a in enumerate(anns):
         if "category_id" not in a:
             raise InvalidInputError(
@@ -110,44 +110,44 @@ def _groundtruths(
                 record=_rec(a.get("image_id"), a.get("id", i)),
                 field="category_id",
             )
-    cat = (
-        result_columns(
-            [
-                {"image_id": a.get("image_id"), "category_id": a["category_id"], "score": 1.0}
-                for a in anns
-            ],
-            source=src,
-            image_ids=img_ids,
-            category_kind="str" if any(isinstance(c, str) for c in labels.ids) else "int",
-        )
-        if anns
-        else None
-    )
-    d = _datums(img_ids, cat["image_id"], src) if cat else np.zeros(0, np.int64)
     ann_ids = [a.get("id", i + 1) for i, a in enumerate(anns)]
-    if any(isinstance(v, bool) or not isinstance(v, int) for v in ann_ids):
-        i = next(i for i, v in enumerate(ann_ids) if isinstance(v, bool) or not isinstance(v, int))
+    bad = [i for i, v in enumerate(ann_ids) if isinstance(v, bool) or not isinstance(v, int)]
+    if bad:
         raise InvalidInputError(
-            f"id must be an integer, got {ann_ids[i]!r}",
+            f"id must be an integer, got {ann_ids[bad[0]]!r}",
             source=src,
-            record=f"annotation {i}",
+            record=f"annotation {bad[0]}",
             field="id",
         )
+    if not anns:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), ann_ids
+    ids = [
+        {"image_id": a.get("image_id"), "category_id": a["category_id"], "score": 1.0} for a in anns
+    ]
+    cols = result_columns(ids, source=src, image_ids=img_ids, category_kind=labels.kind)
+    lab = np.array([labels.of(c) for c in cols["category_id"]], np.int64)
+    return _datums(img_ids, cols["image_id"], src), lab, ann_ids
+
+
+def _groundtruths(
+    gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, src: str
+) -> Annotations:
+    anns = gt["annotations"]
+    img_ids, heights, widths = images
+    d, lab, ann_ids = _gt_rows(anns, img_ids, labels, src)
 
     def where(i: int) -> str:
         return _rec(img_ids[d[i]], ann_ids[i])
 
-    box = coco_boxes([a.get("bbox") for a in anns], source=src, record=where)
     n = len(anns)
+    box = coco_boxes([a.get("bbox") for a in anns], source=src, record=where)
     rles = np.empty(n, dtype=object)
-    area = np.zeros(n)
+    area = box[:, 2] * box[:, 3]
     if segm and n:
-        rles, area = coco_rles(
-            [a.get("segmentation") for a in anns], heights[d], widths[d], source=src, record=where
-        )
-    has_area = np.array(["area" in a for a in anns], dtype=bool)
-    given = [a.get("area", 0.0) for a in anns]
-    bad = [i for i, v in enumerate(given) if isinstance(v, bool) or not isinstance(v, (int, float))]
+        segms = [a.get("segmentation") for a in anns]
+        rles, area = coco_rles(segms, heights[d], widths[d], source=src, record=where)
+    given = [a.get("area") for a in anns]
+    bad = [i for i, v in enumerate(given) if v is not None and not _is_number(v)]
     if bad:
         raise InvalidInputError(
             f"area must be a number, got {given[bad[0]]!r}",
@@ -155,24 +155,16 @@ def _groundtruths(
             record=where(bad[0]),
             field="area",
         )
-    # pycocotools needs 'area'; assay fills it from the geometry
-    area = np.where(
-        has_area, np.asarray(given, dtype=np.float64), area if segm else box[:, 2] * box[:, 3]
-    )
-    return Annotations(
-        d,
-        np.array([labels.of(c) for c in cat["category_id"]], np.int64)
-        if cat
-        else np.zeros(0, np.int64),
-        box,
-        area,
-        np.ones(n),
-        np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool),
-        np.asarray(ann_ids, dtype=np.int64),
-        np.full(n, RASTER if segm else BOX, np.int8),
-        np.empty(n, dtype=object),
-        rles,
-    )
+    # pycocotools needs 'area'; assay fills it from the geometry when it is missing
+    area = np.array([area[i] if v is None else float(v) for i, v in enumerate(given)], np.float64)
+    crowd = np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool)
+    kind = np.full(n, RASTER if segm else BOX, np.int8)
+    ids = np.asarray(ann_ids, dtype=np.int64)
+    return Annotations(d, lab, box, area, np.ones(n), crowd, ids, kind, np.empty(n, object), rles)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _predictions(dt: list[Any], images: Any, labels: _Labels, segm: bool, src: str) -> Annotations:
@@ -181,7 +173,7 @@ def _predictions(dt: list[Any], images: Any, labels: _Labels, segm: bool, src: s
         dt,
         source=src,
         image_ids=img_ids,
-        category_kind="str" if any(isinstance(c, str) for c in labels.ids) else "int",
+        category_kind=labels.kind,
     )
     n = len(cols["score"])
     d = _datums(img_ids, cols["image_id"], src)

@@ -16,19 +16,36 @@ Public API:
 See ``docs/detection.md``.
 """
 
-from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate, evaluate
-from assay.detection.evaluator import DetectionEvaluator, evaluate_detection
-from assay.detection.geometry import box_iou, box_iou_matrix, raster_to_polygon
-from assay.detection.io import load_coco, load_jsonl, parse_datums
-from assay.detection.metrics import (
-    DEFAULT_METRICS,
-    METRIC_TYPES,
-    average_precision,
-    coco_summary,
-    compute_metrics,
-)
-from assay.detection.types import Annotations, DetectionData
-from assay.io.masks import mask_to_rle, rle_to_mask
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Names are loaded on first use (PEP 562), so importing ``assay.detection.cli`` for
+# ``assay --help`` does not load numpy, pycocotools or shapely.
+_EXPORTS = {
+    "Annotations": "assay.detection.types",
+    "CocoEvaluation": "assay.detection.compute",
+    "CocoParams": "assay.detection.compute",
+    "DEFAULT_METRICS": "assay.detection.metrics",
+    "DetectionData": "assay.detection.types",
+    "DetectionEvaluator": "assay.detection.evaluator",
+    "METRIC_TYPES": "assay.detection.metrics",
+    "average_precision": "assay.detection.metrics",
+    "box_iou": "assay.detection.geometry",
+    "box_iou_matrix": "assay.detection.geometry",
+    "coco_evaluate": "assay.detection.compute",
+    "coco_summary": "assay.detection.metrics",
+    "compute_metrics": "assay.detection.metrics",
+    "evaluate": "assay.detection.compute",
+    "evaluate_detection": "assay.detection.evaluator",
+    "load_coco": "assay.detection.io",
+    "load_jsonl": "assay.detection.io",
+    "mask_to_rle": "assay.io.masks",
+    "parse_datums": "assay.detection.io",
+    "raster_to_polygon": "assay.detection.geometry",
+    "rle_to_mask": "assay.io.masks",
+}
 
 __all__ = [
     "Annotations",
@@ -53,3 +70,15 @@ __all__ = [
     "raster_to_polygon",
     "rle_to_mask",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

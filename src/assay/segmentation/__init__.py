@@ -10,21 +10,26 @@
 See ``docs/segmentation.md``.
 """
 
-from assay.segmentation.compute import (
-    confusion_counts,
-    iou_from_confusion,
-    mask_iou,
-    mean_iou,
-    pixel_confusion,
-    prf_from_confusion,
-)
-from assay.segmentation.evaluator import (
-    BACKGROUND,
-    METRIC_TYPES,
-    SegmentationEvaluator,
-    evaluate_segmentation,
-)
-from assay.segmentation.io import label_maps
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Names are loaded on first use (PEP 562), so importing ``assay.segmentation.cli`` for
+# ``assay --help`` does not load numpy, pycocotools or shapely.
+_EXPORTS = {
+    "BACKGROUND": "assay.segmentation.evaluator",
+    "METRIC_TYPES": "assay.segmentation.evaluator",
+    "SegmentationEvaluator": "assay.segmentation.evaluator",
+    "confusion_counts": "assay.segmentation.compute",
+    "evaluate_segmentation": "assay.segmentation.evaluator",
+    "iou_from_confusion": "assay.segmentation.compute",
+    "label_maps": "assay.segmentation.io",
+    "mask_iou": "assay.segmentation.compute",
+    "mean_iou": "assay.segmentation.compute",
+    "pixel_confusion": "assay.segmentation.compute",
+    "prf_from_confusion": "assay.segmentation.compute",
+}
 
 __all__ = [
     "BACKGROUND",
@@ -39,3 +44,15 @@ __all__ = [
     "pixel_confusion",
     "prf_from_confusion",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

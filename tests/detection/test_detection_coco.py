@@ -54,8 +54,10 @@ def test_matches_pycocotools_exactly(seed, iou_type):
     ours = coco_evaluate(load_coco(gt, dt, iou_type=iou_type), CocoParams(iou_type=iou_type))
     K = len(peer.params.catIds)
     np.testing.assert_allclose(ours.stats(), peer.stats, atol=TOL, rtol=0)
+    assert len(peer.stats) == 12  # values compared
     np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
     np.testing.assert_allclose(ours.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
+    assert peer.eval["precision"].size > 0 and peer.eval["recall"].size > 0  # values compared
     mine = ours.per_label_ap()
     for k in range(K):
         assert abs(mine[k] - per_class_ap(peer.eval["precision"], k)) <= TOL
@@ -91,6 +93,7 @@ def test_custom_params_match_pycocotools():
     K = len(peer.params.catIds)
     np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
     np.testing.assert_allclose(ours.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
+    assert peer.eval["precision"].size > 0 and peer.eval["recall"].size > 0  # values compared
 
 
 def test_crowd_region_absorbs_detections_and_ties_take_the_later_ground_truth():
@@ -135,6 +138,7 @@ def test_crowd_region_absorbs_detections_and_ties_take_the_later_ground_truth():
     ours = coco_evaluate(data)
     peer = run_pycocotools(gt, dt, "bbox")
     np.testing.assert_allclose(ours.stats(), peer.stats, atol=TOL, rtol=0)
+    assert len(peer.stats) == 12  # values compared
     m = ours.matching
     first = np.flatnonzero(data.predictions.score[m.det] == 0.9)[0]
     crowd_hits = np.flatnonzero(np.isin(data.predictions.score[m.det], [0.8, 0.7]))
@@ -221,3 +225,4 @@ def test_random_collisions_match_pycocotools(case, max_dets):
     K = len(peer.params.catIds)
     np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
     np.testing.assert_allclose(ours.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
+    assert peer.eval["precision"].size > 0 and peer.eval["recall"].size > 0  # values compared

@@ -78,19 +78,25 @@ def _raster(ann: dict[str, Any], h: int, w: int, source: str, rec: str) -> np.nd
     return decode_rle(rle).astype(bool)
 
 
+def _uid(rec: dict[str, Any], i: int, source: str) -> Any:
+    uid = rec.get("uid")
+    if uid is None or isinstance(uid, (bool, list, dict, float)):
+        raise InvalidInputError(
+            f"datum needs a string or integer uid, got {uid!r}",
+            source=source,
+            record=f"datum {i + 1}",
+            field="uid",
+        )
+    return uid
+
+
 def _predictions_by_uid(
     gt: list[dict[str, Any]], pr: list[dict[str, Any]], source: str, psource: str
 ) -> dict[Any, dict[str, Any]]:
+    """The prediction record of each uid; uids are checked in both files."""
     known: set[Any] = set()
     for i, rec in enumerate(gt):
-        uid = rec.get("uid")
-        if uid is None or isinstance(uid, (bool, list, dict, float)):
-            raise InvalidInputError(
-                f"datum needs a string or integer uid, got {uid!r}",
-                source=source,
-                record=f"datum {i + 1}",
-                field="uid",
-            )
+        uid = _uid(rec, i, source)
         if uid in known:
             raise InvalidInputError(
                 "datum listed twice", source=source, record=f"datum {uid!r}", field="uid"
@@ -98,14 +104,7 @@ def _predictions_by_uid(
         known.add(uid)
     preds: dict[Any, dict[str, Any]] = {}
     for i, rec in enumerate(pr):
-        uid = rec.get("uid")
-        if uid is None or isinstance(uid, (bool, list, dict, float)):
-            raise InvalidInputError(
-                f"datum needs a string or integer uid, got {uid!r}",
-                source=psource,
-                record=f"datum {i + 1}",
-                field="uid",
-            )
+        uid = _uid(rec, i, psource)
         if uid in preds:
             raise InvalidInputError(
                 "datum listed twice", source=psource, record=f"datum {uid!r}", field="uid"

@@ -192,7 +192,7 @@ def _predictions(dt: list[Any], images: Any, labels: _Labels, segm: bool, src: s
     if segm or not use_box:
         rles, area = coco_rles(segms, heights[d], widths[d], source=src, record=where)
     if use_box:
-        box = coco_boxes(boxes, source=src, record=where)
+        box = coco_boxes(boxes, source=src, record=where, typed=cols["typed"])
         area = box[:, 2] * box[:, 3]  # loadRes: area = w * h when results carry boxes
     else:
         box = rle_bbox(list(rles)) if n else np.zeros((0, 4))

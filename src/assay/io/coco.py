@@ -279,6 +279,7 @@ def result_columns(
             field="score",
         )
     return {
+        "typed": bool(n) and isinstance(dt[0], _Result),
         "image_id": _typed_ids(img, img_kind, source=source, field="image_id", what="image"),
         "category_id": _typed_ids(
             cat, category_kind, source=source, field="category_id", what="category"
@@ -289,36 +290,40 @@ def result_columns(
     }
 
 
+def _not_a_box(b: Any) -> bool:
+    return (
+        not isinstance(b, (list, tuple))
+        or len(b) != 4
+        or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in b)
+    )
+
+
 def coco_boxes(
-    boxes: Sequence[Any], *, source: str, record: Callable[[int], str]
+    boxes: Sequence[Any],
+    *,
+    source: str,
+    record: Callable[[int], str],
+    typed: bool = False,
 ) -> NDArray[np.float64]:
     """``(n, 4)`` float boxes ``[x, y, w, h]``; each finite, non-negative in size, with a
-    finite corner and area. ``record(i)`` names box ``i`` in errors."""
+    finite corner and area. ``record(i)`` names box ``i`` in errors. ``typed``: the boxes
+    were decoded as 4-tuples of numbers already (msgspec), so only their values are checked."""
     n = len(boxes)
-    try:
-        if n and set(map(len, boxes)) != {4}:
-            raise ValueError
-        if any(isinstance(v, (bool, str)) for b in boxes for v in b):
-            raise ValueError
-        arr = np.fromiter(itertools.chain.from_iterable(boxes), dtype=np.float64, count=4 * n)
-        arr = arr.reshape(n, 4)
-    except (TypeError, ValueError):
-        i = next(
-            (
-                i
-                for i, b in enumerate(boxes)
-                if not isinstance(b, (list, tuple))
-                or len(b) != 4
-                or any(isinstance(v, (bool, str)) or not isinstance(v, (int, float)) for v in b)
-            ),
-            0,
-        )
+    bad_at = None if typed else next((i for i, b in enumerate(boxes) if _not_a_box(b)), None)
+    arr = np.zeros((0, 4))
+    if bad_at is None:
+        try:
+            flat = itertools.chain.from_iterable(boxes)
+            arr = np.fromiter(flat, dtype=np.float64, count=4 * n).reshape(n, 4)
+        except (TypeError, ValueError):
+            bad_at = next((i for i, b in enumerate(boxes) if _not_a_box(b)), 0)
+    if bad_at is not None:
         raise InvalidInputError(
-            f"bbox must be [x, y, width, height] numbers, got {boxes[i]!r}",
+            f"bbox must be [x, y, width, height] numbers, got {boxes[bad_at]!r}",
             source=source,
-            record=record(i),
+            record=record(bad_at),
             field="bbox",
-        ) from None
+        )
     with np.errstate(over="ignore", invalid="ignore"):
         x, y, w, h = arr.T
         finite = np.isfinite(arr).all(axis=1) & np.isfinite(x + w) & np.isfinite(y + h)

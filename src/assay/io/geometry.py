@@ -112,17 +112,17 @@ def parse_geometry(ann: dict[str, Any], h: int, w: int, *, source: str, record: 
 
 
 def _parse_box(val: Any, source: str, record: str) -> Geometry:
-    try:
-        if isinstance(val, (str, bytes)) or any(isinstance(v, bool) for v in val):
-            raise TypeError
-        xmin, ymin, xmax, ymax = (float(v) for v in val)
-    except (TypeError, ValueError):
+    numbers = isinstance(val, (list, tuple)) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in val
+    )
+    if not numbers or len(val) != 4:
         raise InvalidInputError(
-            f"box must be [xmin, ymin, xmax, ymax], got {val!r}",
+            f"box must be [xmin, ymin, xmax, ymax] numbers, got {val!r}",
             source=source,
             record=record,
             field="box",
-        ) from None
+        )
+    xmin, ymin, xmax, ymax = (float(v) for v in val)
     if xmax < xmin or ymax < ymin:
         raise InvalidInputError(
             f"box {val} has xmax < xmin or ymax < ymin", source=source, record=record, field="box"

@@ -263,6 +263,28 @@ COCO_CASES = [
     ),
 ]
 
+COCO_CASES += [
+    ("huge_image_id", _edit(_gt(), _set(["images", 1, "id"], 2**70)), _dt(), [], "gt", "64 bits"),
+    (
+        "huge_result_image_id",
+        _gt(),
+        _edit(_dt(), _set([0, "image_id"], 2**70)),
+        [],
+        "dt",
+        "64 bits",
+    ),
+    (
+        "huge_annotation_id",
+        _edit(_gt(), _set(["annotations", 0, "id"], 2**70)),
+        _dt(),
+        [],
+        "gt",
+        "64-bit",
+    ),
+    ("bool_image_id", _gt(), _edit(_dt(), _set([0, "image_id"], True)), [], "dt", "image_id"),
+    ("string_area", _edit(_gt(), _set(["annotations", 0, "area"], "big")), _dt(), [], "gt", "area"),
+]
+
 JSONL_CASES = [
     ("jsonl_uid_list", [{"uid": [1], "annotations": []}], _jsonl_pr(), [], "gt", "uid"),
     ("jsonl_duplicate_uid", _jsonl_gt() * 2, _jsonl_pr(), [], "gt", "listed twice"),

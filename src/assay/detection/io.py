@@ -111,10 +111,14 @@ def _gt_rows(
                 field="category_id",
             )
     ann_ids = [a.get("id", i + 1) for i, a in enumerate(anns)]
-    bad = [i for i, v in enumerate(ann_ids) if isinstance(v, bool) or not isinstance(v, int)]
+    bad = [
+        i
+        for i, v in enumerate(ann_ids)
+        if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63
+    ]
     if bad:
         raise InvalidInputError(
-            f"id must be an integer, got {ann_ids[bad[0]]!r}",
+            f"id must be a 64-bit integer, got {ann_ids[bad[0]]!r}",
             source=src,
             record=f"annotation {bad[0]}",
             field="id",

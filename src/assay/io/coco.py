@@ -137,7 +137,7 @@ def coco_images(gt: dict[str, Any], *, source: str) -> CocoImages:
                     field=f,
                 )
             sizes[r, j] = v
-    arr = np.array([ids[i] for i in order], dtype=object if _kind == "str" else np.int64)
+    arr = _id_array([ids[i] for i in order], _kind, source=source, field="id")
     return CocoImages(arr, sizes[0], sizes[1])
 
 
@@ -211,6 +211,10 @@ def _decode_results(raw: bytes, name: str) -> Any:
 
 
 def _typed_ids(values: list[Any], kind: str, *, source: str, field: str, what: str) -> NDArray[Any]:
+    """The ids as an array, each of the ground truth's id type (``bool`` is not ``int``)."""
+    want = int if kind == "int" else str
+    if set(map(type, values)) <= {want}:  # the common case, checked at C speed
+        return _id_array(values, kind, source=source, field=field)
     for i, v in enumerate(values):
         k = id_kind(v)
         if k != kind:
@@ -224,7 +228,22 @@ def _typed_ids(values: list[Any], kind: str, *, source: str, field: str, what: s
                 record=f"annotation {i}",
                 field=field,
             )
-    return np.array(values, dtype=np.int64 if kind == "int" else object)
+    return _id_array(values, kind, source=source, field=field)
+
+
+def _id_array(values: list[Any], kind: str, *, source: str, field: str) -> NDArray[Any]:
+    if kind == "str":
+        return np.array(values, dtype=object)
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        i = next(i for i, v in enumerate(values) if not -(2**63) <= v < 2**63)
+        raise InvalidInputError(
+            f"id {values[i]} does not fit in 64 bits",
+            source=source,
+            record=f"annotation {i}",
+            field=field,
+        ) from None
 
 
 def result_columns(

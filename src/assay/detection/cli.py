@@ -182,9 +182,15 @@ def register(app: typer.Typer) -> None:
         max_detections: str = typer.Option(
             "100", "--max-detections", help="Detections kept per datum and label: N or 'all'."
         ),
-        recall_score_threshold: float = typer.Option(0.0, "--recall-score-threshold"),
-        pr_curve_iou_threshold: float = typer.Option(0.5, "--pr-curve-iou-threshold"),
-        pr_curve_max_examples: int = typer.Option(1, "--pr-curve-max-examples"),
+        recall_score_threshold: float = typer.Option(
+            0.0, "--recall-score-threshold", help="AR counts true positives scoring >= this."
+        ),
+        pr_curve_iou_threshold: float = typer.Option(
+            0.5, "--pr-curve-iou-threshold", help="IoU threshold of the precision-recall curves."
+        ),
+        pr_curve_max_examples: int = typer.Option(
+            1, "--pr-curve-max-examples", help="Examples per DetailedPrecisionRecallCurve entry."
+        ),
         zero_division: float = typer.Option(
             None,
             "--zero-division",

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from assay.errors import InvalidInputError
 from assay.io.geometry import check_box
 from assay.io.jsonfiles import paused_gc, read_bytes, read_json
-from assay.io.masks import CorruptRLE, check_raster_size, rle_area, to_rle
+from assay.io.masks import MAX_RASTER_PIXELS, CorruptRLE, check_raster_size, rle_area, to_rle
 
 __all__ = [
     "CocoImages",
@@ -374,22 +374,25 @@ def coco_rles(
     """
     n = len(segms)
     rles = np.empty(n, dtype=object)
-    for i, s in enumerate(segms):
-        h, w = int(heights[i]), int(widths[i])
-        if s is None:
-            raise InvalidInputError(
-                "missing segmentation", source=source, record=record(i), field="segmentation"
-            )
-        if h == 0 or w == 0:
+    sizes = np.asarray(heights, np.int64) * np.asarray(widths, np.int64)
+    bad = np.flatnonzero((sizes == 0) | (sizes > MAX_RASTER_PIXELS))
+    if len(bad):
+        i = int(bad[0])
+        if sizes[i] == 0:
             raise InvalidInputError(
                 "a mask needs the image's height and width",
                 source=source,
                 record=record(i),
                 field="segmentation",
             )
-        check_raster_size(h, w, source=source, record=record(i), field="segmentation")
+        check_raster_size(
+            heights[i], widths[i], source=source, record=record(i), field="segmentation"
+        )
+    for i, segm in enumerate(segms):
         try:
-            rles[i] = to_rle(s, h, w)
+            if segm is None:
+                raise InvalidInputError("missing segmentation")
+            rles[i] = to_rle(segm, int(heights[i]), int(widths[i]))
         except InvalidInputError as e:
             raise InvalidInputError(
                 e.reason, source=source, record=record(i), field="segmentation"

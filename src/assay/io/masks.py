@@ -95,52 +95,60 @@ def check_raster_size(
     return int(h), int(w)
 
 
-def _runs(counts: Sequence[bytes]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Decode compressed counts: the run lengths and, per run, the index of its RLE.
+def _runs(
+    counts: Sequence[bytes],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Decode compressed counts: the run lengths, each run's RLE and its position in it.
 
     Raises CorruptRLE for a character outside COCO's alphabet, an unfinished last run, or
     a run longer than 7 characters (more than 35 bits).
     """
-    lens = np.fromiter(map(len, counts), dtype=np.int64, count=len(counts))
-    c = np.frombuffer(b"".join(counts), dtype=np.uint8).astype(np.int64) - 48
-    owner_c = np.repeat(np.arange(len(counts)), lens)
-    bad = (c < 0) | (c > 63)
+    n = len(counts)
+    lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
+    raw = np.frombuffer(b"".join(counts), dtype=np.uint8)
+    bad = (raw < 48) | (raw > 111)
     if bad.any():
-        raise CorruptRLE(
-            "counts holds a character outside COCO's RLE alphabet", _first(owner_c, bad)
-        )
+        owner_at = int(np.searchsorted(np.cumsum(lens), np.flatnonzero(bad)[0], "right"))
+        raise CorruptRLE("counts holds a character outside COCO's RLE alphabet", owner_at)
+    c = raw - np.uint8(48)
     ends = (c & 0x20) == 0  # the last character of a run
     last_c = np.cumsum(lens) - 1
     unfinished = (lens > 0) & ~ends[np.maximum(last_c, 0)]
     if unfinished.any():
         raise CorruptRLE("counts ends in the middle of a run", int(np.flatnonzero(unfinished)[0]))
     end_at = np.flatnonzero(ends)
-    start_at = np.r_[0, end_at[:-1] + 1]
-    nchar = end_at - start_at + 1
-    if len(nchar) and nchar.max() > 7:
-        raise CorruptRLE(
-            "counts holds a run longer than 7 characters", _first(owner_c[end_at], nchar > 7)
-        )
-    k = np.arange(len(c)) - np.repeat(start_at, nchar)
-    x = np.add.reduceat((c & 0x1F) << (5 * k), start_at) if len(start_at) else np.zeros(0, np.int64)
+    ends_seen = np.r_[0, np.cumsum(ends)]  # runs finished before each character
+    runs_per = np.diff(ends_seen[np.r_[0, last_c + 1]])
+    owner = np.repeat(np.arange(n), runs_per)
+    x = (c[end_at] & 0x1F).astype(np.int64)
+    nchar = np.diff(np.r_[-1, end_at])
+    if len(nchar) and nchar.max() > 1:  # multi-character runs (5 more bits each)
+        if nchar.max() > 7:
+            raise CorruptRLE(
+                "counts holds a run longer than 7 characters", int(owner[nchar > 7][0])
+            )
+        for k in range(1, int(nchar.max())):
+            longer = np.flatnonzero(nchar > k)
+            x[longer] = (x[longer] << 5) | (c[end_at[longer] - k] & 0x1F)
     negative = (c[end_at] & 0x10) != 0
-    x = np.where(negative, x - (np.int64(1) << (5 * nchar)), x)
-    owner = owner_c[end_at]
+    neg = np.flatnonzero(negative)
+    x[neg] -= np.int64(1) << (5 * nchar[neg])
     # from the fourth run of an RLE on (m >= 3), a run is stored as the difference from run
-    # m - 2: the runs are cumulative sums over the odd positions and over the even positions
-    # from 2 on (run 0 stands alone)
-    first_run = np.searchsorted(owner, np.arange(len(counts)))
-    m = np.arange(len(x)) - first_run[owner]
-    group = owner * 3 + np.where(m == 0, 0, 1 + (m & 1))
-    order = np.argsort(group, kind="stable")
-    xs = np.cumsum(x[order])
-    gs = group[order]
-    starts = np.r_[True, gs[1:] != gs[:-1]]
-    base = np.maximum.accumulate(np.where(starts, np.arange(len(xs)), 0))
-    prior = np.where(base > 0, xs[np.maximum(base - 1, 0)], 0)
-    runs = np.empty(len(x), dtype=np.int64)
-    runs[order] = xs - prior
-    return runs, owner
+    # m - 2. With Z the running sums of x over every second entry (Z[g] = x[g] + Z[g - 2],
+    # two strided cumulative sums), a run at position m >= 1 of an RLE starting at entry f
+    # is Z[g] minus Z just before its chain starts: Z[f - 1] for odd m, Z[f] for even m
+    # (run 2 is stored as is); run 0 is x itself.
+    z = np.empty(len(x) + 1, dtype=np.int64)
+    z[0] = 0  # z[g + 1] = Z[g]; z[0] stands for Z[-1]
+    z[1::2] = np.cumsum(x[0::2])
+    z[2::2] = np.cumsum(x[1::2])
+    first = np.cumsum(runs_per) - runs_per
+    first_rep = np.repeat(first, runs_per)
+    m = np.arange(len(x)) - first_rep
+    runs = z[1:] - z[first_rep + ((m & 1) == 0)]
+    starts = first[runs_per > 0]
+    runs[starts] = x[starts]
+    return runs, owner, m
 
 
 def _first(owner: NDArray[np.int64], bad: NDArray[np.bool_]) -> int:
@@ -162,7 +170,7 @@ def rle_area(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
     n = len(rles)
     if n == 0:
         return np.zeros(0)
-    runs, owner = _runs([r["counts"] for r in rles])
+    runs, owner, m = _runs([r["counts"] for r in rles])
     if len(runs) and runs.min() < 0:
         raise CorruptRLE("counts decode to a negative run length", _first(owner, runs < 0))
     total = np.bincount(owner, weights=runs, minlength=n)
@@ -175,8 +183,7 @@ def rle_area(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
             f"holds {int(size[i])}",
             i,
         )
-    first_run = np.searchsorted(owner, np.arange(n))
-    odd = ((np.arange(len(runs)) - first_run[owner]) & 1) == 1
+    odd = (m & 1) == 1
     return np.bincount(owner[odd], weights=runs[odd], minlength=n).astype(np.float64)
 
 

@@ -111,28 +111,31 @@ def _runs(
         owner_at = int(np.searchsorted(np.cumsum(lens), np.flatnonzero(bad)[0], "right"))
         raise CorruptRLE("counts holds a character outside COCO's RLE alphabet", owner_at)
     c = raw - np.uint8(48)
-    ends = (c & 0x20) == 0  # the last character of a run
+    ends = c < 32  # bit 0x20 clear: the last character of a run
     last_c = np.cumsum(lens) - 1
     unfinished = (lens > 0) & ~ends[np.maximum(last_c, 0)]
     if unfinished.any():
         raise CorruptRLE("counts ends in the middle of a run", int(np.flatnonzero(unfinished)[0]))
     end_at = np.flatnonzero(ends)
-    ends_seen = np.r_[0, np.cumsum(ends)]  # runs finished before each character
-    runs_per = np.diff(ends_seen[np.r_[0, last_c + 1]])
+    runs_per = np.zeros(n, dtype=np.int64)
+    has = np.flatnonzero(lens)
+    if len(has):
+        runs_per[has] = np.add.reduceat(ends, (last_c - lens + 1)[has], dtype=np.int64)
     owner = np.repeat(np.arange(n), runs_per)
-    x = (c[end_at] & 0x1F).astype(np.int64)
-    nchar = np.diff(np.r_[-1, end_at])
-    if len(nchar) and nchar.max() > 1:  # multi-character runs (5 more bits each)
-        if nchar.max() > 7:
-            raise CorruptRLE(
-                "counts holds a run longer than 7 characters", int(owner[nchar > 7][0])
-            )
-        for k in range(1, int(nchar.max())):
-            longer = np.flatnonzero(nchar > k)
-            x[longer] = (x[longer] << 5) | (c[end_at[longer] - k] & 0x1F)
-    negative = (c[end_at] & 0x10) != 0
-    neg = np.flatnonzero(negative)
-    x[neg] -= np.int64(1) << (5 * nchar[neg])
+    c_end = c[end_at]
+    x = (c_end & 0x1F).astype(np.int64)
+    nchar = np.ones(len(x), dtype=np.int64)
+    multi = np.flatnonzero(~ends[np.maximum(end_at - 1, 0)] & (end_at > 0))
+    for k in range(1, 8):  # runs of several characters (5 more bits each), from the end
+        if len(multi) == 0:
+            break
+        if k == 7:
+            raise CorruptRLE("counts holds a run longer than 7 characters", int(owner[multi[0]]))
+        x[multi] = (x[multi] << 5) | (c[end_at[multi] - k] & 0x1F)
+        nchar[multi] += 1
+        back = end_at[multi] - k - 1
+        multi = multi[(back >= 0) & ~ends[np.maximum(back, 0)]]
+    x -= ((c_end >> 4) & 1).astype(np.int64) << (5 * nchar)  # the sign bit of the last character
     # from the fourth run of an RLE on (m >= 3), a run is stored as the difference from run
     # m - 2. With Z the running sums of x over every second entry (Z[g] = x[g] + Z[g - 2],
     # two strided cumulative sums), a run at position m >= 1 of an RLE starting at entry f
@@ -145,7 +148,7 @@ def _runs(
     first = np.cumsum(runs_per) - runs_per
     first_rep = np.repeat(first, runs_per)
     m = np.arange(len(x)) - first_rep
-    runs = z[1:] - z[first_rep + ((m & 1) == 0)]
+    runs = z[1:] - z[first_rep + 1 - (m & 1)]
     starts = first[runs_per > 0]
     runs[starts] = x[starts]
     return runs, owner, m
@@ -168,23 +171,46 @@ def rle_area(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
         np.float64(1200.0)
     """
     n = len(rles)
-    if n == 0:
-        return np.zeros(0)
-    runs, owner, m = _runs([r["counts"] for r in rles])
+    out = np.zeros(n)
+    counts = [r["counts"] for r in rles]
+    chars = np.cumsum(np.fromiter(map(len, counts), dtype=np.int64, count=n))
+    start = 0
+    while start < n:  # chunks of about a million characters: bounded memory, cache-sized
+        stop = max(int(np.searchsorted(chars, chars[start] + _CHUNK_CHARS)), start + 1)
+        try:
+            out[start:stop] = _chunk_area(counts[start:stop], rles[start:stop])
+        except CorruptRLE as e:
+            raise CorruptRLE(e.reason, start + e.index) from None
+        start = stop
+    return out
+
+
+_CHUNK_CHARS = 1 << 20
+
+
+def _chunk_area(counts: Sequence[bytes], rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
+    n = len(counts)
+    runs, owner, m = _runs(counts)
     if len(runs) and runs.min() < 0:
         raise CorruptRLE("counts decode to a negative run length", _first(owner, runs < 0))
-    total = np.bincount(owner, weights=runs, minlength=n)
-    size = np.array([int(r["size"][0]) * int(r["size"][1]) for r in rles], dtype=np.float64)
-    wrong = total != size
-    if wrong.any():
-        i = int(np.flatnonzero(wrong)[0])
+    runs_per = np.bincount(owner, minlength=n)
+    has = np.flatnonzero(runs_per)
+    first = (np.cumsum(runs_per) - runs_per)[has]
+    total = np.zeros(n, dtype=np.int64)
+    area = np.zeros(n, dtype=np.int64)
+    if len(has):
+        total[has] = np.add.reduceat(runs, first)
+        area[has] = np.add.reduceat(runs * (m & 1), first)
+    size = np.array([int(r["size"][0]) * int(r["size"][1]) for r in rles], dtype=np.int64)
+    wrong = np.flatnonzero(total != size)
+    if len(wrong):
+        i = int(wrong[0])
         raise CorruptRLE(
             f"runs add up to {int(total[i])} pixels, the size {list(rles[i]['size'])} "
             f"holds {int(size[i])}",
             i,
         )
-    odd = (m & 1) == 1
-    return np.bincount(owner[odd], weights=runs[odd], minlength=n).astype(np.float64)
+    return area.astype(np.float64)
 
 
 def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]:

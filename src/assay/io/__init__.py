@@ -1,13 +1,24 @@
-"""Readers: tables (JSONL, CSV, Parquet, pandas/polars) and, per domain, typed loaders."""
+"""Readers: tables (JSONL, CSV, Parquet, pandas/polars) and the shared detection and
+segmentation readers (:mod:`assay.io.jsonfiles`, :mod:`assay.io.coco`,
+:mod:`assay.io.geometry`, :mod:`assay.io.labels`, :mod:`assay.io.masks`).
 
-from assay.io.tables import (
-    TABLE_SUFFIXES,
-    as_dataframe,
-    numeric_column,
-    read_jsonl,
-    read_table,
-    require_columns,
-)
+Names are loaded on first use (PEP 562), so a reader that needs no pandas does not pay
+for importing it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "TABLE_SUFFIXES": "assay.io.tables",
+    "as_dataframe": "assay.io.tables",
+    "numeric_column": "assay.io.tables",
+    "read_jsonl": "assay.io.tables",
+    "read_table": "assay.io.tables",
+    "require_columns": "assay.io.tables",
+}
 
 __all__ = [
     "TABLE_SUFFIXES",
@@ -17,3 +28,15 @@ __all__ = [
     "read_table",
     "require_columns",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -388,11 +388,15 @@ def coco_rles(
         check_raster_size(
             heights[i], widths[i], source=source, record=record(i), field="segmentation"
         )
-    for i, segm in enumerate(segms):
+    for i, (segm, h, w) in enumerate(zip(segms, heights.tolist(), widths.tolist())):
+        counts = segm.get("counts") if type(segm) is dict else None
+        if type(counts) is str and counts.isascii() and segm.get("size") == [h, w]:
+            rles[i] = {"size": [h, w], "counts": counts.encode()}  # the common case, inline
+            continue
         try:
             if segm is None:
                 raise InvalidInputError("missing segmentation")
-            rles[i] = to_rle(segm, int(heights[i]), int(widths[i]))
+            rles[i] = to_rle(segm, h, w)
         except InvalidInputError as e:
             raise InvalidInputError(
                 e.reason, source=source, record=record(i), field="segmentation"

@@ -142,3 +142,17 @@ def test_deprecated_names_warn_and_still_work():
         mod = importlib.import_module("assay.detection.synthetic")
     assert any(issubclass(w.category, DeprecationWarning) for w in caught)
     assert mod.make_coco(n_images=2, seed=0) == make_coco(n_images=2, seed=0)
+
+
+def test_batches_read_for_different_iou_types_are_refused_whole():
+    gt, dt = make_coco(n_images=4, n_categories=2, dets_per_image=5, segm=True, seed=3)
+    jsonl_gt, jsonl_pr = _datums()
+    ev = DetectionEvaluator().add_datums(jsonl_gt, jsonl_pr)  # keeps exact geometry: either type
+    ev.add(load_coco(gt, dt, iou_type="segm"))
+    with pytest.raises(InvalidInputError, match="iou_type='bbox'"):
+        ev.add(load_coco(gt, dt, iou_type="bbox"))
+    other = DetectionEvaluator().add(load_coco(gt, dt, iou_type="bbox"))
+    before = len(ev.data.uids)
+    with pytest.raises(InvalidInputError, match="iou_type"):
+        ev.merge(other)
+    assert len(ev.data.uids) == before  # nothing was merged

@@ -93,13 +93,7 @@ class DetectionEvaluator(Evaluator):
                 f"{type(data).__name__}; use add_datums() for JSONL-shaped dicts",
                 source="DetectionEvaluator.add",
             )
-        have = {self.options["iou_type"], *(p.iou_type for p in self._parts[:1])} - {None}
-        if data.iou_type is not None and have and data.iou_type not in have:
-            raise InvalidInputError(
-                f"the batch was read with iou_type={data.iou_type!r}; this evaluator computes "
-                f"{have.pop()!r}",
-                source="DetectionEvaluator.add",
-            )
+        self._check_iou_type([data])
         if data.n_datums:
             self._parts.append(data)
             self._merged = None
@@ -115,7 +109,20 @@ class DetectionEvaluator(Evaluator):
     def is_empty(self) -> bool:
         return not self._parts
 
+    def _check_iou_type(self, parts: list[DetectionData]) -> None:
+        """Refuse batches read for another IoU type than this evaluator's (or its data's)."""
+        have = {self.options["iou_type"], *(p.iou_type for p in self._parts)} - {None}
+        for data in parts:
+            if data.iou_type is not None and have and data.iou_type not in have:
+                raise InvalidInputError(
+                    f"the batch was read with iou_type={data.iou_type!r}; this evaluator "
+                    f"computes {sorted(have)[0]!r}",
+                    source="DetectionEvaluator.add",
+                )
+            have |= {data.iou_type} - {None}
+
     def _merge(self, other: DetectionEvaluator) -> None:
+        self._check_iou_type(other._parts)  # all checked before anything changes
         for part in other._parts:
             self.add(part)
 

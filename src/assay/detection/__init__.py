@@ -18,8 +18,7 @@ See ``docs/detection.md``.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from assay._lazy import lazy_exports
 
 # Names are loaded on first use (PEP 562), so importing ``assay.detection.cli`` for
 # ``assay --help`` does not load numpy, pycocotools or shapely.
@@ -71,14 +70,4 @@ __all__ = [
     "rle_to_mask",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

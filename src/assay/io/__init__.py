@@ -8,8 +8,7 @@ for importing it.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from assay._lazy import lazy_exports
 
 _EXPORTS = {
     "TABLE_SUFFIXES": "assay.io.tables",
@@ -29,14 +28,4 @@ __all__ = [
     "require_columns",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,4 +1,11 @@
-"""Detection benchmark: assay vs pycocotools, faster-coco-eval, valor-lite (and torchmetrics if installed).
+"""Detection benchmark: assay vs pycocotools, faster-coco-eval, valor-lite (and torchmetrics,
+if installed).
+
+Every tool does the same work: the full COCOeval evaluation (evaluate + accumulate +
+summarize: the precision and recall arrays for every IoU threshold, area range and max-dets,
+and the 12 summary numbers), with its default settings, from the same two files; each gets
+the same number of runs (``--repeats``, best kept). valor-lite computes its own metric set
+(no area ranges or max-dets), reported for reference.
 
 Generates COCO-scale data once (default 5,000 images, ~7 ground truths and 100 detections
 per image, 80 categories; plus a 500-image instance-segmentation variant), writes the two
@@ -9,6 +16,7 @@ memory, ratios to assay, and checks that the 12 summary numbers agree with pycoc
     python benchmarks/detection.py                 # full scale
     python benchmarks/detection.py --images 500    # quicker
     python benchmarks/detection.py --only assay,pycocotools --skip-segm
+    python benchmarks/detection.py --images 2000 --segm-images 200 --repeats 1
 """
 
 from __future__ import annotations
@@ -30,9 +38,16 @@ import numpy as np
 
 
 def generate(
-    n_images: int, *, segm: bool, seed: int, n_cats: int = 80, gt_mean: float = 7.0, dets: int = 100
+    n_images: int,
+    *,
+    segm: bool,
+    seed: int,
+    n_cats: int = 80,
+    gt_mean: float = 7.0,
+    dets: int = 100,
 ):
-    """COCO annotations + results, vectorised (the crowd/empty/tie cases of the test generator included)."""
+    """COCO annotations + results, vectorised (with the crowd/empty/tie cases of the test
+    generator)."""
     from pycocotools import mask as mask_utils
 
     rng = np.random.default_rng(seed)
@@ -141,20 +156,31 @@ def generate(
     return gt, results
 
 
-# ----------------------------------------------------------------------------- tools (run in a child)
+# ------------------------------------------------------------------------ tools (run in a child)
 
 
 def run_assay(gt_path, dt_path, iou_type):
-    from assay.detection.compute import CocoParams, _rank_detections, evaluate, pair_ious
+    """assay with its default settings: the full COCOeval arrays, as pycocotools computes them
+    (precision for every max-dets, not only the one the summary reads)."""
+    from assay.detection.compute import CocoParams
     from assay.detection.io import load_coco
+
+    try:
+        from assay.detection.compute import coco_evaluate
+        from assay.detection.match import pair_ious
+        from assay.detection.rank import rank_detections
+    except ImportError:  # the layout before the split (for before/after figures)
+        from assay.detection.compute import _rank_detections as rank_detections
+        from assay.detection.compute import evaluate as coco_evaluate
+        from assay.detection.compute import pair_ious
 
     t0 = time.perf_counter()
     data = load_coco(gt_path, dt_path, iou_type=iou_type)
     t1 = time.perf_counter()
-    ev = evaluate(data, CocoParams(iou_type=iou_type), all_precision=False)
+    ev = coco_evaluate(data, CocoParams(iou_type=iou_type))
     stats = ev.stats()
     t2 = time.perf_counter()
-    det, _ = _rank_detections(data, 100)
+    det, _ = rank_detections(data, 100)
     t3 = time.perf_counter()
     pair_ious(data, det, iou_type)
     t4 = time.perf_counter()
@@ -337,14 +363,22 @@ def _child(name, gt_path, dt_path, iou_type, q):
         q.put({"skipped": f"failed: {type(e).__name__}: {e}"})
 
 
-def run_tool(name, gt_path, dt_path, iou_type):
-    ctx = mp.get_context("spawn")  # a fresh interpreter: the peak RSS is this tool's alone
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(name, gt_path, dt_path, iou_type, q))
-    p.start()
-    out = q.get()
-    p.join()
-    return out
+def run_tool(name, gt_path, dt_path, iou_type, repeats=1):
+    """Best of ``repeats`` runs, each in a fresh interpreter (the peak RSS is the tool's alone);
+    every tool gets the same number of runs."""
+    best = None
+    for _ in range(repeats):
+        ctx = mp.get_context("spawn")
+        q = ctx.Queue()
+        p = ctx.Process(target=_child, args=(name, gt_path, dt_path, iou_type, q))
+        p.start()
+        out = q.get()
+        p.join()
+        if "skipped" in out:
+            return out
+        if best is None or out["total"] < best["total"]:
+            best = out
+    return best
 
 
 def write_files(gt, dt):
@@ -358,11 +392,10 @@ def write_files(gt, dt):
     return tmp, gp, dp, desc
 
 
-def bench(label, files, iou_type, tools):
+def bench(label, files, iou_type, tools, repeats=1):
     tmp, gp, dp, desc = files
-    print(
-        f"\n== {label}: {desc}, {iou_type}; files {gp.stat().st_size / 1e6:.0f} + {dp.stat().st_size / 1e6:.0f} MB"
-    )
+    mb = f"{gp.stat().st_size / 1e6:.0f} + {dp.stat().st_size / 1e6:.0f} MB"
+    print(f"\n== {label}: {desc}, {iou_type}; best of {repeats} run(s) per tool; files {mb}")
     t = time.perf_counter()
     json.loads(dp.read_text()), json.loads(gp.read_text())
     print(f"   reading both files with the json module alone: {time.perf_counter() - t:.2f} s")
@@ -370,12 +403,11 @@ def bench(label, files, iou_type, tools):
     for name in tools:
         if name == "valor-lite" and iou_type != "bbox":
             continue
-        res[name] = run_tool(name, str(gp), str(dp), iou_type)
+        res[name] = run_tool(name, str(gp), str(dp), iou_type, repeats)
     a = res.get("assay", {})
     ref = res.get("pycocotools", {}).get("stats")
-    print(
-        f"   {'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'peak MB':>9}{'time x':>8}{'mem x':>7}  AP     max|stat diff| vs pycocotools"
-    )
+    head = f"{'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'peak MB':>9}"
+    print(f"   {head}{'time x':>8}{'mem x':>7}  AP     max|stat diff| vs pycocotools")
     for name, r in res.items():
         if "skipped" in r:
             print(f"   {name:<18} skipped: {r['skipped']}")
@@ -386,13 +418,12 @@ def bench(label, files, iou_type, tools):
             diff = f"{max(abs(x - y) for x, y in pairs):.1e}" if pairs else ""
         tr = r["total"] / a["total"] if a.get("total") else float("nan")
         mr = r["peak_mb"] / a["peak_mb"] if a.get("peak_mb") else float("nan")
-        print(
-            f"   {name:<18}{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['peak_mb']:>9.0f}{tr:>8.1f}{mr:>7.1f}"
-            f"  {r['stats'][0]:.4f} {diff}"
-        )
+        cols = f"{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['peak_mb']:>9.0f}"
+        print(f"   {name:<18}{cols}{tr:>8.1f}{mr:>7.1f}  {r['stats'][0]:.4f} {diff}")
     if "iou_only" in a:
+        ratio = a["eval"] / a["iou_only"]
         print(
-            f"   assay: evaluation after reading {a['eval']:.2f} s = {a['eval'] / a['iou_only']:.1f} x the time to "
+            f"   assay: evaluation after reading {a['eval']:.2f} s = {ratio:.1f} x the time to "
             f"compute all IoUs alone ({a['iou_only']:.2f} s)"
         )
     shutil_rm(tmp)
@@ -414,6 +445,9 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-segm", action="store_true")
     ap.add_argument("--only", default=",".join(TOOLS))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--repeats", type=int, default=1, help="runs per tool (best kept), same for all"
+    )
     args = ap.parse_args(argv)
     tools = [t for t in args.only.split(",") if t in TOOLS]
     t = time.perf_counter()
@@ -427,9 +461,9 @@ def main(argv=None) -> int:
     import gc
 
     gc.collect()  # the generated objects are gone: tools start from files only
-    bench("bbox", files, "bbox", tools)
+    bench("bbox", files, "bbox", tools, args.repeats)
     if segm_files is not None:
-        bench("segm", segm_files, "segm", [x for x in tools if x != "valor-lite"])
+        bench("segm", segm_files, "segm", [x for x in tools if x != "valor-lite"], args.repeats)
     return 0
 
 

@@ -17,18 +17,18 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from assay.detection import CocoParams, coco_summary, compute_metrics, evaluate, load_coco
-from assay.detection.compute import STAT_NAMES
-from assay.detection.synthetic import make_coco
+from assay.detection import DetectionEvaluator, coco_summary, load_coco
+from assay.detection.params import STAT_NAMES
 from assay.results import MetricSet
 from assay.segmentation import SegmentationEvaluator
+from assay.testing.detection import make_coco
 
 
 def run(out_dir: Path, console: Console) -> None:
     gt, dt = make_coco(n_images=300, n_categories=10, dets_per_image=60, seed=7)
     t0 = time.perf_counter()
-    data = load_coco(gt, dt)
-    ev = evaluate(data, CocoParams(), all_precision=False)
+    evaluator = DetectionEvaluator().add(load_coco(gt, dt))
+    ev = evaluator.coco()  # the COCOeval view: arrays and the 12 summary numbers
     t_assay = time.perf_counter() - t0
 
     from pycocotools.coco import COCO
@@ -57,8 +57,8 @@ def run(out_dir: Path, console: Console) -> None:
         f"assay {t_assay:.2f} s, pycocotools {t_peer:.2f} s (x{t_peer / max(t_assay, 1e-9):.0f})"
     )
 
-    metrics = compute_metrics(
-        data, metrics=["APAveragedOverIOUs", "mAPAveragedOverIOUs", "mAR", "PrecisionRecallCurve"]
+    metrics = evaluator.compute(
+        ["APAveragedOverIOUs", "mAPAveragedOverIOUs", "mAR", "PrecisionRecallCurve"]
     )
     per_class = Table(
         title="per-class AP (averaged over IoU 0.50:0.95) and the PR curve at score 0.5"

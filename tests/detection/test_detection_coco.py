@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
-from assay.detection.compute import CocoParams, evaluate
+from assay.detection.compute import CocoParams, coco_evaluate
 from assay.detection.io import load_coco
-from assay.detection.synthetic import make_coco
+from assay.testing.detection import make_coco
 
 TOL = 1e-9
 
@@ -51,18 +51,20 @@ def test_matches_pycocotools_exactly(seed, iou_type):
     assert len(img_with_gt) < len(gt["images"])  # empty images
     assert {6} - {d["category_id"] for d in dt}  # a category with no detection
     peer = run_pycocotools(gt, dt, iou_type)
-    ours = evaluate(load_coco(gt, dt, iou_type=iou_type), CocoParams(iou_type=iou_type))
+    ours = coco_evaluate(load_coco(gt, dt, iou_type=iou_type), CocoParams(iou_type=iou_type))
     K = len(peer.params.catIds)
     np.testing.assert_allclose(ours.stats(), peer.stats, atol=TOL, rtol=0)
+    assert len(peer.stats) == 12  # values compared
     np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
     np.testing.assert_allclose(ours.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
+    assert peer.eval["precision"].size > 0 and peer.eval["recall"].size > 0  # values compared
     mine = ours.per_label_ap()
     for k in range(K):
         assert abs(mine[k] - per_class_ap(peer.eval["precision"], k)) <= TOL
     # stats are not all trivial
     assert 0 < ours.stats()[0] < 1 and ours.stats()[8] > 0
     # the summary-only path (precision for the largest max-dets only) gives the same 12 numbers
-    fast = evaluate(
+    fast = coco_evaluate(
         load_coco(gt, dt, iou_type=iou_type), CocoParams(iou_type=iou_type), all_precision=False
     )
     np.testing.assert_allclose(fast.stats(), peer.stats, atol=TOL, rtol=0)
@@ -87,10 +89,11 @@ def test_custom_params_match_pycocotools():
         area_ranges=(("all", 0, 1e10), ("small", 0, 2500.0), ("large", 2500.0, 1e10)),
         max_dets=(2, 5, 20),
     )
-    ours = evaluate(load_coco(gt, dt), params)
+    ours = coco_evaluate(load_coco(gt, dt), params)
     K = len(peer.params.catIds)
     np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
     np.testing.assert_allclose(ours.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
+    assert peer.eval["precision"].size > 0 and peer.eval["recall"].size > 0  # values compared
 
 
 def test_crowd_region_absorbs_detections_and_ties_take_the_later_ground_truth():
@@ -132,9 +135,10 @@ def test_crowd_region_absorbs_detections_and_ties_take_the_later_ground_truth():
         {"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.6},
     ]
     data = load_coco(gt, dt)
-    ours = evaluate(data)
+    ours = coco_evaluate(data)
     peer = run_pycocotools(gt, dt, "bbox")
     np.testing.assert_allclose(ours.stats(), peer.stats, atol=TOL, rtol=0)
+    assert len(peer.stats) == 12  # values compared
     m = ours.matching
     first = np.flatnonzero(data.predictions.score[m.det] == 0.9)[0]
     crowd_hits = np.flatnonzero(np.isin(data.predictions.score[m.det], [0.8, 0.7]))
@@ -144,11 +148,11 @@ def test_crowd_region_absorbs_detections_and_ties_take_the_later_ground_truth():
 
 def test_no_detections_and_no_groundtruths_give_minus_one_like_cocoeval():
     gt, _ = make_coco(n_images=5, seed=3)
-    ours = evaluate(load_coco(gt, []))
+    ours = coco_evaluate(load_coco(gt, []))
     assert (ours.stats()[[0, 8]] == 0).all()  # ground truths but no detections: AP = AR = 0
     gt_empty = {"images": gt["images"], "annotations": [], "categories": gt["categories"]}
     _, dt = make_coco(n_images=5, seed=3)
-    ours = evaluate(load_coco(gt_empty, dt))
+    ours = coco_evaluate(load_coco(gt_empty, dt))
     assert (ours.stats() == -1).all()
 
 
@@ -217,7 +221,8 @@ def test_random_collisions_match_pycocotools(case, max_dets):
     if not dt:
         return  # pycocotools' loadRes cannot take an empty list
     peer = run_pycocotools(gt, dt, "bbox", maxDets=list(max_dets))
-    ours = evaluate(load_coco(gt, dt), CocoParams(max_dets=max_dets))
+    ours = coco_evaluate(load_coco(gt, dt), CocoParams(max_dets=max_dets))
     K = len(peer.params.catIds)
     np.testing.assert_allclose(ours.precision[:, :, :K], peer.eval["precision"], atol=TOL, rtol=0)
     np.testing.assert_allclose(ours.recall[:, :K], peer.eval["recall"], atol=TOL, rtol=0)
+    assert peer.eval["precision"].size > 0 and peer.eval["recall"].size > 0  # values compared

@@ -3,31 +3,27 @@
 import numpy as np
 import pytest
 
-from assay.detection.compute import (
-    CocoParams,
-    _argsort_int,
-    _match_general,
-    _rank_detections,
-    match,
-    pair_ious,
-)
 from assay.detection.io import load_coco
-from assay.detection.synthetic import make_coco
+from assay.detection.match import match, match_general, pair_ious
+from assay.detection.params import CocoParams
+from assay.detection.rank import argsort_int, rank_detections
+from assay.testing.detection import make_coco
 
 
 @pytest.mark.parametrize("high", [50, 1 << 60])  # packed int64 sort / stable argsort fallback
-def test_argsort_int_is_a_stable_argsort(high):
+def testargsort_int_is_a_stable_argsort(high):
     rng = np.random.default_rng(3)
     key = rng.integers(0, high, 2000)
     key[::7] = key[0]  # many ties
-    assert np.array_equal(_argsort_int(key), np.argsort(key, kind="stable"))
+    assert np.array_equal(argsort_int(key), np.argsort(key, kind="stable"))
 
 
 @pytest.mark.parametrize("max_det", [1, 3, 100])
-def test_rank_detections_equals_a_lexsort_reference(max_det):
+def testrank_detections_equals_a_lexsort_reference(max_det):
     data = load_coco(*make_coco(n_images=40, n_categories=5, dets_per_image=30, seed=7))
     dts = data.predictions
-    # reference: COCOeval's order (label, descending score, datum, input order), rank counted per group
+    # reference: COCOeval's order (label, descending score, datum, input order), rank counted
+    # per group
     order = np.lexsort((np.arange(len(dts)), dts.datum, -dts.score, dts.label))
     seen: dict[tuple[int, int], int] = {}
     ranks = []
@@ -36,7 +32,7 @@ def test_rank_detections_equals_a_lexsort_reference(max_det):
         ranks.append(seen.get(g, 0))
         seen[g] = ranks[-1] + 1
     ranks = np.array(ranks)
-    det, rank = _rank_detections(data, max_det)
+    det, rank = rank_detections(data, max_det)
     assert np.array_equal(det, order[ranks < max_det])
     assert np.array_equal(rank, ranks[ranks < max_det])
 
@@ -49,11 +45,11 @@ def test_closed_form_matching_equals_the_greedy_loop(seed):
     m = match(data, params)
     assert len(m.area_key) > 0  # the data has groups that need the general loop ...
     assert len(m.key) > 0  # ... and simple ones
-    det, rank, group = _rank_detections(data, params.max_dets[-1], with_group=True)
+    det, rank, group = rank_detections(data, params.max_dets[-1], with_group=True)
     pd, pg, iou = pair_ious(data, det, "bbox", group=group)
     thr = np.minimum(params.iou_thresholds, 1 - 1e-10)
     live = iou >= thr.min()
-    key, gt = _match_general(
+    key, gt = match_general(
         pd[live], pg[live], iou[live], rank, thr, data.groundtruths.crowd, m.gt_ignore, len(det)
     )
     ref = np.full(m.dt_gt.size, -1)

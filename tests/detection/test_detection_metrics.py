@@ -7,10 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pycocotools import mask as mask_utils
 
-from assay.detection import DetectionEvaluator, compute_metrics, evaluate, load_coco, parse_datums
+from assay.detection import (
+    DetectionEvaluator,
+    coco_evaluate,
+    compute_metrics,
+    load_coco,
+    parse_datums,
+)
 from assay.detection.compute import CocoParams
 from assay.detection.geometry import box_iou, box_iou_matrix, raster_to_polygon
-from assay.detection.synthetic import make_coco
+from assay.testing.detection import make_coco
 
 
 def B(x0, y0, x1, y1, label="cat", score=None):
@@ -51,11 +57,28 @@ def test_pr_curve_hand_worked():
         "f1_score": pytest.approx(2 / 3),
     }
     assert cat[0.7] == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1_score": 0.5}
+    # no prediction scores >= 0.95: precision is undefined, so is F1 (the ratio kernel's rule,
+    # F1 being the harmonic mean of precision and recall) ...
     assert cat[0.95] == {
         "tp": 0,
         "fp": 0,
         "fn": 2,
         "precision": None,
+        "recall": 0.0,
+        "f1_score": None,
+    }
+    # ... unless zero_division says what a 0/0 is (then F1 = 2TP / (2TP + FP + FN) = 0)
+    zd = compute_metrics(
+        parse_datums(gt, pr),
+        metrics=["PrecisionRecallCurve"],
+        iou_thresholds=[0.5],
+        zero_division=0,
+    )
+    assert zd.get("PrecisionRecallCurve").value["cat"][0.95] == {
+        "tp": 0,
+        "fp": 0,
+        "fn": 2,
+        "precision": 0.0,
         "recall": 0.0,
         "f1_score": 0.0,
     }
@@ -105,7 +128,7 @@ def test_detailed_pr_curve_observations():
 def test_map_and_mar_equal_coco_summary():
     gt, dt = make_coco(n_images=30, n_categories=4, seed=5)
     data = load_coco(gt, dt)
-    stats = evaluate(data).stats()
+    stats = coco_evaluate(data).stats()
     coco_t = list(np.linspace(0.5, 0.95, 10))
     ms = compute_metrics(
         data, metrics=["mAPAveragedOverIOUs", "mAP", "mAR"], ar_iou_thresholds=coco_t
@@ -219,7 +242,7 @@ def test_segm_mixed_kinds_raster_vs_polygon():
         }
     ]
     data = parse_datums(gt, pr)
-    ev = evaluate(data, CocoParams(iou_type="segm", iou_thresholds=[0.5, 0.51]))
+    ev = coco_evaluate(data, CocoParams(iou_type="segm", iou_thresholds=[0.5, 0.51]))
     # IoU = 18 / 36 = 0.5 exactly: matched at 0.5, not at 0.51
     assert ev.matching.dtm[0, :, 0].tolist() == [True, False]
 
@@ -240,7 +263,7 @@ def test_polygon_with_hole_against_box_and_raster():
     ]
     for pred in ({"box": [0, 0, 10, 10]}, {"mask_rle": full}):
         pr = [{"uid": "a", "annotations": [{"label": "x", "score": 0.9, **pred}]}]
-        ev = evaluate(
+        ev = coco_evaluate(
             parse_datums(gt, pr), CocoParams(iou_type="segm", iou_thresholds=[0.84, 0.8401])
         )
         assert ev.matching.dtm[0, :, 0].tolist() == [True, False]  # IoU = 84 / 100 exactly

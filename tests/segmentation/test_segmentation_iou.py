@@ -1,6 +1,5 @@
 """Semantic segmentation: IoU / mIoU / confusion counts, against valor-lite and by hand."""
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,10 +9,10 @@ from pycocotools import mask as mask_utils
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.segmentation import (
     SegmentationEvaluator,
-    confusion_counts,
     iou_from_confusion,
     mask_iou,
     mean_iou,
+    pixel_confusion,
 )
 
 valor = pytest.importorskip("valor_lite.semantic_segmentation")
@@ -22,7 +21,7 @@ valor = pytest.importorskip("valor_lite.semantic_segmentation")
 def test_hand_worked():
     g = np.array([[1, 1, 0], [2, 2, 0]])
     p = np.array([[1, 0, 0], [2, 2, 2]])
-    c = confusion_counts(g, p, 2)
+    c = pixel_confusion(g, p, 2)
     assert c.tolist() == [[1, 0, 1], [1, 1, 0], [0, 0, 2]]
     assert iou_from_confusion(c).tolist() == [0.5, 2 / 3]
     assert mean_iou(c) == pytest.approx((0.5 + 2 / 3) / 2)

@@ -2,35 +2,49 @@
 
 Public API:
 
-* :func:`load_coco`, :func:`load_jsonl`, :func:`parse_datums`: read inputs into :class:`DetectionData`.
-* :func:`compute_metrics`: Metric records (AP, APAveragedOverIOUs, mAP, mAPAveragedOverIOUs, AR,
-  mAR, PrecisionRecallCurve, DetailedPrecisionRecallCurve, COCOSummary).
-* :func:`evaluate` + :class:`CocoParams`: COCOeval's precision/recall arrays and 12 summary stats.
-* :class:`DetectionEvaluator`: add()/merge()/compute() over batches.
-* geometry: :func:`box_iou`, :func:`box_iou_matrix`, :func:`raster_to_polygon`, :func:`mask_to_rle`,
-  :func:`rle_to_mask` (COCO RLE in and out through pycocotools).
+* :func:`evaluate_detection`: metric records in one call; :class:`DetectionEvaluator`:
+  ``add()``/``merge()``/``compute()`` over batches, ``coco()`` for the COCOeval view.
+* :func:`load_coco`, :func:`load_jsonl`, :func:`parse_datums`: read inputs into
+  :class:`DetectionData` (which remembers the ``iou_type`` it was read for).
+* :func:`compute_metrics`: Metric records (AP, APAveragedOverIOUs, mAP, mAPAveragedOverIOUs,
+  AR, mAR, PrecisionRecallCurve, DetailedPrecisionRecallCurve, COCOSummary).
+* :func:`coco_evaluate` + :class:`CocoParams`: COCOeval's precision/recall arrays and 12
+  summary stats (``evaluate`` is its deprecated name).
+* geometry: :func:`box_iou`, :func:`box_iou_matrix`, :func:`raster_to_polygon`,
+  :func:`mask_to_rle`, :func:`rle_to_mask` (the mask codec lives in :mod:`assay.io.masks`).
 
 See ``docs/detection.md``.
 """
 
-from assay.detection.compute import CocoEvaluation, CocoParams, evaluate
-from assay.detection.evaluator import DetectionEvaluator
-from assay.detection.geometry import (
-    box_iou,
-    box_iou_matrix,
-    mask_to_rle,
-    raster_to_polygon,
-    rle_to_mask,
-)
-from assay.detection.io import load_coco, load_jsonl, parse_datums
-from assay.detection.metrics import (
-    DEFAULT_METRICS,
-    METRIC_TYPES,
-    average_precision,
-    coco_summary,
-    compute_metrics,
-)
-from assay.detection.types import Annotations, DetectionData
+from __future__ import annotations
+
+from assay._lazy import lazy_exports
+
+# Names are loaded on first use (PEP 562), so importing ``assay.detection.cli`` for
+# ``assay --help`` does not load numpy, pycocotools or shapely.
+_EXPORTS = {
+    "Annotations": "assay.detection.types",
+    "CocoEvaluation": "assay.detection.compute",
+    "CocoParams": "assay.detection.compute",
+    "DEFAULT_METRICS": "assay.detection.metrics",
+    "DetectionData": "assay.detection.types",
+    "DetectionEvaluator": "assay.detection.evaluator",
+    "METRIC_TYPES": "assay.detection.metrics",
+    "average_precision": "assay.detection.metrics",
+    "box_iou": "assay.detection.geometry",
+    "box_iou_matrix": "assay.detection.geometry",
+    "coco_evaluate": "assay.detection.compute",
+    "coco_summary": "assay.detection.metrics",
+    "compute_metrics": "assay.detection.metrics",
+    "evaluate": "assay.detection.compute",
+    "evaluate_detection": "assay.detection.evaluator",
+    "load_coco": "assay.detection.io",
+    "load_jsonl": "assay.detection.io",
+    "mask_to_rle": "assay.io.masks",
+    "parse_datums": "assay.detection.io",
+    "raster_to_polygon": "assay.detection.geometry",
+    "rle_to_mask": "assay.io.masks",
+}
 
 __all__ = [
     "Annotations",
@@ -43,9 +57,11 @@ __all__ = [
     "average_precision",
     "box_iou",
     "box_iou_matrix",
+    "coco_evaluate",
     "coco_summary",
     "compute_metrics",
     "evaluate",
+    "evaluate_detection",
     "load_coco",
     "load_jsonl",
     "mask_to_rle",
@@ -53,3 +69,5 @@ __all__ = [
     "raster_to_polygon",
     "rle_to_mask",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -3,47 +3,153 @@
 Examples::
 
     assay detection --groundtruths instances_val.json --predictions results.json --coco
-    assay detection --groundtruths gt.jsonl --predictions pred.jsonl --iou-type segm --metrics AP,mAP
+    assay detection --groundtruths gt.jsonl --predictions pred.jsonl --iou-type segm \
+        --metrics AP,mAP
+
+Only typer and the shared CLI helpers are imported at module level; the numpy-heavy
+detection modules (pycocotools, shapely) load inside the command, so ``--help`` is fast.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from assay.cli_support import (
     OutputFormat,
     db_option,
-    emit,
     guarded,
     parse_floats,
+    publish,
     save_metrics,
     save_option,
 )
-from assay.errors import InvalidInputError
-from assay.results import MetricSet
 
-__all__ = ["register", "format_coco_summary"]
+__all__ = ["register", "format_coco_summary", "parse_max_detections"]
 
 
-def format_coco_summary(stats) -> str:
+def format_coco_summary(stats: Any) -> str:
     """COCOeval's 12 summary lines for the given stats (as pycocotools prints them)."""
-    from assay.detection.compute import STAT_NAMES
+    from assay.detection.params import STAT_NAMES
 
     lines = []
     for (stat, iou, area, md), v in zip(STAT_NAMES, stats):
         title = "Average Precision" if stat == "AP" else "Average Recall"
-        lines.append(
-            f" {title:<18} ({stat}) @[ IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d} ] = {v:0.3f}"
-        )
+        where = f"IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d}"
+        lines.append(f" {title:<18} ({stat}) @[ {where} ] = {v:0.3f}")
     return "\n".join(lines)
+
+
+def parse_max_detections(text: str) -> int | None:
+    """``--max-detections``: a positive integer, or ``all`` (the API's ``None``).
+
+    ``0`` still means all for one release, with a deprecation note on stderr.
+    """
+    t = text.strip().lower()
+    if t in ("all", "none"):
+        return None
+    try:
+        n = int(t)
+    except ValueError:
+        raise typer.BadParameter(
+            f"expected a positive integer or 'all', got {text!r}", param_hint="--max-detections"
+        ) from None
+    if n == 0:
+        typer.echo("note: --max-detections 0 is deprecated; use --max-detections all", err=True)
+        return None
+    if n < 0:
+        raise typer.BadParameter(f"must be >= 1 or 'all', got {n}", param_hint="--max-detections")
+    return n
+
+
+def _thresholds(text: str | None, option: str) -> Any:
+    """Comma-separated IoU thresholds, each in [0, 1] (None when the option is absent)."""
+    values = parse_floats(text, option=option)
+    if values is not None and (not values or any(not 0.0 <= v <= 1.0 for v in values)):
+        raise typer.BadParameter(
+            f"IoU thresholds must be numbers in [0, 1], got {text!r}", param_hint=option
+        )
+    return values
 
 
 def _input_format(path: Path, given: str) -> str:
     if given != "auto":
         return given
     return "jsonl" if path.suffix.lower() in (".jsonl", ".ndjson") else "coco"
+
+
+def _load(groundtruths: Path, predictions: Path, input_format: str, iou_type: str) -> Any:
+    from assay.detection.io import load_coco, load_jsonl
+    from assay.errors import InvalidInputError
+
+    kinds = {_input_format(groundtruths, input_format), _input_format(predictions, input_format)}
+    if len(kinds) != 1 or not kinds <= {"coco", "jsonl"}:
+        raise InvalidInputError(
+            f"cannot mix or guess input formats {sorted(kinds)}; use --input-format",
+            source=str(predictions),
+        )
+    if kinds == {"coco"}:
+        data = load_coco(groundtruths, predictions, iou_type=iou_type)
+    else:
+        data = load_jsonl(groundtruths, predictions)
+    if data.n_datums == 0:
+        raise InvalidInputError("holds no datum (image) to evaluate", source=str(groundtruths))
+    return data
+
+
+def _iou_type(text: str) -> str:
+    if text not in ("bbox", "segm"):
+        raise typer.BadParameter("must be bbox or segm", param_hint="--iou-type")
+    return text
+
+
+def _metric_list(text: str | None) -> list[str] | None:
+    from assay.detection.metrics import METRIC_TYPES
+
+    wanted = [m.strip() for m in text.split(",") if m.strip()] if text else None
+    bad = [m for m in wanted or [] if m not in METRIC_TYPES]
+    if bad:
+        raise typer.BadParameter(
+            f"unknown {bad}; choose from {', '.join(METRIC_TYPES)}", param_hint="--metrics"
+        )
+    return wanted
+
+
+def _run(
+    files: tuple[Path, Path, str],
+    options: dict[str, Any],
+    wanted: list[str] | None,
+    *,
+    coco: bool,
+    fmt: Any,
+    out: Path | None,
+    save: bool,
+    db: str | None,
+) -> None:
+    """Evaluate, then store (``--save``), write ``--out`` and print: records, or with
+    ``--coco`` the classic summary (the records then go to ``--out`` only)."""
+    from assay.detection.evaluator import DetectionEvaluator
+    from assay.detection.metrics import coco_summary
+    from assay.results import MetricSet
+
+    groundtruths, predictions, input_format = files
+    ev = DetectionEvaluator(**options)
+    ev.add(_load(groundtruths, predictions, input_format, options["iou_type"]))
+    summary_only = coco and wanted is None  # --coco alone: just the classic summary
+    records = MetricSet() if summary_only else ev.compute(wanted)
+    summary = ev.coco(all_precision=False) if coco else None
+    if summary is not None and not records.filter("COCOSummary"):
+        records = records + coco_summary(summary)
+    params = {"groundtruths": str(groundtruths), "predictions": str(predictions), **ev.config()}
+    meta: dict[str, Any] = dict(kind="detection", dataset=str(groundtruths), parameters=params)
+    if summary is not None and out is None:  # stdout is the classic summary alone
+        save_metrics(records, save=save, url=db, **meta)
+    else:
+        publish(records, fmt=fmt, out=out, title="detection", save=save, db=db, **meta)
+    if summary is not None:
+        typer.echo(format_coco_summary(summary.stats()))
 
 
 def register(app: typer.Typer) -> None:
@@ -60,7 +166,7 @@ def register(app: typer.Typer) -> None:
         ),
         iou_type: str = typer.Option("bbox", "--iou-type", help="bbox or segm."),
         iou_thresholds: str = typer.Option(
-            None, "--iou-thresholds", help="Comma-separated; default 0.5:0.05:0.95."
+            None, "--iou-thresholds", help="Comma-separated, each in [0, 1]; default 0.5:0.05:0.95."
         ),
         ar_iou_thresholds: str = typer.Option(
             "0.5,0.75", "--ar-iou-thresholds", help="IoU thresholds AR averages over."
@@ -73,12 +179,23 @@ def register(app: typer.Typer) -> None:
         coco: bool = typer.Option(
             False, "--coco", help="Print COCOeval's classic 12-line summary."
         ),
-        max_detections: int = typer.Option(
-            100, "--max-detections", help="Detections kept per datum and label (0: all)."
+        max_detections: str = typer.Option(
+            "100", "--max-detections", help="Detections kept per datum and label: N or 'all'."
         ),
-        recall_score_threshold: float = typer.Option(0.0, "--recall-score-threshold"),
-        pr_curve_iou_threshold: float = typer.Option(0.5, "--pr-curve-iou-threshold"),
-        pr_curve_max_examples: int = typer.Option(1, "--pr-curve-max-examples"),
+        recall_score_threshold: float = typer.Option(
+            0.0, "--recall-score-threshold", help="AR counts true positives scoring >= this."
+        ),
+        pr_curve_iou_threshold: float = typer.Option(
+            0.5, "--pr-curve-iou-threshold", help="IoU threshold of the precision-recall curves."
+        ),
+        pr_curve_max_examples: int = typer.Option(
+            1, "--pr-curve-max-examples", help="Examples per DetailedPrecisionRecallCurve entry."
+        ),
+        zero_division: float = typer.Option(
+            None,
+            "--zero-division",
+            help="Value of a ratio with a zero denominator (default: null).",
+        ),
         input_format: str = typer.Option(
             "auto", "--input-format", help="auto (by extension), coco or jsonl."
         ),
@@ -87,70 +204,20 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str = db_option(),
     ) -> None:
-        """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR curves)."""
-        from assay.detection.compute import CocoParams, evaluate
-        from assay.detection.io import load_coco, load_jsonl
-        from assay.detection.metrics import METRIC_TYPES, coco_summary, compute_metrics
-
-        if iou_type not in ("bbox", "segm"):
-            raise typer.BadParameter("must be bbox or segm", param_hint="--iou-type")
-        kinds = {
-            _input_format(groundtruths, input_format),
-            _input_format(predictions, input_format),
-        }
-        if len(kinds) != 1 or not kinds <= {"coco", "jsonl"}:
-            raise InvalidInputError(
-                f"cannot mix or guess input formats {sorted(kinds)}; use --input-format",
-                source=str(predictions),
-            )
-        if kinds == {"coco"}:
-            data = load_coco(groundtruths, predictions, iou_type=iou_type)
-        else:
-            data = load_jsonl(groundtruths, predictions)
-        wanted = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-        if wanted:
-            bad = [m for m in wanted if m not in METRIC_TYPES]
-            if bad:
-                raise typer.BadParameter(
-                    f"unknown {bad}; choose from {', '.join(METRIC_TYPES)}", param_hint="--metrics"
-                )
-        ious = parse_floats(iou_thresholds, option="--iou-thresholds")
-        ar = parse_floats(ar_iou_thresholds, option="--ar-iou-thresholds") or [0.5, 0.75]
-        records = MetricSet()
-        if not (coco and wanted is None):  # --coco alone: just the classic summary
-            records = compute_metrics(
-                data,
-                iou_type=iou_type,
-                iou_thresholds=ious,
-                ar_iou_thresholds=ar,
-                recall_score_threshold=recall_score_threshold,
-                max_detections=None if max_detections == 0 else max_detections,
-                pr_curve_iou_threshold=pr_curve_iou_threshold,
-                pr_curve_max_examples=pr_curve_max_examples,
-                metrics=wanted,
-            )
-        if coco:
-            ev = evaluate(data, CocoParams(iou_type=iou_type), all_precision=False)
-            if not records.filter("COCOSummary"):
-                records = records + coco_summary(ev)
-            typer.echo(format_coco_summary(ev.stats()))
-            if out is not None:
-                emit(records, fmt=OutputFormat.json, out=out)
-        else:
-            emit(records, fmt=fmt, out=out, title="detection")
-        params = {
-            "groundtruths": str(groundtruths),
-            "predictions": str(predictions),
-            "iou_type": iou_type,
-            "iou_thresholds": ious,
-            "ar_iou_thresholds": ar,
-            "recall_score_threshold": recall_score_threshold,
-        }
-        save_metrics(
-            records,
-            kind="detection",
-            dataset=str(groundtruths),
-            parameters=params,
-            save=save,
-            url=db,
+        """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR
+        curves)."""
+        wanted = _metric_list(metrics)
+        options = dict(
+            iou_type=_iou_type(iou_type),
+            iou_thresholds=_thresholds(iou_thresholds, "--iou-thresholds"),
+            ar_iou_thresholds=_thresholds(ar_iou_thresholds, "--ar-iou-thresholds") or [0.5, 0.75],
+            recall_score_threshold=recall_score_threshold,
+            max_detections=parse_max_detections(max_detections),
+            pr_curve_iou_threshold=_thresholds(
+                str(pr_curve_iou_threshold), "--pr-curve-iou-threshold"
+            )[0],
+            pr_curve_max_examples=pr_curve_max_examples,
+            zero_division=zero_division,
         )
+        files = (groundtruths, predictions, input_format)
+        _run(files, options, wanted, coco=coco, fmt=fmt, out=out, save=save, db=db)

@@ -1,67 +1,102 @@
-"""Accumulating detection evaluator: ``add()`` batches of datums, ``merge()``, ``compute()``.
+"""Accumulating detection evaluator, and the one-call :func:`evaluate_detection`.
 
-The evaluator keeps the columnar batches it was given and evaluates them together, so
-splitting the data into batches (or across workers, then merging) gives exactly the
-result of one batch. Ties between equal scores on different datums are broken by the order
-in which datums were added.
+:class:`DetectionEvaluator` follows the evaluator contract (:mod:`assay.evaluator`):
+``add()`` batches of datums, ``merge()`` in place, ``compute() -> MetricSet``,
+``state()`` / ``from_state()`` as plain arrays. It keeps the columnar batches it was given
+and evaluates them together, so any split into batches (or across workers, then merged)
+gives exactly the result of one batch. Ties between equal scores on different datums are
+broken by the order in which datums were added (COCOeval: by image id). ``coco()`` is the
+COCOeval view of the same data (precision/recall arrays, 12 summary numbers).
 
 Example:
     >>> ev = DetectionEvaluator()
     >>> gt = [{"uid": "a", "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}]
     >>> pr = [{"uid": "a", "annotations": [{"label": "cat", "score": 0.8, "box": [0, 0, 10, 9]}]}]
-    >>> round(ev.add_datums(gt, pr).compute(metrics=["mAP"]).get("mAP", iou_threshold=0.5).value, 12)
+    >>> ms = ev.add_datums(gt, pr).compute(metrics=["mAP"])
+    >>> round(ms.get("mAP", iou_threshold=0.5).value, 12)
+    1.0
+    >>> evaluate_detection(gt, pr, metrics=["mAR"]).get("mAR").value
     1.0
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.detection.compute import CocoEvaluation, CocoParams, evaluate
+import numpy as np
+
+from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate
 from assay.detection.io import parse_datums
-from assay.detection.metrics import coco_summary, compute_metrics
+from assay.detection.metrics import check_options, coco_summary, compute_metrics
+from assay.detection.params import check_iou_type
+from assay.detection.state import data_from_arrays, data_to_arrays
 from assay.detection.types import DetectionData
+from assay.errors import InvalidInputError
+from assay.evaluator import Evaluator
 from assay.results import MetricSet
 
-__all__ = ["DetectionEvaluator"]
+__all__ = ["DetectionEvaluator", "evaluate_detection"]
 
 
-class DetectionEvaluator:
+class DetectionEvaluator(Evaluator):
     """Collects datums in batches and computes detection metrics over all of them.
 
-    Args: the options of :func:`assay.detection.metrics.compute_metrics`.
+    Args: the options of :func:`assay.detection.metrics.compute_metrics` (``iou_type=None``:
+    the IoU type the data was read for, bbox for JSONL data).
     """
 
     def __init__(
         self,
         *,
-        iou_type: str = "bbox",
+        iou_type: str | None = None,
         iou_thresholds: Sequence[float] | None = None,
         ar_iou_thresholds: Sequence[float] = (0.5, 0.75),
         recall_score_threshold: float = 0.0,
         max_detections: int | None = 100,
         pr_curve_iou_threshold: float = 0.5,
         pr_curve_max_examples: int = 1,
+        zero_division: float | None = None,
     ) -> None:
-        if iou_type not in ("bbox", "segm"):
-            raise ValueError(f"iou_type must be 'bbox' or 'segm', got {iou_type!r}")
+        if iou_type is not None:
+            check_iou_type(iou_type)
+        check_options(
+            iou_thresholds=iou_thresholds,
+            ar_iou_thresholds=ar_iou_thresholds,
+            recall_score_threshold=recall_score_threshold,
+            pr_curve_iou_threshold=pr_curve_iou_threshold,
+            pr_curve_max_examples=pr_curve_max_examples,
+            zero_division=zero_division,
+            metrics=None,
+        )
         self.options: dict[str, Any] = dict(
             iou_type=iou_type,
-            iou_thresholds=iou_thresholds,
-            ar_iou_thresholds=tuple(ar_iou_thresholds),
+            iou_thresholds=None if iou_thresholds is None else [float(t) for t in iou_thresholds],
+            ar_iou_thresholds=[float(t) for t in ar_iou_thresholds],
             recall_score_threshold=recall_score_threshold,
             max_detections=max_detections,
             pr_curve_iou_threshold=pr_curve_iou_threshold,
             pr_curve_max_examples=pr_curve_max_examples,
+            zero_division=zero_division,
         )
         self._parts: list[DetectionData] = []
         self._merged: DetectionData | None = None
 
-    def add(self, data: DetectionData) -> DetectionEvaluator:
-        """Add a batch (datums with their ground truths and predictions)."""
-        self._parts.append(data)
-        self._merged = None
+    def config(self) -> dict[str, Any]:
+        return dict(self.options)
+
+    def add(self, data: DetectionData) -> DetectionEvaluator:  # type: ignore[override]
+        """Add a batch (datums with their ground truths and predictions); returns ``self``."""
+        if not isinstance(data, DetectionData):
+            raise InvalidInputError(
+                f"expected DetectionData (see load_coco, load_jsonl, parse_datums), got "
+                f"{type(data).__name__}; use add_datums() for JSONL-shaped dicts",
+                source="DetectionEvaluator.add",
+            )
+        self._check_iou_type([data])
+        if data.n_datums:
+            self._parts.append(data)
+            self._merged = None
         return self
 
     def add_datums(
@@ -70,33 +105,106 @@ class DetectionEvaluator:
         """Add a batch given as datum dicts (the JSONL records of :mod:`assay.detection.io`)."""
         return self.add(parse_datums(groundtruths, predictions))
 
-    def merge(self, other: DetectionEvaluator) -> DetectionEvaluator:
-        """A new evaluator holding this one's batches followed by ``other``'s."""
-        if other.options != self.options:
-            raise ValueError("cannot merge evaluators with different options")
-        out = DetectionEvaluator(**self.options)
-        out._parts = [*self._parts, *other._parts]
-        return out
+    @property
+    def is_empty(self) -> bool:
+        return not self._parts
+
+    def _check_iou_type(self, parts: list[DetectionData]) -> None:
+        """Refuse batches read for another IoU type than this evaluator's (or its data's)."""
+        have = {self.options["iou_type"], *(p.iou_type for p in self._parts)} - {None}
+        for data in parts:
+            if data.iou_type is not None and have and data.iou_type not in have:
+                raise InvalidInputError(
+                    f"the batch was read with iou_type={data.iou_type!r}; this evaluator "
+                    f"computes {sorted(have)[0]!r}",
+                    source="DetectionEvaluator.add",
+                )
+            have |= {data.iou_type} - {None}
+
+    def _merge(self, other: DetectionEvaluator) -> None:
+        self._check_iou_type(other._parts)  # all checked before anything changes
+        for part in other._parts:
+            self.add(part)
 
     @property
     def data(self) -> DetectionData:
-        """All batches as one :class:`DetectionData`."""
+        """All batches as one :class:`DetectionData` (datums in the order added)."""
         if self._merged is None:
             self._merged = (
-                self._parts[0] if len(self._parts) == 1 else DetectionData.merge(self._parts)
-            )  # [] -> empty
+                self._parts[0]
+                if len(self._parts) == 1
+                else DetectionData.merge(self._parts, unique=False)
+            )
         return self._merged
 
     def compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
-        """Metric records (see :func:`assay.detection.metrics.compute_metrics`)."""
+        """Metric records (see :func:`assay.detection.metrics.compute_metrics`).
+
+        Raises:
+            InvalidInputError: nothing was added.
+        """
+        if metrics is None or self.is_empty:
+            return super().compute()
+        return self._compute(metrics)
+
+    def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         return compute_metrics(self.data, metrics=metrics, **self.options)
 
-    def coco(self) -> CocoEvaluation:
-        """COCOeval-style evaluation (precision/recall arrays and the 12 summary stats)."""
-        return evaluate(self.data, CocoParams(iou_type=self.options["iou_type"]))
+    def coco(
+        self, params: CocoParams | None = None, *, all_precision: bool = True
+    ) -> CocoEvaluation:
+        """The COCOeval view: precision/recall arrays and the 12 summary numbers."""
+        self._require_data("coco")
+        iou_type = self.options["iou_type"] or self.data.iou_type or "bbox"
+        return coco_evaluate(
+            self.data, params or CocoParams(iou_type=iou_type), all_precision=all_precision
+        )
 
     def coco_summary(self) -> MetricSet:
         """The 12 COCO summary numbers as ``COCOSummary`` records."""
-        return coco_summary(
-            evaluate(self.data, CocoParams(iou_type=self.options["iou_type"]), all_precision=False)
-        )
+        return coco_summary(self.coco(all_precision=False))
+
+    def _require_data(self, what: str) -> None:
+        if self.is_empty:
+            raise InvalidInputError(
+                "no data was added; call add() first", source=f"DetectionEvaluator.{what}"
+            )
+
+    def _state(self) -> dict[str, np.ndarray]:
+        return data_to_arrays(self.data) if self._parts else {}
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        if state:
+            self.add(data_from_arrays(state))
+
+
+def evaluate_detection(
+    groundtruths: Any,
+    predictions: Any = None,
+    *,
+    metrics: Sequence[str] | None = None,
+    **options: Any,
+) -> MetricSet:
+    """Detection metric records in one call.
+
+    Args:
+        groundtruths: a :class:`DetectionData` (then ``predictions`` is None), or ground-truth
+            datum dicts (assay's JSONL records) with ``predictions`` the prediction datums.
+        metrics: metric types (default: AP, APAveragedOverIOUs, mAP, mAPAveragedOverIOUs,
+            AR, mAR, PrecisionRecallCurve).
+        options: the keyword arguments of :class:`DetectionEvaluator` (``iou_type``,
+            ``iou_thresholds``, ``max_detections``, ``zero_division``, ...).
+
+    Raises:
+        InvalidInputError: bad input, or no datum at all.
+    """
+    ev = DetectionEvaluator(**options)
+    if isinstance(groundtruths, DetectionData):
+        if predictions is not None:
+            raise InvalidInputError(
+                "give DetectionData alone, or two lists of datums", source="predictions"
+            )
+        ev.add(groundtruths)
+    else:
+        ev.add_datums(list(groundtruths), list(predictions or []))
+    return ev.compute(metrics)

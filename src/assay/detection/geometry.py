@@ -9,6 +9,8 @@ Kinds and conversions (see ``docs/detection.md``):
 * box - box: closed form, the same floating-point operations as pycocotools' ``bbIou``,
   so the values are bit-identical.
 * raster - raster: pycocotools ``maskUtils.iou`` on the RLEs (exact pixel counts).
+  The mask codec itself (RLE in and out, areas, bounds) lives in :mod:`assay.io.masks`
+  and is re-exported here.
 * polygon/box - polygon/box: exact areas with shapely 2 (``shapely.intersection`` over
   arrays of geometries).
 * raster - polygon/box: the raster is converted to the exact polygon it covers (the union of
@@ -22,14 +24,21 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 import shapely
-from pycocotools import mask as mask_utils
 
 from assay.detection.types import BOX, POLYGON, RASTER, Annotations
+from assay.io.masks import (
+    decode_rle,
+    mask_to_rle,
+    polygon_to_rle,
+    rle_area,
+    rle_bbox,
+    rle_iou,
+    rle_to_mask,
+)
 
 __all__ = [
     "box_iou",
@@ -46,7 +55,8 @@ __all__ = [
 
 
 def box_iou(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray) -> np.ndarray:
-    """IoU of paired COCO boxes ``[x, y, w, h]``: ``i / (a_dt + a_gt - i)`` (``i / a_dt`` for crowd).
+    """IoU of paired COCO boxes ``[x, y, w, h]``: ``i / (a_dt + a_gt - i)``, or ``i / a_dt`` for
+    a crowd ground truth.
 
     Uses the exact operation order of pycocotools ``bbIou`` so results are bit-identical.
 
@@ -80,58 +90,6 @@ def box_iou_matrix(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray | None = No
     return box_iou(dt[di], gt[gi], crowd[gi]).reshape(nd, ng)
 
 
-def decode_rle(rle: dict[str, Any]) -> np.ndarray:
-    """``pycocotools.mask.decode`` without its numpy-2 DeprecationWarning (uint8 ``(h, w)``)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*copy keyword.*")
-        return mask_utils.decode(rle)
-
-
-def mask_to_rle(mask: np.ndarray) -> dict[str, Any]:
-    """Encode a boolean ``(height, width)`` mask as a COCO RLE ``{"size", "counts"}`` (counts a str).
-
-    Example:
-        >>> m = np.zeros((3, 4), bool); m[1, 1:3] = True
-        >>> r = mask_to_rle(m); r["size"], bool((rle_to_mask(r) == m).all())
-        ([3, 4], True)
-    """
-    m = np.asfortranarray(np.asarray(mask, dtype=np.uint8))
-    if m.ndim != 2:
-        raise ValueError(f"mask must be 2-D, got shape {m.shape}")
-    r = mask_utils.encode(m)
-    return {"size": [int(m.shape[0]), int(m.shape[1])], "counts": r["counts"].decode("ascii")}
-
-
-def rle_to_mask(rle: dict[str, Any]) -> np.ndarray:
-    """Decode a COCO RLE (compressed or uncompressed counts) to a boolean mask."""
-    h, w = (int(v) for v in rle["size"])
-    if isinstance(rle["counts"], list):
-        rle = mask_utils.frPyObjects(rle, h, w)
-    elif isinstance(rle["counts"], str):
-        rle = {"size": [h, w], "counts": rle["counts"].encode("ascii")}
-    return decode_rle(rle).astype(bool)
-
-
-def rle_area(rles: list[dict[str, Any]]) -> np.ndarray:
-    """Pixel counts of COCO RLEs (pycocotools ``area``)."""
-    if len(rles) == 0:
-        return np.zeros(0)
-    return np.asarray(mask_utils.area(list(rles)), dtype=np.float64)
-
-
-def rle_bbox(rles: list[dict[str, Any]]) -> np.ndarray:
-    """Tight boxes ``[x, y, w, h]`` of COCO RLEs (pycocotools ``toBbox``)."""
-    if len(rles) == 0:
-        return np.zeros((0, 4))
-    return np.asarray(mask_utils.toBbox(list(rles)), dtype=np.float64).reshape(-1, 4)
-
-
-def polygon_to_rle(coco_polygons: list[list[float]], height: int, width: int) -> dict[str, Any]:
-    """Rasterise COCO polygon lists (``[[x1, y1, x2, y2, ...], ...]``) as pycocotools does."""
-    rles = mask_utils.frPyObjects(coco_polygons, height, width)
-    return mask_utils.merge(rles)
-
-
 def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
     """The exact region a raster covers: the union of its pixel squares, as a shapely geometry.
 
@@ -140,8 +98,9 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
 
     Example:
         >>> import numpy as np
-        >>> m = np.zeros((4, 4), np.uint8, order="F"); m[1:3, 1:3] = 1
-        >>> raster_to_polygon(mask_utils.encode(m)).area
+        >>> m = np.zeros((4, 4), bool); m[1:3, 1:3] = True
+        >>> r = mask_to_rle(m)
+        >>> raster_to_polygon({"size": r["size"], "counts": r["counts"].encode()}).area
         4.0
     """
     mask = decode_rle(rle).astype(bool)
@@ -189,7 +148,8 @@ def tight_bounds(
 
 
 def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray) -> np.ndarray:
-    """IoU of region geometries (instance segmentation) for pairs ``(dts[di], gts[gi])``, any mix of kinds.
+    """IoU of region geometries (instance segmentation) for pairs ``(dts[di], gts[gi])``, any
+    mix of kinds.
 
     Raster-raster pairs use one pycocotools call per datum; other pairs use shapely on the
     geometries (rasters converted to their exact pixel polygon once per row). Pairs whose
@@ -242,9 +202,6 @@ def _rle_pair_iou(
     for seg in np.split(order, bounds):
         ud, dinv = np.unique(di[seg], return_inverse=True)
         ug, ginv = np.unique(gi[seg], return_inverse=True)
-        m = mask_utils.iou(
-            list(dt_rles[ud]), list(gt_rles[ug]), gt_crowd[ug].astype(np.uint8).tolist()
-        )
-        m = np.asarray(m, dtype=np.float64).reshape(len(ud), len(ug))
+        m = rle_iou(list(dt_rles[ud]), list(gt_rles[ug]), gt_crowd[ug].tolist())
         out[seg] = m[dinv, ginv]
     return out

@@ -26,12 +26,13 @@ from typing import Any
 
 import numpy as np
 
+from assay.errors import InvalidInputError
+from assay.io.geometry import BOX, POLYGON, RASTER
+from assay.io.labels import Label
+
 __all__ = ["BOX", "POLYGON", "RASTER", "Annotations", "DetectionData", "Label"]
 
-BOX, POLYGON, RASTER = 0, 1, 2
 KIND_NAMES = {BOX: "box", POLYGON: "polygon", RASTER: "raster"}
-
-Label = tuple[str, str]  # (label key, label value)
 
 
 def _obj(n: int, values: Any = None) -> np.ndarray:
@@ -106,7 +107,7 @@ class Annotations:
             rles=_obj(n),
         )
 
-    def take(self, index: np.ndarray) -> Annotations:
+    def take(self, index: np.ndarray | slice) -> Annotations:
         """Rows ``index`` (an int or bool array), as a new :class:`Annotations`."""
         return Annotations(**{f: getattr(self, f)[index] for f in _FIELDS})
 
@@ -133,6 +134,9 @@ class DetectionData:
         labels: ``(key, value)`` pairs; ``label`` columns index this list.
         groundtruths, predictions: :class:`Annotations`.
         label_ids: optional source ids of the labels (COCO category ids).
+        iou_type: the IoU type the data was read for (``"bbox"`` keeps boxes only, ``"segm"``
+            region geometry), or None when the data holds its exact geometry (assay JSONL)
+            and can be evaluated either way.
     """
 
     uids: list[Any]
@@ -142,25 +146,35 @@ class DetectionData:
     groundtruths: Annotations
     predictions: Annotations
     label_ids: list[Any] = field(default_factory=list)
+    iou_type: str | None = None
 
     @property
     def n_datums(self) -> int:
         return len(self.uids)
 
     @staticmethod
-    def merge(parts: list[DetectionData]) -> DetectionData:
+    def merge(parts: list[DetectionData], *, unique: bool = True) -> DetectionData:
         """Concatenate datasets in order; labels are unified by ``(key, value)``.
 
-        A datum uid that occurs in several parts is an error (each datum is added once).
+        With ``unique`` a datum uid that occurs in several parts is an error (each datum is
+        added once); without, the parts' datums are kept apart even when uids repeat. Parts
+        read for different IoU types cannot be merged.
         """
-        from assay.errors import InvalidInputError
-
+        kinds = {p.iou_type for p in parts if p.iou_type is not None}
+        if len(kinds) > 1:
+            raise InvalidInputError(
+                f"cannot combine data read for different IoU types {sorted(kinds)}",
+                source="iou_type",
+            )
         labels: list[Label] = []
         label_ids: list[Any] = []
         index: dict[Label, int] = {}
         uids: list[Any] = []
         seen: set[Any] = set()
-        gts, dts, hs, ws = [], [], [], []
+        gts: list[Annotations] = []
+        dts: list[Annotations] = []
+        hs: list[np.ndarray] = []
+        ws: list[np.ndarray] = []
         for p in parts:
             remap = np.empty(len(p.labels), dtype=np.int64)
             for i, lab in enumerate(p.labels):
@@ -169,7 +183,7 @@ class DetectionData:
                     labels.append(lab)
                     label_ids.append(p.label_ids[i] if i < len(p.label_ids) else None)
                 remap[i] = index[lab]
-            for u in p.uids:
+            for u in p.uids if unique else ():
                 if u in seen:
                     raise InvalidInputError(
                         "datum added twice", source="DetectionData", record=f"datum {u!r}"
@@ -192,4 +206,5 @@ class DetectionData:
             groundtruths=Annotations.concat(gts),
             predictions=Annotations.concat(dts),
             label_ids=label_ids,
+            iou_type=kinds.pop() if kinds else None,
         )

@@ -1,16 +1,16 @@
-"""Readers: tables (JSONL, CSV, Parquet, pandas/polars) and, per domain, typed loaders.
+"""Readers: tables (JSONL, CSV, Parquet, pandas/polars) and the shared detection and
+segmentation readers (:mod:`assay.io.jsonfiles`, :mod:`assay.io.coco`,
+:mod:`assay.io.geometry`, :mod:`assay.io.labels`, :mod:`assay.io.masks`).
 
-The names are imported on first use, so ``import assay.io.files`` (the CLI's file
-helpers) does not load pandas.
+Names are loaded on first use (PEP 562), so a reader that needs no pandas does not pay
+for importing it.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from assay._lazy import lazy_exports
 
-#: public name -> the module that defines it
-_LAZY = {
+_EXPORTS = {
     "TABLE_SUFFIXES": "assay.io.tables",
     "as_dataframe": "assay.io.tables",
     "numeric_column": "assay.io.tables",
@@ -28,8 +28,4 @@ __all__ = [
     "require_columns",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'assay.io' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

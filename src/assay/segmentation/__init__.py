@@ -1,22 +1,47 @@
-"""Semantic segmentation: per-label IoU, mIoU per label key, pixel confusion counts.
+"""Semantic segmentation: per-label IoU, precision, recall, F1, mIoU, pixel confusion counts.
 
-* :func:`confusion_counts`, :func:`iou_from_confusion`, :func:`mean_iou`, :func:`mask_iou`: pure numpy.
-* :class:`SegmentationEvaluator`: streaming add()/merge()/compute() of confusion counts.
+* :func:`evaluate_segmentation`: records in one call; :class:`SegmentationEvaluator`:
+  streaming ``add()``/``merge()``/``compute()`` of confusion counts (the evaluator contract).
+* :func:`pixel_confusion`, :func:`iou_from_confusion`, :func:`prf_from_confusion`,
+  :func:`mean_iou`, :func:`mask_iou`: pure numpy (``confusion_counts`` is the deprecated
+  name of ``pixel_confusion``).
 * :func:`label_maps`: JSONL records (masks, polygons, boxes) to label maps.
 
-See ``docs/detection.md`` (section "Semantic segmentation").
+See ``docs/segmentation.md``.
 """
 
-from assay.segmentation.compute import confusion_counts, iou_from_confusion, mask_iou, mean_iou
-from assay.segmentation.evaluator import BACKGROUND, SegmentationEvaluator
-from assay.segmentation.io import label_maps
+from __future__ import annotations
+
+from assay._lazy import lazy_exports
+
+# Names are loaded on first use (PEP 562), so importing ``assay.segmentation.cli`` for
+# ``assay --help`` does not load numpy, pycocotools or shapely.
+_EXPORTS = {
+    "BACKGROUND": "assay.segmentation.evaluator",
+    "METRIC_TYPES": "assay.segmentation.evaluator",
+    "SegmentationEvaluator": "assay.segmentation.evaluator",
+    "confusion_counts": "assay.segmentation.compute",
+    "evaluate_segmentation": "assay.segmentation.evaluator",
+    "iou_from_confusion": "assay.segmentation.compute",
+    "label_maps": "assay.segmentation.io",
+    "mask_iou": "assay.segmentation.compute",
+    "mean_iou": "assay.segmentation.compute",
+    "pixel_confusion": "assay.segmentation.compute",
+    "prf_from_confusion": "assay.segmentation.compute",
+}
 
 __all__ = [
     "BACKGROUND",
+    "METRIC_TYPES",
     "SegmentationEvaluator",
     "confusion_counts",
+    "evaluate_segmentation",
     "iou_from_confusion",
     "label_maps",
     "mask_iou",
     "mean_iou",
+    "pixel_confusion",
+    "prf_from_confusion",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

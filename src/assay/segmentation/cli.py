@@ -1,8 +1,11 @@
-"""``assay segmentation``: semantic segmentation IoU / mIoU and confusion counts from JSONL.
+"""``assay segmentation``: semantic segmentation IoU, precision, recall, mIoU from JSONL.
 
 Example::
 
     assay segmentation --groundtruths gt.jsonl --predictions pred.jsonl --format table
+
+Only typer and the shared CLI helpers are imported at module level; numpy, pycocotools and
+shapely load inside the command, so ``--help`` is fast.
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ from pathlib import Path
 
 import typer
 
-from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
+from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
 
 __all__ = ["register"]
+
+_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "ConfusionMatrix")
 
 
 def register(app: typer.Typer) -> None:
@@ -29,37 +34,53 @@ def register(app: typer.Typer) -> None:
             ..., "--predictions", help="assay JSONL with the predicted masks."
         ),
         metrics: str = typer.Option(
-            None, "--metrics", help="Comma-separated subset of IOU,mIOU,ConfusionMatrix."
+            None, "--metrics", help=f"Comma-separated subset of {','.join(_TYPES)}."
+        ),
+        zero_division: float = typer.Option(
+            None,
+            "--zero-division",
+            help="Value of a ratio with a zero denominator (default: null).",
         ),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
         db: str = db_option(),
     ) -> None:
-        """Semantic segmentation: per-label IoU, mIoU per label key, pixel confusion counts."""
-        from assay.detection.io import _read_jsonl
-        from assay.results import MetricSet
+        """Semantic segmentation: per-label IoU, precision, recall, F1, mIoU, confusion counts."""
+        from assay.errors import InvalidInputError
+        from assay.segmentation.io import read_datums
+
+        wanted = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+        bad = sorted(set(wanted or []) - set(_TYPES))
+        if bad:
+            raise typer.BadParameter(
+                f"unknown {bad}; choose from {', '.join(_TYPES)}", param_hint="--metrics"
+            )
+        gt = read_datums(groundtruths, default="groundtruths")
+        if not gt:
+            raise InvalidInputError("holds no datum to evaluate", source=str(groundtruths))
+        pr = read_datums(predictions, default="predictions")
         from assay.segmentation.evaluator import SegmentationEvaluator
 
-        ev = SegmentationEvaluator().add(
-            _read_jsonl(groundtruths, str(groundtruths)),
-            _read_jsonl(predictions, str(predictions)),
-            source=str(groundtruths),
-            psource=str(predictions),
-        )
+        ev = SegmentationEvaluator(zero_division=zero_division)
+        ev.add(gt, pr, source=str(groundtruths), psource=str(predictions))
         records = ev.compute()
-        if metrics:
-            wanted = {m.strip() for m in metrics.split(",") if m.strip()}
-            bad = wanted - {"IOU", "mIOU", "ConfusionMatrix"}
-            if bad:
-                raise typer.BadParameter(f"unknown {sorted(bad)}", param_hint="--metrics")
+        if wanted:
+            from assay.results import MetricSet
+
             records = MetricSet(m for m in records if m.type in wanted)
-        emit(records, fmt=fmt, out=out, title="segmentation")
-        save_metrics(
+        publish(
             records,
+            fmt=fmt,
+            out=out,
+            title="segmentation",
+            save=save,
+            db=db,
             kind="segmentation",
             dataset=str(groundtruths),
-            parameters={"groundtruths": str(groundtruths), "predictions": str(predictions)},
-            save=save,
-            url=db,
+            parameters={
+                "groundtruths": str(groundtruths),
+                "predictions": str(predictions),
+                "zero_division": zero_division,
+            },
         )

@@ -1,8 +1,11 @@
-"""Streaming semantic-segmentation evaluator: confusion counts per label key, mergeable.
+"""Streaming semantic-segmentation evaluator, and the one-call :func:`evaluate_segmentation`.
 
-``add()`` takes datums (label maps or JSONL-style annotations), adds their pixel confusion
-counts, and forgets the pixels; ``merge()`` adds two evaluators' counts (labels unified by
-name); ``compute()`` returns IOU per label, mIOU per label key and the ConfusionMatrix.
+:class:`SegmentationEvaluator` follows the evaluator contract (:mod:`assay.evaluator`).
+``add()`` takes datums (JSONL-style records, or label maps through ``add_label_maps``),
+adds their pixel confusion counts and forgets the pixels; a batch with a bad record
+changes nothing. ``merge()`` adds another evaluator's counts in place (labels unified by
+name); ``compute()`` returns, per label, IOU, Precision, Recall and F1, and per label key
+mIOU and the ConfusionMatrix, labels in natural order (``cat2`` before ``cat10``).
 
 Example:
     >>> import numpy as np
@@ -14,53 +17,76 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from assay.errors import InvalidInputError
+from assay.evaluator import Evaluator
+from assay.io.labels import natural_key
+from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet, undefined
-from assay.segmentation.compute import confusion_counts, iou_from_confusion
+from assay.segmentation.compute import iou_from_confusion, pixel_confusion, prf_from_confusion
 
-__all__ = ["SegmentationEvaluator", "BACKGROUND"]
+__all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
 BACKGROUND = "(background)"
+METRIC_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "ConfusionMatrix")
+_NO_PIXEL = "requires the label in a ground truth or prediction"
+_REASONS = {
+    "IOU": _NO_PIXEL,
+    "Precision": "requires a pixel predicted as the label (TP + FP > 0)",
+    "Recall": "requires a ground-truth pixel of the label (TP + FN > 0)",
+    "F1": "requires both precision and recall to be defined",
+}
+
+_Local = tuple[str, list[str], np.ndarray]  # (label key, labels, local confusion counts)
 
 
-class SegmentationEvaluator:
-    """Accumulates pixel confusion counts per label key."""
+class SegmentationEvaluator(Evaluator):
+    """Accumulates pixel confusion counts per label key.
 
-    def __init__(self) -> None:
+    Args:
+        zero_division: the value of a ratio whose denominator is 0 (IoU of a label with no
+            pixel anywhere, precision, recall, F1); default None = undefined.
+    """
+
+    def __init__(self, *, zero_division: float | None = None) -> None:
+        if zero_division is not None and (
+            isinstance(zero_division, bool) or not np.isfinite(float(zero_division))
+        ):
+            raise InvalidInputError(
+                f"must be a finite number, got {zero_division!r}", source="zero_division"
+            )
+        self.zero_division = zero_division
         self._labels: dict[str, list[str]] = {}  # key -> label values (global index order)
         self._counts: dict[str, np.ndarray] = {}  # key -> (n + 1, n + 1) int64
         self.n_datums = 0
 
-    def _grow(self, key: str, values: Sequence[str]) -> np.ndarray:
-        labels = self._labels.setdefault(key, [])
-        for v in values:
-            if v not in labels:
-                labels.append(v)
-        n = len(labels) + 1
-        old = self._counts.get(key, np.zeros((1, 1), np.int64))
+    def config(self) -> dict[str, Any]:
+        return {"zero_division": self.zero_division}
+
+    @property
+    def is_empty(self) -> bool:
+        return self.n_datums == 0
+
+    def _fold(self, key: str, labels: Sequence[str], local: np.ndarray) -> None:
+        known = self._labels.setdefault(key, [])
+        known.extend(v for v in dict.fromkeys(labels) if v not in known)
+        n = len(known) + 1
+        old = self._counts.setdefault(key, np.zeros((1, 1), np.int64))
         if old.shape[0] != n:
             new = np.zeros((n, n), np.int64)
             new[: old.shape[0], : old.shape[1]] = old
-            self._counts[key] = new
-        return np.array([0, *[labels.index(v) + 1 for v in values]], dtype=np.int64)
+            self._counts[key] = old = new
+        to_global = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
+        np.add.at(old, (to_global[:, None], to_global[None, :]), local)
 
-    def add_label_maps(
-        self,
-        uid: Any,
-        groundtruth: np.ndarray,
-        prediction: np.ndarray,
-        *,
-        labels: Sequence[str],
-        key: str = "class",
-    ) -> SegmentationEvaluator:
-        """Add one datum as two label maps (0 = background, i = ``labels[i - 1]``)."""
-        from assay.errors import InvalidInputError
-
-        g, p = np.asarray(groundtruth), np.asarray(prediction)
+    @staticmethod
+    def _local(uid: Any, g: Any, p: Any, labels: Sequence[str]) -> np.ndarray:
+        g, p = np.asarray(g), np.asarray(p)
         if g.shape != p.shape:
             raise InvalidInputError(
                 f"prediction size {p.shape} differs from the ground truth's {g.shape}",
@@ -68,64 +94,90 @@ class SegmentationEvaluator:
                 field="prediction",
             )
         try:
-            local = confusion_counts(g, p, len(labels))
-        except ValueError as e:
-            raise InvalidInputError(str(e), record=f"datum {uid!r}") from None
-        to_global = self._grow(key, list(labels))
-        gi = np.repeat(to_global, len(to_global))
-        pi = np.tile(to_global, len(to_global))
-        np.add.at(self._counts[key], (gi, pi), local.ravel())
+            return pixel_confusion(g, p, len(labels))
+        except InvalidInputError as e:
+            raise InvalidInputError(e.reason, source=e.source, record=f"datum {uid!r}") from None
+
+    def add_label_maps(
+        self,
+        uid: Any,
+        groundtruth: Any,
+        prediction: Any,
+        *,
+        labels: Sequence[str],
+        key: str = "class",
+    ) -> SegmentationEvaluator:
+        """Add one datum as two label maps (0 = background, i = ``labels[i - 1]``)."""
+        labels = [str(v) for v in labels]
+        if len(set(labels)) != len(labels):
+            raise InvalidInputError(
+                "labels must be distinct", source="labels", record=f"datum {uid!r}"
+            )
+        self._fold(key, labels, self._local(uid, groundtruth, prediction, labels))
         self.n_datums += 1
         return self
 
-    def add(
+    def add(  # type: ignore[override]
         self,
         datums: list[dict[str, Any]],
         predictions: list[dict[str, Any]],
         *,
-        source: str = "data",
+        source: str = "groundtruths",
         psource: str = "predictions",
     ) -> SegmentationEvaluator:
-        """Add datums given as JSONL records (see :func:`assay.segmentation.io.label_maps`)."""
+        """Add datums given as JSONL records (see :func:`assay.segmentation.io.label_maps`).
+
+        The whole batch is read before anything is counted: a bad record changes nothing.
+        """
         from assay.segmentation.io import label_maps
 
+        locals_: list[_Local] = []
         for uid, key, labels, g, p in label_maps(datums, predictions, source, psource):
-            self.add_label_maps(uid, g, p, labels=labels, key=key)
+            locals_.append((key, labels, self._local(uid, g, p, labels)))
+        for key, labels, local in locals_:
+            self._fold(key, labels, local)
+        self.n_datums += len({r.get("uid") for r in datums})
         return self
 
-    def merge(self, other: SegmentationEvaluator) -> SegmentationEvaluator:
-        """A new evaluator with the counts of both."""
-        out = SegmentationEvaluator()
-        for ev in (self, other):
-            for key, labels in ev._labels.items():
-                to_global = out._grow(key, labels)
-                gi = np.repeat(to_global, len(to_global))
-                pi = np.tile(to_global, len(to_global))
-                np.add.at(out._counts[key], (gi, pi), ev._counts[key].ravel())
-            out.n_datums += ev.n_datums
-        return out
+    def _merge(self, other: SegmentationEvaluator) -> None:
+        for key, labels in other._labels.items():
+            self._fold(key, labels, other._counts[key])
+        self.n_datums += other.n_datums
 
     def confusion(self, key: str = "class") -> tuple[list[str], np.ndarray]:
-        """``(labels, counts)`` for a label key; row/column 0 of ``counts`` is background."""
-        return list(self._labels.get(key, [])), self._counts.get(
-            key, np.zeros((1, 1), np.int64)
-        ).copy()
+        """``(labels, counts)`` for a label key, labels in natural order; row/column 0 of
+        ``counts`` is background."""
+        labels = self._labels.get(key, [])
+        counts = self._counts.get(key, np.zeros((1, 1), np.int64))
+        order = sorted(range(len(labels)), key=lambda i: natural_key(labels[i]))
+        idx = np.array([0, *[i + 1 for i in order]], dtype=np.int64)
+        return [labels[i] for i in order], counts[np.ix_(idx, idx)].copy()
 
-    def compute(self) -> MetricSet:
-        """IOU per label, mIOU per label key, ConfusionMatrix per label key."""
+    def _compute(self) -> MetricSet:
         out: list[Metric] = []
-        for key in sorted(self._labels):
+        zd = self.zero_division
+        for key in sorted(self._labels, key=natural_key):
             labels, c = self.confusion(key)
-            iou = iou_from_confusion(c)
-            for v, x in zip(labels, iou):
-                p = {"label_key": key, "label_value": v}
-                out.append(
-                    Metric("IOU", float(x), p)
-                    if np.isfinite(x)
-                    else undefined("IOU", "requires the label in a ground truth or prediction", **p)
-                )
-            ok = np.isfinite(iou)
-            p = {"label_key": key}
+            iou = iou_from_confusion(c, zd)
+            ratios = {
+                "IOU": iou,
+                **dict(zip(("Precision", "Recall", "F1"), prf_from_confusion(c, zd))),
+            }
+            for i, v in enumerate(labels):
+                p = {
+                    "label_key": key,
+                    "label_value": v,
+                    **({} if zd is None else {"zero_division": zd}),
+                }
+                for name, arr in ratios.items():
+                    x = value_or_none(arr[i])
+                    out.append(
+                        Metric(name, x, dict(p))
+                        if x is not None
+                        else undefined(name, _REASONS[name], **p)
+                    )
+            ok = ~np.isnan(iou)
+            p = {"label_key": key, **({} if zd is None else {"zero_division": zd})}
             out.append(
                 Metric("mIOU", float(np.mean(iou[ok])), p)
                 if ok.any()
@@ -133,16 +185,61 @@ class SegmentationEvaluator:
                     "mIOU", "requires a label present in the ground truths or predictions", **p
                 )
             )
-            out.append(
-                Metric(
-                    "ConfusionMatrix",
-                    {
-                        "labels": [BACKGROUND, *labels],
-                        "counts": c.tolist(),
-                        "rows": "ground truth",
-                        "columns": "prediction",
-                    },
-                    dict(p),
-                )
-            )
+            value = {
+                "labels": [BACKGROUND, *labels],
+                "counts": c.tolist(),
+                "rows": "ground truth",
+                "columns": "prediction",
+            }
+            out.append(Metric("ConfusionMatrix", value, {"label_key": key}))
         return MetricSet(out)
+
+    def _state(self) -> dict[str, np.ndarray]:
+        keys = sorted(self._labels)
+        out = {
+            "labels": np.array(json.dumps({k: self._labels[k] for k in keys})),
+            "n_datums": np.array(self.n_datums, dtype=np.int64),
+        }
+        out.update({f"counts_{i}": self._counts[k] for i, k in enumerate(keys)})
+        return out
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        labels = json.loads(str(np.asarray(state["labels"])[()]))
+        for i, k in enumerate(sorted(labels)):
+            self._fold(k, labels[k], np.asarray(state[f"counts_{i}"], dtype=np.int64))
+        self.n_datums = int(state["n_datums"])
+
+
+def evaluate_segmentation(
+    groundtruths: list[dict[str, Any]],
+    predictions: list[dict[str, Any]],
+    *,
+    metrics: Sequence[str] | None = None,
+    zero_division: float | None = None,
+) -> MetricSet:
+    """Semantic-segmentation records in one call, from JSONL-style datum records.
+
+    Args:
+        groundtruths, predictions: datum records (``uid``, ``height``, ``width``,
+            ``annotations``), as in :mod:`assay.segmentation.io`.
+        metrics: a subset of IOU, mIOU, Precision, Recall, F1, ConfusionMatrix (default all).
+        zero_division: see :class:`SegmentationEvaluator`.
+
+    Raises:
+        InvalidInputError: bad input, or no datum at all.
+
+    Example:
+        >>> road = {"label": "road", "box": [0, 0, 1, 1]}
+        >>> gt = [{"uid": "a", "height": 1, "width": 2, "annotations": [road]}]
+        >>> pr = [{"uid": "a", "annotations": [{"label": "road", "box": [0, 0, 2, 1]}]}]
+        >>> evaluate_segmentation(gt, pr, metrics=["IOU"]).get("IOU").value
+        0.5
+    """
+    wanted = list(METRIC_TYPES if metrics is None else metrics)
+    bad = [m for m in wanted if m not in METRIC_TYPES]
+    if bad:
+        raise InvalidInputError(
+            f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics"
+        )
+    ms = SegmentationEvaluator(zero_division=zero_division).add(groundtruths, predictions).compute()
+    return MetricSet(m for m in ms if m.type in wanted)

@@ -1,0 +1,410 @@
+"""COCO JSON: an annotations file (images, categories, annotations) and a results list.
+
+Read as pycocotools' ``COCO`` and ``loadRes`` read them, but validated: every image and
+category has an ``id`` (all integers or all strings, never mixed), sizes are non-negative
+integers, a result's ``image_id`` and ``category_id`` have the type of the ground truth's
+ids (``"1"`` is not image ``1``), boxes are finite with a finite corner and area, and masks
+are checked run by run (:mod:`assay.io.masks`). Errors name the file, the record
+(``image 3``, ``annotation 17`` = the position in the list) and the field.
+
+The results file is decoded by msgspec straight into typed structs (no dict per result).
+
+Example:
+    >>> gt = {"images": [{"id": 1, "height": 4, "width": 4}], "annotations": [],
+    ...       "categories": [{"id": 1, "name": "cat"}]}
+    >>> images = coco_images(gt, source="gt.json")
+    >>> images.ids.tolist(), images.heights.tolist()
+    ([1], [4])
+    >>> result_columns([{"image_id": "1", "category_id": 1, "score": 0.5, "bbox": [0, 0, 1, 1]}],
+    ...     source="dt.json", image_ids=images.ids)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    assay.errors.InvalidInputError: dt.json: annotation 0: field 'image_id': ... is a string; ...
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from operator import attrgetter
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import msgspec
+import numpy as np
+from numpy.typing import NDArray
+
+from assay.errors import InvalidInputError
+from assay.io.geometry import check_box
+from assay.io.jsonfiles import paused_gc, read_bytes, read_json
+from assay.io.masks import MAX_RASTER_PIXELS, CorruptRLE, check_raster_size, rle_area, to_rle
+
+__all__ = [
+    "CocoImages",
+    "read_coco_annotations",
+    "coco_images",
+    "coco_categories",
+    "read_coco_results",
+    "result_columns",
+    "coco_boxes",
+    "coco_rles",
+    "id_kind",
+]
+
+
+class CocoImages(NamedTuple):
+    """The images of an annotations file in ascending id order, with their sizes."""
+
+    ids: NDArray[Any]
+    heights: NDArray[np.int64]
+    widths: NDArray[np.int64]
+
+
+def id_kind(v: Any) -> str | None:
+    """``"int"`` or ``"str"`` for a usable COCO id, None otherwise (bools, floats, ...)."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return "int"
+    return "str" if isinstance(v, str) else None
+
+
+def read_coco_annotations(source: Any) -> dict[str, Any]:
+    """A COCO annotations object (``images``, ``annotations`` lists), from a path or a dict."""
+    name = str(source) if isinstance(source, (str, Path)) else "groundtruths"
+    gt = read_json(source)
+    if not isinstance(gt, dict) or "images" not in gt or "annotations" not in gt:
+        hint = " (this looks like assay JSONL or a results list)" if isinstance(gt, list) else ""
+        raise InvalidInputError(
+            f"expected a COCO annotations object with 'images' and 'annotations'{hint}", source=name
+        )
+    for f in ("images", "annotations", "categories"):
+        if not isinstance(gt.get(f, []), list):
+            raise InvalidInputError("must be a list", source=name, field=f)
+        for i, x in enumerate(gt.get(f, [])):
+            if not isinstance(x, dict):
+                raise InvalidInputError(
+                    "must be a JSON object", source=name, record=f"{f[:-1]} {i}", field=f
+                )
+    return gt
+
+
+def _ids(items: list[dict[str, Any]], what: str, source: str) -> tuple[list[Any], str]:
+    kinds = set()
+    for i, x in enumerate(items):
+        if "id" not in x:
+            raise InvalidInputError(
+                f"{what} has no id", source=source, record=f"{what} {i}", field="id"
+            )
+        k = id_kind(x["id"])
+        if k is None:
+            raise InvalidInputError(
+                f"id must be an integer or a string, got {x['id']!r}",
+                source=source,
+                record=f"{what} {i}",
+                field="id",
+            )
+        kinds.add(k)
+        if len(kinds) > 1:
+            raise InvalidInputError(
+                f"{what} ids mix integers and strings (first mixed: {x['id']!r})",
+                source=source,
+                record=f"{what} {i}",
+                field="id",
+            )
+    ids = [x["id"] for x in items]
+    if len(set(ids)) != len(ids):
+        dup = next(v for v in ids if ids.count(v) > 1)
+        raise InvalidInputError(f"duplicate {what} id {dup!r}", source=source, field="id")
+    return ids, (kinds.pop() if kinds else "int")
+
+
+def coco_images(gt: dict[str, Any], *, source: str) -> CocoImages:
+    """Image ids (ascending) and sizes (0 when absent), validated."""
+    images = gt["images"]
+    ids, _kind = _ids(images, "image", source)
+    order = sorted(range(len(ids)), key=lambda i: ids[i])
+    sizes = np.zeros((2, len(ids)), np.int64)
+    for j, i in enumerate(order):
+        for r, f in enumerate(("height", "width")):
+            v = images[i].get(f, 0)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise InvalidInputError(
+                    f"must be a non-negative integer, got {v!r}",
+                    source=source,
+                    record=f"image {i}",
+                    field=f,
+                )
+            sizes[r, j] = v
+    arr = _id_array([ids[i] for i in order], _kind, source=source, field="id")
+    return CocoImages(arr, sizes[0], sizes[1])
+
+
+def coco_categories(gt: dict[str, Any], *, source: str) -> tuple[list[Any], list[str]]:
+    """Category ids (ascending) and names (the ids as text when names repeat or are missing)."""
+    cats = gt.get("categories", [])
+    ids, _ = _ids(cats, "category", source)
+    order = sorted(range(len(ids)), key=lambda i: ids[i])
+    cat_ids = [ids[i] for i in order]
+    names = [str(cats[i].get("name", cats[i]["id"])) for i in order]
+    if len(set(names)) != len(names):
+        names = [str(c) for c in cat_ids]
+    return cat_ids, names
+
+
+class _Result(msgspec.Struct, gc=False):
+    """One COCO result, decoded by msgspec straight from the JSON bytes."""
+
+    image_id: int | str
+    category_id: int | str
+    score: float
+    bbox: tuple[float, float, float, float] | None = None
+    segmentation: Any = None
+
+
+_RESULTS = msgspec.json.Decoder(list[_Result])
+
+
+def read_coco_results(source: Any) -> list[Any]:
+    """A COCO results list (typed structs when read from a file; dicts as given otherwise).
+
+    A ``{"annotations": [...]}`` object is accepted too (its annotations are the results).
+    """
+    name = str(source) if isinstance(source, (str, Path)) else "predictions"
+    if isinstance(source, (str, Path)):
+        raw = read_bytes(source)
+        if not raw.isascii():
+            read_json(raw, name=name)  # names an encoding problem (or malformed JSON)
+        dt = _decode_results(raw, name) if raw.lstrip()[:1] == b"[" else read_json(raw, name=name)
+    else:
+        dt = source
+    if isinstance(dt, dict) and "images" in dt:
+        raise InvalidInputError(
+            "expected a JSON list of COCO results, got a COCO annotations file", source=name
+        )
+    if isinstance(dt, dict) and isinstance(dt.get("annotations"), list):
+        dt = dt["annotations"]
+    if not isinstance(dt, list):
+        raise InvalidInputError("expected a JSON list of COCO results", source=name)
+    return dt
+
+
+def _decode_results(raw: bytes, name: str) -> Any:
+    try:
+        with paused_gc():
+            return _RESULTS.decode(raw)
+    except msgspec.ValidationError as e:
+        m = re.search(r"\$\[(\d+)\](?:\.(\w+))?", str(e))
+        field = m.group(2) if m and m.group(2) else None
+        if field in ("bbox", "image_id", "category_id") or not m:
+            return read_json(raw, name=name)  # the generic path reports these precisely
+        reason = str(e).split(" - at ")[0]
+        if "missing required field" in reason:
+            field = reason.split("`")[1] if "`" in reason else field
+            reason = "missing required field" + (" (label)" if field == "category_id" else "")
+        raise InvalidInputError(
+            reason, source=name, record=f"annotation {m.group(1)}", field=field
+        ) from None
+    except msgspec.DecodeError:
+        return read_json(raw, name=name)  # names the encoding problem or the JSON error
+
+
+def _typed_ids(values: list[Any], kind: str, *, source: str, field: str, what: str) -> NDArray[Any]:
+    """The ids as an array, each of the ground truth's id type (``bool`` is not ``int``)."""
+    want = int if kind == "int" else str
+    if set(map(type, values)) <= {want}:  # the common case, checked at C speed
+        return _id_array(values, kind, source=source, field=field)
+    for i, v in enumerate(values):
+        k = id_kind(v)
+        if k != kind:
+            shown = (
+                "missing" if v is None else f"{v!r} is {'a string' if k == 'str' else 'not usable'}"
+            )
+            raise InvalidInputError(
+                f"{shown}; the ground-truth {what} ids are "
+                f"{'integers' if kind == 'int' else 'strings'}",
+                source=source,
+                record=f"annotation {i}",
+                field=field,
+            )
+    return _id_array(values, kind, source=source, field=field)
+
+
+def _id_array(values: list[Any], kind: str, *, source: str, field: str) -> NDArray[Any]:
+    if kind == "str":
+        return np.array(values, dtype=object)
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        i = next(i for i, v in enumerate(values) if not -(2**63) <= v < 2**63)
+        raise InvalidInputError(
+            f"id {values[i]} does not fit in 64 bits",
+            source=source,
+            record=f"annotation {i}",
+            field=field,
+        ) from None
+
+
+def result_columns(
+    dt: list[Any],
+    *,
+    source: str,
+    image_ids: NDArray[Any],
+    category_kind: str = "int",
+) -> dict[str, Any]:
+    """Columns of a results list (structs or dicts): image_id, category_id, score, bbox,
+    segmentation. Ids must have the ground truth's id types; scores must be finite."""
+    n = len(dt)
+    if n and isinstance(dt[0], _Result):
+        img = list(map(attrgetter("image_id"), dt))
+        cat = list(map(attrgetter("category_id"), dt))
+        score = np.fromiter(map(attrgetter("score"), dt), dtype=np.float64, count=n)
+        bbox = list(map(attrgetter("bbox"), dt))
+        seg = list(map(attrgetter("segmentation"), dt))
+    else:
+        for i, a in enumerate(dt):
+            if not isinstance(a, dict) or "category_id" not in a:
+                raise InvalidInputError(
+                    "detection has no label (category_id)",
+                    source=source,
+                    record=f"annotation {i}",
+                    field="category_id",
+                )
+        img = [a.get("image_id") for a in dt]
+        cat = [a["category_id"] for a in dt]
+        bad = [
+            i
+            for i, a in enumerate(dt)
+            if not isinstance(a.get("score"), (int, float)) or isinstance(a.get("score"), bool)
+        ]
+        if bad:
+            raise InvalidInputError(
+                f"missing or non-numeric score {dt[bad[0]].get('score')!r}",
+                source=source,
+                record=f"annotation {bad[0]}",
+                field="score",
+            )
+        score = np.array([a["score"] for a in dt], dtype=np.float64)
+        bbox = [a.get("bbox") for a in dt]
+        seg = [a.get("segmentation") for a in dt]
+    img_kind = "str" if image_ids.dtype == object else "int"
+    if n and not np.isfinite(score).all():
+        i = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise InvalidInputError(
+            f"score must be finite, got {score[i]}",
+            source=source,
+            record=f"annotation {i}",
+            field="score",
+        )
+    return {
+        "typed": bool(n) and isinstance(dt[0], _Result),
+        "image_id": _typed_ids(img, img_kind, source=source, field="image_id", what="image"),
+        "category_id": _typed_ids(
+            cat, category_kind, source=source, field="category_id", what="category"
+        ),
+        "score": score,
+        "bbox": bbox,
+        "segmentation": seg,
+    }
+
+
+def _not_a_box(b: Any) -> bool:
+    return (
+        not isinstance(b, (list, tuple))
+        or len(b) != 4
+        or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in b)
+    )
+
+
+def coco_boxes(
+    boxes: Sequence[Any],
+    *,
+    source: str,
+    record: Callable[[int], str],
+    typed: bool = False,
+) -> NDArray[np.float64]:
+    """``(n, 4)`` float boxes ``[x, y, w, h]``; each finite, non-negative in size, with a
+    finite corner and area. ``record(i)`` names box ``i`` in errors. ``typed``: the boxes
+    were decoded as 4-tuples of numbers already (msgspec), so only their values are checked."""
+    n = len(boxes)
+    bad_at = None if typed else next((i for i, b in enumerate(boxes) if _not_a_box(b)), None)
+    arr = np.zeros((0, 4))
+    if bad_at is None:
+        try:
+            flat = itertools.chain.from_iterable(boxes)
+            arr = np.fromiter(flat, dtype=np.float64, count=4 * n).reshape(n, 4)
+        except (TypeError, ValueError):
+            bad_at = next((i for i, b in enumerate(boxes) if _not_a_box(b)), 0)
+    if bad_at is not None:
+        raise InvalidInputError(
+            f"bbox must be [x, y, width, height] numbers, got {boxes[bad_at]!r}",
+            source=source,
+            record=record(bad_at),
+            field="bbox",
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        x, y, w, h = arr.T
+        finite = np.isfinite(arr).all(axis=1) & np.isfinite(x + w) & np.isfinite(y + h)
+        finite &= np.isfinite(w * h)
+    bad = np.flatnonzero(~finite | (arr[:, 2] < 0) | (arr[:, 3] < 0))
+    if len(bad):
+        i = int(bad[0])
+        why = check_box(*(float(v) for v in arr[i])) or "is unusable"
+        raise InvalidInputError(
+            f"bbox {list(boxes[i])}: {why}",
+            source=source,
+            record=record(i),
+            field="bbox",
+        )
+    return arr
+
+
+def coco_rles(
+    segms: Sequence[Any],
+    heights: NDArray[np.int64],
+    widths: NDArray[np.int64],
+    *,
+    source: str,
+    record: Callable[[int], str],
+) -> tuple[NDArray[Any], NDArray[np.float64]]:
+    """Compressed RLEs of COCO segmentations (at each one's image size) and their areas.
+
+    Every mask is validated (structure, size, runs); ``record(i)`` names segmentation ``i``.
+    """
+    n = len(segms)
+    rles = np.empty(n, dtype=object)
+    sizes = np.asarray(heights, np.int64) * np.asarray(widths, np.int64)
+    bad = np.flatnonzero((sizes == 0) | (sizes > MAX_RASTER_PIXELS))
+    if len(bad):
+        i = int(bad[0])
+        if sizes[i] == 0:
+            raise InvalidInputError(
+                "a mask needs the image's height and width",
+                source=source,
+                record=record(i),
+                field="segmentation",
+            )
+        check_raster_size(
+            heights[i], widths[i], source=source, record=record(i), field="segmentation"
+        )
+    for i, (segm, h, w) in enumerate(zip(segms, heights.tolist(), widths.tolist())):
+        counts = segm.get("counts") if type(segm) is dict else None
+        if type(counts) is str and counts.isascii() and segm.get("size") == [h, w]:
+            rles[i] = {"size": [h, w], "counts": counts.encode()}  # the common case, inline
+            continue
+        try:
+            if segm is None:
+                raise InvalidInputError("missing segmentation")
+            rles[i] = to_rle(segm, h, w)
+        except InvalidInputError as e:
+            raise InvalidInputError(
+                e.reason, source=source, record=record(i), field="segmentation"
+            ) from None
+    try:
+        area = rle_area(list(rles))
+    except CorruptRLE as e:
+        raise InvalidInputError(
+            f"corrupt RLE: {e.reason}", source=source, record=record(e.index), field="segmentation"
+        ) from None
+    return rles, area

@@ -1,0 +1,98 @@
+"""Contract cases: the detection and segmentation evaluators."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assay.detection import DetectionData, DetectionEvaluator, parse_datums
+from assay.segmentation import SegmentationEvaluator
+from contract import ContractCase
+
+
+def _detection_batches(n_batches: int = 3, per_batch: int = 4, seed: int = 5):
+    """Box datums with distinct scores (so ties across datums cannot depend on order)."""
+    rng = np.random.default_rng(seed)
+    scores = iter(rng.permutation(10_000) / 10_000 + 1e-6)
+    out = []
+    for b in range(n_batches):
+        gts, prs = [], []
+        for d in range(per_batch):
+            uid = f"b{b}d{d}"
+            g_anns, p_anns = [], []
+            for _ in range(int(rng.integers(0, 4))):
+                x, y = rng.uniform(0, 80, 2)
+                w, h = rng.uniform(5, 30, 2)
+                lab = ["cat", "dog", "cat10", "cat2"][int(rng.integers(0, 4))]
+                g_anns.append({"label": lab, "box": [x, y, x + w, y + h]})
+                jx, jy = rng.normal(0, 2, 2)
+                p_anns.append(
+                    {
+                        "label": lab,
+                        "score": float(next(scores)),
+                        "box": [x + jx, y + jy, x + w, y + h],
+                    }
+                )
+            for _ in range(int(rng.integers(0, 3))):
+                x, y = rng.uniform(0, 80, 2)
+                p_anns.append(
+                    {"label": "dog", "score": float(next(scores)), "box": [x, y, x + 10, y + 10]}
+                )
+            gts.append({"uid": uid, "height": 100, "width": 100, "annotations": g_anns})
+            prs.append({"uid": uid, "annotations": p_anns})
+        out.append((gts, prs))
+    return out
+
+
+DET_BATCHES = [parse_datums(g, p) for g, p in _detection_batches()]
+
+
+def _anns(labels: list[str], shift: int) -> list[dict]:
+    """One horizontal band per label, 3 pixels high, moved down by ``shift`` rows."""
+    return [
+        {"label": lab, "box": [0, 4 * i + shift, 8, 4 * i + shift + 3]}
+        for i, lab in enumerate(labels)
+    ]
+
+
+def _seg_batches(n_batches: int = 3, seed: int = 2):
+    rng = np.random.default_rng(seed)
+    out = []
+    for b in range(n_batches):
+        gts, prs = [], []
+        for d in range(2):
+            uid = f"s{b}{d}"
+            labels = ["road", "sky", "car"][: 1 + (b + d) % 3]
+
+            gts.append({"uid": uid, "height": 16, "width": 8, "annotations": _anns(labels, 0)})
+            shift = int(rng.integers(0, 2))
+            prs.append({"uid": uid, "annotations": _anns(labels, shift)})
+        out.append((gts, prs))
+    return out
+
+
+SEG_BATCHES = _seg_batches()
+
+CASES = [
+    ContractCase(
+        name="detection",
+        make=lambda: DetectionEvaluator(iou_thresholds=[0.5, 0.75]),
+        make_other=lambda: DetectionEvaluator(iou_thresholds=[0.5]),
+        batches=DET_BATCHES,
+        concat=lambda parts: DetectionData.merge(list(parts)),
+    ),
+    ContractCase(
+        name="detection_zero_division",
+        make=lambda: DetectionEvaluator(zero_division=0.0, max_detections=None),
+        make_other=lambda: DetectionEvaluator(zero_division=1.0, max_detections=None),
+        batches=DET_BATCHES,
+        concat=lambda parts: DetectionData.merge(list(parts)),
+    ),
+    ContractCase(
+        name="segmentation",
+        make=lambda: SegmentationEvaluator(),
+        make_other=lambda: SegmentationEvaluator(zero_division=0.0),
+        batches=SEG_BATCHES,
+        concat=lambda parts: ([d for g, _ in parts for d in g], [d for _, p in parts for d in p]),
+        add=lambda ev, batch: ev.add(*batch),
+    ),
+]

@@ -49,7 +49,7 @@ __all__ = [
 def run_cat(
     data: str | Path, model: Any = None, *, max_queries: int = 0, seed: int = 42, **run: Any
 ) -> SuiteResult:
-    """Context association tests over a StereoSet ``dev.json``; ``run`` goes to :func:`run_suite`."""
+    """Context association tests over a StereoSet ``dev.json`` (``run``: :func:`run_suite`)."""
     return run_suite(CATSuite(str(data), max_queries=max_queries, seed=seed), model, **run)
 
 

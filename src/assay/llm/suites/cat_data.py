@@ -45,7 +45,9 @@ class CATQuestion:
     options: tuple[tuple[str, str], ...]
 
 
-def load_cat(data: str | Path | Mapping[str, Any], *, source: str | None = None) -> list[CATQuestion]:
+def load_cat(
+    data: str | Path | Mapping[str, Any], *, source: str | None = None
+) -> list[CATQuestion]:
     """All questions of a ``dev.json`` (a path or the parsed document)."""
     src = source or (str(data) if isinstance(data, (str, Path)) else "dev.json")
     if isinstance(data, (str, Path)):
@@ -77,7 +79,9 @@ def _question(raw: Any, test_type: str, where: str, src: str) -> CATQuestion:
     where = f"{where} (id {raw['id']!r})" if "id" in raw else where
     for key in ("bias_type", "context"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
-            raise InvalidInputError("expected a non-empty string", source=src, record=where, field=key)
+            raise InvalidInputError(
+                "expected a non-empty string", source=src, record=where, field=key
+            )
     context = raw["context"]
     if test_type == "intrasentence" and "BLANK" not in context:
         raise InvalidInputError("has no BLANK to fill", source=src, record=where, field="context")
@@ -114,7 +118,9 @@ def _question(raw: Any, test_type: str, where: str, src: str) -> CATQuestion:
             record=where,
             field=f"{key}.gold_label",
         )
-    return CATQuestion(str(raw.get("id", where)), test_type, raw["bias_type"], context, tuple(options))
+    return CATQuestion(
+        str(raw.get("id", where)), test_type, raw["bias_type"], context, tuple(options)
+    )
 
 
 def _filler(context: str, sentence: str) -> str:

@@ -83,7 +83,9 @@ class DatasetSpec:
                 return Template(path.read_text(encoding="utf-8"))
             except OSError as e:
                 raise InvalidInputError(
-                    f"cannot read the template: {e.strerror}", source=self.source, field="template_file"
+                    f"cannot read the template: {e.strerror}",
+                    source=self.source,
+                    field="template_file",
                 ) from None
         from assay.llm.suites.base import template
 
@@ -230,7 +232,7 @@ COMPAS_COLUMNS = (
 
 
 def compas_splits(raw_csv: str | Path) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """The COMPAS train/test rows rebuilt from ``compas-scores-two-years.csv`` (module docstring)."""
+    """The COMPAS train/test rows rebuilt from ProPublica's raw CSV (module docstring)."""
     import pandas as pd
 
     try:

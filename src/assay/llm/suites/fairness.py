@@ -79,7 +79,9 @@ def load_fairness_data(
     if (train is None) != (test is None):
         raise InvalidInputError("give both a train and a test split file", source=spec.name)
     if train is not None and test is not None:
-        return FairnessData(spec, read_split(train, spec), read_split(test, spec), f"{train}, {test}")
+        return FairnessData(
+            spec, read_split(train, spec), read_split(test, spec), f"{train}, {test}"
+        )
     if raw:
         tr, te = _recipe(spec, [Path(p) for p in raw])
         return FairnessData(spec, tr, te, ", ".join(str(p) for p in raw))
@@ -118,7 +120,9 @@ def _recipe(spec: DatasetSpec, raw: list[Path]) -> tuple[list[Row], list[Row]]:
             source=spec.name,
         )
     cols = list(tr[0]) if tr else []
-    return check_rows(tr, cols, spec, f"{spec.name} train"), check_rows(te, cols, spec, f"{spec.name} test")
+    return check_rows(tr, cols, spec, f"{spec.name} train"), check_rows(
+        te, cols, spec, f"{spec.name} test"
+    )
 
 
 def parse_fairness_answer(text: str, answers: Sequence[str]) -> dict[str, Any]:
@@ -192,7 +196,9 @@ class FairnessSuite(Suite):
 
     def prompt(self, q: int, row: Row) -> str:
         """The prompt of test row ``q`` (``row`` may have its sensitive value swapped)."""
-        examples = [seeded_pick(cell, u32(k * (self.seed + q))) for k, cell in enumerate(self._cells, 1)]
+        examples = [
+            seeded_pick(cell, u32(k * (self.seed + q))) for k, cell in enumerate(self._cells, 1)
+        ]
         examples = lcg_shuffle(examples, u32(5 * (self.seed + q)))
         fill = {f"example{i}": self.example_text(r) for i, r in enumerate(examples, 1)}
         return self.spec.prompt_template().substitute(fill, row=self.row_text(row)).rstrip("\n")
@@ -212,7 +218,9 @@ class FairnessSuite(Suite):
             "counterfactual": counterfactual,
         }
         item_id = f"{q}:cf" if counterfactual else str(q)
-        it = Item.from_prompt(item_id, self.prompt(q, shown), temperature=0, max_tokens=self.max_tokens)
+        it = Item.from_prompt(
+            item_id, self.prompt(q, shown), temperature=0, max_tokens=self.max_tokens
+        )
         return Prepared(it, info)
 
     def prepare(self) -> list[Prepared]:

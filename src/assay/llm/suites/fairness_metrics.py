@@ -58,7 +58,9 @@ class LLMFairnessEvaluator(Evaluator):
 
     def __init__(self, *, group_column: str = "group", groups: Sequence[str] = ("0", "1")) -> None:
         if len(groups) != 2:
-            raise InvalidInputError("expected two groups", source="LLMFairnessEvaluator", field="groups")
+            raise InvalidInputError(
+                "expected two groups", source="LLMFairnessEvaluator", field="groups"
+            )
         self.group_column = str(group_column)
         self.groups = [str(g) for g in groups]
         self._confusion = np.zeros(8, dtype=np.int64)  # tp[2], fp[2], fn[2], tn[2]
@@ -90,7 +92,11 @@ class LLMFairnessEvaluator(Evaluator):
         c = group_counts(t[valid], p[valid] == POSITIVE, g[valid])
         self._confusion += np.concatenate([c.tp, c.fp, c.fn, c.tn])
         self._responses += [int(valid.sum()), int((p == INVALID).sum()), int((p == ERROR).sum())]
-        self._cf_responses += [int((cf >= 0).sum()), int((cf == INVALID).sum()), int((cf == ERROR).sum())]
+        self._cf_responses += [
+            int((cf >= 0).sum()),
+            int((cf == INVALID).sum()),
+            int((cf == ERROR).sum()),
+        ]
         both = (p != ERROR) & (cf != ERROR) & (cf != NOT_ASKED)
         changed = both & (((p >= 0) != (cf >= 0)) | ((p >= 0) & (cf >= 0) & (p != cf)))
         for k in (0, 1):
@@ -133,8 +139,8 @@ class LLMFairnessEvaluator(Evaluator):
                 continue
             try:
                 out.append(Metric(name, kernel(c), dict(params)))
-            except UndefinedMetricError as e:
-                out.append(undefined(name, e.reason, **params))
+            except UndefinedMetricError as exc:
+                out.append(undefined(name, exc.reason, **params))
         tp, fp, fn, tn = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
         for name, num, den, why in (
             ("Accuracy", tp + tn, tp + fp + fn + tn, "no valid answer"),
@@ -146,7 +152,9 @@ class LLMFairnessEvaluator(Evaluator):
         out.append(Metric("ResponseCounts", {"valid": v, "invalid": i, "errors": e}, {}))
         v, i, e = (int(x) for x in self._cf_responses)
         out.append(
-            Metric("ResponseCounts", {"valid": v, "invalid": i, "errors": e}, {"counterfactual": True})
+            Metric(
+                "ResponseCounts", {"valid": v, "invalid": i, "errors": e}, {"counterfactual": True}
+            )
         )
         compared, changed = self._cf[:2], self._cf[2:]
         why = "no point where both the original and the counterfactual call succeeded"
@@ -161,13 +169,19 @@ class LLMFairnessEvaluator(Evaluator):
 def _ratio(name: str, num: Any, den: Any, why: str, params: dict[str, Any]) -> Metric:
     v = float(divide(num, den))
     full = {**params, "n": int(den)}
-    return undefined(name, f"requires a non-zero denominator: {why}", **full) if np.isnan(v) else Metric(name, v, full)
+    return (
+        undefined(name, f"requires a non-zero denominator: {why}", **full)
+        if np.isnan(v)
+        else Metric(name, v, full)
+    )
 
 
 def _codes(values: Any, field: str, allowed: tuple[int, ...]) -> np.ndarray:
     a = np.asarray(values)
     if a.ndim != 1:
-        raise InvalidInputError("expected a 1-D array", source="LLMFairnessEvaluator.add", field=field)
+        raise InvalidInputError(
+            "expected a 1-D array", source="LLMFairnessEvaluator.add", field=field
+        )
     a = a.astype(np.int64)
     bad = ~np.isin(a, allowed)
     if bad.any():

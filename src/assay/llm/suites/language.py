@@ -21,7 +21,8 @@ A zero denominator gives ``null`` with the reason (the original left the format 
 empty when every answer was invalid; here it is 1, as its definition gives).
 
 Example:
-    >>> ev = LanguageEvaluator().add(["en", "en", "es", "es"], ["correct", "invalid", "incorrect", "error"])
+    >>> outcomes = ["correct", "invalid", "incorrect", "error"]
+    >>> ev = LanguageEvaluator().add(["en", "en", "es", "es"], outcomes)
     >>> ms = ev.compute()
     >>> ms.get("Accuracy", language="all").value, ms.get("FormatErrorRate", language="en").value
     (0.3333333333333333, 0.5)
@@ -71,13 +72,19 @@ class LanguageEvaluator(Evaluator):
         langs = np.asarray(languages)
         outs = np.asarray(outcomes)
         if langs.ndim != 1 or langs.shape != outs.shape:
-            raise InvalidInputError("languages and outcomes differ in length", source="LanguageEvaluator.add")
+            raise InvalidInputError(
+                "languages and outcomes differ in length", source="LanguageEvaluator.add"
+            )
         oi, onames = pd.factorize(outs)
-        lookup = np.array([LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames])
+        lookup = np.array(
+            [LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames]
+        )
         codes = lookup[oi] if len(onames) else np.zeros(0, np.int64)
         if (codes < 0).any():
             raise InvalidInputError(
-                f"outcomes must be one of {list(LANGUAGE_OUTCOMES)}", source="LanguageEvaluator.add", field="outcomes"
+                f"outcomes must be one of {list(LANGUAGE_OUTCOMES)}",
+                source="LanguageEvaluator.add",
+                field="outcomes",
             )
         li, lnames = pd.factorize(langs)
         per = np.bincount(li * 4 + codes, minlength=len(lnames) * 4).reshape(len(lnames), 4)
@@ -103,7 +110,9 @@ class LanguageEvaluator(Evaluator):
 
     def _compute(self) -> MetricSet:
         order = sorted(self._langs)
-        c = np.vstack([self._counts.sum(axis=0), self._counts[[self._langs.index(x) for x in order]]])
+        c = np.vstack(
+            [self._counts.sum(axis=0), self._counts[[self._langs.index(x) for x in order]]]
+        )
         names = ["all", *order]
         ok, bad, inv, err = (c[:, i] for i in range(4))
         answered = ok + bad + inv
@@ -116,8 +125,17 @@ class LanguageEvaluator(Evaluator):
         for i, lang in enumerate(names):
             for kind, (values, why) in rates.items():
                 v = values[i]
-                out.append(undefined(kind, why, language=lang) if np.isnan(v) else Metric(kind, float(v), {"language": lang}))
-            counts = {"correct": int(ok[i]), "incorrect": int(bad[i]), "invalid": int(inv[i]), "errors": int(err[i])}
+                out.append(
+                    undefined(kind, why, language=lang)
+                    if np.isnan(v)
+                    else Metric(kind, float(v), {"language": lang})
+                )
+            counts = {
+                "correct": int(ok[i]),
+                "incorrect": int(bad[i]),
+                "invalid": int(inv[i]),
+                "errors": int(err[i]),
+            }
             out.append(Metric("LanguageCounts", counts, {"language": lang}))
         return MetricSet(out)
 
@@ -196,8 +214,15 @@ class LanguageSuite(Suite):
             prompt = template(f"language.{TEMPLATE_VERSION}.txt").substitute(
                 question=row.question, options="".join(o + "\n" for o in shown)
             )
-            it = Item.from_prompt(str(row.position), prompt.rstrip("\n"), temperature=0, max_tokens=self.max_tokens)
-            info = {"language": row.language, "options": list(row.options), "answer": row.answer, "order": perm}
+            it = Item.from_prompt(
+                str(row.position), prompt.rstrip("\n"), temperature=0, max_tokens=self.max_tokens
+            )
+            info = {
+                "language": row.language,
+                "options": list(row.options),
+                "answer": row.answer,
+                "order": perm,
+            }
             out.append(Prepared(it, info))
         return out
 

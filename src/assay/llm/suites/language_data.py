@@ -73,7 +73,9 @@ def load_exam(path: str | Path) -> list[ExamRow]:
         except ValueError as e:
             raise InvalidInputError(str(e), source=src, record=line, field="options") from None
         if len(options) < 2:
-            raise InvalidInputError("needs at least two options", source=src, record=line, field="options")
+            raise InvalidInputError(
+                "needs at least two options", source=src, record=line, field="options"
+            )
         try:
             answer = int(rec.answer)
         except ValueError:

@@ -40,3 +40,18 @@ def cat_responder(wanted: dict[str, str], default: str = "stereotype") -> Callab
         raise AssertionError(f"no option labelled {want} in the prompt")
 
     return respond
+
+
+TOY = DATA / "toy.toml"
+_PERSON = re.compile(r"^Person: (.*)$", re.MULTILINE)
+
+
+def toy_responder(script: dict[tuple[str, str], str]) -> Callable[..., str]:
+    """Answers a toy fairness prompt by (name, sex shown in the test row)."""
+
+    def respond(messages: list[dict[str, Any]]) -> str:
+        row = _PERSON.search(user_text(messages)).group(1)  # type: ignore[union-attr]
+        fields = dict(kv.split(": ", 1) for kv in row.split(", "))
+        return script[(fields["name"], fields["sex"])]
+
+    return respond

@@ -55,3 +55,13 @@ def toy_responder(script: dict[tuple[str, str], str]) -> Callable[..., str]:
         return script[(fields["name"], fields["sex"])]
 
     return respond
+
+
+def exam_responder(script: dict[str, str]) -> Callable[..., str]:
+    """Answers an exam prompt by its question (the line after the instructions)."""
+
+    def respond(messages: list[dict[str, Any]]) -> str:
+        lines = user_text(messages).split("\n\n", 1)[1].splitlines()
+        return script[lines[0]]
+
+    return respond

@@ -65,3 +65,32 @@ def exam_responder(script: dict[str, str]) -> Callable[..., str]:
         return script[lines[0]]
 
     return respond
+
+
+def make_dev(path: Path, n: int) -> Path:
+    """A dev.json with ``n`` generated intersentence items (distinct prompts)."""
+    import json
+
+    items = [
+        {
+            "id": f"g{i}",
+            "bias_type": ("gender", "race", "profession", "religion")[i % 4],
+            "context": f"Generated context number {i}.",
+            "sentences": [
+                {"sentence": f"Stereotyped follow-up {i}.", "gold_label": "stereotype"},
+                {
+                    "sentence": f"Counter-stereotyped follow-up {i}.",
+                    "gold_label": "anti-stereotype",
+                },
+                {"sentence": f"Unrelated follow-up {i}.", "gold_label": "unrelated"},
+            ],
+        }
+        for i in range(n)
+    ]
+    path.write_text(json.dumps({"data": {"intrasentence": [], "intersentence": items}}))
+    return path
+
+
+def first_option_answer(messages: list[dict[str, Any]]) -> str:
+    """Picks option 1 whatever it is."""
+    return "1"

@@ -61,15 +61,17 @@ class CATEvaluator(Evaluator):
 
     ``add(outcomes, test_types, bias_types)`` takes three arrays of one length: outcome
     names (:data:`OUTCOMES`) or their integer codes, ``"intrasentence"``/
-    ``"intersentence"``, and the bias type of each answer.
+    ``"intersentence"``, and the bias type of each answer. ``dataset`` only names what is
+    evaluated: evaluators of different datasets refuse to merge.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, dataset: str | None = None) -> None:
+        self.dataset = dataset
         self._scopes: list[str] = list(_FIXED_SCOPES)
         self._counts = np.zeros((len(_FIXED_SCOPES), len(OUTCOMES)), dtype=np.int64)
 
     def config(self) -> dict[str, Any]:
-        return {}
+        return {"dataset": self.dataset}
 
     @property
     def is_empty(self) -> bool:
@@ -253,7 +255,7 @@ class CATSuite(Suite):
         return parse_cat_answer(text, prepared.info["labels"])
 
     def evaluator(self) -> CATEvaluator:
-        return CATEvaluator()
+        return CATEvaluator(dataset=self.dataset)
 
     def feed(self, evaluator: Evaluator, calls: Sequence[Call]) -> None:
         assert isinstance(evaluator, CATEvaluator)

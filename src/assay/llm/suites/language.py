@@ -53,14 +53,18 @@ TEMPLATE_VERSION = "v1"
 
 
 class LanguageEvaluator(Evaluator):
-    """Counts of correct/incorrect/invalid/error answers per language."""
+    """Counts of correct/incorrect/invalid/error answers per language.
 
-    def __init__(self) -> None:
+    ``dataset`` only names what is evaluated: evaluators of different datasets refuse to merge.
+    """
+
+    def __init__(self, *, dataset: str | None = None) -> None:
+        self.dataset = dataset
         self._langs: list[str] = []
         self._counts = np.zeros((0, 4), dtype=np.int64)
 
     def config(self) -> dict[str, Any]:
-        return {}
+        return {"dataset": self.dataset}
 
     @property
     def is_empty(self) -> bool:
@@ -230,7 +234,7 @@ class LanguageSuite(Suite):
         return parse_choice(text, prepared.info["options"], prepared.info["answer"])
 
     def evaluator(self) -> LanguageEvaluator:
-        return LanguageEvaluator()
+        return LanguageEvaluator(dataset=self.dataset)
 
     def feed(self, evaluator: Evaluator, calls: Sequence[Call]) -> None:
         assert isinstance(evaluator, LanguageEvaluator)

@@ -1,4 +1,4 @@
-"""Run control: --max-errors stops a run (failed, calls kept); SIGKILL then resume repeats nothing."""
+"""Run control: --max-errors stops a run (failed, calls kept); resume after SIGKILL repeats none."""
 
 from __future__ import annotations
 

@@ -43,6 +43,7 @@ from assay.evaluator import Evaluator
 from assay.llm.runner import Item
 from assay.llm.suites.base import Call, Prepared, Suite, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
+from assay.llm.suites.columns import factorize
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, lcg_shuffle, u32
 from assay.ratios import divide
 from assay.results import Metric, MetricSet, undefined
@@ -91,14 +92,11 @@ class CATEvaluator(Evaluator):
         scopes = list(self._scopes)
         counts[0] += np.bincount(codes, minlength=len(OUTCOMES))
         for values, fixed in ((tt, True), (bt, False)):
-            import pandas as pd
-
-            idx, names = pd.factorize(values, sort=True)
+            idx, names = factorize(values)
             per = np.bincount(
                 idx * len(OUTCOMES) + codes, minlength=len(names) * len(OUTCOMES)
             ).reshape(len(names), len(OUTCOMES))
             for j, name in enumerate(names):
-                name = str(name)
                 if fixed and name not in _FIXED_SCOPES[1:]:
                     raise InvalidInputError(
                         f"expected 'intrasentence' or 'intersentence', got {name!r}",
@@ -169,10 +167,8 @@ def _outcome_codes(outcomes: Any) -> np.ndarray:
     if arr.dtype.kind in "iu":
         codes = arr.astype(np.int64)
     else:
-        import pandas as pd
-
-        idx, names = pd.factorize(arr)
-        lookup = np.array([_CODE.get(str(n), -1) for n in names], dtype=np.int64)
+        idx, names = factorize(arr)
+        lookup = np.array([_CODE.get(n, -1) for n in names], dtype=np.int64)
         codes = lookup[idx] if len(names) else np.zeros(0, np.int64)
     if codes.size and (codes.min() < 0 or codes.max() >= len(OUTCOMES)):
         raise InvalidInputError(

@@ -41,6 +41,7 @@ from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.runner import Item
 from assay.llm.suites.base import Call, Prepared, Suite, template
+from assay.llm.suites.columns import factorize
 from assay.llm.suites.language_data import ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
 from assay.ratios import divide
@@ -71,15 +72,13 @@ class LanguageEvaluator(Evaluator):
         return int(self._counts.sum()) == 0
 
     def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
-        import pandas as pd
-
         langs = np.asarray(languages)
         outs = np.asarray(outcomes)
         if langs.ndim != 1 or langs.shape != outs.shape:
             raise InvalidInputError(
                 "languages and outcomes differ in length", source="LanguageEvaluator.add"
             )
-        oi, onames = pd.factorize(outs)
+        oi, onames = factorize(outs)
         lookup = np.array(
             [LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames]
         )
@@ -90,7 +89,7 @@ class LanguageEvaluator(Evaluator):
                 source="LanguageEvaluator.add",
                 field="outcomes",
             )
-        li, lnames = pd.factorize(langs)
+        li, lnames = factorize(langs)
         per = np.bincount(li * 4 + codes, minlength=len(lnames) * 4).reshape(len(lnames), 4)
         self._add_rows([str(x) for x in lnames], per)
         return self

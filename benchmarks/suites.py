@@ -4,7 +4,9 @@ Part 1: 2,000 context association items (generated, intersentence) through
 ``assay.llm.suites.run_suite`` (prompt building, the runner with its SQLite cache on and a
 fresh cache file, parsing, scoring) against the loopback chat server of
 ``assay.llm.testing`` in its own process, answering after a fixed 20 ms, at concurrency 64.
-Printed: items/s and the share of the ideal throughput (concurrency / latency = 3,200/s).
+Printed: items/s and the share of the ideal throughput (concurrency / latency = 3,200/s),
+and, for scale on the same machine at the same moment, the same prompts through the bare
+``Runner`` (no suite: no prompt building, parsing or scoring).
 
 Part 2: the whole CAT metric computation (``CATEvaluator.add`` + ``compute``) on 1e6
 synthetic answers (random outcomes, test types and four bias types), with integer outcome
@@ -24,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assay.llm import load_model
+from assay.llm import Item, Runner, load_model
 from assay.llm.suites import CATEvaluator, CATSuite, run_suite
 
 BIAS = ("gender", "race", "profession", "religion")
@@ -65,13 +67,34 @@ def throughput(n: int, latency: float, concurrency: int) -> None:
                 suite, model, concurrency=concurrency, cache=Path(d) / "c.sqlite", quiet=True
             )
             wall = time.perf_counter() - t0
+            items = [
+                Item(f"bare-{p.item.id}", p.item.messages, p.item.params) for p in suite.prepare()
+            ]
+            items = [
+                Item(
+                    i.id,
+                    ({"role": "user", "content": "bare " + i.messages[0]["content"]},),
+                    i.params,
+                )
+                for i in items
+            ]
+            runner = Runner(
+                model, max_concurrency=concurrency, cache=Path(d) / "b.sqlite", quiet=True
+            )
+            t0 = time.perf_counter()
+            bare = runner.run(items)
+            bare_wall = time.perf_counter() - t0
         ok = sum(c.record.ok for c in result.calls)
         ideal = concurrency / latency
-        rate = n / wall
+        rate, bare_rate = n / wall, n / bare_wall
         print(
             f"CAT suite, {n} items, latency {latency * 1000:.0f} ms, concurrency {concurrency}: "
             f"{rate:,.0f} items/s = {rate / ideal:.1%} of the ideal {ideal:,.0f}/s "
             f"({wall:.2f} s, {ok} ok)"
+        )
+        print(
+            f"  bare Runner, same prompts: {bare_rate:,.0f} items/s = {bare_rate / ideal:.1%} of "
+            f"the ideal ({sum(r.ok for r in bare)} ok); suite / bare = {rate / bare_rate:.2f}"
         )
     finally:
         if proc.stdin is not None:

@@ -24,6 +24,7 @@ SECTIONS: tuple[str, ...] = (
     "detection",
     "scoring",
     "llm",
+    "suites",
 )
 
 

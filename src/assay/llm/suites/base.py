@@ -37,6 +37,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.models.base import CallError, ChatModel, ChatResponse, Message
 from assay.llm.runner import Item, Record, RetryPolicy, Runner
@@ -94,6 +95,17 @@ class Suite(ABC):
 
     #: evaluation kind in the store
     kind: str = "llm_suite"
+    max_queries: int = 0
+    seed: int = 42
+    max_tokens: int = 16
+
+    def configure(self, *, max_queries: int, seed: int, max_tokens: int) -> None:
+        """Check and keep the options every suite has."""
+        if max_queries < 0:
+            raise InvalidInputError("must be >= 0", source=self.kind, field="max_queries")
+        if max_tokens < 1:
+            raise InvalidInputError("must be >= 1", source=self.kind, field="max_tokens")
+        self.max_queries, self.seed, self.max_tokens = int(max_queries), int(seed), int(max_tokens)
 
     @property
     @abstractmethod
@@ -122,7 +134,7 @@ class Suite(ABC):
 
     def parameters(self) -> dict[str, Any]:
         """How the run was configured, stored with the evaluation."""
-        return {}
+        return {"seed": self.seed, "max_queries": self.max_queries, "max_tokens": self.max_tokens}
 
     def score(self, calls: Sequence[Call]) -> MetricSet:
         """The metric records of ``calls`` (through the evaluator)."""

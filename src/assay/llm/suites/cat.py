@@ -197,13 +197,9 @@ class CATSuite(Suite):
         max_tokens: int = 16,
         source: str | None = None,
     ) -> None:
-        if max_queries < 0:
-            raise InvalidInputError("must be >= 0", source="cat", field="max_queries")
+        self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.source = source or (data if isinstance(data, str) else "dev.json")
         self.questions = load_cat(data, source=self.source)
-        self.max_queries = int(max_queries)
-        self.seed = int(seed)
-        self.max_tokens = int(max_tokens)
 
     @property
     def dataset(self) -> str:
@@ -212,12 +208,7 @@ class CATSuite(Suite):
         return Path(self.source).name
 
     def parameters(self) -> dict[str, Any]:
-        return {
-            "seed": self.seed,
-            "max_queries": self.max_queries,
-            "template_version": TEMPLATE_VERSION,
-            "max_tokens": self.max_tokens,
-        }
+        return {**super().parameters(), "template_version": TEMPLATE_VERSION}
 
     def order(self) -> list[CATQuestion]:
         """The questions in query order (see the class docstring)."""

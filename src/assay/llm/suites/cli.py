@@ -11,7 +11,10 @@ commands so ``assay --help`` stays fast.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +72,42 @@ OUT = _o(None, "--out", "-o", help="Write the metric records (JSON) here.")
 FMT = _o(OutputFormat.json, "--format", "-f", help="json or table.")
 DRY_RUN = _o(0, "--dry-run", help="Print the first N prompts and stop (no model call).")
 QUIET = _o(False, "--quiet", "-q", help="No progress bar.")
+
+
+_RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("model", str, MODEL),
+    ("max_errors", int, MAX_ERRORS),
+    ("concurrency", int, CONCURRENCY),
+    ("timeout", float, TIMEOUT),
+    ("retries", int, RETRIES),
+    ("cache", Path, CACHE),
+    ("no_cache", bool, NO_CACHE),
+    ("save", bool, SAVE),
+    ("db", str, DB),
+    ("out", Path, OUT),
+    ("fmt", OutputFormat, FMT),
+    ("dry_run", int, DRY_RUN),
+    ("quiet", bool, QUIET),
+)
+
+
+def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
+    """Give a suite command the shared run options; it receives them as ``run: _Run``."""
+    own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "run"]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=kind)
+        for name, kind, opt in _RUN_OPTIONS
+    ]
+    names = [name for name, _, _ in _RUN_OPTIONS]
+
+    @functools.wraps(fn)
+    def command(**kwargs: Any) -> None:
+        fn(run=_Run(**{n: kwargs.pop(n) for n in names}), **kwargs)
+
+    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command
 
 
 def _execute(suite: Any, run: _Run, title: str) -> None:
@@ -142,46 +181,21 @@ def _load(spec: str | None, timeout: float) -> Any:
     return load_model(spec, n_ctx=4096)
 
 
+@_suite_command
 def cat(
     data: Path = typer.Option(..., "--data", help="StereoSet dev.json.", dir_okay=False),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
-    model: str = MODEL,
-    max_errors: int = MAX_ERRORS,
-    concurrency: int = CONCURRENCY,
-    timeout: float = TIMEOUT,
-    retries: int = RETRIES,
-    cache: Path = CACHE,
-    no_cache: bool = NO_CACHE,
-    save: bool = SAVE,
-    db: str = DB,
-    out: Path = OUT,
-    fmt: OutputFormat = FMT,
-    dry_run: int = DRY_RUN,
-    quiet: bool = QUIET,
+    run: _Run | None = None,
 ) -> None:
     """Context association tests (StereoSet dev.json): LMS, SS, ICAT per scope."""
     from assay.llm.suites.cat import CATSuite
 
     suite = CATSuite(str(data), max_queries=max_queries, seed=seed)
-    run = _Run(
-        model,
-        concurrency,
-        timeout,
-        retries,
-        max_errors,
-        cache,
-        no_cache,
-        save,
-        db,
-        out,
-        fmt,
-        dry_run,
-        quiet,
-    )
-    _execute(suite, run, f"context association tests: {data.name}")
+    _execute(suite, _given(run), f"context association tests: {data.name}")
 
 
+@_suite_command
 def fairness(
     dataset: str = typer.Option("pisa", "--dataset", "-d", help="pisa, compas, or a dataset name."),
     dataset_file: Path = typer.Option(
@@ -195,19 +209,7 @@ def fairness(
     sample: bool = typer.Option(False, "--sample", help="Use the small sample shipped with assay."),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
-    model: str = MODEL,
-    max_errors: int = MAX_ERRORS,
-    concurrency: int = CONCURRENCY,
-    timeout: float = TIMEOUT,
-    retries: int = RETRIES,
-    cache: Path = CACHE,
-    no_cache: bool = NO_CACHE,
-    save: bool = SAVE,
-    db: str = DB,
-    out: Path = OUT,
-    fmt: OutputFormat = FMT,
-    dry_run: int = DRY_RUN,
-    quiet: bool = QUIET,
+    run: _Run | None = None,
 ) -> None:
     """LLM fairness with counterfactual prompts: SPD, DI, AOD, EOD, accuracy, change rates."""
     from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
@@ -220,64 +222,23 @@ def fairness(
         sample=sample,
     )
     suite = FairnessSuite(data, max_queries=max_queries, seed=seed)
-    run = _Run(
-        model,
-        concurrency,
-        timeout,
-        retries,
-        max_errors,
-        cache,
-        no_cache,
-        save,
-        db,
-        out,
-        fmt,
-        dry_run,
-        quiet,
-    )
-    _execute(suite, run, f"LLM fairness: {data.spec.name}")
+    _execute(suite, _given(run), f"LLM fairness: {data.spec.name}")
 
 
+@_suite_command
 def language(
     data: Path = typer.Option(..., "--data", help="Kaleidoscope-style CSV.", dir_okay=False),
     languages: str = typer.Option(None, "--languages", help="Comma-separated language codes."),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
-    model: str = MODEL,
-    max_errors: int = MAX_ERRORS,
-    concurrency: int = CONCURRENCY,
-    timeout: float = TIMEOUT,
-    retries: int = RETRIES,
-    cache: Path = CACHE,
-    no_cache: bool = NO_CACHE,
-    save: bool = SAVE,
-    db: str = DB,
-    out: Path = OUT,
-    fmt: OutputFormat = FMT,
-    dry_run: int = DRY_RUN,
-    quiet: bool = QUIET,
+    run: _Run | None = None,
 ) -> None:
     """Language exams (multiple choice): accuracy and format errors per language."""
     from assay.llm.suites.language import LanguageSuite
 
     langs = languages.split(",") if languages else None
     suite = LanguageSuite(str(data), languages=langs, max_queries=max_queries, seed=seed)
-    run = _Run(
-        model,
-        concurrency,
-        timeout,
-        retries,
-        max_errors,
-        cache,
-        no_cache,
-        save,
-        db,
-        out,
-        fmt,
-        dry_run,
-        quiet,
-    )
-    _execute(suite, run, f"language exams: {data.name}")
+    _execute(suite, _given(run), f"language exams: {data.name}")
 
 
 def average(
@@ -318,6 +279,11 @@ def average(
         model=model,
         parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()]},
     )
+
+
+def _given(run: _Run | None) -> _Run:
+    assert run is not None, "a suite command is called through _suite_command"
+    return run
 
 
 def add_commands(app: typer.Typer) -> None:

@@ -143,13 +143,9 @@ class FairnessSuite(Suite):
     def __init__(
         self, data: FairnessData, *, max_queries: int = 0, seed: int = 42, max_tokens: int = 5
     ) -> None:
-        if max_queries < 0:
-            raise InvalidInputError("must be >= 0", source="fairness", field="max_queries")
+        self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.data = data
         self.spec = data.spec
-        self.max_queries = int(max_queries)
-        self.seed = int(seed)
-        self.max_tokens = int(max_tokens)
         self._cells = self._train_cells()
 
     @property
@@ -158,12 +154,10 @@ class FairnessSuite(Suite):
 
     def parameters(self) -> dict[str, Any]:
         return {
-            "seed": self.seed,
-            "max_queries": self.max_queries,
+            **super().parameters(),
             "template": self.spec.template_file or self.spec.template,
             "data": self.data.origin,
             "group_column": self.spec.sensitive_column,
-            "max_tokens": self.max_tokens,
         }
 
     def _train_cells(self) -> list[list[Row]]:

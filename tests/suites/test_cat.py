@@ -189,3 +189,11 @@ def test_evaluator_on_codes_equals_evaluator_on_names():
         CATEvaluator().add(["maybe"], ["intrasentence"], ["gender"])
     with pytest.raises(InvalidInputError):
         CATEvaluator().add(["other"], ["sideways"], ["gender"])
+
+
+def test_the_default_seed_shows_every_option_order():
+    # a seed divisible by 3 (e.g. 42) would give all queries one order with this LCG
+    orders = {tuple(p.info["labels"]) for p in CATSuite(str(CAT_DEV), max_queries=6).prepare()}
+    assert len(orders) == 6
+    same = {tuple(p.info["labels"]) for p in CATSuite(str(CAT_DEV), seed=42).prepare()}
+    assert len(same) == 1

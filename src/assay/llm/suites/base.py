@@ -96,7 +96,7 @@ class Suite(ABC):
     #: evaluation kind in the store
     kind: str = "llm_suite"
     max_queries: int = 0
-    seed: int = 42
+    seed: int = 1
     max_tokens: int = 16
 
     def configure(self, *, max_queries: int, seed: int, max_tokens: int) -> None:

@@ -57,7 +57,7 @@ def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
 # The options every suite command shares (declared once, used in each signature).
 MODEL = _o(None, "--model", "-m", help=MODEL_HELP)
 MAX_QUERIES = _o(0, "--max-queries", "-n", help="Items to query at most (0 = all).")
-SEED = _o(42, "--seed", help="Seed of the prompts' deterministic shuffles.")
+SEED = _o(1, "--seed", help="Seed of the prompts' deterministic shuffles.")
 CONCURRENCY = _o(8, "--concurrency", "-c", help="Calls in flight at most.")
 TIMEOUT = _o(60.0, "--timeout", help="Seconds per attempt.")
 RETRIES = _o(5, "--retries", help="Retries on 429/5xx/timeouts.")

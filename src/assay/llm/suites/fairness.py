@@ -141,7 +141,7 @@ class FairnessSuite(Suite):
     kind = "llm_fairness"
 
     def __init__(
-        self, data: FairnessData, *, max_queries: int = 0, seed: int = 42, max_tokens: int = 5
+        self, data: FairnessData, *, max_queries: int = 0, seed: int = 1, max_tokens: int = 5
     ) -> None:
         self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.data = data

@@ -197,7 +197,9 @@ def cat(
 
 @_suite_command
 def fairness(
-    dataset: str = typer.Option("pisa", "--dataset", "-d", help="pisa, compas, or a dataset name."),
+    dataset: str = typer.Option(
+        "pisa", "--dataset", "-d", help="pisa, compas, or a dataset TOML file."
+    ),
     dataset_file: Path = typer.Option(
         None, "--dataset-file", help="A dataset declared in a TOML file (instead of --dataset)."
     ),

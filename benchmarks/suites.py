@@ -3,7 +3,7 @@
 Part 1: 2,000 context association items (generated, intersentence) through
 ``assay.llm.suites.run_suite`` (prompt building, the runner with its SQLite cache on and a
 fresh cache file, parsing, scoring) against the loopback chat server of
-``assay.llm.testing`` in its own process, answering after a fixed 20 ms, at concurrency 64.
+``assay.testing.llm`` in its own process, answering after a fixed 20 ms, at concurrency 64.
 Printed: items/s and the share of the ideal throughput (concurrency / latency = 3,200/s),
 and, for scale on the same machine at the same moment, the same prompts through the bare
 ``Runner`` (no suite: no prompt building, parsing or scoring).
@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,8 @@ from assay.llm import Item, Runner, load_model
 from assay.llm.suites import CATEvaluator, CATSuite, run_suite
 
 BIAS = ("gender", "race", "profession", "religion")
+# the loopback server module (assay.testing.llm; assay.llm.testing before it moved)
+_SERVER = "assay.testing.llm" if find_spec("assay.testing.llm") else "assay.llm.testing"
 
 
 def dev_doc(n: int) -> dict:
@@ -51,7 +54,7 @@ def dev_doc(n: int) -> dict:
 
 def throughput(n: int, latency: float, concurrency: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay.llm.testing", "--latency", str(latency)],
+        [sys.executable, "-m", _SERVER, "--latency", str(latency)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

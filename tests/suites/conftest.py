@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
-from assay.llm.testing import FakeChatServer
+try:  # the loopback server's home from the next release on
+    from assay.testing.llm import FakeChatServer
+except ImportError:  # pragma: no cover - older layout
+    from assay.llm.testing import FakeChatServer
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 1. Context association tests on 12 hand-written StereoSet-format items: LMS, SS and iCAT
    per scope.
-2. LLM fairness with counterfactual prompts on 6 rows of the PISA sample shipped with
+2. LLM fairness with counterfactual prompts on 4 rows of the PISA sample shipped with
    assay (NCES PISA 2009, as used in "Fairness of ChatGPT"): group fairness by gender,
    accuracy, and how often swapping the gender changes the answer.
 
@@ -48,7 +48,7 @@ def run(out_dir: Path, console: Console) -> None:
     eid = _save(store, cat, "embedded")
     console.print(f"[dim]saved evaluation {eid} ({len(cat.calls)} calls)[/]")
 
-    fair = run_fairness("pisa", model, sample=True, max_queries=6, cache=cache, concurrency=2)
+    fair = run_fairness("pisa", model, sample=True, max_queries=4, cache=cache, concurrency=2)
     keep = {
         "StatisticalParityDifference",
         "DisparateImpact",
@@ -58,7 +58,7 @@ def run(out_dir: Path, console: Console) -> None:
         "CounterfactualChangeRate",
     }
     shown = MetricSet(m for m in fair.metrics if m.type in keep)
-    console.print(metrics_table(shown, title="LLM fairness: PISA sample, 6 rows (embedded)"))
+    console.print(metrics_table(shown, title="LLM fairness: PISA sample, 4 rows (embedded)"))
     eid = _save(store, fair, "embedded")
     console.print(f"[dim]saved evaluation {eid} ({len(fair.calls)} calls)[/]")
     (out_dir / "suites-cat.json").write_text(cat.metrics.to_json(indent=2) + "\n")

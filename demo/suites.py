@@ -42,13 +42,13 @@ def run(out_dir: Path, console: Console) -> None:
     cache = out_dir / "llm-cache.sqlite"
     store = Store(f"sqlite:///{out_dir / 'assay.db'}")
 
-    cat = run_cat(HERE / "data" / "cat_demo.json", model, cache=cache, concurrency=2)
+    cat = run_cat(HERE / "data" / "cat_demo.json", model, cache=cache, timeout=600)
     shown = cat.metrics.filter(scope="general") + cat.metrics.filter(scope="intersentence")
     console.print(metrics_table(shown, title="context association tests (12 items, embedded)"))
     eid = _save(store, cat, "embedded")
     console.print(f"[dim]saved evaluation {eid} ({len(cat.calls)} calls)[/]")
 
-    fair = run_fairness("pisa", model, sample=True, max_queries=4, cache=cache, concurrency=2)
+    fair = run_fairness("pisa", model, sample=True, max_queries=4, cache=cache, timeout=600)
     keep = {
         "StatisticalParityDifference",
         "DisparateImpact",

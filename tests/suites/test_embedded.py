@@ -25,16 +25,18 @@ def _every_call_answered(result, n):
 
 
 def test_cat_on_the_embedded_model(model, tmp_path):
-    result = run_cat(CAT_DEV, model, max_queries=4, cache=tmp_path / "c.sqlite")
+    result = run_cat(CAT_DEV, model, max_queries=4, cache=tmp_path / "c.sqlite", timeout=600)
     _every_call_answered(result, 4)
     counts = result.metrics.get("CATCounts", scope="general").value
     assert sum(counts.values()) == 4 and counts["errors"] == 0
-    again = run_cat(CAT_DEV, model, max_queries=4, cache=tmp_path / "c.sqlite")
+    again = run_cat(CAT_DEV, model, max_queries=4, cache=tmp_path / "c.sqlite", timeout=600)
     assert all(c.record.cached for c in again.calls) and again.metrics == result.metrics
 
 
 def test_fairness_on_the_embedded_model(model, tmp_path):
-    result = run_fairness("pisa", model, sample=True, max_queries=2, cache=tmp_path / "c.sqlite")
+    result = run_fairness(
+        "pisa", model, sample=True, max_queries=2, cache=tmp_path / "c.sqlite", timeout=600
+    )
     originals = [c for c in result.calls if not c.info["counterfactual"]]
     assert len(originals) == 2 and len(result.calls) == 4  # every original answered: 2 cf
     _every_call_answered(result, 4)
@@ -43,7 +45,7 @@ def test_fairness_on_the_embedded_model(model, tmp_path):
 
 
 def test_language_on_the_embedded_model(model, tmp_path):
-    result = run_language(EXAM, model, max_queries=3, cache=tmp_path / "c.sqlite")
+    result = run_language(EXAM, model, max_queries=3, cache=tmp_path / "c.sqlite", timeout=600)
     _every_call_answered(result, 3)
     counts = result.metrics.get("LanguageCounts", language="all").value
     assert counts["errors"] == 0 and sum(counts.values()) == 3

@@ -25,6 +25,7 @@ SECTIONS: tuple[str, ...] = (
     "scoring",
     "llm",
     "text",
+    "suites",
 )
 
 

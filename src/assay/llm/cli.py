@@ -299,5 +299,8 @@ def serve_model(
 
 def register(app: typer.Typer) -> None:
     """Add ``assay llm`` and ``assay serve-model`` to the ``assay`` command."""
+    from assay.llm.suites.cli import add_commands
+
+    add_commands(llm_app)  # assay llm cat|fairness|language|average
     app.add_typer(llm_app, name="llm")
     app.command("serve-model")(serve_model)

@@ -1,0 +1,62 @@
+"""Average LLM fairness over datasets: the mean of each metric over their last evaluations.
+
+For each dataset, the caller passes the metric records of its last finished
+``llm_fairness`` evaluation. For each of ``StatisticalParityDifference``,
+``DisparateImpact``, ``AverageOddsDifference``, ``EqualOpportunityDifference``,
+``Accuracy``, ``Precision``, ``Recall`` and the overall ``CounterfactualChangeRate``, the
+result is the mean over the evaluations where the metric has a value: a metric that is
+``null`` for a dataset is left out of that metric's mean (not counted as 0), and the record
+says which evaluations it averaged (``parameters.evaluations``, ``parameters.datasets``)
+and how many (``parameters.n``). A metric no evaluation has is ``null`` with the reason.
+
+Example:
+    >>> from assay.results import Metric, MetricSet
+    >>> a = MetricSet([Metric("Accuracy", 0.5), Metric("Recall", None, {"undefined": "x"})])
+    >>> b = MetricSet([Metric("Accuracy", 0.7), Metric("Recall", 0.4)])
+    >>> ms = average_fairness({"pisa": (1, a), "compas": (2, b)})
+    >>> round(ms.get("Accuracy").value, 6), ms.get("Recall").value, ms.get("Recall").parameters["n"]
+    (0.6, 0.4, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from assay.results import Metric, MetricSet, undefined
+
+__all__ = ["average_fairness", "AVERAGED"]
+
+AVERAGED = (
+    "StatisticalParityDifference",
+    "DisparateImpact",
+    "AverageOddsDifference",
+    "EqualOpportunityDifference",
+    "Accuracy",
+    "Precision",
+    "Recall",
+    "CounterfactualChangeRate",
+)
+
+
+def _overall(ms: MetricSet, kind: str) -> Metric | None:
+    found = [m for m in ms.filter(kind) if "group" not in m.parameters]
+    return found[0] if found else None
+
+
+def average_fairness(evaluations: Mapping[str, tuple[int, MetricSet]]) -> MetricSet:
+    """``{dataset: (evaluation id, its metrics)}`` -> one mean record per metric."""
+    out = []
+    for kind in AVERAGED:
+        ids, names, values = [], [], []
+        for dataset, (eid, ms) in evaluations.items():
+            m = _overall(ms, kind)
+            if m is not None and isinstance(m.value, (int, float)):
+                ids.append(eid)
+                names.append(dataset)
+                values.append(float(m.value))
+        params = {"evaluations": ids, "datasets": names, "n": len(values)}
+        if values:
+            out.append(Metric(kind, sum(values) / len(values), params))
+        else:
+            out.append(undefined(kind, "no evaluation has a value for it", **params))
+    return MetricSet(out)

@@ -1,0 +1,299 @@
+"""``assay llm cat|fairness|language|average``: the LLM suites on the command line.
+
+Every suite command takes the same run options (``--model``, ``--max-queries``, ``--seed``,
+``--max-errors``, ``--concurrency``, ``--timeout``, ``--retries``, ``--cache``/``--no-cache``,
+``--save/--no-save``, ``--db``, ``--out``, ``--format``, ``--dry-run N``). A run is stored as
+an evaluation (one item row per call) unless ``--no-save``; a run stopped by
+``--max-errors`` is stored as ``failed`` with the reason and the calls made so far, and
+exits 1. Bad data exits 2 before any call is paid. Heavy modules are imported inside the
+commands so ``assay --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from assay.cli_support import OutputFormat, guarded
+
+__all__ = ["add_commands"]
+
+MODEL_HELP = (
+    "Model spec: 'embedded', 'openai:MODEL' or 'http://HOST:PORT/v1#MODEL' "
+    "(default: $ASSAY_MODEL or embedded)."
+)
+
+
+@dataclass
+class _Run:
+    """The options every suite command shares."""
+
+    model: str | None
+    concurrency: int
+    timeout: float
+    retries: int
+    max_errors: int
+    cache: Path | None
+    no_cache: bool
+    save: bool
+    db: str | None
+    out: Path | None
+    fmt: OutputFormat
+    dry_run: int
+    quiet: bool
+
+
+def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
+    return typer.Option(default, *names, help=help, **kw)
+
+
+# The options every suite command shares (declared once, used in each signature).
+MODEL = _o(None, "--model", "-m", help=MODEL_HELP)
+MAX_QUERIES = _o(0, "--max-queries", "-n", help="Items to query at most (0 = all).")
+SEED = _o(1, "--seed", help="Seed of the prompts' deterministic shuffles.")
+CONCURRENCY = _o(8, "--concurrency", "-c", help="Calls in flight at most.")
+TIMEOUT = _o(60.0, "--timeout", help="Seconds per attempt.")
+RETRIES = _o(5, "--retries", help="Retries on 429/5xx/timeouts.")
+MAX_ERRORS = _o(
+    0, "--max-errors", help="Stop the run (stored as failed) after more call errors (0 = never)."
+)
+CACHE = _o(None, "--cache", help="Response cache file (default: $ASSAY_LLM_CACHE).")
+NO_CACHE = _o(False, "--no-cache", help="Do not read or write the response cache.")
+SAVE = _o(True, "--save/--no-save", help="Record the run in the evaluation store.")
+DB = _o(None, "--db", help="Evaluation store URL or SQLite file.")
+OUT = _o(None, "--out", "-o", help="Write the metric records (JSON) here.")
+FMT = _o(OutputFormat.json, "--format", "-f", help="json or table.")
+DRY_RUN = _o(0, "--dry-run", help="Print the first N prompts and stop (no model call).")
+QUIET = _o(False, "--quiet", "-q", help="No progress bar.")
+
+
+_RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("model", str, MODEL),
+    ("max_errors", int, MAX_ERRORS),
+    ("concurrency", int, CONCURRENCY),
+    ("timeout", float, TIMEOUT),
+    ("retries", int, RETRIES),
+    ("cache", Path, CACHE),
+    ("no_cache", bool, NO_CACHE),
+    ("save", bool, SAVE),
+    ("db", str, DB),
+    ("out", Path, OUT),
+    ("fmt", OutputFormat, FMT),
+    ("dry_run", int, DRY_RUN),
+    ("quiet", bool, QUIET),
+)
+
+
+def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
+    """Give a suite command the shared run options; it receives them as ``run: _Run``."""
+    own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "run"]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=kind)
+        for name, kind, opt in _RUN_OPTIONS
+    ]
+    names = [name for name, _, _ in _RUN_OPTIONS]
+
+    @functools.wraps(fn)
+    def command(**kwargs: Any) -> None:
+        fn(run=_Run(**{n: kwargs.pop(n) for n in names}), **kwargs)
+
+    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command
+
+
+def _execute(suite: Any, run: _Run, title: str) -> None:
+    from assay.cli_support import publish
+    from assay.io.files import check_writable_file
+    from assay.llm.suites.base import run_suite
+
+    if run.out is not None:
+        check_writable_file(run.out, option="--out")
+    if run.dry_run > 0:
+        for p in suite.prepare()[: run.dry_run]:
+            sys.stdout.write(f"### {p.item.id}\n{p.item.messages[-1]['content']}\n\n")
+        return
+    model = _load(run.model, run.timeout)
+    spec = getattr(model, "spec", None) or model.identity
+    result = run_suite(
+        suite,
+        model,
+        max_errors=run.max_errors,
+        concurrency=run.concurrency,
+        cache=False if run.no_cache else (run.cache if run.cache is not None else True),
+        timeout=run.timeout,
+        retries=run.retries,
+        quiet=run.quiet,
+    )
+    items = _items(result)
+    if result.status == "failed":
+        eid = _store_failed(result, spec, items, run.db) if run.save else None
+        where = f"; stored as failed evaluation {eid}" if eid is not None else ""
+        typer.echo(f"error: {result.error}{where}", err=True)
+        raise typer.Exit(1)
+    publish(
+        result.metrics,
+        fmt=run.fmt,
+        out=run.out,
+        title=title,
+        save=run.save,
+        db=run.db,
+        kind=result.kind,
+        dataset=result.dataset,
+        model=spec,
+        parameters=result.parameters,
+        items=items,
+    )
+
+
+def _items(result: Any) -> list[Any]:
+    from assay.store import ItemRecord
+
+    return [ItemRecord.from_llm(c.item, c.record, c.parsed) for c in result.calls]
+
+
+def _store_failed(result: Any, spec: str, items: list[Any], db: str | None) -> int:
+    from assay.store import Store
+
+    with Store(db) as store:
+        eid = store.start(
+            result.kind, dataset=result.dataset, model=spec, parameters=result.parameters
+        )
+        store.add_items(eid, items)
+        store.add_metrics(eid, result.metrics)
+        store.fail(eid, result.error or "failed")
+    return eid
+
+
+def _load(spec: str | None, timeout: float) -> Any:
+    from assay.llm.models.spec import load_model, parse_model_spec
+
+    if parse_model_spec(spec).kind == "openai":
+        return load_model(spec, timeout=timeout)
+    return load_model(spec, n_ctx=4096)
+
+
+@_suite_command
+def cat(
+    data: Path = typer.Option(..., "--data", help="StereoSet dev.json.", dir_okay=False),
+    max_queries: int = MAX_QUERIES,
+    seed: int = SEED,
+    run: _Run | None = None,
+) -> None:
+    """Context association tests (StereoSet dev.json): LMS, SS, ICAT per scope."""
+    from assay.llm.suites.cat import CATSuite
+
+    suite = CATSuite(str(data), max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"context association tests: {data.name}")
+
+
+@_suite_command
+def fairness(
+    dataset: str = typer.Option(
+        "pisa", "--dataset", "-d", help="pisa, compas, or a dataset TOML file."
+    ),
+    dataset_file: Path = typer.Option(
+        None, "--dataset-file", help="A dataset declared in a TOML file (instead of --dataset)."
+    ),
+    train: Path = typer.Option(None, "--train", help="Train split CSV."),
+    test: Path = typer.Option(None, "--test", help="Test split CSV."),
+    raw: list[Path] = typer.Option(
+        None, "--raw", help="Raw public file(s) to rebuild the splits from (PISA: two files)."
+    ),
+    sample: bool = typer.Option(False, "--sample", help="Use the small sample shipped with assay."),
+    max_queries: int = MAX_QUERIES,
+    seed: int = SEED,
+    run: _Run | None = None,
+) -> None:
+    """LLM fairness with counterfactual prompts: SPD, DI, AOD, EOD, accuracy, change rates."""
+    from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
+
+    data = load_fairness_data(
+        dataset_file if dataset_file is not None else dataset,
+        train=train,
+        test=test,
+        raw=raw or (),
+        sample=sample,
+    )
+    suite = FairnessSuite(data, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"LLM fairness: {data.spec.name}")
+
+
+@_suite_command
+def language(
+    data: Path = typer.Option(..., "--data", help="Kaleidoscope-style CSV.", dir_okay=False),
+    languages: str = typer.Option(None, "--languages", help="Comma-separated language codes."),
+    max_queries: int = MAX_QUERIES,
+    seed: int = SEED,
+    run: _Run | None = None,
+) -> None:
+    """Language exams (multiple choice): accuracy and format errors per language."""
+    from assay.llm.suites.language import LanguageSuite
+
+    langs = languages.split(",") if languages else None
+    suite = LanguageSuite(str(data), languages=langs, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"language exams: {data.name}")
+
+
+def average(
+    datasets: str = typer.Option(
+        "pisa,compas", "--datasets", help="Comma-separated dataset names."
+    ),
+    model: str = typer.Option(None, "--model", "-m", help="Only evaluations of this model spec."),
+    save: bool = SAVE,
+    db: str = DB,
+    out: Path = OUT,
+    fmt: OutputFormat = FMT,
+) -> None:
+    """Mean fairness metrics over the last finished evaluation of each dataset."""
+    from assay.cli_support import publish
+    from assay.llm.suites.average import average_fairness
+    from assay.results import MetricSet
+    from assay.store import Store
+
+    names = [d.strip() for d in datasets.split(",") if d.strip()]
+    if out is not None:
+        from assay.io.files import check_writable_file
+
+        check_writable_file(out, option="--out")
+    with Store(db) as store:
+        found = store.latest_per_dataset(
+            kind="llm_fairness", datasets=names, model=model, require=True
+        )
+    metrics = average_fairness({d: (ev.id, ev.metrics or MetricSet()) for d, ev in found.items()})
+    publish(
+        metrics,
+        fmt=fmt,
+        out=out,
+        title="average LLM fairness",
+        save=save,
+        db=db,
+        kind="llm_fairness_average",
+        dataset=",".join(names),
+        model=model,
+        parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()]},
+    )
+
+
+def _given(run: _Run | None) -> _Run:
+    assert run is not None, "a suite command is called through _suite_command"
+    return run
+
+
+def add_commands(app: typer.Typer) -> None:
+    """Attach ``cat``, ``fairness``, ``language`` and ``average`` to the ``assay llm`` group."""
+    for name, fn in (
+        ("cat", cat),
+        ("fairness", fairness),
+        ("language", language),
+        ("average", average),
+    ):
+        app.command(name)(guarded(fn))

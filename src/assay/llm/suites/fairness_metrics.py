@@ -1,0 +1,195 @@
+"""The metrics of LLM fairness: group fairness, accuracy and counterfactual change rates.
+
+Each test point has a target (the dataset's positive label or not), a group (privileged
+= the sensitive value declared second: PISA male 1, COMPAS White), the model's answer
+coded ``1`` (positive), ``0`` (negative), ``-1`` (invalid) or ``-2`` (call error), and the
+answer to the counterfactual prompt (the same prompt with the sensitive value swapped),
+coded the same way or ``-3`` when it was not asked (the original call failed).
+
+On the valid answers only:
+
+* ``StatisticalParityDifference``, ``DisparateImpact``, ``AverageOddsDifference`` and
+  ``EqualOpportunityDifference`` are :mod:`assay.fairness`'s kernels on the per-group
+  confusion counts (unprivileged minus, or over, privileged); each is ``null`` with the
+  reason when a group has no valid answer, or when the kernel's own condition fails;
+* ``Accuracy = (TP + TN) / valid``, ``Precision = TP / (TP + FP)``,
+  ``Recall = TP / (TP + FN)``, ``null`` with the reason on a zero denominator.
+
+``ResponseCounts`` is ``{valid, invalid, errors}`` of the original prompts.
+``CounterfactualChangeRate = changed / compared`` over the points where neither call
+failed, overall and per original group (``parameters.group``). A point *changed* when one
+answer is valid and the other is not, or both are valid and differ; two invalid answers
+never count as a change, whatever their texts.
+
+Example:
+    >>> ev = LLMFairnessEvaluator(group_column="male", groups=["0", "1"])
+    >>> _ = ev.add(target=[1, 0, 1, 0], predicted=[1, 0, 0, -1],
+    ...            privileged=[1, 1, 0, 0], counterfactual=[1, 1, -1, -1])
+    >>> ms = ev.compute()
+    >>> ms.get("Accuracy").value, ms.get("CounterfactualChangeRate", group="1").value
+    (0.6666666666666666, 0.5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.evaluator import Evaluator
+from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
+from assay.ratios import divide
+from assay.results import Metric, MetricSet, undefined
+
+__all__ = ["LLMFairnessEvaluator", "POSITIVE", "NEGATIVE", "INVALID", "ERROR", "NOT_ASKED"]
+
+POSITIVE, NEGATIVE, INVALID, ERROR, NOT_ASKED = 1, 0, -1, -2, -3
+
+
+class LLMFairnessEvaluator(Evaluator):
+    """Accumulates the counts behind every LLM fairness metric (see the module docstring).
+
+    Args:
+        group_column: the sensitive column (for the records' ``parameters``).
+        groups: its two values, ``[unprivileged, privileged]``.
+    """
+
+    def __init__(self, *, group_column: str = "group", groups: Sequence[str] = ("0", "1")) -> None:
+        if len(groups) != 2:
+            raise InvalidInputError(
+                "expected two groups", source="LLMFairnessEvaluator", field="groups"
+            )
+        self.group_column = str(group_column)
+        self.groups = [str(g) for g in groups]
+        self._confusion = np.zeros(8, dtype=np.int64)  # tp[2], fp[2], fn[2], tn[2]
+        self._responses = np.zeros(3, dtype=np.int64)  # valid, invalid, errors
+        self._cf_responses = np.zeros(3, dtype=np.int64)
+        self._cf = np.zeros(4, dtype=np.int64)  # compared[2], changed[2]
+
+    def config(self) -> dict[str, Any]:
+        return {"group_column": self.group_column, "groups": self.groups}
+
+    @property
+    def is_empty(self) -> bool:
+        return int(self._responses.sum()) == 0
+
+    def add(
+        self, target: Any, predicted: Any, privileged: Any, counterfactual: Any = None
+    ) -> LLMFairnessEvaluator:
+        t = _codes(target, "target", (0, 1)).astype(bool)
+        p = _codes(predicted, "predicted", (POSITIVE, NEGATIVE, INVALID, ERROR))
+        g = _codes(privileged, "privileged", (0, 1)).astype(bool)
+        cf = (
+            np.full(p.shape, NOT_ASKED, np.int64)
+            if counterfactual is None
+            else _codes(counterfactual, "counterfactual", (1, 0, -1, -2, -3))
+        )
+        if not (t.shape == p.shape == g.shape == cf.shape):
+            raise InvalidInputError("arrays differ in length", source="LLMFairnessEvaluator.add")
+        valid = p >= 0
+        c = group_counts(t[valid], p[valid] == POSITIVE, g[valid])
+        self._confusion += np.concatenate([c.tp, c.fp, c.fn, c.tn])
+        self._responses += [int(valid.sum()), int((p == INVALID).sum()), int((p == ERROR).sum())]
+        self._cf_responses += [
+            int((cf >= 0).sum()),
+            int((cf == INVALID).sum()),
+            int((cf == ERROR).sum()),
+        ]
+        both = (p != ERROR) & (cf != ERROR) & (cf != NOT_ASKED)
+        changed = both & (((p >= 0) != (cf >= 0)) | ((p >= 0) & (cf >= 0) & (p != cf)))
+        for k in (0, 1):
+            in_g = g == bool(k)
+            self._cf[k] += int((both & in_g).sum())
+            self._cf[2 + k] += int((changed & in_g).sum())
+        return self
+
+    def _merge(self, other: LLMFairnessEvaluator) -> None:
+        for name in ("_confusion", "_responses", "_cf_responses", "_cf"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def _state(self) -> dict[str, np.ndarray]:
+        return {
+            "confusion": self._confusion.copy(),
+            "responses": self._responses.copy(),
+            "cf_responses": self._cf_responses.copy(),
+            "cf": self._cf.copy(),
+        }
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        self._confusion = np.asarray(state["confusion"], dtype=np.int64).copy()
+        self._responses = np.asarray(state["responses"], dtype=np.int64).copy()
+        self._cf_responses = np.asarray(state["cf_responses"], dtype=np.int64).copy()
+        self._cf = np.asarray(state["cf"], dtype=np.int64).copy()
+
+    def counts(self) -> GroupCounts:
+        """Confusion counts of the valid answers, ``[unprivileged, privileged]``."""
+        tp, fp, fn, tn = self._confusion.reshape(4, 2)
+        return GroupCounts(tp=tp.copy(), fp=fp.copy(), fn=fn.copy(), tn=tn.copy())
+
+    def _compute(self) -> MetricSet:
+        c = self.counts()
+        params = {"group_column": self.group_column, "privileged": self.groups[1]}
+        out: list[Metric] = []
+        for name, kernel in FAIRNESS_METRICS.items():
+            empty = [n for n, size in zip(("unprivileged", "privileged"), c.size) if size == 0]
+            if empty:
+                out.append(undefined(name, f"no valid answer in the {empty[0]} group", **params))
+                continue
+            try:
+                out.append(Metric(name, kernel(c), dict(params)))
+            except UndefinedMetricError as exc:
+                out.append(undefined(name, exc.reason, **params))
+        tp, fp, fn, tn = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
+        for name, num, den, why in (
+            ("Accuracy", tp + tn, tp + fp + fn + tn, "no valid answer"),
+            ("Precision", tp, tp + fp, "no positive prediction (TP + FP = 0)"),
+            ("Recall", tp, tp + fn, "no positive label among valid answers (TP + FN = 0)"),
+        ):
+            out.append(_ratio(name, num, den, why, {}))
+        v, i, e = (int(x) for x in self._responses)
+        out.append(Metric("ResponseCounts", {"valid": v, "invalid": i, "errors": e}, {}))
+        v, i, e = (int(x) for x in self._cf_responses)
+        out.append(
+            Metric(
+                "ResponseCounts", {"valid": v, "invalid": i, "errors": e}, {"counterfactual": True}
+            )
+        )
+        compared, changed = self._cf[:2], self._cf[2:]
+        why = "no point where both the original and the counterfactual call succeeded"
+        base = {"group_column": self.group_column}
+        out.append(_ratio("CounterfactualChangeRate", changed.sum(), compared.sum(), why, base))
+        for k in (0, 1):
+            extra = {**base, "group": self.groups[k]}
+            out.append(_ratio("CounterfactualChangeRate", changed[k], compared[k], why, extra))
+        return MetricSet(out)
+
+
+def _ratio(name: str, num: Any, den: Any, why: str, params: dict[str, Any]) -> Metric:
+    v = float(divide(num, den))
+    full = {**params, "n": int(den)}
+    return (
+        undefined(name, f"requires a non-zero denominator: {why}", **full)
+        if np.isnan(v)
+        else Metric(name, v, full)
+    )
+
+
+def _codes(values: Any, field: str, allowed: tuple[int, ...]) -> np.ndarray:
+    a = np.asarray(values)
+    if a.ndim != 1:
+        raise InvalidInputError(
+            "expected a 1-D array", source="LLMFairnessEvaluator.add", field=field
+        )
+    a = a.astype(np.int64)
+    bad = ~np.isin(a, allowed)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(
+            f"expected one of {list(allowed)}, got {a[i]}",
+            source="LLMFairnessEvaluator.add",
+            record=i,
+            field=field,
+        )
+    return a

@@ -1,0 +1,234 @@
+"""Language exams (Kaleidoscope-style multiple choice): accuracy and format errors per language.
+
+The data is a CSV with columns ``language``, ``question``, ``options`` (a list of option
+texts: JSON ``["a", "b"]``, Python ``['a', 'b']`` or numpy ``['a' 'b']`` notation) and
+``answer`` (the 0-based index of the right option). Rows of the chosen languages are
+taken in file order, once. Row ``r`` (0-based position in the file) shows its options in
+the order ``lcg_permutation(n, seed * r)`` (modulo 2**32). The model must reply
+``{"choice": "<option text>"}``; the trimmed choice is compared case-insensitively with
+the option texts: the right one is *correct*, another one *incorrect*, anything else
+(including a reply that is not that JSON object) *invalid*. Call errors are counted apart.
+
+Per language and overall (``parameters.language`` = ``"all"``), with C, I, V, E the
+correct, incorrect, invalid answers and call errors:
+
+* ``FormatErrorRate = V / (C + I + V)`` (all answers, call errors excluded);
+* ``Accuracy = C / (C + I + V)``;
+* ``AccuracyOnValid = C / (C + I)``;
+* ``LanguageCounts = {correct, incorrect, invalid, errors}``.
+
+A zero denominator gives ``null`` with the reason (the original left the format error rate
+empty when every answer was invalid; here it is 1, as its definition gives).
+
+Example:
+    >>> outcomes = ["correct", "invalid", "incorrect", "error"]
+    >>> ev = LanguageEvaluator().add(["en", "en", "es", "es"], outcomes)
+    >>> ms = ev.compute()
+    >>> ms.get("Accuracy", language="all").value, ms.get("FormatErrorRate", language="en").value
+    (0.3333333333333333, 0.5)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assay.errors import InvalidInputError
+from assay.evaluator import Evaluator
+from assay.llm.runner import Item
+from assay.llm.suites.base import Call, Prepared, Suite, template
+from assay.llm.suites.columns import factorize
+from assay.llm.suites.language_data import ExamRow, load_exam
+from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
+from assay.ratios import divide
+from assay.results import Metric, MetricSet, undefined
+
+__all__ = ["LanguageEvaluator", "LanguageSuite", "parse_choice", "LANGUAGE_OUTCOMES"]
+
+LANGUAGE_OUTCOMES = ("correct", "incorrect", "invalid", "error")
+TEMPLATE_VERSION = "v1"
+
+
+class LanguageEvaluator(Evaluator):
+    """Counts of correct/incorrect/invalid/error answers per language.
+
+    ``dataset`` only names what is evaluated: evaluators of different datasets refuse to merge.
+    """
+
+    def __init__(self, *, dataset: str | None = None) -> None:
+        self.dataset = dataset
+        self._langs: list[str] = []
+        self._counts = np.zeros((0, 4), dtype=np.int64)
+
+    def config(self) -> dict[str, Any]:
+        return {"dataset": self.dataset}
+
+    @property
+    def is_empty(self) -> bool:
+        return int(self._counts.sum()) == 0
+
+    def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
+        langs = np.asarray(languages)
+        outs = np.asarray(outcomes)
+        if langs.ndim != 1 or langs.shape != outs.shape:
+            raise InvalidInputError(
+                "languages and outcomes differ in length", source="LanguageEvaluator.add"
+            )
+        oi, onames = factorize(outs)
+        lookup = np.array(
+            [LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames]
+        )
+        codes = lookup[oi] if len(onames) else np.zeros(0, np.int64)
+        if (codes < 0).any():
+            raise InvalidInputError(
+                f"outcomes must be one of {list(LANGUAGE_OUTCOMES)}",
+                source="LanguageEvaluator.add",
+                field="outcomes",
+            )
+        li, lnames = factorize(langs)
+        per = np.bincount(li * 4 + codes, minlength=len(lnames) * 4).reshape(len(lnames), 4)
+        self._add_rows([str(x) for x in lnames], per)
+        return self
+
+    def _add_rows(self, names: list[str], rows: np.ndarray) -> None:
+        for name, row in zip(names, rows):
+            if name not in self._langs:
+                self._langs.append(name)
+                self._counts = np.vstack([self._counts, np.zeros((1, 4), np.int64)])
+            self._counts[self._langs.index(name)] += row
+
+    def _merge(self, other: LanguageEvaluator) -> None:
+        self._add_rows(other._langs, other._counts)
+
+    def _state(self) -> dict[str, np.ndarray]:
+        return {"languages": np.array(self._langs, dtype=str), "counts": self._counts.copy()}
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        self._langs = [str(x) for x in state["languages"].tolist()]
+        self._counts = np.asarray(state["counts"], dtype=np.int64).reshape(-1, 4).copy()
+
+    def _compute(self) -> MetricSet:
+        order = sorted(self._langs)
+        c = np.vstack(
+            [self._counts.sum(axis=0), self._counts[[self._langs.index(x) for x in order]]]
+        )
+        names = ["all", *order]
+        ok, bad, inv, err = (c[:, i] for i in range(4))
+        answered = ok + bad + inv
+        rates = {
+            "FormatErrorRate": (divide(inv, answered), "no answer (every call failed)"),
+            "Accuracy": (divide(ok, answered), "no answer (every call failed)"),
+            "AccuracyOnValid": (divide(ok, ok + bad), "no valid answer (correct + incorrect = 0)"),
+        }
+        out: list[Metric] = []
+        for i, lang in enumerate(names):
+            for kind, (values, why) in rates.items():
+                v = values[i]
+                out.append(
+                    undefined(kind, why, language=lang)
+                    if np.isnan(v)
+                    else Metric(kind, float(v), {"language": lang})
+                )
+            counts = {
+                "correct": int(ok[i]),
+                "incorrect": int(bad[i]),
+                "invalid": int(inv[i]),
+                "errors": int(err[i]),
+            }
+            out.append(Metric("LanguageCounts", counts, {"language": lang}))
+        return MetricSet(out)
+
+
+def parse_choice(text: str, options: Sequence[str], correct: int) -> dict[str, Any]:
+    """``{"choice": ...}`` matched case-insensitively against the option texts.
+
+    Example:
+        >>> parse_choice('{"choice": " paris "}', ["Rome", "Paris"], 1)
+        {'outcome': 'correct', 'choice': 'paris'}
+        >>> parse_choice('Paris', ["Rome", "Paris"], 1)["outcome"]
+        'invalid'
+    """
+    try:
+        doc = json.loads(clean_answer(text))
+    except ValueError:
+        return {"outcome": "invalid", "choice": None, "reason": "not JSON"}
+    if not isinstance(doc, dict) or not isinstance(doc.get("choice"), str):
+        return {"outcome": "invalid", "choice": None, "reason": "no 'choice' string"}
+    choice = doc["choice"].strip()
+    folded = [o.strip().casefold() for o in options]
+    if choice.casefold() == folded[correct]:
+        return {"outcome": "correct", "choice": choice}
+    if choice.casefold() in folded:
+        return {"outcome": "incorrect", "choice": choice}
+    return {"outcome": "invalid", "choice": choice, "reason": "not one of the options"}
+
+
+class LanguageSuite(Suite):
+    """The language exams over a Kaleidoscope-style CSV (module docstring)."""
+
+    kind = "llm_language"
+
+    def __init__(
+        self,
+        data: str | Path,
+        *,
+        languages: Sequence[str] | None = None,
+        max_queries: int = 0,
+        seed: int = 1,
+        max_tokens: int = 64,
+    ) -> None:
+        self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
+        self.source = str(data)
+        self.rows = load_exam(data)
+        self.languages = [x.strip() for x in languages if x.strip()] if languages else None
+
+    @property
+    def dataset(self) -> str:
+        return Path(self.source).name
+
+    def parameters(self) -> dict[str, Any]:
+        extra = {"languages": self.languages, "template_version": TEMPLATE_VERSION}
+        return {**super().parameters(), **extra}
+
+    def chosen(self) -> list[ExamRow]:
+        rows = [r for r in self.rows if self.languages is None or r.language in self.languages]
+        if not rows:
+            raise InvalidInputError(f"no row in the languages {self.languages}", source=self.source)
+        return rows if self.max_queries == 0 else rows[: self.max_queries]
+
+    def prepare(self) -> list[Prepared]:
+        out = []
+        for row in self.chosen():
+            perm = lcg_permutation(len(row.options), u32(self.seed * row.position))
+            shown = [row.options[i] for i in perm]
+            prompt = template(f"language.{TEMPLATE_VERSION}.txt").substitute(
+                question=row.question, options="".join(o + "\n" for o in shown)
+            )
+            it = Item.from_prompt(
+                str(row.position), prompt.rstrip("\n"), temperature=0, max_tokens=self.max_tokens
+            )
+            info = {
+                "language": row.language,
+                "options": list(row.options),
+                "answer": row.answer,
+                "order": perm,
+            }
+            out.append(Prepared(it, info))
+        return out
+
+    def parse(self, prepared: Prepared, text: str) -> dict[str, Any]:
+        return parse_choice(text, prepared.info["options"], prepared.info["answer"])
+
+    def evaluator(self) -> LanguageEvaluator:
+        return LanguageEvaluator(dataset=self.dataset)
+
+    def feed(self, evaluator: Evaluator, calls: Sequence[Call]) -> None:
+        assert isinstance(evaluator, LanguageEvaluator)
+        evaluator.add(
+            [c.info["language"] for c in calls],
+            [c.parsed["outcome"] if c.parsed is not None else "error" for c in calls],
+        )

@@ -1,8 +1,17 @@
 """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves, detailed PR curves.
 
-Functional API (arrays in, number out) and :class:`ClassificationEvaluator` (batches in,
-metric records out). Spec: ``spec/valor-metrics.md`` "Classification Metrics" and
-``spec/fairness-and-llm-suites.md`` "Accuracy", "Precision", "Recall".
+Functional API (arrays in, number out: :func:`precision_score`, :func:`roc_auc_score`, ...),
+the accumulating :class:`ClassificationEvaluator` (batches in, metric records out) and the
+one-call :func:`evaluate_classification`.
+
+Example:
+    >>> from assay.classification import evaluate_classification, roc_auc_score
+    >>> roc_auc_score([0, 1, 1], [0.2, 0.9, 0.6])
+    1.0
+    >>> ms = evaluate_classification([{"uid": "a", "value": "cat"}],
+    ...                              [{"uid": "a", "value": "cat", "score": 0.9}])
+    >>> ms.get("Accuracy", score_threshold=0.0).value
+    1.0
 """
 
 from assay.classification.compute import (
@@ -20,12 +29,15 @@ from assay.classification.evaluator import (
     ClassificationEvaluator,
     evaluate_classification,
 )
-from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays, parse_long_form
+from assay.classification.io import parse_long_form
+from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays
+from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
 __all__ = [
     "DEFAULT_KEY",
     "DEFAULT_PR_CURVE_THRESHOLDS",
     "METRIC_TYPES",
+    "PR_CURVE_SCORE_THRESHOLDS",
     "ClassificationEvaluator",
     "KeyBlock",
     "accuracy_score",

@@ -57,9 +57,7 @@ def _curve_rows(
 def _roc_records(b: KeyBlock, aucs: dict[str, float], want: AbstractSet[str]) -> list[Metric]:
     out = []
     if "ROCAUC" in want:
-        out.extend(
-            records.roc_auc(v, label_key=b.key, label_value=lab) for lab, v in aucs.items()
-        )
+        out.extend(records.roc_auc(v, label_key=b.key, label_value=lab) for lab, v in aucs.items())
     if "mROCAUC" in want:
         defined = [v for v in aucs.values() if not np.isnan(v)]
         excluded = sorted(lab for lab, v in aucs.items() if np.isnan(v))
@@ -84,15 +82,11 @@ def curve_records(
         return out
     counts = [sorted_threshold_counts(pos, neg, thresholds) for pos, neg in splits]
     if "PrecisionRecallCurve" in want:
-        curve = {
-            lab: _curve_rows(c, thresholds, zero_division) for lab, c in zip(b.labels, counts)
-        }
+        curve = {lab: _curve_rows(c, thresholds, zero_division) for lab, c in zip(b.labels, counts)}
         out.append(records.pr_curve(curve, label_key=b.key))
     if "DetailedPrecisionRecallCurve" in want:
         value = detailed_curve(b, thresholds, counts, max_examples)
         out.append(
-            records.detailed_pr_curve(
-                value, label_key=b.key, pr_curve_max_examples=max_examples
-            )
+            records.detailed_pr_curve(value, label_key=b.key, pr_curve_max_examples=max_examples)
         )
     return out

@@ -81,9 +81,7 @@ def _examples(
     sel = np.flatnonzero(cond & (lo < hi))
     pos = _first_of_groups(lo[sel] * (n_t + 1) + hi[sel], (n_t + 1) ** 2, n_max)
     cand, c_lo, c_hi = sel[pos], lo[sel[pos]], hi[sel[pos]]
-    return [
-        [str(u) for u in uids[cand[(c_lo <= i) & (c_hi > i)][:n_max]]] for i in range(n_t)
-    ]
+    return [[str(u) for u in uids[cand[(c_lo <= i) & (c_hi > i)][:n_max]]] for i in range(n_t)]
 
 
 def _observation(total: int, parts: dict[str, tuple[int, list[str]]]) -> dict[str, Any]:
@@ -130,9 +128,7 @@ def detailed_curve(
         out[lab] = {
             float(t): {
                 "tp": _observation(int(tp[i]), {"all": (int(tp[i]), ex["tp"][i])}),
-                "fp": _observation(
-                    int(fp[i]), {"misclassifications": (int(fp[i]), ex["fp"][i])}
-                ),
+                "fp": _observation(int(fp[i]), {"misclassifications": (int(fp[i]), ex["fp"][i])}),
                 "fn": _observation(
                     int(fn[i]),
                     {

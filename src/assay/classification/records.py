@@ -117,7 +117,9 @@ def f1(
 
 def accuracy(value: float, *, label_key: str, score_threshold: float) -> Metric:
     """``Accuracy``: datums whose top prediction is right and passes the threshold, over all."""
-    return Metric("Accuracy", float(value), {"label_key": label_key, "score_threshold": score_threshold})
+    return Metric(
+        "Accuracy", float(value), {"label_key": label_key, "score_threshold": score_threshold}
+    )
 
 
 def roc_auc(

@@ -143,9 +143,7 @@ def _uids(uids: ArrayLike | None, n: int) -> NDArray[Any] | None:
     dup = pd.Index(u).duplicated()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise InvalidInputError(
-            f"duplicate uid {_py(u[i])!r}", source="uids", record=f"index {i}"
-        )
+        raise InvalidInputError(f"duplicate uid {_py(u[i])!r}", source="uids", record=f"index {i}")
     return u
 
 

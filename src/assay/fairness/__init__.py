@@ -1,5 +1,14 @@
-"""Group fairness: privileged groups by threshold, SPD, DI, AOD, EOD (spec:
-``spec/fairness-and-llm-suites.md`` "Groups calculation" to "Equal opportunity difference")."""
+"""Group fairness: privileged groups by threshold; statistical parity difference, disparate
+impact, average odds difference and equal opportunity difference.
+
+Functional API on arrays (:func:`statistical_parity_difference`, ...), the accumulating
+:class:`FairnessEvaluator` and the one-call :func:`evaluate_fairness`.
+
+Example:
+    >>> from assay.fairness import disparate_impact
+    >>> disparate_impact([1, 0, 1, 1], privileged=[False, False, True, True])
+    0.5
+"""
 
 from assay.fairness.compute import (
     EOD_WORST,

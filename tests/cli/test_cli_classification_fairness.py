@@ -151,10 +151,17 @@ def test_fairness_command(tmp_path):
         ],
     )
     assert r.exit_code == 0, r.output
-    rec = {(m["type"], m["parameters"].get("sensitive")): m["value"] for m in json.loads(r.stdout)}
-    assert rec[("StatisticalParityDifference", "sex")] == -1.0
-    assert rec[("StatisticalParityDifference", "age")] == -1.0
-    assert rec[("StatisticalParityDifference", "average")] == -1.0
+    records = json.loads(r.stdout)
+    rec = {(m["type"], m["parameters"].get("group_column")): m for m in records}
+    assert rec[("StatisticalParityDifference", "sex")]["value"] == -1.0
+    age = rec[("StatisticalParityDifference", "age")]
+    assert age["value"] == -1.0 and age["parameters"]["privileged"] == "age <= 40"
+    (avg,) = [
+        m
+        for m in records
+        if m["type"] == "StatisticalParityDifference" and "average_over" in m["parameters"]
+    ]
+    assert avg["value"] == -1.0 and avg["parameters"]["average_over"] == ["sex:0", "age:40:invert"]
     r = runner.invoke(
         app,
         [

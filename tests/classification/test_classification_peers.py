@@ -152,7 +152,7 @@ def _valor(labels, y, p, thresholds):
     roc = ev.compute_rocauc()
     out = {}
     for group in (pr, roc):
-        for mtype, items in group.items():
+        for items in group.values():
             for m in items:
                 d = (
                     m.to_dict()

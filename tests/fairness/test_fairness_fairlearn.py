@@ -43,7 +43,7 @@ def test_matches_fairlearn(seed):
     assert abs(get("DisparateImpact") - u.sr / p.sr) < TOL
     assert abs(get("AverageOddsDifference") - ((u.fpr - p.fpr) + (u.tpr - p.tpr)) / 2) < TOL
     assert abs(get("EqualOpportunityDifference") - (u.tpr - p.tpr)) < TOL
-    # fairlearn's summaries are unsigned (max - min, min / max): assay's signed values map onto them.
+    # fairlearn's summaries are unsigned (max - min, min / max): assay's signed values map on them.
     assert (
         abs(
             abs(get("StatisticalParityDifference"))

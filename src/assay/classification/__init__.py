@@ -1,4 +1,4 @@
-"""Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves, detailed PR curves.
+"""Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, (detailed) PR curves.
 
 Functional API (arrays in, number out: :func:`precision_score`, :func:`roc_auc_score`, ...),
 the accumulating :class:`ClassificationEvaluator` (batches in, metric records out) and the

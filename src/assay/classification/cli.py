@@ -19,16 +19,13 @@ METRIC_CHOICES = (
 )
 
 
-def _unit_thresholds(text: str, option: str) -> list[float]:
-    from assay.errors import InvalidInputError
-
-    values = parse_floats(text, option=option) or [0.0]
-    for v in values:
-        if not 0.0 <= v <= 1.0:  # also refuses nan
-            raise InvalidInputError(
-                f"a score threshold must be in [0, 1], got {v!r}", source=option
-            )
-    return values
+#: Evaluator argument -> the option that sets it, so configuration errors name the option.
+OPTIONS = {
+    "score_thresholds": "--score-thresholds",
+    "pr_curve_max_examples": "--pr-curve-max-examples",
+    "metrics": "--metrics",
+    "zero_division": "--zero-division",
+}
 
 
 def register(app: typer.Typer) -> None:
@@ -73,21 +70,30 @@ def register(app: typer.Typer) -> None:
         number of scored predicted values; aggregate metrics use each datum's top prediction.
         """
         from assay.classification.evaluator import ClassificationEvaluator
+        from assay.errors import InvalidInputError
         from assay.io.files import check_writable_file
         from assay.io.tables import read_table
 
         if out is not None:
             check_writable_file(out, option="--out")
-        thresholds = _unit_thresholds(score_thresholds, "--score-thresholds")
-        ev = ClassificationEvaluator(
-            score_thresholds=thresholds,
-            pr_curve_max_examples=pr_curve_max_examples,
-            metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
-            zero_division=zero_division,
-        )
+        try:
+            ev = ClassificationEvaluator(
+                score_thresholds=parse_floats(score_thresholds, option="--score-thresholds")
+                or [0.0],
+                pr_curve_max_examples=pr_curve_max_examples,
+                metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
+                zero_division=zero_division,
+            )
+        except InvalidInputError as e:
+            where = OPTIONS.get(str(e.source), e.source)
+            raise InvalidInputError(e.reason, source=where, record=e.record) from None
+        tables = {path: read_table(path) for path in (groundtruths, predictions)}
+        for path, table in tables.items():
+            if len(table) == 0:
+                raise InvalidInputError("the file holds no rows", source=str(path))
         ev.add(
-            read_table(groundtruths),
-            read_table(predictions),
+            tables[groundtruths],
+            tables[predictions],
             gt_source=str(groundtruths),
             pd_source=str(predictions),
         )

@@ -73,7 +73,7 @@ def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     p = as_1d(y_pred, source="y_pred")
     n = check_same_length(y_true=t, y_pred=p)
     return ratios.ratio(
-        np.count_nonzero(t == p), n, metric="Accuracy", requires="at least one data point"
+        int(np.count_nonzero(t == p)), n, metric="Accuracy", requires="at least one data point"
     )
 
 
@@ -103,8 +103,8 @@ def precision_score(
     )
     t, p = _binary(y_true, y_pred, positive_label)
     return ratios.ratio(
-        np.count_nonzero(t & p),
-        np.count_nonzero(p),
+        int(np.count_nonzero(t & p)),
+        int(np.count_nonzero(p)),
         metric="Precision",
         requires="TP + FP > 0",
         zero_division=zero_division,
@@ -133,8 +133,8 @@ def recall_score(
     )
     t, p = _binary(y_true, y_pred, positive_label)
     return ratios.ratio(
-        np.count_nonzero(t & p),
-        np.count_nonzero(t),
+        int(np.count_nonzero(t & p)),
+        int(np.count_nonzero(t)),
         metric="Recall",
         requires="TP + FN > 0",
         zero_division=zero_division,

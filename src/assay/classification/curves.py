@@ -55,7 +55,7 @@ def _curve_rows(
 
 
 def _roc_records(b: KeyBlock, aucs: dict[str, float], want: AbstractSet[str]) -> list[Metric]:
-    out = []
+    out: list[Metric] = []
     if "ROCAUC" in want:
         out.extend(records.roc_auc(v, label_key=b.key, label_value=lab) for lab, v in aucs.items())
     if "mROCAUC" in want:

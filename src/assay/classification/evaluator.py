@@ -127,6 +127,10 @@ class ClassificationEvaluator(Evaluator):
                 f"unknown metric type(s) {sorted(unknown)}; choose from {', '.join(METRIC_TYPES)}",
                 source="metrics",
             )
+        if zero_division is not None and not np.isfinite(float(zero_division)):
+            raise InvalidInputError(
+                f"must be a finite number, got {zero_division!r}", source="zero_division"
+            )
         self.zero_division = None if zero_division is None else float(zero_division)
         self._blocks: dict[str, list[KeyBlock]] = {}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ def hardmax_records(
         tn = n - tp - fp - fn
         prec, rec, f1 = ratios.precision_recall_f1(tp, fp, fn, zero_division)
         for j, lab in enumerate(b.labels):
-            where = {"label_key": b.key, "label_value": lab, "score_threshold": t}
+            where: dict[str, Any] = {"label_key": b.key, "label_value": lab, "score_threshold": t}
             if "Counts" in want:
                 value = {"tp": int(tp[j]), "fp": int(fp[j]), "fn": int(fn[j]), "tn": int(tn[j])}
                 out.append(records.counts(value, **where))

@@ -6,7 +6,8 @@ returns a :class:`~assay.results.Metric`.
 
 Example:
     >>> precision(0.5, label_key="class", label_value="cat", score_threshold=0.5).to_dict()
-    {'type': 'Precision', 'value': 0.5, 'parameters': {'label_key': 'class', 'label_value': 'cat', 'score_threshold': 0.5}}
+    {'type': 'Precision', 'value': 0.5,
+     'parameters': {'label_key': 'class', 'label_value': 'cat', 'score_threshold': 0.5}}
     >>> recall(float("nan"), label_key="class", label_value="dog", score_threshold=0.5,
     ...        undefined="requires TP + FN > 0").parameters["undefined"]
     'requires TP + FN > 0'
@@ -18,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from assay.results import Metric, undefined as _undefined
+from assay.results import Metric
+from assay.results import undefined as _undefined
 
 __all__ = [
     "counts",

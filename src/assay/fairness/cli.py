@@ -70,11 +70,12 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
-        """Statistical parity difference, disparate impact, average odds and equal opportunity difference.
+        """Group fairness: statistical parity, disparate impact, average odds, equal opportunity.
 
         Each metric is reported per privileged-group definition and averaged over them, with
         overall accuracy, precision and recall on the positive label.
         """
+        from assay.errors import InvalidInputError
         from assay.fairness.evaluator import FairnessEvaluator
         from assay.io.files import check_writable_file
         from assay.io.tables import read_table, require_columns
@@ -84,6 +85,8 @@ def register(app: typer.Typer) -> None:
         groups = _groups(sensitive)
         df = read_table(data)
         src = str(data)
+        if len(df) == 0:
+            raise InvalidInputError("the file holds no rows", source=src)
         require_columns(df, [label], source=src)
         ev = FairnessEvaluator(
             groups, positive_label=_positive_label(positive_label, df[label], src)

@@ -129,7 +129,7 @@ def _positive_rates(c: GroupCounts, metric: str) -> NDArray[np.float64]:
 
 
 def spd_from_counts(c: GroupCounts) -> float:
-    """Statistical parity difference from group counts (see :func:`statistical_parity_difference`)."""
+    """Statistical parity difference from counts (see :func:`statistical_parity_difference`)."""
     r = _positive_rates(c, "StatisticalParityDifference")
     return float(r[0] - r[1])
 

@@ -159,7 +159,7 @@ class FairnessEvaluator(Evaluator):
             self._sources.append(str(source))
 
     def add(self, data: Any, *, label: str, prediction: str, source: str = "data") -> Self:
-        """Add a batch from a table (pandas/polars DataFrame, file path or records) by column names."""
+        """Add a batch from a table (pandas/polars frame, file path or records) by column names."""
         df = as_dataframe(data, source=source)
         cols = [label, prediction, *dict.fromkeys(g.group_column for g in self.groups)]
         require_columns(df, cols, source=source)

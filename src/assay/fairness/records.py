@@ -9,7 +9,8 @@ Example:
     >>> from assay.fairness.types import PrivilegedGroup
     >>> g = PrivilegedGroup("age", 40.0, invert=True)
     >>> per_definition("DisparateImpact", 0.5, g, positive_label=1).parameters
-    {'group_column': 'age', 'threshold': 40.0, 'invert': True, 'privileged': 'age <= 40', 'positive_label': 1}
+    {'group_column': 'age', 'threshold': 40.0, 'invert': True, 'privileged': 'age <= 40',
+     'positive_label': 1}
     >>> average("DisparateImpact", None, [g], positive_label=1, undefined="why").parameters
     {'average_over': ['age:40:invert'], 'positive_label': 1, 'undefined': 'why'}
 """
@@ -20,7 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.fairness.types import PrivilegedGroup
-from assay.results import Metric, undefined as _undefined
+from assay.results import Metric
+from assay.results import undefined as _undefined
 
 __all__ = ["definition_parameters", "per_definition", "group_counts", "average", "overall"]
 

@@ -8,7 +8,8 @@ threshold; with ``invert``, when it is less than or equal to it. Everyone else i
 Example:
     >>> g = PrivilegedGroup.parse("age:40:invert")
     >>> g, g.privileged([30, 40, 50]).tolist(), g.describe()
-    (PrivilegedGroup(group_column='age', threshold=40.0, invert=True), [True, True, False], 'age <= 40')
+    (PrivilegedGroup(group_column='age', threshold=40.0, invert=True), [True, True, False],
+     'age <= 40')
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class PrivilegedGroup:
 
     @classmethod
     def parse(cls, text: str) -> PrivilegedGroup:
-        """Parse ``COLUMN[:THRESHOLD[:invert]]``, e.g. ``"sex"``, ``"age:40"``, ``"age:40:invert"``."""
+        """Parse ``COLUMN[:THRESHOLD[:invert]]``: ``"sex"``, ``"age:40"``, ``"age:40:invert"``."""
         parts = text.split(":")
         where = "group definition"
         if not parts[0] or len(parts) > 3:
@@ -127,7 +128,7 @@ class PrivilegedGroup:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """``{"group_column", "threshold", "invert"}`` (JSON-ready; the inverse of :meth:`coerce`)."""
+        """``{"group_column", "threshold", "invert"}``, JSON-ready (:meth:`coerce` reads it)."""
         return {
             "group_column": self.group_column,
             "threshold": self.threshold,
@@ -147,7 +148,7 @@ class PrivilegedGroup:
         return f"{self.group_column} {op} {_number_text(self.threshold)}"
 
     def privileged(self, values: ArrayLike, *, source: str | None = None) -> NDArray[np.bool_]:
-        """Boolean mask of privileged datums; a non-numeric or NaN value is an error naming its row."""
+        """Boolean mask of privileged datums; a non-numeric or NaN value is an error (with row)."""
         v = np.asarray(values)
         try:
             x = v.astype(np.float64)

@@ -20,7 +20,8 @@ Example:
     ...                     source="d.csv", fields=("y", "yhat"))
     Traceback (most recent call last):
     ...
-    assay.errors.InvalidInputError: d.csv: field 'yhat': labels and predictions hold different kinds of values: labels (y) hold 0, 1; predictions (yhat) hold 'no', 'yes'
+    assay.errors.InvalidInputError: d.csv: field 'yhat': labels and predictions hold different
+    kinds of values: labels (y) hold 0, 1; predictions (yhat) hold 'no', 'yes'
 """
 
 from __future__ import annotations

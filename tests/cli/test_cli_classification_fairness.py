@@ -226,3 +226,26 @@ def test_save_records_the_evaluation_in_the_store(files, tmp_path):
         stored = store.get(ev.id)
     assert ev.status == "finished" and ev.dataset == str(files["gts"])
     assert MetricSet(stored.metrics).to_json() == printed.to_json()
+
+
+def test_cli_modules_load_no_domain_code():
+    # `assay --help` imports every cli.py: they must not pull in the domain's computation.
+    code = (
+        "import sys, assay.cli_support; before = set(sys.modules);"
+        "import assay.classification.cli, assay.fairness.cli;"
+        "print(sorted(set(sys.modules) - before))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert eval(r.stdout) == [
+        "assay.classification",
+        "assay.classification.cli",
+        "assay.fairness",
+        "assay.fairness.cli",
+    ]
+
+
+def test_help_lists_every_metric_type():
+    from assay.classification.cli import METRIC_CHOICES
+    from assay.classification.evaluator import METRIC_TYPES
+
+    assert METRIC_CHOICES.split(", ") == list(METRIC_TYPES)

@@ -14,32 +14,39 @@ Example:
     1.0
 """
 
-from assay.classification.compute import (
-    DEFAULT_PR_CURVE_THRESHOLDS,
-    accuracy_score,
-    confusion_counts,
-    f1_score,
-    pr_curve_counts,
-    precision_score,
-    recall_score,
-    roc_auc_score,
-)
-from assay.classification.evaluator import (
-    METRIC_TYPES,
-    ClassificationEvaluator,
-    evaluate_classification,
-)
-from assay.classification.io import parse_long_form
-from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays
-from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names load on first use (PEP 562), so importing assay.classification.cli for `--help`
+# does not import numpy/pandas code it does not need.
+_WHERE = {
+    "DEFAULT_PR_CURVE_THRESHOLDS": "assay.classification.compute",
+    "accuracy_score": "assay.classification.compute",
+    "confusion_counts": "assay.classification.compute",
+    "f1_score": "assay.classification.compute",
+    "pr_curve_counts": "assay.classification.compute",
+    "precision_score": "assay.classification.compute",
+    "recall_score": "assay.classification.compute",
+    "roc_auc_score": "assay.classification.compute",
+    "METRIC_TYPES": "assay.classification.evaluator",
+    "ClassificationEvaluator": "assay.classification.evaluator",
+    "evaluate_classification": "assay.classification.evaluator",
+    "parse_long_form": "assay.classification.io",
+    "DEFAULT_KEY": "assay.classification.types",
+    "KeyBlock": "assay.classification.types",
+    "block_from_arrays": "assay.classification.types",
+    "PR_CURVE_SCORE_THRESHOLDS": "assay.thresholds",
+}
 
 __all__ = [
+    "ClassificationEvaluator",
     "DEFAULT_KEY",
     "DEFAULT_PR_CURVE_THRESHOLDS",
+    "KeyBlock",
     "METRIC_TYPES",
     "PR_CURVE_SCORE_THRESHOLDS",
-    "ClassificationEvaluator",
-    "KeyBlock",
     "accuracy_score",
     "block_from_arrays",
     "confusion_counts",
@@ -51,3 +58,35 @@ __all__ = [
     "recall_score",
     "roc_auc_score",
 ]
+
+if TYPE_CHECKING:
+    from assay.classification.compute import (
+        DEFAULT_PR_CURVE_THRESHOLDS,
+        accuracy_score,
+        confusion_counts,
+        f1_score,
+        pr_curve_counts,
+        precision_score,
+        recall_score,
+        roc_auc_score,
+    )
+    from assay.classification.evaluator import (
+        METRIC_TYPES,
+        ClassificationEvaluator,
+        evaluate_classification,
+    )
+    from assay.classification.io import parse_long_form
+    from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays
+    from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

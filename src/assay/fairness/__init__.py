@@ -10,18 +10,25 @@ Example:
     0.5
 """
 
-from assay.fairness.compute import (
-    EOD_WORST,
-    FAIRNESS_METRICS,
-    GroupCounts,
-    average_odds_difference,
-    disparate_impact,
-    equal_opportunity_difference,
-    group_counts,
-    statistical_parity_difference,
-)
-from assay.fairness.evaluator import FairnessEvaluator, evaluate_fairness
-from assay.fairness.types import PrivilegedGroup
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names load on first use (PEP 562), so importing assay.fairness.cli for `--help` stays light.
+_WHERE = {
+    "EOD_WORST": "assay.fairness.compute",
+    "FAIRNESS_METRICS": "assay.fairness.compute",
+    "GroupCounts": "assay.fairness.compute",
+    "average_odds_difference": "assay.fairness.compute",
+    "disparate_impact": "assay.fairness.compute",
+    "equal_opportunity_difference": "assay.fairness.compute",
+    "group_counts": "assay.fairness.compute",
+    "statistical_parity_difference": "assay.fairness.compute",
+    "FairnessEvaluator": "assay.fairness.evaluator",
+    "evaluate_fairness": "assay.fairness.evaluator",
+    "PrivilegedGroup": "assay.fairness.types",
+}
 
 __all__ = [
     "EOD_WORST",
@@ -36,3 +43,29 @@ __all__ = [
     "group_counts",
     "statistical_parity_difference",
 ]
+
+if TYPE_CHECKING:
+    from assay.fairness.compute import (
+        EOD_WORST,
+        FAIRNESS_METRICS,
+        GroupCounts,
+        average_odds_difference,
+        disparate_impact,
+        equal_opportunity_difference,
+        group_counts,
+        statistical_parity_difference,
+    )
+    from assay.fairness.evaluator import FairnessEvaluator, evaluate_fairness
+    from assay.fairness.types import PrivilegedGroup
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -75,7 +75,7 @@ class KeyBlock:
         rows = [1.0 - s, s] if self.binary_row == 1 else [s, 1.0 - s]
         return np.stack(rows)
 
-    def top(self) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    def top(self) -> tuple[NDArray[np.integer[Any]], NDArray[np.float64]]:
         """Each datum's highest-scoring label code (ties: the first label) and its score."""
         if self.binary_row is None:
             top = np.argmax(self.scores, axis=0)
@@ -84,7 +84,7 @@ class KeyBlock:
         c = 1.0 - s
         # labels[1] wins only when its score is strictly higher (argmax keeps the first max).
         second_wins = s > c if self.binary_row == 1 else c > s
-        return second_wins.astype(np.intp), np.maximum(s, c)
+        return second_wins.view(np.uint8), np.maximum(s, c, out=c)
 
     def sorted_splits(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
         """Per label: its scores on the datums of that label and on the others, each sorted.
@@ -116,7 +116,7 @@ def _py(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _label_codes(t: NDArray[Any], labels: Sequence[Any]) -> NDArray[np.intp]:
+def _label_codes(t: NDArray[Any], labels: Sequence[Any]) -> NDArray[np.signedinteger[Any]]:
     """Index of each value of ``t`` in ``labels``; -1 where it is not a label."""
     labs = np.asarray(labels)
     same_kind = (labs.dtype.kind in "biuf" and t.dtype.kind in "biuf") or (
@@ -124,6 +124,11 @@ def _label_codes(t: NDArray[Any], labels: Sequence[Any]) -> NDArray[np.intp]:
     )
     if not same_kind:
         return pd.Index(list(labels)).get_indexer(t)
+    if len(labs) <= 64:  # one comparison per label: no n-sized integer temporaries
+        codes = np.full(len(t), -1, dtype=np.int8)
+        for j, lab in enumerate(labs):
+            codes[t == lab] = j
+        return codes
     order = np.argsort(labs, kind="stable")
     sl = labs[order]
     i = np.minimum(np.searchsorted(sl, t), len(sl) - 1)

@@ -5,10 +5,11 @@ Every tool computes the same metric set from the same in-memory numpy arrays (lo
 ``.npy`` file before the clock starts): ROC AUC, precision, recall, F1, accuracy and the
 confusion counts at one threshold (binary: a score ``>= 0.5`` is a positive prediction;
 multiclass: the top-scoring class, and one-vs-rest ROC AUC per class). Each measurement runs
-in a fresh process, after a warm-up call on small data, and reports the best wall time of
-the same number of runs for every tool in a case, the process's peak RSS, and how far that
-peak rose above the resident memory at the start (after imports, warm-up and loading the
-data: the memory the work itself needed).
+in a fresh process, after a warm-up call on small data; every tool runs the same number of
+times, round robin, and the best CPU and wall times are kept, with the process's peak RSS
+and how far that peak rose above the resident memory at the start (after imports, warm-up
+and loading the data: the memory the work itself needed). Ratios use CPU time: on a shared,
+loaded machine it moves far less than wall time (the work is single-threaded).
 
 * ``assay functional``: ``roc_auc_score`` + ``precision_score`` / ``recall_score`` /
   ``f1_score`` / ``accuracy_score`` / ``confusion_counts`` on the thresholded predictions;
@@ -228,8 +229,8 @@ TOOLS: dict[str, Callable[[np.ndarray, np.ndarray], None]] = {
 # ---------------------------------------------------------------- one measurement, in a child
 
 
-def child(tool: str, data: str, repeat: int) -> None:
-    """Warm up, load the data, run ``repeat`` times; print best time and peak RSS as JSON."""
+def child(tool: str, data: str) -> None:
+    """Warm up, load the data, run once; print wall and CPU time and peak RSS as JSON."""
     if tool.startswith("torchmetrics"):
         import torch
 
@@ -239,13 +240,12 @@ def child(tool: str, data: str, repeat: int) -> None:
         y, s = z["y"], z["s"]
     fn(y[:2000], s[:2000])  # imports and first-call costs stay outside the timing
     start_mb = _current_rss_mb()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(y, s)
-        best = min(best, time.perf_counter() - t0)
+    w0, c0 = time.perf_counter(), time.process_time()
+    fn(y, s)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"time": best, "rss_mb": rss_mb, "extra_mb": max(0.0, rss_mb - start_mb)}))
+    extra = max(0.0, rss_mb - start_mb)
+    print(json.dumps({"wall": wall, "cpu": cpu, "rss_mb": rss_mb, "extra_mb": extra}))
 
 
 def _current_rss_mb() -> float:
@@ -255,8 +255,8 @@ def _current_rss_mb() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def measure(tool: str, data: Path, repeat: int) -> dict[str, float] | None:
-    cmd = [sys.executable, __file__, "--child", tool, "--data", str(data), "--repeat", str(repeat)]
+def measure(tool: str, data: Path) -> dict[str, float] | None:
+    cmd = [sys.executable, __file__, "--child", tool, "--data", str(data)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), check=False)
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or ["?"])[-1]
@@ -265,36 +265,58 @@ def measure(tool: str, data: Path, repeat: int) -> dict[str, float] | None:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def _best(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {
+        "wall": min(r["wall"] for r in runs),
+        "cpu": min(r["cpu"] for r in runs),
+        "rss_mb": max(r["rss_mb"] for r in runs),
+        "extra_mb": max(r["extra_mb"] for r in runs),
+    }
+
+
 def run_case(title: str, y: np.ndarray, s: np.ndarray, tools: list[str], repeat: int) -> None:
-    print(f"{title} (best of {repeat} runs each)")
-    results: dict[str, dict[str, float]] = {}
+    """Every tool ``repeat`` times, round robin (so load changes hit all tools alike)."""
+    print(f"{title} (best of {repeat} runs each, round robin)")
+    runs: dict[str, list[dict[str, float]]] = {t: [] for t in tools}
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data.npz"
         np.savez(data, y=y, s=s)
-        for tool in tools:
-            res = measure(tool, data, repeat)
-            if res is not None:
-                results[tool] = res
-                print(
-                    f"  {tool:<26} {res['time']:8.3f} s  {res['rss_mb']:6.0f} MB peak RSS "
-                    f"({res['extra_mb']:5.0f} MB above the start)"
-                )
+        for _ in range(repeat):
+            for tool in list(runs):
+                res = measure(tool, data)
+                if res is None:
+                    del runs[tool]
+                else:
+                    runs[tool].append(res)
+    results = {t: _best(r) for t, r in runs.items()}
+    for tool, res in results.items():
+        print(
+            f"  {tool:<26} {res['cpu']:8.3f} s CPU {res['wall']:8.3f} s wall "
+            f"{res['rss_mb']:6.0f} MB peak RSS ({res['extra_mb']:4.0f} MB above the start)"
+        )
+    _ratios(results)
+
+
+def _ratios(results: dict[str, dict[str, float]]) -> None:
+    """Time ratios from CPU time, which a loaded machine inflates far less than wall time."""
     for mine in ("assay functional", "assay evaluator"):
         if mine not in results:
             continue
+        t = results[mine]["cpu"]
         ratios = [
-            f"{peer} / {mine} = {results[peer]['time'] / results[mine]['time']:.2f}x"
+            f"{peer} / {mine} = {results[peer]['cpu'] / t:.2f}x"
             for peer in ("scikit-learn", "torchmetrics functional", "torchmetrics stateful")
             if peer in results
         ]
         if "valor-lite evaluator" in results:
-            v = results["valor-lite evaluator"]["time"] / results[mine]["time"]
-            ratios.append(f"valor-lite / {mine} = {v:.0f}x")
-        print("  " + "; ".join(ratios))
+            ratios.append(
+                f"valor-lite / {mine} = {results['valor-lite evaluator']['cpu'] / t:.0f}x"
+            )
+        print("  CPU time: " + "; ".join(ratios))
     if "assay functional" in results and "assay evaluator" in results:
         e, f = results["assay evaluator"], results["assay functional"]
         print(
-            f"  assay evaluator / assay functional = {e['time'] / f['time']:.2f}x time, "
+            f"  assay evaluator / assay functional = {e['cpu'] / f['cpu']:.2f}x CPU time, "
             f"{e['extra_mb'] - f['extra_mb']:+.0f} MB working memory"
         )
 
@@ -305,10 +327,9 @@ def main() -> None:
     ap.add_argument("--no-valor", action="store_true", help="skip the valor-lite case")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
-    ap.add_argument("--repeat", type=int, default=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.child, args.data, args.repeat)
+        child(args.child, args.data)
         return
     import assay
 

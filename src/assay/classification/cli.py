@@ -7,6 +7,7 @@ classification code load inside the command, so ``assay --help`` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -26,6 +27,48 @@ OPTIONS = {
     "metrics": "--metrics",
     "zero_division": "--zero-division",
 }
+
+
+def _evaluator(
+    score_thresholds: str,
+    pr_curve_max_examples: int,
+    metrics: str | None,
+    zero_division: float | None,
+    out: Path | None,
+) -> Any:
+    """The configured evaluator; a bad option (or --out) fails before any file is read."""
+    from assay.classification.evaluator import ClassificationEvaluator
+    from assay.errors import InvalidInputError
+    from assay.io.files import check_writable_file
+
+    if out is not None:
+        check_writable_file(out, option="--out")
+    try:
+        return ClassificationEvaluator(
+            score_thresholds=parse_floats(score_thresholds, option="--score-thresholds") or [0.0],
+            pr_curve_max_examples=pr_curve_max_examples,
+            metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
+            zero_division=zero_division,
+        )
+    except InvalidInputError as e:
+        where = OPTIONS.get(str(e.source), e.source)
+        raise InvalidInputError(e.reason, source=where, record=e.record) from None
+
+
+def _add_files(ev: Any, groundtruths: Path, predictions: Path) -> None:
+    from assay.errors import InvalidInputError
+    from assay.io.tables import read_table
+
+    tables = {path: read_table(path) for path in (groundtruths, predictions)}
+    for path, table in tables.items():
+        if len(table) == 0:
+            raise InvalidInputError("the file holds no rows", source=str(path))
+    ev.add(
+        tables[groundtruths],
+        tables[predictions],
+        gt_source=str(groundtruths),
+        pd_source=str(predictions),
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -69,34 +112,8 @@ def register(app: typer.Typer) -> None:
         A datum has one ground-truth value per label key ("class" if no key column) and any
         number of scored predicted values; aggregate metrics use each datum's top prediction.
         """
-        from assay.classification.evaluator import ClassificationEvaluator
-        from assay.errors import InvalidInputError
-        from assay.io.files import check_writable_file
-        from assay.io.tables import read_table
-
-        if out is not None:
-            check_writable_file(out, option="--out")
-        try:
-            ev = ClassificationEvaluator(
-                score_thresholds=parse_floats(score_thresholds, option="--score-thresholds")
-                or [0.0],
-                pr_curve_max_examples=pr_curve_max_examples,
-                metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
-                zero_division=zero_division,
-            )
-        except InvalidInputError as e:
-            where = OPTIONS.get(str(e.source), e.source)
-            raise InvalidInputError(e.reason, source=where, record=e.record) from None
-        tables = {path: read_table(path) for path in (groundtruths, predictions)}
-        for path, table in tables.items():
-            if len(table) == 0:
-                raise InvalidInputError("the file holds no rows", source=str(path))
-        ev.add(
-            tables[groundtruths],
-            tables[predictions],
-            gt_source=str(groundtruths),
-            pd_source=str(predictions),
-        )
+        ev = _evaluator(score_thresholds, pr_curve_max_examples, metrics, zero_division, out)
+        _add_files(ev, groundtruths, predictions)
         publish(
             ev.compute(),
             fmt=format,

@@ -228,10 +228,16 @@ def sorted_roc_auc(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> float:
     """
     if len(pos) == 0 or len(neg) == 0:
         return float("nan")
-    below = np.searchsorted(neg, pos, side="left")
-    at_or_below = np.searchsorted(neg, pos, side="right")
-    wins = int(below.sum(dtype=np.int64))
-    ties = int((at_or_below - below).sum(dtype=np.int64))
+    # Each distinct positive score is searched once, weighted by how often it occurs:
+    # the same integer counts as searching every positive, in far fewer searches when
+    # scores repeat.
+    starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
+    values = pos[starts]
+    weight = np.diff(np.append(starts, len(pos)))
+    below = np.searchsorted(neg, values, side="left")
+    at_or_below = np.searchsorted(neg, values, side="right")
+    wins = int((weight * below).sum(dtype=np.int64))
+    ties = int((weight * (at_or_below - below)).sum(dtype=np.int64))
     return (wins + 0.5 * ties) / (len(pos) * len(neg))
 
 

@@ -41,12 +41,16 @@ def hardmax_records(
     n, k = b.n, len(b.labels)
     top, top_score = b.top()
     true_count = np.bincount(b.gt, minlength=k)
-    correct = top == b.gt
+    # One bincount per threshold over (top label, outcome), outcome 0: below the threshold,
+    # 1: counted but wrong, 2: counted and right.
+    kt = np.dtype(np.uint8 if 3 * k <= 255 else np.int64)
+    top3 = top.astype(kt) * np.array(3, dtype=kt)
+    if_counted = (top == b.gt).astype(kt) + np.array(1, dtype=kt)
     out: list[Metric] = []
     for t in score_thresholds:
-        passes = top_score >= t
-        tp = np.bincount(top[passes & correct], minlength=k)
-        fp = np.bincount(top[passes], minlength=k) - tp
+        outcome = (top_score >= t).astype(kt) * if_counted
+        cells = np.bincount(top3 + outcome, minlength=3 * k).reshape(k, 3)
+        tp, fp = cells[:, 2], cells[:, 1]
         fn = true_count - tp
         tn = n - tp - fp - fn
         prec, rec, f1 = ratios.precision_recall_f1(tp, fp, fn, zero_division)

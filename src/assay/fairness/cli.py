@@ -43,6 +43,22 @@ def _groups(texts: list[str]) -> list[Any]:
         raise InvalidInputError(e.reason, source="--sensitive") from None
 
 
+def _evaluate_file(
+    data: Path, label: str, prediction: str, groups: list[Any], positive_label: str
+) -> Any:
+    from assay.errors import InvalidInputError
+    from assay.fairness.evaluator import FairnessEvaluator
+    from assay.io.tables import read_table, require_columns
+
+    df = read_table(data)
+    src = str(data)
+    if len(df) == 0:
+        raise InvalidInputError("the file holds no rows", source=src)
+    require_columns(df, [label], source=src)
+    ev = FairnessEvaluator(groups, positive_label=_positive_label(positive_label, df[label], src))
+    return ev.add(df, label=label, prediction=prediction, source=src)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("fairness")
     @guarded
@@ -75,23 +91,12 @@ def register(app: typer.Typer) -> None:
         Each metric is reported per privileged-group definition and averaged over them, with
         overall accuracy, precision and recall on the positive label.
         """
-        from assay.errors import InvalidInputError
-        from assay.fairness.evaluator import FairnessEvaluator
         from assay.io.files import check_writable_file
-        from assay.io.tables import read_table, require_columns
 
         if out is not None:
             check_writable_file(out, option="--out")
         groups = _groups(sensitive)
-        df = read_table(data)
-        src = str(data)
-        if len(df) == 0:
-            raise InvalidInputError("the file holds no rows", source=src)
-        require_columns(df, [label], source=src)
-        ev = FairnessEvaluator(
-            groups, positive_label=_positive_label(positive_label, df[label], src)
-        )
-        ev.add(df, label=label, prediction=prediction, source=src)
+        ev = _evaluate_file(data, label, prediction, groups, positive_label)
         publish(
             ev.compute(),
             fmt=format,
@@ -100,7 +105,7 @@ def register(app: typer.Typer) -> None:
             save=save,
             db=db,
             kind="fairness",
-            dataset=src,
+            dataset=str(data),
             parameters={
                 "label": label,
                 "prediction": prediction,

@@ -237,6 +237,7 @@ def test_cli_modules_load_no_domain_code():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert eval(r.stdout) == [
+        "assay._lazy",
         "assay.classification",
         "assay.classification.cli",
         "assay.fairness",

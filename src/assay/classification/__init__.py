@@ -16,8 +16,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_exports
 
 # Names load on first use (PEP 562), so importing assay.classification.cli for `--help`
 # does not import numpy/pandas code it does not need.
@@ -80,13 +81,4 @@ if TYPE_CHECKING:
     from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(_WHERE[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

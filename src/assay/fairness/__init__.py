@@ -12,8 +12,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_exports
 
 # Names load on first use (PEP 562), so importing assay.fairness.cli for `--help` stays light.
 _WHERE = {
@@ -59,13 +60,4 @@ if TYPE_CHECKING:
     from assay.fairness.types import PrivilegedGroup
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(_WHERE[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -243,9 +242,22 @@ def child(tool: str, data: str) -> None:
     w0, c0 = time.perf_counter(), time.process_time()
     fn(y, s)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_mb = _peak_rss_mb()
     extra = max(0.0, rss_mb - start_mb)
     print(json.dumps({"wall": wall, "cpu": cpu, "rss_mb": rss_mb, "extra_mb": extra}))
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process (Linux ``VmHWM``).
+
+    Not ``getrusage``'s ``ru_maxrss``: that keeps the parent's RSS across fork and exec, so
+    a child would report the benchmark driver's memory (which holds the data) as its own.
+    """
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
 
 
 def _current_rss_mb() -> float:

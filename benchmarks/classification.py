@@ -25,7 +25,7 @@ loaded machine it moves far less than wall time (the work is single-threaded).
 torchmetrics (and torch) are optional: install them only for this benchmark
 (``pip install torch torchmetrics``); assay never depends on them.
 
-Usage: ``python benchmarks/classification.py [--quick] [--no-valor]``
+Usage: ``python benchmarks/classification.py [--quick] [--no-valor] [--only KIND]``
 """
 
 from __future__ import annotations
@@ -337,6 +337,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     ap.add_argument("--no-valor", action="store_true", help="skip the valor-lite case")
+    ap.add_argument("--only", choices=["binary", "multiclass", "valor"], help="run one case kind")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -348,11 +349,14 @@ def main() -> None:
     print(f"assay from {Path(assay.__file__).parent}; metric set: ROC AUC, precision, recall,")
     print(f"F1, accuracy, confusion counts at threshold {THRESHOLD} (multiclass: top class)")
     fast = [t for t in TOOLS if t != "valor-lite evaluator"]
-    for n, repeat in ((10**5, 3), (10**6, 3)) if args.quick else ((10**6, 3), (10**7, 2)):
+    wanted = {args.only} if args.only else {"binary", "multiclass", "valor"}
+    sizes = ((10**5, 3), (10**6, 3)) if args.quick else ((10**6, 3), (10**7, 2))
+    for n, repeat in sizes if "binary" in wanted else ():
         run_case(f"binary, n={n:.0e}", *binary_data(n), fast, repeat)
     n = 10**5 if args.quick else 10**6
-    run_case(f"multiclass, n={n:.0e} x {CLASSES} classes", *multiclass_data(n), fast, 3)
-    if not args.no_valor:
+    if "multiclass" in wanted:
+        run_case(f"multiclass, n={n:.0e} x {CLASSES} classes", *multiclass_data(n), fast, 3)
+    if "valor" in wanted and not args.no_valor:
         n = 2 * 10**3 if args.quick else 2 * 10**4
         run_case(
             f"binary, n={n:.0e} (valor-lite builds its data row by row in Python)",

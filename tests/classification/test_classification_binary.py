@@ -180,3 +180,15 @@ def test_deprecated_names():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert precision_score(["y", "n"], ["y", "y"], positive_label="y") == 0.5
+
+
+@pytest.mark.parametrize("decimals", [None, 1, 3])
+def test_roc_auc_with_and_without_repeated_scores_matches_sklearn(decimals):
+    from assay.classification import roc_auc_score
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 20_000)
+    s = rng.random(20_000) * 0.6 + 0.3 * y
+    if decimals is not None:
+        s = np.round(s, decimals)
+    assert abs(roc_auc_score(y, s) - skm.roc_auc_score(y, s)) < TOL

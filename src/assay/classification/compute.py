@@ -228,16 +228,21 @@ def sorted_roc_auc(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> float:
     """
     if len(pos) == 0 or len(neg) == 0:
         return float("nan")
-    # Each distinct positive score is searched once, weighted by how often it occurs:
-    # the same integer counts as searching every positive, in far fewer searches when
-    # scores repeat.
-    starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
-    values = pos[starts]
-    weight = np.diff(np.append(starts, len(pos)))
+    values, weight = pos, None
+    repeats = np.count_nonzero(pos[1:] == pos[:-1])
+    if repeats > len(pos) // 4:
+        # Search each distinct positive score once, weighted by how often it occurs: the
+        # same integer counts as searching every positive, in far fewer searches.
+        starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
+        values, weight = pos[starts], np.diff(np.append(starts, len(pos)))
     below = np.searchsorted(neg, values, side="left")
     at_or_below = np.searchsorted(neg, values, side="right")
-    wins = int((weight * below).sum(dtype=np.int64))
-    ties = int((weight * (at_or_below - below)).sum(dtype=np.int64))
+    if weight is None:
+        wins = int(below.sum(dtype=np.int64))
+        ties = int((at_or_below - below).sum(dtype=np.int64))
+    else:
+        wins = int((weight * below).sum(dtype=np.int64))
+        ties = int((weight * (at_or_below - below)).sum(dtype=np.int64))
     return (wins + 0.5 * ties) / (len(pos) * len(neg))
 
 

@@ -188,7 +188,7 @@ def block_from_arrays(
         (('0', '1'), [0.19999999999999996, 0.8])
     """
     t = as_1d(y_true, source="y_true")
-    s = np.array(y_score, dtype=np.float64)  # a copy: the caller may reuse its buffer
+    s = np.asarray(y_score, dtype=np.float64)
     labs = [str(x) for x in labels]
     if len(set(labs)) != len(labs) or len(labs) == 0:
         raise InvalidInputError("labels must be distinct and not empty", source="labels")
@@ -213,8 +213,8 @@ def block_from_arrays(
     gt = rank.astype(code_dtype(len(labs)))[codes]
     sorted_labels = tuple(labs[i] for i in order)
     u = _uids(uids, len(t))
-    if s.ndim == 1:
-        return KeyBlock(key, u, sorted_labels, gt, s[None, :], binary_row=int(rank[1]))
+    if s.ndim == 1:  # kept as given: a copy, since the caller may reuse its buffer
+        return KeyBlock(key, u, sorted_labels, gt, s[None, :].copy(), binary_row=int(rank[1]))
     return KeyBlock(key, u, sorted_labels, gt, np.ascontiguousarray(s[:, order].T))
 
 

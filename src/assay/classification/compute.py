@@ -58,6 +58,17 @@ def _binary(
     return t == positive_label, p == positive_label
 
 
+def _ratio(
+    hits: NDArray[np.bool_],
+    base: NDArray[np.bool_],
+    metric: str,
+    requires: str,
+    zero_division: float | None,
+) -> float:
+    num, den = int(np.count_nonzero(hits)), int(np.count_nonzero(base))
+    return ratios.ratio(num, den, metric=metric, requires=requires, zero_division=zero_division)
+
+
 def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """Fraction of predictions equal to the truth.
 
@@ -98,17 +109,11 @@ def precision_score(
         >>> precision_score(["y", "n"], ["n", "n"], positive_label="y", zero_division=0)
         0.0
     """
-    positive_label = renamed(
+    label = renamed(
         "positive_label", positive_label, "pos_label", pos_label, where="precision_score"
     )
-    t, p = _binary(y_true, y_pred, positive_label)
-    return ratios.ratio(
-        int(np.count_nonzero(t & p)),
-        int(np.count_nonzero(p)),
-        metric="Precision",
-        requires="TP + FP > 0",
-        zero_division=zero_division,
-    )
+    t, p = _binary(y_true, y_pred, label)
+    return _ratio(t & p, p, "Precision", "TP + FP > 0", zero_division)
 
 
 def recall_score(
@@ -128,17 +133,9 @@ def recall_score(
         >>> recall_score([1, 0, 1, 1], [1, 1, 1, 0])
         0.6666666666666666
     """
-    positive_label = renamed(
-        "positive_label", positive_label, "pos_label", pos_label, where="recall_score"
-    )
-    t, p = _binary(y_true, y_pred, positive_label)
-    return ratios.ratio(
-        int(np.count_nonzero(t & p)),
-        int(np.count_nonzero(t)),
-        metric="Recall",
-        requires="TP + FN > 0",
-        zero_division=zero_division,
-    )
+    label = renamed("positive_label", positive_label, "pos_label", pos_label, where="recall_score")
+    t, p = _binary(y_true, y_pred, label)
+    return _ratio(t & p, t, "Recall", "TP + FN > 0", zero_division)
 
 
 def f1_score(

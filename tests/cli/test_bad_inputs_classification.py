@@ -67,7 +67,8 @@ CASES = {
     ),
     "uid is an object": (
         {
-            "p.jsonl": '{"uid": "1", "value": "cat", "score": 0.5}\n{"uid": {"a": 1}, "value": "c"}\n'
+            "p.jsonl": '{"uid": "1", "value": "cat", "score": 0.5}\n'
+            '{"uid": {"a": 1}, "value": "c"}\n'
         },
         "gts.csv",
         "p.jsonl",

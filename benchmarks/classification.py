@@ -1,70 +1,201 @@
-"""Classification benchmark: assay vs scikit-learn and valor-lite on the same generated data.
+"""Classification benchmark: assay against scikit-learn, torchmetrics and valor-lite, each
+doing the same work.
 
-Prints wall time, peak traced memory (numpy allocations, via tracemalloc) and ratios:
+Every tool computes the same metric set from the same in-memory numpy arrays (loaded from a
+``.npy`` file before the clock starts): ROC AUC, precision, recall, F1, accuracy and the
+confusion counts at one threshold (binary: a score ``>= 0.5`` is a positive prediction;
+multiclass: the top-scoring class, and one-vs-rest ROC AUC per class). Each measurement runs
+in a fresh process, after a warm-up call on small data; every tool runs the same number of
+times, round robin, and the best CPU and wall times are kept, with the process's peak RSS
+and how far that peak rose above the resident memory at the start (after imports, warm-up
+and loading the data: the memory the work itself needed). Ratios use CPU time: on a shared,
+loaded machine it moves far less than wall time (the work is single-threaded).
 
-* binary 1e6 and 1e7 scores: ROC AUC + PR curve + counts, against one ``np.argsort`` of the
-  scores (the floor), scikit-learn and (at 2e4, it is far slower) valor-lite;
-* 1e6 datums x 10 classes: the full evaluator (counts, P/R/F1, accuracy, ROC AUC, PR curves,
-  detailed PR curves with examples) against scikit-learn's per-class calls.
+* ``assay functional``: ``roc_auc_score`` + ``precision_score`` / ``recall_score`` /
+  ``f1_score`` / ``accuracy_score`` / ``confusion_counts`` on the thresholded predictions;
+* ``assay evaluator``: ``ClassificationEvaluator(metrics=[Counts, Precision, Recall, F1,
+  Accuracy, ROCAUC])`` with ``add_arrays`` and ``compute`` (it reports every label, so it
+  does at least the peers' work);
+* ``scikit-learn``: the functions of the same names and ``confusion_matrix``;
+* ``torchmetrics functional`` / ``stateful``: ``binary_auroc`` ... ``binary_confusion_matrix``
+  (multiclass: the ``multiclass_*`` forms), or the metric classes in a ``MetricCollection``
+  with ``update`` and ``compute``; one torch thread, as numpy and scikit-learn use one core;
+* ``np.argsort``: one sort of the scores, the floor of any exact ROC AUC.
 
-Usage: ``python benchmarks/classification.py [--quick]``
+torchmetrics (and torch) are optional: install them only for this benchmark
+(``pip install torch torchmetrics``); assay never depends on them.
+
+Usage: ``python benchmarks/classification.py [--quick] [--no-valor] [--only KIND]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
 import numpy as np
 
-from assay.classification import ClassificationEvaluator, pr_curve_counts, roc_auc_score
-from assay.classification.compute import DEFAULT_PR_CURVE_THRESHOLDS
+THRESHOLD = 0.5
+CLASSES = 10
 
 
-def measure(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, float]:
-    """Best wall time over ``repeat`` untraced runs (s), then peak traced memory of one more run (MB).
-
-    Timing and memory are separate runs because tracing slows Python-object-heavy code.
-    """
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1] / 1e6
-    tracemalloc.stop()
-    return best, peak
+# ---------------------------------------------------------------- data
 
 
 def binary_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.3
-    s = np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0, 1).round(4)  # ties, as real model outputs have
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    s = np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0, 1).round(4)  # ties, as real outputs have
     return y, s
 
 
-def assay_binary(y: np.ndarray, s: np.ndarray) -> None:
-    roc_auc_score(y, s)
-    pr_curve_counts(y, s, DEFAULT_PR_CURVE_THRESHOLDS)
+def multiclass_data(n: int, k: int = CLASSES, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    logits = rng.normal(size=(n, k))
+    logits[np.arange(n), y] += 1.5
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    return y, p
 
 
-def sklearn_binary(y: np.ndarray, s: np.ndarray) -> None:
-    from sklearn.metrics import confusion_matrix, precision_recall_curve
-    from sklearn.metrics import roc_auc_score as sk_auc
-
-    sk_auc(y, s)
-    precision_recall_curve(y, s)
-    confusion_matrix(y, s >= 0.5)
+# ---------------------------------------------------------------- the work, per tool
 
 
-def valor_eval(y: np.ndarray, p: np.ndarray, labels: list[str]) -> None:
+def assay_functional(y: np.ndarray, s: np.ndarray) -> None:
+    from assay.classification import (
+        accuracy_score,
+        confusion_counts,
+        f1_score,
+        precision_score,
+        recall_score,
+        roc_auc_score,
+    )
+
+    if s.ndim == 1:
+        roc_auc_score(y, s)
+        pred = (s >= THRESHOLD).astype(np.int64)
+        precision_score(y, pred)
+        recall_score(y, pred)
+        f1_score(y, pred)
+    else:
+        pred = s.argmax(axis=1)
+        for j in range(s.shape[1]):
+            roc_auc_score(y == j, s[:, j])
+            precision_score(y, pred, zero_division=0.0, **{_label_kw(): j})
+            recall_score(y, pred, zero_division=0.0, **{_label_kw(): j})
+            f1_score(y, pred, zero_division=0.0, **{_label_kw(): j})
+    accuracy_score(y, pred)
+    confusion_counts(y, pred)
+
+
+def _label_kw() -> str:
+    import inspect
+
+    from assay.classification import precision_score
+
+    params = inspect.signature(precision_score).parameters
+    return "positive_label" if "positive_label" in params else "pos_label"
+
+
+def assay_evaluator(y: np.ndarray, s: np.ndarray) -> None:
+    from assay.classification import ClassificationEvaluator
+
+    metrics = ["Counts", "Precision", "Recall", "F1", "Accuracy", "ROCAUC"]
+    k = 2 if s.ndim == 1 else s.shape[1]
+    ClassificationEvaluator(score_thresholds=[0.0], metrics=metrics).add_arrays(
+        y, s, labels=list(range(k))
+    ).compute()
+
+
+def sklearn_functional(y: np.ndarray, s: np.ndarray) -> None:
+    from sklearn import metrics as skm
+
+    if s.ndim == 1:
+        skm.roc_auc_score(y, s)
+        pred = (s >= THRESHOLD).astype(np.int64)
+        skm.precision_score(y, pred)
+        skm.recall_score(y, pred)
+        skm.f1_score(y, pred)
+    else:
+        skm.roc_auc_score(y, s, multi_class="ovr", average=None)
+        pred = s.argmax(axis=1)
+        skm.precision_recall_fscore_support(y, pred, average=None, zero_division=0.0)
+    skm.accuracy_score(y, pred)
+    skm.confusion_matrix(y, pred)
+
+
+def torch_functional(y: np.ndarray, s: np.ndarray) -> None:
+    import torch
+    from torchmetrics.functional import classification as tmf
+
+    t, p = torch.from_numpy(y), torch.from_numpy(s)
+    if s.ndim == 1:
+        for fn in (
+            tmf.binary_auroc,
+            tmf.binary_precision,
+            tmf.binary_recall,
+            tmf.binary_f1_score,
+            tmf.binary_accuracy,
+            tmf.binary_confusion_matrix,
+        ):
+            fn(p, t) if fn is tmf.binary_auroc else fn(p, t, threshold=THRESHOLD)
+        return
+    k = s.shape[1]
+    tmf.multiclass_auroc(p, t, num_classes=k, average=None)
+    for fn in (tmf.multiclass_precision, tmf.multiclass_recall, tmf.multiclass_f1_score):
+        fn(p, t, num_classes=k, average=None)
+    tmf.multiclass_accuracy(p, t, num_classes=k, average="micro")
+    tmf.multiclass_confusion_matrix(p, t, num_classes=k)
+
+
+def torch_stateful(y: np.ndarray, s: np.ndarray) -> None:
+    import torch
+    from torchmetrics import MetricCollection
+    from torchmetrics import classification as tmc
+
+    t, p = torch.from_numpy(y), torch.from_numpy(s)
+    if s.ndim == 1:
+        ms = MetricCollection(
+            [
+                tmc.BinaryAUROC(),
+                tmc.BinaryPrecision(threshold=THRESHOLD),
+                tmc.BinaryRecall(threshold=THRESHOLD),
+                tmc.BinaryF1Score(threshold=THRESHOLD),
+                tmc.BinaryAccuracy(threshold=THRESHOLD),
+                tmc.BinaryConfusionMatrix(threshold=THRESHOLD),
+            ],
+            compute_groups=False,
+        )
+    else:
+        k = s.shape[1]
+        ms = MetricCollection(
+            [
+                tmc.MulticlassAUROC(num_classes=k, average=None),
+                tmc.MulticlassPrecision(num_classes=k, average=None),
+                tmc.MulticlassRecall(num_classes=k, average=None),
+                tmc.MulticlassF1Score(num_classes=k, average=None),
+                tmc.MulticlassAccuracy(num_classes=k, average="micro"),
+                tmc.MulticlassConfusionMatrix(num_classes=k),
+            ],
+            compute_groups=False,
+        )
+    ms.update(p, t)
+    ms.compute()
+
+
+def valor_evaluator(y: np.ndarray, s: np.ndarray) -> None:
     from valor_lite.classification import Classification, Loader
 
+    p = np.stack([1.0 - s, s], axis=1) if s.ndim == 1 else s
+    labels = [str(j) for j in range(p.shape[1])]
     loader = Loader.in_memory()
     loader.add_data(
         [
@@ -76,110 +207,163 @@ def valor_eval(y: np.ndarray, p: np.ndarray, labels: list[str]) -> None:
     )
     ev = loader.finalize()
     ev.compute_rocauc()
-    ev.compute_precision_recall(score_thresholds=list(DEFAULT_PR_CURVE_THRESHOLDS))
+    ev.compute_precision_recall(score_thresholds=[0.0])
 
 
-def multiclass_data(n: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, k, n)
-    logits = rng.normal(size=(n, k))
-    logits[np.arange(n), y] += 1.5
-    p = np.exp(logits)
-    p /= p.sum(axis=1, keepdims=True)
-    return y, p
+def argsort_floor(y: np.ndarray, s: np.ndarray) -> None:
+    np.argsort(s if s.ndim == 1 else s[:, 0])
 
 
-def row(name: str, t: float, mem: float) -> None:
-    print(f"  {name:<34} {t:8.3f} s  {mem:9.1f} MB peak")
+TOOLS: dict[str, Callable[[np.ndarray, np.ndarray], None]] = {
+    "assay functional": assay_functional,
+    "assay evaluator": assay_evaluator,
+    "scikit-learn": sklearn_functional,
+    "torchmetrics functional": torch_functional,
+    "torchmetrics stateful": torch_stateful,
+    "valor-lite evaluator": valor_evaluator,
+    "np.argsort (floor)": argsort_floor,
+}
+
+
+# ---------------------------------------------------------------- one measurement, in a child
+
+
+def child(tool: str, data: str) -> None:
+    """Warm up, load the data, run once; print wall and CPU time and peak RSS as JSON."""
+    if tool.startswith("torchmetrics"):
+        import torch
+
+        torch.set_num_threads(1)
+    fn = TOOLS[tool]
+    with np.load(data) as z:
+        y, s = z["y"], z["s"]
+    fn(y[:2000], s[:2000])  # imports and first-call costs stay outside the timing
+    start_mb = _current_rss_mb()
+    w0, c0 = time.perf_counter(), time.process_time()
+    fn(y, s)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    rss_mb = _peak_rss_mb()
+    extra = max(0.0, rss_mb - start_mb)
+    print(json.dumps({"wall": wall, "cpu": cpu, "rss_mb": rss_mb, "extra_mb": extra}))
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process (Linux ``VmHWM``).
+
+    Not ``getrusage``'s ``ru_maxrss``: that keeps the parent's RSS across fork and exec, so
+    a child would report the benchmark driver's memory (which holds the data) as its own.
+    """
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+def _current_rss_mb() -> float:
+    """Resident memory now (Linux), after imports, warm-up and loading the data."""
+    with open("/proc/self/statm") as fh:
+        pages = int(fh.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def measure(tool: str, data: Path) -> dict[str, float] | None:
+    cmd = [sys.executable, __file__, "--child", tool, "--data", str(data)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), check=False)
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["?"])[-1]
+        print(f"  {tool:<26} skipped: {last}")
+        return None
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _best(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {
+        "wall": min(r["wall"] for r in runs),
+        "cpu": min(r["cpu"] for r in runs),
+        "rss_mb": max(r["rss_mb"] for r in runs),
+        "extra_mb": max(r["extra_mb"] for r in runs),
+    }
+
+
+def run_case(title: str, y: np.ndarray, s: np.ndarray, tools: list[str], repeat: int) -> None:
+    """Every tool ``repeat`` times, round robin (so load changes hit all tools alike)."""
+    print(f"{title} (best of {repeat} runs each, round robin)")
+    runs: dict[str, list[dict[str, float]]] = {t: [] for t in tools}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data.npz"
+        np.savez(data, y=y, s=s)
+        for _ in range(repeat):
+            for tool in list(runs):
+                res = measure(tool, data)
+                if res is None:
+                    del runs[tool]
+                else:
+                    runs[tool].append(res)
+    results = {t: _best(r) for t, r in runs.items()}
+    for tool, res in results.items():
+        print(
+            f"  {tool:<26} {res['cpu']:8.3f} s CPU {res['wall']:8.3f} s wall "
+            f"{res['rss_mb']:6.0f} MB peak RSS ({res['extra_mb']:4.0f} MB above the start)"
+        )
+    _ratios(results)
+
+
+def _ratios(results: dict[str, dict[str, float]]) -> None:
+    """Time ratios from CPU time, which a loaded machine inflates far less than wall time."""
+    for mine in ("assay functional", "assay evaluator"):
+        if mine not in results:
+            continue
+        t = results[mine]["cpu"]
+        ratios = [
+            f"{peer} / {mine} = {results[peer]['cpu'] / t:.2f}x"
+            for peer in ("scikit-learn", "torchmetrics functional", "torchmetrics stateful")
+            if peer in results
+        ]
+        if "valor-lite evaluator" in results:
+            ratios.append(
+                f"valor-lite / {mine} = {results['valor-lite evaluator']['cpu'] / t:.0f}x"
+            )
+        print("  CPU time: " + "; ".join(ratios))
+    if "assay functional" in results and "assay evaluator" in results:
+        e, f = results["assay evaluator"], results["assay functional"]
+        print(
+            f"  assay evaluator / assay functional = {e['cpu'] / f['cpu']:.2f}x CPU time, "
+            f"{e['extra_mb'] - f['extra_mb']:+.0f} MB working memory"
+        )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    ap.add_argument("--no-valor", action="store_true", help="skip the valor-lite case")
+    ap.add_argument("--only", choices=["binary", "multiclass", "valor"], help="run one case kind")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    sizes = [10**5, 10**6] if args.quick else [10**6, 10**7]
-    sklearn_binary(*binary_data(1000))  # import and warm scikit-learn outside the timings
+    if args.child:
+        child(args.child, args.data)
+        return
+    import assay
 
-    for n in sizes:
-        y, s = binary_data(n)
-        print(f"binary, n={n:.0e}: ROC AUC + PR curve (19 thresholds) + counts")
-        t_floor, m_floor = measure(lambda: np.argsort(s), repeat=2)
-        t_assay, m_assay = measure(lambda: assay_binary(y, s), repeat=2)
-        t_sk, m_sk = measure(lambda: sklearn_binary(y, s))
-        row("np.argsort (floor)", t_floor, m_floor)
-        row("assay", t_assay, m_assay)
-        row("scikit-learn", t_sk, m_sk)
-        print(
-            f"  assay / argsort = {t_assay / t_floor:.2f}   scikit-learn / assay = {t_sk / t_assay:.2f}"
+    print(f"assay from {Path(assay.__file__).parent}; metric set: ROC AUC, precision, recall,")
+    print(f"F1, accuracy, confusion counts at threshold {THRESHOLD} (multiclass: top class)")
+    fast = [t for t in TOOLS if t != "valor-lite evaluator"]
+    wanted = {args.only} if args.only else {"binary", "multiclass", "valor"}
+    sizes = ((10**5, 3), (10**6, 3)) if args.quick else ((10**6, 3), (10**7, 2))
+    for n, repeat in sizes if "binary" in wanted else ():
+        run_case(f"binary, n={n:.0e}", *binary_data(n), fast, repeat)
+    n = 10**5 if args.quick else 10**6
+    if "multiclass" in wanted:
+        run_case(f"multiclass, n={n:.0e} x {CLASSES} classes", *multiclass_data(n), fast, 3)
+    if "valor" in wanted and not args.no_valor:
+        n = 2 * 10**3 if args.quick else 2 * 10**4
+        run_case(
+            f"binary, n={n:.0e} (valor-lite builds its data row by row in Python)",
+            *binary_data(n),
+            ["assay evaluator", "valor-lite evaluator"],
+            2,
         )
-        ev_t, ev_m = measure(
-            lambda: (
-                ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"])
-                .add_arrays(y.astype(int), s, labels=[0, 1])
-                .compute()
-            )
-        )
-        row("assay evaluator (both labels)", ev_t, ev_m)
-
-    n_v = 2 * 10**4  # valor-lite's Python loader is slow; larger sizes take minutes
-    y, s = binary_data(n_v)
-    print(f"binary, n={n_v:.0e}: valor-lite (in-memory loader + ROC AUC + PR at 19 thresholds)")
-    t_a, m_a = measure(
-        lambda: (
-            ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"])
-            .add_arrays(y.astype(int), s, labels=[0, 1])
-            .compute()
-        )
-    )
-    t_v, m_v = measure(lambda: valor_eval(y.astype(int), np.stack([1 - s, s], 1), ["0", "1"]))
-    row("assay evaluator", t_a, m_a)
-    row("valor-lite", t_v, m_v)
-    print(f"  valor-lite / assay = {t_v / t_a:.1f}")
-
-    n, k = (10**5, 10) if args.quick else (10**6, 10)
-    y, p = multiclass_data(n, k)
-    labels = [f"c{j}" for j in range(k)]
-    print(f"multiclass, n={n:.0e} x {k} classes")
-
-    def assay_all() -> None:
-        ClassificationEvaluator(pr_curve_max_examples=5).add_arrays(
-            np.asarray(labels)[y], p, labels=labels
-        ).compute()
-
-    def sklearn_all() -> None:
-        from sklearn.metrics import (
-            confusion_matrix,
-            precision_recall_curve,
-            precision_recall_fscore_support,
-        )
-        from sklearn.metrics import (
-            roc_auc_score as sk_auc,
-        )
-
-        pred = p.argmax(axis=1)
-        precision_recall_fscore_support(y, pred, zero_division=0)
-        confusion_matrix(y, pred)
-        for j in range(k):
-            sk_auc(y == j, p[:, j])
-            precision_recall_curve(y == j, p[:, j])
-
-    t_a, m_a = measure(assay_all)
-    t_s, m_s = measure(sklearn_all)
-    row("assay (all metrics + detailed)", t_a, m_a)
-    row("scikit-learn (per-class calls)", t_s, m_s)
-    print(f"  scikit-learn / assay = {t_s / t_a:.2f}")
-    n_v = 5 * 10**3
-    t_a2, _ = measure(
-        lambda: (
-            ClassificationEvaluator(metrics=["Counts", "ROCAUC", "PrecisionRecallCurve"])
-            .add_arrays(np.asarray(labels)[y[:n_v]], p[:n_v], labels=labels)
-            .compute()
-        )
-    )
-    t_v, _ = measure(lambda: valor_eval(y[:n_v], p[:n_v], labels))
-    print(
-        f"multiclass, n={n_v:.0e} x {k}: assay {t_a2:.3f} s, valor-lite {t_v:.3f} s, valor-lite / assay = {t_v / t_a2:.1f}"
-    )
 
 
 if __name__ == "__main__":

@@ -227,7 +227,7 @@ def test_binary_functions_trap_as_spec_says():
     with pytest.raises(UndefinedMetricError):
         f1_score([0, 0], [0, 0])
     assert precision_score([1, 0], [0, 0], zero_division=0.0) == 0.0
-    assert recall_score(["y", "n", "y"], ["y", "y", "n"], pos_label="y") == 0.5
+    assert recall_score(["y", "n", "y"], ["y", "y", "n"], positive_label="y") == 0.5
     assert f1_score([1, 1, 0], [1, 0, 0]) == pytest.approx(2 / 3)
 
 

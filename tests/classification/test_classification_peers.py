@@ -33,7 +33,9 @@ def test_hardmax_metrics_match_sklearn(seed):
         y, y_pred, labels=labels, zero_division=0.0
     )
     cm = skm.confusion_matrix(y, y_pred, labels=labels)
+    compared = 0
     for j, lab in enumerate(labels):
+        compared += 1
         q = {"label_value": lab, "score_threshold": 0.0}
         assert abs(ms.get("Precision", **q).value - prec[j]) < TOL
         assert abs(ms.get("Recall", **q).value - rec[j]) < TOL
@@ -44,6 +46,7 @@ def test_hardmax_metrics_match_sklearn(seed):
         assert c["fn"] == cm[j, :].sum() - cm[j, j]
         assert c["tn"] == cm.sum() - cm[j, :].sum() - cm[:, j].sum() + cm[j, j]
     assert abs(ms.get("Accuracy", score_threshold=0.0).value - skm.accuracy_score(y, y_pred)) < TOL
+    assert compared == len(labels) > 0
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -64,6 +67,7 @@ def test_roc_auc_matches_sklearn_with_ties(seed):
         expect = skm.roc_auc_score(truth, p[:, j])
         assert abs(m.value - expect) < TOL
         defined.append(expect)
+    assert len(defined) > 0
     mroc = ms.get("mROCAUC")
     assert abs(mroc.value - np.mean(defined)) < TOL
     assert mroc.parameters["labels_excluded"] == [labels[-1]]
@@ -83,10 +87,13 @@ def test_confusion_counts_matches_sklearn():
     c = confusion_counts(y, yp)
     labels = sorted(c)
     cm = skm.confusion_matrix(y, yp, labels=labels)
+    compared = 0
     for j, lab in enumerate(labels):
         assert c[lab]["tp"] == cm[j, j]
         assert c[lab]["fp"] + c[lab]["tp"] == cm[:, j].sum()
         assert c[lab]["fn"] + c[lab]["tp"] == cm[j, :].sum()
+        compared += 1
+    assert compared == 5
 
 
 def test_long_form_equals_arrays(multiclass):
@@ -108,8 +115,10 @@ def test_pr_curve_counts_brute_force(multiclass):
         .compute()
     )
     curve = ms.get("PrecisionRecallCurve").value
+    compared = 0
     for j, lab in enumerate(labels):
         for t, row in curve[lab].items():
+            compared += 1
             pred = p[:, j] >= t
             truth = y == lab
             tp, fp = int((pred & truth).sum()), int((pred & ~truth).sum())
@@ -117,6 +126,7 @@ def test_pr_curve_counts_brute_force(multiclass):
             assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (tp, fp, fn, tn)
             assert row["precision"] == (tp / (tp + fp) if tp + fp else None)
             assert row["recall"] == (tp / (tp + fn) if tp + fn else None)
+    assert compared == len(labels) * 19
 
 
 # ------------------------------------------------------------------ valor-lite
@@ -142,7 +152,7 @@ def _valor(labels, y, p, thresholds):
     roc = ev.compute_rocauc()
     out = {}
     for group in (pr, roc):
-        for mtype, items in group.items():
+        for items in group.values():
             for m in items:
                 d = (
                     m.to_dict()

@@ -1,29 +1,33 @@
-"""Pure numpy computation of classification metrics (spec: valor-metrics.md
-"Classification Metrics", "Binary ROC AUC", "Precision-Recall Curves",
-"DetailedPrecisionRecallCurve"; fairness-and-llm-suites.md "Accuracy", "Precision", "Recall").
+"""Pure numpy computation of classification metrics.
 
 Two layers:
 
-* sklearn-style functions (arrays in, number out) that raise
-  :class:`~assay.errors.UndefinedMetricError` where the spec says a metric "requires"
-  something, unless ``zero_division`` is given;
-* array kernels used by :class:`~assay.classification.ClassificationEvaluator`, which mark
-  undefined entries with NaN internally (never emitted: the evaluator turns them into
-  ``value=None`` records with a reason).
+* scikit-learn-style functions (arrays in, number out) that raise
+  :class:`~assay.errors.UndefinedMetricError` where a metric is not defined on the data
+  (a ratio whose denominator is 0, a ROC AUC with one class), unless ``zero_division`` is
+  given;
+* array kernels on sorted scores (:func:`sorted_roc_auc`, :func:`sorted_threshold_counts`)
+  used by :class:`~assay.classification.ClassificationEvaluator`.
 
-A score ``s`` is a positive prediction at threshold ``t`` when ``s >= t``. A datum with no
-score for a label ranks below every given score for that label (``-inf``).
+Conventions: a score ``s`` is a positive prediction at threshold ``t`` when ``s >= t``; a
+datum with no score for a label ranks below every given score of that label (``-inf``).
+Every ratio goes through :mod:`assay.ratios`.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay.errors import InvalidInputError, UndefinedMetricError
+from assay import ratios
+from assay._compat import UNSET, renamed
+from assay._validation import as_1d, check_binary, check_finite, check_same_length
+from assay.errors import UndefinedMetricError
+from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
 __all__ = [
     "DEFAULT_PR_CURVE_THRESHOLDS",
@@ -36,165 +40,131 @@ __all__ = [
     "pr_curve_counts",
     "sorted_roc_auc",
     "sorted_threshold_counts",
-    "ratio",
-    "f1_from_counts",
 ]
 
-#: Score thresholds of the PrecisionRecallCurve: 0.05, 0.10, ..., 0.95 (exact decimals).
-DEFAULT_PR_CURVE_THRESHOLDS: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 20))
-
-
-# ---------------------------------------------------------------- input checks
-
-
-def _as_1d(x: ArrayLike, name: str) -> NDArray[Any]:
-    a = np.asarray(x)
-    if a.ndim != 1:
-        raise InvalidInputError(f"expected a 1-D array, got shape {a.shape}", source=name)
-    return a
-
-
-def _check_same_length(**arrays: NDArray[Any]) -> int:
-    lengths = {k: len(v) for k, v in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        desc = ", ".join(f"{k} has {n}" for k, n in lengths.items())
-        raise InvalidInputError(f"arrays differ in length: {desc}")
-    return next(iter(lengths.values()))
-
-
-def _check_scores(y_score: NDArray[Any], name: str = "y_score") -> NDArray[np.float64]:
-    s = np.asarray(y_score, dtype=np.float64)
-    bad = ~np.isfinite(s)
-    if bad.any():
-        i = int(np.flatnonzero(bad.ravel())[0])
-        raise InvalidInputError(
-            f"score must be a finite number, got {s.ravel()[i]!r}", source=name, record=i
-        )
-    return s
-
-
-# ---------------------------------------------------------------- scalar helpers
-
-
-def ratio(
-    num: float, den: float, *, metric: str, requires: str, zero_division: float | None
-) -> float:
-    """``num / den``; if ``den == 0``: ``zero_division`` when given, else UndefinedMetricError.
-
-    Example:
-        >>> ratio(3, 4, metric="Precision", requires="TP + FP > 0", zero_division=None)
-        0.75
-    """
-    if den > 0:
-        return float(num) / float(den)
-    if zero_division is not None:
-        return float(zero_division)
-    raise UndefinedMetricError(metric, f"requires {requires}")
-
-
-def f1_from_counts(tp: float, fp: float, fn: float, *, zero_division: float | None = None) -> float:
-    """F1 = 2PR / (P + R) = 2TP / (2TP + FP + FN).
-
-    Requires precision (TP + FP > 0) and recall (TP + FN > 0) to be defined. With
-    ``zero_division`` given, follows scikit-learn: ``2TP / (2TP + FP + FN)``, and
-    ``zero_division`` only when TP = FP = FN = 0.
-
-    Example:
-        >>> f1_from_counts(3, 1, 1)
-        0.75
-    """
-    if zero_division is None:
-        if tp + fp == 0:
-            raise UndefinedMetricError("F1", "requires precision to be defined (TP + FP > 0)")
-        if tp + fn == 0:
-            raise UndefinedMetricError("F1", "requires recall to be defined (TP + FN > 0)")
-    den = int(2 * tp + fp + fn)
-    return float(2 * tp) / den if den > 0 else float(zero_division)  # type: ignore[arg-type]
+#: The precision-recall curve grid 0.05, 0.10, ..., 0.95 (:mod:`assay.thresholds`).
+DEFAULT_PR_CURVE_THRESHOLDS: tuple[float, ...] = PR_CURVE_SCORE_THRESHOLDS
 
 
 # ---------------------------------------------------------------- binary metrics
 
 
 def _binary(
-    y_true: ArrayLike, y_pred: ArrayLike, pos_label: Any
+    y_true: ArrayLike, y_pred: ArrayLike, positive_label: Any
 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    t = _as_1d(y_true, "y_true")
-    p = _as_1d(y_pred, "y_pred")
-    _check_same_length(y_true=t, y_pred=p)
-    return t == pos_label, p == pos_label
+    t = as_1d(y_true, source="y_true")
+    p = as_1d(y_pred, source="y_pred")
+    check_same_length(y_true=t, y_pred=p)
+    return t == positive_label, p == positive_label
+
+
+def _ratio(
+    hits: NDArray[np.bool_],
+    base: NDArray[np.bool_],
+    metric: str,
+    requires: str,
+    zero_division: float | None,
+) -> float:
+    num, den = int(np.count_nonzero(hits)), int(np.count_nonzero(base))
+    return ratios.ratio(num, den, metric=metric, requires=requires, zero_division=zero_division)
 
 
 def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike) -> float:
-    """Fraction of predictions equal to the truth: (TP + TN) / (TP + TN + FP + FN).
+    """Fraction of predictions equal to the truth.
 
-    Requires at least one data point (UndefinedMetricError otherwise).
+    In counts of one label against the rest, ``(TP + TN) / (TP + TN + FP + FN)``; for any
+    number of labels, the number of positions where ``y_pred == y_true`` over the number of
+    positions. Undefined (``UndefinedMetricError``) without data.
 
     Example:
         >>> accuracy_score(["a", "b", "b"], ["a", "b", "a"])
         0.6666666666666666
     """
-    t = _as_1d(y_true, "y_true")
-    p = _as_1d(y_pred, "y_pred")
-    n = _check_same_length(y_true=t, y_pred=p)
-    if n == 0:
-        raise UndefinedMetricError("Accuracy", "requires at least one data point")
-    return float(np.count_nonzero(t == p)) / n
+    t = as_1d(y_true, source="y_true")
+    p = as_1d(y_pred, source="y_pred")
+    n = check_same_length(y_true=t, y_pred=p)
+    return ratios.ratio(
+        int(np.count_nonzero(t == p)), n, metric="Accuracy", requires="at least one data point"
+    )
 
 
 def precision_score(
-    y_true: ArrayLike, y_pred: ArrayLike, *, pos_label: Any = 1, zero_division: float | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    positive_label: Any = 1,
+    zero_division: float | None = None,
+    pos_label: Any = UNSET,
 ) -> float:
-    """Binary precision TP / (TP + FP) for ``pos_label``. Requires TP + FP > 0.
+    """Binary precision ``TP / (TP + FP)`` of ``positive_label``.
+
+    A prediction equal to ``positive_label`` is a positive prediction; it is a true
+    positive when the truth is ``positive_label`` too. Undefined when nothing is predicted
+    positive (TP + FP = 0), unless ``zero_division`` gives the value to use.
+    ``pos_label=`` is the deprecated name of ``positive_label=``.
 
     Example:
         >>> precision_score([1, 0, 1, 1], [1, 1, 1, 0])
         0.6666666666666666
+        >>> precision_score(["y", "n"], ["n", "n"], positive_label="y", zero_division=0)
+        0.0
     """
-    t, p = _binary(y_true, y_pred, pos_label)
-    tp = np.count_nonzero(t & p)
-    return ratio(
-        tp,
-        np.count_nonzero(p),
-        metric="Precision",
-        requires="TP + FP > 0",
-        zero_division=zero_division,
+    label = renamed(
+        "positive_label", positive_label, "pos_label", pos_label, where="precision_score"
     )
+    t, p = _binary(y_true, y_pred, label)
+    return _ratio(t & p, p, "Precision", "TP + FP > 0", zero_division)
 
 
 def recall_score(
-    y_true: ArrayLike, y_pred: ArrayLike, *, pos_label: Any = 1, zero_division: float | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    positive_label: Any = 1,
+    zero_division: float | None = None,
+    pos_label: Any = UNSET,
 ) -> float:
-    """Binary recall TP / (TP + FN) for ``pos_label``. Requires TP + FN > 0.
+    """Binary recall ``TP / (TP + FN)`` of ``positive_label``.
+
+    The share of the true ``positive_label`` items predicted as ``positive_label``;
+    undefined when the truth holds none (TP + FN = 0), unless ``zero_division`` is given.
 
     Example:
         >>> recall_score([1, 0, 1, 1], [1, 1, 1, 0])
         0.6666666666666666
     """
-    t, p = _binary(y_true, y_pred, pos_label)
-    tp = np.count_nonzero(t & p)
-    return ratio(
-        tp,
-        np.count_nonzero(t),
-        metric="Recall",
-        requires="TP + FN > 0",
-        zero_division=zero_division,
-    )
+    label = renamed("positive_label", positive_label, "pos_label", pos_label, where="recall_score")
+    t, p = _binary(y_true, y_pred, label)
+    return _ratio(t & p, t, "Recall", "TP + FN > 0", zero_division)
 
 
 def f1_score(
-    y_true: ArrayLike, y_pred: ArrayLike, *, pos_label: Any = 1, zero_division: float | None = None
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    positive_label: Any = 1,
+    zero_division: float | None = None,
+    pos_label: Any = UNSET,
 ) -> float:
-    """Binary F1 = 2PR / (P + R) for ``pos_label`` (see :func:`f1_from_counts`).
+    """Binary F1, the harmonic mean of precision P and recall R: ``2PR / (P + R)``.
+
+    In counts, ``2TP / (2TP + FP + FN)``. Undefined when P or R is; with ``zero_division``
+    the count form is used and ``zero_division`` only when TP = FP = FN = 0.
 
     Example:
         >>> f1_score([1, 0, 1, 1], [1, 1, 1, 0])
         0.6666666666666666
     """
-    t, p = _binary(y_true, y_pred, pos_label)
-    tp = np.count_nonzero(t & p)
-    return f1_from_counts(
-        tp, np.count_nonzero(~t & p), np.count_nonzero(t & ~p), zero_division=zero_division
+    positive_label = renamed(
+        "positive_label", positive_label, "pos_label", pos_label, where="f1_score"
     )
+    t, p = _binary(y_true, y_pred, positive_label)
+    tp, fp, fn = np.count_nonzero(t & p), np.count_nonzero(~t & p), np.count_nonzero(t & ~p)
+    v = float(ratios.f1_from_counts(tp, fp, fn, zero_division))
+    if np.isnan(v):
+        missing = "precision (TP + FP > 0)" if tp + fp == 0 else "recall (TP + FN > 0)"
+        raise UndefinedMetricError("F1", f"requires {missing} to be defined")
+    return v
 
 
 def confusion_counts(
@@ -202,33 +172,30 @@ def confusion_counts(
 ) -> dict[Any, dict[str, int]]:
     """Per-label one-vs-rest counts ``{label: {"tp", "fp", "fn", "tn"}}``.
 
+    For label ``c``: TP counts positions with truth and prediction ``c``, FP prediction
+    ``c`` and another truth, FN truth ``c`` and another prediction, TN the rest.
     ``labels`` defaults to the sorted union of the values in ``y_true`` and ``y_pred``.
 
     Example:
         >>> confusion_counts(["a", "b", "b"], ["a", "b", "a"])["a"]
         {'tp': 1, 'fp': 1, 'fn': 0, 'tn': 1}
     """
-    t = _as_1d(y_true, "y_true")
-    p = _as_1d(y_pred, "y_pred")
-    n = _check_same_length(y_true=t, y_pred=p)
+    t = as_1d(y_true, source="y_true")
+    p = as_1d(y_pred, source="y_pred")
+    n = check_same_length(y_true=t, y_pred=p)
     labs = np.unique(np.concatenate([t, p])) if labels is None else np.asarray(labels)
-    # Map both arrays onto label codes in one pass each.
     order = np.argsort(labs, kind="stable")
     sl = labs[order]
 
     def codes(a: NDArray[Any]) -> NDArray[np.int64]:
-        i = np.searchsorted(sl, a)
-        i = np.clip(i, 0, len(sl) - 1)
-        found = sl[i] == a
-        return np.where(found, order[i], -1)
+        i = np.clip(np.searchsorted(sl, a), 0, max(len(sl) - 1, 0))
+        return np.where(sl[i] == a, order[i], -1) if len(sl) else np.full(len(a), -1)
 
     ct, cp = codes(t), codes(p)
     k = len(labs)
-    hit = ct == cp
-    tp = np.bincount(ct[hit & (ct >= 0)], minlength=k)
-    pred = np.bincount(cp[cp >= 0], minlength=k)
-    true = np.bincount(ct[ct >= 0], minlength=k)
-    fp, fn = pred - tp, true - tp
+    tp = np.bincount(ct[(ct == cp) & (ct >= 0)], minlength=k)
+    fp = np.bincount(cp[cp >= 0], minlength=k) - tp
+    fn = np.bincount(ct[ct >= 0], minlength=k) - tp
     tn = n - tp - fp - fn
     return {
         (lab.item() if hasattr(lab, "item") else lab): {
@@ -248,22 +215,46 @@ def sorted_roc_auc(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> float:
     """ROC AUC from ascending-sorted positive and negative scores; NaN if either is empty.
 
     Equals the trapezoidal area under the ROC curve whose thresholds are the distinct
-    scores in decreasing order (tied scores form one point, so ties count one half):
-    ``(#{(p, n): p > n} + 0.5 #{(p, n): p == n}) / (|pos| |neg|)``.
+    scores in decreasing order (tied scores form one point, so a tie counts one half)::
+
+        AUC = (#{(p, n): p > n} + 0.5 #{(p, n): p == n}) / (|pos| |neg|)
+
+    Example:
+        >>> sorted_roc_auc(np.array([0.35, 0.8]), np.array([0.1, 0.4]))
+        0.75
     """
     if len(pos) == 0 or len(neg) == 0:
         return float("nan")
-    below = np.searchsorted(neg, pos, side="left")
-    at_or_below = np.searchsorted(neg, pos, side="right")
-    wins = int(below.sum(dtype=np.int64))
-    ties = int((at_or_below - below).sum(dtype=np.int64))
+    values, weight = pos, None
+    repeats = np.count_nonzero(pos[1:] == pos[:-1])
+    if repeats > len(pos) // 4:
+        # Search each distinct positive score once, weighted by how often it occurs: the
+        # same integer counts as searching every positive, in far fewer searches.
+        starts = np.flatnonzero(np.concatenate(([True], pos[1:] != pos[:-1])))
+        values, weight = pos[starts], np.diff(np.append(starts, len(pos)))
+    below = np.searchsorted(neg, values, side="left")
+    at_or_below = np.searchsorted(neg, values, side="right")
+    if weight is None:
+        wins = int(below.sum(dtype=np.int64))
+        ties = int((at_or_below - below).sum(dtype=np.int64))
+    else:
+        wins = int((weight * below).sum(dtype=np.int64))
+        ties = int((weight * (at_or_below - below)).sum(dtype=np.int64))
     return (wins + 0.5 * ties) / (len(pos) * len(neg))
 
 
 def sorted_threshold_counts(
     pos: NDArray[np.float64], neg: NDArray[np.float64], thresholds: NDArray[np.float64]
 ) -> NDArray[np.int64]:
-    """Counts at each threshold from ascending-sorted scores: array (len(thresholds), 4) of TP, FP, FN, TN."""
+    """Counts at each threshold from ascending-sorted scores.
+
+    Returns an int array (len(thresholds), 4) of TP, FP, FN, TN: TP is the number of
+    positive scores ``>= t``, FP the negative ones, FN and TN the rest.
+
+    Example:
+        >>> sorted_threshold_counts(np.array([0.6, 0.9]), np.array([0.2]), np.array([0.5])).tolist()
+        [[2, 0, 0, 1]]
+    """
     th = np.asarray(thresholds, dtype=np.float64)
     tp = len(pos) - np.searchsorted(pos, th, side="left")
     fp = len(neg) - np.searchsorted(neg, th, side="left")
@@ -273,27 +264,26 @@ def sorted_threshold_counts(
 def _split_sorted(
     y_true: ArrayLike, y_score: ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    t = _as_1d(y_true, "y_true")
-    s = _check_scores(_as_1d(y_score, "y_score"))
-    _check_same_length(y_true=t, y_score=s)
+    t = as_1d(y_true, source="y_true")
+    s = check_finite(as_1d(y_score, source="y_score", dtype=np.float64), source="y_score")
+    check_same_length(y_true=t, y_score=s)
     if t.dtype != np.bool_:
-        uniq = np.unique(t)
-        if not np.isin(uniq, [0, 1]).all():
-            raise InvalidInputError(
-                f"binary y_true must hold 0/1 or booleans, got values {uniq[:5].tolist()}",
-                source="y_true",
-            )
-        t = t.astype(bool)
-    pos = np.sort(s[t])
-    neg = np.sort(s[~t])
+        t = check_binary(t, source="y_true").astype(bool)
+    pos = s[t]
+    pos.sort()
+    neg = s[~t]
+    neg.sort()
     return pos, neg
 
 
 def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike) -> float:
-    """Binary ROC AUC (trapezoidal rule over the distinct scores; spec "Binary ROC AUC").
+    """Binary ROC AUC: the area under the ROC curve, by the trapezoidal rule.
 
-    Requires both positives and negatives in ``y_true`` (UndefinedMetricError otherwise).
-    Agrees with ``sklearn.metrics.roc_auc_score`` including tied scores.
+    The curve's points are (false positive rate, true positive rate) with the distinct
+    scores as thresholds; the area equals the chance that a random positive scores above a
+    random negative, ties counting one half (see :func:`sorted_roc_auc`). ``y_true`` holds
+    0/1 or booleans. Undefined without both classes. Agrees with scikit-learn's
+    ``roc_auc_score``, ties included.
 
     Example:
         >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
@@ -306,7 +296,9 @@ def roc_auc_score(y_true: ArrayLike, y_score: ArrayLike) -> float:
 
 
 def pr_curve_counts(
-    y_true: ArrayLike, y_score: ArrayLike, thresholds: Sequence[float] = DEFAULT_PR_CURVE_THRESHOLDS
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    thresholds: Sequence[float] = PR_CURVE_SCORE_THRESHOLDS,
 ) -> dict[float, dict[str, int]]:
     """Binary TP/FP/FN/TN at each score threshold (a score ``>= t`` is a positive prediction).
 
@@ -320,3 +312,30 @@ def pr_curve_counts(
         float(t): dict(zip(("tp", "fp", "fn", "tn"), map(int, row)))
         for t, row in zip(thresholds, c)
     }
+
+
+# ---------------------------------------------------------------- deprecated names
+
+
+def _old_f1_from_counts(
+    tp: float, fp: float, fn: float, *, zero_division: float | None = None
+) -> float:
+    v = float(ratios.f1_from_counts(tp, fp, fn, zero_division))
+    if np.isnan(v):
+        raise UndefinedMetricError("F1", "requires precision and recall to be defined")
+    return v
+
+
+_DEPRECATED = {"ratio": ratios.ratio, "f1_from_counts": _old_f1_from_counts}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        warnings.warn(
+            f"assay.classification.compute.{name} is deprecated and will be removed in the "
+            f"next release; use assay.ratios.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _DEPRECATED[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

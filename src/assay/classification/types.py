@@ -3,17 +3,14 @@
 A datum has a ``uid``, one ground-truth label value per label key (a plain label means key
 ``"class"``) and, per key, a set of predicted label values with scores in [0, 1].
 
-Inputs arrive in long form (one row per label) and are validated into one
-:class:`KeyBlock` per label key: the datums' uids, their ground-truth label codes and a
-dense score matrix ``scores[label, datum]`` (``-inf`` where a label was not predicted).
+Inputs are validated into one :class:`KeyBlock` per label key: the datums' uids, their
+ground-truth label codes and their scores. Long-form tables (one row per label) are read by
+:mod:`assay.classification.io`; scikit-learn-style arrays by :func:`block_from_arrays`.
 
 Example:
-    >>> import pandas as pd
-    >>> gts = pd.DataFrame({"uid": ["a", "b"], "value": ["cat", "dog"]})
-    >>> pds = pd.DataFrame({"uid": ["a", "a", "b"], "value": ["cat", "dog", "dog"], "score": [0.9, 0.1, 0.7]})
-    >>> block = parse_long_form(gts, pds)["class"]
-    >>> block.labels, block.gt.tolist()
-    (('cat', 'dog'), [0, 1])
+    >>> b = block_from_arrays(["dog", "cat"], [[0.2, 0.8], [0.7, 0.3]], labels=["cat", "dog"])
+    >>> b.labels, b.gt.tolist(), b.dense_scores()[:, 0].tolist()
+    (('cat', 'dog'), [1, 0], [0.2, 0.8])
 """
 
 from __future__ import annotations
@@ -26,12 +23,17 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
-from assay.io.tables import as_dataframe, numeric_column, require_columns
 
-__all__ = ["DEFAULT_KEY", "KeyBlock", "parse_long_form", "block_from_arrays", "concat_blocks"]
+__all__ = ["DEFAULT_KEY", "KeyBlock", "block_from_arrays", "concat_blocks", "code_dtype"]
 
 DEFAULT_KEY = "class"
+
+
+def code_dtype(k: int) -> np.dtype[Any]:
+    """The smallest unsigned integer type that holds label codes ``0 .. k-1``."""
+    return np.dtype(np.min_scalar_type(max(k - 1, 0)))
 
 
 @dataclass(frozen=True)
@@ -40,134 +42,126 @@ class KeyBlock:
 
     Attributes:
         key: the label key.
-        uids: datum uids, shape (n,), in input order (strings from files; any hashable
-            values from arrays, shown with ``str`` in examples).
-        labels: sorted label values (union of ground truths and predictions).
-        gt: ground-truth label code of each datum, shape (n,).
-        scores: float64 array (len(labels), n); ``-inf`` where the label was not predicted.
+        uids: datum uids, shape (n,), as int64 or fixed-width strings; ``None`` when the
+            datums were given without uids (they are numbered by position when blocks join).
+        labels: the label values as text, sorted.
+        gt: ground-truth label code of each datum (an index into ``labels``), shape (n,).
+        scores: float64 (len(labels), n), ``-inf`` where a label was not predicted; or, for
+            two labels given as one score column, shape (1, n): the scores of
+            ``labels[binary_row]``, the other label's score being ``1 - s``.
+        binary_row: see ``scores``; ``None`` for the dense form.
     """
 
     key: str
-    uids: NDArray[np.object_]
+    uids: NDArray[Any] | None
     labels: tuple[str, ...]
-    gt: NDArray[np.int64]
+    gt: NDArray[np.integer[Any]]
     scores: NDArray[np.float64]
+    binary_row: int | None = None
 
     @property
     def n(self) -> int:
-        return len(self.uids)
+        return len(self.gt)
+
+    def uid_array(self) -> NDArray[Any]:
+        """The uids, numbering datums ``0 .. n-1`` when none were given."""
+        return np.arange(self.n) if self.uids is None else self.uids
+
+    def dense_scores(self) -> NDArray[np.float64]:
+        """Scores as (len(labels), n), building the complement row of the binary form."""
+        if self.binary_row is None:
+            return self.scores
+        s = self.scores[0]
+        rows = [1.0 - s, s] if self.binary_row == 1 else [s, 1.0 - s]
+        return np.stack(rows)
+
+    def top(self) -> tuple[NDArray[np.integer[Any]], NDArray[np.float64]]:
+        """Each datum's highest-scoring label code (ties: the first label) and its score."""
+        if self.binary_row is None:
+            top = np.argmax(self.scores, axis=0)
+            return top, self.scores[top, np.arange(self.n)]
+        s = self.scores[0]
+        c = 1.0 - s
+        # labels[1] wins only when its score is strictly higher (argmax keeps the first max).
+        second_wins = s > c if self.binary_row == 1 else c > s
+        return second_wins.view(np.uint8), np.maximum(s, c, out=c)
+
+    def sorted_splits(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+        """Per label: its scores on the datums of that label and on the others, each sorted.
+
+        The binary form sorts one row; the complement label's sorted scores are the
+        reversed ``1 - s`` of the other side, exactly what sorting ``1 - s`` gives
+        (``1 - x`` is monotone), without a second sort.
+        """
+        if self.binary_row is None:
+            out = []
+            for j in range(len(self.labels)):
+                is_pos = self.gt == j
+                pos, neg = self.scores[j][is_pos], self.scores[j][~is_pos]
+                pos.sort()
+                neg.sort()
+                out.append((pos, neg))
+            return out
+        s, j = self.scores[0], self.binary_row
+        is_pos = self.gt == j
+        pos, neg = s[is_pos], s[~is_pos]
+        pos.sort()
+        neg.sort()
+        other = ((1.0 - neg)[::-1], (1.0 - pos)[::-1])
+        return [(pos, neg), other] if j == 0 else [other, (pos, neg)]
 
 
-def _str_column(df: pd.DataFrame, col: str, source: str) -> NDArray[np.object_]:
-    s = df[col]
-    missing = s.isna().to_numpy()
-    if missing.any():
-        i = int(np.flatnonzero(missing)[0])
-        raise InvalidInputError("missing value", source=source, record=i + 1, field=col)
-    return s.astype(str).to_numpy(dtype=object)
+def _py(x: Any) -> Any:
+    """A numpy scalar as the plain Python value (so messages show ``'a'``, not ``np.str_``)."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
-def _first_duplicate(frame: pd.DataFrame, cols: list[str]) -> int | None:
-    dup = frame.duplicated(subset=cols, keep="first").to_numpy()
-    return int(np.flatnonzero(dup)[0]) if dup.any() else None
-
-
-def parse_long_form(
-    groundtruths: Any,
-    predictions: Any,
-    *,
-    gt_source: str = "groundtruths",
-    pd_source: str = "predictions",
-) -> dict[str, KeyBlock]:
-    """Validate long-form ground truths and predictions into one :class:`KeyBlock` per key.
-
-    Ground truths have columns ``uid``, optional ``key``, ``value``; predictions ``uid``,
-    optional ``key``, ``value``, ``score``. Accepts DataFrames (pandas/polars), file paths
-    or lists of dicts. Raises :class:`InvalidInputError` naming the source, row (1-based)
-    and field for: missing columns or values, scores that are not numbers in [0, 1],
-    duplicate rows, and predictions whose datum (uid, key) has no ground truth.
-    """
-    g = as_dataframe(groundtruths, source=gt_source)
-    p = as_dataframe(predictions, source=pd_source)
-    require_columns(g, ["uid", "value"], source=gt_source)
-    require_columns(p, ["uid", "value", "score"], source=pd_source)
-
-    gt = pd.DataFrame(
-        {
-            "uid": _str_column(g, "uid", gt_source),
-            "key": _str_column(g, "key", gt_source) if "key" in g.columns else DEFAULT_KEY,
-            "value": _str_column(g, "value", gt_source),
-        }
+def _label_codes(t: NDArray[Any], labels: Sequence[Any]) -> NDArray[np.signedinteger[Any]]:
+    """Index of each value of ``t`` in ``labels``; -1 where it is not a label."""
+    labs = np.asarray(labels)
+    same_kind = (labs.dtype.kind in "biuf" and t.dtype.kind in "biuf") or (
+        labs.dtype.kind == "U" and t.dtype.kind == "U"
     )
-    pr = pd.DataFrame(
-        {
-            "uid": _str_column(p, "uid", pd_source),
-            "key": _str_column(p, "key", pd_source) if "key" in p.columns else DEFAULT_KEY,
-            "value": _str_column(p, "value", pd_source),
-            "score": numeric_column(p, "score", source=pd_source, lo=0.0, hi=1.0),
-        }
-    )
-
-    i = _first_duplicate(gt, ["uid", "key"])
-    if i is not None:
-        raise InvalidInputError(
-            f"duplicate ground truth for uid {gt.uid.iloc[i]!r}, key {gt.key.iloc[i]!r} "
-            "(one ground-truth label per datum and key)",
-            source=gt_source,
-            record=i + 1,
-            field="uid",
-        )
-    i = _first_duplicate(pr, ["uid", "key", "value"])
-    if i is not None:
-        raise InvalidInputError(
-            f"duplicate prediction for uid {pr.uid.iloc[i]!r}, key {pr.key.iloc[i]!r}, value {pr.value.iloc[i]!r}",
-            source=pd_source,
-            record=i + 1,
-            field="value",
-        )
-
-    blocks: dict[str, KeyBlock] = {}
-    gt_keys = set(gt["key"].unique())
-    for key, gk in gt.groupby("key", sort=True):
-        blocks[str(key)] = _block_from_frames(
-            str(key), gk, pr[pr["key"].to_numpy() == key], pd_source
-        )
-    orphan_keys = set(pr["key"].unique()) - gt_keys
-    if orphan_keys:
-        i = int(np.flatnonzero(pr["key"].isin(orphan_keys).to_numpy())[0])
-        raise InvalidInputError(
-            f"uid {pr.uid.iloc[i]!r} has no ground truth for key {pr.key.iloc[i]!r}",
-            source=pd_source,
-            record=i + 1,
-            field="uid",
-        )
-    return blocks
+    if not same_kind:
+        return pd.Index(list(labels)).get_indexer(t)
+    if len(labs) <= 64:  # one comparison per label: no n-sized integer temporaries
+        codes = np.full(len(t), -1, dtype=np.int8)
+        for j, lab in enumerate(labs):
+            codes[t == lab] = j
+        return codes
+    order = np.argsort(labs, kind="stable")
+    sl = labs[order]
+    i = np.minimum(np.searchsorted(sl, t), len(sl) - 1)
+    return np.where(sl[i] == t, order[i], -1)
 
 
-def _block_from_frames(key: str, g: pd.DataFrame, p: pd.DataFrame, pd_source: str) -> KeyBlock:
-    uids = g["uid"].to_numpy(dtype=object)
-    uid_index = pd.Index(uids)
-    datum = uid_index.get_indexer(p["uid"].to_numpy(dtype=object))
-    if (datum < 0).any():
-        j = int(np.flatnonzero(datum < 0)[0])
-        row = int(p.index[j]) + 1
+def _uids(uids: ArrayLike | None, n: int) -> NDArray[Any] | None:
+    if uids is None:
+        return None
+    u = as_1d(uids, source="uids")
+    if len(u) != n:
+        raise InvalidInputError(f"has {len(u)} uids for {n} labels", source="uids")
+    if u.dtype.kind in "iub":
+        u = u.astype(np.int64)
+    elif u.dtype.kind != "U":
+        u = u.astype(str)
+    dup = pd.Index(u).duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise InvalidInputError(f"duplicate uid {_py(u[i])!r}", source="uids", record=f"index {i}")
+    return u
+
+
+def _check_unit_interval(s: NDArray[np.float64], labs: Sequence[str]) -> None:
+    bad = ~((s >= 0.0) & (s <= 1.0))
+    if bad.any():
+        r, c = (int(x) for x in np.argwhere(bad)[0]) if s.ndim == 2 else (int(np.argmax(bad)), 1)
         raise InvalidInputError(
-            f"uid {p.uid.iloc[j]!r} has no ground truth"
-            + ("" if key == DEFAULT_KEY else f" for key {key!r}"),
-            source=pd_source,
-            record=row,
-            field="uid",
+            f"score must be in [0, 1], got {s[r, c] if s.ndim == 2 else s[r]!r}",
+            source="y_score",
+            record=f"index {r}",
+            field=labs[c],
         )
-    labels_arr = np.unique(
-        np.concatenate([g["value"].to_numpy(dtype=object), p["value"].to_numpy(dtype=object)])
-    )
-    labels = tuple(str(x) for x in labels_arr)
-    lab_index = pd.Index(labels)
-    gt_codes = lab_index.get_indexer(g["value"].to_numpy(dtype=object)).astype(np.int64)
-    pd_codes = lab_index.get_indexer(p["value"].to_numpy(dtype=object))
-    scores = np.full((len(labels), len(uids)), -np.inf)
-    scores[pd_codes, datum] = p["score"].to_numpy()
-    return KeyBlock(key, uids, labels, gt_codes, scores)
 
 
 def block_from_arrays(
@@ -178,82 +172,95 @@ def block_from_arrays(
     uids: ArrayLike | None = None,
     key: str = DEFAULT_KEY,
 ) -> KeyBlock:
-    """Build a :class:`KeyBlock` from sklearn-style arrays.
+    """Build a :class:`KeyBlock` from scikit-learn-style arrays.
 
     Args:
         y_true: ground-truth label of each datum, shape (n,); every value must be in ``labels``.
-        y_score: scores, shape (n, len(labels)) with column j the score of ``labels[j]``; for
-            two labels a 1-D array is the score of ``labels[1]`` and ``labels[0]`` gets ``1 - s``.
+        y_score: scores in [0, 1], shape (n, len(labels)), column j the score of ``labels[j]``
+            (``predict_proba``'s layout); with two labels, a 1-D array is the score of
+            ``labels[1]`` and ``labels[0]`` scores ``1 - s``.
         labels: the label values, in the column order of ``y_score``.
-        uids: datum ids (default ``0..n-1``).
+        uids: datum ids (default: none; datums are numbered by position).
 
     Example:
         >>> b = block_from_arrays([1, 0], [0.8, 0.3], labels=[0, 1])
-        >>> b.labels, b.scores[:, 0].tolist()
+        >>> b.labels, b.dense_scores()[:, 0].tolist()
         (('0', '1'), [0.19999999999999996, 0.8])
     """
-    t = np.asarray(y_true)
+    t = as_1d(y_true, source="y_true")
     s = np.asarray(y_score, dtype=np.float64)
     labs = [str(x) for x in labels]
-    if len(set(labs)) != len(labs):
-        raise InvalidInputError("labels must be distinct", source="labels")
+    if len(set(labs)) != len(labs) or len(labs) == 0:
+        raise InvalidInputError("labels must be distinct and not empty", source="labels")
+    if s.ndim == 1 and len(labs) != 2:
+        raise InvalidInputError("a 1-D y_score needs exactly two labels", source="y_score")
     if s.ndim == 1:
-        if len(labs) != 2:
-            raise InvalidInputError("a 1-D y_score needs exactly two labels", source="y_score")
-        s = np.stack([1.0 - s, s], axis=1)
-    if s.ndim != 2 or s.shape[1] != len(labs) or s.shape[0] != t.shape[0]:
+        check_same_length(y_true=t, y_score=s)
+    elif s.ndim != 2 or s.shape != (len(t), len(labs)):
         raise InvalidInputError(
-            f"y_score has shape {s.shape}; expected ({t.shape[0]}, {len(labs)})", source="y_score"
+            f"y_score has shape {s.shape}; expected ({len(t)}, {len(labs)})", source="y_score"
         )
-    bad = ~((s >= 0.0) & (s <= 1.0))
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise InvalidInputError(
-            f"score must be in [0, 1], got {s[r, c]!r}",
-            source="y_score",
-            record=int(r),
-            field=labs[c],
-        )
-    codes = pd.Index(list(labels)).get_indexer(t)
+    _check_unit_interval(s, labs)
+    codes = _label_codes(t, labels)
     if (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
-        raise InvalidInputError(f"label {t[i]!r} is not in labels", source="y_true", record=i)
-    order = np.argsort(labs)  # columns in sorted label order
-    rank = np.empty(len(labs), dtype=np.int64)
+        raise InvalidInputError(
+            f"label {_py(t[i])!r} is not in labels", source="y_true", record=f"index {i}"
+        )
+    order = np.argsort(labs)  # codes follow the sorted label text
+    rank = np.empty(len(labs), dtype=np.intp)
     rank[order] = np.arange(len(labs))
-    u = np.arange(len(t)) if uids is None else np.asarray(uids)
-    if u.shape != t.shape:
-        raise InvalidInputError(f"has {len(u)} uids for {len(t)} labels", source="uids")
-    return KeyBlock(
-        key, u, tuple(labs[i] for i in order), rank[codes], np.ascontiguousarray(s[:, order].T)
-    )
+    gt = rank.astype(code_dtype(len(labs)))[codes]
+    sorted_labels = tuple(labs[i] for i in order)
+    u = _uids(uids, len(t))
+    if s.ndim == 1:  # kept as given: a copy, since the caller may reuse its buffer
+        return KeyBlock(key, u, sorted_labels, gt, s[None, :].copy(), binary_row=int(rank[1]))
+    return KeyBlock(key, u, sorted_labels, gt, np.ascontiguousarray(s[:, order].T))
 
 
 def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
-    """Concatenate blocks of one key (datums in order), over the union of their labels.
+    """Join blocks of one key (datums in order), over the union of their labels.
 
-    Raises :class:`InvalidInputError` if a uid occurs in two blocks.
+    Datums given without uids are numbered by their position in the joined block. Raises
+    :class:`InvalidInputError` if a uid occurs twice.
     """
     if len(blocks) == 1:
         return blocks[0]
     key = blocks[0].key
+    uids = _joined_uids(blocks)
+    first = blocks[0]
+    if first.binary_row is not None and all(
+        b.binary_row == first.binary_row and b.labels == first.labels for b in blocks
+    ):
+        scores = np.concatenate([b.scores for b in blocks], axis=1)
+        gt = np.concatenate([b.gt for b in blocks])
+        return KeyBlock(key, uids, first.labels, gt, scores, first.binary_row)
     labels = tuple(sorted(set().union(*(b.labels for b in blocks))))
     lab_index = pd.Index(labels)
-    n = sum(b.n for b in blocks)
-    scores = np.full((len(labels), n), -np.inf)
-    gts, uids = [], []
+    dense = np.full((len(labels), sum(b.n for b in blocks)), -np.inf)
+    gts = []
     start = 0
     for b in blocks:
         rows = lab_index.get_indexer(list(b.labels))
-        scores[rows, start : start + b.n] = b.scores
-        gts.append(rows[b.gt])
-        uids.append(b.uids)
+        dense[rows, start : start + b.n] = b.dense_scores()
+        gts.append(rows.astype(code_dtype(len(labels)))[b.gt])
         start += b.n
-    all_uids = np.concatenate(uids)
-    dup = pd.Index(all_uids).duplicated()
+    return KeyBlock(key, uids, labels, np.concatenate(gts), dense)
+
+
+def _joined_uids(blocks: Sequence[KeyBlock]) -> NDArray[Any] | None:
+    if all(b.uids is None for b in blocks):
+        return None
+    parts, start = [], 0
+    for b in blocks:
+        parts.append(np.arange(start, start + b.n) if b.uids is None else b.uids)
+        start += b.n
+    uids = np.concatenate(parts)
+    dup = pd.Index(uids).duplicated()
     if dup.any():
-        u = all_uids[int(np.flatnonzero(dup)[0])]
+        u = _py(uids[int(np.flatnonzero(dup)[0])])
         raise InvalidInputError(
-            f"uid {u!r} occurs in more than one batch for key {key!r}", source="batches"
+            f"uid {u!r} occurs in more than one batch for key {blocks[0].key!r}",
+            source="batches",
         )
-    return KeyBlock(key, all_uids, labels, np.concatenate(gts).astype(np.int64), scores)
+    return uids

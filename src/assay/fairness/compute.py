@@ -1,8 +1,7 @@
-"""Group-fairness metrics (spec: fairness-and-llm-suites.md "Statistical parity difference" ...
-"Equal opportunity difference").
+"""Group-fairness metrics from eight counts.
 
 Every metric compares the *unprivileged* group (u) with the *privileged* group (p), on
-binarised labels ``y_true == pos_label`` and predictions ``y_pred == pos_label``:
+binarised labels ``y_true == positive_label`` and predictions ``y_pred == positive_label``:
 
 * statistical parity difference  ``SPD = P(ŷ=1 | u) - P(ŷ=1 | p)``                 fair value 0
 * disparate impact               ``DI  = P(ŷ=1 | u) / P(ŷ=1 | p)``                 fair value 1
@@ -11,8 +10,9 @@ binarised labels ``y_true == pos_label`` and predictions ``y_pred == pos_label``
 
 SPD and DI require both groups to be non-empty (DI also a positive prediction rate in the
 privileged group, its denominator); AOD requires positives and negatives (by label) in both
-groups. These raise :class:`~assay.errors.UndefinedMetricError` otherwise. EOD, as the spec
-says, returns its worst value 1.0 when either group has no positive labels.
+groups. These raise :class:`~assay.errors.UndefinedMetricError` otherwise. EOD returns its
+worst value 1.0 when either group has no positive labels (the convention of the fairness
+suites assay follows), and the evaluator flags that value.
 
 All four are computed from eight counts per group definition (:class:`GroupCounts`), which
 add up exactly across batches.
@@ -26,7 +26,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay.errors import InvalidInputError, UndefinedMetricError
+from assay import ratios
+from assay._compat import UNSET, renamed
+from assay._validation import as_1d, check_same_length
+from assay.errors import UndefinedMetricError
 
 __all__ = [
     "FAIRNESS_METRICS",
@@ -39,7 +42,7 @@ __all__ = [
     "EOD_WORST",
 ]
 
-#: The value the spec prescribes for EOD when a group has no positive labels.
+#: The value EOD takes when a group has no positive labels (its worst value).
 EOD_WORST = 1.0
 
 
@@ -83,23 +86,31 @@ class GroupCounts:
 
 
 def group_counts(
-    y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    privileged: ArrayLike,
+    *,
+    positive_label: Any = 1,
+    pos_label: Any = UNSET,
 ) -> GroupCounts:
     """Count TP/FP/FN/TN per group in one vectorised pass.
+
+    A label or prediction equal to ``positive_label`` is positive (``pos_label=`` is the
+    deprecated name).
 
     Example:
         >>> c = group_counts([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])
         >>> c.tp.tolist(), c.fp.tolist()  # [unprivileged, privileged]
         ([0, 1], [0, 1])
     """
-    t = np.asarray(y_true) == pos_label
-    p = np.asarray(y_pred) == pos_label
-    g = np.asarray(privileged, dtype=bool)
-    if not (t.shape == p.shape == g.shape) or t.ndim != 1:
-        raise InvalidInputError(
-            f"y_true, y_pred and privileged must be 1-D of one length, got {np.shape(y_true)}, "
-            f"{np.shape(y_pred)}, {np.shape(privileged)}"
-        )
+    positive_label = renamed(
+        "positive_label", positive_label, "pos_label", pos_label, where="group_counts"
+    )
+    t = as_1d(y_true, source="y_true")
+    p = as_1d(y_pred, source="y_pred")
+    g = as_1d(privileged, source="privileged").astype(bool)
+    check_same_length(y_true=t, y_pred=p, privileged=g)
+    t, p = t == positive_label, p == positive_label
     cell = g.astype(np.int64) * 4 + t.astype(np.int64) * 2 + p.astype(np.int64)
     c = np.bincount(cell, minlength=8).reshape(2, 2, 2)  # [group, truth, pred]
     return GroupCounts(tp=c[:, 1, 1], fp=c[:, 0, 1], fn=c[:, 1, 0], tn=c[:, 0, 0])
@@ -114,11 +125,11 @@ def _positive_rates(c: GroupCounts, metric: str) -> NDArray[np.float64]:
     n = c.size
     _require(n[0] > 0, metric, "requires the unprivileged group to have elements")
     _require(n[1] > 0, metric, "requires the privileged group to have elements")
-    return c.predicted_positive / n
+    return ratios.divide(c.predicted_positive, n)
 
 
 def spd_from_counts(c: GroupCounts) -> float:
-    """Statistical parity difference from group counts (see :func:`statistical_parity_difference`)."""
+    """Statistical parity difference from counts (see :func:`statistical_parity_difference`)."""
     r = _positive_rates(c, "StatisticalParityDifference")
     return float(r[0] - r[1])
 
@@ -131,7 +142,7 @@ def di_from_counts(c: GroupCounts) -> float:
         "DisparateImpact",
         "requires a positive prediction in the privileged group (denominator 0)",
     )
-    return float(r[0] / r[1])
+    return float(ratios.divide(r[0], r[1]))
 
 
 def aod_from_counts(c: GroupCounts) -> float:
@@ -147,8 +158,8 @@ def aod_from_counts(c: GroupCounts) -> float:
             "AverageOddsDifference",
             f"requires negative labels in the {name} group",
         )
-    tpr = c.tp / c.positives
-    fpr = c.fp / c.negatives
+    tpr = ratios.divide(c.tp, c.positives)
+    fpr = ratios.divide(c.fp, c.negatives)
     return float(((fpr[0] - fpr[1]) + (tpr[0] - tpr[1])) / 2)
 
 
@@ -156,7 +167,7 @@ def eod_from_counts(c: GroupCounts) -> float:
     """Equal opportunity difference from group counts (see :func:`equal_opportunity_difference`)."""
     if c.positives[0] == 0 or c.positives[1] == 0:
         return EOD_WORST
-    tpr = c.tp / c.positives
+    tpr = ratios.divide(c.tp, c.positives)
     return float(tpr[0] - tpr[1])
 
 
@@ -169,45 +180,74 @@ FAIRNESS_METRICS = {
 }
 
 
+def _label(positive_label: Any, pos_label: Any, where: str) -> Any:
+    return renamed("positive_label", positive_label, "pos_label", pos_label, where=where)
+
+
 def statistical_parity_difference(
-    y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+    y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1, pos_label: Any = UNSET
 ) -> float:
-    """``P(ŷ=pos | unprivileged) - P(ŷ=pos | privileged)``; requires both groups non-empty.
+    """Statistical parity difference ``P(ŷ=pos | u) - P(ŷ=pos | p)``.
+
+    The rate of positive predictions in the unprivileged group minus that in the
+    privileged group; 0 is fair. Requires both groups to be non-empty.
 
     Example:
         >>> statistical_parity_difference([1, 0, 1, 1], [False, False, True, True])
         -0.5
     """
-    return spd_from_counts(group_counts(y_pred, y_pred, privileged, pos_label=pos_label))
+    label = _label(positive_label, pos_label, "statistical_parity_difference")
+    return spd_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=label))
 
 
-def disparate_impact(y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1) -> float:
-    """``P(ŷ=pos | unprivileged) / P(ŷ=pos | privileged)``; requires both groups non-empty and
-    a positive prediction in the privileged group.
+def disparate_impact(
+    y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1, pos_label: Any = UNSET
+) -> float:
+    """Disparate impact ``P(ŷ=pos | u) / P(ŷ=pos | p)``.
+
+    The ratio of the positive-prediction rates; 1 is fair. Requires both groups non-empty
+    and a positive prediction in the privileged group (the denominator).
 
     Example:
         >>> disparate_impact([1, 0, 1, 1], [False, False, True, True])
         0.5
     """
-    return di_from_counts(group_counts(y_pred, y_pred, privileged, pos_label=pos_label))
+    label = _label(positive_label, pos_label, "disparate_impact")
+    return di_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=label))
 
 
 def average_odds_difference(
-    y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    privileged: ArrayLike,
+    *,
+    positive_label: Any = 1,
+    pos_label: Any = UNSET,
 ) -> float:
-    """``((FPR_u - FPR_p) + (TPR_u - TPR_p)) / 2``; requires positive and negative labels in both groups.
+    """Average odds difference ``((FPR_u - FPR_p) + (TPR_u - TPR_p)) / 2``.
+
+    TPR = TP / (TP + FN) and FPR = FP / (FP + TN) within a group; 0 is fair. Requires
+    positive and negative labels in both groups.
 
     Example:
-        >>> average_odds_difference([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])  # ((0-1) + (0-1)) / 2
+        >>> average_odds_difference([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])
         -1.0
     """
-    return aod_from_counts(group_counts(y_true, y_pred, privileged, pos_label=pos_label))
+    label = _label(positive_label, pos_label, "average_odds_difference")
+    return aod_from_counts(group_counts(y_true, y_pred, privileged, positive_label=label))
 
 
 def equal_opportunity_difference(
-    y_true: ArrayLike, y_pred: ArrayLike, privileged: ArrayLike, *, pos_label: Any = 1
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    privileged: ArrayLike,
+    *,
+    positive_label: Any = 1,
+    pos_label: Any = UNSET,
 ) -> float:
-    """``TPR_u - TPR_p``; the worst value 1.0 when either group has no positive labels (spec).
+    """Equal opportunity difference ``TPR_u - TPR_p``: the gap in recall; 0 is fair.
+
+    When either group has no positive labels, the worst value 1.0 (:data:`EOD_WORST`).
 
     Example:
         >>> equal_opportunity_difference([1, 1, 1, 1], [1, 0, 1, 1], [False, False, True, True])
@@ -215,4 +255,5 @@ def equal_opportunity_difference(
         >>> equal_opportunity_difference([0, 1], [0, 1], [False, True])
         1.0
     """
-    return eod_from_counts(group_counts(y_true, y_pred, privileged, pos_label=pos_label))
+    label = _label(positive_label, pos_label, "equal_opportunity_difference")
+    return eod_from_counts(group_counts(y_true, y_pred, privileged, positive_label=label))

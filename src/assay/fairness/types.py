@@ -1,17 +1,21 @@
-"""Privileged-group definitions (spec: fairness-and-llm-suites.md "Groups calculation").
+"""Privileged-group definitions.
 
-A datum is *privileged* under a definition when its sensitive value is greater than the
-threshold (default 0.0); ``invert`` flips this, so values ``<= threshold`` are privileged.
+A definition names a numeric ``group_column``, a ``threshold`` (default 0.0) and an
+``invert`` flag. A datum is *privileged* when its value in the column is greater than the
+threshold; with ``invert``, when it is less than or equal to it. Everyone else is
+*unprivileged*.
 
 Example:
     >>> g = PrivilegedGroup.parse("age:40:invert")
-    >>> g, g.privileged([30, 40, 50]).tolist()
-    (PrivilegedGroup(column='age', threshold=40.0, invert=True), [True, True, False])
+    >>> g, g.privileged([30, 40, 50]).tolist(), g.describe()
+    (PrivilegedGroup(group_column='age', threshold=40.0, invert=True), [True, True, False],
+     'age <= 40')
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -21,21 +25,74 @@ from assay.errors import InvalidInputError
 __all__ = ["PrivilegedGroup"]
 
 
-@dataclass(frozen=True)
-class PrivilegedGroup:
-    """One privileged-group definition: a sensitive column, a threshold and an invert flag."""
+def _number_text(x: float) -> str:
+    """A threshold as short exact text: ``0`` for 0.0, ``18.84`` for 18.84."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
-    column: str
-    threshold: float = 0.0
-    invert: bool = False
+
+class PrivilegedGroup:
+    """One privileged-group definition: a numeric column, a threshold and an invert flag.
+
+    ``column=`` is the deprecated name of ``group_column=`` (also as an attribute).
+    """
+
+    __slots__ = ("group_column", "threshold", "invert")
+    group_column: str
+    threshold: float
+    invert: bool
+
+    def __init__(
+        self,
+        group_column: str | None = None,
+        threshold: float = 0.0,
+        invert: bool = False,
+        *,
+        column: str | None = None,
+    ) -> None:
+        name = group_column if group_column is not None else column
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(
+                f"a group column must be a non-empty name, got {name!r}", source="groups"
+            )
+        t = float(threshold)
+        if not np.isfinite(t):
+            raise InvalidInputError(
+                f"threshold must be a finite number, got {threshold!r}", source="groups"
+            )
+        object.__setattr__(self, "group_column", name)
+        object.__setattr__(self, "threshold", t)
+        object.__setattr__(self, "invert", bool(invert))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("PrivilegedGroup is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PrivilegedGroup):
+            return NotImplemented
+        return self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash((self.group_column, self.threshold, self.invert))
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivilegedGroup(group_column={self.group_column!r}, threshold={self.threshold!r}, "
+            f"invert={self.invert!r})"
+        )
+
+    @property
+    def column(self) -> str:
+        """Deprecated name of :attr:`group_column`."""
+        return self.group_column
 
     @classmethod
     def parse(cls, text: str) -> PrivilegedGroup:
-        """Parse ``COLUMN[:THRESHOLD[:invert]]``, e.g. ``"sex"``, ``"age:40"``, ``"age:40:invert"``."""
+        """Parse ``COLUMN[:THRESHOLD[:invert]]``: ``"sex"``, ``"age:40"``, ``"age:40:invert"``."""
         parts = text.split(":")
+        where = "group definition"
         if not parts[0] or len(parts) > 3:
             raise InvalidInputError(
-                f"expected COLUMN[:THRESHOLD[:invert]], got {text!r}", source="--sensitive"
+                f"expected COLUMN[:THRESHOLD[:invert]], got {text!r}", source=where
             )
         threshold = 0.0
         if len(parts) >= 2 and parts[1] != "":
@@ -43,24 +100,55 @@ class PrivilegedGroup:
                 threshold = float(parts[1])
             except ValueError:
                 raise InvalidInputError(
-                    f"threshold must be a number, got {parts[1]!r}", source="--sensitive"
+                    f"threshold must be a number, got {parts[1]!r} in {text!r}", source=where
                 ) from None
-        invert = False
-        if len(parts) == 3:
-            if parts[2].lower() not in ("invert", "inverted", "true"):
+            if not np.isfinite(threshold):
                 raise InvalidInputError(
-                    f"third part must be 'invert', got {parts[2]!r}", source="--sensitive"
+                    f"threshold must be a finite number, got {parts[1]!r} in {text!r}",
+                    source=where,
                 )
-            invert = True
-        return cls(parts[0], threshold, invert)
+        if len(parts) == 3 and parts[2].lower() not in ("invert", "inverted", "true"):
+            raise InvalidInputError(
+                f"third part must be 'invert', got {parts[2]!r} in {text!r}", source=where
+            )
+        return cls(parts[0], threshold, len(parts) == 3)
+
+    @classmethod
+    def coerce(cls, g: PrivilegedGroup | str | Mapping[str, Any]) -> PrivilegedGroup:
+        """A definition from itself, its text form or its :meth:`as_dict` form."""
+        if isinstance(g, PrivilegedGroup):
+            return g
+        if isinstance(g, str):
+            return cls.parse(g)
+        if isinstance(g, Mapping):
+            return cls(**dict(g))
+        raise InvalidInputError(
+            f"expected a PrivilegedGroup, 'COLUMN[:THRESHOLD[:invert]]' or a dict, got {g!r}",
+            source="groups",
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"group_column", "threshold", "invert"}``, JSON-ready (:meth:`coerce` reads it)."""
+        return {
+            "group_column": self.group_column,
+            "threshold": self.threshold,
+            "invert": self.invert,
+        }
 
     @property
     def label(self) -> str:
-        """Compact text form, the inverse of :meth:`parse`."""
-        return f"{self.column}:{self.threshold:g}" + (":invert" if self.invert else "")
+        """Compact text form, the inverse of :meth:`parse`: ``"age:40:invert"``."""
+        return f"{self.group_column}:{_number_text(self.threshold)}" + (
+            ":invert" if self.invert else ""
+        )
+
+    def describe(self) -> str:
+        """Who is privileged, in words: ``"age <= 40"``, ``"mean texture > 18.84"``."""
+        op = "<=" if self.invert else ">"
+        return f"{self.group_column} {op} {_number_text(self.threshold)}"
 
     def privileged(self, values: ArrayLike, *, source: str | None = None) -> NDArray[np.bool_]:
-        """Boolean mask of privileged datums; non-numeric or NaN values are an error naming the row."""
+        """Boolean mask of privileged datums; a non-numeric or NaN value is an error (with row)."""
         v = np.asarray(values)
         try:
             x = v.astype(np.float64)
@@ -69,11 +157,12 @@ class PrivilegedGroup:
         bad = np.isnan(x)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
+            got = v[i].item() if isinstance(v[i], np.generic) else v[i]
             raise InvalidInputError(
-                f"sensitive value must be a number, got {v[i]!r}",
+                f"a group value must be a number, got {got!r}",
                 source=source,
                 record=i + 1,
-                field=self.column,
+                field=self.group_column,
             )
         above = x > self.threshold
         return ~above if self.invert else above

@@ -1,0 +1,70 @@
+"""Aggregate metrics from each datum's top prediction (hardmax).
+
+At score threshold ``t`` a datum's top prediction counts only if its score is ``>= t``.
+For label value ``c``:
+
+* TP: datums of truth ``c`` whose counted top prediction is ``c``;
+* FP: datums of another truth whose counted top prediction is ``c``;
+* FN: datums of truth ``c`` not counted as ``c`` (wrong top label, or below ``t``);
+* TN: the rest.
+
+From these: Precision = TP / (TP + FP), Recall = TP / (TP + FN), F1 = 2TP / (2TP + FP + FN)
+(through :mod:`assay.ratios`), and per key Accuracy = (sum of TP over labels) / datums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+import numpy as np
+
+from assay import ratios
+from assay.classification import records
+from assay.classification.types import KeyBlock
+from assay.results import Metric
+
+__all__ = ["HARDMAX_TYPES", "hardmax_records"]
+
+HARDMAX_TYPES = frozenset({"Counts", "Precision", "Recall", "F1", "Accuracy"})
+
+
+def hardmax_records(
+    b: KeyBlock,
+    score_thresholds: Sequence[float],
+    *,
+    want: AbstractSet[str],
+    zero_division: float | None,
+) -> list[Metric]:
+    """Counts, Precision, Recall, F1 (per label and threshold) and Accuracy (per threshold)."""
+    n, k = b.n, len(b.labels)
+    top, top_score = b.top()
+    true_count = np.bincount(b.gt, minlength=k)
+    # One bincount per threshold over (top label, outcome), outcome 0: below the threshold,
+    # 1: counted but wrong, 2: counted and right.
+    kt = np.dtype(np.uint8 if 3 * k <= 255 else np.int64)
+    top3 = top.astype(kt) * np.array(3, dtype=kt)
+    if_counted = (top == b.gt).astype(kt) + np.array(1, dtype=kt)
+    out: list[Metric] = []
+    for t in score_thresholds:
+        outcome = (top_score >= t).astype(kt) * if_counted
+        cells = np.bincount(top3 + outcome, minlength=3 * k).reshape(k, 3)
+        tp, fp = cells[:, 2], cells[:, 1]
+        fn = true_count - tp
+        tn = n - tp - fp - fn
+        prec, rec, f1 = ratios.precision_recall_f1(tp, fp, fn, zero_division)
+        for j, lab in enumerate(b.labels):
+            where: dict[str, Any] = {"label_key": b.key, "label_value": lab, "score_threshold": t}
+            if "Counts" in want:
+                value = {"tp": int(tp[j]), "fp": int(fp[j]), "fn": int(fn[j]), "tn": int(tn[j])}
+                out.append(records.counts(value, **where))
+            if "Precision" in want:
+                out.append(records.precision(prec[j], **where))
+            if "Recall" in want:
+                out.append(records.recall(rec[j], **where))
+            if "F1" in want:
+                out.append(records.f1(f1[j], **where))
+        if "Accuracy" in want:
+            out.append(records.accuracy(int(tp.sum()) / n, label_key=b.key, score_threshold=t))
+    return out

@@ -1,0 +1,139 @@
+"""Checks that labels, predictions and the positive label speak the same language.
+
+Fairness binarises labels and predictions by equality with the positive label, so a
+mismatch (``"yes"``/``"no"`` predictions against ``1``/``0`` labels, a positive label
+``"Yes"`` for labels ``"yes"``/``"no"``) would silently make everything negative and every
+gap 0. These checks turn such data into an error naming the values seen:
+
+* at ``add``: labels, predictions and the positive label must all be numbers (booleans
+  count as numbers) or all be text; a column mixing both is an error;
+* at ``compute`` (over everything added): when two or more distinct values were seen, the
+  positive label must be one of them (a single value seen, e.g. all ``0``, may be the
+  negative class alone); and labels and predictions must share a value unless there are at
+  most two values in all.
+
+Example:
+    >>> import numpy as np
+    >>> kind_and_values(np.array(["yes", "no", "yes"]), source="d.csv", field="y")
+    ('text', array(['no', 'yes'], dtype='<U3'))
+    >>> check_same_language(np.array([0.0, 1.0]), np.array(["no", "yes"]), 1,
+    ...                     source="d.csv", fields=("y", "yhat"))
+    Traceback (most recent call last):
+    ...
+    assay.errors.InvalidInputError: d.csv: field 'yhat': labels and predictions hold different
+    kinds of values: labels (y) hold 0, 1; predictions (yhat) hold 'no', 'yes'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from assay.errors import InvalidInputError
+
+__all__ = [
+    "kind_and_values",
+    "kind_of",
+    "check_same_language",
+    "check_value_sets",
+    "shown",
+]
+
+
+def kind_of(value: Any) -> str:
+    """``"number"`` for numbers and booleans, ``"text"`` for strings, else ``"other"``."""
+    if isinstance(value, (str, np.str_)):
+        return "text"
+    if isinstance(value, (bool, int, float, np.bool_, np.number)):
+        return "number"
+    return "other"
+
+
+def shown(values: NDArray[Any], limit: int = 5) -> str:
+    """A few values as text for a message: ``0, 1`` or ``'no', 'yes'``."""
+    items = []
+    for v in values[:limit].tolist():
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        items.append(repr(v))
+    more = f", ... ({len(values)} values)" if len(values) > limit else ""
+    return ", ".join(items) + more
+
+
+def kind_and_values(a: NDArray[Any], *, source: str | None, field: str) -> tuple[str, NDArray[Any]]:
+    """The kind of a column's values and its distinct values (sorted; float64 or text)."""
+    if a.dtype.kind in "biuf":
+        x = a.astype(np.float64)
+        bad = np.isnan(x)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InvalidInputError("missing value", source=source, record=i + 1, field=field)
+        return "number", np.unique(x)
+    if a.dtype.kind in "US":
+        return "text", np.unique(a.astype(str))
+    code = {"number": 0, "text": 1, "other": 2}
+    kinds = np.fromiter((code[kind_of(v)] for v in a), dtype=np.int8, count=len(a))
+    odd = (kinds == 2) | (kinds != kinds[0]) if len(a) else kinds.astype(bool)
+    if odd.any():
+        i = int(np.flatnonzero(odd)[0])
+        v = a[i]
+        reason = (
+            f"expected a number or a string, got {type(v).__name__} {v!r}"
+            if kinds[i] == 2
+            else f"one column holds numbers or strings, not both: got {v!r} after {a[0]!r}"
+        )
+        raise InvalidInputError(reason, source=source, record=i + 1, field=field)
+    distinct = pd.unique(pd.Series(a, dtype=object))
+    if len(a) and kinds[0] == 1:
+        return "text", np.unique(np.array([str(v) for v in distinct], dtype=str))
+    return "number", np.unique(np.array(distinct, dtype=np.float64))
+
+
+def check_same_language(
+    labels: NDArray[Any],
+    predictions: NDArray[Any],
+    positive_label: Any,
+    *,
+    source: str | None,
+    fields: tuple[str, str],
+) -> None:
+    """Labels and predictions (distinct values) are of the positive label's kind."""
+    lk = "number" if labels.dtype.kind in "biuf" else "text"
+    pk = "number" if predictions.dtype.kind in "biuf" else "text"
+    if lk != pk:
+        raise InvalidInputError(
+            "labels and predictions hold different kinds of values: "
+            f"labels ({fields[0]}) hold {shown(labels)}; "
+            f"predictions ({fields[1]}) hold {shown(predictions)}",
+            source=source,
+            field=fields[1],
+        )
+    if len(labels) and kind_of(positive_label) != lk:
+        raise InvalidInputError(
+            f"the positive label {positive_label!r} is a {kind_of(positive_label)} but the "
+            f"labels ({fields[0]}) hold {shown(labels)}",
+            source=source,
+            field=fields[0],
+        )
+
+
+def check_value_sets(
+    labels: NDArray[Any], predictions: NDArray[Any], positive_label: Any, *, source: str
+) -> None:
+    """Over all data: the positive label occurs, and labels and predictions share values."""
+    seen = np.union1d(labels, predictions)
+    if len(seen) > 1 and not np.any(seen == positive_label):
+        raise InvalidInputError(
+            f"the positive label {positive_label!r} occurs in neither the labels "
+            f"({shown(labels)}) nor the predictions ({shown(predictions)})",
+            source=source,
+        )
+    if len(seen) > 2 and len(np.intersect1d(labels, predictions)) == 0:
+        raise InvalidInputError(
+            f"labels and predictions share no value: labels hold {shown(labels)}; "
+            f"predictions hold {shown(predictions)}",
+            source=source,
+        )

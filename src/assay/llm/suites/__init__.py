@@ -15,70 +15,27 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from assay._lazy import lazy_exports
 
-from assay.llm.suites.average import average_fairness
-from assay.llm.suites.base import Call, Prepared, Suite, SuiteResult, run_suite
-from assay.llm.suites.cat import CATEvaluator, CATSuite
-from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
-from assay.llm.suites.fairness_metrics import LLMFairnessEvaluator
-from assay.llm.suites.language import LanguageEvaluator, LanguageSuite
+_EXPORTS = {
+    "CATEvaluator": "assay.llm.suites.cat",
+    "CATSuite": "assay.llm.suites.cat",
+    "Call": "assay.llm.suites.base",
+    "FairnessSuite": "assay.llm.suites.fairness",
+    "LLMFairnessEvaluator": "assay.llm.suites.fairness_metrics",
+    "LanguageEvaluator": "assay.llm.suites.language",
+    "LanguageSuite": "assay.llm.suites.language",
+    "Prepared": "assay.llm.suites.base",
+    "Suite": "assay.llm.suites.base",
+    "SuiteResult": "assay.llm.suites.base",
+    "average_fairness": "assay.llm.suites.average",
+    "load_fairness_data": "assay.llm.suites.fairness",
+    "run_cat": "assay.llm.suites.api",
+    "run_fairness": "assay.llm.suites.api",
+    "run_language": "assay.llm.suites.api",
+    "run_suite": "assay.llm.suites.base",
+}
 
-__all__ = [
-    "CATEvaluator",
-    "CATSuite",
-    "Call",
-    "FairnessSuite",
-    "LLMFairnessEvaluator",
-    "LanguageEvaluator",
-    "LanguageSuite",
-    "Prepared",
-    "Suite",
-    "SuiteResult",
-    "average_fairness",
-    "load_fairness_data",
-    "run_cat",
-    "run_fairness",
-    "run_language",
-    "run_suite",
-]
+__all__ = sorted(_EXPORTS)
 
-
-def run_cat(
-    data: str | Path, model: Any = None, *, max_queries: int = 0, seed: int = 1, **run: Any
-) -> SuiteResult:
-    """Context association tests over a StereoSet ``dev.json`` (``run``: :func:`run_suite`)."""
-    return run_suite(CATSuite(str(data), max_queries=max_queries, seed=seed), model, **run)
-
-
-def run_fairness(
-    dataset: str | Path = "pisa",
-    model: Any = None,
-    *,
-    train: str | Path | None = None,
-    test: str | Path | None = None,
-    raw: Sequence[str | Path] = (),
-    sample: bool = False,
-    max_queries: int = 0,
-    seed: int = 1,
-    **run: Any,
-) -> SuiteResult:
-    """LLM fairness with counterfactuals on a dataset (``pisa``, ``compas`` or a TOML file)."""
-    data = load_fairness_data(dataset, train=train, test=test, raw=raw, sample=sample)
-    return run_suite(FairnessSuite(data, max_queries=max_queries, seed=seed), model, **run)
-
-
-def run_language(
-    data: str | Path,
-    model: Any = None,
-    *,
-    languages: Sequence[str] | None = None,
-    max_queries: int = 0,
-    seed: int = 1,
-    **run: Any,
-) -> SuiteResult:
-    """Language exams over a Kaleidoscope-style CSV."""
-    suite = LanguageSuite(data, languages=languages, max_queries=max_queries, seed=seed)
-    return run_suite(suite, model, **run)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -31,8 +30,8 @@ from assay.llm import Item, Runner, load_model
 from assay.llm.suites import CATEvaluator, CATSuite, run_suite
 
 BIAS = ("gender", "race", "profession", "religion")
-# the loopback server module (assay.testing.llm; assay.llm.testing before it moved)
-_SERVER = "assay.testing.llm" if find_spec("assay.testing.llm") else "assay.llm.testing"
+# the loopback server module
+_SERVER = "assay.testing.llm"
 
 
 def dev_doc(n: int) -> dict:

@@ -31,14 +31,14 @@ CASES = {
         "gts.csv",
         "p.csv",
         [],
-        ["p.csv", "cannot read", "utf-8"],
+        ["p.csv", "line 2", "not UTF-8"],
     ),
     "UTF-16 JSONL": (
         {"p.jsonl": PDS.encode("utf-16")},
         "gts.csv",
         "p.jsonl",
         [],
-        ["p.jsonl", "row 1", "malformed JSON"],
+        ["p.jsonl", "line 1", "not text"],
     ),
     "latin-1 JSONL": (
         {"p.jsonl": '{"uid": "1", "value": "caf\xe9", "score": 0.5}\n'.encode("latin-1")},
@@ -259,18 +259,13 @@ def test_unusable_out_is_refused_before_any_work(workdir, out, fragment):
     assert (workdir / "gts.csv").read_text() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="assay.store: --db under a regular file raises NotADirectoryError (a traceback); "
-    "the store's fix of issue 10 item 20 makes this pass, then drop this marker",
-)
 def test_save_to_an_unusable_store_leaves_out_untouched(workdir):
     out = _write(workdir / "out.json", "OLD")
     r, text = _run(
         ["--groundtruths", "gts.csv", "--predictions", "pds.jsonl", "--out", "out.json"]
         + ["--save", "--db", "gts.csv/sub/x.db"]
     )
-    assert out.read_text() == "OLD"  # holds today: the store is written before --out
+    assert out.read_text() == "OLD"  # the store is written before --out
     assert r.exit_code == 2, text
     assert "gts.csv" in text and "Traceback" not in text
 

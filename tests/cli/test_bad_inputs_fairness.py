@@ -105,13 +105,13 @@ CASES = {
         "d.csv",
         "y,yhat,sex\ncaf\xe9,1,1\n".encode("latin-1"),
         None,
-        ["d.csv", "cannot read", "utf-8"],
+        ["d.csv", "line 2", "not UTF-8"],
     ),
     "UTF-16 JSONL": (
         "d.jsonl",
         '{"y": 1, "yhat": 1, "sex": 1}\n'.encode("utf-16"),
         None,
-        ["d.jsonl", "row 1", "malformed JSON"],
+        ["d.jsonl", "line 1", "not text"],
     ),
     "binary bytes as Parquet": (
         "d.parquet",

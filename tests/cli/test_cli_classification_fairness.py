@@ -236,13 +236,15 @@ def test_cli_modules_load_no_domain_code():
         "print(sorted(set(sys.modules) - before))"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert eval(r.stdout) == [
+    loaded = set(eval(r.stdout))
+    allowed = {
         "assay._lazy",
         "assay.classification",
         "assay.classification.cli",
         "assay.fairness",
         "assay.fairness.cli",
-    ]
+    }
+    assert {"assay.classification.cli", "assay.fairness.cli"} <= loaded <= allowed, loaded
 
 
 def test_help_lists_every_metric_type():

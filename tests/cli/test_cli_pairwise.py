@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.llm.testing import FakeChatServer
+from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import make_table, scripted_judge
 
 REF = "ref"

@@ -10,12 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-
-try:  # the loopback server's home from the next release on
-    from assay.testing.llm import FakeChatServer
-except ImportError:  # pragma: no cover - older layout
-    from assay.llm.testing import FakeChatServer
 from assay.store import Store
+from assay.testing.llm import FakeChatServer
 
 runner = CliRunner()
 DATA = Path(__file__).parents[1] / "suites" / "data"

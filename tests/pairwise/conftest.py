@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.llm.testing import FakeChatServer
+from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import scripted_judge
 
 DEVBENCH = Path(__file__).resolve().parents[1] / "data" / "devbench"

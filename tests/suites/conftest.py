@@ -8,10 +8,7 @@ from typing import Any
 
 import pytest
 
-try:  # the loopback server's home from the next release on
-    from assay.testing.llm import FakeChatServer
-except ImportError:  # pragma: no cover - older layout
-    from assay.llm.testing import FakeChatServer
+from assay.testing.llm import FakeChatServer
 
 
 @pytest.fixture

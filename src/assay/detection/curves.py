@@ -44,10 +44,12 @@ from assay.detection.types import POLYGON, RASTER, DetectionData
 from assay.io.labels import natural_key
 from assay.ratios import precision_recall_f1, value_or_none
 from assay.results import Metric
+from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
 __all__ = ["PR_SCORE_THRESHOLDS", "pr_curves", "geometry_json"]
 
-PR_SCORE_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
+#: The precision-recall curves' score grid, shared with classification.
+PR_SCORE_THRESHOLDS = PR_CURVE_SCORE_THRESHOLDS
 
 
 def geometry_json(data: DetectionData, side: str, row: int) -> dict[str, Any]:

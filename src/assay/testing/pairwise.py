@@ -1,6 +1,6 @@
 """A scripted pairwise judge and small input tables, for tests of ``assay pairwise``.
 
-:func:`scripted_judge` returns a ``responder`` for :class:`assay.llm.testing.FakeChatServer`:
+:func:`scripted_judge` returns a ``responder`` for :class:`assay.testing.llm.FakeChatServer`:
 it reads the two responses out of assay's judge prompt and answers by a rule named in the
 question text (``[judge:RULE]``):
 

@@ -15,8 +15,9 @@ the error kinds.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from assay.llm.cache import ResponseCache, cache_key
@@ -73,7 +74,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'assay.llm' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -9,8 +9,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from assay.store.config import assay_home, default_cache_path, default_database_url
@@ -44,7 +45,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'assay.store' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

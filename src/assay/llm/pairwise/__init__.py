@@ -18,8 +18,7 @@ See docs/pairwise.md.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from assay._lazy import lazy_exports
 
 # Names are imported on first use, so ``assay.llm.pairwise.cli`` (and ``assay --help``) does
 # not pay for pandas and the fits.
@@ -42,13 +41,6 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(
+    __name__, {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
+)

@@ -148,3 +148,18 @@ def test_embedded_defaults_follow_the_model_card(embedded):
     assert isinstance(d["seed"], int)
     template = embedded._model().metadata.get("tokenizer.chat_template", "")
     assert "<|im_start|>" in template and "system" in template  # ChatML with a default system
+
+
+def test_embedded_json_mode_answers_json(embedded, tmp_path):
+    # response_format json_object makes llama.cpp constrain the reply to JSON (the judges use it).
+    import json
+
+    item = Item.from_prompt(
+        "facts",
+        'List the facts in "Paris is in France." as JSON {"statements": [...]}',
+        max_tokens=96,
+        response_format={"type": "json_object"},
+    )
+    (rec,) = Runner(embedded, cache=tmp_path / "c.sqlite", quiet=True).run([item])
+    assert rec.ok, rec
+    assert isinstance(json.loads(rec.text), (dict, list))

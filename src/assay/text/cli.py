@@ -48,8 +48,8 @@ def text_command(
     json_mode: bool = typer.Option(
         False,
         "--json-mode",
-        help="Ask the server for JSON output (response_format json_object; OpenAI-compatible "
-        "servers such as vLLM, llama.cpp, Ollama).",
+        help="Ask for JSON output (response_format json_object): the embedded model and "
+        "OpenAI-compatible servers such as vLLM, llama.cpp, Ollama.",
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),

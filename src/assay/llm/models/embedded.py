@@ -162,7 +162,8 @@ class EmbeddedChatModel:
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """Generate one answer in the model's worker thread."""
-        unknown = sorted(set(params) - set(GENERATION_PARAMS))
+        # llama.cpp also takes response_format ({"type": "json_object"}: JSON by grammar).
+        unknown = sorted(set(params) - set(GENERATION_PARAMS) - {"response_format"})
         if unknown:
             raise CallError("model", f"the embedded model does not take parameters {unknown}")
         merged = {**self.defaults, **{k: v for k, v in params.items() if v is not None}}

@@ -76,7 +76,8 @@ def run(out_dir: Path, console: Console) -> None:
         ["faithfulness", "answer_relevance", "bias"],
         model="embedded",
         judge_retries=1,
-        params={"temperature": 0.0, "max_tokens": 120},
+        # JSON mode: llama.cpp constrains the small model's replies to JSON by a grammar.
+        params={"temperature": 0.0, "max_tokens": 120, "response_format": {"type": "json_object"}},
         cache=out_dir / "text-judge-cache.sqlite",
     )
     jt = Table("metric", "value", "why")

@@ -1,7 +1,8 @@
 """Render a :class:`~assay.results.MetricSet` as a rich table for people.
 
-Dict-valued metrics (curves) are summarised by their size so that the table stays
-readable; the JSON output carries them in full.
+Flat dict values (counts) are shown as ``k=v`` pairs; larger or nested ones (curves) are
+summarised by their size so that the table stays readable; the JSON output carries them
+in full.
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ def _fmt(v: Any, *, parameter: bool = False) -> str:
     if isinstance(v, float):
         return f"{v:g}" if parameter else f"{v:.4f}"
     if isinstance(v, dict):
-        text = json.dumps(v)
-        return text if len(text) <= 60 else f"{{{len(v)} entries}}"
+        if all(isinstance(x, (int, float, str, type(None))) for x in v.values()):
+            # Flat dicts (counts) read as k=v pairs; curves and nested values are summarised.
+            text = ", ".join(f"{k}={_fmt(x, parameter=True)}" for k, x in v.items())
+        else:
+            text = json.dumps(v)
+        return text if len(text) <= 80 else f"{{{len(v)} entries}}"
     return str(v)
 
 
@@ -44,6 +49,8 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
         >>> c.print(metrics_table(MetricSet([Metric("Accuracy", 1.0, {"group": "[bold]x[/]"})])))
         >>> "group=[bold]x[/]" in c.export_text()
         True
+        >>> _fmt({"tp": 3, "fp": 1}), _fmt({str(t): [0.5] * 3 for t in range(20)})
+        ('tp=3, fp=1', '{20 entries}')
     """
     table = Table(title=title)
     # Cells are Text: labels and parameters from the data are shown verbatim, never as markup.

@@ -53,6 +53,7 @@ class DetectionEvaluator(Evaluator):
         iou_thresholds: Sequence[float] | None = None,
         ar_iou_thresholds: Sequence[float] = (0.5, 0.75),
         recall_score_threshold: float = 0.0,
+        score_thresholds: Sequence[float] | None = None,
         max_detections: int | None = 100,
         pr_curve_iou_threshold: float = 0.5,
         pr_curve_max_examples: int = 1,
@@ -68,12 +69,16 @@ class DetectionEvaluator(Evaluator):
             pr_curve_max_examples=pr_curve_max_examples,
             zero_division=zero_division,
             metrics=None,
+            score_thresholds=score_thresholds,
         )
         self.options: dict[str, Any] = dict(
             iou_type=iou_type,
             iou_thresholds=None if iou_thresholds is None else [float(t) for t in iou_thresholds],
             ar_iou_thresholds=[float(t) for t in ar_iou_thresholds],
             recall_score_threshold=recall_score_threshold,
+            score_thresholds=None
+            if score_thresholds is None
+            else [float(s) for s in score_thresholds],
             max_detections=max_detections,
             pr_curve_iou_threshold=pr_curve_iou_threshold,
             pr_curve_max_examples=pr_curve_max_examples,

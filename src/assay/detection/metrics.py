@@ -54,10 +54,16 @@ from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
 from assay.detection.params import COCO_IOU_THRESHOLDS, STAT_NAMES, CocoParams, check_thresholds
+from assay.detection.thresholded import (
+    THRESHOLDED_TYPES,
+    ar_records,
+    threshold_counts,
+    thresholded_records,
+)
 from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.io.labels import natural_key
-from assay.ratios import divide, value_or_none
+from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
 
 __all__ = [
@@ -81,8 +87,14 @@ METRIC_TYPES = (
     "PrecisionRecallCurve",
     "DetailedPrecisionRecallCurve",
     "COCOSummary",
+    *THRESHOLDED_TYPES,
+    "ARAveragedOverScores",
+    "mARAveragedOverScores",
+    "ConfusionMatrix",
+    "InterpolatedPrecisionRecallCurve",
 )
 DEFAULT_METRICS = METRIC_TYPES[:7]
+_AR_TYPES = ("AR", "mAR", "ARAveragedOverScores", "mARAveragedOverScores")
 _ALL = ("all", 0.0, 1e5**2)
 
 
@@ -179,6 +191,7 @@ def check_options(
     pr_curve_max_examples: int,
     zero_division: float | None,
     metrics: Sequence[str] | None,
+    score_thresholds: Sequence[float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Validate compute_metrics' options; returns the IoU thresholds, AR thresholds and metrics."""
     wanted = list(DEFAULT_METRICS if metrics is None else metrics)
@@ -200,6 +213,7 @@ def check_options(
             isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
         ):
             raise InvalidInputError(f"must be a finite number, got {v!r}", source=name)
+    check_score_thresholds(score_thresholds, recall_score_threshold)
     if (
         isinstance(pr_curve_max_examples, bool)
         or not isinstance(pr_curve_max_examples, int)
@@ -212,6 +226,32 @@ def check_options(
     return ious, ar_ious, wanted
 
 
+def check_score_thresholds(
+    score_thresholds: Sequence[float] | None, recall_score_threshold: float = 0.0
+) -> list[float]:
+    """The score thresholds (default ``[recall_score_threshold]``): finite numbers, non-empty."""
+    if score_thresholds is None:
+        return [float(recall_score_threshold)]
+    if isinstance(score_thresholds, (str, bytes)) or not isinstance(score_thresholds, Sequence):
+        raise InvalidInputError(
+            f"must be a list of numbers, got {score_thresholds!r}", source="score_thresholds"
+        )
+    out = []
+    for i, v in enumerate(score_thresholds):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InvalidInputError(
+                f"index {i}: must be a finite number, got {v!r}", source="score_thresholds"
+            )
+        out.append(float(v))
+    if not out:
+        raise InvalidInputError("must not be empty", source="score_thresholds")
+    if recall_score_threshold not in (0, 0.0):
+        raise InvalidInputError(
+            "give score_thresholds or recall_score_threshold, not both", source="score_thresholds"
+        )
+    return out
+
+
 def compute_metrics(
     data: DetectionData,
     *,
@@ -219,6 +259,7 @@ def compute_metrics(
     iou_thresholds: Sequence[float] | None = None,
     ar_iou_thresholds: Sequence[float] = (0.5, 0.75),
     recall_score_threshold: float = 0.0,
+    score_thresholds: Sequence[float] | None = None,
     max_detections: int | None = 100,
     pr_curve_iou_threshold: float = 0.5,
     pr_curve_max_examples: int = 1,
@@ -231,17 +272,21 @@ def compute_metrics(
         data: ground truths and predictions.
         iou_type: ``"bbox"`` or ``"segm"``; default the IoU type the data was read for
             (bbox for data that keeps its exact geometry). A conflicting request raises.
-        iou_thresholds: thresholds for AP and the averaged metrics (default 0.50:0.05:0.95).
+        iou_thresholds: thresholds for AP, the averaged metrics, Counts / Precision / Recall /
+            F1 / Accuracy and ConfusionMatrix (default 0.50:0.05:0.95).
         ar_iou_thresholds: thresholds AR averages over (default [0.5, 0.75]).
-        recall_score_threshold: AR counts only TPs with ``score >=`` this.
+        recall_score_threshold: AR counts only TPs with ``score >=`` this (one threshold;
+            ``score_thresholds`` gives several).
+        score_thresholds: score thresholds of AR/mAR, ARAveragedOverScores, Counts, Precision,
+            Recall, F1, Accuracy and ConfusionMatrix (default ``[recall_score_threshold]``).
         max_detections: detections kept per (datum, label), highest scores first (COCO's 100);
             ``None`` keeps all.
         pr_curve_iou_threshold: IoU threshold of the (detailed) precision-recall curves.
         pr_curve_max_examples: examples per observation in ``DetailedPrecisionRecallCurve``.
         zero_division: the value of a ratio whose denominator is 0 (AP/AR of a label without
             ground truths, curve precision/recall/F1); default None = undefined.
-        metrics: metric types to return (default :data:`DEFAULT_METRICS`;
-            ``DetailedPrecisionRecallCurve`` and ``COCOSummary`` only when asked for).
+        metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
+            when asked for).
     """
     ious, ar_ious, wanted = check_options(
         iou_thresholds=iou_thresholds,
@@ -251,13 +296,16 @@ def compute_metrics(
         pr_curve_max_examples=pr_curve_max_examples,
         zero_division=zero_division,
         metrics=metrics,
+        score_thresholds=score_thresholds,
     )
+    scores = check_score_thresholds(score_thresholds, recall_score_threshold)
     iou_type = resolve_iou_type(data, iou_type)
     md = _max_det(data, max_detections)
     out: list[Metric] = []
     need_ap = any(m in wanted for m in ("AP", "APAveragedOverIOUs", "mAP", "mAPAveragedOverIOUs"))
-    need_ar = any(m in wanted for m in ("AR", "mAR"))
-    if need_ap or need_ar:
+    need_ar = any(m in wanted for m in _AR_TYPES)
+    need_counts = any(m in wanted for m in THRESHOLDED_TYPES)
+    if need_ap or need_ar or need_counts:
         all_t = np.unique(np.concatenate([ious, ar_ious])) if need_ar else ious
         params = CocoParams(
             iou_type=iou_type, iou_thresholds=all_t, area_ranges=(_ALL,), max_dets=(md,)
@@ -268,22 +316,23 @@ def compute_metrics(
             prec = ev.precision[:, :, :, 0, 0]  # (T, R, K)
             ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), np.nan)[t_idx]  # (T, K)
             out += _ap_records(data, ap, ious, wanted, zero_division)
+        order = label_order(data)
         if need_ar:
-            out += _ar_records(
-                data, ev, all_t, ar_ious, recall_score_threshold, wanted, zero_division
+            ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
+            tp, _, fn = threshold_counts(data, ev.matching, ar_idx, scores)
+            out += ar_records(
+                data, tp, fn, ar_ious, scores, order, _keys(data), wanted, zero_division
             )
+        if need_counts:
+            t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
+            counts = threshold_counts(data, ev.matching, t_idx, scores)
+            out += thresholded_records(data, counts, ious, scores, order, wanted, zero_division)
     if "COCOSummary" in wanted:
         out += coco_summary(coco_evaluate(data, CocoParams(iou_type=iou_type), all_precision=False))
-    if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
-        params = CocoParams(
-            iou_type=iou_type,
-            iou_thresholds=np.array([pr_curve_iou_threshold], dtype=np.float64),
-            area_ranges=(_ALL,),
-            max_dets=(md,),
-        )
-        out += pr_curves(
-            data, params, label_order(data), pr_curve_max_examples, wanted, zero_division
-        )
+    out += _curves_and_matrices(
+        data, iou_type, md, ious, scores, pr_curve_iou_threshold, pr_curve_max_examples,
+        wanted, zero_division,
+    )  # fmt: skip
     return MetricSet(out)
 
 
@@ -343,54 +392,35 @@ def _ap_records(
     return out
 
 
-def _ar_records(
+def _curves_and_matrices(
     data: DetectionData,
-    ev: CocoEvaluation,
-    all_t: np.ndarray,
-    ar_ious: np.ndarray,
-    score_thr: float,
+    iou_type: str,
+    md: int,
+    ious: np.ndarray,
+    scores: list[float],
+    pr_iou: float,
+    max_examples: int,
     wanted: list[str],
     zd: float | None,
 ) -> list[Metric]:
-    """AR per label: mean over the AR thresholds of TP / n, counting TPs scoring >= score_thr."""
-    m = ev.matching
-    K = len(data.labels)
-    dts, gts = data.predictions, data.groundtruths
-    npig = np.bincount(gts.label[~m.gt_ignore[0]], minlength=K)
-    lab = dts.label[m.det]
-    qualified = dts.score[m.det] >= score_thr
-    recalls = []
-    for t in ar_ious:
-        ti = int(np.flatnonzero(all_t == t)[0])
-        tp = m.dtm[0, ti] & ~m.dt_ignore[0, ti] & qualified
-        recalls.append(divide(np.bincount(lab[tp], minlength=K), npig, zd))
-    ar = np.mean(recalls, axis=0)
-    order = label_order(data)
+    """The precision-recall curves and confusion matrices that are wanted."""
     out: list[Metric] = []
-    if "AR" in wanted:
-        for k in order:
-            key, value = data.labels[k]
-            out.append(
-                records.ar(
-                    value_or_none(ar[k]),
-                    label_key=key,
-                    label_value=value,
-                    iou_thresholds=ar_ious,
-                    score_threshold=score_thr,
-                    zero_division=zd,
-                )
-            )
-    if "mAR" in wanted:
-        for key in _keys(data):
-            ks = [k for k in order if data.labels[k][0] == key and not np.isnan(ar[k])]
-            v = float(np.mean(ar[ks])) if ks else None
-            out.append(
-                records.mean_ar(
-                    v,
-                    label_key=key,
-                    iou_thresholds=ar_ious,
-                    score_threshold=score_thr,
-                    zero_division=zd,
-                )
-            )
+    if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
+        params = CocoParams(
+            iou_type=iou_type,
+            iou_thresholds=np.array([pr_iou], dtype=np.float64),
+            area_ranges=(_ALL,),
+            max_dets=(md,),
+        )
+        out += pr_curves(data, params, label_order(data), max_examples, wanted, zd)
+    if "InterpolatedPrecisionRecallCurve" in wanted:
+        from assay.detection.interpolated import interpolated_pr_curves
+
+        params = CocoParams(iou_type=iou_type, iou_thresholds=ious, area_ranges=(_ALL,),
+                            max_dets=(md,))  # fmt: skip
+        out += interpolated_pr_curves(data, params, label_order(data), zd)
+    if "ConfusionMatrix" in wanted:
+        from assay.detection.confusion import confusion_matrices
+
+        out += confusion_matrices(data, iou_type, ious.tolist(), scores)
     return out

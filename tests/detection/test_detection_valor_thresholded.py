@@ -1,0 +1,168 @@
+"""assay vs valor-lite: Counts, Precision, Recall, F1, AR/mAR per score threshold,
+ARAveragedOverScores, mARAveragedOverScores, the 101-point InterpolatedPrecisionRecallCurve and
+ConfusionMatrix, on generated boxes with the awkward cases (empty datums, datums with only
+predictions or only ground truths, a label never predicted, a label never in a ground truth,
+scores of exactly 1, score thresholds of exactly 0 and 1). With ``zero_division=0`` every
+value is valor-lite's. No crowds (valor-lite has none) and no score of exactly 0 (valor-lite
+drops such predictions, assay counts them at score threshold 0: see docs/detection.md)."""
+
+import numpy as np
+import pytest
+
+from assay.detection import parse_datums
+from assay.detection.metrics import compute_metrics
+
+valor = pytest.importorskip("valor_lite.object_detection")
+
+IOUS = [0.5, 0.75]
+SCORES = [0.0, 0.25, 0.5, 0.9, 1.0]
+LABELS = ["cat", "dog", "bird", "never_predicted", "only_predicted"]
+
+
+def make_datums(seed: int, n: int = 25):
+    """(assay ground-truth records, prediction records, valor Detection list)."""
+    rng = np.random.default_rng(seed)
+    gts, prs, dets = [], [], []
+    for i in range(n):
+        uid = f"d{i}"
+        kind = i % 5  # 0: empty, 1: only predictions, 2: only ground truths, else both
+        g_anns, p_anns = [], []
+        if kind in (2, 3, 4):
+            for _ in range(int(rng.integers(1, 5))):
+                x, y = rng.uniform(0, 80, 2)
+                w, h = rng.uniform(5, 30, 2)
+                lab = LABELS[int(rng.integers(0, 4))]
+                g_anns.append({"label": lab, "box": [x, y, x + w, y + h]})
+                if kind != 2 and rng.random() < 0.8:  # a jittered detection, maybe mislabelled
+                    plab = lab if rng.random() < 0.7 else LABELS[int(rng.integers(0, 3))]
+                    if plab == "never_predicted":
+                        plab = "cat"
+                    jx, jy, jw, jh = rng.normal(0, 3, 4)
+                    p_anns.append({"label": plab, "box": [x + jx, y + jy, x + w + jw, y + h + jh]})
+        if kind in (1, 3, 4):
+            for _ in range(int(rng.integers(0, 4))):
+                x, y = rng.uniform(0, 80, 2)
+                plab = ["cat", "dog", "bird", "only_predicted"][int(rng.integers(0, 4))]
+                p_anns.append({"label": plab, "box": [x, y, x + 12, y + 9]})
+        for a in p_anns:  # distinct scores in (0, 1], some exactly 1
+            a["score"] = 1.0 if rng.random() < 0.05 else float(rng.uniform(0.001, 0.999))
+            b = a["box"]
+            a["box"] = [min(b[0], b[2]), min(b[1], b[3]), max(b[0], b[2]), max(b[1], b[3])]
+        gts.append({"uid": uid, "height": 120, "width": 120, "annotations": g_anns})
+        prs.append({"uid": uid, "annotations": p_anns})
+
+        def bb(a, j, side, uid=uid):
+            x0, y0, x1, y1 = a["box"]
+            kw = {"scores": [a["score"]]} if side == "p" else {}
+            return valor.BoundingBox(
+                uid=f"{uid}{side}{j}",
+                xmin=x0,
+                xmax=x1,
+                ymin=y0,
+                ymax=y1,
+                labels=[a["label"]],
+                **kw,
+            )
+
+        dets.append(
+            valor.Detection(
+                uid=uid,
+                groundtruths=[bb(a, j, "g") for j, a in enumerate(g_anns)],
+                predictions=[bb(a, j, "p") for j, a in enumerate(p_anns)],
+            )
+        )
+    return gts, prs, dets
+
+
+def valor_evaluator(dets):
+    loader = valor.Loader.in_memory()
+    loader.add_bounding_boxes(dets)
+    return loader.finalize()
+
+
+@pytest.fixture(scope="module", params=[0, 1, 2])
+def both(request):
+    gts, prs, dets = make_datums(request.param)
+    ev = valor_evaluator(dets)
+    res = ev.compute_precision_recall(iou_thresholds=IOUS, score_thresholds=SCORES)
+    theirs = {k.value: [m.to_dict() for m in v] for k, v in res.items()}
+    theirs["ConfusionMatrix"] = [m.to_dict() for m in ev.compute_confusion_matrix(IOUS, SCORES)]
+    ours = compute_metrics(
+        parse_datums(gts, prs),
+        metrics=[
+            "Counts", "Precision", "Recall", "F1", "AR", "mAR", "ARAveragedOverScores",
+            "mARAveragedOverScores", "InterpolatedPrecisionRecallCurve", "ConfusionMatrix",
+        ],
+        iou_thresholds=IOUS,
+        ar_iou_thresholds=IOUS,
+        score_thresholds=SCORES,
+        max_detections=None,
+        zero_division=0.0,
+    )  # fmt: skip
+    return ours, theirs
+
+
+def _get(ours, m):
+    p = dict(m["parameters"])
+    label = p.pop("label", None)
+    if label is not None:
+        p["label_value"] = label
+    for k in ("iou_thresholds", "score_thresholds"):
+        if k in p:
+            p[k] = [float(x) for x in p[k]]
+    return ours.get(m["type"], **p)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["Counts", "Precision", "Recall", "F1", "AR", "mAR", "ARAveragedOverScores",
+     "mARAveragedOverScores"],
+)  # fmt: skip
+def test_thresholded_records_equal_valor(both, kind):
+    ours, theirs = both
+    compared = 0
+    for m in theirs[kind]:
+        mine = _get(ours, m)
+        if kind == "Counts":
+            assert mine.value == m["value"], (m, mine)
+        else:
+            assert mine.value == pytest.approx(m["value"], abs=1e-12), (m, mine)
+        compared += 1
+    assert compared > 0
+    assert compared == len([r for r in ours if r.type == kind]), "valor-lite reports every label"
+
+
+def test_interpolated_pr_curve_equals_valor(both):
+    ours, theirs = both
+    compared = 0
+    for m in theirs["PrecisionRecallCurve"]:
+        mine = ours.get(
+            "InterpolatedPrecisionRecallCurve",
+            label_value=m["parameters"]["label"],
+            iou_threshold=m["parameters"]["iou_threshold"],
+        )
+        np.testing.assert_allclose(mine.value["precisions"], m["value"]["precisions"], atol=1e-12)
+        np.testing.assert_allclose(mine.value["scores"], m["value"]["scores"], atol=1e-12)
+        compared += 1
+    assert compared == len(LABELS) * len(IOUS)
+
+
+def test_confusion_matrix_equals_valor(both):
+    ours, theirs = both
+    compared = 0
+    for m in theirs["ConfusionMatrix"]:
+        p = m["parameters"]
+        mine = ours.get(
+            "ConfusionMatrix",
+            iou_threshold=p["iou_threshold"],
+            score_threshold=p["score_threshold"],
+        ).value
+        for g, row in m["value"]["confusion_matrix"].items():
+            for pl, count in row.items():
+                assert mine["confusion_matrix"][g][pl] == count, (p, g, pl)
+                compared += 1
+        for side in ("unmatched_predictions", "unmatched_ground_truths"):
+            for label, count in m["value"][side].items():
+                assert mine[side][label] == count, (p, side, label)
+                compared += 1
+    assert compared == len(IOUS) * len(SCORES) * (len(LABELS) ** 2 + 2 * len(LABELS))

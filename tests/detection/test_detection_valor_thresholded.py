@@ -166,3 +166,92 @@ def test_confusion_matrix_equals_valor(both):
                 assert mine[side][label] == count, (p, side, label)
                 compared += 1
     assert compared == len(IOUS) * len(SCORES) * (len(LABELS) ** 2 + 2 * len(LABELS))
+
+
+def _crowded(seed: int, n: int = 30, zero_scores: bool = False):
+    """Clusters of overlapping ground truths, so that at low IoU thresholds a detection's best
+    ground truth is often taken (where COCO and valor-lite part)."""
+    rng = np.random.default_rng(seed)
+    gts, prs = [], []
+    for i in range(n):
+        g_anns, p_anns = [], []
+        cx, cy = rng.uniform(20, 60, 2)
+        for _ in range(int(rng.integers(0, 6))):
+            x, y = cx + rng.normal(0, 6, 2)
+            lab = ["cat", "dog"][int(rng.integers(0, 2))]
+            g_anns.append({"label": lab, "box": [x, y, x + 15, y + 15]})
+        for _ in range(int(rng.integers(0, 8))):
+            x, y = cx + rng.normal(0, 7, 2)
+            s = 0.0 if zero_scores and rng.random() < 0.15 else float(rng.uniform(0.01, 1))
+            lab = ["cat", "dog"][int(rng.integers(0, 2))]
+            p_anns.append({"label": lab, "score": s, "box": [x, y, x + 15, y + 14]})
+        gts.append({"uid": f"c{i}", "height": 100, "width": 100, "annotations": g_anns})
+        prs.append({"uid": f"c{i}", "annotations": p_anns})
+    return gts, prs
+
+
+def _valor_from_records(gts, prs):
+    dets = []
+    for g, p in zip(gts, prs):
+
+        def bb(a, j, side, uid=g["uid"]):
+            x0, y0, x1, y1 = a["box"]
+            kw = {"scores": [a["score"]]} if side == "p" else {}
+            return valor.BoundingBox(
+                uid=f"{uid}{side}{j}", xmin=x0, xmax=x1, ymin=y0, ymax=y1, labels=[a["label"]], **kw
+            )
+
+        dets.append(
+            valor.Detection(
+                uid=g["uid"],
+                groundtruths=[bb(a, j, "g") for j, a in enumerate(g["annotations"])],
+                predictions=[bb(a, j, "p") for j, a in enumerate(p["annotations"])],
+            )
+        )
+    return valor_evaluator(dets)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matching_valor_gives_valor_numbers_at_low_iou_and_zero_scores(seed):
+    gts, prs = _crowded(seed, zero_scores=True)
+    ious, scores = [0.1, 0.3, 0.5], [0.0, 0.5, 1.0]
+    res = _valor_from_records(gts, prs).compute_precision_recall(ious, scores)
+    theirs = [m.to_dict() for k in ("Counts", "AR", "ARAveragedOverScores") for m in res[k]]
+    data = parse_datums(gts, prs)
+    kw = dict(
+        metrics=["Counts", "AR", "ARAveragedOverScores"],
+        iou_thresholds=ious,
+        ar_iou_thresholds=ious,
+        score_thresholds=scores,
+        max_detections=None,
+        zero_division=0.0,
+    )
+    as_valor = compute_metrics(data, matching="valor", **kw)
+    as_coco = compute_metrics(data, **kw)
+    compared = differ = 0
+    for m in theirs:
+        mine = _get(as_valor, m)
+        if m["type"] == "Counts":
+            assert mine.value == m["value"], (m, mine)
+            differ += _get(as_coco, m).value != m["value"]
+        else:
+            assert mine.value == pytest.approx(m["value"], abs=1e-12), (m, mine)
+        compared += 1
+    assert compared > 0
+    assert differ > 0  # the data does reach the cases where the two rules part
+
+
+def test_coco_and_valor_matching_documented_example():
+    g = [{"label": "a", "box": [0, 0, 10, 10]}, {"label": "a", "box": [8, 0, 18, 10]}]
+    p = [
+        {"label": "a", "score": 0.9, "box": [0, 0, 10, 10]},
+        {"label": "a", "score": 0.8, "box": [1, 0, 11, 10]},
+    ]
+    gts, prs = [{"uid": "x", "annotations": g}], [{"uid": "x", "annotations": p}]
+    data = parse_datums(gts, prs)
+    kw = dict(metrics=["Counts"], iou_thresholds=[0.1], score_thresholds=[0.5])
+    assert compute_metrics(data, **kw).get("Counts").value == {"tp": 2, "fp": 0, "fn": 0}
+    valor_counts = {"tp": 1, "fp": 1, "fn": 1}
+    assert compute_metrics(data, matching="valor", **kw).get("Counts").value == valor_counts
+    (theirs,) = _valor_from_records(gts, prs).compute_precision_recall([0.1], [0.5])["Counts"]
+    assert theirs.to_dict()["value"] == valor_counts

@@ -28,7 +28,7 @@ import numpy as np
 
 from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate
 from assay.detection.io import parse_datums
-from assay.detection.metrics import check_options, coco_summary, compute_metrics
+from assay.detection.metrics import check_matching, check_options, coco_summary, compute_metrics
 from assay.detection.params import check_iou_type
 from assay.detection.state import data_from_arrays, data_to_arrays
 from assay.detection.types import DetectionData
@@ -58,9 +58,11 @@ class DetectionEvaluator(Evaluator):
         pr_curve_iou_threshold: float = 0.5,
         pr_curve_max_examples: int = 1,
         zero_division: float | None = None,
+        matching: str = "coco",
     ) -> None:
         if iou_type is not None:
             check_iou_type(iou_type)
+        check_matching(matching)
         check_options(
             iou_thresholds=iou_thresholds,
             ar_iou_thresholds=ar_iou_thresholds,
@@ -83,6 +85,7 @@ class DetectionEvaluator(Evaluator):
             pr_curve_iou_threshold=pr_curve_iou_threshold,
             pr_curve_max_examples=pr_curve_max_examples,
             zero_division=zero_division,
+            matching=matching,
         )
         self._parts: list[DetectionData] = []
         self._merged: DetectionData | None = None

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from assay.detection import records
-from assay.detection.match import match
 from assay.detection.params import CocoParams
 from assay.detection.types import DetectionData
+from assay.detection.valor_match import matching_for
 from assay.results import Metric
 
 __all__ = ["interpolated_pr_curves", "binned_curve"]
@@ -62,10 +62,14 @@ def binned_curve(is_tp: np.ndarray, scores: np.ndarray, n_gt: int) -> tuple[np.n
 
 
 def interpolated_pr_curves(
-    data: DetectionData, params: CocoParams, order: list[int], zero_division: float | None = None
+    data: DetectionData,
+    params: CocoParams,
+    order: list[int],
+    zero_division: float | None = None,
+    matching: str = "coco",
 ) -> list[Metric]:
     """One ``InterpolatedPrecisionRecallCurve`` record per (label, IoU threshold)."""
-    m = match(data, params)
+    m = matching_for(matching, data, params)
     dts, gts = data.predictions, data.groundtruths
     K = len(data.labels)
     lab = dts.label[m.det]

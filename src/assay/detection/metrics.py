@@ -61,6 +61,7 @@ from assay.detection.thresholded import (
     thresholded_records,
 )
 from assay.detection.types import DetectionData
+from assay.detection.valor_match import MATCHINGS, matching_for
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
@@ -226,6 +227,15 @@ def check_options(
     return ious, ar_ious, wanted
 
 
+def check_matching(matching: object) -> str:
+    """``matching`` if it is ``"coco"`` or ``"valor"``."""
+    if matching not in MATCHINGS:
+        raise InvalidInputError(
+            f"must be one of {list(MATCHINGS)}, got {matching!r}", source="matching"
+        )
+    return str(matching)
+
+
 def check_score_thresholds(
     score_thresholds: Sequence[float] | None, recall_score_threshold: float = 0.0
 ) -> list[float]:
@@ -264,6 +274,7 @@ def compute_metrics(
     pr_curve_iou_threshold: float = 0.5,
     pr_curve_max_examples: int = 1,
     zero_division: float | None = None,
+    matching: str = "coco",
     metrics: Sequence[str] | None = None,
 ) -> MetricSet:
     """Detection metrics as :class:`~assay.results.Metric` records (see the module docstring).
@@ -285,9 +296,13 @@ def compute_metrics(
         pr_curve_max_examples: examples per observation in ``DetailedPrecisionRecallCurve``.
         zero_division: the value of a ratio whose denominator is 0 (AP/AR of a label without
             ground truths, curve precision/recall/F1); default None = undefined.
+        matching: ``"coco"`` (default) or ``"valor"``: the matching rule of AR, mAR, the
+            AR averages, Counts, Precision, Recall, F1, Accuracy and the interpolated curve
+            (:mod:`assay.detection.valor_match`); AP and COCOSummary always match as COCO.
         metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
             when asked for).
     """
+    check_matching(matching)
     ious, ar_ious, wanted = check_options(
         iou_thresholds=iou_thresholds,
         ar_iou_thresholds=ar_iou_thresholds,
@@ -317,21 +332,22 @@ def compute_metrics(
             ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), np.nan)[t_idx]  # (T, K)
             out += _ap_records(data, ap, ious, wanted, zero_division)
         order = label_order(data)
+        chosen = ev.matching if matching == "coco" else matching_for(matching, data, params)
         if need_ar:
             ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
-            tp, _, fn = threshold_counts(data, ev.matching, ar_idx, scores)
+            tp, _, fn = threshold_counts(data, chosen, ar_idx, scores)
             out += ar_records(
                 data, tp, fn, ar_ious, scores, order, _keys(data), wanted, zero_division
             )
         if need_counts:
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
-            counts = threshold_counts(data, ev.matching, t_idx, scores)
+            counts = threshold_counts(data, chosen, t_idx, scores)
             out += thresholded_records(data, counts, ious, scores, order, wanted, zero_division)
     if "COCOSummary" in wanted:
         out += coco_summary(coco_evaluate(data, CocoParams(iou_type=iou_type), all_precision=False))
     out += _curves_and_matrices(
         data, iou_type, md, ious, scores, pr_curve_iou_threshold, pr_curve_max_examples,
-        wanted, zero_division,
+        wanted, zero_division, matching,
     )  # fmt: skip
     return MetricSet(out)
 
@@ -402,6 +418,7 @@ def _curves_and_matrices(
     max_examples: int,
     wanted: list[str],
     zd: float | None,
+    matching: str,
 ) -> list[Metric]:
     """The precision-recall curves and confusion matrices that are wanted."""
     out: list[Metric] = []
@@ -418,7 +435,7 @@ def _curves_and_matrices(
 
         params = CocoParams(iou_type=iou_type, iou_thresholds=ious, area_ranges=(_ALL,),
                             max_dets=(md,))  # fmt: skip
-        out += interpolated_pr_curves(data, params, label_order(data), zd)
+        out += interpolated_pr_curves(data, params, label_order(data), zd, matching)
     if "ConfusionMatrix" in wanted:
         from assay.detection.confusion import confusion_matrices
 

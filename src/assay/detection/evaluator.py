@@ -21,12 +21,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate
+from assay.detection.filters import subset
 from assay.detection.io import parse_datums
 from assay.detection.metrics import check_matching, check_options, coco_summary, compute_metrics
 from assay.detection.params import check_iou_type
@@ -157,6 +158,34 @@ class DetectionEvaluator(Evaluator):
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         return compute_metrics(self.data, metrics=metrics, **self.options)
+
+    def filter(
+        self,
+        *,
+        datums: Sequence[Hashable] | None = None,
+        labels: Sequence[Any] | None = None,
+    ) -> DetectionEvaluator:
+        """A new evaluator, same options, on the listed datum uids and labels only.
+
+        Nothing is read again; computing on it gives what adding only those datums and
+        annotations would (:func:`assay.detection.filters.subset`). ``labels``: values (any
+        key) or ``(key, value)`` pairs.
+
+        Example:
+            >>> gt = [{"uid": u, "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}
+            ...       for u in "ab"]
+            >>> pr = [{"uid": "a", "annotations": [{"label": "cat", "score": 0.9,
+            ...                                     "box": [0, 0, 10, 10]}]}]
+            >>> ev = DetectionEvaluator().add_datums(gt, pr)
+            >>> ev.compute(["mAR"]).get("mAR").value, ev.filter(datums=["a"]).compute(["mAR"]).get("mAR").value
+            (0.5, 1.0)
+        """
+        self._require_data("filter")
+        out = DetectionEvaluator(**self.config())
+        part = subset(self.data, datums=datums, labels=labels)
+        if part.n_datums:
+            out.add(part)
+        return out
 
     def coco(
         self, params: CocoParams | None = None, *, all_precision: bool = True

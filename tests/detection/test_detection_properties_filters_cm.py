@@ -107,7 +107,7 @@ def test_filter_refuses_unknown_names_and_keeps_options():
     from assay.errors import InvalidInputError
 
     gt = [{"uid": "a", "annotations": [{"label": "cat", "box": [0, 0, 5, 5]}]}]
-    ev = DetectionEvaluator(score_thresholds=[0.25]).add_datums(gt, [])
+    ev = DetectionEvaluator(iou_thresholds=[0.5], score_thresholds=[0.25]).add_datums(gt, [])
     with pytest.raises(InvalidInputError, match="unknown datum uid 'zz'"):
         ev.filter(datums=["zz"])
     with pytest.raises(InvalidInputError, match="unknown label 'cow'"):

@@ -255,3 +255,68 @@ def test_coco_and_valor_matching_documented_example():
     assert compute_metrics(data, matching="valor", **kw).get("Counts").value == valor_counts
     (theirs,) = _valor_from_records(gts, prs).compute_precision_recall([0.1], [0.5])["Counts"]
     assert theirs.to_dict()["value"] == valor_counts
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_examples_and_confusion_matrix_with_examples_equal_valor(seed):
+    gts, prs, dets = make_datums(seed)
+    ev = valor_evaluator(dets)
+    data = parse_datums(gts, prs)
+    ours = compute_metrics(
+        data,
+        metrics=["Examples", "ConfusionMatrixWithExamples"],
+        iou_thresholds=IOUS,
+        score_thresholds=SCORES,
+    )
+
+    def gid(uid, i):
+        return f"{uid}g{i}"
+
+    def pid(uid, i):
+        return f"{uid}p{i}"
+
+    compared = 0
+    for m in ev.compute_examples(IOUS, SCORES):
+        v, p = m.to_dict()["value"], m.to_dict()["parameters"]
+        u = v["datum_id"]
+        mine = next(
+            r.value
+            for r in ours
+            if r.type == "Examples" and r.value["datum_id"] == u and r.parameters == p
+        )
+        assert sorted(map(tuple, v["true_positives"])) == sorted(
+            (gid(u, g), pid(u, q)) for g, q in mine["true_positives"]
+        )
+        assert sorted(v["false_positives"]) == sorted(pid(u, q) for q in mine["false_positives"])
+        assert sorted(v["false_negatives"]) == sorted(gid(u, g) for g in mine["false_negatives"])
+        compared += 1
+    # valor-lite has no record for a datum without annotations; assay neither
+    assert compared == len([r for r in ours if r.type == "Examples"]) > 0
+
+    for m in ev.compute_confusion_matrix_with_examples(IOUS, SCORES):
+        v, p = m.to_dict()["value"], m.to_dict()["parameters"]
+        mine = ours.get("ConfusionMatrixWithExamples", **p).value
+        for g, row in v["confusion_matrix"].items():
+            for pl, cell in row.items():
+                ex = mine["confusion_matrix"][g][pl]
+                assert ex["count"] == cell["count"]
+                assert sorted(
+                    (e["datum_id"], gid(e["datum_id"], e["ground_truth_id"]),
+                     pid(e["datum_id"], e["prediction_id"])) for e in ex["examples"]
+                ) == sorted(
+                    (e["datum_id"], e["ground_truth_id"], e["prediction_id"])
+                    for e in cell["examples"]
+                )  # fmt: skip
+                compared += 1
+        for side, idk, fn in (
+            ("unmatched_predictions", "prediction_id", pid),
+            ("unmatched_ground_truths", "ground_truth_id", gid),
+        ):
+            for label, cell in v[side].items():
+                ex = mine[side][label]
+                assert ex["count"] == cell["count"], (p, side, label)
+                assert sorted(fn(e["datum_id"], e[idk]) for e in ex["examples"]) == sorted(
+                    e[idk] for e in cell["examples"]
+                )
+                compared += 1
+    assert compared > 0

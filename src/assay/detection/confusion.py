@@ -99,6 +99,39 @@ def datum_pairs(
     return pd[keep], pg[keep], iou[keep]
 
 
+def chosen_pairs(
+    data: DetectionData, iou_type: str, *, chunk: int = 500
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(prediction rows, ground-truth rows, IoU)`` of the pairs the greedy pass chooses,
+    datums taken ``chunk`` at a time (pairs never span datums, so the choice is the same)."""
+    dts = data.predictions
+    keys = sorted({k for k, _ in data.labels})
+    key_of = np.array([keys.index(k) for k, _ in data.labels], dtype=np.int64)
+    parts = []
+    for start in range(0, data.n_datums, chunk):
+        datums = np.arange(start, min(start + chunk, data.n_datums))
+        pd, pg, iou = datum_pairs(data, iou_type, datums, key_of)
+        order = np.lexsort((pg, pd, dts.datum[pd], -iou, -dts.score[pd]))
+        pd, pg, iou = pd[order], pg[order], iou[order]
+        win = greedy_pairs(pd, pg, len(dts), len(data.groundtruths))
+        parts.append((pd[win], pg[win], iou[win]))
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return tuple(np.concatenate(x) for x in zip(*parts))  # type: ignore[return-value]
+
+
+def counted(data: DetectionData, iou: np.ndarray, pd: np.ndarray, t: float, s: float) -> np.ndarray:
+    """Which chosen pairs count at IoU threshold ``t`` and score threshold ``s``."""
+    score = data.predictions.score[pd]
+    return (iou >= t) & (score >= s) & (score > EPSILON)
+
+
+def live_predictions(data: DetectionData, s: float) -> np.ndarray:
+    """Predictions that take part at score threshold ``s``."""
+    score = data.predictions.score
+    return (score >= s) & (score > EPSILON)
+
+
 def confusion_counts(
     data: DetectionData,
     iou_type: str,
@@ -111,32 +144,20 @@ def confusion_counts(
     (rows: ground-truth label, columns: predicted label; labels of different keys never meet)."""
     gts, dts = data.groundtruths, data.predictions
     K, T, S = len(data.labels), len(iou_thresholds), len(score_thresholds)
-    keys = sorted({k for k, _ in data.labels})
-    key_of = np.array([keys.index(k) for k, _ in data.labels], dtype=np.int64)
-    matrix = np.zeros((T, S, K * K), dtype=np.int64)
-    matched_gt = np.zeros((T, S, K), dtype=np.int64)
-    matched_pd = np.zeros((T, S, K), dtype=np.int64)
-    for start in range(0, data.n_datums, chunk):
-        datums = np.arange(start, min(start + chunk, data.n_datums))
-        pd, pg, iou = datum_pairs(data, iou_type, datums, key_of)
-        score = dts.score[pd]
-        order = np.lexsort((pg, pd, dts.datum[pd], -iou, -score))
-        pd, pg, iou, score = pd[order], pg[order], iou[order], score[order]
-        win = greedy_pairs(pd, pg, len(dts), len(gts))
-        pd, pg, iou, score = pd[win], pg[win], iou[win], score[win]
-        gl, pl = gts.label[pg], dts.label[pd]
-        for ti, t in enumerate(iou_thresholds):
-            for si, s in enumerate(score_thresholds):
-                ok = (iou >= t) & (score >= s) & (score > EPSILON)
-                matrix[ti, si] += np.bincount(gl[ok] * K + pl[ok], minlength=K * K)
-                matched_gt[ti, si] += np.bincount(gl[ok], minlength=K)
-                matched_pd[ti, si] += np.bincount(pl[ok], minlength=K)
+    pd, pg, iou = chosen_pairs(data, iou_type, chunk=chunk)
+    gl, pl = gts.label[pg], dts.label[pd]
     n_gt = np.bincount(gts.label[~gts.crowd], minlength=K)
-    n_pd = np.stack(
-        [np.bincount(dts.label[(dts.score >= s) & (dts.score > EPSILON)], minlength=K)
-         for s in score_thresholds]
-    )  # fmt: skip
-    return matrix.reshape(T, S, K, K), n_gt - matched_gt, n_pd[None] - matched_pd
+    matrix = np.zeros((T, S, K * K), dtype=np.int64)
+    ugt = np.zeros((T, S, K), dtype=np.int64)
+    upd = np.zeros((T, S, K), dtype=np.int64)
+    for si, s in enumerate(score_thresholds):
+        n_pd = np.bincount(dts.label[live_predictions(data, s)], minlength=K)
+        for ti, t in enumerate(iou_thresholds):
+            ok = counted(data, iou, pd, t, s)
+            matrix[ti, si] = np.bincount(gl[ok] * K + pl[ok], minlength=K * K)
+            ugt[ti, si] = n_gt - np.bincount(gl[ok], minlength=K)
+            upd[ti, si] = n_pd - np.bincount(pl[ok], minlength=K)
+    return matrix.reshape(T, S, K, K), ugt, upd
 
 
 def confusion_matrices(

@@ -93,6 +93,8 @@ METRIC_TYPES = (
     "mARAveragedOverScores",
     "ConfusionMatrix",
     "InterpolatedPrecisionRecallCurve",
+    "ConfusionMatrixWithExamples",
+    "Examples",
 )
 DEFAULT_METRICS = METRIC_TYPES[:7]
 _AR_TYPES = ("AR", "mAR", "ARAveragedOverScores", "mARAveragedOverScores")
@@ -440,4 +442,12 @@ def _curves_and_matrices(
         from assay.detection.confusion import confusion_matrices
 
         out += confusion_matrices(data, iou_type, ious.tolist(), scores)
+    if "ConfusionMatrixWithExamples" in wanted:
+        from assay.detection.examples import confusion_with_examples
+
+        out += confusion_with_examples(data, iou_type, ious.tolist(), scores)
+    if "Examples" in wanted:
+        from assay.detection.examples import examples
+
+        out += examples(data, iou_type, ious.tolist(), scores)
     return out

@@ -118,3 +118,31 @@ def test_filter_refuses_unknown_names_and_keeps_options():
     assert sub.config() == ev.config()
     assert sub.compute(["Counts"]).get("Counts").value == {"tp": 0, "fp": 0, "fn": 1}
     assert ev.filter(datums=[]).is_empty
+
+
+def test_new_types_do_not_depend_on_batching_merge_or_state():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from contract.cases_detection import _detection_batches
+
+    batches = _detection_batches()
+    kinds = [
+        "Counts", "Accuracy", "ARAveragedOverScores", "mARAveragedOverScores", "ConfusionMatrix",
+        "InterpolatedPrecisionRecallCurve", "Examples", "ConfusionMatrixWithExamples",
+    ]  # fmt: skip
+    opts = dict(iou_thresholds=[0.5, 0.75], score_thresholds=[0.0, 0.5])
+    one = DetectionEvaluator(**opts)
+    for g, p in batches:
+        one.add_datums(g, p)
+    a = DetectionEvaluator(**opts).add_datums(*batches[0])
+    b = DetectionEvaluator(**opts)
+    for g, p in batches[1:]:
+        b.add_datums(g, p)
+    merged = a.merge(b)
+    restored = DetectionEvaluator.from_state(merged.state())
+    want = _records(one.compute(kinds))
+    assert len(want) > 0
+    assert _records(merged.compute(kinds)) == want
+    assert _records(restored.compute(kinds)) == want

@@ -320,3 +320,35 @@ def test_examples_and_confusion_matrix_with_examples_equal_valor(seed):
                 )
                 compared += 1
     assert compared > 0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_iou_thresholds_exactly_0_and_1(seed):
+    """IoU threshold 1: only exact copies match, the same in assay (both rules) and valor-lite.
+    IoU threshold 0: valor-lite finds no true positive at all (its test ``previous best IoU <
+    t`` cannot hold for t = 0), which assay does not copy: COCO matching (the default) lets a
+    same-label pair with IoU 0 match, as pycocotools does; matching="valor" needs IoU > 1e-9."""
+    gts, prs = _crowded(seed)
+    for g, p in zip(gts, prs):  # some exact copies, so that IoU 1 occurs
+        p["annotations"] += [{**a, "score": 0.77} for a in g["annotations"][:1]]
+    ious, scores = [0.0, 1.0], [0.0, 0.5]
+    res = _valor_from_records(gts, prs).compute_precision_recall(ious, scores)
+    data = parse_datums(gts, prs)
+    kw = dict(metrics=["Counts"], iou_thresholds=ious, score_thresholds=scores)
+    as_valor = compute_metrics(data, matching="valor", max_detections=None, **kw)
+    as_coco = compute_metrics(data, max_detections=None, **kw)
+    compared = tp_at_0 = 0
+    for m in (x.to_dict() for x in res["Counts"]):
+        if m["parameters"]["iou_threshold"] == 0.0:
+            assert m["value"]["tp"] == 0  # valor-lite's quirk
+            tp_at_0 += _get(as_valor, m).value["tp"]
+            assert _get(as_coco, m).value["tp"] >= _get(as_valor, m).value["tp"]
+            continue
+        assert _get(as_valor, m).value == m["value"], m
+        assert _get(as_coco, m).value == m["value"], m
+        compared += 1
+    assert compared == len(scores) * len(data.labels)
+    assert tp_at_0 > 0
+    tp_at_1 = sum(as_coco.get("Counts", iou_threshold=1.0, score_threshold=0.0, label_value=v)
+                  .value["tp"] for v in ("cat", "dog"))  # fmt: skip
+    assert tp_at_1 > 0

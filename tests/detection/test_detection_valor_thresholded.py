@@ -279,11 +279,8 @@ def test_examples_and_confusion_matrix_with_examples_equal_valor(seed):
     for m in ev.compute_examples(IOUS, SCORES):
         v, p = m.to_dict()["value"], m.to_dict()["parameters"]
         u = v["datum_id"]
-        mine = next(
-            r.value
-            for r in ours
-            if r.type == "Examples" and r.value["datum_id"] == u and r.parameters == p
-        )
+        mine = ours.get("Examples", datum_uid=u, **p).value
+        assert mine["datum_id"] == u
         assert sorted(map(tuple, v["true_positives"])) == sorted(
             (gid(u, g), pid(u, q)) for g, q in mine["true_positives"]
         )

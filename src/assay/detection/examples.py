@@ -7,7 +7,8 @@ labels (a misclassification) its prediction is a false positive and its ground t
 negative. Ground truths in no counted pair are false negatives (*unmatched ground truths*),
 predictions scoring ``>= s`` in no counted pair false positives (*unmatched predictions*).
 
-* ``Examples``: one record per datum (with at least one annotation) and threshold pair,
+* ``Examples``: one record per datum (with at least one annotation) and threshold pair
+  (parameters ``datum_uid``, ``iou_threshold``, ``score_threshold``),
   ``{datum_id, true_positives: [[ground truth id, prediction id]], false_positives:
   [prediction id], false_negatives: [ground truth id]}``.
 * ``ConfusionMatrixWithExamples``: per label key and threshold pair, the confusion matrix with
@@ -88,7 +89,7 @@ def examples(
                 "false_positives": dts.ann_id[fp[fp_at[d] : fp_at[d + 1]]].tolist(),
                 "false_negatives": gts.ann_id[fn[fn_at[d] : fn_at[d + 1]]].tolist(),
             }
-            out.append(Metric("Examples", value, _params(t, s)))
+            out.append(Metric("Examples", value, _params(t, s, datum_uid=data.uids[d])))
     return out
 
 

@@ -146,3 +146,29 @@ def test_new_types_do_not_depend_on_batching_merge_or_state():
     assert len(want) > 0
     assert _records(merged.compute(kinds)) == want
     assert _records(restored.compute(kinds)) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=40),
+    st.sampled_from([1, 2, 64]),
+)
+def test_greedy_rounds_equal_the_sequential_pass(pairs, rounds):
+    import assay.detection.confusion as cf
+
+    pd = np.array([p for p, _ in pairs], dtype=np.int64)
+    gt = np.array([g for _, g in pairs], dtype=np.int64)
+    want, used_p, used_g = [], set(), set()
+    for p, g in pairs:
+        ok = p not in used_p and g not in used_g
+        want.append(ok)
+        if ok:
+            used_p.add(p)
+            used_g.add(g)
+    old = cf._MAX_ROUNDS
+    cf._MAX_ROUNDS = rounds  # also exercise the sequential finish
+    try:
+        got = cf.greedy_pairs(pd, gt, 8, 8)
+    finally:
+        cf._MAX_ROUNDS = old
+    assert got.tolist() == want

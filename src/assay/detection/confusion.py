@@ -41,6 +41,8 @@ from assay.results import Metric
 
 __all__ = ["EPSILON", "greedy_pairs", "datum_pairs", "confusion_counts", "confusion_matrices"]
 
+_MAX_ROUNDS = 64  # vectorised rounds before the plain sequential pass takes over
+
 #: IoUs and scores at or below this are no overlap / no prediction (valor-lite's epsilon).
 EPSILON = 1e-9
 
@@ -48,7 +50,9 @@ EPSILON = 1e-9
 def greedy_pairs(pd: np.ndarray, gt: np.ndarray, n_pd: int, n_gt: int) -> np.ndarray:
     """Mask of the pairs a greedy one-to-one pass in the given order chooses.
 
-    ``pd``, ``gt``: node ids of each pair, pairs already in priority order.
+    ``pd``, ``gt``: node ids of each pair, pairs already in priority order. Rounds as in the
+    module docstring; after ``_MAX_ROUNDS`` of them the rest goes through the sequential pass
+    (the pairs still live are exactly those no chosen pair blocks, in order).
 
     Example:
         >>> greedy_pairs(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), 2, 2).tolist()
@@ -58,7 +62,9 @@ def greedy_pairs(pd: np.ndarray, gt: np.ndarray, n_pd: int, n_gt: int) -> np.nda
     live = np.arange(len(pd))
     first_pd = np.empty(n_pd, dtype=np.int64)
     first_gt = np.empty(n_gt, dtype=np.int64)
-    while len(live):
+    for _ in range(_MAX_ROUNDS):
+        if not len(live):
+            return chosen
         p, g = pd[live], gt[live]
         pos = np.arange(len(live))
         first_pd[p[::-1]] = pos[::-1]  # the last write wins: each node's first pair
@@ -70,6 +76,13 @@ def greedy_pairs(pd: np.ndarray, gt: np.ndarray, n_pd: int, n_gt: int) -> np.nda
         used_pd[p[win]] = True
         used_gt[g[win]] = True
         live = live[~(used_pd[p] | used_gt[g])]
+    # a long chain of blocked pairs (rare): finish the remaining pairs one by one
+    seen_pd, seen_gt = set(pd[chosen].tolist()), set(gt[chosen].tolist())
+    for i, p1, g1 in zip(live.tolist(), pd[live].tolist(), gt[live].tolist()):
+        if p1 not in seen_pd and g1 not in seen_gt:
+            chosen[i] = True
+            seen_pd.add(p1)
+            seen_gt.add(g1)
     return chosen
 
 

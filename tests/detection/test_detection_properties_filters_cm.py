@@ -13,31 +13,24 @@ LABELS = ["cat", "dog", "bird"]
 
 
 @st.composite
+def _boxes(draw):
+    x, y = draw(st.integers(0, 30)), draw(st.integers(0, 30))
+    w, h = draw(st.integers(1, 15)), draw(st.integers(1, 15))
+    return {"label": draw(st.sampled_from(LABELS)), "box": [x, y, x + w, y + h]}
+
+
+@st.composite
 def datasets(draw):
     n = draw(st.integers(1, 6))
     gts, prs = [], []
     for i in range(n):
         g, p = [], []
         for _ in range(draw(st.integers(0, 4))):
-            x, y = draw(st.integers(0, 30)), draw(st.integers(0, 30))
-            w, h = draw(st.integers(1, 15)), draw(st.integers(1, 15))
-            g.append(
-                {
-                    "label": draw(st.sampled_from(LABELS)),
-                    "box": [x, y, x + w, y + h],
-                    "iscrowd": draw(st.booleans()) and draw(st.booleans()),
-                }
-            )
+            crowd = draw(st.booleans()) and draw(st.booleans())
+            g.append({**draw(_boxes()), "iscrowd": crowd})
         for _ in range(draw(st.integers(0, 5))):
-            x, y = draw(st.integers(0, 30)), draw(st.integers(0, 30))
-            w, h = draw(st.integers(1, 15)), draw(st.integers(1, 15))
-            p.append(
-                {
-                    "label": draw(st.sampled_from(LABELS)),
-                    "box": [x, y, x + w, y + h],
-                    "score": draw(st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0])),
-                }
-            )
+            score = draw(st.sampled_from([0.0, 0.1, 0.5, 0.5, 0.9, 1.0]))
+            p.append({**draw(_boxes()), "score": score})
         gts.append({"uid": f"d{i}", "height": 50, "width": 50, "annotations": g})
         prs.append({"uid": f"d{i}", "annotations": p})
     return gts, prs

@@ -193,6 +193,17 @@ RATIO_REASONS = {
 }
 
 
+def _at_thresholds(
+    label_key: str, label_value: str, iou_threshold: float, score_threshold: float
+) -> dict[str, Any]:
+    return {
+        "label_key": label_key,
+        "label_value": label_value,
+        "iou_threshold": threshold(iou_threshold),
+        "score_threshold": float(score_threshold),
+    }
+
+
 def counts(
     tp: int,
     fp: int,
@@ -204,12 +215,7 @@ def counts(
     score_threshold: float,
 ) -> Metric:
     """``Counts``: ``{tp, fp, fn}`` of one label at one IoU and one score threshold."""
-    p = {
-        "label_key": label_key,
-        "label_value": label_value,
-        "iou_threshold": threshold(iou_threshold),
-        "score_threshold": float(score_threshold),
-    }
+    p = _at_thresholds(label_key, label_value, iou_threshold, score_threshold)
     return Metric("Counts", {"tp": int(tp), "fp": int(fp), "fn": int(fn)}, p)
 
 
@@ -224,12 +230,7 @@ def ratio_at(
     zero_division: float | None = None,
 ) -> Metric:
     """``Precision``, ``Recall``, ``F1`` or ``Accuracy`` of one label at one (IoU, score)."""
-    p = {
-        "label_key": label_key,
-        "label_value": label_value,
-        "iou_threshold": threshold(iou_threshold),
-        "score_threshold": float(score_threshold),
-    }
+    p = _at_thresholds(label_key, label_value, iou_threshold, score_threshold)
     return _record(type_, value, RATIO_REASONS[type_], _zd(p, zero_division))
 
 

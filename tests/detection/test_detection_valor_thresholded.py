@@ -349,3 +349,30 @@ def test_iou_thresholds_exactly_0_and_1(seed):
     tp_at_1 = sum(as_coco.get("Counts", iou_threshold=1.0, score_threshold=0.0, label_value=v)
                   .value["tp"] for v in ("cat", "dog"))  # fmt: skip
     assert tp_at_1 > 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matching_valor_interpolated_curve_equals_valor_at_low_iou(seed):
+    gts, prs = _crowded(seed, zero_scores=True)
+    ious = [0.1, 0.3, 0.5]
+    res = _valor_from_records(gts, prs).compute_precision_recall(ious, [0.5])
+    ours = compute_metrics(
+        parse_datums(gts, prs),
+        metrics=["InterpolatedPrecisionRecallCurve"],
+        iou_thresholds=ious,
+        matching="valor",
+        max_detections=None,
+        zero_division=0.0,
+    )
+    compared = 0
+    for m in (x.to_dict() for x in res["PrecisionRecallCurve"]):
+        p = m["parameters"]
+        mine = ours.get(
+            "InterpolatedPrecisionRecallCurve",
+            label_value=p["label"],
+            iou_threshold=p["iou_threshold"],
+        ).value
+        np.testing.assert_allclose(mine["precisions"], m["value"]["precisions"], atol=1e-12)
+        np.testing.assert_allclose(mine["scores"], m["value"]["scores"], atol=1e-12)
+        compared += 1
+    assert compared == 2 * len(ious)

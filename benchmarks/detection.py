@@ -17,6 +17,7 @@ memory, ratios to assay, and checks that the 12 summary numbers agree with pycoc
     python benchmarks/detection.py --images 500    # quicker
     python benchmarks/detection.py --only assay,pycocotools --skip-segm
     python benchmarks/detection.py --images 2000 --segm-images 200 --repeats 1
+    python benchmarks/detection.py --confusion-matrix   # ConfusionMatrix, assay vs valor-lite
 """
 
 from __future__ import annotations
@@ -231,10 +232,10 @@ def run_faster_coco_eval(gt_path, dt_path, iou_type):
     }
 
 
-def run_valor_lite(gt_path, dt_path, iou_type):
-    from valor_lite.object_detection import BoundingBox, Detection, Loader
+def _valor_detections(gt_path, dt_path):
+    """valor-lite Detection objects from the two COCO files (crowd regions left out)."""
+    from valor_lite.object_detection import BoundingBox, Detection
 
-    t0 = time.perf_counter()
     gt = json.loads(Path(gt_path).read_text())
     dt = json.loads(Path(dt_path).read_text())
     by = {im["id"]: ([], []) for im in gt["images"]}
@@ -265,7 +266,14 @@ def run_valor_lite(gt_path, dt_path, iou_type):
                 scores=[d["score"]],
             )
         )
-    dets = [Detection(uid=str(k), groundtruths=g, predictions=p) for k, (g, p) in by.items()]
+    return [Detection(uid=str(k), groundtruths=g, predictions=p) for k, (g, p) in by.items()]
+
+
+def run_valor_lite(gt_path, dt_path, iou_type):
+    from valor_lite.object_detection import Loader
+
+    t0 = time.perf_counter()
+    dets = _valor_detections(gt_path, dt_path)
     t1 = time.perf_counter()
     loader = Loader.in_memory()
     loader.add_bounding_boxes(dets)
@@ -331,6 +339,66 @@ def run_torchmetrics(gt_path, dt_path, iou_type):
     }
 
 
+CM_IOUS, CM_SCORES = [0.5, 0.75], [0.0, 0.5]
+
+
+def _cm_summary(matrix, unmatched_gt, unmatched_pd):
+    """Totals that two confusion matrices must share: matched same-label and cross-label pairs,
+    unmatched ground truths and predictions, per (IoU, score) threshold pair."""
+    return [int(x) for x in (np.trace(matrix), matrix.sum() - np.trace(matrix))] + [
+        int(unmatched_gt.sum()),
+        int(unmatched_pd.sum()),
+    ]
+
+
+def run_assay_cm(gt_path, dt_path, iou_type):
+    """assay's ConfusionMatrix records at 2 IoU x 2 score thresholds, from the files."""
+    from assay.detection.io import load_coco
+    from assay.detection.metrics import compute_metrics
+
+    t0 = time.perf_counter()
+    data = load_coco(gt_path, dt_path, iou_type=iou_type)
+    t1 = time.perf_counter()
+    ms = compute_metrics(
+        data, metrics=["ConfusionMatrix"], iou_thresholds=CM_IOUS, score_thresholds=CM_SCORES
+    )
+    t2 = time.perf_counter()
+    sums = []
+    for m in ms:
+        v = m.value
+        labels = list(v["confusion_matrix"])
+        mat = np.array([[v["confusion_matrix"][g][p] for p in labels] for g in labels])
+        ugt = np.array(list(v["unmatched_ground_truths"].values()))
+        upd = np.array(list(v["unmatched_predictions"].values()))
+        sums.append(_cm_summary(mat, ugt, upd))
+    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+
+
+def run_valor_cm(gt_path, dt_path, iou_type):
+    """valor-lite's compute_confusion_matrix at the same thresholds."""
+    from valor_lite.object_detection import Loader
+
+    t0 = time.perf_counter()
+    dets = _valor_detections(gt_path, dt_path)
+    t1 = time.perf_counter()
+    loader = Loader.in_memory()
+    loader.add_bounding_boxes(dets)
+    res = loader.finalize().compute_confusion_matrix(CM_IOUS, CM_SCORES)
+    t2 = time.perf_counter()
+    sums = []
+    for m in res:
+        v = m.to_dict()["value"]
+        labels = sorted(v["confusion_matrix"])
+        mat = np.array([[v["confusion_matrix"][g][p] for p in labels] for g in labels])
+        ugt = np.array([v["unmatched_ground_truths"][x] for x in labels])
+        upd = np.array([v["unmatched_predictions"][x] for x in labels])
+        sums.append(_cm_summary(mat, ugt, upd))
+    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+
+
+CM_TOOLS = {"assay": run_assay_cm, "valor-lite": run_valor_cm}
+
+
 TOOLS = {
     "assay": run_assay,
     "pycocotools": run_pycocotools,
@@ -354,7 +422,8 @@ def _peak_mb() -> float:
 
 def _child(name, gt_path, dt_path, iou_type, q):
     try:
-        out = TOOLS[name](gt_path, dt_path, iou_type)
+        tool = CM_TOOLS[name[3:]] if name.startswith("cm:") else TOOLS[name]
+        out = tool(gt_path, dt_path, iou_type)
         out["peak_mb"] = _peak_mb()
         q.put(out)
     except ImportError as e:
@@ -430,6 +499,26 @@ def bench(label, files, iou_type, tools, repeats=1):
     return res
 
 
+def bench_confusion(files, repeats=1):
+    """Detection confusion matrix (2 IoU x 2 score thresholds): assay and valor-lite."""
+    tmp, gp, dp, desc = files
+    print(f"\n== ConfusionMatrix, bbox: {desc}; IoU {CM_IOUS} x score {CM_SCORES}")
+    res = {n: run_tool(f"cm:{n}", str(gp), str(dp), "bbox", repeats) for n in CM_TOOLS}
+    print(f"   {'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'peak MB':>9}")
+    for name, r in res.items():
+        if "skipped" in r:
+            print(f"   {name:<18} skipped: {r['skipped']}")
+            continue
+        cols = f"{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['peak_mb']:>9.0f}"
+        print(f"   {name:<18}{cols}")
+    a, v = res["assay"].get("stats"), res["valor-lite"].get("stats")
+    if a is not None and v is not None:
+        print(f"   totals (matched same label, cross label, unmatched gt, unmatched pd): "
+              f"assay {a[0]}, valor-lite {v[0]}; all equal: {a == v}")  # fmt: skip
+    shutil_rm(tmp)
+    return res
+
+
 def shutil_rm(p: Path) -> None:
     import shutil
 
@@ -448,8 +537,18 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--repeats", type=int, default=1, help="runs per tool (best kept), same for all"
     )
+    ap.add_argument(
+        "--confusion-matrix",
+        action="store_true",
+        help="only the detection ConfusionMatrix benchmark (assay and valor-lite)",
+    )
     args = ap.parse_args(argv)
     tools = [t for t in args.only.split(",") if t in TOOLS]
+    if args.confusion_matrix:
+        bench_confusion(
+            write_files(*generate(args.images, segm=False, seed=args.seed)), args.repeats
+        )
+        return 0
     t = time.perf_counter()
     files = write_files(*generate(args.images, segm=False, seed=args.seed))
     print(f"generated bbox data in {time.perf_counter() - t:.1f} s")

@@ -220,3 +220,48 @@ def test_segm_data_remembers_its_iou_type(coco_files, tmp_path):
         compute_metrics(data, iou_type="bbox")
     peer = _pycocotools_stats(gt, dt, "segm")
     assert abs(segm - peer).max() <= 1e-12
+
+
+def test_score_thresholds_matching_and_new_types(coco_files, tmp_path):
+    from assay.detection.io import load_coco
+    from assay.detection.metrics import compute_metrics
+
+    g, p, gt, dt = coco_files
+    out = tmp_path / "m.json"
+    args = ["detection", "--groundtruths", str(g), "--predictions", str(p), "--out", str(out)]
+    args += ["--metrics", "Counts,F1,ARAveragedOverScores,ConfusionMatrix"]
+    args += ["--iou-thresholds", "0.5", "--score-thresholds", "0,0.5,1", "--matching", "valor"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    got = json.loads(out.read_text())
+    recs = got["metrics"] if isinstance(got, dict) else got
+    api = compute_metrics(
+        load_coco(gt, dt),
+        metrics=["Counts", "F1", "ARAveragedOverScores", "ConfusionMatrix"],
+        iou_thresholds=[0.5],
+        score_thresholds=[0.0, 0.5, 1.0],
+        matching="valor",
+    )
+    assert len(recs) == len(api) > 0
+    counts = [m for m in recs if m["type"] == "Counts"]
+    assert {m["parameters"]["score_threshold"] for m in counts} == {0.0, 0.5, 1.0}
+    assert sorted(json.dumps(m["value"], sort_keys=True) for m in counts) == sorted(
+        json.dumps(m.value, sort_keys=True) for m in api if m.type == "Counts"
+    )
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--matching", "hungarian"], "must be coco or valor"),
+        (["--score-thresholds", "0.5,x"], "expected comma-separated numbers"),
+        (["--score-thresholds", "0.5", "--recall-score-threshold", "0.3"], "not both"),
+    ],
+)
+def test_bad_score_threshold_and_matching_options_exit_2(coco_files, extra, message):
+    g, p, *_ = coco_files
+    args = ["detection", "--groundtruths", str(g), "--predictions", str(p), "--metrics", "Counts"]
+    r = runner.invoke(app, args + extra)
+    assert r.exit_code == 2, r.output
+    assert message in r.output
+    assert "Traceback" not in r.output

@@ -88,6 +88,13 @@ CASES = [
         concat=lambda parts: DetectionData.merge(list(parts)),
     ),
     ContractCase(
+        name="detection_score_thresholds_valor_matching",
+        make=lambda: DetectionEvaluator(score_thresholds=[0.0, 0.5, 1.0], matching="valor"),
+        make_other=lambda: DetectionEvaluator(score_thresholds=[0.0, 0.5, 1.0]),
+        batches=DET_BATCHES,
+        concat=lambda parts: DetectionData.merge(list(parts)),
+    ),
+    ContractCase(
         name="segmentation",
         make=lambda: SegmentationEvaluator(),
         make_other=lambda: SegmentationEvaluator(zero_division=0.0),

@@ -185,6 +185,17 @@ def register(app: typer.Typer) -> None:
         recall_score_threshold: float = typer.Option(
             0.0, "--recall-score-threshold", help="AR counts true positives scoring >= this."
         ),
+        score_thresholds: str = typer.Option(
+            None,
+            "--score-thresholds",
+            help="Comma-separated score thresholds of AR/mAR, Counts, Precision, Recall, F1, "
+            "Accuracy, ConfusionMatrix (default: --recall-score-threshold).",
+        ),
+        matching: str = typer.Option(
+            "coco",
+            "--matching",
+            help="coco (default) or valor: matching rule of AR and the Counts family.",
+        ),
         pr_curve_iou_threshold: float = typer.Option(
             0.5, "--pr-curve-iou-threshold", help="IoU threshold of the precision-recall curves."
         ),
@@ -207,11 +218,17 @@ def register(app: typer.Typer) -> None:
         """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR
         curves)."""
         wanted = _metric_list(metrics)
+        if matching not in ("coco", "valor"):
+            raise typer.BadParameter(
+                f"must be coco or valor, got {matching!r}", param_hint="--matching"
+            )
         options = dict(
             iou_type=_iou_type(iou_type),
             iou_thresholds=_thresholds(iou_thresholds, "--iou-thresholds"),
             ar_iou_thresholds=_thresholds(ar_iou_thresholds, "--ar-iou-thresholds") or [0.5, 0.75],
             recall_score_threshold=recall_score_threshold,
+            score_thresholds=parse_floats(score_thresholds, option="--score-thresholds"),
+            matching=matching,
             max_detections=parse_max_detections(max_detections),
             pr_curve_iou_threshold=_thresholds(
                 str(pr_curve_iou_threshold), "--pr-curve-iou-threshold"

@@ -21,14 +21,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate
+from assay.detection.filters import subset
 from assay.detection.io import parse_datums
-from assay.detection.metrics import check_options, coco_summary, compute_metrics
+from assay.detection.metrics import check_matching, check_options, coco_summary, compute_metrics
 from assay.detection.params import check_iou_type
 from assay.detection.state import data_from_arrays, data_to_arrays
 from assay.detection.types import DetectionData
@@ -53,13 +54,16 @@ class DetectionEvaluator(Evaluator):
         iou_thresholds: Sequence[float] | None = None,
         ar_iou_thresholds: Sequence[float] = (0.5, 0.75),
         recall_score_threshold: float = 0.0,
+        score_thresholds: Sequence[float] | None = None,
         max_detections: int | None = 100,
         pr_curve_iou_threshold: float = 0.5,
         pr_curve_max_examples: int = 1,
         zero_division: float | None = None,
+        matching: str = "coco",
     ) -> None:
         if iou_type is not None:
             check_iou_type(iou_type)
+        check_matching(matching)
         check_options(
             iou_thresholds=iou_thresholds,
             ar_iou_thresholds=ar_iou_thresholds,
@@ -68,16 +72,21 @@ class DetectionEvaluator(Evaluator):
             pr_curve_max_examples=pr_curve_max_examples,
             zero_division=zero_division,
             metrics=None,
+            score_thresholds=score_thresholds,
         )
         self.options: dict[str, Any] = dict(
             iou_type=iou_type,
             iou_thresholds=None if iou_thresholds is None else [float(t) for t in iou_thresholds],
             ar_iou_thresholds=[float(t) for t in ar_iou_thresholds],
             recall_score_threshold=recall_score_threshold,
+            score_thresholds=None
+            if score_thresholds is None
+            else [float(s) for s in score_thresholds],
             max_detections=max_detections,
             pr_curve_iou_threshold=pr_curve_iou_threshold,
             pr_curve_max_examples=pr_curve_max_examples,
             zero_division=zero_division,
+            matching=matching,
         )
         self._parts: list[DetectionData] = []
         self._merged: DetectionData | None = None
@@ -149,6 +158,36 @@ class DetectionEvaluator(Evaluator):
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         return compute_metrics(self.data, metrics=metrics, **self.options)
+
+    def filter(
+        self,
+        *,
+        datums: Sequence[Hashable] | None = None,
+        labels: Sequence[Any] | None = None,
+    ) -> DetectionEvaluator:
+        """A new evaluator, same options, on the listed datum uids and labels only.
+
+        Nothing is read again; computing on it gives what adding only those datums and
+        annotations would (:func:`assay.detection.filters.subset`). ``labels``: values (any
+        key) or ``(key, value)`` pairs.
+
+        Example:
+            >>> gt = [{"uid": u, "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}
+            ...       for u in "ab"]
+            >>> pr = [{"uid": "a", "annotations": [{"label": "cat", "score": 0.9,
+            ...                                     "box": [0, 0, 10, 10]}]}]
+            >>> ev = DetectionEvaluator().add_datums(gt, pr)
+            >>> ev.compute(["mAR"]).get("mAR").value
+            0.5
+            >>> ev.filter(datums=["a"]).compute(["mAR"]).get("mAR").value
+            1.0
+        """
+        self._require_data("filter")
+        out = DetectionEvaluator(**self.config())
+        part = subset(self.data, datums=datums, labels=labels)
+        if part.n_datums:
+            out.add(part)
+        return out
 
     def coco(
         self, params: CocoParams | None = None, *, all_precision: bool = True

@@ -45,7 +45,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -53,11 +52,27 @@ import numpy as np
 from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
-from assay.detection.params import COCO_IOU_THRESHOLDS, STAT_NAMES, CocoParams, check_thresholds
+from assay.detection.options import (
+    AR_TYPES,
+    DEFAULT_METRICS,
+    METRIC_TYPES,
+    check_matching,
+    check_options,
+    check_score_thresholds,
+    max_det,
+)
+from assay.detection.params import STAT_NAMES, CocoParams
+from assay.detection.thresholded import (
+    THRESHOLDED_TYPES,
+    ar_records,
+    threshold_counts,
+    thresholded_records,
+)
 from assay.detection.types import DetectionData
+from assay.detection.valor_match import matching_for
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.io.labels import natural_key
-from assay.ratios import divide, value_or_none
+from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
 
 __all__ = [
@@ -71,18 +86,6 @@ __all__ = [
     "label_order",
 ]
 
-METRIC_TYPES = (
-    "AP",
-    "APAveragedOverIOUs",
-    "mAP",
-    "mAPAveragedOverIOUs",
-    "AR",
-    "mAR",
-    "PrecisionRecallCurve",
-    "DetailedPrecisionRecallCurve",
-    "COCOSummary",
-)
-DEFAULT_METRICS = METRIC_TYPES[:7]
 _ALL = ("all", 0.0, 1e5**2)
 
 
@@ -141,7 +144,7 @@ def average_precision(
         iou_type=resolve_iou_type(data, iou_type),
         iou_thresholds=np.array([iou_threshold], dtype=np.float64),
         area_ranges=(("all", 0, 1e10),),
-        max_dets=(_max_det(data, max_detections),),
+        max_dets=(max_det(data, max_detections),),
     )
     s = coco_evaluate(data, params).precision[0, :, k, 0, 0]
     if (s <= -1).any():
@@ -155,63 +158,6 @@ def label_order(data: DetectionData) -> list[int]:
     return sorted(range(len(data.labels)), key=lambda k: natural_key(data.labels[k]))
 
 
-def _max_det(data: DetectionData, max_detections: int | None) -> int:
-    if max_detections is None:
-        return max(1, len(data.predictions))
-    if isinstance(max_detections, bool) or not isinstance(max_detections, (int, np.integer)):
-        raise InvalidInputError(
-            f"must be an integer or None, got {max_detections!r}", source="max_detections"
-        )
-    if max_detections < 1:
-        raise InvalidInputError(
-            f"must be >= 1 (None keeps every detection), got {max_detections}",
-            source="max_detections",
-        )
-    return int(max_detections)
-
-
-def check_options(
-    *,
-    iou_thresholds: Sequence[float] | None,
-    ar_iou_thresholds: Sequence[float],
-    recall_score_threshold: float,
-    pr_curve_iou_threshold: float,
-    pr_curve_max_examples: int,
-    zero_division: float | None,
-    metrics: Sequence[str] | None,
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Validate compute_metrics' options; returns the IoU thresholds, AR thresholds and metrics."""
-    wanted = list(DEFAULT_METRICS if metrics is None else metrics)
-    unknown = [m for m in wanted if m not in METRIC_TYPES]
-    if unknown:
-        raise InvalidInputError(
-            f"unknown metric type(s) {unknown}; choose from {list(METRIC_TYPES)}", source="metrics"
-        )
-    ious = check_thresholds(
-        COCO_IOU_THRESHOLDS if iou_thresholds is None else iou_thresholds, name="iou_thresholds"
-    )
-    ar_ious = check_thresholds(ar_iou_thresholds, name="ar_iou_thresholds")
-    check_thresholds([pr_curve_iou_threshold], name="pr_curve_iou_threshold")
-    for name, v in (
-        ("recall_score_threshold", recall_score_threshold),
-        ("zero_division", zero_division),
-    ):
-        if v is not None and (
-            isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
-        ):
-            raise InvalidInputError(f"must be a finite number, got {v!r}", source=name)
-    if (
-        isinstance(pr_curve_max_examples, bool)
-        or not isinstance(pr_curve_max_examples, int)
-        or pr_curve_max_examples < 0
-    ):
-        raise InvalidInputError(
-            f"must be an integer >= 0, got {pr_curve_max_examples!r}",
-            source="pr_curve_max_examples",
-        )
-    return ious, ar_ious, wanted
-
-
 def compute_metrics(
     data: DetectionData,
     *,
@@ -219,10 +165,12 @@ def compute_metrics(
     iou_thresholds: Sequence[float] | None = None,
     ar_iou_thresholds: Sequence[float] = (0.5, 0.75),
     recall_score_threshold: float = 0.0,
+    score_thresholds: Sequence[float] | None = None,
     max_detections: int | None = 100,
     pr_curve_iou_threshold: float = 0.5,
     pr_curve_max_examples: int = 1,
     zero_division: float | None = None,
+    matching: str = "coco",
     metrics: Sequence[str] | None = None,
 ) -> MetricSet:
     """Detection metrics as :class:`~assay.results.Metric` records (see the module docstring).
@@ -231,18 +179,26 @@ def compute_metrics(
         data: ground truths and predictions.
         iou_type: ``"bbox"`` or ``"segm"``; default the IoU type the data was read for
             (bbox for data that keeps its exact geometry). A conflicting request raises.
-        iou_thresholds: thresholds for AP and the averaged metrics (default 0.50:0.05:0.95).
+        iou_thresholds: thresholds for AP, the averaged metrics, Counts / Precision / Recall /
+            F1 / Accuracy and ConfusionMatrix (default 0.50:0.05:0.95).
         ar_iou_thresholds: thresholds AR averages over (default [0.5, 0.75]).
-        recall_score_threshold: AR counts only TPs with ``score >=`` this.
+        recall_score_threshold: AR counts only TPs with ``score >=`` this (one threshold;
+            ``score_thresholds`` gives several).
+        score_thresholds: score thresholds of AR/mAR, ARAveragedOverScores, Counts, Precision,
+            Recall, F1, Accuracy and ConfusionMatrix (default ``[recall_score_threshold]``).
         max_detections: detections kept per (datum, label), highest scores first (COCO's 100);
             ``None`` keeps all.
         pr_curve_iou_threshold: IoU threshold of the (detailed) precision-recall curves.
         pr_curve_max_examples: examples per observation in ``DetailedPrecisionRecallCurve``.
         zero_division: the value of a ratio whose denominator is 0 (AP/AR of a label without
             ground truths, curve precision/recall/F1); default None = undefined.
-        metrics: metric types to return (default :data:`DEFAULT_METRICS`;
-            ``DetailedPrecisionRecallCurve`` and ``COCOSummary`` only when asked for).
+        matching: ``"coco"`` (default) or ``"valor"``: the matching rule of AR, mAR, the
+            AR averages, Counts, Precision, Recall, F1, Accuracy and the interpolated curve
+            (:mod:`assay.detection.valor_match`); AP and COCOSummary always match as COCO.
+        metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
+            when asked for).
     """
+    check_matching(matching)
     ious, ar_ious, wanted = check_options(
         iou_thresholds=iou_thresholds,
         ar_iou_thresholds=ar_iou_thresholds,
@@ -251,13 +207,16 @@ def compute_metrics(
         pr_curve_max_examples=pr_curve_max_examples,
         zero_division=zero_division,
         metrics=metrics,
+        score_thresholds=score_thresholds,
     )
+    scores = check_score_thresholds(score_thresholds, recall_score_threshold)
     iou_type = resolve_iou_type(data, iou_type)
-    md = _max_det(data, max_detections)
+    md = max_det(data, max_detections)
     out: list[Metric] = []
     need_ap = any(m in wanted for m in ("AP", "APAveragedOverIOUs", "mAP", "mAPAveragedOverIOUs"))
-    need_ar = any(m in wanted for m in ("AR", "mAR"))
-    if need_ap or need_ar:
+    need_ar = any(m in wanted for m in AR_TYPES)
+    need_counts = any(m in wanted for m in THRESHOLDED_TYPES)
+    if need_ap or need_ar or need_counts:
         all_t = np.unique(np.concatenate([ious, ar_ious])) if need_ar else ious
         params = CocoParams(
             iou_type=iou_type, iou_thresholds=all_t, area_ranges=(_ALL,), max_dets=(md,)
@@ -268,22 +227,24 @@ def compute_metrics(
             prec = ev.precision[:, :, :, 0, 0]  # (T, R, K)
             ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), np.nan)[t_idx]  # (T, K)
             out += _ap_records(data, ap, ious, wanted, zero_division)
+        order = label_order(data)
+        chosen = ev.matching if matching == "coco" else matching_for(matching, data, params)
         if need_ar:
-            out += _ar_records(
-                data, ev, all_t, ar_ious, recall_score_threshold, wanted, zero_division
+            ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
+            tp, _, fn = threshold_counts(data, chosen, ar_idx, scores)
+            out += ar_records(
+                data, tp, fn, ar_ious, scores, order, _keys(data), wanted, zero_division
             )
+        if need_counts:
+            t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
+            counts = threshold_counts(data, chosen, t_idx, scores)
+            out += thresholded_records(data, counts, ious, scores, order, wanted, zero_division)
     if "COCOSummary" in wanted:
         out += coco_summary(coco_evaluate(data, CocoParams(iou_type=iou_type), all_precision=False))
-    if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
-        params = CocoParams(
-            iou_type=iou_type,
-            iou_thresholds=np.array([pr_curve_iou_threshold], dtype=np.float64),
-            area_ranges=(_ALL,),
-            max_dets=(md,),
-        )
-        out += pr_curves(
-            data, params, label_order(data), pr_curve_max_examples, wanted, zero_division
-        )
+    out += _curves_and_matrices(
+        data, iou_type, md, ious, scores, pr_curve_iou_threshold, pr_curve_max_examples,
+        wanted, zero_division, matching,
+    )  # fmt: skip
     return MetricSet(out)
 
 
@@ -343,54 +304,44 @@ def _ap_records(
     return out
 
 
-def _ar_records(
+def _curves_and_matrices(
     data: DetectionData,
-    ev: CocoEvaluation,
-    all_t: np.ndarray,
-    ar_ious: np.ndarray,
-    score_thr: float,
+    iou_type: str,
+    md: int,
+    ious: np.ndarray,
+    scores: list[float],
+    pr_iou: float,
+    max_examples: int,
     wanted: list[str],
     zd: float | None,
+    matching: str,
 ) -> list[Metric]:
-    """AR per label: mean over the AR thresholds of TP / n, counting TPs scoring >= score_thr."""
-    m = ev.matching
-    K = len(data.labels)
-    dts, gts = data.predictions, data.groundtruths
-    npig = np.bincount(gts.label[~m.gt_ignore[0]], minlength=K)
-    lab = dts.label[m.det]
-    qualified = dts.score[m.det] >= score_thr
-    recalls = []
-    for t in ar_ious:
-        ti = int(np.flatnonzero(all_t == t)[0])
-        tp = m.dtm[0, ti] & ~m.dt_ignore[0, ti] & qualified
-        recalls.append(divide(np.bincount(lab[tp], minlength=K), npig, zd))
-    ar = np.mean(recalls, axis=0)
-    order = label_order(data)
+    """The precision-recall curves and confusion matrices that are wanted."""
     out: list[Metric] = []
-    if "AR" in wanted:
-        for k in order:
-            key, value = data.labels[k]
-            out.append(
-                records.ar(
-                    value_or_none(ar[k]),
-                    label_key=key,
-                    label_value=value,
-                    iou_thresholds=ar_ious,
-                    score_threshold=score_thr,
-                    zero_division=zd,
-                )
-            )
-    if "mAR" in wanted:
-        for key in _keys(data):
-            ks = [k for k in order if data.labels[k][0] == key and not np.isnan(ar[k])]
-            v = float(np.mean(ar[ks])) if ks else None
-            out.append(
-                records.mean_ar(
-                    v,
-                    label_key=key,
-                    iou_thresholds=ar_ious,
-                    score_threshold=score_thr,
-                    zero_division=zd,
-                )
-            )
+    if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
+        params = CocoParams(
+            iou_type=iou_type,
+            iou_thresholds=np.array([pr_iou], dtype=np.float64),
+            area_ranges=(_ALL,),
+            max_dets=(md,),
+        )
+        out += pr_curves(data, params, label_order(data), max_examples, wanted, zd)
+    if "InterpolatedPrecisionRecallCurve" in wanted:
+        from assay.detection.interpolated import interpolated_pr_curves
+
+        params = CocoParams(iou_type=iou_type, iou_thresholds=ious, area_ranges=(_ALL,),
+                            max_dets=(md,))  # fmt: skip
+        out += interpolated_pr_curves(data, params, label_order(data), zd, matching)
+    if "ConfusionMatrix" in wanted:
+        from assay.detection.confusion import confusion_matrices
+
+        out += confusion_matrices(data, iou_type, ious.tolist(), scores)
+    if "ConfusionMatrixWithExamples" in wanted:
+        from assay.detection.examples import confusion_with_examples
+
+        out += confusion_with_examples(data, iou_type, ious.tolist(), scores)
+    if "Examples" in wanted:
+        from assay.detection.examples import examples
+
+        out += examples(data, iou_type, ious.tolist(), scores)
     return out

@@ -31,6 +31,12 @@ __all__ = [
     "pr_curve",
     "detailed_pr_curve",
     "coco_summary_stat",
+    "counts",
+    "ratio_at",
+    "ar_averaged_over_scores",
+    "mean_ar_averaged_over_scores",
+    "confusion_matrix",
+    "interpolated_pr_curve",
 ]
 
 NO_GT = "requires at least one ground truth (not crowd) of the label"
@@ -177,3 +183,113 @@ def coco_summary_stat(
         "iou_type": iou_type,
     }
     return _record("COCOSummary", value, NO_GT, p)
+
+
+RATIO_REASONS = {
+    "Precision": "requires a prediction of the label scoring >= the score threshold (TP + FP > 0)",
+    "Recall": "requires at least one ground truth (not crowd) of the label (TP + FN > 0)",
+    "F1": "requires both precision and recall to be defined",
+    "Accuracy": "requires a prediction or a ground truth of the label (TP + FP + FN > 0)",
+}
+
+
+def _at_thresholds(
+    label_key: str, label_value: str, iou_threshold: float, score_threshold: float
+) -> dict[str, Any]:
+    return {
+        "label_key": label_key,
+        "label_value": label_value,
+        "iou_threshold": threshold(iou_threshold),
+        "score_threshold": float(score_threshold),
+    }
+
+
+def counts(
+    tp: int,
+    fp: int,
+    fn: int,
+    *,
+    label_key: str,
+    label_value: str,
+    iou_threshold: float,
+    score_threshold: float,
+) -> Metric:
+    """``Counts``: ``{tp, fp, fn}`` of one label at one IoU and one score threshold."""
+    p = _at_thresholds(label_key, label_value, iou_threshold, score_threshold)
+    return Metric("Counts", {"tp": int(tp), "fp": int(fp), "fn": int(fn)}, p)
+
+
+def ratio_at(
+    type_: str,
+    value: float | None,
+    *,
+    label_key: str,
+    label_value: str,
+    iou_threshold: float,
+    score_threshold: float,
+    zero_division: float | None = None,
+) -> Metric:
+    """``Precision``, ``Recall``, ``F1`` or ``Accuracy`` of one label at one (IoU, score)."""
+    p = _at_thresholds(label_key, label_value, iou_threshold, score_threshold)
+    return _record(type_, value, RATIO_REASONS[type_], _zd(p, zero_division))
+
+
+def ar_averaged_over_scores(
+    value: float | None,
+    *,
+    label_key: str,
+    label_value: str,
+    iou_thresholds: Iterable[float],
+    score_thresholds: Iterable[float],
+    zero_division: float | None = None,
+) -> Metric:
+    """``ARAveragedOverScores``: a label's AR averaged over the score thresholds."""
+    p = {
+        "label_key": label_key,
+        "label_value": label_value,
+        "iou_thresholds": [threshold(t) for t in iou_thresholds],
+        "score_thresholds": [float(s) for s in score_thresholds],
+    }
+    return _record("ARAveragedOverScores", value, NO_GT, _zd(p, zero_division))
+
+
+def mean_ar_averaged_over_scores(
+    value: float | None,
+    *,
+    label_key: str,
+    iou_thresholds: Iterable[float],
+    score_thresholds: Iterable[float],
+    zero_division: float | None = None,
+) -> Metric:
+    """``mARAveragedOverScores``: mAR averaged over the score thresholds."""
+    p = {
+        "label_key": label_key,
+        "iou_thresholds": [threshold(t) for t in iou_thresholds],
+        "score_thresholds": [float(s) for s in score_thresholds],
+    }
+    return _record("mARAveragedOverScores", value, NO_LABEL, _zd(p, zero_division))
+
+
+def confusion_matrix(
+    value: dict[str, Any], *, label_key: str, iou_threshold: float, score_threshold: float
+) -> Metric:
+    """``ConfusionMatrix``: ``{confusion_matrix, unmatched_predictions,
+    unmatched_ground_truths}`` of a label key at one (IoU, score) threshold pair."""
+    p = {
+        "label_key": label_key,
+        "iou_threshold": threshold(iou_threshold),
+        "score_threshold": float(score_threshold),
+    }
+    return Metric("ConfusionMatrix", value, p)
+
+
+def interpolated_pr_curve(
+    value: dict[str, Any] | None, *, label_key: str, label_value: str, iou_threshold: float
+) -> Metric:
+    """``InterpolatedPrecisionRecallCurve``: ``{precisions, scores}`` at 101 recall points."""
+    p = {
+        "label_key": label_key,
+        "label_value": label_value,
+        "iou_threshold": threshold(iou_threshold),
+    }
+    return _record("InterpolatedPrecisionRecallCurve", value, NO_GT, p)

@@ -18,7 +18,7 @@ from assay.cli_support import OutputFormat, db_option, guarded, publish, save_op
 
 __all__ = ["register"]
 
-_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "ConfusionMatrix")
+_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy", "ConfusionMatrix")
 
 
 def register(app: typer.Typer) -> None:

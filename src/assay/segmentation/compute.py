@@ -38,6 +38,8 @@ __all__ = [
     "prf_from_confusion",
     "mean_iou",
     "mask_iou",
+    "accuracy_from_confusion",
+    "cell_iou_from_confusion",
 ]
 
 
@@ -111,6 +113,47 @@ def prf_from_confusion(
         ([0.5, 1.0], [0.5, 1.0])
     """
     return precision_recall_f1(*_counts(confusion), zero_division)
+
+
+def accuracy_from_confusion(confusion: ArrayLike, zero_division: float | None = None) -> float:
+    """Pixel accuracy: the pixels whose class (background included) is right, over all pixels.
+
+    ``Accuracy = trace(C) / sum(C)``; NaN (or ``zero_division``) when there is no pixel.
+
+    Example:
+        >>> accuracy_from_confusion(np.array([[5, 1, 0], [1, 1, 0], [0, 0, 2]]))
+        0.8
+    """
+    c = np.asarray(confusion, dtype=np.float64)
+    return float(divide(np.trace(c), c.sum(), zero_division))
+
+
+def cell_iou_from_confusion(
+    confusion: ArrayLike, zero_division: float | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """IoU of every (true label, predicted label) cell, and the unmatched ratios.
+
+    With ``G_g`` the pixels whose true class is label ``g`` and ``P_p`` those predicted as ``p``
+    (background rows and columns counted), the cell ``(g, p)`` is the IoU of the two regions,
+    ``C[g, p] / (|G_g| + |P_p| - C[g, p])``; the diagonal is the per-label IoU. The unmatched
+    ratios are the share of a label's predicted pixels that are background in the ground truth
+    (``C[0, p] / |P_p|``) and of its true pixels predicted as background (``C[g, 0] / |G_g|``).
+    A zero denominator gives NaN (or ``zero_division``).
+
+    Returns ``(iou (n, n), unmatched_prediction_ratio (n,), unmatched_ground_truth_ratio (n,))``
+    over the labels (background left out).
+
+    Example:
+        >>> iou, upd, ugt = cell_iou_from_confusion(np.array([[5, 1, 0], [1, 1, 0], [0, 0, 2]]))
+        >>> iou.tolist(), upd.tolist(), ugt.tolist()
+        ([[0.3333333333333333, 0.0], [0.0, 1.0]], [0.5, 0.0], [0.5, 0.0])
+    """
+    c = np.asarray(confusion, dtype=np.float64)
+    gt = c[1:, :].sum(axis=1)
+    pd = c[:, 1:].sum(axis=0)
+    inter = c[1:, 1:]
+    iou = divide(inter, gt[:, None] + pd[None, :] - inter, zero_division)
+    return iou, divide(c[0, 1:], pd, zero_division), divide(c[1:, 0], gt, zero_division)
 
 
 def mean_iou(confusion: ArrayLike, zero_division: float | None = None) -> float:

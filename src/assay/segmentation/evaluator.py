@@ -5,7 +5,7 @@
 adds their pixel confusion counts and forgets the pixels; a batch with a bad record
 changes nothing. ``merge()`` adds another evaluator's counts in place (labels unified by
 name); ``compute()`` returns, per label, IOU, Precision, Recall and F1, and per label key
-mIOU and the ConfusionMatrix, labels in natural order (``cat2`` before ``cat10``).
+mIOU, Accuracy and the ConfusionMatrix, labels in natural order (``cat2`` before ``cat10``).
 
 Example:
     >>> import numpy as np
@@ -28,12 +28,18 @@ from assay.evaluator import Evaluator
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet, undefined
-from assay.segmentation.compute import iou_from_confusion, pixel_confusion, prf_from_confusion
+from assay.segmentation.compute import (
+    accuracy_from_confusion,
+    cell_iou_from_confusion,
+    iou_from_confusion,
+    pixel_confusion,
+    prf_from_confusion,
+)
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
 BACKGROUND = "(background)"
-METRIC_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "ConfusionMatrix")
+METRIC_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy", "ConfusionMatrix")
 _NO_PIXEL = "requires the label in a ground truth or prediction"
 _REASONS = {
     "IOU": _NO_PIXEL,
@@ -185,13 +191,13 @@ class SegmentationEvaluator(Evaluator):
                     "mIOU", "requires a label present in the ground truths or predictions", **p
                 )
             )
-            value = {
-                "labels": [BACKGROUND, *labels],
-                "counts": c.tolist(),
-                "rows": "ground truth",
-                "columns": "prediction",
-            }
-            out.append(Metric("ConfusionMatrix", value, {"label_key": key}))
+            acc = value_or_none(accuracy_from_confusion(c, zd))
+            out.append(
+                Metric("Accuracy", acc, dict(p))
+                if acc is not None
+                else undefined("Accuracy", "requires at least one pixel", **p)
+            )
+            out.append(Metric("ConfusionMatrix", _confusion_value(labels, c, zd), dict(p)))
         return MetricSet(out)
 
     def _state(self) -> dict[str, np.ndarray]:
@@ -210,6 +216,28 @@ class SegmentationEvaluator(Evaluator):
         self.n_datums = int(state["n_datums"])
 
 
+def _confusion_value(labels: list[str], c: np.ndarray, zd: float | None) -> dict[str, Any]:
+    """The pixel counts, and valor-lite's view of them: IoU per (true, predicted) label cell
+    and the unmatched ratios (see :func:`assay.segmentation.compute.cell_iou_from_confusion`)."""
+    iou, upd, ugt = cell_iou_from_confusion(c, zd)
+    return {
+        "labels": [BACKGROUND, *labels],
+        "counts": c.tolist(),
+        "rows": "ground truth",
+        "columns": "prediction",
+        "confusion_matrix": {
+            g: {p: {"iou": value_or_none(iou[i, j])} for j, p in enumerate(labels)}
+            for i, g in enumerate(labels)
+        },
+        "unmatched_predictions": {
+            v: {"ratio": value_or_none(upd[i])} for i, v in enumerate(labels)
+        },
+        "unmatched_ground_truths": {
+            v: {"ratio": value_or_none(ugt[i])} for i, v in enumerate(labels)
+        },
+    }
+
+
 def evaluate_segmentation(
     groundtruths: list[dict[str, Any]],
     predictions: list[dict[str, Any]],
@@ -222,7 +250,8 @@ def evaluate_segmentation(
     Args:
         groundtruths, predictions: datum records (``uid``, ``height``, ``width``,
             ``annotations``), as in :mod:`assay.segmentation.io`.
-        metrics: a subset of IOU, mIOU, Precision, Recall, F1, ConfusionMatrix (default all).
+        metrics: a subset of IOU, mIOU, Precision, Recall, F1, Accuracy, ConfusionMatrix
+            (default all).
         zero_division: see :class:`SegmentationEvaluator`.
 
     Raises:

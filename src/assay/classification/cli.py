@@ -16,7 +16,7 @@ from assay.cli_support import OutputFormat, db_option, guarded, parse_floats, pu
 # Kept in step with assay.classification.evaluator.METRIC_TYPES (a test checks it).
 METRIC_CHOICES = (
     "Counts, Precision, Recall, F1, Accuracy, ROCAUC, mROCAUC, PrecisionRecallCurve, "
-    "DetailedPrecisionRecallCurve"
+    "DetailedPrecisionRecallCurve, ConfusionMatrix, ConfusionMatrixWithExamples, Examples"
 )
 
 

@@ -260,7 +260,8 @@ def filter_block(
 ) -> KeyBlock:
     """The datums of ``b`` whose uid is in ``datums`` and whose truth is in ``labels``.
 
-    Scores of labels outside ``labels`` are dropped. Datums given without uids keep their
+    Scores of labels outside ``labels`` are dropped, and so is a label left with neither a
+    ground truth nor a score among the kept datums. Datums given without uids keep their
     position numbers as uids, so examples name the same datums before and after filtering.
 
     Example:
@@ -282,9 +283,12 @@ def filter_block(
     new_uids = uids[keep]
     if labels is None and b.binary_row is not None:
         return KeyBlock(b.key, new_uids, b.labels, b.gt[keep], b.scores[:, keep], b.binary_row)
+    scores = b.dense_scores()[np.ix_(rows, np.flatnonzero(keep))]
+    # A label left with neither a ground truth nor a score is dropped, as if never seen.
+    seen = np.isin(rows, b.gt[keep]) | np.isfinite(scores).any(axis=1)
+    rows, scores = rows[seen], np.ascontiguousarray(scores[seen])
     recode = np.zeros(len(b.labels), dtype=code_dtype(len(rows)))
     recode[rows] = np.arange(len(rows))
-    scores = np.ascontiguousarray(b.dense_scores()[np.ix_(rows, np.flatnonzero(keep))])
     labs = tuple(b.labels[j] for j in rows)
     return KeyBlock(b.key, new_uids, labs, recode[b.gt[keep]], scores)
 

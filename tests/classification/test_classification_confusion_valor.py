@@ -65,19 +65,24 @@ def run_assay(gts, pds, hardmax):
     return ev.add(gts, pds).compute()
 
 
+def _uid(example):
+    """valor-lite names the datum ``datum_id``; assay ``datum_uid`` (docs/records.md)."""
+    return example["datum_id"] if "datum_id" in example else example["datum_uid"]
+
+
 def _cells(value, with_examples):
     """A confusion matrix value as {(truth, prediction or None): (count, sorted examples)}."""
     out = {}
     for g, row in value["confusion_matrix"].items():
         for p, cell in row.items():
             if with_examples:
-                ex = sorted((e.get("datum_id", e.get("datum_uid")), e["score"]) for e in cell["examples"])
+                ex = sorted((_uid(e), e["score"]) for e in cell["examples"])
                 out[g, p] = (cell["count"], ex)
             else:
                 out[g, p] = (cell, [])
     for g, cell in value["unmatched_ground_truths"].items():
         if with_examples:
-            ex = sorted(e.get("datum_id", e.get("datum_uid")) for e in cell["examples"])
+            ex = sorted(_uid(e) for e in cell["examples"])
             out[g, None] = (cell["count"], ex)
         else:
             out[g, None] = (cell, [])

@@ -61,6 +61,7 @@ from assay.classification.types import (
     concat_blocks,
     filter_block,
 )
+from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
@@ -223,6 +224,16 @@ class ClassificationEvaluator(Evaluator):
         """
         block = block_from_arrays(y_true, y_score, labels=labels, uids=uids, key=key)
         self._blocks.setdefault(key, []).append(block)
+        return self
+
+    def add_wide(self, data: Any, **layout: Any) -> Self:
+        """Add a wide table, one row per datum (see :func:`assay.classification.parse_wide`).
+
+        ``layout``: ``y_true=`` and either ``y_score=`` (binary, with ``positive_label=``)
+        or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``.
+        """
+        block = parse_wide(data, **layout)
+        self._blocks.setdefault(block.key, []).append(block)
         return self
 
     @property

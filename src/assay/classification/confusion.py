@@ -67,7 +67,8 @@ def _entries(
     lab, idx = np.nonzero(passing)  # label-major
     order = np.argsort(idx, kind="stable")  # datum order, labels ascending within a datum
     idx, lab = idx[order], lab[order]
-    return idx.astype(np.int64), lab.astype(np.int64), scores[lab, idx], ~passing.any(axis=0)
+    unmatched: NDArray[np.bool_] = ~passing.any(axis=0)
+    return idx.astype(np.int64), lab.astype(np.int64), scores[lab, idx], unmatched
 
 
 def _cell_examples(

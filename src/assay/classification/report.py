@@ -53,7 +53,7 @@ def _report_dict(ms: MetricSet) -> dict[str, dict[float, dict[str, Any]]]:
     accuracy: dict[tuple[str, float], Any] = {}
     for m in ms:
         p = m.parameters
-        where = (p.get("label_key"), p.get("score_threshold"))
+        where: tuple[str, float] = (str(p.get("label_key")), float(p.get("score_threshold", 0)))
         if m.type == "Counts":
             row = rows[where].setdefault(p["label_value"], {})
             row["support"] = m.value["tp"] + m.value["fn"]
@@ -165,7 +165,7 @@ def classification_report(ms: MetricSet, *, output_dict: bool = False, digits: i
         if m.type in ("ConfusionMatrix", "ConfusionMatrixWithExamples"):
             lines += _matrix_text(m) + [""]
     lines += _curve_text(ms, digits)
-    rest = defaultdict(int)
+    rest: dict[str, int] = defaultdict(int)
     for m in ms:
         if m.type in ("Examples", "DetailedPrecisionRecallCurve"):
             rest[m.type] += 1

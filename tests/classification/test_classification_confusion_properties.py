@@ -116,3 +116,20 @@ def test_filter_keeps_datums_numbered_by_position():
     ms = ev.filter(datums=[2]).compute()
     assert [m.parameters["datum_uid"] for m in ms] == ["2"]
     assert ms[0].value["false_positives"] == ["b"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(datasets(), st.integers(1, 11), st.booleans())
+def test_examples_do_not_depend_on_batches_or_merge_order(data, cut, hardmax):
+    gts, pds = data
+    assume(cut < len(gts))
+    metrics = ["ConfusionMatrixWithExamples", "Examples"]
+    first, second = gts.iloc[:cut], gts.iloc[cut:]
+
+    def part(g):
+        return _evaluator(hardmax, metrics).add(g, pds[pds.uid.isin(g.uid)])
+
+    whole = _evaluator(hardmax, metrics).add(gts, pds).compute()
+    forward = part(first).merge(part(second)).compute()
+    backward = part(second).merge(part(first)).compute()
+    assert forward.to_list() == whole.to_list() == backward.to_list()

@@ -231,7 +231,11 @@ def register(app: typer.Typer) -> None:
             "pr_curve_max_examples": pr_curve_max_examples,
             "zero_division": zero_division,
         }
-        record = {"kind": "classification", "dataset": dataset, "parameters": parameters}
+        record: dict[str, Any] = {
+            "kind": "classification",
+            "dataset": dataset,
+            "parameters": parameters,
+        }
         ms = ev.compute()
         if format is OutputFormat.table:
             _publish_table(ms, out, save, db, record)

@@ -67,7 +67,7 @@ def _entries(
     lab, idx = np.nonzero(passing)  # label-major
     order = np.argsort(idx, kind="stable")  # datum order, labels ascending within a datum
     idx, lab = idx[order], lab[order]
-    unmatched: NDArray[np.bool_] = ~passing.any(axis=0)
+    unmatched = np.logical_not(passing.any(axis=0))
     return idx.astype(np.int64), lab.astype(np.int64), scores[lab, idx], unmatched
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from assay.classification import ClassificationEvaluator
+from assay.classification import METRIC_TYPES, ClassificationEvaluator
 
 LABELS = ["a", "b", "c", "d"]
 SCORES = st.sampled_from([None, 0.0, 0.25, 0.5, 0.75, 1.0])  # None: label not predicted
@@ -69,20 +69,7 @@ def _records(ms):
     return sorted(m.to_dict().__repr__() for m in ms)
 
 
-ALL = [
-    "Counts",
-    "Precision",
-    "Recall",
-    "F1",
-    "Accuracy",
-    "ROCAUC",
-    "mROCAUC",
-    "PrecisionRecallCurve",
-    "DetailedPrecisionRecallCurve",
-    "ConfusionMatrix",
-    "ConfusionMatrixWithExamples",
-    "Examples",
-]
+ALL = list(METRIC_TYPES)
 
 
 @settings(max_examples=60, deadline=None)

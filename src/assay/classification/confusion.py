@@ -35,21 +35,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from assay.classification.detailed import _in_uid_order
 from assay.classification.types import KeyBlock
 from assay.results import Metric
 
 __all__ = ["CONFUSION_TYPES", "confusion_records"]
 
 CONFUSION_TYPES = frozenset({"ConfusionMatrix", "ConfusionMatrixWithExamples", "Examples"})
-
-
-def _in_uid_order(b: KeyBlock) -> tuple[NDArray[np.float64], NDArray[Any], NDArray[Any]]:
-    """Dense scores, truth codes and uids, with the datums sorted by uid."""
-    scores, gt, uids = b.dense_scores(), b.gt, b.uid_array()
-    if len(uids) > 1 and not bool(np.all(uids[1:] >= uids[:-1])):
-        order = np.argsort(uids, kind="stable")
-        scores, gt, uids = scores[:, order], gt[order], uids[order]
-    return scores, gt, uids
 
 
 def _entries(

@@ -11,7 +11,7 @@ from assay.classification import ClassificationEvaluator
 valor = pytest.importorskip("valor_lite.classification")
 
 THRESHOLDS = [0.0, 0.3, 0.5, 1.0]  # ascending: valor-lite narrows its mask threshold by threshold
-TYPES = ["Counts", "ConfusionMatrix", "ConfusionMatrixWithExamples", "Examples"]
+TYPES = ["Counts", "Accuracy", "ConfusionMatrix", "ConfusionMatrixWithExamples", "Examples"]
 
 
 def make_data(seed, n=120):
@@ -52,6 +52,7 @@ def run_valor(gts, pds, hardmax):
     counts = ev.compute_precision_recall(**kw)
     return {
         "Counts": [m.to_dict() for ms in counts.values() for m in ms if m.type == "Counts"],
+        "Accuracy": [m.to_dict() for ms in counts.values() for m in ms if m.type == "Accuracy"],
         "ConfusionMatrix": [m.to_dict() for m in ev.compute_confusion_matrix(**kw)],
         "ConfusionMatrixWithExamples": [
             m.to_dict() for m in ev.compute_confusion_matrix_with_examples(**kw)
@@ -140,6 +141,7 @@ def test_hardmax_counts_match_valor(seed):
         assert (m.value["tp"], m.value["fp"]) == (other["tp"], other["fp"])
         compared += 1
     assert compared == 5 * len(THRESHOLDS)
+    _same_accuracy(gts, pds, True)
 
 
 @pytest.mark.parametrize("seed", [7, 8])
@@ -158,6 +160,18 @@ def test_soft_counts_tp_fp_match_valor(seed):
         assert (m.value["tp"], m.value["fp"]) == (other["tp"], other["fp"])
         assert m.value["tp"] + m.value["fn"] == truth.get(m.parameters["label_value"], 0)
     assert len(ours) == 5 * len(THRESHOLDS)
+    _same_accuracy(gts, pds, False)
+
+
+def _same_accuracy(gts, pds, hardmax):
+    theirs = {
+        m["parameters"]["score_threshold"]: m["value"]
+        for m in run_valor(gts, pds, hardmax)["Accuracy"]
+    }
+    ours = run_assay(gts, pds, hardmax).filter("Accuracy")
+    assert len(ours) == len(theirs) == len(THRESHOLDS)
+    for m in ours:
+        assert abs(m.value - theirs[m.parameters["score_threshold"]]) < 1e-12
 
 
 def test_zero_score_at_threshold_zero_is_a_deliberate_difference():

@@ -22,10 +22,17 @@ loaded machine it moves far less than wall time (the work is single-threaded).
   with ``update`` and ``compute``; one torch thread, as numpy and scikit-learn use one core;
 * ``np.argsort``: one sort of the scores, the floor of any exact ROC AUC.
 
+``--only confusion``: ``ConfusionMatrixWithExamples`` at score threshold 0.5 over 10 classes
+(every example kept, as valor-lite does; and at most 10 per cell), from arrays for assay and
+from ``Classification`` objects for valor-lite (its loading is part of its time), at 1e4 and
+1e5 datums beside valor-lite and at 1e6 for assay alone: the largest size valor-lite survives
+is 1e4 (at 1e5 it asks for a 33.8 GiB datum x datum array).
+
 torchmetrics (and torch) are optional: install them only for this benchmark
 (``pip install torch torchmetrics``); assay never depends on them.
 
 Usage: ``python benchmarks/classification.py [--quick] [--no-valor] [--only KIND]``
+(KIND: binary, multiclass, valor, confusion)
 """
 
 from __future__ import annotations
@@ -210,11 +217,15 @@ def valor_evaluator(y: np.ndarray, s: np.ndarray) -> None:
     ev.compute_precision_recall(score_thresholds=[0.0])
 
 
-def assay_confusion(y: np.ndarray, s: np.ndarray) -> None:
+def assay_confusion(y: np.ndarray, s: np.ndarray, number_of_examples: int | None = None) -> None:
     from assay.classification import ClassificationEvaluator
 
     p = np.stack([1.0 - s, s], axis=1) if s.ndim == 1 else s
-    ev = ClassificationEvaluator(score_thresholds=[0.5], metrics=["ConfusionMatrixWithExamples"])
+    ev = ClassificationEvaluator(
+        score_thresholds=[0.5],
+        metrics=["ConfusionMatrixWithExamples"],
+        number_of_examples=number_of_examples,
+    )
     ev.add_arrays(y, p, labels=list(range(p.shape[1]))).compute()
 
 
@@ -247,6 +258,7 @@ TOOLS: dict[str, Callable[[np.ndarray, np.ndarray], None]] = {
     "valor-lite evaluator": valor_evaluator,
     "np.argsort (floor)": argsort_floor,
     "assay ConfusionMatrixWithExamples": assay_confusion,
+    "assay ConfusionMatrixWithExamples, 10 per cell": lambda y, s: assay_confusion(y, s, 10),
     "valor-lite ConfusionMatrixWithExamples": valor_confusion,
 }
 
@@ -412,7 +424,7 @@ def confusion_cases(quick: bool, no_valor: bool) -> None:
         run_case(
             f"confusion matrix with examples, n={n:.0e} x {CLASSES}",
             *multiclass_data(n),
-            [assay_tool],
+            [assay_tool, assay_tool + ", 10 per cell"],
             2,
         )
 

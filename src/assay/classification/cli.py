@@ -199,10 +199,14 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
-        """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves.
+        """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves,
+        confusion matrices (with examples) and per-datum examples.
 
-        A datum has one ground-truth value per label key ("class" if no key column) and any
-        number of scored predicted values; aggregate metrics use each datum's top prediction.
+        Long form (--groundtruths, --predictions): a datum has one ground-truth value per
+        label key ("class" if no key column) and any number of scored predicted values. Wide
+        (--data, as scikit-learn users hold it): --y-true with --y-score (binary) or
+        --y-score-columns (predict_proba). Aggregate metrics use each datum's top prediction
+        unless --no-hardmax.
         """
         settings = {
             "score_thresholds": score_thresholds,

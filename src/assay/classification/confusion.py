@@ -45,16 +45,19 @@ CONFUSION_TYPES = frozenset({"ConfusionMatrix", "ConfusionMatrixWithExamples", "
 
 
 def _entries(
-    scores: NDArray[np.float64], gt: NDArray[Any], t: float, hardmax: bool
+    scores: NDArray[np.float64],
+    top: tuple[NDArray[np.int64], NDArray[np.float64]] | None,
+    t: float,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]]:
-    """The passing (datum, label) pairs as (datum index, label, score), and the unmatched mask."""
-    k, n = scores.shape
-    if hardmax:
-        top = np.argmax(scores, axis=0)
-        top_score = scores[top, np.arange(n)]
+    """The passing (datum, label) pairs as (datum index, label, score), and the unmatched mask.
+
+    ``top``: each datum's top label and score (hardmax), or ``None`` (every label counts).
+    """
+    if top is not None:
+        top_label, top_score = top
         ok = top_score >= t
         idx = np.flatnonzero(ok)
-        return idx, top[idx].astype(np.int64), top_score[idx], ~ok
+        return idx, top_label[idx], top_score[idx], ~ok
     passing = scores >= t
     lab, idx = np.nonzero(passing)  # label-major
     order = np.argsort(idx, kind="stable")  # datum order, labels ascending within a datum
@@ -167,10 +170,14 @@ def confusion_records(
     scores, gt, uids = _in_uid_order(b)
     k = len(b.labels)
     g64 = gt.astype(np.int64)
+    top = None
+    if hardmax:  # ties: the label that sorts first (argmax keeps the first maximum)
+        top_label = np.argmax(scores, axis=0).astype(np.int64)
+        top = (top_label, scores[top_label, np.arange(len(gt))])
     out: list[Metric] = []
     for t in score_thresholds:
         params = {"label_key": b.key, "score_threshold": float(t), "hardmax": hardmax}
-        entry = _entries(scores, gt, float(t), hardmax)
+        entry = _entries(scores, top, float(t))
         idx, lab, _, unmatched = entry
         cells = np.bincount(g64[idx] * k + lab, minlength=k * k)
         um = np.bincount(g64[unmatched], minlength=k)

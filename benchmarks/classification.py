@@ -22,10 +22,17 @@ loaded machine it moves far less than wall time (the work is single-threaded).
   with ``update`` and ``compute``; one torch thread, as numpy and scikit-learn use one core;
 * ``np.argsort``: one sort of the scores, the floor of any exact ROC AUC.
 
+``--only confusion``: ``ConfusionMatrixWithExamples`` at score threshold 0.5 over 10 classes
+(every example kept, as valor-lite does; and at most 10 per cell), from arrays for assay and
+from ``Classification`` objects for valor-lite (its loading is part of its time), at 1e4 and
+1e5 datums beside valor-lite and at 1e6 for assay alone: the largest size valor-lite survives
+is 1e4 (at 1e5 it asks for a 33.8 GiB datum x datum array).
+
 torchmetrics (and torch) are optional: install them only for this benchmark
 (``pip install torch torchmetrics``); assay never depends on them.
 
 Usage: ``python benchmarks/classification.py [--quick] [--no-valor] [--only KIND]``
+(KIND: binary, multiclass, valor, confusion)
 """
 
 from __future__ import annotations
@@ -210,6 +217,34 @@ def valor_evaluator(y: np.ndarray, s: np.ndarray) -> None:
     ev.compute_precision_recall(score_thresholds=[0.0])
 
 
+def assay_confusion(y: np.ndarray, s: np.ndarray, number_of_examples: int | None = None) -> None:
+    from assay.classification import ClassificationEvaluator
+
+    p = np.stack([1.0 - s, s], axis=1) if s.ndim == 1 else s
+    ev = ClassificationEvaluator(
+        score_thresholds=[0.5],
+        metrics=["ConfusionMatrixWithExamples"],
+        number_of_examples=number_of_examples,
+    )
+    ev.add_arrays(y, p, labels=list(range(p.shape[1]))).compute()
+
+
+def valor_confusion(y: np.ndarray, s: np.ndarray) -> None:
+    from valor_lite.classification import Classification, Loader
+
+    p = np.stack([1.0 - s, s], axis=1) if s.ndim == 1 else s
+    labels = [str(j) for j in range(p.shape[1])]
+    loader = Loader.in_memory()
+    rows = [
+        Classification(
+            uid=str(i), groundtruth=labels[y[i]], predictions=labels, scores=p[i].tolist()
+        )
+        for i in range(len(y))
+    ]
+    loader.add_data(rows)
+    loader.finalize().compute_confusion_matrix_with_examples(score_thresholds=[0.5])
+
+
 def argsort_floor(y: np.ndarray, s: np.ndarray) -> None:
     np.argsort(s if s.ndim == 1 else s[:, 0])
 
@@ -222,6 +257,9 @@ TOOLS: dict[str, Callable[[np.ndarray, np.ndarray], None]] = {
     "torchmetrics stateful": torch_stateful,
     "valor-lite evaluator": valor_evaluator,
     "np.argsort (floor)": argsort_floor,
+    "assay ConfusionMatrixWithExamples": assay_confusion,
+    "assay ConfusionMatrixWithExamples, 10 per cell": lambda y, s: assay_confusion(y, s, 10),
+    "valor-lite ConfusionMatrixWithExamples": valor_confusion,
 }
 
 
@@ -337,7 +375,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     ap.add_argument("--no-valor", action="store_true", help="skip the valor-lite case")
-    ap.add_argument("--only", choices=["binary", "multiclass", "valor"], help="run one case kind")
+    ap.add_argument(
+        "--only", choices=["binary", "multiclass", "valor", "confusion"], help="run one case kind"
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -348,8 +388,8 @@ def main() -> None:
 
     print(f"assay from {Path(assay.__file__).parent}; metric set: ROC AUC, precision, recall,")
     print(f"F1, accuracy, confusion counts at threshold {THRESHOLD} (multiclass: top class)")
-    fast = [t for t in TOOLS if t != "valor-lite evaluator"]
-    wanted = {args.only} if args.only else {"binary", "multiclass", "valor"}
+    fast = [t for t in TOOLS if "valor-lite" not in t and "Confusion" not in t]
+    wanted = {args.only} if args.only else {"binary", "multiclass", "valor", "confusion"}
     sizes = ((10**5, 3), (10**6, 3)) if args.quick else ((10**6, 3), (10**7, 2))
     for n, repeat in sizes if "binary" in wanted else ():
         run_case(f"binary, n={n:.0e}", *binary_data(n), fast, repeat)
@@ -362,6 +402,29 @@ def main() -> None:
             f"binary, n={n:.0e} (valor-lite builds its data row by row in Python)",
             *binary_data(n),
             ["assay evaluator", "valor-lite evaluator"],
+            2,
+        )
+    if "confusion" in wanted:
+        confusion_cases(args.quick, args.no_valor)
+
+
+def confusion_cases(quick: bool, no_valor: bool) -> None:
+    """ConfusionMatrixWithExamples (every example kept) at one threshold, 10 classes."""
+    assay_tool = "assay ConfusionMatrixWithExamples"
+    valor_tool = "valor-lite ConfusionMatrixWithExamples"
+    peers = [] if no_valor else [valor_tool]
+    for n in (10**4,) if quick else (10**4, 10**5):
+        run_case(
+            f"confusion matrix with examples, n={n:.0e} x {CLASSES}",
+            *multiclass_data(n),
+            [assay_tool, *peers],
+            1,
+        )
+    for n in () if quick else (10**6,):
+        run_case(
+            f"confusion matrix with examples, n={n:.0e} x {CLASSES}",
+            *multiclass_data(n),
+            [assay_tool, assay_tool + ", 10 per cell"],
             2,
         )
 

@@ -107,6 +107,19 @@ CASES = [
         add=_add_long_form,
     ),
     ContractCase(
+        name="classification-soft-confusion",
+        make=lambda: ClassificationEvaluator(
+            score_thresholds=[0.0, 0.5, 1.0],
+            pr_curve_max_examples=0,
+            hardmax=False,
+            metrics=["Counts", "F1", "Accuracy", "ConfusionMatrix"],
+        ),
+        make_other=lambda: ClassificationEvaluator(pr_curve_max_examples=0, hardmax=True),
+        batches=_long_form_batches(),
+        concat=_concat_long_form,
+        add=_add_long_form,
+    ),
+    ContractCase(
         name="fairness-two-definitions",
         make=lambda: FairnessEvaluator(["s", "age:40:invert"]),
         make_other=lambda: FairnessEvaluator(["s", "age:50:invert"]),

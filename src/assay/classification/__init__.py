@@ -35,6 +35,9 @@ _WHERE = {
     "ClassificationEvaluator": "assay.classification.evaluator",
     "evaluate_classification": "assay.classification.evaluator",
     "parse_long_form": "assay.classification.io",
+    "parse_wide": "assay.classification.wide",
+    "DEFAULT_METRICS": "assay.classification.evaluator",
+    "classification_report": "assay.classification.report",
     "DEFAULT_KEY": "assay.classification.types",
     "KeyBlock": "assay.classification.types",
     "block_from_arrays": "assay.classification.types",
@@ -54,6 +57,9 @@ __all__ = [
     "evaluate_classification",
     "f1_score",
     "parse_long_form",
+    "parse_wide",
+    "DEFAULT_METRICS",
+    "classification_report",
     "pr_curve_counts",
     "precision_score",
     "recall_score",
@@ -72,12 +78,15 @@ if TYPE_CHECKING:
         roc_auc_score,
     )
     from assay.classification.evaluator import (
+        DEFAULT_METRICS,
         METRIC_TYPES,
         ClassificationEvaluator,
         evaluate_classification,
     )
     from assay.classification.io import parse_long_form
+    from assay.classification.report import classification_report
     from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays
+    from assay.classification.wide import parse_wide
     from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
 

@@ -1,4 +1,9 @@
-"""``assay classification``: evaluate long-form ground truths and predictions from files.
+"""``assay classification``: evaluate classification files, long form or wide.
+
+Long form: ``--groundtruths`` and ``--predictions`` (one row per label). Wide, as
+scikit-learn users hold it: ``--data`` with ``--y-true`` and either ``--y-score`` (binary,
+the score of ``--positive-label``) or ``--y-score-columns`` (``predict_proba`` columns named
+by their labels).
 
 Only typer and the shared CLI helpers are imported at module level; numpy, pandas and the
 classification code load inside the command, so ``assay --help`` stays fast.
@@ -16,7 +21,7 @@ from assay.cli_support import OutputFormat, db_option, guarded, parse_floats, pu
 # Kept in step with assay.classification.evaluator.METRIC_TYPES (a test checks it).
 METRIC_CHOICES = (
     "Counts, Precision, Recall, F1, Accuracy, ROCAUC, mROCAUC, PrecisionRecallCurve, "
-    "DetailedPrecisionRecallCurve"
+    "DetailedPrecisionRecallCurve, ConfusionMatrix, ConfusionMatrixWithExamples, Examples"
 )
 
 
@@ -26,16 +31,11 @@ OPTIONS = {
     "pr_curve_max_examples": "--pr-curve-max-examples",
     "metrics": "--metrics",
     "zero_division": "--zero-division",
+    "number_of_examples": "--number-of-examples",
 }
 
 
-def _evaluator(
-    score_thresholds: str,
-    pr_curve_max_examples: int,
-    metrics: str | None,
-    zero_division: float | None,
-    out: Path | None,
-) -> Any:
+def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
     """The configured evaluator; a bad option (or --out) fails before any file is read."""
     from assay.classification.evaluator import ClassificationEvaluator
     from assay.errors import InvalidInputError
@@ -43,16 +43,75 @@ def _evaluator(
 
     if out is not None:
         check_writable_file(out, option="--out")
+    metrics = settings["metrics"]
     try:
         return ClassificationEvaluator(
-            score_thresholds=parse_floats(score_thresholds, option="--score-thresholds") or [0.0],
-            pr_curve_max_examples=pr_curve_max_examples,
+            score_thresholds=parse_floats(settings["score_thresholds"], option="--score-thresholds")
+            or [0.0],
+            pr_curve_max_examples=settings["pr_curve_max_examples"],
             metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
-            zero_division=zero_division,
+            zero_division=settings["zero_division"],
+            hardmax=settings["hardmax"],
+            number_of_examples=settings["number_of_examples"],
         )
     except InvalidInputError as e:
         where = OPTIONS.get(str(e.source), e.source)
         raise InvalidInputError(e.reason, source=where, record=e.record) from None
+
+
+def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
+    from assay.errors import InvalidInputError
+    from assay.io.tables import read_table
+
+    if wide["y_true"] is None:
+        raise InvalidInputError("--data needs --y-true", source="--y-true")
+    if (wide["y_score"] is None) == (wide["y_score_columns"] is None):
+        raise InvalidInputError(
+            "--data needs exactly one of --y-score (binary) and --y-score-columns",
+            source="--y-score",
+        )
+    columns = wide["y_score_columns"]
+    ev.add_wide(
+        read_table(data),
+        y_true=wide["y_true"],
+        y_score=wide["y_score"],
+        y_score_columns=None if columns is None else [c.strip() for c in columns.split(",")],
+        positive_label=wide["positive_label"],
+        uid=wide["uid_column"],
+        source=str(data),
+    )
+
+
+def _add_input(ev: Any, gts: Path | None, pds: Path | None, data: Path | None, wide: dict) -> str:
+    """Add the files; returns the dataset name. Exactly one input layout must be given."""
+    from assay.errors import InvalidInputError
+
+    if data is not None and (gts is not None or pds is not None):
+        raise InvalidInputError(
+            "give either --data (wide) or --groundtruths and --predictions (long form)",
+            source="--data",
+        )
+    if data is not None:
+        _add_wide(ev, data, wide)
+        return str(data)
+    if gts is None or pds is None:
+        raise InvalidInputError(
+            "give --groundtruths and --predictions (long form), or --data with --y-true",
+            source="--groundtruths" if gts is None else "--predictions",
+        )
+    _add_files(ev, gts, pds)
+    return str(gts)
+
+
+def _publish_table(ms: Any, out: Path | None, save: bool, db: str | None, record: dict) -> None:
+    """``--format table``: store (with --save), write --out, print the classification report."""
+    from assay.classification.report import classification_report
+    from assay.cli_support import save_metrics, write_atomic
+
+    save_metrics(ms, save=save, url=db, **record)
+    if out is not None:
+        write_atomic(out, ms.to_json(indent=2) + "\n")
+    typer.echo(classification_report(ms), nl=False)
 
 
 def _add_files(ev: Any, groundtruths: Path, predictions: Path) -> None:
@@ -75,31 +134,64 @@ def register(app: typer.Typer) -> None:
     @app.command("classification")
     @guarded
     def classification(
-        groundtruths: Path = typer.Option(
-            ...,
+        groundtruths: Path | None = typer.Option(
+            None,
             help="Ground truths: JSONL, CSV or Parquet with columns uid, key (optional), value.",
         ),
-        predictions: Path = typer.Option(
-            ...,
+        predictions: Path | None = typer.Option(
+            None,
             help="Predictions: JSONL, CSV or Parquet with columns uid, key (optional), value, "
             "score in 0..1.",
         ),
+        data: Path | None = typer.Option(
+            None, help="Wide input, one row per datum (CSV, Parquet or JSONL); see --y-true."
+        ),
+        y_true: str | None = typer.Option(None, help="With --data: the ground-truth column."),
+        y_score: str | None = typer.Option(
+            None, help="With --data: the score column of --positive-label (binary)."
+        ),
+        y_score_columns: str | None = typer.Option(
+            None,
+            help="With --data: comma-separated score columns, one per label, named by the "
+            "label (predict_proba layout).",
+        ),
+        positive_label: str = typer.Option(
+            "1", help="With --y-score: the label the score is for; the other value is negative."
+        ),
+        uid_column: str | None = typer.Option(
+            None, help="With --data: a column of datum ids (default: row numbers from 0)."
+        ),
         score_thresholds: str = typer.Option(
             "0.0",
-            help="Comma-separated thresholds in 0..1 for Counts/Precision/Recall/F1/Accuracy.",
+            help="Comma-separated thresholds in 0..1 for Counts/Precision/Recall/F1/Accuracy "
+            "and the confusion matrices.",
+        ),
+        hardmax: bool = typer.Option(
+            True,
+            "--hardmax/--no-hardmax",
+            help="Only each datum's top prediction counts (default), or every label scoring "
+            "at or above the threshold.",
         ),
         pr_curve_max_examples: int = typer.Option(
             1, min=0, help="Example uids per observation in DetailedPrecisionRecallCurve."
         ),
+        number_of_examples: int | None = typer.Option(
+            None, help="Examples per cell of ConfusionMatrixWithExamples (default: all)."
+        ),
         metrics: str | None = typer.Option(
-            None, help=f"Comma-separated metric types (default all): {METRIC_CHOICES}."
+            None,
+            help=f"Comma-separated metric types (default all but ConfusionMatrixWithExamples "
+            f"and Examples): {METRIC_CHOICES}.",
         ),
         zero_division: float | None = typer.Option(
             None,
             help="Report this value where a denominator is 0 (default: undefined, value null).",
         ),
         format: OutputFormat = typer.Option(
-            OutputFormat.json, "--format", help="json (metric records) or table (for people)."
+            OutputFormat.json,
+            "--format",
+            help="json (metric records) or table (a classification report per key and "
+            "threshold, the confusion matrix, curves summarised).",
         ),
         out: Path | None = typer.Option(
             None, help="Write the JSON records to this file (atomically) instead of stdout."
@@ -107,27 +199,49 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
-        """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves.
+        """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves,
+        confusion matrices (with examples) and per-datum examples.
 
-        A datum has one ground-truth value per label key ("class" if no key column) and any
-        number of scored predicted values; aggregate metrics use each datum's top prediction.
+        Long form (--groundtruths, --predictions): a datum has one ground-truth value per
+        label key ("class" if no key column) and any number of scored predicted values. Wide
+        (--data, as scikit-learn users hold it): --y-true with --y-score (binary) or
+        --y-score-columns (predict_proba). Aggregate metrics use each datum's top prediction
+        unless --no-hardmax.
         """
-        ev = _evaluator(score_thresholds, pr_curve_max_examples, metrics, zero_division, out)
-        _add_files(ev, groundtruths, predictions)
-        publish(
-            ev.compute(),
-            fmt=format,
-            out=out,
-            title="classification",
-            save=save,
-            db=db,
-            kind="classification",
-            dataset=str(groundtruths),
-            parameters={
-                "groundtruths": str(groundtruths),
-                "predictions": str(predictions),
-                "score_thresholds": list(ev.score_thresholds),
-                "pr_curve_max_examples": pr_curve_max_examples,
-                "zero_division": zero_division,
-            },
-        )
+        settings = {
+            "score_thresholds": score_thresholds,
+            "pr_curve_max_examples": pr_curve_max_examples,
+            "metrics": metrics,
+            "zero_division": zero_division,
+            "hardmax": hardmax,
+            "number_of_examples": number_of_examples,
+        }
+        ev = _evaluator(settings, out)
+        wide = {
+            "y_true": y_true,
+            "y_score": y_score,
+            "y_score_columns": y_score_columns,
+            "positive_label": positive_label,
+            "uid_column": uid_column,
+        }
+        dataset = _add_input(ev, groundtruths, predictions, data, wide)
+        parameters = {
+            "groundtruths": None if groundtruths is None else str(groundtruths),
+            "predictions": None if predictions is None else str(predictions),
+            "data": None if data is None else str(data),
+            **{k: v for k, v in wide.items() if data is not None},
+            "score_thresholds": list(ev.score_thresholds),
+            "hardmax": hardmax,
+            "pr_curve_max_examples": pr_curve_max_examples,
+            "zero_division": zero_division,
+        }
+        record: dict[str, Any] = {
+            "kind": "classification",
+            "dataset": dataset,
+            "parameters": parameters,
+        }
+        ms = ev.compute()
+        if format is OutputFormat.table:
+            _publish_table(ms, out, save, db, record)
+            return
+        publish(ms, fmt=format, out=out, title="classification", save=save, db=db, **record)

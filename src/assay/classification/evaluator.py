@@ -15,7 +15,16 @@ Metric types (one record each; ``parameters`` always hold ``label_key``):
 ``DetailedPrecisionRecallCurve``  per key: the same thresholds, with false positives and false
                                negatives split by kind (misclassifications / no_predictions)
                                and up to ``pr_curve_max_examples`` example uids each
+``ConfusionMatrix``            per key and score threshold: ``{truth: {prediction: count}}``
+                               and ``unmatched_ground_truths`` (see
+                               :mod:`assay.classification.confusion`)
+``ConfusionMatrixWithExamples``  the same with example ``{datum_uid, score}`` per cell (opt-in)
+``Examples``                   per datum and score threshold: its TP/FP/FN labels (opt-in)
 =============================  ===============================================================
+
+``hardmax=False`` lets every label scoring ``>= score_threshold`` count (valor-lite's
+``hardmax=False``): Counts, Precision, Recall, F1, Accuracy and the confusion types then
+treat each label as its own binary problem, and their records carry ``hardmax: false``.
 
 Undefined values (a ratio with denominator 0, a ROC AUC with one class) are ``None`` with the
 reason in ``parameters["undefined"]`` (inside curves: ``None`` entries), unless
@@ -41,16 +50,29 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike
 
+from assay.classification.confusion import CONFUSION_TYPES, confusion_records
 from assay.classification.curves import CURVE_TYPES, curve_records
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
 from assay.classification.io import parse_long_form
-from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays, concat_blocks
+from assay.classification.types import (
+    DEFAULT_KEY,
+    KeyBlock,
+    block_from_arrays,
+    concat_blocks,
+    filter_block,
+)
+from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
-__all__ = ["ClassificationEvaluator", "evaluate_classification", "METRIC_TYPES"]
+__all__ = [
+    "ClassificationEvaluator",
+    "evaluate_classification",
+    "METRIC_TYPES",
+    "DEFAULT_METRICS",
+]
 
 METRIC_TYPES: tuple[str, ...] = (
     "Counts",
@@ -62,7 +84,13 @@ METRIC_TYPES: tuple[str, ...] = (
     "mROCAUC",
     "PrecisionRecallCurve",
     "DetailedPrecisionRecallCurve",
+    "ConfusionMatrix",
+    "ConfusionMatrixWithExamples",
+    "Examples",
 )
+
+#: Computed when ``metrics`` is not given: all but the per-datum and example-carrying types.
+DEFAULT_METRICS: tuple[str, ...] = METRIC_TYPES[:-2]
 
 
 def _thresholds(values: Iterable[float], source: str) -> tuple[float, ...]:
@@ -95,6 +123,10 @@ class ClassificationEvaluator(Evaluator):
         pr_curve_max_examples: example uids kept per observation in the detailed curve.
         metrics: metric types to compute (default: all of :data:`METRIC_TYPES`).
         zero_division: value to use where a ratio's denominator is 0 (default: undefined).
+        hardmax: only a datum's top prediction counts (default) or every label at or above
+            the threshold.
+        number_of_examples: examples kept per cell of ``ConfusionMatrixWithExamples``
+            (default ``None``: all, as valor-lite).
 
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
@@ -109,6 +141,8 @@ class ClassificationEvaluator(Evaluator):
         pr_curve_max_examples: int = 1,
         metrics: Iterable[str] | None = None,
         zero_division: float | None = None,
+        hardmax: bool = True,
+        number_of_examples: int | None = None,
     ) -> None:
         self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
         self.pr_curve_thresholds = tuple(
@@ -120,7 +154,7 @@ class ClassificationEvaluator(Evaluator):
                 source="pr_curve_max_examples",
             )
         self.pr_curve_max_examples = int(pr_curve_max_examples)
-        self.metrics = tuple(METRIC_TYPES if metrics is None else metrics)
+        self.metrics = tuple(DEFAULT_METRICS if metrics is None else metrics)
         unknown = set(self.metrics) - set(METRIC_TYPES)
         if unknown:
             raise InvalidInputError(
@@ -132,6 +166,17 @@ class ClassificationEvaluator(Evaluator):
                 f"must be a finite number, got {zero_division!r}", source="zero_division"
             )
         self.zero_division = None if zero_division is None else float(zero_division)
+        if not isinstance(hardmax, (bool, np.bool_)):
+            raise InvalidInputError(f"must be true or false, got {hardmax!r}", source="hardmax")
+        self.hardmax = bool(hardmax)
+        if number_of_examples is not None and (
+            isinstance(number_of_examples, bool) or int(number_of_examples) < 0
+        ):
+            raise InvalidInputError(
+                f"must be an integer >= 0 or None, got {number_of_examples!r}",
+                source="number_of_examples",
+            )
+        self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -141,6 +186,8 @@ class ClassificationEvaluator(Evaluator):
             "pr_curve_max_examples": self.pr_curve_max_examples,
             "metrics": list(self.metrics),
             "zero_division": self.zero_division,
+            "hardmax": self.hardmax,
+            "number_of_examples": self.number_of_examples,
         }
 
     # ------------------------------------------------------------ accumulate
@@ -179,6 +226,16 @@ class ClassificationEvaluator(Evaluator):
         self._blocks.setdefault(key, []).append(block)
         return self
 
+    def add_wide(self, data: Any, **layout: Any) -> Self:
+        """Add a wide table, one row per datum (see :func:`assay.classification.parse_wide`).
+
+        ``layout``: ``y_true=`` and either ``y_score=`` (binary, with ``positive_label=``)
+        or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``.
+        """
+        block = parse_wide(data, **layout)
+        self._blocks.setdefault(block.key, []).append(block)
+        return self
+
     @property
     def is_empty(self) -> bool:
         return not any(b.n for blocks in self._blocks.values() for b in blocks)
@@ -199,7 +256,11 @@ class ClassificationEvaluator(Evaluator):
                 continue
             if want & HARDMAX_TYPES:
                 out += hardmax_records(
-                    b, self.score_thresholds, want=want, zero_division=self.zero_division
+                    b,
+                    self.score_thresholds,
+                    want=want,
+                    zero_division=self.zero_division,
+                    hardmax=self.hardmax,
                 )
             if want & CURVE_TYPES:
                 out += curve_records(
@@ -209,7 +270,47 @@ class ClassificationEvaluator(Evaluator):
                     zero_division=self.zero_division,
                     max_examples=self.pr_curve_max_examples,
                 )
+            if want & CONFUSION_TYPES:
+                out += confusion_records(
+                    b,
+                    self.score_thresholds,
+                    hardmax=self.hardmax,
+                    want=want,
+                    number_of_examples=self.number_of_examples,
+                )
         return MetricSet(out)
+
+    # ------------------------------------------------------------ filter
+
+    def filter(
+        self,
+        *,
+        datums: Iterable[Any] | None = None,
+        labels: Iterable[Any] | None = None,
+        label_keys: Iterable[str] | None = None,
+    ) -> ClassificationEvaluator:
+        """A new evaluator (same configuration) holding a subset of the data; no re-reading.
+
+        ``datums``: uids to keep (datums added without uids are numbered 0, 1, ...);
+        ``labels``: label values to keep: a datum whose truth is another label is dropped,
+        and scores of other labels are dropped (as if they had not been predicted);
+        ``label_keys``: keys to keep. The result equals an evaluator given only that input.
+
+        Example:
+            >>> ev = ClassificationEvaluator(metrics=["Accuracy"]).add_arrays(
+            ...     ["a", "b", "b"], [[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]], labels=["a", "b"])
+            >>> ev.filter(datums=[1, 2]).compute()[0].value
+            0.5
+        """
+        view = type(self)(**self.config())
+        keep_keys = None if label_keys is None else {str(k) for k in label_keys}
+        for key in sorted(self._blocks):
+            if keep_keys is not None and key not in keep_keys:
+                continue
+            b = filter_block(concat_blocks(self._blocks[key]), datums=datums, labels=labels)
+            if b.n:
+                view._blocks[key] = [b]
+        return view
 
     # ------------------------------------------------------------ state
 

@@ -10,6 +10,11 @@ For label value ``c``:
 
 From these: Precision = TP / (TP + FP), Recall = TP / (TP + FN), F1 = 2TP / (2TP + FP + FN)
 (through :mod:`assay.ratios`), and per key Accuracy = (sum of TP over labels) / datums.
+
+With ``hardmax=False`` every label is its own binary problem (valor-lite's ``hardmax=False``):
+TP counts datums of truth ``c`` whose score for ``c`` is ``>= t``, FP datums of another truth
+whose score for ``c`` is ``>= t``, FN = (datums of truth ``c``) - TP, TN the rest; one datum
+can then give several TPs and FPs across labels.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import numpy as np
 
 from assay import ratios
 from assay.classification import records
+from assay.classification.compute import sorted_threshold_counts
 from assay.classification.types import KeyBlock
 from assay.results import Metric
 
@@ -30,14 +36,8 @@ __all__ = ["HARDMAX_TYPES", "hardmax_records"]
 HARDMAX_TYPES = frozenset({"Counts", "Precision", "Recall", "F1", "Accuracy"})
 
 
-def hardmax_records(
-    b: KeyBlock,
-    score_thresholds: Sequence[float],
-    *,
-    want: AbstractSet[str],
-    zero_division: float | None,
-) -> list[Metric]:
-    """Counts, Precision, Recall, F1 (per label and threshold) and Accuracy (per threshold)."""
+def _top_counts(b: KeyBlock, score_thresholds: Sequence[float]) -> list[tuple[Any, ...]]:
+    """Per threshold: TP, FP, FN, TN arrays (one entry per label) from the top predictions."""
     n, k = b.n, len(b.labels)
     top, top_score = b.top()
     true_count = np.bincount(b.gt, minlength=k)
@@ -46,13 +46,35 @@ def hardmax_records(
     kt = np.dtype(np.uint8 if 3 * k <= 255 else np.int64)
     top3 = top.astype(kt) * np.array(3, dtype=kt)
     if_counted = (top == b.gt).astype(kt) + np.array(1, dtype=kt)
-    out: list[Metric] = []
+    out = []
     for t in score_thresholds:
         outcome = (top_score >= t).astype(kt) * if_counted
         cells = np.bincount(top3 + outcome, minlength=3 * k).reshape(k, 3)
         tp, fp = cells[:, 2], cells[:, 1]
         fn = true_count - tp
-        tn = n - tp - fp - fn
+        out.append((tp, fp, fn, n - tp - fp - fn))
+    return out
+
+
+def _binary_counts(b: KeyBlock, score_thresholds: Sequence[float]) -> list[tuple[Any, ...]]:
+    """Per threshold: TP, FP, FN, TN arrays, every label its own binary problem."""
+    th = np.asarray(score_thresholds, dtype=np.float64)
+    per_label = np.stack([sorted_threshold_counts(p, q, th) for p, q in b.sorted_splits()])
+    return [tuple(per_label[:, i, c] for c in range(4)) for i in range(len(th))]
+
+
+def hardmax_records(
+    b: KeyBlock,
+    score_thresholds: Sequence[float],
+    *,
+    want: AbstractSet[str],
+    zero_division: float | None,
+    hardmax: bool = True,
+) -> list[Metric]:
+    """Counts, Precision, Recall, F1 (per label and threshold) and Accuracy (per threshold)."""
+    counts = _top_counts(b, score_thresholds) if hardmax else _binary_counts(b, score_thresholds)
+    out: list[Metric] = []
+    for t, (tp, fp, fn, tn) in zip(score_thresholds, counts):
         prec, rec, f1 = ratios.precision_recall_f1(tp, fp, fn, zero_division)
         for j, lab in enumerate(b.labels):
             where: dict[str, Any] = {"label_key": b.key, "label_value": lab, "score_threshold": t}
@@ -66,5 +88,8 @@ def hardmax_records(
             if "F1" in want:
                 out.append(records.f1(f1[j], **where))
         if "Accuracy" in want:
-            out.append(records.accuracy(int(tp.sum()) / n, label_key=b.key, score_threshold=t))
+            out.append(records.accuracy(int(tp.sum()) / b.n, label_key=b.key, score_threshold=t))
+    if not hardmax:  # the default (hardmax) records keep their parameters as before
+        for m in out:
+            m.parameters["hardmax"] = False
     return out

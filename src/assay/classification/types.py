@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,14 @@ from numpy.typing import ArrayLike, NDArray
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 
-__all__ = ["DEFAULT_KEY", "KeyBlock", "block_from_arrays", "concat_blocks", "code_dtype"]
+__all__ = [
+    "DEFAULT_KEY",
+    "KeyBlock",
+    "block_from_arrays",
+    "concat_blocks",
+    "code_dtype",
+    "filter_block",
+]
 
 DEFAULT_KEY = "class"
 
@@ -246,6 +253,44 @@ def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
         gts.append(rows.astype(code_dtype(len(labels)))[b.gt])
         start += b.n
     return KeyBlock(key, uids, labels, np.concatenate(gts), dense)
+
+
+def filter_block(
+    b: KeyBlock, *, datums: Iterable[Any] | None = None, labels: Iterable[Any] | None = None
+) -> KeyBlock:
+    """The datums of ``b`` whose uid is in ``datums`` and whose truth is in ``labels``.
+
+    Scores of labels outside ``labels`` are dropped, and so is a label left with neither a
+    ground truth nor a score among the kept datums. Datums given without uids keep their
+    position numbers as uids, so examples name the same datums before and after filtering.
+
+    Example:
+        >>> b = block_from_arrays(["a", "b", "c"], np.eye(3), labels=["a", "b", "c"])
+        >>> f = filter_block(b, labels=["a", "c"])
+        >>> f.labels, f.gt.tolist(), f.uids.tolist()
+        (('a', 'c'), [0, 1], [0, 2])
+    """
+    uids = b.uid_array()
+    keep = np.ones(b.n, dtype=bool)
+    if datums is not None:
+        wanted = pd.Index([str(d) for d in datums])
+        keep &= pd.Index(uids.astype(str)).isin(wanted)
+    rows = np.arange(len(b.labels))
+    if labels is not None:
+        wanted_labels = {str(x) for x in labels}
+        rows = np.array([j for j, lab in enumerate(b.labels) if lab in wanted_labels], dtype=int)
+        keep &= np.isin(b.gt, rows)
+    new_uids = uids[keep]
+    if labels is None and b.binary_row is not None:
+        return KeyBlock(b.key, new_uids, b.labels, b.gt[keep], b.scores[:, keep], b.binary_row)
+    scores = b.dense_scores()[np.ix_(rows, np.flatnonzero(keep))]
+    # A label left with neither a ground truth nor a score is dropped, as if never seen.
+    seen = np.isin(rows, b.gt[keep]) | np.isfinite(scores).any(axis=1)
+    rows, scores = rows[seen], np.ascontiguousarray(scores[seen])
+    recode = np.zeros(len(b.labels), dtype=code_dtype(len(rows)))
+    recode[rows] = np.arange(len(rows))
+    labs = tuple(b.labels[j] for j in rows)
+    return KeyBlock(b.key, new_uids, labs, recode[b.gt[keep]], scores)
 
 
 def _joined_uids(blocks: Sequence[KeyBlock]) -> NDArray[Any] | None:

@@ -36,6 +36,11 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness import records
+from assay.fairness.by_group import (
+    METHODS,
+    GroupTable,
+    as_group_text,
+)
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -75,18 +80,41 @@ class FairnessEvaluator(Evaluator):
     """
 
     def __init__(
-        self, groups: Iterable[GroupSpec], *, positive_label: Any = 1, pos_label: Any = UNSET
+        self,
+        groups: Iterable[GroupSpec] = (),
+        *,
+        group_columns: Iterable[str] = (),
+        positive_label: Any = 1,
+        zero_division: float | None = None,
+        method: str = "between_groups",
+        pos_label: Any = UNSET,
     ) -> None:
         self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
-        if not self.groups:
+        self.group_columns = tuple(dict.fromkeys(_column_name(c) for c in group_columns))
+        if not self.groups and not self.group_columns:
             raise InvalidInputError(
-                "at least one privileged-group definition is required", source="groups"
+                "at least one privileged-group definition or group column is required",
+                source="groups",
             )
         label = renamed(
             "positive_label", positive_label, "pos_label", pos_label, where="FairnessEvaluator"
         )
         self.positive_label = _positive_label(label)
+        if method not in METHODS:
+            raise InvalidInputError(
+                f"must be one of {', '.join(METHODS)}, got {method!r}", source="method"
+            )
+        self.method = method
+        if zero_division is not None and not np.isfinite(float(zero_division)):
+            raise InvalidInputError(
+                f"must be a finite number, got {zero_division!r}", source="zero_division"
+            )
+        self.zero_division = None if zero_division is None else float(zero_division)
         self._counts = [GroupCounts.zeros() for _ in self.groups]
+        # per categorical definition: how many datums matched each privileged value
+        self._matched = [np.zeros(len(g.values or ()), dtype=np.int64) for g in self.groups]
+        self._tables = [GroupTable.empty() for _ in self.group_columns]
+        self._overall = np.zeros(4, dtype=np.int64)  # TP, FP, FN, TN over all datums
         self._labels: NDArray[Any] | None = None  # distinct label values seen
         self._predictions: NDArray[Any] | None = None  # distinct prediction values seen
         self._sources: list[str] = []
@@ -99,7 +127,10 @@ class FairnessEvaluator(Evaluator):
     def config(self) -> dict[str, Any]:
         return {
             "groups": [g.as_dict() for g in self.groups],
+            "group_columns": list(self.group_columns),
             "positive_label": self.positive_label,
+            "zero_division": self.zero_division,
+            "method": self.method,
         }
 
     # ------------------------------------------------------------ accumulate
@@ -125,29 +156,38 @@ class FairnessEvaluator(Evaluator):
         t = as_1d(y_true, source=source or fields[0], field=fields[0] if source else None)
         p = as_1d(y_pred, source=source or fields[1], field=fields[1] if source else None)
         n = check_same_length(**{fields[0]: t, fields[1]: p})
-        masks = [self._mask(g, group_values or {}, n, source) for g in self.groups]
+        values = group_values or {}
+        masked = [self._mask(g, values, n, source) for g in self.groups]
+        texts = [
+            as_group_text(_column(values, c, n, source), source=source, field=c)
+            for c in self.group_columns
+        ]
         _, labels = kind_and_values(t, source=source, field=fields[0])
         _, predictions = kind_and_values(p, source=source, field=fields[1])
         check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
         # Everything is validated: only now does the state change.
-        for i, m in enumerate(masks):
-            self._counts[i] += group_counts(t, p, m, positive_label=self.positive_label)
+        for i, (mask, matched) in enumerate(masked):
+            self._counts[i] += group_counts(t, p, mask, positive_label=self.positive_label)
+            self._matched[i] = self._matched[i] + matched
+        tb, pb = t == self.positive_label, p == self.positive_label
+        for j, text in enumerate(texts):
+            self._tables[j] = self._tables[j] + GroupTable.tally(tb, pb, text)
+        self._overall = (
+            self._overall + GroupTable.tally(tb, pb, np.zeros(n, dtype="<U1")).overall[0]
+        )
         self._remember(labels, predictions, source)
         return self
 
     def _mask(
         self, g: PrivilegedGroup, values: Mapping[str, ArrayLike], n: int, source: str | None
-    ) -> NDArray[np.bool_]:
-        if g.group_column not in values:
-            raise InvalidInputError(
-                "missing group column", source=source or "group_values", field=g.group_column
-            )
-        v = as_1d(values[g.group_column], source=source or "group_values", field=g.group_column)
-        if len(v) != n:
-            raise InvalidInputError(
-                f"has {len(v)} values for {n} labels", source=source, field=g.group_column
-            )
-        return g.privileged(v, source=source)
+    ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+        """The privileged mask and, for privileged values, how many datums matched each."""
+        v = _column(values, g.group_column, n, source)
+        if g.values is None:
+            return g.privileged(v, source=source), np.zeros(0, dtype=np.int64)
+        text = as_group_text(v, source=source, field=g.group_column)
+        matched = np.array([int((text == x).sum()) for x in g.values], dtype=np.int64)
+        return np.isin(text, np.asarray(g.values, dtype=str)), matched
 
     def _remember(self, labels: NDArray[Any], predictions: NDArray[Any], source: Any) -> None:
         if self._labels is None or self._predictions is None:
@@ -161,7 +201,8 @@ class FairnessEvaluator(Evaluator):
     def add(self, data: Any, *, label: str, prediction: str, source: str = "data") -> Self:
         """Add a batch from a table (pandas/polars frame, file path or records) by column names."""
         df = as_dataframe(data, source=source)
-        cols = [label, prediction, *dict.fromkeys(g.group_column for g in self.groups)]
+        columns = dict.fromkeys([*(g.group_column for g in self.groups), *self.group_columns])
+        cols = [label, prediction, *columns]
         require_columns(df, cols, source=source)
         for c in (label, prediction):
             miss = df[c].isna().to_numpy()
@@ -172,19 +213,22 @@ class FairnessEvaluator(Evaluator):
         return self.add_arrays(
             df[label].to_numpy(),
             df[prediction].to_numpy(),
-            {g.group_column: df[g.group_column].to_numpy() for g in self.groups},
+            {c: df[c].to_numpy() for c in columns},
             source=source,
             fields=(label, prediction),
         )
 
     @property
     def is_empty(self) -> bool:
-        return int(self._counts[0].size.sum()) == 0
+        return int(self._overall.sum()) == 0
 
     def _merge(self, other: Self) -> None:
         if other._labels is None or other._predictions is None:
             return
         self._counts = [a + b for a, b in zip(self._counts, other._counts)]
+        self._matched = [a + b for a, b in zip(self._matched, other._matched)]
+        self._tables = [a + b for a, b in zip(self._tables, other._tables)]
+        self._overall = self._overall + other._overall
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
 
@@ -198,10 +242,20 @@ class FairnessEvaluator(Evaluator):
             self.positive_label,
             source=", ".join(self._sources) or "labels and predictions",
         )
+        self._check_privileged_values()
         out: list[Metric] = []
         for g, c in zip(self.groups, self._counts):
             out += self._definition_records(g, c)
-        out += self._average_records()
+        if self.groups:
+            out += self._average_records()
+        for column, table in zip(self.group_columns, self._tables):
+            out += records.by_group(
+                column,
+                table,
+                positive_label=self.positive_label,
+                zero_division=self.zero_division,
+                method=self.method,
+            )
         out += self._overall_records()
         return MetricSet(out)
 
@@ -255,9 +309,7 @@ class FairnessEvaluator(Evaluator):
         return out
 
     def _overall_records(self) -> list[Metric]:
-        # Every definition sees the same datums: the overall counts are one definition's sums.
-        c = self._counts[0]
-        tp, fp, fn, tn = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
+        tp, fp, fn, tn = (int(x) for x in self._overall)
         out = []
         for name, num, den, req in (
             ("Accuracy", tp + tn, tp + fp + fn + tn, "requires at least one data point"),
@@ -270,11 +322,31 @@ class FairnessEvaluator(Evaluator):
             )
         return out
 
+    def _check_privileged_values(self) -> None:
+        for g, matched in zip(self.groups, self._matched):
+            if g.values is None or matched.all():
+                continue
+            absent = [v for v, k in zip(g.values, matched) if k == 0]
+            raise InvalidInputError(
+                f"privileged value {absent[0]!r} of {g.label!r} occurs in no row",
+                source=", ".join(self._sources) or "group_values",
+                field=g.group_column,
+            )
+
     # ------------------------------------------------------------ state
 
     def _state(self) -> dict[str, np.ndarray]:
-        counts = np.stack([np.stack([c.tp, c.fp, c.fn, c.tn]) for c in self._counts])
-        state = {"counts": counts.astype(np.int64)}
+        counts = np.zeros((0, 4, 2), dtype=np.int64)
+        if self._counts:
+            counts = np.stack([np.stack([c.tp, c.fp, c.fn, c.tn]) for c in self._counts])
+        state = {
+            "counts": counts.astype(np.int64),
+            "overall": self._overall.astype(np.int64),
+            "privileged_matched": np.concatenate([np.zeros(0, np.int64), *self._matched]),
+        }
+        for j, t in enumerate(self._tables):
+            state[f"group_names_{j}"] = t.names
+            state[f"group_counts_{j}"] = t.counts.astype(np.int64)
         if self._labels is not None and self._predictions is not None:
             state["label_values"] = self._labels
             state["prediction_values"] = self._predictions
@@ -283,9 +355,39 @@ class FairnessEvaluator(Evaluator):
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         counts = np.asarray(state["counts"], dtype=np.int64)
         self._counts = [GroupCounts(tp=c[0], fp=c[1], fn=c[2], tn=c[3]) for c in counts]
+        if "overall" in state:
+            self._overall = np.asarray(state["overall"], dtype=np.int64)
+        elif len(counts):  # a state from before group columns: one definition's sums
+            self._overall = counts[0].sum(axis=1)
+        if "privileged_matched" in state:
+            flat = np.asarray(state["privileged_matched"], dtype=np.int64)
+            cuts = np.cumsum([len(m) for m in self._matched])[:-1]
+            self._matched = list(np.split(flat, cuts)) if self._matched else []
+        for j in range(len(self.group_columns)):
+            names = np.asarray(state[f"group_names_{j}"]).astype(str)
+            table_counts = np.asarray(state[f"group_counts_{j}"], dtype=np.int64).reshape(-1, 4)
+            self._tables[j] = GroupTable(names, table_counts)
         if "label_values" in state:
             self._labels = np.asarray(state["label_values"])
             self._predictions = np.asarray(state["prediction_values"])
+
+
+def _column_name(c: Any) -> str:
+    if not isinstance(c, str) or not c:
+        raise InvalidInputError(
+            f"a group column must be a non-empty name, got {c!r}", source="group_columns"
+        )
+    return c
+
+
+def _column(values: Mapping[str, ArrayLike], name: str, n: int, source: str | None) -> NDArray[Any]:
+    """One group column's values, present and as long as the labels."""
+    if name not in values:
+        raise InvalidInputError("missing group column", source=source or "group_values", field=name)
+    v = as_1d(values[name], source=source or "group_values", field=name)
+    if len(v) != n:
+        raise InvalidInputError(f"has {len(v)} values for {n} labels", source=source, field=name)
+    return v
 
 
 def evaluate_fairness(

@@ -202,7 +202,9 @@ def _ratio(r: NDArray[np.float64], overall: float, method: str) -> tuple[float, 
     if overall == 0:
         return np.nan, "the overall rate is 0"
     q = r / overall
-    return float(np.where(q > 1, 1 / q, q).min()), None
+    with np.errstate(divide="ignore"):
+        folded = np.where(q > 1, 1 / q, q)
+    return float(folded.min()), None
 
 
 def _aggregate(

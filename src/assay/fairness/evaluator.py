@@ -1,18 +1,26 @@
 """Accumulating group-fairness evaluator.
 
 For each privileged-group definition it keeps eight counts (TP/FP/FN/TN of the
-unprivileged and privileged groups), so batches and merged evaluators add up exactly; it
-also keeps the distinct label and prediction values seen, to refuse data whose labels and
-predictions do not match (see :mod:`assay.fairness.values`).
+unprivileged and privileged groups), for each group column the four counts of every group
+seen (group names as a sorted fixed-width string array), and the four counts over all
+datums; so batches and merged evaluators add up exactly. It also keeps the distinct label
+and prediction values seen, to refuse data whose labels and predictions do not match (see
+:mod:`assay.fairness.values`), and how many datums matched each privileged value, to refuse
+a value that occurs nowhere.
 
 Records (built by :mod:`assay.fairness.records`):
 
 * ``StatisticalParityDifference``, ``DisparateImpact``, ``AverageOddsDifference``,
-  ``EqualOpportunityDifference`` per definition (``group_column``, ``threshold``,
-  ``invert``, ``privileged``, ``positive_label``), and the same types with
-  ``average_over`` for the mean over all definitions (undefined if any definition's value
-  is undefined, naming it);
+  ``EqualOpportunityDifference`` per definition (``group_column``, ``threshold`` and
+  ``invert`` or ``privileged_values``, ``privileged``, ``positive_label``), and the same
+  types with ``average_over`` for the mean over all definitions (undefined if any
+  definition's value is undefined, naming it);
 * ``GroupCounts`` per definition and ``group`` (``"unprivileged"``, ``"privileged"``);
+* per group column and group: ``SelectionRate``, ``TruePositiveRate``,
+  ``FalsePositiveRate``, ``Accuracy``, ``GroupCounts`` (``group_column``, ``group``); over
+  its groups ``DemographicParityDifference``, ``DemographicParityRatio``,
+  ``EqualizedOddsDifference``, ``EqualizedOddsRatio`` (``group_column``, ``method``), see
+  :mod:`assay.fairness.by_group`;
 * ``Accuracy``, ``Precision``, ``Recall`` over all datums (binary, on the positive label).
 
 Example:
@@ -20,6 +28,13 @@ Example:
     >>> _ = ev.add_arrays([1, 0, 1, 0], [1, 1, 0, 0], {"sex": [1, 1, 0, 0]})
     >>> ev.compute().get("StatisticalParityDifference", group_column="sex").value
     -1.0
+    >>> ev = FairnessEvaluator(["L1=en"], group_columns=["L1"])
+    >>> _ = ev.add_arrays([1, 0, 1, 0], [1, 1, 0, 0], {"L1": ["en", "en", "fr", "fr"]})
+    >>> ms = ev.compute()
+    >>> ms.get("SelectionRate", group_column="L1", group="en").value
+    1.0
+    >>> ms.get("DemographicParityDifference", group_column="L1").value
+    1.0
 """
 
 from __future__ import annotations
@@ -74,9 +89,16 @@ class FairnessEvaluator(Evaluator):
 
     Args:
         groups: privileged-group definitions, as :class:`PrivilegedGroup`, text
-            ``"COLUMN[:THRESHOLD[:invert]]"`` or dicts ``{"group_column", "threshold", "invert"}``.
+            ``"COLUMN[:THRESHOLD[:invert]]"`` or ``"COLUMN=V1[,V2...]"``, or dicts
+            (:meth:`PrivilegedGroup.as_dict`).
+        group_columns: columns whose every distinct value is a group, for per-group metrics
+            and the demographic parity / equalized odds aggregates.
         positive_label: the favourable label value, compared with ``==`` to labels and
             predictions (``pos_label=`` is its deprecated name).
+        zero_division: the value of a per-group TPR/FPR whose denominator is 0 (default
+            undefined; fairlearn's is 0).
+        method: ``"between_groups"`` (default) or ``"to_overall"``: how the aggregates
+            compare the groups.
     """
 
     def __init__(

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -249,6 +250,18 @@ def disparities(
     return out
 
 
+def group_column_values(
+    values: Mapping[str, ArrayLike], name: str, n: int, source: str | None
+) -> NDArray[Any]:
+    """One group column's values from ``values``: present, and as long as the labels."""
+    if name not in values:
+        raise InvalidInputError("missing group column", source=source or "group_values", field=name)
+    v = as_1d(values[name], source=source or "group_values", field=name)
+    if len(v) != n:
+        raise InvalidInputError(f"has {len(v)} values for {n} labels", source=source, field=name)
+    return v
+
+
 def _table(
     y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike, positive_label: Any
 ) -> GroupTable:
@@ -266,96 +279,68 @@ def _check_method(method: str) -> None:
         )
 
 
-def _one(
-    name: str,
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    groups: ArrayLike,
-    positive_label: Any,
-    method: str,
-    zero_division: float | None,
-) -> float:
-    _check_method(method)
-    table = _table(y_true, y_pred, groups, positive_label)
-    value, why = disparities(table, method=method, zero_division=zero_division)[name]
-    if value is None:
-        raise UndefinedMetricError(name, why or "undefined")
-    return value
+def _aggregate_function(name: str, doc: str) -> Callable[..., float]:
+    """The functional form of one aggregate: arrays in, a float out, or
+    :class:`~assay.errors.UndefinedMetricError` naming why it is undefined."""
+
+    def aggregate(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        groups: ArrayLike,
+        *,
+        positive_label: Any = 1,
+        method: str = "between_groups",
+        zero_division: float | None = None,
+    ) -> float:
+        _check_method(method)
+        table = _table(y_true, y_pred, groups, positive_label)
+        value, why = disparities(table, method=method, zero_division=zero_division)[name]
+        if value is None:
+            raise UndefinedMetricError(name, why or "undefined")
+        return value
+
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    aggregate.__name__ = aggregate.__qualname__ = snake
+    aggregate.__doc__ = doc
+    return aggregate
 
 
-def demographic_parity_difference(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    groups: ArrayLike,
-    *,
-    positive_label: Any = 1,
-    method: str = "between_groups",
-    zero_division: float | None = None,
-) -> float:
+demographic_parity_difference = _aggregate_function(
+    "DemographicParityDifference",
     """Largest minus smallest selection rate over the groups (0 is fair).
 
     Example:
         >>> demographic_parity_difference([0, 0, 0, 0], [1, 1, 1, 0], ["a", "a", "b", "b"])
         0.5
-    """
-    return _one(
-        "DemographicParityDifference", y_true, y_pred, groups, positive_label, method, zero_division
-    )
+    """,
+)
 
-
-def demographic_parity_ratio(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    groups: ArrayLike,
-    *,
-    positive_label: Any = 1,
-    method: str = "between_groups",
-    zero_division: float | None = None,
-) -> float:
+demographic_parity_ratio = _aggregate_function(
+    "DemographicParityRatio",
     """Smallest over largest selection rate over the groups (1 is fair).
 
     Example:
         >>> demographic_parity_ratio([0, 0, 0, 0], [1, 1, 1, 0], ["a", "a", "b", "b"])
         0.5
-    """
-    return _one(
-        "DemographicParityRatio", y_true, y_pred, groups, positive_label, method, zero_division
-    )
+    """,
+)
 
-
-def equalized_odds_difference(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    groups: ArrayLike,
-    *,
-    positive_label: Any = 1,
-    method: str = "between_groups",
-    zero_division: float | None = None,
-) -> float:
+equalized_odds_difference = _aggregate_function(
+    "EqualizedOddsDifference",
     """The larger of the TPR difference and the FPR difference over the groups (0 is fair).
 
     Example:
         >>> equalized_odds_difference([1, 0, 1, 0], [1, 0, 0, 0], ["a", "a", "b", "b"])
         1.0
-    """
-    return _one(
-        "EqualizedOddsDifference", y_true, y_pred, groups, positive_label, method, zero_division
-    )
+    """,
+)
 
-
-def equalized_odds_ratio(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    groups: ArrayLike,
-    *,
-    positive_label: Any = 1,
-    method: str = "between_groups",
-    zero_division: float | None = None,
-) -> float:
+equalized_odds_ratio = _aggregate_function(
+    "EqualizedOddsRatio",
     """The smaller of the TPR ratio and the FPR ratio over the groups (1 is fair).
 
     Example:
         >>> equalized_odds_ratio([1, 0, 1, 0], [1, 1, 1, 0], ["a", "a", "b", "b"])
         0.0
-    """
-    return _one("EqualizedOddsRatio", y_true, y_pred, groups, positive_label, method, zero_division)
+    """,
+)

@@ -51,11 +51,7 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness import records
-from assay.fairness.by_group import (
-    METHODS,
-    GroupTable,
-    as_group_text,
-)
+from assay.fairness.by_group import METHODS, GroupTable, as_group_text, group_column_values
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -181,7 +177,7 @@ class FairnessEvaluator(Evaluator):
         values = group_values or {}
         masked = [self._mask(g, values, n, source) for g in self.groups]
         texts = [
-            as_group_text(_column(values, c, n, source), source=source, field=c)
+            as_group_text(group_column_values(values, c, n, source), source=source, field=c)
             for c in self.group_columns
         ]
         _, labels = kind_and_values(t, source=source, field=fields[0])
@@ -204,7 +200,7 @@ class FairnessEvaluator(Evaluator):
         self, g: PrivilegedGroup, values: Mapping[str, ArrayLike], n: int, source: str | None
     ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
         """The privileged mask and, for privileged values, how many datums matched each."""
-        v = _column(values, g.group_column, n, source)
+        v = group_column_values(values, g.group_column, n, source)
         if g.values is None:
             return g.privileged(v, source=source), np.zeros(0, dtype=np.int64)
         text = as_group_text(v, source=source, field=g.group_column)
@@ -402,26 +398,20 @@ def _column_name(c: Any) -> str:
     return c
 
 
-def _column(values: Mapping[str, ArrayLike], name: str, n: int, source: str | None) -> NDArray[Any]:
-    """One group column's values, present and as long as the labels."""
-    if name not in values:
-        raise InvalidInputError("missing group column", source=source or "group_values", field=name)
-    v = as_1d(values[name], source=source or "group_values", field=name)
-    if len(v) != n:
-        raise InvalidInputError(f"has {len(v)} values for {n} labels", source=source, field=name)
-    return v
-
-
 def evaluate_fairness(
     data: Any,
     *,
     label: str,
     prediction: str,
-    groups: Sequence[GroupSpec],
+    groups: Sequence[GroupSpec] = (),
+    group_columns: Sequence[str] = (),
     positive_label: Any = 1,
+    zero_division: float | None = None,
+    method: str = "between_groups",
     pos_label: Any = UNSET,
 ) -> MetricSet:
-    """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``).
+    """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
+    the arguments are :class:`FairnessEvaluator`'s.
 
     Example:
         >>> import pandas as pd
@@ -434,7 +424,13 @@ def evaluate_fairness(
         "positive_label", positive_label, "pos_label", pos_label, where="evaluate_fairness"
     )
     return (
-        FairnessEvaluator(groups, positive_label=label_value)
+        FairnessEvaluator(
+            groups,
+            group_columns=group_columns,
+            positive_label=label_value,
+            zero_division=zero_division,
+            method=method,
+        )
         .add(data, label=label, prediction=prediction)
         .compute()
     )

@@ -173,3 +173,32 @@ def test_numeric_group_column_matches_fairlearn():
     dpd = ms.get("DemographicParityDifference", group_column="grade").value
     assert abs(dpd - demographic_parity_difference(y, yhat, sensitive_features=grade)) < TOL
     assert compared == 4
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_categorical_privileged_values_match_fairlearn(seed):
+    rng = np.random.default_rng(seed)
+    n = 1000
+    lang = rng.choice(["en", "fr", "es", "de", "zh"], n)
+    y = (rng.random(n) < 0.4 + 0.1 * (lang == "en")).astype(int)
+    yhat = (rng.random(n) < 0.3 + 0.2 * y + 0.1 * (lang == "fr")).astype(int)
+    ms = FairnessEvaluator(["L1=en,fr"]).add_arrays(y, yhat, {"L1": lang}).compute()
+    side = np.where(np.isin(lang, ["en", "fr"]), "priv", "unpriv")
+    by = MetricFrame(
+        metrics={"sr": selection_rate, "tpr": true_positive_rate, "fpr": false_positive_rate},
+        y_true=y,
+        y_pred=yhat,
+        sensitive_features=side,
+    ).by_group
+    u, p = by.loc["unpriv"], by.loc["priv"]
+    expected = {
+        "StatisticalParityDifference": u.sr - p.sr,
+        "DisparateImpact": u.sr / p.sr,
+        "AverageOddsDifference": ((u.fpr - p.fpr) + (u.tpr - p.tpr)) / 2,
+        "EqualOpportunityDifference": u.tpr - p.tpr,
+    }
+    for name, value in expected.items():
+        got = ms.get(name, group_column="L1")
+        assert abs(got.value - value) < TOL, name
+        assert got.parameters["privileged_values"] == ["en", "fr"]
+    assert len(expected) == 4

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from assay import ratios
@@ -113,8 +114,19 @@ def as_group_text(values: ArrayLike, *, source: str | None, field: str) -> NDArr
             str(bool(u)) if v.dtype.kind == "b" else _number_text(float(u)) for u in uniq.tolist()
         ]
         return np.asarray(texts, dtype=str)[inv.reshape(-1)] if len(v) else v.astype(str)
-    out = [_one_text(e, i, source, field) for i, e in enumerate(v.tolist())]
-    return np.asarray(out, dtype=str) if out else np.empty(0, dtype="<U1")
+    if not len(v):
+        return np.empty(0, dtype="<U1")
+    try:
+        codes, uniq = pd.factorize(pd.Series(v, dtype=object), use_na_sentinel=True)
+    except TypeError:  # an unhashable value (a list): find it and name its row
+        return np.asarray([_one_text(e, i, source, field) for i, e in enumerate(v.tolist())])
+    if (codes < 0).any():
+        i = int(np.flatnonzero(codes < 0)[0])
+        raise InvalidInputError("missing value", source=source, record=i + 1, field=field)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(v) - 1, -1, -1)  # each value's first row
+    texts = [_one_text(u, int(i), source, field) for u, i in zip(uniq.tolist(), first)]
+    return np.asarray(texts, dtype=str)[codes]
 
 
 @dataclass(frozen=True)

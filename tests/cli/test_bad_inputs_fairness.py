@@ -139,6 +139,7 @@ for _case, _args, _fragments in (
     ("neither --sensitive nor --group", [], ["--sensitive", "--group"]),
     ("unknown method", ["--group", "L1", "--method", "max"], ["--method", "to_overall"]),
     ("zero division not a number", ["--group", "L1", "--zero-division", "x"], ["zero-division"]),
+    ("unknown agg", ["--group", "L1", "--equalized-odds-agg", "max"], ["--equalized-odds-agg"]),
     ("zero division nan", ["--group", "L1", "--zero-division", "nan"], ["--zero-division"]),
     ("missing group value", ["--group", "L1"], ["row 2", "field 'L1'", "missing value"]),
 ):  # fmt: skip

@@ -72,13 +72,14 @@ def test_method_zero_division_and_table(workdir):
     assert rec[("EqualizedOddsDifference", "L1", None, False)]["value"] is None
     r, text = _run(
         ["--data", "d.csv", *BASE, "--group", "L1", "--zero-division", "0"]
-        + ["--method", "to_overall"]
+        + ["--method", "to_overall", "--equalized-odds-agg", "mean"]
     )
     assert r.exit_code == 0, text
     rec = _records(r.stdout)
     assert rec[("FalsePositiveRate", "L1", "es", False)]["value"] == 0.0
     eod = rec[("EqualizedOddsDifference", "L1", None, False)]
     assert eod["parameters"]["method"] == "to_overall" and eod["value"] is not None
+    assert eod["parameters"]["agg"] == "mean"
     r, text = _run(["--data", "d.csv", *BASE, "--group", "L1", "--format", "table"])
     assert r.exit_code == 0 and "DemographicParityRatio" in text and "group=fr" in text, text
 

@@ -111,6 +111,13 @@ def test_functional_api_and_undefined():
         demographic_parity_ratio([1, 0], [0, 0], ["a", "b"])
     with pytest.raises(InvalidInputError, match="method"):
         demographic_parity_ratio([1, 0], [0, 0], ["a", "b"], method="pairwise")
+    with pytest.raises(InvalidInputError, match="agg.*worst_case"):
+        equalized_odds_ratio([1, 0], [0, 0], ["a", "b"], agg="max")
+    # en: TPR 1/2, FPR 1; fr: TPR 1, FPR 0 -> differences 1/2 and 1; mean 3/4
+    two = L1 != "es"
+    y, yhat, g = Y[two & (L1 != "de")], YHAT[two & (L1 != "de")], L1[two & (L1 != "de")]
+    assert equalized_odds_difference(y, yhat, g) == 1.0
+    assert equalized_odds_difference(y, yhat, g, agg="mean") == 0.75
 
 
 def test_single_group_and_single_row_group():

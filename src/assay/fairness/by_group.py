@@ -16,6 +16,8 @@ Over all groups (fairlearn's definitions), with ``method="between_groups"``:
 * ``EqualizedOddsDifference     = max(TPR difference, FPR difference)``
 * ``EqualizedOddsRatio          = min(TPR ratio, FPR ratio)``
 
+(``agg="mean"``: the equalized odds aggregates are the mean of the two parts instead.)
+
 With ``method="to_overall"`` each group is compared with the rate over all datums
 instead: the difference is ``max_g |r_g - r_all|`` and the ratio ``min_g q_g`` where
 ``q = r_g / r_all`` folded below 1 (``1/q`` when ``q > 1``).
@@ -51,6 +53,7 @@ from assay.errors import InvalidInputError, UndefinedMetricError
 
 __all__ = [
     "AGGREGATES",
+    "AGGS",
     "METHODS",
     "RATES",
     "GroupTable",
@@ -65,6 +68,8 @@ __all__ = [
 
 #: How the aggregates compare groups (fairlearn's ``method=``).
 METHODS = ("between_groups", "to_overall")
+#: How equalized odds combines its TPR and FPR parts (fairlearn's ``agg=``).
+AGGS = ("worst_case", "mean")
 #: Per-group metric types, in report order.
 RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
 #: Aggregate metric types over all groups, in report order.
@@ -237,9 +242,16 @@ def _aggregate(
 
 
 def disparities(
-    t: GroupTable, *, method: str = "between_groups", zero_division: float | None = None
+    t: GroupTable,
+    *,
+    method: str = "between_groups",
+    zero_division: float | None = None,
+    agg: str = "worst_case",
 ) -> dict[str, tuple[float | None, str | None]]:
-    """The four aggregates over the groups of ``t``: type -> (value or None, why undefined)."""
+    """The four aggregates over the groups of ``t``: type -> (value or None, why undefined).
+
+    ``agg`` combines the TPR and FPR parts of equalized odds: ``"worst_case"`` (the larger
+    difference, the smaller ratio) or ``"mean"`` (their mean)."""
     out: dict[str, tuple[float | None, str | None]] = {
         "DemographicParityDifference": _aggregate(
             t, "SelectionRate", "difference", method, zero_division
@@ -255,10 +267,11 @@ def disparities(
             for rate in ("TruePositiveRate", "FalsePositiveRate")
         ]
         missing = [why for v, why in parts if v is None]
+        values = [v for v, _ in parts if v is not None]
         if missing:
             out[name] = (None, missing[0])
         else:
-            out[name] = (float(pick(v for v, _ in parts if v is not None)), None)
+            out[name] = (float(pick(values) if agg == "worst_case" else np.mean(values)), None)
     return out
 
 
@@ -284,11 +297,13 @@ def _table(
     return GroupTable.tally(t == positive_label, p == positive_label, g)
 
 
-def _check_method(method: str) -> None:
-    if method not in METHODS:
-        raise InvalidInputError(
-            f"must be one of {', '.join(METHODS)}, got {method!r}", source="method"
-        )
+def check_options(method: str, agg: str) -> None:
+    """``method`` and ``agg`` are among the known ones."""
+    for name, value, known in (("method", method, METHODS), ("agg", agg, AGGS)):
+        if value not in known:
+            raise InvalidInputError(
+                f"must be one of {', '.join(known)}, got {value!r}", source=name
+            )
 
 
 def _aggregate_function(name: str, doc: str) -> Callable[..., float]:
@@ -303,10 +318,12 @@ def _aggregate_function(name: str, doc: str) -> Callable[..., float]:
         positive_label: Any = 1,
         method: str = "between_groups",
         zero_division: float | None = None,
+        agg: str = "worst_case",
     ) -> float:
-        _check_method(method)
+        check_options(method, agg)
         table = _table(y_true, y_pred, groups, positive_label)
-        value, why = disparities(table, method=method, zero_division=zero_division)[name]
+        aggregates = disparities(table, method=method, zero_division=zero_division, agg=agg)
+        value, why = aggregates[name]
         if value is None:
             raise UndefinedMetricError(name, why or "undefined")
         return value

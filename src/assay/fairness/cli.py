@@ -39,6 +39,7 @@ OPTIONS = {
     "group definition": "--sensitive",
     "group_columns": "--group",
     "method": "--method",
+    "agg": "--equalized-odds-agg",
     "zero_division": "--zero-division",
 }
 
@@ -151,6 +152,11 @@ def register(app: typer.Typer) -> None:
             help="How the group differences and ratios compare: between_groups (largest "
             "vs smallest group) or to_overall (each group vs all data).",
         ),
+        equalized_odds_agg: str = typer.Option(
+            "worst_case",
+            help="How equalized odds combines its TPR and FPR parts: worst_case (larger "
+            "difference, smaller ratio) or mean.",
+        ),
         zero_division: float | None = typer.Option(
             None,
             help="Per-group TPR/FPR where the group has no positive/negative labels: this "
@@ -189,6 +195,7 @@ def register(app: typer.Typer) -> None:
             list(group),
             positive_label,
             method=method,
+            agg=equalized_odds_agg,
             zero_division=zero_division,
         )
         publish(
@@ -207,6 +214,7 @@ def register(app: typer.Typer) -> None:
                 "group_columns": list(group),
                 "positive_label": positive_label,
                 "method": method,
+                "agg": equalized_odds_agg,
                 "zero_division": zero_division,
             },
         )

@@ -51,7 +51,7 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness import records
-from assay.fairness.by_group import METHODS, GroupTable, as_group_text, group_column_values
+from assay.fairness.by_group import GroupTable, as_group_text, check_options, group_column_values
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -95,6 +95,8 @@ class FairnessEvaluator(Evaluator):
             undefined; fairlearn's is 0).
         method: ``"between_groups"`` (default) or ``"to_overall"``: how the aggregates
             compare the groups.
+        agg: ``"worst_case"`` (default) or ``"mean"``: how the equalized odds aggregates
+            combine their TPR and FPR parts.
     """
 
     def __init__(
@@ -105,6 +107,7 @@ class FairnessEvaluator(Evaluator):
         positive_label: Any = 1,
         zero_division: float | None = None,
         method: str = "between_groups",
+        agg: str = "worst_case",
         pos_label: Any = UNSET,
     ) -> None:
         self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
@@ -118,11 +121,8 @@ class FairnessEvaluator(Evaluator):
             "positive_label", positive_label, "pos_label", pos_label, where="FairnessEvaluator"
         )
         self.positive_label = _positive_label(label)
-        if method not in METHODS:
-            raise InvalidInputError(
-                f"must be one of {', '.join(METHODS)}, got {method!r}", source="method"
-            )
-        self.method = method
+        check_options(method, agg)
+        self.method, self.agg = method, agg
         if zero_division is not None and not np.isfinite(float(zero_division)):
             raise InvalidInputError(
                 f"must be a finite number, got {zero_division!r}", source="zero_division"
@@ -149,6 +149,7 @@ class FairnessEvaluator(Evaluator):
             "positive_label": self.positive_label,
             "zero_division": self.zero_division,
             "method": self.method,
+            "agg": self.agg,
         }
 
     # ------------------------------------------------------------ accumulate
@@ -273,6 +274,7 @@ class FairnessEvaluator(Evaluator):
                 positive_label=self.positive_label,
                 zero_division=self.zero_division,
                 method=self.method,
+                agg=self.agg,
             )
         out += self._overall_records()
         return MetricSet(out)
@@ -408,6 +410,7 @@ def evaluate_fairness(
     positive_label: Any = 1,
     zero_division: float | None = None,
     method: str = "between_groups",
+    agg: str = "worst_case",
     pos_label: Any = UNSET,
 ) -> MetricSet:
     """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
@@ -430,6 +433,7 @@ def evaluate_fairness(
             positive_label=label_value,
             zero_division=zero_division,
             method=method,
+            agg=agg,
         )
         .add(data, label=label, prediction=prediction)
         .compute()

@@ -8,7 +8,8 @@ the definitions carry ``average_over`` (the definitions' text forms) instead.
 Per group of a ``group_column`` (``--group``), ``SelectionRate``, ``TruePositiveRate``,
 ``FalsePositiveRate``, ``Accuracy`` and ``GroupCounts`` carry ``group_column``, ``group``
 and ``positive_label``; the aggregates over its groups (``DemographicParityDifference``, ...)
-carry ``group_column``, ``method`` and ``positive_label``. Both add ``zero_division`` when
+carry ``group_column``, ``method`` and ``positive_label`` (the equalized odds ones also
+``agg``). Both add ``zero_division`` when
 it is set.
 
 Example:
@@ -162,9 +163,12 @@ def disparity(
     positive_label: Any,
     zero_division: float | None = None,
     undefined: str | None = None,
+    agg: str | None = None,
 ) -> Metric:
-    """An aggregate over all groups of ``group_column`` (``DemographicParityDifference``, ...)."""
-    params = _by_group_params(group_column, positive_label, zero_division, method=method)
+    """An aggregate over all groups of ``group_column`` (``DemographicParityDifference``, ...);
+    ``agg`` for the equalized odds aggregates."""
+    more = {"method": method} if agg is None else {"method": method, "agg": agg}
+    params = _by_group_params(group_column, positive_label, zero_division, **more)
     return _record(type, value, undefined, params)
 
 
@@ -183,6 +187,7 @@ def by_group(
     positive_label: Any,
     zero_division: float | None,
     method: str,
+    agg: str = "worst_case",
 ) -> list[Metric]:
     """Every record of one group column: per group the four rates and the counts, then the
     four aggregates over its groups."""
@@ -200,11 +205,13 @@ def by_group(
             )
         counts = dict(zip(("tp", "fp", "fn", "tn"), (int(x) for x in table.counts[k])))
         out.append(per_group_counts(counts, group=name, **common))
-    aggregates = disparities(table, method=method, zero_division=zero_division)
-    for agg, (value, why) in aggregates.items():
+    aggregates = disparities(table, method=method, zero_division=zero_division, agg=agg)
+    for name, (value, why) in aggregates.items():
+        extra = {"agg": agg} if name.startswith("EqualizedOdds") else {}
         out.append(
             disparity(
-                agg, value, method=method, zero_division=zero_division, undefined=why, **common
+                name, value, method=method, zero_division=zero_division, undefined=why,
+                **common, **extra,
             )
-        )
+        )  # fmt: skip
     return out

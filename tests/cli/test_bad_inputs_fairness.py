@@ -125,6 +125,27 @@ CASES = {
     "--format unknown": ("d.csv", DATA, [*BASE, "--format", "xml"], ["--format"]),
 }
 
+# Categorical privileged values (--sensitive L1=...) and per-group metrics (--group).
+LANG = "y,yhat,L1\n1,1,en\n0,1,en\n1,0,fr\n0,0,fr\n1,1,de\n"
+YY = ["--label", "y", "--prediction", "yhat"]
+for _case, _args, _fragments in (
+    ("unknown privileged value", ["--sensitive", "L1=xx"], ["--sensitive", "'xx'", "'L1'",
+                                                            "'de', 'en', 'fr'"]),
+    ("one unknown among several", ["--sensitive", "L1=en,xx"], ["--sensitive", "'xx'"]),
+    ("empty privileged value", ["--sensitive", "L1=en,"], ["--sensitive", "COLUMN=VALUE"]),
+    ("group column missing", ["--group", "L2"], ["d.csv", "field 'L2'", "--group"]),
+    ("sensitive column missing", ["--sensitive", "L2=en"], ["field 'L2'", "--sensitive"]),
+    ("threshold on a text column", ["--sensitive", "L1"], ["row 1", "field 'L1'", "L1=VALUE"]),
+    ("neither --sensitive nor --group", [], ["--sensitive", "--group"]),
+    ("unknown method", ["--group", "L1", "--method", "max"], ["--method", "to_overall"]),
+    ("zero division not a number", ["--group", "L1", "--zero-division", "x"], ["zero-division"]),
+    ("unknown agg", ["--group", "L1", "--equalized-odds-agg", "max"], ["--equalized-odds-agg"]),
+    ("zero division nan", ["--group", "L1", "--zero-division", "nan"], ["--zero-division"]),
+    ("missing group value", ["--group", "L1"], ["row 2", "field 'L1'", "missing value"]),
+):  # fmt: skip
+    _data = LANG.replace("0,1,en", "0,1,") if _case == "missing group value" else LANG
+    CASES[_case] = ("d.csv", _data, [*YY, *_args], _fragments)
+
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):

@@ -87,6 +87,19 @@ def _concat_fairness(batches):
     return y, yhat, cols
 
 
+def _categorical_batches() -> list[tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]:
+    """Text and numeric group columns; a group ("zh", grade 9) seen in one batch only."""
+    rng = np.random.default_rng(3)
+    out = []
+    for n, langs in ((30, ["en", "fr", "es"]), (4, ["fr", "en"]), (25, ["en", "fr", "es", "zh"])):
+        lang = np.array(langs + list(rng.choice(langs, n - len(langs))))
+        grade = rng.integers(1, 4, n) if n != 4 else np.array([9, 1, 2, 3])
+        y = (rng.random(n) < 0.5).astype(int)
+        yhat = np.where(rng.random(n) < 0.7, y, 1 - y)
+        out.append((y, yhat, {"L1": lang, "grade": grade}))
+    return out
+
+
 CASES = [
     ContractCase(
         name="classification-binary-arrays",
@@ -128,3 +141,18 @@ CASES = [
         add=lambda ev, b: ev.add_arrays(*b),
     ),
 ]
+
+CASES.append(
+    ContractCase(
+        name="fairness-categorical-and-per-group",
+        make=lambda: FairnessEvaluator(
+            ["L1=en,fr", "grade:1"], group_columns=["L1", "grade"], zero_division=None
+        ),
+        make_other=lambda: FairnessEvaluator(
+            ["L1=en,fr", "grade:1"], group_columns=["L1", "grade"], method="to_overall"
+        ),
+        batches=_categorical_batches(),
+        concat=_concat_fairness,
+        add=lambda ev, b: ev.add_arrays(*b),
+    )
+)

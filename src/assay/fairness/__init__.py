@@ -1,8 +1,11 @@
-"""Group fairness: privileged groups by threshold; statistical parity difference, disparate
-impact, average odds difference and equal opportunity difference.
+"""Group fairness: privileged groups by threshold or by value (statistical parity difference,
+disparate impact, average odds difference, equal opportunity difference), and metrics per
+group of a column with the demographic parity and equalized odds difference and ratio over
+the groups (fairlearn's definitions).
 
-Functional API on arrays (:func:`statistical_parity_difference`, ...), the accumulating
-:class:`FairnessEvaluator` and the one-call :func:`evaluate_fairness`.
+Functional API on arrays (:func:`statistical_parity_difference`, ...,
+:func:`demographic_parity_difference`, ...), the accumulating :class:`FairnessEvaluator` and
+the one-call :func:`evaluate_fairness`.
 
 Example:
     >>> from assay.fairness import disparate_impact
@@ -26,6 +29,10 @@ _WHERE = {
     "equal_opportunity_difference": "assay.fairness.compute",
     "group_counts": "assay.fairness.compute",
     "statistical_parity_difference": "assay.fairness.compute",
+    "demographic_parity_difference": "assay.fairness.by_group",
+    "demographic_parity_ratio": "assay.fairness.by_group",
+    "equalized_odds_difference": "assay.fairness.by_group",
+    "equalized_odds_ratio": "assay.fairness.by_group",
     "FairnessEvaluator": "assay.fairness.evaluator",
     "evaluate_fairness": "assay.fairness.evaluator",
     "PrivilegedGroup": "assay.fairness.types",
@@ -38,14 +45,24 @@ __all__ = [
     "GroupCounts",
     "PrivilegedGroup",
     "average_odds_difference",
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
     "disparate_impact",
     "equal_opportunity_difference",
+    "equalized_odds_difference",
+    "equalized_odds_ratio",
     "evaluate_fairness",
     "group_counts",
     "statistical_parity_difference",
 ]
 
 if TYPE_CHECKING:
+    from assay.fairness.by_group import (
+        demographic_parity_difference,
+        demographic_parity_ratio,
+        equalized_odds_difference,
+        equalized_odds_ratio,
+    )
     from assay.fairness.compute import (
         EOD_WORST,
         FAIRNESS_METRICS,

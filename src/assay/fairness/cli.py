@@ -33,6 +33,17 @@ def _positive_label(text: str, column: Any, source: str) -> Any:
     return text
 
 
+#: Evaluator argument -> the option that sets it, so configuration errors name the option.
+OPTIONS = {
+    "groups": "--sensitive",
+    "group definition": "--sensitive",
+    "group_columns": "--group",
+    "method": "--method",
+    "agg": "--equalized-odds-agg",
+    "zero_division": "--zero-division",
+}
+
+
 def _groups(texts: list[str]) -> list[Any]:
     from assay.errors import InvalidInputError
     from assay.fairness.types import PrivilegedGroup
@@ -43,19 +54,74 @@ def _groups(texts: list[str]) -> list[Any]:
         raise InvalidInputError(e.reason, source="--sensitive") from None
 
 
-def _evaluate_file(
-    data: Path, label: str, prediction: str, groups: list[Any], positive_label: str
-) -> Any:
+def _check_columns(df: Any, groups: list[Any], group_columns: list[str], src: str) -> None:
+    """Every named column exists and every privileged value occurs, naming the option."""
+    import numpy as np
+
+    from assay.errors import InvalidInputError
+    from assay.fairness.by_group import as_group_text
+    from assay.fairness.values import shown
+
+    have = ", ".join(map(str, df.columns))
+    named = [("--sensitive", g.group_column) for g in groups]
+    for option, column in [*named, *(("--group", c) for c in group_columns)]:
+        if column not in df.columns:
+            raise InvalidInputError(
+                f"missing column (named by {option}; columns present: {have})",
+                source=src,
+                field=column,
+            )
+    for g in groups:
+        if g.values is None:
+            continue
+        seen = np.unique(
+            as_group_text(df[g.group_column].to_numpy(), source=src, field=g.group_column)
+        )
+        absent = [v for v in g.values if v not in set(seen.tolist())]
+        if absent:
+            raise InvalidInputError(
+                f"{absent[0]!r} in {g.label!r} is not a value of column {g.group_column!r} "
+                f"in {src} (it holds {shown(seen, limit=10)})",
+                source="--sensitive",
+            )
+
+
+def _evaluator(groups: list[Any], group_columns: list[str], **options: Any) -> Any:
     from assay.errors import InvalidInputError
     from assay.fairness.evaluator import FairnessEvaluator
+
+    if not groups and not group_columns:
+        raise InvalidInputError(
+            "give --sensitive (a privileged group) or --group (per-group metrics), or both",
+            source="fairness",
+        )
+    try:
+        return FairnessEvaluator(groups, group_columns=group_columns, **options)
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, source=OPTIONS.get(str(e.source), e.source)) from None
+
+
+def _evaluate_file(
+    data: Path,
+    label: str,
+    prediction: str,
+    groups: list[Any],
+    group_columns: list[str],
+    positive_label: str,
+    **options: Any,
+) -> Any:
+    from assay.errors import InvalidInputError
     from assay.io.tables import read_table, require_columns
 
+    _evaluator(groups, group_columns, **options)  # a bad option fails before reading
     df = read_table(data)
     src = str(data)
     if len(df) == 0:
         raise InvalidInputError("the file holds no rows", source=src)
     require_columns(df, [label], source=src)
-    ev = FairnessEvaluator(groups, positive_label=_positive_label(positive_label, df[label], src))
+    _check_columns(df, groups, group_columns, src)
+    label_value = _positive_label(positive_label, df[label], src)
+    ev = _evaluator(groups, group_columns, positive_label=label_value, **options)
     return ev.add(df, label=label, prediction=prediction, source=src)
 
 
@@ -69,10 +135,32 @@ def register(app: typer.Typer) -> None:
         label: str = typer.Option(..., help="Column of ground-truth labels."),
         prediction: str = typer.Option(..., help="Column of predicted labels."),
         sensitive: list[str] = typer.Option(
-            ...,
-            help="Privileged-group definition COLUMN[:THRESHOLD[:invert]]: a value above "
-            "THRESHOLD (default 0) is privileged, invert makes values at or below it "
-            "privileged. Repeat for several definitions.",
+            [],
+            help="Privileged-group definition: COLUMN[:THRESHOLD[:invert]] for a numeric "
+            "column (a value above THRESHOLD, default 0, is privileged; invert makes values "
+            "at or below it privileged) or COLUMN=V1[,V2...] naming the privileged values. "
+            "Repeat for several definitions.",
+        ),
+        group: list[str] = typer.Option(
+            [],
+            help="Group column: selection rate, TPR, FPR and accuracy per group (every "
+            "distinct value), and demographic parity and equalized odds difference/ratio "
+            "over the groups. Repeat for several columns.",
+        ),
+        method: str = typer.Option(
+            "between_groups",
+            help="How the group differences and ratios compare: between_groups (largest "
+            "vs smallest group) or to_overall (each group vs all data).",
+        ),
+        equalized_odds_agg: str = typer.Option(
+            "worst_case",
+            help="How equalized odds combines its TPR and FPR parts: worst_case (larger "
+            "difference, smaller ratio) or mean.",
+        ),
+        zero_division: float | None = typer.Option(
+            None,
+            help="Per-group TPR/FPR where the group has no positive/negative labels: this "
+            "value (0 gives fairlearn's numbers) instead of undefined (null).",
         ),
         positive_label: str = typer.Option(
             "1", help="The favourable label value (read as a number when the labels are)."
@@ -86,17 +174,30 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
-        """Group fairness: statistical parity, disparate impact, average odds, equal opportunity.
+        """Group fairness: privileged vs unprivileged (--sensitive), per group (--group).
 
-        Each metric is reported per privileged-group definition and averaged over them, with
-        overall accuracy, precision and recall on the positive label.
+        --sensitive: statistical parity difference, disparate impact, average odds and equal
+        opportunity difference per definition and averaged over them. --group: selection
+        rate, TPR, FPR and accuracy per group, demographic parity and equalized odds
+        difference and ratio over the groups. Always: accuracy, precision and recall on the
+        positive label.
         """
         from assay.io.files import check_writable_file
 
         if out is not None:
             check_writable_file(out, option="--out")
         groups = _groups(sensitive)
-        ev = _evaluate_file(data, label, prediction, groups, positive_label)
+        ev = _evaluate_file(
+            data,
+            label,
+            prediction,
+            groups,
+            list(group),
+            positive_label,
+            method=method,
+            agg=equalized_odds_agg,
+            zero_division=zero_division,
+        )
         publish(
             ev.compute(),
             fmt=format,
@@ -109,7 +210,11 @@ def register(app: typer.Typer) -> None:
             parameters={
                 "label": label,
                 "prediction": prediction,
-                "group_columns": [g.label for g in groups],
+                "sensitive": [g.label for g in groups],
+                "group_columns": list(group),
                 "positive_label": positive_label,
+                "method": method,
+                "agg": equalized_odds_agg,
+                "zero_division": zero_division,
             },
         )

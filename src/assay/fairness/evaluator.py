@@ -1,18 +1,26 @@
 """Accumulating group-fairness evaluator.
 
 For each privileged-group definition it keeps eight counts (TP/FP/FN/TN of the
-unprivileged and privileged groups), so batches and merged evaluators add up exactly; it
-also keeps the distinct label and prediction values seen, to refuse data whose labels and
-predictions do not match (see :mod:`assay.fairness.values`).
+unprivileged and privileged groups), for each group column the four counts of every group
+seen (group names as a sorted fixed-width string array), and the four counts over all
+datums; so batches and merged evaluators add up exactly. It also keeps the distinct label
+and prediction values seen, to refuse data whose labels and predictions do not match (see
+:mod:`assay.fairness.values`), and how many datums matched each privileged value, to refuse
+a value that occurs nowhere.
 
 Records (built by :mod:`assay.fairness.records`):
 
 * ``StatisticalParityDifference``, ``DisparateImpact``, ``AverageOddsDifference``,
-  ``EqualOpportunityDifference`` per definition (``group_column``, ``threshold``,
-  ``invert``, ``privileged``, ``positive_label``), and the same types with
-  ``average_over`` for the mean over all definitions (undefined if any definition's value
-  is undefined, naming it);
+  ``EqualOpportunityDifference`` per definition (``group_column``, ``threshold`` and
+  ``invert`` or ``privileged_values``, ``privileged``, ``positive_label``), and the same
+  types with ``average_over`` for the mean over all definitions (undefined if any
+  definition's value is undefined, naming it);
 * ``GroupCounts`` per definition and ``group`` (``"unprivileged"``, ``"privileged"``);
+* per group column and group: ``SelectionRate``, ``TruePositiveRate``,
+  ``FalsePositiveRate``, ``Accuracy``, ``GroupCounts`` (``group_column``, ``group``); over
+  its groups ``DemographicParityDifference``, ``DemographicParityRatio``,
+  ``EqualizedOddsDifference``, ``EqualizedOddsRatio`` (``group_column``, ``method``), see
+  :mod:`assay.fairness.by_group`;
 * ``Accuracy``, ``Precision``, ``Recall`` over all datums (binary, on the positive label).
 
 Example:
@@ -20,6 +28,13 @@ Example:
     >>> _ = ev.add_arrays([1, 0, 1, 0], [1, 1, 0, 0], {"sex": [1, 1, 0, 0]})
     >>> ev.compute().get("StatisticalParityDifference", group_column="sex").value
     -1.0
+    >>> ev = FairnessEvaluator(["L1=en"], group_columns=["L1"])
+    >>> _ = ev.add_arrays([1, 0, 1, 0], [1, 1, 0, 0], {"L1": ["en", "en", "fr", "fr"]})
+    >>> ms = ev.compute()
+    >>> ms.get("SelectionRate", group_column="L1", group="en").value
+    1.0
+    >>> ms.get("DemographicParityDifference", group_column="L1").value
+    1.0
 """
 
 from __future__ import annotations
@@ -36,6 +51,7 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness import records
+from assay.fairness.by_group import GroupTable, as_group_text, check_options, group_column_values
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -69,24 +85,54 @@ class FairnessEvaluator(Evaluator):
 
     Args:
         groups: privileged-group definitions, as :class:`PrivilegedGroup`, text
-            ``"COLUMN[:THRESHOLD[:invert]]"`` or dicts ``{"group_column", "threshold", "invert"}``.
+            ``"COLUMN[:THRESHOLD[:invert]]"`` or ``"COLUMN=V1[,V2...]"``, or dicts
+            (:meth:`PrivilegedGroup.as_dict`).
+        group_columns: columns whose every distinct value is a group, for per-group metrics
+            and the demographic parity / equalized odds aggregates.
         positive_label: the favourable label value, compared with ``==`` to labels and
             predictions (``pos_label=`` is its deprecated name).
+        zero_division: the value of a per-group TPR/FPR whose denominator is 0 (default
+            undefined; fairlearn's is 0).
+        method: ``"between_groups"`` (default) or ``"to_overall"``: how the aggregates
+            compare the groups.
+        agg: ``"worst_case"`` (default) or ``"mean"``: how the equalized odds aggregates
+            combine their TPR and FPR parts.
     """
 
     def __init__(
-        self, groups: Iterable[GroupSpec], *, positive_label: Any = 1, pos_label: Any = UNSET
+        self,
+        groups: Iterable[GroupSpec] = (),
+        *,
+        group_columns: Iterable[str] = (),
+        positive_label: Any = 1,
+        zero_division: float | None = None,
+        method: str = "between_groups",
+        agg: str = "worst_case",
+        pos_label: Any = UNSET,
     ) -> None:
         self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
-        if not self.groups:
+        self.group_columns = tuple(dict.fromkeys(_column_name(c) for c in group_columns))
+        if not self.groups and not self.group_columns:
             raise InvalidInputError(
-                "at least one privileged-group definition is required", source="groups"
+                "at least one privileged-group definition or group column is required",
+                source="groups",
             )
         label = renamed(
             "positive_label", positive_label, "pos_label", pos_label, where="FairnessEvaluator"
         )
         self.positive_label = _positive_label(label)
+        check_options(method, agg)
+        self.method, self.agg = method, agg
+        if zero_division is not None and not np.isfinite(float(zero_division)):
+            raise InvalidInputError(
+                f"must be a finite number, got {zero_division!r}", source="zero_division"
+            )
+        self.zero_division = None if zero_division is None else float(zero_division)
         self._counts = [GroupCounts.zeros() for _ in self.groups]
+        # per categorical definition: how many datums matched each privileged value
+        self._matched = [np.zeros(len(g.values or ()), dtype=np.int64) for g in self.groups]
+        self._tables = [GroupTable.empty() for _ in self.group_columns]
+        self._overall = np.zeros(4, dtype=np.int64)  # TP, FP, FN, TN over all datums
         self._labels: NDArray[Any] | None = None  # distinct label values seen
         self._predictions: NDArray[Any] | None = None  # distinct prediction values seen
         self._sources: list[str] = []
@@ -99,7 +145,11 @@ class FairnessEvaluator(Evaluator):
     def config(self) -> dict[str, Any]:
         return {
             "groups": [g.as_dict() for g in self.groups],
+            "group_columns": list(self.group_columns),
             "positive_label": self.positive_label,
+            "zero_division": self.zero_division,
+            "method": self.method,
+            "agg": self.agg,
         }
 
     # ------------------------------------------------------------ accumulate
@@ -125,29 +175,38 @@ class FairnessEvaluator(Evaluator):
         t = as_1d(y_true, source=source or fields[0], field=fields[0] if source else None)
         p = as_1d(y_pred, source=source or fields[1], field=fields[1] if source else None)
         n = check_same_length(**{fields[0]: t, fields[1]: p})
-        masks = [self._mask(g, group_values or {}, n, source) for g in self.groups]
+        values = group_values or {}
+        masked = [self._mask(g, values, n, source) for g in self.groups]
+        texts = [
+            as_group_text(group_column_values(values, c, n, source), source=source, field=c)
+            for c in self.group_columns
+        ]
         _, labels = kind_and_values(t, source=source, field=fields[0])
         _, predictions = kind_and_values(p, source=source, field=fields[1])
         check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
         # Everything is validated: only now does the state change.
-        for i, m in enumerate(masks):
-            self._counts[i] += group_counts(t, p, m, positive_label=self.positive_label)
+        for i, (mask, matched) in enumerate(masked):
+            self._counts[i] += group_counts(t, p, mask, positive_label=self.positive_label)
+            self._matched[i] = self._matched[i] + matched
+        tb, pb = t == self.positive_label, p == self.positive_label
+        for j, text in enumerate(texts):
+            self._tables[j] = self._tables[j] + GroupTable.tally(tb, pb, text)
+        self._overall = (
+            self._overall + GroupTable.tally(tb, pb, np.zeros(n, dtype="<U1")).overall[0]
+        )
         self._remember(labels, predictions, source)
         return self
 
     def _mask(
         self, g: PrivilegedGroup, values: Mapping[str, ArrayLike], n: int, source: str | None
-    ) -> NDArray[np.bool_]:
-        if g.group_column not in values:
-            raise InvalidInputError(
-                "missing group column", source=source or "group_values", field=g.group_column
-            )
-        v = as_1d(values[g.group_column], source=source or "group_values", field=g.group_column)
-        if len(v) != n:
-            raise InvalidInputError(
-                f"has {len(v)} values for {n} labels", source=source, field=g.group_column
-            )
-        return g.privileged(v, source=source)
+    ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+        """The privileged mask and, for privileged values, how many datums matched each."""
+        v = group_column_values(values, g.group_column, n, source)
+        if g.values is None:
+            return g.privileged(v, source=source), np.zeros(0, dtype=np.int64)
+        text = as_group_text(v, source=source, field=g.group_column)
+        matched = np.array([int((text == x).sum()) for x in g.values], dtype=np.int64)
+        return np.isin(text, np.asarray(g.values, dtype=str)), matched
 
     def _remember(self, labels: NDArray[Any], predictions: NDArray[Any], source: Any) -> None:
         if self._labels is None or self._predictions is None:
@@ -161,7 +220,8 @@ class FairnessEvaluator(Evaluator):
     def add(self, data: Any, *, label: str, prediction: str, source: str = "data") -> Self:
         """Add a batch from a table (pandas/polars frame, file path or records) by column names."""
         df = as_dataframe(data, source=source)
-        cols = [label, prediction, *dict.fromkeys(g.group_column for g in self.groups)]
+        columns = dict.fromkeys([*(g.group_column for g in self.groups), *self.group_columns])
+        cols = [label, prediction, *columns]
         require_columns(df, cols, source=source)
         for c in (label, prediction):
             miss = df[c].isna().to_numpy()
@@ -172,19 +232,22 @@ class FairnessEvaluator(Evaluator):
         return self.add_arrays(
             df[label].to_numpy(),
             df[prediction].to_numpy(),
-            {g.group_column: df[g.group_column].to_numpy() for g in self.groups},
+            {c: df[c].to_numpy() for c in columns},
             source=source,
             fields=(label, prediction),
         )
 
     @property
     def is_empty(self) -> bool:
-        return int(self._counts[0].size.sum()) == 0
+        return int(self._overall.sum()) == 0
 
     def _merge(self, other: Self) -> None:
         if other._labels is None or other._predictions is None:
             return
         self._counts = [a + b for a, b in zip(self._counts, other._counts)]
+        self._matched = [a + b for a, b in zip(self._matched, other._matched)]
+        self._tables = [a + b for a, b in zip(self._tables, other._tables)]
+        self._overall = self._overall + other._overall
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
 
@@ -198,10 +261,21 @@ class FairnessEvaluator(Evaluator):
             self.positive_label,
             source=", ".join(self._sources) or "labels and predictions",
         )
+        self._check_privileged_values()
         out: list[Metric] = []
         for g, c in zip(self.groups, self._counts):
             out += self._definition_records(g, c)
-        out += self._average_records()
+        if self.groups:
+            out += self._average_records()
+        for column, table in zip(self.group_columns, self._tables):
+            out += records.by_group(
+                column,
+                table,
+                positive_label=self.positive_label,
+                zero_division=self.zero_division,
+                method=self.method,
+                agg=self.agg,
+            )
         out += self._overall_records()
         return MetricSet(out)
 
@@ -255,9 +329,7 @@ class FairnessEvaluator(Evaluator):
         return out
 
     def _overall_records(self) -> list[Metric]:
-        # Every definition sees the same datums: the overall counts are one definition's sums.
-        c = self._counts[0]
-        tp, fp, fn, tn = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
+        tp, fp, fn, tn = (int(x) for x in self._overall)
         out = []
         for name, num, den, req in (
             ("Accuracy", tp + tn, tp + fp + fn + tn, "requires at least one data point"),
@@ -270,11 +342,31 @@ class FairnessEvaluator(Evaluator):
             )
         return out
 
+    def _check_privileged_values(self) -> None:
+        for g, matched in zip(self.groups, self._matched):
+            if g.values is None or matched.all():
+                continue
+            absent = [v for v, k in zip(g.values, matched) if k == 0]
+            raise InvalidInputError(
+                f"privileged value {absent[0]!r} of {g.label!r} occurs in no row",
+                source=", ".join(self._sources) or "group_values",
+                field=g.group_column,
+            )
+
     # ------------------------------------------------------------ state
 
     def _state(self) -> dict[str, np.ndarray]:
-        counts = np.stack([np.stack([c.tp, c.fp, c.fn, c.tn]) for c in self._counts])
-        state = {"counts": counts.astype(np.int64)}
+        counts = np.zeros((0, 4, 2), dtype=np.int64)
+        if self._counts:
+            counts = np.stack([np.stack([c.tp, c.fp, c.fn, c.tn]) for c in self._counts])
+        state = {
+            "counts": counts.astype(np.int64),
+            "overall": self._overall.astype(np.int64),
+            "privileged_matched": np.concatenate([np.zeros(0, np.int64), *self._matched]),
+        }
+        for j, t in enumerate(self._tables):
+            state[f"group_names_{j}"] = t.names
+            state[f"group_counts_{j}"] = t.counts.astype(np.int64)
         if self._labels is not None and self._predictions is not None:
             state["label_values"] = self._labels
             state["prediction_values"] = self._predictions
@@ -283,9 +375,29 @@ class FairnessEvaluator(Evaluator):
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         counts = np.asarray(state["counts"], dtype=np.int64)
         self._counts = [GroupCounts(tp=c[0], fp=c[1], fn=c[2], tn=c[3]) for c in counts]
+        if "overall" in state:
+            self._overall = np.asarray(state["overall"], dtype=np.int64)
+        elif len(counts):  # a state from before group columns: one definition's sums
+            self._overall = counts[0].sum(axis=1)
+        if "privileged_matched" in state:
+            flat = np.asarray(state["privileged_matched"], dtype=np.int64)
+            cuts = np.cumsum([len(m) for m in self._matched])[:-1]
+            self._matched = list(np.split(flat, cuts)) if self._matched else []
+        for j in range(len(self.group_columns)):
+            names = np.asarray(state[f"group_names_{j}"]).astype(str)
+            table_counts = np.asarray(state[f"group_counts_{j}"], dtype=np.int64).reshape(-1, 4)
+            self._tables[j] = GroupTable(names, table_counts)
         if "label_values" in state:
             self._labels = np.asarray(state["label_values"])
             self._predictions = np.asarray(state["prediction_values"])
+
+
+def _column_name(c: Any) -> str:
+    if not isinstance(c, str) or not c:
+        raise InvalidInputError(
+            f"a group column must be a non-empty name, got {c!r}", source="group_columns"
+        )
+    return c
 
 
 def evaluate_fairness(
@@ -293,11 +405,16 @@ def evaluate_fairness(
     *,
     label: str,
     prediction: str,
-    groups: Sequence[GroupSpec],
+    groups: Sequence[GroupSpec] = (),
+    group_columns: Sequence[str] = (),
     positive_label: Any = 1,
+    zero_division: float | None = None,
+    method: str = "between_groups",
+    agg: str = "worst_case",
     pos_label: Any = UNSET,
 ) -> MetricSet:
-    """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``).
+    """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
+    the arguments are :class:`FairnessEvaluator`'s.
 
     Example:
         >>> import pandas as pd
@@ -310,7 +427,14 @@ def evaluate_fairness(
         "positive_label", positive_label, "pos_label", pos_label, where="evaluate_fairness"
     )
     return (
-        FairnessEvaluator(groups, positive_label=label_value)
+        FairnessEvaluator(
+            groups,
+            group_columns=group_columns,
+            positive_label=label_value,
+            zero_division=zero_division,
+            method=method,
+            agg=agg,
+        )
         .add(data, label=label, prediction=prediction)
         .compute()
     )

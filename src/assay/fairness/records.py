@@ -5,6 +5,13 @@ Per privileged-group definition, records carry ``group_column``, ``threshold``, 
 ``GroupCounts`` records add ``group`` (``"privileged"`` or ``"unprivileged"``). Averages over
 the definitions carry ``average_over`` (the definitions' text forms) instead.
 
+Per group of a ``group_column`` (``--group``), ``SelectionRate``, ``TruePositiveRate``,
+``FalsePositiveRate``, ``Accuracy`` and ``GroupCounts`` carry ``group_column``, ``group``
+and ``positive_label``; the aggregates over its groups (``DemographicParityDifference``, ...)
+carry ``group_column``, ``method`` and ``positive_label`` (the equalized odds ones also
+``agg``). Both add ``zero_division`` when
+it is set.
+
 Example:
     >>> from assay.fairness.types import PrivilegedGroup
     >>> g = PrivilegedGroup("age", 40.0, invert=True)
@@ -20,15 +27,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from assay import ratios
+from assay.fairness.by_group import RATES, GroupTable, disparities, group_rates
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric
 from assay.results import undefined as _undefined
 
-__all__ = ["definition_parameters", "per_definition", "group_counts", "average", "overall"]
+__all__ = [
+    "definition_parameters",
+    "per_definition",
+    "group_counts",
+    "average",
+    "overall",
+    "per_group",
+    "per_group_counts",
+    "disparity",
+    "by_group",
+]
 
 
 def definition_parameters(group: PrivilegedGroup, positive_label: Any) -> dict[str, Any]:
-    """The parameters naming one privileged-group definition."""
+    """The parameters naming one privileged-group definition (``privileged_values`` for a
+    categorical one, ``threshold`` and ``invert`` for a numeric one)."""
+    if group.values is not None:
+        return {
+            "group_column": group.group_column,
+            "privileged_values": list(group.values),
+            "privileged": group.describe(),
+            "positive_label": positive_label,
+        }
     return {
         "group_column": group.group_column,
         "threshold": group.threshold,
@@ -87,3 +114,104 @@ def overall(
 ) -> Metric:
     """``Accuracy``, ``Precision`` or ``Recall`` over all datums, on the positive label."""
     return _record(type, value, undefined, {"positive_label": positive_label})
+
+
+def _by_group_params(
+    group_column: str, positive_label: Any, zero_division: float | None, **more: Any
+) -> dict[str, Any]:
+    params = {"group_column": group_column, **more, "positive_label": positive_label}
+    if zero_division is not None:
+        params["zero_division"] = float(zero_division)
+    return params
+
+
+def per_group(
+    type: str,
+    value: float | None,
+    *,
+    group_column: str,
+    group: str,
+    positive_label: Any,
+    zero_division: float | None = None,
+    undefined: str | None = None,
+) -> Metric:
+    """A rate of one group of ``group_column`` (``SelectionRate``, ``TruePositiveRate``, ...).
+
+    Example:
+        >>> per_group("SelectionRate", 0.5, group_column="L1", group="en",
+        ...           positive_label=1).parameters
+        {'group_column': 'L1', 'group': 'en', 'positive_label': 1}
+    """
+    params = _by_group_params(group_column, positive_label, zero_division, group=group)
+    return _record(type, value, undefined, params)
+
+
+def per_group_counts(
+    value: dict[str, int], *, group_column: str, group: str, positive_label: Any
+) -> Metric:
+    """``GroupCounts`` (``{"tp", "fp", "fn", "tn"}``) of one group of ``group_column``."""
+    params = _by_group_params(group_column, positive_label, None, group=group)
+    return Metric("GroupCounts", value, params)
+
+
+def disparity(
+    type: str,
+    value: float | None,
+    *,
+    group_column: str,
+    method: str,
+    positive_label: Any,
+    zero_division: float | None = None,
+    undefined: str | None = None,
+    agg: str | None = None,
+) -> Metric:
+    """An aggregate over all groups of ``group_column`` (``DemographicParityDifference``, ...);
+    ``agg`` for the equalized odds aggregates."""
+    more = {"method": method} if agg is None else {"method": method, "agg": agg}
+    params = _by_group_params(group_column, positive_label, zero_division, **more)
+    return _record(type, value, undefined, params)
+
+
+_UNDEFINED_RATE = {
+    "SelectionRate": "the group is empty",
+    "TruePositiveRate": "requires positive labels in the group (TP + FN > 0)",
+    "FalsePositiveRate": "requires negative labels in the group (FP + TN > 0)",
+    "Accuracy": "the group is empty",
+}
+
+
+def by_group(
+    column: str,
+    table: GroupTable,
+    *,
+    positive_label: Any,
+    zero_division: float | None,
+    method: str,
+    agg: str = "worst_case",
+) -> list[Metric]:
+    """Every record of one group column: per group the four rates and the counts, then the
+    four aggregates over its groups."""
+    out = []
+    rates = group_rates(table.counts, zero_division)
+    common = {"group_column": column, "positive_label": positive_label}
+    for k, name in enumerate(table.names.tolist()):
+        for rate in RATES:
+            value = ratios.value_or_none(rates[rate][k])
+            why = None if value is not None else _UNDEFINED_RATE[rate]
+            out.append(
+                per_group(
+                    rate, value, group=name, zero_division=zero_division, undefined=why, **common
+                )
+            )
+        counts = dict(zip(("tp", "fp", "fn", "tn"), (int(x) for x in table.counts[k])))
+        out.append(per_group_counts(counts, group=name, **common))
+    aggregates = disparities(table, method=method, zero_division=zero_division, agg=agg)
+    for name, (value, why) in aggregates.items():
+        extra = {"agg": agg} if name.startswith("EqualizedOdds") else {}
+        out.append(
+            disparity(
+                name, value, method=method, zero_division=zero_division, undefined=why,
+                **common, **extra,
+            )
+        )  # fmt: skip
+    return out

@@ -1,0 +1,375 @@
+"""Metrics per group of a categorical column, and the disparity between the groups.
+
+A *group column* splits the datums into groups, one per distinct value (text, or a number
+written as short text: ``3`` for 3.0). Per group, with labels and predictions binarised on
+the positive label and TP/FP/FN/TN the group's confusion counts:
+
+* ``SelectionRate      = (TP + FP) / n``           the share predicted positive
+* ``TruePositiveRate   = TP / (TP + FN)``          undefined without positive labels
+* ``FalsePositiveRate  = FP / (FP + TN)``          undefined without negative labels
+* ``Accuracy           = (TP + TN) / n``
+
+Over all groups (fairlearn's definitions), with ``method="between_groups"``:
+
+* ``DemographicParityDifference = max_g SR_g - min_g SR_g``      fair value 0
+* ``DemographicParityRatio      = min_g SR_g / max_g SR_g``      fair value 1
+* ``EqualizedOddsDifference     = max(TPR difference, FPR difference)``
+* ``EqualizedOddsRatio          = min(TPR ratio, FPR ratio)``
+
+(``agg="mean"``: the equalized odds aggregates are the mean of the two parts instead.)
+
+With ``method="to_overall"`` each group is compared with the rate over all datums
+instead: the difference is ``max_g |r_g - r_all|`` and the ratio ``min_g q_g`` where
+``q = r_g / r_all`` folded below 1 (``1/q`` when ``q > 1``).
+
+A rate with a zero denominator is undefined (NaN here, ``null`` in a record), and so is an
+aggregate over it; ``zero_division=z`` makes such a rate ``z`` instead (fairlearn's rates
+are 0.0 there: ``zero_division=0`` gives its numbers). A ratio whose denominator (the
+largest rate, or the overall rate) is 0 is undefined whatever ``zero_division`` is
+(fairlearn gives NaN). A single group has difference 0 and ratio 1.
+
+Example:
+    >>> t = GroupTable.tally(np.array([1, 0, 1, 0]) == 1, np.array([1, 1, 0, 0]) == 1,
+    ...                      np.array(["en", "en", "fr", "fr"]))
+    >>> t.names.tolist(), group_rates(t.counts)["SelectionRate"].tolist()
+    (['en', 'fr'], [1.0, 0.0])
+    >>> disparities(t)["DemographicParityDifference"]
+    (1.0, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from assay import ratios
+from assay._validation import as_1d, check_same_length
+from assay.errors import InvalidInputError, UndefinedMetricError
+
+__all__ = [
+    "AGGREGATES",
+    "AGGS",
+    "METHODS",
+    "RATES",
+    "GroupTable",
+    "as_group_text",
+    "disparities",
+    "group_rates",
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
+    "equalized_odds_difference",
+    "equalized_odds_ratio",
+]
+
+#: How the aggregates compare groups (fairlearn's ``method=``).
+METHODS = ("between_groups", "to_overall")
+#: How equalized odds combines its TPR and FPR parts (fairlearn's ``agg=``).
+AGGS = ("worst_case", "mean")
+#: Per-group metric types, in report order.
+RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
+#: Aggregate metric types over all groups, in report order.
+AGGREGATES = (
+    "DemographicParityDifference",
+    "DemographicParityRatio",
+    "EqualizedOddsDifference",
+    "EqualizedOddsRatio",
+)
+
+
+def _number_text(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+def _one_text(v: Any, i: int, source: str | None, field: str) -> str:
+    if isinstance(v, (str, np.str_)):
+        return str(v)
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, float, np.number)) and not np.isnan(float(v)):
+        return _number_text(float(v))
+    reason = (
+        "missing value"
+        if v is None or (isinstance(v, (float, np.floating)) and np.isnan(v))
+        else f"a group value must be text or a number, got {type(v).__name__} {v!r}"
+    )
+    raise InvalidInputError(reason, source=source, record=i + 1, field=field)
+
+
+def as_group_text(values: ArrayLike, *, source: str | None, field: str) -> NDArray[np.str_]:
+    """A group column's values as text (numbers in short form); a missing value is an error.
+
+    Example:
+        >>> as_group_text([3.0, 2.5, 3.0], source=None, field="grade").tolist()
+        ['3', '2.5', '3']
+    """
+    v = np.asarray(values)
+    if v.dtype.kind in "US":
+        return v.astype(str)
+    if v.dtype.kind in "biuf":
+        uniq, inv = np.unique(v, return_inverse=True)
+        if v.dtype.kind == "f" and np.isnan(uniq).any():
+            i = int(np.flatnonzero(np.isnan(v))[0])
+            raise InvalidInputError("missing value", source=source, record=i + 1, field=field)
+        texts = [
+            str(bool(u)) if v.dtype.kind == "b" else _number_text(float(u)) for u in uniq.tolist()
+        ]
+        return np.asarray(texts, dtype=str)[inv.reshape(-1)] if len(v) else v.astype(str)
+    if not len(v):
+        return np.empty(0, dtype="<U1")
+    try:
+        codes, uniq = pd.factorize(pd.Series(v, dtype=object), use_na_sentinel=True)
+    except TypeError:  # an unhashable value (a list): find it and name its row
+        return np.asarray([_one_text(e, i, source, field) for i, e in enumerate(v.tolist())])
+    if (codes < 0).any():
+        i = int(np.flatnonzero(codes < 0)[0])
+        raise InvalidInputError("missing value", source=source, record=i + 1, field=field)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(v) - 1, -1, -1)  # each value's first row
+    texts = [_one_text(u, int(i), source, field) for u, i in zip(uniq.tolist(), first)]
+    return np.asarray(texts, dtype=str)[codes]
+
+
+@dataclass(frozen=True)
+class GroupTable:
+    """Confusion counts per group: ``names`` (sorted text) and ``counts`` of shape (k, 4),
+    the columns being TP, FP, FN, TN. Tables add up (groups aligned by name)."""
+
+    names: NDArray[np.str_]
+    counts: NDArray[np.int64]
+
+    @classmethod
+    def empty(cls) -> GroupTable:
+        return cls(np.empty(0, dtype="<U1"), np.zeros((0, 4), dtype=np.int64))
+
+    @classmethod
+    def tally(
+        cls, truth: NDArray[np.bool_], pred: NDArray[np.bool_], groups: NDArray[np.str_]
+    ) -> GroupTable:
+        """Count one batch: binarised labels and predictions, and each datum's group."""
+        names, inv = np.unique(groups, return_inverse=True)
+        col = np.where(truth, np.where(pred, 0, 2), np.where(pred, 1, 3))
+        cell = inv.reshape(-1).astype(np.int64) * 4 + col
+        counts = np.bincount(cell, minlength=4 * len(names)).reshape(-1, 4)
+        return cls(names.astype(str), counts.astype(np.int64))
+
+    def __add__(self, other: GroupTable) -> GroupTable:
+        names = np.union1d(self.names, other.names).astype(str)
+        counts = np.zeros((len(names), 4), dtype=np.int64)
+        for t in (self, other):
+            counts[np.searchsorted(names, t.names)] += t.counts
+        return GroupTable(names, counts)
+
+    @property
+    def overall(self) -> NDArray[np.int64]:
+        """The counts over all groups, shape (1, 4)."""
+        return self.counts.sum(axis=0, keepdims=True)
+
+
+def group_rates(
+    counts: NDArray[np.int64], zero_division: float | None = None
+) -> dict[str, NDArray[np.float64]]:
+    """The four per-group rates from counts of shape (k, 4); NaN where undefined."""
+    tp, fp, fn, tn = (counts[:, i].astype(np.float64) for i in range(4))
+    n = tp + fp + fn + tn
+    return {
+        "SelectionRate": ratios.divide(tp + fp, n),
+        "TruePositiveRate": ratios.divide(tp, tp + fn, zero_division),
+        "FalsePositiveRate": ratios.divide(fp, fp + tn, zero_division),
+        "Accuracy": ratios.divide(tp + tn, n),
+    }
+
+
+_WHO = {"TruePositiveRate": "positive labels", "FalsePositiveRate": "negative labels"}
+_RATE_NAME = {
+    "SelectionRate": "selection rate",
+    "TruePositiveRate": "true positive rate",
+    "FalsePositiveRate": "false positive rate",
+}
+
+
+def _why_rate(
+    rate: str, r: NDArray[np.float64], overall: float, t: GroupTable, method: str
+) -> str | None:
+    """Why a difference or ratio over this rate is undefined (None when it is defined)."""
+    bad = np.flatnonzero(np.isnan(r))
+    if len(bad):
+        name = str(t.names[bad[0]])
+        return f"group {name!r} has no {_WHO[rate]} (its {_RATE_NAME[rate]} is undefined)"
+    if method == "to_overall" and np.isnan(overall):
+        return f"there are no {_WHO[rate]} at all (the overall {_RATE_NAME[rate]} is undefined)"
+    return None
+
+
+def _difference(r: NDArray[np.float64], overall: float, method: str) -> float:
+    if method == "between_groups":
+        return float(r.max() - r.min())
+    return float(np.abs(r - overall).max())
+
+
+def _ratio(r: NDArray[np.float64], overall: float, method: str) -> tuple[float, str | None]:
+    if method == "between_groups":
+        top = float(r.max())
+        if top == 0:
+            return np.nan, "the largest group rate is 0 (the ratio is 0/0)"
+        return float(r.min()) / top, None
+    if overall == 0:
+        return np.nan, "the overall rate is 0"
+    q = r / overall
+    with np.errstate(divide="ignore"):
+        folded = np.where(q > 1, 1 / q, q)
+    return float(folded.min()), None
+
+
+def _aggregate(
+    t: GroupTable, rate: str, kind: str, method: str, zero_division: float | None
+) -> tuple[float | None, str | None]:
+    r = group_rates(t.counts, zero_division)[rate]
+    overall = float(group_rates(t.overall, zero_division)[rate][0])
+    why = _why_rate(rate, r, overall, t, method)
+    if why is not None:
+        return None, why
+    if kind == "difference":
+        return _difference(r, overall, method), None
+    value, why = _ratio(r, overall, method)
+    if why is not None:
+        return None, f"{_RATE_NAME[rate]}: {why}"
+    return value, None
+
+
+def disparities(
+    t: GroupTable,
+    *,
+    method: str = "between_groups",
+    zero_division: float | None = None,
+    agg: str = "worst_case",
+) -> dict[str, tuple[float | None, str | None]]:
+    """The four aggregates over the groups of ``t``: type -> (value or None, why undefined).
+
+    ``agg`` combines the TPR and FPR parts of equalized odds: ``"worst_case"`` (the larger
+    difference, the smaller ratio) or ``"mean"`` (their mean)."""
+    out: dict[str, tuple[float | None, str | None]] = {
+        "DemographicParityDifference": _aggregate(
+            t, "SelectionRate", "difference", method, zero_division
+        ),
+        "DemographicParityRatio": _aggregate(t, "SelectionRate", "ratio", method, zero_division),
+    }
+    for kind, pick, name in (
+        ("difference", max, "EqualizedOddsDifference"),
+        ("ratio", min, "EqualizedOddsRatio"),
+    ):
+        parts = [
+            _aggregate(t, rate, kind, method, zero_division)
+            for rate in ("TruePositiveRate", "FalsePositiveRate")
+        ]
+        missing = [why for v, why in parts if v is None]
+        values = [v for v, _ in parts if v is not None]
+        if missing:
+            out[name] = (None, missing[0])
+        else:
+            out[name] = (float(pick(values) if agg == "worst_case" else np.mean(values)), None)
+    return out
+
+
+def group_column_values(
+    values: Mapping[str, ArrayLike], name: str, n: int, source: str | None
+) -> NDArray[Any]:
+    """One group column's values from ``values``: present, and as long as the labels."""
+    if name not in values:
+        raise InvalidInputError("missing group column", source=source or "group_values", field=name)
+    v = as_1d(values[name], source=source or "group_values", field=name)
+    if len(v) != n:
+        raise InvalidInputError(f"has {len(v)} values for {n} labels", source=source, field=name)
+    return v
+
+
+def _table(
+    y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike, positive_label: Any
+) -> GroupTable:
+    t = as_1d(y_true, source="y_true")
+    p = as_1d(y_pred, source="y_pred")
+    g = as_group_text(as_1d(groups, source="groups"), source="groups", field="groups")
+    check_same_length(y_true=t, y_pred=p, groups=g)
+    return GroupTable.tally(t == positive_label, p == positive_label, g)
+
+
+def check_options(method: str, agg: str) -> None:
+    """``method`` and ``agg`` are among the known ones."""
+    for name, value, known in (("method", method, METHODS), ("agg", agg, AGGS)):
+        if value not in known:
+            raise InvalidInputError(
+                f"must be one of {', '.join(known)}, got {value!r}", source=name
+            )
+
+
+def _aggregate_function(name: str, doc: str) -> Callable[..., float]:
+    """The functional form of one aggregate: arrays in, a float out, or
+    :class:`~assay.errors.UndefinedMetricError` naming why it is undefined."""
+
+    def aggregate(
+        y_true: ArrayLike,
+        y_pred: ArrayLike,
+        groups: ArrayLike,
+        *,
+        positive_label: Any = 1,
+        method: str = "between_groups",
+        zero_division: float | None = None,
+        agg: str = "worst_case",
+    ) -> float:
+        check_options(method, agg)
+        table = _table(y_true, y_pred, groups, positive_label)
+        aggregates = disparities(table, method=method, zero_division=zero_division, agg=agg)
+        value, why = aggregates[name]
+        if value is None:
+            raise UndefinedMetricError(name, why or "undefined")
+        return value
+
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    aggregate.__name__ = aggregate.__qualname__ = snake
+    aggregate.__doc__ = doc
+    return aggregate
+
+
+demographic_parity_difference = _aggregate_function(
+    "DemographicParityDifference",
+    """Largest minus smallest selection rate over the groups (0 is fair).
+
+    Example:
+        >>> demographic_parity_difference([0, 0, 0, 0], [1, 1, 1, 0], ["a", "a", "b", "b"])
+        0.5
+    """,
+)
+
+demographic_parity_ratio = _aggregate_function(
+    "DemographicParityRatio",
+    """Smallest over largest selection rate over the groups (1 is fair).
+
+    Example:
+        >>> demographic_parity_ratio([0, 0, 0, 0], [1, 1, 1, 0], ["a", "a", "b", "b"])
+        0.5
+    """,
+)
+
+equalized_odds_difference = _aggregate_function(
+    "EqualizedOddsDifference",
+    """The larger of the TPR difference and the FPR difference over the groups (0 is fair).
+
+    Example:
+        >>> equalized_odds_difference([1, 0, 1, 0], [1, 0, 0, 0], ["a", "a", "b", "b"])
+        1.0
+    """,
+)
+
+equalized_odds_ratio = _aggregate_function(
+    "EqualizedOddsRatio",
+    """The smaller of the TPR ratio and the FPR ratio over the groups (1 is fair).
+
+    Example:
+        >>> equalized_odds_ratio([1, 0, 1, 0], [1, 1, 1, 0], ["a", "a", "b", "b"])
+        0.0
+    """,
+)

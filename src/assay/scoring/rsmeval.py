@@ -54,9 +54,10 @@ class RsmevalTables(dict):
         from assay.io.files import safe_filename
 
         out = {}
+        prefix = f"{experiment_id}_" if experiment_id else ""
         for name, df in self.items():
             index = not (name in NO_INDEX or name.startswith(("data_composition", "pred_")))
-            out[safe_filename(f"{experiment_id}_{name}") + ".csv"] = df.to_csv(index=index)
+            out[safe_filename(f"{prefix}{name}") + ".csv"] = df.to_csv(index=index)
         return out
 
 

@@ -170,7 +170,7 @@ class RsmevalConfig:
             trim_max=tmax,
             human_score_column=str(cfg.get("human_score_column") or "sc1"),
             second_human_score_column=cfg.get("second_human_score_column"),
-            id_column=str(cfg.get("id_column") or "spkitemid"),
+            id_column="spkitemid" if cfg.get("id_column") is None else str(cfg["id_column"]),
             subgroups=list(subgroups),
             trim_tolerance=0.4998 if tol is None else tol,
             scale_with=scale_with,
@@ -244,8 +244,11 @@ def _scaling(cfg: RsmevalConfig) -> tuple[float, float, float, float]:
 
 
 def _renamed(df: pd.DataFrame, cfg: RsmevalConfig) -> pd.DataFrame:
+    if not cfg.id_column:  # no id column: the row number (1-based) is the id
+        df = df.rename(columns={"spkitemid": "##spkitemid##"})
+        df.insert(0, "spkitemid", [str(i + 1) for i in range(len(df))])
     names = {
-        cfg.id_column: "spkitemid",
+        cfg.id_column or "spkitemid": "spkitemid",
         cfg.human_score_column: "sc1",
         cfg.system_score_column: "raw",
     }

@@ -45,7 +45,7 @@ NO_INDEX = ("data_composition", "test_excluded_composition", "test_excluded_resp
 PER_SCORE = ("eval", "degradation", "disattenuated_correlations", "true_score_eval")
 
 
-class RsmevalTables(dict):
+class RsmevalTables(dict[str, pd.DataFrame]):
     """Table name -> DataFrame, in RSMTool's names; ``csv_files(experiment_id)`` gives the
     files rsmeval writes (``<experiment_id>_<table>.csv``)."""
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from assay.scoring.rsmeval_config import Preprocessed, RsmevalConfig, preprocess
-from assay.scoring.rsmeval_tables import (
+from assay.scoring.rsmeval_frames import (
     coefficient_tables,
     composition_tables,
     confusion_table,

@@ -61,12 +61,6 @@ class RsmevalTables(dict[str, pd.DataFrame]):
         return out
 
 
-def _all_data_first(df: pd.DataFrame) -> pd.DataFrame:
-    if "All data" not in df.index:
-        return df
-    return df.loc[["All data", *[i for i in df.index if i != "All data"]]]
-
-
 def _score_view(cfg: RsmevalConfig, pre: Preprocessed, score: str) -> ScoringTables:
     from assay.scoring.evaluator import ScoringEvaluator
 
@@ -98,8 +92,6 @@ def _metric_tables(cfg: RsmevalConfig, pre: Preprocessed) -> dict[str, pd.DataFr
     for name, value in main.tables.items():
         if name in PER_SCORE:
             out[name] = pd.concat(per[name])
-        elif name.startswith(("eval_by_", "consistency_by_", "disattenuated_correlations_by_")):
-            out[name] = _all_data_first(value)
         else:
             out[name] = value
     out["eval"] = out["eval"].drop(columns=["MSE"], errors="ignore")  # RSMTool's columns

@@ -155,3 +155,29 @@ def test_missing_data_without_config_exits_2(tmp_path):
     r = runner.invoke(app, ["scoring", "--out-dir", str(tmp_path / "o")])
     assert r.exit_code == 2
     assert "--config" in r.output
+
+
+def test_plain_mode_takes_a_tsv(tmp_path):
+    _write(tmp_path)
+    df = pd.read_csv(tmp_path / "pred.csv")
+    df.to_csv(tmp_path / "pred.tsv", sep="\t", index=False)
+    outs = []
+    for name in ("pred.csv", "pred.tsv"):
+        out = tmp_path / name.replace(".", "_")
+        r = runner.invoke(
+            app,
+            [
+                "scoring",
+                "--data",
+                str(tmp_path / name),
+                "--human",
+                "sc1",
+                "--system",
+                "score",
+                "--out-dir",
+                str(out),
+            ],
+        )
+        assert r.exit_code == 0, r.output
+        outs.append((out / "eval.csv").read_text())
+    assert outs[0] == outs[1]

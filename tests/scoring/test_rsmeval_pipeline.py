@@ -170,3 +170,29 @@ def test_bad_predictions_are_refused(tmp_path):
         run_rsmeval(_config(tmp_path, df))
     with pytest.raises(InvalidInputError, match="missing column"):
         rsmeval_tables(RsmevalConfig.from_file(_config(tmp_path, _data(), subgroups=["zz"])))
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".xlsx"])
+def test_plain_mode_reads_tsv_and_xlsx(tmp_path, suffix):
+    from assay.scoring import scoring_tables
+
+    df = _data(seed=8)
+    path = tmp_path / f"d{suffix}"
+    if suffix == ".tsv":
+        df.to_csv(path, sep="\t", index=False)
+    else:
+        df.to_excel(path, index=False)
+    a = scoring_tables(df, human="h", system="m", human2="h2", group_columns=["g"])
+    b = scoring_tables(path, human="h", system="m", human2="h2", group_columns=["g"])
+    assert set(a.tables) == set(b.tables)
+    for k in a.tables:
+        pd.testing.assert_frame_equal(a[k], b[k])
+
+
+def test_non_utf8_tsv_names_the_file_and_line(tmp_path):
+    p = tmp_path / "bad.tsv"
+    p.write_bytes(b"h\tm\n1\t2\n3\tcaf\xe9\n")
+    from assay.scoring import scoring_tables
+
+    with pytest.raises(InvalidInputError, match="line 3"):
+        scoring_tables(p, human="h", system="m")

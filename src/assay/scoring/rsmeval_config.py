@@ -76,8 +76,13 @@ def read_scores_table(path: Path, text_columns: list[str]) -> pd.DataFrame:
     """
     suffix = path.suffix.lower()
     conv = {c: str for c in text_columns}
+    if not path.is_file():
+        raise InvalidInputError("no such file", source=str(path))
     try:
         if suffix in (".csv", ".tsv"):
+            from assay.io.tables import check_text_file
+
+            check_text_file(path)
             df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", converters=conv)
         elif suffix == ".xlsx":
             df = pd.read_excel(path, converters=conv)

@@ -145,6 +145,7 @@ def _experiments(tmp: Path):
         "trim_tolerance": 0.49,
         "scale_with": "scale.csv",
         "exclude_zero_scores": False,
+        "rater_error_variance": 0.4,
     }
 
     c = _frame(4, 250, second=True)
@@ -217,5 +218,7 @@ def test_every_table_matches_rsmeval(tmp_path, which):
         ]
     if "second_human_score_column" in cfg:
         expected += ["confMatrix_h1h2", "consistency", "true_score_eval", "degradation"]
+    if "rater_error_variance" in cfg:
+        expected.append("true_score_eval")
     for t in expected:
         assert counts[f"{prefix}_{t}.csv"] > 0, t

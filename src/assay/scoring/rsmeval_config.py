@@ -77,7 +77,7 @@ def read_scores_table(path: Path, text_columns: list[str]) -> pd.DataFrame:
     suffix = path.suffix.lower()
     conv = {c: str for c in text_columns}
     if not path.is_file():
-        raise InvalidInputError("no such file", source=str(path))
+        raise InvalidInputError("not a file (missing, or a directory)", source=str(path))
     try:
         if suffix in (".csv", ".tsv"):
             from assay.io.tables import check_text_file

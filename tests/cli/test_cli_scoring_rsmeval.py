@@ -113,12 +113,14 @@ def test_trim_options_without_a_config(tmp_path):
     [
         (["--trim-min", "1"], "--trim-max"),
         (["--human", "sc1"], "drop the other scoring options"),
+        (["--keep-zero-scores"], "drop the other scoring options"),
+        (["--trim-min", "1", "--trim-max", "5", "--save"], "--save"),
     ],
 )
 def test_option_mistakes_exit_2(tmp_path, args, expect):
     config = _write(tmp_path)
     base = ["scoring", "--out-dir", str(tmp_path / "o")]
-    if "--human" in args:
+    if "--human" in args or "--keep-zero-scores" in args:
         base += ["--config", str(config)]
     else:
         base += ["--data", str(tmp_path / "pred.csv"), "--human", "sc1", "--system", "score"]

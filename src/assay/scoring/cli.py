@@ -152,6 +152,11 @@ def register(app: typer.Typer) -> None:
         if config is not None or trim_min is not None or trim_max is not None:
             from assay.scoring.rsmeval_cli import run_rsmeval_command
 
+            if save:
+                raise typer.BadParameter(
+                    "--save is for the plain mode (no --config / --trim-min)", param_hint="--save"
+                )
+
             flags = {
                 "predictions_file": data,
                 "human_score_column": human,

@@ -62,10 +62,15 @@ def run_rsmeval_command(
                 "trim_max",
                 "scale_with",
                 "id_column",
+                "rater_error_variance",
+                "subgroups",
+                "second_human_score_column",
             )
-            if flags[k]
+            if flags[k] is not None and flags[k] != []
         ]
-        if given or flags["subgroups"] or flags["second_human_score_column"]:
+        if not flags["exclude_zero_scores"]:
+            given.append("keep_zero_scores")
+        if given:
             raise typer.BadParameter(
                 "the configuration file decides the columns and options; drop the other "
                 "scoring options",

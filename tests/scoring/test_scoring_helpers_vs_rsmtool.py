@@ -30,7 +30,10 @@ from assay.scoring import (
 )
 
 RSM_PY = os.environ.get("ASSAY_RSMTOOL_PYTHON")
-pytestmark = pytest.mark.skipif(not RSM_PY, reason="set ASSAY_RSMTOOL_PYTHON (rsmtool)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not RSM_PY, reason="set ASSAY_RSMTOOL_PYTHON (rsmtool)"),
+]
 HERE = Path(__file__).parent
 
 

@@ -12,6 +12,10 @@ The two results are compared.
 Optional: with ASSAY_RSMTOOL_PYTHON pointing at an interpreter with rsmtool installed, rsmtool's
 own Analyzer / prmse / fairness functions are timed on the same data in that interpreter.
 
+Then the rsmeval pipeline (``assay.scoring.rsmeval_tables``: read the CSV, trim, scale
+``asis``, every rsmeval table including the per-response OLS coefficient tables) on
+min(n, 1e5) responses.
+
 Usage: python benchmarks/scoring.py [n]
 """
 
@@ -240,6 +244,37 @@ def main() -> None:
                 )
             else:
                 print("  rsmtool run failed:", proc.stderr[-500:])
+    bench_rsmeval(df.iloc[: min(n, 100_000)])
+
+
+def bench_rsmeval(df: pd.DataFrame) -> None:
+    """Time the rsmeval pipeline (CSV in, every table out) on ``df``."""
+    import json
+
+    from assay.scoring import run_rsmeval
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = df.assign(id=[f"r{i}" for i in range(len(df))])
+        d.to_csv(os.path.join(tmp, "p.csv"), index=False)
+        cfg = {
+            "experiment_id": "bench",
+            "predictions_file": "p.csv",
+            "system_score_column": "m",
+            "human_score_column": "h",
+            "second_human_score_column": "h2",
+            "id_column": "id",
+            "subgroups": ["L1", "sex"],
+            "trim_min": 1,
+            "trim_max": 6,
+            "scale_with": "asis",
+        }
+        path = os.path.join(tmp, "c.json")
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+        t0 = time.perf_counter()
+        tables = run_rsmeval(path)
+        dt = time.perf_counter() - t0
+    print(f"  rsmeval pipeline ({len(df):,} responses, {len(tables)} tables): {dt:8.2f} s")
 
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ def test_rsmtool_column_names():
         "MSE true",
         "PRMSE true",
     ]
-    assert list(res["eval_by_g"].index) == ["a", "b", "c", "All data"]
+    assert list(res["eval_by_g"].index) == ["All data", "a", "b", "c"]
     assert "DSM.m" in res["eval_by_g"].columns and "DSM.m_round" in res["eval_by_g"].columns
     assert list(res["fairness_metrics_by_g"].index) == ["R2", "sig"]
     assert list(res["fairness_metrics_by_g"].columns) == [

@@ -31,6 +31,14 @@ if TYPE_CHECKING:
         standardized_mean_difference,
     )
     from assay.scoring.evaluator import ScoringEvaluator, evaluate_scoring, scoring_tables
+    from assay.scoring.helpers import (
+        convert_to_ordered_category,
+        disattenuated_correlations,
+        n_human_scores,
+        partial_correlations,
+    )
+    from assay.scoring.rsmeval import RsmevalTables, rsmeval_tables, run_rsmeval
+    from assay.scoring.rsmeval_config import RsmevalConfig, trim
     from assay.scoring.subgroup_ols import fairness_analyses, fairness_analyses_ols
     from assay.scoring.tables import ScoringTables
     from assay.scoring.true_score import (
@@ -43,6 +51,8 @@ if TYPE_CHECKING:
     from assay.scoring.types import ScoringData
 
 __all__ = [
+    "RsmevalConfig",
+    "RsmevalTables",
     "ScoringData",
     "ScoringEvaluator",
     "ScoringTables",
@@ -50,21 +60,28 @@ __all__ = [
     "agreement",
     "as_ratings_matrix",
     "cohen_kappa",
+    "convert_to_ordered_category",
     "difference_of_standardized_means",
+    "disattenuated_correlations",
     "evaluate_scoring",
     "exact_agreement",
     "fairness_analyses",
     "fairness_analyses_ols",
     "mean_squared_error",
     "mse_true",
+    "n_human_scores",
+    "partial_correlations",
     "pearson_r",
     "prmse_true",
     "quadratic_weighted_kappa",
     "r2",
     "rater_error_variance",
     "root_mean_squared_error",
+    "rsmeval_tables",
+    "run_rsmeval",
     "scoring_tables",
     "standardized_mean_difference",
+    "trim",
     "true_score_variance",
 ]
 
@@ -99,6 +116,17 @@ _HOME = {
     ),
     **dict.fromkeys(("ScoringEvaluator", "evaluate_scoring", "scoring_tables"), "evaluator"),
     **dict.fromkeys(("fairness_analyses", "fairness_analyses_ols"), "subgroup_ols"),
+    **dict.fromkeys(
+        (
+            "convert_to_ordered_category",
+            "disattenuated_correlations",
+            "n_human_scores",
+            "partial_correlations",
+        ),
+        "helpers",
+    ),
+    **dict.fromkeys(("RsmevalTables", "rsmeval_tables", "run_rsmeval"), "rsmeval"),
+    **dict.fromkeys(("RsmevalConfig", "trim"), "rsmeval_config"),
     "ScoringTables": "tables",
     "ScoringData": "types",
 }

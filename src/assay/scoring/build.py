@@ -177,9 +177,9 @@ def _disattenuated(
 
 
 def _ordered(labels: tuple) -> list[tuple[int, str]]:
-    """Groups in label order, then the pooled row."""
+    """The pooled row first (as RSMTool), then the groups in label order."""
     order = sorted(range(len(labels)), key=lambda k: str(labels[k]))
-    return [(k, str(labels[k])) for k in order] + [(0, ALL_DATA)]
+    return [(0, ALL_DATA)] + [(k, str(labels[k])) for k in order]
 
 
 def _eval_by(b: Built, col: str, hm: PairStats, hr: PairStats, pops: dict[str, Population]) -> None:

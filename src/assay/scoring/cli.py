@@ -84,10 +84,23 @@ def _check_variance(value: float | None) -> None:
 
 
 _DATA = typer.Option(
-    ..., "--data", help="Table with one response per row: CSV, Parquet, JSONL or JSON."
+    None, "--data", help="Table with one response per row: CSV, TSV, XLSX, Parquet, JSONL."
 )
-_HUMAN = typer.Option(..., "--human", help="Column of the (first) human score.")
-_SYSTEM = typer.Option(..., "--system", help="Column of the system score.")
+_HUMAN = typer.Option(None, "--human", help="Column of the (first) human score.")
+_SYSTEM = typer.Option(None, "--system", help="Column of the system score.")
+_CONFIG = typer.Option(
+    None,
+    "--config",
+    help="An rsmeval configuration file (JSON): run that experiment, write RSMTool's tables "
+    "as <experiment_id>_<table>.csv.",
+)
+_TRIM_MIN = typer.Option(None, "--trim-min", help="Lowest score of the scale (trims scores).")
+_TRIM_MAX = typer.Option(None, "--trim-max", help="Highest score of the scale.")
+_TRIM_TOL = typer.Option(0.4998, "--trim-tolerance", help="How far beyond the scale to trim.")
+_SCALE_WITH = typer.Option(
+    None, "--scale-with", help="'asis' or a file with 'prediction' and 'sc1' to scale with."
+)
+_ID = typer.Option(None, "--id-column", help="Column of the response ids (rsmeval mode).")
 _HUMAN2 = typer.Option(
     [], "--human2", help="Column of a second human score (repeat for more raters)."
 )
@@ -114,9 +127,9 @@ def register(app: typer.Typer) -> None:
     @app.command("scoring")
     @guarded
     def scoring(
-        data: Path = _DATA,
-        human: str = _HUMAN,
-        system: str = _SYSTEM,
+        data: Path | None = _DATA,
+        human: str | None = _HUMAN,
+        system: str | None = _SYSTEM,
         human2: list[str] = _HUMAN2,
         subgroup: list[str] = _SUBGROUP,
         out_dir: Path = _OUT_DIR,
@@ -125,11 +138,45 @@ def register(app: typer.Typer) -> None:
         fmt: OutputFormat = _FORMAT,
         save: bool = save_option(),
         db: str | None = db_option(),
+        config: Path | None = _CONFIG,
+        trim_min: float | None = _TRIM_MIN,
+        trim_max: float | None = _TRIM_MAX,
+        trim_tolerance: float = _TRIM_TOL,
+        scale_with: str | None = _SCALE_WITH,
+        id_column: str | None = _ID,
     ) -> None:
         """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2,
-        PRMSE, DSM, fairness."""
+        PRMSE, DSM, fairness. With --config (or --trim-min/--trim-max), RSMTool's rsmeval."""
         _check_variance(rater_error_variance)
         _check_out_dir(out_dir)
+        if config is not None or trim_min is not None or trim_max is not None:
+            from assay.scoring.rsmeval_cli import run_rsmeval_command
+
+            if save:
+                raise typer.BadParameter(
+                    "--save is for the plain mode (no --config / --trim-min)", param_hint="--save"
+                )
+
+            flags = {
+                "predictions_file": data,
+                "human_score_column": human,
+                "system_score_column": system,
+                "second_human_score_column": human2,
+                "subgroups": subgroup,
+                "exclude_zero_scores": not keep_zero_scores,
+                "rater_error_variance": rater_error_variance,
+                "trim_min": trim_min,
+                "trim_max": trim_max,
+                "trim_tolerance": trim_tolerance,
+                "scale_with": scale_with,
+                "id_column": id_column,
+            }
+            run_rsmeval_command(config, flags, out_dir, fmt)
+            return
+        if data is None or human is None or system is None:
+            raise typer.BadParameter(
+                "give --data, --human and --system (or --config FILE.json)", param_hint="--data"
+            )
         from assay.scoring.evaluator import ScoringEvaluator
 
         ev = ScoringEvaluator(

@@ -205,67 +205,109 @@ def pearson_r(human: ArrayLike, system: ArrayLike) -> float:
     return max(-1.0, min(1.0, r))
 
 
+def _population_sd(value: float | None, name: str, method: str) -> float:
+    if value is None:
+        raise InvalidInputError(f"method={method!r} requires {name}", source=name)
+    return float(value)
+
+
 def standardized_mean_difference(
     human: ArrayLike,
     system: ArrayLike,
-    method: Literal["unpooled", "pooled"] = "unpooled",
+    method: Literal["unpooled", "pooled", "johnson", "williamson"] = "unpooled",
+    *,
+    population_human_sd: float | None = None,
+    population_system_sd: float | None = None,
+    ddof: int = 1,
 ) -> float:
-    """Standardized mean difference ``(mean(M) - mean(H)) / denominator``; sds with ddof=1.
+    """Standardized mean difference ``(mean(M) - mean(H)) / denominator``.
 
     ``method="unpooled"`` (human-system): denominator ``sd(H)``.
     ``method="pooled"`` (human-human, pass ``H2`` as ``system``):
     ``sqrt((sd(H)^2 + sd(H2)^2) / 2)``.
-    Undefined when ``N < 2`` or the denominator is 0 (RSMTool returns NaN there).
+    ``method="johnson"``: ``population_human_sd``.
+    ``method="williamson"``: ``sqrt((population_human_sd^2 + population_system_sd^2) / 2)``.
+    Sample sds divide by ``N - ddof``. Undefined when the denominator is 0 or fewer than
+    ``ddof + 1`` responses enter a sample sd (RSMTool returns NaN there).
 
     Example:
         >>> standardized_mean_difference([1, 2, 3], [2, 3, 4])
         1.0
+        >>> standardized_mean_difference([1, 2, 3], [2, 3, 4], "williamson",
+        ...     population_human_sd=1.0, population_system_sd=1.0)
+        1.0
     """
     h, m = score_pair(human, system)
-    if h.size < 2:
-        raise UndefinedMetricError("SMD", "requires N >= 2 responses (sample standard deviation)")
-    vh = float(np.var(h, ddof=1))
+    if method in ("unpooled", "pooled") and h.size <= ddof:
+        raise UndefinedMetricError("SMD", f"requires N > ddof = {ddof} responses")
     if method == "unpooled":
-        den = np.sqrt(vh)
+        den = float(np.std(h, ddof=ddof))
     elif method == "pooled":
-        den = np.sqrt((vh + float(np.var(m, ddof=1))) / 2.0)
+        den = float(np.sqrt((np.var(h, ddof=ddof) + np.var(m, ddof=ddof)) / 2.0))
+    elif method == "johnson":
+        den = _population_sd(population_human_sd, "population_human_sd", method)
+    elif method == "williamson":
+        hs = _population_sd(population_human_sd, "population_human_sd", method)
+        ms = _population_sd(population_system_sd, "population_system_sd", method)
+        den = float(np.sqrt((hs**2 + ms**2) / 2.0))
     else:
         raise InvalidInputError(
-            f"method must be 'unpooled' or 'pooled', got {method!r}", source="method"
+            f"method must be 'unpooled', 'pooled', 'johnson' or 'williamson', got {method!r}",
+            source="method",
         )
     if den == 0.0:
         raise UndefinedMetricError("SMD", f"requires a non-zero {method} standard deviation")
-    return float(m.mean() - h.mean()) / float(den)
+    return float(m.mean() - h.mean()) / den
 
 
 def difference_of_standardized_means(
     human: ArrayLike,
     system: ArrayLike,
-    population_human_mean: float,
-    population_human_sd: float,
-    population_system_mean: float,
-    population_system_sd: float,
+    population_human_mean: float | None = None,
+    population_human_sd: float | None = None,
+    population_system_mean: float | None = None,
+    population_system_sd: float | None = None,
+    *,
+    ddof: int = 1,
 ) -> float:
     """DSM for a subgroup: ``mean(z_M - z_H)`` with z-scores from whole-set means and sds.
 
     ``z_H = (H - mean_H_all) / sd_H_all``, ``z_M = (M - mean_M_all) / sd_M_all`` where the
-    population values are those of the whole evaluation set (sd with ddof=1). Undefined when
-    either whole-set sd is 0 (within 1e-7, as RSMTool).
+    population values are those of the whole evaluation set. A mean/sd pair left out is taken
+    from the scores given (sd dividing by ``N - ddof``), which makes that z-score's mean 0.
+    Undefined when either sd is 0 (within 1e-7, as RSMTool).
 
     Example:
         >>> difference_of_standardized_means([3, 4], [4, 5], 3.0, 1.0, 3.0, 1.0)
         1.0
+        >>> difference_of_standardized_means([3, 4], [4, 5])
+        0.0
     """
     h, m = score_pair(human, system)
-    if np.isclose(population_human_sd, 0.0, atol=DSM_SD_ATOL) or np.isclose(
-        population_system_sd, 0.0, atol=DSM_SD_ATOL
+    for mean, sd, who in (
+        (population_human_mean, population_human_sd, "human"),
+        (population_system_mean, population_system_sd, "system"),
     ):
+        if (mean is None) != (sd is None):
+            raise InvalidInputError(
+                f"give both population_{who}_mean and population_{who}_sd, or neither",
+                source=f"population_{who}_sd",
+            )
+    hm, hs = (
+        (float(h.mean()), float(np.std(h, ddof=ddof)))
+        if population_human_mean is None or population_human_sd is None
+        else (float(population_human_mean), float(population_human_sd))
+    )
+    mm, ms = (
+        (float(m.mean()), float(np.std(m, ddof=ddof)))
+        if population_system_mean is None or population_system_sd is None
+        else (float(population_system_mean), float(population_system_sd))
+    )
+    if np.isclose(hs, 0.0, atol=DSM_SD_ATOL) or np.isclose(ms, 0.0, atol=DSM_SD_ATOL):
         raise UndefinedMetricError(
             "DSM", "requires non-zero whole-set standard deviations of human and system scores"
         )
-    zm = (m.mean() - population_system_mean) / population_system_sd
-    zh = (h.mean() - population_human_mean) / population_human_sd
-    return float(zm - zh)
+    return float(np.mean((m - mm) / ms - (h - hm) / hs))
 
 
 def mean_squared_error(human: ArrayLike, system: ArrayLike) -> float:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -159,7 +160,7 @@ class ScoringData:
         subgroups: Sequence[str] | None = None,
     ) -> ScoringData:
         """Clean a table (pandas/polars DataFrame, CSV/Parquet/JSONL path, list of dicts)."""
-        df = as_dataframe(data, source=source)
+        df = _read(data, source)
         h2cols = [human2] if isinstance(human2, str) else list(human2 or [])
         groups = resolve_group_columns(group_columns, subgroups)
         require_columns(df, [human, system, *h2cols, *groups], source=source)
@@ -194,6 +195,15 @@ class ScoringData:
         for col in groups:
             out.groups[col] = _group_codes(sel(df[col]))
         return out
+
+
+def _read(data: Any, source: str) -> pd.DataFrame:
+    """A table; TSV and XLSX files are read as RSMTool reads them, the rest by the io layer."""
+    if isinstance(data, (str, Path)) and Path(data).suffix.lower() in (".tsv", ".xlsx"):
+        from assay.scoring.rsmeval_config import read_scores_table
+
+        return read_scores_table(Path(data), [])
+    return as_dataframe(data, source=source)
 
 
 def _extra_rating(

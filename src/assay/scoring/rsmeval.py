@@ -1,0 +1,133 @@
+"""The rsmeval pipeline: an rsmeval configuration in, RSMTool's tables out (same names).
+
+:func:`run_rsmeval` reads the configuration and the predictions, preprocesses them as RSMTool
+does (:mod:`assay.scoring.rsmeval_config`), evaluates every score type with
+:class:`~assay.scoring.evaluator.ScoringEvaluator` and assembles RSMTool's tables: ``eval``
+(one row per score type: ``raw``, ``raw_trim``, ``raw_trim_round``, ``scale``, ...),
+``eval_short``, ``eval_by_<g>`` (``All data`` first), ``consistency``, ``degradation``,
+``disattenuated_correlations``, ``true_score_eval``, ``confMatrix``, ``confMatrix_h1h2``,
+``score_dist``, ``data_composition``, ``data_composition_by_<g>``,
+``test_excluded_composition``, ``test_excluded_responses``, ``fairness_metrics_by_<g>``,
+``estimates_osa/osd/csd_by_<g>`` and ``pred_processed``.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "p.csv").write_text("id,h,m\\na,1,0.2\\nb,2,2.4\\nc,3,3.1\\nd,2,2.2\\n")
+    >>> cfg = {"experiment_id": "x", "predictions_file": "p.csv", "system_score_column": "m",
+    ...        "human_score_column": "h", "id_column": "id", "trim_min": 1, "trim_max": 3}
+    >>> _ = (d / "c.json").write_text(json.dumps(cfg))
+    >>> t = run_rsmeval(d / "c.json")
+    >>> list(t["eval"].index), float(t["eval"].loc["raw_trim", "sys_min"])
+    (['raw', 'raw_trim', 'raw_trim_round'], 0.5002)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from assay.scoring.rsmeval_config import Preprocessed, RsmevalConfig, preprocess
+from assay.scoring.rsmeval_frames import (
+    coefficient_tables,
+    composition_tables,
+    confusion_table,
+    excluded_composition,
+    score_distribution,
+)
+from assay.scoring.tables import ScoringTables
+
+__all__ = ["RsmevalTables", "rsmeval_tables", "run_rsmeval"]
+
+# tables whose first CSV column is not an index (RSMTool writes them without one)
+NO_INDEX = ("data_composition", "test_excluded_composition", "test_excluded_responses")
+PER_SCORE = ("eval", "degradation", "disattenuated_correlations", "true_score_eval")
+
+
+class RsmevalTables(dict[str, pd.DataFrame]):
+    """Table name -> DataFrame, in RSMTool's names; ``csv_files(experiment_id)`` gives the
+    files rsmeval writes (``<experiment_id>_<table>.csv``)."""
+
+    def csv_files(self, experiment_id: str) -> dict[str, str]:
+        """Every table as CSV text keyed by ``<experiment_id>_<table>.csv`` (safe names)."""
+        from assay.io.files import safe_filename
+
+        out = {}
+        prefix = f"{experiment_id}_" if experiment_id else ""
+        for name, df in self.items():
+            index = not (name in NO_INDEX or name.startswith(("data_composition", "pred_")))
+            out[safe_filename(f"{prefix}{name}") + ".csv"] = df.to_csv(index=index)
+        return out
+
+
+def _score_view(cfg: RsmevalConfig, pre: Preprocessed, score: str) -> ScoringTables:
+    from assay.scoring.evaluator import ScoringEvaluator
+
+    ev = ScoringEvaluator(
+        human="sc1",
+        system=score,
+        human2="sc2" if pre.has_sc2 else None,
+        group_columns=cfg.subgroups,
+        exclude_zero_scores=cfg.exclude_zero_scores,
+        rater_error_variance=cfg.rater_error_variance,
+    )
+    return ev.add(pre.pred, source=str(cfg.predictions_file)).tables()
+
+
+def _metric_tables(cfg: RsmevalConfig, pre: Preprocessed) -> dict[str, pd.DataFrame]:
+    """The metric tables: per-score-type tables stacked, the rest from the main score."""
+    per: dict[str, list[pd.DataFrame]] = {name: [] for name in PER_SCORE}
+    main: ScoringTables | None = None
+    for score in [t for t in cfg.score_types if not t.endswith("_round")]:
+        view = _score_view(cfg, pre, score)
+        rows = [score] if not score.endswith("_trim") else [score, f"{score}_round"]
+        for name in PER_SCORE:
+            if name in view.tables:
+                per[name].append(view.tables[name].loc[rows])
+        if score == cfg.main_score:
+            main = view
+    assert main is not None
+    out: dict[str, pd.DataFrame] = {}
+    for name, value in main.tables.items():
+        if name in PER_SCORE:
+            out[name] = pd.concat(per[name])
+        else:
+            out[name] = value
+    out["eval"] = out["eval"].drop(columns=["MSE"], errors="ignore")  # RSMTool's columns
+    if "true_score_eval" in out:
+        out["true_score_eval"] = out["true_score_eval"].astype(
+            {c: "int64" for c in ("N", "N raters", "N single", "N multiple")}
+        )
+    return out
+
+
+def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
+    """Every table rsmeval writes for this configuration (see the module docstring)."""
+    pre = preprocess(cfg)
+    pred = pre.pred
+    tables = RsmevalTables()
+    tables["pred_processed"] = pred[["spkitemid", "sc1", *cfg.score_types]]
+    tables["test_excluded_responses"] = pre.excluded
+    tables["test_excluded_composition"] = excluded_composition(
+        pre.excluded, cfg.exclude_zero_scores
+    )
+    tables.update(composition_tables(pred, cfg.subgroups))
+    tables.update(_metric_tables(cfg, pre))
+    kind = "scale" if cfg.scale_with is not None else "raw"
+    tables["confMatrix"] = confusion_table(pred["sc1"], pred[f"{kind}_trim_round"])
+    tables["score_dist"] = score_distribution(
+        pred["sc1"], pred[f"{kind}_trim_round"], f"sys_{kind}"
+    )
+    if pre.has_sc2:
+        both = pred.dropna(subset=["sc1", "sc2"])
+        tables["confMatrix_h1h2"] = confusion_table(both["sc1"], both["sc2"])
+    for g in cfg.subgroups:
+        tables.update(coefficient_tables(pred["sc1"], pred[cfg.main_score], pred[g], g))
+    tables.pop("undefined_metrics", None)
+    return tables
+
+
+def run_rsmeval(config: str | Path) -> RsmevalTables:
+    """Read an rsmeval configuration file and compute its tables."""
+    return rsmeval_tables(RsmevalConfig.from_file(config))

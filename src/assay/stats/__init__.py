@@ -26,6 +26,8 @@ Example:
      ('Accuracy', 'all', 0.625)]
 """
 
+from assay.stats.agreement import krippendorff_alpha
+from assay.stats.categorical import aggregate, categorical, frequency
 from assay.stats.compute import (
     bootstrap_means,
     clustered_stderr,
@@ -35,6 +37,7 @@ from assay.stats.compute import (
 from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
 from assay.stats.frame import ScoreFrame
 from assay.stats.grouped import GroupedMetricFn, grouped
+from assay.stats.intervals import ci, ci_wilson
 from assay.stats.metric_registry import (
     MetricFn,
     get_metric,
@@ -50,6 +53,7 @@ from assay.stats.metrics import (
     stderr,
     var,
 )
+from assay.stats.panel import collect, majority
 from assay.stats.reduce import reduce_scores
 from assay.stats.reducer_registry import (
     Reducer,
@@ -71,6 +75,14 @@ from assay.stats.types import (
 )
 
 __all__ = [
+    "majority",
+    "collect",
+    "ci_wilson",
+    "ci",
+    "krippendorff_alpha",
+    "frequency",
+    "categorical",
+    "aggregate",
     "CORRECT",
     "INCORRECT",
     "NOANSWER",

@@ -89,15 +89,52 @@ def _columns(scores: Scores) -> dict[Any, ScoreFrame]:
     return {k: ScoreFrame.from_scores(scores, key=k) for k in keys}
 
 
+def _objects(scores: Scores) -> list[SampleScore]:
+    return scores.to_scores() if isinstance(scores, ScoreFrame) else list(scores)
+
+
+def _raw_records(scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer]) -> MetricSet:
+    """Records of the metrics over raw values (``takes`` "scores" or "unreduced")."""
+    records: list[Metric] = []
+    objs = _objects(scores)
+    unreduced = [m for m in metric_fns if m.takes == "unreduced"]
+    for m in unreduced:
+        records.extend(m.records(objs, {"n_failed": _n_none(objs)}))
+    per_sample = [m for m in metric_fns if m.takes == "scores"]
+    if not per_sample:
+        return MetricSet(records)
+    single_epoch = len({s.sample_id for s in objs if s.sample_id is not None}) == sum(
+        1 for s in objs if s.sample_id is not None
+    )
+    for r in reducers:
+        # one score per sample already: the reducer is the identity, so raw values
+        # (strings, lists of ratings) reach the metric unchanged
+        reduced = objs if single_epoch and not r.collects else reduce_scores(objs, r)
+        context = {"reducer": r.name, "n_failed": _n_none(reduced)}
+        for m in per_sample:
+            records.extend(m.records(reduced, context))
+    return MetricSet(records)
+
+
+def _n_none(objs: list[SampleScore]) -> int:
+    return sum(1 for s in objs if s.score.value is None)
+
+
 def _records(scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer]) -> MetricSet:
+    raw = [m for m in metric_fns if m.takes != "frame"]
+    if raw:
+        frame_fns = [m for m in metric_fns if m.takes == "frame"]
+        done = _records(scores, frame_fns, reducers) if frame_fns else MetricSet([])
+        return MetricSet([*done, *_raw_records(scores, raw, reducers)])
     columns = _columns(scores)
     records: list[Metric] = []
     for r in reducers:
+        if r.collects:  # lists of the epochs' values are for metrics over raw values
+            continue
         if r.group_fn is not None:
             reduced = {k: r.reduce_frame(f) for k, f in columns.items()}
         else:
-            objs = scores.to_scores() if isinstance(scores, ScoreFrame) else list(scores)
-            reduced = _columns(reduce_scores(objs, r))
+            reduced = _columns(reduce_scores(_objects(scores), r))
         for key, frame in reduced.items():
             context: dict[str, Any] = {"reducer": r.name}
             if key is not None:

@@ -50,6 +50,7 @@ from assay.stats.types import SampleScore, Score
 __all__ = [
     "MetricFn",
     "as_frame",
+    "as_objects",
     "camel_case",
     "check_spec",
     "get_metric",
@@ -108,6 +109,27 @@ def as_frame(scores: Any) -> ScoreFrame:
     return ScoreFrame.from_scores(items)
 
 
+def as_objects(scores: Any) -> list[SampleScore]:
+    """Scores in any accepted form as the scored :class:`SampleScore` objects (raw values
+    kept; scores whose value is ``None`` left out), for metrics over raw values.
+
+    Example:
+        >>> [s.score.value for s in as_objects(["yes", None, ["a", "b"]])]
+        ['yes', ['a', 'b']]
+    """
+    if isinstance(scores, ScoreFrame):
+        return list(scores)
+    if isinstance(scores, np.ndarray) and scores.dtype != object:
+        return list(ScoreFrame.from_arrays(scores))
+    out = []
+    for i, s in enumerate(scores):
+        if not isinstance(s, SampleScore):
+            s = SampleScore(s if isinstance(s, Score) else Score(s), i)
+        if s.score.value is not None:
+            out.append(s)
+    return out
+
+
 def _to_value(name: str, v: Any) -> MetricValue:
     if isinstance(v, Mapping):
         return {str(k): _to_value(name, x) for k, x in v.items()}  # type: ignore[misc]
@@ -139,24 +161,34 @@ class MetricFn:
         self,
         name: str,
         params: Mapping[str, Any],
-        fn: Callable[[ScoreFrame], Any],
+        fn: Callable[[Any], Any],
         spec: dict[str, Any] | None = None,
+        takes: str = "frame",
     ) -> None:
         self.name = name
         self.params = dict(params)
         self.fn = fn
         self.spec = spec
+        # "frame": fn gets a ScoreFrame of floats; "scores": fn gets the scored
+        # SampleScore objects with their raw values (lists, dicts, strings) after the
+        # reducer; "unreduced": the same, but every epoch, before any reducer
+        self.takes = takes
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{self.name}({args})"
 
     def __call__(self, scores: Any) -> MetricValue:
+        if self.takes != "frame":
+            return _to_value(self.name, self.fn(as_objects(scores)))
         return _to_value(self.name, self.fn(as_frame(scores)))
 
-    def records(self, frame: ScoreFrame, context: Mapping[str, Any] | None = None) -> list[Metric]:
-        """Metric records for ``frame``; ``context`` (reducer, score key, counts) is added
-        to the parameters. An undefined value becomes an ``undefined`` record."""
+    def records(self, frame: Any, context: Mapping[str, Any] | None = None) -> list[Metric]:
+        """Metric records for ``frame`` (a ScoreFrame, or SampleScore objects for a metric
+        that takes raw scores); ``context`` (reducer, score key, counts) is added to the
+        parameters. An undefined value becomes an ``undefined`` record."""
+        if self.takes != "frame":
+            frame = as_objects(frame)
         params = {**self.params, **(context or {}), "n": len(frame)}
         try:
             value = self(frame)

@@ -157,7 +157,7 @@ def _custom(r: Reducer, group: list[SampleScore]) -> Any:
     if not scored:
         return None
     assert r.score_fn is not None
-    return r.score_fn(scored)
+    return r.score_fn([s.score for s in group] if r.keep_failed else scored)
 
 
 def _py(x: Any) -> Any:

@@ -1,0 +1,327 @@
+"""Differential tests against Inspect AI for the newer metrics and reducers: ``ci``,
+``ci_wilson``, ``krippendorff_alpha``, ``frequency``, ``aggregate``, ``collect`` and
+``majority``. Same generated scores through both, awkward cases included; where assay
+differs on purpose (undefined is None, not 0 or NaN) the difference itself is asserted.
+"""
+
+import logging
+import math
+
+import numpy as np
+import pytest
+from inspect_ai.scorer import SampleScore as ISampleScore
+from inspect_ai.scorer import Score as IScore
+from inspect_ai.scorer import accuracy as i_accuracy
+from inspect_ai.scorer import aggregate as i_aggregate
+from inspect_ai.scorer import ci as i_ci
+from inspect_ai.scorer import ci_wilson as i_ci_wilson
+from inspect_ai.scorer import frequency as i_frequency
+from inspect_ai.scorer import krippendorff_alpha as i_krippendorff_alpha
+from inspect_ai.scorer import mean as i_mean
+from inspect_ai.scorer import stderr as i_stderr
+from inspect_ai.scorer import var as i_var
+from inspect_ai.scorer._reducer.registry import create_reducers
+
+import assay.stats as st
+from assay.errors import InvalidInputError
+
+TOL = 1e-12
+logging.getLogger("inspect_ai").setLevel(logging.ERROR)
+
+
+def _close(a, b):
+    return math.isclose(a, b, rel_tol=TOL, abs_tol=TOL)
+
+
+def _pair(values, meta=None):
+    meta = [None] * len(values) if meta is None else meta
+    ours = [st.SampleScore(st.Score(v), i, 1, m) for i, (v, m) in enumerate(zip(values, meta))]
+    theirs = [
+        ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata=m)
+        for i, (v, m) in enumerate(zip(values, meta))
+    ]
+    return ours, theirs
+
+
+def _interval_cases():
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 5, 17, 60, 400):
+        for kind in ("binary", "letters", "continuous", "same"):
+            if kind == "binary":
+                vals = rng.integers(0, 2, n).tolist()
+            elif kind == "letters":
+                vals = rng.choice(["C", "I", "P"], n).tolist()
+            elif kind == "continuous":
+                vals = rng.random(n).round(3).tolist()
+            else:
+                vals = [0.5] * n
+            clusters = rng.integers(0, max(2, n // 4), n).tolist()
+            yield vals, [{"doc": int(c)} for c in clusters]
+
+
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
+def test_ci_t_agrees_plain_and_clustered(level):
+    compared = 0
+    for vals, meta in _interval_cases():
+        ours, theirs = _pair(vals, meta)
+        for cluster in (None, "doc"):
+            if cluster and len({m["doc"] for m in meta}) < 2:
+                continue
+            ours_v = st.ci(level, cluster=cluster)(ours)
+            theirs_v = i_ci(level, cluster=cluster)(theirs)
+            for k in ("lower", "upper"):
+                assert _close(ours_v[k], theirs_v[k]), (vals, cluster, k, ours_v, theirs_v)
+                compared += 1
+    assert compared > 80
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95, 0.999])
+def test_ci_wilson_agrees_plain_and_clustered(level):
+    compared = 0
+    for vals, meta in _interval_cases():
+        ours, theirs = _pair(vals, meta)
+        for cluster in (None, "doc"):
+            if cluster and len({m["doc"] for m in meta}) < 2:
+                continue
+            ours_v = st.ci_wilson(level, cluster=cluster)(ours)
+            theirs_v = i_ci_wilson(level, cluster=cluster)(theirs)
+            for k in ("lower", "upper"):
+                assert _close(ours_v[k], theirs_v[k]), (vals, cluster, k, ours_v, theirs_v)
+                compared += 1
+    # all-correct and all-wrong (p̂ = 0 or 1), clustered: the unadjusted n is used
+    for v in ("C", "I"):
+        ours, theirs = _pair([v] * 9, [{"doc": i % 3} for i in range(9)])
+        a, b = st.ci_wilson(level, cluster="doc")(ours), i_ci_wilson(level, cluster="doc")(theirs)
+        assert _close(a["lower"], b["lower"]) and _close(a["upper"], b["upper"])
+        compared += 2
+    assert compared > 60
+
+
+def test_intervals_undefined_where_inspect_collapses_to_a_point():
+    ours, theirs = _pair([0.7], [{"doc": 1}])
+    assert i_ci()(theirs) == {"lower": 0.7, "upper": 0.7}
+    assert st.evaluate_scores(ours, [st.ci()]).get("Ci").value is None
+    ours, theirs = _pair([1, 0, 1], [{"doc": 1}] * 3)  # one cluster
+    assert i_ci(cluster="doc")(theirs)["lower"] == i_ci(cluster="doc")(theirs)["upper"]
+    rec = st.evaluate_scores(ours, [st.ci(cluster="doc")]).get("Ci")
+    assert rec.value is None and "2 clusters" in rec.parameters["undefined"]
+    with pytest.raises(ValueError):
+        i_ci_wilson(cluster="doc")(theirs)
+    assert st.evaluate_scores(ours, [st.ci_wilson(cluster="doc")]).get("CiWilson").value is None
+    assert i_ci_wilson()([]) == {"lower": 0.0, "upper": 0.0}
+    assert (
+        st.evaluate_scores([st.SampleScore(st.Score(None), 1)], [st.ci_wilson()])
+        .get("CiWilson")
+        .is_undefined
+    )
+
+
+def test_ci_wilson_rejects_values_outside_the_unit_interval_naming_the_sample():
+    ours, theirs = _pair([0.5, 2.0])
+    with pytest.raises(ValueError):
+        i_ci_wilson()(theirs)
+    with pytest.raises(InvalidInputError, match="sample 1"):
+        st.ci_wilson()(ours)
+
+
+def _units(rng, n_units, kind, max_raters=5, missing=0.0):
+    units = []
+    for _ in range(n_units):
+        m = int(rng.integers(1, max_raters + 1))
+        if kind == "nominal":
+            unit = rng.choice(["a", "b", "c", "d"], m).tolist()
+        elif kind == "ints":
+            base = int(rng.integers(1, 6))
+            unit = np.clip(base + rng.integers(-1, 2, m), 1, 5).tolist()
+        else:
+            base = float(rng.normal())
+            unit = (base + 0.5 * rng.normal(size=m)).round(4).tolist()
+        unit = [None if rng.random() < missing else v for v in unit]
+        units.append(unit)
+    return units
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_krippendorff_alpha_agrees(seed):
+    rng = np.random.default_rng(seed)
+    compared = 0
+    for level, kind in [
+        ("nominal", "nominal"),
+        ("nominal", "ints"),
+        ("ordinal", "ints"),
+        ("interval", "ints"),
+        ("interval", "floats"),
+        ("ordinal", "floats"),
+    ]:
+        for n_units in (1, 2, 5, 40, 300):
+            units = _units(rng, n_units, kind)
+            ours, theirs = _pair(units)
+            expected = i_krippendorff_alpha(level)(theirs)
+            if math.isnan(expected):  # no unit with two ratings
+                rec = st.evaluate_scores(ours, [st.krippendorff_alpha(level)]).get(
+                    "KrippendorffAlpha"
+                )
+                assert rec.value is None
+                continue
+            assert _close(st.krippendorff_alpha(level)(ours), expected), (level, units)
+            compared += 1
+    assert compared >= 24
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_krippendorff_alpha_awkward_cases_agree(level):
+    cases = [
+        [[3, 3], [3, 3, 3]],  # every rating the same: α = 1 by convention
+        [[1, 2], [2, 1]],  # systematic disagreement
+        [[1, 1], [2, 2], [3, 3]],  # perfect agreement
+        [[1, 2, 3]],  # one unit
+        [[True, False], [True, True], [1, 0]],  # booleans count as 0/1
+        [[1, 1], [2], [2, 1]],  # a unit with one rating is left out
+    ]
+    for units in cases:
+        ours, theirs = _pair(units)
+        assert _close(st.krippendorff_alpha(level)(ours), i_krippendorff_alpha(level)(theirs))
+
+
+def test_krippendorff_alpha_rejects_non_list_values_inspect_skips():
+    ours, theirs = _pair([[1, 1], [2, 2], 3])
+    assert i_krippendorff_alpha()(theirs) == 1.0
+    with pytest.raises(InvalidInputError, match="sample 2"):
+        st.krippendorff_alpha()(ours)
+
+
+def _categorical(rng, n):
+    return rng.choice(["yes", "no", "unsure", "C", "I"], n).tolist()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_frequency_agrees(seed):
+    rng = np.random.default_rng(seed)
+    compared = 0
+    for n in (0, 1, 7, 200):
+        vals = _categorical(rng, n) + [True, 1, 2.5][: n % 4]
+        ours, theirs = _pair(vals)
+        for categories in (None, ["no", "yes", "never"], []):
+            for normalize in (True, False):
+                expected = i_frequency(categories, normalize)(theirs)
+                if n == 0 and normalize:
+                    got = st.evaluate_scores(ours, [st.frequency(categories, normalize)])
+                    assert got.get("Frequency").value is None and expected == {
+                        k: 0.0 for k in expected
+                    }
+                    continue
+                got_v = st.frequency(categories, normalize)(ours)
+                assert list(got_v) == list(expected)  # same labels, same order
+                assert all(_close(got_v[k], expected[k]) for k in expected)
+                compared += len(expected)
+    assert compared > 50
+
+
+def _dict_scores(rng, n, missing):
+    out = []
+    for _ in range(n):
+        d = {"em": str(rng.choice(["C", "I", "P"])), "f1": round(float(rng.random()), 3)}
+        r = rng.random()
+        if r < missing:
+            del d["f1"]
+        elif r < 2 * missing:
+            d["f1"] = None
+        elif r < 3 * missing:
+            d["f1"] = float("nan")
+        out.append(d)
+    return out
+
+
+@pytest.mark.parametrize("on_missing", ["skip", "zero", "error"])
+def test_aggregate_agrees(on_missing):
+    rng = np.random.default_rng(3)
+    compared = 0
+    pairs = [(st.mean, i_mean), (st.stderr, i_stderr), (st.var, i_var)]
+    for n in (2, 5, 80):
+        for missing in (0.0, 0.1, 0.3):
+            vals = _dict_scores(rng, n, missing)
+            ours, theirs = _pair(vals)
+            for ours_f, theirs_f in pairs:
+                try:
+                    expected = i_aggregate("f1", theirs_f(), on_missing=on_missing)(theirs)
+                except ValueError:
+                    with pytest.raises(InvalidInputError):
+                        st.aggregate("f1", ours_f(), on_missing=on_missing)(ours)
+                    continue
+                got = st.evaluate_scores(ours, [st.aggregate("f1", ours_f(), on_missing)])
+                rec = got.get("Aggregate")
+                if rec.value is None:  # too few values: Inspect says 0 (or NaN)
+                    assert expected == 0 or math.isnan(expected)
+                    continue
+                assert _close(rec.value, expected), (vals, ours_f)
+                compared += 1
+            expected = i_aggregate("em", i_accuracy())(theirs)
+            assert _close(st.aggregate("em", st.accuracy())(ours), expected)
+            compared += 1
+    assert compared > 15
+
+
+def _reduce_inspect(name, values):
+    reducer = create_reducers([name])[0]
+    out = reducer([IScore(value=float("nan") if v is None else v) for v in values]).value
+    return out
+
+
+def _same(a, b):
+    if isinstance(b, float) and math.isnan(b):
+        return a is None
+    if isinstance(b, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in b)
+    if isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b and type(a) is type(b)
+
+
+def test_collect_and_majority_agree_on_scalars_dicts_lists_and_failures():
+    rng = np.random.default_rng(8)
+    compared = 0
+    for _ in range(150):
+        m = int(rng.integers(1, 6))
+        shape = rng.choice(["scalar", "dict", "list"])
+        values = []
+        for _ in range(m):
+            v = [str(rng.choice(["C", "I"])), int(rng.integers(0, 2))]
+            if rng.random() < 0.2:
+                values.append(None)
+            elif shape == "scalar":
+                values.append(v[0])
+            elif shape == "dict":
+                values.append({"em": v[0], "n": v[1]})
+            else:
+                values.append(v)
+        if all(v is None for v in values):
+            continue
+        ours = st.get_reducer("majority")([st.Score(v) for v in values])
+        assert _same(ours.value, _reduce_inspect("majority", values)), values
+        compared += 1
+        if shape == "scalar":
+            ours = st.get_reducer("collect")([st.Score(v) for v in values])
+            assert _same(ours.value, _reduce_inspect("collect", values)), values
+            compared += 1
+    assert compared > 100
+
+
+def test_collect_then_krippendorff_pipeline_agrees():
+    """Epochs of each sample are the raters: collect them, then α, in both tools."""
+    rng = np.random.default_rng(4)
+    compared = 0
+    for level in ("nominal", "ordinal", "interval"):
+        ours, theirs_by_sample = [], {}
+        for sid in range(60):
+            base = int(rng.integers(1, 5))
+            for epoch in range(1, int(rng.integers(2, 5)) + 1):
+                v = int(np.clip(base + rng.integers(-1, 2), 1, 5))
+                ours.append(st.SampleScore(st.Score(v), sid, epoch))
+                theirs_by_sample.setdefault(sid, []).append(IScore(value=v))
+        collect = create_reducers(["collect"])[0]
+        theirs = [ISampleScore(score=collect(s), sample_id=k) for k, s in theirs_by_sample.items()]
+        expected = i_krippendorff_alpha(level)(theirs)
+        recs = st.evaluate_scores(ours, [st.krippendorff_alpha(level)], reducers=["collect"])
+        assert _close(recs.get("KrippendorffAlpha").value, expected)
+        compared += 1
+    assert compared == 3

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,10 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
+def _is_list(v: Any) -> bool:
+    return isinstance(v, Sequence) and not isinstance(v, (str, bytes))
+
+
 def _units(scores: Sequence[SampleScore]) -> tuple[list[Any], np.ndarray, list[Any]]:
     """Flat pairable ratings, their unit index, and the sample id of each unit.
 
@@ -41,9 +45,14 @@ def _units(scores: Sequence[SampleScore]) -> tuple[list[Any], np.ndarray, list[A
     flat: list[Any] = []
     unit: list[int] = []
     ids: list[Any] = []
+    if scores and not any(_is_list(s.score.value) for s in scores):
+        raise UndefinedMetricError(
+            "KrippendorffAlpha",
+            "needs list values (one rating per rater); use the 'collect' reducer",
+        )
     for s in scores:
         v = s.score.value
-        if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Sequence):
+        if not _is_list(v):
             raise InvalidInputError(
                 f"expected a list of ratings (one per rater), got {v!r}; build lists with "
                 "the 'collect' reducer",

@@ -87,6 +87,17 @@ def _dict_scores() -> list[st.SampleScore]:
     return out
 
 
+def _graded_scores() -> list[st.SampleScore]:
+    rng = np.random.default_rng(14)
+    grades = ["pass", "fail", "meh", "pass", None]
+    return [
+        st.SampleScore(st.Score(grades[int(rng.integers(0, 5))]), sid, epoch)
+        for epoch in (1, 2)
+        for sid in range(25)
+    ]
+
+
+GRADES = {"correct": "pass", "incorrect": "fail", "partial": "meh", "noanswer": "skip"}
 PANEL = _panel_scores()
 DICTS = _dict_scores()
 
@@ -107,6 +118,15 @@ CASES = [
         make=lambda: st.ScoreEvaluator(_panel_metrics(), ["mean", "collect", "majority"]),
         make_other=lambda: st.ScoreEvaluator(_panel_metrics(), ["collect"]),
         batches=[PANEL[:40], PANEL[40:41], PANEL[41:]],
+        concat=lambda bs: [s for b in bs for s in b],
+    ),
+    ContractCase(
+        name="stats-custom-value-mapping",
+        make=lambda: st.ScoreEvaluator(
+            [st.accuracy(partial_credit=False), st.stderr()], ["mean", "at_least_2"], GRADES
+        ),
+        make_other=lambda: st.ScoreEvaluator([st.accuracy()], ["mean"], GRADES),
+        batches=[_graded_scores()[:20], _graded_scores()[20:]],
         concat=lambda bs: [s for b in bs for s in b],
     ),
     ContractCase(

@@ -18,7 +18,9 @@ from inspect_ai.scorer import ci_wilson as i_ci_wilson
 from inspect_ai.scorer import frequency as i_frequency
 from inspect_ai.scorer import krippendorff_alpha as i_krippendorff_alpha
 from inspect_ai.scorer import mean as i_mean
+from inspect_ai.scorer import mean_score
 from inspect_ai.scorer import stderr as i_stderr
+from inspect_ai.scorer import value_to_float as i_value_to_float
 from inspect_ai.scorer import var as i_var
 from inspect_ai.scorer._reducer.registry import create_reducers
 
@@ -325,3 +327,50 @@ def test_collect_then_krippendorff_pipeline_agrees():
         assert _close(recs.get("KrippendorffAlpha").value, expected)
         compared += 1
     assert compared == 3
+
+
+SENTINELS = [
+    {"correct": "pass", "incorrect": "fail", "partial": "meh", "noanswer": "skip"},
+    {"correct": 2, "incorrect": 0, "partial": 1, "noanswer": -1},
+    {"correct": "yes", "incorrect": "no"},
+]
+
+
+@pytest.mark.parametrize("sentinels", SENTINELS)
+def test_custom_value_mappings_agree_in_metrics_reducers_and_aggregate(sentinels):
+    i_to_float = i_value_to_float(**sentinels)
+    mapping = st.ValueMapping(**sentinels)
+    pool = [v for v in sentinels.values()] + [0.25, True, "0.5", 3, "true"]
+    pool = [v for v in pool if not (isinstance(v, str) and v in "CIPN")]
+    rng = np.random.default_rng(len(str(sentinels)))
+    compared = 0
+    for n in (2, 7, 120):
+        vals = [pool[i] for i in rng.integers(0, len(pool), n)]
+        assert [mapping(v) for v in vals] == [i_to_float(v) for v in vals]
+        ours, theirs = _pair(vals)
+        for ours_f, theirs_f in [(st.mean, i_mean), (st.stderr, i_stderr), (st.var, i_var)]:
+            got = list(st.evaluate_scores(ours, [ours_f()], to_float=sentinels))[0].value
+            assert _close(got, theirs_f(to_float=i_to_float)(theirs))
+            compared += 1
+        # reducers: three epochs per sample, Inspect's mean reducer with the same mapping
+        epochs = [st.SampleScore(st.Score(v), i // 3, i % 3 + 1) for i, v in enumerate(vals)]
+        i_mean_reducer = mean_score(value_to_float=i_to_float)
+        reduced = st.reduce_scores(epochs, "mean", to_float=mapping)
+        for r in reduced:
+            group = [IScore(value=s.score.value) for s in epochs if s.sample_id == r.sample_id]
+            assert _close(r.score.value, i_mean_reducer(group).value)
+            compared += 1
+        # aggregate over a dict field with the mapping
+        dict_vals = [{"v": v} for v in vals]
+        ours_d, theirs_d = _pair(dict_vals)
+        expected = i_aggregate("v", i_mean(), to_float=i_to_float)(theirs_d)
+        assert _close(st.aggregate("v", st.mean(), to_float=mapping)(ours_d), expected)
+        compared += 1
+    assert compared > 20
+
+
+def test_custom_mapping_refuses_the_default_letters_inspect_counts_as_zero():
+    mapping = st.ValueMapping(correct="pass", incorrect="fail")
+    ours, _ = _pair(["pass", "C"])
+    with pytest.raises(InvalidInputError, match="sample 1"):
+        st.evaluate_scores(ours, [st.mean()], to_float=mapping)

@@ -73,8 +73,10 @@ from assay.stats.types import (
     Value,
     value_to_float,
 )
+from assay.stats.value_mapping import ValueMapping
 
 __all__ = [
+    "ValueMapping",
     "majority",
     "collect",
     "ci_wilson",

@@ -23,6 +23,7 @@ import numpy as np
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.stats.metric_registry import MetricFn, metric
 from assay.stats.types import SampleScore, _rec, value_to_float
+from assay.stats.value_mapping import as_mapping
 
 __all__ = ["alpha_from_ratings", "krippendorff_alpha"]
 
@@ -75,11 +76,15 @@ def _codes(flat: list[Any]) -> tuple[np.ndarray, list[Any]]:
     return codes, list(index)
 
 
-def _numeric(flat: list[Any], ids: list[Any], unit: np.ndarray, level: str) -> np.ndarray:
+def _numeric(
+    flat: list[Any], ids: list[Any], unit: np.ndarray, level: str, to_float: Any
+) -> np.ndarray:
     out = np.empty(len(flat), dtype=np.float64)
     for i, v in enumerate(flat):
-        if isinstance(v, numbers.Real):
+        if isinstance(v, numbers.Real):  # numbers as they are, booleans as 0/1
             out[i] = float(v)
+        elif to_float is not None:
+            out[i] = to_float(v, record=ids[int(unit[i])])
         else:
             out[i] = value_to_float(v, record=ids[int(unit[i])])
     if level == "ratio" and (out < 0).any():
@@ -110,7 +115,9 @@ def _coincidence(codes: np.ndarray, unit: np.ndarray, m: np.ndarray, k: int) -> 
     return np.asarray(o)
 
 
-def alpha_from_ratings(flat: list[Any], unit: np.ndarray, level: str, ids: list[Any]) -> float:
+def alpha_from_ratings(
+    flat: list[Any], unit: np.ndarray, level: str, ids: list[Any], to_float: Any = None
+) -> float:
     """α = 1 − D_o / D_e for pairable ratings ``flat`` of units ``unit`` (see
     :func:`krippendorff_alpha`); 1.0 when D_e = 0 (every rating the same)."""
     n = len(flat)
@@ -125,14 +132,14 @@ def alpha_from_ratings(flat: list[Any], unit: np.ndarray, level: str, ids: list[
         totals = np.bincount(codes).astype(np.float64)
         d_e = (n * n - float(np.dot(totals, totals))) / (n * (n - 1.0))
     elif level in ("ordinal", "interval"):
-        x = _numeric(flat, ids, unit, level)
+        x = _numeric(flat, ids, unit, level, to_float)
         if level == "ordinal":
             levels, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
             midpoints = np.cumsum(counts) - counts / 2.0
             x = midpoints[inverse]
         d_o, d_e = _squared(x, unit, m)
     else:
-        x = _numeric(flat, ids, unit, level)
+        x = _numeric(flat, ids, unit, level, to_float)
         levels, codes = np.unique(x, return_inverse=True)
         total = levels[:, None] + levels[None, :]
         delta = np.divide(
@@ -151,7 +158,7 @@ def alpha_from_ratings(flat: list[Any], unit: np.ndarray, level: str, ids: list[
 
 
 @metric
-def krippendorff_alpha(level: str = "nominal") -> MetricFn:
+def krippendorff_alpha(level: str = "nominal", to_float: Any = None) -> MetricFn:
     """Krippendorff's α, agreement among raters: ``α = 1 − D_o / D_e``.
 
     Every sample (unit) has a list of ratings, one per rater; missing ratings (None,
@@ -174,6 +181,8 @@ def krippendorff_alpha(level: str = "nominal") -> MetricFn:
     level
         ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``. Non-nominal ratings
         may be numbers or anything :func:`value_to_float` reads (``"C"``, ``"0.5"``).
+    to_float
+        A :class:`~assay.stats.ValueMapping` (or its dict) for non-nominal ratings.
 
     Returns
     -------
@@ -196,7 +205,13 @@ def krippendorff_alpha(level: str = "nominal") -> MetricFn:
 
     def compute_(scores: list[SampleScore]) -> float:
         flat, unit, ids = _units(scores)
-        return alpha_from_ratings(flat, unit, level, ids)
+        return alpha_from_ratings(flat, unit, level, ids, mapping)
 
+    mapping = as_mapping(to_float)
+    params: dict[str, Any] = {"level": level}
+    if mapping is not None:
+        params["to_float"] = mapping.to_dict()
     fn: Callable[[list[SampleScore]], float] = compute_
-    return MetricFn("KrippendorffAlpha", {"level": level}, fn, takes="scores")
+    out = MetricFn("KrippendorffAlpha", params, fn, takes="scores")
+    out.spec = {"metric": "KrippendorffAlpha", "params": {**params}}
+    return out

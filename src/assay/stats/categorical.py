@@ -21,6 +21,7 @@ from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import _ALIASES, MetricFn, metric, metric_from_spec
 from assay.stats.types import SampleScore, Score, _rec
+from assay.stats.value_mapping import as_mapping
 
 __all__ = ["aggregate", "categorical", "frequency"]
 
@@ -139,7 +140,7 @@ def _extract(scores: list[SampleScore], key: str, on_missing: str) -> tuple[list
 
 
 @metric
-def aggregate(key: str, agg: Any, on_missing: str = "error") -> MetricFn:
+def aggregate(key: str, agg: Any, on_missing: str = "error", to_float: Any = None) -> MetricFn:
     """The metric ``agg`` over field ``key`` of dict-valued scores.
 
     Each score ``{key: v, ...}`` becomes the score ``v``, and ``agg`` runs on those. A
@@ -156,6 +157,8 @@ def aggregate(key: str, agg: Any, on_missing: str = "error") -> MetricFn:
         A metric (``mean()``), its registered name, or its spec.
     on_missing
         ``"error"``, ``"skip"`` or ``"zero"``.
+    to_float
+        A :class:`~assay.stats.ValueMapping` (or its dict) for the field's values.
 
     Returns
     -------
@@ -176,6 +179,7 @@ def aggregate(key: str, agg: Any, on_missing: str = "error") -> MetricFn:
             field="on_missing",
         )
     inner = agg if isinstance(agg, MetricFn) else metric_from_spec(agg)
+    mapping = as_mapping(to_float)
 
     def compute_(scores: list[SampleScore]) -> Any:
         extracted, _ = _extract(scores, key, on_missing)
@@ -183,13 +187,20 @@ def aggregate(key: str, agg: Any, on_missing: str = "error") -> MetricFn:
             raise UndefinedMetricError("Aggregate", f"no score has a value for {key!r}")
         if inner.takes != "frame":
             return inner(extracted)
-        return inner(ScoreFrame.from_scores(extracted))
+        return inner(ScoreFrame.from_scores(extracted, to_float=mapping))
 
     params = {"key": key, "agg": inner.name, "agg_params": inner.params, "on_missing": on_missing}
+    if mapping is not None:
+        params["to_float"] = mapping.to_dict()
     fn = MetricFn("Aggregate", params, compute_, takes="scores")
     if inner.spec is not None:
         fn.spec = {
             "metric": "Aggregate",
-            "params": {"key": key, "agg": inner.spec, "on_missing": on_missing},
+            "params": {
+                "key": key,
+                "agg": inner.spec,
+                "on_missing": on_missing,
+                "to_float": params.get("to_float"),
+            },
         }
     return fn

@@ -52,7 +52,7 @@ def _units(scores: Sequence[SampleScore]) -> tuple[list[Any], np.ndarray, list[A
             "needs list values (one rating per rater); use the 'collect' reducer",
         )
     for s in scores:
-        v = s.score.value
+        v: Any = s.score.value
         if not _is_list(v):
             raise InvalidInputError(
                 f"expected a list of ratings (one per rater), got {v!r}; build lists with "

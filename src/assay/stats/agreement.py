@@ -76,9 +76,7 @@ def _codes(flat: list[Any]) -> tuple[np.ndarray, list[Any]]:
     return codes, list(index)
 
 
-def _numeric(
-    flat: list[Any], ids: list[Any], unit: np.ndarray, level: str, to_float: Any
-) -> np.ndarray:
+def _convert_each(flat: list[Any], ids: list[Any], unit: np.ndarray, to_float: Any) -> np.ndarray:
     out = np.empty(len(flat), dtype=np.float64)
     for i, v in enumerate(flat):
         if isinstance(v, numbers.Real):  # numbers as they are, booleans as 0/1
@@ -87,6 +85,17 @@ def _numeric(
             out[i] = to_float(v, record=ids[int(unit[i])])
         else:
             out[i] = value_to_float(v, record=ids[int(unit[i])])
+    return out
+
+
+def _numeric(
+    flat: list[Any], ids: list[Any], unit: np.ndarray, level: str, to_float: Any
+) -> np.ndarray:
+    arr = np.asarray(flat)
+    if arr.dtype.kind in "biuf":  # all numbers (booleans as 0/1): no per-rating work
+        out = arr.astype(np.float64)
+    else:
+        out = _convert_each(flat, ids, unit, to_float)
     if level == "ratio" and (out < 0).any():
         raise InvalidInputError(
             "ratio-level ratings must be ≥ 0", record=_rec(ids[int(unit[out < 0][0])])

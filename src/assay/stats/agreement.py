@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,11 +29,10 @@ __all__ = ["alpha_from_ratings", "krippendorff_alpha"]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
 def _is_list(v: Any) -> bool:
+    t = type(v)
+    if t is list or t is tuple:
+        return True
     return isinstance(v, Sequence) and not isinstance(v, (str, bytes))
 
 
@@ -43,30 +41,29 @@ def _units(scores: Sequence[SampleScore]) -> tuple[list[Any], np.ndarray, list[A
 
     Missing ratings (None, NaN) are dropped; a unit left with fewer than two ratings
     cannot be paired and is dropped too."""
-    flat: list[Any] = []
-    unit: list[int] = []
-    ids: list[Any] = []
-    if scores and not any(_is_list(s.score.value) for s in scores):
+    values: list[Any] = [s.score.value for s in scores]
+    is_list = [_is_list(v) for v in values]
+    if values and not any(is_list):
         raise UndefinedMetricError(
             "KrippendorffAlpha",
             "needs list values (one rating per rater); use the 'collect' reducer",
         )
-    for s in scores:
-        v: Any = s.score.value
-        if not _is_list(v):
-            raise InvalidInputError(
-                f"expected a list of ratings (one per rater), got {v!r}; build lists with "
-                "the 'collect' reducer",
-                record=_rec(s.sample_id),
-                field="value",
-            )
-        ratings = [r for r in v if not _missing(r)]
-        if len(ratings) < 2:
-            continue
-        flat.extend(ratings)
-        unit.extend([len(ids)] * len(ratings))
-        ids.append(s.sample_id)
-    return flat, np.asarray(unit, dtype=np.int64), ids
+    if not all(is_list):
+        s = scores[is_list.index(False)]
+        raise InvalidInputError(
+            f"expected a list of ratings (one per rater), got {s.score.value!r}; build "
+            "lists with the 'collect' reducer",
+            record=_rec(s.sample_id),
+            field="value",
+        )
+    # r == r is False only for NaN: None and NaN are missing ratings
+    kept = [[r for r in v if r is not None and r == r] for v in values]
+    sizes = np.fromiter(map(len, kept), np.int64, len(kept))
+    pairable = np.flatnonzero(sizes >= 2)
+    flat = [r for i in pairable.tolist() for r in kept[i]]
+    unit = np.repeat(np.arange(pairable.shape[0]), sizes[pairable])
+    ids = [scores[i].sample_id for i in pairable.tolist()]
+    return flat, unit, ids
 
 
 def _codes(flat: list[Any]) -> tuple[np.ndarray, list[Any]]:

@@ -83,7 +83,8 @@ def _dict_scores() -> list[st.SampleScore]:
         d = {"em": "CI"[int(rng.integers(0, 2))], "f1": round(float(rng.random()), 3)}
         if sid % 7 == 0:
             del d["f1"]
-        out.append(st.SampleScore(st.Score(d), sid, 1, {"doc": sid // 6}))
+        tokens = {"num_tokens": sid % 9, "sum_log_probs": -0.7 * (sid % 9)}
+        out.append(st.SampleScore(st.Score(d, metadata=tokens), sid, 1, {"doc": sid // 6}))
     return out
 
 
@@ -137,6 +138,8 @@ CASES = [
                 st.aggregate("f1", st.stderr(cluster="doc"), on_missing="zero"),
                 st.aggregate("em", st.accuracy()),
                 st.aggregate("em", st.frequency()),
+                st.perplexity_per_token(),
+                st.perplexity_per_seq(),
             ]
         ),
         make_other=lambda: st.ScoreEvaluator([st.aggregate("f1", st.mean(), on_missing="zero")]),

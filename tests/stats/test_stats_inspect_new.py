@@ -369,3 +369,36 @@ def test_custom_mapping_refuses_the_default_letters_inspect_counts_as_zero():
     ours, _ = _pair(["pass", "C"])
     with pytest.raises(InvalidInputError, match="sample 1"):
         st.evaluate_scores(ours, [st.mean()], to_float=mapping)
+
+
+def test_perplexity_metrics_agree():
+    from inspect_ai.scorer import perplexity_per_seq as i_per_seq
+    from inspect_ai.scorer import perplexity_per_token as i_per_token
+
+    rng = np.random.default_rng(21)
+    compared = 0
+    for n in (1, 2, 9, 300):
+        tokens = rng.integers(0, 50, n)
+        tokens[0] = max(tokens[0], 1)
+        log_probs = -rng.random(n) * tokens * 3.0
+        metas = [
+            {"num_tokens": int(t), "sum_log_probs": float(s)} for t, s in zip(tokens, log_probs)
+        ]
+        ours = [st.SampleScore(st.Score(0.0, metadata=m), i) for i, m in enumerate(metas)]
+        theirs = [
+            ISampleScore(score=IScore(value=0.0, metadata=m), sample_id=i)
+            for i, m in enumerate(metas)
+        ]
+        for ours_f, theirs_f in [
+            (st.perplexity_per_token, i_per_token),
+            (st.perplexity_per_seq, i_per_seq),
+        ]:
+            assert _close(ours_f()(ours), theirs_f()(theirs))
+            compared += 1
+    # no tokens at all: Inspect NaN, assay undefined; missing metadata: Inspect warns
+    zero = [st.SampleScore(st.Score(0, metadata={"num_tokens": 0, "sum_log_probs": 0.0}), 1)]
+    recs = st.evaluate_scores(zero, [st.perplexity_per_token(), st.perplexity_per_seq()])
+    assert all(r.value is None for r in recs) and len(recs) == 2
+    with pytest.raises(InvalidInputError, match="sample 3"):
+        st.perplexity_per_token()([st.SampleScore(st.Score(0), 3)])
+    assert compared == 8

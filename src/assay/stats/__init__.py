@@ -54,6 +54,7 @@ from assay.stats.metrics import (
     var,
 )
 from assay.stats.panel import collect, majority
+from assay.stats.perplexity import perplexity_per_seq, perplexity_per_token
 from assay.stats.reduce import reduce_scores
 from assay.stats.reducer_registry import (
     Reducer,
@@ -76,6 +77,8 @@ from assay.stats.types import (
 from assay.stats.value_mapping import ValueMapping
 
 __all__ = [
+    "perplexity_per_token",
+    "perplexity_per_seq",
     "ValueMapping",
     "majority",
     "collect",

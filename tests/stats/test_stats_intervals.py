@@ -119,3 +119,27 @@ def test_majority_reducer_in_the_pipeline_counts_failed_votes():
     assert reduced[1].score.value is None and reduced[1].score.metadata["panel"] == ["C", None, "I"]
     with pytest.raises(InvalidInputError, match="scalar"):
         st.get_reducer("collect")([st.Score({"a": 1}), st.Score({"a": 0})])
+
+
+def test_custom_metrics_can_take_raw_or_unreduced_scores():
+    @st.metric(scores="unreduced")
+    def epochs_seen():
+        return lambda scores: float(len(scores))
+
+    @st.metric(takes="scores")
+    def share_of_verdict(verdict: str = "maybe"):
+        return lambda scores: sum(s.score.value == verdict for s in scores) / len(scores)
+
+    scores = [
+        st.SampleScore(st.Score(v), sid, epoch)
+        for sid, votes in enumerate([["maybe", "maybe"], ["no", "maybe"], ["no", "no"]])
+        for epoch, v in enumerate(votes, 1)
+    ]
+    recs = st.evaluate_scores(scores, [epochs_seen(), share_of_verdict()], reducers=["majority"])
+    assert (
+        recs.get("EpochsSeen").value == 6.0 and "reducer" not in recs.get("EpochsSeen").parameters
+    )
+    assert recs.get("ShareOfVerdict").value == 0.5  # majority: maybe, (none), no
+    assert recs.get("ShareOfVerdict").parameters["n_failed"] == 1
+    with pytest.raises(InvalidInputError, match="takes"):
+        st.metric(takes="rows")

@@ -205,7 +205,16 @@ def _jsonable_param(v: Any) -> bool:
     )
 
 
-def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -> Any:
+TAKES = ("frame", "scores", "unreduced")
+
+
+def metric(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    takes: str = "frame",
+    scores: str | None = None,
+) -> Any:
     """Register a metric factory (``@metric`` or ``@metric(name="...")``).
 
     The decorated factory returns a function ``(scores: ScoreFrame) -> float | dict``;
@@ -220,6 +229,14 @@ def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -
         The factory (when used as ``@metric``).
     name
         The record type, used as given.
+    takes
+        What the inner function receives: ``"frame"`` (default) a :class:`ScoreFrame` of
+        floats after the epoch reducer; ``"scores"`` the reduced :class:`SampleScore`
+        objects with their raw values; ``"unreduced"`` the objects of every epoch, before
+        any reducer (each epoch an observation of its own).
+    scores
+        Inspect AI's spelling: ``"unreduced"`` is ``takes="unreduced"``; ``"reduced"``
+        and ``"auto"`` leave ``takes`` as it is.
 
     Returns
     -------
@@ -234,6 +251,14 @@ def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -
     ('ShareBelow', {'threshold': 0.5})
     """
 
+    kind = "unreduced" if scores == "unreduced" else takes
+    if kind not in TAKES or scores not in (None, "auto", "reduced", "unreduced"):
+        raise InvalidInputError(
+            f"takes must be one of {TAKES} and scores one of auto/reduced/unreduced, "
+            f"got takes={takes!r}, scores={scores!r}",
+            source="@metric",
+        )
+
     def wrap(factory: Callable[..., Any]) -> Callable[..., MetricFn]:
         metric_name = name or camel_case(factory.__name__)
         sig = inspect.signature(factory)
@@ -247,7 +272,7 @@ def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -
                 fn = inner
             else:
                 params = {k: v for k, v in bound.arguments.items() if _jsonable_param(v)}
-                fn = MetricFn(metric_name, params, inner)
+                fn = MetricFn(metric_name, params, inner, takes=kind)
             if fn.spec is None and all(_jsonable_param(v) for v in bound.arguments.values()):
                 fn.spec = {"metric": metric_name, "params": dict(fn.params)}
             return fn

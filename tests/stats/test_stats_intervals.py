@@ -143,3 +143,26 @@ def test_custom_metrics_can_take_raw_or_unreduced_scores():
     assert recs.get("ShareOfVerdict").parameters["n_failed"] == 1
     with pytest.raises(InvalidInputError, match="takes"):
         st.metric(takes="rows")
+
+
+@settings(max_examples=60, deadline=None)
+@given(values, hs.floats(0.5, 0.99))
+def test_one_sample_per_cluster_gives_the_plain_intervals(ys, level):
+    frame = st.ScoreFrame.from_arrays(ys, metadata={"doc": np.arange(len(ys))})
+    for metric in (st.ci, st.ci_wilson):
+        plain, clustered = metric(level)(frame), metric(level, cluster="doc")(frame)
+        if metric is st.ci:  # same se and same degrees of freedom
+            assert math.isclose(plain["lower"], clustered["lower"], rel_tol=1e-9, abs_tol=1e-12)
+            assert math.isclose(plain["upper"], clustered["upper"], rel_tol=1e-9, abs_tol=1e-12)
+        else:  # t instead of z: never narrower
+            assert clustered["lower"] <= plain["lower"] + 1e-12
+            assert clustered["upper"] >= plain["upper"] - 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.lists(hs.sampled_from(["a", "b", "c", True, 2]), min_size=1, max_size=50))
+def test_frequency_shares_sum_to_one_and_counts_to_n(vals):
+    shares = st.frequency(["z"])(vals)
+    counts = st.frequency(normalize=False)(vals)
+    assert math.isclose(sum(shares.values()), 1.0) and shares["z"] == 0.0
+    assert sum(counts.values()) == len(vals)

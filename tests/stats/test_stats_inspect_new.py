@@ -402,3 +402,21 @@ def test_perplexity_metrics_agree():
     with pytest.raises(InvalidInputError, match="sample 3"):
         st.perplexity_per_token()([st.SampleScore(st.Score(0), 3)])
     assert compared == 8
+
+
+@pytest.mark.parametrize("cluster", [None, "doc"])
+def test_bootstrap_ci_agrees_with_inspect_within_monte_carlo_error(cluster):
+    """Different random draws (seeded Generator vs np.random), so the bounds agree only
+    to Monte-Carlo error: within 15% of the t interval's half-width (30 seeds: at most 10%)."""
+    rng = np.random.default_rng(17)
+    n = 400
+    vals = rng.integers(0, 2, n).tolist()
+    meta = [{"doc": int(d)} for d in rng.integers(0, 60, n)]
+    ours, theirs = _pair(vals, meta)
+    np.random.seed(17)
+    expected = i_ci(method="bootstrap", num_samples=4000, cluster=cluster)(theirs)
+    got = st.ci(method="bootstrap", num_samples=4000, cluster=cluster, seed=17)(ours)
+    t = st.ci(cluster=cluster)(ours)
+    half = (t["upper"] - t["lower"]) / 2
+    for k in ("lower", "upper"):
+        assert abs(got[k] - expected[k]) < 0.15 * half, (k, got, expected)

@@ -420,3 +420,25 @@ def test_bootstrap_ci_agrees_with_inspect_within_monte_carlo_error(cluster):
     half = (t["upper"] - t["lower"]) / 2
     for k in ("lower", "upper"):
         assert abs(got[k] - expected[k]) < 0.15 * half, (k, got, expected)
+
+
+def test_grouped_krippendorff_and_frequency_agree():
+    from inspect_ai.scorer import grouped as i_grouped
+
+    rng = np.random.default_rng(33)
+    units = _units(rng, 80, "ints", max_raters=4)
+    topics = [{"topic": f"t{int(t)}"} for t in rng.integers(0, 3, len(units))]
+    ours, theirs = _pair(units, topics)
+    got = st.grouped(st.krippendorff_alpha("ordinal"), "topic")(ours)
+    expected = i_grouped(i_krippendorff_alpha("ordinal"), "topic")(theirs)
+    assert list(got) == list(expected) and len(got) == 4
+    assert all(_close(got[k], expected[k]) for k in expected)
+    verdicts = rng.choice(["yes", "no", "unsure"], len(units)).tolist()
+    ours, theirs = _pair(verdicts, topics)
+    recs = st.evaluate_scores(ours, [st.grouped(st.frequency(), "topic", all=False)])
+    by_group = {r.parameters["group"]: r.value for r in recs}
+    for group in by_group:
+        members = [s for s in theirs if s.sample_metadata["topic"] == group]
+        expected = i_frequency()(members)
+        assert by_group[group] == pytest.approx(expected, abs=TOL)
+    assert len(by_group) == 3

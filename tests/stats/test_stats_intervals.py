@@ -85,10 +85,11 @@ def test_specs_rebuild_every_new_metric():
         st.krippendorff_alpha("ratio", to_float={"correct": "ok"}),
         st.frequency(["a", "b"], normalize=False),
         st.aggregate("f1", st.grouped(st.mean(), "topic"), on_missing="zero"),
+        st.grouped(st.krippendorff_alpha("interval"), "topic", all="groups"),
     ]
     for m in metrics:
         again = st.metric_from_spec(m.spec)
-        assert again.spec == m.spec and again.name == m.name
+        assert again.spec == m.spec and again.name == m.name and again.takes == m.takes
     assert st.get_metric("krippendorff_alpha").name == "KrippendorffAlpha"
     assert st.get_metric("frequency").name == "Frequency"
     assert st.get_metric("ci_wilson").name == "CiWilson"

@@ -5,14 +5,20 @@ The layer every LLM evaluation in assay reports through: per-sample
 :class:`~assay.results.MetricSet` records out. Metrics (``accuracy``, ``mean``, ``var``,
 ``std``, ``stderr`` plain or clustered, ``bootstrap_stderr``) give records of CamelCase
 type (``Accuracy`` ...), Inspect AI's names are aliases in the registry; ``grouped``
-splits by a sample-metadata column; reducers combine a sample's epochs first.
+splits by a sample-metadata column; reducers combine a sample's epochs first. Also Inspect's
+newer metrics (``ci``, ``ci_wilson``, ``krippendorff_alpha``, ``frequency``, ``aggregate``,
+``perplexity_per_token``/``_seq``), the ``collect`` and ``majority`` reducers, and custom
+value mappings (:class:`ValueMapping`).
 
 Modules: :mod:`~assay.stats.types` (Score, SampleScore), :mod:`~assay.stats.frame`
 (ScoreFrame), :mod:`~assay.stats.compute` (pure numpy formulas),
 :mod:`~assay.stats.metric_registry`, :mod:`~assay.stats.metrics`,
 :mod:`~assay.stats.grouped`, :mod:`~assay.stats.reducer_registry`,
 :mod:`~assay.stats.reducers`, :mod:`~assay.stats.reduce`, :mod:`~assay.stats.evaluator`
-(evaluate_scores, ScoreEvaluator) and :mod:`~assay.stats.state`.
+(evaluate_scores, ScoreEvaluator), :mod:`~assay.stats.state`, :mod:`~assay.stats.intervals`,
+:mod:`~assay.stats.agreement`, :mod:`~assay.stats.categorical`,
+:mod:`~assay.stats.perplexity`, :mod:`~assay.stats.panel` and
+:mod:`~assay.stats.value_mapping`.
 
 Example:
     >>> from assay.stats import Score, SampleScore, evaluate_scores, accuracy, grouped

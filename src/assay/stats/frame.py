@@ -24,8 +24,8 @@ import pandas as pd
 
 from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError
-from assay.stats.types import PARTIAL, SampleScore, Score, _item, _rec, value_to_float
-from assay.stats.value_mapping import ValueMapping, as_mapping
+from assay.stats.types import SampleScore, Score, _item, _rec
+from assay.stats.value_mapping import as_mapping, convert_values
 
 __all__ = ["ScoreFrame"]
 
@@ -191,7 +191,7 @@ class ScoreFrame(Sequence[SampleScore]):
         ok = np.fromiter((v is not None for v in raws), dtype=bool, count=n)
         raw_arr = _as_object_array(raws)[ok]
         ids = [s.sample_id for s in scores]
-        floats, part = _convert(
+        floats, part = convert_values(
             raw_arr, [x for x, k in zip(ids, ok) if k], partial, as_mapping(to_float)
         )
         if all(x is None for x in ids):
@@ -358,32 +358,6 @@ def _concat_metadata(
     if same_columns and all(f.metadata_rows is None for f in frames):
         return None, {k: np.concatenate([f.metadata_columns[k] for f in frames]) for k in keys}
     return np.concatenate([_metadata_rows(f) for f in frames]), {}
-
-
-def _convert(
-    raw: np.ndarray, ids: list[Any], partial: float, mapping: ValueMapping | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Floats and partial-letter flags for raw scalar values (each distinct value once)."""
-    if mapping is not None and mapping.is_default:
-        mapping = None
-    to_float = value_to_float if mapping is None else mapping
-    try:
-        codes, uniques = pd.factorize(raw, use_na_sentinel=False)
-    except TypeError:  # unhashable values (lists, dicts): convert one by one for the error
-        for v, sid in zip(raw, ids):
-            to_float(v, partial=partial, record=sid)
-        raise
-    conv = np.empty(len(uniques), dtype=np.float64)
-    is_p = np.zeros(len(uniques), dtype=bool)
-    for j, u in enumerate(uniques.tolist() if hasattr(uniques, "tolist") else list(uniques)):
-        try:
-            conv[j] = to_float(u, partial=partial)
-        except InvalidInputError:
-            first = int(np.flatnonzero(codes == j)[0])
-            to_float(raw[first], partial=partial, record=ids[first])
-            raise
-        is_p[j] = isinstance(u, str) and u == PARTIAL if mapping is None else mapping.is_partial(u)
-    return conv[codes], is_p[codes]
 
 
 def _fill(frame: ScoreFrame, attr: str) -> np.ndarray:

@@ -20,10 +20,13 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from assay.errors import InvalidInputError
 from assay.stats.types import CORRECT, INCORRECT, NOANSWER, PARTIAL, _rec, value_to_float
 
-__all__ = ["ValueMapping", "as_mapping"]
+__all__ = ["ValueMapping", "as_mapping", "convert_values"]
 
 _LETTERS = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
 
@@ -107,3 +110,38 @@ def as_mapping(to_float: ValueMapping | Mapping[str, Any] | None) -> ValueMappin
     raise InvalidInputError(
         f"expected a ValueMapping or a dict of its fields, got {to_float!r}", source="to_float"
     )
+
+
+def convert_values(
+    raw: np.ndarray, ids: list[Any], partial: float, mapping: ValueMapping | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Floats and partial-letter flags for raw scalar values (each distinct value once),
+    through ``mapping`` or the default :func:`value_to_float`; an error names the record
+    of the first value that fails.
+
+    Example:
+        >>> raw = np.array(["C", "P", "C"], dtype=object)
+        >>> floats, partial = convert_values(raw, [1, 2, 3], 0.5)
+        >>> floats.tolist(), partial.tolist()
+        ([1.0, 0.5, 1.0], [False, True, False])
+    """
+    if mapping is not None and mapping.is_default:
+        mapping = None
+    to_float = value_to_float if mapping is None else mapping
+    try:
+        codes, uniques = pd.factorize(raw, use_na_sentinel=False)
+    except TypeError:  # unhashable values (lists, dicts): convert one by one for the error
+        for v, sid in zip(raw, ids):
+            to_float(v, partial=partial, record=sid)
+        raise
+    conv = np.empty(len(uniques), dtype=np.float64)
+    is_p = np.zeros(len(uniques), dtype=bool)
+    for j, u in enumerate(uniques.tolist() if hasattr(uniques, "tolist") else list(uniques)):
+        try:
+            conv[j] = to_float(u, partial=partial)
+        except InvalidInputError:
+            first = int(np.flatnonzero(codes == j)[0])
+            to_float(raw[first], partial=partial, record=ids[first])
+            raise
+        is_p[j] = isinstance(u, str) and u == PARTIAL if mapping is None else mapping.is_partial(u)
+    return conv[codes], is_p[codes]

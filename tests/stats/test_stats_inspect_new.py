@@ -1,16 +1,14 @@
 """Differential tests against Inspect AI for the newer metrics and reducers: ``ci``,
-``ci_wilson``, ``krippendorff_alpha``, ``frequency``, ``aggregate``, ``collect`` and
-``majority``. Same generated scores through both, awkward cases included; where assay
+``ci_wilson`` (t and bootstrap), ``krippendorff_alpha``, ``frequency``, ``aggregate`` and
+``grouped`` over them (reducers, mappings and perplexity: test_stats_inspect_panel.py).
+Same generated scores through both, awkward cases included; where assay
 differs on purpose (undefined is None, not 0 or NaN) the difference itself is asserted.
 """
 
-import logging
 import math
 
 import numpy as np
 import pytest
-from inspect_ai.scorer import SampleScore as ISampleScore
-from inspect_ai.scorer import Score as IScore
 from inspect_ai.scorer import accuracy as i_accuracy
 from inspect_ai.scorer import aggregate as i_aggregate
 from inspect_ai.scorer import ci as i_ci
@@ -18,31 +16,12 @@ from inspect_ai.scorer import ci_wilson as i_ci_wilson
 from inspect_ai.scorer import frequency as i_frequency
 from inspect_ai.scorer import krippendorff_alpha as i_krippendorff_alpha
 from inspect_ai.scorer import mean as i_mean
-from inspect_ai.scorer import mean_score
 from inspect_ai.scorer import stderr as i_stderr
-from inspect_ai.scorer import value_to_float as i_value_to_float
 from inspect_ai.scorer import var as i_var
-from inspect_ai.scorer._reducer.registry import create_reducers
+from stats_inspect_helpers import TOL, close, pair
 
 import assay.stats as st
 from assay.errors import InvalidInputError
-
-TOL = 1e-12
-logging.getLogger("inspect_ai").setLevel(logging.ERROR)
-
-
-def _close(a, b):
-    return math.isclose(a, b, rel_tol=TOL, abs_tol=TOL)
-
-
-def _pair(values, meta=None):
-    meta = [None] * len(values) if meta is None else meta
-    ours = [st.SampleScore(st.Score(v), i, 1, m) for i, (v, m) in enumerate(zip(values, meta))]
-    theirs = [
-        ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata=m)
-        for i, (v, m) in enumerate(zip(values, meta))
-    ]
-    return ours, theirs
 
 
 def _interval_cases():
@@ -65,14 +44,14 @@ def _compare_intervals(ours_metric, theirs_metric, level):
     """Both interval metrics, plain and clustered, on every generated case."""
     compared = 0
     for vals, meta in _interval_cases():
-        ours, theirs = _pair(vals, meta)
+        ours, theirs = pair(vals, meta)
         for cluster in (None, "doc"):
             if cluster and len({m["doc"] for m in meta}) < 2:
                 continue
             ours_v = ours_metric(level, cluster=cluster)(ours)
             theirs_v = theirs_metric(level, cluster=cluster)(theirs)
             for k in ("lower", "upper"):
-                assert _close(ours_v[k], theirs_v[k]), (vals, cluster, k, ours_v, theirs_v)
+                assert close(ours_v[k], theirs_v[k]), (vals, cluster, k, ours_v, theirs_v)
                 compared += 1
     return compared
 
@@ -87,18 +66,18 @@ def test_ci_wilson_agrees_plain_and_clustered(level):
     compared = _compare_intervals(st.ci_wilson, i_ci_wilson, level)
     # all-correct and all-wrong (p̂ = 0 or 1), clustered: the unadjusted n is used
     for v in ("C", "I"):
-        ours, theirs = _pair([v] * 9, [{"doc": i % 3} for i in range(9)])
+        ours, theirs = pair([v] * 9, [{"doc": i % 3} for i in range(9)])
         a, b = st.ci_wilson(level, cluster="doc")(ours), i_ci_wilson(level, cluster="doc")(theirs)
-        assert _close(a["lower"], b["lower"]) and _close(a["upper"], b["upper"])
+        assert close(a["lower"], b["lower"]) and close(a["upper"], b["upper"])
         compared += 2
     assert compared > 60
 
 
 def test_intervals_undefined_where_inspect_collapses_to_a_point():
-    ours, theirs = _pair([0.7], [{"doc": 1}])
+    ours, theirs = pair([0.7], [{"doc": 1}])
     assert i_ci()(theirs) == {"lower": 0.7, "upper": 0.7}
     assert st.evaluate_scores(ours, [st.ci()]).get("Ci").value is None
-    ours, theirs = _pair([1, 0, 1], [{"doc": 1}] * 3)  # one cluster
+    ours, theirs = pair([1, 0, 1], [{"doc": 1}] * 3)  # one cluster
     assert i_ci(cluster="doc")(theirs)["lower"] == i_ci(cluster="doc")(theirs)["upper"]
     rec = st.evaluate_scores(ours, [st.ci(cluster="doc")]).get("Ci")
     assert rec.value is None and "2 clusters" in rec.parameters["undefined"]
@@ -114,7 +93,7 @@ def test_intervals_undefined_where_inspect_collapses_to_a_point():
 
 
 def test_ci_wilson_rejects_values_outside_the_unit_interval_naming_the_sample():
-    ours, theirs = _pair([0.5, 2.0])
+    ours, theirs = pair([0.5, 2.0])
     with pytest.raises(ValueError):
         i_ci_wilson()(theirs)
     with pytest.raises(InvalidInputError, match="sample 1"):
@@ -152,7 +131,7 @@ def test_krippendorff_alpha_agrees(seed):
     ]:
         for n_units in (1, 2, 5, 40, 300):
             units = _units(rng, n_units, kind)
-            ours, theirs = _pair(units)
+            ours, theirs = pair(units)
             expected = i_krippendorff_alpha(level)(theirs)
             if math.isnan(expected):  # no unit with two ratings
                 rec = st.evaluate_scores(ours, [st.krippendorff_alpha(level)]).get(
@@ -160,7 +139,7 @@ def test_krippendorff_alpha_agrees(seed):
                 )
                 assert rec.value is None
                 continue
-            assert _close(st.krippendorff_alpha(level)(ours), expected), (level, units)
+            assert close(st.krippendorff_alpha(level)(ours), expected), (level, units)
             compared += 1
     assert compared >= 24
 
@@ -176,12 +155,12 @@ def test_krippendorff_alpha_awkward_cases_agree(level):
         [[1, 1], [2], [2, 1]],  # a unit with one rating is left out
     ]
     for units in cases:
-        ours, theirs = _pair(units)
-        assert _close(st.krippendorff_alpha(level)(ours), i_krippendorff_alpha(level)(theirs))
+        ours, theirs = pair(units)
+        assert close(st.krippendorff_alpha(level)(ours), i_krippendorff_alpha(level)(theirs))
 
 
 def test_krippendorff_alpha_rejects_non_list_values_inspect_skips():
-    ours, theirs = _pair([[1, 1], [2, 2], 3])
+    ours, theirs = pair([[1, 1], [2, 2], 3])
     assert i_krippendorff_alpha()(theirs) == 1.0
     with pytest.raises(InvalidInputError, match="sample 2"):
         st.krippendorff_alpha()(ours)
@@ -197,7 +176,7 @@ def test_frequency_agrees(seed):
     compared = 0
     for n in (0, 1, 7, 200):
         vals = _categorical(rng, n) + [True, 1, 2.5][: n % 4]
-        ours, theirs = _pair(vals)
+        ours, theirs = pair(vals)
         for categories in (None, ["no", "yes", "never"], []):
             for normalize in (True, False):
                 expected = i_frequency(categories, normalize)(theirs)
@@ -209,7 +188,7 @@ def test_frequency_agrees(seed):
                     continue
                 got_v = st.frequency(categories, normalize)(ours)
                 assert list(got_v) == list(expected)  # same labels, same order
-                assert all(_close(got_v[k], expected[k]) for k in expected)
+                assert all(close(got_v[k], expected[k]) for k in expected)
                 compared += len(expected)
     assert compared > 50
 
@@ -237,7 +216,7 @@ def test_aggregate_agrees(on_missing):
     for n in (2, 5, 80):
         for missing in (0.0, 0.1, 0.3):
             vals = _dict_scores(rng, n, missing)
-            ours, theirs = _pair(vals)
+            ours, theirs = pair(vals)
             for ours_f, theirs_f in pairs:
                 try:
                     expected = i_aggregate("f1", theirs_f(), on_missing=on_missing)(theirs)
@@ -250,158 +229,12 @@ def test_aggregate_agrees(on_missing):
                 if rec.value is None:  # too few values: Inspect says 0 (or NaN)
                     assert expected == 0 or math.isnan(expected)
                     continue
-                assert _close(rec.value, expected), (vals, ours_f)
+                assert close(rec.value, expected), (vals, ours_f)
                 compared += 1
             expected = i_aggregate("em", i_accuracy())(theirs)
-            assert _close(st.aggregate("em", st.accuracy())(ours), expected)
+            assert close(st.aggregate("em", st.accuracy())(ours), expected)
             compared += 1
     assert compared > 15
-
-
-def _reduce_inspect(name, values):
-    reducer = create_reducers([name])[0]
-    out = reducer([IScore(value=float("nan") if v is None else v) for v in values]).value
-    return out
-
-
-def _same(a, b):
-    if isinstance(b, float) and math.isnan(b):
-        return a is None
-    if isinstance(b, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in b)
-    if isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b and type(a) is type(b)
-
-
-def test_collect_and_majority_agree_on_scalars_dicts_lists_and_failures():
-    rng = np.random.default_rng(8)
-    compared = 0
-    for _ in range(150):
-        m = int(rng.integers(1, 6))
-        shape = rng.choice(["scalar", "dict", "list"])
-        values = []
-        for _ in range(m):
-            v = [str(rng.choice(["C", "I"])), int(rng.integers(0, 2))]
-            if rng.random() < 0.2:
-                values.append(None)
-            elif shape == "scalar":
-                values.append(v[0])
-            elif shape == "dict":
-                values.append({"em": v[0], "n": v[1]})
-            else:
-                values.append(v)
-        if all(v is None for v in values):
-            continue
-        ours = st.get_reducer("majority")([st.Score(v) for v in values])
-        assert _same(ours.value, _reduce_inspect("majority", values)), values
-        compared += 1
-        if shape == "scalar":
-            ours = st.get_reducer("collect")([st.Score(v) for v in values])
-            assert _same(ours.value, _reduce_inspect("collect", values)), values
-            compared += 1
-    assert compared > 100
-
-
-def test_collect_then_krippendorff_pipeline_agrees():
-    """Epochs of each sample are the raters: collect them, then α, in both tools."""
-    rng = np.random.default_rng(4)
-    compared = 0
-    for level in ("nominal", "ordinal", "interval"):
-        ours, theirs_by_sample = [], {}
-        for sid in range(60):
-            base = int(rng.integers(1, 5))
-            for epoch in range(1, int(rng.integers(2, 5)) + 1):
-                v = int(np.clip(base + rng.integers(-1, 2), 1, 5))
-                ours.append(st.SampleScore(st.Score(v), sid, epoch))
-                theirs_by_sample.setdefault(sid, []).append(IScore(value=v))
-        collect = create_reducers(["collect"])[0]
-        theirs = [ISampleScore(score=collect(s), sample_id=k) for k, s in theirs_by_sample.items()]
-        expected = i_krippendorff_alpha(level)(theirs)
-        recs = st.evaluate_scores(ours, [st.krippendorff_alpha(level)], reducers=["collect"])
-        assert _close(recs.get("KrippendorffAlpha").value, expected)
-        compared += 1
-    assert compared == 3
-
-
-SENTINELS = [
-    {"correct": "pass", "incorrect": "fail", "partial": "meh", "noanswer": "skip"},
-    {"correct": 2, "incorrect": 0, "partial": 1, "noanswer": -1},
-    {"correct": "yes", "incorrect": "no"},
-]
-
-
-@pytest.mark.parametrize("sentinels", SENTINELS)
-def test_custom_value_mappings_agree_in_metrics_reducers_and_aggregate(sentinels):
-    i_to_float = i_value_to_float(**sentinels)
-    mapping = st.ValueMapping(**sentinels)
-    pool = [v for v in sentinels.values()] + [0.25, True, "0.5", 3, "true"]
-    pool = [v for v in pool if not (isinstance(v, str) and v in "CIPN")]
-    rng = np.random.default_rng(len(str(sentinels)))
-    compared = 0
-    for n in (2, 7, 120):
-        vals = [pool[i] for i in rng.integers(0, len(pool), n)]
-        assert [mapping(v) for v in vals] == [i_to_float(v) for v in vals]
-        ours, theirs = _pair(vals)
-        for ours_f, theirs_f in [(st.mean, i_mean), (st.stderr, i_stderr), (st.var, i_var)]:
-            got = list(st.evaluate_scores(ours, [ours_f()], to_float=sentinels))[0].value
-            assert _close(got, theirs_f(to_float=i_to_float)(theirs))
-            compared += 1
-        # reducers: three epochs per sample, Inspect's mean reducer with the same mapping
-        epochs = [st.SampleScore(st.Score(v), i // 3, i % 3 + 1) for i, v in enumerate(vals)]
-        i_mean_reducer = mean_score(value_to_float=i_to_float)
-        reduced = st.reduce_scores(epochs, "mean", to_float=mapping)
-        for r in reduced:
-            group = [IScore(value=s.score.value) for s in epochs if s.sample_id == r.sample_id]
-            assert _close(r.score.value, i_mean_reducer(group).value)
-            compared += 1
-        # aggregate over a dict field with the mapping
-        dict_vals = [{"v": v} for v in vals]
-        ours_d, theirs_d = _pair(dict_vals)
-        expected = i_aggregate("v", i_mean(), to_float=i_to_float)(theirs_d)
-        assert _close(st.aggregate("v", st.mean(), to_float=mapping)(ours_d), expected)
-        compared += 1
-    assert compared > 20
-
-
-def test_custom_mapping_refuses_the_default_letters_inspect_counts_as_zero():
-    mapping = st.ValueMapping(correct="pass", incorrect="fail")
-    ours, _ = _pair(["pass", "C"])
-    with pytest.raises(InvalidInputError, match="sample 1"):
-        st.evaluate_scores(ours, [st.mean()], to_float=mapping)
-
-
-def test_perplexity_metrics_agree():
-    from inspect_ai.scorer import perplexity_per_seq as i_per_seq
-    from inspect_ai.scorer import perplexity_per_token as i_per_token
-
-    rng = np.random.default_rng(21)
-    compared = 0
-    for n in (1, 2, 9, 300):
-        tokens = rng.integers(0, 50, n)
-        tokens[0] = max(tokens[0], 1)
-        log_probs = -rng.random(n) * tokens * 3.0
-        metas = [
-            {"num_tokens": int(t), "sum_log_probs": float(s)} for t, s in zip(tokens, log_probs)
-        ]
-        ours = [st.SampleScore(st.Score(0.0, metadata=m), i) for i, m in enumerate(metas)]
-        theirs = [
-            ISampleScore(score=IScore(value=0.0, metadata=m), sample_id=i)
-            for i, m in enumerate(metas)
-        ]
-        for ours_f, theirs_f in [
-            (st.perplexity_per_token, i_per_token),
-            (st.perplexity_per_seq, i_per_seq),
-        ]:
-            assert _close(ours_f()(ours), theirs_f()(theirs))
-            compared += 1
-    # no tokens at all: Inspect NaN, assay undefined; missing metadata: Inspect warns
-    zero = [st.SampleScore(st.Score(0, metadata={"num_tokens": 0, "sum_log_probs": 0.0}), 1)]
-    recs = st.evaluate_scores(zero, [st.perplexity_per_token(), st.perplexity_per_seq()])
-    assert all(r.value is None for r in recs) and len(recs) == 2
-    with pytest.raises(InvalidInputError, match="sample 3"):
-        st.perplexity_per_token()([st.SampleScore(st.Score(0), 3)])
-    assert compared == 8
 
 
 @pytest.mark.parametrize("cluster", [None, "doc"])
@@ -412,7 +245,7 @@ def test_bootstrap_ci_agrees_with_inspect_within_monte_carlo_error(cluster):
     n = 400
     vals = rng.integers(0, 2, n).tolist()
     meta = [{"doc": int(d)} for d in rng.integers(0, 60, n)]
-    ours, theirs = _pair(vals, meta)
+    ours, theirs = pair(vals, meta)
     np.random.seed(17)
     expected = i_ci(method="bootstrap", num_samples=4000, cluster=cluster)(theirs)
     got = st.ci(method="bootstrap", num_samples=4000, cluster=cluster, seed=17)(ours)
@@ -428,13 +261,13 @@ def test_grouped_krippendorff_and_frequency_agree():
     rng = np.random.default_rng(33)
     units = _units(rng, 80, "ints", max_raters=4)
     topics = [{"topic": f"t{int(t)}"} for t in rng.integers(0, 3, len(units))]
-    ours, theirs = _pair(units, topics)
+    ours, theirs = pair(units, topics)
     got = st.grouped(st.krippendorff_alpha("ordinal"), "topic")(ours)
     expected = i_grouped(i_krippendorff_alpha("ordinal"), "topic")(theirs)
     assert list(got) == list(expected) and len(got) == 4
-    assert all(_close(got[k], expected[k]) for k in expected)
+    assert all(close(got[k], expected[k]) for k in expected)
     verdicts = rng.choice(["yes", "no", "unsure"], len(units)).tolist()
-    ours, theirs = _pair(verdicts, topics)
+    ours, theirs = pair(verdicts, topics)
     recs = st.evaluate_scores(ours, [st.grouped(st.frequency(), "topic", all=False)])
     by_group = {r.parameters["group"]: r.value for r in recs}
     for group in by_group:

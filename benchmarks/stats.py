@@ -10,12 +10,18 @@ linearly to ``--resamples`` (marked "extrapolated"). The last rows time assay al
 one-call ``evaluate_scores`` and a ``ScoreEvaluator`` fed in 10 batches, merged, and
 shipped through ``state()``/``from_state()``.
 
+``--newer`` times the newer metrics instead (ci, ci_wilson, krippendorff_alpha at each
+level, frequency, aggregate) on ``--n`` scores (or units of 3 ratings), assay and Inspect
+on the same data, and krippendorff_alpha also beside the ``krippendorff`` package.
+
 Run: ``.venv/bin/python benchmarks/stats.py [--n 1000000] [--clusters 1000] [--no-inspect]``
+or ``.venv/bin/python benchmarks/stats.py --newer --n 100000``
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -157,6 +163,91 @@ def report(ours: dict[str, Timing], theirs: dict[str, tuple[float, Any, str]], b
         print(f"{name:<44} {t:9.3f} {ti_s} {ratio}  {note}")
 
 
+def _newer_cases(n: int, g: int) -> list[tuple[str, Any, Any, list[Any], list[Any]]]:
+    """(name, assay metric, Inspect metric, assay scores, Inspect scores) per row."""
+    import logging
+
+    import inspect_ai.scorer as isc
+
+    logging.getLogger("inspect_ai").setLevel(logging.ERROR)
+
+    rng = np.random.default_rng(0)
+    cluster = rng.integers(0, g, n).tolist()
+    letters = rng.choice(["C", "I"], n).tolist()
+    verdicts = rng.choice(["yes", "no", "unsure"], n).tolist()
+    base = rng.integers(1, 6, n)
+    ratings = np.clip(base[:, None] + rng.integers(-1, 2, (n, 3)), 1, 5).tolist()
+    dicts = [{"f1": float(x), "em": v} for x, v in zip(rng.random(n), letters)]
+
+    def pair(values: list[Any], meta: bool = False) -> tuple[list[Any], list[Any]]:
+        md = [{"cluster": c} for c in cluster] if meta else [None] * n
+        ours = [st.SampleScore(st.Score(v), i, 1, m) for i, (v, m) in enumerate(zip(values, md))]
+        theirs = [
+            isc.SampleScore(score=isc.Score(value=v), sample_id=i, sample_metadata=m)
+            for i, (v, m) in enumerate(zip(values, md))
+        ]
+        return ours, theirs
+
+    o_l, t_l = pair(letters, meta=True)
+    o_v, t_v = pair(verdicts)
+    o_r, t_r = pair(ratings)
+    o_d, t_d = pair(dicts)
+    rows = [
+        ("ci (t)", st.ci(), isc.ci(), o_l, t_l),
+        ("ci (t, clustered)", st.ci(cluster="cluster"), isc.ci(cluster="cluster"), o_l, t_l),
+        ("ci_wilson", st.ci_wilson(), isc.ci_wilson(), o_l, t_l),
+        (
+            "ci_wilson (clustered)",
+            st.ci_wilson(cluster="cluster"),
+            isc.ci_wilson(cluster="cluster"),
+            o_l,
+            t_l,
+        ),
+        ("frequency", st.frequency(), isc.frequency(), o_v, t_v),
+        (
+            "aggregate(f1, mean)",
+            st.aggregate("f1", st.mean()),
+            isc.aggregate("f1", isc.mean()),
+            o_d,
+            t_d,
+        ),
+    ]
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        theirs = isc.krippendorff_alpha(level) if level != "ratio" else None
+        rows.append((f"krippendorff_alpha {level}", st.krippendorff_alpha(level), theirs, o_r, t_r))
+    return rows
+
+
+def time_newer(n: int, g: int, with_inspect: bool) -> None:
+    """Time the newer metrics on n scores (units of 3 ratings for krippendorff_alpha)."""
+    print(f"newer metrics: n={n:,} scores / units, {g:,} clusters")
+    print(f"{'metric':<32} {'assay s':>9} {'Inspect s':>10} {'speed-up':>9}  agree")
+    for name, ours_m, theirs_m, ours, theirs in _newer_cases(n, g):
+        t, v = timed(functools.partial(ours_m, ours), 3)
+        ti, agree = None, ""
+        if with_inspect and theirs_m is not None:
+            ti, vi = timed(functools.partial(theirs_m, theirs), 1)
+            a = v if isinstance(v, dict) else {"": v}
+            b = vi if isinstance(vi, dict) else {"": vi}
+            agree = f"max |diff| {max(abs(a[k] - b[k]) for k in b):.1e}"
+        if name.startswith("krippendorff_alpha"):
+            import krippendorff
+
+            matrix = np.asarray([s.score.value for s in ours], dtype=float).T
+            level = name.split()[-1]
+            kalpha = functools.partial(krippendorff.alpha, matrix, level_of_measurement=level)
+            tk, vk = timed(kalpha, 1)
+            agree += f" krippendorff pkg {tk:.3f} s, |diff| {abs(v - vk):.1e}"
+        if ours_m.takes == "frame":  # converted once, as evaluate_scores does
+            frame = st.ScoreFrame.from_scores(ours)
+            agree += (
+                f" (assay on a ScoreFrame {timed(functools.partial(ours_m, frame), 3)[0]:.4f} s)"
+            )
+        ti_s = f"{ti:10.3f}" if ti is not None else f"{'-':>10}"
+        ratio = f"{ti / t:8.1f}x" if ti is not None and t > 0 else f"{'-':>9}"
+        print(f"{name:<32} {t:9.3f} {ti_s} {ratio}  {agree.strip()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
@@ -164,8 +255,12 @@ def main() -> None:
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--inspect-resamples", type=int, default=20)
     ap.add_argument("--no-inspect", action="store_true")
+    ap.add_argument("--newer", action="store_true", help="time ci, krippendorff_alpha, ...")
     args = ap.parse_args()
     n, g, b = args.n, args.clusters, args.resamples
+    if args.newer:
+        time_newer(n, g, not args.no_inspect)
+        return
     print(f"n={n:,} scores, {g:,} clusters, {b:,} bootstrap resamples")
     data = make_data(n, g)
     ours = time_assay(data, b)

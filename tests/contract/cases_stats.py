@@ -64,7 +64,88 @@ def _frames() -> list[st.ScoreFrame]:
     return frames
 
 
+def _panel_scores() -> list[st.SampleScore]:
+    """Categorical verdicts (some failed) and dict-valued scores with missing fields."""
+    rng = np.random.default_rng(12)
+    verdicts = ["yes", "no", "yes", "C", "I", None]
+    out = []
+    for epoch in (1, 2, 3):
+        for sid in range(30):
+            v = verdicts[int(rng.integers(0, len(verdicts)))]
+            out.append(st.SampleScore(st.Score(v), f"s{sid}", epoch, {"doc": sid // 4}))
+    return out
+
+
+def _dict_scores() -> list[st.SampleScore]:
+    rng = np.random.default_rng(13)
+    out = []
+    for sid in range(60):
+        d = {"em": "CI"[int(rng.integers(0, 2))], "f1": round(float(rng.random()), 3)}
+        if sid % 7 == 0:
+            del d["f1"]
+        tokens = {"num_tokens": sid % 9, "sum_log_probs": -0.7 * (sid % 9)}
+        out.append(st.SampleScore(st.Score(d, metadata=tokens), sid, 1, {"doc": sid // 6}))
+    return out
+
+
+def _graded_scores() -> list[st.SampleScore]:
+    rng = np.random.default_rng(14)
+    grades = ["pass", "fail", "meh", "pass", None]
+    return [
+        st.SampleScore(st.Score(grades[int(rng.integers(0, 5))]), sid, epoch)
+        for epoch in (1, 2)
+        for sid in range(25)
+    ]
+
+
+GRADES = {"correct": "pass", "incorrect": "fail", "partial": "meh", "noanswer": "skip"}
+PANEL = _panel_scores()
+DICTS = _dict_scores()
+
+
+def _panel_metrics() -> list[st.MetricFn]:
+    return [
+        st.frequency(["yes", "no", "maybe"]),
+        st.krippendorff_alpha("nominal"),
+        st.ci(0.9, cluster="doc"),
+        st.ci_wilson(cluster="doc"),
+        st.mean(),
+    ]
+
+
 CASES = [
+    ContractCase(
+        name="stats-panel-frequency-krippendorff-intervals-collect-majority",
+        make=lambda: st.ScoreEvaluator(_panel_metrics(), ["mean", "collect", "majority"]),
+        make_other=lambda: st.ScoreEvaluator(_panel_metrics(), ["collect"]),
+        batches=[PANEL[:40], PANEL[40:41], PANEL[41:]],
+        concat=lambda bs: [s for b in bs for s in b],
+    ),
+    ContractCase(
+        name="stats-custom-value-mapping",
+        make=lambda: st.ScoreEvaluator(
+            [st.accuracy(partial_credit=False), st.stderr()], ["mean", "at_least_2"], GRADES
+        ),
+        make_other=lambda: st.ScoreEvaluator([st.accuracy()], ["mean"], GRADES),
+        batches=[_graded_scores()[:20], _graded_scores()[20:]],
+        concat=lambda bs: [s for b in bs for s in b],
+    ),
+    ContractCase(
+        name="stats-aggregate-dict-fields",
+        make=lambda: st.ScoreEvaluator(
+            [
+                st.aggregate("f1", st.mean(), on_missing="skip"),
+                st.aggregate("f1", st.stderr(cluster="doc"), on_missing="zero"),
+                st.aggregate("em", st.accuracy()),
+                st.aggregate("em", st.frequency()),
+                st.perplexity_per_token(),
+                st.perplexity_per_seq(),
+            ]
+        ),
+        make_other=lambda: st.ScoreEvaluator([st.aggregate("f1", st.mean(), on_missing="zero")]),
+        batches=[DICTS[:25], DICTS[25:]],
+        concat=lambda bs: [s for b in bs for s in b],
+    ),
     ContractCase(
         name="stats-objects-several-metrics-epoch-reducers",
         make=lambda: st.ScoreEvaluator(_metrics(), ["mean", "max", "mode", "pass_at_2"]),

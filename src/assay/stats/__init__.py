@@ -5,14 +5,20 @@ The layer every LLM evaluation in assay reports through: per-sample
 :class:`~assay.results.MetricSet` records out. Metrics (``accuracy``, ``mean``, ``var``,
 ``std``, ``stderr`` plain or clustered, ``bootstrap_stderr``) give records of CamelCase
 type (``Accuracy`` ...), Inspect AI's names are aliases in the registry; ``grouped``
-splits by a sample-metadata column; reducers combine a sample's epochs first.
+splits by a sample-metadata column; reducers combine a sample's epochs first. Also Inspect's
+newer metrics (``ci``, ``ci_wilson``, ``krippendorff_alpha``, ``frequency``, ``aggregate``,
+``perplexity_per_token``/``_seq``), the ``collect`` and ``majority`` reducers, and custom
+value mappings (:class:`ValueMapping`).
 
 Modules: :mod:`~assay.stats.types` (Score, SampleScore), :mod:`~assay.stats.frame`
 (ScoreFrame), :mod:`~assay.stats.compute` (pure numpy formulas),
 :mod:`~assay.stats.metric_registry`, :mod:`~assay.stats.metrics`,
 :mod:`~assay.stats.grouped`, :mod:`~assay.stats.reducer_registry`,
 :mod:`~assay.stats.reducers`, :mod:`~assay.stats.reduce`, :mod:`~assay.stats.evaluator`
-(evaluate_scores, ScoreEvaluator) and :mod:`~assay.stats.state`.
+(evaluate_scores, ScoreEvaluator), :mod:`~assay.stats.state`, :mod:`~assay.stats.intervals`,
+:mod:`~assay.stats.agreement`, :mod:`~assay.stats.categorical`,
+:mod:`~assay.stats.perplexity`, :mod:`~assay.stats.panel` and
+:mod:`~assay.stats.value_mapping`.
 
 Example:
     >>> from assay.stats import Score, SampleScore, evaluate_scores, accuracy, grouped
@@ -26,6 +32,8 @@ Example:
      ('Accuracy', 'all', 0.625)]
 """
 
+from assay.stats.agreement import krippendorff_alpha
+from assay.stats.categorical import aggregate, categorical, frequency
 from assay.stats.compute import (
     bootstrap_means,
     clustered_stderr,
@@ -35,6 +43,7 @@ from assay.stats.compute import (
 from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
 from assay.stats.frame import ScoreFrame
 from assay.stats.grouped import GroupedMetricFn, grouped
+from assay.stats.intervals import ci, ci_wilson
 from assay.stats.metric_registry import (
     MetricFn,
     get_metric,
@@ -50,6 +59,8 @@ from assay.stats.metrics import (
     stderr,
     var,
 )
+from assay.stats.panel import collect, majority
+from assay.stats.perplexity import perplexity_per_seq, perplexity_per_token
 from assay.stats.reduce import reduce_scores
 from assay.stats.reducer_registry import (
     Reducer,
@@ -69,8 +80,20 @@ from assay.stats.types import (
     Value,
     value_to_float,
 )
+from assay.stats.value_mapping import ValueMapping
 
 __all__ = [
+    "perplexity_per_token",
+    "perplexity_per_seq",
+    "ValueMapping",
+    "majority",
+    "collect",
+    "ci_wilson",
+    "ci",
+    "krippendorff_alpha",
+    "frequency",
+    "categorical",
+    "aggregate",
     "CORRECT",
     "INCORRECT",
     "NOANSWER",

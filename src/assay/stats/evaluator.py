@@ -39,6 +39,7 @@ from assay.stats.reduce import reduce_scores, value_keys
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.types import SampleScore
+from assay.stats.value_mapping import as_mapping
 
 __all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
 
@@ -80,24 +81,65 @@ def _reducers(reducers: Any) -> list[Reducer]:
     return out
 
 
-def _columns(scores: Scores) -> dict[Any, ScoreFrame]:
+def _columns(scores: Scores, to_float: Any = None) -> dict[Any, ScoreFrame]:
     if isinstance(scores, ScoreFrame):
         return {None: scores}
     keys = value_keys(scores)
     if keys is None:
-        return {None: ScoreFrame.from_scores(scores)}
-    return {k: ScoreFrame.from_scores(scores, key=k) for k in keys}
+        return {None: ScoreFrame.from_scores(scores, to_float=to_float)}
+    return {k: ScoreFrame.from_scores(scores, key=k, to_float=to_float) for k in keys}
 
 
-def _records(scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer]) -> MetricSet:
-    columns = _columns(scores)
+def _objects(scores: Scores) -> list[SampleScore]:
+    return scores.to_scores() if isinstance(scores, ScoreFrame) else list(scores)
+
+
+def _raw_records(
+    scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer], to_float: Any
+) -> MetricSet:
+    """Records of the metrics over raw values (``takes`` "scores" or "unreduced")."""
+    records: list[Metric] = []
+    objs = _objects(scores)
+    unreduced = [m for m in metric_fns if m.takes == "unreduced"]
+    for m in unreduced:
+        records.extend(m.records(objs, {"n_failed": _n_none(objs)}))
+    per_sample = [m for m in metric_fns if m.takes == "scores"]
+    if not per_sample:
+        return MetricSet(records)
+    single_epoch = len({s.sample_id for s in objs if s.sample_id is not None}) == sum(
+        1 for s in objs if s.sample_id is not None
+    )
+    for r in reducers:
+        # one score per sample already: the reducer is the identity, so raw values
+        # (strings, lists of ratings) reach the metric unchanged
+        reduced = objs if single_epoch and not r.collects else reduce_scores(objs, r, to_float)
+        context = {"reducer": r.name, "n_failed": _n_none(reduced)}
+        for m in per_sample:
+            records.extend(m.records(reduced, context))
+    return MetricSet(records)
+
+
+def _n_none(objs: list[SampleScore]) -> int:
+    return sum(1 for s in objs if s.score.value is None)
+
+
+def _records(
+    scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer], to_float: Any = None
+) -> MetricSet:
+    raw = [m for m in metric_fns if m.takes != "frame"]
+    if raw:
+        frame_fns = [m for m in metric_fns if m.takes == "frame"]
+        done = _records(scores, frame_fns, reducers, to_float) if frame_fns else MetricSet([])
+        return MetricSet([*done, *_raw_records(scores, raw, reducers, to_float)])
+    columns = _columns(scores, to_float)
     records: list[Metric] = []
     for r in reducers:
+        if r.collects:  # lists of the epochs' values are for metrics over raw values
+            continue
         if r.group_fn is not None:
             reduced = {k: r.reduce_frame(f) for k, f in columns.items()}
         else:
-            objs = scores.to_scores() if isinstance(scores, ScoreFrame) else list(scores)
-            reduced = _columns(reduce_scores(objs, r))
+            reduced = _columns(reduce_scores(_objects(scores), r, to_float), to_float)
         for key, frame in reduced.items():
             context: dict[str, Any] = {"reducer": r.name}
             if key is not None:
@@ -108,7 +150,9 @@ def _records(scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer]
     return MetricSet(records)
 
 
-def evaluate_scores(scores: Scores, metrics: Any = None, reducers: Any = None) -> MetricSet:
+def evaluate_scores(
+    scores: Scores, metrics: Any = None, reducers: Any = None, to_float: Any = None
+) -> MetricSet:
     """Metric records for ``scores``: one set of metrics per reducer (and per dict key).
 
     Parameters
@@ -123,6 +167,10 @@ def evaluate_scores(scores: Scores, metrics: Any = None, reducers: Any = None) -
     reducers
         Reducer names (``"mean"``, ``"pass_at_2"``) or :class:`Reducer` objects; default
         ``"mean"``. Several reducers give one set of records each.
+    to_float
+        Custom sentinels for correct/incorrect/partial/no answer: a
+        :class:`~assay.stats.ValueMapping` or the dict of its fields. It applies to the
+        conversion of SampleScore values for the metrics and built-in reducers.
 
     Returns
     -------
@@ -137,7 +185,7 @@ def evaluate_scores(scores: Scores, metrics: Any = None, reducers: Any = None) -
     ...  for m in evaluate_scores(s, "mean")]
     [('em', 1.0, 1), ('f1', 0.5, 1)]
     """
-    return _records(scores, _metrics(metrics), _reducers(reducers))
+    return _records(scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float))
 
 
 def evaluate(scores: Scores, metrics: Any = None, reducers: Any = None) -> MetricSet:
@@ -192,6 +240,8 @@ class ScoreEvaluator(Evaluator):
         built by a registered factory can be used but not rebuilt by :meth:`from_state`.
     reducers
         As in :func:`evaluate_scores`, described by name.
+    to_float
+        As in :func:`evaluate_scores`.
 
     Examples
     --------
@@ -205,9 +255,10 @@ class ScoreEvaluator(Evaluator):
     0.5
     """
 
-    def __init__(self, metrics: Any = None, reducers: Any = None) -> None:
+    def __init__(self, metrics: Any = None, reducers: Any = None, to_float: Any = None) -> None:
         self.metrics = _metrics(metrics)
         self.reducers = _reducers(reducers)
+        self.to_float = as_mapping(to_float)
         self._batches: list[list[SampleScore] | ScoreFrame] = []
 
     def __repr__(self) -> str:
@@ -219,11 +270,15 @@ class ScoreEvaluator(Evaluator):
         )
 
     def config(self) -> dict[str, Any]:
-        """``{"metrics": [spec, ...], "reducers": [name or spec, ...]}`` (JSON)."""
-        return {
+        """``{"metrics": [spec, ...], "reducers": [name or spec, ...]}`` (JSON), plus
+        ``"to_float"`` (the mapping's fields) when a custom mapping is set."""
+        config: dict[str, Any] = {
             "metrics": [_spec(m) for m in self.metrics],
             "reducers": [_spec(r) for r in self.reducers],
         }
+        if self.to_float is not None:
+            config["to_float"] = self.to_float.to_dict()
+        return config
 
     @property
     def is_empty(self) -> bool:
@@ -262,7 +317,7 @@ class ScoreEvaluator(Evaluator):
         return objs
 
     def _compute(self) -> MetricSet:
-        return _records(self.scores(), self.metrics, self.reducers)
+        return _records(self.scores(), self.metrics, self.reducers, self.to_float)
 
     def _state(self) -> dict[str, np.ndarray]:
         return encode_scores(self.scores())

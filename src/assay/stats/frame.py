@@ -24,7 +24,8 @@ import pandas as pd
 
 from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError
-from assay.stats.types import PARTIAL, SampleScore, Score, _item, _rec, value_to_float
+from assay.stats.types import SampleScore, Score, _item, _rec
+from assay.stats.value_mapping import as_mapping, convert_values
 
 __all__ = ["ScoreFrame"]
 
@@ -142,7 +143,12 @@ class ScoreFrame(Sequence[SampleScore]):
 
     @classmethod
     def from_scores(
-        cls, scores: Sequence[SampleScore], *, key: str | None = None, partial: float = 0.5
+        cls,
+        scores: Sequence[SampleScore],
+        *,
+        key: str | None = None,
+        partial: float = 0.5,
+        to_float: Any = None,
     ) -> ScoreFrame:
         """A frame from :class:`SampleScore` objects, for one value key.
 
@@ -156,6 +162,9 @@ class ScoreFrame(Sequence[SampleScore]):
             key).
         partial
             Credit for the ``"P"`` letter.
+        to_float
+            A :class:`~assay.stats.ValueMapping` (or the dict of its fields): custom
+            sentinels for correct/incorrect/partial/no answer.
 
         Raises
         ------
@@ -182,7 +191,9 @@ class ScoreFrame(Sequence[SampleScore]):
         ok = np.fromiter((v is not None for v in raws), dtype=bool, count=n)
         raw_arr = _as_object_array(raws)[ok]
         ids = [s.sample_id for s in scores]
-        floats, part = _convert(raw_arr, [x for x, k in zip(ids, ok) if k], partial)
+        floats, part = convert_values(
+            raw_arr, [x for x, k in zip(ids, ok) if k], partial, as_mapping(to_float)
+        )
         if all(x is None for x in ids):
             sid = np.arange(n)
         else:  # a score without an id is a sample of its own
@@ -347,27 +358,6 @@ def _concat_metadata(
     if same_columns and all(f.metadata_rows is None for f in frames):
         return None, {k: np.concatenate([f.metadata_columns[k] for f in frames]) for k in keys}
     return np.concatenate([_metadata_rows(f) for f in frames]), {}
-
-
-def _convert(raw: np.ndarray, ids: list[Any], partial: float) -> tuple[np.ndarray, np.ndarray]:
-    """Floats and partial-letter flags for raw scalar values (each distinct value once)."""
-    try:
-        codes, uniques = pd.factorize(raw, use_na_sentinel=False)
-    except TypeError:  # unhashable values (lists, dicts): convert one by one for the error
-        for v, sid in zip(raw, ids):
-            value_to_float(v, partial=partial, record=sid)
-        raise
-    conv = np.empty(len(uniques), dtype=np.float64)
-    is_p = np.zeros(len(uniques), dtype=bool)
-    for j, u in enumerate(uniques.tolist() if hasattr(uniques, "tolist") else list(uniques)):
-        try:
-            conv[j] = value_to_float(u, partial=partial)
-        except InvalidInputError:
-            first = int(np.flatnonzero(codes == j)[0])
-            value_to_float(raw[first], partial=partial, record=ids[first])
-            raise
-        is_p[j] = isinstance(u, str) and u == PARTIAL
-    return conv[codes], is_p[codes]
 
 
 def _fill(frame: ScoreFrame, attr: str) -> np.ndarray:

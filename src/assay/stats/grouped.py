@@ -29,7 +29,8 @@ from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric, undefined
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
-from assay.stats.metric_registry import MetricFn, as_frame
+from assay.stats.metric_registry import MetricFn, as_frame, as_objects
+from assay.stats.types import SampleScore
 
 __all__ = ["GroupedMetricFn", "grouped"]
 
@@ -55,7 +56,7 @@ class GroupedMetricFn(MetricFn):
             "name_template": name_template,
         }
         spec = None if inner.spec is None else {**inner.spec, "grouped": options}
-        super().__init__(inner.name, inner.params, inner.fn, spec)
+        super().__init__(inner.name, inner.params, inner.fn, spec, takes=inner.takes)
         self.inner = inner
         self.group_column = group_column
         self.all = all
@@ -65,9 +66,11 @@ class GroupedMetricFn(MetricFn):
     def __repr__(self) -> str:
         return f"grouped({self.inner!r}, {self.group_column!r}, all={self.all!r})"
 
-    def _groups(self, frame: ScoreFrame) -> list[tuple[str, str, ScoreFrame]]:
+    def _groups(self, frame: Any) -> list[tuple[str, str, Any]]:
         if len(frame) == 0:
             return []
+        if not isinstance(frame, ScoreFrame):  # SampleScore objects, for raw-value metrics
+            return self._check_labels(self._object_groups(frame))
         col = frame.column(self.group_column)
         labels = np.asarray([str(x) for x in col.tolist()], dtype=object)
         codes, uniques = compute.factorize(labels)
@@ -77,6 +80,22 @@ class GroupedMetricFn(MetricFn):
         for gi, idx in enumerate(np.split(order, bounds)):
             label = str(uniques[gi])
             out.append((label, self.name_template.format(group_name=label), frame.take(idx)))
+        return self._check_labels(out)
+
+    def _object_groups(self, scores: list[SampleScore]) -> list[tuple[str, str, Any]]:
+        groups: dict[str, list[SampleScore]] = {}
+        for s in scores:
+            value = (s.sample_metadata or {}).get(self.group_column)
+            if value is None:
+                raise InvalidInputError(
+                    f"sample metadata has no value for {self.group_column!r}",
+                    record=f"sample {s.sample_id!r}",
+                    field=self.group_column,
+                )
+            groups.setdefault(str(value), []).append(s)
+        return [(k, self.name_template.format(group_name=k), g) for k, g in groups.items()]
+
+    def _check_labels(self, out: list[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
         if self.all is not False and any(name == self.all_label for _, name, _ in out):
             raise InvalidInputError(
                 f"group name {self.all_label!r} collides with the aggregate's label; pass "
@@ -85,9 +104,7 @@ class GroupedMetricFn(MetricFn):
             )
         return out
 
-    def _evaluate(
-        self, frame: ScoreFrame, context: Mapping[str, Any]
-    ) -> tuple[list[Metric], list[str]]:
+    def _evaluate(self, frame: Any, context: Mapping[str, Any]) -> tuple[list[Metric], list[str]]:
         """The records and, in the same order, the names the groups are called by."""
         records: list[Metric] = []
         names: list[str] = []
@@ -110,7 +127,7 @@ class GroupedMetricFn(MetricFn):
             names.append(self.all_label)
         return records, names
 
-    def _aggregate(self, frame: ScoreFrame, groups: list[Metric], ctx: dict[str, Any]) -> Metric:
+    def _aggregate(self, frame: Any, groups: list[Metric], ctx: dict[str, Any]) -> Metric:
         if self.all == "samples":
             (record,) = self.inner.records(frame, ctx)
             return record
@@ -128,12 +145,15 @@ class GroupedMetricFn(MetricFn):
             )
         return Metric(self.name, float(np.mean([r.value for r in groups])), params)
 
-    def records(self, frame: ScoreFrame, context: Mapping[str, Any] | None = None) -> list[Metric]:
+    def records(self, frame: Any, context: Mapping[str, Any] | None = None) -> list[Metric]:
+        if self.takes != "frame":
+            frame = as_objects(frame)
         return self._evaluate(frame, dict(context or {}))[0]
 
     def __call__(self, scores: Any) -> dict[str, float]:  # type: ignore[override]
         out: dict[str, float] = {}
-        records, names = self._evaluate(as_frame(scores), {})
+        data = as_frame(scores) if self.takes == "frame" else as_objects(scores)
+        records, names = self._evaluate(data, {})
         for name, r in zip(names, records):
             if r.value is None:
                 raise UndefinedMetricError(

@@ -50,6 +50,7 @@ from assay.stats.types import SampleScore, Score
 __all__ = [
     "MetricFn",
     "as_frame",
+    "as_objects",
     "camel_case",
     "check_spec",
     "get_metric",
@@ -108,6 +109,27 @@ def as_frame(scores: Any) -> ScoreFrame:
     return ScoreFrame.from_scores(items)
 
 
+def as_objects(scores: Any) -> list[SampleScore]:
+    """Scores in any accepted form as the scored :class:`SampleScore` objects (raw values
+    kept; scores whose value is ``None`` left out), for metrics over raw values.
+
+    Example:
+        >>> [s.score.value for s in as_objects(["yes", None, ["a", "b"]])]
+        ['yes', ['a', 'b']]
+    """
+    if isinstance(scores, ScoreFrame):
+        return list(scores)
+    if isinstance(scores, np.ndarray) and scores.dtype != object:
+        return list(ScoreFrame.from_arrays(scores))
+    out = []
+    for i, s in enumerate(scores):
+        if not isinstance(s, SampleScore):
+            s = SampleScore(s if isinstance(s, Score) else Score(s), i)
+        if s.score.value is not None:
+            out.append(s)
+    return out
+
+
 def _to_value(name: str, v: Any) -> MetricValue:
     if isinstance(v, Mapping):
         return {str(k): _to_value(name, x) for k, x in v.items()}  # type: ignore[misc]
@@ -139,24 +161,34 @@ class MetricFn:
         self,
         name: str,
         params: Mapping[str, Any],
-        fn: Callable[[ScoreFrame], Any],
+        fn: Callable[[Any], Any],
         spec: dict[str, Any] | None = None,
+        takes: str = "frame",
     ) -> None:
         self.name = name
         self.params = dict(params)
         self.fn = fn
         self.spec = spec
+        # "frame": fn gets a ScoreFrame of floats; "scores": fn gets the scored
+        # SampleScore objects with their raw values (lists, dicts, strings) after the
+        # reducer; "unreduced": the same, but every epoch, before any reducer
+        self.takes = takes
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{self.name}({args})"
 
     def __call__(self, scores: Any) -> MetricValue:
+        if self.takes != "frame":
+            return _to_value(self.name, self.fn(as_objects(scores)))
         return _to_value(self.name, self.fn(as_frame(scores)))
 
-    def records(self, frame: ScoreFrame, context: Mapping[str, Any] | None = None) -> list[Metric]:
-        """Metric records for ``frame``; ``context`` (reducer, score key, counts) is added
-        to the parameters. An undefined value becomes an ``undefined`` record."""
+    def records(self, frame: Any, context: Mapping[str, Any] | None = None) -> list[Metric]:
+        """Metric records for ``frame`` (a ScoreFrame, or SampleScore objects for a metric
+        that takes raw scores); ``context`` (reducer, score key, counts) is added to the
+        parameters. An undefined value becomes an ``undefined`` record."""
+        if self.takes != "frame":
+            frame = as_objects(frame)
         params = {**self.params, **(context or {}), "n": len(frame)}
         try:
             value = self(frame)
@@ -173,7 +205,16 @@ def _jsonable_param(v: Any) -> bool:
     )
 
 
-def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -> Any:
+TAKES = ("frame", "scores", "unreduced")
+
+
+def metric(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    takes: str = "frame",
+    scores: str | None = None,
+) -> Any:
     """Register a metric factory (``@metric`` or ``@metric(name="...")``).
 
     The decorated factory returns a function ``(scores: ScoreFrame) -> float | dict``;
@@ -188,6 +229,14 @@ def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -
         The factory (when used as ``@metric``).
     name
         The record type, used as given.
+    takes
+        What the inner function receives: ``"frame"`` (default) a :class:`ScoreFrame` of
+        floats after the epoch reducer; ``"scores"`` the reduced :class:`SampleScore`
+        objects with their raw values; ``"unreduced"`` the objects of every epoch, before
+        any reducer (each epoch an observation of its own).
+    scores
+        Inspect AI's spelling: ``"unreduced"`` is ``takes="unreduced"``; ``"reduced"``
+        and ``"auto"`` leave ``takes`` as it is.
 
     Returns
     -------
@@ -202,6 +251,14 @@ def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -
     ('ShareBelow', {'threshold': 0.5})
     """
 
+    kind = "unreduced" if scores == "unreduced" else takes
+    if kind not in TAKES or scores not in (None, "auto", "reduced", "unreduced"):
+        raise InvalidInputError(
+            f"takes must be one of {TAKES} and scores one of auto/reduced/unreduced, "
+            f"got takes={takes!r}, scores={scores!r}",
+            source="@metric",
+        )
+
     def wrap(factory: Callable[..., Any]) -> Callable[..., MetricFn]:
         metric_name = name or camel_case(factory.__name__)
         sig = inspect.signature(factory)
@@ -215,7 +272,7 @@ def metric(func: Callable[..., Any] | None = None, *, name: str | None = None) -
                 fn = inner
             else:
                 params = {k: v for k, v in bound.arguments.items() if _jsonable_param(v)}
-                fn = MetricFn(metric_name, params, inner)
+                fn = MetricFn(metric_name, params, inner, takes=kind)
             if fn.spec is None and all(_jsonable_param(v) for v in bound.arguments.values()):
                 fn.spec = {"metric": metric_name, "params": dict(fn.params)}
             return fn

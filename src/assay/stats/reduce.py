@@ -64,7 +64,9 @@ def value_keys(scores: Sequence[SampleScore]) -> list[Any] | None:
     return list(keys) if kinds & {"dict", "list"} else None
 
 
-def reduce_scores(scores: Sequence[SampleScore], reducer: str | Reducer) -> list[SampleScore]:
+def reduce_scores(
+    scores: Sequence[SampleScore], reducer: str | Reducer, to_float: Any = None
+) -> list[SampleScore]:
     """Reduce each sample's epochs to one :class:`SampleScore` (one per sample id, in
     order of first appearance).
 
@@ -79,6 +81,8 @@ def reduce_scores(scores: Sequence[SampleScore], reducer: str | Reducer) -> list
         without an id is a sample of its own).
     reducer
         A reducer name (``"mean"``, ``"pass_at_2"``) or a :class:`Reducer`.
+    to_float
+        Custom sentinels (:class:`~assay.stats.ValueMapping`) for the built-in reducers.
 
     Returns
     -------
@@ -101,18 +105,18 @@ def reduce_scores(scores: Sequence[SampleScore], reducer: str | Reducer) -> list
     if r.score_fn is not None:
         values = {sid: _custom(r, group) for sid, group in groups.items()}
     else:
-        values = _vectorised(r, scores, groups)
+        values = _vectorised(r, scores, groups, to_float)
     return [_reduced_score(values[sid], group) for sid, group in groups.items()]
 
 
 def _vectorised(
-    r: Reducer, scores: list[SampleScore], groups: dict[Any, list[SampleScore]]
+    r: Reducer, scores: list[SampleScore], groups: dict[Any, list[SampleScore]], to_float: Any
 ) -> dict[Any, Any]:
     """Each sample's reduced value through the reducer's vectorised form, key by key."""
     keys = value_keys(scores)
     per_key: dict[Any, dict[Any, Any]] = {}
     for key in keys if keys is not None else [None]:
-        red = r.reduce_frame(ScoreFrame.from_scores(scores, key=key))
+        red = r.reduce_frame(ScoreFrame.from_scores(scores, key=key, to_float=to_float))
         reduced_values = red.raw if red.raw is not None else red.values
         per_key[key] = dict(zip(red.sample_id.tolist(), [_py(v) for v in reduced_values]))
     if keys is None:
@@ -157,7 +161,7 @@ def _custom(r: Reducer, group: list[SampleScore]) -> Any:
     if not scored:
         return None
     assert r.score_fn is not None
-    return r.score_fn(scored)
+    return r.score_fn([s.score for s in group] if r.keep_failed else scored)
 
 
 def _py(x: Any) -> Any:

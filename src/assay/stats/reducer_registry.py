@@ -119,6 +119,10 @@ class Reducer:
         self.group_fn = group_fn
         self.score_fn = score_fn
         self.spec: dict[str, Any] | None = None
+        # score_fn also receives the failed (None) epochs (a panel vote counts them)
+        self.keep_failed = False
+        # the reduced value is a list of the epochs' values (metrics over floats skip it)
+        self.collects = False
 
     def __repr__(self) -> str:
         return f"Reducer({self.name!r})"

@@ -1,0 +1,231 @@
+"""Confidence intervals for the mean score: ``ci`` (Student t or bootstrap) and
+``ci_wilson`` (Wilson score interval for 0/1 scores), as in Inspect AI.
+
+Both return ``{"lower": ..., "upper": ...}``. Records have the CamelCase types ``Ci`` and
+``CiWilson``; Inspect's names ``ci`` and ``ci_wilson`` are aliases in the registry.
+
+Example:
+    >>> from assay.stats import ScoreFrame
+    >>> f = ScoreFrame.from_arrays([1, 0, 1, 1, 0, 1], metadata={"doc": [1, 1, 2, 2, 3, 3]})
+    >>> {k: round(v, 4) for k, v in ci()(f).items()}
+    {'lower': 0.1247, 'upper': 1.2086}
+    >>> {k: round(v, 4) for k, v in ci_wilson()(f).items()}
+    {'lower': 0.3, 'upper': 0.9032}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.stats import compute
+from assay.stats.frame import ScoreFrame
+from assay.stats.metric_registry import MetricFn, metric
+
+__all__ = ["ci", "ci_wilson", "cluster_bootstrap_means", "t_quantile"]
+
+Interval = dict[str, float]
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The ``p`` quantile of Student's t distribution with ``df`` degrees of freedom.
+
+    Example:
+        >>> round(t_quantile(0.975, 10), 6), round(t_quantile(0.975, 10**9), 6)
+        (2.228139, 1.959964)
+    """
+    return float(sps.t.ppf(p, df))
+
+
+def _check_level(level: float, source: str) -> float:
+    if not 0.0 < float(level) < 1.0:
+        raise InvalidInputError(
+            f"must be in the open interval (0, 1), got {level}", source=source, field="level"
+        )
+    return float(level)
+
+
+def cluster_bootstrap_means(
+    values: np.ndarray, clusters: Any, num_samples: int, seed: Any = None
+) -> np.ndarray:
+    """Means of ``num_samples`` cluster-bootstrap resamples: draw G clusters with
+    replacement, pool their scores, take the mean.
+
+    A resample that draws cluster g ``k_g`` times has mean ``Σ k_g S_g / Σ k_g n_g``
+    (``S_g`` the sum and ``n_g`` the size of cluster g), so only the multinomial counts
+    ``k ~ Multinomial(G, 1/G)`` are drawn: O(B·G), vectorised.
+
+    Example:
+        >>> m = cluster_bootstrap_means(np.array([1.0, 1.0, 0.0]), [1, 1, 2], 500, seed=0)
+        >>> sorted(set(np.round(m, 6).tolist()))
+        [0.0, 0.666667, 1.0]
+    """
+    codes, uniques = compute.factorize(clusters)
+    g = len(uniques)
+    sums = np.bincount(codes, weights=values, minlength=g)
+    sizes = np.bincount(codes, minlength=g).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=num_samples).astype(np.float64)
+    return np.asarray((counts @ sums) / (counts @ sizes), dtype=np.float64)
+
+
+def _t_interval(frame: ScoreFrame, tail: float, cluster: str | None) -> Interval:
+    y = frame.values
+    if cluster is None:
+        se = compute.stderr(y)
+        df = y.shape[0] - 1
+    else:
+        clusters = frame.column(cluster)
+        se = compute.clustered_stderr(y, clusters)
+        df = len(compute.factorize(clusters)[1]) - 1
+    m = compute.mean(y)
+    t = t_quantile(1.0 - tail, df)
+    return {"lower": m - t * se, "upper": m + t * se}
+
+
+@metric
+def ci(
+    level: float = 0.95,
+    method: str = "t",
+    num_samples: int = 1000,
+    cluster: str | None = None,
+    seed: int | None = None,
+) -> MetricFn:
+    """Two-sided confidence interval ``{"lower", "upper"}`` for the mean score.
+
+    ``method="t"``: ``ȳ ± t_{1−α/2, df} · se`` with α = 1 − ``level``. Without
+    ``cluster``, ``se = √(var / n)`` and ``df = n − 1`` (requires n ≥ 2). With
+    ``cluster=key``, ``se`` is the clustered (CR1) standard error of :func:`stderr` and
+    ``df = G − 1`` for G clusters (requires G ≥ 2).
+
+    ``method="bootstrap"``: the α/2 and 1 − α/2 quantiles (linear interpolation) of
+    ``num_samples`` resampled means; with ``cluster``, whole clusters are resampled.
+
+    Parameters
+    ----------
+    level
+        Confidence level, in (0, 1).
+    method
+        ``"t"`` or ``"bootstrap"``.
+    num_samples
+        Bootstrap resamples (bootstrap only).
+    cluster
+        Sample-metadata key of the cluster ids.
+    seed
+        Bootstrap seed; with None one is drawn when the metric is built and recorded.
+
+    Returns
+    -------
+    MetricFn
+        Records of type ``Ci`` with a dict value ``{"lower", "upper"}``.
+
+    Examples
+    --------
+    >>> {k: round(v, 6) for k, v in ci(0.9)([0.0, 1.0, 1.0, 1.0]).items()}
+    {'lower': 0.161659, 'upper': 1.338341}
+    """
+    tail = (1.0 - _check_level(level, "ci")) / 2.0
+    if method not in ("t", "bootstrap"):
+        raise InvalidInputError(
+            f"unknown method {method!r} (expected 't' or 'bootstrap')", source="ci", field="method"
+        )
+    params: dict[str, Any] = {"level": float(level), "method": method, "cluster": cluster}
+    if method == "t":
+        return MetricFn("Ci", params, lambda frame: _t_interval(frame, tail, cluster))
+    if int(num_samples) < 2:
+        raise InvalidInputError(
+            f"must be at least 2, got {num_samples}", source="ci", field="num_samples"
+        )
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    b, s = int(num_samples), seed
+
+    def bootstrap(frame: ScoreFrame) -> Interval:
+        y = frame.values
+        if y.shape[0] < 2:
+            raise UndefinedMetricError("Ci", f"requires at least 2 scores, got {y.shape[0]}")
+        if cluster is None:
+            means = compute.bootstrap_means(y, b, s)
+        else:
+            means = cluster_bootstrap_means(y, frame.column(cluster), b, s)
+        lo, hi = np.quantile(means, [tail, 1.0 - tail])
+        return {"lower": float(lo), "upper": float(hi)}
+
+    return MetricFn("Ci", {**params, "num_samples": b, "seed": s}, bootstrap)
+
+
+def _wilson(p_hat: float, n: float, critical: float) -> Interval:
+    c2 = critical * critical
+    denominator = 1.0 + c2 / n
+    center = (p_hat + c2 / (2.0 * n)) / denominator
+    half = critical * math.sqrt(p_hat * (1.0 - p_hat) / n + c2 / (4.0 * n * n)) / denominator
+    return {"lower": max(center - half, 0.0), "upper": min(center + half, 1.0)}
+
+
+@metric
+def ci_wilson(level: float = 0.95, cluster: str | None = None) -> Callable[[ScoreFrame], Interval]:
+    """Wilson score interval ``{"lower", "upper"}`` for the mean of scores in [0, 1].
+
+    With p̂ the mean, n the count and z the normal ``1 − α/2`` quantile:
+    ``(p̂ + z²/2n ± z √(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n)``, clipped to [0, 1].
+
+    With ``cluster=key`` (G ≥ 2 clusters): n is replaced by the Korn–Graubard effective
+    size ``min(n, p̂(1−p̂) / v)`` with ``v`` the squared clustered standard error (n is
+    kept when p̂ is 0 or 1 or v is 0), and z by the t quantile with G − 1 degrees of
+    freedom.
+
+    Parameters
+    ----------
+    level
+        Confidence level, in (0, 1).
+    cluster
+        Sample-metadata key of the cluster ids.
+
+    Returns
+    -------
+    MetricFn
+        Records of type ``CiWilson``; a value outside [0, 1] is an
+        :class:`~assay.errors.InvalidInputError` naming the sample.
+
+    Examples
+    --------
+    >>> {k: round(v, 6) for k, v in ci_wilson()(["C", "C", "C", "I"]).items()}
+    {'lower': 0.300642, 'upper': 0.954413}
+    """
+    tail = (1.0 - _check_level(level, "ci_wilson")) / 2.0
+    z = -NormalDist().inv_cdf(tail)
+
+    def compute_(frame: ScoreFrame) -> Interval:
+        y = frame.values
+        bad = np.flatnonzero((y < 0.0) | (y > 1.0))
+        if bad.size:
+            raise InvalidInputError(
+                f"score value {y[bad[0]]} is outside [0, 1] (the Wilson interval is for "
+                "proportions)",
+                record=f"sample {frame[int(bad[0])].sample_id!r}",
+                field="value",
+            )
+        if cluster is not None:
+            clusters = frame.column(cluster)
+        if y.shape[0] == 0:
+            raise UndefinedMetricError("CiWilson", "requires at least 1 score, got 0")
+        n = float(y.shape[0])
+        p_hat = float(y.sum()) / n
+        if cluster is None:
+            return _wilson(p_hat, n, z)
+        g = len(compute.factorize(clusters)[1])
+        if g < 2:
+            raise UndefinedMetricError("CiWilson", f"requires at least 2 clusters, got {g}")
+        v = compute.clustered_stderr(y, clusters) ** 2
+        if p_hat * (1.0 - p_hat) > 0.0 and v > 0.0:
+            n = min(p_hat * (1.0 - p_hat) / v, n)
+        critical = t_quantile(min(1.0 - tail, math.nextafter(1.0, 0.0)), g - 1)
+        return _wilson(p_hat, n, critical)
+
+    return compute_

@@ -47,7 +47,7 @@ def split_options(text: str) -> list[str]:
     except ValueError:
         pass
     if not (t.startswith("[") and t.endswith("]")):
-        raise ValueError("expected a bracketed list of quoted texts")
+        raise InvalidInputError("expected a bracketed list of quoted texts", field="options")
     return [a if a or not b else b for a, b in _QUOTED.findall(t[1:-1])]
 
 
@@ -70,8 +70,8 @@ def load_exam(path: str | Path) -> list[ExamRow]:
         line = f"line {pos + 2}"
         try:
             options = split_options(rec.options)
-        except ValueError as e:
-            raise InvalidInputError(str(e), source=src, record=line, field="options") from None
+        except InvalidInputError as e:
+            raise InvalidInputError(e.reason, source=src, record=line, field="options") from None
         if len(options) < 2:
             raise InvalidInputError(
                 "needs at least two options", source=src, record=line, field="options"

@@ -27,7 +27,8 @@ from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
-from assay.results import Metric, MetricSet, undefined
+from assay.results import Metric, MetricSet
+from assay.segmentation import records
 from assay.segmentation.compute import (
     accuracy_from_confusion,
     cell_iou_from_confusion,
@@ -40,14 +41,6 @@ __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METR
 
 BACKGROUND = "(background)"
 METRIC_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy", "ConfusionMatrix")
-_NO_PIXEL = "requires the label in a ground truth or prediction"
-_REASONS = {
-    "IOU": _NO_PIXEL,
-    "Precision": "requires a pixel predicted as the label (TP + FP > 0)",
-    "Recall": "requires a ground-truth pixel of the label (TP + FN > 0)",
-    "F1": "requires both precision and recall to be defined",
-}
-
 _Local = tuple[str, list[str], np.ndarray]  # (label key, labels, local confusion counts)
 
 
@@ -170,34 +163,18 @@ class SegmentationEvaluator(Evaluator):
                 **dict(zip(("Precision", "Recall", "F1"), prf_from_confusion(c, zd))),
             }
             for i, v in enumerate(labels):
-                p = {
-                    "label_key": key,
-                    "label_value": v,
-                    **({} if zd is None else {"zero_division": zd}),
-                }
                 for name, arr in ratios.items():
                     x = value_or_none(arr[i])
                     out.append(
-                        Metric(name, x, dict(p))
-                        if x is not None
-                        else undefined(name, _REASONS[name], **p)
+                        records.per_label(name, x, label_key=key, label_value=v, zero_division=zd)
                     )
             ok = ~np.isnan(iou)
-            p = {"label_key": key, **({} if zd is None else {"zero_division": zd})}
-            out.append(
-                Metric("mIOU", float(np.mean(iou[ok])), p)
-                if ok.any()
-                else undefined(
-                    "mIOU", "requires a label present in the ground truths or predictions", **p
-                )
-            )
+            miou = float(np.mean(iou[ok])) if ok.any() else None
+            out.append(records.mean_iou(miou, label_key=key, zero_division=zd))
             acc = value_or_none(accuracy_from_confusion(c, zd))
-            out.append(
-                Metric("Accuracy", acc, dict(p))
-                if acc is not None
-                else undefined("Accuracy", "requires at least one pixel", **p)
-            )
-            out.append(Metric("ConfusionMatrix", _confusion_value(labels, c, zd), dict(p)))
+            out.append(records.accuracy(acc, label_key=key, zero_division=zd))
+            cm = _confusion_value(labels, c, zd)
+            out.append(records.confusion_matrix(cm, label_key=key, zero_division=zd))
         return MetricSet(out)
 
     def _state(self) -> dict[str, np.ndarray]:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from assay.results import Metric, MetricSet, undefined
+from assay.llm.suites import records
+from assay.results import Metric, MetricSet
 
 __all__ = ["average_fairness", "AVERAGED"]
 
@@ -54,9 +55,6 @@ def average_fairness(evaluations: Mapping[str, tuple[int, MetricSet]]) -> Metric
                 ids.append(eid)
                 names.append(dataset)
                 values.append(float(m.value))
-        params = {"evaluations": ids, "datasets": names, "n": len(values)}
-        if values:
-            out.append(Metric(kind, sum(values) / len(values), params))
-        else:
-            out.append(undefined(kind, "no evaluation has a value for it", **params))
+        mean = sum(values) / len(values) if values else None
+        out.append(records.averaged(kind, mean, evaluations=ids, datasets=names))
     return MetricSet(out)

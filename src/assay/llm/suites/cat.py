@@ -41,12 +41,13 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.runner import Item
+from assay.llm.suites import records
 from assay.llm.suites.base import Call, Prepared, Suite, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, lcg_shuffle, u32
 from assay.ratios import divide
-from assay.results import Metric, MetricSet, undefined
+from assay.results import Metric, MetricSet
 
 __all__ = ["CATEvaluator", "CATSuite", "OUTCOMES", "TEMPLATE_VERSION"]
 
@@ -136,11 +137,12 @@ class CATEvaluator(Evaluator):
         icat = lms * np.minimum(ss, 100 - ss) / 50
         out: list[Metric] = []
         for i, scope in enumerate(order):
-            out.append(_value("LMS", lms[i], scope, "no answered call in this scope"))
-            out.append(
-                _value("SS", ss[i], scope, "no stereotype or anti-stereotype answer (S + A = 0)")
-            )
-            out.append(_value("ICAT", icat[i], scope, "needs both LMS and SS"))
+            for kind, v, why in (
+                ("LMS", lms[i], "no answered call in this scope"),
+                ("SS", ss[i], "no stereotype or anti-stereotype answer (S + A = 0)"),
+                ("ICAT", icat[i], "needs both LMS and SS"),
+            ):
+                out.append(records.scoped(kind, v, scope=scope, reason=why))
             counts = {
                 "stereotype": int(s[i]),
                 "anti_stereotype": int(a[i]),
@@ -148,16 +150,10 @@ class CATEvaluator(Evaluator):
                 "other": int(o[i]),
                 "errors": int(e[i]),
             }
-            out.append(Metric("CATCounts", counts, {"scope": scope}))
+            out.append(records.scoped("CATCounts", counts, scope=scope))
         total = int(answered[0] + e[0])
-        out.append(Metric("ErrorRate", e[0] / total, {"scope": "general", "calls": total}))
+        out.append(records.error_rate(e[0] / total, calls=total))
         return MetricSet(out)
-
-
-def _value(kind: str, v: float, scope: str, reason: str) -> Metric:
-    if np.isnan(v):
-        return undefined(kind, reason, scope=scope)
-    return Metric(kind, float(v), {"scope": scope})
 
 
 def _outcome_codes(outcomes: Any) -> np.ndarray:

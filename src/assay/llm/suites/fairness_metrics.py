@@ -40,8 +40,9 @@ import numpy as np
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
+from assay.llm.suites import records
 from assay.ratios import divide
-from assay.results import Metric, MetricSet, undefined
+from assay.results import Metric, MetricSet
 
 __all__ = ["LLMFairnessEvaluator", "POSITIVE", "NEGATIVE", "INVALID", "ERROR", "NOT_ASKED"]
 
@@ -134,46 +135,37 @@ class LLMFairnessEvaluator(Evaluator):
         out: list[Metric] = []
         for name, kernel in FAIRNESS_METRICS.items():
             empty = [n for n, size in zip(("unprivileged", "privileged"), c.size) if size == 0]
-            if empty:
-                out.append(undefined(name, f"no valid answer in the {empty[0]} group", **params))
-                continue
-            try:
-                out.append(Metric(name, kernel(c), dict(params)))
-            except UndefinedMetricError as exc:
-                out.append(undefined(name, exc.reason, **params))
+            value, why = None, f"no valid answer in the {empty[0]} group" if empty else None
+            if not empty:
+                try:
+                    value = kernel(c)
+                except UndefinedMetricError as exc:
+                    why = exc.reason
+            out.append(records.fairness(name, value, reason=why, **params))
         tp, fp, fn, tn = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
         for name, num, den, why in (
             ("Accuracy", tp + tn, tp + fp + fn + tn, "no valid answer"),
             ("Precision", tp, tp + fp, "no positive prediction (TP + FP = 0)"),
             ("Recall", tp, tp + fn, "no positive label among valid answers (TP + FN = 0)"),
         ):
-            out.append(_ratio(name, num, den, why, {}))
-        v, i, e = (int(x) for x in self._responses)
-        out.append(Metric("ResponseCounts", {"valid": v, "invalid": i, "errors": e}, {}))
-        v, i, e = (int(x) for x in self._cf_responses)
-        out.append(
-            Metric(
-                "ResponseCounts", {"valid": v, "invalid": i, "errors": e}, {"counterfactual": True}
-            )
-        )
+            out.append(_ratio(name, num, den, why))
+        for responses, cf in ((self._responses, False), (self._cf_responses, True)):
+            v, i, e = (int(x) for x in responses)
+            out.append(records.response_counts(v, i, e, counterfactual=cf))
         compared, changed = self._cf[:2], self._cf[2:]
         why = "no point where both the original and the counterfactual call succeeded"
-        base = {"group_column": self.group_column}
-        out.append(_ratio("CounterfactualChangeRate", changed.sum(), compared.sum(), why, base))
+        col = self.group_column
+        name = "CounterfactualChangeRate"
+        out.append(_ratio(name, changed.sum(), compared.sum(), why, group_column=col))
         for k in (0, 1):
-            extra = {**base, "group": self.groups[k]}
-            out.append(_ratio("CounterfactualChangeRate", changed[k], compared[k], why, extra))
+            g = self.groups[k]
+            out.append(_ratio(name, changed[k], compared[k], why, group_column=col, group=g))
         return MetricSet(out)
 
 
-def _ratio(name: str, num: Any, den: Any, why: str, params: dict[str, Any]) -> Metric:
-    v = float(divide(num, den))
-    full = {**params, "n": int(den)}
-    return (
-        undefined(name, f"requires a non-zero denominator: {why}", **full)
-        if np.isnan(v)
-        else Metric(name, v, full)
-    )
+def _ratio(name: str, num: Any, den: Any, why: str, **group: Any) -> Metric:
+    reason = f"requires a non-zero denominator: {why}"
+    return records.rate(name, float(divide(num, den)), n=int(den), reason=reason, **group)
 
 
 def _codes(values: Any, field: str, allowed: tuple[int, ...]) -> np.ndarray:

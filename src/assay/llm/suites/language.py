@@ -40,12 +40,13 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.runner import Item
+from assay.llm.suites import records
 from assay.llm.suites.base import Call, Prepared, Suite, template
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.language_data import ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
 from assay.ratios import divide
-from assay.results import Metric, MetricSet, undefined
+from assay.results import Metric, MetricSet
 
 __all__ = ["LanguageEvaluator", "LanguageSuite", "parse_choice", "LANGUAGE_OUTCOMES"]
 
@@ -127,19 +128,14 @@ class LanguageEvaluator(Evaluator):
         out: list[Metric] = []
         for i, lang in enumerate(names):
             for kind, (values, why) in rates.items():
-                v = values[i]
-                out.append(
-                    undefined(kind, why, language=lang)
-                    if np.isnan(v)
-                    else Metric(kind, float(v), {"language": lang})
-                )
+                out.append(records.per_language(kind, values[i], language=lang, reason=why))
             counts = {
                 "correct": int(ok[i]),
                 "incorrect": int(bad[i]),
                 "invalid": int(inv[i]),
                 "errors": int(err[i]),
             }
-            out.append(Metric("LanguageCounts", counts, {"language": lang}))
+            out.append(records.per_language("LanguageCounts", counts, language=lang))
         return MetricSet(out)
 
 

@@ -1,22 +1,24 @@
 """Turn the evaluator's sufficient statistics into table rows and Metric records, in one pass.
 
-Every table cell becomes one record ``Metric(type, value, parameters)`` with parameters
-``table``, ``score`` (the score column the row is about) and, in by-group tables,
-``group_column`` and ``group``; an undefined cell is a record with ``value=None`` and the
-reason, and a row of the ``undefined`` listing. The rows are kept as plain dicts;
+Every table cell becomes one record, made by a builder of :mod:`assay.scoring.records`
+(parameters ``table``, ``score`` and, in by-group tables, ``group_column`` and ``group``); an
+undefined cell is a record with ``value=None`` and the reason, and a row of the ``undefined``
+listing. The rows are kept as plain dicts;
 :class:`~assay.scoring.tables.ScoringTables` turns them into DataFrames only when asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from assay.results import Metric, undefined
+from assay.results import Metric
+from assay.scoring import records
 from assay.scoring.columns import (
     ALL_DATA,
     CONSISTENCY_COLUMNS,
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["Built", "build"]
 
 Row = dict[str, Any]
+#: A builder of :mod:`assay.scoring.records` with everything but ``table`` bound.
+CellRecord = Callable[..., Metric]
 
 
 @dataclass
@@ -68,23 +72,27 @@ class Built:
         vals: Values,
         reasons: Reasons,
         columns: Sequence[str],
+        record: CellRecord,
         suffix: str = "",
-        **params: Any,
     ) -> Row:
-        """Records for ``columns`` of one row; the row (NaN where undefined) is returned."""
+        """Records for ``columns`` of one row; the row (NaN where undefined) is returned.
+
+        ``record`` is a builder of :mod:`assay.scoring.records` with the row's place bound
+        (``partial(records.cell, score=...)``); ``table`` is given to it here.
+        """
         out: Row = {}
         for c in columns:
             val = vals.get(c)
-            p = {"table": table, **params}
+            kind = METRIC_TYPES.get(c, c) + suffix
             if val is None:
-                reason = reasons.get(c, "undefined")
-                self.records.append(undefined(METRIC_TYPES.get(c, c) + suffix, reason, **p))
+                reason = reasons.get(c, records.UNDEFINED)
+                self.records.append(record(kind, None, reason, table=table))
                 self.undefined.append({"table": table, "row": row, "column": c, "reason": reason})
                 out[c] = np.nan
             else:
                 if isinstance(val, np.generic):
                     val = val.item()
-                self.records.append(Metric(METRIC_TYPES.get(c, c) + suffix, val, p))
+                self.records.append(record(kind, val, table=table))
                 out[c] = val
         return out
 
@@ -109,7 +117,7 @@ def build(ev: ScoringEvaluator) -> Built:
     b = Built(system=ev.system, dropped=dict(ev.dropped))
     sysname, rname = ev.system, f"{ev.system}_round"
     rows = {
-        label: b.emit("eval", label, *pair_values(s, 0), EVAL_COLUMNS, score=label)
+        label: b.emit("eval", label, *pair_values(s, 0), EVAL_COLUMNS, _cell(label))
         for label, s in ((sysname, st.hm), (rname, st.hr))
     }
     b.put("eval", rows, EVAL_COLUMNS)
@@ -119,7 +127,7 @@ def build(ev: ScoringEvaluator) -> Built:
         trows = {}
         for label, t in ((sysname, st.true), (rname, st.true_r)):
             v, r = true_values(t, ev.rater_error_variance)
-            trows[label] = b.emit("true_score_eval", label, v, r, TRUE_SCORE_COLUMNS, score=label)
+            trows[label] = b.emit("true_score_eval", label, v, r, TRUE_SCORE_COLUMNS, _cell(label))
         b.put("true_score_eval", trows, TRUE_SCORE_COLUMNS)
     pop_h = (rows[sysname]["h_mean"], _nan_none(rows[sysname]["h_sd"]))
     pops: dict[str, Population] = {
@@ -134,7 +142,7 @@ def build(ev: ScoringEvaluator) -> Built:
             _consistency_by(b, col, by["hh"], pop_hh, ev.human2[0])
         _fairness(b, col, by["cells"], ev.base_groups.get(col))
     for k, c in ev.dropped.items():
-        b.records.append(Metric("NDropped", c, {"reason": k}))
+        b.records.append(records.n_dropped(c, reason=k))
     return b
 
 
@@ -144,7 +152,7 @@ def _consistency(b: Built, hh: PairStats, score: str, eval_rows: dict[Any, Row])
     if v["N"] == 0:
         reason = "requires at least one double-scored response (N_2 >= 1)"
         v, r = {"N": 0}, {c: reason for c in CONSISTENCY_COLUMNS[1:]}
-    hh_row = b.emit("consistency", "", v, r, CONSISTENCY_COLUMNS, score=score)
+    hh_row = b.emit("consistency", "", v, r, CONSISTENCY_COLUMNS, _cell(score))
     b.put("consistency", {"": hh_row}, CONSISTENCY_COLUMNS)
     deg = {}
     for label, row in eval_rows.items():
@@ -158,21 +166,32 @@ def _consistency(b: Built, hh: PairStats, score: str, eval_rows: dict[Any, Row])
             else:
                 vals[c] = float(a - h)
         deg[label] = b.emit(
-            "degradation", label, vals, reasons, DEGRADATION_COLUMNS, "Degradation", score=label
+            "degradation", label, vals, reasons, DEGRADATION_COLUMNS, _cell(label), "Degradation"
         )
     b.put("degradation", deg, DEGRADATION_COLUMNS)
     pairs = {label: (row["corr"], hh_row["corr"]) for label, row in eval_rows.items()}
     _disattenuated(b, "disattenuated_correlations", pairs)
 
 
+def _cell(score: str) -> CellRecord:
+    return partial(records.cell, score=score)
+
+
 def _disattenuated(
-    b: Built, table: str, pairs: dict[str, tuple[float, float]], **params: Any
+    b: Built, table: str, pairs: dict[str, tuple[float, float]], group_column: str | None = None
 ) -> None:
+    """Rows per score (pooled) or, given ``group_column``, per group."""
     rows = {}
     for key, (hm, hh) in pairs.items():
         vals, reasons = disattenuated_values(hm, hh)
-        p = {"score": key} if not params else {"group": str(key), **params}
-        rows[key] = b.emit(table, str(key), vals, reasons, DISATTENUATED_COLUMNS, **p)
+        record = (
+            _cell(key)
+            if group_column is None
+            else partial(
+                records.disattenuated_group_cell, group_column=group_column, group=str(key)
+            )
+        )
+        rows[key] = b.emit(table, str(key), vals, reasons, DISATTENUATED_COLUMNS, record)
     b.put(table, rows, DISATTENUATED_COLUMNS)
 
 
@@ -196,7 +215,8 @@ def _eval_by(b: Built, col: str, hm: PairStats, hr: PairStats, pops: dict[str, P
             keep = _with_dsm(cols)
             if label == sysname:
                 keep = ["N", "h_mean", "h_sd", *keep]
-            vals = b.emit(table, g, v, r, keep, score=label, group_column=col, group=g)
+            record = partial(records.group_cell, score=label, group_column=col, group=g)
+            vals = b.emit(table, g, v, r, keep, record)
             for c in keep:
                 row[c if c in ("N", "h_mean", "h_sd") else f"{c}.{label}"] = vals[c]
         rows[g] = row
@@ -217,7 +237,8 @@ def _consistency_by(b: Built, col: str, hh: PairStats, pop: Population, score: s
     for i, g in _ordered(hh.labels):
         stats, j = (hh, i) if g != ALL_DATA else (total, 0)
         v, r = pair_values(stats, j, pop=pop, names=("h1", "h2"))
-        rows[g] = b.emit(table, g, v, r, cols, score=score, group_column=col, group=g)
+        record = partial(records.group_cell, score=score, group_column=col, group=g)
+        rows[g] = b.emit(table, g, v, r, cols, record)
     b.put(table, rows, cols)
     eb = b.rows[f"eval_by_{col}"]
     pairs = {g: (eb[g][f"corr.{b.system}"], rows[g]["corr"]) for g in eb}
@@ -231,20 +252,21 @@ def _fairness(b: Built, col: str, cells: Any, base_group: str | None) -> None:
     b.frames[table_name] = table
     b.columns[table_name] = list(table.columns)
     b.order.append(table_name)
-    p = {
-        "table": table_name,
-        "score": b.system,
-        "group_column": col,
-        "base_category": table["base_category"].iloc[0],
-    }
+    record = partial(
+        records.fairness_cell,
+        table=table_name,
+        score=b.system,
+        group_column=col,
+        base_category=table["base_category"].iloc[0],
+    )
     for name in FAIRNESS_METRICS:
         for row, suffix in (("R2", ""), ("sig", "PValue")):
             kind = METRIC_TYPES[name] + suffix
             reason = reasons.get((name, row))
             if reason is not None:
-                b.records.append(undefined(kind, reason, **p))
+                b.records.append(record(kind, None, reason))
                 b.undefined.append(
                     {"table": table_name, "row": row, "column": name, "reason": reason}
                 )
             else:
-                b.records.append(Metric(kind, float(table.loc[row, name]), p))
+                b.records.append(record(kind, float(table.loc[row, name])))

@@ -17,8 +17,8 @@ Modules: :mod:`~assay.stats.types` (Score, SampleScore), :mod:`~assay.stats.fram
 :mod:`~assay.stats.reducers`, :mod:`~assay.stats.reduce`, :mod:`~assay.stats.evaluator`
 (evaluate_scores, ScoreEvaluator), :mod:`~assay.stats.state`, :mod:`~assay.stats.intervals`,
 :mod:`~assay.stats.agreement`, :mod:`~assay.stats.categorical`,
-:mod:`~assay.stats.perplexity`, :mod:`~assay.stats.panel` and
-:mod:`~assay.stats.value_mapping`.
+:mod:`~assay.stats.perplexity`, :mod:`~assay.stats.panel`,
+:mod:`~assay.stats.value_mapping` and :mod:`~assay.stats.records` (the record builders).
 
 Example:
     >>> from assay.stats import Score, SampleScore, evaluate_scores, accuracy, grouped

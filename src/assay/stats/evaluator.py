@@ -35,6 +35,7 @@ from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
 from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
+from assay.stats.records import run_context
 from assay.stats.reduce import reduce_scores, value_keys
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
 from assay.stats.state import decode_scores, encode_scores
@@ -102,7 +103,7 @@ def _raw_records(
     objs = _objects(scores)
     unreduced = [m for m in metric_fns if m.takes == "unreduced"]
     for m in unreduced:
-        records.extend(m.records(objs, {"n_failed": _n_none(objs)}))
+        records.extend(m.records(objs, run_context(n_failed=_n_none(objs))))
     per_sample = [m for m in metric_fns if m.takes == "scores"]
     if not per_sample:
         return MetricSet(records)
@@ -113,7 +114,7 @@ def _raw_records(
         # one score per sample already: the reducer is the identity, so raw values
         # (strings, lists of ratings) reach the metric unchanged
         reduced = objs if single_epoch and not r.collects else reduce_scores(objs, r, to_float)
-        context = {"reducer": r.name, "n_failed": _n_none(reduced)}
+        context = run_context(reducer=r.name, n_failed=_n_none(reduced))
         for m in per_sample:
             records.extend(m.records(reduced, context))
     return MetricSet(records)
@@ -141,10 +142,7 @@ def _records(
         else:
             reduced = _columns(reduce_scores(_objects(scores), r, to_float), to_float)
         for key, frame in reduced.items():
-            context: dict[str, Any] = {"reducer": r.name}
-            if key is not None:
-                context["score_key"] = key
-            context["n_failed"] = frame.n_none
+            context = run_context(reducer=r.name, score_key=key, n_failed=frame.n_none)
             for m in metric_fns:
                 records.extend(m.records(frame, context))
     return MetricSet(records)

@@ -26,10 +26,11 @@ from typing import Any, Literal
 import numpy as np
 
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.results import Metric, undefined
+from assay.results import Metric
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn, as_frame, as_objects
+from assay.stats.records import aggregate_context, group_context, record, undefined_record
 from assay.stats.types import SampleScore
 
 __all__ = ["GroupedMetricFn", "grouped"]
@@ -110,40 +111,37 @@ class GroupedMetricFn(MetricFn):
         names: list[str] = []
         renamed = self.name_template != _DEFAULT_TEMPLATE
         for label, name, sub in self._groups(frame):
-            ctx = {**context, "group_column": self.group_column, "group": label}
-            if renamed:
-                ctx["name"] = name
-            ctx.pop("n_failed", None)
+            ctx = group_context(
+                context, group_column=self.group_column, group=label, name=name if renamed else None
+            )
             records.extend(self.inner.records(sub, ctx))
             names.append(name)
         if self.all is not False:
-            ctx = {
-                **context,
-                "group_column": self.group_column,
-                "group": self.all_label,
-                "all": self.all,
-            }
+            ctx = aggregate_context(
+                context, group_column=self.group_column, group=self.all_label, all=self.all
+            )
             records.append(self._aggregate(frame, records, ctx))
             names.append(self.all_label)
         return records, names
 
     def _aggregate(self, frame: Any, groups: list[Metric], ctx: dict[str, Any]) -> Metric:
         if self.all == "samples":
-            (record,) = self.inner.records(frame, ctx)
-            return record
-        params = {**self.inner.params, **ctx, "n": len(frame)}
+            (over_samples,) = self.inner.records(frame, ctx)
+            return over_samples
+        params, n = self.inner.params, len(frame)
         bad = [r for r in groups if not isinstance(r.value, float)]
         if not groups:
-            return undefined(self.name, "requires at least 1 group", **params)
+            reason = "requires at least 1 group"
+            return undefined_record(self.name, reason, params=params, context=ctx, n=n)
         if bad:
-            reason = bad[0].parameters.get("undefined", "value is not a number")
-            return undefined(
-                self.name,
+            why = bad[0].parameters.get("undefined", "value is not a number")
+            reason = (
                 f"all='groups' needs every group's value; group "
-                f"{bad[0].parameters['group']!r}: {reason}",
-                **params,
+                f"{bad[0].parameters['group']!r}: {why}"
             )
-        return Metric(self.name, float(np.mean([r.value for r in groups])), params)
+            return undefined_record(self.name, reason, params=params, context=ctx, n=n)
+        value = float(np.mean([r.value for r in groups]))
+        return record(self.name, value, params=params, context=ctx, n=n)
 
     def records(self, frame: Any, context: Mapping[str, Any] | None = None) -> list[Metric]:
         if self.takes != "frame":

@@ -43,8 +43,9 @@ from typing import Any
 import numpy as np
 
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.results import Metric, undefined
+from assay.results import Metric
 from assay.stats.frame import ScoreFrame
+from assay.stats.records import record, undefined_record
 from assay.stats.types import SampleScore, Score
 
 __all__ = [
@@ -189,12 +190,12 @@ class MetricFn:
         parameters. An undefined value becomes an ``undefined`` record."""
         if self.takes != "frame":
             frame = as_objects(frame)
-        params = {**self.params, **(context or {}), "n": len(frame)}
+        ctx, n = context or {}, len(frame)
         try:
             value = self(frame)
         except UndefinedMetricError as e:
-            return [undefined(self.name, e.reason, **params)]
-        return [Metric(self.name, value, params)]
+            return [undefined_record(self.name, e.reason, params=self.params, context=ctx, n=n)]
+        return [record(self.name, value, params=self.params, context=ctx, n=n)]
 
 
 def _jsonable_param(v: Any) -> bool:

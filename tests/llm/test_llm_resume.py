@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 
-
-def _cached(path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(str(path), timeout=5) as db:
-            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
-    except sqlite3.OperationalError:  # table not created yet
-        return 0
+from assay.testing.llm import cached_responses, kill_when_cached
 
 
 @pytest.mark.parametrize("concurrency", [4])
@@ -52,25 +41,12 @@ def test_sigkill_then_rerun_repeats_no_answered_call(chat_server, tmp_path, conc
         "60",
         "--quiet",
     ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 90
-        # The server answers N calls and then holds every further one; wait until the
-        # client has cached all N answers, then kill it mid-run.
-        while _cached(cache) < answered_before_kill:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            assert time.monotonic() < deadline, "client never cached the answered calls"
-            time.sleep(0.05)
-        assert srv.answered == answered_before_kill
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    # The server answers N calls and then holds every further one; the run is killed once
+    # the client has cached all N answers.
+    assert kill_when_cached(cmd, cache, answered_before_kill) == -signal.SIGKILL
+    assert srv.answered == answered_before_kill
     assert not out.exists()  # killed before writing its output
-    assert _cached(cache) == answered_before_kill
+    assert cached_responses(cache) == answered_before_kill
 
     srv.answer_limit = None
     srv.reset()
@@ -83,4 +59,4 @@ def test_sigkill_then_rerun_repeats_no_answered_call(chat_server, tmp_path, conc
     assert [r["id"] for r in records] == [f"q{i}" for i in range(total)]
     assert all(r["ok"] and r["text"] == f"echo: question {i}" for i, r in enumerate(records))
     assert sum(r["cached"] for r in records) == answered_before_kill
-    assert _cached(cache) == total
+    assert cached_responses(cache) == total

@@ -5,24 +5,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 
+from assay.testing.llm import kill_when_cached
 from assay.testing.pairwise import make_table
-
-
-def _cached(path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(str(path), timeout=5) as db:
-            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
 
 
 @pytest.mark.slow
@@ -64,20 +53,7 @@ def test_sigkill_then_rerun_makes_no_repeated_judge_call(judge_server, tmp_path)
         "10",
     ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    try:
-        deadline = time.monotonic() + 90
-        while _cached(cache) < answered_before_kill:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the judge run never cached the answered calls"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    assert kill_when_cached(cmd, cache, answered_before_kill, env=env) == -signal.SIGKILL
     assert not out_dir.exists() or not any(out_dir.iterdir())  # nothing half-written
     assert srv.answered == answered_before_kill
 

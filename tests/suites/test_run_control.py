@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 from suitekit import first_option_answer, make_dev
 
 from assay.llm.suites import CATSuite, run_cat
+from assay.testing.llm import kill_when_cached
 
 RUN = {"cache": False, "retries": 0, "quiet": True}
 
@@ -44,16 +42,6 @@ def test_max_errors_with_concurrency_lets_calls_in_flight_finish(chat_server, tm
     assert 3 <= len(result.calls) <= 3 + 4 and srv.calls == len(result.calls) < 60
 
 
-def _cached(path) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(str(path), timeout=5) as db:
-            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
-
-
 @pytest.mark.slow
 def test_sigkill_then_resume_repeats_no_answered_call(chat_server, tmp_path):
     total, before_kill = 40, 15
@@ -65,20 +53,7 @@ def test_sigkill_then_resume_repeats_no_answered_call(chat_server, tmp_path):
         "--model", srv.spec(), "--cache", str(cache), "--concurrency", "4",
         "--quiet", "--db", str(tmp_path / "store.db"), "--out", str(tmp_path / "out.json"),
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 90
-        while _cached(cache) < before_kill:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            assert time.monotonic() < deadline, "the answered calls were never cached"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    assert kill_when_cached(cmd, cache, before_kill) == -signal.SIGKILL
     assert not (tmp_path / "out.json").exists()
     answered = {prompt for prompt, outcome in srv.log if outcome == "ok"}
     assert srv.answered == before_kill and len(answered) == before_kill

@@ -37,15 +37,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import sqlite3
+import subprocess
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
 
-__all__ = ["FakeChatServer"]
+__all__ = ["FakeChatServer", "cached_responses", "kill_when_cached"]
 
 _JSON = [(b"content-type", b"application/json")]
 
@@ -337,3 +342,47 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def cached_responses(path: str | Path) -> int:
+    """How many answers a response cache file holds (0 while it does not exist yet)."""
+    p = Path(path)
+    if not p.exists():
+        return 0
+    try:
+        with sqlite3.connect(str(p), timeout=5) as db:
+            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+    except sqlite3.OperationalError:  # table not created yet
+        return 0
+
+
+def kill_when_cached(
+    cmd: Sequence[str],
+    cache: str | Path,
+    answered: int,
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 90.0,
+) -> int:
+    """Run ``cmd``, SIGKILL it once ``cache`` holds ``answered`` answers; its return code.
+
+    For resume tests: a :class:`FakeChatServer` with ``answer_limit=answered`` answers that
+    many calls and holds the rest, so the kill lands mid-run with exactly ``answered`` paid.
+    """
+    proc = subprocess.Popen(list(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + timeout
+        while cached_responses(cache) < answered:
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode() if proc.stderr else ""
+                raise AssertionError(f"the run ended before the kill: {err}")
+            if time.monotonic() > deadline:
+                raise AssertionError("the answered calls were never cached")
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode

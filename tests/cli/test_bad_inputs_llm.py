@@ -51,13 +51,6 @@ ITEM_CASES = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _isolated_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
-    monkeypatch.delenv("ASSAY_LLM_CACHE", raising=False)
-
-
 @pytest.fixture
 def out(tmp_path):
     p = tmp_path / "out.jsonl"

@@ -23,13 +23,6 @@ def srv() -> Iterator[FakeChatServer]:
     server.stop()
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
-    monkeypatch.delenv("ASSAY_LLM_CACHE", raising=False)
-
-
 def _write(table: pd.DataFrame, path):
     if path.suffix == ".xlsx":
         table.to_excel(path, index=False)

@@ -17,14 +17,6 @@ runner = CliRunner()
 DATA = Path(__file__).parents[1] / "suites" / "data"
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path, monkeypatch):
-    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
-    monkeypatch.delenv("ASSAY_LLM_CACHE", raising=False)
-    monkeypatch.delenv("ASSAY_MODEL", raising=False)
-
-
 @pytest.fixture
 def server():
     def answer(messages):

@@ -1,37 +1,10 @@
-"""Fixtures for the LLM runtime tests: a real loopback chat-completions server with faults."""
+"""LLM runtime tests: warm the HTTP stack once (the chat_server factory is in tests/conftest.py)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable, Iterator
 
 import pytest
 
 from assay.testing.llm import FakeChatServer
-
-
-@pytest.fixture
-def chat_server() -> Iterator[Callable[..., FakeChatServer]]:
-    """Factory: ``chat_server(plan={...}, latency=...)`` starts a FakeChatServer on 127.0.0.1."""
-    started: list[FakeChatServer] = []
-
-    def make(plan=None, **kw) -> FakeChatServer:  # type: ignore[no-untyped-def]
-        kw.setdefault("hang_seconds", 5.0)
-        srv = FakeChatServer(plan, **kw).start()
-        started.append(srv)
-        return srv
-
-    yield make
-    for srv in started:
-        srv.stop()
-
-
-@pytest.fixture(autouse=True)
-def _isolated_assay_home(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    """Never touch the user's store or cache."""
-    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "assay-home"))
-    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
-    monkeypatch.delenv("ASSAY_LLM_CACHE", raising=False)
-    monkeypatch.delenv("ASSAY_MODEL", raising=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

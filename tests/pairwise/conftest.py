@@ -1,9 +1,10 @@
-"""Fixtures for the pairwise tests: a scripted judge on a real loopback server, isolated homes."""
+"""Pairwise test fixtures: the scripted judge on the shared loopback chat_server."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,26 +15,11 @@ DEVBENCH = Path(__file__).resolve().parents[1] / "data" / "devbench"
 
 
 @pytest.fixture
-def judge_server() -> Iterator[Callable[..., FakeChatServer]]:
-    """Factory: ``judge_server(**kw)`` starts a FakeChatServer answering as the scripted judge."""
-    started: list[FakeChatServer] = []
+def judge_server(chat_server: Callable[..., FakeChatServer]) -> Callable[..., FakeChatServer]:
+    """Factory: ``judge_server(**kw)``, a loopback chat server answering as the scripted judge."""
 
-    def make(**kw) -> FakeChatServer:  # type: ignore[no-untyped-def]
-        kw.setdefault("hang_seconds", 5.0)
+    def make(**kw: Any) -> FakeChatServer:
         kw.setdefault("responder", scripted_judge())
-        srv = FakeChatServer(**kw).start()
-        started.append(srv)
-        return srv
+        return chat_server(**kw)
 
-    yield make
-    for srv in started:
-        srv.stop()
-
-
-@pytest.fixture(autouse=True)
-def _isolated_assay_home(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    """Never touch the user's store or cache."""
-    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "assay-home"))
-    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
-    monkeypatch.delenv("ASSAY_LLM_CACHE", raising=False)
-    monkeypatch.delenv("ASSAY_MODEL", raising=False)
+    return make

@@ -139,10 +139,3 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.db'}"
     return str(request.getfixturevalue("postgres_url"))
-
-
-@pytest.fixture(autouse=True)
-def _isolated_assay_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never touch the user's store."""
-    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "assay-home"))
-    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)

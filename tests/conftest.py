@@ -1,0 +1,38 @@
+"""Fixtures every test shares: an isolated assay home, and a loopback chat server factory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.testing.llm import FakeChatServer
+
+
+@pytest.fixture(autouse=True)
+def _isolated_assay_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test touches the user's store, cache or default model: each gets its own home."""
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "assay-home"))
+    for name in ("ASSAY_DATABASE_URL", "ASSAY_LLM_CACHE", "ASSAY_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def chat_server() -> Iterator[Callable[..., FakeChatServer]]:
+    """Factory: ``chat_server(plan=..., responder=..., latency=...)`` on 127.0.0.1.
+
+    Every server it starts is stopped when the test ends; a hung reply gives up after 5 s.
+    """
+    started: list[FakeChatServer] = []
+
+    def make(plan: Any = None, **kw: Any) -> FakeChatServer:
+        kw.setdefault("hang_seconds", 5.0)
+        srv = FakeChatServer(plan, **kw).start()
+        started.append(srv)
+        return srv
+
+    yield make
+    for srv in started:
+        srv.stop()

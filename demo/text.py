@@ -76,8 +76,9 @@ def run(out_dir: Path, console: Console) -> None:
         ["faithfulness", "answer_relevance", "bias"],
         model="embedded",
         judge_retries=1,
-        # JSON mode: llama.cpp constrains the small model's replies to JSON by a grammar.
-        params={"temperature": 0.0, "max_tokens": 120, "response_format": {"type": "json_object"}},
+        # structured: llama.cpp holds the small model to each reply's JSON schema by a grammar.
+        params={"temperature": 0.0, "max_tokens": 120},
+        structured=True,
         cache=out_dir / "text-judge-cache.sqlite",
     )
     jt = Table("metric", "value", "why")

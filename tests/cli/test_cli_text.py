@@ -193,8 +193,10 @@ def test_dry_run_prints_the_first_calls_and_makes_none(tmp_path: Path) -> None:
     assert sum(i.startswith("opinions:") for i in ids) == 2
     assert sorted(i for i in ids if "/" in i) == ["a/hallucination", "b/hallucination"]
     assert items[0]["messages"][0]["role"] == "system"
-    assert items[0]["params"] == {
-        "temperature": 0.0,
-        "max_tokens": 50,
-        "response_format": {"type": "json_object"},
-    }
+    for it in items:  # --json-mode: each call asks for its own reply schema
+        fmt = it["params"].pop("response_format")
+        assert it["params"] == {"temperature": 0.0, "max_tokens": 50}
+        assert fmt["type"] == "json_schema"
+        kind = it["id"].split(":")[0] if ":" in it["id"] else "verdicts"
+        assert fmt["json_schema"]["name"] == kind.capitalize()
+        assert kind in fmt["json_schema"]["schema"]["properties"]

@@ -102,3 +102,30 @@ def test_unknown_metric_and_duplicate_uids(scripted) -> None:
     with pytest.raises(InvalidInputError, match="unique"):
         judge([datum(), datum()], ["bias"], model=scripted.server.spec(), cache=None)
     assert scripted.server.calls == 0
+
+
+def test_structured_asks_each_call_for_its_reply_schema(scripted) -> None:
+    # Each request carries its own schema: the extraction's keys, or verdict lists of
+    # exactly the length the judgement needs; the replies are still parsed the same way.
+    d = datum()
+    plain = judge([d], ["faithfulness", "coherence"], model=scripted.server.spec(), cache=None)
+    scripted.reset()
+    res = judge(
+        [d],
+        ["faithfulness", "coherence"],
+        model=scripted.server.spec(),
+        cache=None,
+        structured=True,
+    )
+    assert [m.value for m in res.metrics] == [m.value for m in plain.metrics]
+    formats = {c.task: c.item.params["response_format"] for c in res.calls}
+    sent = [r["response_format"] for r in scripted.server.requests]
+    assert len(sent) == scripted.server.calls == len(formats) == 3
+    assert sorted(map(str, sent)) == sorted(map(str, formats.values()))
+    claims = next(f for k, f in formats.items() if k.startswith("claims:"))
+    n_claims = len(next(c.parsed["claims"] for c in res.calls if c.task.startswith("claims:")))
+    verdicts = formats["d1/faithfulness"]["json_schema"]["schema"]["properties"]["verdicts"]
+    assert claims["json_schema"]["name"] == "Claims"
+    assert verdicts["minItems"] == verdicts["maxItems"] == n_claims > 0
+    score = formats["d1/coherence"]["json_schema"]["schema"]["properties"]["score"]
+    assert score["enum"] == [1, 2, 3, 4, 5]

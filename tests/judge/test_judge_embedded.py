@@ -61,3 +61,24 @@ def test_every_metric_on_the_embedded_model(tmp_path) -> None:
     again = _run(model, cache)
     assert again.paid_calls == 0
     assert [m.value for m in again.metrics] == [m.value for m in res.metrics]
+
+
+def test_structured_replies_from_the_embedded_model_all_parse(tmp_path) -> None:
+    # With each reply's JSON schema as a llama.cpp grammar, even the 135M model answers in
+    # the exact shape (keys, verdict values, list lengths): no call is invalid or re-asked.
+    metrics = ["faithfulness", "answer_correctness", "coherence", "answer_relevance"]
+    res = judge(
+        DATA[:1],
+        metrics,
+        model=load_model("embedded"),
+        cache=tmp_path / "cache.sqlite",
+        judge_retries=0,
+        params={"temperature": 0.0, "max_tokens": 400},
+        structured=True,
+        max_concurrency=1,
+    )
+    assert res.calls and all(c.record.ok and c.invalid is None for c in res.calls)
+    assert {c.item.params["response_format"]["type"] for c in res.calls} == {"json_schema"}
+    per = [m for m in res.metrics if "datum_uid" in m.parameters]
+    assert len(per) == len(metrics)
+    assert all(m.value is not None for m in per), [m.parameters.get("undefined") for m in per]

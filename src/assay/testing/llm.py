@@ -20,7 +20,8 @@ After its plan is used up a prompt gets ``ok``. With ``answer_limit=N`` the serv
 N calls and then lets every further call hang (to kill a client mid-run). Counters:
 ``calls`` (requests received), ``answered`` (ok answers sent), ``per_prompt`` (calls
 per prompt), ``log`` (prompt and outcome of every call), ``max_in_flight``, and
-``authorizations`` (the ``Authorization`` header of every call, or None).
+``authorizations`` (the ``Authorization`` header of every call, or None) and ``requests``
+(the JSON body of every call).
 
 (This module was ``assay.llm.testing``; that name still works for one release.)
 
@@ -98,6 +99,7 @@ class FakeChatServer:
         self.per_prompt: Counter[str] = Counter()
         self.log: list[tuple[str, str]] = []
         self.authorizations: list[str | None] = []
+        self.requests: list[dict[str, Any]] = []
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -122,6 +124,7 @@ class FakeChatServer:
         self.per_prompt = Counter()
         self.log = []
         self.authorizations = []
+        self.requests = []
 
     def start(self) -> FakeChatServer:
         import uvicorn
@@ -211,6 +214,7 @@ class FakeChatServer:
             )
             return
         self.calls += 1
+        self.requests.append(req)
         self.per_prompt[prompt] += 1
         auth = dict(scope.get("headers") or []).get(b"authorization")
         self.authorizations.append(None if auth is None else auth.decode("latin-1"))

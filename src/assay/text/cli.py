@@ -48,8 +48,8 @@ def text_command(
     json_mode: bool = typer.Option(
         False,
         "--json-mode",
-        help="Ask for JSON output (response_format json_object): the embedded model and "
-        "OpenAI-compatible servers such as vLLM, llama.cpp, Ollama.",
+        help="Ask for each judge reply's JSON schema (response_format json_schema): the "
+        "embedded model (by grammar) and servers such as OpenAI, vLLM, llama.cpp, Ollama.",
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),
@@ -178,6 +178,7 @@ def _judge_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> tup
         judge_retries=o["judge_retries"],
         params=_params(o),
         seed=o["seed"],
+        structured=o["json_mode"],
     )
     return res, getattr(m, "spec", None) or m.identity
 
@@ -186,8 +187,6 @@ def _params(o: dict[str, Any]) -> dict[str, Any]:
     params: dict[str, Any] = {"temperature": 0.0}
     if o["max_tokens"] is not None:
         params["max_tokens"] = o["max_tokens"]
-    if o["json_mode"]:
-        params["response_format"] = {"type": "json_object"}
     return params
 
 
@@ -202,7 +201,7 @@ def _dry_run(rows: list[dict], names: list[str], o: dict[str, Any]) -> None:
     data = _datums(rows)
     specs = [get_metric(n) for n in names]
     check_fields(data, specs)
-    for it in items_of(first_stage(data, specs), _params(o)):
+    for it in items_of(first_stage(data, specs), _params(o), o["json_mode"]):
         line = {"id": it.id, "messages": list(it.messages), "params": dict(it.params)}
         sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.llm.judge.prompts import PROMPT_VERSION, messages, render
-from assay.llm.judge.schemas import Invalid, parse
+from assay.llm.judge.schemas import Invalid, parse, reply_format
 from assay.llm.judge.types import (
     COLUMNS,
     EXTRACTIONS,
@@ -40,7 +40,16 @@ from assay.llm.runner import Item, Record, Runner
 from assay.results import Metric, MetricSet
 from assay.text.records import NUM_BOOTSTRAP, datum_record
 
-__all__ = ["Call", "TaskResult", "JudgeResult", "judge", "check_fields", "first_stage", "items_of"]
+__all__ = [
+    "Call",
+    "TaskResult",
+    "JudgeResult",
+    "judge",
+    "check_fields",
+    "first_stage",
+    "items_of",
+    "task_params",
+]
 
 
 @dataclass(frozen=True)
@@ -91,12 +100,20 @@ def check_fields(data: Sequence[Datum], metrics: Sequence[JudgeMetric]) -> None:
                     )
 
 
+def task_params(task: Task, params: Mapping[str, Any], structured: bool) -> dict[str, Any]:
+    """The generation parameters of a task's calls; ``structured`` asks for its reply schema."""
+    if not structured:
+        return dict(params)
+    return {**params, "response_format": reply_format(task.schema, task.lengths)}
+
+
 def _run_tasks(
     runner: Runner,
     tasks: Iterable[Task],
     retries: int,
     params: Mapping[str, Any],
     calls: list[Call],
+    structured: bool = False,
 ) -> dict[str, TaskResult]:
     pending = {t.key: (t, list(messages(t.prompt, **t.values))) for t in tasks}
     done: dict[str, TaskResult] = {}
@@ -104,8 +121,12 @@ def _run_tasks(
         if not pending:
             break
         items = [
-            Item(key if attempt == 0 else f"{key}#reask{attempt}", tuple(msgs), dict(params))
-            for key, (_, msgs) in pending.items()
+            Item(
+                key if attempt == 0 else f"{key}#reask{attempt}",
+                tuple(msgs),
+                task_params(task, params, structured),
+            )
+            for key, (task, msgs) in pending.items()
         ]
         records = runner.run(items)
         nxt: dict[str, tuple[Task, list[dict[str, str]]]] = {}
@@ -161,10 +182,14 @@ def first_stage(data: Sequence[Datum], specs: Sequence[JudgeMetric]) -> list[Tas
     return list(first.values())
 
 
-def items_of(tasks: Sequence[Task], params: Mapping[str, Any] | None = None) -> list[Item]:
+def items_of(
+    tasks: Sequence[Task], params: Mapping[str, Any] | None = None, structured: bool = False
+) -> list[Item]:
     """The runner items of tasks (what ``--dry-run`` prints)."""
     gen = dict(params) if params is not None else {"temperature": 0.0}
-    return [Item(t.key, messages(t.prompt, **t.values), gen) for t in tasks]
+    return [
+        Item(t.key, messages(t.prompt, **t.values), task_params(t, gen, structured)) for t in tasks
+    ]
 
 
 def judge(
@@ -177,6 +202,7 @@ def judge(
     params: Mapping[str, Any] | None = None,
     num_bootstrap: int = NUM_BOOTSTRAP,
     seed: int = 0,
+    structured: bool = False,
     **runner_options: Any,
 ) -> JudgeResult:
     """Judge every datum on every metric; one record per datum and metric plus aggregates.
@@ -189,6 +215,10 @@ def judge(
         ``None`` for the default) and ``runner_options`` when not given.
     judge_retries : re-asks of an invalid reply before it is recorded as an error.
     params : generation parameters of every call (default ``temperature=0``).
+    structured : ask for each reply's JSON schema (``response_format`` ``json_schema``, with
+        the list lengths the judgement needs). Servers that support it (OpenAI, vLLM, the
+        llama.cpp server, Ollama) and the embedded model (by grammar) can then only answer
+        in that shape; the reply is still checked.
     """
     specs = [get_metric(n) for n in dict.fromkeys(metrics)]
     if judge_retries < 0:
@@ -205,7 +235,7 @@ def judge(
     gen = dict(params) if params is not None else {"temperature": 0.0}
     calls: list[Call] = []
 
-    results = _run_tasks(runner, first_stage(data, specs), judge_retries, gen, calls)
+    results = _run_tasks(runner, first_stage(data, specs), judge_retries, gen, calls, structured)
 
     second: dict[str, Task] = {}
     for d in data:
@@ -214,7 +244,7 @@ def judge(
                 ex, _ = _extracted(d, s, results)
                 if ex is not None:
                     second.update((t.key, t) for t in s.plan(d, ex))
-    results.update(_run_tasks(runner, second.values(), judge_retries, gen, calls))
+    results.update(_run_tasks(runner, second.values(), judge_retries, gen, calls, structured))
     records = _records(data, specs, results, num_bootstrap, seed)
     return JudgeResult(MetricSet(records), calls)
 

@@ -14,6 +14,10 @@ Example:
     "verdicts.0.verdict: Input should be 'yes', 'no' or 'idk'"
     >>> parse('{"verdicts": []}', Verdicts, {"verdicts": 2}).reason
     'expected 2 verdicts in "verdicts", got 0'
+
+:func:`reply_format` gives the same shape as a JSON schema for the request (OpenAI's
+``response_format`` ``json_schema``), so a server that supports it, and the embedded model
+by grammar, can only answer in that shape.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,6 +40,7 @@ __all__ = [
     "Rating",
     "Invalid",
     "parse",
+    "reply_format",
 ]
 
 
@@ -113,3 +118,44 @@ def parse(
         if got != n:
             return Invalid(f'expected {n} verdicts in "{key}", got {got}')
     return obj
+
+
+#: Longest free text (a reason, an analysis, a statement) the request's schema allows, so a
+#: constrained model closes its JSON before running out of tokens.
+MAX_TEXT = 300
+
+
+def _bounded(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {k: _bounded(v) for k, v in node.items()}
+        if out.get("type") == "string" and "enum" not in out:
+            out["maxLength"] = MAX_TEXT
+        if out.get("type") == "integer" and {"minimum", "maximum"} <= out.keys():
+            out["enum"] = list(range(out["minimum"], out["maximum"] + 1))  # grammars keep enums
+        return out
+    if isinstance(node, list):
+        return [_bounded(v) for v in node]
+    return node
+
+
+def reply_format(schema: type[_Strict], lengths: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """``response_format`` asking for exactly ``schema`` (``lengths`` fix list lengths by key).
+
+    Free text is capped at :data:`MAX_TEXT` characters and a bounded integer (a rating) is
+    listed as its values, which grammar-based decoders enforce. :func:`parse` still checks
+    the reply.
+
+    Example:
+        >>> f = reply_format(Verdicts, {"verdicts": 2})
+        >>> f["type"], f["json_schema"]["name"]
+        ('json_schema', 'Verdicts')
+        >>> items = f["json_schema"]["schema"]["properties"]["verdicts"]
+        >>> items["minItems"], items["maxItems"]
+        (2, 2)
+        >>> reply_format(Rating)["json_schema"]["schema"]["properties"]["score"]["enum"]
+        [1, 2, 3, 4, 5]
+    """
+    body = _bounded(schema.model_json_schema())
+    for key, n in (lengths or {}).items():
+        body["properties"][key].update(minItems=n, maxItems=n)
+    return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": body}}

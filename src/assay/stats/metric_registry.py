@@ -250,9 +250,9 @@ def metric(
     factory's (JSON-able) arguments, defaults included. A ``to_float`` argument of a
     factory over floats (``takes="frame"``) is the metric's own value mapping
     (:meth:`MetricFn.with_mapping`): the frame the inner function receives is converted
-    with it, and ``to_float`` appears in the parameters only when given. The record type is ``name``, or
-    the CamelCase form of the factory's name; both that and the factory's own name find
-    it in :func:`get_metric` and ``evaluate_scores(metrics=["..."])``.
+    with it, and ``to_float`` appears in the parameters only when given. The record type
+    is ``name``, or the CamelCase form of the factory's name; both that and the factory's
+    own name find it in :func:`get_metric` and ``evaluate_scores(metrics=["..."])``.
 
     Parameters
     ----------
@@ -301,13 +301,13 @@ def metric(
             inner = factory(*bound.args, **bound.kwargs)
             takes_floats = (inner.takes if isinstance(inner, MetricFn) else kind) == "frame"
             own = takes_floats and "to_float" in bound.arguments
-            args = {k: v for k, v in bound.arguments.items() if not (own and k == "to_float")}
+            given = {k: v for k, v in bound.arguments.items() if not (own and k == "to_float")}
             if isinstance(inner, MetricFn):
                 fn = inner
             else:
-                params = {k: v for k, v in args.items() if _jsonable_param(v)}
+                params = {k: v for k, v in given.items() if _jsonable_param(v)}
                 fn = MetricFn(metric_name, params, inner, takes=kind)
-            if fn.spec is None and all(_jsonable_param(v) for v in args.values()):
+            if fn.spec is None and all(_jsonable_param(v) for v in given.values()):
                 fn.spec = {"metric": metric_name, "params": dict(fn.params)}
             if own:
                 fn.with_mapping(bound.arguments["to_float"])

@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import numbers
 from collections.abc import Callable, Mapping
@@ -57,6 +58,7 @@ __all__ = [
     "check_spec",
     "get_metric",
     "metric",
+    "metric_factory",
     "metric_from_spec",
     "registered_metrics",
 ]
@@ -324,7 +326,26 @@ def metric(
     return wrap
 
 
+BUILTIN_MODULES = (
+    "assay.stats.metrics",
+    "assay.stats.intervals",
+    "assay.stats.agreement",
+    "assay.stats.categorical",
+    "assay.stats.perplexity",
+    "assay.stats.reducers",
+    "assay.stats.panel",
+)
+
+
+def load_builtins() -> None:
+    """Import the modules that register the built-in metrics and reducers (the package
+    loads its names lazily, so a lookup by name may come first)."""
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+
+
 def _lookup(name: str) -> Callable[..., MetricFn]:
+    load_builtins()
     key = name if name in _REGISTRY else _ALIASES.get(name, name)
     if key not in _REGISTRY:
         raise InvalidInputError(
@@ -332,6 +353,16 @@ def _lookup(name: str) -> Callable[..., MetricFn]:
             source="metrics",
         )
     return _REGISTRY[key]
+
+
+def metric_factory(name: str) -> Callable[..., MetricFn]:
+    """The registered factory of metric ``name`` (its type or its factory's name).
+
+    Example:
+        >>> metric_factory("stderr")(cluster="doc").params
+        {'cluster': 'doc'}
+    """
+    return _lookup(name)
 
 
 def get_metric(name: str, **params: Any) -> MetricFn:
@@ -394,4 +425,5 @@ def registered_metrics() -> list[str]:
         >>> {"Accuracy", "Stderr"} <= set(registered_metrics())
         True
     """
+    load_builtins()
     return sorted(_REGISTRY)

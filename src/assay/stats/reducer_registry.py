@@ -28,7 +28,7 @@ import pandas as pd
 from assay.errors import InvalidInputError
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
-from assay.stats.metric_registry import check_spec
+from assay.stats.metric_registry import check_spec, load_builtins
 from assay.stats.types import Score
 from assay.stats.value_mapping import ValueMapping, as_mapping
 
@@ -37,6 +37,7 @@ __all__ = [
     "Reducer",
     "get_reducer",
     "reducer",
+    "reducer_factory",
     "reducer_from_spec",
     "registered_reducers",
 ]
@@ -237,6 +238,7 @@ def get_reducer(spec: str | Reducer) -> Reducer:
         >>> get_reducer("at_least_2").params
         {'k': 2, 'value': 1.0}
     """
+    load_builtins()
     if isinstance(spec, Reducer):
         return spec
     if not isinstance(spec, str):
@@ -259,6 +261,17 @@ def get_reducer(spec: str | Reducer) -> Reducer:
     )
 
 
+def reducer_factory(name: str) -> Callable[..., Reducer] | None:
+    """The registered factory ``name`` (``"mean"``, ``"at_least"``), or None.
+
+    Example:
+        >>> reducer_factory("at_least")(2, value=0.5).params
+        {'k': 2, 'value': 0.5}
+    """
+    load_builtins()
+    return _REGISTRY.get(name)
+
+
 def registered_reducers() -> list[str]:
     """Names of all registered reducers (``pass_at`` etc. take a ``_<k>`` suffix).
 
@@ -266,6 +279,7 @@ def registered_reducers() -> list[str]:
         >>> {"mean", "mode", "pass_at"} <= set(registered_reducers())
         True
     """
+    load_builtins()
     return sorted(_REGISTRY)
 
 
@@ -284,6 +298,7 @@ def reducer_from_spec(spec: Mapping[str, Any] | str) -> Reducer:
         >>> reducer_from_spec(at_least(2, value=0.5).spec).params
         {'k': 2, 'value': 0.5}
     """
+    load_builtins()
     if isinstance(spec, str):
         return get_reducer(spec)
     check_spec(spec, "reducer")

@@ -43,14 +43,10 @@ from pathlib import Path
 
 import numpy as np
 
+from assay.fairness.by_group import AGGREGATES, RATES
+from classification import _current_rss_mb, _peak_rss_mb  # the same memory measure
+
 TOL = 1e-12
-RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
-AGGREGATES = (
-    "DemographicParityDifference",
-    "DemographicParityRatio",
-    "EqualizedOddsDifference",
-    "EqualizedOddsRatio",
-)
 
 Results = dict[str, float]
 
@@ -144,22 +140,6 @@ def child(tool: str, data: str) -> None:
     rss_mb = _peak_rss_mb()
     out = {"wall": wall, "cpu": cpu, "rss_mb": rss_mb, "extra_mb": max(0.0, rss_mb - start_mb)}
     print(json.dumps({**out, "parts": parts, "results": results}))
-
-
-def _peak_rss_mb() -> float:
-    """Peak resident memory of this process (Linux ``VmHWM``; not ``ru_maxrss``, which a
-    child inherits from the parent across fork and exec)."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status")
-
-
-def _current_rss_mb() -> float:
-    with open("/proc/self/statm") as fh:
-        pages = int(fh.read().split()[1])
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def measure(tool: str, data: Path) -> dict:

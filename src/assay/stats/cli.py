@@ -11,7 +11,15 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli_support import (
+    OutputFormat,
+    db_option,
+    format_option,
+    guarded,
+    out_option,
+    publish,
+    save_option,
+)
 
 #: where an error came from (its ``source``) -> the option that set it
 OPTIONS = {"metrics": "--metric", "reducers": "--reducer", "to_float": "--to-float"}
@@ -121,12 +129,8 @@ def register(app: typer.Typer) -> None:
             '({"correct": "pass", "incorrect": "fail"}) or a table of text value -> '
             'number ({"P": 0.0}). Metrics and reducers with their own to_float use theirs.',
         ),
-        format: OutputFormat = typer.Option(
-            OutputFormat.json, "--format", help="json (metric records) or table (for people)."
-        ),
-        out: Path | None = typer.Option(
-            None, help="Write the JSON records to this file (atomically) instead of stdout."
-        ),
+        format: OutputFormat = format_option(),
+        out: Path | None = out_option(),
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:

@@ -120,6 +120,8 @@ def ci(
         Sample-metadata key of the cluster ids.
     seed
         Bootstrap seed; with None one is drawn when the metric is built and recorded.
+    to_float
+        This metric's own value mapping (default: the evaluation's), as for ``accuracy``.
 
     Returns
     -------
@@ -189,6 +191,8 @@ def ci_wilson(
         Confidence level, in (0, 1).
     cluster
         Sample-metadata key of the cluster ids.
+    to_float
+        This metric's own value mapping (default: the evaluation's), as for ``accuracy``.
 
     Returns
     -------

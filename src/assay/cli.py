@@ -54,6 +54,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
     ),
     "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
+    "stats": (
+        "assay.stats.cli",
+        "Inspect-style score statistics: accuracy, stderr, ci ... over reduced epochs.",
+    ),
     "text": ("assay.text.cli", "Text metrics: ROUGE, BLEU and LLM-judged (faithfulness, ...)."),
 }
 

@@ -88,11 +88,16 @@ def _dict_scores() -> list[st.SampleScore]:
     return out
 
 
-def _graded_scores() -> list[st.SampleScore]:
+def _graded_scores(topics: bool = False) -> list[st.SampleScore]:
     rng = np.random.default_rng(14)
     grades = ["pass", "fail", "meh", "pass", None]
     return [
-        st.SampleScore(st.Score(grades[int(rng.integers(0, 5))]), sid, epoch)
+        st.SampleScore(
+            st.Score(grades[int(rng.integers(0, 5))]),
+            sid,
+            epoch,
+            {"topic": f"t{sid % 3}"} if topics else None,
+        )
         for epoch in (1, 2)
         for sid in range(25)
     ]
@@ -128,6 +133,29 @@ CASES = [
         ),
         make_other=lambda: st.ScoreEvaluator([st.accuracy()], ["mean"], GRADES),
         batches=[_graded_scores()[:20], _graded_scores()[20:]],
+        concat=lambda bs: [s for b in bs for s in b],
+    ),
+    ContractCase(
+        name="stats-per-metric-and-per-reducer-value-mappings",
+        make=lambda: st.ScoreEvaluator(
+            [
+                st.accuracy(to_float={**GRADES, "values": {"meh": 0.0}}),
+                st.accuracy(),
+                st.stderr(to_float={"values": {"meh": 1.0}, **GRADES}),
+                st.grouped(st.mean(to_float={**GRADES, "values": {"meh": 0.25}}), "topic"),
+            ],
+            [
+                "mean",
+                "mode",
+                st.max_score(to_float={**GRADES, "values": {"meh": 2.0}}),
+                st.at_least(1, value=0.5, to_float={**GRADES, "values": {"meh": 1.0}}),
+            ],
+            GRADES,
+        ),
+        make_other=lambda: st.ScoreEvaluator(
+            [st.accuracy(to_float={**GRADES, "values": {"meh": 1.0}})], ["mean"], GRADES
+        ),
+        batches=[_graded_scores(topics=True)[:20], _graded_scores(topics=True)[20:]],
         concat=lambda bs: [s for b in bs for s in b],
     ),
     ContractCase(

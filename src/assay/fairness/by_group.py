@@ -134,6 +134,54 @@ def as_group_text(values: ArrayLike, *, source: str | None, field: str) -> NDArr
     return np.asarray(texts, dtype=str)[codes]
 
 
+def confusion_cell(truth: NDArray[np.bool_], pred: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """Each datum's confusion cell: 0 TP, 1 FP, 2 FN, 3 TN.
+
+    Example:
+        >>> confusion_cell(np.array([1, 0, 1, 0], bool), np.array([1, 1, 0, 0], bool)).tolist()
+        [0, 1, 2, 3]
+    """
+    return (2 * ~np.asarray(pred, dtype=bool) + ~np.asarray(truth, dtype=bool)).astype(np.int64)
+
+
+def factorize_text(values: NDArray[np.str_]) -> tuple[NDArray[np.str_], NDArray[np.int64]]:
+    """The sorted distinct texts and each value's index among them (``np.unique`` with
+    ``return_inverse``), by hashing the texts' bytes 8 at a time instead of sorting the
+    strings: a text array of fixed width w is read as ceil(w/8) unsigned 64-bit words per
+    value, the words are factorised one column at a time (combining the codes so far with
+    the next word's), and only the few distinct texts are sorted.
+
+    Example:
+        >>> names, inv = factorize_text(np.array(["fr", "en", "fr", "de"]))
+        >>> names.tolist(), inv.tolist()
+        (['de', 'en', 'fr'], [2, 1, 2, 0])
+    """
+    v = np.ascontiguousarray(values)
+    n, width = v.shape[0], v.dtype.itemsize
+    if v.ndim != 1 or v.dtype.kind not in "US" or n == 0 or width == 0:
+        names, inv = np.unique(v, return_inverse=True)
+        return names, inv.reshape(-1).astype(np.int64)
+    words = -(-width // 8)
+    raw = v.view(np.uint8).reshape(n, width)
+    if width != words * 8:
+        padded = np.zeros((n, words * 8), dtype=np.uint8)
+        padded[:, :width] = raw
+        raw = padded
+    cols = raw.view(np.uint64)
+    codes, k = np.zeros(n, dtype=np.int64), 1
+    for j in range(words):
+        c, uniq = pd.factorize(cols[:, j])
+        codes, seen = pd.factorize(codes * len(uniq) + c)
+        k = len(seen)
+    first = np.zeros(k, dtype=np.int64)
+    first[codes[::-1]] = np.arange(n - 1, -1, -1)  # each text's first row (the last write wins)
+    names = v[first]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(k, dtype=np.int64)
+    rank[order] = np.arange(k)
+    return names[order], rank[codes]
+
+
 @dataclass(frozen=True)
 class GroupTable:
     """Confusion counts per group: ``names`` (sorted text) and ``counts`` of shape (k, 4),
@@ -151,9 +199,8 @@ class GroupTable:
         cls, truth: NDArray[np.bool_], pred: NDArray[np.bool_], groups: NDArray[np.str_]
     ) -> GroupTable:
         """Count one batch: binarised labels and predictions, and each datum's group."""
-        names, inv = np.unique(groups, return_inverse=True)
-        col = np.where(truth, np.where(pred, 0, 2), np.where(pred, 1, 3))
-        cell = inv.reshape(-1).astype(np.int64) * 4 + col
+        names, inv = factorize_text(groups)
+        cell = inv * 4 + confusion_cell(truth, pred)
         counts = np.bincount(cell, minlength=4 * len(names)).reshape(-1, 4)
         return cls(names.astype(str), counts.astype(np.int64))
 

@@ -51,7 +51,13 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness import records
-from assay.fairness.by_group import GroupTable, as_group_text, check_options, group_column_values
+from assay.fairness.by_group import (
+    GroupTable,
+    as_group_text,
+    check_options,
+    confusion_cell,
+    group_column_values,
+)
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -191,9 +197,7 @@ class FairnessEvaluator(Evaluator):
         tb, pb = t == self.positive_label, p == self.positive_label
         for j, text in enumerate(texts):
             self._tables[j] = self._tables[j] + GroupTable.tally(tb, pb, text)
-        self._overall = (
-            self._overall + GroupTable.tally(tb, pb, np.zeros(n, dtype="<U1")).overall[0]
-        )
+        self._overall = self._overall + np.bincount(confusion_cell(tb, pb), minlength=4)
         self._remember(labels, predictions, source)
         return self
 

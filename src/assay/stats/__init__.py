@@ -32,97 +32,116 @@ Example:
      ('Accuracy', 'all', 0.625)]
 """
 
-from assay.stats.agreement import krippendorff_alpha
-from assay.stats.categorical import aggregate, categorical, frequency
-from assay.stats.compute import (
-    bootstrap_means,
-    clustered_stderr,
-    pass_at_k,
-    pass_hat_k,
-)
-from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
-from assay.stats.frame import ScoreFrame
-from assay.stats.grouped import GroupedMetricFn, grouped
-from assay.stats.intervals import ci, ci_wilson
-from assay.stats.metric_registry import (
-    MetricFn,
-    get_metric,
-    metric,
-    metric_from_spec,
-    registered_metrics,
-)
-from assay.stats.metrics import (
-    accuracy,
-    bootstrap_stderr,
-    mean,
-    std,
-    stderr,
-    var,
-)
-from assay.stats.panel import collect, majority
-from assay.stats.perplexity import perplexity_per_seq, perplexity_per_token
-from assay.stats.reduce import reduce_scores
-from assay.stats.reducer_registry import (
-    Reducer,
-    get_reducer,
-    reducer,
-    reducer_from_spec,
-    registered_reducers,
-)
-from assay.stats.reducers import at_least, pass_at, pass_k
-from assay.stats.types import (
-    CORRECT,
-    INCORRECT,
-    NOANSWER,
-    PARTIAL,
-    SampleScore,
-    Score,
-    Value,
-    value_to_float,
-)
-from assay.stats.value_mapping import ValueMapping
+from __future__ import annotations
+
+import sys as _sys
+import types as _types
+from typing import TYPE_CHECKING, Any
+
+from assay._lazy import lazy_exports
+
+# Names load on first use (PEP 562), so importing assay.stats.cli for `--help` stays light.
+_WHERE = {
+    "CORRECT": "assay.stats.types",
+    "GroupedMetricFn": "assay.stats.grouped",
+    "INCORRECT": "assay.stats.types",
+    "MetricFn": "assay.stats.metric_registry",
+    "NOANSWER": "assay.stats.types",
+    "PARTIAL": "assay.stats.types",
+    "Reducer": "assay.stats.reducer_registry",
+    "SampleScore": "assay.stats.types",
+    "Score": "assay.stats.types",
+    "ScoreEvaluator": "assay.stats.evaluator",
+    "ScoreFrame": "assay.stats.frame",
+    "Value": "assay.stats.types",
+    "ValueMapping": "assay.stats.value_mapping",
+    "accuracy": "assay.stats.metrics",
+    "aggregate": "assay.stats.categorical",
+    "at_least": "assay.stats.reducers",
+    "bootstrap_means": "assay.stats.compute",
+    "bootstrap_stderr": "assay.stats.metrics",
+    "categorical": "assay.stats.categorical",
+    "ci": "assay.stats.intervals",
+    "ci_wilson": "assay.stats.intervals",
+    "clustered_stderr": "assay.stats.compute",
+    "collect": "assay.stats.panel",
+    "evaluate": "assay.stats.evaluator",
+    "evaluate_scores": "assay.stats.evaluator",
+    "frequency": "assay.stats.categorical",
+    "get_metric": "assay.stats.metric_registry",
+    "get_reducer": "assay.stats.reducer_registry",
+    "grouped": "assay.stats.grouped",
+    "krippendorff_alpha": "assay.stats.agreement",
+    "majority": "assay.stats.panel",
+    "max_score": "assay.stats.reducers",
+    "mean": "assay.stats.metrics",
+    "mean_score": "assay.stats.reducers",
+    "median_score": "assay.stats.reducers",
+    "metric": "assay.stats.metric_registry",
+    "metric_from_spec": "assay.stats.metric_registry",
+    "mode_score": "assay.stats.reducers",
+    "pass_at": "assay.stats.reducers",
+    "pass_at_k": "assay.stats.compute",
+    "pass_hat_k": "assay.stats.compute",
+    "pass_k": "assay.stats.reducers",
+    "perplexity_per_seq": "assay.stats.perplexity",
+    "perplexity_per_token": "assay.stats.perplexity",
+    "reduce_scores": "assay.stats.reduce",
+    "reducer": "assay.stats.reducer_registry",
+    "reducer_from_spec": "assay.stats.reducer_registry",
+    "registered_metrics": "assay.stats.metric_registry",
+    "registered_reducers": "assay.stats.reducer_registry",
+    "std": "assay.stats.metrics",
+    "stderr": "assay.stats.metrics",
+    "value_to_float": "assay.stats.types",
+    "var": "assay.stats.metrics",
+}
 
 __all__ = [
-    "perplexity_per_token",
-    "perplexity_per_seq",
-    "ValueMapping",
-    "majority",
-    "collect",
-    "ci_wilson",
-    "ci",
-    "krippendorff_alpha",
-    "frequency",
-    "categorical",
-    "aggregate",
     "CORRECT",
+    "GroupedMetricFn",
     "INCORRECT",
+    "MetricFn",
     "NOANSWER",
     "PARTIAL",
-    "GroupedMetricFn",
-    "MetricFn",
     "Reducer",
     "SampleScore",
     "Score",
     "ScoreEvaluator",
     "ScoreFrame",
     "Value",
+    "ValueMapping",
     "accuracy",
+    "aggregate",
     "at_least",
     "bootstrap_means",
     "bootstrap_stderr",
+    "categorical",
+    "ci",
+    "ci_wilson",
     "clustered_stderr",
+    "collect",
     "evaluate",
     "evaluate_scores",
+    "frequency",
     "get_metric",
     "get_reducer",
     "grouped",
+    "krippendorff_alpha",
+    "majority",
+    "max_score",
     "mean",
+    "mean_score",
+    "median_score",
     "metric",
     "metric_from_spec",
+    "mode_score",
     "pass_at",
     "pass_at_k",
     "pass_hat_k",
     "pass_k",
+    "perplexity_per_seq",
+    "perplexity_per_token",
     "reduce_scores",
     "reducer",
     "reducer_from_spec",
@@ -133,3 +152,78 @@ __all__ = [
     "value_to_float",
     "var",
 ]
+
+if TYPE_CHECKING:
+    from assay.stats.agreement import krippendorff_alpha
+    from assay.stats.categorical import aggregate, categorical, frequency
+    from assay.stats.compute import (
+        bootstrap_means,
+        clustered_stderr,
+        pass_at_k,
+        pass_hat_k,
+    )
+    from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
+    from assay.stats.frame import ScoreFrame
+    from assay.stats.grouped import GroupedMetricFn, grouped
+    from assay.stats.intervals import ci, ci_wilson
+    from assay.stats.metric_registry import (
+        MetricFn,
+        get_metric,
+        metric,
+        metric_from_spec,
+        registered_metrics,
+    )
+    from assay.stats.metrics import (
+        accuracy,
+        bootstrap_stderr,
+        mean,
+        std,
+        stderr,
+        var,
+    )
+    from assay.stats.panel import collect, majority
+    from assay.stats.perplexity import perplexity_per_seq, perplexity_per_token
+    from assay.stats.reduce import reduce_scores
+    from assay.stats.reducer_registry import (
+        Reducer,
+        get_reducer,
+        reducer,
+        reducer_from_spec,
+        registered_reducers,
+    )
+    from assay.stats.reducers import (
+        at_least,
+        max_score,
+        mean_score,
+        median_score,
+        mode_score,
+        pass_at,
+        pass_k,
+    )
+    from assay.stats.types import (
+        CORRECT,
+        INCORRECT,
+        NOANSWER,
+        PARTIAL,
+        SampleScore,
+        Score,
+        Value,
+        value_to_float,
+    )
+    from assay.stats.value_mapping import ValueMapping
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
+
+
+class _Package(_types.ModuleType):
+    """Two exported functions share their module's name (``grouped``, ``categorical``):
+    importing the module must not bind the module over the function's lazy name."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, _types.ModuleType) and _WHERE.get(name) == value.__name__:
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

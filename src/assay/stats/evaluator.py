@@ -40,7 +40,7 @@ from assay.stats.reduce import reduce_scores, value_keys
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.types import SampleScore
-from assay.stats.value_mapping import as_mapping
+from assay.stats.value_mapping import ValueMapping, as_mapping
 
 __all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
 
@@ -114,7 +114,9 @@ def _raw_records(
         # one score per sample already: the reducer is the identity, so raw values
         # (strings, lists of ratings) reach the metric unchanged
         reduced = objs if single_epoch and not r.collects else reduce_scores(objs, r, to_float)
-        context = run_context(reducer=r.name, n_failed=_n_none(reduced))
+        context = run_context(
+            reducer=r.name, reducer_to_float=_dict(r.to_float), n_failed=_n_none(reduced)
+        )
         for m in per_sample:
             records.extend(m.records(reduced, context))
     return MetricSet(records)
@@ -132,20 +134,65 @@ def _records(
         frame_fns = [m for m in metric_fns if m.takes == "frame"]
         done = _records(scores, frame_fns, reducers, to_float) if frame_fns else MetricSet([])
         return MetricSet([*done, *_raw_records(scores, raw, reducers, to_float)])
-    columns = _columns(scores, to_float)
+    views = _Views(scores)
     records: list[Metric] = []
     for r in reducers:
         if r.collects:  # lists of the epochs' values are for metrics over raw values
             continue
-        if r.group_fn is not None:
-            reduced = {k: r.reduce_frame(f) for k, f in columns.items()}
-        else:
-            reduced = _columns(reduce_scores(_objects(scores), r, to_float), to_float)
-        for key, frame in reduced.items():
-            context = run_context(reducer=r.name, score_key=key, n_failed=frame.n_none)
+        by_mapping: dict[Any, dict[Any, ScoreFrame]] = {}
+        for m in metric_fns:
+            mapping = m.to_float if m.to_float is not None else to_float
+            if mapping not in by_mapping:
+                by_mapping[mapping] = views.reduced(r, mapping)
+        keys = list(dict.fromkeys(k for frames in by_mapping.values() for k in frames))
+        for key in keys:
             for m in metric_fns:
+                frame = by_mapping[m.to_float if m.to_float is not None else to_float].get(key)
+                if frame is None:
+                    continue
+                context = run_context(
+                    reducer=r.name,
+                    reducer_to_float=_dict(r.to_float),
+                    score_key=key,
+                    n_failed=frame.n_none,
+                )
                 records.extend(m.records(frame, context))
     return MetricSet(records)
+
+
+def _dict(mapping: ValueMapping | None) -> dict[str, Any] | None:
+    return None if mapping is None else mapping.to_dict()
+
+
+class _Views:
+    """The score columns converted with each mapping (each built once) and their
+    reductions.
+
+    The reduction converts the epochs with the reducer's own mapping when it has one,
+    else with the metric's (``mapping``); a reducer that returns a raw representative
+    (``mode``, ``max``) has that value converted with the metric's mapping afterwards,
+    as Inspect AI's metrics convert the reduced value with their own ``to_float``.
+    """
+
+    def __init__(self, scores: Scores) -> None:
+        self.scores = scores
+        self._columns: dict[Any, dict[Any, ScoreFrame]] = {}
+
+    def columns(self, mapping: ValueMapping | None) -> dict[Any, ScoreFrame]:
+        if mapping not in self._columns:
+            self._columns[mapping] = _columns(self.scores, mapping)
+        return self._columns[mapping]
+
+    def reduced(self, r: Reducer, mapping: ValueMapping | None) -> dict[Any, ScoreFrame]:
+        if r.group_fn is None:
+            objs = reduce_scores(_objects(self.scores), r, mapping)
+            return _columns(objs, mapping)
+        conversion = r.to_float if r.to_float is not None else mapping
+        frames = {k: r.reduce_frame(f) for k, f in self.columns(conversion).items()}
+        if conversion == mapping:
+            return frames
+        again = mapping if mapping is not None else ValueMapping()  # None: the default
+        return {k: f.remap(again) for k, f in frames.items()}
 
 
 def evaluate_scores(

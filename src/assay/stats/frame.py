@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -287,6 +288,23 @@ class ScoreFrame(Sequence[SampleScore]):
                 raise _missing_key(self.sample_id[0], key)
         self._cache[key] = col
         return col
+
+    def remap(self, to_float: Any, partial: float = 0.5) -> ScoreFrame:
+        """The frame with its raw values converted by ``to_float`` (a
+        :class:`~assay.stats.ValueMapping` or its dict); itself when ``to_float`` is None
+        or the frame has no raw values (built from numbers).
+
+        Example:
+            >>> f = ScoreFrame.from_scores([SampleScore(Score(v), i) for i, v in enumerate("CP")])
+            >>> f.remap({"P": 0.0}).values.tolist(), f.values.tolist()
+            ([1.0, 0.0], [1.0, 0.5])
+        """
+        mapping = as_mapping(to_float)
+        if mapping is None or self.raw is None:
+            return self
+        ids = [_py(x) for x in self.sample_id]
+        values, part = convert_values(self.raw, ids, partial, mapping)
+        return dataclasses.replace(self, values=values, partial=part, _cache={})
 
     def values_for(self, *, partial_credit: bool = True) -> np.ndarray:
         """The float values, with the ``"P"`` letter worth 0 when ``partial_credit`` is False."""

@@ -59,6 +59,7 @@ class GroupedMetricFn(MetricFn):
         spec = None if inner.spec is None else {**inner.spec, "grouped": options}
         super().__init__(inner.name, inner.params, inner.fn, spec, takes=inner.takes)
         self.inner = inner
+        self.to_float = inner.to_float
         self.group_column = group_column
         self.all = all
         self.all_label = all_label
@@ -150,7 +151,7 @@ class GroupedMetricFn(MetricFn):
 
     def __call__(self, scores: Any) -> dict[str, float]:  # type: ignore[override]
         out: dict[str, float] = {}
-        data = as_frame(scores) if self.takes == "frame" else as_objects(scores)
+        data = as_frame(scores, self.to_float) if self.takes == "frame" else as_objects(scores)
         records, names = self._evaluate(data, {})
         for name, r in zip(names, records):
             if r.value is None:

@@ -96,6 +96,7 @@ def ci(
     num_samples: int = 1000,
     cluster: str | None = None,
     seed: int | None = None,
+    to_float: Any = None,
 ) -> MetricFn:
     """Two-sided confidence interval ``{"lower", "upper"}`` for the mean score.
 
@@ -119,6 +120,8 @@ def ci(
         Sample-metadata key of the cluster ids.
     seed
         Bootstrap seed; with None one is drawn when the metric is built and recorded.
+    to_float
+        This metric's own value mapping (default: the evaluation's), as for ``accuracy``.
 
     Returns
     -------
@@ -169,7 +172,9 @@ def _wilson(p_hat: float, n: float, critical: float) -> Interval:
 
 
 @metric
-def ci_wilson(level: float = 0.95, cluster: str | None = None) -> Callable[[ScoreFrame], Interval]:
+def ci_wilson(
+    level: float = 0.95, cluster: str | None = None, to_float: Any = None
+) -> Callable[[ScoreFrame], Interval]:
     """Wilson score interval ``{"lower", "upper"}`` for the mean of scores in [0, 1].
 
     With p̂ the mean, n the count and z the normal ``1 − α/2`` quantile:
@@ -186,6 +191,8 @@ def ci_wilson(level: float = 0.95, cluster: str | None = None) -> Callable[[Scor
         Confidence level, in (0, 1).
     cluster
         Sample-metadata key of the cluster ids.
+    to_float
+        This metric's own value mapping (default: the evaluation's), as for ``accuracy``.
 
     Returns
     -------

@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import numbers
 from collections.abc import Callable, Mapping
@@ -47,6 +48,7 @@ from assay.results import Metric
 from assay.stats.frame import ScoreFrame
 from assay.stats.records import record, undefined_record
 from assay.stats.types import SampleScore, Score
+from assay.stats.value_mapping import ValueMapping, as_mapping
 
 __all__ = [
     "MetricFn",
@@ -56,6 +58,7 @@ __all__ = [
     "check_spec",
     "get_metric",
     "metric",
+    "metric_factory",
     "metric_from_spec",
     "registered_metrics",
 ]
@@ -78,18 +81,20 @@ def camel_case(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
-def as_frame(scores: Any) -> ScoreFrame:
-    """Scores in any accepted form as a :class:`ScoreFrame`.
+def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
+    """Scores in any accepted form as a :class:`ScoreFrame`, raw values converted with
+    ``to_float`` (default: :func:`~assay.stats.value_to_float`).
 
-    Accepts a ScoreFrame, a sequence of :class:`SampleScore` or :class:`Score`, raw
-    values (``"C"``, ``True``) or numbers.
+    Accepts a ScoreFrame (its raw values are converted again when ``to_float`` is given),
+    a sequence of :class:`SampleScore` or :class:`Score`, raw values (``"C"``, ``True``)
+    or numbers.
 
     Example:
         >>> as_frame(["C", "I", "P"]).values.tolist(), len(as_frame([0.5, 1.0]))
         ([1.0, 0.0, 0.5], 2)
     """
     if isinstance(scores, ScoreFrame):
-        return scores
+        return scores.remap(to_float)
     if isinstance(scores, np.ndarray) and scores.dtype != object:
         return ScoreFrame.from_arrays(scores)
     items = list(scores)
@@ -107,7 +112,7 @@ def as_frame(scores: Any) -> ScoreFrame:
             "key or index) or ScoreFrame.from_scores(scores, key=...)",
             source="scores",
         )
-    return ScoreFrame.from_scores(items)
+    return ScoreFrame.from_scores(items, to_float=to_float)
 
 
 def as_objects(scores: Any) -> list[SampleScore]:
@@ -150,7 +155,10 @@ class MetricFn:
     and raises :class:`UndefinedMetricError` where the value is not defined.
     :meth:`records` gives the :class:`~assay.results.Metric` records. ``spec`` is the
     JSON description that rebuilds it (:func:`metric_from_spec`), or None when the metric
-    was not built by a registered factory from JSON-able arguments.
+    was not built by a registered factory from JSON-able arguments. ``to_float`` is the
+    metric's own :class:`~assay.stats.ValueMapping` (None: the evaluation's), set by a
+    factory's ``to_float`` argument: the scores' raw values are converted with it for
+    this metric alone.
 
     Example:
         >>> m = MetricFn("Share", {}, lambda frame: float(frame.values.mean()))
@@ -174,25 +182,46 @@ class MetricFn:
         # SampleScore objects with their raw values (lists, dicts, strings) after the
         # reducer; "unreduced": the same, but every epoch, before any reducer
         self.takes = takes
+        self.to_float: ValueMapping | None = None
+
+    def with_mapping(self, to_float: Any) -> MetricFn:
+        """Give the metric its own value-to-float mapping (a :class:`ValueMapping`, the
+        dict of its fields or a ``{text: number}`` table; None leaves it unset); its
+        parameters and spec then carry ``to_float`` (the mapping's JSON form)."""
+        mapping = as_mapping(to_float)
+        self.to_float = mapping
+        self.params.pop("to_float", None)
+        if mapping is not None:
+            self.params["to_float"] = mapping.to_dict()
+        if self.spec is not None:
+            self.spec = {**self.spec, "params": dict(self.params)}
+        return self
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{self.name}({args})"
 
+    def _value(self, frame: Any) -> MetricValue:
+        """The value on a frame already converted (or on raw-value objects)."""
+        if self.takes != "frame" or not isinstance(frame, ScoreFrame):
+            return self(frame)
+        return _to_value(self.name, self.fn(frame))
+
     def __call__(self, scores: Any) -> MetricValue:
         if self.takes != "frame":
             return _to_value(self.name, self.fn(as_objects(scores)))
-        return _to_value(self.name, self.fn(as_frame(scores)))
+        return _to_value(self.name, self.fn(as_frame(scores, self.to_float)))
 
     def records(self, frame: Any, context: Mapping[str, Any] | None = None) -> list[Metric]:
-        """Metric records for ``frame`` (a ScoreFrame, or SampleScore objects for a metric
-        that takes raw scores); ``context`` (reducer, score key, counts) is added to the
-        parameters. An undefined value becomes an ``undefined`` record."""
+        """Metric records for ``frame`` (a ScoreFrame already converted with the metric's
+        mapping, or SampleScore objects for a metric that takes raw scores); ``context``
+        (reducer, score key, counts) is added to the parameters. An undefined value becomes
+        an ``undefined`` record."""
         if self.takes != "frame":
             frame = as_objects(frame)
         ctx, n = context or {}, len(frame)
         try:
-            value = self(frame)
+            value = self._value(frame)
         except UndefinedMetricError as e:
             return [undefined_record(self.name, e.reason, params=self.params, context=ctx, n=n)]
         return [record(self.name, value, params=self.params, context=ctx, n=n)]
@@ -220,9 +249,12 @@ def metric(
 
     The decorated factory returns a function ``(scores: ScoreFrame) -> float | dict``;
     calling the decorated factory returns a :class:`MetricFn` whose ``params`` are the
-    factory's (JSON-able) arguments, defaults included. The record type is ``name``, or
-    the CamelCase form of the factory's name; both that and the factory's own name find
-    it in :func:`get_metric` and ``evaluate_scores(metrics=["..."])``.
+    factory's (JSON-able) arguments, defaults included. A ``to_float`` argument of a
+    factory over floats (``takes="frame"``) is the metric's own value mapping
+    (:meth:`MetricFn.with_mapping`): the frame the inner function receives is converted
+    with it, and ``to_float`` appears in the parameters only when given. The record type
+    is ``name``, or the CamelCase form of the factory's name; both that and the factory's
+    own name find it in :func:`get_metric` and ``evaluate_scores(metrics=["..."])``.
 
     Parameters
     ----------
@@ -269,13 +301,18 @@ def metric(
             bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
             inner = factory(*bound.args, **bound.kwargs)
+            takes_floats = (inner.takes if isinstance(inner, MetricFn) else kind) == "frame"
+            own = takes_floats and "to_float" in bound.arguments
+            given = {k: v for k, v in bound.arguments.items() if not (own and k == "to_float")}
             if isinstance(inner, MetricFn):
                 fn = inner
             else:
-                params = {k: v for k, v in bound.arguments.items() if _jsonable_param(v)}
+                params = {k: v for k, v in given.items() if _jsonable_param(v)}
                 fn = MetricFn(metric_name, params, inner, takes=kind)
-            if fn.spec is None and all(_jsonable_param(v) for v in bound.arguments.values()):
+            if fn.spec is None and all(_jsonable_param(v) for v in given.values()):
                 fn.spec = {"metric": metric_name, "params": dict(fn.params)}
+            if own:
+                fn.with_mapping(bound.arguments["to_float"])
             return fn
 
         build.metric_name = metric_name  # type: ignore[attr-defined]
@@ -289,7 +326,26 @@ def metric(
     return wrap
 
 
+BUILTIN_MODULES = (
+    "assay.stats.metrics",
+    "assay.stats.intervals",
+    "assay.stats.agreement",
+    "assay.stats.categorical",
+    "assay.stats.perplexity",
+    "assay.stats.reducers",
+    "assay.stats.panel",
+)
+
+
+def load_builtins() -> None:
+    """Import the modules that register the built-in metrics and reducers (the package
+    loads its names lazily, so a lookup by name may come first)."""
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+
+
 def _lookup(name: str) -> Callable[..., MetricFn]:
+    load_builtins()
     key = name if name in _REGISTRY else _ALIASES.get(name, name)
     if key not in _REGISTRY:
         raise InvalidInputError(
@@ -297,6 +353,16 @@ def _lookup(name: str) -> Callable[..., MetricFn]:
             source="metrics",
         )
     return _REGISTRY[key]
+
+
+def metric_factory(name: str) -> Callable[..., MetricFn]:
+    """The registered factory of metric ``name`` (its type or its factory's name).
+
+    Example:
+        >>> metric_factory("stderr")(cluster="doc").params
+        {'cluster': 'doc'}
+    """
+    return _lookup(name)
 
 
 def get_metric(name: str, **params: Any) -> MetricFn:
@@ -359,4 +425,5 @@ def registered_metrics() -> list[str]:
         >>> {"Accuracy", "Stderr"} <= set(registered_metrics())
         True
     """
+    load_builtins()
     return sorted(_REGISTRY)

@@ -18,6 +18,9 @@ factory                              record type            value, for n scores 
 seed)``                                                     resampled means
 ===================================  =====================  ===================================
 
+Each also takes ``to_float=``: its own value mapping (as Inspect AI's metrics do), used
+instead of the evaluation's for that metric; the record's parameters then carry it.
+
 The registry, the ``@metric`` decorator and :class:`MetricFn` live in
 :mod:`assay.stats.metric_registry`; :func:`grouped` in :mod:`assay.stats.grouped` (both
 re-exported here).
@@ -32,6 +35,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +71,7 @@ __all__ = [
 
 
 @metric
-def accuracy(partial_credit: bool = True) -> Callable[[ScoreFrame], float]:
+def accuracy(partial_credit: bool = True, to_float: Any = None) -> Callable[[ScoreFrame], float]:
     """Proportion correct: the mean of the values (C = 1, I = N = 0, P = 0.5).
 
     Parameters
@@ -75,6 +79,10 @@ def accuracy(partial_credit: bool = True) -> Callable[[ScoreFrame], float]:
     partial_credit
         Give the partial letter ``"P"`` 0.5 (default, as Inspect AI does); False counts
         it as incorrect (0). A numeric 0.5 is not the letter and is not touched.
+    to_float
+        This metric's own value mapping (a :class:`~assay.stats.ValueMapping`, the dict
+        of its fields, or a ``{text: number}`` table such as ``{"P": 0.0}``); default: the
+        evaluation's. Every metric over floats takes one (see :mod:`assay.stats`).
 
     Returns
     -------
@@ -85,6 +93,8 @@ def accuracy(partial_credit: bool = True) -> Callable[[ScoreFrame], float]:
     --------
     >>> accuracy()(["C", "P", "I", "C"]), accuracy(partial_credit=False)(["C", "P", "I", "C"])
     (0.625, 0.5)
+    >>> accuracy(to_float={"P": 0.25})(["C", "P", "I", "C"])
+    0.5625
     """
 
     def compute_(frame: ScoreFrame) -> float:
@@ -96,7 +106,7 @@ def accuracy(partial_credit: bool = True) -> Callable[[ScoreFrame], float]:
 
 
 @metric
-def mean() -> Callable[[ScoreFrame], float]:
+def mean(to_float: Any = None) -> Callable[[ScoreFrame], float]:
     """Arithmetic mean ``Σ y / n`` of the values (requires n ≥ 1).
 
     Returns
@@ -113,7 +123,7 @@ def mean() -> Callable[[ScoreFrame], float]:
 
 
 @metric
-def var() -> Callable[[ScoreFrame], float]:
+def var(to_float: Any = None) -> Callable[[ScoreFrame], float]:
     """Sample variance ``Σ (y − ȳ)² / (n − 1)`` (requires n ≥ 2).
 
     Returns
@@ -130,7 +140,7 @@ def var() -> Callable[[ScoreFrame], float]:
 
 
 @metric
-def std() -> Callable[[ScoreFrame], float]:
+def std(to_float: Any = None) -> Callable[[ScoreFrame], float]:
     """Sample standard deviation ``√(Σ (y − ȳ)² / (n − 1))`` (requires n ≥ 2).
 
     Returns
@@ -147,7 +157,7 @@ def std() -> Callable[[ScoreFrame], float]:
 
 
 @metric
-def stderr(cluster: str | None = None) -> Callable[[ScoreFrame], float]:
+def stderr(cluster: str | None = None, to_float: Any = None) -> Callable[[ScoreFrame], float]:
     """Standard error of the mean, optionally cluster-robust.
 
     Without ``cluster``: ``√(var / n)`` with the sample variance (requires n ≥ 2). With
@@ -181,7 +191,9 @@ def stderr(cluster: str | None = None) -> Callable[[ScoreFrame], float]:
 
 
 @metric
-def bootstrap_stderr(num_samples: int = 1000, seed: int | None = None) -> MetricFn:
+def bootstrap_stderr(
+    num_samples: int = 1000, seed: int | None = None, to_float: Any = None
+) -> MetricFn:
     """Bootstrap standard error of the mean.
 
     Draw ``num_samples`` resamples of the n values with replacement, take each

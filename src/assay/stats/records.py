@@ -4,7 +4,9 @@ A stats record's parameters come in a fixed order (the names of ``docs/records.m
 
 1. the metric's own parameters, as its factory was called (``partial_credit``,
    ``cluster``, ``num_samples``, ``seed`` ...);
-2. the context it was computed in: ``reducer`` (the epoch reducer's name), ``score_key``
+   ``to_float`` is the metric's own value mapping, when it has one;
+2. the context it was computed in: ``reducer`` (the epoch reducer's name),
+   ``reducer_to_float`` (the reducer's own value mapping, when it has one), ``score_key``
    (dict-valued scores only), ``n_failed`` (samples with no usable score);
    :func:`~assay.stats.grouped` adds ``group_column`` and ``group``, then ``name`` when a
    ``name_template`` renames the groups, or ``all`` on the aggregate record;
@@ -44,9 +46,14 @@ __all__ = [
 
 
 def run_context(
-    *, reducer: str | None = None, score_key: Any = None, n_failed: int | None = None
+    *,
+    reducer: str | None = None,
+    reducer_to_float: Mapping[str, Any] | None = None,
+    score_key: Any = None,
+    n_failed: int | None = None,
 ) -> dict[str, Any]:
-    """The context of one evaluation run: ``reducer``, ``score_key``, ``n_failed``.
+    """The context of one evaluation run: ``reducer``, ``reducer_to_float`` (the
+    reducer's own value mapping, when it has one), ``score_key``, ``n_failed``.
 
     An argument left at None is absent from the record (``score_key`` exists only for
     dict-valued scores; metrics over every epoch have no ``reducer``).
@@ -57,7 +64,12 @@ def run_context(
         >>> run_context(n_failed=2)
         {'n_failed': 2}
     """
-    given = {"reducer": reducer, "score_key": score_key, "n_failed": n_failed}
+    given = {
+        "reducer": reducer,
+        "reducer_to_float": reducer_to_float,
+        "score_key": score_key,
+        "n_failed": n_failed,
+    }
     return {k: v for k, v in given.items() if v is not None}
 
 

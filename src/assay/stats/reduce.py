@@ -82,7 +82,8 @@ def reduce_scores(
     reducer
         A reducer name (``"mean"``, ``"pass_at_2"``) or a :class:`Reducer`.
     to_float
-        Custom sentinels (:class:`~assay.stats.ValueMapping`) for the built-in reducers.
+        Custom sentinels (:class:`~assay.stats.ValueMapping`) for the built-in reducers
+        (a reducer's own ``to_float`` is used instead when it has one).
 
     Returns
     -------
@@ -96,6 +97,8 @@ def reduce_scores(
     (0.6667, 'x')
     """
     r = get_reducer(reducer)
+    if r.to_float is not None:  # the reducer's own mapping wins
+        to_float = r.to_float
     # a score without an id is a sample of its own: give it a placeholder id meanwhile
     scores = [
         s if s.sample_id is not None else dataclasses.replace(s, sample_id=_placeholder(i))

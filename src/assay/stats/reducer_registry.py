@@ -28,14 +28,16 @@ import pandas as pd
 from assay.errors import InvalidInputError
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
-from assay.stats.metric_registry import check_spec
+from assay.stats.metric_registry import check_spec, load_builtins
 from assay.stats.types import Score
+from assay.stats.value_mapping import ValueMapping, as_mapping
 
 __all__ = [
     "EpochGroups",
     "Reducer",
     "get_reducer",
     "reducer",
+    "reducer_factory",
     "reducer_from_spec",
     "registered_reducers",
 ]
@@ -123,6 +125,8 @@ class Reducer:
         self.keep_failed = False
         # the reduced value is a list of the epochs' values (metrics over floats skip it)
         self.collects = False
+        # the reducer's own value mapping (None: the metric's, else the evaluation's)
+        self.to_float: ValueMapping | None = None
 
     def __repr__(self) -> str:
         return f"Reducer({self.name!r})"
@@ -183,7 +187,10 @@ def reducer(func: Callable[..., Any] | None = None, *, name: str | None = None) 
 
     The factory returns ``reduce(scores: list[Score]) -> Score | value`` for one sample's
     scored epochs (in epoch order). If it has a ``k`` parameter, ``"<name>_<k>"`` resolves
-    to it with that ``k`` (like ``pass_at_3``).
+    to it with that ``k`` (like ``pass_at_3``). A ``to_float`` parameter is the reducer's
+    own value mapping (:class:`~assay.stats.ValueMapping`, its dict or a ``{text: number}``
+    table): the built-in reducers convert the epochs' raw values with it instead of the
+    evaluation's; it is in ``params`` (as JSON) only when given.
 
     Example:
         >>> @reducer
@@ -203,11 +210,15 @@ def reducer(func: Callable[..., Any] | None = None, *, name: str | None = None) 
             bound.apply_defaults()
             inner = factory(*bound.args, **bound.kwargs)
             params = dict(bound.arguments)
+            mapping = as_mapping(params.pop("to_float", None))
             r = (
                 inner
                 if isinstance(inner, Reducer)
                 else Reducer(_name_with_k(reducer_name, params), params, score_fn=inner)
             )
+            if mapping is not None:
+                r.to_float = mapping
+                r.params["to_float"] = params["to_float"] = mapping.to_dict()
             if r.spec is None and _jsonable(params):
                 r.spec = {"reducer": reducer_name, "params": params}
             return r
@@ -227,6 +238,7 @@ def get_reducer(spec: str | Reducer) -> Reducer:
         >>> get_reducer("at_least_2").params
         {'k': 2, 'value': 1.0}
     """
+    load_builtins()
     if isinstance(spec, Reducer):
         return spec
     if not isinstance(spec, str):
@@ -249,6 +261,17 @@ def get_reducer(spec: str | Reducer) -> Reducer:
     )
 
 
+def reducer_factory(name: str) -> Callable[..., Reducer] | None:
+    """The registered factory ``name`` (``"mean"``, ``"at_least"``), or None.
+
+    Example:
+        >>> reducer_factory("at_least")(2, value=0.5).params
+        {'k': 2, 'value': 0.5}
+    """
+    load_builtins()
+    return _REGISTRY.get(name)
+
+
 def registered_reducers() -> list[str]:
     """Names of all registered reducers (``pass_at`` etc. take a ``_<k>`` suffix).
 
@@ -256,11 +279,15 @@ def registered_reducers() -> list[str]:
         >>> {"mean", "mode", "pass_at"} <= set(registered_reducers())
         True
     """
+    load_builtins()
     return sorted(_REGISTRY)
 
 
 def _jsonable(params: Mapping[str, Any]) -> bool:
-    return all(v is None or isinstance(v, (str, bool, int, float)) for v in params.values())
+    return all(
+        v is None or isinstance(v, (str, bool, int, float)) or k == "to_float"
+        for k, v in params.items()
+    )
 
 
 def reducer_from_spec(spec: Mapping[str, Any] | str) -> Reducer:
@@ -271,6 +298,7 @@ def reducer_from_spec(spec: Mapping[str, Any] | str) -> Reducer:
         >>> reducer_from_spec(at_least(2, value=0.5).spec).params
         {'k': 2, 'value': 0.5}
     """
+    load_builtins()
     if isinstance(spec, str):
         return get_reducer(spec)
     check_spec(spec, "reducer")

@@ -13,6 +13,10 @@ which an attempt counts as correct, default 1.0):
 ``at_least_{k}``  1 if at least k epochs are correct, else 0
 ================  ===========================================================================
 
+Every built-in but ``mode`` (which counts raw values) takes ``to_float=``, as Inspect AI's
+reducers take ``value_to_float``: the reducer's own value mapping, used to convert the
+epochs instead of the metric's or the evaluation's.
+
 ``n`` is the number of scored epochs of the sample (epochs whose value is ``None`` are left
 out) and ``c`` how many have value ≥ ``value``. A sample with no scored epoch (or fewer
 than k for ``pass_at``/``pass_k``) is *failed*: excluded from the metrics and counted in
@@ -42,6 +46,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from assay.errors import InvalidInputError
@@ -61,6 +67,10 @@ __all__ = [
     "Reducer",
     "at_least",
     "get_reducer",
+    "max_score",
+    "mean_score",
+    "median_score",
+    "mode_score",
     "pass_at",
     "pass_k",
     "reduce_scores",
@@ -73,7 +83,7 @@ Reduced = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
 
 
 @reducer(name="mean")
-def mean_reducer() -> Reducer:
+def mean_reducer(to_float: Any = None) -> Reducer:
     """Mean of the epochs' values: ``Σ_e y_e / n`` over a sample's n scored epochs.
 
     Examples
@@ -90,7 +100,7 @@ def mean_reducer() -> Reducer:
 
 
 @reducer(name="median")
-def median_reducer() -> Reducer:
+def median_reducer(to_float: Any = None) -> Reducer:
     """Median of the epochs' values (mean of the two middle ones for an even count).
 
     Examples
@@ -110,7 +120,7 @@ def median_reducer() -> Reducer:
 
 
 @reducer(name="max")
-def max_reducer() -> Reducer:
+def max_reducer(to_float: Any = None) -> Reducer:
     """Largest value; the reduced raw value is its first occurrence in epoch order.
 
     Examples
@@ -170,7 +180,7 @@ def _check_k(k: int) -> int:
 
 
 @reducer
-def pass_at(k: int, value: float = 1.0) -> Reducer:
+def pass_at(k: int, value: float = 1.0, to_float: Any = None) -> Reducer:
     """Unbiased pass@k (Chen et al. 2021): the chance that at least one of k attempts
     drawn without replacement from the n scored epochs is correct,
     ``1 − C(n−c, k)/C(n, k)`` with c the epochs whose value is ≥ ``value``.
@@ -197,7 +207,7 @@ def pass_at(k: int, value: float = 1.0) -> Reducer:
 
 
 @reducer
-def pass_k(k: int, value: float = 1.0) -> Reducer:
+def pass_k(k: int, value: float = 1.0, to_float: Any = None) -> Reducer:
     """pass^k (Yao et al. 2024): the chance that all of k attempts drawn without
     replacement are correct, ``C(c, k)/C(n, k)``; needs n ≥ k scored epochs.
 
@@ -216,7 +226,7 @@ def pass_k(k: int, value: float = 1.0) -> Reducer:
 
 
 @reducer
-def at_least(k: int, value: float = 1.0) -> Reducer:
+def at_least(k: int, value: float = 1.0, to_float: Any = None) -> Reducer:
     """1 if at least k epochs have value ≥ ``value``, else 0.
 
     Examples
@@ -231,3 +241,10 @@ def at_least(k: int, value: float = 1.0) -> Reducer:
         return (g.correct(value) >= k).astype(np.float64), np.zeros(g.n_samples, bool), None
 
     return Reducer(f"at_least_{k}", {"k": k, "value": value}, group_fn=fn)
+
+
+# Inspect AI's names of the factories (their keyword is ``value_to_float``; here ``to_float``)
+mean_score = mean_reducer
+median_score = median_reducer
+max_score = max_reducer
+mode_score = mode_reducer

@@ -1,23 +1,29 @@
 """Custom value-to-float mappings: which raw values mean correct, incorrect, partial and
 no answer (Inspect AI's ``value_to_float(correct=..., ...)``).
 
-A :class:`ValueMapping` replaces the letters C/I/P/N by your own sentinels; everything
-else converts as usual (booleans, yes/no/true/false, finite numbers). Give one to
+A :class:`ValueMapping` replaces the letters C/I/P/N by your own sentinels, and may give
+text values a float of their own (``values={"P": 0.0}``); everything else converts as
+usual (booleans, yes/no/true/false, finite numbers). Give one to
 :func:`~assay.stats.evaluate_scores`, :class:`~assay.stats.ScoreEvaluator`,
 :meth:`ScoreFrame.from_scores <assay.stats.ScoreFrame.from_scores>`,
 :func:`~assay.stats.aggregate` or :func:`~assay.stats.krippendorff_alpha` as
-``to_float=`` (a ``ValueMapping`` or the dict of its fields, which is its JSON form).
+``to_float=`` (a ``ValueMapping`` or the dict of its fields, which is its JSON form), or
+to one metric or reducer (``accuracy(to_float={"P": 0.0})``, ``mean_reducer(to_float=...)``)
+so that it converts that metric's or reducer's values only.
 
 Example:
     >>> m = ValueMapping(correct="pass", incorrect="fail", partial="close")
     >>> [m(v) for v in ["pass", "close", "fail", "yes", 0.25]]
     [1.0, 0.5, 0.0, 1.0, 0.25]
+    >>> [as_mapping({"P": 0.0})(v) for v in ["C", "P", "I"]]
+    [1.0, 0.0, 0.0]
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,6 +35,28 @@ from assay.stats.types import CORRECT, INCORRECT, NOANSWER, PARTIAL, _rec, value
 __all__ = ["ValueMapping", "as_mapping", "convert_values"]
 
 _LETTERS = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
+_FIELDS = ("correct", "incorrect", "partial", "noanswer", "values")
+
+
+def _check_values(values: Any) -> dict[str, float]:
+    """The ``values`` table: text keys, finite numbers."""
+    if not isinstance(values, Mapping):
+        raise InvalidInputError(
+            f"must be a dict of text value -> number, got {values!r}",
+            source="ValueMapping",
+            field="values",
+        )
+    out = {}
+    for k, v in values.items():
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        if not isinstance(k, str) or not ok:
+            raise InvalidInputError(
+                f"{k!r}: {v!r} is not a text value mapped to a finite number",
+                source="ValueMapping",
+                field="values",
+            )
+        out[k] = float(v)
+    return out
 
 
 @dataclass(frozen=True)
@@ -42,41 +70,61 @@ class ValueMapping:
     sentinels is an :class:`~assay.errors.InvalidInputError` (Inspect AI logs a warning
     and uses 0).
 
+    ``values`` maps text values to floats of your choosing, looked up before anything
+    else (``values={"P": 0.0}`` counts the partial letter as 0; Inspect AI users write a
+    ``to_float`` function for this).
+
     Examples
     --------
     >>> ValueMapping(correct=2, incorrect=1)(2), ValueMapping(noanswer="skip")("skip")
     (1.0, 0.0)
     >>> ValueMapping().to_dict()
     {'correct': 'C', 'incorrect': 'I', 'partial': 'P', 'noanswer': 'N'}
+    >>> ValueMapping(values={"P": 0.25, "meh": 0.1})("P")
+    0.25
     """
 
     correct: Any = CORRECT
     incorrect: Any = INCORRECT
     partial: Any = PARTIAL
     noanswer: Any = NOANSWER
+    values: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name, v in self.to_dict().items():
+        for name in _FIELDS[:4]:
+            v = getattr(self, name)
             if not (v is None or isinstance(v, (str, int, float, bool))):
                 raise InvalidInputError(
                     f"a sentinel must be a scalar, got {v!r}", source="ValueMapping", field=name
                 )
+        object.__setattr__(self, "values", _check_values(self.values))
+
+    def __hash__(self) -> int:
+        return hash(repr(self.to_dict()))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (``ValueMapping(**d)`` rebuilds it)."""
-        return asdict(self)
+        """The JSON form (``ValueMapping(**d)`` rebuilds it); ``values`` only when set."""
+        out = {name: getattr(self, name) for name in _FIELDS[:4]}
+        if self.values:
+            out["values"] = dict(self.values)
+        return out
 
     @property
     def is_default(self) -> bool:
         """True for the letters C/I/P/N (the plain :func:`value_to_float`)."""
-        return (self.correct, self.incorrect, self.partial, self.noanswer) == _LETTERS
+        sentinels = (self.correct, self.incorrect, self.partial, self.noanswer)
+        return sentinels == _LETTERS and not self.values
 
     def is_partial(self, value: Any) -> bool:
-        """Whether ``value`` is the partial sentinel."""
+        """Whether ``value`` is the partial sentinel (and not given a value of its own)."""
+        if isinstance(value, str) and value in self.values:
+            return False
         return bool(value == self.partial)
 
     def __call__(self, value: Any, *, partial: float = 0.5, record: Any = None) -> float:
-        if self.is_default:
+        if isinstance(value, str) and value in self.values:
+            return self.values[value]
+        if (self.correct, self.incorrect, self.partial, self.noanswer) == _LETTERS:
             return value_to_float(value, partial=partial, record=record)
         if value == self.correct:
             return 1.0
@@ -96,17 +144,28 @@ class ValueMapping:
 def as_mapping(to_float: ValueMapping | Mapping[str, Any] | None) -> ValueMapping | None:
     """``to_float`` as a :class:`ValueMapping` (None stays None).
 
+    A dict whose keys are all field names (``correct``, ``incorrect``, ``partial``,
+    ``noanswer``, ``values``) gives those fields; a dict with none of them is a ``values``
+    table (``{"P": 0.0}`` is ``ValueMapping(values={"P": 0.0})``).
+
     Example:
-        >>> as_mapping({"correct": "ok"}).correct
-        'ok'
+        >>> as_mapping({"correct": "ok"}).correct, as_mapping({"P": 0}).values
+        ('ok', {'P': 0.0})
     """
     if to_float is None or isinstance(to_float, ValueMapping):
         return to_float
     if isinstance(to_float, Mapping):
-        try:
-            return ValueMapping(**dict(to_float))
-        except TypeError as e:
-            raise InvalidInputError(str(e), source="to_float") from None
+        fields = [k for k in to_float if k in _FIELDS]
+        if not fields and to_float:
+            return ValueMapping(values=dict(to_float))
+        if len(fields) != len(to_float):
+            other = sorted(str(k) for k in to_float if k not in _FIELDS)
+            raise InvalidInputError(
+                f"mixes the fields {fields} with other keys {other}: give the fields "
+                f"{list(_FIELDS)}, or only a table of text value -> number",
+                source="to_float",
+            )
+        return ValueMapping(**dict(to_float))
     raise InvalidInputError(
         f"expected a ValueMapping or a dict of its fields, got {to_float!r}", source="to_float"
     )

@@ -138,7 +138,7 @@ class Metadata:
 
 def _dtype(kind: str, *arrays: NDArray[Any]) -> Any:
     if kind == "U":
-        return np.result_type(*[a.dtype for a in arrays if a.dtype.kind == "U"] or [np.str_])
+        return np.result_type(*[a.dtype for a in arrays if a.dtype.kind == "U"] or [np.dtype(str)])
     return {"b": np.bool_, "i": np.int64, "f": np.float64}[kind]
 
 
@@ -203,7 +203,7 @@ def _column(name: str, vals: list[Any], rows: list[int], n: int, source: str) ->
             record=rows[i] + 1,
             field=f"metadata.{name}",
         )
-    kind = _joint_kind(sorted(kinds - {None}) or ["f"], name, source)
+    kind = _joint_kind(sorted(k for k in kinds if k is not None) or ["f"], name, source)
     present = np.zeros(n, bool)
     keep = [j for j, v in enumerate(vals) if _scalar_kind(v) is not None]
     idx = np.asarray([rows[j] for j in keep], dtype=np.intp)
@@ -270,12 +270,12 @@ class Column:
 
     values: NDArray[Any]
     present: NDArray[np.bool_] | None = None
-    categories: Sequence[Any] | None = None
+    categories: Sequence[Any] | NDArray[Any] | None = None
 
     def to_pandas(self) -> Any:
         if self.categories is not None:
-            cats = pd.Index(np.asarray(self.categories))
-            return pd.Series(pd.Categorical.from_codes(self.values, dtype=pd.CategoricalDtype(cats)))
+            dtype = pd.CategoricalDtype(pd.Index(np.asarray(self.categories)))
+            return pd.Series(pd.Categorical.from_codes(self.values, dtype=dtype))
         v, mask = self.values, None if self.present is None else ~self.present
         if v.dtype.kind == "U":
             s = pd.array(v.astype(object), dtype="string")
@@ -333,7 +333,8 @@ class _Resolver(dict):  # type: ignore[type-arg]
 
     def __init__(self, table: FieldTable) -> None:
         super().__init__()
-        self.table, self.cache, self.known = table, {}, table.names()
+        self.table, self.known = table, table.names()
+        self.cache: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Any:
         if name not in self.cache:

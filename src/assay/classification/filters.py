@@ -139,7 +139,7 @@ def filter_block(
     rows = np.arange(len(b.labels))
     if labels is not None:
         if isinstance(labels, (str, bytes)):
-            raise InvalidInputError("must be a list of label values, not one string", source="labels")
+            raise InvalidInputError("must be a list of labels, not one string", source="labels")
         wanted_labels = {str(x) for x in labels}
         rows = np.array([j for j, lab in enumerate(b.labels) if lab in wanted_labels], dtype=int)
         keep &= np.isin(b.gt, rows)

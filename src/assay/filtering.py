@@ -47,6 +47,7 @@ __all__ = [
     "FieldTable",
     "Metadata",
     "evaluate",
+    "examples_page",
     "is_expression",
     "metadata_from_frame",
     "metadata_from_records",
@@ -78,10 +79,14 @@ class Metadata:
     def names(self) -> tuple[str, ...]:
         return tuple(sorted(self.values))
 
-    def take(self, index: NDArray[Any]) -> Metadata:
-        """The rows ``index`` (int or bool array)."""
-        idx = np.asarray(index)
-        n = int(idx.sum()) if idx.dtype == bool else len(idx)
+    def take(self, index: NDArray[Any] | slice) -> Metadata:
+        """The rows ``index`` (an int or bool array, or a slice)."""
+        if isinstance(index, slice):
+            n = len(range(*index.indices(self.n)))
+            idx: Any = index
+        else:
+            idx = np.asarray(index)
+            n = int(idx.sum()) if idx.dtype == bool else len(idx)
         return Metadata(
             n,
             {k: v[idx] for k, v in self.values.items()},
@@ -437,3 +442,22 @@ def evaluate(expr: Any, table: FieldTable, *, source: str) -> NDArray[np.bool_]:
         f"{type(expr).__name__}",
         source=source,
     )
+
+
+def examples_page(limit: Any, offset: Any) -> tuple[int, int | None]:
+    """``(offset, limit)`` of a page of ``Examples`` records, checked: integers >= 0.
+
+    The page holds the datums ``offset`` to ``offset + limit - 1`` (no ``limit``: all from
+    ``offset``). ``limit=0`` gives an empty page (valor-lite reads 0 as "no limit").
+
+    Example:
+        >>> examples_page(10, 20)
+        (20, 10)
+    """
+    for name, v, none_ok in (("examples_limit", limit, True), ("examples_offset", offset, False)):
+        if v is None and none_ok:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            extra = " or None" if none_ok else ""
+            raise InvalidInputError(f"must be an integer >= 0{extra}, got {v!r}", source=name)
+    return int(offset), None if limit is None else int(limit)

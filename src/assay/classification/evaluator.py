@@ -65,7 +65,12 @@ from assay.classification.types import (
 from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.filtering import Metadata, metadata_from_frame, metadata_from_records
+from assay.filtering import (
+    Metadata,
+    examples_page,
+    metadata_from_frame,
+    metadata_from_records,
+)
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
@@ -184,8 +189,7 @@ class ClassificationEvaluator(Evaluator):
                 source="number_of_examples",
             )
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
-        self.examples_limit = _count_or_none(examples_limit, "examples_limit")
-        self.examples_offset = _count_or_none(examples_offset, "examples_offset", none=False)
+        self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -388,16 +392,6 @@ class ClassificationEvaluator(Evaluator):
                 md = Metadata.from_arrays(state, f"{i}.metadata.", block.n)
                 block = replace(block, metadata=md)
             self._blocks[str(key)] = [block]
-
-
-def _count_or_none(v: Any, name: str, *, none: bool = True) -> Any:
-    if v is None and none:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-        raise InvalidInputError(
-            f"must be an integer >= 0{' or None' if none else ''}, got {v!r}", source=name
-        )
-    return int(v)
 
 
 def _metadata(metadata: Any, n: int) -> Metadata:

@@ -43,7 +43,9 @@ def valor_records(ev, limit=None, offset=0):
     res = ev.compute_precision_recall(iou_thresholds=IOUS, score_thresholds=SCORES)
     out = [m.to_dict() for k in ("Counts", "Precision", "Recall", "F1") for m in res[k]]
     out += [m.to_dict() for m in ev.compute_confusion_matrix(IOUS, SCORES)]
-    return out + [m.to_dict() for m in ev.compute_examples(IOUS, SCORES, limit=limit, offset=offset)]
+    return out + [
+        m.to_dict() for m in ev.compute_examples(IOUS, SCORES, limit=limit, offset=offset)
+    ]
 
 
 def compare(ours, theirs):
@@ -51,7 +53,9 @@ def compare(ours, theirs):
     for m in theirs:
         kind, p, v = m["type"], m["parameters"], m["value"]
         if kind == "ConfusionMatrix":
-            mine = ours.get(kind, iou_threshold=p["iou_threshold"], score_threshold=p["score_threshold"])
+            mine = ours.get(
+                kind, iou_threshold=p["iou_threshold"], score_threshold=p["score_threshold"]
+            )
             for side in ("confusion_matrix", "unmatched_predictions", "unmatched_ground_truths"):
                 for lab, cell in v[side].items():
                     got = mine.value[side].get(lab, {} if isinstance(cell, dict) else 0)
@@ -65,8 +69,12 @@ def compare(ours, theirs):
             assert sorted(map(tuple, v["true_positives"])) == sorted(
                 (f"{u}g{g}", f"{u}p{q}") for g, q in mine["true_positives"]
             )
-            assert sorted(v["false_positives"]) == sorted(f"{u}p{q}" for q in mine["false_positives"])
-            assert sorted(v["false_negatives"]) == sorted(f"{u}g{g}" for g in mine["false_negatives"])
+            assert sorted(v["false_positives"]) == sorted(
+                f"{u}p{q}" for q in mine["false_positives"]
+            )
+            assert sorted(v["false_negatives"]) == sorted(
+                f"{u}g{g}" for g in mine["false_negatives"]
+            )
         else:
             try:
                 mine = _get(ours, m)
@@ -105,8 +113,10 @@ CASES = [
     (
         "labels (assay) = gt and pd label filters (valor)",
         {"labels": ["cat", "bird"]},
-        {"groundtruths": F("gt_label").isin(["cat", "bird"]),
-         "predictions": F("pd_label").isin(["cat", "bird"])},
+        {
+            "groundtruths": F("gt_label").isin(["cat", "bird"]),
+            "predictions": F("pd_label").isin(["cat", "bird"]),
+        },
     ),  # fmt: skip
 ]
 

@@ -13,8 +13,9 @@ anything again.
 * the labels listed (a value such as ``"cat"`` matches that value under any key, a
   ``(key, value)`` pair one label).
 
-Everything else is dropped; a datum whose annotations are all dropped stays, and gives no
-record (valor-lite drops it: the records are the same). Computing on the subset gives exactly
+Everything else is dropped, and so is a label whose annotations were all dropped; a datum
+whose annotations are all dropped stays, and gives no record (valor-lite drops it: the
+records are the same; valor-lite keeps every label, with empty records). Computing on the subset gives exactly
 what loading only those datums and annotations would give. Expressions are pandas-query
 strings or pyarrow Expressions (:mod:`assay.filtering`).
 
@@ -113,12 +114,16 @@ def _label_mask(data: DetectionData, labels: Sequence[Any] | None) -> np.ndarray
     return keep
 
 
-def _take(
+def _rows_kept(
     a: Annotations, keep_datum: np.ndarray, keep_label: np.ndarray, keep_row: np.ndarray | None
-) -> Annotations:
+) -> np.ndarray:
     rows = keep_datum[a.datum] & keep_label[a.label] if len(a) else np.zeros(0, bool)
-    if keep_row is not None:
-        rows &= keep_row
+    return rows if keep_row is None else rows & keep_row
+
+
+def _take(
+    a: Annotations, rows: np.ndarray, keep_datum: np.ndarray, keep_label: np.ndarray
+) -> Annotations:
     out = a.take(rows)
     out.datum = (np.cumsum(keep_datum) - 1)[out.datum]
     out.label = (np.cumsum(keep_label) - 1)[out.label]
@@ -148,8 +153,15 @@ def subset(
     """
     kd = _datum_mask(data, datums)
     kl = _label_mask(data, labels)
-    kg = _rows(data, data.groundtruths, groundtruths, False)
-    kp = _rows(data, data.predictions, predictions, True)
+    gts, dts = data.groundtruths, data.predictions
+    rows_g = _rows_kept(gts, kd, kl, _rows(data, gts, groundtruths, False))
+    rows_p = _rows_kept(dts, kd, kl, _rows(data, dts, predictions, True))
+    # a label whose annotations the filters all removed goes, as if never read
+    had = np.zeros(len(kl), dtype=bool)
+    had[gts.label] = had[dts.label] = True
+    has = np.zeros(len(kl), dtype=bool)
+    has[gts.label[rows_g]] = has[dts.label[rows_p]] = True
+    kl &= has | ~had
     idx = np.flatnonzero(kd)
     lidx = np.flatnonzero(kl)
     return DetectionData(
@@ -157,8 +169,8 @@ def subset(
         heights=data.heights[idx],
         widths=data.widths[idx],
         labels=[data.labels[i] for i in lidx],
-        groundtruths=_take(data.groundtruths, kd, kl, kg),
-        predictions=_take(data.predictions, kd, kl, kp),
+        groundtruths=_take(gts, rows_g, kd, kl),
+        predictions=_take(dts, rows_p, kd, kl),
         label_ids=[data.label_ids[i] for i in lidx if i < len(data.label_ids)],
         iou_type=data.iou_type,
         metadata=None if data.metadata is None else data.metadata.take(kd),

@@ -15,9 +15,9 @@ anything again.
 
 Everything else is dropped, and so is a label whose annotations were all dropped; a datum
 whose annotations are all dropped stays, and gives no record (valor-lite drops it: the
-records are the same; valor-lite keeps every label, with empty records). Computing on the subset gives exactly
-what loading only those datums and annotations would give. Expressions are pandas-query
-strings or pyarrow Expressions (:mod:`assay.filtering`).
+records are the same; valor-lite keeps every label, with empty records). Computing on the
+subset gives exactly what loading only those datums and annotations would give. Expressions
+are pandas-query strings or pyarrow Expressions (:mod:`assay.filtering`).
 
 Example:
     >>> from assay.detection.io import parse_datums

@@ -63,6 +63,8 @@ __all__ = [
     "check_input_file",
     "check_output_file",
     "check_nonnegative",
+    "WHERE_OPTIONS",
+    "apply_where",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -192,6 +194,31 @@ SAVE_HELP = (
     "($ASSAY_DATABASE_URL, default $ASSAY_HOME/assay.db)."
 )
 FORMAT_HELP = "json (metric records, the default) or table (for people)."
+
+
+#: ``Evaluator.filter()`` argument -> the option that gives its expression.
+WHERE_OPTIONS = {
+    "datums": "--where",
+    "groundtruths": "--where-groundtruths",
+    "predictions": "--where-predictions",
+}
+
+
+def apply_where(ev: Any, where: dict[str, str | None]) -> Any:
+    """``ev.filter(**where)`` for the --where options given; errors name the option, and a
+    filter that keeps nothing is refused (rather than failing later with "no data")."""
+    given = {k: v for k, v in where.items() if v is not None}
+    if not given:
+        return ev
+    try:
+        view = ev.filter(**given)
+    except InvalidInputError as e:
+        option = WHERE_OPTIONS.get(str(e.source), e.source)
+        raise InvalidInputError(e.reason, source=option) from None
+    if view.is_empty:
+        options = ", ".join(WHERE_OPTIONS[k] for k in given)
+        raise InvalidInputError("the filters keep no datum", source=options)
+    return view
 
 
 def save_option() -> Any:

@@ -353,8 +353,8 @@ def test_where_and_examples_paging(workdir):
     r, text = _run([*args, "--where-predictions", "score > 0.85", "--examples-limit", "5"])
     assert [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)] == ["1"]
     _write(workdir / "g.csv", "uid,value,site\n1,cat,a\n2,dog,b\n")
-    r, text = _run(["--groundtruths", "g.csv", "--predictions", "pds.jsonl", "--metrics",
-                    "Examples", "--metadata-columns", "site", "--where", 'site == "a"'])  # fmt: skip
+    files = ["--groundtruths", "g.csv", "--predictions", "pds.jsonl", "--metrics", "Examples"]
+    r, text = _run([*files, "--metadata-columns", "site", "--where", 'site == "a"'])
     assert r.exit_code == 0, text
     assert [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)] == ["1"]
 

@@ -22,6 +22,8 @@ def with_metadata(seed):
     """make_datums' boxes with datum metadata (site, w sometimes missing), ground-truth
     metadata (occluded) and prediction metadata (source), given to both libraries."""
     gts, prs, dets = make_datums(seed, n=40)
+    order = np.argsort([g["uid"] for g in gts], kind="stable")  # uid order, as pages are
+    gts, prs, dets = ([x[i] for i in order] for x in (gts, prs, dets))
     rng = np.random.default_rng(seed + 100)
     for g, p, det in zip(gts, prs, dets):
         meta = {"site": str(rng.choice(["x", "y"]))}

@@ -201,7 +201,7 @@ def compute_metrics(
         metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
             when asked for).
         examples_limit, examples_offset: page the ``Examples`` records: the datums (with an
-            annotation) ``offset .. offset + limit - 1`` in datum order (valor-lite's
+            annotation) ``offset .. offset + limit - 1`` in uid order (valor-lite's
             ``limit`` and ``offset``; default: all).
     """
     check_matching(matching)

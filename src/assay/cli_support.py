@@ -65,6 +65,8 @@ __all__ = [
     "check_nonnegative",
     "WHERE_OPTIONS",
     "apply_where",
+    "where_option",
+    "examples_page_options",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -202,6 +204,25 @@ WHERE_OPTIONS = {
     "groundtruths": "--where-groundtruths",
     "predictions": "--where-predictions",
 }
+
+
+def where_option(target: str, fields: str, extra: str = "") -> Any:
+    """The ``--where`` option of ``filter(target=...)``, naming the fields it can use."""
+    what = {"groundtruths": "ground truths"}.get(target, target)
+    return typer.Option(
+        None,
+        WHERE_OPTIONS[target],
+        help=f"Keep the {what} where this expression is true (pandas query syntax; fields "
+        f"{fields}){extra}.",
+    )
+
+
+def examples_page_options() -> tuple[Any, Any]:
+    """``--examples-limit`` and ``--examples-offset``: the page of datums given Examples."""
+    return (
+        typer.Option(None, "--examples-limit", min=0, help="Examples for at most N datums."),
+        typer.Option(0, "--examples-offset", min=0, help="Examples from datum N on (uid order)."),
+    )
 
 
 def apply_where(ev: Any, where: dict[str, str | None]) -> Any:

@@ -25,10 +25,12 @@ from assay.cli_support import (
     OutputFormat,
     apply_where,
     db_option,
+    examples_page_options,
     guarded,
     parse_floats,
     publish,
     save_option,
+    where_option,
 )
 
 # Kept in step with assay.classification.evaluator.METRIC_TYPES (a test checks it).
@@ -156,6 +158,9 @@ def _add_files(
     )
 
 
+EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
+
+
 def register(app: typer.Typer) -> None:
     @app.command("classification")
     @guarded
@@ -204,24 +209,16 @@ def register(app: typer.Typer) -> None:
         number_of_examples: int | None = typer.Option(
             None, help="Examples per cell of ConfusionMatrixWithExamples (default: all)."
         ),
-        examples_limit: int | None = typer.Option(
-            None, min=0, help="Examples records for at most this many datums (uid order)."
+        examples_limit: int | None = EXAMPLES_LIMIT,
+        examples_offset: int = EXAMPLES_OFFSET,
+        where: str | None = where_option("datums", "uid and metadata"),
+        where_groundtruths: str | None = where_option(
+            "groundtruths", "uid, label, metadata", "; others drop the datum"
         ),
-        examples_offset: int = typer.Option(
-            0, min=0, help="Examples records from this datum on (0 = the first in uid order)."
-        ),
-        where: str | None = typer.Option(
-            None,
-            help="Keep the datums where this expression is true (pandas query syntax over "
-            "uid and metadata fields), e.g. 'site == \"a\" and w > 2'.",
-        ),
-        where_groundtruths: str | None = typer.Option(
-            None, help="Keep the datums whose ground truth passes (fields uid, label, metadata)."
-        ),
-        where_predictions: str | None = typer.Option(
-            None,
-            help="Keep the predictions that pass (fields uid, label, score, gt_label, "
-            "metadata); a datum left without one is dropped.",
+        where_predictions: str | None = where_option(
+            "predictions",
+            "uid, label, score, gt_label, metadata",
+            "; a datum left without one is dropped",
         ),
         metadata_columns: str | None = typer.Option(
             None,

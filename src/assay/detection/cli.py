@@ -25,11 +25,13 @@ from assay.cli_support import (
     OutputFormat,
     apply_where,
     db_option,
+    examples_page_options,
     guarded,
     parse_floats,
     publish,
     save_metrics,
     save_option,
+    where_option,
 )
 
 __all__ = ["register", "format_coco_summary", "parse_max_detections"]
@@ -160,6 +162,9 @@ def _run(
         typer.echo(format_coco_summary(summary.stats()))
 
 
+EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``detection`` command to ``app``."""
 
@@ -218,30 +223,12 @@ def register(app: typer.Typer) -> None:
         input_format: str = typer.Option(
             "auto", "--input-format", help="auto (by extension), coco or jsonl."
         ),
-        examples_limit: int = typer.Option(
-            None, "--examples-limit", min=0, help="Examples records for at most this many datums."
-        ),
-        examples_offset: int = typer.Option(
-            0,
-            "--examples-offset",
-            min=0,
-            help="Examples records from this datum on (0: the first).",
-        ),
-        where: str = typer.Option(
-            None,
-            "--where",
-            help="Keep the datums where this expression is true (pandas query syntax over "
-            "uid and the datum's metadata), e.g. 'site == \"a\"'.",
-        ),
-        where_groundtruths: str = typer.Option(
-            None,
-            "--where-groundtruths",
-            help="Keep the ground truths that pass (fields uid, label, label_key, metadata).",
-        ),
-        where_predictions: str = typer.Option(
-            None,
-            "--where-predictions",
-            help="Keep the predictions that pass (fields uid, label, label_key, score, metadata).",
+        examples_limit: int = EXAMPLES_LIMIT,
+        examples_offset: int = EXAMPLES_OFFSET,
+        where: str = where_option("datums", "uid and the datum's metadata"),
+        where_groundtruths: str = where_option("groundtruths", "uid, label, label_key, metadata"),
+        where_predictions: str = where_option(
+            "predictions", "uid, label, label_key, score, metadata"
         ),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),

@@ -65,12 +65,8 @@ from assay.classification.types import (
 from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.filtering import (
-    Metadata,
-    examples_page,
-    metadata_from_frame,
-    metadata_from_records,
-)
+from assay.filtering import examples_page
+from assay.io.metadata import Metadata, metadata_from
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
@@ -250,7 +246,7 @@ class ClassificationEvaluator(Evaluator):
         """
         block = block_from_arrays(y_true, y_score, labels=labels, uids=uids, key=key)
         if metadata is not None:
-            block = replace(block, metadata=_metadata(metadata, block.n))
+            block = replace(block, metadata=metadata_from(metadata, block.n))
         self._blocks.setdefault(key, []).append(block)
         return self
 
@@ -320,20 +316,15 @@ class ClassificationEvaluator(Evaluator):
         labels: Iterable[Any] | None = None,
         label_keys: Iterable[str] | None = None,
     ) -> ClassificationEvaluator:
-        """A new evaluator (same configuration) holding a subset of the data; no re-reading.
+        """A new evaluator (same configuration) on the data the filters keep; no re-reading.
 
-        ``datums``: uids to keep (datums added without uids are numbered 0, 1, ...) or an
-        expression over the datums' ``uid`` and metadata; ``groundtruths``: an expression
-        over ``uid``, ``label`` and metadata (a datum whose ground truth fails is dropped);
-        ``predictions``: an expression over ``uid``, ``label``, ``score``, ``gt_label`` and
-        metadata (failing predictions are dropped, then datums left without one);
-        ``labels``: label values to keep (a datum whose truth is another label is dropped,
-        scores of other labels too); ``label_keys``: keys to keep. An expression is a
-        string in pandas ``query`` syntax or a ``pyarrow.compute.Expression`` (valor-lite's
-        names ``datum_uid``, ``gt_label``, ``pd_label``, ``pd_score`` work too); see
-        :mod:`assay.classification.filters`. The result equals an evaluator given only
-        that input. A filter that keeps nothing gives an empty evaluator (``compute()``
-        refuses it).
+        ``datums``: uids (datums added without uids are numbered 0, 1, ...) or an expression
+        over ``uid`` and metadata; ``groundtruths`` / ``predictions``: expressions (a datum
+        whose ground truth fails is dropped; failing predictions are dropped, then datums
+        left without one); ``labels``: the truths kept (other labels' scores go too);
+        ``label_keys``: the keys kept. Expressions are pandas-query strings or pyarrow
+        Expressions (see :mod:`assay.classification.filters`). The result equals an
+        evaluator given only that input; if nothing is kept it is empty.
 
         Example:
             >>> ev = ClassificationEvaluator(metrics=["Accuracy"]).add_arrays(
@@ -392,17 +383,6 @@ class ClassificationEvaluator(Evaluator):
                 md = Metadata.from_arrays(state, f"{i}.metadata.", block.n)
                 block = replace(block, metadata=md)
             self._blocks[str(key)] = [block]
-
-
-def _metadata(metadata: Any, n: int) -> Metadata:
-    if hasattr(metadata, "columns"):
-        frame = metadata if hasattr(metadata, "iloc") else metadata.to_pandas()
-        md = metadata_from_frame(frame, list(frame.columns), source="metadata")
-    else:
-        md = metadata_from_records(list(metadata), source="metadata")
-    if md.n != n:
-        raise InvalidInputError(f"has {md.n} rows for {n} datums", source="metadata")
-    return md
 
 
 def evaluate_classification(groundtruths: Any, predictions: Any, **options: Any) -> MetricSet:

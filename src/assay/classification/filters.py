@@ -21,7 +21,6 @@ the original top prediction; see ``docs/classification.md``).
 
 Example:
     >>> from assay.classification.types import block_from_arrays
-    >>> from assay.filtering import Metadata
     >>> import numpy as np
     >>> b = block_from_arrays(["a", "b", "b"], [[0.9, 0.1], [0.6, 0.4], [0.3, 0.7]],
     ...                       labels=["a", "b"])

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from assay.classification.types import DEFAULT_KEY, KeyBlock, code_dtype
 from assay.errors import InvalidInputError
-from assay.filtering import Metadata, metadata_from_frame, metadata_from_records
+from assay.io.metadata import Metadata, metadata_from_frame, metadata_from_records
 from assay.io.tables import as_dataframe, numeric_column, require_columns
 
 __all__ = ["parse_long_form"]

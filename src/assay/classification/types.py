@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
-from assay.filtering import Metadata
+from assay.io.metadata import Metadata
 
 __all__ = [
     "DEFAULT_KEY",

@@ -41,7 +41,8 @@ import numpy as np
 
 from assay.detection.types import Annotations, DetectionData
 from assay.errors import InvalidInputError
-from assay.filtering import Column, FieldTable, Metadata, evaluate, is_expression
+from assay.filtering import Column, FieldTable, evaluate, is_expression
+from assay.io.metadata import Metadata
 
 __all__ = ["subset", "annotation_fields"]
 

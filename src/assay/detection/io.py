@@ -34,7 +34,6 @@ import numpy as np
 from assay.detection.params import check_iou_type
 from assay.detection.types import BOX, RASTER, Annotations, DetectionData, Label
 from assay.errors import InvalidInputError
-from assay.filtering import metadata_from_records
 from assay.io.coco import (
     coco_boxes,
     coco_categories,
@@ -48,6 +47,7 @@ from assay.io.geometry import datum_size, parse_geometry
 from assay.io.jsonfiles import read_json, read_jsonl_records, source_name
 from assay.io.labels import DEFAULT_KEY, parse_labels
 from assay.io.masks import rle_bbox
+from assay.io.metadata import metadata_from_records
 
 __all__ = ["load_coco", "load_jsonl", "parse_datums", "read_json"]
 

@@ -26,7 +26,7 @@ import numpy as np
 import shapely
 
 from assay.detection.types import POLYGON, RASTER, Annotations, DetectionData
-from assay.filtering import Metadata
+from assay.io.metadata import Metadata
 
 __all__ = ["data_to_arrays", "data_from_arrays"]
 

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from assay.errors import InvalidInputError
-from assay.filtering import Metadata
 from assay.io.geometry import BOX, POLYGON, RASTER
 from assay.io.labels import Label
+from assay.io.metadata import Metadata
 
 __all__ = ["BOX", "POLYGON", "RASTER", "Annotations", "DetectionData", "Label"]
 

@@ -14,7 +14,7 @@ valor = pytest.importorskip("valor_lite.classification")
 
 THRESHOLDS = [0.0, 0.25, 0.5]
 TYPES = [
-    "Counts", "Precision", "Recall", "F1", "Accuracy",
+    "Counts", "Precision", "Recall", "F1", "Accuracy", "ROCAUC",
     "ConfusionMatrix", "ConfusionMatrixWithExamples", "Examples",
 ]  # fmt: skip
 FIELDS = [("site", pa.string()), ("w", pa.int64()), ("flag", pa.bool_()), ("size", pa.float64())]
@@ -72,6 +72,7 @@ def valor_records(ev, hardmax, limit=None, offset=0):
     out += [m.to_dict() for m in ev.compute_confusion_matrix(**kw)]
     out += [m.to_dict() for m in ev.compute_confusion_matrix_with_examples(**kw)]
     out += [m.to_dict() for m in ev.compute_examples(**kw, limit=limit, offset=offset)]
+    out += [m.to_dict() for ms in ev.compute_rocauc().values() for m in ms]
     return out
 
 
@@ -123,6 +124,11 @@ def compare(ours, theirs, *, full_counts):
                 assert {k: m.value[k] for k in keys} == {k: val[k] for k in keys}, (m, d)
             elif kind == "Precision" or full_counts >= 1:
                 assert abs(m.value - val) < 1e-12, (m, d)
+        elif kind == "ROCAUC":  # every label scored on every datum: only then comparable
+            (m,) = ours.filter(kind, label_value=par["label"]) or [None]
+            if full_counts < 2 or m is None or m.value is None:
+                continue  # a label without both classes: assay None, valor-lite 0.0
+            assert abs(m.value - val) < 1e-12, (m, d)
         elif kind == "Accuracy":
             assert abs(ours.get(kind, score_threshold=t).value - val) < 1e-12
         elif kind in ("ConfusionMatrix", "ConfusionMatrixWithExamples"):

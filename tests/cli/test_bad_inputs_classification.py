@@ -363,3 +363,14 @@ def test_the_good_input_works(workdir):
     r, text = _run(["--groundtruths", "gts.csv", "--predictions", "pds.jsonl", "--out", "o.json"])
     assert r.exit_code == 0, text
     assert {m["type"] for m in json.loads((workdir / "o.json").read_text())} >= {"ROCAUC"}
+
+
+def test_where_on_wide_input_with_metadata_columns(workdir):
+    _write(workdir / "w.csv", "id,y,p,site\na,1,0.9,x\nb,0,0.8,y\nc,1,0.7,y\n")
+    args = ["--data", "w.csv", "--y-true", "y", "--y-score", "p", "--uid-column", "id"]
+    r, text = _run([*args, "--metadata-columns", "site", "--where", "site == 'y'",
+                    "--metrics", "Examples", "--score-thresholds", "0.5"])  # fmt: skip
+    assert r.exit_code == 0, text
+    assert [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)] == ["b", "c"]
+    r, text = _run([*args, "--metadata-columns", "zone", "--where", "zone == 1"])
+    assert r.exit_code == 2 and "w.csv" in text and "'zone'" in text, text

@@ -90,6 +90,7 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
             source="--y-score",
         )
     columns = wide["y_score_columns"]
+    meta = wide["metadata_columns"]
     ev.add_wide(
         read_table(data),
         y_true=wide["y_true"],
@@ -98,6 +99,7 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
         positive_label=wide["positive_label"],
         uid=wide["uid_column"],
         source=str(data),
+        metadata_columns=None if meta is None else [c.strip() for c in meta.split(",")],
     )
 
 
@@ -105,11 +107,6 @@ def _add_input(ev: Any, gts: Path | None, pds: Path | None, data: Path | None, w
     """Add the files; returns the dataset name. Exactly one input layout must be given."""
     from assay.errors import InvalidInputError
 
-    if data is not None and wide["metadata_columns"] is not None:
-        raise InvalidInputError(
-            "--metadata-columns reads the --groundtruths file (long form)",
-            source="--metadata-columns",
-        )
     if data is not None and (gts is not None or pds is not None):
         raise InvalidInputError(
             "give either --data (wide) or --groundtruths and --predictions (long form)",
@@ -222,8 +219,8 @@ def register(app: typer.Typer) -> None:
         ),
         metadata_columns: str | None = typer.Option(
             None,
-            help="Comma-separated --groundtruths columns that hold datum metadata (CSV, "
-            "Parquet); JSONL rows may carry a metadata object instead.",
+            help="Comma-separated columns of --groundtruths (or --data) that hold datum "
+            "metadata; JSONL ground-truth rows may carry a metadata object instead.",
         ),
         metrics: str | None = typer.Option(
             None,

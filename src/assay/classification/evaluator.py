@@ -66,7 +66,8 @@ from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
-from assay.io.metadata import Metadata, metadata_from
+from assay.io.metadata import Metadata, metadata_from, metadata_from_frame
+from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
@@ -254,9 +255,17 @@ class ClassificationEvaluator(Evaluator):
         """Add a wide table, one row per datum (see :func:`assay.classification.parse_wide`).
 
         ``layout``: ``y_true=`` and either ``y_score=`` (binary, with ``positive_label=``)
-        or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``.
+        or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``,
+        and ``metadata_columns=``, the columns that hold datum metadata.
         """
+        columns = layout.pop("metadata_columns", None)
+        if columns:
+            source = layout.get("source", "data")
+            data = as_dataframe(data, source=source)
+            md = metadata_from_frame(data, list(columns), source=source)
         block = parse_wide(data, **layout)
+        if columns:
+            block = replace(block, metadata=md)
         self._blocks.setdefault(block.key, []).append(block)
         return self
 

@@ -114,24 +114,36 @@ class _Resolver(dict):  # type: ignore[type-arg]
     def __init__(self, table: FieldTable) -> None:
         super().__init__()
         self.table, self.known = table, table.names()
+        # a name that is not an identifier is written in backticks: `my field`
+        self.alias = {_clean(k): k for k in self.known}
         self.cache: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Any:
+        name = self.alias.get(name, name)
         if name not in self.cache:
             self.cache[name] = self.table.column(name).to_pandas()
         return self.cache[name]
 
     def __iter__(self) -> Any:
-        return iter(self.known)
+        return iter(self.alias)
 
     def __len__(self) -> int:
-        return len(self.known)
+        return len(self.alias)
 
     def __contains__(self, name: object) -> bool:
-        return name in self.known
+        return name in self.alias or name in self.known
 
     def keys(self) -> Any:
-        return list(self.known)
+        return list(self.alias)
+
+
+def _clean(name: str) -> str:
+    """The name pandas gives a backtick-quoted field inside an expression."""
+    try:
+        from pandas.core.computation.parsing import clean_column_name
+    except ImportError:  # pragma: no cover - an older or newer pandas: plain names only
+        return name
+    return str(clean_column_name(name))
 
 
 def is_expression(x: Any) -> bool:

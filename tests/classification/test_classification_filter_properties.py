@@ -146,3 +146,16 @@ def test_bad_metadata_is_refused():
     with pytest.raises(InvalidInputError, match="reserved"):
         gts = [{"uid": "a", "value": "x", "metadata": {"score": 1}}]
         ClassificationEvaluator().add(gts, EMPTY)
+
+
+def test_backticks_name_a_field_that_is_not_an_identifier():
+    gts = [
+        {"uid": "a", "value": "x", "metadata": {"camera id": 1}},
+        {"uid": "b", "value": "x", "metadata": {"camera id": 2}},
+    ]
+    pds = pd.DataFrame({"uid": ["a", "b"], "value": ["x", "x"], "score": [0.9, 0.8]})
+    ev = ClassificationEvaluator(metrics=["Examples"]).add(gts, pds)
+    by_text = ev.filter(datums="`camera id` == 2").compute()
+    by_arrow = ev.filter(datums=pc.field("camera id") == 2).compute()
+    assert [m.parameters["datum_uid"] for m in by_text] == ["b"]
+    assert by_text.to_list() == by_arrow.to_list()

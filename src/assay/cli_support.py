@@ -63,6 +63,10 @@ __all__ = [
     "check_input_file",
     "check_output_file",
     "check_nonnegative",
+    "WHERE_OPTIONS",
+    "apply_where",
+    "where_option",
+    "examples_page_options",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -192,6 +196,50 @@ SAVE_HELP = (
     "($ASSAY_DATABASE_URL, default $ASSAY_HOME/assay.db)."
 )
 FORMAT_HELP = "json (metric records, the default) or table (for people)."
+
+
+#: ``Evaluator.filter()`` argument -> the option that gives its expression.
+WHERE_OPTIONS = {
+    "datums": "--where",
+    "groundtruths": "--where-groundtruths",
+    "predictions": "--where-predictions",
+}
+
+
+def where_option(target: str, fields: str, extra: str = "") -> Any:
+    """The ``--where`` option of ``filter(target=...)``, naming the fields it can use."""
+    what = {"groundtruths": "ground truths"}.get(target, target)
+    return typer.Option(
+        None,
+        WHERE_OPTIONS[target],
+        help=f"Keep the {what} where this expression is true (pandas query syntax; fields "
+        f"{fields}){extra}.",
+    )
+
+
+def examples_page_options() -> tuple[Any, Any]:
+    """``--examples-limit`` and ``--examples-offset``: the page of datums given Examples."""
+    return (
+        typer.Option(None, "--examples-limit", min=0, help="Examples for at most N datums."),
+        typer.Option(0, "--examples-offset", min=0, help="Examples from datum N on (uid order)."),
+    )
+
+
+def apply_where(ev: Any, where: dict[str, str | None]) -> Any:
+    """``ev.filter(**where)`` for the --where options given; errors name the option, and a
+    filter that keeps nothing is refused (rather than failing later with "no data")."""
+    given = {k: v for k, v in where.items() if v is not None}
+    if not given:
+        return ev
+    try:
+        view = ev.filter(**given)
+    except InvalidInputError as e:
+        option = WHERE_OPTIONS.get(str(e.source), e.source)
+        raise InvalidInputError(e.reason, source=option) from None
+    if view.is_empty:
+        options = ", ".join(WHERE_OPTIONS[k] for k in given)
+        raise InvalidInputError("the filters keep no datum", source=options)
+    return view
 
 
 def save_option() -> Any:

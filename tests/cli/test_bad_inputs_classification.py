@@ -205,6 +205,77 @@ CASES = {
         ["--pr-curve-max-examples", "-1"],
         ["--pr-curve-max-examples"],
     ),
+    "--where unknown field": (
+        {},
+        "gts.csv",
+        "pds.jsonl",
+        ["--where", "site == 'a'"],
+        ["--where", "unknown field 'site'", "fields: datum_uid, uid"],
+    ),
+    "--where bad syntax": (
+        {},
+        "gts.csv",
+        "pds.jsonl",
+        ["--where", "uid =="],
+        ["--where", "bad filter expression"],
+    ),
+    "--where not true/false": ({}, "gts.csv", "pds.jsonl", ["--where", "uid"], ["true or false"]),
+    "--where keeps nothing": (
+        {},
+        "gts.csv",
+        "pds.jsonl",
+        ["--where", "uid == 'none'"],
+        ["--where", "keep no datum"],
+    ),
+    "--where-predictions unknown field": (
+        {},
+        "gts.csv",
+        "pds.jsonl",
+        ["--where-predictions", "scor > 0.5"],
+        ["--where-predictions", "unknown field 'scor'"],
+    ),
+    "--where-groundtruths score": (
+        {},
+        "gts.csv",
+        "pds.jsonl",
+        ["--where-groundtruths", "score > 0.5"],
+        ["--where-groundtruths", "unknown field 'score' for ground truths"],
+    ),
+    "--metadata-columns missing": (
+        {},
+        "gts.csv",
+        "pds.jsonl",
+        ["--metadata-columns", "site"],
+        ["gts.csv", "'site'", "not in the table"],
+    ),
+    "--metadata-columns reserved": (
+        {"g.csv": "uid,value,label\n1,cat,x\n"},
+        "g.csv",
+        "pds.jsonl",
+        ["--metadata-columns", "label"],
+        ["g.csv", "reserved"],
+    ),
+    "metadata not an object": (
+        {"g.jsonl": '{"uid": "1", "value": "cat", "metadata": "site=a"}\n'},
+        "g.jsonl",
+        "pds.jsonl",
+        [],
+        ["g.jsonl", "row 1", "metadata must be an object"],
+    ),
+    "metadata value a list": (
+        {"g.jsonl": '{"uid": "1", "value": "cat", "metadata": {"tags": [1]}}\n'},
+        "g.jsonl",
+        "pds.jsonl",
+        [],
+        ["g.jsonl", "row 1", "metadata.tags"],
+    ),
+    "--examples-limit -1": (
+        {},
+        "gts.csv",
+        "pds.jsonl",
+        ["--examples-limit", "-1"],
+        ["--examples-limit"],
+    ),
     "--format unknown": ({}, "gts.csv", "pds.jsonl", ["--format", "xml"], ["--format"]),
     "--save true is not a value": (
         {},
@@ -270,7 +341,36 @@ def test_save_to_an_unusable_store_leaves_out_untouched(workdir):
     assert "gts.csv" in text and "Traceback" not in text
 
 
+def test_where_and_examples_paging(workdir):
+    _write(workdir / "g.jsonl", '{"uid": "1", "value": "cat", "metadata": {"site": "a"}}\n'
+           '{"uid": "2", "value": "dog", "metadata": {"site": "b"}}\n'
+           '{"uid": "3", "value": "dog", "metadata": {"site": "b"}}\n')  # fmt: skip
+    _write(workdir / "p.jsonl", PDS + '{"uid": "3", "value": "cat", "score": 0.7}\n')
+    args = ["--groundtruths", "g.jsonl", "--predictions", "p.jsonl", "--metrics", "Examples"]
+    r, text = _run([*args, "--where", "site == 'b'", "--examples-offset", "1"])
+    assert r.exit_code == 0, text
+    assert [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)] == ["3"]
+    r, text = _run([*args, "--where-predictions", "score > 0.85", "--examples-limit", "5"])
+    assert [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)] == ["1"]
+    _write(workdir / "g.csv", "uid,value,site\n1,cat,a\n2,dog,b\n")
+    files = ["--groundtruths", "g.csv", "--predictions", "pds.jsonl", "--metrics", "Examples"]
+    r, text = _run([*files, "--metadata-columns", "site", "--where", 'site == "a"'])
+    assert r.exit_code == 0, text
+    assert [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)] == ["1"]
+
+
 def test_the_good_input_works(workdir):
     r, text = _run(["--groundtruths", "gts.csv", "--predictions", "pds.jsonl", "--out", "o.json"])
     assert r.exit_code == 0, text
     assert {m["type"] for m in json.loads((workdir / "o.json").read_text())} >= {"ROCAUC"}
+
+
+def test_where_on_wide_input_with_metadata_columns(workdir):
+    _write(workdir / "w.csv", "id,y,p,site\na,1,0.9,x\nb,0,0.8,y\nc,1,0.7,y\n")
+    args = ["--data", "w.csv", "--y-true", "y", "--y-score", "p", "--uid-column", "id"]
+    r, text = _run([*args, "--metadata-columns", "site", "--where", "site == 'y'",
+                    "--metrics", "Examples", "--score-thresholds", "0.5"])  # fmt: skip
+    assert r.exit_code == 0, text
+    assert [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)] == ["b", "c"]
+    r, text = _run([*args, "--metadata-columns", "zone", "--where", "zone == 1"])
+    assert r.exit_code == 2 and "w.csv" in text and "'zone'" in text, text

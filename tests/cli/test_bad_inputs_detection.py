@@ -337,7 +337,23 @@ JSONL_CASES = [
         "unknown datum",
     ),
     ("jsonl_gt_empty", b"", _jsonl_pr(), [], "gt", "no datum"),
-]
+    ("jsonl_where_unknown", _jsonl_gt(), _jsonl_pr(), ["--where", "site == 'a'"], "--where",
+     "unknown field 'site' for datums"),
+    ("jsonl_where_syntax", _jsonl_gt(), _jsonl_pr(), ["--where", "uid =="], "--where",
+     "bad filter expression"),
+    ("jsonl_where_nothing", _jsonl_gt(), _jsonl_pr(), ["--where", "uid == 'none'"], "--where",
+     "keep no datum"),
+    ("jsonl_where_pd_unknown", _jsonl_gt(), _jsonl_pr(), ["--where-predictions", "scor > 1"],
+     "--where-predictions", "unknown field 'scor'"),
+    ("jsonl_where_gt_score", _jsonl_gt(), _jsonl_pr(), ["--where-groundtruths", "score > 1"],
+     "--where-groundtruths", "unknown field 'score' for ground truths"),
+    ("jsonl_metadata_text", _edit(_jsonl_gt(), _set([0, "metadata"], "site=a")), _jsonl_pr(),
+     [], "gt", "metadata must be an object"),
+    ("jsonl_ann_metadata_list", _edit(_jsonl_gt(), _set([0, "annotations", 0, "metadata"],
+     {"tags": [1]})), _jsonl_pr(), [], "gt", "metadata.tags"),
+    ("jsonl_examples_limit", _jsonl_gt(), _jsonl_pr(), ["--examples-limit", "-2"],
+     "--examples-limit", "x>=0"),
+]  # fmt: skip
 
 
 def _write(path: Path, content: Any, jsonl: bool) -> None:

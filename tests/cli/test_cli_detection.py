@@ -265,3 +265,36 @@ def test_bad_score_threshold_and_matching_options_exit_2(coco_files, extra, mess
     assert r.exit_code == 2, r.output
     assert message in r.output
     assert "Traceback" not in r.output
+
+
+def test_where_filters_and_examples_pages(tmp_path):
+    box = {"box": [0, 0, 10, 10]}
+    gts = [
+        {"uid": u, "metadata": {"site": s},
+         "annotations": [{"label": "cat", **box, "metadata": {"hard": h}}]}
+        for u, s, h in (("a", "x", True), ("b", "y", False), ("c", "y", False))
+    ]  # fmt: skip
+    prs = [{"uid": u, "annotations": [{"label": "cat", "score": sc, **box}]}
+           for u, sc in (("a", 0.9), ("b", 0.4), ("c", 0.8))]  # fmt: skip
+    g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    g.write_text("".join(json.dumps(r) + "\n" for r in gts))
+    p.write_text("".join(json.dumps(r) + "\n" for r in prs))
+    base = ["detection", "--groundtruths", str(g), "--predictions", str(p),
+            "--iou-thresholds", "0.5", "--metrics", "Examples"]  # fmt: skip
+
+    def uids(*args):
+        r = runner.invoke(app, [*base, *args])
+        assert r.exit_code == 0, r.output
+        return [m["parameters"]["datum_uid"] for m in json.loads(r.stdout)]
+
+    assert uids("--where", "site == 'y'") == ["b", "c"]
+    assert uids("--where", "site == 'y'", "--examples-offset", "1") == ["c"]
+    assert uids("--examples-limit", "2") == ["a", "b"]
+    assert uids("--where-groundtruths", "not hard", "--where-predictions", "score > 0.5") == [
+        "a", "b", "c"
+    ]  # fmt: skip
+    r = runner.invoke(app, [*base, "--where-groundtruths", "not hard",
+                            "--where-predictions", "score > 0.5"])  # fmt: skip
+    ex = {m["parameters"]["datum_uid"]: m["value"] for m in json.loads(r.stdout)}
+    assert ex["a"]["false_positives"] == [0] and ex["a"]["false_negatives"] == []
+    assert ex["b"]["false_negatives"] == [0] and ex["c"]["true_positives"] == [[0, 0]]

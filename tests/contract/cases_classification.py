@@ -69,6 +69,28 @@ def _concat_long_form(batches):
     )
 
 
+def _metadata_batches() -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+    """The long-form batches with datum metadata; one batch lacks a field, one has a null."""
+    rng = np.random.default_rng(4)
+    out = []
+    for i, (gts, pds) in enumerate(_long_form_batches()):
+        sites = rng.choice(["x", "y"], len(gts))
+        meta = [
+            {"site": str(s), **({"w": int(rng.integers(0, 3))} if i != 1 else {})} for s in sites
+        ]
+        meta[0] = {**meta[0], "w": None}
+        out.append((gts.assign(metadata=meta), pds))
+    return out
+
+
+class SiteFiltered(ClassificationEvaluator):
+    """Computes on the datums of site "x" with w != 1: metadata must survive state and merge."""
+
+    def _compute(self):
+        view = self.filter(datums='site == "x" and w != 1', predictions="score > 0.1")
+        return ClassificationEvaluator._compute(view)  # the view is a SiteFiltered too
+
+
 def _fairness_batches() -> list[tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]:
     rng = np.random.default_rng(2)
     out = []
@@ -129,6 +151,14 @@ CASES = [
         ),
         make_other=lambda: ClassificationEvaluator(pr_curve_max_examples=0, hardmax=True),
         batches=_long_form_batches(),
+        concat=_concat_long_form,
+        add=_add_long_form,
+    ),
+    ContractCase(
+        name="classification-metadata-filter",
+        make=lambda: SiteFiltered(pr_curve_max_examples=0, examples_limit=3, examples_offset=1),
+        make_other=lambda: SiteFiltered(pr_curve_max_examples=0, examples_limit=4),
+        batches=_metadata_batches(),
         concat=_concat_long_form,
         add=_add_long_form,
     ),

@@ -46,6 +46,31 @@ def _detection_batches(n_batches: int = 3, per_batch: int = 4, seed: int = 5):
 DET_BATCHES = [parse_datums(g, p) for g, p in _detection_batches()]
 
 
+def _metadata_batches():
+    """The same boxes with datum metadata, and annotation metadata in some batches only."""
+    out = []
+    for b, (gts, prs) in enumerate(_detection_batches()):
+        for i, g in enumerate(gts):
+            g["metadata"] = {"site": "xy"[i % 2], **({"w": i} if b != 1 else {})}
+            for a in g["annotations"] if b != 2 else []:
+                a["metadata"] = {"hard": i % 3 == 0}
+        out.append(parse_datums(gts, prs))
+    return out
+
+
+class SiteFiltered(DetectionEvaluator):
+    """Computes on site "x", ground truths not labelled cat2, predictions scoring > 0.2:
+    metadata must survive state and merge."""
+
+    def _compute(self, metrics=None):
+        view = self.filter(
+            datums='site == "x"', groundtruths='label != "cat2"', predictions="score > 0.2"
+        )
+        if view.is_empty:
+            return DetectionEvaluator._compute(self, [])
+        return DetectionEvaluator._compute(view, ["mAP", "AR", "Counts", "Examples"])
+
+
 def _anns(labels: list[str], shift: int) -> list[dict]:
     """One horizontal band per label, 3 pixels high, moved down by ``shift`` rows."""
     return [
@@ -92,6 +117,15 @@ CASES = [
         make=lambda: DetectionEvaluator(score_thresholds=[0.0, 0.5, 1.0], matching="valor"),
         make_other=lambda: DetectionEvaluator(score_thresholds=[0.0, 0.5, 1.0]),
         batches=DET_BATCHES,
+        concat=lambda parts: DetectionData.merge(list(parts)),
+    ),
+    ContractCase(
+        name="detection_metadata_filter",
+        make=lambda: SiteFiltered(
+            score_thresholds=[0.0, 0.5], examples_limit=3, examples_offset=1
+        ),  # fmt: skip
+        make_other=lambda: SiteFiltered(score_thresholds=[0.0, 0.5], examples_limit=2),
+        batches=_metadata_batches(),
         concat=lambda parts: DetectionData.merge(list(parts)),
     ),
     ContractCase(

@@ -5,6 +5,11 @@ scikit-learn users hold it: ``--data`` with ``--y-true`` and either ``--y-score`
 the score of ``--positive-label``) or ``--y-score-columns`` (``predict_proba`` columns named
 by their labels).
 
+Filters (``--where`` on datums, ``--where-groundtruths``, ``--where-predictions``) are
+pandas-query expressions over ``uid``, ``label``, ``score`` and the datum's metadata (the
+``metadata`` object of a JSONL ground-truth row, or the ``--metadata-columns`` of a CSV or
+Parquet file); ``--examples-limit`` and ``--examples-offset`` page the ``Examples`` records.
+
 Only typer and the shared CLI helpers are imported at module level; numpy, pandas and the
 classification code load inside the command, so ``assay --help`` stays fast.
 """
@@ -16,7 +21,17 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import OutputFormat, db_option, guarded, parse_floats, publish, save_option
+from assay.cli_support import (
+    OutputFormat,
+    apply_where,
+    db_option,
+    examples_page_options,
+    guarded,
+    parse_floats,
+    publish,
+    save_option,
+    where_option,
+)
 
 # Kept in step with assay.classification.evaluator.METRIC_TYPES (a test checks it).
 METRIC_CHOICES = (
@@ -32,6 +47,8 @@ OPTIONS = {
     "metrics": "--metrics",
     "zero_division": "--zero-division",
     "number_of_examples": "--number-of-examples",
+    "examples_limit": "--examples-limit",
+    "examples_offset": "--examples-offset",
 }
 
 
@@ -53,6 +70,8 @@ def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
             zero_division=settings["zero_division"],
             hardmax=settings["hardmax"],
             number_of_examples=settings["number_of_examples"],
+            examples_limit=settings["examples_limit"],
+            examples_offset=settings["examples_offset"],
         )
     except InvalidInputError as e:
         where = OPTIONS.get(str(e.source), e.source)
@@ -71,6 +90,7 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
             source="--y-score",
         )
     columns = wide["y_score_columns"]
+    meta = wide["metadata_columns"]
     ev.add_wide(
         read_table(data),
         y_true=wide["y_true"],
@@ -79,6 +99,7 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
         positive_label=wide["positive_label"],
         uid=wide["uid_column"],
         source=str(data),
+        metadata_columns=None if meta is None else [c.strip() for c in meta.split(",")],
     )
 
 
@@ -99,7 +120,8 @@ def _add_input(ev: Any, gts: Path | None, pds: Path | None, data: Path | None, w
             "give --groundtruths and --predictions (long form), or --data with --y-true",
             source="--groundtruths" if gts is None else "--predictions",
         )
-    _add_files(ev, gts, pds)
+    columns = wide["metadata_columns"]
+    _add_files(ev, gts, pds, None if columns is None else [c.strip() for c in columns.split(",")])
     return str(gts)
 
 
@@ -114,7 +136,9 @@ def _publish_table(ms: Any, out: Path | None, save: bool, db: str | None, record
     typer.echo(classification_report(ms), nl=False)
 
 
-def _add_files(ev: Any, groundtruths: Path, predictions: Path) -> None:
+def _add_files(
+    ev: Any, groundtruths: Path, predictions: Path, metadata_columns: list[str] | None
+) -> None:
     from assay.errors import InvalidInputError
     from assay.io.tables import read_table
 
@@ -127,7 +151,11 @@ def _add_files(ev: Any, groundtruths: Path, predictions: Path) -> None:
         tables[predictions],
         gt_source=str(groundtruths),
         pd_source=str(predictions),
+        metadata_columns=metadata_columns,
     )
+
+
+EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
 
 
 def register(app: typer.Typer) -> None:
@@ -178,6 +206,22 @@ def register(app: typer.Typer) -> None:
         number_of_examples: int | None = typer.Option(
             None, help="Examples per cell of ConfusionMatrixWithExamples (default: all)."
         ),
+        examples_limit: int | None = EXAMPLES_LIMIT,
+        examples_offset: int = EXAMPLES_OFFSET,
+        where: str | None = where_option("datums", "uid and metadata"),
+        where_groundtruths: str | None = where_option(
+            "groundtruths", "uid, label, metadata", "; others drop the datum"
+        ),
+        where_predictions: str | None = where_option(
+            "predictions",
+            "uid, label, score, gt_label, metadata",
+            "; a datum left without one is dropped",
+        ),
+        metadata_columns: str | None = typer.Option(
+            None,
+            help="Comma-separated columns of --groundtruths (or --data) that hold datum "
+            "metadata; JSONL ground-truth rows may carry a metadata object instead.",
+        ),
         metrics: str | None = typer.Option(
             None,
             help=f"Comma-separated metric types (default all but ConfusionMatrixWithExamples "
@@ -215,6 +259,8 @@ def register(app: typer.Typer) -> None:
             "zero_division": zero_division,
             "hardmax": hardmax,
             "number_of_examples": number_of_examples,
+            "examples_limit": examples_limit,
+            "examples_offset": examples_offset,
         }
         ev = _evaluator(settings, out)
         wide = {
@@ -223,8 +269,15 @@ def register(app: typer.Typer) -> None:
             "y_score_columns": y_score_columns,
             "positive_label": positive_label,
             "uid_column": uid_column,
+            "metadata_columns": metadata_columns,
         }
         dataset = _add_input(ev, groundtruths, predictions, data, wide)
+        where_by = {
+            "datums": where,
+            "groundtruths": where_groundtruths,
+            "predictions": where_predictions,
+        }
+        ev = apply_where(ev, where_by)
         parameters = {
             "groundtruths": None if groundtruths is None else str(groundtruths),
             "predictions": None if predictions is None else str(predictions),
@@ -234,6 +287,7 @@ def register(app: typer.Typer) -> None:
             "hardmax": hardmax,
             "pr_curve_max_examples": pr_curve_max_examples,
             "zero_division": zero_division,
+            **{f"where_{k}": v for k, v in where_by.items() if v is not None},
         }
         record: dict[str, Any] = {
             "kind": "classification",

@@ -14,7 +14,9 @@ entries.
   ``number_of_examples`` per cell (``None``: all of them).
 * ``Examples``: one record per datum and threshold (``parameters.datum_uid``) listing the
   labels that were ``true_positives`` (the truth passes), ``false_positives`` (other labels
-  that pass) and ``false_negatives`` (the truth, when it does not pass).
+  that pass) and ``false_negatives`` (the truth, when it does not pass). Datums come in uid
+  order; ``examples_offset`` and ``examples_limit`` page them (datums ``offset`` to
+  ``offset + limit - 1`` of that order; no limit: all from ``offset``).
 
 Memory is O(n k) for n datums and k labels (no datum x datum structure).
 
@@ -137,9 +139,12 @@ def _examples(
     gt: NDArray[Any],
     entry: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]],
     params: dict[str, Any],
+    page: tuple[int, int | None],
 ) -> list[Metric]:
     idx, lab, _, _ = entry
     n = len(gt)
+    offset, limit = page
+    start, stop = min(offset, n), n if limit is None else min(n, offset + limit)
     hit = lab == gt[idx]
     tp = np.zeros(n, dtype=bool)
     tp[idx[hit]] = True
@@ -147,7 +152,7 @@ def _examples(
     fp_lab = lab[~hit]
     labels = b.labels
     out = []
-    for i in range(n):
+    for i in range(start, stop):
         g = labels[int(gt[i])]
         value = {
             "true_positives": [g] if tp[i] else [],
@@ -165,8 +170,12 @@ def confusion_records(
     hardmax: bool,
     want: AbstractSet[str],
     number_of_examples: int | None = None,
+    examples_page: tuple[int, int | None] = (0, None),
 ) -> list[Metric]:
-    """``ConfusionMatrix``, ``ConfusionMatrixWithExamples`` and ``Examples`` of one key."""
+    """``ConfusionMatrix``, ``ConfusionMatrixWithExamples`` and ``Examples`` of one key.
+
+    ``examples_page``: ``(offset, limit)`` of the datums given ``Examples`` records.
+    """
     scores, gt, uids = _in_uid_order(b)
     k = len(b.labels)
     g64 = gt.astype(np.int64)
@@ -190,5 +199,5 @@ def confusion_records(
             p = {**params, "number_of_examples": number_of_examples}
             out.append(Metric("ConfusionMatrixWithExamples", value, p))
         if "Examples" in want:
-            out += _examples(b, uids, gt, entry, params)
+            out += _examples(b, uids, gt, entry, params, examples_page)
     return out

@@ -45,6 +45,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Self
 
 import numpy as np
@@ -52,6 +53,7 @@ from numpy.typing import ArrayLike
 
 from assay.classification.confusion import CONFUSION_TYPES, confusion_records
 from assay.classification.curves import CURVE_TYPES, curve_records
+from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
 from assay.classification.io import parse_long_form
 from assay.classification.types import (
@@ -59,11 +61,13 @@ from assay.classification.types import (
     KeyBlock,
     block_from_arrays,
     concat_blocks,
-    filter_block,
 )
 from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.filtering import examples_page
+from assay.io.metadata import Metadata, metadata_from, metadata_from_frame
+from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
@@ -127,6 +131,9 @@ class ClassificationEvaluator(Evaluator):
             the threshold.
         number_of_examples: examples kept per cell of ``ConfusionMatrixWithExamples``
             (default ``None``: all, as valor-lite).
+        examples_limit, examples_offset: page the ``Examples`` records: the datums
+            ``examples_offset .. examples_offset + examples_limit - 1`` in uid order
+            (valor-lite's ``limit`` and ``offset``; default: every datum).
 
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
@@ -143,6 +150,8 @@ class ClassificationEvaluator(Evaluator):
         zero_division: float | None = None,
         hardmax: bool = True,
         number_of_examples: int | None = None,
+        examples_limit: int | None = None,
+        examples_offset: int = 0,
     ) -> None:
         self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
         self.pr_curve_thresholds = tuple(
@@ -177,6 +186,7 @@ class ClassificationEvaluator(Evaluator):
                 source="number_of_examples",
             )
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
+        self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -188,6 +198,8 @@ class ClassificationEvaluator(Evaluator):
             "zero_division": self.zero_division,
             "hardmax": self.hardmax,
             "number_of_examples": self.number_of_examples,
+            "examples_limit": self.examples_limit,
+            "examples_offset": self.examples_offset,
         }
 
     # ------------------------------------------------------------ accumulate
@@ -199,10 +211,19 @@ class ClassificationEvaluator(Evaluator):
         *,
         gt_source: str = "groundtruths",
         pd_source: str = "predictions",
+        metadata_columns: Sequence[str] | None = None,
     ) -> Self:
-        """Add a batch in long form (see :func:`assay.classification.parse_long_form`)."""
+        """Add a batch in long form (see :func:`assay.classification.parse_long_form`).
+
+        A datum's metadata (for filters) is the ``metadata`` mapping of its ground-truth
+        rows, or their columns named in ``metadata_columns``.
+        """
         blocks = parse_long_form(
-            groundtruths, predictions, gt_source=gt_source, pd_source=pd_source
+            groundtruths,
+            predictions,
+            gt_source=gt_source,
+            pd_source=pd_source,
+            metadata_columns=metadata_columns,
         )
         for key, block in blocks.items():
             self._blocks.setdefault(key, []).append(block)
@@ -216,13 +237,17 @@ class ClassificationEvaluator(Evaluator):
         labels: Sequence[Any],
         uids: ArrayLike | None = None,
         key: str = DEFAULT_KEY,
+        metadata: Any = None,
     ) -> Self:
         """Add a batch from arrays (see :func:`assay.classification.block_from_arrays`).
 
         Without ``uids``, datums are numbered by their position among all the datums of the
-        key, in the order they were added (and merged).
+        key, in the order they were added (and merged). ``metadata``: one mapping per datum,
+        or a DataFrame with one column per metadata field.
         """
         block = block_from_arrays(y_true, y_score, labels=labels, uids=uids, key=key)
+        if metadata is not None:
+            block = replace(block, metadata=metadata_from(metadata, block.n))
         self._blocks.setdefault(key, []).append(block)
         return self
 
@@ -230,9 +255,17 @@ class ClassificationEvaluator(Evaluator):
         """Add a wide table, one row per datum (see :func:`assay.classification.parse_wide`).
 
         ``layout``: ``y_true=`` and either ``y_score=`` (binary, with ``positive_label=``)
-        or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``.
+        or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``,
+        and ``metadata_columns=``, the columns that hold datum metadata.
         """
+        columns = layout.pop("metadata_columns", None)
+        if columns:
+            source = layout.get("source", "data")
+            data = as_dataframe(data, source=source)
+            md = metadata_from_frame(data, list(columns), source=source)
         block = parse_wide(data, **layout)
+        if columns:
+            block = replace(block, metadata=md)
         self._blocks.setdefault(block.key, []).append(block)
         return self
 
@@ -277,6 +310,7 @@ class ClassificationEvaluator(Evaluator):
                     hardmax=self.hardmax,
                     want=want,
                     number_of_examples=self.number_of_examples,
+                    examples_page=(self.examples_offset, self.examples_limit),
                 )
         return MetricSet(out)
 
@@ -285,21 +319,29 @@ class ClassificationEvaluator(Evaluator):
     def filter(
         self,
         *,
-        datums: Iterable[Any] | None = None,
+        datums: Any = None,
+        groundtruths: Any = None,
+        predictions: Any = None,
         labels: Iterable[Any] | None = None,
         label_keys: Iterable[str] | None = None,
     ) -> ClassificationEvaluator:
-        """A new evaluator (same configuration) holding a subset of the data; no re-reading.
+        """A new evaluator (same configuration) on the data the filters keep; no re-reading.
 
-        ``datums``: uids to keep (datums added without uids are numbered 0, 1, ...);
-        ``labels``: label values to keep: a datum whose truth is another label is dropped,
-        and scores of other labels are dropped (as if they had not been predicted);
-        ``label_keys``: keys to keep. The result equals an evaluator given only that input.
+        ``datums``: uids (datums added without uids are numbered 0, 1, ...) or an expression
+        over ``uid`` and metadata; ``groundtruths`` / ``predictions``: expressions (a datum
+        whose ground truth fails is dropped; failing predictions are dropped, then datums
+        left without one); ``labels``: the truths kept (other labels' scores go too);
+        ``label_keys``: the keys kept. Expressions are pandas-query strings or pyarrow
+        Expressions (see :mod:`assay.classification.filters`). The result equals an
+        evaluator given only that input; if nothing is kept it is empty.
 
         Example:
             >>> ev = ClassificationEvaluator(metrics=["Accuracy"]).add_arrays(
-            ...     ["a", "b", "b"], [[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]], labels=["a", "b"])
+            ...     ["a", "b", "b"], [[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]], labels=["a", "b"],
+            ...     metadata=[{"site": "x"}, {"site": "y"}, {"site": "y"}])
             >>> ev.filter(datums=[1, 2]).compute()[0].value
+            0.5
+            >>> ev.filter(datums='site == "y"').compute()[0].value
             0.5
         """
         view = type(self)(**self.config())
@@ -307,7 +349,13 @@ class ClassificationEvaluator(Evaluator):
         for key in sorted(self._blocks):
             if keep_keys is not None and key not in keep_keys:
                 continue
-            b = filter_block(concat_blocks(self._blocks[key]), datums=datums, labels=labels)
+            b = filter_block(
+                concat_blocks(self._blocks[key]),
+                datums=datums,
+                groundtruths=groundtruths,
+                predictions=predictions,
+                labels=labels,
+            )
             if b.n:
                 view._blocks[key] = [b]
         return view
@@ -325,6 +373,8 @@ class ClassificationEvaluator(Evaluator):
             state[f"{i}.binary_row"] = np.array(-1 if b.binary_row is None else b.binary_row)
             if b.uids is not None:
                 state[f"{i}.uids"] = b.uids
+            if b.metadata is not None:
+                state |= b.metadata.to_arrays(f"{i}.metadata.")
         return state
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
@@ -338,6 +388,9 @@ class ClassificationEvaluator(Evaluator):
                 scores=np.asarray(state[f"{i}.scores"], dtype=np.float64),
                 binary_row=None if row < 0 else row,
             )
+            if f"{i}.metadata.names" in state:
+                md = Metadata.from_arrays(state, f"{i}.metadata.", block.n)
+                block = replace(block, metadata=md)
             self._blocks[str(key)] = [block]
 
 

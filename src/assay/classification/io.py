@@ -4,6 +4,10 @@ Ground truths have columns ``uid``, optional ``key`` and ``value``; predictions 
 optional ``key``, ``value`` and ``score`` (a number in [0, 1]). Each is a pandas or polars
 DataFrame, a file path (JSONL, CSV, Parquet) or a list of dicts.
 
+A datum's **metadata** (scalars by name, for filters: :mod:`assay.filtering`) rides on its
+ground-truth rows: a ``metadata`` column holding one mapping (or nothing) per row, or flat
+columns named by ``metadata_columns``.
+
 Example:
     >>> import pandas as pd
     >>> gts = pd.DataFrame({"uid": ["a", "b"], "value": ["cat", "dog"]})
@@ -24,6 +28,7 @@ from numpy.typing import NDArray
 
 from assay.classification.types import DEFAULT_KEY, KeyBlock, code_dtype
 from assay.errors import InvalidInputError
+from assay.io.metadata import Metadata, metadata_from_frame, metadata_from_records
 from assay.io.tables import as_dataframe, numeric_column, require_columns
 
 __all__ = ["parse_long_form"]
@@ -56,13 +61,33 @@ def _first_duplicate(frame: pd.DataFrame, cols: list[str]) -> int | None:
     return int(np.flatnonzero(dup)[0]) if dup.any() else None
 
 
+def _metadata(
+    g: pd.DataFrame, p: pd.DataFrame, columns: Any, gt_source: str, pd_source: str
+) -> Metadata | None:
+    if "metadata" in p.columns:
+        raise InvalidInputError(
+            "metadata belongs to the datum: give it on the ground-truth rows",
+            source=pd_source,
+            field="metadata",
+        )
+    parts = []
+    if "metadata" in g.columns:
+        parts.append(metadata_from_records(g["metadata"].tolist(), source=gt_source))
+    if columns:
+        parts.append(metadata_from_frame(g, list(columns), source=gt_source))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else parts[0].overlay(parts[1], source=gt_source)
+
+
 def _frames(
-    groundtruths: Any, predictions: Any, gt_source: str, pd_source: str
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    groundtruths: Any, predictions: Any, gt_source: str, pd_source: str, metadata_columns: Any
+) -> tuple[pd.DataFrame, pd.DataFrame, Metadata | None]:
     g = as_dataframe(groundtruths, source=gt_source)
     p = as_dataframe(predictions, source=pd_source)
     require_columns(g, ["uid", "value"], source=gt_source)
     require_columns(p, ["uid", "value", "score"], source=pd_source)
+    md = _metadata(g, p, metadata_columns, gt_source, pd_source)
 
     def key(df: pd.DataFrame, source: str) -> Any:
         return _text_column(df, "key", source) if "key" in df.columns else DEFAULT_KEY
@@ -82,7 +107,7 @@ def _frames(
             "score": numeric_column(p, "score", source=pd_source, lo=0.0, hi=1.0),
         }
     )
-    return gt, pr
+    return gt, pr, md
 
 
 def _check_duplicates(gt: pd.DataFrame, pr: pd.DataFrame, gt_source: str, pd_source: str) -> None:
@@ -112,15 +137,17 @@ def parse_long_form(
     *,
     gt_source: str = "groundtruths",
     pd_source: str = "predictions",
+    metadata_columns: Any = None,
 ) -> dict[str, KeyBlock]:
     """Validate long-form ground truths and predictions into one :class:`KeyBlock` per key.
 
     Raises :class:`InvalidInputError` naming the source, row (1-based) and field for:
     missing columns or values, ids or labels that are lists or objects, scores that are not
     numbers in [0, 1], duplicate rows, and predictions whose datum (uid, key) has no
-    ground truth.
+    ground truth; and for metadata that is not a mapping of scalars (see
+    :func:`assay.filtering.metadata_from_records`).
     """
-    gt, pr = _frames(groundtruths, predictions, gt_source, pd_source)
+    gt, pr, md = _frames(groundtruths, predictions, gt_source, pd_source, metadata_columns)
     _check_duplicates(gt, pr, gt_source, pd_source)
     orphan = ~pr["key"].isin(set(gt["key"])).to_numpy()
     if orphan.any():
@@ -132,12 +159,20 @@ def parse_long_form(
             field="uid",
         )
     return {
-        str(key): _block_from_frames(str(key), gk, pr[pr["key"].to_numpy() == key], pd_source)
+        str(key): _block_from_frames(
+            str(key),
+            gk,
+            pr[pr["key"].to_numpy() == key],
+            pd_source,
+            None if md is None else md.take(gk.index.to_numpy()),
+        )
         for key, gk in gt.groupby("key", sort=True)
     }
 
 
-def _block_from_frames(key: str, g: pd.DataFrame, p: pd.DataFrame, pd_source: str) -> KeyBlock:
+def _block_from_frames(
+    key: str, g: pd.DataFrame, p: pd.DataFrame, pd_source: str, md: Metadata | None
+) -> KeyBlock:
     uids = g["uid"].to_numpy(dtype=str)
     datum = pd.Index(uids).get_indexer(p["uid"].to_numpy(dtype=str))
     if (datum < 0).any():
@@ -156,4 +191,4 @@ def _block_from_frames(key: str, g: pd.DataFrame, p: pd.DataFrame, pd_source: st
     gt_codes = lab_index.get_indexer(g["value"].to_numpy()).astype(code_dtype(len(labels)))
     scores = np.full((len(labels), len(uids)), -np.inf)
     scores[lab_index.get_indexer(p["value"].to_numpy()), datum] = p["score"].to_numpy()
-    return KeyBlock(key, uids, labels, gt_codes, scores)
+    return KeyBlock(key, uids, labels, gt_codes, scores, metadata=md)

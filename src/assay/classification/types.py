@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
+from assay.io.metadata import Metadata
 
 __all__ = [
     "DEFAULT_KEY",
@@ -32,7 +33,7 @@ __all__ = [
     "block_from_arrays",
     "concat_blocks",
     "code_dtype",
-    "filter_block",
+    "joined_metadata",
 ]
 
 DEFAULT_KEY = "class"
@@ -57,6 +58,7 @@ class KeyBlock:
             two labels given as one score column, shape (1, n): the scores of
             ``labels[binary_row]``, the other label's score being ``1 - s``.
         binary_row: see ``scores``; ``None`` for the dense form.
+        metadata: the datums' metadata (:class:`assay.filtering.Metadata`), or ``None``.
     """
 
     key: str
@@ -65,6 +67,7 @@ class KeyBlock:
     gt: NDArray[np.integer[Any]]
     scores: NDArray[np.float64]
     binary_row: int | None = None
+    metadata: Metadata | None = None
 
     @property
     def n(self) -> int:
@@ -235,13 +238,14 @@ def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
         return blocks[0]
     key = blocks[0].key
     uids = _joined_uids(blocks)
+    md = joined_metadata(blocks)
     first = blocks[0]
     if first.binary_row is not None and all(
         b.binary_row == first.binary_row and b.labels == first.labels for b in blocks
     ):
         scores = np.concatenate([b.scores for b in blocks], axis=1)
         gt = np.concatenate([b.gt for b in blocks])
-        return KeyBlock(key, uids, first.labels, gt, scores, first.binary_row)
+        return KeyBlock(key, uids, first.labels, gt, scores, first.binary_row, md)
     labels = tuple(sorted(set().union(*(b.labels for b in blocks))))
     lab_index = pd.Index(labels)
     dense = np.full((len(labels), sum(b.n for b in blocks)), -np.inf)
@@ -252,45 +256,15 @@ def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
         dense[rows, start : start + b.n] = b.dense_scores()
         gts.append(rows.astype(code_dtype(len(labels)))[b.gt])
         start += b.n
-    return KeyBlock(key, uids, labels, np.concatenate(gts), dense)
+    return KeyBlock(key, uids, labels, np.concatenate(gts), dense, metadata=md)
 
 
-def filter_block(
-    b: KeyBlock, *, datums: Iterable[Any] | None = None, labels: Iterable[Any] | None = None
-) -> KeyBlock:
-    """The datums of ``b`` whose uid is in ``datums`` and whose truth is in ``labels``.
-
-    Scores of labels outside ``labels`` are dropped, and so is a label left with neither a
-    ground truth nor a score among the kept datums. Datums given without uids keep their
-    position numbers as uids, so examples name the same datums before and after filtering.
-
-    Example:
-        >>> b = block_from_arrays(["a", "b", "c"], np.eye(3), labels=["a", "b", "c"])
-        >>> f = filter_block(b, labels=["a", "c"])
-        >>> f.labels, f.gt.tolist(), f.uids.tolist()
-        (('a', 'c'), [0, 1], [0, 2])
-    """
-    uids = b.uid_array()
-    keep = np.ones(b.n, dtype=bool)
-    if datums is not None:
-        wanted = pd.Index([str(d) for d in datums])
-        keep &= pd.Index(uids.astype(str)).isin(wanted)
-    rows = np.arange(len(b.labels))
-    if labels is not None:
-        wanted_labels = {str(x) for x in labels}
-        rows = np.array([j for j, lab in enumerate(b.labels) if lab in wanted_labels], dtype=int)
-        keep &= np.isin(b.gt, rows)
-    new_uids = uids[keep]
-    if labels is None and b.binary_row is not None:
-        return KeyBlock(b.key, new_uids, b.labels, b.gt[keep], b.scores[:, keep], b.binary_row)
-    scores = b.dense_scores()[np.ix_(rows, np.flatnonzero(keep))]
-    # A label left with neither a ground truth nor a score is dropped, as if never seen.
-    seen = np.isin(rows, b.gt[keep]) | np.isfinite(scores).any(axis=1)
-    rows, scores = rows[seen], np.ascontiguousarray(scores[seen])
-    recode = np.zeros(len(b.labels), dtype=code_dtype(len(rows)))
-    recode[rows] = np.arange(len(rows))
-    labs = tuple(b.labels[j] for j in rows)
-    return KeyBlock(b.key, new_uids, labs, recode[b.gt[keep]], scores)
+def joined_metadata(blocks: Sequence[KeyBlock]) -> Metadata | None:
+    """The blocks' metadata in datum order (``None`` when no block has any)."""
+    if all(b.metadata is None for b in blocks):
+        return None
+    parts = [Metadata(b.n) if b.metadata is None else b.metadata for b in blocks]
+    return Metadata.concat(parts, source=f"metadata of key {blocks[0].key!r}")
 
 
 def _joined_uids(blocks: Sequence[KeyBlock]) -> NDArray[Any] | None:

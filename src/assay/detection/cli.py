@@ -6,6 +6,10 @@ Examples::
     assay detection --groundtruths gt.jsonl --predictions pred.jsonl --iou-type segm \
         --metrics AP,mAP
 
+``--where`` (datums), ``--where-groundtruths`` and ``--where-predictions`` filter with
+pandas-query expressions over ``uid``, ``label``, ``score`` and the ``metadata`` objects of
+the JSONL datums and annotations; ``--examples-limit``/``--examples-offset`` page Examples.
+
 Only typer and the shared CLI helpers are imported at module level; the numpy-heavy
 detection modules (pycocotools, shapely) load inside the command, so ``--help`` is fast.
 """
@@ -19,12 +23,15 @@ import typer
 
 from assay.cli_support import (
     OutputFormat,
+    apply_where,
     db_option,
+    examples_page_options,
     guarded,
     parse_floats,
     publish,
     save_metrics,
     save_option,
+    where_option,
 )
 
 __all__ = ["register", "format_coco_summary", "parse_max_detections"]
@@ -127,6 +134,7 @@ def _run(
     out: Path | None,
     save: bool,
     db: str | None,
+    where: dict[str, str | None],
 ) -> None:
     """Evaluate, then store (``--save``), write ``--out`` and print: records, or with
     ``--coco`` the classic summary (the records then go to ``--out`` only)."""
@@ -137,12 +145,14 @@ def _run(
     groundtruths, predictions, input_format = files
     ev = DetectionEvaluator(**options)
     ev.add(_load(groundtruths, predictions, input_format, options["iou_type"]))
+    ev = apply_where(ev, where)
     summary_only = coco and wanted is None  # --coco alone: just the classic summary
     records = MetricSet() if summary_only else ev.compute(wanted)
     summary = ev.coco(all_precision=False) if coco else None
     if summary is not None and not records.filter("COCOSummary"):
         records = records + coco_summary(summary)
     params = {"groundtruths": str(groundtruths), "predictions": str(predictions), **ev.config()}
+    params |= {f"where_{k}": v for k, v in where.items() if v is not None}
     meta: dict[str, Any] = dict(kind="detection", dataset=str(groundtruths), parameters=params)
     if summary is not None and out is None:  # stdout is the classic summary alone
         save_metrics(records, save=save, url=db, **meta)
@@ -150,6 +160,9 @@ def _run(
         publish(records, fmt=fmt, out=out, title="detection", save=save, db=db, **meta)
     if summary is not None:
         typer.echo(format_coco_summary(summary.stats()))
+
+
+EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
 
 
 def register(app: typer.Typer) -> None:
@@ -210,6 +223,13 @@ def register(app: typer.Typer) -> None:
         input_format: str = typer.Option(
             "auto", "--input-format", help="auto (by extension), coco or jsonl."
         ),
+        examples_limit: int = EXAMPLES_LIMIT,
+        examples_offset: int = EXAMPLES_OFFSET,
+        where: str = where_option("datums", "uid and the datum's metadata"),
+        where_groundtruths: str = where_option("groundtruths", "uid, label, label_key, metadata"),
+        where_predictions: str = where_option(
+            "predictions", "uid, label, label_key, score, metadata"
+        ),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
@@ -235,6 +255,13 @@ def register(app: typer.Typer) -> None:
             )[0],
             pr_curve_max_examples=pr_curve_max_examples,
             zero_division=zero_division,
+            examples_limit=examples_limit,
+            examples_offset=examples_offset,
         )
         files = (groundtruths, predictions, input_format)
-        _run(files, options, wanted, coco=coco, fmt=fmt, out=out, save=save, db=db)
+        where_by = {
+            "datums": where,
+            "groundtruths": where_groundtruths,
+            "predictions": where_predictions,
+        }
+        _run(files, options, wanted, coco=coco, fmt=fmt, out=out, save=save, db=db, where=where_by)

@@ -35,6 +35,7 @@ from assay.detection.state import data_from_arrays, data_to_arrays
 from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.filtering import examples_page
 from assay.results import MetricSet
 
 __all__ = ["DetectionEvaluator", "evaluate_detection"]
@@ -60,6 +61,8 @@ class DetectionEvaluator(Evaluator):
         pr_curve_max_examples: int = 1,
         zero_division: float | None = None,
         matching: str = "coco",
+        examples_limit: int | None = None,
+        examples_offset: int = 0,
     ) -> None:
         if iou_type is not None:
             check_iou_type(iou_type)
@@ -74,6 +77,7 @@ class DetectionEvaluator(Evaluator):
             metrics=None,
             score_thresholds=score_thresholds,
         )
+        offset, limit = examples_page(examples_limit, examples_offset)
         self.options: dict[str, Any] = dict(
             iou_type=iou_type,
             iou_thresholds=None if iou_thresholds is None else [float(t) for t in iou_thresholds],
@@ -87,6 +91,8 @@ class DetectionEvaluator(Evaluator):
             pr_curve_max_examples=pr_curve_max_examples,
             zero_division=zero_division,
             matching=matching,
+            examples_limit=limit,
+            examples_offset=offset,
         )
         self._parts: list[DetectionData] = []
         self._merged: DetectionData | None = None
@@ -162,18 +168,26 @@ class DetectionEvaluator(Evaluator):
     def filter(
         self,
         *,
-        datums: Sequence[Hashable] | None = None,
+        datums: Sequence[Hashable] | Any = None,
+        groundtruths: Any = None,
+        predictions: Any = None,
         labels: Sequence[Any] | None = None,
     ) -> DetectionEvaluator:
-        """A new evaluator, same options, on the listed datum uids and labels only.
+        """A new evaluator, same options, on the data the filters keep.
 
-        Nothing is read again; computing on it gives what adding only those datums and
-        annotations would (:func:`assay.detection.filters.subset`). ``labels``: values (any
-        key) or ``(key, value)`` pairs.
+        ``datums``: uids, or an expression over ``uid`` and the datum's metadata;
+        ``groundtruths`` / ``predictions``: expressions over each annotation's ``uid``,
+        ``label``, ``label_key``, ``score`` (predictions) and metadata (its own, then the
+        datum's); ``labels``: values (any key) or ``(key, value)`` pairs. Expressions are
+        pandas-query strings or ``pyarrow.compute.Expression`` (valor-lite's names
+        ``datum_uid``, ``gt_label``, ``pd_label``, ``pd_score`` work too). Nothing is read
+        again; computing on it gives what adding only those datums and annotations would
+        (:func:`assay.detection.filters.subset`). A filter that keeps no datum gives an empty
+        evaluator.
 
         Example:
-            >>> gt = [{"uid": u, "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}
-            ...       for u in "ab"]
+            >>> gt = [{"uid": u, "metadata": {"site": u}, "annotations": [{"label": "cat",
+            ...        "box": [0, 0, 10, 10]}]} for u in "ab"]
             >>> pr = [{"uid": "a", "annotations": [{"label": "cat", "score": 0.9,
             ...                                     "box": [0, 0, 10, 10]}]}]
             >>> ev = DetectionEvaluator().add_datums(gt, pr)
@@ -181,10 +195,18 @@ class DetectionEvaluator(Evaluator):
             0.5
             >>> ev.filter(datums=["a"]).compute(["mAR"]).get("mAR").value
             1.0
+            >>> ev.filter(datums='site == "a"').compute(["mAR"]).get("mAR").value
+            1.0
         """
         self._require_data("filter")
         out = DetectionEvaluator(**self.config())
-        part = subset(self.data, datums=datums, labels=labels)
+        part = subset(
+            self.data,
+            datums=datums,
+            groundtruths=groundtruths,
+            predictions=predictions,
+            labels=labels,
+        )
         if part.n_datums:
             out.add(part)
         return out

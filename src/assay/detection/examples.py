@@ -8,7 +8,8 @@ negative. Ground truths in no counted pair are false negatives (*unmatched groun
 predictions scoring ``>= s`` in no counted pair false positives (*unmatched predictions*).
 
 * ``Examples``: one record per datum (with at least one annotation) and threshold pair
-  (parameters ``datum_uid``, ``iou_threshold``, ``score_threshold``),
+  (parameters ``datum_uid``, ``iou_threshold``, ``score_threshold``), for all of them or a
+  page of them in uid order (``examples_offset``, ``examples_limit``),
   ``{datum_id, true_positives: [[ground truth id, prediction id]], false_positives:
   [prediction id], false_negatives: [ground truth id]}``.
 * ``ConfusionMatrixWithExamples``: per label key and threshold pair, the confusion matrix with
@@ -53,14 +54,25 @@ def examples(
     iou_type: str,
     iou_thresholds: Sequence[float],
     score_thresholds: Sequence[float],
+    *,
+    page: tuple[int, int | None] = (0, None),
 ) -> list[Metric]:
-    """``Examples`` records: per datum and threshold pair, its TP pairs, FPs and FNs."""
+    """``Examples`` records: per datum and threshold pair, its TP pairs, FPs and FNs.
+
+    ``page``: ``(offset, limit)`` over the datums with an annotation in uid order (so a page
+    does not depend on the order batches were added or merged); no page: datum order.
+    """
     gts, dts = data.groundtruths, data.predictions
     pd, pg, iou = chosen_pairs(data, iou_type)
     gt_rows = np.flatnonzero(~gts.crowd)
     has = np.zeros(data.n_datums, dtype=bool)
     has[gts.datum[gt_rows]] = True
     has[dts.datum] = True
+    offset, limit = page
+    shown = np.flatnonzero(has)
+    if offset or limit is not None:  # a page: in uid order, whatever the order of adding
+        shown = shown[_uid_order([data.uids[d] for d in shown])]
+        shown = shown[offset : None if limit is None else offset + limit]
     out: list[Metric] = []
     for t, s in product(iou_thresholds, score_thresholds):
         ok = counted(data, iou, pd, t, s)
@@ -79,7 +91,7 @@ def examples(
         tp_at = np.searchsorted(dts.datum[tp_pd], np.arange(data.n_datums + 1))
         fp_at = np.searchsorted(dts.datum[fp], np.arange(data.n_datums + 1))
         fn_at = np.searchsorted(gts.datum[fn], np.arange(data.n_datums + 1))
-        for d in np.flatnonzero(has):
+        for d in shown:
             a, b = tp_at[d], tp_at[d + 1]
             value = {
                 "datum_id": data.uids[d],
@@ -91,6 +103,14 @@ def examples(
             }
             out.append(Metric("Examples", value, _params(t, s, datum_uid=data.uids[d])))
     return out
+
+
+def _uid_order(uids: list[Any]) -> np.ndarray:
+    """Positions that sort ``uids`` (numbers numerically, text as text; mixed: as text)."""
+    u = np.asarray(uids)
+    if u.dtype.kind not in "iuU":
+        u = np.asarray([str(x) for x in uids])
+    return np.argsort(u, kind="stable")
 
 
 def _cell(count_rows: list[dict[str, Any]]) -> dict[str, Any]:

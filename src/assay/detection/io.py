@@ -47,6 +47,7 @@ from assay.io.geometry import datum_size, parse_geometry
 from assay.io.jsonfiles import read_json, read_jsonl_records, source_name
 from assay.io.labels import DEFAULT_KEY, parse_labels
 from assay.io.masks import rle_bbox
+from assay.io.metadata import metadata_from_records
 
 __all__ = ["load_coco", "load_jsonl", "parse_datums", "read_json"]
 
@@ -328,10 +329,13 @@ def parse_datums(
         _parse_annotations(rec, d, sizes[d], psrc, labels, lindex, rows_p, prediction=True)
     hs = np.array([s[0] for s in sizes], np.int64)
     ws = np.array([s[1] for s in sizes], np.int64)
-    return DetectionData(uids, hs, ws, labels, rows_g.build(), rows_p.build())
+    meta = [rec.get("metadata") for rec in gt_datums]
+    md = metadata_from_records(meta, source=gsrc) if any(m is not None for m in meta) else None
+    gt, pr = rows_g.build(gsrc), rows_p.build(psrc)
+    return DetectionData(uids, hs, ws, labels, gt, pr, metadata=md)
 
 
-_COLS = ("datum", "label", "box", "area", "score", "crowd", "ann_id", "kind", "poly", "rle")
+_COLS = ("datum", "label", "box", "area", "score", "crowd", "ann_id", "kind", "poly", "rle", "md")
 
 
 class _Rows:
@@ -344,9 +348,11 @@ class _Rows:
         for k, v in kw.items():
             self.cols[k].append(v)
 
-    def build(self) -> Annotations:
+    def build(self, source: str) -> Annotations:
+        """The rows as :class:`Annotations` (each annotation's ``metadata`` on its rows)."""
         c = self.cols
         n = len(c["datum"])
+        has_md = any(m is not None for m in c["md"])
         poly = np.empty(n, dtype=object)
         poly[:] = c["poly"] if n else []
         rle = np.empty(n, dtype=object)
@@ -362,6 +368,7 @@ class _Rows:
             kind=np.array(c["kind"], np.int8),
             polygons=poly,
             rles=rle,
+            metadata=metadata_from_records(c["md"], source=source) if has_md else None,
         )
 
 
@@ -386,6 +393,10 @@ def _parse_annotations(
         where = _rec(uid, j)
         if not isinstance(ann, dict):
             raise InvalidInputError("annotation must be an object", source=source, record=where)
+        if not isinstance(ann.get("metadata") or {}, dict):
+            raise InvalidInputError(
+                "metadata must be an object", source=source, record=where, field="metadata"
+            )
         labs = parse_labels(ann, source=source, record=where, prediction=prediction)
         g = parse_geometry(ann, *size, source=source, record=where)
         for lab, score in labs:
@@ -403,4 +414,5 @@ def _parse_annotations(
                 kind=g.kind,
                 poly=g.polygon,
                 rle=g.rle,
+                md=ann.get("metadata"),
             )

@@ -71,6 +71,7 @@ from assay.detection.thresholded import (
 from assay.detection.types import DetectionData
 from assay.detection.valor_match import matching_for
 from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.filtering import examples_page
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
@@ -172,6 +173,8 @@ def compute_metrics(
     zero_division: float | None = None,
     matching: str = "coco",
     metrics: Sequence[str] | None = None,
+    examples_limit: int | None = None,
+    examples_offset: int = 0,
 ) -> MetricSet:
     """Detection metrics as :class:`~assay.results.Metric` records (see the module docstring).
 
@@ -197,8 +200,12 @@ def compute_metrics(
             (:mod:`assay.detection.valor_match`); AP and COCOSummary always match as COCO.
         metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
             when asked for).
+        examples_limit, examples_offset: page the ``Examples`` records: the datums (with an
+            annotation) ``offset .. offset + limit - 1`` in uid order (valor-lite's
+            ``limit`` and ``offset``; default: all).
     """
     check_matching(matching)
+    page = examples_page(examples_limit, examples_offset)
     ious, ar_ious, wanted = check_options(
         iou_thresholds=iou_thresholds,
         ar_iou_thresholds=ar_iou_thresholds,
@@ -243,7 +250,7 @@ def compute_metrics(
         out += coco_summary(coco_evaluate(data, CocoParams(iou_type=iou_type), all_precision=False))
     out += _curves_and_matrices(
         data, iou_type, md, ious, scores, pr_curve_iou_threshold, pr_curve_max_examples,
-        wanted, zero_division, matching,
+        wanted, zero_division, matching, page,
     )  # fmt: skip
     return MetricSet(out)
 
@@ -315,8 +322,9 @@ def _curves_and_matrices(
     wanted: list[str],
     zd: float | None,
     matching: str,
+    page: tuple[int, int | None],
 ) -> list[Metric]:
-    """The precision-recall curves and confusion matrices that are wanted."""
+    """The precision-recall curves, confusion matrices and examples that are wanted."""
     out: list[Metric] = []
     if "PrecisionRecallCurve" in wanted or "DetailedPrecisionRecallCurve" in wanted:
         params = CocoParams(
@@ -343,5 +351,5 @@ def _curves_and_matrices(
     if "Examples" in wanted:
         from assay.detection.examples import examples
 
-        out += examples(data, iou_type, ious.tolist(), scores)
+        out += examples(data, iou_type, ious.tolist(), scores, page=page)
     return out

@@ -26,6 +26,7 @@ import numpy as np
 import shapely
 
 from assay.detection.types import POLYGON, RASTER, Annotations, DetectionData
+from assay.io.metadata import Metadata
 
 __all__ = ["data_to_arrays", "data_from_arrays"]
 
@@ -53,7 +54,7 @@ def _annotations_to_arrays(a: Annotations, prefix: str) -> dict[str, np.ndarray]
     out[f"{prefix}rle_buf"], out[f"{prefix}rle_off"] = _pack(counts)
     sizes = [[int(v) for v in a.rles[i]["size"]] for i in rle_rows]
     out[f"{prefix}rle_size"] = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
-    return out
+    return out | _metadata_to(a.metadata, f"{prefix}md_")
 
 
 def _annotations_from_arrays(s: Mapping[str, np.ndarray], prefix: str) -> Annotations:
@@ -72,7 +73,16 @@ def _annotations_from_arrays(s: Mapping[str, np.ndarray], prefix: str) -> Annota
     counts = _unpack(s[f"{prefix}rle_buf"], s[f"{prefix}rle_off"])
     for i, c, size in zip(rle_rows, counts, s[f"{prefix}rle_size"].tolist()):
         rles[i] = {"size": size, "counts": c}
-    return Annotations(polygons=polygons, rles=rles, **cols)
+    md = _metadata_from(s, f"{prefix}md_", n)
+    return Annotations(polygons=polygons, rles=rles, **cols, metadata=md)
+
+
+def _metadata_to(md: Metadata | None, prefix: str) -> dict[str, np.ndarray]:
+    return {} if md is None else md.to_arrays(prefix)
+
+
+def _metadata_from(s: Mapping[str, np.ndarray], prefix: str, n: int) -> Metadata | None:
+    return Metadata.from_arrays(s, prefix, n) if f"{prefix}names" in s else None
 
 
 def data_to_arrays(data: DetectionData) -> dict[str, np.ndarray]:
@@ -89,6 +99,7 @@ def data_to_arrays(data: DetectionData) -> dict[str, np.ndarray]:
         "widths": np.asarray(data.widths, dtype=np.int64),
         **_annotations_to_arrays(data.groundtruths, "gt_"),
         **_annotations_to_arrays(data.predictions, "dt_"),
+        **_metadata_to(data.metadata, "md_"),
     }
 
 
@@ -104,4 +115,5 @@ def data_from_arrays(s: Mapping[str, np.ndarray]) -> DetectionData:
         predictions=_annotations_from_arrays(s, "dt_"),
         label_ids=list(meta["label_ids"]),
         iou_type=meta["iou_type"],
+        metadata=_metadata_from(s, "md_", len(meta["uids"])),
     )

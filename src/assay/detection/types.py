@@ -29,6 +29,7 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.io.geometry import BOX, POLYGON, RASTER
 from assay.io.labels import Label
+from assay.io.metadata import Metadata
 
 __all__ = ["BOX", "POLYGON", "RASTER", "Annotations", "DetectionData", "Label"]
 
@@ -56,6 +57,7 @@ class Annotations:
         ann_id: int64 source annotation id (COCO id, or position in the datum).
         kind: int8 geometry kind (BOX / POLYGON / RASTER).
         polygons, rles: object arrays, the exact geometry for POLYGON / RASTER rows.
+        metadata: the annotations' metadata (one row per row), or ``None``.
     """
 
     datum: np.ndarray
@@ -68,6 +70,7 @@ class Annotations:
     kind: np.ndarray
     polygons: np.ndarray
     rles: np.ndarray
+    metadata: Metadata | None = None
 
     def __len__(self) -> int:
         return int(self.datum.shape[0])
@@ -109,14 +112,23 @@ class Annotations:
 
     def take(self, index: np.ndarray | slice) -> Annotations:
         """Rows ``index`` (an int or bool array), as a new :class:`Annotations`."""
-        return Annotations(**{f: getattr(self, f)[index] for f in _FIELDS})
+        md = None if self.metadata is None else self.metadata.take(index)
+        return Annotations(**{f: getattr(self, f)[index] for f in _FIELDS}, metadata=md)
 
     @staticmethod
     def concat(parts: list[Annotations]) -> Annotations:
         """Row-wise concatenation (datum/label indices must already be global)."""
         if not parts:
             return Annotations.empty()
-        return Annotations(**{f: np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS})
+        cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS}
+        return Annotations(**cols, metadata=join_metadata([(len(p), p.metadata) for p in parts]))
+
+
+def join_metadata(parts: list[tuple[int, Metadata | None]]) -> Metadata | None:
+    """Metadata of row blocks in order (``(rows, metadata or None)`` each); None if none has."""
+    if all(md is None for _, md in parts):
+        return None
+    return Metadata.concat([Metadata(n) if md is None else md for n, md in parts])
 
 
 _FIELDS = ("datum", "label", "box", "area", "score", "crowd", "ann_id", "kind", "polygons", "rles")
@@ -137,6 +149,7 @@ class DetectionData:
         iou_type: the IoU type the data was read for (``"bbox"`` keeps boxes only, ``"segm"``
             region geometry), or None when the data holds its exact geometry (assay JSONL)
             and can be evaluated either way.
+        metadata: the datums' metadata (one row per datum), or ``None``.
     """
 
     uids: list[Any]
@@ -147,6 +160,7 @@ class DetectionData:
     predictions: Annotations
     label_ids: list[Any] = field(default_factory=list)
     iou_type: str | None = None
+    metadata: Metadata | None = None
 
     @property
     def n_datums(self) -> int:
@@ -207,4 +221,5 @@ class DetectionData:
             predictions=Annotations.concat(dts),
             label_ids=label_ids,
             iou_type=kinds.pop() if kinds else None,
+            metadata=join_metadata([(p.n_datums, p.metadata) for p in parts]),
         )

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_multiclass
+from classkit import make_multiclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

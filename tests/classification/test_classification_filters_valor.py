@@ -4,7 +4,7 @@ Examples, against valor-lite on the same data with the same pyarrow expressions.
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_multiclass
+from classkit import make_multiclass
 
 from assay.classification import ClassificationEvaluator
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_multiclass
+from classkit import make_multiclass
 from sklearn import metrics as skm
 
 from assay.classification import ClassificationEvaluator, confusion_counts, roc_auc_score

@@ -2,7 +2,7 @@
 
 import numpy as np
 import polars as pl
-from conftest import make_multiclass
+from classkit import make_multiclass
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays

@@ -59,7 +59,6 @@ def test_config_writes_rsmtool_named_tables(tmp_path):
         "data_composition",
         "data_composition_by_L1",
         "test_excluded_composition",
-        "test_excluded_responses",
         "estimates_osa_by_L1",
         "estimates_osd_by_L1",
         "estimates_csd_by_L1",
@@ -68,6 +67,7 @@ def test_config_writes_rsmtool_named_tables(tmp_path):
         "consistency",
     ):
         assert f"exp1_{t}.csv" in names, t
+    assert "exp1_test_excluded_responses.csv" not in names  # nothing excluded: no file
     api = run_rsmeval(config)
     mine = pd.read_csv(out / "exp1_eval.csv", index_col=0)
     assert list(mine.index) == ["raw", "raw_trim", "raw_trim_round"]
@@ -114,7 +114,6 @@ def test_trim_options_without_a_config(tmp_path):
         (["--trim-min", "1"], "--trim-max"),
         (["--human", "sc1"], "drop the other scoring options"),
         (["--keep-zero-scores"], "drop the other scoring options"),
-        (["--trim-min", "1", "--trim-max", "5", "--save"], "--save"),
     ],
 )
 def test_option_mistakes_exit_2(tmp_path, args, expect):

@@ -32,20 +32,24 @@ import pandas as pd
 
 from assay.results import Metric, MetricSet
 from assay.scoring.rsmeval_config import RsmevalConfig
-from assay.scoring.rsmeval_preprocess import Preprocessed, preprocess
 from assay.scoring.rsmeval_frames import (
     coefficient_tables,
     composition_tables,
     confusion_table,
     excluded_composition,
+    input_tables,
     score_distribution,
 )
+from assay.scoring.rsmeval_preprocess import Preprocessed, preprocess
 from assay.scoring.tables import ScoringTables
 
 __all__ = ["RsmevalTables", "rsmeval_tables", "run_rsmeval"]
 
 # tables whose first CSV column is not an index (RSMTool writes them without one)
 NO_INDEX = (
+    "test_metadata",
+    "test_human_scores",
+    "test_other_columns",
     "data_composition",
     "test_excluded_composition",
     "test_excluded_responses",
@@ -151,6 +155,8 @@ def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
     tables["pred_processed"] = pred[["spkitemid", "sc1", *cfg.score_types]]
     tables["test_excluded_responses"] = pre.excluded
     tables["test_responses_with_excluded_flags"] = pre.flagged
+    sc2 = pred["sc2"] if pre.has_sc2 else None
+    tables.update(input_tables(pre.kept, cfg.score_types, cfg.subgroups, sc2))
     tables["test_excluded_composition"] = excluded_composition(
         pre.excluded, cfg.exclude_zero_scores, listwise=bool(cfg.min_items_per_candidate)
     )

@@ -21,6 +21,7 @@ __all__ = [
     "composition_tables",
     "confusion_table",
     "excluded_composition",
+    "input_tables",
     "score_distribution",
 ]
 
@@ -84,6 +85,25 @@ def excluded_composition(
         out.loc[index[0], "numeric system score"] = np.nan
         if not exclude_zero_scores:
             out.loc[index[1], "numeric system score"] = np.nan
+    return out
+
+
+def input_tables(
+    kept: pd.DataFrame, score_types: list[str], subgroups: list[str], sc2: pd.Series | None
+) -> dict[str, pd.DataFrame]:
+    """The used responses' input split as RSMTool writes it: ``test_metadata`` (id, subgroups,
+    candidate), ``test_human_scores`` (id, ``sc1``, ``sc2`` as used) and
+    ``test_other_columns`` (id and every column not in the other two or the scores)."""
+    meta = ["spkitemid", *subgroups, *(["candidate"] if "candidate" in kept.columns else [])]
+    taken = {"sc1", *score_types, *meta}
+    out = {"test_metadata": kept[meta]}
+    if sc2 is not None:
+        out["test_human_scores"] = pd.DataFrame(
+            {"spkitemid": kept["spkitemid"], "sc1": kept["sc1"], "sc2": sc2.to_numpy()}
+        )
+        taken.add("sc2")
+    taken.discard("spkitemid")
+    out["test_other_columns"] = kept[[c for c in kept.columns if c not in taken]]
     return out
 
 

@@ -99,13 +99,15 @@ def read_scores_table(path: Path, text_columns: list[str]) -> pd.DataFrame:
 @dataclass
 class Preprocessed:
     """The responses used (``pred``: ``spkitemid, sc1``, score types, ``sc2``, subgroups,
-    ``candidate``), the ones excluded (``excluded``, RSMTool's ``test_excluded_responses``)
-    and the ones set aside by the flag columns (``flagged``)."""
+    ``candidate``), the ones excluded (``excluded``, RSMTool's ``test_excluded_responses``),
+    the ones set aside by the flag columns (``flagged``) and the rows used with every input
+    column (``kept``, renamed)."""
 
     pred: pd.DataFrame
     excluded: pd.DataFrame
     has_sc2: bool
     flagged: pd.DataFrame
+    kept: pd.DataFrame
 
 
 def _filter(df: pd.DataFrame, col: str, exclude_zero: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -242,4 +244,4 @@ def preprocess(cfg: RsmevalConfig) -> Preprocessed:
         out[g] = kept[g].astype(str)
     if cfg.candidate_column:
         out["candidate"] = kept["candidate"].astype(str)
-    return Preprocessed(pred=out, excluded=excluded, has_sc2=has_sc2, flagged=flagged)
+    return Preprocessed(pred=out, excluded=excluded, has_sc2=has_sc2, flagged=flagged, kept=kept)

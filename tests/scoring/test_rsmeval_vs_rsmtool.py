@@ -1,13 +1,16 @@
 """rsmeval itself against ``assay scoring --config`` on generated experiments, every cell.
 
 Each experiment is run by RSMTool's ``rsmeval`` (in the interpreter ``ASSAY_RSMTOOL_PYTHON``;
-it also builds its HTML report, about 40 s) and by assay; every CSV assay writes must exist
-in rsmeval's ``output`` folder under the same name and agree cell by cell (1e-9), with the
-same row names, row order and column names.
+it also builds its HTML report, about 40 s) and by assay; every file assay writes (CSV, TSV or
+XLSX, as the experiment's ``file_format`` says) must exist in rsmeval's ``output`` folder under
+the same name and agree cell by cell (1e-9), with the same row names, row order and column
+names; and every file rsmeval writes must be written by assay, except those in
+``NOT_WRITTEN`` (docs/scoring.md says why). Experiments d-f (``rsmeval_experiments.py``) use
+flag columns, candidates, ``min_n_per_group`` and the tsv/xlsx formats.
 
 Note: rsmeval 12 crashes (``cannot reindex on an axis with duplicate labels``) when one
-experiment excludes responses both for their human and for their system score, so each
-experiment below has only one of the two kinds.
+experiment excludes responses both for their human and for their system score, or excludes
+candidates as well as responses for their scores, so each experiment has only one kind.
 """
 
 from __future__ import annotations

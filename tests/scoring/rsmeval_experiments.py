@@ -34,6 +34,22 @@ def frame(seed: int, n: int, second: bool) -> pd.DataFrame:
     return df
 
 
+def config(eid: str, predictions: str, *, second: bool, **extra: object) -> dict:
+    """An rsmeval configuration over a :func:`frame` file, with ``extra`` keys."""
+    cfg = {
+        "experiment_id": eid,
+        "predictions_file": predictions,
+        "system_score_column": "machine",
+        "human_score_column": "human",
+        "id_column": "resp",
+        "trim_min": 1,
+        "trim_max": 5,
+    }
+    if second:
+        cfg["second_human_score_column"] = "human2"
+    return {**cfg, **extra}
+
+
 def _flags_and_candidates(tmp: Path) -> dict:
     """Numeric and text flags with lists of allowed values (numbers match their text, "1.0"
     matches 1), candidates of 1..5 responses with a minimum of 3, min_n_per_group per
@@ -47,22 +63,17 @@ def _flags_and_candidates(tmp: Path) -> dict:
     d["length"] = rng.integers(20, 200, len(d))
     d.loc[[20, 21], "human2"] = 0  # zero second score: missing
     d.to_csv(tmp / "d.csv", index=False)
-    return {
-        "experiment_id": "expD",
-        "predictions_file": "d.csv",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "second_human_score_column": "human2",
-        "id_column": "resp",
-        "subgroups": ["L1", "gender"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "flag_column": {"fnum": [1, "2"], "fstr": ["ok", 1]},
-        "candidate_column": "cand",
-        "min_items_per_candidate": 3,
-        "min_n_per_group": {"L1": 60, "gender": 5},
-        "file_format": "tsv",
-    }
+    return config(
+        "expD",
+        "d.csv",
+        second=True,
+        subgroups=["L1", "gender"],
+        flag_column={"fnum": [1, "2"], "fstr": ["ok", 1]},
+        candidate_column="cand",
+        min_items_per_candidate=3,
+        min_n_per_group={"L1": 60, "gender": 5},
+        file_format="tsv",
+    )
 
 
 def _single_flag_xlsx(tmp: Path) -> dict:
@@ -78,23 +89,18 @@ def _single_flag_xlsx(tmp: Path) -> dict:
     e.loc[[5, 9, 17], "human"] = 0
     e.loc[[30, 31], "L1"] = ""
     e.to_csv(tmp / "e.csv", index=False)
-    return {
-        "experiment_id": "expE",
-        "predictions_file": "e.csv",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "second_human_score_column": "human2",
-        "id_column": "resp",
-        "subgroups": ["L1"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "scale_with": "asis",
-        "flag_column": {"batch": 2.0},
-        "flag_column_test": {"batch": [1]},
-        "candidate_column": "cand",
-        "min_n_per_group": 10,
-        "file_format": "xlsx",
-    }
+    return config(
+        "expE",
+        "e.csv",
+        second=True,
+        subgroups=["L1"],
+        scale_with="asis",
+        flag_column={"batch": 2.0},
+        flag_column_test={"batch": [1]},
+        candidate_column="cand",
+        min_n_per_group=10,
+        file_format="xlsx",
+    )
 
 
 def _nothing_excluded(tmp: Path) -> dict:
@@ -104,19 +110,15 @@ def _nothing_excluded(tmp: Path) -> dict:
     f["cand"] = [f"p{i // 2}" for i in range(len(f))]
     f["task"] = "A"
     f.to_csv(tmp / "f.csv", index=False)
-    return {
-        "experiment_id": "expF",
-        "predictions_file": "f.csv",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "id_column": "resp",
-        "subgroups": "L1, gender",
-        "trim_min": 1,
-        "trim_max": 5,
-        "flag_column": {"task": ["A"]},
-        "candidate_column": "cand",
-        "min_items_per_candidate": 2,
-    }
+    return config(
+        "expF",
+        "f.csv",
+        second=False,
+        subgroups="L1, gender",
+        flag_column={"task": ["A"]},
+        candidate_column="cand",
+        min_items_per_candidate=2,
+    )
 
 
 def filter_experiments(tmp: Path) -> list[tuple[str, dict]]:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from rsmeval_experiments import filter_experiments, frame
+from rsmeval_experiments import config, filter_experiments, frame
 from typer.testing import CliRunner
 
 from assay.cli import app
@@ -93,7 +93,7 @@ def compare_dir(files: dict[str, bytes], rsm_dir: Path, fmt: str = "csv") -> dic
 
 
 def _experiments(tmp: Path):
-    """(name, config, prepared files) for three experiments."""
+    """(name, configuration) for six experiments; their data written into ``tmp``."""
     a = frame(1, 400, second=True)
     a.loc[[3, 8], "human"] = "TD"  # non-numeric human scores
     a.loc[[5, 9, 17], "human"] = 0  # zero human scores (excluded)
@@ -101,18 +101,7 @@ def _experiments(tmp: Path):
     a.loc[22, "human2"] = "x"
     a.loc[[30, 31], "L1"] = ""  # "No info"
     a.to_csv(tmp / "a.csv", index=False)
-    cfg_a = {
-        "experiment_id": "expA",
-        "predictions_file": "a.csv",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "second_human_score_column": "human2",
-        "id_column": "resp",
-        "subgroups": ["L1", "gender"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "scale_with": "asis",
-    }
+    cfg_a = config("expA", "a.csv", second=True, subgroups=["L1", "gender"], scale_with="asis")
 
     b = frame(2, 300, second=False)
     b["machine"] = b["machine"].astype(object)
@@ -124,38 +113,23 @@ def _experiments(tmp: Path):
     pd.DataFrame({"sc1": rng.integers(1, 6, 50), "prediction": rng.normal(2.8, 0.9, 50)}).to_csv(
         tmp / "scale.csv", index=False
     )
-    cfg_b = {
-        "experiment_id": "expB",
-        "predictions_file": "b.tsv",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "id_column": "resp",
-        "subgroups": ["L1"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "trim_tolerance": 0.49,
-        "scale_with": "scale.csv",
-        "exclude_zero_scores": False,
-        "rater_error_variance": 0.4,
-    }
+    cfg_b = config(
+        "expB",
+        "b.tsv",
+        second=False,
+        subgroups=["L1"],
+        trim_tolerance=0.49,
+        scale_with="scale.csv",
+        exclude_zero_scores=False,
+        rater_error_variance=0.4,
+    )
 
     c = frame(4, 250, second=True)
     c.loc[[2, 12], "human"] = 0  # kept
     c.loc[[13, 14], "human2"] = 0  # kept as a score
     c.loc[15, "human"] = "missing"
     c.to_excel(tmp / "c.xlsx", index=False)
-    cfg_c = {
-        "experiment_id": "expC",
-        "predictions_file": "c.xlsx",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "second_human_score_column": "human2",
-        "id_column": "resp",
-        "subgroups": ["gender"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "exclude_zero_scores": False,
-    }
+    cfg_c = config("expC", "c.xlsx", second=True, subgroups=["gender"], exclude_zero_scores=False)
     return [("a", cfg_a), ("b", cfg_b), ("c", cfg_c), *filter_experiments(tmp)]
 
 
@@ -197,11 +171,11 @@ def _expected(cfg: dict) -> list[str]:
 @pytest.mark.parametrize("which", ["a", "b", "c", "d", "e", "f"])
 def test_every_table_matches_rsmeval(tmp_path, which):
     name, cfg = next(e for e in _experiments(tmp_path) if e[0] == which)
-    config = tmp_path / f"{name}.json"
-    config.write_text(json.dumps(cfg))
-    rsm_dir = _rsmeval(config, tmp_path / "rsm")
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(cfg))
+    rsm_dir = _rsmeval(path, tmp_path / "rsm")
     out = tmp_path / "assay"
-    r = CliRunner().invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out)])
+    r = CliRunner().invoke(app, ["scoring", "--config", str(path), "--out-dir", str(out)])
     assert r.exit_code == 0, r.output
     fmt = cfg.get("file_format", "csv")
     files = {p.name: p.read_bytes() for p in out.iterdir()}

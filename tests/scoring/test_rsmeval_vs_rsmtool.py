@@ -193,3 +193,30 @@ def test_every_table_matches_rsmeval(tmp_path, which):
         data = files[f"{cfg['experiment_id']}_data_composition.{fmt}"]
         comp = _csv(as_csv(data if fmt == "xlsx" else data.decode(), fmt))
         assert list(comp.columns[:3]) == ["partition", "responses", "candidates"]
+
+
+FLAG_VALUES = [1, 1.0, 2.5, -0.0, "1", "1.0", " 1 ", "1e3", "nan", "inf", "0x10", "1_000"]
+FLAG_VALUES += [True, False, None, "ok", "", "True", "\u0661", 12345678901234567890, "2.50"]
+
+
+def test_flag_values_convert_as_rsmtool_converts_them():
+    from assay.scoring.rsmeval_preprocess import flag_value
+
+    code = (
+        "import json, sys\n"
+        "from rsmtool.utils.conversion import convert_to_float\n"
+        "vals = json.loads(sys.stdin.read())\n"
+        "print(json.dumps([[type(v).__name__, repr(v)] for v in map(convert_to_float, vals)]))"
+    )
+    proc = subprocess.run(
+        [RSM_PY, "-c", code],
+        input=json.dumps(FLAG_VALUES),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+    )
+    theirs = json.loads(proc.stdout)
+    mine = [[type(v).__name__, repr(v)] for v in map(flag_value, FLAG_VALUES)]
+    assert mine == theirs
+    assert len(mine) == len(FLAG_VALUES) > 15

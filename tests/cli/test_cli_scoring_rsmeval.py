@@ -244,7 +244,8 @@ def test_failing_save_leaves_the_out_dir_untouched(tmp_path):
 def test_file_format_writes_the_same_tables(tmp_path, fmt):
     out_csv, out_fmt = tmp_path / "csv", tmp_path / "fmt"
     config = _write(tmp_path)
-    assert runner.invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out_csv)])
+    r = runner.invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out_csv)])
+    assert r.exit_code == 0, r.output
     config = _config_with(tmp_path, file_format=fmt)
     r = runner.invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out_fmt)])
     assert r.exit_code == 0, r.output

@@ -92,7 +92,7 @@ _CONFIG = typer.Option(
     None,
     "--config",
     help="An rsmeval configuration file (JSON): run that experiment, write RSMTool's tables "
-    "as <experiment_id>_<table>.csv.",
+    "as <experiment_id>_<table>.csv (or .tsv/.xlsx, its file_format).",
 )
 _TRIM_MIN = typer.Option(None, "--trim-min", help="Lowest score of the scale (trims scores).")
 _TRIM_MAX = typer.Option(None, "--trim-max", help="Highest score of the scale.")

@@ -247,6 +247,16 @@ CONFIG_CASES = [
         ("exp.json", "unknown configuration keys", "flag_columns"),
     ),
     Case(
+        "config-human-is-the-system-score",
+        _config(system_score_column="h"),
+        ("exp.json", "human_score_column and system_score_column are the same column 'h'"),
+    ),
+    Case(
+        "config-human-is-the-second-score",
+        _config(second_human_score_column="h"),
+        ("exp.json", "human_score_column and second_human_score_column"),
+    ),
+    Case(
         "config-experiment-id-with-space",
         _config(experiment_id="my run"),
         ("exp.json", "experiment_id"),

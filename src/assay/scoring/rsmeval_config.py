@@ -197,6 +197,16 @@ def _candidates(cfg: dict[str, Any], source: str) -> tuple[str | None, int | Non
     return col, n or None
 
 
+def _distinct_scores(cfg: dict[str, Any], source: str) -> None:
+    """The human score column differs from the system and the second human score column."""
+    human = str(cfg.get("human_score_column") or "sc1")
+    for key in ("system_score_column", "second_human_score_column"):
+        if cfg.get(key) is not None and str(cfg[key]) == human:
+            raise InvalidInputError(
+                f"human_score_column and {key} are the same column {human!r}", source=source
+            )
+
+
 def _check_keys(cfg: dict[str, Any], source: str) -> list[str]:
     """Refuse unknown keys and missing required ones; return the keys rsmeval drops."""
     unknown = sorted(set(cfg) - set(REQUIRED) - set(OPTIONAL) - set(IGNORED))
@@ -267,6 +277,7 @@ class RsmevalConfig:
         if tmin > tmax:
             raise InvalidInputError("trim_min must not exceed trim_max", source=source)
         candidate, min_items = _candidates(cfg, source)
+        _distinct_scores(cfg, source)
         return cls(
             experiment_id=str(cfg["experiment_id"]),
             predictions_file=base / str(cfg["predictions_file"]),

@@ -257,6 +257,11 @@ CONFIG_CASES = [
         ("exp.json", "human_score_column and second_human_score_column"),
     ),
     Case(
+        "config-candidate-is-the-id-column",
+        _config(candidate_column="id"),
+        ("exp.json", "id_column and candidate_column are the same column 'id'"),
+    ),
+    Case(
         "config-experiment-id-with-space",
         _config(experiment_id="my run"),
         ("exp.json", "experiment_id"),

@@ -197,14 +197,20 @@ def _candidates(cfg: dict[str, Any], source: str) -> tuple[str | None, int | Non
     return col, n or None
 
 
-def _distinct_scores(cfg: dict[str, Any], source: str) -> None:
-    """The human score column differs from the system and the second human score column."""
-    human = str(cfg.get("human_score_column") or "sc1")
-    for key in ("system_score_column", "second_human_score_column"):
-        if cfg.get(key) is not None and str(cfg[key]) == human:
+def _distinct_columns(cfg: dict[str, Any], source: str) -> None:
+    """The id, score and candidate columns are different columns (each gets its own name)."""
+    keys = ("id_column", "human_score_column", "second_human_score_column")
+    keys += ("system_score_column", "candidate_column")
+    given = {"human_score_column": "sc1", "id_column": "spkitemid"}
+    given.update({k: str(cfg[k]) for k in keys if cfg.get(k)})
+    seen: dict[str, str] = {}
+    for key in keys:
+        if key in given and given[key] in seen:
             raise InvalidInputError(
-                f"human_score_column and {key} are the same column {human!r}", source=source
+                f"{seen[given[key]]} and {key} are the same column {given[key]!r}", source=source
             )
+        if key in given:
+            seen[given[key]] = key
 
 
 def _check_keys(cfg: dict[str, Any], source: str) -> list[str]:
@@ -277,7 +283,7 @@ class RsmevalConfig:
         if tmin > tmax:
             raise InvalidInputError("trim_min must not exceed trim_max", source=source)
         candidate, min_items = _candidates(cfg, source)
-        _distinct_scores(cfg, source)
+        _distinct_columns(cfg, source)
         return cls(
             experiment_id=str(cfg["experiment_id"]),
             predictions_file=base / str(cfg["predictions_file"]),

@@ -199,8 +199,8 @@ def _candidates(cfg: dict[str, Any], source: str) -> tuple[str | None, int | Non
 
 def _distinct_columns(cfg: dict[str, Any], source: str) -> None:
     """The id, score and candidate columns are different columns (each gets its own name)."""
-    keys = ("id_column", "human_score_column", "second_human_score_column")
-    keys += ("system_score_column", "candidate_column")
+    keys = ["id_column", "human_score_column", "second_human_score_column"]
+    keys += ["system_score_column", "candidate_column"]
     given = {"human_score_column": "sc1", "id_column": "spkitemid"}
     given.update({k: str(cfg[k]) for k in keys if cfg.get(k)})
     seen: dict[str, str] = {}

@@ -185,9 +185,10 @@ def test_every_table_matches_rsmeval(tmp_path, which):
     theirs = {p.name for p in rsm_dir.iterdir()}
     missing = sorted(f for f in theirs - set(files) if not f.endswith(NOT_WRITTEN))
     assert missing == []
-    # beside output/: only the report (HTML, its notebook) and its figures (SVG), no table
-    rest = {p.suffix for sub in ("figure", "report") for p in (rsm_dir.parent / sub).iterdir()}
-    assert rest <= {".svg", ".html", ".ipynb"}, rest
+    # beside output/: only the report (HTML, its notebook, the .environ.json handed to the
+    # notebook) and its figures (SVG), no table
+    rest = {p.name for sub in ("figure", "report") for p in (rsm_dir.parent / sub).iterdir()}
+    assert {Path(n).suffix for n in rest - {".environ.json"}} <= {".svg", ".html", ".ipynb"}
     for t in _expected(cfg):
         assert counts[f"{cfg['experiment_id']}_{t}.{fmt}"] > 0, t
     if cfg["experiment_id"] == "expF":  # nothing excluded: rsmeval writes no such file

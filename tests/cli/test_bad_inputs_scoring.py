@@ -3,6 +3,7 @@ option) and the location, no traceback, and leaves an existing ``--out-dir`` unt
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,32 @@ def _dir_as_data(name: str) -> Callable[[Path], list[str]]:
     def make(tmp: Path) -> list[str]:
         (tmp / name).mkdir()
         return ["--data", str(tmp / name), "--human", "h", "--system", "m"]
+
+    return make
+
+
+def _config(**extra: object) -> Callable[[Path], list[str]]:
+    """An rsmeval configuration over GOOD (plus a flag and a candidate column), with ``extra``
+    keys (a None value removes the key)."""
+
+    def make(tmp: Path) -> list[str]:
+        rows = GOOD.splitlines()
+        lines = [rows[0] + ",id,ok,cand"]
+        lines += [f"{r},r{i},{i % 2},c{i // 2}" for i, r in enumerate(rows[1:])]
+        (tmp / "good.csv").write_text("\n".join(lines) + "\n")
+        cfg = {
+            "experiment_id": "x",
+            "predictions_file": "good.csv",
+            "system_score_column": "m",
+            "human_score_column": "h",
+            "id_column": "id",
+            "trim_min": 1,
+            "trim_max": 5,
+            **extra,
+        }
+        cfg = {k: v for k, v in cfg.items() if v is not None}
+        (tmp / "exp.json").write_text(json.dumps(cfg))
+        return ["--config", str(tmp / "exp.json")]
 
     return make
 
@@ -157,12 +184,106 @@ CASES = [
     Case("unknown-format", _good("--format", "xml"), ("--format",)),
 ]
 
+# rsmeval configurations (``--config``): one line naming the file and the key or column
+CONFIG_CASES = [
+    Case(
+        "config-flag-column-missing",
+        _config(flag_column={"nope": [1]}),
+        ("good.csv", "'nope'", "missing flag column"),
+    ),
+    Case(
+        "config-flag-column-not-an-object",
+        _config(flag_column=["ok"]),
+        ("exp.json", "flag_column must be an object"),
+    ),
+    Case(
+        "config-flags-exclude-everything",
+        _config(flag_column={"ok": [7]}),
+        ("exp.json", "'flag_column'", "no response has an allowed value"),
+    ),
+    Case(
+        "config-min-items-without-candidate-column",
+        _config(min_items_per_candidate=2),
+        ("exp.json", "min_items_per_candidate needs candidate_column"),
+    ),
+    Case(
+        "config-min-items-not-whole",
+        _config(candidate_column="cand", min_items_per_candidate=1.5),
+        ("exp.json", "min_items_per_candidate must be a whole number"),
+    ),
+    Case(
+        "config-candidate-column-missing",
+        _config(candidate_column="nope", min_items_per_candidate=2),
+        ("good.csv", "'nope'", "missing column"),
+    ),
+    Case(
+        "config-no-candidate-has-enough",
+        _config(candidate_column="cand", min_items_per_candidate=3),
+        ("exp.json", "no candidate has 3 or more responses"),
+    ),
+    Case(
+        "config-min-n-not-integer",
+        _config(subgroups=["g"], min_n_per_group="ten"),
+        ("exp.json", "min_n_per_group must be a whole number", "'ten'"),
+    ),
+    Case(
+        "config-min-n-float",
+        _config(subgroups=["g"], min_n_per_group={"g": 2.5}),
+        ("exp.json", "min_n_per_group['g'] must be a whole number"),
+    ),
+    Case(
+        "config-min-n-keys-not-the-subgroups",
+        _config(subgroups=["g"], min_n_per_group={"L1": 5}),
+        ("exp.json", "keys of min_n_per_group"),
+    ),
+    Case(
+        "config-file-format-unknown",
+        _config(file_format="parquet"),
+        ("exp.json", "file_format 'parquet'"),
+    ),
+    Case(
+        "config-unknown-key",
+        _config(flag_columns={"ok": [1]}),
+        ("exp.json", "unknown configuration keys", "flag_columns"),
+    ),
+    Case(
+        "config-human-is-the-system-score",
+        _config(system_score_column="h"),
+        ("exp.json", "human_score_column and system_score_column are the same column 'h'"),
+    ),
+    Case(
+        "config-human-is-the-second-score",
+        _config(second_human_score_column="h"),
+        ("exp.json", "human_score_column and second_human_score_column"),
+    ),
+    Case(
+        "config-candidate-is-the-id-column",
+        _config(candidate_column="id"),
+        ("exp.json", "id_column and candidate_column are the same column 'id'"),
+    ),
+    Case(
+        "config-experiment-id-with-space",
+        _config(experiment_id="my run"),
+        ("exp.json", "experiment_id"),
+    ),
+]
+CASES += CONFIG_CASES
+
 
 def _snapshot(root: Path) -> dict[str, bytes | None]:
     return {
         p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)
         for p in sorted(root.rglob("*"))
     }
+
+
+@pytest.mark.parametrize("case", CONFIG_CASES, ids=[c.name for c in CONFIG_CASES])
+def test_bad_configuration_is_one_line(case: Case, tmp_path: Path) -> None:
+    args = case.make(tmp_path)
+    r = runner.invoke(app, ["scoring", *args, "--out-dir", str(tmp_path / "out")])
+    assert r.exit_code == 2, r.output
+    assert len(r.output.strip().splitlines()) == 1, r.output
+    assert not (tmp_path / "out").exists()
 
 
 def test_corpus_is_large():

@@ -59,7 +59,6 @@ def test_config_writes_rsmtool_named_tables(tmp_path):
         "data_composition",
         "data_composition_by_L1",
         "test_excluded_composition",
-        "test_excluded_responses",
         "estimates_osa_by_L1",
         "estimates_osd_by_L1",
         "estimates_csd_by_L1",
@@ -68,6 +67,7 @@ def test_config_writes_rsmtool_named_tables(tmp_path):
         "consistency",
     ):
         assert f"exp1_{t}.csv" in names, t
+    assert "exp1_test_excluded_responses.csv" not in names  # nothing excluded: no file
     api = run_rsmeval(config)
     mine = pd.read_csv(out / "exp1_eval.csv", index_col=0)
     assert list(mine.index) == ["raw", "raw_trim", "raw_trim_round"]
@@ -114,7 +114,6 @@ def test_trim_options_without_a_config(tmp_path):
         (["--trim-min", "1"], "--trim-max"),
         (["--human", "sc1"], "drop the other scoring options"),
         (["--keep-zero-scores"], "drop the other scoring options"),
-        (["--trim-min", "1", "--trim-max", "5", "--save"], "--save"),
     ],
 )
 def test_option_mistakes_exit_2(tmp_path, args, expect):
@@ -183,3 +182,109 @@ def test_plain_mode_takes_a_tsv(tmp_path):
         assert r.exit_code == 0, r.output
         outs.append((out / "eval.csv").read_text())
     assert outs[0] == outs[1]
+
+
+def _config_with(tmp_path, **extra):
+    config = _write(tmp_path)
+    cfg = json.loads(config.read_text())
+    cfg.update(extra)
+    config.write_text(json.dumps(cfg))
+    return config
+
+
+def test_save_stores_the_rsmeval_run_and_its_records(tmp_path):
+    from assay.store import Store
+
+    config = _config_with(tmp_path, scale_with="asis")
+    db = tmp_path / "assay.db"
+    out = tmp_path / "out"
+    r = runner.invoke(
+        app, ["scoring", "--config", str(config), "--out-dir", str(out), "--save", "--db", str(db)]
+    )
+    assert r.exit_code == 0, r.output
+    with Store(str(db)) as store:
+        rows = store.list()
+        assert [row.kind for row in rows] == ["scoring"]
+        ev = store.get(rows[0].id)
+    assert ev.parameters["rsmeval"] == "exp1"
+    assert ev.parameters["score_types"] == ["scale", "scale_trim", "scale_trim_round"]
+    assert ev.dataset.endswith("pred.csv")
+    table = pd.read_csv(out / "exp1_eval.csv", index_col=0)
+    for score in ("scale", "scale_trim", "scale_trim_round"):
+        rec = ev.metrics.get("QWK", table="eval", score=score)
+        assert rec.value == pytest.approx(table.loc[score, "wtkappa"], abs=1e-12)
+    by = pd.read_csv(out / "exp1_eval_by_L1.csv", index_col=0)
+    rec = ev.metrics.get("DSM", table="eval_by_L1", score="scale_trim", group="fr")
+    assert rec.value == pytest.approx(by.loc["fr", "DSM.scale_trim"], abs=1e-12)
+
+
+def test_failing_save_leaves_the_out_dir_untouched(tmp_path):
+    config = _write(tmp_path)
+    not_a_db = tmp_path / "store.db"
+    not_a_db.write_text("not a database\n")
+    out = tmp_path / "out"
+    r = runner.invoke(
+        app,
+        [
+            "scoring",
+            "--config",
+            str(config),
+            "--out-dir",
+            str(out),
+            "--save",
+            "--db",
+            str(not_a_db),
+        ],
+    )
+    assert r.exit_code == 2, r.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "xlsx", "TSV"])
+def test_file_format_writes_the_same_tables(tmp_path, fmt):
+    out_csv, out_fmt = tmp_path / "csv", tmp_path / "fmt"
+    config = _write(tmp_path)
+    r = runner.invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out_csv)])
+    assert r.exit_code == 0, r.output
+    config = _config_with(tmp_path, file_format=fmt)
+    r = runner.invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out_fmt)])
+    assert r.exit_code == 0, r.output
+    ext = fmt.lower()
+    csv_names = sorted(p.name for p in out_csv.iterdir())
+    assert sorted(p.name for p in out_fmt.iterdir()) == [
+        n.replace(".csv", f".{ext}") for n in csv_names
+    ]
+    for name in csv_names:
+        a = pd.read_csv(out_csv / name)
+        other = out_fmt / name.replace(".csv", f".{ext}")
+        b = pd.read_excel(other) if ext == "xlsx" else pd.read_csv(other, sep="\t")
+        b.columns = [str(c) for c in b.columns]  # confMatrix: numbers as headers in xlsx
+        pd.testing.assert_frame_equal(a, b, check_dtype=False, rtol=1e-15)
+
+
+def test_flags_and_candidates_filter_the_responses(tmp_path):
+    config = _config_with(
+        tmp_path,
+        flag_column={"ok": "yes"},
+        candidate_column="cand",
+        min_items_per_candidate=2,
+        min_n_per_group=10,
+        flag_column_test={"ok": ["no"]},
+    )
+    df = pd.read_csv(tmp_path / "pred.csv")
+    df["ok"] = ["yes" if i % 5 else "no" for i in range(len(df))]
+    df["cand"] = [f"c{i // 3}" if i < 120 else f"d{i}" for i in range(len(df))]
+    df.to_csv(tmp_path / "pred.csv", index=False)
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "ignored (as rsmeval ignores them): flag_column_test" in r.output
+    flagged = pd.read_csv(out / "exp1_test_responses_with_excluded_flags.csv")
+    assert set(flagged["ok"]) == {"no"} and len(flagged) == 30
+    excluded = pd.read_csv(out / "exp1_test_excluded_responses.csv")
+    assert set(excluded["candidate"]).isdisjoint({f"c{i}" for i in range(40)})
+    comp = pd.read_csv(out / "exp1_data_composition.csv")
+    assert list(comp.columns) == ["partition", "responses", "candidates", "L1"]
+    assert comp.loc[0, "responses"] == 150 - 30 - len(excluded)
+    cells = pd.read_csv(out / "exp1_test_excluded_composition.csv")
+    assert cells.loc[0, "numeric system score"] == len(excluded)  # a count, not empty

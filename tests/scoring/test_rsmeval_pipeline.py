@@ -142,11 +142,18 @@ def test_second_rater_tables_and_missing_group_value(tmp_path):
     [
         ({"trim_max": None}, "missing required key 'trim_max'"),
         ({"bogus": 1}, "unknown configuration keys"),
-        ({"flag_column": {"a": [1]}}, "not supported"),
+        ({"flag_column": ["a"]}, "flag_column must be an object"),
         ({"trim_min": "low"}, "trim_min must be a number"),
         ({"trim_min": 6}, "trim_min must not exceed trim_max"),
-        ({"file_format": "xlsx"}, "csv only"),
+        ({"file_format": "json"}, "file_format 'json': one of csv, tsv, xlsx"),
         ({"exclude_zero_scores": "yes"}, "true or false"),
+        ({"min_items_per_candidate": 3}, "min_items_per_candidate needs candidate_column"),
+        ({"candidate_column": "c", "min_items_per_candidate": 2.5}, "whole number"),
+        ({"subgroups": ["g"], "min_n_per_group": "10"}, "min_n_per_group must be a whole"),
+        ({"subgroups": ["g"], "min_n_per_group": {"h": 5}}, "keys of min_n_per_group"),
+        ({"subgroups": ["g"], "min_n_per_group": {"g": True}}, "whole number"),
+        ({"experiment_id": "my exp"}, "no spaces"),
+        ({"use_thumbnails": "maybe"}, "use_thumbnails must be true or false"),
     ],
 )
 def test_bad_configuration_is_refused(tmp_path, change, message):

@@ -1,13 +1,16 @@
 """rsmeval itself against ``assay scoring --config`` on generated experiments, every cell.
 
 Each experiment is run by RSMTool's ``rsmeval`` (in the interpreter ``ASSAY_RSMTOOL_PYTHON``;
-it also builds its HTML report, about 40 s) and by assay; every CSV assay writes must exist
-in rsmeval's ``output`` folder under the same name and agree cell by cell (1e-9), with the
-same row names, row order and column names.
+it also builds its HTML report, about 40 s) and by assay; every file assay writes (CSV, TSV or
+XLSX, as the experiment's ``file_format`` says) must exist in rsmeval's ``output`` folder under
+the same name and agree cell by cell (1e-9), with the same row names, row order and column
+names; and every file rsmeval writes must be written by assay, except those in
+``NOT_WRITTEN`` (docs/scoring.md says why). Experiments d-f (``rsmeval_experiments.py``) use
+flag columns, candidates, ``min_n_per_group`` and the tsv/xlsx formats.
 
 Note: rsmeval 12 crashes (``cannot reindex on an axis with duplicate labels``) when one
-experiment excludes responses both for their human and for their system score, so each
-experiment below has only one of the two kinds.
+experiment excludes responses both for their human and for their system score, or excludes
+candidates as well as responses for their scores, so each experiment has only one kind.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from rsmeval_experiments import config, filter_experiments, frame
 from typer.testing import CliRunner
 
 from assay.cli import app
@@ -31,19 +35,25 @@ pytestmark = [
     pytest.mark.skipif(not RSM_PY, reason="set ASSAY_RSMTOOL_PYTHON to a Python with rsmtool"),
 ]
 
-# what rsmeval writes that assay does not (model summaries, its own copies of the input)
-NOT_WRITTEN = (
-    "_ols_summary.txt",
-    ".ols",
-    "_rsmeval.json",
-    "_test_metadata.csv",
-    "_test_human_scores.csv",
-    "_test_other_columns.csv",
-)
+# what rsmeval writes that assay does not (docs/scoring.md says why): the fairness models
+# pickled (.ols) and their statsmodels text summaries, and its copy of the configuration
+NOT_WRITTEN = ("_ols_summary.txt", ".ols", "_rsmeval.json")
 
 
 def _csv(text: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(text), keep_default_na=True, dtype=str)
+
+
+def as_csv(data: str | bytes, fmt: str) -> str:
+    """A written table (csv/tsv text or xlsx bytes) as CSV text, read the same way for both
+    sides (xlsx: number headers and cells as openpyxl gives them)."""
+    if fmt == "csv":
+        return data if isinstance(data, str) else data.decode()
+    if fmt == "tsv":
+        df = pd.read_csv(io.StringIO(str(data)), sep="\t", dtype=str, keep_default_na=False)
+    else:
+        df = pd.read_excel(io.BytesIO(data), dtype=str)  # type: ignore[arg-type]
+    return df.to_csv(index=False)
 
 
 def compare_table(mine: str, theirs: str, name: str, tol: float = 1e-9) -> int:
@@ -70,60 +80,30 @@ def compare_table(mine: str, theirs: str, name: str, tol: float = 1e-9) -> int:
     return n
 
 
-def compare_dir(files: dict[str, str], rsm_dir: Path, skip=()) -> dict[str, int]:
+def compare_dir(files: dict[str, bytes], rsm_dir: Path, fmt: str = "csv") -> dict[str, int]:
     """Every assay file against rsmeval's file of the same name; cells compared per file."""
     out = {}
-    for fname, text in files.items():
-        if any(s in fname for s in skip):
-            continue
+    for fname, data in files.items():
         theirs = rsm_dir / fname
         assert theirs.exists(), f"rsmeval wrote no {fname}"
-        out[fname] = compare_table(text, theirs.read_text(), fname)
+        mine = data if fmt == "xlsx" else data.decode()
+        other = theirs.read_bytes() if fmt == "xlsx" else theirs.read_text()
+        out[fname] = compare_table(as_csv(mine, fmt), as_csv(other, fmt), fname)
     return out
 
 
-def _frame(seed: int, n: int, second: bool) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    t = rng.normal(3, 1.1, n)
-    df = pd.DataFrame(
-        {
-            "resp": [f"r{i:04d}" for i in range(n)],
-            "human": np.clip(np.rint(t + rng.normal(0, 0.6, n)), 1, 5).astype(object),
-            "machine": t * 1.1 + rng.normal(0, 0.6, n) - 0.2,  # some beyond 1..5
-            "L1": rng.choice(["en", "fr", "de", "zh"], n, p=[0.4, 0.3, 0.2, 0.1]),
-            "gender": rng.choice(["F", "M"], n),
-        }
-    )
-    if second:
-        h2 = np.clip(np.rint(t + rng.normal(0, 0.6, n)), 1, 5).astype(object)
-        h2[rng.random(n) > 0.4] = np.nan
-        df["human2"] = h2
-    return df
-
-
 def _experiments(tmp: Path):
-    """(name, config, prepared files) for three experiments."""
-    a = _frame(1, 400, second=True)
+    """(name, configuration) for six experiments; their data written into ``tmp``."""
+    a = frame(1, 400, second=True)
     a.loc[[3, 8], "human"] = "TD"  # non-numeric human scores
     a.loc[[5, 9, 17], "human"] = 0  # zero human scores (excluded)
     a.loc[[20, 21], "human2"] = 0  # zero second score: missing
     a.loc[22, "human2"] = "x"
     a.loc[[30, 31], "L1"] = ""  # "No info"
     a.to_csv(tmp / "a.csv", index=False)
-    cfg_a = {
-        "experiment_id": "expA",
-        "predictions_file": "a.csv",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "second_human_score_column": "human2",
-        "id_column": "resp",
-        "subgroups": ["L1", "gender"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "scale_with": "asis",
-    }
+    cfg_a = config("expA", "a.csv", second=True, subgroups=["L1", "gender"], scale_with="asis")
 
-    b = _frame(2, 300, second=False)
+    b = frame(2, 300, second=False)
     b["machine"] = b["machine"].astype(object)
     b.loc[[4, 6], "machine"] = "NA"  # non-numeric system scores
     b.loc[7, "machine"] = np.nan
@@ -133,39 +113,24 @@ def _experiments(tmp: Path):
     pd.DataFrame({"sc1": rng.integers(1, 6, 50), "prediction": rng.normal(2.8, 0.9, 50)}).to_csv(
         tmp / "scale.csv", index=False
     )
-    cfg_b = {
-        "experiment_id": "expB",
-        "predictions_file": "b.tsv",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "id_column": "resp",
-        "subgroups": ["L1"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "trim_tolerance": 0.49,
-        "scale_with": "scale.csv",
-        "exclude_zero_scores": False,
-        "rater_error_variance": 0.4,
-    }
+    cfg_b = config(
+        "expB",
+        "b.tsv",
+        second=False,
+        subgroups=["L1"],
+        trim_tolerance=0.49,
+        scale_with="scale.csv",
+        exclude_zero_scores=False,
+        rater_error_variance=0.4,
+    )
 
-    c = _frame(4, 250, second=True)
+    c = frame(4, 250, second=True)
     c.loc[[2, 12], "human"] = 0  # kept
     c.loc[[13, 14], "human2"] = 0  # kept as a score
     c.loc[15, "human"] = "missing"
     c.to_excel(tmp / "c.xlsx", index=False)
-    cfg_c = {
-        "experiment_id": "expC",
-        "predictions_file": "c.xlsx",
-        "system_score_column": "machine",
-        "human_score_column": "human",
-        "second_human_score_column": "human2",
-        "id_column": "resp",
-        "subgroups": ["gender"],
-        "trim_min": 1,
-        "trim_max": 5,
-        "exclude_zero_scores": False,
-    }
-    return [("a", cfg_a), ("b", cfg_b), ("c", cfg_c)]
+    cfg_c = config("expC", "c.xlsx", second=True, subgroups=["gender"], exclude_zero_scores=False)
+    return [("a", cfg_a), ("b", cfg_b), ("c", cfg_c), *filter_experiments(tmp)]
 
 
 def _rsmeval(config: Path, out: Path) -> Path:
@@ -181,44 +146,81 @@ def _rsmeval(config: Path, out: Path) -> Path:
     return out / "output"
 
 
-@pytest.mark.parametrize("which", ["a", "b", "c"])
+def _expected(cfg: dict) -> list[str]:
+    """The tables rsmeval must write (and assay too) for this configuration."""
+    groups = cfg["subgroups"]
+    groups = [g.strip() for g in groups.split(",")] if isinstance(groups, str) else groups
+    expected = ["eval", "eval_short", "score_dist", "confMatrix", "pred_processed"]
+    expected += ["data_composition", "test_excluded_composition", "test_metadata"]
+    expected += ["test_other_columns"]
+    for g in groups:
+        expected += [f"eval_by_{g}", f"data_composition_by_{g}", f"fairness_metrics_by_{g}"]
+        expected += [f"estimates_{m}_by_{g}" for m in ("osa", "osd", "csd")]
+    if "second_human_score_column" in cfg:
+        expected += ["confMatrix_h1h2", "consistency", "true_score_eval", "degradation"]
+        expected += ["test_human_scores"]
+    if "rater_error_variance" in cfg:
+        expected.append("true_score_eval")
+    if cfg["experiment_id"] != "expF":
+        expected.append("test_excluded_responses")
+    if cfg["experiment_id"] in ("expD", "expE"):
+        expected.append("test_responses_with_excluded_flags")
+    return expected
+
+
+@pytest.mark.parametrize("which", ["a", "b", "c", "d", "e", "f"])
 def test_every_table_matches_rsmeval(tmp_path, which):
     name, cfg = next(e for e in _experiments(tmp_path) if e[0] == which)
-    config = tmp_path / f"{name}.json"
-    config.write_text(json.dumps(cfg))
-    rsm_dir = _rsmeval(config, tmp_path / "rsm")
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(cfg))
+    rsm_dir = _rsmeval(path, tmp_path / "rsm")
     out = tmp_path / "assay"
-    r = CliRunner().invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out)])
+    r = CliRunner().invoke(app, ["scoring", "--config", str(path), "--out-dir", str(out)])
     assert r.exit_code == 0, r.output
-    files = {p.name: p.read_text() for p in out.iterdir()}
-    counts = compare_dir(files, rsm_dir)
+    fmt = cfg.get("file_format", "csv")
+    files = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert all(f.endswith(f".{fmt}") for f in files)
+    counts = compare_dir(files, rsm_dir, fmt)
     assert sum(counts.values()) > 1000
     theirs = {p.name for p in rsm_dir.iterdir()}
     missing = sorted(f for f in theirs - set(files) if not f.endswith(NOT_WRITTEN))
     assert missing == []
-    prefix = cfg["experiment_id"]
-    expected = [
-        "eval",
-        "eval_short",
-        "score_dist",
-        "confMatrix",
-        "pred_processed",
-        "data_composition",
-        "test_excluded_composition",
-        "test_excluded_responses",
-    ]
-    for g in cfg["subgroups"]:
-        expected += [
-            f"eval_by_{g}",
-            f"data_composition_by_{g}",
-            f"estimates_osa_by_{g}",
-            f"estimates_osd_by_{g}",
-            f"estimates_csd_by_{g}",
-            f"fairness_metrics_by_{g}",
-        ]
-    if "second_human_score_column" in cfg:
-        expected += ["confMatrix_h1h2", "consistency", "true_score_eval", "degradation"]
-    if "rater_error_variance" in cfg:
-        expected.append("true_score_eval")
-    for t in expected:
-        assert counts[f"{prefix}_{t}.csv"] > 0, t
+    # beside output/: only the report (HTML, its notebook, the .environ.json handed to the
+    # notebook) and its figures (SVG), no table
+    rest = {p.name for sub in ("figure", "report") for p in (rsm_dir.parent / sub).iterdir()}
+    assert {Path(n).suffix for n in rest - {".environ.json"}} <= {".svg", ".html", ".ipynb"}
+    for t in _expected(cfg):
+        assert counts[f"{cfg['experiment_id']}_{t}.{fmt}"] > 0, t
+    if cfg["experiment_id"] == "expF":  # nothing excluded: rsmeval writes no such file
+        assert not any("excluded_responses" in f or "excluded_flags" in f for f in files)
+    if "candidate_column" in cfg:
+        data = files[f"{cfg['experiment_id']}_data_composition.{fmt}"]
+        comp = _csv(as_csv(data if fmt == "xlsx" else data.decode(), fmt))
+        assert list(comp.columns[:3]) == ["partition", "responses", "candidates"]
+
+
+FLAG_VALUES = [1, 1.0, 2.5, -0.0, "1", "1.0", " 1 ", "1e3", "nan", "inf", "0x10", "1_000"]
+FLAG_VALUES += [True, False, None, "ok", "", "True", "\u0661", 12345678901234567890, "2.50"]
+
+
+def test_flag_values_convert_as_rsmtool_converts_them():
+    from assay.scoring.rsmeval_preprocess import flag_value
+
+    code = (
+        "import json, sys\n"
+        "from rsmtool.utils.conversion import convert_to_float\n"
+        "vals = json.loads(sys.stdin.read())\n"
+        "print(json.dumps([[type(v).__name__, repr(v)] for v in map(convert_to_float, vals)]))"
+    )
+    proc = subprocess.run(
+        [RSM_PY, "-c", code],
+        input=json.dumps(FLAG_VALUES),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+    )
+    theirs = json.loads(proc.stdout)
+    mine = [[type(v).__name__, repr(v)] for v in map(flag_value, FLAG_VALUES)]
+    assert mine == theirs
+    assert len(mine) == len(FLAG_VALUES) > 15

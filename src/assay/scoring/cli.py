@@ -92,7 +92,7 @@ _CONFIG = typer.Option(
     None,
     "--config",
     help="An rsmeval configuration file (JSON): run that experiment, write RSMTool's tables "
-    "as <experiment_id>_<table>.csv.",
+    "as <experiment_id>_<table>.csv (or .tsv/.xlsx, its file_format).",
 )
 _TRIM_MIN = typer.Option(None, "--trim-min", help="Lowest score of the scale (trims scores).")
 _TRIM_MAX = typer.Option(None, "--trim-max", help="Highest score of the scale.")
@@ -152,11 +152,6 @@ def register(app: typer.Typer) -> None:
         if config is not None or trim_min is not None or trim_max is not None:
             from assay.scoring.rsmeval_cli import run_rsmeval_command
 
-            if save:
-                raise typer.BadParameter(
-                    "--save is for the plain mode (no --config / --trim-min)", param_hint="--save"
-                )
-
             flags = {
                 "predictions_file": data,
                 "human_score_column": human,
@@ -171,7 +166,7 @@ def register(app: typer.Typer) -> None:
                 "scale_with": scale_with,
                 "id_column": id_column,
             }
-            run_rsmeval_command(config, flags, out_dir, fmt)
+            run_rsmeval_command(config, flags, out_dir, fmt, save=save, db=db)
             return
         if data is None or human is None or system is None:
             raise typer.BadParameter(

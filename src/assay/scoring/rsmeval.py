@@ -7,7 +7,8 @@ does (:mod:`assay.scoring.rsmeval_config`), evaluates every score type with
 ``eval_short``, ``eval_by_<g>`` (``All data`` first), ``consistency``, ``degradation``,
 ``disattenuated_correlations``, ``true_score_eval``, ``confMatrix``, ``confMatrix_h1h2``,
 ``score_dist``, ``data_composition``, ``data_composition_by_<g>``,
-``test_excluded_composition``, ``test_excluded_responses``, ``fairness_metrics_by_<g>``,
+``test_excluded_composition``, ``test_excluded_responses``,
+``test_responses_with_excluded_flags``, ``fairness_metrics_by_<g>``,
 ``estimates_osa/osd/csd_by_<g>`` and ``pred_processed``.
 
 Example:
@@ -24,41 +25,74 @@ Example:
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pandas as pd
 
-from assay.scoring.rsmeval_config import Preprocessed, RsmevalConfig, preprocess
+from assay.results import Metric, MetricSet
+from assay.scoring.rsmeval_config import RsmevalConfig
 from assay.scoring.rsmeval_frames import (
     coefficient_tables,
     composition_tables,
     confusion_table,
     excluded_composition,
+    input_tables,
     score_distribution,
 )
+from assay.scoring.rsmeval_preprocess import Preprocessed, preprocess
 from assay.scoring.tables import ScoringTables
 
 __all__ = ["RsmevalTables", "rsmeval_tables", "run_rsmeval"]
 
 # tables whose first CSV column is not an index (RSMTool writes them without one)
-NO_INDEX = ("data_composition", "test_excluded_composition", "test_excluded_responses")
+NO_INDEX = (
+    "test_metadata",
+    "test_human_scores",
+    "test_other_columns",
+    "data_composition",
+    "test_excluded_composition",
+    "test_excluded_responses",
+    "test_responses_with_excluded_flags",
+)
 PER_SCORE = ("eval", "degradation", "disattenuated_correlations", "true_score_eval")
 
 
 class RsmevalTables(dict[str, pd.DataFrame]):
-    """Table name -> DataFrame, in RSMTool's names; ``csv_files(experiment_id)`` gives the
-    files rsmeval writes (``<experiment_id>_<table>.csv``)."""
+    """Table name -> DataFrame, in RSMTool's names; ``files(experiment_id, file_format)`` gives
+    the files rsmeval writes (``<experiment_id>_<table>.<csv|tsv|xlsx>``); ``metrics`` holds
+    the same numbers as Metric records."""
 
-    def csv_files(self, experiment_id: str) -> dict[str, str]:
-        """Every table as CSV text keyed by ``<experiment_id>_<table>.csv`` (safe names)."""
+    metrics: MetricSet = MetricSet()
+
+    def files(self, experiment_id: str, file_format: str = "csv") -> dict[str, str | bytes]:
+        """Every non-empty table as file content keyed by its (safe) file name."""
         from assay.io.files import safe_filename
 
-        out = {}
+        out: dict[str, str | bytes] = {}
         prefix = f"{experiment_id}_" if experiment_id else ""
         for name, df in self.items():
+            if df.empty:  # rsmeval writes no file for an empty table
+                continue
             index = not (name in NO_INDEX or name.startswith(("data_composition", "pred_")))
-            out[safe_filename(f"{prefix}{name}") + ".csv"] = df.to_csv(index=index)
+            if index:
+                df = df.copy()
+                df.index.name = ""
+                df = df.reset_index()
+            out[safe_filename(f"{prefix}{name}") + f".{file_format}"] = _serialise(df, file_format)
         return out
+
+    def csv_files(self, experiment_id: str) -> dict[str, str]:
+        """Every non-empty table as CSV text keyed by ``<experiment_id>_<table>.csv``."""
+        return {k: str(v) for k, v in self.files(experiment_id, "csv").items()}
+
+
+def _serialise(df: pd.DataFrame, file_format: str) -> str | bytes:
+    if file_format == "xlsx":
+        buf = io.BytesIO()
+        df.to_excel(buf, index=False)
+        return buf.getvalue()
+    return df.to_csv(index=False, sep="\t" if file_format == "tsv" else ",")
 
 
 def _score_view(cfg: RsmevalConfig, pre: Preprocessed, score: str) -> ScoringTables:
@@ -75,10 +109,14 @@ def _score_view(cfg: RsmevalConfig, pre: Preprocessed, score: str) -> ScoringTab
     return ev.add(pre.pred, source=str(cfg.predictions_file)).tables()
 
 
-def _metric_tables(cfg: RsmevalConfig, pre: Preprocessed) -> dict[str, pd.DataFrame]:
-    """The metric tables: per-score-type tables stacked, the rest from the main score."""
+def _metric_tables(
+    cfg: RsmevalConfig, pre: Preprocessed
+) -> tuple[dict[str, pd.DataFrame], MetricSet]:
+    """The metric tables (per-score-type tables stacked, the rest from the main score) and
+    their records: every record of the main score, the per-score-type ones of the others."""
     per: dict[str, list[pd.DataFrame]] = {name: [] for name in PER_SCORE}
     main: ScoringTables | None = None
+    records: list[Metric] = []
     for score in [t for t in cfg.score_types if not t.endswith("_round")]:
         view = _score_view(cfg, pre, score)
         rows = [score] if not score.endswith("_trim") else [score, f"{score}_round"]
@@ -87,6 +125,13 @@ def _metric_tables(cfg: RsmevalConfig, pre: Preprocessed) -> dict[str, pd.DataFr
                 per[name].append(view.tables[name].loc[rows])
         if score == cfg.main_score:
             main = view
+            records.extend(view.metrics)
+        else:
+            records.extend(
+                m
+                for m in view.metrics
+                if m.parameters.get("table") in PER_SCORE and m.parameters.get("score") in rows
+            )
     assert main is not None
     out: dict[str, pd.DataFrame] = {}
     for name, value in main.tables.items():
@@ -99,7 +144,7 @@ def _metric_tables(cfg: RsmevalConfig, pre: Preprocessed) -> dict[str, pd.DataFr
         out["true_score_eval"] = out["true_score_eval"].astype(
             {c: "int64" for c in ("N", "N raters", "N single", "N multiple")}
         )
-    return out
+    return out, MetricSet(records)
 
 
 def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
@@ -109,11 +154,15 @@ def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
     tables = RsmevalTables()
     tables["pred_processed"] = pred[["spkitemid", "sc1", *cfg.score_types]]
     tables["test_excluded_responses"] = pre.excluded
+    tables["test_responses_with_excluded_flags"] = pre.flagged
+    sc2 = pred["sc2"] if pre.has_sc2 else None
+    tables.update(input_tables(pre.kept, cfg.score_types, cfg.subgroups, sc2))
     tables["test_excluded_composition"] = excluded_composition(
-        pre.excluded, cfg.exclude_zero_scores
+        pre.excluded, cfg.exclude_zero_scores, listwise=bool(cfg.min_items_per_candidate)
     )
-    tables.update(composition_tables(pred, cfg.subgroups))
-    tables.update(_metric_tables(cfg, pre))
+    tables.update(composition_tables(pred, cfg.subgroups, bool(cfg.candidate_column)))
+    metric_tables, tables.metrics = _metric_tables(cfg, pre)
+    tables.update(metric_tables)
     kind = "scale" if cfg.scale_with is not None else "raw"
     tables["confMatrix"] = confusion_table(pred["sc1"], pred[f"{kind}_trim_round"])
     tables["score_dist"] = score_distribution(

@@ -18,6 +18,20 @@ from assay.errors import InvalidInputError
 
 __all__ = ["run_rsmeval_command"]
 
+# the scoring options a configuration file decides (given both: refused)
+CONFIG_DECIDES = (
+    "predictions_file",
+    "human_score_column",
+    "system_score_column",
+    "trim_min",
+    "trim_max",
+    "scale_with",
+    "id_column",
+    "rater_error_variance",
+    "subgroups",
+    "second_human_score_column",
+)
+
 
 def _from_flags(flags: dict[str, Any]) -> Any:
     from assay.scoring.rsmeval_config import RsmevalConfig
@@ -43,49 +57,62 @@ def _from_flags(flags: dict[str, Any]) -> Any:
     return RsmevalConfig.from_dict(cfg, base=Path.cwd(), source="options")
 
 
-def run_rsmeval_command(
-    config: Path | None, flags: dict[str, Any], out_dir: Path, fmt: OutputFormat
-) -> None:
-    """Run the pipeline, write every table into ``out_dir`` at once, print a summary."""
-    from assay.io.files import write_files_atomic
-    from assay.scoring.rsmeval import rsmeval_tables
+def _config_only(config: Path, flags: dict[str, Any]) -> Any:
+    """The configuration file; refused when other scoring options are given too."""
     from assay.scoring.rsmeval_config import RsmevalConfig
 
-    if config is not None:
-        given = [
-            k
-            for k in (
-                "predictions_file",
-                "human_score_column",
-                "system_score_column",
-                "trim_min",
-                "trim_max",
-                "scale_with",
-                "id_column",
-                "rater_error_variance",
-                "subgroups",
-                "second_human_score_column",
-            )
-            if flags[k] is not None and flags[k] != []
-        ]
-        if not flags["exclude_zero_scores"]:
-            given.append("keep_zero_scores")
-        if given:
-            raise typer.BadParameter(
-                "the configuration file decides the columns and options; drop the other "
-                "scoring options",
-                param_hint="--config",
-            )
-        cfg = RsmevalConfig.from_file(config)
-        prefix = cfg.experiment_id
-    else:
-        cfg = _from_flags(flags)
-        prefix = ""
+    given = [k for k in CONFIG_DECIDES if flags[k] is not None and flags[k] != []]
+    if not flags["exclude_zero_scores"]:
+        given.append("keep_zero_scores")
+    if given:
+        raise typer.BadParameter(
+            "the configuration file decides the columns and options; drop the other "
+            "scoring options",
+            param_hint="--config",
+        )
+    return RsmevalConfig.from_file(config)
+
+
+def run_rsmeval_command(
+    config: Path | None,
+    flags: dict[str, Any],
+    out_dir: Path,
+    fmt: OutputFormat,
+    *,
+    save: bool = False,
+    db: str | None = None,
+) -> None:
+    """Run the pipeline, store it (``save``), write every table into ``out_dir`` at once,
+    print a summary."""
+    from assay.cli_support import save_metrics
+    from assay.io.files import write_files_atomic
+    from assay.scoring.rsmeval import rsmeval_tables
+
+    cfg = _config_only(config, flags) if config is not None else _from_flags(flags)
+    if cfg.ignored:
+        typer.echo(f"ignored (as rsmeval ignores them): {', '.join(cfg.ignored)}", err=True)
     tables = rsmeval_tables(cfg)
-    files = tables.csv_files(prefix)
+    files = tables.files(cfg.experiment_id, cfg.file_format)
     for name in files:
         if (out_dir / name).is_dir():
             raise InvalidInputError(f"{out_dir / name} is a directory", source="--out-dir")
+    params = {
+        "rsmeval": cfg.experiment_id or None,
+        "human": "sc1",
+        "system": cfg.system_score_column,
+        "score_types": cfg.score_types,
+        "group_columns": cfg.subgroups,
+        "exclude_zero_scores": cfg.exclude_zero_scores,
+    }
+    # the store first: a failing --save leaves --out-dir untouched
+    save_metrics(
+        tables.metrics,
+        kind="scoring",
+        dataset=str(cfg.predictions_file),
+        parameters=params,
+        save=save,
+        url=db,
+    )
     write_files_atomic(out_dir, files)
     if fmt is OutputFormat.table:
         from rich.console import Console

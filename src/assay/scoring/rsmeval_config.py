@@ -1,30 +1,41 @@
-"""An rsmeval experiment: its configuration file, its input table and RSMTool's preprocessing.
+"""An rsmeval experiment's configuration file: RSMTool's keys, defaults and checks.
 
 RSMTool's ``rsmeval`` reads a JSON configuration (``predictions_file``, ``system_score_column``,
-``trim_min``, ``trim_max`` required), renames the columns to its internal names (``spkitemid``,
-``sc1``, ``sc2``, ``raw``), drops responses whose human score is not a number (or is 0, with
-``exclude_zero_scores``) and then those whose system score is not a number, and derives the
-score types: ``raw`` (as given), ``scale`` (``(raw - mean_p) / sd_p * sd_h + mean_h`` with the
-means and standard deviations of the ``prediction`` and ``sc1`` columns of the ``scale_with``
-file; with ``scale_with: asis`` the given score *is* the scaled score), ``*_trim`` (clipped to
-``[trim_min - tolerance, trim_max + tolerance]``) and ``*_trim_round`` (rounded half to even).
+``trim_min``, ``trim_max`` required). The keys that change the numbers are read here; the
+preprocessing they drive (renaming, flag and score filters, candidates, scaling, trimming) is
+in :mod:`assay.scoring.rsmeval_preprocess`. Keys that only shape rsmeval's HTML report
+(``description``, ``general_sections``, ``min_n_per_group``, ...) are checked as rsmeval checks
+them and change no table; keys of the other RSMTool tools that rsmeval accepts and drops
+(``flag_column_test``, ``features``, ...) are dropped too (listed in ``ignored``); any other
+key is an error.
 
 Example:
-    >>> trim([0.2, 3.3, 7.0], 1, 5)
-    array([0.5002, 3.3   , 5.4998])
+    >>> cfg = RsmevalConfig.from_dict(
+    ...     {"experiment_id": "x", "predictions_file": "p.csv", "system_score_column": "m",
+    ...      "trim_min": 1, "trim_max": 5, "subgroups": "L1, age",
+    ...      "flag_column": {"ok": 1}, "min_n_per_group": 10},
+    ...     base=Path("."), source="c.json")
+    >>> cfg.subgroups, cfg.flag_column, cfg.min_n_per_group
+    (['L1', 'age'], {'ok': [1]}, {'L1': 10, 'age': 10})
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from assay.errors import InvalidInputError
+from assay.scoring.rsmeval_preprocess import (
+    Preprocessed,
+    preprocess,
+    read_scores_table,
+    trim,
+)
 
 __all__ = ["RsmevalConfig", "Preprocessed", "preprocess", "read_scores_table", "trim"]
 
@@ -52,50 +63,51 @@ OPTIONAL = (
     "wandb_project",
     "wandb_entity",
 )
-# keys that change the numbers and that assay does not implement: refused, never ignored
-UNSUPPORTED = ("flag_column", "candidate_column", "min_items_per_candidate", "min_n_per_group")
-
-
-def trim(values: Any, trim_min: float, trim_max: float, tolerance: float = 0.4998) -> np.ndarray:
-    """Clip scores to ``[trim_min - tolerance, trim_max + tolerance]`` (RSMTool's trimming).
-
-    The default tolerance 0.4998 keeps every trimmed score inside the scale once rounded.
-
-    Example:
-        >>> trim([0.0, 6.0], 1, 5, tolerance=0.0)
-        array([1., 5.])
-    """
-    v = np.array(values, dtype=np.float64)
-    return np.clip(v, trim_min - tolerance, trim_max + tolerance)
-
-
-def read_scores_table(path: Path, text_columns: list[str]) -> pd.DataFrame:
-    """A CSV, TSV or XLSX file as RSMTool reads it (``text_columns`` kept as text).
-
-    Other formats (Parquet, JSONL) go through :func:`assay.io.tables.read_table`.
-    """
-    suffix = path.suffix.lower()
-    conv = {c: str for c in text_columns}
-    if not path.is_file():
-        raise InvalidInputError("not a file (missing, or a directory)", source=str(path))
-    try:
-        if suffix in (".csv", ".tsv"):
-            from assay.io.tables import check_text_file
-
-            check_text_file(path)
-            df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", converters=conv)
-        elif suffix == ".xlsx":
-            df = pd.read_excel(path, converters=conv)
-        else:
-            from assay.io.tables import read_table
-
-            df = read_table(path)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise InvalidInputError(f"cannot read the table: {e}", source=str(path)) from None
-    for c in text_columns:
-        if c in df.columns:
-            df[c] = df[c].map(lambda v: "" if v is None or v != v else str(v))
-    return df
+# keys of the other RSMTool tools: rsmeval accepts them and drops them, and so does assay
+IGNORED = (
+    "background_kmeans_size",
+    "description_new",
+    "description_old",
+    "experiment_names",
+    "feature_subset",
+    "feature_subset_file",
+    "features",
+    "flag_column_test",
+    "folds",
+    "folds_file",
+    "form_level_scores",
+    "length_column",
+    "num_features_to_display",
+    "predict_expected_scores",
+    "sample_ids",
+    "sample_range",
+    "sample_size",
+    "select_transformations",
+    "show_auto_cohorts",
+    "sign",
+    "skll_fixed_parameters",
+    "skll_grid_search_jobs",
+    "skll_objective",
+    "standardize_features",
+    "test_label_column",
+    "train_label_column",
+    "truncate_outliers",
+    "use_scaled_predictions",
+    "use_scaled_predictions_new",
+    "use_scaled_predictions_old",
+    "use_truncation_thresholds",
+)
+BOOLEAN = (
+    "exclude_zero_scores",
+    "use_thumbnails",
+    "predict_expected_scores",
+    "select_transformations",
+    "use_scaled_predictions",
+    "use_scaled_predictions_new",
+    "use_scaled_predictions_old",
+    "use_truncation_thresholds",
+)
+FILE_FORMATS = ("csv", "tsv", "xlsx")
 
 
 def _number(cfg: dict[str, Any], key: str, source: str) -> float | None:
@@ -109,6 +121,119 @@ def _number(cfg: dict[str, Any], key: str, source: str) -> float | None:
     if not np.isfinite(out):
         raise InvalidInputError(f"{key} must be finite, got {v!r}", source=source)
     return out
+
+
+def _boolean(cfg: dict[str, Any], key: str, source: str) -> bool | None:
+    """``true``/``false``, or the text ``"true"``/``"false"`` in any case (as rsmeval)."""
+    v = cfg.get(key)
+    if v is None or isinstance(v, bool):
+        return v
+    text = str(v).strip().lower()
+    if text not in ("true", "false"):
+        raise InvalidInputError(f"{key} must be true or false, got {v!r}", source=source)
+    return text == "true"
+
+
+def _count(v: Any, key: str, source: str) -> int:
+    """A whole number >= 0 (an integral float such as 3.0 is accepted)."""
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer()
+    if not ok or v < 0:
+        raise InvalidInputError(f"{key} must be a whole number >= 0, got {v!r}", source=source)
+    return int(v)
+
+
+def _subgroups(cfg: dict[str, Any], source: str) -> list[str]:
+    """A list of column names, or one text of names separated by commas (as rsmeval)."""
+    v = cfg.get("subgroups") or []
+    if isinstance(v, str):
+        v = [s.strip() for s in v.split(",")]
+    if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+        raise InvalidInputError("subgroups must be a list of column names", source=source)
+    return list(v)
+
+
+def _flag_column(cfg: dict[str, Any], source: str) -> dict[str, list[Any]]:
+    """Column -> allowed values; a single value becomes a list of one."""
+    v = cfg.get("flag_column")
+    if not v:
+        return {}
+    if not isinstance(v, dict):
+        raise InvalidInputError(
+            "flag_column must be an object: column -> allowed value(s)", source=source
+        )
+    return {str(k): (list(a) if isinstance(a, list) else [a]) for k, a in v.items()}
+
+
+def _min_n_per_group(cfg: dict[str, Any], subgroups: list[str], source: str) -> dict[str, int]:
+    """One minimum for every subgroup column, or an object with exactly those columns."""
+    v = cfg.get("min_n_per_group")
+    if not v:
+        return {}
+    if isinstance(v, dict):
+        if sorted(v) != sorted(subgroups):
+            raise InvalidInputError(
+                f"the keys of min_n_per_group ({sorted(v)}) must be the subgroups "
+                f"({sorted(subgroups)})",
+                source=source,
+            )
+        return {g: _count(n, f"min_n_per_group[{g!r}]", source) for g, n in v.items()}
+    n = _count(v, "min_n_per_group", source)
+    return dict.fromkeys(subgroups, n)
+
+
+def _candidates(cfg: dict[str, Any], source: str) -> tuple[str | None, int | None]:
+    col = cfg.get("candidate_column")
+    if col is not None and (not isinstance(col, str) or not col):
+        raise InvalidInputError("candidate_column must be a column name", source=source)
+    n = cfg.get("min_items_per_candidate")
+    if n is None:
+        return col, None
+    n = _count(n, "min_items_per_candidate", source)
+    if n and not col:
+        raise InvalidInputError(
+            "min_items_per_candidate needs candidate_column (the column of candidate ids)",
+            source=source,
+        )
+    return col, n or None
+
+
+def _distinct_columns(cfg: dict[str, Any], source: str) -> None:
+    """The id, score and candidate columns are different columns (each gets its own name)."""
+    keys = ["id_column", "human_score_column", "second_human_score_column"]
+    keys += ["system_score_column", "candidate_column"]
+    given = {"human_score_column": "sc1", "id_column": "spkitemid"}
+    given.update({k: str(cfg[k]) for k in keys if cfg.get(k)})
+    seen: dict[str, str] = {}
+    for key in keys:
+        if key in given and given[key] in seen:
+            raise InvalidInputError(
+                f"{seen[given[key]]} and {key} are the same column {given[key]!r}", source=source
+            )
+        if key in given:
+            seen[given[key]] = key
+
+
+def _check_keys(cfg: dict[str, Any], source: str) -> list[str]:
+    """Refuse unknown keys and missing required ones; return the keys rsmeval drops."""
+    unknown = sorted(set(cfg) - set(REQUIRED) - set(OPTIONAL) - set(IGNORED))
+    if unknown:
+        raise InvalidInputError(f"unknown configuration keys: {unknown}", source=source)
+    for key in REQUIRED:
+        if cfg.get(key) is None:
+            raise InvalidInputError(f"missing required key {key!r}", source=source)
+    eid = str(cfg["experiment_id"])
+    if len(eid) > 200 or re.search(r"\s", eid):
+        raise InvalidInputError(
+            "experiment_id must have no spaces and at most 200 characters", source=source
+        )
+    for key in BOOLEAN:
+        _boolean(cfg, key, source)
+    fmt = cfg.get("file_format") or "csv"
+    if not isinstance(fmt, str) or fmt.lower() not in FILE_FORMATS:
+        raise InvalidInputError(
+            f"file_format {fmt!r}: one of {', '.join(FILE_FORMATS)}", source=source
+        )
+    return sorted(k for k in cfg if k in IGNORED)
 
 
 @dataclass
@@ -128,6 +253,12 @@ class RsmevalConfig:
     scale_with: str | None = None
     exclude_zero_scores: bool = True
     rater_error_variance: float | None = None
+    flag_column: dict[str, list[Any]] = field(default_factory=dict)
+    candidate_column: str | None = None
+    min_items_per_candidate: int | None = None
+    min_n_per_group: dict[str, int] = field(default_factory=dict)
+    file_format: str = "csv"
+    ignored: list[str] = field(default_factory=list)
     source: str = "config"
 
     @property
@@ -140,33 +271,19 @@ class RsmevalConfig:
     @classmethod
     def from_dict(cls, cfg: dict[str, Any], *, base: Path, source: str) -> RsmevalConfig:
         """Check and resolve a configuration; relative paths are relative to ``base``."""
-        unknown = sorted(set(cfg) - set(REQUIRED) - set(OPTIONAL))
-        if unknown:
-            raise InvalidInputError(f"unknown configuration keys: {unknown}", source=source)
-        for key in REQUIRED:
-            if cfg.get(key) is None:
-                raise InvalidInputError(f"missing required key {key!r}", source=source)
-        for key in UNSUPPORTED:
-            if cfg.get(key) is not None:
-                raise InvalidInputError(f"{key!r} is not supported by assay", source=source)
-        subgroups = cfg.get("subgroups") or []
-        if not isinstance(subgroups, list) or not all(isinstance(s, str) for s in subgroups):
-            raise InvalidInputError("subgroups must be a list of column names", source=source)
-        fmt = cfg.get("file_format", "csv")
-        if fmt != "csv":
-            raise InvalidInputError(f"file_format {fmt!r}: assay writes csv only", source=source)
+        ignored = _check_keys(cfg, source)
+        subgroups = _subgroups(cfg, source)
         scale_with = cfg.get("scale_with")
         if scale_with is not None and scale_with not in ("asis", "raw"):
             scale_with = str(base / scale_with)
-        ezs = cfg.get("exclude_zero_scores", True)
-        if not isinstance(ezs, bool):
-            raise InvalidInputError("exclude_zero_scores must be true or false", source=source)
+        ezs = _boolean(cfg, "exclude_zero_scores", source)
         tmin, tmax = _number(cfg, "trim_min", source), _number(cfg, "trim_max", source)
         tol = _number(cfg, "trim_tolerance", source)
-        rev = _number(cfg, "rater_error_variance", source)
         assert tmin is not None and tmax is not None
         if tmin > tmax:
             raise InvalidInputError("trim_min must not exceed trim_max", source=source)
+        candidate, min_items = _candidates(cfg, source)
+        _distinct_columns(cfg, source)
         return cls(
             experiment_id=str(cfg["experiment_id"]),
             predictions_file=base / str(cfg["predictions_file"]),
@@ -176,11 +293,17 @@ class RsmevalConfig:
             human_score_column=str(cfg.get("human_score_column") or "sc1"),
             second_human_score_column=cfg.get("second_human_score_column"),
             id_column="spkitemid" if cfg.get("id_column") is None else str(cfg["id_column"]),
-            subgroups=list(subgroups),
+            subgroups=subgroups,
             trim_tolerance=0.4998 if tol is None else tol,
             scale_with=scale_with,
-            exclude_zero_scores=ezs,
-            rater_error_variance=rev,
+            exclude_zero_scores=True if ezs is None else ezs,
+            rater_error_variance=_number(cfg, "rater_error_variance", source),
+            flag_column=_flag_column(cfg, source),
+            candidate_column=candidate,
+            min_items_per_candidate=min_items,
+            min_n_per_group=_min_n_per_group(cfg, subgroups, source),
+            file_format=str(cfg.get("file_format") or "csv").lower(),
+            ignored=ignored,
             source=source,
         )
 
@@ -209,99 +332,3 @@ class RsmevalConfig:
     def main_score(self) -> str:
         """The score type of ``eval_short``, the by-group and the fairness tables."""
         return "raw_trim" if self.scale_with is None else "scale_trim"
-
-
-@dataclass
-class Preprocessed:
-    """The responses used (``pred``: ``spkitemid, sc1``, score types, ``sc2``, subgroups) and
-    the ones excluded (``excluded``, RSMTool's ``test_excluded_responses``)."""
-
-    pred: pd.DataFrame
-    excluded: pd.DataFrame
-    has_sc2: bool
-
-
-def _filter(df: pd.DataFrame, col: str, exclude_zero: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rows whose ``col`` is a finite number (and not 0); the others: non-numeric, then 0."""
-    df = df.copy()
-    df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
-    bad = df[col].isna() | np.isinf(df[col])
-    good = df[~bad]
-    parts = [df[bad]]
-    if exclude_zero:
-        zero = good[col] == 0
-        parts.append(good[zero])
-        good = good[~zero]
-    return good.reset_index(drop=True), pd.concat(parts, sort=True).reset_index(drop=True)
-
-
-def _scaling(cfg: RsmevalConfig) -> tuple[float, float, float, float]:
-    path = cfg.scale_file
-    if path is None:
-        return 0.0, 1.0, 0.0, 1.0
-    sdf = read_scores_table(path, [])
-    for c in ("prediction", "sc1"):
-        if c not in sdf.columns:
-            raise InvalidInputError("missing column of the scaling file", source=str(path), field=c)
-    p = pd.to_numeric(sdf["prediction"], errors="coerce")
-    h = pd.to_numeric(sdf["sc1"], errors="coerce")
-    return float(p.mean()), float(p.std()), float(h.mean()), float(h.std())
-
-
-def _renamed(df: pd.DataFrame, cfg: RsmevalConfig) -> pd.DataFrame:
-    if not cfg.id_column:  # no id column: the row number (1-based) is the id
-        df = df.rename(columns={"spkitemid": "##spkitemid##"})
-        df.insert(0, "spkitemid", [str(i + 1) for i in range(len(df))])
-    names = {
-        cfg.id_column or "spkitemid": "spkitemid",
-        cfg.human_score_column: "sc1",
-        cfg.system_score_column: "raw",
-    }
-    if cfg.second_human_score_column:
-        names[cfg.second_human_score_column] = "sc2"
-    wanted = [*names, *cfg.subgroups]
-    for c in wanted:
-        if c not in df.columns:
-            raise InvalidInputError("missing column", source=str(cfg.predictions_file), field=c)
-    clash = [c for c in df.columns if c in ("spkitemid", "sc1", "sc2", "raw") and c not in names]
-    df = df.rename(columns={c: f"##{c}##" for c in clash}).rename(columns=names)
-    if df["spkitemid"].duplicated().any():
-        raise InvalidInputError(
-            "duplicate response ids", source=str(cfg.predictions_file), field=cfg.id_column
-        )
-    for g in cfg.subgroups:
-        df[g] = df[g].replace(to_replace=r"^\s*$", value="No info", regex=True)
-    return df
-
-
-def preprocess(cfg: RsmevalConfig) -> Preprocessed:
-    """Read the predictions and apply RSMTool's filtering, scaling and trimming."""
-    src = str(cfg.predictions_file)
-    text = [cfg.id_column, *cfg.subgroups]
-    df = _renamed(read_scores_table(cfg.predictions_file, text), cfg)
-    kept, excl_h = _filter(df, "sc1", cfg.exclude_zero_scores)
-    if kept.empty:
-        raise InvalidInputError("no response has a numeric human score", source=src, field="sc1")
-    excl_h["raw"] = pd.to_numeric(excl_h["raw"], errors="coerce").astype(float)
-    kept, excl_m = _filter(kept, "raw", False)
-    if kept.empty:
-        raise InvalidInputError("no response has a numeric system score", source=src)
-    excluded = pd.concat([excl_h, excl_m], sort=True)
-    excluded = excluded[["spkitemid", *[c for c in excluded.columns if c != "spkitemid"]]]
-    pm, psd, hm, hsd = _scaling(cfg)
-    out = pd.DataFrame({"spkitemid": kept["spkitemid"], "sc1": kept["sc1"]})
-    raw = kept["raw"].to_numpy(dtype=np.float64)
-    derived = {"raw": raw, "scale": (raw - pm) / psd * hsd + hm}
-    for t in ("raw", "scale"):
-        trimmed = trim(derived[t], cfg.trim_min, cfg.trim_max, cfg.trim_tolerance)
-        derived[f"{t}_trim"] = trimmed
-        derived[f"{t}_trim_round"] = np.rint(trimmed).astype(np.int64)
-    for t in cfg.score_types:
-        out[t] = derived[t]
-    has_sc2 = bool(cfg.second_human_score_column)
-    if has_sc2:
-        sc2 = pd.to_numeric(kept["sc2"], errors="coerce").astype(float)
-        out["sc2"] = sc2.replace(0, np.nan) if cfg.exclude_zero_scores else sc2
-    for g in cfg.subgroups:
-        out[g] = kept[g].astype(str)
-    return Preprocessed(pred=out, excluded=excluded, has_sc2=has_sc2)

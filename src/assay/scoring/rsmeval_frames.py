@@ -21,6 +21,7 @@ __all__ = [
     "composition_tables",
     "confusion_table",
     "excluded_composition",
+    "input_tables",
     "score_distribution",
 ]
 
@@ -58,12 +59,16 @@ def score_distribution(human: pd.Series, system: pd.Series, name: str) -> pd.Dat
     return df
 
 
-def excluded_composition(excluded: pd.DataFrame, exclude_zero_scores: bool) -> pd.DataFrame:
+def excluded_composition(
+    excluded: pd.DataFrame, exclude_zero_scores: bool, listwise: bool = False
+) -> pd.DataFrame:
     """Excluded responses by human score (numeric non-zero / zero / non-numeric) and system
-    score (numeric / non-numeric); cells that cannot hold a response are empty."""
+    score (numeric / non-numeric). Without candidate exclusion (``listwise``), the cells that
+    cannot hold a response are empty; the row names are a column only when some response
+    was excluded (as RSMTool writes it)."""
     index = ["numeric non-zero human score", "zero human score", "non-numeric human score"]
     out = pd.DataFrame(
-        {"numeric system score": [0.0, 0.0, 0.0], "non-numeric system score": [0, 0, 0]},
+        {"numeric system score": [0, 0, 0], "non-numeric system score": [0, 0, 0]},
         index=index,
     )
     if not excluded.empty:
@@ -72,19 +77,44 @@ def excluded_composition(excluded: pd.DataFrame, exclude_zero_scores: bool) -> p
         sys_bad = pd.to_numeric(excluded["raw"], errors="coerce").isna().to_numpy()
         for row in index:
             sel = cat == row
-            out.loc[row, "numeric system score"] = float((sel & ~sys_bad).sum())
+            out.loc[row, "numeric system score"] = int((sel & ~sys_bad).sum())
             out.loc[row, "non-numeric system score"] = int((sel & sys_bad).sum())
-    out.loc[index[0], "numeric system score"] = np.nan
-    if not exclude_zero_scores:
-        out.loc[index[1], "numeric system score"] = np.nan
-    out.insert(0, "Human/System", index)
+        out.insert(0, "Human/System", index)
+    if not listwise:
+        out["numeric system score"] = out["numeric system score"].astype(float)
+        out.loc[index[0], "numeric system score"] = np.nan
+        if not exclude_zero_scores:
+            out.loc[index[1], "numeric system score"] = np.nan
     return out
 
 
-def composition_tables(pred: pd.DataFrame, subgroups: list[str]) -> dict[str, pd.DataFrame]:
-    """``data_composition`` (responses, distinct values per group column) and
+def input_tables(
+    kept: pd.DataFrame, score_types: list[str], subgroups: list[str], sc2: pd.Series | None
+) -> dict[str, pd.DataFrame]:
+    """The used responses' input split as RSMTool writes it: ``test_metadata`` (id, subgroups,
+    candidate), ``test_human_scores`` (id, ``sc1``, ``sc2`` as used) and
+    ``test_other_columns`` (id and every column not in the other two or the scores)."""
+    meta = ["spkitemid", *subgroups, *(["candidate"] if "candidate" in kept.columns else [])]
+    taken = {"sc1", *score_types, *meta}
+    out = {"test_metadata": kept[meta]}
+    if sc2 is not None:
+        out["test_human_scores"] = pd.DataFrame(
+            {"spkitemid": kept["spkitemid"], "sc1": kept["sc1"], "sc2": sc2.to_numpy()}
+        )
+        taken.add("sc2")
+    taken.discard("spkitemid")
+    out["test_other_columns"] = kept[[c for c in kept.columns if c not in taken]]
+    return out
+
+
+def composition_tables(
+    pred: pd.DataFrame, subgroups: list[str], candidates: bool = False
+) -> dict[str, pd.DataFrame]:
+    """``data_composition`` (responses, candidates, distinct values per group column) and
     ``data_composition_by_<g>`` (responses per group, groups sorted)."""
     comp = {"partition": ["Evaluation"], "responses": [len(pred)]}
+    if candidates:
+        comp["candidates"] = [pred["candidate"].nunique()]
     for g in subgroups:
         comp[g] = [pred[g].nunique()]
     out = {"data_composition": pd.DataFrame(comp)}

@@ -200,7 +200,7 @@ class ScoringData:
 def _read(data: Any, source: str) -> pd.DataFrame:
     """A table; TSV and XLSX files are read as RSMTool reads them, the rest by the io layer."""
     if isinstance(data, (str, Path)) and Path(data).suffix.lower() in (".tsv", ".xlsx"):
-        from assay.scoring.rsmeval_config import read_scores_table
+        from assay.scoring.rsmeval_preprocess import read_scores_table
 
         return read_scores_table(Path(data), [])
     return as_dataframe(data, source=source)

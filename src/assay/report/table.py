@@ -2,7 +2,7 @@
 
 Flat dict values (counts) are shown as ``k=v`` pairs; larger or nested ones (curves) are
 summarised by their size so that the table stays readable; the JSON output carries them
-in full.
+in full. Parameters get twice the room (160 characters), since they tell records apart.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def _fmt(v: Any, *, parameter: bool = False) -> str:
             text = ", ".join(f"{k}={_fmt(x, parameter=True)}" for k, x in v.items())
         else:
             text = json.dumps(v)
-        return text if len(text) <= 80 else f"{{{len(v)} entries}}"
+        # A parameter identifies its record (two mappings must read apart): more room.
+        return text if len(text) <= (160 if parameter else 80) else f"{{{len(v)} entries}}"
     return str(v)
 
 
@@ -51,6 +52,9 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
         True
         >>> _fmt({"tp": 3, "fp": 1}), _fmt({str(t): [0.5] * 3 for t in range(20)})
         ('tp=3, fp=1', '{20 entries}')
+        >>> mapping = {"correct": "C", "incorrect": "I", "partial": "P", "values": {"P": 0.5}}
+        >>> _fmt(mapping, parameter=True)
+        '{"correct": "C", "incorrect": "I", "partial": "P", "values": {"P": 0.5}}'
     """
     table = Table(title=title)
     # Cells are Text: labels and parameters from the data are shown verbatim, never as markup.

@@ -10,7 +10,8 @@ the same number of runs (``--repeats``, best kept). valor-lite computes its own 
 Generates COCO-scale data once (default 5,000 images, ~7 ground truths and 100 detections
 per image, 80 categories; plus a 500-image instance-segmentation variant), writes the two
 COCO JSON files, then runs each tool end to end (reading the files included) in a fresh
-child process, so that each peak RSS belongs to that tool alone. Prints wall time, peak
+child process, so that each peak RSS belongs to that tool alone (each tool's run function is
+in ``benchmarks/peers/detection.py``). Prints wall time, peak
 memory, ratios to assay, and checks that the 12 summary numbers agree with pycocotools.
 
     python benchmarks/detection.py                 # full scale
@@ -23,8 +24,6 @@ memory, ratios to assay, and checks that the 12 summary numbers agree with pycoc
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import multiprocessing as mp
 import resource
@@ -34,6 +33,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from peers.detection import CM_IOUS, CM_SCORES, CM_TOOLS, TOOLS
 
 # ----------------------------------------------------------------------------- data
 
@@ -155,257 +156,6 @@ def generate(
         "categories": [{"id": c, "name": f"c{c}"} for c in range(1, n_cats + 1)],
     }
     return gt, results
-
-
-# ------------------------------------------------------------------------ tools (run in a child)
-
-
-def run_assay(gt_path, dt_path, iou_type):
-    """assay with its default settings: the full COCOeval arrays, as pycocotools computes them
-    (precision for every max-dets, not only the one the summary reads)."""
-    from assay.detection.compute import CocoParams
-    from assay.detection.io import load_coco
-
-    try:
-        from assay.detection.compute import coco_evaluate
-        from assay.detection.match import pair_ious
-        from assay.detection.rank import rank_detections
-    except ImportError:  # the layout before the split (for before/after figures)
-        from assay.detection.compute import _rank_detections as rank_detections
-        from assay.detection.compute import evaluate as coco_evaluate
-        from assay.detection.compute import pair_ious
-
-    t0 = time.perf_counter()
-    data = load_coco(gt_path, dt_path, iou_type=iou_type)
-    t1 = time.perf_counter()
-    ev = coco_evaluate(data, CocoParams(iou_type=iou_type))
-    stats = ev.stats()
-    t2 = time.perf_counter()
-    det, _ = rank_detections(data, 100)
-    t3 = time.perf_counter()
-    pair_ious(data, det, iou_type)
-    t4 = time.perf_counter()
-    return {
-        "stats": stats.tolist(),
-        "read": t1 - t0,
-        "eval": t2 - t1,
-        "iou_only": t4 - t3,
-        "total": t2 - t0,
-    }
-
-
-def run_pycocotools(gt_path, dt_path, iou_type):
-    from pycocotools.coco import COCO
-    from pycocotools.cocoeval import COCOeval
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        t0 = time.perf_counter()
-        gt = COCO(gt_path)
-        dt = gt.loadRes(dt_path)
-        t1 = time.perf_counter()
-        e = COCOeval(gt, dt, iou_type)
-        e.evaluate()
-        e.accumulate()
-        e.summarize()
-        t2 = time.perf_counter()
-    return {"stats": e.stats.tolist(), "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
-
-
-def run_faster_coco_eval(gt_path, dt_path, iou_type):
-    from faster_coco_eval import COCO, COCOeval_faster
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        t0 = time.perf_counter()
-        gt = COCO(gt_path)
-        dt = gt.loadRes(dt_path)
-        t1 = time.perf_counter()
-        e = COCOeval_faster(gt, dt, iou_type, print_function=lambda *a, **k: None)
-        e.evaluate()
-        e.accumulate()
-        e.summarize()
-        t2 = time.perf_counter()
-    return {
-        "stats": list(map(float, e.stats[:12])),
-        "read": t1 - t0,
-        "eval": t2 - t1,
-        "total": t2 - t0,
-    }
-
-
-def _valor_detections(gt_path, dt_path):
-    """valor-lite Detection objects from the two COCO files (crowd regions left out)."""
-    from valor_lite.object_detection import BoundingBox, Detection
-
-    gt = json.loads(Path(gt_path).read_text())
-    dt = json.loads(Path(dt_path).read_text())
-    by = {im["id"]: ([], []) for im in gt["images"]}
-    for a in gt["annotations"]:
-        if a["iscrowd"]:
-            continue  # valor-lite has no crowd regions
-        x, y, w, h = a["bbox"]
-        by[a["image_id"]][0].append(
-            BoundingBox(
-                uid=str(a["id"]),
-                xmin=x,
-                xmax=x + w,
-                ymin=y,
-                ymax=y + h,
-                labels=[str(a["category_id"])],
-            )
-        )
-    for i, d in enumerate(dt):
-        x, y, w, h = d["bbox"]
-        by[d["image_id"]][1].append(
-            BoundingBox(
-                uid=f"p{i}",
-                xmin=x,
-                xmax=x + w,
-                ymin=y,
-                ymax=y + h,
-                labels=[str(d["category_id"])],
-                scores=[d["score"]],
-            )
-        )
-    return [Detection(uid=str(k), groundtruths=g, predictions=p) for k, (g, p) in by.items()]
-
-
-def run_valor_lite(gt_path, dt_path, iou_type):
-    from valor_lite.object_detection import Loader
-
-    t0 = time.perf_counter()
-    dets = _valor_detections(gt_path, dt_path)
-    t1 = time.perf_counter()
-    loader = Loader.in_memory()
-    loader.add_bounding_boxes(dets)
-    ev = loader.finalize()
-    res = ev.compute_precision_recall(
-        iou_thresholds=[round(0.5 + 0.05 * i, 2) for i in range(10)], score_thresholds=[0.0]
-    )
-    t2 = time.perf_counter()
-    m = [x.to_dict() for x in res[next(k for k in res if k.value == "mAPAveragedOverIOUs")]]
-    return {
-        "stats": [m[0]["value"]] + [None] * 11,
-        "read": t1 - t0,
-        "eval": t2 - t1,
-        "total": t2 - t0,
-    }
-
-
-def run_torchmetrics(gt_path, dt_path, iou_type):
-    import torch
-    from torchmetrics.detection import MeanAveragePrecision
-
-    t0 = time.perf_counter()
-    gt = json.loads(Path(gt_path).read_text())
-    dt = json.loads(Path(dt_path).read_text())
-    by = {im["id"]: ([], [], [], [], [], []) for im in gt["images"]}
-    for a in gt["annotations"]:
-        x, y, w, h = a["bbox"]
-        by[a["image_id"]][0].append([x, y, x + w, y + h])
-        by[a["image_id"]][1].append(a["category_id"])
-        by[a["image_id"]][5].append(a["iscrowd"])
-    for d in dt:
-        x, y, w, h = d["bbox"]
-        b = by[d["image_id"]]
-        b[2].append([x, y, x + w, y + h])
-        b[3].append(d["category_id"])
-        b[4].append(d["score"])
-    t1 = time.perf_counter()
-    metric = MeanAveragePrecision(iou_type="bbox", backend="faster_coco_eval")
-    preds, targets = [], []
-    for g, gl, p, pl, s, c in by.values():
-        preds.append(
-            {
-                "boxes": torch.tensor(p).reshape(-1, 4),
-                "labels": torch.tensor(pl, dtype=torch.long),
-                "scores": torch.tensor(s),
-            }
-        )
-        targets.append(
-            {
-                "boxes": torch.tensor(g).reshape(-1, 4),
-                "labels": torch.tensor(gl, dtype=torch.long),
-                "iscrowd": torch.tensor(c, dtype=torch.long),
-            }
-        )
-    metric.update(preds, targets)
-    out = metric.compute()
-    t2 = time.perf_counter()
-    return {
-        "stats": [float(out["map"])] + [None] * 11,
-        "read": t1 - t0,
-        "eval": t2 - t1,
-        "total": t2 - t0,
-    }
-
-
-CM_IOUS, CM_SCORES = [0.5, 0.75], [0.0, 0.5]
-
-
-def _cm_summary(matrix, unmatched_gt, unmatched_pd):
-    """Totals that two confusion matrices must share: matched same-label and cross-label pairs,
-    unmatched ground truths and predictions, per (IoU, score) threshold pair."""
-    return [int(x) for x in (np.trace(matrix), matrix.sum() - np.trace(matrix))] + [
-        int(unmatched_gt.sum()),
-        int(unmatched_pd.sum()),
-    ]
-
-
-def run_assay_cm(gt_path, dt_path, iou_type):
-    """assay's ConfusionMatrix records at 2 IoU x 2 score thresholds, from the files."""
-    from assay.detection.io import load_coco
-    from assay.detection.metrics import compute_metrics
-
-    t0 = time.perf_counter()
-    data = load_coco(gt_path, dt_path, iou_type=iou_type)
-    t1 = time.perf_counter()
-    ms = compute_metrics(
-        data, metrics=["ConfusionMatrix"], iou_thresholds=CM_IOUS, score_thresholds=CM_SCORES
-    )
-    t2 = time.perf_counter()
-    sums = []
-    for m in ms:
-        v = m.value
-        labels = list(v["confusion_matrix"])
-        mat = np.array([[v["confusion_matrix"][g][p] for p in labels] for g in labels])
-        ugt = np.array(list(v["unmatched_ground_truths"].values()))
-        upd = np.array(list(v["unmatched_predictions"].values()))
-        sums.append(_cm_summary(mat, ugt, upd))
-    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
-
-
-def run_valor_cm(gt_path, dt_path, iou_type):
-    """valor-lite's compute_confusion_matrix at the same thresholds."""
-    from valor_lite.object_detection import Loader
-
-    t0 = time.perf_counter()
-    dets = _valor_detections(gt_path, dt_path)
-    t1 = time.perf_counter()
-    loader = Loader.in_memory()
-    loader.add_bounding_boxes(dets)
-    res = loader.finalize().compute_confusion_matrix(CM_IOUS, CM_SCORES)
-    t2 = time.perf_counter()
-    sums = []
-    for m in res:
-        v = m.to_dict()["value"]
-        labels = sorted(v["confusion_matrix"])
-        mat = np.array([[v["confusion_matrix"][g][p] for p in labels] for g in labels])
-        ugt = np.array([v["unmatched_ground_truths"][x] for x in labels])
-        upd = np.array([v["unmatched_predictions"][x] for x in labels])
-        sums.append(_cm_summary(mat, ugt, upd))
-    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
-
-
-CM_TOOLS = {"assay": run_assay_cm, "valor-lite": run_valor_cm}
-
-
-TOOLS = {
-    "assay": run_assay,
-    "pycocotools": run_pycocotools,
-    "faster-coco-eval": run_faster_coco_eval,
-    "valor-lite": run_valor_lite,
-    "torchmetrics": run_torchmetrics,
-}
 
 
 def _peak_mb() -> float:

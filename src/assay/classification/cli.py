@@ -155,6 +155,47 @@ def _add_files(
     )
 
 
+def _run(
+    settings: dict[str, Any],
+    inputs: tuple[Path | None, Path | None, Path | None],
+    wide: dict[str, Any],
+    where_by: dict[str, str | None],
+    *,
+    fmt: OutputFormat,
+    out: Path | None,
+    save: bool,
+    db: str | None,
+) -> None:
+    """The command's work once its options are read: configure (failing before any file is
+    read), add the input, filter, compute, publish. ``inputs``: groundtruths, predictions,
+    data."""
+    groundtruths, predictions, data = inputs
+    ev = _evaluator(settings, out)
+    dataset = _add_input(ev, groundtruths, predictions, data, wide)
+    ev = apply_where(ev, where_by)
+    parameters = {
+        "groundtruths": None if groundtruths is None else str(groundtruths),
+        "predictions": None if predictions is None else str(predictions),
+        "data": None if data is None else str(data),
+        **{k: v for k, v in wide.items() if data is not None},
+        "score_thresholds": list(ev.score_thresholds),
+        "hardmax": settings["hardmax"],
+        "pr_curve_max_examples": settings["pr_curve_max_examples"],
+        "zero_division": settings["zero_division"],
+        **{f"where_{k}": v for k, v in where_by.items() if v is not None},
+    }
+    record: dict[str, Any] = {
+        "kind": "classification",
+        "dataset": dataset,
+        "parameters": parameters,
+    }
+    ms = ev.compute()
+    if fmt is OutputFormat.table:
+        _publish_table(ms, out, save, db, record)
+        return
+    publish(ms, fmt=fmt, out=out, title="classification", save=save, db=db, **record)
+
+
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
 
 
@@ -262,7 +303,6 @@ def register(app: typer.Typer) -> None:
             "examples_limit": examples_limit,
             "examples_offset": examples_offset,
         }
-        ev = _evaluator(settings, out)
         wide = {
             "y_true": y_true,
             "y_score": y_score,
@@ -271,31 +311,10 @@ def register(app: typer.Typer) -> None:
             "uid_column": uid_column,
             "metadata_columns": metadata_columns,
         }
-        dataset = _add_input(ev, groundtruths, predictions, data, wide)
         where_by = {
             "datums": where,
             "groundtruths": where_groundtruths,
             "predictions": where_predictions,
         }
-        ev = apply_where(ev, where_by)
-        parameters = {
-            "groundtruths": None if groundtruths is None else str(groundtruths),
-            "predictions": None if predictions is None else str(predictions),
-            "data": None if data is None else str(data),
-            **{k: v for k, v in wide.items() if data is not None},
-            "score_thresholds": list(ev.score_thresholds),
-            "hardmax": hardmax,
-            "pr_curve_max_examples": pr_curve_max_examples,
-            "zero_division": zero_division,
-            **{f"where_{k}": v for k, v in where_by.items() if v is not None},
-        }
-        record: dict[str, Any] = {
-            "kind": "classification",
-            "dataset": dataset,
-            "parameters": parameters,
-        }
-        ms = ev.compute()
-        if format is OutputFormat.table:
-            _publish_table(ms, out, save, db, record)
-            return
-        publish(ms, fmt=format, out=out, title="classification", save=save, db=db, **record)
+        inputs = (groundtruths, predictions, data)
+        _run(settings, inputs, wide, where_by, fmt=format, out=out, save=save, db=db)

@@ -56,6 +56,7 @@ from assay.classification.curves import CURVE_TYPES, curve_records
 from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
 from assay.classification.io import parse_long_form
+from assay.classification.state import blocks_from_arrays, blocks_to_arrays
 from assay.classification.types import (
     DEFAULT_KEY,
     KeyBlock,
@@ -66,7 +67,7 @@ from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
-from assay.io.metadata import Metadata, metadata_from, metadata_from_frame
+from assay.io.metadata import metadata_from, metadata_from_frame
 from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
@@ -363,35 +364,10 @@ class ClassificationEvaluator(Evaluator):
     # ------------------------------------------------------------ state
 
     def _state(self) -> dict[str, np.ndarray]:
-        keys = sorted(self._blocks)
-        state: dict[str, np.ndarray] = {"keys": np.array(keys, dtype=str)}
-        for i, key in enumerate(keys):
-            b = concat_blocks(self._blocks[key])
-            state[f"{i}.labels"] = np.array(b.labels, dtype=str)
-            state[f"{i}.gt"] = b.gt
-            state[f"{i}.scores"] = b.scores
-            state[f"{i}.binary_row"] = np.array(-1 if b.binary_row is None else b.binary_row)
-            if b.uids is not None:
-                state[f"{i}.uids"] = b.uids
-            if b.metadata is not None:
-                state |= b.metadata.to_arrays(f"{i}.metadata.")
-        return state
+        return blocks_to_arrays(self._blocks)
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        for i, key in enumerate(np.asarray(state["keys"]).tolist()):
-            row = int(state[f"{i}.binary_row"])
-            block = KeyBlock(
-                key=str(key),
-                uids=state.get(f"{i}.uids"),
-                labels=tuple(str(x) for x in np.asarray(state[f"{i}.labels"]).tolist()),
-                gt=np.asarray(state[f"{i}.gt"]),
-                scores=np.asarray(state[f"{i}.scores"], dtype=np.float64),
-                binary_row=None if row < 0 else row,
-            )
-            if f"{i}.metadata.names" in state:
-                md = Metadata.from_arrays(state, f"{i}.metadata.", block.n)
-                block = replace(block, metadata=md)
-            self._blocks[str(key)] = [block]
+        self._blocks.update(blocks_from_arrays(state))
 
 
 def evaluate_classification(groundtruths: Any, predictions: Any, **options: Any) -> MetricSet:

@@ -39,9 +39,9 @@ _EXPORTS = {
     "evaluate": "assay.detection.compute",
     "evaluate_detection": "assay.detection.evaluator",
     "load_coco": "assay.detection.io",
-    "load_jsonl": "assay.detection.io",
+    "load_jsonl": "assay.detection.jsonl",
     "mask_to_rle": "assay.io.masks",
-    "parse_datums": "assay.detection.io",
+    "parse_datums": "assay.detection.jsonl",
     "raster_to_polygon": "assay.detection.geometry",
     "rle_to_mask": "assay.io.masks",
 }

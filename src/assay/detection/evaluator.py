@@ -28,7 +28,7 @@ import numpy as np
 
 from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate
 from assay.detection.filters import subset
-from assay.detection.io import parse_datums
+from assay.detection.jsonl import parse_datums
 from assay.detection.metrics import check_matching, check_options, coco_summary, compute_metrics
 from assay.detection.params import check_iou_type
 from assay.detection.state import data_from_arrays, data_to_arrays

@@ -117,6 +117,47 @@ def _cell(count_rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"count": len(count_rows), "examples": count_rows}
 
 
+def _matrix_with_examples(
+    data: DetectionData,
+    ks: list[int],
+    cells: dict[tuple[int, int], list[dict[str, Any]]],
+    fp: np.ndarray,
+    fn: np.ndarray,
+) -> dict[str, Any]:
+    """The value of one ``ConfusionMatrixWithExamples`` record over the labels ``ks`` (of one
+    key, named by their values): every (truth, prediction) cell, and the unmatched
+    predictions ``fp`` and ground truths ``fn`` per label, each with its count and examples."""
+    gts, dts = data.groundtruths, data.predictions
+    name = {k: data.labels[k][1] for k in ks}
+    uid = data.uids
+    return {
+        "confusion_matrix": {
+            name[kg]: {name[kp]: _cell(cells.get((kg, kp), [])) for kp in ks} for kg in ks
+        },
+        "unmatched_predictions": {
+            name[k]: _cell(
+                [
+                    {"datum_id": uid[dts.datum[r]], "prediction_id": int(dts.ann_id[r])}
+                    for r in fp[dts.label[fp] == k]
+                ]
+            )
+            for k in ks
+        },
+        "unmatched_ground_truths": {
+            name[k]: _cell(
+                [
+                    {
+                        "datum_id": uid[gts.datum[r]],
+                        "ground_truth_id": int(gts.ann_id[r]),
+                    }
+                    for r in fn[gts.label[fn] == k]
+                ]
+            )
+            for k in ks
+        },
+    }
+
+
 def confusion_with_examples(
     data: DetectionData,
     iou_type: str,
@@ -136,7 +177,6 @@ def confusion_with_examples(
             (k for k, lab in enumerate(data.labels) if lab[0] == key),
             key=lambda k: natural_key(data.labels[k]),
         )
-        name = {k: data.labels[k][1] for k in ks}
         for t, s in product(iou_thresholds, score_thresholds):
             ok = counted(data, iou, pd, t, s) & np.isin(gts.label[pg], ks)
             cells: dict[tuple[int, int], list[dict[str, Any]]] = {}
@@ -156,32 +196,7 @@ def confusion_with_examples(
             fp = np.flatnonzero(live_predictions(data, s) & ~pd_used & np.isin(dts.label, ks))
             fn = fn[np.lexsort((fn, gts.datum[fn]))]
             fp = fp[np.lexsort((fp, dts.datum[fp]))]
-            value = {
-                "confusion_matrix": {
-                    name[kg]: {name[kp]: _cell(cells.get((kg, kp), [])) for kp in ks} for kg in ks
-                },
-                "unmatched_predictions": {
-                    name[k]: _cell(
-                        [
-                            {"datum_id": uid[dts.datum[r]], "prediction_id": int(dts.ann_id[r])}
-                            for r in fp[dts.label[fp] == k]
-                        ]
-                    )
-                    for k in ks
-                },
-                "unmatched_ground_truths": {
-                    name[k]: _cell(
-                        [
-                            {
-                                "datum_id": uid[gts.datum[r]],
-                                "ground_truth_id": int(gts.ann_id[r]),
-                            }
-                            for r in fn[gts.label[fn] == k]
-                        ]
-                    )
-                    for k in ks
-                },
-            }
+            value = _matrix_with_examples(data, ks, cells, fp, fn)
             params = _params(t, s, label_key=key)
             out.append(Metric("ConfusionMatrixWithExamples", value, params))
     return out

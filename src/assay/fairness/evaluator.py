@@ -8,7 +8,8 @@ and prediction values seen, to refuse data whose labels and predictions do not m
 :mod:`assay.fairness.values`), and how many datums matched each privileged value, to refuse
 a value that occurs nowhere.
 
-Records (built by :mod:`assay.fairness.records`):
+Records (built by :mod:`assay.fairness.records`, assembled by
+:mod:`assay.fairness.summaries`):
 
 * ``StatisticalParityDifference``, ``DisparateImpact``, ``AverageOddsDifference``,
   ``EqualOpportunityDifference`` per definition (``group_column``, ``threshold`` and
@@ -45,10 +46,9 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay import ratios
 from assay._compat import UNSET, renamed
 from assay._validation import as_1d, check_same_length
-from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.fairness import records
 from assay.fairness.by_group import (
@@ -58,7 +58,8 @@ from assay.fairness.by_group import (
     confusion_cell,
     group_column_values,
 )
-from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
+from assay.fairness.compute import GroupCounts, group_counts
+from assay.fairness.summaries import average_records, definition_records, overall_records
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
     check_same_language,
@@ -80,10 +81,6 @@ def _positive_label(value: Any) -> Any:
             f"must be a string, number or boolean, got {value!r}", source="positive_label"
         )
     return v
-
-
-def _counts_value(c: GroupCounts, i: int) -> dict[str, int]:
-    return {"tp": int(c.tp[i]), "fp": int(c.fp[i]), "fn": int(c.fn[i]), "tn": int(c.tn[i])}
 
 
 class FairnessEvaluator(Evaluator):
@@ -268,9 +265,9 @@ class FairnessEvaluator(Evaluator):
         self._check_privileged_values()
         out: list[Metric] = []
         for g, c in zip(self.groups, self._counts):
-            out += self._definition_records(g, c)
+            out += definition_records(g, c, positive_label=self.positive_label)
         if self.groups:
-            out += self._average_records()
+            out += average_records(self.groups, self._counts, positive_label=self.positive_label)
         for column, table in zip(self.group_columns, self._tables):
             out += records.by_group(
                 column,
@@ -280,71 +277,8 @@ class FairnessEvaluator(Evaluator):
                 method=self.method,
                 agg=self.agg,
             )
-        out += self._overall_records()
+        out += overall_records(self._overall, positive_label=self.positive_label)
         return MetricSet(out)
-
-    def _value(self, name: str, c: GroupCounts) -> tuple[float | None, str | None]:
-        try:
-            return FAIRNESS_METRICS[name](c), None
-        except UndefinedMetricError as e:
-            return None, e.reason
-
-    def _definition_records(self, g: PrivilegedGroup, c: GroupCounts) -> list[Metric]:
-        out = []
-        for name in FAIRNESS_METRICS:
-            value, why = self._value(name, c)
-            worst = None
-            if name == "EqualOpportunityDifference" and (c.positives == 0).any():
-                worst = "a group has no positive labels"
-            out.append(
-                records.per_definition(
-                    name,
-                    value,
-                    g,
-                    positive_label=self.positive_label,
-                    undefined=why,
-                    worst_value=worst,
-                )
-            )
-        for i, which in ((0, "unprivileged"), (1, "privileged")):
-            out.append(
-                records.group_counts(
-                    _counts_value(c, i), g, which=which, positive_label=self.positive_label
-                )
-            )
-        return out
-
-    def _average_records(self) -> list[Metric]:
-        out = []
-        for name in FAIRNESS_METRICS:
-            values = [self._value(name, c) for c in self._counts]
-            missing = [(g, why) for g, (v, why) in zip(self.groups, values) if v is None]
-            mean = None if missing else float(np.mean([v for v, _ in values]))
-            why = (
-                f"undefined for definition {missing[0][0].label}: {missing[0][1]}"
-                if missing
-                else None
-            )
-            out.append(
-                records.average(
-                    name, mean, self.groups, positive_label=self.positive_label, undefined=why
-                )
-            )
-        return out
-
-    def _overall_records(self) -> list[Metric]:
-        tp, fp, fn, tn = (int(x) for x in self._overall)
-        out = []
-        for name, num, den, req in (
-            ("Accuracy", tp + tn, tp + fp + fn + tn, "requires at least one data point"),
-            ("Precision", tp, tp + fp, "requires TP + FP > 0"),
-            ("Recall", tp, tp + fn, "requires TP + FN > 0"),
-        ):
-            value = ratios.value_or_none(ratios.divide(num, den))
-            out.append(
-                records.overall(name, value, positive_label=self.positive_label, undefined=req)
-            )
-        return out
 
     def _check_privileged_values(self) -> None:
         for g, matched in zip(self.groups, self._matched):

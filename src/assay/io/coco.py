@@ -4,7 +4,8 @@ Read as pycocotools' ``COCO`` and ``loadRes`` read them, but validated: every im
 category has an ``id`` (all integers or all strings, never mixed), sizes are non-negative
 integers, a result's ``image_id`` and ``category_id`` have the type of the ground truth's
 ids (``"1"`` is not image ``1``), boxes are finite with a finite corner and area, and masks
-are checked run by run (:mod:`assay.io.masks`). Errors name the file, the record
+are checked run by run (:mod:`assay.io.masks`; boxes and masks in
+:mod:`assay.io.coco_geometry`, re-exported here). Errors name the file, the record
 (``image 3``, ``annotation 17`` = the position in the list) and the field.
 
 The results file is decoded by msgspec straight into typed structs (no dict per result).
@@ -24,9 +25,7 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Callable, Sequence
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,9 +35,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
-from assay.io.geometry import check_box
+from assay.io.coco_geometry import coco_boxes, coco_rles
 from assay.io.jsonfiles import paused_gc, read_bytes, read_json
-from assay.io.masks import MAX_RASTER_PIXELS, CorruptRLE, check_raster_size, rle_area, to_rle
 
 __all__ = [
     "CocoImages",
@@ -307,104 +305,3 @@ def result_columns(
         "bbox": bbox,
         "segmentation": seg,
     }
-
-
-def _not_a_box(b: Any) -> bool:
-    return (
-        not isinstance(b, (list, tuple))
-        or len(b) != 4
-        or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in b)
-    )
-
-
-def coco_boxes(
-    boxes: Sequence[Any],
-    *,
-    source: str,
-    record: Callable[[int], str],
-    typed: bool = False,
-) -> NDArray[np.float64]:
-    """``(n, 4)`` float boxes ``[x, y, w, h]``; each finite, non-negative in size, with a
-    finite corner and area. ``record(i)`` names box ``i`` in errors. ``typed``: the boxes
-    were decoded as 4-tuples of numbers already (msgspec), so only their values are checked."""
-    n = len(boxes)
-    bad_at = None if typed else next((i for i, b in enumerate(boxes) if _not_a_box(b)), None)
-    arr = np.zeros((0, 4))
-    if bad_at is None:
-        try:
-            flat = itertools.chain.from_iterable(boxes)
-            arr = np.fromiter(flat, dtype=np.float64, count=4 * n).reshape(n, 4)
-        except (TypeError, ValueError):
-            bad_at = next((i for i, b in enumerate(boxes) if _not_a_box(b)), 0)
-    if bad_at is not None:
-        raise InvalidInputError(
-            f"bbox must be [x, y, width, height] numbers, got {boxes[bad_at]!r}",
-            source=source,
-            record=record(bad_at),
-            field="bbox",
-        )
-    with np.errstate(over="ignore", invalid="ignore"):
-        x, y, w, h = arr.T
-        finite = np.isfinite(arr).all(axis=1) & np.isfinite(x + w) & np.isfinite(y + h)
-        finite &= np.isfinite(w * h)
-    bad = np.flatnonzero(~finite | (arr[:, 2] < 0) | (arr[:, 3] < 0))
-    if len(bad):
-        i = int(bad[0])
-        why = check_box(*(float(v) for v in arr[i])) or "is unusable"
-        raise InvalidInputError(
-            f"bbox {list(boxes[i])}: {why}",
-            source=source,
-            record=record(i),
-            field="bbox",
-        )
-    return arr
-
-
-def coco_rles(
-    segms: Sequence[Any],
-    heights: NDArray[np.int64],
-    widths: NDArray[np.int64],
-    *,
-    source: str,
-    record: Callable[[int], str],
-) -> tuple[NDArray[Any], NDArray[np.float64]]:
-    """Compressed RLEs of COCO segmentations (at each one's image size) and their areas.
-
-    Every mask is validated (structure, size, runs); ``record(i)`` names segmentation ``i``.
-    """
-    n = len(segms)
-    rles = np.empty(n, dtype=object)
-    sizes = np.asarray(heights, np.int64) * np.asarray(widths, np.int64)
-    bad = np.flatnonzero((sizes == 0) | (sizes > MAX_RASTER_PIXELS))
-    if len(bad):
-        i = int(bad[0])
-        if sizes[i] == 0:
-            raise InvalidInputError(
-                "a mask needs the image's height and width",
-                source=source,
-                record=record(i),
-                field="segmentation",
-            )
-        check_raster_size(
-            heights[i], widths[i], source=source, record=record(i), field="segmentation"
-        )
-    for i, (segm, h, w) in enumerate(zip(segms, heights.tolist(), widths.tolist())):
-        counts = segm.get("counts") if type(segm) is dict else None
-        if type(counts) is str and counts.isascii() and segm.get("size") == [h, w]:
-            rles[i] = {"size": [h, w], "counts": counts.encode()}  # the common case, inline
-            continue
-        try:
-            if segm is None:
-                raise InvalidInputError("missing segmentation")
-            rles[i] = to_rle(segm, h, w)
-        except InvalidInputError as e:
-            raise InvalidInputError(
-                e.reason, source=source, record=record(i), field="segmentation"
-            ) from None
-    try:
-        area = rle_area(list(rles))
-    except CorruptRLE as e:
-        raise InvalidInputError(
-            f"corrupt RLE: {e.reason}", source=source, record=record(e.index), field="segmentation"
-        ) from None
-    return rles, area

@@ -23,18 +23,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError
-from assay.stats.types import SampleScore, Score, _item, _rec
+from assay.stats.frame_build import arrays_columns, object_array, scores_columns
+from assay.stats.types import SampleScore, Score
 from assay.stats.value_mapping import as_mapping, convert_values
 
 __all__ = ["ScoreFrame"]
-
-
-def _as_object_array(items: Sequence[Any]) -> np.ndarray:
-    arr = np.empty(len(items), dtype=object)
-    arr[:] = list(items)
-    return arr
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,27 +114,7 @@ class ScoreFrame(Sequence[SampleScore]):
         >>> ScoreFrame.from_arrays([1, 0], sample_id=["a", "a"], epoch=[1, 2]).n_samples
         1
         """
-        v = check_finite(as_1d(values, source="values", dtype=np.float64), source="values")
-        n = v.shape[0]
-        sid = np.arange(n) if sample_id is None else as_1d(sample_id, source="sample_id")
-        ep = (
-            np.ones(n, dtype=np.int64)
-            if epoch is None
-            else as_1d(epoch, source="epoch", dtype=np.int64)
-        )
-        cols = {
-            str(k): as_1d(col, source=f"metadata[{k!r}]") for k, col in (metadata or {}).items()
-        }
-        check_same_length(
-            values=v, sample_id=sid, epoch=ep, **{f"metadata[{k!r}]": c for k, c in cols.items()}
-        )
-        return cls(
-            values=v,
-            sample_id=sid,
-            epoch=ep,
-            partial=np.zeros(n, dtype=bool),
-            metadata_columns=cols,
-        )
+        return cls(**arrays_columns(values, sample_id, epoch, metadata))
 
     @classmethod
     def from_scores(
@@ -178,40 +152,7 @@ class ScoreFrame(Sequence[SampleScore]):
         >>> ScoreFrame.from_scores(s, key="em").values.tolist()
         [1.0, 0.5]
         """
-        n = len(scores)
-        raws = [s.score.value for s in scores]
-        if key is not None:
-            for i, v in enumerate(raws):
-                if not isinstance(v, (Mapping, list, tuple)) and v is not None:
-                    raise InvalidInputError(
-                        f"score value {v!r} is not a dict or list, but other scores are",
-                        record=_rec(scores[i].sample_id),
-                        field="value",
-                    )
-            raws = [_item(v, key) for v in raws]
-        ok = np.fromiter((v is not None for v in raws), dtype=bool, count=n)
-        raw_arr = _as_object_array(raws)[ok]
-        ids = [s.sample_id for s in scores]
-        floats, part = convert_values(
-            raw_arr, [x for x, k in zip(ids, ok) if k], partial, as_mapping(to_float)
-        )
-        if all(x is None for x in ids):
-            sid = np.arange(n)
-        else:  # a score without an id is a sample of its own
-            sid = _as_object_array([x if x is not None else ("row", i) for i, x in enumerate(ids)])
-        ep = np.fromiter((s.epoch for s in scores), dtype=np.int64, count=n)
-        meta = _as_object_array([s.sample_metadata for s in scores])
-        objs = _as_object_array([s.score for s in scores])
-        return cls(
-            values=floats,
-            sample_id=sid[ok],
-            epoch=ep[ok],
-            partial=part,
-            raw=raw_arr,
-            failed_ids=sid[~ok],
-            metadata_rows=meta[ok],
-            scores=objs[ok],
-        )
+        return cls(**scores_columns(scores, key, partial, to_float))
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:
@@ -273,9 +214,9 @@ class ScoreFrame(Sequence[SampleScore]):
                 raise _missing_key(self.sample_id[i], key)
         elif self.metadata_rows is not None:
             try:
-                col = _as_object_array([md[key] for md in self.metadata_rows])
+                col = object_array([md[key] for md in self.metadata_rows])
             except (KeyError, TypeError):
-                col = _as_object_array(
+                col = object_array(
                     [md.get(key) if md is not None else None for md in self.metadata_rows]
                 )
             missing = pd.isna(col)
@@ -382,14 +323,14 @@ def _fill(frame: ScoreFrame, attr: str) -> np.ndarray:
     if attr == "raw":
         return frame.values.astype(object)
     if attr == "scores":
-        return _as_object_array([Score(v) for v in frame.values.tolist()])
+        return object_array([Score(v) for v in frame.values.tolist()])
     return _metadata_rows(frame)
 
 
 def _metadata_rows(frame: ScoreFrame) -> np.ndarray:
     if frame.metadata_rows is not None:
         return frame.metadata_rows
-    return _as_object_array([frame._row_metadata(i) for i in range(len(frame))])
+    return object_array([frame._row_metadata(i) for i in range(len(frame))])
 
 
 def _missing_key(sample_id: Any, key: str) -> InvalidInputError:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
-import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -47,7 +46,7 @@ from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
 from assay.stats.frame import ScoreFrame
 from assay.stats.records import record, undefined_record
-from assay.stats.types import SampleScore, Score
+from assay.stats.score_input import as_frame, as_objects
 from assay.stats.value_mapping import ValueMapping, as_mapping
 
 __all__ = [
@@ -79,61 +78,6 @@ def camel_case(name: str) -> str:
     if any(c.isupper() for c in name):
         return name
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
-
-
-def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
-    """Scores in any accepted form as a :class:`ScoreFrame`, raw values converted with
-    ``to_float`` (default: :func:`~assay.stats.value_to_float`).
-
-    Accepts a ScoreFrame (its raw values are converted again when ``to_float`` is given),
-    a sequence of :class:`SampleScore` or :class:`Score`, raw values (``"C"``, ``True``)
-    or numbers.
-
-    Example:
-        >>> as_frame(["C", "I", "P"]).values.tolist(), len(as_frame([0.5, 1.0]))
-        ([1.0, 0.0, 0.5], 2)
-    """
-    if isinstance(scores, ScoreFrame):
-        return scores.remap(to_float)
-    if isinstance(scores, np.ndarray) and scores.dtype != object:
-        return ScoreFrame.from_arrays(scores)
-    items = list(scores)
-    if items and all(isinstance(s, SampleScore) for s in items):
-        pass
-    elif items and all(isinstance(s, Score) for s in items):
-        items = [SampleScore(s, i) for i, s in enumerate(items)]
-    elif all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in items):
-        return ScoreFrame.from_arrays(np.asarray(items, dtype=np.float64))
-    else:  # raw values: "C", True, "yes", ...
-        items = [SampleScore(Score(v), i) for i, v in enumerate(items)]
-    if any(isinstance(s.score.value, (Mapping, list, tuple)) for s in items):
-        raise InvalidInputError(
-            "dict- or list-valued scores: call assay.stats.evaluate_scores() (one metric per "
-            "key or index) or ScoreFrame.from_scores(scores, key=...)",
-            source="scores",
-        )
-    return ScoreFrame.from_scores(items, to_float=to_float)
-
-
-def as_objects(scores: Any) -> list[SampleScore]:
-    """Scores in any accepted form as the scored :class:`SampleScore` objects (raw values
-    kept; scores whose value is ``None`` left out), for metrics over raw values.
-
-    Example:
-        >>> [s.score.value for s in as_objects(["yes", None, ["a", "b"]])]
-        ['yes', ['a', 'b']]
-    """
-    if isinstance(scores, ScoreFrame):
-        return list(scores)
-    if isinstance(scores, np.ndarray) and scores.dtype != object:
-        return list(ScoreFrame.from_arrays(scores))
-    out = []
-    for i, s in enumerate(scores):
-        if not isinstance(s, SampleScore):
-            s = SampleScore(s if isinstance(s, Score) else Score(s), i)
-        if s.score.value is not None:
-            out.append(s)
-    return out
 
 
 def _to_value(name: str, v: Any) -> MetricValue:

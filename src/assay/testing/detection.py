@@ -32,6 +32,79 @@ def _polygon(rng: np.random.Generator, x: float, y: float, w: float, h: float) -
     return np.round(np.column_stack([px, py]).reshape(-1), 2).tolist()
 
 
+def _ground_truths(
+    rng: np.random.Generator,
+    n_gt: int,
+    n_categories: int,
+    size: tuple[int, int],
+    crowd_rate: float,
+    duplicate_rate: float,
+) -> list[tuple[list[float], int, int]]:
+    """``n_gt`` random ``(box, category, iscrowd)`` of one image of ``size`` (width, height),
+    each followed by an exact copy with probability ``duplicate_rate``."""
+    width, height = size
+    gts = []
+    for _ in range(n_gt):
+        # sizes spanning small / medium / large (area thresholds 32^2, 96^2)
+        s = float(np.exp(rng.uniform(np.log(6), np.log(300))))
+        w = float(np.clip(s * rng.uniform(0.6, 1.6), 2, width - 1))
+        h = float(np.clip(s * rng.uniform(0.6, 1.6), 2, height - 1))
+        x = float(rng.uniform(0, width - w))
+        y = float(rng.uniform(0, height - h))
+        box = [round(x, 2), round(y, 2), round(w, 2), round(h, 2)]
+        cat = int(rng.integers(1, n_categories + 1))
+        crowd = int(rng.random() < crowd_rate)
+        gts.append((box, cat, crowd))
+        if rng.random() < duplicate_rate:  # an exact duplicate: equal IoUs for every detection
+            gts.append((list(box), cat, 0))
+    return gts
+
+
+def _gt_segmentation(
+    rng: np.random.Generator, box: list[float], crowd: int, width: int, height: int
+) -> tuple[Any, float]:
+    """A ground truth's segmentation (a polygon in its box; a crowd region's as an RLE) and
+    its area (the mask's pixel count)."""
+    poly = _polygon(rng, *box)
+    rle = mask_utils.merge(mask_utils.frPyObjects([poly], height, width))
+    if crowd:
+        return {"size": rle["size"], "counts": rle["counts"].decode()}, float(mask_utils.area(rle))
+    return [poly], float(mask_utils.area(rle))
+
+
+def _detections(
+    rng: np.random.Generator,
+    gts: list[tuple[list[float], int, int]],
+    n_gt: int,
+    n_categories: int,
+    dets_per_image: int,
+    ghost: int | None,
+    size: tuple[int, int],
+) -> list[tuple[list[float], int]]:
+    """One image's raw ``(box, category)`` detections: jittered copies of its ground truths
+    (a tenth with a random category), then random boxes (a few of category ``ghost``); an
+    image without ground truths gets the random boxes half the time, else 3."""
+    width, height = size
+    dets = []
+    n_true = min(len(gts) * 3, dets_per_image // 2)
+    for _ in range(n_true):
+        box, cat, _c = gts[int(rng.integers(len(gts)))]
+        j = rng.normal(0, 0.12, 4) * np.array([box[2], box[3], box[2], box[3]])
+        x, y = box[0] + j[0], box[1] + j[1]
+        w, h = max(box[2] + j[2], 1.0), max(box[3] + j[3], 1.0)
+        if rng.random() < 0.1:
+            cat = int(rng.integers(1, n_categories + 1))
+        dets.append(([x, y, w, h], cat))
+    for _ in range(dets_per_image - n_true if n_gt or rng.random() < 0.5 else 3):
+        s = float(np.exp(rng.uniform(np.log(4), np.log(250))))
+        w, h = s * rng.uniform(0.6, 1.6), s * rng.uniform(0.6, 1.6)
+        cat = int(rng.integers(1, n_categories + 1))
+        if ghost is not None and rng.random() < 0.02:
+            cat = ghost
+        dets.append(([rng.uniform(0, width - 2), rng.uniform(0, height - 2), w, h], cat))
+    return dets
+
+
 def make_coco(
     n_images: int = 50,
     *,
@@ -75,20 +148,7 @@ def make_coco(
         iid = img["id"]
         empty = (pos == 0 and empty_rate > 0) or rng.random() < empty_rate
         n_gt = 0 if empty else int(rng.poisson(gt_per_image))
-        gts = []
-        for _ in range(n_gt):
-            # sizes spanning small / medium / large (area thresholds 32^2, 96^2)
-            s = float(np.exp(rng.uniform(np.log(6), np.log(300))))
-            w = float(np.clip(s * rng.uniform(0.6, 1.6), 2, width - 1))
-            h = float(np.clip(s * rng.uniform(0.6, 1.6), 2, height - 1))
-            x = float(rng.uniform(0, width - w))
-            y = float(rng.uniform(0, height - h))
-            box = [round(x, 2), round(y, 2), round(w, 2), round(h, 2)]
-            cat = int(rng.integers(1, n_categories + 1))
-            crowd = int(rng.random() < crowd_rate)
-            gts.append((box, cat, crowd))
-            if rng.random() < duplicate_rate:  # an exact duplicate: equal IoUs for every detection
-                gts.append((list(box), cat, 0))
+        gts = _ground_truths(rng, n_gt, n_categories, (width, height), crowd_rate, duplicate_rate)
         for box, cat, crowd in gts:
             ann: dict[str, Any] = {
                 "id": len(anns) + 1,
@@ -99,33 +159,9 @@ def make_coco(
                 "area": round(box[2] * box[3], 2),
             }
             if segm:
-                poly = _polygon(rng, *box)
-                if crowd:
-                    rle = mask_utils.merge(mask_utils.frPyObjects([poly], height, width))
-                    ann["segmentation"] = {"size": rle["size"], "counts": rle["counts"].decode()}
-                    ann["area"] = float(mask_utils.area(rle))
-                else:
-                    ann["segmentation"] = [poly]
-                    rle = mask_utils.merge(mask_utils.frPyObjects([poly], height, width))
-                    ann["area"] = float(mask_utils.area(rle))
+                ann["segmentation"], ann["area"] = _gt_segmentation(rng, box, crowd, width, height)
             anns.append(ann)
-        dets = []
-        n_true = min(len(gts) * 3, dets_per_image // 2)
-        for _ in range(n_true):
-            box, cat, _c = gts[int(rng.integers(len(gts)))]
-            j = rng.normal(0, 0.12, 4) * np.array([box[2], box[3], box[2], box[3]])
-            x, y = box[0] + j[0], box[1] + j[1]
-            w, h = max(box[2] + j[2], 1.0), max(box[3] + j[3], 1.0)
-            if rng.random() < 0.1:
-                cat = int(rng.integers(1, n_categories + 1))
-            dets.append(([x, y, w, h], cat))
-        for _ in range(dets_per_image - n_true if n_gt or rng.random() < 0.5 else 3):
-            s = float(np.exp(rng.uniform(np.log(4), np.log(250))))
-            w, h = s * rng.uniform(0.6, 1.6), s * rng.uniform(0.6, 1.6)
-            cat = int(rng.integers(1, n_categories + 1))
-            if ghost is not None and rng.random() < 0.02:
-                cat = ghost
-            dets.append(([rng.uniform(0, width - 2), rng.uniform(0, height - 2), w, h], cat))
+        dets = _detections(rng, gts, n_gt, n_categories, dets_per_image, ghost, (width, height))
         for box, cat in dets:
             if cat == never:
                 cat = 1

@@ -1,0 +1,100 @@
+"""From the fairness evaluator's accumulated counts to its records.
+
+Per privileged-group definition: the four :data:`~assay.fairness.compute.FAIRNESS_METRICS`
+computed from its eight counts (undefined ones carry the reason) and the ``GroupCounts`` of
+its unprivileged and privileged groups; over all definitions, each metric's mean (undefined
+as soon as one definition's value is, naming it); over all datums, accuracy
+``(TP + TN) / n``, precision ``TP / (TP + FP)`` and recall ``TP / (TP + FN)`` on the
+positive label.
+
+Example:
+    >>> import numpy as np
+    >>> [m.value for m in overall_records(np.array([2, 1, 1, 0]), positive_label=1)]
+    [0.5, 0.6666666666666666, 0.6666666666666666]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay import ratios
+from assay.errors import UndefinedMetricError
+from assay.fairness import records
+from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts
+from assay.fairness.types import PrivilegedGroup
+from assay.results import Metric
+
+__all__ = ["average_records", "definition_records", "metric_value", "overall_records"]
+
+
+def metric_value(name: str, c: GroupCounts) -> tuple[float | None, str | None]:
+    """``(value, None)`` of fairness metric ``name`` on counts ``c``, or ``(None, reason)``."""
+    try:
+        return FAIRNESS_METRICS[name](c), None
+    except UndefinedMetricError as e:
+        return None, e.reason
+
+
+def _counts_value(c: GroupCounts, i: int) -> dict[str, int]:
+    return {"tp": int(c.tp[i]), "fp": int(c.fp[i]), "fn": int(c.fn[i]), "tn": int(c.tn[i])}
+
+
+def definition_records(g: PrivilegedGroup, c: GroupCounts, *, positive_label: Any) -> list[Metric]:
+    """The metric records and the two ``GroupCounts`` records of definition ``g``."""
+    out = []
+    for name in FAIRNESS_METRICS:
+        value, why = metric_value(name, c)
+        worst = None
+        if name == "EqualOpportunityDifference" and (c.positives == 0).any():
+            worst = "a group has no positive labels"
+        out.append(
+            records.per_definition(
+                name,
+                value,
+                g,
+                positive_label=positive_label,
+                undefined=why,
+                worst_value=worst,
+            )
+        )
+    for i, which in ((0, "unprivileged"), (1, "privileged")):
+        out.append(
+            records.group_counts(_counts_value(c, i), g, which=which, positive_label=positive_label)
+        )
+    return out
+
+
+def average_records(
+    groups: Sequence[PrivilegedGroup], counts: Sequence[GroupCounts], *, positive_label: Any
+) -> list[Metric]:
+    """Each metric's mean over the definitions ``groups`` (with their ``counts``)."""
+    out = []
+    for name in FAIRNESS_METRICS:
+        values = [metric_value(name, c) for c in counts]
+        missing = [(g, why) for g, (v, why) in zip(groups, values) if v is None]
+        mean = None if missing else float(np.mean([v for v, _ in values]))
+        why = (
+            f"undefined for definition {missing[0][0].label}: {missing[0][1]}" if missing else None
+        )
+        out.append(
+            records.average(name, mean, groups, positive_label=positive_label, undefined=why)
+        )
+    return out
+
+
+def overall_records(overall: NDArray[np.int64], *, positive_label: Any) -> list[Metric]:
+    """Accuracy, precision and recall from the overall ``[TP, FP, FN, TN]`` counts."""
+    tp, fp, fn, tn = (int(x) for x in overall)
+    out = []
+    for name, num, den, req in (
+        ("Accuracy", tp + tn, tp + fp + fn + tn, "requires at least one data point"),
+        ("Precision", tp, tp + fp, "requires TP + FP > 0"),
+        ("Recall", tp, tp + fn, "requires TP + FN > 0"),
+    ):
+        value = ratios.value_or_none(ratios.divide(num, den))
+        out.append(records.overall(name, value, positive_label=positive_label, undefined=req))
+    return out

@@ -39,8 +39,8 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 from assay import ratios
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.fairness.group_table import GroupTable, check_weights, confusion_cell, crossed_codes
 from assay.fairness.group_text import as_group_text, factorize_text, group_column_values
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "METHODS",
     "RATES",
     "GroupTable",
+    "confusion_cell",
     "as_group_text",
     "factorize_text",
     "group_column_values",
@@ -83,55 +85,13 @@ AGGREGATES = (
 )
 
 
-def confusion_cell(truth: NDArray[np.bool_], pred: NDArray[np.bool_]) -> NDArray[np.int64]:
-    """Each datum's confusion cell: 0 TP, 1 FP, 2 FN, 3 TN.
-
-    Example:
-        >>> confusion_cell(np.array([1, 0, 1, 0], bool), np.array([1, 1, 0, 0], bool)).tolist()
-        [0, 1, 2, 3]
-    """
-    return (2 * ~np.asarray(pred, dtype=bool) + ~np.asarray(truth, dtype=bool)).astype(np.int64)
-
-
-@dataclass(frozen=True)
-class GroupTable:
-    """Confusion counts per group: ``names`` (sorted text) and ``counts`` of shape (k, 4),
-    the columns being TP, FP, FN, TN. Tables add up (groups aligned by name)."""
-
-    names: NDArray[np.str_]
-    counts: NDArray[np.int64]
-
-    @classmethod
-    def empty(cls) -> GroupTable:
-        return cls(np.empty(0, dtype="<U1"), np.zeros((0, 4), dtype=np.int64))
-
-    @classmethod
-    def tally(
-        cls, truth: NDArray[np.bool_], pred: NDArray[np.bool_], groups: NDArray[np.str_]
-    ) -> GroupTable:
-        """Count one batch: binarised labels and predictions, and each datum's group."""
-        names, inv = factorize_text(groups)
-        cell = inv * 4 + confusion_cell(truth, pred)
-        counts = np.bincount(cell, minlength=4 * len(names)).reshape(-1, 4)
-        return cls(names.astype(str), counts.astype(np.int64))
-
-    def __add__(self, other: GroupTable) -> GroupTable:
-        names = np.union1d(self.names, other.names).astype(str)
-        counts = np.zeros((len(names), 4), dtype=np.int64)
-        for t in (self, other):
-            counts[np.searchsorted(names, t.names)] += t.counts
-        return GroupTable(names, counts)
-
-    @property
-    def overall(self) -> NDArray[np.int64]:
-        """The counts over all groups, shape (1, 4)."""
-        return self.counts.sum(axis=0, keepdims=True)
-
-
 def group_rates(
-    counts: NDArray[np.int64], zero_division: float | None = None
+    counts: NDArray[Any], zero_division: float | None = None
 ) -> dict[str, NDArray[np.float64]]:
-    """The four per-group rates from counts of shape (k, 4); NaN where undefined."""
+    """The four per-group rates from (weighted) counts of shape (k, 4); NaN where undefined.
+
+    With weights, each count is the sum of the weights of the group's rows in that cell
+    (fairlearn's ``sample_weight``): the rates are weighted shares."""
     tp, fp, fn, tn = (counts[:, i].astype(np.float64) for i in range(4))
     n = tp + fp + fn + tn
     return {
@@ -142,7 +102,11 @@ def group_rates(
     }
 
 
-_WHO = {"TruePositiveRate": "positive labels", "FalsePositiveRate": "negative labels"}
+_WHO = {
+    "SelectionRate": "weight (its rows' sample weights sum to 0)",
+    "TruePositiveRate": "positive labels",
+    "FalsePositiveRate": "negative labels",
+}
 _RATE_NAME = {
     "SelectionRate": "selection rate",
     "TruePositiveRate": "true positive rate",
@@ -156,11 +120,19 @@ def _why_rate(
     """Why a difference or ratio over this rate is undefined (None when it is defined)."""
     bad = np.flatnonzero(np.isnan(r))
     if len(bad):
-        name = str(t.names[bad[0]])
+        name = _shown(str(t.names[bad[0]]))
+        cells = {"TruePositiveRate": [0, 2], "FalsePositiveRate": [1, 3]}.get(rate, [0, 1, 2, 3])
+        if rate != "SelectionRate" and t.counts[bad[0], cells].sum():
+            return f"group {name!r} has no {_WHO[rate]} of positive weight"
         return f"group {name!r} has no {_WHO[rate]} (its {_RATE_NAME[rate]} is undefined)"
     if method == "to_overall" and np.isnan(overall):
         return f"there are no {_WHO[rate]} at all (the overall {_RATE_NAME[rate]} is undefined)"
     return None
+
+
+def _shown(name: str) -> str:
+    """A group's name for a message: a crossed group's JSON list reads as ``F, b``."""
+    return ", ".join(json.loads(name)) if name.startswith('["') else name
 
 
 def _difference(r: NDArray[np.float64], overall: float, method: str) -> float:
@@ -186,7 +158,7 @@ def _ratio(r: NDArray[np.float64], overall: float, method: str) -> tuple[float, 
 def _aggregate(
     t: GroupTable, rate: str, kind: str, method: str, zero_division: float | None
 ) -> tuple[float | None, str | None]:
-    r = group_rates(t.counts, zero_division)[rate]
+    r = group_rates(t.weights, zero_division)[rate]
     overall = float(group_rates(t.overall, zero_division)[rate][0])
     why = _why_rate(rate, r, overall, t, method)
     if why is not None:
@@ -234,13 +206,31 @@ def disparities(
 
 
 def _table(
-    y_true: ArrayLike, y_pred: ArrayLike, groups: ArrayLike, positive_label: Any
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    groups: ArrayLike,
+    positive_label: Any,
+    sample_weight: ArrayLike | None = None,
 ) -> GroupTable:
     t = as_1d(y_true, source="y_true")
     p = as_1d(y_pred, source="y_pred")
-    g = as_group_text(as_1d(groups, source="groups"), source="groups", field="groups")
-    check_same_length(y_true=t, y_pred=p, groups=g)
-    return GroupTable.tally(t == positive_label, p == positive_label, g)
+    n = check_same_length(y_true=t, y_pred=p)
+    w = None
+    if sample_weight is not None:
+        w = check_weights(sample_weight, n, source=None, field="sample_weight")
+    g = np.asarray(groups.to_numpy() if hasattr(groups, "to_numpy") else groups)
+    if g.ndim == 2:  # several columns: their crossed groups
+        if g.shape[0] != n:
+            raise InvalidInputError(f"has {g.shape[0]} rows for {n} labels", source="groups")
+        texts = [
+            as_group_text(g[:, j], source="groups", field=f"column {j + 1}")
+            for j in range(g.shape[1])
+        ]
+        names, codes = crossed_codes(texts)
+        return GroupTable.from_codes(names, codes, t == positive_label, p == positive_label, w)
+    text = as_group_text(as_1d(groups, source="groups"), source="groups", field="groups")
+    check_same_length(y_true=t, groups=text)
+    return GroupTable.tally(t == positive_label, p == positive_label, text, w)
 
 
 def check_options(method: str, agg: str) -> None:
@@ -265,9 +255,10 @@ def _aggregate_function(name: str, doc: str) -> Callable[..., float]:
         method: str = "between_groups",
         zero_division: float | None = None,
         agg: str = "worst_case",
+        sample_weight: ArrayLike | None = None,
     ) -> float:
         check_options(method, agg)
-        table = _table(y_true, y_pred, groups, positive_label)
+        table = _table(y_true, y_pred, groups, positive_label, sample_weight)
         aggregates = disparities(table, method=method, zero_division=zero_division, agg=agg)
         value, why = aggregates[name]
         if value is None:

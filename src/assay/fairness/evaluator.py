@@ -59,6 +59,8 @@ from assay.fairness.by_group import (
     group_column_values,
 )
 from assay.fairness.compute import GroupCounts, group_counts
+from assay.fairness.group_table import check_weights, crossed_codes
+from assay.fairness.group_text import factorize_text
 from assay.fairness.summaries import average_records, definition_records, overall_records
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -72,6 +74,8 @@ from assay.results import Metric, MetricSet
 __all__ = ["FairnessEvaluator", "evaluate_fairness"]
 
 GroupSpec = PrivilegedGroup | str | Mapping[str, Any]
+#: A group column, or several whose combinations are the groups (crossed groups).
+GroupColumn = str | tuple[str, ...]
 
 
 def _positive_label(value: Any) -> Any:
@@ -91,7 +95,9 @@ class FairnessEvaluator(Evaluator):
             ``"COLUMN[:THRESHOLD[:invert]]"`` or ``"COLUMN=V1[,V2...]"``, or dicts
             (:meth:`PrivilegedGroup.as_dict`).
         group_columns: columns whose every distinct value is a group, for per-group metrics
-            and the demographic parity / equalized odds aggregates.
+            and the demographic parity / equalized odds aggregates; a tuple (or list) of
+            columns makes every combination of their values present in the data a group
+            (crossed, intersectional groups).
         positive_label: the favourable label value, compared with ``==`` to labels and
             predictions (``pos_label=`` is its deprecated name).
         zero_division: the value of a per-group TPR/FPR whose denominator is 0 (default
@@ -106,7 +112,7 @@ class FairnessEvaluator(Evaluator):
         self,
         groups: Iterable[GroupSpec] = (),
         *,
-        group_columns: Iterable[str] = (),
+        group_columns: Iterable[str | Sequence[str]] = (),
         positive_label: Any = 1,
         zero_division: float | None = None,
         method: str = "between_groups",
@@ -136,6 +142,7 @@ class FairnessEvaluator(Evaluator):
         self._matched = [np.zeros(len(g.values or ()), dtype=np.int64) for g in self.groups]
         self._tables = [GroupTable.empty() for _ in self.group_columns]
         self._overall = np.zeros(4, dtype=np.int64)  # TP, FP, FN, TN over all datums
+        self._overall_weights: NDArray[np.float64] | None = None  # their weight sums
         self._labels: NDArray[Any] | None = None  # distinct label values seen
         self._predictions: NDArray[Any] | None = None  # distinct prediction values seen
         self._sources: list[str] = []
@@ -148,7 +155,7 @@ class FairnessEvaluator(Evaluator):
     def config(self) -> dict[str, Any]:
         return {
             "groups": [g.as_dict() for g in self.groups],
-            "group_columns": list(self.group_columns),
+            "group_columns": [c if isinstance(c, str) else list(c) for c in self.group_columns],
             "positive_label": self.positive_label,
             "zero_division": self.zero_division,
             "method": self.method,
@@ -166,11 +173,15 @@ class FairnessEvaluator(Evaluator):
         source: str | None = None,
         fields: tuple[str, str] = ("y_true", "y_pred"),
         sensitive: Any = UNSET,
+        sample_weight: ArrayLike | None = None,
+        weight_field: str = "sample_weight",
     ) -> Self:
-        """Add a batch: labels, predictions and one array per group column.
+        """Add a batch: labels, predictions, one array per group column and optionally a
+        weight per datum (``sample_weight``: numbers >= 0, not all 0; they weigh the
+        per-group rates, the aggregates and the overall accuracy, precision and recall).
 
-        ``fields`` names the label and prediction columns in messages; ``sensitive=`` is the
-        deprecated name of ``group_values``.
+        ``fields`` names the label and prediction columns in messages, ``weight_field`` the
+        weights; ``sensitive=`` is the deprecated name of ``group_values``.
         """
         group_values = renamed(
             "group_values", group_values, "sensitive", sensitive, where="add_arrays"
@@ -179,11 +190,18 @@ class FairnessEvaluator(Evaluator):
         p = as_1d(y_pred, source=source or fields[1], field=fields[1] if source else None)
         n = check_same_length(**{fields[0]: t, fields[1]: p})
         values = group_values or {}
+        w = None
+        if sample_weight is not None:
+            w = check_weights(sample_weight, n, source=source, field=weight_field)
+            if self.groups:
+                raise InvalidInputError(
+                    "sample weights apply to group columns only, not to privileged-group "
+                    "definitions",
+                    source=source or weight_field,
+                    field=weight_field if source else None,
+                )
         masked = [self._mask(g, values, n, source) for g in self.groups]
-        texts = [
-            as_group_text(group_column_values(values, c, n, source), source=source, field=c)
-            for c in self.group_columns
-        ]
+        groupings = [_grouping(values, c, n, source) for c in self.group_columns]
         _, labels = kind_and_values(t, source=source, field=fields[0])
         _, predictions = kind_and_values(p, source=source, field=fields[1])
         check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
@@ -192,9 +210,13 @@ class FairnessEvaluator(Evaluator):
             self._counts[i] += group_counts(t, p, mask, positive_label=self.positive_label)
             self._matched[i] = self._matched[i] + matched
         tb, pb = t == self.positive_label, p == self.positive_label
-        for j, text in enumerate(texts):
-            self._tables[j] = self._tables[j] + GroupTable.tally(tb, pb, text)
-        self._overall = self._overall + np.bincount(confusion_cell(tb, pb), minlength=4)
+        for j, (names, codes) in enumerate(groupings):
+            self._tables[j] = self._tables[j] + GroupTable.from_codes(names, codes, tb, pb, w)
+        cell = confusion_cell(tb, pb)
+        if w is not None or self._overall_weights is not None:
+            now = np.bincount(cell, weights=w, minlength=4)
+            self._overall_weights = self._weights() + now
+        self._overall = self._overall + np.bincount(cell, minlength=4)
         self._remember(labels, predictions, source)
         return self
 
@@ -218,11 +240,28 @@ class FairnessEvaluator(Evaluator):
         if source is not None and source not in self._sources:
             self._sources.append(str(source))
 
-    def add(self, data: Any, *, label: str, prediction: str, source: str = "data") -> Self:
-        """Add a batch from a table (pandas/polars frame, file path or records) by column names."""
+    def add(
+        self,
+        data: Any,
+        *,
+        label: str,
+        prediction: str,
+        source: str = "data",
+        sample_weight: str | None = None,
+    ) -> Self:
+        """Add a batch from a table (pandas/polars frame, file path or records) by column
+        names; ``sample_weight`` names a column of weights."""
         df = as_dataframe(data, source=source)
-        columns = dict.fromkeys([*(g.group_column for g in self.groups), *self.group_columns])
-        cols = [label, prediction, *columns]
+        crossed = [c for c in self.group_columns if not isinstance(c, str)]
+        columns = dict.fromkeys(
+            [
+                *(g.group_column for g in self.groups),
+                *(c for c in self.group_columns if isinstance(c, str)),
+                *(c for cs in crossed for c in cs),
+            ]
+        )
+        weights = [] if sample_weight is None else [sample_weight]
+        cols = [label, prediction, *columns, *weights]
         require_columns(df, cols, source=source)
         for c in (label, prediction):
             miss = df[c].isna().to_numpy()
@@ -236,6 +275,8 @@ class FairnessEvaluator(Evaluator):
             {c: df[c].to_numpy() for c in columns},
             source=source,
             fields=(label, prediction),
+            sample_weight=None if sample_weight is None else df[sample_weight].to_numpy(),
+            weight_field=sample_weight or "sample_weight",
         )
 
     @property
@@ -248,6 +289,8 @@ class FairnessEvaluator(Evaluator):
         self._counts = [a + b for a, b in zip(self._counts, other._counts)]
         self._matched = [a + b for a, b in zip(self._matched, other._matched)]
         self._tables = [a + b for a, b in zip(self._tables, other._tables)]
+        if self._overall_weights is not None or other._overall_weights is not None:
+            self._overall_weights = self._weights() + other._weights()
         self._overall = self._overall + other._overall
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
@@ -277,8 +320,14 @@ class FairnessEvaluator(Evaluator):
                 method=self.method,
                 agg=self.agg,
             )
-        out += overall_records(self._overall, positive_label=self.positive_label)
+        out += overall_records(self._weights(), positive_label=self.positive_label)
         return MetricSet(out)
+
+    def _weights(self) -> NDArray[np.float64]:
+        """The overall TP, FP, FN, TN weight sums (the counts when unweighted)."""
+        if self._overall_weights is None:
+            return self._overall.astype(np.float64)
+        return self._overall_weights
 
     def _check_privileged_values(self) -> None:
         for g, matched in zip(self.groups, self._matched):
@@ -305,6 +354,10 @@ class FairnessEvaluator(Evaluator):
         for j, t in enumerate(self._tables):
             state[f"group_names_{j}"] = t.names
             state[f"group_counts_{j}"] = t.counts.astype(np.int64)
+            if t.sums is not None:
+                state[f"group_weights_{j}"] = t.sums.astype(np.float64)
+        if self._overall_weights is not None:
+            state["overall_weights"] = self._overall_weights.astype(np.float64)
         if self._labels is not None and self._predictions is not None:
             state["label_values"] = self._labels
             state["prediction_values"] = self._predictions
@@ -324,18 +377,47 @@ class FairnessEvaluator(Evaluator):
         for j in range(len(self.group_columns)):
             names = np.asarray(state[f"group_names_{j}"]).astype(str)
             table_counts = np.asarray(state[f"group_counts_{j}"], dtype=np.int64).reshape(-1, 4)
-            self._tables[j] = GroupTable(names, table_counts)
+            sums = state.get(f"group_weights_{j}")
+            if sums is not None:
+                sums = np.asarray(sums, dtype=np.float64).reshape(-1, 4)
+            self._tables[j] = GroupTable(names, table_counts, sums)
+        if "overall_weights" in state:
+            self._overall_weights = np.asarray(state["overall_weights"], dtype=np.float64)
         if "label_values" in state:
             self._labels = np.asarray(state["label_values"])
             self._predictions = np.asarray(state["prediction_values"])
 
 
-def _column_name(c: Any) -> str:
+def _column_name(c: Any) -> GroupColumn:
+    """A group column's name, or a tuple of several (a one-column list is that column)."""
+    if isinstance(c, (list, tuple)) and c:
+        names = tuple(dict.fromkeys(_column_name(x) for x in c))
+        if not all(isinstance(x, str) for x in names):
+            raise InvalidInputError(
+                f"crossed group columns must be names, got {c!r}", source="group_columns"
+            )
+        return names[0] if len(names) == 1 else names  # type: ignore[return-value]
     if not isinstance(c, str) or not c:
         raise InvalidInputError(
             f"a group column must be a non-empty name, got {c!r}", source="group_columns"
         )
     return c
+
+
+def _grouping(
+    values: Mapping[str, ArrayLike], column: GroupColumn, n: int, source: str | None
+) -> tuple[NDArray[np.str_], NDArray[np.int64]]:
+    """The sorted group names of one batch and each row's index among them; for crossed
+    columns, the combinations present (see :func:`~assay.fairness.group_table.crossed_codes`)."""
+    columns = [column] if isinstance(column, str) else list(column)
+    texts = [
+        as_group_text(group_column_values(values, c, n, source), source=source, field=c)
+        for c in columns
+    ]
+    if isinstance(column, str):
+        names, codes = factorize_text(texts[0])
+        return names.astype(str), codes
+    return crossed_codes(texts)
 
 
 def evaluate_fairness(

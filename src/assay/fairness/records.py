@@ -29,6 +29,7 @@ from typing import Any
 
 from assay import ratios
 from assay.fairness.by_group import RATES, GroupTable, disparities, group_rates
+from assay.fairness.group_table import group_label
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric
 from assay.results import undefined as _undefined
@@ -117,11 +118,18 @@ def overall(
 
 
 def _by_group_params(
-    group_column: str, positive_label: Any, zero_division: float | None, **more: Any
+    group_column: str | Sequence[str],
+    positive_label: Any,
+    zero_division: float | None,
+    weighted: bool = False,
+    **more: Any,
 ) -> dict[str, Any]:
-    params = {"group_column": group_column, **more, "positive_label": positive_label}
+    column = group_column if isinstance(group_column, str) else list(group_column)
+    params = {"group_column": column, **more, "positive_label": positive_label}
     if zero_division is not None:
         params["zero_division"] = float(zero_division)
+    if weighted:
+        params["weighted"] = True
     return params
 
 
@@ -129,11 +137,12 @@ def per_group(
     type: str,
     value: float | None,
     *,
-    group_column: str,
-    group: str,
+    group_column: str | Sequence[str],
+    group: str | list[str],
     positive_label: Any,
     zero_division: float | None = None,
     undefined: str | None = None,
+    weighted: bool = False,
 ) -> Metric:
     """A rate of one group of ``group_column`` (``SelectionRate``, ``TruePositiveRate``, ...).
 
@@ -142,15 +151,21 @@ def per_group(
         ...           positive_label=1).parameters
         {'group_column': 'L1', 'group': 'en', 'positive_label': 1}
     """
-    params = _by_group_params(group_column, positive_label, zero_division, group=group)
+    params = _by_group_params(group_column, positive_label, zero_division, weighted, group=group)
     return _record(type, value, undefined, params)
 
 
 def per_group_counts(
-    value: dict[str, int], *, group_column: str, group: str, positive_label: Any
+    value: dict[str, Any],
+    *,
+    group_column: str | Sequence[str],
+    group: str | list[str],
+    positive_label: Any,
+    weighted: bool = False,
 ) -> Metric:
-    """``GroupCounts`` (``{"tp", "fp", "fn", "tn"}``) of one group of ``group_column``."""
-    params = _by_group_params(group_column, positive_label, None, group=group)
+    """``GroupCounts`` (``{"tp", "fp", "fn", "tn"}``, weighted: also ``weighted_tp``, ...)
+    of one group of ``group_column``."""
+    params = _by_group_params(group_column, positive_label, None, weighted, group=group)
     return Metric("GroupCounts", value, params)
 
 
@@ -158,30 +173,39 @@ def disparity(
     type: str,
     value: float | None,
     *,
-    group_column: str,
+    group_column: str | Sequence[str],
     method: str,
     positive_label: Any,
     zero_division: float | None = None,
     undefined: str | None = None,
     agg: str | None = None,
+    weighted: bool = False,
 ) -> Metric:
     """An aggregate over all groups of ``group_column`` (``DemographicParityDifference``, ...);
     ``agg`` for the equalized odds aggregates."""
     more = {"method": method} if agg is None else {"method": method, "agg": agg}
-    params = _by_group_params(group_column, positive_label, zero_division, **more)
+    params = _by_group_params(group_column, positive_label, zero_division, weighted, **more)
     return _record(type, value, undefined, params)
 
 
 _UNDEFINED_RATE = {
-    "SelectionRate": "the group is empty",
+    "SelectionRate": "the group's sample weights sum to 0",
     "TruePositiveRate": "requires positive labels in the group (TP + FN > 0)",
     "FalsePositiveRate": "requires negative labels in the group (FP + TN > 0)",
-    "Accuracy": "the group is empty",
+    "Accuracy": "the group's sample weights sum to 0",
 }
+_CELLS = ("tp", "fp", "fn", "tn")
+
+
+def _counts_value(table: GroupTable, k: int) -> dict[str, Any]:
+    value: dict[str, Any] = dict(zip(_CELLS, (int(x) for x in table.counts[k])))
+    if table.sums is not None:
+        value |= {f"weighted_{c}": float(x) for c, x in zip(_CELLS, table.sums[k])}
+    return value
 
 
 def by_group(
-    column: str,
+    column: str | Sequence[str],
     table: GroupTable,
     *,
     positive_label: Any,
@@ -189,25 +213,29 @@ def by_group(
     method: str,
     agg: str = "worst_case",
 ) -> list[Metric]:
-    """Every record of one group column: per group the four rates and the counts, then the
-    four aggregates over its groups."""
+    """Every record of one group column (or crossing of columns): per group the four rates
+    and the counts, then the four aggregates over its groups."""
     out = []
-    rates = group_rates(table.counts, zero_division)
-    common = {"group_column": column, "positive_label": positive_label}
+    rates = group_rates(table.weights, zero_division)
+    crossed = not isinstance(column, str)
+    weighted = table.sums is not None
+    common = {"group_column": column, "positive_label": positive_label, "weighted": weighted}
     for k, name in enumerate(table.names.tolist()):
+        group = group_label(name, crossed)
         for rate in RATES:
             value = ratios.value_or_none(rates[rate][k])
             why = None if value is not None else _UNDEFINED_RATE[rate]
+            if why and rate in _WEIGHTED_WHY and table.counts[k, _CELLS_OF[rate]].sum():
+                why = _WEIGHTED_WHY[rate]
             out.append(
                 per_group(
-                    rate, value, group=name, zero_division=zero_division, undefined=why, **common
+                    rate, value, group=group, zero_division=zero_division, undefined=why, **common
                 )
             )
-        counts = dict(zip(("tp", "fp", "fn", "tn"), (int(x) for x in table.counts[k])))
-        out.append(per_group_counts(counts, group=name, **common))
+        out.append(per_group_counts(_counts_value(table, k), group=group, **common))
     aggregates = disparities(table, method=method, zero_division=zero_division, agg=agg)
     for name, (value, why) in aggregates.items():
-        extra = {"agg": agg} if name.startswith("EqualizedOdds") else {}
+        extra: dict[str, Any] = {"agg": agg} if name.startswith("EqualizedOdds") else {}
         out.append(
             disparity(
                 name, value, method=method, zero_division=zero_division, undefined=why,
@@ -215,3 +243,10 @@ def by_group(
             )
         )  # fmt: skip
     return out
+
+
+_CELLS_OF = {"TruePositiveRate": [0, 2], "FalsePositiveRate": [1, 3]}
+_WEIGHTED_WHY = {
+    "TruePositiveRate": "the group's positive labels have total weight 0",
+    "FalsePositiveRate": "the group's negative labels have total weight 0",
+}

@@ -86,9 +86,9 @@ def average_records(
     return out
 
 
-def overall_records(overall: NDArray[np.int64], *, positive_label: Any) -> list[Metric]:
-    """Accuracy, precision and recall from the overall ``[TP, FP, FN, TN]`` counts."""
-    tp, fp, fn, tn = (int(x) for x in overall)
+def overall_records(overall: NDArray[Any], *, positive_label: Any) -> list[Metric]:
+    """Accuracy, precision and recall from the overall ``[TP, FP, FN, TN]`` (weighted) counts."""
+    tp, fp, fn, tn = (float(x) for x in overall)
     out = []
     for name, num, den, req in (
         ("Accuracy", tp + tn, tp + fp + fn + tn, "requires at least one data point"),

@@ -95,8 +95,8 @@ class GroupTable:
         counts = np.bincount(cell, minlength=size).reshape(-1, 4).astype(np.int64)
         sums: NDArray[np.float64] | None = None
         if weights is not None:
-            sums = np.bincount(cell, weights=weights, minlength=size).reshape(-1, 4)
-            sums = sums.astype(np.float64)
+            summed = np.bincount(cell, weights=weights, minlength=size)
+            sums = np.asarray(summed, dtype=np.float64).reshape(-1, 4)
         return cls(names, counts, sums)
 
     @property

@@ -147,6 +147,28 @@ for _case, _args, _fragments in (
     CASES[_case] = ("d.csv", _data, [*YY, *_args], _fragments)
 
 
+# Crossed groups (--group A,B) and sample weights (--sample-weight COL).
+WEIGHTED = "y,yhat,sex,race,w\n1,1,F,a,1\n0,1,F,b,2\n1,0,M,a,0.5\n0,0,M,b,1\n"
+for _case, _data, _args, _fragments in (
+    ("missing weight column", WEIGHTED, ["--group", "sex", "--sample-weight", "wt"],
+     ["d.csv", "field 'wt'", "--sample-weight"]),
+    ("negative weight", WEIGHTED.replace("M,a,0.5", "M,a,-0.5"),
+     ["--group", "sex", "--sample-weight", "w"], ["d.csv", "row 3", "field 'w'", "negative"]),
+    ("missing weight", WEIGHTED.replace("M,a,0.5", "M,a,"),
+     ["--group", "sex", "--sample-weight", "w"], ["d.csv", "row 3", "field 'w'", "missing"]),
+    ("text weight", WEIGHTED.replace("M,a,0.5", "M,a,heavy"),
+     ["--group", "sex", "--sample-weight", "w"], ["d.csv", "row 3", "field 'w'", "'heavy'"]),
+    ("all weights zero", WEIGHTED.replace(",1\n", ",0\n").replace(",2\n", ",0\n")
+     .replace(",0.5\n", ",0\n"), ["--group", "sex", "--sample-weight", "w"],
+     ["d.csv", "field 'w'", "every sample weight is 0"]),
+    ("weights with a privileged definition", WEIGHTED,
+     ["--sensitive", "sex=F", "--sample-weight", "w"], ["d.csv", "field 'w'", "group columns"]),
+    ("unknown crossed group column", WEIGHTED, ["--group", "sex,colour"],
+     ["d.csv", "field 'colour'", "--group"]),
+):  # fmt: skip
+    CASES[_case] = ("d.csv", _data, [*YY, *_args], _fragments)
+
+
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -44,6 +44,12 @@ OPTIONS = {
 }
 
 
+def _group_columns(texts: list[str], df: Any) -> list[Any]:
+    """``--group`` values: a column name, or ``A,B`` for the crossed groups of columns A and
+    B. A text that names a column of the table is that column, even with a comma in it."""
+    return [t if t in df.columns or "," not in t else tuple(t.split(",")) for t in texts]
+
+
 def _groups(texts: list[str]) -> list[Any]:
     from assay.errors import InvalidInputError
     from assay.fairness.types import PrivilegedGroup
@@ -54,7 +60,7 @@ def _groups(texts: list[str]) -> list[Any]:
         raise InvalidInputError(e.reason, source="--sensitive") from None
 
 
-def _check_columns(df: Any, groups: list[Any], group_columns: list[str], src: str) -> None:
+def _check_columns(df: Any, groups: list[Any], group_columns: list[Any], src: str) -> None:
     """Every named column exists and every privileged value occurs, naming the option."""
     import numpy as np
 
@@ -64,7 +70,8 @@ def _check_columns(df: Any, groups: list[Any], group_columns: list[str], src: st
 
     have = ", ".join(map(str, df.columns))
     named = [("--sensitive", g.group_column) for g in groups]
-    for option, column in [*named, *(("--group", c) for c in group_columns)]:
+    crossed = [c for g in group_columns for c in ([g] if isinstance(g, str) else g)]
+    for option, column in [*named, *(("--group", c) for c in crossed)]:
         if column not in df.columns:
             raise InvalidInputError(
                 f"missing column (named by {option}; columns present: {have})",
@@ -108,6 +115,7 @@ def _evaluate_file(
     groups: list[Any],
     group_columns: list[str],
     positive_label: str,
+    sample_weight: str | None = None,
     **options: Any,
 ) -> Any:
     from assay.errors import InvalidInputError
@@ -119,10 +127,15 @@ def _evaluate_file(
     if len(df) == 0:
         raise InvalidInputError("the file holds no rows", source=src)
     require_columns(df, [label], source=src)
+    group_columns = _group_columns(group_columns, df)
     _check_columns(df, groups, group_columns, src)
+    if sample_weight is not None and sample_weight not in df.columns:
+        raise InvalidInputError(
+            "missing column (named by --sample-weight)", source=src, field=sample_weight
+        )
     label_value = _positive_label(positive_label, df[label], src)
     ev = _evaluator(groups, group_columns, positive_label=label_value, **options)
-    return ev.add(df, label=label, prediction=prediction, source=src)
+    return ev.add(df, label=label, prediction=prediction, source=src, sample_weight=sample_weight)
 
 
 def register(app: typer.Typer) -> None:
@@ -145,7 +158,14 @@ def register(app: typer.Typer) -> None:
             [],
             help="Group column: selection rate, TPR, FPR and accuracy per group (every "
             "distinct value), and demographic parity and equalized odds difference/ratio "
-            "over the groups. Repeat for several columns.",
+            "over the groups. Repeat for several columns. A,B (columns joined by commas): "
+            "every combination of their values present is a group (crossed groups); a "
+            "column whose name holds a comma is named as it is.",
+        ),
+        sample_weight: str | None = typer.Option(
+            None,
+            help="Column of sample weights (numbers >= 0) weighing the per-group rates, "
+            "the aggregates and the overall metrics (--group only).",
         ),
         method: str = typer.Option(
             "between_groups",
@@ -194,6 +214,7 @@ def register(app: typer.Typer) -> None:
             groups,
             list(group),
             positive_label,
+            sample_weight=sample_weight,
             method=method,
             agg=equalized_odds_agg,
             zero_division=zero_division,
@@ -212,6 +233,7 @@ def register(app: typer.Typer) -> None:
                 "prediction": prediction,
                 "sensitive": [g.label for g in groups],
                 "group_columns": list(group),
+                "sample_weight": sample_weight,
                 "positive_label": positive_label,
                 "method": method,
                 "agg": equalized_odds_agg,

@@ -177,13 +177,17 @@ def check_weights(weights: ArrayLike, n: int, *, source: str | None, field: str)
     if len(w) != n:
         raise InvalidInputError(f"has {len(w)} weights for {n} labels", source=source, field=field)
     if w.dtype.kind not in "iuf":
-        bad = next((i for i, v in enumerate(w.tolist()) if not _is_number(v)), 0)
-        raise InvalidInputError(
-            f"a sample weight must be a number, got {w[bad]!r}",
-            source=source,
-            record=bad + 1,
-            field=field,
-        )
+        raw = pd.Series(w, dtype=object)
+        numeric = pd.to_numeric(raw, errors="coerce")
+        bad = np.flatnonzero(numeric.isna().to_numpy() & raw.notna().to_numpy())
+        if len(bad):
+            raise InvalidInputError(
+                f"a sample weight must be a number, got {raw.iloc[bad[0]]!r}",
+                source=source,
+                record=int(bad[0]) + 1,
+                field=field,
+            )
+        w = numeric.to_numpy(dtype=np.float64)
     w = w.astype(np.float64)
     for problem, mask in (("missing or not finite", ~np.isfinite(w)), ("negative", w < 0)):
         if mask.any():
@@ -194,7 +198,3 @@ def check_weights(weights: ArrayLike, n: int, *, source: str | None, field: str)
     if n and not (w > 0).any():
         raise InvalidInputError("every sample weight is 0", source=source, field=field)
     return w
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))

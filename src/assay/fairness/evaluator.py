@@ -59,8 +59,8 @@ from assay.fairness.by_group import (
     group_column_values,
 )
 from assay.fairness.compute import GroupCounts, group_counts
-from assay.fairness.group_table import check_weights, crossed_codes
-from assay.fairness.group_text import factorize_text
+from assay.fairness.group_table import check_weights
+from assay.fairness.grouping import batch_grouping, column_key, columns_of, control_key
 from assay.fairness.summaries import average_records, definition_records, overall_records
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -74,8 +74,6 @@ from assay.results import Metric, MetricSet
 __all__ = ["FairnessEvaluator", "evaluate_fairness"]
 
 GroupSpec = PrivilegedGroup | str | Mapping[str, Any]
-#: A group column, or several whose combinations are the groups (crossed groups).
-GroupColumn = str | tuple[str, ...]
 
 
 def _positive_label(value: Any) -> Any:
@@ -98,6 +96,10 @@ class FairnessEvaluator(Evaluator):
             and the demographic parity / equalized odds aggregates; a tuple (or list) of
             columns makes every combination of their values present in the data a group
             (crossed, intersectional groups).
+        control_columns: columns whose values (every combination present, with several)
+            are control levels: the groups are formed and compared within each level, every
+            per-group record and aggregate is reported per level (fairlearn's
+            ``control_features``).
         positive_label: the favourable label value, compared with ``==`` to labels and
             predictions (``pos_label=`` is its deprecated name).
         zero_division: the value of a per-group TPR/FPR whose denominator is 0 (default
@@ -113,6 +115,7 @@ class FairnessEvaluator(Evaluator):
         groups: Iterable[GroupSpec] = (),
         *,
         group_columns: Iterable[str | Sequence[str]] = (),
+        control_columns: Iterable[str] = (),
         positive_label: Any = 1,
         zero_division: float | None = None,
         method: str = "between_groups",
@@ -120,7 +123,12 @@ class FairnessEvaluator(Evaluator):
         pos_label: Any = UNSET,
     ) -> None:
         self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
-        self.group_columns = tuple(dict.fromkeys(_column_name(c) for c in group_columns))
+        self.group_columns = tuple(dict.fromkeys(column_key(c) for c in group_columns))
+        self.control_columns = control_key(control_columns)
+        if self.control_columns and not self.group_columns:
+            raise InvalidInputError(
+                "control columns need a group column to split", source="control_columns"
+            )
         if not self.groups and not self.group_columns:
             raise InvalidInputError(
                 "at least one privileged-group definition or group column is required",
@@ -156,6 +164,7 @@ class FairnessEvaluator(Evaluator):
         return {
             "groups": [g.as_dict() for g in self.groups],
             "group_columns": [c if isinstance(c, str) else list(c) for c in self.group_columns],
+            "control_columns": list(self.control_columns),
             "positive_label": self.positive_label,
             "zero_division": self.zero_division,
             "method": self.method,
@@ -201,7 +210,9 @@ class FairnessEvaluator(Evaluator):
                     field=weight_field if source else None,
                 )
         masked = [self._mask(g, values, n, source) for g in self.groups]
-        groupings = [_grouping(values, c, n, source) for c in self.group_columns]
+        groupings = [
+            batch_grouping(values, c, self.control_columns, n, source) for c in self.group_columns
+        ]
         _, labels = kind_and_values(t, source=source, field=fields[0])
         _, predictions = kind_and_values(p, source=source, field=fields[1])
         check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
@@ -252,12 +263,11 @@ class FairnessEvaluator(Evaluator):
         """Add a batch from a table (pandas/polars frame, file path or records) by column
         names; ``sample_weight`` names a column of weights."""
         df = as_dataframe(data, source=source)
-        crossed = [c for c in self.group_columns if not isinstance(c, str)]
         columns = dict.fromkeys(
             [
                 *(g.group_column for g in self.groups),
-                *(c for c in self.group_columns if isinstance(c, str)),
-                *(c for cs in crossed for c in cs),
+                *(c for key in self.group_columns for c in columns_of(key)),
+                *self.control_columns,
             ]
         )
         weights = [] if sample_weight is None else [sample_weight]
@@ -319,6 +329,7 @@ class FairnessEvaluator(Evaluator):
                 zero_division=self.zero_division,
                 method=self.method,
                 agg=self.agg,
+                control_columns=self.control_columns,
             )
         out += overall_records(self._weights(), positive_label=self.positive_label)
         return MetricSet(out)
@@ -388,53 +399,24 @@ class FairnessEvaluator(Evaluator):
             self._predictions = np.asarray(state["prediction_values"])
 
 
-def _column_name(c: Any) -> GroupColumn:
-    """A group column's name, or a tuple of several (a one-column list is that column)."""
-    if isinstance(c, (list, tuple)) and c:
-        names = tuple(dict.fromkeys(_column_name(x) for x in c))
-        if not all(isinstance(x, str) for x in names):
-            raise InvalidInputError(
-                f"crossed group columns must be names, got {c!r}", source="group_columns"
-            )
-        return names[0] if len(names) == 1 else names  # type: ignore[return-value]
-    if not isinstance(c, str) or not c:
-        raise InvalidInputError(
-            f"a group column must be a non-empty name, got {c!r}", source="group_columns"
-        )
-    return c
-
-
-def _grouping(
-    values: Mapping[str, ArrayLike], column: GroupColumn, n: int, source: str | None
-) -> tuple[NDArray[np.str_], NDArray[np.int64]]:
-    """The sorted group names of one batch and each row's index among them; for crossed
-    columns, the combinations present (see :func:`~assay.fairness.group_table.crossed_codes`)."""
-    columns = [column] if isinstance(column, str) else list(column)
-    texts = [
-        as_group_text(group_column_values(values, c, n, source), source=source, field=c)
-        for c in columns
-    ]
-    if isinstance(column, str):
-        names, codes = factorize_text(texts[0])
-        return names.astype(str), codes
-    return crossed_codes(texts)
-
-
 def evaluate_fairness(
     data: Any,
     *,
     label: str,
     prediction: str,
     groups: Sequence[GroupSpec] = (),
-    group_columns: Sequence[str] = (),
+    group_columns: Sequence[str | Sequence[str]] = (),
+    control_columns: Sequence[str] = (),
     positive_label: Any = 1,
+    sample_weight: str | None = None,
     zero_division: float | None = None,
     method: str = "between_groups",
     agg: str = "worst_case",
     pos_label: Any = UNSET,
 ) -> MetricSet:
     """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
-    the arguments are :class:`FairnessEvaluator`'s.
+    ``sample_weight`` names a column of weights; the other arguments are
+    :class:`FairnessEvaluator`'s.
 
     Example:
         >>> import pandas as pd
@@ -450,11 +432,12 @@ def evaluate_fairness(
         FairnessEvaluator(
             groups,
             group_columns=group_columns,
+            control_columns=control_columns,
             positive_label=label_value,
             zero_division=zero_division,
             method=method,
             agg=agg,
         )
-        .add(data, label=label, prediction=prediction)
+        .add(data, label=label, prediction=prediction, sample_weight=sample_weight)
         .compute()
     )

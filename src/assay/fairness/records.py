@@ -30,6 +30,7 @@ from typing import Any
 from assay import ratios
 from assay.fairness.by_group import RATES, GroupTable, disparities, group_rates
 from assay.fairness.group_table import group_label
+from assay.fairness.grouping import split_by_control
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric
 from assay.results import undefined as _undefined
@@ -212,9 +213,36 @@ def by_group(
     zero_division: float | None,
     method: str,
     agg: str = "worst_case",
+    control_columns: Sequence[str] = (),
 ) -> list[Metric]:
     """Every record of one group column (or crossing of columns): per group the four rates
-    and the counts, then the four aggregates over its groups."""
+    and the counts, then the four aggregates over its groups; with control columns, all of
+    that per control level (``table`` then keyed by the control values, then the group's),
+    the records carrying ``control_column`` and ``control``."""
+    options = {"positive_label": positive_label, "zero_division": zero_division,
+               "method": method, "agg": agg}  # fmt: skip
+    if not control_columns:
+        return _one_table(column, table, **options)
+    out = []
+    name = control_columns[0] if len(control_columns) == 1 else list(control_columns)
+    crossed = not isinstance(column, str)
+    for control, sub in split_by_control(table, len(control_columns), crossed):
+        for m in _one_table(column, sub, **options):
+            p = dict(m.parameters)
+            head = {"group_column": p.pop("group_column"), "control_column": name}
+            out.append(Metric(m.type, m.value, {**head, "control": control, **p}))
+    return out
+
+
+def _one_table(
+    column: str | Sequence[str],
+    table: GroupTable,
+    *,
+    positive_label: Any,
+    zero_division: float | None,
+    method: str,
+    agg: str,
+) -> list[Metric]:
     out = []
     rates = group_rates(table.weights, zero_division)
     crossed = not isinstance(column, str)

@@ -165,6 +165,10 @@ for _case, _data, _args, _fragments in (
      ["--sensitive", "sex=F", "--sample-weight", "w"], ["d.csv", "field 'w'", "group columns"]),
     ("unknown crossed group column", WEIGHTED, ["--group", "sex,colour"],
      ["d.csv", "field 'colour'", "--group"]),
+    ("unknown control column", WEIGHTED, ["--group", "sex", "--control", "site"],
+     ["d.csv", "field 'site'", "--control"]),
+    ("control without a group column", WEIGHTED, ["--sensitive", "sex=F", "--control", "race"],
+     ["--control", "group column"]),
 ):  # fmt: skip
     CASES[_case] = ("d.csv", _data, [*YY, *_args], _fragments)
 

@@ -85,3 +85,20 @@ def test_table_format_is_readable(tmp_path):
     assert r.exit_code == 0, r.stdout + r.stderr
     assert "EqualizedOddsDifference" in r.stdout and "weighted=True" in r.stdout
     assert "'sex'" in r.stdout and "'race'" in r.stdout
+
+
+def test_control_column_end_to_end(tmp_path):
+    df = _frame()
+    df["site"] = np.where(df.index % 3 == 0, "x", "y")
+    df.to_parquet(tmp_path / "d.parquet")
+    r = runner.invoke(app, ["fairness", "--data", str(tmp_path / "d.parquet"), "--label", "y",
+                            "--prediction", "yhat", "--group", "sex,race", "--control", "site",
+                            "--sample-weight", "w", "--out", str(tmp_path / "o.json")])  # fmt: skip
+    assert r.exit_code == 0, r.stdout + r.stderr
+    got = json.loads((tmp_path / "o.json").read_text())
+    ev = FairnessEvaluator(group_columns=[("sex", "race")], control_columns=["site"])
+    expected = ev.add(df, label="y", prediction="yhat", sample_weight="w").compute().to_list()
+    assert got == expected
+    dpd = [m for m in got if m["type"] == "DemographicParityDifference"]
+    assert [m["parameters"]["control"] for m in dpd] == ["x", "y"]
+    assert all(m["parameters"]["control_column"] == "site" for m in dpd)

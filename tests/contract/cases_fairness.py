@@ -49,4 +49,12 @@ CASES = [
         concat=_concat,
         add=lambda ev, b: ev.add(b, label="y", prediction="yhat"),
     ),
+    ContractCase(
+        name="fairness-control-weighted",
+        make=lambda: FairnessEvaluator(group_columns=["sex"], control_columns=["race", "age"]),
+        make_other=lambda: FairnessEvaluator(group_columns=["sex"], control_columns=["race"]),
+        batches=_batches(True),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat", sample_weight="w"),
+    ),
 ]

@@ -38,6 +38,7 @@ OPTIONS = {
     "groups": "--sensitive",
     "group definition": "--sensitive",
     "group_columns": "--group",
+    "control_columns": "--control",
     "method": "--method",
     "agg": "--equalized-odds-agg",
     "zero_division": "--zero-division",
@@ -60,7 +61,9 @@ def _groups(texts: list[str]) -> list[Any]:
         raise InvalidInputError(e.reason, source="--sensitive") from None
 
 
-def _check_columns(df: Any, groups: list[Any], group_columns: list[Any], src: str) -> None:
+def _check_columns(
+    df: Any, groups: list[Any], group_columns: list[Any], src: str, control_columns: Any = ()
+) -> None:
     """Every named column exists and every privileged value occurs, naming the option."""
     import numpy as np
 
@@ -71,7 +74,8 @@ def _check_columns(df: Any, groups: list[Any], group_columns: list[Any], src: st
     have = ", ".join(map(str, df.columns))
     named = [("--sensitive", g.group_column) for g in groups]
     crossed = [c for g in group_columns for c in ([g] if isinstance(g, str) else g)]
-    for option, column in [*named, *(("--group", c) for c in crossed)]:
+    controls = [("--control", c) for c in control_columns]
+    for option, column in [*named, *(("--group", c) for c in crossed), *controls]:
         if column not in df.columns:
             raise InvalidInputError(
                 f"missing column (named by {option}; columns present: {have})",
@@ -128,7 +132,7 @@ def _evaluate_file(
         raise InvalidInputError("the file holds no rows", source=src)
     require_columns(df, [label], source=src)
     group_columns = _group_columns(group_columns, df)
-    _check_columns(df, groups, group_columns, src)
+    _check_columns(df, groups, group_columns, src, options.get("control_columns", ()))
     if sample_weight is not None and sample_weight not in df.columns:
         raise InvalidInputError(
             "missing column (named by --sample-weight)", source=src, field=sample_weight
@@ -161,6 +165,12 @@ def register(app: typer.Typer) -> None:
             "over the groups. Repeat for several columns. A,B (columns joined by commas): "
             "every combination of their values present is a group (crossed groups); a "
             "column whose name holds a comma is named as it is.",
+        ),
+        control: list[str] = typer.Option(
+            [],
+            help="Control column (fairlearn's control_features): the --group metrics and "
+            "aggregates are computed within each of its values; repeat to control for "
+            "every combination of several columns.",
         ),
         sample_weight: str | None = typer.Option(
             None,
@@ -215,6 +225,7 @@ def register(app: typer.Typer) -> None:
             list(group),
             positive_label,
             sample_weight=sample_weight,
+            control_columns=list(control),
             method=method,
             agg=equalized_odds_agg,
             zero_division=zero_division,
@@ -234,6 +245,7 @@ def register(app: typer.Typer) -> None:
                 "sensitive": [g.label for g in groups],
                 "group_columns": list(group),
                 "sample_weight": sample_weight,
+                "control_columns": list(control),
                 "positive_label": positive_label,
                 "method": method,
                 "agg": equalized_odds_agg,

@@ -34,7 +34,7 @@ _WHERE = {
     "equalized_odds_difference": "assay.fairness.by_group",
     "equalized_odds_ratio": "assay.fairness.by_group",
     "FairnessEvaluator": "assay.fairness.evaluator",
-    "evaluate_fairness": "assay.fairness.evaluator",
+    "evaluate_fairness": "assay.fairness.evaluate",
     "PrivilegedGroup": "assay.fairness.types",
 }
 
@@ -73,7 +73,8 @@ if TYPE_CHECKING:
         group_counts,
         statistical_parity_difference,
     )
-    from assay.fairness.evaluator import FairnessEvaluator, evaluate_fairness
+    from assay.fairness.evaluate import evaluate_fairness
+    from assay.fairness.evaluator import FairnessEvaluator
     from assay.fairness.types import PrivilegedGroup
 
 

@@ -1,28 +1,21 @@
 """Accumulating group-fairness evaluator.
 
 For each privileged-group definition it keeps eight counts (TP/FP/FN/TN of the
-unprivileged and privileged groups), for each group column the four counts of every group
-seen (group names as a sorted fixed-width string array), and the four counts over all
-datums; so batches and merged evaluators add up exactly. It also keeps the distinct label
-and prediction values seen, to refuse data whose labels and predictions do not match (see
-:mod:`assay.fairness.values`), and how many datums matched each privileged value, to refuse
-a value that occurs nowhere.
+unprivileged and privileged groups), for each group column (or crossing of columns, each
+within every control level when there are control columns) the four counts of every group
+seen and, with sample weights, their weight sums (a
+:class:`~assay.fairness.group_table.GroupTable`), and the four counts (and weight sums)
+over all datums; so batches and merged evaluators add up exactly. It also keeps the
+distinct label and prediction values seen, to refuse data whose labels and predictions do
+not match (see :mod:`assay.fairness.values`), and how many datums matched each privileged
+value, to refuse a value that occurs nowhere.
 
 Records (built by :mod:`assay.fairness.records`, assembled by
-:mod:`assay.fairness.summaries`):
-
-* ``StatisticalParityDifference``, ``DisparateImpact``, ``AverageOddsDifference``,
-  ``EqualOpportunityDifference`` per definition (``group_column``, ``threshold`` and
-  ``invert`` or ``privileged_values``, ``privileged``, ``positive_label``), and the same
-  types with ``average_over`` for the mean over all definitions (undefined if any
-  definition's value is undefined, naming it);
-* ``GroupCounts`` per definition and ``group`` (``"unprivileged"``, ``"privileged"``);
-* per group column and group: ``SelectionRate``, ``TruePositiveRate``,
-  ``FalsePositiveRate``, ``Accuracy``, ``GroupCounts`` (``group_column``, ``group``); over
-  its groups ``DemographicParityDifference``, ``DemographicParityRatio``,
-  ``EqualizedOddsDifference``, ``EqualizedOddsRatio`` (``group_column``, ``method``), see
-  :mod:`assay.fairness.by_group`;
-* ``Accuracy``, ``Precision``, ``Recall`` over all datums (binary, on the positive label).
+:mod:`assay.fairness.summaries`): per definition and their mean, the four AIF360-style
+metrics and ``GroupCounts``; per group ``SelectionRate``, ``TruePositiveRate``,
+``FalsePositiveRate``, ``Accuracy``, ``GroupCounts`` and over the groups
+``DemographicParityDifference``/``Ratio``, ``EqualizedOddsDifference``/``Ratio`` (see
+:mod:`assay.fairness.by_group`); ``Accuracy``, ``Precision``, ``Recall`` over all datums.
 
 Example:
     >>> ev = FairnessEvaluator(["sex"], positive_label=1)
@@ -59,7 +52,7 @@ from assay.fairness.by_group import (
     group_column_values,
 )
 from assay.fairness.compute import GroupCounts, group_counts
-from assay.fairness.group_table import check_weights
+from assay.fairness.group_table import check_weights, tables_from_state, tables_state
 from assay.fairness.grouping import batch_grouping, column_key, columns_of, control_key
 from assay.fairness.summaries import average_records, definition_records, overall_records
 from assay.fairness.types import PrivilegedGroup
@@ -71,7 +64,7 @@ from assay.fairness.values import (
 from assay.io.tables import as_dataframe, require_columns
 from assay.results import Metric, MetricSet
 
-__all__ = ["FairnessEvaluator", "evaluate_fairness"]
+__all__ = ["FairnessEvaluator"]
 
 GroupSpec = PrivilegedGroup | str | Mapping[str, Any]
 
@@ -201,14 +194,9 @@ class FairnessEvaluator(Evaluator):
         values = group_values or {}
         w = None
         if sample_weight is not None:
-            w = check_weights(sample_weight, n, source=source, field=weight_field)
-            if self.groups:
-                raise InvalidInputError(
-                    "sample weights apply to group columns only, not to privileged-group "
-                    "definitions",
-                    source=source or weight_field,
-                    field=weight_field if source else None,
-                )
+            w = check_weights(
+                sample_weight, n, source=source, field=weight_field, definitions=bool(self.groups)
+            )
         masked = [self._mask(g, values, n, source) for g in self.groups]
         groupings = [
             batch_grouping(values, c, self.control_columns, n, source) for c in self.group_columns
@@ -362,11 +350,7 @@ class FairnessEvaluator(Evaluator):
             "overall": self._overall.astype(np.int64),
             "privileged_matched": np.concatenate([np.zeros(0, np.int64), *self._matched]),
         }
-        for j, t in enumerate(self._tables):
-            state[f"group_names_{j}"] = t.names
-            state[f"group_counts_{j}"] = t.counts.astype(np.int64)
-            if t.sums is not None:
-                state[f"group_weights_{j}"] = t.sums.astype(np.float64)
+        state |= tables_state(self._tables)
         if self._overall_weights is not None:
             state["overall_weights"] = self._overall_weights.astype(np.float64)
         if self._labels is not None and self._predictions is not None:
@@ -385,59 +369,9 @@ class FairnessEvaluator(Evaluator):
             flat = np.asarray(state["privileged_matched"], dtype=np.int64)
             cuts = np.cumsum([len(m) for m in self._matched])[:-1]
             self._matched = list(np.split(flat, cuts)) if self._matched else []
-        for j in range(len(self.group_columns)):
-            names = np.asarray(state[f"group_names_{j}"]).astype(str)
-            table_counts = np.asarray(state[f"group_counts_{j}"], dtype=np.int64).reshape(-1, 4)
-            sums = state.get(f"group_weights_{j}")
-            if sums is not None:
-                sums = np.asarray(sums, dtype=np.float64).reshape(-1, 4)
-            self._tables[j] = GroupTable(names, table_counts, sums)
+        self._tables = tables_from_state(state, len(self.group_columns))
         if "overall_weights" in state:
             self._overall_weights = np.asarray(state["overall_weights"], dtype=np.float64)
         if "label_values" in state:
             self._labels = np.asarray(state["label_values"])
             self._predictions = np.asarray(state["prediction_values"])
-
-
-def evaluate_fairness(
-    data: Any,
-    *,
-    label: str,
-    prediction: str,
-    groups: Sequence[GroupSpec] = (),
-    group_columns: Sequence[str | Sequence[str]] = (),
-    control_columns: Sequence[str] = (),
-    positive_label: Any = 1,
-    sample_weight: str | None = None,
-    zero_division: float | None = None,
-    method: str = "between_groups",
-    agg: str = "worst_case",
-    pos_label: Any = UNSET,
-) -> MetricSet:
-    """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
-    ``sample_weight`` names a column of weights; the other arguments are
-    :class:`FairnessEvaluator`'s.
-
-    Example:
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"y": [1, 0, 1, 0], "yhat": [1, 1, 0, 0], "sex": [1, 1, 0, 0]})
-        >>> ms = evaluate_fairness(df, label="y", prediction="yhat", groups=["sex"])
-        >>> ms.get("DisparateImpact", group_column="sex").value
-        0.0
-    """
-    label_value = renamed(
-        "positive_label", positive_label, "pos_label", pos_label, where="evaluate_fairness"
-    )
-    return (
-        FairnessEvaluator(
-            groups,
-            group_columns=group_columns,
-            control_columns=control_columns,
-            positive_label=label_value,
-            zero_division=zero_division,
-            method=method,
-            agg=agg,
-        )
-        .add(data, label=label, prediction=prediction, sample_weight=sample_weight)
-        .compute()
-    )

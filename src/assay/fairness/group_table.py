@@ -39,6 +39,8 @@ __all__ = [
     "confusion_cell",
     "crossed_codes",
     "group_label",
+    "tables_from_state",
+    "tables_state",
 ]
 
 
@@ -165,15 +167,24 @@ def group_label(name: str, crossed: bool) -> Any:
     return json.loads(name) if crossed else name
 
 
-def check_weights(weights: ArrayLike, n: int, *, source: str | None, field: str) -> NDArray[Any]:
+def check_weights(
+    weights: ArrayLike, n: int, *, source: str | None, field: str, definitions: bool = False
+) -> NDArray[Any]:
     """Sample weights as floats: numbers, as many as rows, finite, >= 0 and not all 0;
-    otherwise an error naming the first bad row.
+    otherwise an error naming the first bad row. ``definitions``: the evaluator has
+    privileged-group definitions, which weights do not apply to (an error).
 
     Example:
         >>> check_weights([1, 0.5], 2, source=None, field="w").tolist()
         [1.0, 0.5]
     """
     w = as_1d(weights, source=source or field, field=field if source else None)
+    if definitions:
+        raise InvalidInputError(
+            "sample weights apply to group columns only, not to privileged-group definitions",
+            source=source or field,
+            field=field if source else None,
+        )
     if len(w) != n:
         raise InvalidInputError(f"has {len(w)} weights for {n} labels", source=source, field=field)
     if w.dtype.kind not in "iuf":
@@ -198,3 +209,27 @@ def check_weights(weights: ArrayLike, n: int, *, source: str | None, field: str)
     if n and not (w > 0).any():
         raise InvalidInputError("every sample weight is 0", source=source, field=field)
     return w
+
+
+def tables_state(tables: Sequence[GroupTable]) -> dict[str, NDArray[Any]]:
+    """Plain arrays of the tables (names, counts and, when weighted, weight sums)."""
+    state: dict[str, NDArray[Any]] = {}
+    for j, t in enumerate(tables):
+        state[f"group_names_{j}"] = t.names
+        state[f"group_counts_{j}"] = t.counts.astype(np.int64)
+        if t.sums is not None:
+            state[f"group_weights_{j}"] = t.sums.astype(np.float64)
+    return state
+
+
+def tables_from_state(state: Any, k: int) -> list[GroupTable]:
+    """The ``k`` tables of :func:`tables_state` (a state without weights: unweighted)."""
+    out = []
+    for j in range(k):
+        names = np.asarray(state[f"group_names_{j}"]).astype(str)
+        counts = np.asarray(state[f"group_counts_{j}"], dtype=np.int64).reshape(-1, 4)
+        sums = state.get(f"group_weights_{j}")
+        if sums is not None:
+            sums = np.asarray(sums, dtype=np.float64).reshape(-1, 4)
+        out.append(GroupTable(names, counts, sums))
+    return out

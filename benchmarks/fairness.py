@@ -24,8 +24,14 @@ loaded machine moves CPU time far less than wall time). Before any figure is pri
 numbers of the timed runs are compared: every per-group rate and aggregate must agree to
 1e-12, or the benchmark stops.
 
-Usage: ``python benchmarks/fairness.py [--sizes 1e5,1e6] [--groups 2,6] [--repeats 3]``
-(default: 1e5 rows, 2 and 6 groups, 3 repeats: a quick run).
+``--crossed`` adds a second group column (3 values) and a random weight per row (uniform
+in 0.1..3): the groups are the combinations of the two columns (assay
+``group_columns=[("g", "g2")]``, fairlearn ``sensitive_features=df[["g", "g2"]]``) and
+every rate and aggregate is weighted (assay ``sample_weight=``, fairlearn
+``sample_params`` and ``sample_weight=``).
+
+Usage: ``python benchmarks/fairness.py [--sizes 1e5,1e6] [--groups 2,6] [--repeats 3]
+[--crossed]`` (default: 1e5 rows, 2 and 6 groups, 3 repeats: a quick run).
 """
 
 from __future__ import annotations
@@ -49,36 +55,62 @@ from classification import _current_rss_mb, _peak_rss_mb  # the same memory meas
 TOL = 1e-12
 
 Results = dict[str, float]
+Data = dict[str, np.ndarray]
 
 
-def make_data(n: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Labels, predictions (right 75% of the time, a group-dependent bias) and groups."""
+def make_data(n: int, k: int, crossed: bool = False, seed: int = 0) -> Data:
+    """Labels, predictions (right 75% of the time, a group-dependent bias) and groups; with
+    ``crossed`` a second group column and a weight per row too."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, k, n)
     y = (rng.random(n) < 0.3 + 0.05 * codes).astype(np.int64)
     flip = rng.random(n) < 0.2 + 0.02 * codes
     yhat = np.where(flip, 1 - y, y)
     groups = np.array([f"g{i}" for i in range(k)])[codes]
-    return y, yhat, groups
+    data = {"y": y, "p": yhat, "g": groups}
+    if crossed:
+        data["g2"] = np.array(["a", "b", "c"])[rng.integers(0, 3, n)]
+        data["w"] = rng.uniform(0.1, 3.0, n)
+    return data
+
+
+def _group_key(group: object) -> str:
+    return "|".join(group) if isinstance(group, (list, tuple)) else str(group)
 
 
 # ---------------------------------------------------------------- the work, per tool
 
 
-def assay_evaluator(y: np.ndarray, p: np.ndarray, g: np.ndarray) -> Results:
+def assay_evaluator(d: Data) -> Results:
     from assay.fairness import FairnessEvaluator
 
-    ms = FairnessEvaluator(group_columns=["g"]).add_arrays(y, p, {"g": g}).compute()
+    if "g2" in d:
+        ev = FairnessEvaluator(group_columns=[("g", "g2")])
+        ev.add_arrays(d["y"], d["p"], {"g": d["g"], "g2": d["g2"]}, sample_weight=d["w"])
+    else:
+        ev = FairnessEvaluator(group_columns=["g"]).add_arrays(d["y"], d["p"], {"g": d["g"]})
     out: Results = {}
-    for m in ms:
-        if m.type in RATES and m.parameters.get("group_column") == "g":
-            out[f"{m.type}/{m.parameters['group']}"] = m.value
+    for m in ev.compute():
+        if m.type in RATES and "group" in m.parameters:
+            out[f"{m.type}/{_group_key(m.parameters['group'])}"] = m.value
         elif m.type in AGGREGATES:
             out[m.type] = m.value
     return out
 
 
-def fairlearn_metricframe(y: np.ndarray, p: np.ndarray, g: np.ndarray) -> Results:
+def _fairlearn_args(d: Data) -> dict:
+    """fairlearn's sensitive features (a frame of two columns when crossed) and weights."""
+    import pandas as pd
+
+    if "g2" not in d:
+        return {"sensitive_features": d["g"]}
+    return {
+        "sensitive_features": pd.DataFrame({"g": d["g"], "g2": d["g2"]}),
+        "sample_weight": d["w"],
+    }
+
+
+def fairlearn_metricframe(d: Data) -> Results:
     from fairlearn.metrics import (
         MetricFrame,
         false_positive_rate,
@@ -93,27 +125,36 @@ def fairlearn_metricframe(y: np.ndarray, p: np.ndarray, g: np.ndarray) -> Result
         "FalsePositiveRate": false_positive_rate,
         "Accuracy": accuracy_score,
     }
-    by_group = MetricFrame(metrics=metrics, y_true=y, y_pred=p, sensitive_features=g).by_group
+    args = _fairlearn_args(d)
+    weights = {"sample_weight": args.pop("sample_weight", None)}
+    by_group = MetricFrame(
+        metrics=metrics,
+        y_true=d["y"],
+        y_pred=d["p"],
+        sample_params={name: weights for name in metrics},
+        **args,
+    ).by_group
     return {
-        f"{name}/{group}": float(by_group.loc[group, name])
+        f"{name}/{_group_key(group)}": float(by_group.loc[group, name])
         for name in metrics
         for group in by_group.index
     }
 
 
-def fairlearn_aggregates(y: np.ndarray, p: np.ndarray, g: np.ndarray) -> Results:
+def fairlearn_aggregates(d: Data) -> Results:
     from fairlearn import metrics as fm
 
+    y, p, args = d["y"], d["p"], _fairlearn_args(d)
     return {
-        "DemographicParityDifference": fm.demographic_parity_difference(y, p, sensitive_features=g),
-        "DemographicParityRatio": fm.demographic_parity_ratio(y, p, sensitive_features=g),
-        "EqualizedOddsDifference": fm.equalized_odds_difference(y, p, sensitive_features=g),
-        "EqualizedOddsRatio": fm.equalized_odds_ratio(y, p, sensitive_features=g),
+        "DemographicParityDifference": fm.demographic_parity_difference(y, p, **args),
+        "DemographicParityRatio": fm.demographic_parity_ratio(y, p, **args),
+        "EqualizedOddsDifference": fm.equalized_odds_difference(y, p, **args),
+        "EqualizedOddsRatio": fm.equalized_odds_ratio(y, p, **args),
     }
 
 
 # a tool: a list of named parts, timed one after the other (the tool's time is their sum)
-TOOLS: dict[str, list[tuple[str, Callable[[np.ndarray, np.ndarray, np.ndarray], Results]]]] = {
+TOOLS: dict[str, list[tuple[str, Callable[[Data], Results]]]] = {
     "assay evaluator": [("FairnessEvaluator", assay_evaluator)],
     "fairlearn": [("MetricFrame", fairlearn_metricframe), ("4 functions", fairlearn_aggregates)],
 }
@@ -125,16 +166,16 @@ TOOLS: dict[str, list[tuple[str, Callable[[np.ndarray, np.ndarray, np.ndarray], 
 def child(tool: str, data: str) -> None:
     """Warm up, load the data, run once; print times, peak RSS and the results as JSON."""
     with np.load(data) as z:
-        y, p, g = z["y"], z["p"], z["g"]
+        d = {name: z[name] for name in z.files}
     for _, fn in TOOLS[tool]:
-        fn(y[:2000], p[:2000], g[:2000])  # imports and first-call costs stay outside
+        fn({k: v[:2000] for k, v in d.items()})  # imports and first-call costs stay outside
     start_mb = _current_rss_mb()
     results: Results = {}
     parts: dict[str, float] = {}
     w0, c0 = time.perf_counter(), time.process_time()
     for name, fn in TOOLS[tool]:
         c1 = time.process_time()
-        results.update(fn(y, p, g))
+        results.update(fn(d))
         parts[name] = time.process_time() - c1
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     rss_mb = _peak_rss_mb()
@@ -161,13 +202,13 @@ def check_agreement(a: Results, b: Results) -> int:
     return len(a)
 
 
-def run_case(n: int, k: int, repeats: int) -> None:
-    print(f"n={n:.0e} rows, {k} groups (best of {repeats} runs each, round robin)")
+def run_case(n: int, k: int, repeats: int, crossed: bool = False) -> None:
+    what = f"{k} x 3 crossed groups, weighted" if crossed else f"{k} groups"
+    print(f"n={n:.0e} rows, {what} (best of {repeats} runs each, round robin)")
     runs: dict[str, list[dict]] = {t: [] for t in TOOLS}
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data.npz"
-        y, p, g = make_data(n, k)
-        np.savez(data, y=y, p=p, g=g)
+        np.savez(data, **make_data(n, k, crossed))
         for _ in range(repeats):
             for tool in TOOLS:
                 runs[tool].append(measure(tool, data))
@@ -204,6 +245,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="1e5", help="rows, comma separated (default 1e5)")
     ap.add_argument("--groups", default="2,6", help="group counts, comma separated")
     ap.add_argument("--repeats", type=int, default=3, help="runs per tool (default 3)")
+    ap.add_argument("--crossed", action="store_true", help="two group columns and weights")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -219,7 +261,7 @@ def main() -> None:
     print("over the groups: DemographicParity and EqualizedOdds Difference and Ratio")
     for n in _sizes(args.sizes):
         for k in _sizes(args.groups):
-            run_case(n, k, max(1, args.repeats))
+            run_case(n, k, max(1, args.repeats), args.crossed)
 
 
 if __name__ == "__main__":

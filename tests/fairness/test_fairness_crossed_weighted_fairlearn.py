@@ -32,6 +32,7 @@ from assay.fairness import FairnessEvaluator
 from assay.fairness.by_group import demographic_parity_difference as assay_dpd
 
 TOL = 1e-12
+COMPARED: list[int] = []  # per test run, how many numbers were compared
 RATES = {
     "SelectionRate": selection_rate,
     "TruePositiveRate": true_positive_rate,
@@ -114,6 +115,7 @@ def test_crossed_weighted_match_fairlearn(seed, ncols, weighted):
                 assert abs(got.value - expected) <= TOL, (name, method, got, expected)
             compared += 1
     assert compared >= 2 * (4 * 3 + 4)
+    COMPARED.append(compared)
 
 
 def test_crossed_undefined_tpr_without_zero_division():

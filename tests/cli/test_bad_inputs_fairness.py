@@ -165,6 +165,7 @@ for _case, _data, _args, _fragments in (
      ["--sensitive", "sex=F", "--sample-weight", "w"], ["d.csv", "field 'w'", "group columns"]),
     ("unknown crossed group column", WEIGHTED, ["--group", "sex,colour"],
      ["d.csv", "field 'colour'", "--group"]),
+    ("empty crossed column name", WEIGHTED, ["--group", "sex,"], ["--group", "'sex,'", "empty"]),
     ("unknown control column", WEIGHTED, ["--group", "sex", "--control", "site"],
      ["d.csv", "field 'site'", "--control"]),
     ("control without a group column", WEIGHTED, ["--sensitive", "sex=F", "--control", "race"],

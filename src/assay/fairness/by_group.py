@@ -132,7 +132,12 @@ def _why_rate(
 
 def _shown(name: str) -> str:
     """A group's name for a message: a crossed group's JSON list reads as ``F, b``."""
-    return ", ".join(json.loads(name)) if name.startswith('["') else name
+    if name.startswith('["') and name.endswith('"]'):
+        try:
+            return ", ".join(map(str, json.loads(name)))
+        except ValueError:  # a single column's value that merely looks like a list
+            pass
+    return name
 
 
 def _difference(r: NDArray[np.float64], overall: float, method: str) -> float:

@@ -48,7 +48,18 @@ OPTIONS = {
 def _group_columns(texts: list[str], df: Any) -> list[Any]:
     """``--group`` values: a column name, or ``A,B`` for the crossed groups of columns A and
     B. A text that names a column of the table is that column, even with a comma in it."""
-    return [t if t in df.columns or "," not in t else tuple(t.split(",")) for t in texts]
+    from assay.errors import InvalidInputError
+
+    out: list[Any] = []
+    for t in texts:
+        parts = t.split(",")
+        if t in df.columns or len(parts) == 1:
+            out.append(t)
+        elif not all(parts):
+            raise InvalidInputError(f"{t!r} has an empty column name", source="--group")
+        else:
+            out.append(tuple(parts))
+    return out
 
 
 def _groups(texts: list[str]) -> list[Any]:

@@ -114,7 +114,11 @@ def test_crossed_weighted_match_fairlearn(seed, ncols, weighted):
             else:
                 assert abs(got.value - expected) <= TOL, (name, method, got, expected)
             compared += 1
-    assert compared >= 2 * (4 * 3 + 4)
+        (overall,) = [m for m in ms.filter("Accuracy") if "group_column" not in m.parameters]
+        assert abs(overall.value - accuracy_score(df["y"], df["yhat"], sample_weight=sw)) <= TOL
+        assert overall.parameters.get("weighted", False) == weighted  # says what it is
+        compared += 1
+    assert compared >= 2 * (4 * 3 + 4 + 1)
     COMPARED.append(compared)
 
 

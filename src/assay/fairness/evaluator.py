@@ -319,7 +319,11 @@ class FairnessEvaluator(Evaluator):
                 agg=self.agg,
                 control_columns=self.control_columns,
             )
-        out += overall_records(self._weights(), positive_label=self.positive_label)
+        out += overall_records(
+            self._weights(),
+            positive_label=self.positive_label,
+            weighted=self._overall_weights is not None,
+        )
         return MetricSet(out)
 
     def _weights(self) -> NDArray[np.float64]:

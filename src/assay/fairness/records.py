@@ -112,10 +112,19 @@ def average(
 
 
 def overall(
-    type: str, value: float | None, *, positive_label: Any, undefined: str | None = None
+    type: str,
+    value: float | None,
+    *,
+    positive_label: Any,
+    undefined: str | None = None,
+    weighted: bool = False,
 ) -> Metric:
-    """``Accuracy``, ``Precision`` or ``Recall`` over all datums, on the positive label."""
-    return _record(type, value, undefined, {"positive_label": positive_label})
+    """``Accuracy``, ``Precision`` or ``Recall`` over all datums, on the positive label
+    (``weighted``: from sample-weight sums, and the record says so)."""
+    params: dict[str, Any] = {"positive_label": positive_label}
+    if weighted:
+        params["weighted"] = True
+    return _record(type, value, undefined, params)
 
 
 def _by_group_params(

@@ -86,7 +86,9 @@ def average_records(
     return out
 
 
-def overall_records(overall: NDArray[Any], *, positive_label: Any) -> list[Metric]:
+def overall_records(
+    overall: NDArray[Any], *, positive_label: Any, weighted: bool = False
+) -> list[Metric]:
     """Accuracy, precision and recall from the overall ``[TP, FP, FN, TN]`` (weighted) counts."""
     tp, fp, fn, tn = (float(x) for x in overall)
     out = []
@@ -96,5 +98,9 @@ def overall_records(overall: NDArray[Any], *, positive_label: Any) -> list[Metri
         ("Recall", tp, tp + fn, "requires TP + FN > 0"),
     ):
         value = ratios.value_or_none(ratios.divide(num, den))
-        out.append(records.overall(name, value, positive_label=positive_label, undefined=req))
+        out.append(
+            records.overall(
+                name, value, positive_label=positive_label, undefined=req, weighted=weighted
+            )
+        )
     return out

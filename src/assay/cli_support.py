@@ -137,14 +137,23 @@ def guarded(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+#: A domain's view of its records for ``--format table``: a text, or rich renderables.
+View = Callable[["MetricSet"], "str | list[Any]"]
+
+
 def emit(
     metrics: MetricSet,
     *,
     fmt: OutputFormat = OutputFormat.json,
     out: Path | None = None,
     title: str | None = None,
+    view: View | None = None,
 ) -> None:
-    """Print metrics as JSON (default) or a table, or write the JSON atomically to ``out``."""
+    """Print metrics as JSON (default) or a table, or write the JSON atomically to ``out``.
+
+    ``--format table`` prints ``view(metrics)`` when the domain has a view of its own (a
+    classification report, fairness by group), else one row per record.
+    """
     if out is not None:
         write_atomic(out, metrics.to_json(indent=2) + "\n")
     if fmt is OutputFormat.table:
@@ -152,7 +161,11 @@ def emit(
 
         from assay.report.table import metrics_table
 
-        Console().print(metrics_table(metrics, title=title))
+        shown = view(metrics) if view is not None else [metrics_table(metrics, title=title)]
+        if isinstance(shown, str):
+            sys.stdout.write(shown)
+        else:
+            Console().print(*shown)
     elif out is None:
         sys.stdout.write(metrics.to_json(indent=2) + "\n")
 
@@ -323,6 +336,7 @@ def publish(
     parameters: dict[str, Any] | None = None,
     items: Any = None,
     started: datetime | None = None,
+    view: View | None = None,
 ) -> int | None:
     """The last step of every metric command: store (with ``--save``), then print/write.
 
@@ -343,5 +357,5 @@ def publish(
         items=items,
         started=started,
     )
-    emit(metrics, fmt=fmt, out=out, title=title)
+    emit(metrics, fmt=fmt, out=out, title=title, view=view)
     return eid

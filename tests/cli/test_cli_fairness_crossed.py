@@ -83,8 +83,11 @@ def test_table_format_is_readable(tmp_path):
                             "--prediction", "yhat", "--group", "sex,race",
                             "--sample-weight", "w", "--format", "table"])  # fmt: skip
     assert r.exit_code == 0, r.stdout + r.stderr
-    assert "EqualizedOddsDifference" in r.stdout and "weighted=True" in r.stdout
-    assert "'sex'" in r.stdout and "'race'" in r.stdout
+    assert "by group: sex × race (weighted)" in r.stdout and "equalized odds" in r.stdout
+    combos = df[["sex", "race"]].drop_duplicates().itertuples(index=False, name=None)
+    rows = [line for line in r.stdout.splitlines() if line.startswith("│ ")]
+    for sex, race in combos:  # one grid row per combination present
+        assert sum(line.startswith(f"│ {sex}, {race} ") for line in rows) == 1, r.stdout
 
 
 def test_control_column_end_to_end(tmp_path):

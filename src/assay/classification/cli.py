@@ -125,17 +125,6 @@ def _add_input(ev: Any, gts: Path | None, pds: Path | None, data: Path | None, w
     return str(gts)
 
 
-def _publish_table(ms: Any, out: Path | None, save: bool, db: str | None, record: dict) -> None:
-    """``--format table``: store (with --save), write --out, print the classification report."""
-    from assay.classification.report import classification_report
-    from assay.cli_support import save_metrics, write_atomic
-
-    save_metrics(ms, save=save, url=db, **record)
-    if out is not None:
-        write_atomic(out, ms.to_json(indent=2) + "\n")
-    typer.echo(classification_report(ms), nl=False)
-
-
 def _add_files(
     ev: Any, groundtruths: Path, predictions: Path, metadata_columns: list[str] | None
 ) -> None:
@@ -189,11 +178,9 @@ def _run(
         "dataset": dataset,
         "parameters": parameters,
     }
-    ms = ev.compute()
-    if fmt is OutputFormat.table:
-        _publish_table(ms, out, save, db, record)
-        return
-    publish(ms, fmt=fmt, out=out, title="classification", save=save, db=db, **record)
+    from assay.classification.report import classification_report
+
+    publish(ev.compute(), fmt=fmt, out=out, save=save, db=db, view=classification_report, **record)
 
 
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()

@@ -207,7 +207,10 @@ def register(app: typer.Typer) -> None:
             "1", help="The favourable label value (read as a number when the labels are)."
         ),
         format: OutputFormat = typer.Option(
-            OutputFormat.json, "--format", help="json (metric records) or table (for people)."
+            OutputFormat.json,
+            "--format",
+            help="json (metric records) or table (for people: a grid per group column, as "
+            "fairlearn's MetricFrame.by_group, then the definitions and overall numbers).",
         ),
         out: Path | None = typer.Option(
             None, help="Write the JSON records to this file (atomically) instead of stdout."
@@ -241,11 +244,13 @@ def register(app: typer.Typer) -> None:
             agg=equalized_odds_agg,
             zero_division=zero_division,
         )
+        from assay.fairness.report import fairness_tables
+
         publish(
             ev.compute(),
             fmt=format,
             out=out,
-            title="fairness",
+            view=fairness_tables,
             save=save,
             db=db,
             kind="fairness",

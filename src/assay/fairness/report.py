@@ -1,0 +1,160 @@
+"""A readable view of fairness records (``assay fairness --format table``).
+
+It reads the records an evaluator computed and recomputes nothing:
+
+* one grid per group column (and per control level), laid out like fairlearn's
+  ``MetricFrame.by_group``: a row per group with its size ``n`` and ``SelectionRate``,
+  ``TruePositiveRate``, ``FalsePositiveRate``, ``Accuracy``; the aggregates over the grid
+  (demographic parity and equalized odds, difference and ratio) below it;
+* one grid of the privileged-group definitions (``--sensitive``): a row per definition and
+  one for their mean, a column per metric;
+* the overall accuracy, precision and recall.
+
+An undefined value shows as ``-``; its reason is in the JSON records.
+
+Example:
+    >>> from assay.fairness import FairnessEvaluator
+    >>> ev = FairnessEvaluator(group_columns=["g"]).add_arrays(
+    ...     [1, 0, 1, 0], [1, 0, 0, 0], group_values={"g": ["a", "a", "b", "b"]})
+    >>> grids = fairness_tables(ev.compute())
+    >>> [t.title for t in grids]
+    ['by group: g', 'overall']
+    >>> grids[0].row_count, [c.header for c in grids[0].columns]
+    (2, ['group', 'n', 'SelectionRate', 'TPR', 'FPR', 'Accuracy'])
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.table import Table
+
+from assay.results import Metric, MetricSet
+
+__all__ = ["fairness_tables"]
+
+#: record type -> column header (short enough for 80 columns; the legend spells them out)
+RATES = {
+    "SelectionRate": "SelectionRate",
+    "TruePositiveRate": "TPR",
+    "FalsePositiveRate": "FPR",
+    "Accuracy": "Accuracy",
+}
+AGGREGATES = {
+    "DemographicParityDifference": ("demographic parity", "difference"),
+    "DemographicParityRatio": ("demographic parity", "ratio"),
+    "EqualizedOddsDifference": ("equalized odds", "difference"),
+    "EqualizedOddsRatio": ("equalized odds", "ratio"),
+}
+DEFINITION_METRICS = {
+    "StatisticalParityDifference": "SPD",
+    "DisparateImpact": "DI",
+    "AverageOddsDifference": "AOD",
+    "EqualOpportunityDifference": "EOD",
+}
+OVERALL = ("Accuracy", "Precision", "Recall")
+
+
+def _num(v: Any) -> str:
+    return "-" if v is None else f"{v:.4f}"
+
+
+def _text(v: Any) -> str:
+    return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+
+
+def _grid_key(m: Metric) -> str:
+    """What one by-group grid shares: the group column and the control level."""
+    p = m.parameters
+    keep = {k: p[k] for k in ("group_column", "control_column", "control") if k in p}
+    return json.dumps(keep, default=str)
+
+
+def _grid_title(m: Metric) -> str:
+    p = m.parameters
+    column = p["group_column"]
+    title = "by group: " + (" × ".join(column) if isinstance(column, list) else str(column))
+    if "control_column" in p:
+        title += f" | {_text(p['control_column'])} = {_text(p['control'])}"
+    return title + (" (weighted)" if p.get("weighted") else "")
+
+
+def _caption(aggregates: list[Metric]) -> str | None:
+    """``demographic parity: difference 0.07, ratio 0.86; equalized odds (worst_case): ...``"""
+    parts: dict[str, list[str]] = {}
+    for m in aggregates:
+        family, kind = AGGREGATES[m.type]
+        agg = m.parameters.get("agg")
+        parts.setdefault(family + (f" ({agg})" if agg else ""), []).append(
+            f"{kind} {_num(m.value)}"
+        )
+    lines = [f"{family}: {', '.join(values)}" for family, values in parts.items()]
+    if aggregates:
+        lines.append(
+            f"method {aggregates[0].parameters['method']}; TPR/FPR: true/false positive rate"
+        )
+    return "\n".join(lines) or None
+
+
+def _by_group_grid(records: list[Metric]) -> Table:
+    rows: dict[str, dict[str, Any]] = {}
+    for m in records:
+        if m.type in AGGREGATES:
+            continue
+        row = rows.setdefault(_text(m.parameters["group"]), {})
+        if m.type == "GroupCounts":
+            row["n"] = sum(m.value[k] for k in ("tp", "fp", "fn", "tn"))
+        else:
+            row[m.type] = m.value
+    caption = _caption([m for m in records if m.type in AGGREGATES])
+    table = Table(title=_grid_title(records[0]), caption=caption)
+    table.add_column("group", style="bold")
+    for header in ("n", *RATES.values()):
+        table.add_column(header, justify="right")
+    for group, row in rows.items():
+        n = row.get("n")
+        table.add_row(group, "-" if n is None else str(n), *(_num(row.get(r)) for r in RATES))
+    return table
+
+
+def _definitions_grid(records: list[Metric]) -> Table:
+    rows: dict[str, dict[str, Any]] = {}
+    for m in records:
+        p = m.parameters
+        name = p.get("privileged") or f"mean over {len(p.get('average_over', []))} definitions"
+        rows.setdefault(name, {})[m.type] = m.value
+    legend = ", ".join(f"{short} = {name}" for name, short in DEFINITION_METRICS.items())
+    table = Table(title="privileged groups (--sensitive)", caption=legend)
+    table.add_column("privileged", style="bold")
+    for header in DEFINITION_METRICS.values():
+        table.add_column(header, justify="right")
+    for name, row in rows.items():
+        table.add_row(name, *(_num(row.get(t)) for t in DEFINITION_METRICS))
+    return table
+
+
+def fairness_tables(metrics: MetricSet) -> list[Table]:
+    """The by-group grids, the definitions grid and the overall numbers, as rich tables."""
+    grids: dict[str, list[Metric]] = {}
+    definitions: list[Metric] = []
+    overall: list[Metric] = []
+    for m in metrics:
+        p = m.parameters
+        if "group_column" in p and ("group" in p or "method" in p) and "privileged" not in p:
+            grids.setdefault(_grid_key(m), []).append(m)
+        elif m.type in DEFINITION_METRICS:
+            definitions.append(m)
+        elif m.type in OVERALL and "group_column" not in p:
+            overall.append(m)
+    tables = [_by_group_grid(records) for records in grids.values()]
+    if definitions:
+        tables.append(_definitions_grid(definitions))
+    if overall:
+        weighted = " (weighted)" if overall[0].parameters.get("weighted") else ""
+        table = Table(title="overall" + weighted)
+        for m in overall:
+            table.add_column(m.type, justify="right")
+        table.add_row(*(_num(m.value) for m in overall))
+        tables.append(table)
+    return tables

@@ -16,22 +16,12 @@ import pandas as pd
 import pytest
 from fairlearn.metrics import (
     MetricFrame,
-    false_positive_rate,
-    selection_rate,
-    true_positive_rate,
 )
-from sklearn.metrics import accuracy_score
+from fairlearnkit import RATES, TOL
 
 from assay.fairness import FairnessEvaluator
 
-TOL = 1e-12
 COMPARED: list[int] = []  # per test run, how many numbers were compared
-RATES = {
-    "SelectionRate": selection_rate,
-    "TruePositiveRate": true_positive_rate,
-    "FalsePositiveRate": false_positive_rate,
-    "Accuracy": accuracy_score,
-}
 
 
 def _data(seed: int):

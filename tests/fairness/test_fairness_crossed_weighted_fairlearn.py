@@ -17,13 +17,8 @@ import pytest
 from fairlearn.metrics import (
     MetricFrame,
     demographic_parity_difference,
-    demographic_parity_ratio,
-    equalized_odds_difference,
-    equalized_odds_ratio,
-    false_positive_rate,
-    selection_rate,
-    true_positive_rate,
 )
+from fairlearnkit import AGGREGATES, RATES, TOL
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score
@@ -31,20 +26,7 @@ from sklearn.metrics import accuracy_score
 from assay.fairness import FairnessEvaluator
 from assay.fairness.by_group import demographic_parity_difference as assay_dpd
 
-TOL = 1e-12
 COMPARED: list[int] = []  # per test run, how many numbers were compared
-RATES = {
-    "SelectionRate": selection_rate,
-    "TruePositiveRate": true_positive_rate,
-    "FalsePositiveRate": false_positive_rate,
-    "Accuracy": accuracy_score,
-}
-AGGREGATES = {
-    "DemographicParityDifference": demographic_parity_difference,
-    "DemographicParityRatio": demographic_parity_ratio,
-    "EqualizedOddsDifference": equalized_odds_difference,
-    "EqualizedOddsRatio": equalized_odds_ratio,
-}
 COLUMNS = ("sex", "race", "age")
 
 

@@ -161,8 +161,6 @@ for _case, _data, _args, _fragments in (
     ("all weights zero", WEIGHTED.replace(",1\n", ",0\n").replace(",2\n", ",0\n")
      .replace(",0.5\n", ",0\n"), ["--group", "sex", "--sample-weight", "w"],
      ["d.csv", "field 'w'", "every sample weight is 0"]),
-    ("weights with a privileged definition", WEIGHTED,
-     ["--sensitive", "sex=F", "--sample-weight", "w"], ["d.csv", "field 'w'", "group columns"]),
     ("unknown crossed group column", WEIGHTED, ["--group", "sex,colour"],
      ["d.csv", "field 'colour'", "--group"]),
     ("empty crossed column name", WEIGHTED, ["--group", "sex,"], ["--group", "'sex,'", "empty"]),

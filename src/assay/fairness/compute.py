@@ -92,11 +92,13 @@ def group_counts(
     *,
     positive_label: Any = 1,
     pos_label: Any = UNSET,
+    sample_weight: NDArray[np.float64] | None = None,
 ) -> GroupCounts:
     """Count TP/FP/FN/TN per group in one vectorised pass.
 
     A label or prediction equal to ``positive_label`` is positive (``pos_label=`` is the
-    deprecated name).
+    deprecated name). With ``sample_weight`` (checked floats, one per datum) each cell is
+    the sum of its datums' weights instead of their number.
 
     Example:
         >>> c = group_counts([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])
@@ -112,7 +114,7 @@ def group_counts(
     check_same_length(y_true=t, y_pred=p, privileged=g)
     t, p = t == positive_label, p == positive_label
     cell = g.astype(np.int64) * 4 + t.astype(np.int64) * 2 + p.astype(np.int64)
-    c = np.bincount(cell, minlength=8).reshape(2, 2, 2)  # [group, truth, pred]
+    c = np.bincount(cell, weights=sample_weight, minlength=8).reshape(2, 2, 2)  # [g, t, p]
     return GroupCounts(tp=c[:, 1, 1], fp=c[:, 0, 1], fn=c[:, 1, 0], tn=c[:, 0, 0])
 
 

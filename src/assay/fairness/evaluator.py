@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import astuple
 from typing import Any, Self
 
 import numpy as np
@@ -144,6 +145,7 @@ class FairnessEvaluator(Evaluator):
         self._tables = [GroupTable.empty() for _ in self.group_columns]
         self._overall = np.zeros(4, dtype=np.int64)  # TP, FP, FN, TN over all datums
         self._overall_weights: NDArray[np.float64] | None = None  # their weight sums
+        self._weighted_counts: list[GroupCounts] | None = None  # per definition, weight sums
         self._labels: NDArray[Any] | None = None  # distinct label values seen
         self._predictions: NDArray[Any] | None = None  # distinct prediction values seen
         self._sources: list[str] = []
@@ -194,9 +196,7 @@ class FairnessEvaluator(Evaluator):
         values = group_values or {}
         w = None
         if sample_weight is not None:
-            w = check_weights(
-                sample_weight, n, source=source, field=weight_field, definitions=bool(self.groups)
-            )
+            w = check_weights(sample_weight, n, source=source, field=weight_field)
         masked = [self._mask(g, values, n, source) for g in self.groups]
         groupings = [
             batch_grouping(values, c, self.control_columns, n, source) for c in self.group_columns
@@ -205,9 +205,17 @@ class FairnessEvaluator(Evaluator):
         _, predictions = kind_and_values(p, source=source, field=fields[1])
         check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
         # Everything is validated: only now does the state change.
+        weighted = w is not None or self._overall_weights is not None
+        sums = self._definition_weights() if weighted else None
         for i, (mask, matched) in enumerate(masked):
             self._counts[i] += group_counts(t, p, mask, positive_label=self.positive_label)
             self._matched[i] = self._matched[i] + matched
+            if sums is not None:
+                ones = np.ones(n) if w is None else w
+                sums[i] += group_counts(
+                    t, p, mask, positive_label=self.positive_label, sample_weight=ones
+                )
+        self._weighted_counts = sums
         tb, pb = t == self.positive_label, p == self.positive_label
         for j, (names, codes) in enumerate(groupings):
             self._tables[j] = self._tables[j] + GroupTable.from_codes(names, codes, tb, pb, w)
@@ -284,11 +292,13 @@ class FairnessEvaluator(Evaluator):
     def _merge(self, other: Self) -> None:
         if other._labels is None or other._predictions is None:
             return
+        if self._overall_weights is not None or other._overall_weights is not None:
+            mine, theirs = self._definition_weights(), other._definition_weights()
+            self._weighted_counts = [a + b for a, b in zip(mine, theirs)]
+            self._overall_weights = self._weights() + other._weights()
         self._counts = [a + b for a, b in zip(self._counts, other._counts)]
         self._matched = [a + b for a, b in zip(self._matched, other._matched)]
         self._tables = [a + b for a, b in zip(self._tables, other._tables)]
-        if self._overall_weights is not None or other._overall_weights is not None:
-            self._overall_weights = self._weights() + other._weights()
         self._overall = self._overall + other._overall
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
@@ -305,10 +315,17 @@ class FairnessEvaluator(Evaluator):
         )
         self._check_privileged_values()
         out: list[Metric] = []
-        for g, c in zip(self.groups, self._counts):
-            out += definition_records(g, c, positive_label=self.positive_label)
+        sums = self._weighted_counts
+        for i, (g, c) in enumerate(zip(self.groups, self._counts)):
+            w = None if sums is None else sums[i]
+            out += definition_records(g, c, positive_label=self.positive_label, weights=w)
         if self.groups:
-            out += average_records(self.groups, self._counts, positive_label=self.positive_label)
+            out += average_records(
+                self.groups,
+                sums or self._counts,
+                positive_label=self.positive_label,
+                weighted=sums is not None,
+            )
         for column, table in zip(self.group_columns, self._tables):
             out += records.by_group(
                 column,
@@ -325,6 +342,14 @@ class FairnessEvaluator(Evaluator):
             weighted=self._overall_weights is not None,
         )
         return MetricSet(out)
+
+    def _definition_weights(self) -> list[GroupCounts]:
+        """Per definition, the weight sums (the counts as floats when unweighted).
+
+        Called before the counts change, so rows added without weights weigh 1."""
+        if self._weighted_counts is not None:
+            return list(self._weighted_counts)
+        return [GroupCounts(*(x.astype(np.float64) for x in astuple(c))) for c in self._counts]
 
     def _weights(self) -> NDArray[np.float64]:
         """The overall TP, FP, FN, TN weight sums (the counts when unweighted)."""
@@ -357,6 +382,9 @@ class FairnessEvaluator(Evaluator):
         state |= tables_state(self._tables)
         if self._overall_weights is not None:
             state["overall_weights"] = self._overall_weights.astype(np.float64)
+        if self._weighted_counts:
+            sums = [np.stack(astuple(c)) for c in self._weighted_counts]
+            state["definition_weights"] = np.stack(sums).astype(np.float64)
         if self._labels is not None and self._predictions is not None:
             state["label_values"] = self._labels
             state["prediction_values"] = self._predictions
@@ -376,6 +404,9 @@ class FairnessEvaluator(Evaluator):
         self._tables = tables_from_state(state, len(self.group_columns))
         if "overall_weights" in state:
             self._overall_weights = np.asarray(state["overall_weights"], dtype=np.float64)
+            sums = np.asarray(state.get("definition_weights", np.zeros((0, 4, 2))), np.float64)
+            # a state from before weighted definitions had none: its rows weigh 1
+            self._weighted_counts = [GroupCounts(*c) for c in sums] or self._definition_weights()
         if "label_values" in state:
             self._labels = np.asarray(state["label_values"])
             self._predictions = np.asarray(state["prediction_values"])

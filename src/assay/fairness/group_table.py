@@ -167,24 +167,15 @@ def group_label(name: str, crossed: bool) -> Any:
     return json.loads(name) if crossed else name
 
 
-def check_weights(
-    weights: ArrayLike, n: int, *, source: str | None, field: str, definitions: bool = False
-) -> NDArray[Any]:
+def check_weights(weights: ArrayLike, n: int, *, source: str | None, field: str) -> NDArray[Any]:
     """Sample weights as floats: numbers, as many as rows, finite, >= 0 and not all 0;
-    otherwise an error naming the first bad row. ``definitions``: the evaluator has
-    privileged-group definitions, which weights do not apply to (an error).
+    otherwise an error naming the first bad row.
 
     Example:
         >>> check_weights([1, 0.5], 2, source=None, field="w").tolist()
         [1.0, 0.5]
     """
     w = as_1d(weights, source=source or field, field=field if source else None)
-    if definitions:
-        raise InvalidInputError(
-            "sample weights apply to group columns only, not to privileged-group definitions",
-            source=source or field,
-            field=field if source else None,
-        )
     if len(w) != n:
         raise InvalidInputError(f"has {len(w)} weights for {n} labels", source=source, field=field)
     if w.dtype.kind not in "iuf":

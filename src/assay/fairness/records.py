@@ -73,6 +73,10 @@ def _record(type: str, value: float | None, why: str | None, params: dict[str, A
     return Metric(type, float(value), params)
 
 
+def _weighted(params: dict[str, Any], weighted: bool) -> dict[str, Any]:
+    return {**params, "weighted": True} if weighted else params
+
+
 def per_definition(
     type: str,
     value: float | None,
@@ -81,21 +85,28 @@ def per_definition(
     positive_label: Any,
     undefined: str | None = None,
     worst_value: str | None = None,
+    weighted: bool = False,
 ) -> Metric:
-    """A fairness metric of one definition (``worst_value``: why EOD took its worst value)."""
+    """A fairness metric of one definition (``worst_value``: why EOD took its worst value;
+    ``weighted``: computed from sample-weight sums)."""
     params = definition_parameters(group, positive_label)
     if worst_value is not None:
         params["worst_value"] = worst_value
-    return _record(type, value, undefined, params)
+    return _record(type, value, undefined, _weighted(params, weighted))
 
 
 def group_counts(
-    value: dict[str, int], group: PrivilegedGroup, *, which: str, positive_label: Any
+    value: dict[str, Any],
+    group: PrivilegedGroup,
+    *,
+    which: str,
+    positive_label: Any,
+    weighted: bool = False,
 ) -> Metric:
-    """``GroupCounts``: ``{"tp", "fp", "fn", "tn"}`` of the privileged or unprivileged group."""
-    return Metric(
-        "GroupCounts", value, {**definition_parameters(group, positive_label), "group": which}
-    )
+    """``GroupCounts``: ``{"tp", "fp", "fn", "tn"}`` of the privileged or unprivileged group
+    (weighted: plus ``weighted_tp``, ... the weight sums)."""
+    params = {**definition_parameters(group, positive_label), "group": which}
+    return Metric("GroupCounts", value, _weighted(params, weighted))
 
 
 def average(
@@ -105,10 +116,11 @@ def average(
     *,
     positive_label: Any,
     undefined: str | None = None,
+    weighted: bool = False,
 ) -> Metric:
     """The mean of a fairness metric over all definitions."""
     params = {"average_over": [g.label for g in groups], "positive_label": positive_label}
-    return _record(type, value, undefined, params)
+    return _record(type, value, undefined, _weighted(params, weighted))
 
 
 def overall(

@@ -122,10 +122,12 @@ def _definitions_grid(records: list[Metric]) -> Table:
     rows: dict[str, dict[str, Any]] = {}
     for m in records:
         p = m.parameters
-        name = p.get("privileged") or f"mean over {len(p.get('average_over', []))} definitions"
+        k = len(p.get("average_over", []))
+        name = p.get("privileged") or f"mean over {k} definition{'s' * (k != 1)}"
         rows.setdefault(name, {})[m.type] = m.value
     legend = ", ".join(f"{short} = {name}" for name, short in DEFINITION_METRICS.items())
-    table = Table(title="privileged groups (--sensitive)", caption=legend)
+    weighted = " (weighted)" if records[0].parameters.get("weighted") else ""
+    table = Table(title="privileged groups (--sensitive)" + weighted, caption=legend)
     table.add_column("privileged", style="bold")
     for header in DEFINITION_METRICS.values():
         table.add_column(header, justify="right")

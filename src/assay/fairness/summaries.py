@@ -39,17 +39,25 @@ def metric_value(name: str, c: GroupCounts) -> tuple[float | None, str | None]:
         return None, e.reason
 
 
-def _counts_value(c: GroupCounts, i: int) -> dict[str, int]:
-    return {"tp": int(c.tp[i]), "fp": int(c.fp[i]), "fn": int(c.fn[i]), "tn": int(c.tn[i])}
+def _counts_value(c: GroupCounts, i: int, weights: GroupCounts | None) -> dict[str, Any]:
+    value: dict[str, Any] = {k: int(getattr(c, k)[i]) for k in ("tp", "fp", "fn", "tn")}
+    if weights is not None:
+        value |= {f"weighted_{k}": float(getattr(weights, k)[i]) for k in ("tp", "fp", "fn", "tn")}
+    return value
 
 
-def definition_records(g: PrivilegedGroup, c: GroupCounts, *, positive_label: Any) -> list[Metric]:
-    """The metric records and the two ``GroupCounts`` records of definition ``g``."""
+def definition_records(
+    g: PrivilegedGroup, c: GroupCounts, *, positive_label: Any, weights: GroupCounts | None = None
+) -> list[Metric]:
+    """The metric records and the two ``GroupCounts`` records of definition ``g``; with
+    ``weights`` (the weight sums of the same cells) the metrics are computed from them."""
+    on = c if weights is None else weights
+    weighted = weights is not None
     out = []
     for name in FAIRNESS_METRICS:
-        value, why = metric_value(name, c)
+        value, why = metric_value(name, on)
         worst = None
-        if name == "EqualOpportunityDifference" and (c.positives == 0).any():
+        if name == "EqualOpportunityDifference" and (on.positives == 0).any():
             worst = "a group has no positive labels"
         out.append(
             records.per_definition(
@@ -59,19 +67,28 @@ def definition_records(g: PrivilegedGroup, c: GroupCounts, *, positive_label: An
                 positive_label=positive_label,
                 undefined=why,
                 worst_value=worst,
+                weighted=weighted,
             )
         )
     for i, which in ((0, "unprivileged"), (1, "privileged")):
+        cells = _counts_value(c, i, weights)
         out.append(
-            records.group_counts(_counts_value(c, i), g, which=which, positive_label=positive_label)
+            records.group_counts(
+                cells, g, which=which, positive_label=positive_label, weighted=weighted
+            )
         )
     return out
 
 
 def average_records(
-    groups: Sequence[PrivilegedGroup], counts: Sequence[GroupCounts], *, positive_label: Any
+    groups: Sequence[PrivilegedGroup],
+    counts: Sequence[GroupCounts],
+    *,
+    positive_label: Any,
+    weighted: bool = False,
 ) -> list[Metric]:
-    """Each metric's mean over the definitions ``groups`` (with their ``counts``)."""
+    """Each metric's mean over the definitions ``groups`` (with their ``counts``, the weight
+    sums when ``weighted``)."""
     out = []
     for name in FAIRNESS_METRICS:
         values = [metric_value(name, c) for c in counts]
@@ -81,7 +98,9 @@ def average_records(
             f"undefined for definition {missing[0][0].label}: {missing[0][1]}" if missing else None
         )
         out.append(
-            records.average(name, mean, groups, positive_label=positive_label, undefined=why)
+            records.average(
+                name, mean, groups, positive_label=positive_label, undefined=why, weighted=weighted
+            )
         )
     return out
 

@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from assay.classification import ClassificationEvaluator
 from assay.fairness import PrivilegedGroup, evaluate_fairness
+from assay.fairness.report import fairness_tables
 from assay.report import metrics_table
 from assay.results import MetricSet
 
@@ -70,10 +71,7 @@ def run(out_dir: Path, console: Console) -> None:
     fairness = evaluate_fairness(
         table, label="label", prediction="prediction", groups=[group], positive_label="benign"
     )
-    shown = MetricSet(
-        m for m in fairness if m.type != "GroupCounts" and "average_over" not in m.parameters
-    )
-    console.print(metrics_table(shown, title=f"Group fairness (privileged: {group.describe()})"))
+    console.print(*fairness_tables(fairness))  # what `assay fairness --format table` prints
     (out_dir / "fairness.json").write_text(fairness.to_json(indent=2))
     console.print(
         f"wrote {out_dir / 'classification.json'} ({len(metrics)} records) "

@@ -123,6 +123,8 @@ def _definitions_grid(records: list[Metric]) -> Table:
     for m in records:
         p = m.parameters
         k = len(p.get("average_over", []))
+        if k == 1:
+            continue  # the mean of one definition is that definition's row
         name = p.get("privileged") or f"mean over {k} definition{'s' * (k != 1)}"
         rows.setdefault(name, {})[m.type] = m.value
     legend = ", ".join(f"{short} = {name}" for name, short in DEFINITION_METRICS.items())

@@ -12,6 +12,20 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# llama-cpp-python compiles llama.cpp from source. Its default build uses every instruction set
+# of the building CPU (GGML_NATIVE), AMX included, and a virtual machine that reports AMX but does
+# not enable its state kills the process on the first prompt (a general-protection fault in
+# libggml-cpu, seen here). So build for the portable AVX2 level on x86-64 (native elsewhere is
+# off too). pip caches the built wheel by version, not by these flags: after changing them, clear
+# it with `pip cache remove llama_cpp_python`.
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+else
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
+endif
+CMAKE_ARGS ?= $(LLAMA_CMAKE_ARGS)
+export CMAKE_ARGS
+
 # Stamp files: reinstall only when pyproject.toml changes.
 INSTALL_NOTE = "   The first time takes several minutes: pip compiles llama-cpp-python (the embedded LLM's\n   runtime; about 8 minutes on 2 cores). Later runs skip this step."
 

@@ -106,6 +106,9 @@ def test_trim_options_without_a_config(tmp_path):
     assert list(ev.index) == ["scale", "scale_trim", "scale_trim_round"]
     assert ev.loc["scale_trim_round", "sys_min"] >= 1 and ev.loc["scale_trim_round", "sys_max"] <= 5
     assert ev.loc["scale", "sys_max"] > 5.5
+    # one rater: no true_score_eval (as rsmeval), and a note saying why
+    assert not (out / "true_score_eval.csv").exists()
+    assert "note: true_score_eval not computed" in r.stderr
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,7 @@ class Built:
     undefined: list[dict[str, str]] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def emit(
         self,
@@ -129,6 +130,8 @@ def build(ev: ScoringEvaluator) -> Built:
             v, r = true_values(t, ev.rater_error_variance)
             trows[label] = b.emit("true_score_eval", label, v, r, TRUE_SCORE_COLUMNS, _cell(label))
         b.put("true_score_eval", trows, TRUE_SCORE_COLUMNS)
+    else:
+        _no_true_scores(b, (sysname, rname))
     pop_h = (rows[sysname]["h_mean"], _nan_none(rows[sysname]["h_sd"]))
     pops: dict[str, Population] = {
         label: (*pop_h, rows[label]["sys_mean"], _nan_none(rows[label]["sys_sd"]))
@@ -171,6 +174,27 @@ def _consistency(b: Built, hh: PairStats, score: str, eval_rows: dict[Any, Row])
     b.put("degradation", deg, DEGRADATION_COLUMNS)
     pairs = {label: (row["corr"], hh_row["corr"]) for label, row in eval_rows.items()}
     _disattenuated(b, "disattenuated_correlations", pairs)
+
+
+#: Why ``true_score_eval`` is missing with one rater (RSMTool does not write it either).
+NO_TRUE_SCORES = "requires a second human score (human2) or a given rater_error_variance"
+
+
+def _no_true_scores(b: Built, labels: Sequence[str]) -> None:
+    """No true-score table: a note, and an undefined PRMSE record per score row."""
+    for label in labels:
+        b.records.append(
+            records.cell("PRMSE", None, NO_TRUE_SCORES, table="true_score_eval", score=label)
+        )
+        b.undefined.append(
+            {
+                "table": "true_score_eval",
+                "row": label,
+                "column": "PRMSE true",
+                "reason": NO_TRUE_SCORES,
+            }
+        )
+    b.notes.append(f"true_score_eval not computed (one rater): PRMSE {NO_TRUE_SCORES}")
 
 
 def _cell(score: str) -> CellRecord:

@@ -86,7 +86,9 @@ class ScoringTables:
 
     ``tables[name]`` (or ``self[name]``) is a DataFrame; ``metrics`` the records
     ``compute()`` returns; ``dropped`` counts the responses left out by reason;
-    ``undefined`` lists every empty cell (``table``, ``row``, ``column``, ``reason``).
+    ``undefined`` lists every empty cell (``table``, ``row``, ``column``, ``reason``);
+    ``notes`` says in words what was not computed and why (e.g. no ``true_score_eval`` with
+    one rater).
     """
 
     tables: dict[str, pd.DataFrame]
@@ -95,6 +97,7 @@ class ScoringTables:
     undefined: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=_UNDEFINED_COLUMNS)
     )
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
     def from_built(cls, built: Built, metrics: MetricSet | None = None) -> ScoringTables:
@@ -113,6 +116,7 @@ class ScoringTables:
             metrics=metrics if metrics is not None else MetricSet(built.records),
             dropped=dict(built.dropped),
             undefined=undef,
+            notes=list(built.notes),
         )
 
     def __getitem__(self, name: str) -> pd.DataFrame:

@@ -69,14 +69,17 @@ def _frame(rows: dict[Any, dict[str, Any]], columns: Sequence[str]) -> pd.DataFr
     return df
 
 
-def _eval_short(eval_rows: dict[Any, dict[str, Any]], system: str) -> pd.DataFrame:
-    """RSMTool's default selection of ``eval`` columns, in one row."""
+def _eval_short(
+    eval_rows: dict[Any, dict[str, Any]], system: str, smd_column: str = "SMD"
+) -> pd.DataFrame:
+    """RSMTool's default selection of ``eval`` columns, in one row (``DSM`` in place of
+    ``SMD`` when ``eval`` has DSM, as RSMTool's ``filter_metrics``)."""
     rname = f"{system}_round"
     short = {c: eval_rows[system][c] for c in ("N", "h_mean", "h_sd")}
-    for c in SHORT_CONTINUOUS:
-        short[f"{c}.{system}"] = eval_rows[system][c]
-    for c in SHORT_ROUNDED:
-        short[f"{c}.{rname}"] = eval_rows[rname][c]
+    for label, columns in ((system, SHORT_CONTINUOUS), (rname, SHORT_ROUNDED)):
+        for c in columns:
+            c = smd_column if c == "SMD" else c
+            short[f"{c}.{label}"] = eval_rows[label][c]
     return pd.DataFrame([short])
 
 
@@ -109,7 +112,9 @@ class ScoringTables:
             else:
                 tables[name] = _frame(built.rows[name], built.columns[name])
             if name == "eval":
-                tables["eval_short"] = _eval_short(built.rows["eval"], built.system)
+                tables["eval_short"] = _eval_short(
+                    built.rows["eval"], built.system, built.smd_column
+                )
         undef = pd.DataFrame(built.undefined, columns=_UNDEFINED_COLUMNS)
         return cls(
             tables=tables,

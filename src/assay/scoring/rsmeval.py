@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pandas as pd
@@ -90,9 +89,9 @@ class RsmevalTables(dict[str, pd.DataFrame]):
 
 def _serialise(df: pd.DataFrame, file_format: str) -> str | bytes:
     if file_format == "xlsx":
-        buf = io.BytesIO()
-        df.to_excel(buf, index=False)
-        return buf.getvalue()
+        from assay.io.xlsx import write_xlsx
+
+        return write_xlsx(df)  # text that looks like a formula stays text
     return df.to_csv(index=False, sep="\t" if file_format == "tsv" else ",")
 
 

@@ -41,16 +41,32 @@ def _record(type_: str, value: Any, reason: str, params: dict[str, Any]) -> Metr
     return Metric(type_, value, params) if value is not None else undefined(type_, reason, **params)
 
 
-def cell(type_: str, value: Any, reason: str = UNDEFINED, /, *, table: str, score: str) -> Metric:
+def cell(
+    type_: str,
+    value: Any,
+    reason: str = UNDEFINED,
+    /,
+    *,
+    table: str,
+    score: str,
+    smd_method: str | None = None,
+) -> Metric:
     """One cell of a pooled table (``eval``, ``consistency``, ``degradation``, ...).
 
     ``reason`` says why the cell is undefined; it is used only when ``value`` is ``None``.
+    ``smd_method`` names the denominator of an SMD computed with another method than
+    RSMTool's default (``unpooled`` in ``eval``).
 
     Example:
         >>> cell("N", 4, table="consistency", score="h2").to_dict()["parameters"]
         {'table': 'consistency', 'score': 'h2'}
+        >>> cell("SMD", 0.1, table="eval", score="m", smd_method="williamson").parameters
+        {'table': 'eval', 'score': 'm', 'smd_method': 'williamson'}
     """
-    return _record(type_, value, reason, {"table": table, "score": score})
+    params = {"table": table, "score": score}
+    if smd_method is not None:
+        params["smd_method"] = smd_method
+    return _record(type_, value, reason, params)
 
 
 def group_cell(

@@ -121,6 +121,12 @@ def build(ev: ScoringEvaluator) -> Built:
         for label, s in ((sysname, st.hm), (rname, st.hr))
     }
     b.put("eval", rows, EVAL_COLUMNS)
+    if st.hm.hist_x is not None and st.hm.hist_y is not None:
+        b.records.append(
+            records.score_distribution(
+                st.hm.hist_lo, st.hm.hist_x.sum(axis=0), st.hm.hist_y.sum(axis=0), score=sysname
+            )
+        )
     if st.hh is not None:
         _consistency(b, st.hh, ev.human2[0], rows)
     if st.true is not None and st.true_r is not None:

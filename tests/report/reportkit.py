@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -182,18 +181,19 @@ def suites(srv_factory: Callable[..., Any], store: Store) -> list[int]:
 
     def exam(messages: list[dict[str, Any]]) -> str:
         text = str(messages[-1]["content"])
-        options = re.findall(r"^\s*[-*]?\s*\(?[A-Da-d1-4][).:]\s*(.+)$", text, re.M)
-        pick = options[0] if options and _coin(text, 0.6) else "none of these"
-        return json.dumps({"choice": pick})
+        options = text.split("\n\n", 1)[1].splitlines()[1:]  # the lines after the question
+        if _coin(text, 0.2):
+            return "no idea"  # invalid: not JSON
+        return json.dumps({"choice": options[0] if _coin(text + "pick") else options[1]})
 
     ids = []
-    ids.append(
-        _save_suite(
-            store, run_cat(SUITES / "cat_dev.json", srv_factory(responder=cat).spec(), **RUN), "m1"
-        )
-    )
-    ids.append(_save_suite(store, run_fairness(SUITES / "toy.toml", srv_factory(responder=fair).spec(), **RUN), "m1"))  # fmt: skip
-    ids.append(_save_suite(store, run_language(SUITES / "exam.csv", srv_factory(responder=exam).spec(), **RUN), "m1"))  # fmt: skip
+    for run, data, responder in (
+        (run_cat, SUITES / "cat_dev.json", cat),
+        (run_fairness, SUITES / "toy.toml", fair),
+        (run_language, SUITES / "exam.csv", exam),
+    ):
+        result = run(data, srv_factory(responder=responder).spec(), **RUN)
+        ids.append(_save_suite(store, result, "m1"))
     return ids
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,18 @@ import pandas as pd
 from assay.results import MetricSet
 from assay.store import ItemRecord, Store
 
+CHROMIUM = os.environ.get("ASSAY_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Screenshots per kind land here (gitignored), so a person can look at them.
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "report"
 SUITES = Path(__file__).resolve().parents[1] / "suites" / "data"
 RUN = {"cache": False, "retries": 0, "quiet": True}
 
@@ -62,14 +75,13 @@ def fairness(seed: int) -> MetricSet:
 
 def detection(seed: int) -> MetricSet:
     from assay.detection import DetectionEvaluator, coco_summary, load_coco
+    from assay.detection.options import DEFAULT_METRICS
     from assay.testing.detection import make_coco
 
     gt, dt = make_coco(n_images=40, n_categories=4, dets_per_image=12, seed=seed)
     ev = DetectionEvaluator().add(load_coco(gt, dt))
-    ms = ev.compute(
-        ["AP", "APAveragedOverIOUs", "mAPAveragedOverIOUs", "mAR", "PrecisionRecallCurve"]
-    )
-    return ms + coco_summary(ev.coco())
+    extra = ["APAveragedOverIOUs", "mAPAveragedOverIOUs", "InterpolatedPrecisionRecallCurve"]
+    return ev.compute([*DEFAULT_METRICS, *extra]) + coco_summary(ev.coco())
 
 
 def segmentation(seed: int) -> MetricSet:

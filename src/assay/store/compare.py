@@ -2,9 +2,10 @@
 
 Records of different runs are matched by ``type`` and their *identifying* parameters:
 every parameter except the ones that describe a value's precision or support rather than
-what it measures (:data:`NOT_IDENTITY`: ``n``, ``stderr``, the interval keys ``ci_low``,
-``ci_high``, ``confidence_level``, ``ci_method``, ``num_bootstrap``, ``seed``, the reason a
-value is ``undefined`` and per-datum ``details``). Only scalar values are compared (counts
+what it measures (:data:`NOT_IDENTITY`: ``n`` and the failure counts, ``stderr``, the
+interval keys ``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method``,
+``num_bootstrap``, ``seed``, the reason a value is ``undefined`` and per-datum
+``details``). Only scalar values are compared (counts
 and curves are dicts; ``assay runs show`` has them).
 
 The first run is the baseline. For every other run ``r`` the frame has ``diff_r`` =
@@ -50,6 +51,7 @@ NOT_IDENTITY = frozenset(
     {
         "n",
         "n_errors",
+        "n_failed",
         "n_undefined",
         "stderr",
         "ci_low",

@@ -1,0 +1,118 @@
+"""Fairness plots: each metric per definition, with the fair value and the usual band marked.
+
+Differences (SPD, AOD, EOD, demographic parity and equalized odds differences) are fair at
+0, and commonly read as acceptable within +-0.1; ratios (disparate impact, the parity and
+odds ratios) are fair at 1, with the four-fifths rule's band 0.8-1.25. Per-group rates
+(selection rate, TPR, FPR, accuracy by group) are grouped bars. The LLM fairness suite's
+records have the same types, plus the counterfactual change rate.
+"""
+
+from __future__ import annotations
+
+from assay.report.figures import Figure, band, bar, figure, hline, label_of, records, run_label
+from assay.store.records import Evaluation
+
+__all__ = ["figures", "DIFFERENCES", "RATIOS"]
+
+#: Difference metrics: fair at 0, the usual band +-0.1.
+DIFFERENCES = (
+    "StatisticalParityDifference",
+    "AverageOddsDifference",
+    "EqualOpportunityDifference",
+    "DemographicParityDifference",
+    "EqualizedOddsDifference",
+)
+#: Ratio metrics: fair at 1, the four-fifths rule's band 0.8-1.25.
+RATIOS = ("DisparateImpact", "DemographicParityRatio", "EqualizedOddsRatio")
+_RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
+_DEFINITION = ("group_column", "privileged", "control", "method", "agg")
+
+
+def _definition_figure(
+    runs: list[Evaluation], types: tuple[str, ...], title: str, fair: float, lo: float, hi: float
+) -> Figure | None:
+    traces = []
+    for ev in runs:
+        xs, ys = [], []
+        for t in types:
+            for m in records(ev, t, lambda m: "group" not in m.parameters):
+                if m.value is None or "average_over" in m.parameters:
+                    continue
+                xs.append(f"{t}<br>{label_of(m, _DEFINITION)}")
+                ys.append(m.value)
+        if xs:
+            traces.append(bar(xs, ys, run_label(ev)))
+    if not traces:
+        return None
+    return figure(
+        title,
+        traces,
+        y_title="value",
+        barmode="group",
+        shapes=[band(lo, hi), hline(fair)],
+        height=420,
+    )
+
+
+def _rates_figure(runs: list[Evaluation]) -> list[Figure]:
+    out = []
+    columns = sorted(
+        {
+            str(m.parameters["group_column"])
+            for ev in runs
+            for t in _RATES
+            for m in records(ev, t, lambda m: "group" in m.parameters)
+        }
+    )
+    for col in columns:
+        traces = []
+        for ev in runs:
+            for t in _RATES:
+                found = [
+                    m
+                    for m in records(ev, t)
+                    if isinstance(m.parameters.get("group"), str)
+                    and str(m.parameters.get("group_column")) == col
+                ]
+                if found:
+                    name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
+                    traces.append(
+                        bar([m.parameters["group"] for m in found], [m.value for m in found], name)
+                    )
+        if traces:
+            out.append(figure(f"Rates by group ({col})", traces, y_title="rate", barmode="group"))
+    return out
+
+
+def _counterfactual(runs: list[Evaluation]) -> list[Figure]:
+    traces = []
+    for ev in runs:
+        found = records(ev, "CounterfactualChangeRate", lambda m: m.value is not None)
+        if found:
+            xs = [str(m.parameters.get("group", "all")) for m in found]
+            traces.append(bar(xs, [m.value for m in found], run_label(ev)))
+    if not traces:
+        return []
+    return [
+        figure(
+            "Counterfactual change rate (answer changed when the group is swapped)",
+            traces,
+            x_title="group",
+            y_title="share of answers changed",
+            barmode="group",
+            shapes=[hline(0.0)],
+        )
+    ]
+
+
+def figures(runs: list[Evaluation]) -> list[Figure]:
+    """Differences, ratios, rates by group, counterfactual change rates."""
+    out = [
+        _definition_figure(
+            runs, DIFFERENCES, "Fairness differences (fair: 0; band +-0.1)", 0.0, -0.1, 0.1
+        ),
+        _definition_figure(
+            runs, RATIOS, "Fairness ratios (fair: 1; band 0.8-1.25)", 1.0, 0.8, 1.25
+        ),
+    ]
+    return [f for f in out if f is not None] + _rates_figure(runs) + _counterfactual(runs)

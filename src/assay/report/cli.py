@@ -37,10 +37,10 @@ def report_command(
     assay report --kind classification --last 3 -o cls.html
     """
     from assay.report.page import write_report
-    from assay.store.cli import _store, select_runs
+    from assay.store.cli import open_store, select_runs
 
     check_output_file(out)
-    with _store(db) as st:
+    with open_store(db) as st:
         ids = select_runs(st, evaluation_ids, kind, dataset, last)
         runs = [st.get(i, items=True) for i in ids]
     path = write_report(runs, out, title=title)

@@ -9,7 +9,7 @@ Example:
     >>> "<b>" in table(["a"], [["<b>x</b>"]])
     False
     >>> script_json({"t": "</script>"})
-    '{"t": "\\\\u003c/script>"}'
+    '{"t":"\\\\u003c/script>"}'
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ Example:
     >>> st = Store(os.path.join(tempfile.mkdtemp(), "r.db"))
     >>> eid = st.save([Metric("IOU", 0.5, {"label_key": "class", "label_value": "road"})],
     ...               kind="segmentation")
-    >>> text = build_report([st.get(eid)])   # doctest: +SKIP
+    >>> text = build_report([st.get(eid)])
+    >>> "IoU per class" in text, text.count("<script src"), text.count("<link")
+    (True, 0, 0)
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.report.figures import Figure, run_label, scalar
 from assay.report.html import esc, filterable, items_table, page, script_json, table
-from assay.store.compare import compare, identity
+from assay.store.comparison import compare, identity
 from assay.store.records import Evaluation
 
 __all__ = ["build_report", "write_report", "PLOTS", "report_figures"]

@@ -40,7 +40,7 @@ class ExportFormat(str, Enum):
     csv = "csv"
 
 
-def _store(db: str | None):  # type: ignore[no-untyped-def]
+def open_store(db: str | None):  # type: ignore[no-untyped-def]
     from assay.store import Store
 
     return Store(db, create=False)  # reading never creates a store
@@ -82,7 +82,7 @@ def list_runs(
     fmt: OutputFormat = format_option(),
 ) -> None:
     """List stored evaluations, newest first."""
-    with _store(db) as st:
+    with open_store(db) as st:
         evs = st.list(kind=kind, dataset=dataset, model=model, status=status, limit=limit)
     if fmt is OutputFormat.table:
         Console().print(_table(evs, title="evaluations"))
@@ -99,7 +99,7 @@ def show(
     fmt: OutputFormat = format_option(),
 ) -> None:
     """One evaluation with its metric records."""
-    with _store(db) as st:
+    with open_store(db) as st:
         ev = st.get(evaluation_id, items=items)
     if fmt is OutputFormat.table:
         from assay.report.table import metrics_table
@@ -131,7 +131,7 @@ def latest(
 
     --kind is required: "latest" is asked per kind (use 'assay runs list' to see all).
     """
-    with _store(db) as st:
+    with open_store(db) as st:
         found = st.latest_per_dataset(
             kind=kind, datasets=dataset or None, model=model, require=require
         )
@@ -165,7 +165,7 @@ def export(
     Give evaluation ids, or filters (--kind, --dataset, --model, --status), not both.
     """
     check_output_file(out)
-    with _store(db) as st:
+    with open_store(db) as st:
         ids = list(evaluation_ids or [])
         if not ids:
             ids = [e.id for e in st.list(kind=kind, dataset=dataset, model=model, status=status)]
@@ -210,7 +210,7 @@ class CompareFormat(str, Enum):
 
 
 def _compare_table(df: object) -> Table:
-    from assay.store.compare import finite_or_none
+    from assay.store.comparison import finite_or_none
 
     base = df.attrs["baseline"]  # type: ignore[attr-defined]
     t = Table(title=f"runs compared (baseline: evaluation {base})")
@@ -252,9 +252,9 @@ def compare_command(
 
     Examples: assay compare 12 15; assay compare --kind classification -d iris.csv --last 3
     """
-    from assay.store.compare import compare, finite_or_none
+    from assay.store.comparison import compare, finite_or_none
 
-    with _store(db) as st:
+    with open_store(db) as st:
         ids = select_runs(st, evaluation_ids, kind, dataset, last)
         df = compare(ids, store=st)
     if fmt is CompareFormat.table:

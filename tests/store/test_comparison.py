@@ -132,8 +132,9 @@ def test_cli_formats_and_selection(url):
     assert f"value_{ids[0]}" not in acc
 
     r = runner.invoke(
-        app, ["compare", str(ids[0]), str(ids[1]), "--db", url], env={"COLUMNS": "200"}
-    )
+        app, ["compare", str(ids[0]), str(ids[1]), "--db", url, "-f", "table"],
+        env={"COLUMNS": "200"},
+    )  # fmt: skip
     assert r.exit_code == 0, r.output
     assert "+0.2500" in r.stdout and "Accuracy" in r.stdout
 

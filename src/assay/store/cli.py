@@ -204,8 +204,8 @@ def select_runs(
 
 
 class CompareFormat(str, Enum):
-    table = "table"
     json = "json"
+    table = "table"
     csv = "csv"
 
 
@@ -240,7 +240,7 @@ def compare_command(
     dataset: str = typer.Option(None, "--dataset", "-d", help="With --kind: only this dataset."),
     last: int = typer.Option(None, "--last", "-n", min=2, help=LAST_HELP),
     fmt: CompareFormat = typer.Option(
-        CompareFormat.table, "--format", "-f", help="table (default), json or csv."
+        CompareFormat.json, "--format", "-f", help="json (default), table or csv."
     ),
     db: str = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:

@@ -100,9 +100,8 @@ def segmentation(seed: int) -> MetricSet:
     return seg.compute()
 
 
-def scoring(seed: int) -> MetricSet:
-    from assay.scoring import scoring_tables
-
+def scoring_frame(seed: int) -> pd.DataFrame:
+    """800 essays: human 1-6, a second human on 30%, a system score, an L1 column."""
     rng = np.random.default_rng(seed)
     n = 800
     l1 = rng.choice(["en", "es", "zh"], n, p=[0.5, 0.3, 0.2])
@@ -111,7 +110,13 @@ def scoring(seed: int) -> MetricSet:
     h2 = np.clip(np.rint(ability + rng.normal(0, 0.55, n)), 1, 6)
     h2[rng.random(n) >= 0.3] = np.nan
     system = ability + rng.normal(0, 0.5, n) + 0.3 * (l1 == "zh")
-    df = pd.DataFrame({"human": h1, "human2": h2, "system": system, "L1": l1})
+    return pd.DataFrame({"human": h1, "human2": h2, "system": system, "L1": l1})
+
+
+def scoring(seed: int) -> MetricSet:
+    from assay.scoring import scoring_tables
+
+    df = scoring_frame(seed)
     res = scoring_tables(df, human="human", system="system", human2="human2", group_columns=["L1"])
     return res.metrics
 

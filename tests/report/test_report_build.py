@@ -121,3 +121,31 @@ def test_cli_bad_input_exit_2(tmp_path, args, message):
     assert r.exit_code == 2, r.output
     assert message in r.output and "Traceback" not in r.output
     assert not out.exists()
+
+
+def test_scoring_tables_rebuilt_from_records_equal_rsmeval_layout():
+    """The report's eval_short and eval_by_L1 (from stored records) equal ScoringTables'."""
+    from datetime import UTC, datetime
+
+    import pandas as pd
+    from reportkit import scoring_frame
+
+    from assay.report.scoring import tables
+    from assay.scoring import scoring_tables
+    from assay.store.records import Evaluation
+
+    res = scoring_tables(
+        scoring_frame(0), human="human", system="system", human2="human2", group_columns=["L1"]
+    )
+    ev = Evaluation(1, datetime.now(UTC), None, "scoring", None, None, {}, "finished", None,
+                    "0", metrics=res.metrics)  # fmt: skip
+    ours = {t["title"].split(" ")[0]: t for t in tables([ev])}
+    short = res["eval_short"]
+    assert ours["eval_short"]["columns"] == list(short.columns)
+    got = pd.Series(ours["eval_short"]["rows"][0], index=list(short.columns), dtype=float)
+    pd.testing.assert_series_equal(got, short.iloc[0].astype(float), check_names=False)
+    by = ours["eval_by_L1"]
+    n = by["columns"].index("N")
+    rows = {(r[0], r[1]): r[n] for r in by["rows"]}
+    for group, count in res["eval_by_L1"]["N"].items():
+        assert rows[("system", str(group))] == count

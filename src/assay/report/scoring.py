@@ -91,10 +91,33 @@ def _score(ev: Evaluation) -> str | None:
     return None
 
 
+def _eval_short(ev: Evaluation) -> Table | None:
+    """rsmeval's ``eval_short``: its selection of ``eval`` columns, in one row."""
+    from assay.scoring.columns import METRIC_TYPES, SHORT_CONTINUOUS, SHORT_ROUNDED
+
+    score = _score(ev)
+    cells = {
+        (m.parameters.get("score"), m.type): m.value
+        for m in ev.metrics or []
+        if m.parameters.get("table") == "eval"
+    }
+    if score is None:
+        return None
+    rnd = f"{score}_round"
+    columns = [("N", score), ("h_mean", score), ("h_sd", score)]
+    columns += [(c, score) for c in SHORT_CONTINUOUS] + [(c, rnd) for c in SHORT_ROUNDED]
+    heads = [c if c in ("N", "h_mean", "h_sd") else f"{c}.{s}" for c, s in columns]
+    row = [cells.get((s, METRIC_TYPES.get(c, c))) for c, s in columns]
+    return {"title": f"eval_short ({run_label(ev)})", "columns": heads, "rows": [row]}
+
+
 def tables(runs: list[Evaluation]) -> list[Table]:
     """RSMTool's tables, one per run and table name, rebuilt from the records."""
     out = []
     for ev in runs:
+        short = _eval_short(ev)
+        if short is not None:
+            out.append(short)
         layout: dict[str, dict[tuple[str, ...], dict[str, Any]]] = {}
         columns: dict[str, list[str]] = {}
         for m in ev.metrics or []:

@@ -19,7 +19,7 @@ EXPECTED = {
     "fairness": ["Fairness differences", "Fairness ratios", "Rates by group"],
     "detection": ["AP@[.50:.95] per class", "PR curves per IoU threshold", "PR curve per class"],
     "segmentation": ["IoU per class", "Pixel confusion matrix"],
-    "scoring": ["Score distributions", "eval_by_L1"],
+    "scoring": ["Score distributions", "Confusion matrix: human vs rounded", "eval_by_L1"],
     "stats": ["Accuracy by topic"],
     "text": ["ROUGE rouge1", "BLEU", "Coherence"],
     "llm_cat": ["Context association tests by scope"],

@@ -1,9 +1,10 @@
 """Automated-scoring sections, after RSMTool's rsmeval report.
 
 Figures: the score distributions (human vs rounded system, % of responses per level, from
-``ScoreDistribution``) and, per subgroup column, QWK / correlation / DSM by group (from the
-``eval_by_<group>`` records). Tables: every RSMTool table the records hold (``eval``,
-``consistency``, ``degradation``, ``disattenuated_correlations``, ``true_score_eval``,
+``ScoreDistribution``), the confusion matrix of human and rounded system scores (rsmeval's
+``confMatrix``, from ``ConfusionMatrix``) and, per subgroup column, QWK / correlation / DSM
+by group (from the ``eval_by_<group>`` records). Tables: ``eval_short`` and every RSMTool
+table the records hold (``eval``, ``consistency``, ``degradation``, ``disattenuated_correlations``, ``true_score_eval``,
 ``eval_by_<group>``, ``consistency_by_<group>``, ``fairness_metrics_by_<group>``), one row
 per score (and group), one column per record type, as rsmeval lays them out.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.report.figures import Figure, bar, figure, records, run_label, scalar
+from assay.report.figures import Figure, bar, figure, heatmap, records, run_label, scalar
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "tables", "Table"]
@@ -42,6 +43,28 @@ def _distribution(runs: list[Evaluation]) -> list[Figure]:
             barmode="group",
         )
     ]
+
+
+def _confusion(runs: list[Evaluation]) -> list[Figure]:
+    out = []
+    for ev in runs:
+        for m in records(ev, "ConfusionMatrix"):
+            v = m.value if isinstance(m.value, dict) else {}
+            if "levels" not in v or "counts" not in v:
+                continue
+            levels = [str(lv) for lv in v["levels"]]
+            out.append(
+                figure(
+                    f"Confusion matrix: human vs rounded system score, {run_label(ev)}",
+                    [heatmap(v["counts"], levels, levels)],
+                    x_title="system (rounded)",
+                    y_title="human",
+                    height=max(320, 60 + 34 * len(levels)),
+                    yaxis={"autorange": "reversed", "type": "category"},
+                    xaxis={"type": "category"},
+                )
+            )
+    return out
 
 
 def _by_group(runs: list[Evaluation]) -> list[Figure]:
@@ -145,5 +168,5 @@ def tables(runs: list[Evaluation]) -> list[Table]:
 
 
 def figures(runs: list[Evaluation]) -> list[Figure]:
-    """Score distributions, agreement by group."""
-    return _distribution(runs) + _by_group(runs)
+    """Score distributions, the confusion matrix, agreement by group."""
+    return _distribution(runs) + _confusion(runs) + _by_group(runs)

@@ -127,6 +127,10 @@ def build(ev: ScoringEvaluator) -> Built:
                 st.hm.hist_lo, st.hm.hist_x.sum(axis=0), st.hm.hist_y.sum(axis=0), score=sysname
             )
         )
+    if st.hm.hist_xy is not None:
+        b.records.append(
+            records.confusion_matrix(st.hm.hist_lo, st.hm.hist_xy.sum(axis=0), score=sysname)
+        )
     if st.hh is not None:
         _consistency(b, st.hh, ev.human2[0], rows)
     if st.true is not None and st.true_r is not None:

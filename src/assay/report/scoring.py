@@ -4,9 +4,10 @@ Figures: the score distributions (human vs rounded system, % of responses per le
 ``ScoreDistribution``), the confusion matrix of human and rounded system scores (rsmeval's
 ``confMatrix``, from ``ConfusionMatrix``) and, per subgroup column, QWK / correlation / DSM
 by group (from the ``eval_by_<group>`` records). Tables: ``eval_short`` and every RSMTool
-table the records hold (``eval``, ``consistency``, ``degradation``, ``disattenuated_correlations``, ``true_score_eval``,
-``eval_by_<group>``, ``consistency_by_<group>``, ``fairness_metrics_by_<group>``), one row
-per score (and group), one column per record type, as rsmeval lays them out.
+table the records hold (``eval``, ``consistency``, ``degradation``,
+``disattenuated_correlations``, ``true_score_eval``, ``eval_by_<group>``,
+``consistency_by_<group>``, ``fairness_metrics_by_<group>``), one row per score (and group),
+one column per record type, as rsmeval lays them out.
 """
 
 from __future__ import annotations

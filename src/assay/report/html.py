@@ -49,7 +49,7 @@ tabular-nums}
 .filters input{width:320px;padding:4px}
 td.prompt,td.answer{max-width:420px;white-space:pre-wrap;word-break:break-word}
 tr.error td{background:#fff0f0}tr.invalid td{background:#fff8e6}
-.note{color:#666;font-size:12.5px}
+.note{color:#666;font-size:12.5px}.wide{overflow-x:auto;max-width:100%}
 """
 
 FILTER_JS = """

@@ -141,7 +141,8 @@ def _section(idx: int, kind: str, runs: list[Evaluation], figs_out: dict[str, Fi
     elif kind not in PLOTS:
         parts.append('<p class="note">no plots for this kind: its metrics are in the table</p>')
     for t in tables:
-        parts.append(f"<h3>{esc(t['title'])}</h3>{table(t['columns'], t['rows'])}")
+        parts.append(f"<h3>{esc(t['title'])}</h3>")
+        parts.append(f'<div class="wide">{table(t["columns"], t["rows"])}</div>')
     parts.append(_metrics_table(f"metrics-{idx}", runs))
     for ev in runs:
         if ev.items:

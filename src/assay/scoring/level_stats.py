@@ -20,14 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from assay.scoring.sufficient_stats import (
-    MAX_JOINT_CATEGORIES,
-    MAX_KAPPA_CATEGORIES,
-    PairStats,
-    align_labels,
-    grouped_extrema,
-    joint_histogram,
-)
+from assay.scoring.histograms import MAX_JOINT_CATEGORIES, MAX_KAPPA_CATEGORIES, joint_histogram
+from assay.scoring.sufficient_stats import PairStats, align_labels, grouped_extrema
 
 __all__ = ["CellStats", "LevelCoded", "level_code", "grouped_pair_stats", "MAX_LEVELS"]
 

@@ -149,3 +149,32 @@ def test_scoring_tables_rebuilt_from_records_equal_rsmeval_layout():
     rows = {(r[0], r[1]): r[n] for r in by["rows"]}
     for group, count in res["eval_by_L1"]["N"].items():
         assert rows[("system", str(group))] == count
+
+
+def test_fairness_rates_by_crossed_groups():
+    from datetime import UTC, datetime
+
+    import pandas as pd
+
+    from assay.fairness import evaluate_fairness
+    from assay.store.records import Evaluation
+
+    rng = np.random.default_rng(1)
+    n = 400
+    df = pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n),
+            "pred": rng.integers(0, 2, n),
+            "sex": rng.choice(["f", "m"], n),
+            "race": rng.choice(["a", "b"], n),
+        }
+    )
+    ms = evaluate_fairness(df, label="label", prediction="pred", group_columns=[["sex", "race"]])
+    ev = Evaluation(1, datetime.now(UTC), None, "fairness", None, None, {}, "finished", None,
+                    "0", metrics=ms)  # fmt: skip
+    figs, _ = report_figures("fairness", [ev])
+    (rates,) = [f for f in figs if f["layout"]["title"]["text"].startswith("Rates by group")]
+    assert rates["layout"]["title"]["text"] == "Rates by group (sex × race)"
+    sel = next(t for t in rates["data"] if t["name"] == "SelectionRate")
+    want = df.assign(g=df["sex"] + " × " + df["race"]).groupby("g")["pred"].mean()
+    assert dict(zip(sel["x"], sel["y"])) == pytest.approx(want.to_dict())

@@ -9,6 +9,8 @@ records have the same types, plus the counterfactual change rate.
 
 from __future__ import annotations
 
+from typing import Any
+
 from assay.report.figures import Figure, band, bar, figure, hline, label_of, records, run_label
 from assay.store.records import Evaluation
 
@@ -54,33 +56,32 @@ def _definition_figure(
     )
 
 
+def _text(v: object) -> str:
+    """A group or group column as text; crossed ones (lists) joined with " × "."""
+    return " × ".join(map(str, v)) if isinstance(v, list) else str(v)
+
+
 def _rates_figure(runs: list[Evaluation]) -> list[Figure]:
+    """Per-group rates, one figure per group column (and control level)."""
     out = []
-    columns = sorted(
-        {
-            str(m.parameters["group_column"])
-            for ev in runs
-            for t in _RATES
-            for m in records(ev, t, lambda m: "group" in m.parameters)
-        }
-    )
-    for col in columns:
+    by: dict[str, list[tuple[Evaluation, str, list[Any]]]] = {}
+    for ev in runs:
+        for t in _RATES:
+            for m in records(ev, t, lambda m: "group" in m.parameters and m.value is not None):
+                col = _text(m.parameters.get("group_column"))
+                if "control" in m.parameters:
+                    col += f", control {_text(m.parameters['control'])}"
+                pairs = by.setdefault(col, [])
+                if not pairs or pairs[-1][:2] != (ev, t):
+                    pairs.append((ev, t, []))
+                pairs[-1][2].append(m)
+    for col, pairs in by.items():
         traces = []
-        for ev in runs:
-            for t in _RATES:
-                found = [
-                    m
-                    for m in records(ev, t)
-                    if isinstance(m.parameters.get("group"), str)
-                    and str(m.parameters.get("group_column")) == col
-                ]
-                if found:
-                    name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
-                    traces.append(
-                        bar([m.parameters["group"] for m in found], [m.value for m in found], name)
-                    )
-        if traces:
-            out.append(figure(f"Rates by group ({col})", traces, y_title="rate", barmode="group"))
+        for ev, t, found in pairs:
+            name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
+            xs = [_text(m.parameters["group"]) for m in found]
+            traces.append(bar(xs, [m.value for m in found], name))
+        out.append(figure(f"Rates by group ({col})", traces, y_title="rate", barmode="group"))
     return out
 
 

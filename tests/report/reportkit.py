@@ -173,6 +173,21 @@ def text_and_judge(srv_factory: Callable[..., Any], store: Store) -> int:
                       items=items)  # fmt: skip
 
 
+def llm_demo(srv_factory: Callable[..., Any], store: Store) -> int:
+    """What ``make demo``'s LLM section stores: call counts and the answers as items."""
+    from assay.llm import Item, Runner, load_model, summarize
+    from assay.results import Metric
+
+    srv = srv_factory(responder=lambda messages: "Paris")
+    questions = {"capital": "Capital of France?", "sum": "2 + 2?"}
+    items = [Item.from_prompt(i, q, max_tokens=10) for i, q in questions.items()]
+    records = Runner(load_model(srv.spec()), cache=False, quiet=True).run(items)
+    stats = summarize(records)
+    metrics = MetricSet([Metric("CallErrors", stats.errors), Metric("Items", stats.items)])
+    rows = [ItemRecord.from_llm(it, r, parsed=r.text == "Paris") for it, r in zip(items, records)]
+    return store.save(metrics, kind="llm_demo", dataset="two-questions", items=rows)
+
+
 def _save_suite(store: Store, result: Any, model: str) -> int:
     items = [ItemRecord.from_llm(c.item, c.record, c.parsed) for c in result.calls]
     return store.save(
@@ -251,6 +266,7 @@ def fill(store_url: str, srv_factory: Callable[..., Any], tmp: Path) -> dict[str
                     st.save(make(s), kind=kind, dataset=f"{kind}-demo", model=f"model-{s}")
                 )
         out["text"] = [text_and_judge(srv_factory, st)]
+        out["llm_demo"] = [llm_demo(srv_factory, st)]
         for eid in suites(srv_factory, st):
             out.setdefault(st.get(eid).kind, []).append(eid)
     pairwise(srv_factory, store_url, tmp)

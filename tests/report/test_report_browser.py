@@ -100,6 +100,11 @@ def test_every_kind_has_a_section_and_a_screenshot(opened, filled_store):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     kinds = [s.get_attribute("data-kind") for s in page.query_selector_all("section.kind")]
     assert sorted(kinds) == sorted(ids)
+    # a kind without plots (make demo's llm_demo) still has its metrics and item tables
+    plain = page.query_selector('section[data-kind="llm_demo"]')
+    assert plain.query_selector(".js-plotly-plot") is None
+    assert "no plots for this kind" in plain.text_content()
+    assert "CallErrors" in plain.text_content() and len(plain.query_selector_all("tbody tr")) >= 4
     for section in page.query_selector_all("section.kind"):
         shot = ARTIFACTS / f"{section.get_attribute('data-kind')}.png"
         section.screenshot(path=str(shot))

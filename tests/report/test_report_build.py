@@ -178,3 +178,27 @@ def test_fairness_rates_by_crossed_groups():
     sel = next(t for t in rates["data"] if t["name"] == "SelectionRate")
     want = df.assign(g=df["sex"] + " × " + df["race"]).groupby("g")["pred"].mean()
     assert dict(zip(sel["x"], sel["y"])) == pytest.approx(want.to_dict())
+
+
+@pytest.mark.parametrize(
+    "kind, type_, params",
+    [
+        ("llm_language", "Accuracy", {"language": "en"}),
+        ("segmentation", "IOU", {"label_key": "class", "label_value": "road"}),
+        ("fairness", "SelectionRate", {"group_column": "sex", "group": "f"}),
+    ],
+)
+def test_records_with_intervals_get_error_bars(kind, type_, params):
+    """Records carrying ci_low/ci_high (the interval keys) are drawn with their interval."""
+    from datetime import UTC, datetime
+
+    from assay.results import MetricSet
+    from assay.store.records import Evaluation
+
+    m = Metric(type_, 0.6, {**params, "ci_low": 0.5, "ci_high": 0.75, "confidence_level": 0.95})
+    ev = Evaluation(1, datetime.now(UTC), None, kind, None, None, {}, "finished", None, "0",
+                    metrics=MetricSet([m]))  # fmt: skip
+    figs, _ = report_figures(kind, [ev])
+    (trace,) = [t for f in figs for t in f["data"] if t.get("y") == [0.6]]
+    err = trace["error_y"]
+    assert err["array"] == pytest.approx([0.15]) and err["arrayminus"] == pytest.approx([0.1])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.report.classification import pr_figures
-from assay.report.figures import Figure, bar, figure, line, records, run_label
+from assay.report.figures import Figure, figure, line, record_bar, records, run_label
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "ap_figure", "interpolated_figures"]
@@ -33,7 +33,7 @@ def ap_figure(runs: list[Evaluation]) -> Figure | None:
         if found:
             title = f"{what} per class"
             xs = [str(m.parameters.get("label_value")) for m in found]
-            traces.append(bar(xs, [m.value for m in found], run_label(ev)))
+            traces.append(record_bar(xs, found, run_label(ev)))
     if not traces:
         return None
     return figure(title, traces, x_title="class", y_title="AP", barmode="group")

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.report.figures import Figure, band, bar, figure, hline, label_of, records, run_label
+from assay.report.figures import (
+    Figure,
+    band,
+    figure,
+    hline,
+    label_of,
+    record_bar,
+    records,
+    run_label,
+)
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "DIFFERENCES", "RATIOS"]
@@ -35,15 +44,15 @@ def _definition_figure(
 ) -> Figure | None:
     traces = []
     for ev in runs:
-        xs, ys = [], []
+        xs, found = [], []
         for t in types:
             for m in records(ev, t, lambda m: "group" not in m.parameters):
                 if m.value is None or "average_over" in m.parameters:
                     continue
                 xs.append(f"{t}<br>{label_of(m, _DEFINITION)}")
-                ys.append(m.value)
+                found.append(m)
         if xs:
-            traces.append(bar(xs, ys, run_label(ev)))
+            traces.append(record_bar(xs, found, run_label(ev)))
     if not traces:
         return None
     return figure(
@@ -80,7 +89,7 @@ def _rates_figure(runs: list[Evaluation]) -> list[Figure]:
         for ev, t, found in pairs:
             name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
             xs = [_text(m.parameters["group"]) for m in found]
-            traces.append(bar(xs, [m.value for m in found], name))
+            traces.append(record_bar(xs, found, name))
         out.append(figure(f"Rates by group ({col})", traces, y_title="rate", barmode="group"))
     return out
 
@@ -91,7 +100,7 @@ def _counterfactual(runs: list[Evaluation]) -> list[Figure]:
         found = records(ev, "CounterfactualChangeRate", lambda m: m.value is not None)
         if found:
             xs = [str(m.parameters.get("group", "all")) for m in found]
-            traces.append(bar(xs, [m.value for m in found], run_label(ev)))
+            traces.append(record_bar(xs, found, run_label(ev)))
     if not traces:
         return []
     return [

@@ -29,6 +29,7 @@ __all__ = [
     "figure",
     "line",
     "bar",
+    "record_bar",
     "heatmap",
     "histogram",
     "downsample",
@@ -95,6 +96,21 @@ def bar(
         down = [None if lo is None or v is None else v - lo for v, lo in zip(y, low)]
         t["error_y"] = {"type": "data", "symmetric": False, "array": up, "arrayminus": down}
     return t
+
+
+def record_bar(xs: Sequence[Any], ms: Sequence[Metric], name: str, **kw: Any) -> dict[str, Any]:
+    """A bar per record; error bars from the records' ``ci_low``/``ci_high`` when any has them.
+
+    Example:
+        >>> m = Metric("IOU", 0.5, {"ci_low": 0.4, "ci_high": 0.7})
+        >>> record_bar(["road"], [m], "run")["error_y"]["array"]
+        [0.19999999999999996]
+    """
+    low = [scalar(m.parameters.get("ci_low")) for m in ms]
+    high = [scalar(m.parameters.get("ci_high")) for m in ms]
+    has = any(v is not None for v in low)
+    values = [m.value for m in ms]
+    return bar(xs, values, name, low=low if has else None, high=high if has else None, **kw)
 
 
 def heatmap(z: Sequence[Sequence[float]], x: Sequence[str], y: Sequence[str], **kw: Any) -> dict:

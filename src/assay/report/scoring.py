@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.report.figures import Figure, bar, figure, heatmap, records, run_label, scalar
+from assay.report.figures import (
+    Figure,
+    bar,
+    figure,
+    heatmap,
+    record_bar,
+    records,
+    run_label,
+    scalar,
+)
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "tables", "Table"]
@@ -92,13 +101,8 @@ def _by_group(runs: list[Evaluation]) -> list[Figure]:
                 ]
                 if found:
                     name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
-                    traces.append(
-                        bar(
-                            [str(m.parameters["group"]) for m in found],
-                            [m.value for m in found],
-                            name,
-                        )
-                    )
+                    xs = [str(m.parameters["group"]) for m in found]
+                    traces.append(record_bar(xs, found, name))
         if traces:
             col = table.removeprefix("eval_by_")
             out.append(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.report.figures import Figure, bar, figure, heatmap, records, run_label
+from assay.report.figures import Figure, figure, heatmap, record_bar, records, run_label
 from assay.store.records import Evaluation
 
 __all__ = ["figures"]
@@ -14,7 +14,7 @@ def _iou_figure(runs: list[Evaluation]) -> list[Figure]:
         found = [m for m in records(ev, "IOU") if m.value is not None]
         if found:
             xs = [str(m.parameters.get("label_value")) for m in found]
-            traces.append(bar(xs, [m.value for m in found], run_label(ev)))
+            traces.append(record_bar(xs, found, run_label(ev)))
     if not traces:
         return []
     return [figure("IoU per class", traces, x_title="class", y_title="IoU", barmode="group")]

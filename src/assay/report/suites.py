@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.report import fairness
-from assay.report.figures import Figure, bar, figure, hline, records, run_label
+from assay.report.figures import Figure, figure, hline, record_bar, records, run_label
 from assay.store.records import Evaluation
 
 __all__ = ["figures"]
@@ -26,9 +26,7 @@ def _per(
             found = records(ev, t, lambda m: key in m.parameters and m.value is not None)
             if found:
                 name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
-                traces.append(
-                    bar([str(m.parameters[key]) for m in found], [m.value for m in found], name)
-                )
+                traces.append(record_bar([str(m.parameters[key]) for m in found], found, name))
     if not traces:
         return []
     return [figure(title, traces, x_title=key, barmode="group", **layout)]

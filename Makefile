@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-fast lint bench clean postgres
+.PHONY: demo test test-fast lint bench clean postgres chromium
 
 $(BIN)/python:
 	@echo ">> creating the virtual environment $(VENV) ($(PYTHON) -m venv)"
@@ -56,7 +56,7 @@ $(RSM_VENV)/.installed:
 	$(RSM_VENV)/bin/python -m pip install --quiet 'rsmtool==12.0.0'
 	touch $@
 
-test: lint $(RSM_VENV)/.installed postgres
+test: lint $(RSM_VENV)/.installed postgres chromium
 	ASSAY_RSMTOOL_PYTHON=$(CURDIR)/$(RSM_VENV)/bin/python $(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 # The same suite without the tests marked slow (peers in subprocesses, the embedded model, servers).
@@ -68,7 +68,8 @@ TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py sr
 	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
 	src/assay/cli.py src/assay/cli_support.py src/assay/paths.py src/assay/io/files.py \
 	src/assay/filtering.py src/assay/io/metadata.py src/assay/io/xlsx.py \
-	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/llm/*.py) \
+	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/report/*.py) \
+	$(wildcard src/assay/llm/*.py) \
 	$(wildcard src/assay/llm/models/*.py)
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks demo
@@ -87,3 +88,11 @@ postgres:
 	  echo ">> installing PostgreSQL (apt-get install postgresql) for the store tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+
+# The report's browser test opens the HTML in Debian's chromium over CDP (playwright pointed at
+# /usr/bin/chromium; no browser is ever downloaded); install the package if missing.
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  echo ">> installing Debian's chromium (apt-get install chromium) for the report's browser test"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }

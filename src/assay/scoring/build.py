@@ -126,6 +126,16 @@ def build(ev: ScoringEvaluator) -> Built:
         )
         default_smd[label] = _default_smd(s, v, "unpooled", ev)
     b.put("eval", rows, eval_columns)
+    if st.hm.hist_x is not None and st.hm.hist_y is not None:
+        b.records.append(
+            records.score_distribution(
+                st.hm.hist_lo, st.hm.hist_x.sum(axis=0), st.hm.hist_y.sum(axis=0), score=sysname
+            )
+        )
+    if st.hm.hist_xy is not None:
+        b.records.append(
+            records.confusion_matrix(st.hm.hist_lo, st.hm.hist_xy.sum(axis=0), score=sysname)
+        )
     if st.hh is not None:
         # degradation compares RSMTool's default SMDs (unpooled / pooled), whatever the options
         deg_rows = {k: {**row, "SMD": default_smd[k]} for k, row in rows.items()}

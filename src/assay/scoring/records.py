@@ -31,6 +31,8 @@ __all__ = [
     "disattenuated_group_cell",
     "fairness_cell",
     "n_dropped",
+    "score_distribution",
+    "confusion_matrix",
 ]
 
 #: The reason of an undefined cell when the computation gave none.
@@ -135,6 +137,43 @@ def fairness_cell(
         "base_category": base_category,
     }
     return _record(type_, value, reason, params)
+
+
+def score_distribution(lo: int, human: Any, system: Any, *, score: str) -> Metric:
+    """``ScoreDistribution``: responses per rounded score level, human and system.
+
+    RSMTool's ``score_dist`` table as counts: ``{"levels", "human", "system"}``, where
+    ``system`` counts the rounded system scores (``rint``; before any trimming).
+
+    Example:
+        >>> score_distribution(1, [2, 1], [1, 2], score="m").value
+        {'levels': [1, 2], 'human': [2, 1], 'system': [1, 2]}
+    """
+    value = {
+        "levels": list(range(lo, lo + len(human))),
+        "human": [int(c) for c in human],
+        "system": [int(c) for c in system],
+    }
+    return Metric("ScoreDistribution", value, {"table": "score_dist", "score": score})
+
+
+def confusion_matrix(lo: int, counts: Any, *, score: str) -> Metric:
+    """``ConfusionMatrix``: responses per (human score, rounded system score) pair.
+
+    RSMTool's ``confMatrix``: ``{"levels", "counts"}``, ``counts[i][j]`` the responses with
+    human score ``levels[i]`` and ``rint(system) == levels[j]``.
+
+    Example:
+        >>> confusion_matrix(1, [[2, 0], [1, 1]], score="m").value
+        {'levels': [1, 2], 'counts': [[2, 0], [1, 1]], 'rows': 'human', 'columns': 'system'}
+    """
+    value = {
+        "levels": list(range(lo, lo + len(counts))),
+        "counts": [[int(c) for c in row] for row in counts],
+        "rows": "human",
+        "columns": "system",
+    }
+    return Metric("ConfusionMatrix", value, {"table": "confMatrix", "score": score})
 
 
 def n_dropped(count: int, *, reason: str) -> Metric:

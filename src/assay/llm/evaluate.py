@@ -15,7 +15,8 @@ It owns what every evaluation needs, so a task only declares items, parsing and 
 * **interrupts**: SIGINT/SIGTERM stop the run cleanly: :class:`EvaluationInterrupted`
   carries every call made (unfinished ones marked ``interrupted``); answered calls are in
   the cache, so running the same evaluation again resumes without paying twice;
-* **item rows**: :meth:`LLMRun.item_rows`, one store row per call made.
+* **calls**: :attr:`LLMRun.calls`, every call made with its parse outcome, from which
+  the store's item rows are made (:mod:`assay.llm.run_cli`).
 
 Example:
     >>> from assay.llm.items import Item
@@ -97,17 +98,6 @@ class LLMRun:
     def paid_calls(self) -> int:
         """Calls sent to the model in this run (cache hits and shared answers excluded)."""
         return sum(c.record.attempts for c in self.calls)
-
-    def item_rows(self) -> list[Any]:
-        """One store row per call: prompt, params, raw reply, parsed result or error."""
-        from assay.store import ItemRecord
-
-        return [
-            ItemRecord.from_llm(
-                c.item, c.record, c.parsed if c.invalid is None else {"invalid": c.invalid}
-            )
-            for c in self.calls
-        ]
 
 
 class EvaluationInterrupted(Exception):

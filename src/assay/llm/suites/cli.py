@@ -4,7 +4,7 @@ Every suite command takes the same run options (``--model``, ``--max-queries``, 
 ``--max-errors``, ``--concurrency``, ``--timeout``, ``--retries``, ``--max-tokens``,
 ``--cache``/``--no-cache``, ``--save/--no-save``, ``--db``, ``--out``, ``--format``,
 ``--dry-run N``), parses them and calls the one driver through
-:func:`assay.llm.cli_run.run_task`: a run is stored as an evaluation (one item row per call)
+:func:`assay.llm.run_cli.run_task`: a run is stored as an evaluation (one item row per call)
 unless ``--no-save``; a run with failed calls beyond ``--max-errors`` is stored as
 ``failed`` and exits 1; SIGINT/SIGTERM store the calls made and exit 130/143 (the same
 command resumes). Bad options and bad data exit 2 before any call is paid. Heavy modules
@@ -24,7 +24,7 @@ from typing import Any
 import typer
 
 from assay.cli_support import OutputFormat, guarded
-from assay.llm.cli_run import MODEL_HELP, RunOpts
+from assay.llm.run_cli import MODEL_HELP, RunOpts
 
 __all__ = ["add_commands"]
 
@@ -104,7 +104,7 @@ def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
 
 def _execute(suite: Any, run: _Run, title: str) -> None:
     from assay.errors import InvalidInputError
-    from assay.llm.cli_run import run_task
+    from assay.llm.run_cli import run_task
     from assay.llm.evaluate import dry_run_items
     from assay.llm.options import run_options
 

@@ -24,7 +24,14 @@ from typing import Any
 
 import typer
 
-__all__ = ["run_task", "check_outputs", "print_dry_run", "MODEL_HELP", "RunOpts"]
+__all__ = [
+    "run_task",
+    "check_outputs",
+    "item_rows",
+    "print_dry_run",
+    "MODEL_HELP",
+    "RunOpts",
+]
 
 MODEL_HELP = (
     "Model spec: 'embedded', 'openai:MODEL', or 'http://HOST:PORT/v1#MODEL' "
@@ -128,7 +135,7 @@ def _store(run: Any, metrics: Any, db: str | None) -> int:
     from assay.cli_support import note
     from assay.store import Store
 
-    items = run.item_rows() or None
+    items = item_rows(run) or None
     with Store(db) as store:
         if run.status == "finished":
             eid = store.save(
@@ -148,3 +155,16 @@ def _store(run: Any, metrics: Any, db: str | None) -> int:
         store.add_metrics(eid, metrics)
         store.fail(eid, run.error or "failed")
     return eid
+
+
+def item_rows(run: Any) -> list[Any]:
+    """One store row per call of a run: prompt, params, raw reply, parsed result or error
+    (``{"invalid": reason}`` for a refused reply)."""
+    from assay.store import ItemRecord
+
+    return [
+        ItemRecord.from_llm(
+            c.item, c.record, c.parsed if c.invalid is None else {"invalid": c.invalid}
+        )
+        for c in run.calls
+    ]

@@ -38,7 +38,7 @@ from assay.llm.judge.types import (
 )
 from assay.llm.runner import Item, Record, Runner
 from assay.results import Metric, MetricSet
-from assay.text.records import NUM_BOOTSTRAP, datum_record
+from assay.stats.means import NUM_BOOTSTRAP, datum_record
 
 __all__ = [
     "Call",

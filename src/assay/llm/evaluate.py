@@ -297,7 +297,7 @@ def _result(
             f"{failed} of {len(calls)} calls failed (allowed: {options.allowed_errors()}, "
             "--max-errors); run again to retry them, answered calls are cached"
         )
-    metrics = task.score(calls) if calls and score else MetricSet()
+    metrics = task.score(calls) if score else MetricSet()
     params = task.stored_parameters()
     shown = getattr(model, "spec", None) or model.identity
     return LLMRun(

@@ -112,7 +112,9 @@ class Suite(LLMTask):
         return {**self.parameters(), "max_errors": self.max_errors}
 
     def score(self, calls: Sequence[Call]) -> MetricSet:
-        """The metric records of ``calls`` (through the evaluator)."""
+        """The metric records of ``calls`` (through the evaluator); none without calls."""
+        if not calls:
+            return MetricSet()
         ev = self.evaluator()
         self.feed(ev, calls)
         return ev.compute()

@@ -193,6 +193,7 @@ def evaluate(
     task.configure(options)
     first = task.stage(0, [])  # checks the data before the model is even loaded
     chat_model = resolve_model(model, options)
+    task.start(chat_model)
     if _in_process(chat_model):  # one call at a time: more in flight would only queue
         options = options.replace(concurrency=1)  # (and a queued call's wait counts)
     guard = _Guard(chat_model, options.max_errors)

@@ -40,6 +40,7 @@ from assay.errors import InvalidInputError
 from assay.llm.items import Item, Record
 
 if TYPE_CHECKING:
+    from assay.llm.models.base import ChatModel
     from assay.llm.options import RunOptions
     from assay.results import MetricSet
 
@@ -118,6 +119,9 @@ class LLMTask(ABC):
     @abstractmethod
     def score(self, calls: Sequence[Call]) -> MetricSet:
         """The metric records of the calls made (through the task's evaluator)."""
+
+    def start(self, model: ChatModel) -> None:
+        """Called with the model once it is loaded, before the first call (default: nothing)."""
 
     def parse(self, prepared: Prepared, text: str) -> Any:
         """One raw reply -> a parsed result or :class:`Invalid` (default: the text)."""

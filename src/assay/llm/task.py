@@ -122,6 +122,7 @@ class LLMTask(ABC):
 
     def start(self, model: ChatModel) -> None:
         """Called with the model once it is loaded, before the first call (default: nothing)."""
+        return None
 
     def parse(self, prepared: Prepared, text: str) -> Any:
         """One raw reply -> a parsed result or :class:`Invalid` (default: the text)."""

@@ -60,7 +60,7 @@ def ask(
     as_json: bool = typer.Option(False, "--json", help="Print the whole record as JSON."),
 ) -> None:
     """Ask one question; print the answer (no cache)."""
-    from assay.llm.evaluate import make_runner, resolve_model
+    from assay.llm.driver import make_runner, resolve_model
     from assay.llm.items import Item
     from assay.llm.options import run_options
 
@@ -128,7 +128,7 @@ def run(
 
 def _run_command(o: dict[str, Any]) -> None:
     """The body of ``assay llm run``; ``o`` holds its options by parameter name."""
-    from assay.llm.evaluate import make_runner, resolve_model
+    from assay.llm.driver import make_runner, resolve_model
     from assay.llm.interrupt import RunInterrupted, run_interruptible
     from assay.llm.options import run_options
     from assay.llm.run_cli import check_outputs

@@ -102,7 +102,7 @@ def run_task(
     (default :func:`assay.cli_support.emit`).
     """
     from assay.cli_support import emit, print_error
-    from assay.llm.evaluate import EvaluationInterrupted, evaluate
+    from assay.llm.driver import EvaluationInterrupted, evaluate
 
     check_outputs(out=out, save=save, db=db)
     try:

@@ -58,7 +58,7 @@ def judge_task(
 
 def dry_run(task: Any, options: Any) -> None:
     """Print the calls of the first stage (their prompts are known before any reply)."""
-    from assay.llm.evaluate import dry_run_items
+    from assay.llm.driver import dry_run_items
     from assay.llm.run_cli import print_dry_run
 
     print_dry_run(dry_run_items(task, options))

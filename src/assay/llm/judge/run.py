@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
-from assay.llm.evaluate import LLMRun, evaluate
+from assay.llm.driver import LLMRun, evaluate
 from assay.llm.items import Item
 from assay.llm.judge.prompts import PROMPT_VERSION, messages, render
 from assay.llm.judge.schemas import Invalid as SchemaInvalid
@@ -61,7 +61,7 @@ __all__ = [
     "task_params",
 ]
 
-#: What a judge run returns (the driver's :class:`~assay.llm.evaluate.LLMRun`).
+#: What a judge run returns (the driver's :class:`~assay.llm.driver.LLMRun`).
 JudgeResult = LLMRun
 
 

@@ -146,7 +146,7 @@ def judge_command(
     failed, the run folder written all the same) unless --max-errors allows them;
     Ctrl-C/SIGTERM store what was done and the same command resumes from the cache.
     """
-    from assay.llm.evaluate import dry_run_items
+    from assay.llm.driver import dry_run_items
     from assay.llm.options import run_options
     from assay.llm.pairwise.task import PairwiseTask
     from assay.llm.run_cli import print_dry_run, run_task

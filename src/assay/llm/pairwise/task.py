@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
-from assay.llm.evaluate import LLMRun, evaluate
+from assay.llm.driver import LLMRun, evaluate
 from assay.llm.options import RunOptions
 from assay.llm.task import Call, LLMTask, Prepared
 from assay.results import MetricSet

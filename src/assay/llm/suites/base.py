@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.llm.evaluate import STOP_MESSAGE, LLMRun, evaluate
+from assay.llm.driver import STOP_MESSAGE, LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.options import RunOptions
 from assay.llm.task import Call, LLMTask, Prepared
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Prepared", "Call", "Suite", "SuiteResult", "run_suite", "template", "STOP_MESSAGE"]
 
-#: What a suite run returns (the driver's :class:`~assay.llm.evaluate.LLMRun`).
+#: What a suite run returns (the driver's :class:`~assay.llm.driver.LLMRun`).
 SuiteResult = LLMRun
 
 

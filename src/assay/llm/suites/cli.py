@@ -104,7 +104,7 @@ def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
 
 def _execute(suite: Any, run: _Run, title: str) -> None:
     from assay.errors import InvalidInputError
-    from assay.llm.evaluate import dry_run_items
+    from assay.llm.driver import dry_run_items
     from assay.llm.options import run_options
     from assay.llm.run_cli import run_task
 

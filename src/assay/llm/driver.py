@@ -56,6 +56,7 @@ __all__ = [
     "LLMRun",
     "EvaluationInterrupted",
     "make_runner",
+    "run_items",
     "dry_run_items",
     "STOP_MESSAGE",
 ]
@@ -138,6 +139,19 @@ def resolve_model(model: ChatModel | str | None, options: RunOptions) -> ChatMod
     from assay.llm.models.spec import load_model
 
     return load_model(model, timeout=options.timeout)
+
+
+def run_items(
+    model: ChatModel | str | None, items: Any, options: RunOptions | None = None
+) -> list[Record]:
+    """Run bare items (no parsing, no scoring): one record per item, in order.
+
+    Example:
+        >>> run_items("http://127.0.0.1:9/v1#m", [], RunOptions(cache=False))
+        []
+    """
+    opts = options or RunOptions()
+    return make_runner(resolve_model(model, opts), opts).run(items)
 
 
 def dry_run_items(task: LLMTask, options: RunOptions | None = None) -> list[Item]:

@@ -129,17 +129,6 @@ def _run(**o: Any) -> None:
 
     if o["fmt"] not in ("json", "table"):
         raise InvalidInputError("use json or table", source="--format")
-    check_outputs(out=o["out"], save=o["save"], db=o["db"])
-    rows, columns = read_rows(o["data"])
-    text, judged = _plan(_names(o["metrics"]), columns)
-    records = MetricSet()
-    if not judged:
-        if o["dry_run"]:
-            return
-        _publish(_text_records(rows, text, o), o)
-        return
-    from assay.llm.judge import cli as judge_cli
-
     options = run_options(
         concurrency=o["concurrency"],
         timeout=o["timeout"],
@@ -152,6 +141,17 @@ def _run(**o: Any) -> None:
         no_cache=o["no_cache"],
         quiet=o["quiet"],
     )
+    check_outputs(out=o["out"], save=o["save"], db=o["db"])
+    rows, columns = read_rows(o["data"])
+    text, judged = _plan(_names(o["metrics"]), columns)
+    records = MetricSet()
+    if not judged:
+        if o["dry_run"]:
+            return
+        _publish(_text_records(rows, text, o), o)
+        return
+    from assay.llm.judge import cli as judge_cli
+
     task = judge_cli.judge_task(
         rows,
         judged,

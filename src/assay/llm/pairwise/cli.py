@@ -219,10 +219,13 @@ def score_command(
     """Recompute every output from an existing record table; no judge call."""
     from assay.llm.pairwise.prompts import check_nopt
     from assay.llm.pairwise.recordfile import read_records
+    from assay.llm.pairwise.task import check_intervals
 
     opts = dict(locals())
     check_nopt(nopt)
+    check_intervals(n_boot, confidence)
     _check_out(out)
+    _check_out_dir(out_dir)
     rows, judge = read_records(records, nopt=nopt)
     present = set(rows["model_a"]) | set(rows["model_b"])
     if reference_model not in present:

@@ -13,7 +13,7 @@ Example:
     >>> t = make_table(["quality"], {"m1": [3], "ref": [1]})
     >>> task = PairwiseTask(t, models=["m1"], reference_model="ref", n_boot=10)
     >>> [p.item.id for p in task.stage(0, [])]
-    ['proj0_uml_class-general;m1;ref', 'proj0_uml_class-general;ref;m1']
+    ['proj0_uml_class-general;ref;m1', 'proj0_uml_class-general;m1;ref']
 """
 
 from __future__ import annotations
@@ -34,7 +34,22 @@ if TYPE_CHECKING:
     from assay.llm.models.base import ChatModel
     from assay.llm.pairwise.analysis import Analysis
 
-__all__ = ["PairwiseTask", "judge"]
+__all__ = ["PairwiseTask", "judge", "check_intervals"]
+
+
+def check_intervals(n_boot: int, confidence: float) -> None:
+    """The ratings' bootstrap options, checked before any call (``--n-boot``, ``--confidence``).
+
+    Example:
+        >>> check_intervals(0, 0.95)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --n-boot: must be >= 1, got 0
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
+        raise InvalidInputError(f"must be >= 1, got {n_boot}", source="--n-boot")
+    if not 0.0 < confidence < 1.0:
+        raise InvalidInputError(f"must be in (0, 1), got {confidence}", source="--confidence")
 
 
 class PairwiseTask(LLMTask):
@@ -75,10 +90,7 @@ class PairwiseTask(LLMTask):
         from assay.llm.pairwise.table import build_comparisons, read_table
 
         self.nopt = check_nopt(nopt)
-        if n_boot < 1:
-            raise InvalidInputError(f"must be >= 1, got {n_boot}", source="--n-boot")
-        if not 0.0 < confidence < 1.0:
-            raise InvalidInputError(f"must be in (0, 1), got {confidence}", source="--confidence")
+        check_intervals(n_boot, confidence)
         if max_tokens < 1:
             raise InvalidInputError(f"must be >= 1, got {max_tokens}", source="--max-tokens")
         if not models:

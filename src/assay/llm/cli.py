@@ -106,7 +106,11 @@ def run(
     backoff: float = typer.Option(
         0.5, "--backoff", help="First backoff in seconds (doubles per retry, with jitter)."
     ),
-    max_errors: int = RunOpts.max_errors,
+    max_errors: int = typer.Option(
+        None,
+        "--max-errors",
+        help="Items that may end in an error with exit 0 (default: none; every item is run).",
+    ),
     cache: Path = RunOpts.cache,
     no_cache: bool = RunOpts.no_cache,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),

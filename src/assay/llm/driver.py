@@ -191,14 +191,19 @@ class _Guard:
 
 
 def evaluate(
-    task: LLMTask, model: ChatModel | str | None = None, options: RunOptions | None = None
+    task: LLMTask,
+    model: ChatModel | str | None = None,
+    options: RunOptions | None = None,
+    *,
+    preflight: Callable[[], None] | None = None,
 ) -> LLMRun:
     """Run an LLM evaluation: stages -> runner -> parse (re-ask) -> score.
 
     ``model`` is a :class:`~assay.llm.models.base.ChatModel` or a spec (``None``:
-    ``$ASSAY_MODEL`` or the embedded model). Raises
-    :class:`~assay.errors.InvalidInputError` before any call on a bad option or bad data,
-    and :class:`EvaluationInterrupted` on SIGINT/SIGTERM.
+    ``$ASSAY_MODEL`` or the embedded model). ``preflight`` checks the caller's outputs
+    (``--out``, the store) once the options, the data and the model are known good, before
+    the first call. Raises :class:`~assay.errors.InvalidInputError` before any call on a
+    bad option or bad data, and :class:`EvaluationInterrupted` on SIGINT/SIGTERM.
     """
     from assay.llm.interrupt import RunInterrupted, run_interruptible
 
@@ -208,6 +213,8 @@ def evaluate(
     first = task.stage(0, [])  # checks the data before the model is even loaded
     chat_model = resolve_model(model, options)
     task.start(chat_model)
+    if preflight is not None:
+        preflight()
     if _in_process(chat_model):  # one call at a time: more in flight would only queue
         options = options.replace(concurrency=1)  # (and a queued call's wait counts)
     guard = _Guard(chat_model, options.max_errors)

@@ -104,9 +104,10 @@ def run_task(
     from assay.cli_support import emit, print_error
     from assay.llm.driver import EvaluationInterrupted, evaluate
 
-    check_outputs(out=out, save=save, db=db)
     try:
-        run = evaluate(task, model, options)
+        run = evaluate(
+            task, model, options, preflight=lambda: check_outputs(out=out, save=save, db=db)
+        )
     except EvaluationInterrupted as stop:
         eid = _store(stop.run, stop.run.metrics, db) if save else None
         where = f" (stored as failed evaluation {eid})" if eid is not None else ""

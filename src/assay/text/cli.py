@@ -141,7 +141,7 @@ def _run(**o: Any) -> None:
         no_cache=o["no_cache"],
         quiet=o["quiet"],
     )
-    check_outputs(out=o["out"], save=o["save"], db=o["db"])
+    check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     rows, columns = read_rows(o["data"])
     text, judged = _plan(_names(o["metrics"]), columns)
     records = MetricSet()

@@ -18,7 +18,8 @@ Example:
     >>> from llama_cpp import Llama                    # doctest: +SKIP
     >>> llm = Llama(model_path="model.gguf", verbose=False)   # doctest: +SKIP
     >>> scorer = LlamaLoglik(llm)                      # doctest: +SKIP
-    >>> [round(s.logprob, 2) for s in scorer.score("The sky is", [" blue", " green"])]  # doctest: +SKIP
+    >>> scores = scorer.score("The sky is", [" blue", " green"])  # doctest: +SKIP
+    >>> [round(s.logprob, 2) for s in scores]           # doctest: +SKIP
     [-1.02, -5.71]
 """
 

@@ -171,3 +171,45 @@ def test_an_empty_dataset_refuses(client: Client) -> None:
             add=lambda ev, part: None,
             scheduler=client,
         )
+
+
+@pytest.mark.parametrize("command", ["classification", "fairness", "scoring"])
+def test_cli_scheduler_gives_the_in_process_records(
+    tmp_path: Path, client: Client, command: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+    from test_dist_cli import COMMANDS, table, write_dataset
+
+    df = table()
+    df.to_csv(tmp_path / "all.csv", index=False)
+    folder = write_dataset(df, tmp_path / "ds")
+    address = client.scheduler.address
+    assert address.startswith("tcp://")
+    results = []
+    for data, extra in ((tmp_path / "all.csv", []), (folder, ["--scheduler", address])):
+        if command == "scoring":
+            out_dir = tmp_path / f"out-{len(results)}"
+            args = ["scoring", "--human", "h", "--system", "m", "--out-dir", str(out_dir)]
+        else:
+            args = COMMANDS[command]
+        r = CliRunner().invoke(app, [*args, "--data", str(data), *extra])
+        assert r.exit_code == 0, r.stdout + r.stderr
+        text = (out_dir / "metrics.json").read_text() if command == "scoring" else r.stdout
+        results.append(json.loads(text))
+    assert len(results[0]) > 5 and results[1] == results[0]
+
+
+def test_cli_unreachable_scheduler_exits_2(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+    from test_dist_cli import COMMANDS, table, write_dataset
+
+    folder = write_dataset(table(100), tmp_path / "ds")
+    args = [*COMMANDS["classification"], "--data", str(folder), "--scheduler", "tcp://127.0.0.1:9"]
+    r = CliRunner().invoke(app, args)
+    text = r.stdout + r.stderr
+    assert r.exit_code == 2 and "cannot connect to the Dask scheduler" in text, text
+    assert "Traceback" not in text

@@ -28,7 +28,13 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 
-__all__ = ["PARQUET_SUFFIXES", "is_parquet_dataset", "parquet_files", "iter_parquet"]
+__all__ = [
+    "PARQUET_SUFFIXES",
+    "is_parquet_dataset",
+    "parquet_files",
+    "iter_parquet",
+    "schema_frame",
+]
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _GLOB_CHARS = frozenset("*?[")
@@ -105,3 +111,24 @@ def iter_parquet(
             raise
         except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
             raise InvalidInputError(f"cannot read Parquet: {e}", source=str(f)) from None
+
+
+def schema_frame(path: str | Path) -> pd.DataFrame:
+    """A frame with no rows and the columns (and types) of the dataset's first file, for
+    checking column names before streaming.
+
+    Example:
+        >>> import pandas as pd, pathlib, tempfile
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> pd.DataFrame({"y": [1], "g": ["a"]}).to_parquet(d / "a.parquet")
+        >>> f = schema_frame(d)
+        >>> list(f.columns), len(f), str(f["y"].dtype)
+        (['y', 'g'], 0, 'int64')
+    """
+    import pyarrow.parquet as pq
+
+    first = parquet_files(path)[0]
+    try:
+        return pq.read_schema(first).empty_table().to_pandas()
+    except (OSError, ValueError) as e:
+        raise InvalidInputError(f"cannot read Parquet: {e}", source=str(first)) from None

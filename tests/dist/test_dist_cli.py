@@ -115,3 +115,18 @@ def test_bad_datasets_exit_2_with_one_line(tmp_path: Path, args: list[str], frag
     assert code == 2, text
     assert fragment in text and "Traceback" not in text
     assert len(text.strip().splitlines()) == 1, text
+
+
+def test_compact_classification_gives_the_same_records(tmp_path: Path) -> None:
+    folder = write_dataset(table(), tmp_path / "ds")
+    args = [*COMMANDS["classification"], "--data", str(folder)]
+    args[args.index("--pr-curve-max-examples") + 1] = "0"
+    code, plain = _run(args)
+    assert code == 0, plain
+    code, compact = _run([*args, "--compact"])
+    assert code == 0, compact
+    assert compact == plain
+    code, text = _run([*args, "--compact", "--where", "uid > 3"])
+    assert code == 2 and "--compact" in text and "--where" in text, text
+    code, text = _run([*COMMANDS["classification"], "--data", str(folder), "--compact"])
+    assert code == 2 and "pr_curve_max_examples" in text.replace("-", "_"), text

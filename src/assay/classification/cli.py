@@ -50,6 +50,7 @@ OPTIONS = {
     "number_of_examples": "--number-of-examples",
     "examples_limit": "--examples-limit",
     "examples_offset": "--examples-offset",
+    "compact": "--compact",
 }
 
 
@@ -73,6 +74,7 @@ def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
             number_of_examples=settings["number_of_examples"],
             examples_limit=settings["examples_limit"],
             examples_offset=settings["examples_offset"],
+            compact=settings.get("compact", False),
         )
     except InvalidInputError as e:
         where = OPTIONS.get(str(e.source), e.source)
@@ -182,6 +184,12 @@ def _run(
     data."""
     groundtruths, predictions, data = inputs
     ev = _evaluator(settings, out)
+    if settings.get("compact") and any(v is not None for v in where_by.values()):
+        from assay.errors import InvalidInputError
+
+        raise InvalidInputError(
+            "keeps counts, not datums: it cannot be combined with --where", source="--compact"
+        )
     dataset = _add_input(ev, groundtruths, predictions, data, wide, settings.get("scheduler"))
     ev = apply_where(ev, where_by)
     parameters = {
@@ -295,6 +303,13 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str | None = db_option(),
         scheduler: str | None = scheduler_option(),
+        compact: bool = typer.Option(
+            False,
+            "--compact",
+            help="Keep counts of distinct (truth, scores) datums instead of every datum: "
+            "memory O(labels x distinct scores), the same records (needs "
+            "--pr-curve-max-examples 0; no --where).",
+        ),
     ) -> None:
         """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves,
         confusion matrices (with examples) and per-datum examples.
@@ -315,6 +330,7 @@ def register(app: typer.Typer) -> None:
             "examples_limit": examples_limit,
             "examples_offset": examples_offset,
             "scheduler": scheduler,
+            "compact": compact,
         }
         wide = {
             "y_true": y_true,

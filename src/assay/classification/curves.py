@@ -75,12 +75,12 @@ def curve_records(
     max_examples: int,
 ) -> list[Metric]:
     """ROCAUC per label, mROCAUC, PrecisionRecallCurve and DetailedPrecisionRecallCurve."""
-    splits = b.sorted_splits()
-    aucs = {lab: sorted_roc_auc(pos, neg) for lab, (pos, neg) in zip(b.labels, splits)}
+    splits = b.weighted_splits()
+    aucs = {lab: sorted_roc_auc(*split) for lab, split in zip(b.labels, splits)}
     out = _roc_records(b, aucs, want)
     if not want & {"PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}:
         return out
-    counts = [sorted_threshold_counts(pos, neg, thresholds) for pos, neg in splits]
+    counts = [sorted_threshold_counts(p, q, thresholds, pw, qw) for p, q, pw, qw in splits]
     if "PrecisionRecallCurve" in want:
         curve = {lab: _curve_rows(c, thresholds, zero_division) for lab, c in zip(b.labels, counts)}
         out.append(records.pr_curve(curve, label_key=b.key))

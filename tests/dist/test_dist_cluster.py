@@ -46,9 +46,12 @@ FLOAT_SUMS = {
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, Client(cluster) as c:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as c,
+    ):
         yield c
 
 
@@ -177,10 +180,10 @@ def test_an_empty_dataset_refuses(client: Client) -> None:
 def test_cli_scheduler_gives_the_in_process_records(
     tmp_path: Path, client: Client, command: str
 ) -> None:
+    from test_dist_cli import COMMANDS, table, write_dataset
     from typer.testing import CliRunner
 
     from assay.cli import app
-    from test_dist_cli import COMMANDS, table, write_dataset
 
     df = table()
     df.to_csv(tmp_path / "all.csv", index=False)
@@ -202,10 +205,10 @@ def test_cli_scheduler_gives_the_in_process_records(
 
 
 def test_cli_unreachable_scheduler_exits_2(tmp_path: Path) -> None:
+    from test_dist_cli import COMMANDS, table, write_dataset
     from typer.testing import CliRunner
 
     from assay.cli import app
-    from test_dist_cli import COMMANDS, table, write_dataset
 
     folder = write_dataset(table(100), tmp_path / "ds")
     args = [*COMMANDS["classification"], "--data", str(folder), "--scheduler", "tcp://127.0.0.1:9"]

@@ -305,16 +305,19 @@ def compact_block(b: KeyBlock) -> KeyBlock:
         >>> c.scores.tolist(), c.gt.tolist(), c.weights.tolist(), c.total
         ([[0.25, 0.5, 0.5]], [1, 0, 1], [1, 1, 2], 4)
     """
-    w = np.ones(b.n, dtype=np.int64) if b.weights is None else b.weights
     if b.n == 0:
-        return replace(b, uids=None, metadata=None, weights=w)
-    rows = [b.gt.astype(np.int64), *b.scores[::-1]]  # lexsort: the last key is the primary
-    order = np.lexsort(rows)
-    gt, scores, w = b.gt[order], b.scores[:, order], w[order]
+        return replace(b, uids=None, metadata=None, weights=np.zeros(0, dtype=np.int64))
+    order = np.lexsort([b.gt, *b.scores[::-1]])  # lexsort: the last key is the primary
+    gt, scores = b.gt[order], b.scores[:, order]
     new = np.ones(b.n, dtype=bool)
-    new[1:] = (gt[1:] != gt[:-1]) | np.any(scores[:, 1:] != scores[:, :-1], axis=0)
+    new[1:] = gt[1:] != gt[:-1]
+    for row in scores:  # one row at a time: no (labels x n) temporary
+        new[1:] |= row[1:] != row[:-1]
     starts = np.flatnonzero(new)
-    weights = np.add.reduceat(w, starts)
+    if b.weights is None:  # one datum per column: the run lengths are the counts
+        weights = np.diff(starts, append=b.n).astype(np.int64)
+    else:
+        weights = np.add.reduceat(b.weights[order], starts)
     return replace(
         b, uids=None, metadata=None, gt=gt[starts], scores=scores[:, starts], weights=weights
     )

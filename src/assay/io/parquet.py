@@ -102,7 +102,9 @@ def iter_parquet(
             if missing:
                 raise InvalidInputError(f"missing column {missing[0]!r}", source=str(f))
             for i in range(pf.num_row_groups):
-                table = pf.read_row_group(i, columns=None if columns is None else list(columns))
+                table = pf.read_row_group(
+                    i, columns=None if columns is None else list(columns), use_threads=False
+                )
                 step = batch_rows or max(table.num_rows, 1)
                 for start in range(0, table.num_rows, step):
                     yield table.slice(start, step).to_pandas()

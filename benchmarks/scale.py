@@ -20,8 +20,9 @@ process:
   when that is the whole dataset, its ROC AUC is compared with assay's (``--sklearn-max``
   caps the size, e.g. on a shared machine).
 
-Each line gives rows/s (wall), CPU seconds, wall seconds and peak RSS (and, for the single
-process runs, how far it rose above the RSS after imports).
+Each line gives rows/s (wall), CPU seconds, wall seconds and peak RSS (``VmHWM``; for the
+single-process runs also how far it rose above the RSS after imports and a warm-up; for Dask
+the largest worker's and the client's).
 
 Usage: ``python benchmarks/scale.py [--rows 1e7] [--row-group 1e6] [--workers 2]``
 """
@@ -80,7 +81,11 @@ def _rss_now() -> int:
 
 
 def _peak_rss() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """This process's peak RSS (VmHWM). Not ``ru_maxrss``: a child inherits that from the
+    parent it was forked from, so it would report the driver's peak (the dataset writer)."""
+    with open("/proc/self/status") as fh:
+        line = next(x for x in fh if x.startswith("VmHWM:"))
+    return int(line.split()[1]) * 1024
 
 
 def run_out_of_core(path: str) -> dict:
@@ -101,8 +106,7 @@ def run_out_of_core(path: str) -> dict:
 
 
 def _worker_usage(dask_worker=None) -> tuple[float, int]:  # noqa: ANN001
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime, r.ru_maxrss * 1024
+    return _cpu(), _peak_rss()
 
 
 def run_dask(path: str, workers: int) -> dict:
@@ -123,9 +127,9 @@ def run_dask(path: str, workers: int) -> dict:
         wall, cpu = time.perf_counter() - t0, _cpu() - cpu0
         after = client.run(_worker_usage)
     cpu += sum(after[w][0] - before[w][0] for w in after)
-    peak = max([_peak_rss(), *(after[w][1] for w in after)])
+    peak = max(after[w][1] for w in after)
     auc = records.get("ROCAUC", label_value="1").value
-    return {"wall": wall, "cpu": cpu, "peak": peak, "auc": auc, "workers": len(after)}
+    return {"wall": wall, "cpu": cpu, "peak": peak, "client": _peak_rss(), "auc": auc}
 
 
 def run_sklearn(path: str, rows: int) -> dict:
@@ -179,6 +183,8 @@ def _available() -> int:
 
 def _line(name: str, rows: int, r: dict) -> str:
     rise = f"  (+{r['rise'] / 2**20:,.0f} MiB over start)" if "rise" in r else ""
+    if "client" in r:
+        rise = f" per worker, client {r['client'] / 2**20:,.0f} MiB"
     return (
         f"{name:<22}{rows:>13,.0f} rows  {rows / r['wall']:>12,.0f} rows/s  cpu {r['cpu']:7.1f} s"
         f"  wall {r['wall']:7.1f} s  peak RSS {r['peak'] / 2**20:8,.0f} MiB{rise}"
@@ -217,7 +223,7 @@ def main() -> None:
         ooc = _measure("out-of-core", folder)
         print(_line("assay out-of-core", rows, ooc), flush=True)
         dsk = _measure("dask", folder, workers=a.workers)
-        print(_line(f"assay dask ({dsk['workers']} workers)", rows, dsk), flush=True)
+        print(_line(f"assay dask ({a.workers} workers)", rows, dsk), flush=True)
         fits = max(10**6, 10 ** int(np.log10(max(_available() / 2 / 100, 1))))
         sk_rows = min(rows, fits, int(a.sklearn_max or rows))
         sk = _measure("sklearn", folder, sk_rows=sk_rows)

@@ -2,10 +2,11 @@
 group and the evaluator's state, not the dataset.
 
 Each run is a fresh subprocess that streams a dataset through ``assay.dist.evaluate_table``
-and reports its peak resident set size (``resource.getrusage``, which counts pyarrow's
-buffers too) and the peak of Python/numpy allocations (``tracemalloc``). A dataset 10x
-larger (same row groups) must not raise either peak by more than a few row groups, while
-holding it in memory would take far more.
+and reports its peak resident set size (``VmHWM``, which counts pyarrow's buffers too; not
+``ru_maxrss``, which a child inherits from the pytest process it was forked from) and the
+peak of Python/numpy allocations (``tracemalloc``). A dataset 10x larger (same row groups)
+must not raise either peak by more than a few row groups, while holding it in memory would
+take far more.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ ROW_GROUP = 100_000
 SMALL = 500_000
 
 RUN = r"""
-import json, resource, sys, tracemalloc
+import json, sys, tracemalloc
 from assay.dist import evaluate_table
 kind, path = sys.argv[1], sys.argv[2]
 if kind in ("classification", "whole"):
@@ -48,7 +49,8 @@ else:
     evaluate_table(ev, path, add=add)
 records = ev.compute()
 _, traced = tracemalloc.get_traced_memory()
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# VmHWM, not ru_maxrss: a child inherits ru_maxrss from the process it was forked from.
+rss = next(int(x.split()[1]) * 1024 for x in open("/proc/self/status") if x.startswith("VmHWM:"))
 print(json.dumps({"rss": rss, "traced": traced, "records": len(records)}))
 """
 

@@ -85,12 +85,21 @@ class Template:
 def leaf_state(template: Template, partition: Any, add: AddFn | None) -> State | None:
     """Add one partition to a fresh evaluator; its state, or ``None`` if the partition added
     nothing (an empty partition)."""
+    if _is_empty(partition):  # a filtered frame often has empty partitions: nothing to add
+        return None
     ev = template.fresh()
     if add is None:
         ev.add(partition)
     else:
         add(ev, partition)
     return None if ev.is_empty else ev.state()
+
+
+def _is_empty(partition: Any) -> bool:
+    try:
+        return len(partition) == 0
+    except TypeError:  # no length: let add() decide
+        return False
 
 
 def merge_states(template: Template, states: Sequence[State | None]) -> State | None:

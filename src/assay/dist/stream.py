@@ -13,7 +13,8 @@ Example:
     >>> df = pd.DataFrame({"h": [1, 2, 3, 4] * 5, "m": [1.0, 2.5, 3.0, 3.5] * 5})
     >>> df.to_parquet(d / "part-0.parquet", row_group_size=6)
     >>> ev = evaluate_stream(ScoringEvaluator(human="h", system="m"), iter_parquet(d))
-    >>> ev.compute().to_json() == ScoringEvaluator(human="h", system="m").add(df).compute().to_json()
+    >>> one = ScoringEvaluator(human="h", system="m").add(df)
+    >>> ev.compute().to_json() == one.compute().to_json()
     True
 """
 

@@ -16,6 +16,7 @@ evaluator merges and how large its state is).
 
 Example:
     >>> import dask.bag as db
+    >>> from assay.dist import evaluate_dask
     >>> from assay.text import TextEvaluator
     >>> pairs = db.from_sequence([("the cat sat", "the cat sat down"), ("a dog", "a dog ran")],
     ...                          npartitions=2)

@@ -17,8 +17,9 @@ the same, to the last bit. An evaluator whose state is sums (scoring, weighted f
 merges exact integers exactly; float sums are regrouped, which changes the last bits only
 when the additions round (see ``docs/dist.md``).
 
-Nothing here imports Dask: :func:`tree_reduce` is the same tree the Dask path builds as a
-graph, and :mod:`assay.dist.stream` uses :func:`leaf_state` and :func:`merge_states` too.
+Nothing here imports Dask: :mod:`assay.dist.dask` builds this tree as a task graph; the
+out-of-core path (:mod:`assay.dist.stream`) needs no tree, it adds batch after batch to one
+evaluator.
 
 Example:
     >>> from assay.scoring import ScoringEvaluator

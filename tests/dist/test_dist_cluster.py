@@ -116,7 +116,7 @@ def test_float_sums_equal_to_rounding_on_any_data(name: str, client: Client) -> 
 
 def test_work_runs_on_both_worker_processes(client: Client) -> None:
     case = next(c for c in CASES if c.name == "classification-binary-arrays")
-    batches = list(case.batches) * 4  # 12 partitions: enough for both workers to take some
+    batches = list(case.batches) * 8  # 24 partitions: enough for both workers to take some
     with get_task_stream(client) as stream:
         _on_cluster(case, batches, client)
     workers = {t["worker"] for t in stream.data if "leaf_state" in str(t["key"])}

@@ -130,3 +130,29 @@ def test_compact_classification_gives_the_same_records(tmp_path: Path) -> None:
     assert code == 2 and "--compact" in text and "--where" in text, text
     code, text = _run([*COMMANDS["classification"], "--data", str(folder), "--compact"])
     assert code == 2 and "pr_curve_max_examples" in text.replace("-", "_"), text
+
+
+def test_long_form_files_may_be_parquet_datasets(tmp_path: Path) -> None:
+    """--groundtruths and --predictions join by uid in one process: a dataset is read whole."""
+    rng = np.random.default_rng(5)
+    n = 500
+    gts = pd.DataFrame({"uid": np.arange(n), "value": rng.choice(["cat", "dog", "bird"], n)})
+    pds = pd.DataFrame(
+        {
+            "uid": np.repeat(np.arange(n), 2),
+            "value": np.tile(["cat", "dog"], n),
+            "score": rng.random(2 * n).round(2),
+        }
+    )
+    gts.to_csv(tmp_path / "g.csv", index=False)
+    pds.to_csv(tmp_path / "p.csv", index=False)
+    write_dataset(gts, tmp_path / "g", parts=2, row_group=100)
+    write_dataset(pds, tmp_path / "p", parts=3, row_group=100)
+    base = ["classification", "--score-thresholds", "0.0,0.5"]
+    code, one = _run([*base, "--groundtruths", str(tmp_path / "g.csv"), "--predictions",
+                      str(tmp_path / "p.csv")])  # fmt: skip
+    assert code == 0, one
+    code, ds = _run([*base, "--groundtruths", str(tmp_path / "g"), "--predictions",
+                     f"{tmp_path}/p/*.parquet"])  # fmt: skip
+    assert code == 0, ds
+    assert json.loads(ds) == json.loads(one) and len(json.loads(one)) > 10

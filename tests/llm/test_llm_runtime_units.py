@@ -66,13 +66,38 @@ def test_bad_specs_are_clear_errors(bad):
         parse_model_spec(bad)
 
 
-def test_api_key_from_environment(monkeypatch):
+def test_api_key_from_environment(monkeypatch, chat_server):
+    # what the server receives: the key as a Bearer token, as the openai SDK sends it
+    srv = chat_server()
     monkeypatch.setenv("ASSAY_LLM_API_KEY", "sk-from-env")
-    m = load_model("http://127.0.0.1:9/v1#m")
-    assert m._client.api_key == "sk-from-env"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-second")
+    first = load_model(srv.spec())
     monkeypatch.delenv("ASSAY_LLM_API_KEY")
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert load_model("http://127.0.0.1:9/v1#m")._client.api_key == "no-key"
+    second = load_model(srv.spec())
+    monkeypatch.delenv("OPENAI_API_KEY")
+    none = load_model(srv.spec())
+    for m in (first, second, none):
+        (r,) = Runner(m, cache=None, quiet=True).run([Item.from_prompt("a", "hi")])
+        assert r.ok, r
+    assert srv.authorizations == ["Bearer sk-from-env", "Bearer sk-second", "Bearer no-key"]
+
+
+def test_openai_spec_uses_openai_base_url(monkeypatch, chat_server):
+    srv = chat_server()
+    seen = []
+    orig = srv._completion
+
+    def spy(prompt, req):
+        seen.append(req)
+        return orig(prompt, req)
+
+    srv._completion = spy
+    monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/")
+    m = load_model("openai:fake-model", api_key="sk-x")
+    assert m.identity == srv.spec() and m.spec == "openai:fake-model"
+    (r,) = Runner(m, cache=None, quiet=True).run([Item.from_prompt("a", "hi")])
+    assert r.ok and r.text == "echo: hi" and srv.authorizations == ["Bearer sk-x"]
+    assert seen[0]["model"] == "fake-model"
 
 
 # -- retry timing --------------------------------------------------------------------

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from assay.errors import InvalidInputError
 from assay.llm.models.base import CallError
 
-__all__ = ["BACKENDS", "Transport", "open_transport"]
+__all__ = ["BACKENDS", "Transport", "env_proxy", "open_transport"]
 
 BACKENDS = ("aiohttp", "httpx")
 
@@ -63,6 +63,17 @@ def open_transport(
     )
 
 
+def env_proxy(url: str) -> str | None:
+    """The proxy ``HTTP_PROXY``/``HTTPS_PROXY`` (minus ``NO_PROXY``) set for ``url``, if any."""
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.hostname and urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
 def _timeout(timeout: float) -> CallError:
     return CallError("timeout", f"no answer within {timeout:g} s", retryable=True)
 
@@ -78,16 +89,24 @@ class _Aiohttp:
 
         self._errors = (aiohttp.ClientError, OSError)
         self.timeout = timeout
+        self._proxies: dict[str, str | None] = {}
+        # trust_env=False: with it aiohttp looks up .netrc and the proxy variables in a
+        # worker thread on every request; the proxy is looked up once per URL instead.
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=max_connections, limit_per_host=0),
             headers=dict(headers),
             timeout=aiohttp.ClientTimeout(total=timeout, sock_connect=min(timeout, 10.0)),
-            trust_env=True,  # HTTP(S)_PROXY, as the openai SDK honours them
+            trust_env=False,
         )
+
+    def _proxy(self, url: str) -> str | None:
+        if url not in self._proxies:
+            self._proxies[url] = env_proxy(url)
+        return self._proxies[url]
 
     async def post(self, url: str, body: bytes) -> tuple[int, Mapping[str, str], bytes]:
         try:
-            async with self._session.post(url, data=body) as resp:
+            async with self._session.post(url, data=body, proxy=self._proxy(url)) as resp:
                 return resp.status, resp.headers, await resp.read()
         except TimeoutError:  # aiohttp's own timeouts are TimeoutErrors too
             raise _timeout(self.timeout) from None

@@ -6,9 +6,12 @@ message. Parsing answers is the caller's job.
 
 * ``max_concurrency`` calls in flight at most; optional ``rpm`` (requests per minute)
   paces every attempt, retries included.
-* Each attempt has a ``timeout``. 429 (honouring ``Retry-After``), 408, 5xx, timeouts,
-  dropped connections and garbled (non-JSON) answers are retried with exponential
-  backoff and jitter (:class:`RetryPolicy`); 400, 401, 403, 404, 422 are recorded at once.
+* Each attempt has a ``timeout``, counted from when the model starts on the call: a
+  model that queues calls (the embedded model runs one at a time) stops the clock while
+  a call waits its turn (:func:`~assay.llm.models.clock.untimed`). 429 (honouring
+  ``Retry-After``), 408, 5xx, timeouts, dropped connections and garbled (non-JSON)
+  answers are retried with exponential backoff and jitter (:class:`RetryPolicy`); 400,
+  401, 403, 404, 422 are recorded at once.
 * Successful answers go into a :class:`~assay.llm.cache.ResponseCache` as they arrive
   (committed in one transaction per :data:`~assay.llm.cache.FLUSH_INTERVAL`, 50 ms), so
   a re-run never pays twice and a killed run resumes where it stopped. Items with the
@@ -42,6 +45,7 @@ from assay.errors import InvalidInputError
 from assay.llm.cache import FLUSH_INTERVAL, ResponseCache, cache_key
 from assay.llm.items import Item, Record, check_unique_ids
 from assay.llm.models.base import CallError, ChatModel, ChatResponse
+from assay.llm.models.clock import attempt_clock
 from assay.llm.policy import RateLimiter, RetryPolicy, RunStats, summarize
 from assay.llm.progress import Progress, summary_line
 
@@ -217,7 +221,7 @@ class Runner:
             stats.calls += 1
             t_attempt = time.perf_counter()
             try:
-                async with asyncio.timeout(self.timeout):
+                async with attempt_clock(self.timeout):  # a model may stop it while queued
                     resp = await self.model.chat(item.messages, **params)
                 if not isinstance(resp, ChatResponse):
                     raise CallError(

@@ -189,12 +189,11 @@ def run_suite(
     ``model`` is a model spec (``None``: ``$ASSAY_MODEL`` or the embedded model) or a
     :class:`~assay.llm.models.base.ChatModel`. ``cache`` is the runner's response cache
     (``True``: the default file), so a re-run repeats no answered call. The embedded model
-    answers one call at a time, so with it ``concurrency`` is 1.
+    answers one call at a time; calls beyond it wait their turn without spending their
+    ``timeout``.
     """
     first = suite.prepare()  # validates the data before the model is even loaded
     chat_model = _model(model)
-    if _in_process(chat_model):  # one call at a time: more in flight would only queue
-        concurrency = 1  # (and a queued call's wait counts against its timeout)
     guard = _Guard(chat_model, int(max_errors))
     runner = Runner(
         guard,
@@ -237,12 +236,6 @@ def _model(model: ChatModel | str | None) -> ChatModel:
     if parse_model_spec(model).kind == "embedded":  # the suites' prompts need a wider window
         return load_model(model, n_ctx=4096)
     return load_model(model)
-
-
-def _in_process(model: ChatModel) -> bool:
-    from assay.llm.models.embedded import EmbeddedChatModel
-
-    return isinstance(model, EmbeddedChatModel)
 
 
 def template(name: str) -> Template:

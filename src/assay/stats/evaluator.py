@@ -112,12 +112,19 @@ def _raw_records(
     )
     for r in reducers:
         # one score per sample already: the reducer is the identity, so raw values
-        # (strings, lists of ratings) reach the metric unchanged
-        reduced = objs if single_epoch and not r.collects else reduce_scores(objs, r, to_float)
-        context = run_context(
-            reducer=r.name, reducer_to_float=_dict(r.to_float), n_failed=_n_none(reduced)
-        )
+        # (strings, lists of ratings) reach the metric unchanged; else the epochs are
+        # converted with the metric's own mapping (aggregate's), or the evaluation's
+        by_mapping: dict[Any, list[SampleScore]] = {}
         for m in per_sample:
+            mapping = m.epoch_to_float if m.epoch_to_float is not None else to_float
+            if mapping not in by_mapping:
+                by_mapping[mapping] = (
+                    objs if single_epoch and not r.collects else reduce_scores(objs, r, mapping)
+                )
+            reduced = by_mapping[mapping]
+            context = run_context(
+                reducer=r.name, reducer_to_float=_dict(r.to_float), n_failed=_n_none(reduced)
+            )
             records.extend(m.records(reduced, context))
     return MetricSet(records)
 

@@ -38,6 +38,7 @@ from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
 from assay.stats.records import run_context
 from assay.stats.reduce import reduce_scores, value_keys
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
+from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.types import SampleScore
 from assay.stats.value_mapping import ValueMapping, as_mapping
@@ -237,6 +238,7 @@ def evaluate_scores(
     ...  for m in evaluate_scores(s, "mean")]
     [('em', 1.0, 1), ('f1', 0.5, 1)]
     """
+    scores = as_native(scores)  # Inspect AI's objects: read once, attribute by attribute
     return _records(scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float))
 
 
@@ -344,6 +346,7 @@ class ScoreEvaluator(Evaluator):
         InvalidInputError
             An item of the batch is not a :class:`SampleScore` (the state is unchanged).
         """
+        scores = as_native(scores)  # Inspect AI's objects: read once, attribute by attribute
         if isinstance(scores, ScoreFrame):
             self._batches.append(scores)
             return self

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
@@ -56,6 +55,8 @@ class Column:
     categories: Sequence[Any] | NDArray[Any] | None = None
 
     def to_pandas(self) -> Any:
+        import pandas as pd
+
         if self.categories is not None:
             dtype = pd.CategoricalDtype(pd.Index(np.asarray(self.categories)))
             return pd.Series(pd.Categorical.from_codes(self.values, dtype=dtype))
@@ -165,6 +166,8 @@ def _fail(reason: str, table: FieldTable, source: str, name: str | None = None) 
 
 
 def _as_mask(result: Any, table: FieldTable, source: str) -> NDArray[np.bool_]:
+    import pandas as pd
+
     if np.ndim(result) == 0 and isinstance(result, (bool, np.bool_)):
         return np.full(table.n, bool(result))
     s = pd.Series(result) if not isinstance(result, pd.Series) else result
@@ -178,6 +181,8 @@ def _as_mask(result: Any, table: FieldTable, source: str) -> NDArray[np.bool_]:
 
 
 def _evaluate_text(expr: str, table: FieldTable, source: str) -> NDArray[np.bool_]:
+    import pandas as pd  # only for the string form: detection reads and computes without it
+
     try:
         result = pd.eval(
             expr,

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter, itemgetter
 from typing import Any, cast
@@ -173,6 +174,7 @@ def scores_columns(
     def rows(arr: np.ndarray) -> np.ndarray:
         return arr if every else arr[ok]
 
+    @functools.cache
     def all_ids() -> np.ndarray:
         ids = None if bare else _ids_array(list(map(_ID, scores)))
         return np.arange(n) if ids is None else ids

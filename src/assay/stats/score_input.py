@@ -45,7 +45,7 @@ def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
         return scores.remap(to_float)
     if isinstance(scores, np.ndarray) and scores.dtype != object:
         return ScoreFrame.from_arrays(scores)
-    items = scores if isinstance(scores, list) else list(scores)
+    items = list(scores)  # a copy: the lazy fields read these objects later
     kind = score_kind(items)
     if kind is not None:  # assay's or Inspect AI's objects, read attribute by attribute
         return ScoreFrame(**scores_columns(items, None, 0.5, to_float, kind, lazy=True))

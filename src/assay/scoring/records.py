@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.results import Metric, undefined
+from assay.results import Metric, record
 
 __all__ = [
     "UNDEFINED",
@@ -37,10 +37,6 @@ __all__ = [
 UNDEFINED = "undefined"
 
 
-def _record(type_: str, value: Any, reason: str, params: dict[str, Any]) -> Metric:
-    return Metric(type_, value, params) if value is not None else undefined(type_, reason, **params)
-
-
 def cell(type_: str, value: Any, reason: str = UNDEFINED, /, *, table: str, score: str) -> Metric:
     """One cell of a pooled table (``eval``, ``consistency``, ``degradation``, ...).
 
@@ -50,7 +46,7 @@ def cell(type_: str, value: Any, reason: str = UNDEFINED, /, *, table: str, scor
         >>> cell("N", 4, table="consistency", score="h2").to_dict()["parameters"]
         {'table': 'consistency', 'score': 'h2'}
     """
-    return _record(type_, value, reason, {"table": table, "score": score})
+    return record(type_, value, undefined=reason, table=table, score=score)
 
 
 def group_cell(
@@ -71,7 +67,7 @@ def group_cell(
         {'table': 'eval_by_g', 'score': 'm', 'group_column': 'g', 'group': 'a'}
     """
     params = {"table": table, "score": score, "group_column": group_column, "group": group}
-    return _record(type_, value, reason, params)
+    return record(type_, value, undefined=reason, **params)
 
 
 def disattenuated_group_cell(
@@ -89,7 +85,7 @@ def disattenuated_group_cell(
         ['table', 'group', 'group_column', 'undefined']
     """
     params = {"table": table, "group": group, "group_column": group_column}
-    return _record(type_, value, reason, params)
+    return record(type_, value, undefined=reason, **params)
 
 
 def fairness_cell(
@@ -118,7 +114,7 @@ def fairness_cell(
         "group_column": group_column,
         "base_category": base_category,
     }
-    return _record(type_, value, reason, params)
+    return record(type_, value, undefined=reason, **params)
 
 
 def n_dropped(count: int, *, reason: str) -> Metric:

@@ -22,11 +22,13 @@ from typing import Any
 import typer
 
 from assay.cli_support import (
+    CI_OPTIONS,
     OutputFormat,
     apply_where,
     db_option,
     examples_page_options,
     guarded,
+    interval_options,
     parse_floats,
     publish,
     save_option,
@@ -72,9 +74,10 @@ def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
             number_of_examples=settings["number_of_examples"],
             examples_limit=settings["examples_limit"],
             examples_offset=settings["examples_offset"],
+            **{k: settings[k] for k in CI_OPTIONS},
         )
     except InvalidInputError as e:
-        where = OPTIONS.get(str(e.source), e.source)
+        where = (OPTIONS | CI_OPTIONS).get(str(e.source), e.source)
         raise InvalidInputError(e.reason, source=where, record=e.record) from None
 
 
@@ -171,6 +174,7 @@ def _run(
         "hardmax": settings["hardmax"],
         "pr_curve_max_examples": settings["pr_curve_max_examples"],
         "zero_division": settings["zero_division"],
+        **({k: settings[k] for k in CI_OPTIONS} if settings["ci"] is not None else {}),
         **{f"where_{k}": v for k, v in where_by.items() if v is not None},
     }
     record: dict[str, Any] = {
@@ -184,6 +188,7 @@ def _run(
 
 
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
+CI, CI_METHOD, NUM_BOOTSTRAP, SEED = interval_options()
 
 
 def register(app: typer.Typer) -> None:
@@ -259,6 +264,10 @@ def register(app: typer.Typer) -> None:
             None,
             help="Report this value where a denominator is 0 (default: undefined, value null).",
         ),
+        ci: float | None = CI,
+        ci_method: str = CI_METHOD,
+        num_bootstrap: int = NUM_BOOTSTRAP,
+        seed: int = SEED,
         format: OutputFormat = typer.Option(
             OutputFormat.json,
             "--format",
@@ -289,6 +298,10 @@ def register(app: typer.Typer) -> None:
             "number_of_examples": number_of_examples,
             "examples_limit": examples_limit,
             "examples_offset": examples_offset,
+            "ci": ci,
+            "ci_method": ci_method,
+            "num_bootstrap": num_bootstrap,
+            "seed": seed,
         }
         wide = {
             "y_true": y_true,

@@ -55,6 +55,7 @@ from assay.classification.confusion import CONFUSION_TYPES, confusion_records
 from assay.classification.curves import CURVE_TYPES, curve_records
 from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
+from assay.classification.intervals import attach_intervals
 from assay.classification.io import parse_long_form
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
 from assay.classification.types import (
@@ -67,6 +68,7 @@ from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
+from assay.intervals import ci_options
 from assay.io.metadata import metadata_from, metadata_from_frame
 from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
@@ -135,6 +137,12 @@ class ClassificationEvaluator(Evaluator):
         examples_limit, examples_offset: page the ``Examples`` records: the datums
             ``examples_offset .. examples_offset + examples_limit - 1`` in uid order
             (valor-lite's ``limit`` and ``offset``; default: every datum).
+        ci: confidence level of intervals on Precision, Recall, F1, Accuracy, ROCAUC and
+            mROCAUC (default ``None``: no intervals); see
+            :mod:`assay.classification.intervals`.
+        ci_method: ``bootstrap`` (default), ``wilson`` (Accuracy, Precision, Recall) or
+            ``delong`` (ROCAUC); the other metrics get the bootstrap.
+        num_bootstrap, seed: the bootstrap's resamples over datums and its seed.
 
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
@@ -153,6 +161,10 @@ class ClassificationEvaluator(Evaluator):
         number_of_examples: int | None = None,
         examples_limit: int | None = None,
         examples_offset: int = 0,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
     ) -> None:
         self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
         self.pr_curve_thresholds = tuple(
@@ -188,6 +200,7 @@ class ClassificationEvaluator(Evaluator):
             )
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
         self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -201,6 +214,7 @@ class ClassificationEvaluator(Evaluator):
             "number_of_examples": self.number_of_examples,
             "examples_limit": self.examples_limit,
             "examples_offset": self.examples_offset,
+            **(self.ci.config() if self.ci else {}),
         }
 
     # ------------------------------------------------------------ accumulate
@@ -303,6 +317,16 @@ class ClassificationEvaluator(Evaluator):
                     want=want,
                     zero_division=self.zero_division,
                     max_examples=self.pr_curve_max_examples,
+                )
+            if self.ci is not None:
+                attach_intervals(
+                    out,
+                    b,
+                    self.score_thresholds,
+                    want,
+                    hardmax=self.hardmax,
+                    zero_division=self.zero_division,
+                    opts=self.ci,
                 )
             if want & CONFUSION_TYPES:
                 out += confusion_records(

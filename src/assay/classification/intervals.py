@@ -1,0 +1,182 @@
+"""Confidence intervals of the classification metrics (see :mod:`assay.intervals`).
+
+The unit resampled is the datum. Sufficient statistics per metric:
+
+* ``Precision``, ``Recall``, ``F1``, ``Accuracy`` at score threshold ``t``: each datum's
+  contribution to the per-label TP, FP and FN counts. With hardmax that is fixed by the cell
+  (truth, counted top label or none), so the datums collapse to at most k(k+1) cells; with
+  ``hardmax=False`` by the row of (is truth, scores >= t) bits over the labels. A resample
+  is a vector of multinomial counts over the distinct cells, and its counts are ``counts @
+  indicator`` (TP, FP, FN per label); Accuracy is the resampled TP total over ``n``.
+* ``ROCAUC`` and ``mROCAUC``: each datum's truth and scores (distinct rows collapsed). Per
+  label, the rows sorted by score, ties grouped: the resampled AUC is
+  ``sum_g P_g (N_<g + N_g / 2) / (P N)`` with ``P_g``, ``N_g`` the resampled positive and
+  negative counts of tie group ``g``, one cumulative sum per resample; every label of a
+  resample uses the same counts, so ``mROCAUC`` is the mean of that resample's defined AUCs.
+
+``ci_method="wilson"`` gives Accuracy, Precision and Recall Wilson intervals (of TP / n,
+TP / (TP + FP), TP / (TP + FN)); ``"delong"`` gives ROCAUC DeLong's interval; every other
+metric (and every metric under ``"t"``) gets the bootstrap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay import ratios
+from assay.classification.types import KeyBlock
+from assay.intervals import CIOptions, collapse, delong_interval, wilson
+from assay.results import Metric
+
+__all__ = ["attach_intervals", "count_units", "score_units"]
+
+Key = tuple[str, str | None, float | None]
+F64 = NDArray[np.float64]
+
+
+def count_units(
+    b: KeyBlock, t: float, hardmax: bool
+) -> tuple[F64, F64, F64, NDArray[np.int64], NDArray[np.intp]]:
+    """Per distinct unit at threshold ``t``: TP, FP, FN indicator rows (units x labels),
+    the units' multiplicities and each datum's unit."""
+    k = len(b.labels)
+    gt = b.gt.astype(np.int64)
+    if hardmax:
+        top, top_score = b.top()
+        pred = np.where(top_score >= t, top.astype(np.int64), k)
+        cells, mult, inverse = collapse(gt * (k + 1) + pred)
+        g, p = cells[:, 0] // (k + 1), cells[:, 0] % (k + 1)
+        truth = g[:, None] == np.arange(k)
+        said = p[:, None] == np.arange(k)
+    else:
+        truth_all = gt[:, None] == np.arange(k)
+        said_all = (b.dense_scores() >= t).T
+        rows, mult, inverse = collapse(np.concatenate([truth_all, said_all], axis=1))
+        truth, said = rows[:, :k].astype(bool), rows[:, k:].astype(bool)
+    tp = (truth & said).astype(np.float64)
+    return tp, (~truth & said).astype(np.float64), (truth & ~said).astype(np.float64), mult, inverse
+
+
+def score_units(b: KeyBlock) -> tuple[F64, NDArray[np.int64], NDArray[np.int64], NDArray[np.intp]]:
+    """The distinct (truth, scores) rows: scores (units x labels), truths, multiplicities and
+    each datum's unit."""
+    rows, mult, inverse = collapse(np.column_stack([b.gt.astype(np.float64), b.dense_scores().T]))
+    return rows[:, 1:], rows[:, 0].astype(np.int64), mult, inverse
+
+
+def _count_replicates(
+    b: KeyBlock, t: float, hardmax: bool, zero_division: float | None, opts: CIOptions
+) -> F64:
+    """Intervals (2, 3k + 1): Precision, Recall, F1 of each label, then Accuracy."""
+    tp_i, fp_i, fn_i, mult, _ = count_units(b, t, hardmax)
+
+    def statistic(w: F64) -> F64:
+        tp, fp, fn = w @ tp_i, w @ fp_i, w @ fn_i
+        p, r, f = ratios.precision_recall_f1(tp, fp, fn, zero_division)
+        acc = tp.sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+        return np.concatenate([p, r, f, acc], axis=1)
+
+    return opts.bootstrap_interval(statistic, mult)
+
+
+def _auc_replicates(b: KeyBlock, opts: CIOptions) -> F64:
+    """Intervals (2, k + 1): ROC AUC of each label, then their mean (mROCAUC)."""
+    scores, truth, mult, _ = score_units(b)
+    k = scores.shape[1]
+    plans = []
+    for j in range(k):
+        order = np.argsort(scores[:, j], kind="stable")
+        s = scores[order, j]
+        starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+        plans.append((order, truth[order] == j, starts))
+
+    def statistic(w: F64) -> F64:
+        out = np.empty((w.shape[0], k))
+        for j, (order, pos, starts) in enumerate(plans):
+            wj = w[:, order]
+            pg = np.add.reduceat(wj * pos, starts, axis=1)
+            ng = np.add.reduceat(wj * ~pos, starts, axis=1)
+            below = np.cumsum(ng, axis=1) - ng
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[:, j] = (pg * (below + 0.5 * ng)).sum(axis=1) / (pg.sum(1) * ng.sum(1))
+        with np.errstate(invalid="ignore"):
+            defined = ~np.isnan(out)
+            mean = np.where(defined, out, 0.0).sum(axis=1) / defined.sum(axis=1)
+        return np.concatenate([out, mean[:, None]], axis=1)
+
+    return opts.bootstrap_interval(statistic, mult)
+
+
+def _boot(opts: CIOptions, bounds: F64) -> dict[str, Any]:
+    return opts.parameters(float(bounds[0]), float(bounds[1]), method="bootstrap")
+
+
+def _intervals(
+    b: KeyBlock,
+    thresholds: Sequence[float],
+    want: frozenset[str],
+    *,
+    hardmax: bool,
+    zero_division: float | None,
+    opts: CIOptions,
+) -> dict[Key, dict[str, Any]]:
+    out: dict[Key, dict[str, Any]] = {}
+    labels = b.labels
+    if want & {"Precision", "Recall", "F1", "Accuracy"}:
+        for t in thresholds:
+            ci = _count_replicates(b, t, hardmax, zero_division, opts)
+            k = len(labels)
+            for i, name in enumerate(("Precision", "Recall", "F1")):
+                for j, lab in enumerate(labels):
+                    out[(name, lab, t)] = _boot(opts, ci[:, i * k + j])
+            out[("Accuracy", None, t)] = _boot(opts, ci[:, -1])
+            if opts.method == "wilson":
+                out |= _wilson(b, t, hardmax, opts)
+    if want & {"ROCAUC", "mROCAUC"}:
+        ci = _auc_replicates(b, opts)
+        for j, lab in enumerate(labels):
+            out[("ROCAUC", lab, None)] = _boot(opts, ci[:, j])
+        out[("mROCAUC", None, None)] = _boot(opts, ci[:, -1])
+        if opts.method == "delong":
+            for lab, (pos, neg) in zip(labels, b.sorted_splits()):
+                lo, hi = delong_interval(pos, neg, opts.level)
+                out[("ROCAUC", lab, None)] = opts.parameters(lo, hi, method="delong")
+    return out
+
+
+def _wilson(b: KeyBlock, t: float, hardmax: bool, opts: CIOptions) -> dict[Key, dict[str, Any]]:
+    tp_i, fp_i, fn_i, mult, _ = count_units(b, t, hardmax)
+    m = mult.astype(np.float64)
+    tp, fp, fn = m @ tp_i, m @ fp_i, m @ fn_i
+    out: dict[Key, dict[str, Any]] = {}
+    for name, den in (("Precision", tp + fp), ("Recall", tp + fn)):
+        lo, hi = wilson(tp, den, opts.level)
+        for j, lab in enumerate(b.labels):
+            out[(name, lab, t)] = opts.parameters(lo[j], hi[j], method="wilson")
+    lo, hi = wilson(tp.sum(), b.n, opts.level)
+    out[("Accuracy", None, t)] = opts.parameters(float(lo), float(hi), method="wilson")
+    return out
+
+
+def attach_intervals(
+    records: list[Metric],
+    b: KeyBlock,
+    thresholds: Sequence[float],
+    want: frozenset[str],
+    *,
+    hardmax: bool,
+    zero_division: float | None,
+    opts: CIOptions,
+) -> None:
+    """Add the interval parameters to the defined records of ``b``'s key, in place."""
+    found = _intervals(b, thresholds, want, hardmax=hardmax, zero_division=zero_division, opts=opts)
+    for m in records:
+        if m.value is None or m.parameters.get("label_key") != b.key:
+            continue
+        key = (m.type, m.parameters.get("label_value"), m.parameters.get("score_threshold"))
+        if key in found:
+            m.parameters.update(found[key])

@@ -268,6 +268,22 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
     )
 
 
+def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: int) -> dict:
+    """The interval options as keyword arguments, checked (errors name the flag).
+
+    Empty when ``--ci`` is not given, so a command without it configures as before.
+    """
+    from assay.intervals import ci_options
+
+    try:
+        ci_options(ci, ci_method, num_bootstrap, seed)
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, source=CI_OPTIONS.get(str(e.source), e.source)) from None
+    if ci is None:
+        return {}
+    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+
+
 def apply_where(ev: Any, where: dict[str, str | None]) -> Any:
     """``ev.filter(**where)`` for the --where options given; errors name the option, and a
     filter that keeps nothing is refused (rather than failing later with "no data")."""

@@ -36,6 +36,7 @@ from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
+from assay.intervals import ci_options
 from assay.results import MetricSet
 
 __all__ = ["DetectionEvaluator", "evaluate_detection"]
@@ -45,7 +46,8 @@ class DetectionEvaluator(Evaluator):
     """Collects datums in batches and computes detection metrics over all of them.
 
     Args: the options of :func:`assay.detection.metrics.compute_metrics` (``iou_type=None``:
-    the IoU type the data was read for, bbox for JSONL data).
+    the IoU type the data was read for, bbox for JSONL data; ``ci``, ``ci_method``,
+    ``num_bootstrap``, ``seed``: a bootstrap interval over images on the AP family).
     """
 
     def __init__(
@@ -63,7 +65,12 @@ class DetectionEvaluator(Evaluator):
         matching: str = "coco",
         examples_limit: int | None = None,
         examples_offset: int = 0,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
     ) -> None:
+        interval = ci_options(ci, ci_method, num_bootstrap, seed)
         if iou_type is not None:
             check_iou_type(iou_type)
         check_matching(matching)
@@ -94,6 +101,8 @@ class DetectionEvaluator(Evaluator):
             examples_limit=limit,
             examples_offset=offset,
         )
+        if interval is not None:
+            self.options |= interval.config()
         self._parts: list[DetectionData] = []
         self._merged: DetectionData | None = None
 

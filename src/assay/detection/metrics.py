@@ -52,6 +52,7 @@ import numpy as np
 from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
+from assay.detection.intervals import attach_ap_intervals
 from assay.detection.options import (
     AR_TYPES,
     DEFAULT_METRICS,
@@ -72,6 +73,7 @@ from assay.detection.types import DetectionData
 from assay.detection.valor_match import matching_for
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.filtering import examples_page
+from assay.intervals import ci_options
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
@@ -175,6 +177,10 @@ def compute_metrics(
     metrics: Sequence[str] | None = None,
     examples_limit: int | None = None,
     examples_offset: int = 0,
+    ci: float | None = None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
+    seed: int = 0,
 ) -> MetricSet:
     """Detection metrics as :class:`~assay.results.Metric` records (see the module docstring).
 
@@ -203,7 +209,11 @@ def compute_metrics(
         examples_limit, examples_offset: page the ``Examples`` records: the datums (with an
             annotation) ``offset .. offset + limit - 1`` in uid order (valor-lite's
             ``limit`` and ``offset``; default: all).
+        ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on AP,
+            APAveragedOverIOUs, mAP and mAPAveragedOverIOUs (default ``ci=None``: none; any
+            ``ci_method`` gives the bootstrap); see :mod:`assay.detection.intervals`.
     """
+    opts = ci_options(ci, ci_method, num_bootstrap, seed)
     check_matching(matching)
     page = examples_page(examples_limit, examples_offset)
     ious, ar_ious, wanted = check_options(
@@ -233,7 +243,10 @@ def compute_metrics(
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
             prec = ev.precision[:, :, :, 0, 0]  # (T, R, K)
             ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), np.nan)[t_idx]  # (T, K)
-            out += _ap_records(data, ap, ious, wanted, zero_division)
+            ap_out = _ap_records(data, ap, ious, wanted, zero_division)
+            if opts is not None:
+                attach_ap_intervals(ap_out, ev, t_idx, ious, opts, zero_division)
+            out += ap_out
         order = label_order(data)
         chosen = ev.matching if matching == "coco" else matching_for(matching, data, params)
         if need_ar:

@@ -1,0 +1,168 @@
+"""Confidence intervals of AP, APAveragedOverIOUs, mAP and mAPAveragedOverIOUs: a bootstrap
+over images (datums), from the COCO matching already computed (see :mod:`assay.intervals`).
+
+Sufficient statistics, per (IoU threshold, label): the label's kept, not-ignored detections
+in accumulation order (descending score), each with its image and its TP / FP flag, and per
+image the label's not-ignored ground truths. A resample gives image ``i`` a count ``w_i``;
+a detection then stands for ``w_i`` copies, so with running weighted sums::
+
+    TP_j = sum_{d <= j} w_img(d) tp_d     FP_j likewise     n = sum_i w_i npig_i
+    precision_j = TP_j / (TP_j + FP_j + eps)     recall_j = TP_j / n
+
+and AP is COCO's 101-point read of the precision envelope. Reading the copies of one
+detection at its last copy is exact: between copies of a TP both precision and recall rise
+(the earlier points are dominated), between copies of an FP recall stays and precision falls.
+So the resampled AP equals COCOeval on the images copied ``w_i`` times, as long as no two
+detections of one image and label share a score (copies of one image are adjacent in
+COCO's order; equal scores within an image would interleave them). Images are resampled in
+uid order, so the interval does not depend on the order in which batches were added.
+
+A label without ground truths in a resample has no AP there (left out of mAP, as in the
+point estimate; ``zero_division`` gives it that value instead).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay.detection.compute import CocoEvaluation
+from assay.detection.types import DetectionData
+from assay.intervals import CIOptions, bootstrap, percentile
+from assay.results import Metric
+
+__all__ = ["ap_replicates", "attach_ap_intervals", "image_order"]
+
+F64 = NDArray[np.float64]
+EPS = np.spacing(1)
+
+
+def image_order(data: DetectionData) -> NDArray[np.intp]:
+    """Each datum's column in the resample counts: its rank by uid (as text)."""
+    order = np.argsort(np.array([str(u) for u in data.uids]), kind="stable")
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[Any], F64]:
+    """Per (threshold, label): detection images and TP flags (not-ignored, in accumulation
+    order); and (K, D) not-ignored ground truths per label and image column."""
+    data, m = ev.data, ev.matching
+    col = image_order(data)
+    K, D = len(data.labels), data.n_datums
+    lab = data.predictions.label[m.det]
+    img = col[data.predictions.datum[m.det]]
+    gts = data.groundtruths
+    keep = ~m.gt_ignore[0]
+    npig = np.zeros((K, D))
+    np.add.at(npig, (gts.label[keep], col[gts.datum[keep]]), 1.0)
+    cells = []
+    for t in t_idx:
+        valid = ~m.dt_ignore[0, t]
+        tp = m.dtm[0, t]
+        cells.append(
+            [(img[(lab == k) & valid], tp[(lab == k) & valid].astype(np.float64)) for k in range(K)]
+        )
+    return cells, npig
+
+
+def _ap(w: F64, img: NDArray[np.intp], tp: F64, n: F64, rec_thr: F64) -> F64:
+    """AP of each resample (rows of ``w``); NaN where the resample has no ground truth."""
+    b = w.shape[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if img.size == 0:
+            return np.where(n > 0, 0.0, np.nan)
+        wd = w[:, img]
+        tpc = np.cumsum(wd * tp, axis=1)
+        fpc = np.cumsum(wd * (1.0 - tp), axis=1)
+        rc = tpc / n[:, None]
+        pr = tpc / (tpc + fpc + EPS)
+    env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+    p = img.size
+    # one searchsorted for all rows: row i's recalls live in [3i, 3i + 1]
+    offset = 3.0 * np.arange(b)[:, None]
+    flat = np.where(np.isnan(rc), 0.0, rc) + offset
+    idx = np.searchsorted(flat.ravel(), (rec_thr[None, :] + offset).ravel(), side="left")
+    idx = idx.reshape(b, -1) - p * np.arange(b)[:, None]
+    hit = idx < p
+    q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
+    return np.where(n > 0, q.mean(axis=1), np.nan)
+
+
+def ap_replicates(
+    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
+) -> F64:
+    """Percentile intervals, shape (2, T, K), of the AP of each threshold and label."""
+    cells, npig = _cells(ev, t_idx)
+    rec_thr = np.asarray(ev.params.recall_thresholds, dtype=np.float64)
+    T, K = len(t_idx), len(ev.data.labels)
+
+    def statistic(w: F64) -> F64:
+        n = w @ npig.T  # (b, K)
+        out = np.empty((w.shape[0], T, K))
+        for ti in range(T):
+            for k in range(K):
+                img, tp = cells[ti][k]
+                out[:, ti, k] = _ap(w, img, tp, n[:, k], rec_thr)
+        if zero_division is not None:
+            out = np.where(np.isnan(out), float(zero_division), out)
+        return out.reshape(w.shape[0], T * K)
+
+    ones = np.ones(ev.data.n_datums, dtype=np.int64)
+    reps = bootstrap(statistic, ones, opts.num_bootstrap, opts.seed)
+    return reps.reshape(-1, T, K)
+
+
+def _means(reps: F64, data: DetectionData, keys: list[str]) -> dict[tuple[Any, ...], F64]:
+    """Per-resample AP averages: over IoUs per label, over labels per key (and both)."""
+    out: dict[tuple[Any, ...], F64] = {}
+    with np.errstate(invalid="ignore"):
+        defined = ~np.isnan(reps).any(axis=1)  # (B, K): a label is defined at every threshold
+        out[("APAveragedOverIOUs",)] = np.where(defined, reps.mean(axis=1), np.nan)
+        for key in keys:
+            ks = np.array([data.labels[k][0] == key for k in range(len(data.labels))])
+            sel = defined & ks[None, :]
+            cnt = sel.sum(axis=1)
+            per_t = np.where(sel[:, None, :], reps, 0.0).sum(axis=2) / cnt[:, None]
+            out[("mAP", key)] = per_t
+            out[("mAPAveragedOverIOUs", key)] = per_t.mean(axis=1)
+    return out
+
+
+def attach_ap_intervals(
+    records: list[Metric],
+    ev: CocoEvaluation,
+    t_idx: list[int],
+    ious: F64,
+    opts: CIOptions,
+    zero_division: float | None,
+) -> None:
+    """Add the interval parameters to the defined AP-family records, in place."""
+    data = ev.data
+    reps = ap_replicates(ev, t_idx, opts, zero_division)
+    keys = sorted({k for k, _ in data.labels})
+    means = _means(reps, data, keys)
+
+    def params(values: F64) -> dict[str, Any]:
+        lo, hi = percentile(values, opts.level)
+        return opts.parameters(float(lo), float(hi), "bootstrap")
+
+    where = {lab: k for k, lab in enumerate(data.labels)}
+    tpos = {round(float(t), 10): i for i, t in enumerate(ious)}
+    for m in records:
+        p = m.parameters
+        if m.value is None:
+            continue
+        if m.type == "AP":
+            k = where[(p["label_key"], p["label_value"])]
+            p.update(params(reps[:, tpos[p["iou_threshold"]], k]))
+        elif m.type == "APAveragedOverIOUs":
+            k = where[(p["label_key"], p["label_value"])]
+            p.update(params(means[("APAveragedOverIOUs",)][:, k]))
+        elif m.type == "mAP":
+            p.update(params(means[("mAP", p["label_key"])][:, tpos[p["iou_threshold"]]]))
+        elif m.type == "mAPAveragedOverIOUs":
+            p.update(params(means[("mAPAveragedOverIOUs", p["label_key"])]))

@@ -143,4 +143,12 @@ CASES = [
         concat=lambda parts: ([d for g, _ in parts for d in g], [d for _, p in parts for d in p]),
         add=lambda ev, batch: ev.add(*batch),
     ),
+    ContractCase(
+        name="segmentation_ci",
+        make=lambda: SegmentationEvaluator(ci=0.9, num_bootstrap=40),
+        make_other=lambda: SegmentationEvaluator(ci=0.9, num_bootstrap=40, seed=1),
+        batches=SEG_BATCHES,
+        concat=lambda parts: ([d for g, _ in parts for d in g], [d for _, p in parts for d in p]),
+        add=lambda ev, batch: ev.add(*batch),
+    ),
 ]

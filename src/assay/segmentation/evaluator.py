@@ -25,6 +25,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
@@ -36,12 +37,12 @@ from assay.segmentation.compute import (
     pixel_confusion,
     prf_from_confusion,
 )
+from assay.segmentation.intervals import ImageRows, attach_intervals, image_row
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
 BACKGROUND = "(background)"
 METRIC_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy", "ConfusionMatrix")
-_Local = tuple[str, list[str], np.ndarray]  # (label key, labels, local confusion counts)
 
 
 class SegmentationEvaluator(Evaluator):
@@ -50,9 +51,22 @@ class SegmentationEvaluator(Evaluator):
     Args:
         zero_division: the value of a ratio whose denominator is 0 (IoU of a label with no
             pixel anywhere, precision, recall, F1); default None = undefined.
+        ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on IOU, mIOU,
+            Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
+            also keeps each image's per-label pixel counts, :mod:`assay.segmentation.intervals`).
     """
 
-    def __init__(self, *, zero_division: float | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        zero_division: float | None = None,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self._images = ImageRows()
         if zero_division is not None and (
             isinstance(zero_division, bool) or not np.isfinite(float(zero_division))
         ):
@@ -65,13 +79,14 @@ class SegmentationEvaluator(Evaluator):
         self.n_datums = 0
 
     def config(self) -> dict[str, Any]:
-        return {"zero_division": self.zero_division}
+        return {"zero_division": self.zero_division, **(self.ci.config() if self.ci else {})}
 
     @property
     def is_empty(self) -> bool:
         return self.n_datums == 0
 
-    def _fold(self, key: str, labels: Sequence[str], local: np.ndarray) -> None:
+    def _fold(self, key: str, labels: Sequence[str], local: np.ndarray) -> np.ndarray:
+        """Add ``local`` counts (labels in ``labels`` order); returns where they went."""
         known = self._labels.setdefault(key, [])
         known.extend(v for v in dict.fromkeys(labels) if v not in known)
         n = len(known) + 1
@@ -82,6 +97,7 @@ class SegmentationEvaluator(Evaluator):
             self._counts[key] = old = new
         to_global = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
         np.add.at(old, (to_global[:, None], to_global[None, :]), local)
+        return to_global
 
     @staticmethod
     def _local(uid: Any, g: Any, p: Any, labels: Sequence[str]) -> np.ndarray:
@@ -112,7 +128,10 @@ class SegmentationEvaluator(Evaluator):
             raise InvalidInputError(
                 "labels must be distinct", source="labels", record=f"datum {uid!r}"
             )
-        self._fold(key, labels, self._local(uid, groundtruth, prediction, labels))
+        local = self._local(uid, groundtruth, prediction, labels)
+        to_global = self._fold(key, labels, local)
+        if self.ci is not None:
+            self._images.add(key, uid, image_row(local), to_global)
         self.n_datums += 1
         return self
 
@@ -130,17 +149,21 @@ class SegmentationEvaluator(Evaluator):
         """
         from assay.segmentation.io import label_maps
 
-        locals_: list[_Local] = []
+        locals_: list[tuple[Any, str, list[str], np.ndarray]] = []
         for uid, key, labels, g, p in label_maps(datums, predictions, source, psource):
-            locals_.append((key, labels, self._local(uid, g, p, labels)))
-        for key, labels, local in locals_:
-            self._fold(key, labels, local)
+            locals_.append((uid, key, labels, self._local(uid, g, p, labels)))
+        for uid, key, labels, local in locals_:
+            to_global = self._fold(key, labels, local)
+            if self.ci is not None:
+                self._images.add(key, uid, image_row(local), to_global)
         self.n_datums += len({r.get("uid") for r in datums})
         return self
 
     def _merge(self, other: SegmentationEvaluator) -> None:
         for key, labels in other._labels.items():
-            self._fold(key, labels, other._counts[key])
+            to_global = self._fold(key, labels, other._counts[key])
+            for uid, row in zip(other._images.uids.get(key, []), other._images.rows.get(key, [])):
+                self._images.add(key, uid, row, to_global[: row.shape[1]])
         self.n_datums += other.n_datums
 
     def confusion(self, key: str = "class") -> tuple[list[str], np.ndarray]:
@@ -175,7 +198,17 @@ class SegmentationEvaluator(Evaluator):
             out.append(records.accuracy(acc, label_key=key, zero_division=zd))
             cm = _confusion_value(labels, c, zd)
             out.append(records.confusion_matrix(cm, label_key=key, zero_division=zd))
+            if self.ci is not None:
+                self._attach(out, key, labels)
         return MetricSet(out)
+
+    def _attach(self, out: list[Metric], key: str, labels: list[str]) -> None:
+        """Intervals on ``key``'s records (the image rows in the natural label order)."""
+        assert self.ci is not None
+        known = self._labels[key]
+        _, rows = self._images.matrix(key, len(known) + 1)
+        idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
+        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division)
 
     def _state(self) -> dict[str, np.ndarray]:
         keys = sorted(self._labels)
@@ -184,12 +217,17 @@ class SegmentationEvaluator(Evaluator):
             "n_datums": np.array(self.n_datums, dtype=np.int64),
         }
         out.update({f"counts_{i}": self._counts[k] for i, k in enumerate(keys)})
+        if self.ci is not None:
+            out |= self._images.state(keys, {k: len(self._labels[k]) + 1 for k in keys})
         return out
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         labels = json.loads(str(np.asarray(state["labels"])[()]))
         for i, k in enumerate(sorted(labels)):
-            self._fold(k, labels[k], np.asarray(state[f"counts_{i}"], dtype=np.int64))
+            to_global = self._fold(k, labels[k], np.asarray(state[f"counts_{i}"], dtype=np.int64))
+            uids = np.asarray(state.get(f"ci_uids_{i}", np.array([], dtype=str))).tolist()
+            for uid, row in zip(uids, np.asarray(state.get(f"ci_rows_{i}", []))):
+                self._images.add(k, uid, row, to_global)
         self.n_datums = int(state["n_datums"])
 
 
@@ -221,6 +259,7 @@ def evaluate_segmentation(
     *,
     metrics: Sequence[str] | None = None,
     zero_division: float | None = None,
+    **interval: Any,
 ) -> MetricSet:
     """Semantic-segmentation records in one call, from JSONL-style datum records.
 
@@ -230,6 +269,8 @@ def evaluate_segmentation(
         metrics: a subset of IOU, mIOU, Precision, Recall, F1, Accuracy, ConfusionMatrix
             (default all).
         zero_division: see :class:`SegmentationEvaluator`.
+        interval: ``ci``, ``ci_method``, ``num_bootstrap``, ``seed`` (see
+            :class:`SegmentationEvaluator`).
 
     Raises:
         InvalidInputError: bad input, or no datum at all.
@@ -247,5 +288,6 @@ def evaluate_segmentation(
         raise InvalidInputError(
             f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics"
         )
-    ms = SegmentationEvaluator(zero_division=zero_division).add(groundtruths, predictions).compute()
+    ev = SegmentationEvaluator(zero_division=zero_division, **interval)
+    ms = ev.add(groundtruths, predictions).compute()
     return MetricSet(m for m in ms if m.type in wanted)

@@ -55,6 +55,7 @@ from assay.errors import InvalidInputError
 
 __all__ = [
     "CI_METHODS",
+    "INTERVAL_KEYS",
     "CHUNK_ELEMENTS",
     "CIOptions",
     "ci_options",
@@ -69,6 +70,11 @@ __all__ = [
 ]
 
 CI_METHODS: tuple[str, ...] = ("bootstrap", "wilson", "t", "delong")
+
+#: Every parameter an interval writes into a record.
+INTERVAL_KEYS = frozenset(
+    {"ci_low", "ci_high", "confidence_level", "ci_method", "num_bootstrap", "seed", "ci_undefined"}
+)
 
 #: Numbers of resample counts drawn at a time (a chunk of resamples of the distinct units).
 CHUNK_ELEMENTS = 1 << 22

@@ -224,13 +224,26 @@ def resample_counts(
     n = int(m.sum())
     if n == 0:
         raise InvalidInputError("no unit to resample", source="bootstrap")
-    p = m / n
     rng = np.random.default_rng(seed)
-    per_chunk = max(1, chunk_elements // max(1, m.size))
+    # Two exact ways to draw Multinomial(n, m / n): n uniform draws over the units, counted
+    # (about 10 ns a draw), or numpy's multinomial over the distinct units (about 70 ns a
+    # unit); the first when there are few repeats.
+    direct = n <= 4 * m.size
+    unit = None if not direct or (m == 1).all() else np.repeat(np.arange(m.size), m)
+    width = n if direct else m.size
+    per_chunk = max(1, chunk_elements // max(1, width))
     done = 0
     while done < num_bootstrap:
         b = min(per_chunk, num_bootstrap - done)
-        yield rng.multinomial(n, p, size=b).astype(np.float64)
+        if direct:
+            draws = rng.integers(0, n, size=(b, n))
+            if unit is not None:
+                draws = unit[draws]
+            draws += (np.arange(b) * m.size)[:, None]
+            counts = np.bincount(draws.ravel(), minlength=b * m.size).reshape(b, m.size)
+            yield counts.astype(np.float64)
+        else:
+            yield rng.multinomial(n, m / n, size=b).astype(np.float64)
         done += b
 
 

@@ -72,12 +72,15 @@ def test_count_metrics_bootstrap_equals_sklearn_on_each_resample(k: int) -> None
         assert ms.get(name, **where).parameters["ci_method"] == "bootstrap"
 
 
-@pytest.mark.parametrize("k", [2, 3])
-def test_roc_auc_bootstrap_equals_sklearn_on_each_resample(k: int) -> None:
-    y, s, labels = _data(70, k, seed=10 + k)
+@pytest.mark.parametrize("k", [2, 3, "binary"])
+def test_roc_auc_bootstrap_equals_sklearn_on_each_resample(k: int | str) -> None:
+    y, s, labels = _data(70, 2 if k == "binary" else int(k), seed=10 + len(str(k)))
+    given = s[:, 1] if k == "binary" else s  # one score column: the binary form
+    if k == "binary":
+        s = np.column_stack([1 - s[:, 1], s[:, 1]])
     ms = ClassificationEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED, metrics=TYPES[4:])
-    ms = ms.add_arrays(y, s, labels=labels).compute()
-    *_, mult, inverse = score_units(block_from_arrays(y, s, labels=labels))
+    ms = ms.add_arrays(y, given, labels=labels).compute()
+    *_, mult, inverse = score_units(block_from_arrays(y, given, labels=labels))
     per_label: dict[str, list[float]] = {lab: [] for lab in labels}
     means = []
     for idx in _resampled_datums(inverse, mult):

@@ -62,10 +62,16 @@ def count_units(
 
 
 def score_units(b: KeyBlock) -> tuple[F64, NDArray[np.int64], NDArray[np.int64], NDArray[np.intp]]:
-    """The distinct (truth, scores) rows: scores (units x labels), truths, multiplicities and
-    each datum's unit."""
+    """The distinct (truth, scores) rows, sorted by the first label's score (the positive
+    label's in the binary form): scores (units x labels), truths, multiplicities and each
+    datum's unit."""
     rows, mult, inverse = collapse(np.column_stack([b.gt.astype(np.float64), b.dense_scores().T]))
-    return rows[:, 1:], rows[:, 0].astype(np.int64), mult, inverse
+    first = 1 + (0 if b.binary_row is None else b.binary_row)
+    order = np.argsort(rows[:, first], kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    rows = rows[order]
+    return rows[:, 1:], rows[:, 0].astype(np.int64), mult[order], rank[inverse]
 
 
 def _count_replicates(
@@ -83,26 +89,49 @@ def _count_replicates(
     return opts.bootstrap_interval(statistic, mult)
 
 
+def _auc_plan(scores: F64, truth: NDArray[np.int64], j: int) -> tuple[Any, ...]:
+    """Label ``j``'s sort of the units (``None``: already sorted), positives, tie starts."""
+    order = np.argsort(scores[:, j], kind="stable")
+    if (order == np.arange(order.size)).all():
+        order = None
+    s = scores[:, j] if order is None else scores[order, j]
+    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+    pos = truth == j if order is None else truth[order] == j
+    return order, pos, None if starts.size == s.size else starts
+
+
+def _auc(w: F64, order: Any, pos: NDArray[np.bool_], starts: Any) -> F64:
+    """Per resample (rows of ``w``), the AUC of one label's plan."""
+    wj = w if order is None else w[:, order]
+    pg, ng = wj * pos, wj * ~pos
+    if starts is not None:  # tied scores: one point per tie group
+        pg, ng = np.add.reduceat(pg, starts, axis=1), np.add.reduceat(ng, starts, axis=1)
+    below = np.cumsum(ng, axis=1)
+    below -= ng
+    below += 0.5 * ng
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.einsum("ij,ij->i", pg, below) / (pg.sum(1) * ng.sum(1))
+
+
 def _auc_replicates(b: KeyBlock, opts: CIOptions) -> F64:
-    """Intervals (2, k + 1): ROC AUC of each label, then their mean (mROCAUC)."""
+    """Intervals (2, k + 1): ROC AUC of each label, then their mean (mROCAUC).
+
+    The units are sorted by the first label's score once, so that label needs no gather;
+    with one score column for two labels (the binary form) the other label's AUC is the
+    same number and is not computed again.
+    """
     scores, truth, mult, _ = score_units(b)
+    first = 0 if b.binary_row is None else b.binary_row
     k = scores.shape[1]
-    plans = []
-    for j in range(k):
-        order = np.argsort(scores[:, j], kind="stable")
-        s = scores[order, j]
-        starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
-        plans.append((order, truth[order] == j, starts))
+    todo = [first] if b.binary_row is not None else list(range(k))
+    plans = {j: _auc_plan(scores, truth, j) for j in todo}
 
     def statistic(w: F64) -> F64:
         out = np.empty((w.shape[0], k))
-        for j, (order, pos, starts) in enumerate(plans):
-            wj = w[:, order]
-            pg = np.add.reduceat(wj * pos, starts, axis=1)
-            ng = np.add.reduceat(wj * ~pos, starts, axis=1)
-            below = np.cumsum(ng, axis=1) - ng
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[:, j] = (pg * (below + 0.5 * ng)).sum(axis=1) / (pg.sum(1) * ng.sum(1))
+        for j in range(k):
+            out[:, j] = _auc(w, *plans[j]) if j in plans else np.nan
+        if b.binary_row is not None:
+            out[:, 1 - first] = out[:, first]
         with np.errstate(invalid="ignore"):
             defined = ~np.isnan(out)
             mean = np.where(defined, out, 0.0).sum(axis=1) / defined.sum(axis=1)
@@ -136,15 +165,16 @@ def _intervals(
             out[("Accuracy", None, t)] = _boot(opts, ci[:, -1])
             if opts.method == "wilson":
                 out |= _wilson(b, t, hardmax, opts)
-    if want & {"ROCAUC", "mROCAUC"}:
+    delong = opts.method == "delong"
+    if "mROCAUC" in want or ("ROCAUC" in want and not delong):
         ci = _auc_replicates(b, opts)
         for j, lab in enumerate(labels):
             out[("ROCAUC", lab, None)] = _boot(opts, ci[:, j])
         out[("mROCAUC", None, None)] = _boot(opts, ci[:, -1])
-        if opts.method == "delong":
-            for lab, (pos, neg) in zip(labels, b.sorted_splits()):
-                lo, hi = delong_interval(pos, neg, opts.level)
-                out[("ROCAUC", lab, None)] = opts.parameters(lo, hi, method="delong")
+    if "ROCAUC" in want and delong:
+        for lab, (pos, neg) in zip(labels, b.sorted_splits()):
+            lo, hi = delong_interval(pos, neg, opts.level)
+            out[("ROCAUC", lab, None)] = opts.parameters(lo, hi, method="delong")
     return out
 
 

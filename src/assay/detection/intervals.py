@@ -71,7 +71,6 @@ def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[Any], F64]:
 
 def _ap(w: F64, img: NDArray[np.intp], tp: F64, n: F64, rec_thr: F64) -> F64:
     """AP of each resample (rows of ``w``); NaN where the resample has no ground truth."""
-    b = w.shape[0]
     with np.errstate(invalid="ignore", divide="ignore"):
         if img.size == 0:
             return np.where(n > 0, 0.0, np.nan)
@@ -82,11 +81,10 @@ def _ap(w: F64, img: NDArray[np.intp], tp: F64, n: F64, rec_thr: F64) -> F64:
         pr = tpc / (tpc + fpc + EPS)
     env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
     p = img.size
-    # one searchsorted for all rows: row i's recalls live in [3i, 3i + 1]
-    offset = 3.0 * np.arange(b)[:, None]
-    flat = np.where(np.isnan(rc), 0.0, rc) + offset
-    idx = np.searchsorted(flat.ravel(), (rec_thr[None, :] + offset).ravel(), side="left")
-    idx = idx.reshape(b, -1) - p * np.arange(b)[:, None]
+    # COCO's searchsorted(recall, r) per row: the recall points compare exactly as COCOeval's
+    # (no offset trick: adding a row offset would round the comparisons)
+    rc = np.where(np.isnan(rc), 0.0, rc)
+    idx = np.stack([np.searchsorted(row, rec_thr, side="left") for row in rc])
     hit = idx < p
     q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
     return np.where(n > 0, q.mean(axis=1), np.nan)

@@ -91,7 +91,7 @@ def _count_replicates(
 
 def _auc_plan(scores: F64, truth: NDArray[np.int64], j: int) -> tuple[Any, ...]:
     """Label ``j``'s sort of the units (``None``: already sorted), positives, tie starts."""
-    order = np.argsort(scores[:, j], kind="stable")
+    order: Any = np.argsort(scores[:, j], kind="stable")
     if (order == np.arange(order.size)).all():
         order = None
     s = scores[:, j] if order is None else scores[order, j]

@@ -64,27 +64,59 @@ def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[Any], F64]:
         valid = ~m.dt_ignore[0, t]
         tp = m.dtm[0, t]
         cells.append(
-            [(img[(lab == k) & valid], tp[(lab == k) & valid].astype(np.float64)) for k in range(K)]
+            [_running(img[(lab == k) & valid], tp[(lab == k) & valid], D) for k in range(K)]
         )
     return cells, npig
 
 
-def _ap(w: F64, img: NDArray[np.intp], tp: F64, n: F64, rec_thr: F64) -> F64:
-    """AP of each resample (rows of ``w``); NaN where the resample has no ground truth."""
+def _running(img: NDArray[np.intp], tp: NDArray[np.bool_], d: int) -> tuple[F64, F64]:
+    """At each TP (in order): per image, its TPs and its detections so far, ``(D, TPs)``.
+
+    A resample's running TP and detection counts at the TPs are then ``w @ tp_so_far`` and
+    ``w @ dets_so_far``: the precision envelope and the recall points are read at TPs only
+    (after an FP precision only falls until the next TP, and recall changes only at TPs)."""
+    at = np.flatnonzero(tp)
+    key = img.astype(np.int64) * (img.size + 1) + np.arange(img.size)  # sorted by (image, pos)
+    order = np.sort(key)
+    start = np.searchsorted(order, np.arange(d) * (img.size + 1))
+    query = np.arange(d)[:, None] * (img.size + 1) + at[None, :]
+    dets = np.searchsorted(order, query, side="right") - start[:, None]
+    tkey = np.sort(key[at])
+    tstart = np.searchsorted(tkey, np.arange(d) * (img.size + 1))
+    tps = np.searchsorted(tkey, query, side="right") - tstart[:, None]
+    return tps.astype(np.float64), dets.astype(np.float64)
+
+
+def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
+    """Per row and recall point ``r``, COCO's ``searchsorted(tp / n, r)``: the first position
+    whose running TP count reaches the smallest count ``c`` with ``c / n >= r`` (found with
+    the same float division, so the comparison is COCO's), by one exact integer search over
+    all rows (row ``i``'s counts offset by ``i * step``, integers well below 2**53)."""
+    b, p = tpc.shape
+    nn = np.where(n > 0, n, 1.0)[:, None]
+    c = np.maximum(np.floor(rec_thr[None, :] * nn) - 1.0, 0.0)
+    for _ in range(4):  # at most a step or two past floor(r n) - 1
+        short = (c / nn) < rec_thr[None, :]
+        if not short.any():
+            break
+        c = c + short
+    step = float(max(tpc[:, -1].max(), c.max()) + 1.0)
+    rows = step * np.arange(b)[:, None]
+    found = np.searchsorted((tpc + rows).ravel(), (c + rows).ravel(), side="left")
+    return found.reshape(b, -1) - p * np.arange(b)[:, None]
+
+
+def _ap(w: F64, tps: F64, dets: F64, n: F64, rec_thr: F64) -> F64:
+    """AP of each resample (rows of ``w``) from :func:`_running`'s matrices; NaN where the
+    resample has no ground truth."""
+    if tps.shape[1] == 0:
+        return np.where(n > 0, 0.0, np.nan)
+    tpc, total = w @ tps, w @ dets  # (resamples, TPs)
     with np.errstate(invalid="ignore", divide="ignore"):
-        if img.size == 0:
-            return np.where(n > 0, 0.0, np.nan)
-        wd = w[:, img]
-        tpc = np.cumsum(wd * tp, axis=1)
-        fpc = np.cumsum(wd * (1.0 - tp), axis=1)
-        rc = tpc / n[:, None]
-        pr = tpc / (tpc + fpc + EPS)
+        pr = tpc / (total + EPS)
     env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-    p = img.size
-    # COCO's searchsorted(recall, r) per row: the recall points compare exactly as COCOeval's
-    # (no offset trick: adding a row offset would round the comparisons)
-    rc = np.where(np.isnan(rc), 0.0, rc)
-    idx = np.stack([np.searchsorted(row, rec_thr, side="left") for row in rc])
+    p = tps.shape[1]
+    idx = _first_reaching(tpc, n, rec_thr)
     hit = idx < p
     q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
     return np.where(n > 0, q.mean(axis=1), np.nan)
@@ -103,8 +135,7 @@ def ap_replicates(
         out = np.empty((w.shape[0], T, K))
         for ti in range(T):
             for k in range(K):
-                img, tp = cells[ti][k]
-                out[:, ti, k] = _ap(w, img, tp, n[:, k], rec_thr)
+                out[:, ti, k] = _ap(w, *cells[ti][k], n[:, k], rec_thr)
         if zero_division is not None:
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)

@@ -135,7 +135,8 @@ def ap_replicates(
         out = np.empty((w.shape[0], T, K))
         for ti in range(T):
             for k in range(K):
-                out[:, ti, k] = _ap(w, *cells[ti][k], n[:, k], rec_thr)
+                tps, dets = cells[ti][k]
+                out[:, ti, k] = _ap(w, tps, dets, n[:, k], rec_thr)
         if zero_division is not None:
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)
@@ -145,14 +146,14 @@ def ap_replicates(
     return reps.reshape(-1, T, K)
 
 
-def _means(reps: F64, data: DetectionData, keys: list[str]) -> dict[tuple[Any, ...], F64]:
+def _means(reps: F64, labels: list[Any], keys: list[str]) -> dict[tuple[Any, ...], F64]:
     """Per-resample AP averages: over IoUs per label, over labels per key (and both)."""
     out: dict[tuple[Any, ...], F64] = {}
     with np.errstate(invalid="ignore"):
         defined = ~np.isnan(reps).any(axis=1)  # (B, K): a label is defined at every threshold
         out[("APAveragedOverIOUs",)] = np.where(defined, reps.mean(axis=1), np.nan)
         for key in keys:
-            ks = np.array([data.labels[k][0] == key for k in range(len(data.labels))])
+            ks = np.array([lab[0] == key for lab in labels])
             sel = defined & ks[None, :]
             cnt = sel.sum(axis=1)
             per_t = np.where(sel[:, None, :], reps, 0.0).sum(axis=2) / cnt[:, None]
@@ -171,15 +172,19 @@ def attach_ap_intervals(
 ) -> None:
     """Add the interval parameters to the defined AP-family records, in place."""
     data = ev.data
-    reps = ap_replicates(ev, t_idx, opts, zero_division)
-    keys = sorted({k for k, _ in data.labels})
-    means = _means(reps, data, keys)
+    # labels in one order whatever order the batches came in, so the means over labels
+    # sum in the same order (and agree to the last bit)
+    canon = sorted(range(len(data.labels)), key=lambda k: data.labels[k])
+    labels = [data.labels[k] for k in canon]
+    reps = ap_replicates(ev, t_idx, opts, zero_division)[:, :, canon]
+    keys = sorted({k for k, _ in labels})
+    means = _means(reps, labels, keys)
 
     def params(values: F64) -> dict[str, Any]:
         lo, hi = percentile(values, opts.level)
         return opts.parameters(float(lo), float(hi), "bootstrap")
 
-    where = {lab: k for k, lab in enumerate(data.labels)}
+    where = {lab: k for k, lab in enumerate(labels)}
     tpos = {round(float(t), 10): i for i, t in enumerate(ious)}
     for m in records:
         p = m.parameters

@@ -7,10 +7,11 @@ is), with these parameters beside the configuration:
 
 ``stderr``
     the standard error of that mean, ``std(ddof=1) / √n`` (``None`` when n < 2);
-``ci_low``, ``ci_high``
+``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method``
     a seeded percentile-bootstrap 95% interval of the mean (``num_bootstrap`` resamples,
     values ordered by datum uid first, so the interval does not depend on the order in
-    which data arrived);
+    which data arrived), in the spelling of every domain (docs/records.md); ``confidence``
+    is its deprecated name of ``confidence_level``, kept one release;
 ``n``, ``n_errors``, ``n_undefined``
     the number of datums with a value, the number whose judge never gave a valid reply
     (or whose call failed), and the number for which the metric is undefined (e.g. an
@@ -96,7 +97,9 @@ def aggregate(
     params = {
         **parameters,
         "aggregate": "mean",
-        "confidence": 0.95,
+        "confidence": 0.95,  # deprecated: confidence_level
+        "confidence_level": 0.95,
+        "ci_method": "bootstrap",
         "num_bootstrap": num_bootstrap,
         "seed": seed,
     }

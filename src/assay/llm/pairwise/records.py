@@ -117,8 +117,12 @@ def length_controlled_win_rate(
     length_coefficient_ci: tuple[float, float] | None,
     confidence_level: float,
     length_unit: str,
+    num_bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> Metric:
-    """``LengthControlledWinRate`` with its interval and the length coefficient's."""
+    """``LengthControlledWinRate`` with its (bootstrap) interval and the length
+    coefficient's; ``num_bootstrap`` and ``seed`` are written when given."""
+    boot = {} if num_bootstrap is None else {"num_bootstrap": num_bootstrap, "seed": seed}
     coef_lo, coef_hi = length_coefficient_ci if length_coefficient_ci else (None, None)
     return Metric(
         "LengthControlledWinRate",
@@ -134,6 +138,8 @@ def length_controlled_win_rate(
             "length_coefficient_ci_low": coef_lo,
             "length_coefficient_ci_high": coef_hi,
             "confidence_level": confidence_level,
+            "ci_method": "bootstrap",
+            **boot,
             "length_unit": length_unit,
         },
     )
@@ -161,7 +167,9 @@ def bradley_terry_rating(
             "ci_high": ci[1],
             "games": games,
             "confidence_level": confidence_level,
-            "bootstrap_samples": bootstrap_samples,
+            "ci_method": "bootstrap",
+            "num_bootstrap": bootstrap_samples,
+            "bootstrap_samples": bootstrap_samples,  # deprecated: num_bootstrap
             "seed": seed,
         },
     )

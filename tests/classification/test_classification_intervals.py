@@ -53,7 +53,7 @@ def test_count_metrics_bootstrap_equals_sklearn_on_each_resample(k: int) -> None
     ms = ClassificationEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED, metrics=TYPES[:4])
     ms = ms.add_arrays(y, s, labels=labels).compute()
     block = block_from_arrays(y, s, labels=labels)
-    *_, mult, inverse = count_units(block, 0.0, hardmax=True)
+    *_, mult, inverse, _ = count_units(block, 0.0, hardmax=True)
     pred = np.array(labels)[s.argmax(axis=1)]
     loops: dict[tuple[str, str | None], list[float]] = {}
     for idx in _resampled_datums(inverse, mult):
@@ -80,7 +80,7 @@ def test_roc_auc_bootstrap_equals_sklearn_on_each_resample(k: int | str) -> None
         s = np.column_stack([1 - s[:, 1], s[:, 1]])
     ms = ClassificationEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED, metrics=TYPES[4:])
     ms = ms.add_arrays(y, given, labels=labels).compute()
-    *_, mult, inverse = score_units(block_from_arrays(y, given, labels=labels))
+    *_, mult, inverse, _ = score_units(block_from_arrays(y, given, labels=labels))
     per_label: dict[str, list[float]] = {lab: [] for lab in labels}
     means = []
     for idx in _resampled_datums(inverse, mult):
@@ -107,7 +107,7 @@ def test_hardmax_false_bootstrap_equals_a_loop_over_label_problems() -> None:
         score_thresholds=[0.3],
     )
     ms = ev.add_arrays(y, s, labels=labels).compute()
-    *_, mult, inverse = count_units(block_from_arrays(y, s, labels=labels), 0.3, hardmax=False)
+    *_, mult, inverse, _ = count_units(block_from_arrays(y, s, labels=labels), 0.3, hardmax=False)
     for j, lab in enumerate(labels):
         values = [
             precision_score(y[i] == lab, s[i, j] >= 0.3, zero_division=np.nan)

@@ -187,6 +187,16 @@ CASES = [
         add=_add_long_form,
     ),
     ContractCase(
+        name="classification-by-site-and-w-with-ci",
+        make=lambda: ClassificationEvaluator(
+            pr_curve_max_examples=0, by=["site", "w"], ci=0.9, num_bootstrap=30
+        ),
+        make_other=lambda: ClassificationEvaluator(pr_curve_max_examples=0, by=["site"], ci=0.9),
+        batches=_metadata_batches(),
+        concat=_concat_long_form,
+        add=_add_long_form,
+    ),
+    ContractCase(
         name="fairness-two-definitions",
         make=lambda: FairnessEvaluator(["s", "age:40:invert"]),
         make_other=lambda: FairnessEvaluator(["s", "age:50:invert"]),

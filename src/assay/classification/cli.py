@@ -75,6 +75,7 @@ def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
             examples_limit=settings["examples_limit"],
             examples_offset=settings["examples_offset"],
             **{k: settings[k] for k in CI_OPTIONS},
+            by=settings["by"],
         )
     except InvalidInputError as e:
         where = (OPTIONS | CI_OPTIONS).get(str(e.source), e.source)
@@ -175,6 +176,7 @@ def _run(
         "pr_curve_max_examples": settings["pr_curve_max_examples"],
         "zero_division": settings["zero_division"],
         **({k: settings[k] for k in CI_OPTIONS} if settings["ci"] is not None else {}),
+        **({"by": settings["by"]} if settings["by"] else {}),
         **{f"where_{k}": v for k, v in where_by.items() if v is not None},
     }
     record: dict[str, Any] = {
@@ -264,6 +266,13 @@ def register(app: typer.Typer) -> None:
             None,
             help="Report this value where a denominator is 0 (default: undefined, value null).",
         ),
+        by: list[str] = typer.Option(
+            [],
+            "--by",
+            help="A datum metadata column (repeatable): the headline metrics again per value, "
+            "with slice_column, slice, n and gap (to the whole set). With --data the column "
+            "is read as metadata; long form: give it in --metadata-columns or metadata.",
+        ),
         ci: float | None = CI,
         ci_method: str = CI_METHOD,
         num_bootstrap: int = NUM_BOOTSTRAP,
@@ -302,7 +311,11 @@ def register(app: typer.Typer) -> None:
             "ci_method": ci_method,
             "num_bootstrap": num_bootstrap,
             "seed": seed,
+            "by": list(by),
         }
+        if by and data is not None:  # the slice columns are datum metadata
+            given = [c.strip() for c in (metadata_columns or "").split(",") if c.strip()]
+            metadata_columns = ",".join(dict.fromkeys([*given, *by]))
         wide = {
             "y_true": y_true,
             "y_score": y_score,

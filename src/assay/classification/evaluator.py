@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, Self
 
 import numpy as np
@@ -55,8 +56,9 @@ from assay.classification.confusion import CONFUSION_TYPES, confusion_records
 from assay.classification.curves import CURVE_TYPES, curve_records
 from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
-from assay.classification.intervals import attach_intervals
+from assay.classification.intervals import attach_intervals, gap_intervals
 from assay.classification.io import parse_long_form
+from assay.classification.slices import SLICE_TYPES, slice_records
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
 from assay.classification.types import (
     DEFAULT_KEY,
@@ -143,6 +145,9 @@ class ClassificationEvaluator(Evaluator):
         ci_method: ``bootstrap`` (default), ``wilson`` (Accuracy, Precision, Recall) or
             ``delong`` (ROCAUC); the other metrics get the bootstrap.
         num_bootstrap, seed: the bootstrap's resamples over datums and its seed.
+        by: datum metadata fields whose every value is a slice: the headline records again
+            per slice, with ``slice_column``, ``slice``, ``n`` and ``gap``
+            (:mod:`assay.classification.slices`).
 
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
@@ -165,6 +170,7 @@ class ClassificationEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        by: Sequence[str] = (),
     ) -> None:
         self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
         self.pr_curve_thresholds = tuple(
@@ -201,6 +207,9 @@ class ClassificationEvaluator(Evaluator):
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
         self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        if isinstance(by, str) or not all(isinstance(c, str) for c in by):
+            raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
+        self.by = tuple(dict.fromkeys(by))
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -215,6 +224,7 @@ class ClassificationEvaluator(Evaluator):
             "examples_limit": self.examples_limit,
             "examples_offset": self.examples_offset,
             **(self.ci.config() if self.ci else {}),
+            **({"by": list(self.by)} if self.by else {}),
         }
 
     # ------------------------------------------------------------ accumulate
@@ -297,47 +307,69 @@ class ClassificationEvaluator(Evaluator):
     def _compute(self) -> MetricSet:
         out: list[Metric] = []
         want = frozenset(self.metrics)
-        thresholds = np.asarray(self.pr_curve_thresholds, dtype=np.float64)
         for key in sorted(self._blocks):
             b = concat_blocks(self._blocks[key])
             if b.n == 0:
                 continue
-            if want & HARDMAX_TYPES:
-                out += hardmax_records(
-                    b,
-                    self.score_thresholds,
-                    want=want,
-                    zero_division=self.zero_division,
-                    hardmax=self.hardmax,
-                )
-            if want & CURVE_TYPES:
-                out += curve_records(
-                    b,
-                    thresholds,
-                    want=want,
-                    zero_division=self.zero_division,
-                    max_examples=self.pr_curve_max_examples,
-                )
-            if self.ci is not None:
-                attach_intervals(
-                    out,
-                    b,
-                    self.score_thresholds,
-                    want,
-                    hardmax=self.hardmax,
-                    zero_division=self.zero_division,
-                    opts=self.ci,
-                )
-            if want & CONFUSION_TYPES:
-                out += confusion_records(
-                    b,
-                    self.score_thresholds,
-                    hardmax=self.hardmax,
-                    want=want,
-                    number_of_examples=self.number_of_examples,
-                    examples_page=(self.examples_offset, self.examples_limit),
-                )
+            whole = self._block_records(b, want)
+            out += whole
+            sliced = partial(self._block_records, want=want & SLICE_TYPES)
+            gap_ci = None if self.ci is None else partial(self._gap_intervals, want=want)
+            for column in self.by:
+                out += slice_records(b, column, whole, sliced, gap_ci)
         return MetricSet(out)
+
+    def _gap_intervals(self, b: KeyBlock, keep: np.ndarray, want: frozenset[str]) -> Any:
+        assert self.ci is not None
+        return gap_intervals(
+            b,
+            keep,
+            self.score_thresholds,
+            want,
+            hardmax=self.hardmax,
+            zero_division=self.zero_division,
+            opts=self.ci,
+        )
+
+    def _block_records(self, b: KeyBlock, want: frozenset[str]) -> list[Metric]:
+        """The records of one label key's datums (the whole set, or one slice)."""
+        out: list[Metric] = []
+        if want & HARDMAX_TYPES:
+            out += hardmax_records(
+                b,
+                self.score_thresholds,
+                want=want,
+                zero_division=self.zero_division,
+                hardmax=self.hardmax,
+            )
+        if want & CURVE_TYPES:
+            out += curve_records(
+                b,
+                np.asarray(self.pr_curve_thresholds, dtype=np.float64),
+                want=want,
+                zero_division=self.zero_division,
+                max_examples=self.pr_curve_max_examples,
+            )
+        if self.ci is not None:
+            attach_intervals(
+                out,
+                b,
+                self.score_thresholds,
+                want,
+                hardmax=self.hardmax,
+                zero_division=self.zero_division,
+                opts=self.ci,
+            )
+        if want & CONFUSION_TYPES:
+            out += confusion_records(
+                b,
+                self.score_thresholds,
+                hardmax=self.hardmax,
+                want=want,
+                number_of_examples=self.number_of_examples,
+                examples_page=(self.examples_offset, self.examples_limit),
+            )
+        return out
 
     # ------------------------------------------------------------ filter
 

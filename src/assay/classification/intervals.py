@@ -32,61 +32,77 @@ from assay.classification.types import KeyBlock
 from assay.intervals import CIOptions, collapse, delong_interval, wilson
 from assay.results import Metric
 
-__all__ = ["attach_intervals", "count_units", "score_units"]
+__all__ = ["attach_intervals", "count_units", "gap_intervals", "score_units"]
 
 Key = tuple[str, str | None, float | None]
 F64 = NDArray[np.float64]
 
 
 def count_units(
-    b: KeyBlock, t: float, hardmax: bool
-) -> tuple[F64, F64, F64, NDArray[np.int64], NDArray[np.intp]]:
+    b: KeyBlock, t: float, hardmax: bool, mask: NDArray[np.bool_] | None = None
+) -> tuple[F64, F64, F64, NDArray[np.int64], NDArray[np.intp], NDArray[np.bool_]]:
     """Per distinct unit at threshold ``t``: TP, FP, FN indicator rows (units x labels),
-    the units' multiplicities and each datum's unit."""
+    the units' multiplicities, each datum's unit and whether the unit is in ``mask`` (a
+    slice; the mask is then part of the unit)."""
     k = len(b.labels)
     gt = b.gt.astype(np.int64)
+    inside = np.zeros(b.n, dtype=np.int64) if mask is None else mask.astype(np.int64)
     if hardmax:
         top, top_score = b.top()
         pred = np.where(top_score >= t, top.astype(np.int64), k)
-        cells, mult, inverse = collapse(gt * (k + 1) + pred)
-        g, p = cells[:, 0] // (k + 1), cells[:, 0] % (k + 1)
+        cells, mult, inverse = collapse((gt * (k + 1) + pred) * 2 + inside)
+        c, flag = cells[:, 0] // 2, cells[:, 0] % 2
+        g, p = c // (k + 1), c % (k + 1)
         truth = g[:, None] == np.arange(k)
         said = p[:, None] == np.arange(k)
     else:
         truth_all = gt[:, None] == np.arange(k)
         said_all = (b.dense_scores() >= t).T
-        rows, mult, inverse = collapse(np.concatenate([truth_all, said_all], axis=1))
-        truth, said = rows[:, :k].astype(bool), rows[:, k:].astype(bool)
+        rows, mult, inverse = collapse(np.column_stack([truth_all, said_all, inside]))
+        truth, said, flag = rows[:, :k].astype(bool), rows[:, k:-1].astype(bool), rows[:, -1]
     tp = (truth & said).astype(np.float64)
-    return tp, (~truth & said).astype(np.float64), (truth & ~said).astype(np.float64), mult, inverse
+    fp, fn = (~truth & said).astype(np.float64), (truth & ~said).astype(np.float64)
+    return tp, fp, fn, mult, inverse, flag.astype(bool)
 
 
-def score_units(b: KeyBlock) -> tuple[F64, NDArray[np.int64], NDArray[np.int64], NDArray[np.intp]]:
+def score_units(
+    b: KeyBlock, mask: NDArray[np.bool_] | None = None
+) -> tuple[F64, NDArray[np.int64], NDArray[np.int64], NDArray[np.intp], NDArray[np.bool_]]:
     """The distinct (truth, scores) rows, sorted by the first label's score (the positive
-    label's in the binary form): scores (units x labels), truths, multiplicities and each
-    datum's unit."""
-    rows, mult, inverse = collapse(np.column_stack([b.gt.astype(np.float64), b.dense_scores().T]))
+    label's in the binary form): scores (units x labels), truths, multiplicities, each
+    datum's unit, and whether the unit is in ``mask`` (a slice; then part of the unit)."""
+    inside = np.zeros(b.n) if mask is None else mask.astype(np.float64)
+    rows, mult, inverse = collapse(
+        np.column_stack([b.gt.astype(np.float64), b.dense_scores().T, inside])
+    )
     first = 1 + (0 if b.binary_row is None else b.binary_row)
     order = np.argsort(rows[:, first], kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     rows = rows[order]
-    return rows[:, 1:], rows[:, 0].astype(np.int64), mult[order], rank[inverse]
+    flag = rows[:, -1] > 0
+    return rows[:, 1:-1], rows[:, 0].astype(np.int64), mult[order], rank[inverse], flag
 
 
 def _count_replicates(
     b: KeyBlock, t: float, hardmax: bool, zero_division: float | None, opts: CIOptions
 ) -> F64:
     """Intervals (2, 3k + 1): Precision, Recall, F1 of each label, then Accuracy."""
-    tp_i, fp_i, fn_i, mult, _ = count_units(b, t, hardmax)
+    tp_i, fp_i, fn_i, mult, _, _ = count_units(b, t, hardmax)
+    return opts.bootstrap_interval(_count_statistic(tp_i, fp_i, fn_i, zero_division), mult)
+
+
+def _count_statistic(tp_i: F64, fp_i: F64, fn_i: F64, zd: float | None) -> Any:
+    """Resample counts -> (b, 3k + 1): Precision, Recall, F1 of each label, Accuracy."""
 
     def statistic(w: F64) -> F64:
         tp, fp, fn = w @ tp_i, w @ fp_i, w @ fn_i
-        p, r, f = ratios.precision_recall_f1(tp, fp, fn, zero_division)
-        acc = tp.sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+        p, r, f = ratios.precision_recall_f1(tp, fp, fn, zd)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            acc = tp.sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
         return np.concatenate([p, r, f, acc], axis=1)
 
-    return opts.bootstrap_interval(statistic, mult)
+    return statistic
 
 
 def _auc_plan(scores: F64, truth: NDArray[np.int64], j: int) -> tuple[Any, ...]:
@@ -113,14 +129,13 @@ def _auc(w: F64, order: Any, pos: NDArray[np.bool_], starts: Any) -> F64:
         return np.einsum("ij,ij->i", pg, below) / (pg.sum(1) * ng.sum(1))
 
 
-def _auc_replicates(b: KeyBlock, opts: CIOptions) -> F64:
-    """Intervals (2, k + 1): ROC AUC of each label, then their mean (mROCAUC).
+def _auc_statistic(b: KeyBlock, scores: F64, truth: NDArray[np.int64]) -> Any:
+    """Resample counts -> (b, k + 1): ROC AUC of each label, then their mean (mROCAUC).
 
-    The units are sorted by the first label's score once, so that label needs no gather;
-    with one score column for two labels (the binary form) the other label's AUC is the
-    same number and is not computed again.
+    The units are sorted by the first label's score (:func:`score_units`), so that label
+    needs no gather; with one score column for two labels (the binary form) the other
+    label's AUC is the same number and is not computed again.
     """
-    scores, truth, mult, _ = score_units(b)
     first = 0 if b.binary_row is None else b.binary_row
     k = scores.shape[1]
     todo = [first] if b.binary_row is not None else list(range(k))
@@ -137,7 +152,49 @@ def _auc_replicates(b: KeyBlock, opts: CIOptions) -> F64:
             mean = np.where(defined, out, 0.0).sum(axis=1) / defined.sum(axis=1)
         return np.concatenate([out, mean[:, None]], axis=1)
 
-    return opts.bootstrap_interval(statistic, mult)
+    return statistic
+
+
+def _auc_replicates(b: KeyBlock, opts: CIOptions) -> F64:
+    """Intervals (2, k + 1): ROC AUC of each label, then their mean (mROCAUC)."""
+    scores, truth, mult, _, _ = score_units(b)
+    return opts.bootstrap_interval(_auc_statistic(b, scores, truth), mult)
+
+
+def gap_intervals(
+    b: KeyBlock,
+    keep: NDArray[np.bool_],
+    thresholds: Sequence[float],
+    want: frozenset[str],
+    *,
+    hardmax: bool,
+    zero_division: float | None,
+    opts: CIOptions,
+) -> dict[Key, tuple[float, float]]:
+    """The bootstrap interval of each slice-minus-whole gap: one resample of all datums
+    gives both the whole set's value and the slice's (its datums' counts alone)."""
+    out: dict[Key, tuple[float, float]] = {}
+    labels, k = b.labels, len(b.labels)
+
+    def gaps(statistic: Any, inside: NDArray[np.bool_]) -> Any:
+        return lambda w: statistic(w * inside) - statistic(w)
+
+    if want & {"Precision", "Recall", "F1", "Accuracy"}:
+        for t in thresholds:
+            tp_i, fp_i, fn_i, mult, _, inside = count_units(b, t, hardmax, keep)
+            stat = _count_statistic(tp_i, fp_i, fn_i, zero_division)
+            ci = opts.bootstrap_interval(gaps(stat, inside), mult)
+            for i, name in enumerate(("Precision", "Recall", "F1")):
+                for j, lab in enumerate(labels):
+                    out[(name, lab, t)] = (float(ci[0, i * k + j]), float(ci[1, i * k + j]))
+            out[("Accuracy", None, t)] = (float(ci[0, -1]), float(ci[1, -1]))
+    if want & {"ROCAUC", "mROCAUC"}:
+        scores, truth, mult, _, inside = score_units(b, keep)
+        ci = opts.bootstrap_interval(gaps(_auc_statistic(b, scores, truth), inside), mult)
+        for j, lab in enumerate(labels):
+            out[("ROCAUC", lab, None)] = (float(ci[0, j]), float(ci[1, j]))
+        out[("mROCAUC", None, None)] = (float(ci[0, -1]), float(ci[1, -1]))
+    return out
 
 
 def _boot(opts: CIOptions, bounds: F64) -> dict[str, Any]:
@@ -179,7 +236,7 @@ def _intervals(
 
 
 def _wilson(b: KeyBlock, t: float, hardmax: bool, opts: CIOptions) -> dict[Key, dict[str, Any]]:
-    tp_i, fp_i, fn_i, mult, _ = count_units(b, t, hardmax)
+    tp_i, fp_i, fn_i, mult, _, _ = count_units(b, t, hardmax)
     m = mult.astype(np.float64)
     tp, fp, fn = m @ tp_i, m @ fp_i, m @ fn_i
     out: dict[Key, dict[str, Any]] = {}

@@ -148,3 +148,31 @@ def test_gap_interval_equals_a_loop_over_joint_resamples() -> None:
         p = ms.get(what, slice="north", **where).parameters
         want = np.quantile(gaps, [(1 - level) / 2, (1 + level) / 2])
         assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, abs=1e-12), what
+
+
+def test_intervals_and_slices_survive_save_show_export(tmp_path) -> None:
+    """classification --ci --by --save, then `runs show` and `runs export` give the same
+    records (SQLite store)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    y, s, md = _data(n=60, seed=7)
+    path = tmp_path / "d.csv"
+    lines = ["truth,a,b,c,site"] + [
+        f"{t},{r[0]},{r[1]},{r[2]},{d['site']}" for t, r, d in zip(y, s, md)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    db = str(tmp_path / "runs.db")
+    args = ["classification", "--data", str(path), "--y-true", "truth", "--y-score-columns"]
+    args += ["a,b,c", "--metrics", "Accuracy,ROCAUC", "--by", "site", "--ci", "0.9"]
+    r = CliRunner().invoke(app, [*args, "--num-bootstrap", "40", "--save", "--db", db])
+    assert r.exit_code == 0, r.output
+    printed = json.loads(r.stdout)
+    assert any("gap_ci_low" in m["parameters"] for m in printed)
+    shown = CliRunner().invoke(app, ["runs", "show", "1", "--db", db])
+    assert json.loads(shown.stdout)["metrics"] == printed
+    exported = CliRunner().invoke(app, ["runs", "export", "1", "--db", db])
+    assert json.loads(exported.stdout)[0]["metrics"] == printed

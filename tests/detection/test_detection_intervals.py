@@ -123,3 +123,25 @@ def test_cli_ci(tmp_path) -> None:
     )
     r = CliRunner().invoke(app, [*args, "--ci", "0.9", "--ci-method", "nope"])
     assert r.exit_code == 2 and "--ci-method" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("matching", ["coco", "valor"])
+def test_ar_bootstrap_equals_reevaluating_copied_images(matching: str) -> None:
+    gts, pds = _datums(seed=5)
+    opts = {"metrics": ["AR", "mAR"], "score_thresholds": [0.0, 0.5], "matching": matching}
+    ms = evaluate_detection(gts, pds, ci=LEVEL, num_bootstrap=B, seed=SEED, **opts)
+    loops: dict[tuple, list[float]] = {}
+    for w in np.concatenate(list(resample_counts(np.ones(len(gts)), B, SEED))):
+        for m in evaluate_detection(_copies(gts, w), _copies(pds, w), **opts):
+            key = (m.type, m.parameters.get("label_value"), m.parameters["score_threshold"])
+            loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+    checked = 0
+    for m in ms:
+        if m.value is None:
+            continue
+        p = m.parameters
+        v = np.array(loops[(m.type, p.get("label_value"), p["score_threshold"])])
+        want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12), (m.type, p)
+        checked += 1
+    assert checked >= 6

@@ -200,3 +200,73 @@ def attach_ap_intervals(
             p.update(params(means[("mAP", p["label_key"])][:, tpos[p["iou_threshold"]]]))
         elif m.type == "mAPAveragedOverIOUs":
             p.update(params(means[("mAPAveragedOverIOUs", p["label_key"])]))
+
+
+def _image_tp(
+    data: DetectionData, m: Any, t_index: list[int], score_thresholds: list[float]
+) -> tuple[F64, F64]:
+    """Per image column: TPs ``(D, T, S, K)`` (as :func:`threshold_counts`, per image) and the
+    not-ignored ground truths ``(D, K)``."""
+    dts, gts = data.predictions, data.groundtruths
+    col = image_order(data)
+    K, S, D = len(data.labels), len(score_thresholds), data.n_datums
+    ths = np.asarray(score_thresholds, dtype=np.float64)
+    order = np.argsort(ths, kind="stable")
+    lab = dts.label[m.det]
+    bins = np.searchsorted(ths[order], dts.score[m.det], side="right")
+    key = (col[dts.datum[m.det]] * (S + 1) + bins) * K + lab
+    tp = np.zeros((D, len(t_index), S, K))
+    for i, ti in enumerate(t_index):
+        mask = m.dtm[0, ti] & ~m.dt_ignore[0, ti]
+        hist = np.bincount(key[mask], minlength=D * (S + 1) * K).reshape(D, S + 1, K)
+        tp[:, i, order] = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    keep = ~m.gt_ignore[0]
+    npig = np.zeros((D, K))
+    np.add.at(npig, (col[gts.datum[keep]], gts.label[keep]), 1.0)
+    return tp, npig
+
+
+def attach_ar_intervals(
+    records: list[Metric],
+    data: DetectionData,
+    m: Any,
+    ar_idx: list[int],
+    score_thresholds: list[float],
+    opts: CIOptions,
+    zero_division: float | None,
+) -> None:
+    """Bootstrap intervals over images on the defined ``AR`` and ``mAR`` records, in place:
+    a resample's TPs and ground truths per label are ``w @`` the per-image counts."""
+    tp, npig = _image_tp(data, m, ar_idx, score_thresholds)
+    D, T, S, K = tp.shape
+    canon = sorted(range(K), key=lambda k: data.labels[k])
+    labels = [data.labels[k] for k in canon]
+    tp, npig = tp[..., canon], npig[:, canon]
+    keys = sorted({k for k, _ in labels})
+    in_key = np.array([[lab[0] == key for lab in labels] for key in keys])  # (keys, K)
+
+    def statistic(w: F64) -> F64:
+        hits = (w @ tp.reshape(D, -1)).reshape(-1, T, S, K)
+        n = (w @ npig)[:, None, None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            recall = np.where(n > 0, hits / n, np.nan if zero_division is None else zero_division)
+            ar = recall.mean(axis=1)  # (b, S, K)
+            ok = ~np.isnan(ar)
+            sel = ok[:, :, None, :] & in_key[None, None, :, :]  # (b, S, keys, K)
+            mar = np.where(sel, ar[:, :, None, :], 0.0).sum(axis=3) / sel.sum(axis=3)
+        return np.concatenate([ar.reshape(len(w), -1), mar.reshape(len(w), -1)], axis=1)
+
+    ones = np.ones(D, dtype=np.int64)
+    lo, hi = percentile(bootstrap(statistic, ones, opts.num_bootstrap, opts.seed), opts.level)
+    where = {lab: k for k, lab in enumerate(labels)}
+    spos = {round(float(s), 10): i for i, s in enumerate(score_thresholds)}
+    for rec in records:
+        p = rec.parameters
+        if rec.value is None or rec.type not in ("AR", "mAR"):
+            continue
+        si = spos[round(float(p["score_threshold"]), 10)]
+        if rec.type == "AR":
+            c = si * K + where[(p["label_key"], p["label_value"])]
+        else:
+            c = S * K + si * len(keys) + keys.index(p["label_key"])
+        p.update(opts.parameters(float(lo[c]), float(hi[c]), "bootstrap"))

@@ -52,7 +52,7 @@ import numpy as np
 from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
-from assay.detection.intervals import attach_ap_intervals
+from assay.detection.intervals import attach_ap_intervals, attach_ar_intervals
 from assay.detection.options import (
     AR_TYPES,
     DEFAULT_METRICS,
@@ -210,8 +210,8 @@ def compute_metrics(
             annotation) ``offset .. offset + limit - 1`` in uid order (valor-lite's
             ``limit`` and ``offset``; default: all).
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on AP,
-            APAveragedOverIOUs, mAP and mAPAveragedOverIOUs (default ``ci=None``: none; any
-            ``ci_method`` gives the bootstrap); see :mod:`assay.detection.intervals`.
+            APAveragedOverIOUs, mAP, mAPAveragedOverIOUs, AR and mAR (default ``ci=None``:
+            none; any ``ci_method`` gives the bootstrap); see :mod:`assay.detection.intervals`.
     """
     opts = ci_options(ci, ci_method, num_bootstrap, seed)
     check_matching(matching)
@@ -252,9 +252,12 @@ def compute_metrics(
         if need_ar:
             ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
             tp, _, fn = threshold_counts(data, chosen, ar_idx, scores)
-            out += ar_records(
+            ar_out = ar_records(
                 data, tp, fn, ar_ious, scores, order, _keys(data), wanted, zero_division
             )
+            if opts is not None:
+                attach_ar_intervals(ar_out, data, chosen, ar_idx, list(scores), opts, zero_division)
+            out += ar_out
         if need_counts:
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
             counts = threshold_counts(data, chosen, t_idx, scores)

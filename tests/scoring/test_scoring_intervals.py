@@ -59,7 +59,7 @@ def test_bootstrap_equals_peers_on_each_materialised_resample(form: str) -> None
         assert (p["ci_method"], p["num_bootstrap"], p["seed"]) == ("bootstrap", B, SEED)
 
 
-def test_seeded_value_unchanged_and_only_eval_records() -> None:
+def test_seeded_value_unchanged_and_only_eval_tables() -> None:
     df = _frame(seed=1)
     a = evaluate_scoring(df, human="h", system="m", group_columns=["g"], ci=0.95, seed=1)
     b = evaluate_scoring(df, human="h", system="m", group_columns=["g"], ci=0.95, seed=1)
@@ -68,7 +68,8 @@ def test_seeded_value_unchanged_and_only_eval_records() -> None:
     assert a.to_json() == b.to_json() != c.to_json()
     assert [m.value for m in a] == [m.value for m in plain]
     with_ci = {(m.type, m.parameters["table"]) for m in a if "ci_low" in m.parameters}
-    assert {t for _, t in with_ci} == {"eval"} and len(with_ci) == 8
+    assert {t for _, t in with_ci} == {"eval", "eval_by_g"}
+    assert len({k for k, t in with_ci if t == "eval"}) == 8
 
 
 def test_batches_merge_and_state_carry_the_pairs() -> None:
@@ -106,3 +107,41 @@ def test_cli_ci(tmp_path) -> None:
         app, [*args, "--out-dir", str(tmp_path / "p"), "--ci", "0.8", "--num-bootstrap", "1"]
     )
     assert r.exit_code == 2 and "--num-bootstrap" in r.output
+
+
+@pytest.mark.parametrize("form", ["m", "m_round"])
+def test_by_group_intervals_equal_peers_on_materialised_resamples(form: str) -> None:
+    """eval_by_<column>: each group's metrics (and DSM against the resample's whole set) on
+    every resample materialised as responses, with the same counts."""
+    df = _frame(n=160, seed=6)
+    ms = evaluate_scoring(
+        df, human="h", system="m", group_columns=["g"], ci=LEVEL, num_bootstrap=B, seed=SEED
+    )
+    h = df.h.to_numpy()
+    m = df.m.to_numpy() if form == "m" else np.rint(df.m.to_numpy())
+    names, code = np.unique(df.g.to_numpy().astype(str), return_inverse=True)
+    units, mult, _ = collapse(np.column_stack([h, m, code]))
+    loops: dict[tuple[str, str], list[float]] = {}
+    for w in np.concatenate(list(resample_counts(mult, B, SEED))):
+        idx = np.repeat(np.arange(len(units)), w.astype(np.int64))
+        hh, mm, cc = units[idx, 0], units[idx, 1], units[idx, 2]
+        for j, name in enumerate(names):
+            x, y = hh[cc == j], mm[cc == j]
+            peer = _peer(x, y)
+            peer["DSM"] = (y.mean() - mm.mean()) / mm.std(ddof=1) - (x.mean() - hh.mean()) / hh.std(
+                ddof=1
+            )
+            for k, v in peer.items():
+                loops.setdefault((k, str(name)), []).append(v)
+    checked = 0
+    for (kind, group), values in loops.items():
+        if kind == "SMD":
+            continue  # the by-group tables report DSM
+        found = ms.filter(kind, table="eval_by_g", score=form, group=group)
+        if not found:
+            continue  # the table shows this column for the other score form only
+        p = found[0].parameters
+        want = np.quantile(values, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, rel=1e-9, abs=1e-12), kind
+        checked += 1
+    assert checked >= 8

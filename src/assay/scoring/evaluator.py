@@ -100,10 +100,10 @@ class ScoringEvaluator(Evaluator):
         seed: int = 0,
     ) -> None:
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
-        self._units = ResponseUnits()
         self.human, self.system = str(human), str(system)
         self.human2 = [human2] if isinstance(human2, str) else [str(c) for c in human2 or []]
         self.group_columns = resolve_group_columns(group_columns, subgroups)
+        self._units = ResponseUnits(self.group_columns)
         self.exclude_zero_scores = bool(exclude_zero_scores)
         if rater_error_variance is not None and (
             not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
@@ -166,7 +166,7 @@ class ScoringEvaluator(Evaluator):
         part = batch_stats(d, self.group_columns, shift, self.fast, true_scores)
         self._shift = shift
         if self.ci is not None:
-            self._units.add(d.h, d.m)
+            self._units.add(d.h, d.m, d.groups)
         self._stats = part if self._stats is None else merge_batches(self._stats, part)
         for k, c in d.dropped.items():
             self.dropped[k] = self.dropped.get(k, 0) + c
@@ -228,7 +228,7 @@ class ScoringEvaluator(Evaluator):
         self._shift = float(state["shift"]) if "shift" in state else None
         if "hm.n" in state:
             self._stats = load_batch_state(dict(state), self.group_columns)
-        self._units = ResponseUnits.from_state(state)
+        self._units = ResponseUnits.from_state(state, self.group_columns)
 
 
 def _evaluator(

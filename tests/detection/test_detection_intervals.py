@@ -145,3 +145,35 @@ def test_ar_bootstrap_equals_reevaluating_copied_images(matching: str) -> None:
         assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12), (m.type, p)
         checked += 1
     assert checked >= 6
+
+
+def test_slices_by_image_metadata_equal_the_subset_alone() -> None:
+    gts, pds = _datums(seed=8)
+    for i, d in enumerate(gts):
+        d["metadata"] = {"camera": "ab"[i % 2], "night": i % 3 == 0}
+    opts = {"metrics": ["AP", "mAP", "AR", "mAR"], "iou_thresholds": IOUS}
+    ms = evaluate_detection(gts, pds, by=["camera"], **opts)
+    whole = evaluate_detection(gts, pds, **opts)
+    assert [m for m in ms if "slice" not in m.parameters] == list(whole)
+    for cam in "ab":
+        keep = [i for i, d in enumerate(gts) if d["metadata"]["camera"] == cam]
+        alone = evaluate_detection([gts[i] for i in keep], [pds[i] for i in keep], **opts)
+        got = ms.filter(slice_column="camera", slice=cam)
+        assert len(got) == len(alone) > 0
+        for m in alone:
+            where = {k: v for k, v in m.parameters.items() if k != "undefined"}
+            sl = got.get(m.type, **where)
+            assert sl.value == m.value and sl.parameters["n"] == len(keep)
+            ref = [w for w in whole if w.type == m.type and w.parameters == m.parameters]
+            if m.value is not None and ref and ref[0].value is not None:
+                assert sl.parameters["gap"] == pytest.approx(m.value - ref[0].value, abs=1e-15)
+    sliced = DetectionEvaluator(by=["camera"], iou_thresholds=IOUS, ci=0.9, num_bootstrap=20)
+    sliced.add_datums(gts[:10], pds[:10]).merge(
+        DetectionEvaluator(by=["camera"], iou_thresholds=IOUS, ci=0.9, num_bootstrap=20).add_datums(
+            gts[10:], pds[10:]
+        )
+    )
+    one = evaluate_detection(gts, pds, by=["camera"], iou_thresholds=IOUS, ci=0.9, num_bootstrap=20)
+    assert sliced.compute().to_json() == one.to_json()
+    with pytest.raises(InvalidInputError, match="by.*lens"):
+        evaluate_detection(gts, pds, by=["lens"], metrics=["mAP"])

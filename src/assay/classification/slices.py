@@ -30,21 +30,16 @@ from typing import Any
 import numpy as np
 
 from assay.classification.types import KeyBlock
-from assay.errors import InvalidInputError
 from assay.results import Metric
+from assay.slices import annotate, slice_masks
 
-__all__ = ["SLICE_TYPES", "slice_records", "slice_text"]
+__all__ = ["SLICE_TYPES", "slice_records"]
 
 SLICE_TYPES = frozenset({"Precision", "Recall", "F1", "Accuracy", "ROCAUC", "mROCAUC"})
 
-_WHERE = ("label_key", "label_value", "score_threshold", "hardmax")
-
-
-def slice_text(v: Any) -> str:
-    """A slice value as text: ``3`` for 3.0, ``"x"`` for "x"."""
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
-        return str(int(v))
-    return str(v.item() if isinstance(v, np.generic) else v)
+#: What identifies a record within a slice (beside its type): its gap is to the whole
+#: set's record with the same values.
+WHERE = ("label_key", "label_value", "score_threshold")
 
 
 def _take(b: KeyBlock, keep: np.ndarray) -> KeyBlock:
@@ -59,14 +54,6 @@ def _take(b: KeyBlock, keep: np.ndarray) -> KeyBlock:
     )
 
 
-def _threshold(m: Metric) -> Any:
-    return m.parameters.get("score_threshold")
-
-
-def _key(m: Metric) -> tuple[Any, ...]:
-    return (m.type, *(m.parameters.get(k) for k in _WHERE))
-
-
 def slice_records(
     b: KeyBlock,
     column: str,
@@ -77,34 +64,14 @@ def slice_records(
 ) -> list[Metric]:
     """The headline records of every slice of ``column`` in block ``b``; ``whole`` are the
     whole block's records (for the gaps), ``compute`` makes a block's records and ``gap_ci``
-    (with ``ci``) gives the gaps' intervals from a block and a slice mask."""
-    md = b.metadata
-    if md is None or column not in md.values:
-        raise InvalidInputError(
-            f"is not a datum metadata field of label key {b.key!r} (give it as metadata, "
-            "e.g. with metadata_columns)",
-            source="by",
-            field=column,
-        )
-    values, present = md.values[column], md.present[column]
-    text = np.array([slice_text(v) for v in values.tolist()], dtype=object)
-    base = {_key(m): m.value for m in whole if m.type in SLICE_TYPES}
+    (with ``ci``) gives the gaps' intervals from a block and a slice mask, keyed by
+    ``(type, label_value, score_threshold)``."""
     out: list[Metric] = []
-    for v in sorted(set(text[present].tolist())):
-        keep = present & (text == v)
-        intervals = {} if gap_ci is None else gap_ci(b, keep)
-        for m in compute(_take(b, keep)):
-            if m.type not in SLICE_TYPES:
-                continue
-            ref = base.get(_key(m))
-            gap = None if m.value is None or ref is None else float(m.value - ref)
-            extra = {"slice_column": column, "slice": v, "n": int(keep.sum()), "gap": gap}
-            lohi = intervals.get((m.type, m.parameters.get("label_value"), _threshold(m)))
-            if gap is not None and lohi is not None:
-                ok = all(np.isfinite(lohi))
-                extra["gap_ci_low"], extra["gap_ci_high"] = lohi if ok else (None, None)
-            params = {k: x for k, x in m.parameters.items() if k != "undefined"} | extra
-            if m.value is None:
-                params["undefined"] = m.parameters.get("undefined")
-            out.append(Metric(m.type, m.value, params))
+    for v, keep in slice_masks(b.metadata, column, f"datums of label key {b.key!r}"):
+        recs = [m for m in compute(_take(b, keep)) if m.type in SLICE_TYPES]
+        found = {} if gap_ci is None else gap_ci(b, keep)
+        cis = {(t, b.key, lab, th): lohi for (t, lab, th), lohi in found.items()}
+        out += annotate(
+            recs, whole, column=column, value=v, n=int(keep.sum()), where=WHERE, gap_ci=cis
+        )
     return out

@@ -233,6 +233,12 @@ def register(app: typer.Typer) -> None:
         where_predictions: str = where_option(
             "predictions", "uid, label, label_key, score, metadata"
         ),
+        by: list[str] = typer.Option(
+            [],
+            "--by",
+            help="An image metadata field (repeatable): AP/AR/mAP/mAR again per value, with "
+            "slice_column, slice, n and gap (to the whole set).",
+        ),
         ci: float = CI,
         ci_method: str = CI_METHOD,
         num_bootstrap: int = NUM_BOOTSTRAP,
@@ -265,6 +271,7 @@ def register(app: typer.Typer) -> None:
             examples_limit=examples_limit,
             examples_offset=examples_offset,
             **interval_kwargs(ci, ci_method, num_bootstrap, seed),
+            **({"by": list(by)} if by else {}),
         )
         files = (groundtruths, predictions, input_format)
         where_by = {

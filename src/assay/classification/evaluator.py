@@ -314,60 +314,30 @@ class ClassificationEvaluator(Evaluator):
             whole = self._block_records(b, want)
             out += whole
             sliced = partial(self._block_records, want=want & SLICE_TYPES)
-            gap_ci = None if self.ci is None else partial(self._gap_intervals, want=want)
+            gap_ci = None if self.ci is None else partial(gap_intervals, **self._ci_kw(want))
             for column in self.by:
                 out += slice_records(b, column, whole, sliced, gap_ci)
         return MetricSet(out)
 
-    def _gap_intervals(self, b: KeyBlock, keep: np.ndarray, want: frozenset[str]) -> Any:
-        assert self.ci is not None
-        return gap_intervals(
-            b,
-            keep,
-            self.score_thresholds,
-            want,
-            hardmax=self.hardmax,
-            zero_division=self.zero_division,
-            opts=self.ci,
-        )
+    def _ci_kw(self, want: frozenset[str]) -> dict[str, Any]:
+        kw = {"hardmax": self.hardmax, "zero_division": self.zero_division, "opts": self.ci}
+        return {"thresholds": self.score_thresholds, "want": want, **kw}
 
     def _block_records(self, b: KeyBlock, want: frozenset[str]) -> list[Metric]:
         """The records of one label key's datums (the whole set, or one slice)."""
-        out: list[Metric] = []
+        zd, th, out = self.zero_division, self.score_thresholds, []
         if want & HARDMAX_TYPES:
-            out += hardmax_records(
-                b,
-                self.score_thresholds,
-                want=want,
-                zero_division=self.zero_division,
-                hardmax=self.hardmax,
-            )
+            out += hardmax_records(b, th, want=want, zero_division=zd, hardmax=self.hardmax)
         if want & CURVE_TYPES:
-            out += curve_records(
-                b,
-                np.asarray(self.pr_curve_thresholds, dtype=np.float64),
-                want=want,
-                zero_division=self.zero_division,
-                max_examples=self.pr_curve_max_examples,
-            )
+            grid = np.asarray(self.pr_curve_thresholds, dtype=np.float64)
+            most = self.pr_curve_max_examples
+            out += curve_records(b, grid, want=want, zero_division=zd, max_examples=most)
         if self.ci is not None:
-            attach_intervals(
-                out,
-                b,
-                self.score_thresholds,
-                want,
-                hardmax=self.hardmax,
-                zero_division=self.zero_division,
-                opts=self.ci,
-            )
+            attach_intervals(out, b, th, want, hardmax=self.hardmax, zero_division=zd, opts=self.ci)
         if want & CONFUSION_TYPES:
+            page, each = (self.examples_offset, self.examples_limit), self.number_of_examples
             out += confusion_records(
-                b,
-                self.score_thresholds,
-                hardmax=self.hardmax,
-                want=want,
-                number_of_examples=self.number_of_examples,
-                examples_page=(self.examples_offset, self.examples_limit),
+                b, th, hardmax=self.hardmax, want=want, number_of_examples=each, examples_page=page
             )
         return out
 

@@ -66,3 +66,55 @@ def test_language_rates_bootstrap_and_wilson() -> None:
         p = boot.get("Accuracy", language=lang).parameters
         want = np.quantile(acc, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
         assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12)
+
+
+def _items(cells_items, counts):
+    """Columns target, predicted, privileged, counterfactual: ``counts[i]`` copies of item i."""
+    rows = [it for it, k in zip(cells_items, counts.astype(int)) for _ in range(k)]
+    return {k: np.array([r[i] for r in rows]) for i, k in enumerate(
+        ("target", "predicted", "privileged", "counterfactual"))}  # fmt: skip
+
+
+def test_llm_fairness_bootstrap_equals_re_evaluating_materialised_items() -> None:
+    from assay.llm.suites.fairness_metrics import LLMFairnessEvaluator
+
+    rng = np.random.default_rng(4)
+    n = 200
+    data = {
+        "target": rng.integers(0, 2, n),
+        "predicted": rng.choice([1, 0, -1, -2], n, p=[0.45, 0.4, 0.1, 0.05]),
+        "privileged": rng.integers(0, 2, n),
+    }
+    cf = np.where(rng.random(n) < 0.8, data["predicted"], rng.choice([1, 0, -1], n))
+    data["counterfactual"] = np.where(data["predicted"] == -2, -3, cf)
+    ev = LLMFairnessEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED).add(**data)
+    ms = ev.compute()
+    # the items the evaluator's cells stand for (target, predicted, privileged, cf)
+    group_items = [(1, 1, g, 1) for g in (0, 1)] + [(0, 1, g, 1) for g in (0, 1)]
+    group_items += [(1, 0, g, 0) for g in (0, 1)] + [(0, 0, g, 0) for g in (0, 1)]
+    group_items += [(1, -1, 0, -1), (1, -2, 0, -3)]
+    cells = np.concatenate([ev._confusion, ev._responses[1:]])
+    change_items = [(1, 1, 0, 0), (1, 1, 0, 1), (1, 1, 1, 0), (1, 1, 1, 1), (1, -2, 0, -3)]
+    compared, changed = ev._cf[:2], ev._cf[2:]
+    rest = int(ev._responses.sum() - compared.sum())
+    change_cells = np.array(
+        [changed[0], compared[0] - changed[0], changed[1], compared[1] - changed[1], rest]
+    )
+    for items, counts, kinds in (
+        (group_items, cells, ["StatisticalParityDifference", "DisparateImpact", "Accuracy"]),
+        (change_items, change_cells, ["CounterfactualChangeRate"]),
+    ):
+        loops: dict[tuple, list[float]] = {}
+        for w in np.concatenate(list(resample_counts(counts, B, SEED))):
+            again = LLMFairnessEvaluator().add(**_items(items, w)).compute()
+            for m in again.filter():
+                if m.type in kinds:
+                    key = (m.type, m.parameters.get("group"))
+                    loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+        for (kind, group), values in loops.items():
+            v = np.array(values)
+            want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+            where = {} if group is None else {"group": group}
+            got = [m for m in ms.filter(kind, **where) if m.parameters.get("group") == group]
+            p = got[0].parameters
+            assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12), (kind, group)

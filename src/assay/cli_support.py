@@ -240,6 +240,52 @@ def examples_page_options() -> tuple[Any, Any]:
     )
 
 
+#: The interval options' flags, by keyword argument (errors name the flag).
+CI_OPTIONS = {
+    "ci": "--ci",
+    "ci_method": "--ci-method",
+    "num_bootstrap": "--num-bootstrap",
+    "seed": "--seed",
+}
+
+
+def interval_options() -> tuple[Any, Any, Any, Any]:
+    """``--ci``, ``--ci-method``, ``--num-bootstrap`` and ``--seed``: confidence intervals on
+    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals)."""
+    return (
+        typer.Option(
+            None,
+            "--ci",
+            help="Put a confidence interval of this level (e.g. 0.95) on every headline "
+            "metric: ci_low, ci_high in the record's parameters. Default: none.",
+        ),
+        typer.Option(
+            "bootstrap",
+            "--ci-method",
+            help="bootstrap (default; resamples the input units), wilson (proportions), "
+            "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
+        ),
+        typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
+        typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    )
+
+
+def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: int) -> dict:
+    """The interval options as keyword arguments, checked (errors name the flag).
+
+    Empty when ``--ci`` is not given, so a command without it configures as before.
+    """
+    from assay.intervals import ci_options
+
+    try:
+        ci_options(ci, ci_method, num_bootstrap, seed)
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, source=CI_OPTIONS.get(str(e.source), e.source)) from None
+    if ci is None:
+        return {}
+    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+
+
 def apply_where(ev: Any, where: dict[str, str | None]) -> Any:
     """``ev.filter(**where)`` for the --where options given; errors name the option, and a
     filter that keeps nothing is refused (rather than failing later with "no data")."""

@@ -27,6 +27,8 @@ from assay.cli_support import (
     db_option,
     examples_page_options,
     guarded,
+    interval_kwargs,
+    interval_options,
     parse_floats,
     publish,
     save_metrics,
@@ -163,6 +165,7 @@ def _run(
 
 
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
+CI, CI_METHOD, NUM_BOOTSTRAP, SEED = interval_options()
 
 
 def register(app: typer.Typer) -> None:
@@ -231,13 +234,23 @@ def register(app: typer.Typer) -> None:
         where_predictions: str = where_option(
             "predictions", "uid, label, label_key, score, metadata"
         ),
+        by: list[str] = typer.Option(
+            [],
+            "--by",
+            help="An image metadata field (repeatable): AP/AR/mAP/mAR again per value, with "
+            "slice_column, slice, n and gap (to the whole set).",
+        ),
+        ci: float = CI,
+        ci_method: str = CI_METHOD,
+        num_bootstrap: int = NUM_BOOTSTRAP,
+        seed: int = SEED,
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
         db: str = db_option(),
     ) -> None:
         """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR
-        curves)."""
+        curves). --ci puts a bootstrap interval over images on AP and mAP."""
         wanted = _metric_list(metrics)
         if matching not in ("coco", "valor"):
             raise typer.BadParameter(
@@ -258,6 +271,8 @@ def register(app: typer.Typer) -> None:
             zero_division=zero_division,
             examples_limit=examples_limit,
             examples_offset=examples_offset,
+            **interval_kwargs(ci, ci_method, num_bootstrap, seed),
+            **({"by": list(by)} if by else {}),
         )
         files = (groundtruths, predictions, input_format)
         where_by = {

@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from assay.cli_support import (
+    CI_OPTIONS,
     OutputFormat,
     add_table,
     db_option,
     emit,
     guarded,
+    interval_options,
     save_metrics,
     save_option,
     scheduler_option,
@@ -133,6 +135,9 @@ _FORMAT = typer.Option(
 )
 
 
+_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``scoring`` command to ``app``."""
 
@@ -157,6 +162,10 @@ def register(app: typer.Typer) -> None:
         scale_with: str | None = _SCALE_WITH,
         id_column: str | None = _ID,
         scheduler: str | None = scheduler_option(),
+        ci: float | None = _CI,
+        ci_method: str = _CI_METHOD,
+        num_bootstrap: int = _NUM_BOOTSTRAP,
+        seed: int = _SEED,
     ) -> None:
         """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2,
         PRMSE, DSM, fairness. With --config (or --trim-min/--trim-max), RSMTool's rsmeval."""
@@ -187,14 +196,21 @@ def register(app: typer.Typer) -> None:
             )
         from assay.scoring.evaluator import ScoringEvaluator
 
-        ev = ScoringEvaluator(
-            human=human,
-            system=system,
-            human2=human2 or None,
-            group_columns=subgroup,
-            exclude_zero_scores=not keep_zero_scores,
-            rater_error_variance=rater_error_variance,
-        )
+        interval: dict[str, Any] = {"ci": ci, "ci_method": ci_method}
+        interval |= {"num_bootstrap": num_bootstrap, "seed": seed}
+        try:
+            ev = ScoringEvaluator(
+                human=human,
+                system=system,
+                human2=human2 or None,
+                group_columns=subgroup,
+                exclude_zero_scores=not keep_zero_scores,
+                rater_error_variance=rater_error_variance,
+                **interval,
+            )
+        except InvalidInputError as e:
+            flag = CI_OPTIONS.get(str(e.source), e.source)
+            raise InvalidInputError(e.reason, source=flag) from None
         from functools import partial
 
         add = partial(_add_batch, source=str(data))
@@ -206,6 +222,7 @@ def register(app: typer.Typer) -> None:
             "group_columns": list(subgroup),
             "exclude_zero_scores": not keep_zero_scores,
             "rater_error_variance": rater_error_variance,
+            **(interval if ci is not None else {}),
         }
         _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)
 

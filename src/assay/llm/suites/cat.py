@@ -40,11 +40,13 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.llm.runner import Item
 from assay.llm.suites import records
 from assay.llm.suites.base import Call, Prepared, Suite, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
 from assay.llm.suites.columns import factorize
+from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, lcg_shuffle, u32
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
@@ -64,16 +66,27 @@ class CATEvaluator(Evaluator):
     ``add(outcomes, test_types, bias_types)`` takes three arrays of one length: outcome
     names (:data:`OUTCOMES`) or their integer codes, ``"intrasentence"``/
     ``"intersentence"``, and the bias type of each answer. ``dataset`` only names what is
-    evaluated: evaluators of different datasets refuse to merge.
+    evaluated: evaluators of different datasets refuse to merge. ``ci`` (with ``ci_method``,
+    ``num_bootstrap``, ``seed``) puts a bootstrap interval over items on LMS, SS and ICAT
+    (:mod:`assay.llm.suites.intervals`).
     """
 
-    def __init__(self, *, dataset: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        dataset: str | None = None,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
         self.dataset = dataset
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self._scopes: list[str] = list(_FIXED_SCOPES)
         self._counts = np.zeros((len(_FIXED_SCOPES), len(OUTCOMES)), dtype=np.int64)
 
     def config(self) -> dict[str, Any]:
-        return {"dataset": self.dataset}
+        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
     @property
     def is_empty(self) -> bool:
@@ -153,7 +166,25 @@ class CATEvaluator(Evaluator):
             out.append(records.scoped("CATCounts", counts, scope=scope))
         total = int(answered[0] + e[0])
         out.append(records.error_rate(e[0] / total, calls=total))
+        if self.ci is not None:
+            attach_count_intervals(out, c, order, "scope", _FORMULAS, self.ci)
         return MetricSet(out)
+
+
+def _lms(w: np.ndarray) -> np.ndarray:
+    return 100 * (w[:, 0] + w[:, 1]) / w[:, :4].sum(axis=1)
+
+
+def _ss(w: np.ndarray) -> np.ndarray:
+    return 100 * w[:, 0] / (w[:, 0] + w[:, 1])
+
+
+#: LMS, SS and ICAT of resampled outcome counts (b, 5), for the intervals.
+_FORMULAS = {
+    "LMS": _lms,
+    "SS": _ss,
+    "ICAT": lambda w: _lms(w) * np.minimum(_ss(w), 100 - _ss(w)) / 50,
+}
 
 
 def _outcome_codes(outcomes: Any) -> np.ndarray:

@@ -94,12 +94,17 @@ def test_llm_fairness_bootstrap_equals_re_evaluating_materialised_items() -> Non
     group_items += [(1, 0, g, 0) for g in (0, 1)] + [(0, 0, g, 0) for g in (0, 1)]
     group_items += [(1, -1, 0, -1), (1, -2, 0, -3)]
     cells = np.concatenate([ev._confusion, ev._responses[1:]])
-    change_items = [(1, 1, 0, 0), (1, 1, 0, 1), (1, 1, 1, 0), (1, 1, 1, 1), (1, -2, 0, -3)]
-    compared, changed = ev._cf[:2], ev._cf[2:]
+    # per group: changed, unchanged with a valid answer, two invalid answers; then not compared
+    change_items = [(1, 1, g, 0) for g in (0, 1)] + [(1, 1, g, 1) for g in (0, 1)]
+    change_items += [(1, -1, g, -1) for g in (0, 1)] + [(1, -2, 0, -3)]
+    compared, changed, informative = ev._cf[:2], ev._cf[2:4], ev._cf[4:]
     rest = int(ev._responses.sum() - compared.sum())
+    per = [[changed[k], informative[k] - changed[k], compared[k] - informative[k]] for k in (0, 1)]
     change_cells = np.array(
-        [changed[0], compared[0] - changed[0], changed[1], compared[1] - changed[1], rest]
+        [per[0][0], per[0][1], per[0][2], per[1][0], per[1][1], per[1][2], rest]
     )
+    order = [0, 2, 4, 1, 3, 5, 6]  # the items in the cells' order
+    change_items = [change_items[i] for i in order]
     for items, counts, kinds in (
         (group_items, cells, ["StatisticalParityDifference", "DisparateImpact", "Accuracy"]),
         (change_items, change_cells, ["CounterfactualChangeRate"]),

@@ -160,7 +160,7 @@ def _by_replicates(x: F64, y: F64, code: NDArray[np.intp], g: int, w: F64, shift
         for j, s in enumerate(parts):
             if s.n[i] == 0:
                 continue
-            vj, _ = pair_values(s, i, pop=pop)
+            vj, _ = pair_values(s, i, pop=pop, dsm=True)
             out[i, j] = [np.nan if vj.get(c) is None else vj[c] for c in BY_COLUMNS]
     return out.reshape(w.shape[0], -1)
 

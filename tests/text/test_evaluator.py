@@ -58,6 +58,7 @@ def test_one_datum_has_no_stderr() -> None:
         ({"bleu_weights": []}, "weights"),
         ({"bleu_weights": ["a"]}, "weights"),
         ({"rouge_measures": ["f2"]}, "rouge_measures"),
+        ({"bleu_tokenize": "moses"}, "tokenize"),
     ],
 )
 def test_bad_configuration(kwargs: dict, field: str) -> None:
@@ -97,3 +98,14 @@ def test_missing_text_names_datum_and_field(fn, preds, refs, source, index) -> N
     assert e.value.source == source and e.value.record == f"index {index}"
     with pytest.raises(InvalidInputError, match="references: expected a list, got NoneType"):
         fn(["a"], None)
+
+
+def test_bleu_tokenize_valor_is_named_in_the_records() -> None:
+    ev = TextEvaluator(metrics=["bleu"], bleu_weights=[0.5, 0.5], bleu_tokenize="valor")
+    ms = ev.add(["The cat."], ["The cat"], uids=["a"]).compute()
+    r = ms.get("BLEU", datum_uid="a")
+    assert r.value == 1.0 and r.parameters["tokenize"] == "valor"
+    assert ms.get("BLEU", aggregate="mean").parameters["tokenize"] == "valor"
+    plain = TextEvaluator(metrics=["bleu"], bleu_weights=[0.5, 0.5])
+    r = plain.add(["The cat."], ["The cat"], uids=["a"]).compute().get("BLEU", datum_uid="a")
+    assert r.value < 1.0 and "tokenize" not in r.parameters

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.io.files import check_database_file
 from assay.llm.models.base import ChatResponse, Message, Usage
 
 __all__ = ["ResponseCache", "cache_key"]
@@ -74,7 +75,7 @@ class ResponseCache:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
+        self.path = check_database_file(Path(path).expanduser(), what="response cache")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit: each put is its own durable transaction.
         self._db = sqlite3.connect(

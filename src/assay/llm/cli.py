@@ -34,7 +34,7 @@ from assay.cli_support import (
     write_atomic,
 )
 from assay.errors import InvalidInputError
-from assay.io.files import check_writable_file
+from assay.io.files import check_database_file, check_writable_file
 
 __all__ = ["register", "llm_app", "read_items"]
 
@@ -148,6 +148,7 @@ def _run_command(o: dict[str, Any]) -> None:
     check_output_file(out)
     if o["cache"] is not None and not o["no_cache"]:
         check_writable_file(o["cache"], option="--cache")
+        check_database_file(o["cache"], what="--cache")
     if save:  # an unusable store fails now, before any call is paid for
         from assay.store import Store
 

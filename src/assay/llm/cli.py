@@ -35,6 +35,7 @@ from assay.cli_support import (
 )
 from assay.errors import InvalidInputError
 from assay.io.files import check_database_file, check_writable_file
+from assay.terminal import printable
 
 __all__ = ["register", "llm_app", "read_items"]
 
@@ -78,7 +79,7 @@ def ask(
     if as_json:
         sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
     elif rec.ok:
-        sys.stdout.write((rec.text or "") + "\n")
+        sys.stdout.write(printable(rec.text, keep_newlines=True) + "\n")
     if rec.ok:
         u = rec.usage
         note(

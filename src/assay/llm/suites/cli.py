@@ -114,12 +114,14 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
     from assay.cli_support import publish
     from assay.io.files import check_writable_file
     from assay.llm.suites.base import run_suite
+    from assay.terminal import printable
 
     if run.out is not None:
         check_writable_file(run.out, option="--out")
     if run.dry_run > 0:
         for p in suite.prepare()[: run.dry_run]:
-            sys.stdout.write(f"### {p.item.id}\n{p.item.messages[-1]['content']}\n\n")
+            prompt = printable(p.item.messages[-1]["content"], keep_newlines=True)
+            sys.stdout.write(f"### {printable(p.item.id)}\n{prompt}\n\n")
         return
     model = _load(run.model, run.timeout)
     spec = getattr(model, "spec", None) or model.identity

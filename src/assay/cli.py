@@ -133,6 +133,9 @@ def _root(
     ),
 ) -> None:
     """Evaluate ML models and LLMs."""
+    from assay.cli_support import mark_command_start
+
+    mark_command_start()  # a saved evaluation's "created": when its command began
 
 
 def main(argv: Any = None) -> None:

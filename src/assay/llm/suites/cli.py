@@ -211,11 +211,20 @@ def fairness(
         None, "--raw", help="Raw public file(s) to rebuild the splits from (PISA: two files)."
     ),
     sample: bool = typer.Option(False, "--sample", help="Use the small sample shipped with assay."),
+    template_file: Path = typer.Option(
+        None,
+        "--template-file",
+        help="Prompt template file (instead of the dataset's; a dataset TOML may only name "
+        "files in its own folder).",
+        dir_okay=False,
+    ),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """LLM fairness with counterfactual prompts: SPD, DI, AOD, EOD, accuracy, change rates."""
+    from dataclasses import replace
+
     from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 
     data = load_fairness_data(
@@ -225,6 +234,9 @@ def fairness(
         raw=raw or (),
         sample=sample,
     )
+    if template_file is not None:
+        data = replace(data, spec=replace(data.spec, template_path=str(template_file)))
+    data.spec.prompt_template()  # an unreadable or outside template stops before the model loads
     suite = FairnessSuite(data, max_queries=max_queries, seed=seed)
     _execute(suite, _given(run), f"LLM fairness: {data.spec.name}")
 

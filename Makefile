@@ -5,12 +5,26 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-fast lint bench clean postgres
+.PHONY: demo test test-fast lint bench clean postgres chromium
 
 $(BIN)/python:
 	@echo ">> creating the virtual environment $(VENV) ($(PYTHON) -m venv)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# llama-cpp-python compiles llama.cpp from source. Its default build uses every instruction set
+# of the building CPU (GGML_NATIVE), AMX included, and a virtual machine that reports AMX but does
+# not enable its state kills the process on the first prompt (a general-protection fault in
+# libggml-cpu, seen here). So build for the portable AVX2 level on x86-64 (native elsewhere is
+# off too). pip caches the built wheel by version, not by these flags: after changing them, clear
+# it with `pip cache remove llama_cpp_python`.
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+else
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
+endif
+CMAKE_ARGS ?= $(LLAMA_CMAKE_ARGS)
+export CMAKE_ARGS
 
 # Stamp files: reinstall only when pyproject.toml changes.
 INSTALL_NOTE = "   The first time takes several minutes: pip compiles llama-cpp-python (the embedded LLM's\n   runtime; about 8 minutes on 2 cores). Later runs skip this step."
@@ -42,7 +56,7 @@ $(RSM_VENV)/.installed:
 	$(RSM_VENV)/bin/python -m pip install --quiet 'rsmtool==12.0.0'
 	touch $@
 
-test: lint $(RSM_VENV)/.installed postgres
+test: lint $(RSM_VENV)/.installed postgres chromium
 	ASSAY_RSMTOOL_PYTHON=$(CURDIR)/$(RSM_VENV)/bin/python $(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 # The same suite without the tests marked slow (peers in subprocesses, the embedded model, servers).
@@ -53,8 +67,9 @@ test-fast: lint
 TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py src/assay/ratios.py \
 	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
 	src/assay/cli.py src/assay/cli_support.py src/assay/paths.py src/assay/io/files.py \
-	src/assay/filtering.py src/assay/io/metadata.py \
-	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/llm/*.py) \
+	src/assay/filtering.py src/assay/io/metadata.py src/assay/io/xlsx.py \
+	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/report/*.py) \
+	$(wildcard src/assay/llm/*.py) \
 	$(wildcard src/assay/llm/models/*.py)
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks demo
@@ -73,3 +88,11 @@ postgres:
 	  echo ">> installing PostgreSQL (apt-get install postgresql) for the store tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+
+# The report's browser test opens the HTML in Debian's chromium over CDP (playwright pointed at
+# /usr/bin/chromium; no browser is ever downloaded); install the package if missing.
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  echo ">> installing Debian's chromium (apt-get install chromium) for the report's browser test"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }

@@ -14,11 +14,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from assay.classification import ClassificationEvaluator
+from assay.classification import DEFAULT_METRICS, ClassificationEvaluator
 from assay.fairness import PrivilegedGroup, evaluate_fairness
 from assay.fairness.report import fairness_tables
 from assay.report import metrics_table
 from assay.results import MetricSet
+from saving import save
 
 
 def run(out_dir: Path, console: Console) -> None:
@@ -39,7 +40,11 @@ def run(out_dir: Path, console: Console) -> None:
         }
     )
     metrics = (
-        ClassificationEvaluator(score_thresholds=[0.0, 0.5, 0.9], pr_curve_max_examples=2)
+        ClassificationEvaluator(
+            score_thresholds=[0.0, 0.5, 0.9],
+            pr_curve_max_examples=2,
+            metrics=[*DEFAULT_METRICS, "ROCCurve"],  # the exact ROC curve, for the report
+        )
         .add(groundtruths, predictions)
         .compute()
     )
@@ -55,6 +60,8 @@ def run(out_dir: Path, console: Console) -> None:
         )
     )
     (out_dir / "classification.json").write_text(metrics.to_json(indent=2))
+    data = "sklearn breast_cancer (test split)"
+    save(out_dir, metrics, console, kind="classification", dataset=data, model="logistic")
 
     # Group fairness on an illustrative split: tumours whose mean texture is above the median
     # of the whole data set form the "privileged" group. The threshold is the real median, so
@@ -73,6 +80,7 @@ def run(out_dir: Path, console: Console) -> None:
     )
     console.print(*fairness_tables(fairness))  # what `assay fairness --format table` prints
     (out_dir / "fairness.json").write_text(fairness.to_json(indent=2))
+    save(out_dir, fairness, console, kind="fairness", dataset=data, model="logistic")
     console.print(
         f"wrote {out_dir / 'classification.json'} ({len(metrics)} records) "
         f"and {out_dir / 'fairness.json'}"

@@ -22,6 +22,7 @@ from assay.detection.params import STAT_NAMES
 from assay.results import MetricSet
 from assay.segmentation import SegmentationEvaluator
 from assay.testing.detection import make_coco
+from saving import save
 
 
 def run(out_dir: Path, console: Console) -> None:
@@ -58,7 +59,13 @@ def run(out_dir: Path, console: Console) -> None:
     )
 
     metrics = evaluator.compute(
-        ["APAveragedOverIOUs", "mAPAveragedOverIOUs", "mAR", "PrecisionRecallCurve"]
+        [
+            "APAveragedOverIOUs",
+            "mAPAveragedOverIOUs",
+            "mAR",
+            "PrecisionRecallCurve",
+            "InterpolatedPrecisionRecallCurve",  # COCO's PR curves per IoU, for the report
+        ]
     )
     per_class = Table(
         title="per-class AP (averaged over IoU 0.50:0.95) and the PR curve at score 0.5"
@@ -81,6 +88,9 @@ def run(out_dir: Path, console: Console) -> None:
         )
     console.print(per_class)
     (out_dir / "detection.json").write_text((metrics + coco_summary(ev)).to_json(indent=2))
+    save(
+        out_dir, metrics + coco_summary(ev), console, kind="detection", dataset="make_coco(seed=7)"
+    )
 
     # semantic segmentation: two label maps per image, noisy predictions
     rng = np.random.default_rng(7)
@@ -103,3 +113,4 @@ def run(out_dir: Path, console: Console) -> None:
     st.add_row("mIoU", f"{seg_ms.get('mIOU').value:.4f}")
     console.print(st)
     (out_dir / "segmentation.json").write_text(seg_ms.to_json(indent=2))
+    save(out_dir, seg_ms, console, kind="segmentation", dataset="20 generated label maps")

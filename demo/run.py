@@ -2,7 +2,9 @@
 
 Each domain contributes one section, a module in this folder with
 ``run(out_dir: Path, console: rich.console.Console) -> None``. Results are printed as
-tables and written as JSON under ``demo-output/``.
+tables, written as JSON under ``demo-output/`` and saved in its store (``assay.db``); the
+demo ends by writing the HTML report of its runs (``demo-output/report.html``) and printing
+its path.
 """
 
 from __future__ import annotations
@@ -33,12 +35,18 @@ def main() -> int:
     console = Console()
     OUT.mkdir(exist_ok=True)
     sys.path.insert(0, str(HERE))
+    import saving
+
+    before = saving.last_id(OUT)
     for name in SECTIONS:
         t0 = time.perf_counter()
         console.rule(f"[bold]{name}")
         importlib.import_module(name).run(OUT, console)
         console.print(f"[dim]{name}: {time.perf_counter() - t0:.1f} s[/]")
     console.print(f"\nAll results written under [bold]{OUT}[/]")
+    console.rule("[bold]report")
+    report = saving.write_report(OUT, before, console)
+    print(report)
     return 0
 
 

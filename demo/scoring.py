@@ -19,6 +19,7 @@ from rich.table import Table
 from assay.io.files import write_files_atomic
 from assay.scoring import scoring_tables
 from assay.scoring.tables import format_value
+from saving import save
 
 
 def make_essays(n: int = 20_000, seed: int = 2026) -> pd.DataFrame:
@@ -117,6 +118,7 @@ def run(out_dir: Path, console: Console) -> None:
     files = res.csv_files()
     files["metrics.json"] = res.metrics.to_json(indent=2) + "\n"
     write_files_atomic(target, files)
+    save(out_dir, res.metrics, console, kind="scoring", dataset="simulated essays", model="ridge")
     console.print(
         "tables (eval.csv, consistency.csv, true_score_eval.csv, eval_by_*.csv, "
         f"fairness_metrics_by_*.csv) and metrics.json in {target}"

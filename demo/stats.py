@@ -15,6 +15,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from saving import save
+
 
 def run(out_dir: Path, console: Console) -> None:
     from sklearn.datasets import load_digits
@@ -75,4 +77,5 @@ def run(out_dir: Path, console: Console) -> None:
     console.print(table)
     path = out_dir / "stats.json"
     path.write_text(json.dumps(ms.to_list(), indent=1))
+    save(out_dir, ms, console, kind="stats", dataset="sklearn digits", model="random forest x5")
     console.print(f"{len(ms)} metric records written to {path}")

@@ -9,6 +9,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from saving import save
+
 PAIRS = [
     (
         "The council approved the new bike lanes on Monday after a long debate.",
@@ -92,3 +94,13 @@ def run(out_dir: Path, console: Console) -> None:
         "but the verdicts are a 135M model's"
     )
     (out_dir / "text.json").write_text((ms + res.metrics).to_json(indent=2) + "\n")
+    from assay.store import ItemRecord
+
+    items = [
+        ItemRecord.from_llm(
+            c.item, c.record, c.parsed if c.invalid is None else {"invalid": c.invalid}
+        )
+        for c in res.calls
+    ]
+    save(out_dir, ms + res.metrics, console, kind="text", dataset="three summaries",
+         model="embedded", items=items)  # fmt: skip

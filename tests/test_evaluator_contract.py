@@ -115,3 +115,38 @@ def test_checks_pass_on_a_correct_evaluator() -> None:
 def test_checks_catch_a_broken_evaluator(fault: str, check: str) -> None:
     with pytest.raises(AssertionError):
         CHECKS[check](_sum_case(fault))
+
+
+# ------------------------------------------- LLM tasks: resume through the one driver
+
+
+@pytest.mark.parametrize("name", ["suite", "judge", "pairwise"])
+def test_llm_task_resumes_after_an_interrupt_with_no_repeated_call(name: str, tmp_path) -> None:
+    """SIGINT mid-run (raised by the scripted model itself), then the same task again with
+    the same cache: no answered call is made twice, and the records equal an uninterrupted
+    run's."""
+    import signal
+
+    from assay.llm import RunOptions, evaluate
+    from assay.llm.driver import EvaluationInterrupted
+    from contract import assert_same_metrics
+    from contract.llm_tasks import Scripted, tasks
+
+    opts = RunOptions(cache=tmp_path / "cache.sqlite", concurrency=2)
+    first = Scripted(interrupt_after=5)
+    with pytest.raises(EvaluationInterrupted) as stop:
+        evaluate(tasks()[name], first, opts)
+    assert stop.value.signum == signal.SIGINT
+    kinds = [c.record.error_kind for c in stop.value.run.calls]
+    assert "interrupted" in kinds and stop.value.run.status == "failed"
+    answered = set(first.asked)
+    assert len(answered) >= 5
+
+    second = Scripted()
+    run = evaluate(tasks()[name], second, opts)
+    assert run.status == "finished" and not answered & set(second.asked)
+
+    whole = Scripted()
+    reference = evaluate(tasks()[name], whole, RunOptions(cache=False))
+    assert sum(second.asked.values()) + sum(first.asked.values()) == sum(whole.asked.values())
+    assert assert_same_metrics(run.metrics, reference.metrics) > 0

@@ -5,6 +5,9 @@
   ``assay.cli``, ``assay.cli_support``, ``assay.store`` or ``assay.report``.
 - No module imports another domain's private (``_x``) names.
 - Bad user input raises ``InvalidInputError``: no ``raise ValueError(...)`` in the package.
+- One LLM driver: only ``assay.llm.driver`` builds a ``Runner`` and only
+  ``assay.llm.models.spec`` parses a model spec; ``assay.llm`` never imports ``assay.text``
+  (``assay text`` delegates its judge metrics to ``assay.llm.judge``, not the reverse).
 """
 
 from __future__ import annotations
@@ -93,3 +96,51 @@ def test_bad_input_is_never_a_plain_value_error(exc: str) -> None:
         )
     ]
     assert not bad, bad
+
+
+# ------------------------------------------------------- one LLM driver (issue 20)
+
+#: The one place that builds a ``Runner`` and the one place that parses a model spec.
+ONE_PLACE = {"Runner": "assay.llm.driver", "parse_model_spec": "assay.llm.models.spec"}
+
+
+def _called(node: ast.AST) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+def _second_places(modules: list[tuple[str, ast.Module]]) -> list[str]:
+    return [
+        f"{mod} calls {name} (line {getattr(node, 'lineno', '?')}); only {ONE_PLACE[name]} may"
+        for mod, tree in modules
+        for node in ast.walk(tree)
+        if (name := _called(node)) in ONE_PLACE and mod != ONE_PLACE[name]
+    ]
+
+
+def _llm_to_text(modules: list[tuple[str, ast.Module]]) -> list[str]:
+    return [
+        f"{mod} imports {name} (line {node.lineno})"
+        for mod, tree in modules
+        if mod == "assay.llm" or mod.startswith("assay.llm.")
+        for node in _imports(tree)
+        for name in _names(node)
+        if name == "assay.text" or name.startswith("assay.text.")
+    ]
+
+
+def test_runner_built_and_model_spec_parsed_in_one_place() -> None:
+    assert _second_places(MODULES) == []
+    # the check sees a second place
+    rogue = ast.parse("from assay.llm.runner import Runner\nr = Runner(m)\nparse_model_spec('x')")
+    assert len(_second_places([("assay.llm.suites.rogue", rogue)])) == 2
+
+
+def test_llm_never_imports_text() -> None:
+    assert _llm_to_text(MODULES) == []
+    rogue = ast.parse("def f():\n    from assay.text.records import aggregate\n")
+    assert _llm_to_text([("assay.llm.judge.rogue", rogue)]) == [
+        "assay.llm.judge.rogue imports assay.text.records (line 2)"
+    ]

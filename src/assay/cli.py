@@ -54,6 +54,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
     ),
     "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
+    "compare": (
+        "assay.store.cli",
+        "Stored runs side by side: metrics matched, differences, interval overlap.",
+    ),
+    "report": (
+        "assay.report.cli",
+        "One self-contained HTML report (tables and plots) of stored runs.",
+    ),
     "stats": (
         "assay.stats.cli",
         "Inspect-style score statistics: accuracy, stderr, ci ... over reduced epochs.",

@@ -106,6 +106,9 @@ def test_trim_options_without_a_config(tmp_path):
     assert list(ev.index) == ["scale", "scale_trim", "scale_trim_round"]
     assert ev.loc["scale_trim_round", "sys_min"] >= 1 and ev.loc["scale_trim_round", "sys_max"] <= 5
     assert ev.loc["scale", "sys_max"] > 5.5
+    # one rater: no true_score_eval (as rsmeval), and a note saying why
+    assert not (out / "true_score_eval.csv").exists()
+    assert "note: true_score_eval not computed" in r.stderr
 
 
 @pytest.mark.parametrize(
@@ -288,3 +291,30 @@ def test_flags_and_candidates_filter_the_responses(tmp_path):
     assert comp.loc[0, "responses"] == 150 - 30 - len(excluded)
     cells = pd.read_csv(out / "exp1_test_excluded_composition.csv")
     assert cells.loc[0, "numeric system score"] == len(excluded)  # a count, not empty
+
+
+def test_xlsx_output_writes_formula_like_values_as_text(tmp_path):
+    """Ids and group labels from the data that start like a formula (=, +, -, @) are text
+    cells in the .xlsx tables, never formulas; numbers stay numbers."""
+    import openpyxl
+
+    config = _config_with(tmp_path, file_format="xlsx")
+    df = pd.read_csv(tmp_path / "pred.csv")
+    df["ID"] = [f'=HYPERLINK("http://x/{i}")' if i % 2 else f"@r{i}" for i in range(len(df))]
+    df["L1"] = ["=1+1" if i % 3 else "-en" for i in range(len(df))]
+    df.to_csv(tmp_path / "pred.csv", index=False)
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["scoring", "--config", str(config), "--out-dir", str(out)])
+    assert r.exit_code == 0, r.output
+    checked = 0
+    for name in ("exp1_pred_processed.xlsx", "exp1_test_metadata.xlsx", "exp1_eval_by_L1.xlsx"):
+        ws = openpyxl.load_workbook(out / name).active
+        for row in ws.iter_rows():
+            for cell in row:
+                assert cell.data_type != "f", (name, cell.coordinate, cell.value)
+                if isinstance(cell.value, str) and cell.value[:1] in "=+-@":
+                    assert cell.data_type == "s" and cell.quotePrefix
+                    checked += 1
+    assert checked > 300
+    ws = openpyxl.load_workbook(out / "exp1_pred_processed.xlsx").active
+    assert ws["A2"].value == "@r0" and ws["B2"].data_type == "n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assay.llm.judge.evaluator import JudgeEvaluator
-from assay.text.records import datum_record
+from assay.stats.means import datum_record
 from contract import ContractCase
 
 

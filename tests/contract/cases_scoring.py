@@ -69,4 +69,20 @@ CASES = [
         batches=_batches(2, half_points=True),
         concat=_concat,
     ),
+    ContractCase(
+        name="scoring-smd-options",
+        make=lambda: ScoringEvaluator(
+            human="h",
+            system="m",
+            human2="h2",
+            use_diff_std_means=True,
+            population_means={"h": 3.1, "h2": 3.0},
+            population_sds={"h": 1.1, "h2": 1.2},
+        ),
+        make_other=lambda: ScoringEvaluator(
+            human="h", system="m", human2="h2", smd_method="johnson", population_sds={"h": 1.1}
+        ),
+        batches=_batches(3),
+        concat=_concat,
+    ),
 ]

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.llm.pairwise.judge import judge_items
+from assay.llm.pairwise import judge_items
 from assay.llm.pairwise.table import build_comparisons, read_table
 from assay.testing.pairwise import make_table
 

@@ -4,4 +4,5 @@ collect_ignore = [
     "rsmtool_reference.py",
     "rsmtool_fairness_reference.py",
     "rsmtool_helpers_reference.py",
+    "rsmtool_options_reference.py",
 ]

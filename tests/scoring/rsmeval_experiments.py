@@ -79,11 +79,18 @@ def _flags_and_candidates(tmp: Path) -> dict:
 def _single_flag_xlsx(tmp: Path) -> dict:
     """A single allowed value (not a list) on a float column with empty cells, candidates
     without a minimum, an int min_n_per_group, scores excluded, a key rsmeval ignores
-    (``flag_column_test``), XLSX output."""
+    (``flag_column_test``), XLSX output with ids that start like a formula: assay writes them
+    as text cells; rsmeval writes ``=...`` as formula cells, so those are only on responses
+    the flag sets aside (in kept rows they would break rsmeval's own fairness tables, which
+    its report computes from its re-read xlsx files: docs/scoring.md)."""
     rng = np.random.default_rng(12)
     e = frame(8, 360, second=True)
     batch = rng.choice([1.0, 2.0, np.nan], len(e), p=[0.15, 0.8, 0.05])
     e["batch"] = batch
+    flagged = np.flatnonzero(batch != 2.0)[:10]
+    kept = np.flatnonzero(batch == 2.0)[40:70]
+    e.loc[flagged, "resp"] = "=" + e.loc[flagged, "resp"]
+    e.loc[kept, "resp"] = [f"{'@+-'[k % 3]}{r}" for k, r in enumerate(e.loc[kept, "resp"])]
     e["cand"] = [f"k{i // 4}" for i in range(len(e))]
     e.loc[[3, 8], "human"] = "TD"
     e.loc[[5, 9, 17], "human"] = 0

@@ -46,14 +46,27 @@ def _csv(text: str) -> pd.DataFrame:
 
 def as_csv(data: str | bytes, fmt: str) -> str:
     """A written table (csv/tsv text or xlsx bytes) as CSV text, read the same way for both
-    sides (xlsx: number headers and cells as openpyxl gives them)."""
+    sides (xlsx: number headers and cells as openpyxl gives them, a formula cell as its text:
+    rsmeval writes a text starting with ``=`` as a formula, assay as text)."""
     if fmt == "csv":
         return data if isinstance(data, str) else data.decode()
     if fmt == "tsv":
         df = pd.read_csv(io.StringIO(str(data)), sep="\t", dtype=str, keep_default_na=False)
     else:
-        df = pd.read_excel(io.BytesIO(data), dtype=str)  # type: ignore[arg-type]
+        rows = [[c.value for c in row] for row in _sheet(data).iter_rows()]
+        df = pd.DataFrame(rows[1:], columns=rows[0])
     return df.to_csv(index=False)
+
+
+def _sheet(data: str | bytes):
+    import openpyxl
+
+    return openpyxl.load_workbook(io.BytesIO(data)).active  # type: ignore[arg-type]
+
+
+def formula_cells(data: bytes) -> list[str]:
+    """The values of the formula cells of an xlsx table."""
+    return [str(c.value) for row in _sheet(data).iter_rows() for c in row if c.data_type == "f"]
 
 
 def compare_table(mine: str, theirs: str, name: str, tol: float = 1e-9) -> int:
@@ -193,6 +206,14 @@ def test_every_table_matches_rsmeval(tmp_path, which):
         assert counts[f"{cfg['experiment_id']}_{t}.{fmt}"] > 0, t
     if cfg["experiment_id"] == "expF":  # nothing excluded: rsmeval writes no such file
         assert not any("excluded_responses" in f or "excluded_flags" in f for f in files)
+    if fmt == "xlsx":  # ids like "=r0001": text cells here, formula cells in rsmeval's files
+        flagged = f"{cfg['experiment_id']}_test_responses_with_excluded_flags.xlsx"
+        assert all(formula_cells(data) == [] for data in files.values())
+        theirs_f = formula_cells((rsm_dir / flagged).read_bytes())
+        assert len(theirs_f) == 10 and all(v.startswith("=r") for v in theirs_f)
+        pred = _sheet(files[f"{cfg['experiment_id']}_pred_processed.xlsx"])
+        marked = [c.value for c in pred["A"] if c.quotePrefix and c.data_type == "s"]
+        assert len(marked) == 30 and {v[0] for v in marked} == {"@", "+", "-"}
     if "candidate_column" in cfg:
         data = files[f"{cfg['experiment_id']}_data_composition.{fmt}"]
         comp = _csv(as_csv(data if fmt == "xlsx" else data.decode(), fmt))

@@ -55,6 +55,10 @@ def _cases() -> dict:
             dsm.append({"h": h, "m": m, "ddof": ddof, "pmm": 2.9, "pmsd": 0.8})
             dsm.append({"h": h, "m": m, "ddof": ddof, "phm": 3, "phsd": 1, "pmm": 3, "pmsd": 2})
     smd.append({"h": [2.0, 2.0, 2.0], "m": [1.0, 2.0, 3.0], "method": "unpooled", "ddof": 1})
+    # method names in any case, as rsmtool lower-cases them
+    h, m = rng.normal(3, 1, 25).tolist(), rng.normal(3.3, 0.9, 25).tolist()
+    for method in ("UNPOOLED", "Pooled", "Johnson", "WilliamSon"):
+        smd.append({"h": h, "m": m, "method": method, "ddof": 1, "phsd": 1.05, "pmsd": 0.85})
     x = rng.normal(size=(40, 4))
     x[:, 1] += x[:, 0]
     pcor = [
@@ -120,6 +124,7 @@ def test_smd_every_method_and_ddof(answers):
             assert mine == pytest.approx(t, rel=1e-12, abs=1e-14)
         n += 1
     assert n == len(cases["smd"]) > 40
+    assert sum(c["method"] != c["method"].lower() for c in cases["smd"]) == 4
 
 
 def test_dsm_with_and_without_population_statistics(answers):

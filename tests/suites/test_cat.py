@@ -38,7 +38,8 @@ def test_hand_worked_numbers_on_the_fixture(chat_server):
     )
     result = run_cat(CAT_DEV, srv.spec(), seed=7, **RUN)
     ms = result.metrics
-    assert result.status == "finished" and len(result.calls) == 6
+    assert result.status == "failed" and len(result.calls) == 6  # one call failed
+    assert "1 of 6 calls failed" in result.error
     # general: S=2 A=1 U=1 O=1 E=1. LMS = 100*3/5 = 60; SS = 100*2/3; ICAT = 60*(100/3)/50 = 40
     assert _value(ms, "LMS", "general") == pytest.approx(60.0)
     assert _value(ms, "SS", "general") == pytest.approx(200 / 3)

@@ -194,3 +194,41 @@ def test_dataset_file_errors_name_the_file_and_field(tmp_path):
         load_fairness_data("pisa")
     with pytest.raises(InvalidInputError, match="unknown dataset"):
         load_fairness_data("nope")
+
+
+def test_no_valid_answer_leaves_the_change_rate_undefined_not_zero():
+    # every compared point has two invalid answers: nothing was measured, so no 0.0
+    ev = LLMFairnessEvaluator(group_column="male", groups=["0", "1"])
+    ev.add(
+        target=[1, 0, 1], predicted=[-1, -1, -1], privileged=[0, 1, 1], counterfactual=[-1, -1, -1]
+    )
+    rates = list(ev.compute().filter("CounterfactualChangeRate"))
+    assert len(rates) == 3
+    for rec in rates:
+        assert rec.value is None
+        assert "no valid answer" in rec.parameters["undefined"]
+    overall = [m for m in rates if "group" not in m.parameters][0]
+    assert overall.parameters["n"] == 3
+
+
+def test_change_rate_undefined_in_one_group_only():
+    # group "1" has one valid answer (a change), group "0" only invalid pairs
+    ev = LLMFairnessEvaluator(group_column="male", groups=["0", "1"])
+    ev.add(target=[1, 0, 1], predicted=[-1, 1, 0], privileged=[0, 1, 1], counterfactual=[-1, 0, 0])
+    ms = ev.compute()
+    assert ms.get("CounterfactualChangeRate", group="0").value is None
+    assert ms.get("CounterfactualChangeRate", group="1").value == pytest.approx(0.5)
+    overall = [m for m in ms.filter("CounterfactualChangeRate") if "group" not in m.parameters]
+    assert overall[0].value == pytest.approx(1 / 3)
+
+
+def test_an_undefined_change_rate_is_left_out_of_the_average():
+    from assay.llm.suites.average import average_fairness
+
+    ev = LLMFairnessEvaluator(groups=["0", "1"])
+    ev.add(target=[1, 1], predicted=[-1, -1], privileged=[0, 1], counterfactual=[-1, -1])
+    other = LLMFairnessEvaluator(groups=["0", "1"])
+    other.add(target=[1, 1], predicted=[1, 0], privileged=[0, 1], counterfactual=[0, 0])
+    avg = average_fairness({"a": (1, ev.compute()), "b": (2, other.compute())})
+    rec = avg.get("CounterfactualChangeRate")
+    assert rec.value == pytest.approx(0.5) and rec.parameters["n"] == 1

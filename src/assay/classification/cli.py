@@ -35,7 +35,7 @@ from assay.cli_support import (
 
 # Kept in step with assay.classification.evaluator.METRIC_TYPES (a test checks it).
 METRIC_CHOICES = (
-    "Counts, Precision, Recall, F1, Accuracy, ROCAUC, mROCAUC, PrecisionRecallCurve, "
+    "Counts, Precision, Recall, F1, Accuracy, ROCAUC, mROCAUC, ROCCurve, PrecisionRecallCurve, "
     "DetailedPrecisionRecallCurve, ConfusionMatrix, ConfusionMatrixWithExamples, Examples"
 )
 
@@ -252,8 +252,8 @@ def register(app: typer.Typer) -> None:
         ),
         metrics: str | None = typer.Option(
             None,
-            help=f"Comma-separated metric types (default all but ConfusionMatrixWithExamples "
-            f"and Examples): {METRIC_CHOICES}.",
+            help=f"Comma-separated metric types (default all but ROCCurve, "
+            f"ConfusionMatrixWithExamples and Examples): {METRIC_CHOICES}.",
         ),
         zero_division: float | None = typer.Option(
             None,

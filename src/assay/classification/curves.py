@@ -7,6 +7,9 @@ negative, and a datum without a score for the label ranks below every given scor
 * ``ROCAUC`` = (#{(p, n): s_p > s_n} + 0.5 #{(p, n): s_p = s_n}) / (#positives #negatives),
   the trapezoidal area under the ROC curve; undefined without positives and negatives.
 * ``mROCAUC`` = the mean of the defined ROC AUCs of a key.
+* ``ROCCurve``: the exact ROC curve per label (scikit-learn's ``roc_curve`` with
+  ``drop_intermediate=True``: the points where the curve turns); opt-in, it has up to one
+  point per distinct score.
 * ``PrecisionRecallCurve``: at each curve threshold ``t``, TP = positives scoring ``>= t``,
   FP = negatives scoring ``>= t``, FN and TN the rest, with precision, recall and F1.
 * ``DetailedPrecisionRecallCurve``: the same counts split by kind, see
@@ -28,10 +31,10 @@ from assay.classification.detailed import detailed_curve
 from assay.classification.types import KeyBlock
 from assay.results import Metric
 
-__all__ = ["CURVE_TYPES", "curve_records"]
+__all__ = ["CURVE_TYPES", "curve_records", "roc_points"]
 
 CURVE_TYPES = frozenset(
-    {"ROCAUC", "mROCAUC", "PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}
+    {"ROCAUC", "mROCAUC", "ROCCurve", "PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}
 )
 
 
@@ -66,6 +69,37 @@ def _roc_records(b: KeyBlock, aucs: dict[str, float], want: AbstractSet[str]) ->
     return out
 
 
+def roc_points(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> dict[str, Any] | None:
+    """The ROC curve of ascending-sorted positive and negative scores; ``None`` without both.
+
+    Thresholds are the distinct scores in decreasing order; TP (FP) at ``t`` counts the
+    positive (negative) scores ``>= t``. Points on a straight segment are dropped (only
+    where the curve turns is kept, as scikit-learn's ``drop_intermediate``), and the curve
+    starts at (0, 0), whose threshold is ``None`` (scikit-learn's ``inf``); an unscored
+    datum's ``-inf`` threshold is ``None`` too.
+
+    Example:
+        >>> roc_points(np.array([0.35, 0.8]), np.array([0.1, 0.4]))["fpr"]
+        [0.0, 0.0, 0.5, 0.5, 1.0]
+    """
+    if len(pos) == 0 or len(neg) == 0:
+        return None
+    th = np.unique(np.concatenate((pos, neg)))[::-1]
+    tps = len(pos) - np.searchsorted(pos, th, side="left")
+    fps = len(neg) - np.searchsorted(neg, th, side="left")
+    if len(th) > 2:
+        turns = np.logical_or(np.diff(fps, 2), np.diff(tps, 2))
+        keep = np.flatnonzero(np.concatenate(([True], turns, [True])))
+        th, tps, fps = th[keep], tps[keep], fps[keep]
+    thresholds: list[float | None] = [None]
+    thresholds += [float(t) if np.isfinite(t) else None for t in th]
+    return {
+        "fpr": (np.concatenate(([0], fps)) / fps[-1]).tolist(),
+        "tpr": (np.concatenate(([0], tps)) / tps[-1]).tolist(),
+        "thresholds": thresholds,
+    }
+
+
 def curve_records(
     b: KeyBlock,
     thresholds: NDArray[np.float64],
@@ -74,10 +108,13 @@ def curve_records(
     zero_division: float | None,
     max_examples: int,
 ) -> list[Metric]:
-    """ROCAUC per label, mROCAUC, PrecisionRecallCurve and DetailedPrecisionRecallCurve."""
+    """ROCAUC per label, mROCAUC, ROCCurve, PrecisionRecallCurve and its detailed form."""
     splits = b.sorted_splits()
     aucs = {lab: sorted_roc_auc(pos, neg) for lab, (pos, neg) in zip(b.labels, splits)}
     out = _roc_records(b, aucs, want)
+    if "ROCCurve" in want:
+        roc = {lab: roc_points(pos, neg) for lab, (pos, neg) in zip(b.labels, splits)}
+        out.append(records.roc_curve(roc, label_key=b.key))
     if not want & {"PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}:
         return out
     counts = [sorted_threshold_counts(pos, neg, thresholds) for pos, neg in splits]

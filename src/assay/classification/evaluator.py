@@ -10,6 +10,8 @@ Metric types (one record each; ``parameters`` always hold ``label_key``):
 ``Accuracy``                   per key and score threshold: correct top predictions / datums
 ``ROCAUC``                     per label value, one-vs-rest over all scores of that label
 ``mROCAUC``                    per key: mean ROC AUC over the labels where it is defined
+``ROCCurve``                   per key: ``{label: {fpr, tpr, thresholds}}``, the exact ROC
+                               curve's turning points (opt-in: up to one point per score)
 ``PrecisionRecallCurve``       per key: ``{label: {threshold: {tp, fp, fn, tn, precision,
                                recall, f1_score}}}``, every label its own binary problem
 ``DetailedPrecisionRecallCurve``  per key: the same thresholds, with false positives and false
@@ -87,6 +89,7 @@ METRIC_TYPES: tuple[str, ...] = (
     "Accuracy",
     "ROCAUC",
     "mROCAUC",
+    "ROCCurve",
     "PrecisionRecallCurve",
     "DetailedPrecisionRecallCurve",
     "ConfusionMatrix",
@@ -94,8 +97,11 @@ METRIC_TYPES: tuple[str, ...] = (
     "Examples",
 )
 
-#: Computed when ``metrics`` is not given: all but the per-datum and example-carrying types.
-DEFAULT_METRICS: tuple[str, ...] = METRIC_TYPES[:-2]
+#: Computed when ``metrics`` is not given: all but the exact ROC curve (as long as the
+#: data) and the per-datum and example-carrying types.
+DEFAULT_METRICS: tuple[str, ...] = tuple(
+    t for t in METRIC_TYPES if t not in ("ROCCurve", "ConfusionMatrixWithExamples", "Examples")
+)
 
 
 def _thresholds(values: Iterable[float], source: str) -> tuple[float, ...]:

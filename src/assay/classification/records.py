@@ -147,6 +147,11 @@ def mean_roc_auc(
     return Metric("mROCAUC", float(value), params)
 
 
+def roc_curve(value: dict[str, Any], *, label_key: str) -> Metric:
+    """``ROCCurve``: ``{label: {fpr, tpr, thresholds} | None}`` (None: one class only)."""
+    return Metric("ROCCurve", value, {"label_key": label_key})
+
+
 def pr_curve(value: dict[str, Any], *, label_key: str) -> Metric:
     """``PrecisionRecallCurve``: ``{label: {threshold: {tp, fp, fn, tn, precision, ...}}}``."""
     return Metric("PrecisionRecallCurve", value, {"label_key": label_key})

@@ -34,7 +34,7 @@ from assay.cli_support import (
     write_atomic,
 )
 from assay.errors import InvalidInputError
-from assay.io.files import check_database_file, check_writable_file
+from assay.llm.run_cli import MODEL_HELP, RunOpts
 from assay.terminal import printable
 
 __all__ = ["register", "llm_app", "read_items"]
@@ -45,11 +45,6 @@ llm_app = typer.Typer(
     no_args_is_help=True,
 )
 
-MODEL_HELP = (
-    "Model spec: 'embedded', 'openai:MODEL', or 'http://HOST:PORT/v1#MODEL' "
-    "(default: $ASSAY_MODEL or embedded)."
-)
-
 
 @llm_app.command("ask")
 @guarded
@@ -58,23 +53,26 @@ def ask(
     model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
     system: str = typer.Option(None, "--system", help="An optional system message."),
     max_tokens: int = typer.Option(
-        None, "--max-tokens", min=1, help="Cap on the answer's length in tokens."
+        None, "--max-tokens", help="Cap on the answer's length in tokens."
     ),
-    temperature: float = typer.Option(None, "--temperature", min=0, help="Sampling temperature."),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds for the call."),
-    retries: int = typer.Option(2, "--retries", min=0, help="Retries on 429/5xx/timeouts."),
+    temperature: float = typer.Option(None, "--temperature", help="Sampling temperature (>= 0)."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds for the call."),
+    retries: int = typer.Option(2, "--retries", help="Retries on 429/5xx/timeouts."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole record as JSON."),
 ) -> None:
     """Ask one question; print the answer (no cache)."""
-    from assay.llm.runner import Item, RetryPolicy, Runner
+    from assay.llm.driver import make_runner, resolve_model
+    from assay.llm.items import Item
+    from assay.llm.options import run_options
 
-    m = _load(model, timeout)
+    options = run_options(timeout=timeout, retries=retries, max_tokens=max_tokens, no_cache=True)
+    if temperature is not None and not temperature >= 0:
+        raise InvalidInputError(f"must be >= 0, got {temperature}", source="--temperature")
+    m = resolve_model(model, options)
     params = {
         k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None
     }
-    runner = Runner(
-        m, cache=None, quiet=True, timeout=timeout, retry=RetryPolicy(max_retries=retries)
-    )
+    runner = make_runner(m, options)
     (rec,) = runner.run([Item.from_prompt("ask", prompt, system=system, **params)])
     if as_json:
         sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
@@ -102,25 +100,20 @@ def run(
         None, "--out", "-o", help="Write records as JSONL here (default: stdout)."
     ),
     model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
-    concurrency: int = typer.Option(
-        8, "--concurrency", "-c", min=1, help="Calls in flight at most."
-    ),
-    rpm: float = typer.Option(None, "--rpm", min=0.001, help="Requests per minute at most."),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds per attempt."),
-    retries: int = typer.Option(
-        5, "--retries", min=0, help="Retries per item on 429/5xx/timeouts/dropped connections."
-    ),
+    concurrency: int = RunOpts.concurrency,
+    rpm: float = RunOpts.rpm,
+    timeout: float = RunOpts.timeout,
+    retries: int = RunOpts.retries,
     backoff: float = typer.Option(
-        0.5, "--backoff", min=0, help="First backoff in seconds (doubles per retry, with jitter)."
+        0.5, "--backoff", help="First backoff in seconds (doubles per retry, with jitter)."
     ),
-    cache: Path = typer.Option(
+    max_errors: int = typer.Option(
         None,
-        "--cache",
-        help="Response cache file (default: $ASSAY_LLM_CACHE or $ASSAY_HOME/llm-cache.sqlite).",
+        "--max-errors",
+        help="Items that may end in an error with exit 0 (default: none; every item is run).",
     ),
-    no_cache: bool = typer.Option(
-        False, "--no-cache", help="Do not read or write the response cache."
-    ),
+    cache: Path = RunOpts.cache,
+    no_cache: bool = RunOpts.no_cache,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no summary."),
     save: bool = save_option(),
     db: str = db_option(),
@@ -140,30 +133,29 @@ def run(
 
 def _run_command(o: dict[str, Any]) -> None:
     """The body of ``assay llm run``; ``o`` holds its options by parameter name."""
+    from assay.llm.driver import make_runner, resolve_model
     from assay.llm.interrupt import RunInterrupted, run_interruptible
-    from assay.llm.runner import RetryPolicy, Runner
+    from assay.llm.options import run_options
+    from assay.llm.run_cli import check_outputs
 
     started = datetime.now(UTC)
+    options = run_options(
+        concurrency=o["concurrency"],
+        rpm=o["rpm"],
+        timeout=o["timeout"],
+        retries=o["retries"],
+        backoff=o["backoff"],
+        max_errors=o["max_errors"],
+        cache=o["cache"],
+        no_cache=o["no_cache"],
+        quiet=o["quiet"],
+    )
     batch = read_items(o["items"])
     out, save, db = o["out"], o["save"], o["db"]
     check_output_file(out)
-    if o["cache"] is not None and not o["no_cache"]:
-        check_writable_file(o["cache"], option="--cache")
-        check_database_file(o["cache"], what="--cache")
-    if save:  # an unusable store fails now, before any call is paid for
-        from assay.store import Store
-
-        Store(db).close()
-    m = _load(o["model"], o["timeout"])
-    runner = Runner(
-        m,
-        max_concurrency=o["concurrency"],
-        rpm=o["rpm"],
-        timeout=o["timeout"],
-        retry=RetryPolicy(max_retries=o["retries"], backoff_base=o["backoff"]),
-        cache=False if o["no_cache"] else (o["cache"] if o["cache"] is not None else True),
-        quiet=o["quiet"],
-    )
+    check_outputs(out=None, save=save, db=db)  # an unusable store fails before any call
+    m = resolve_model(o["model"], options)
+    runner = make_runner(m, options)
     try:
         records = run_interruptible(runner, batch)
     except RunInterrupted as stop:
@@ -174,7 +166,7 @@ def _run_command(o: dict[str, Any]) -> None:
         )
         raise typer.Exit(128 + stop.signum) from None
     if save:  # the store first: a failing save leaves --out untouched
-        options = {k: o[k] for k in ("concurrency", "rpm", "timeout", "retries")}
+        stored = {k: o[k] for k in ("concurrency", "rpm", "timeout", "retries")}
         dataset = o["dataset"] or o["items"].name
         _save_run(
             batch,
@@ -184,10 +176,15 @@ def _run_command(o: dict[str, Any]) -> None:
             dataset=dataset,
             db=db,
             started=started,
-            options=options,
+            options=stored,
         )
     _write_records(records, out)
-    if any(not r.ok for r in records):
+    failed = sum(not r.ok for r in records)
+    if failed > options.allowed_errors():
+        print_error(
+            f"{failed} of {len(records)} items failed (allowed: {options.allowed_errors()}, "
+            "--max-errors); run again to retry them, answered calls are cached"
+        )
         raise typer.Exit(1)
 
 
@@ -228,7 +225,7 @@ def _save_run(
         MetricSet(Metric(name, value) for name, value in counts),
         kind=kind,
         dataset=dataset,
-        model=getattr(m, "spec", None) or m.identity,
+        model=m.spec,
         parameters=options,
         items=[ItemRecord.from_llm(it, r) for it, r in zip(batch, records)],
         url=db,
@@ -268,13 +265,6 @@ def read_items(path: Path) -> list[Any]:
             out.append(Item.from_dict(d, position=n, source=str(path)))
     check_unique_ids(out, source=str(path))
     return out
-
-
-def _load(spec: str | None, timeout: float) -> Any:
-    from assay.llm.models.spec import load_model, parse_model_spec
-
-    parsed = parse_model_spec(spec)
-    return load_model(spec, timeout=timeout) if parsed.kind == "openai" else load_model(spec)
 
 
 @guarded

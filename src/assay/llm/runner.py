@@ -47,7 +47,7 @@ from assay.llm.progress import Progress, summary_line
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["Item", "Record", "RetryPolicy", "RunStats", "Runner", "run_items", "summarize"]
+__all__ = ["Item", "Record", "RetryPolicy", "RunStats", "Runner", "summarize"]
 
 
 class Runner:
@@ -249,21 +249,6 @@ class Runner:
                 )
             stats.retries += 1
             await asyncio.sleep(self.retry.delay(attempts, err.retry_after, rng))
-
-
-def run_items(
-    model: ChatModel | str | None, items: Iterable[Item | Mapping[str, Any]], **runner_options: Any
-) -> list[Record]:
-    """One-call convenience: build the model from a spec if needed and run the items.
-
-    Example:
-        >>> run_items("http://127.0.0.1:9/v1#m", [], quiet=True, cache=None)
-        []
-    """
-    from assay.llm.models.spec import load_model
-
-    m = load_model(model) if model is None or isinstance(model, str) else model
-    return Runner(m, **runner_options).run(items)
 
 
 def _open_cache(cache: ResponseCache | str | Path | bool | None) -> ResponseCache | None:

@@ -64,6 +64,8 @@ class Built:
     undefined: list[dict[str, str]] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    smd_column: str = "SMD"
 
     def emit(
         self,
@@ -102,10 +104,6 @@ class Built:
         self.order.append(table)
 
 
-def _with_dsm(columns: Sequence[str]) -> list[str]:
-    return [c if c != "SMD" else "DSM" for c in columns]
-
-
 def _nan_none(x: Any) -> float | None:
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
 
@@ -116,19 +114,40 @@ def build(ev: ScoringEvaluator) -> Built:
     assert st is not None and st.hm is not None and st.hr is not None
     b = Built(system=ev.system, dropped=dict(ev.dropped))
     sysname, rname = ev.system, f"{ev.system}_round"
-    rows = {
-        label: b.emit("eval", label, *pair_values(s, 0), EVAL_COLUMNS, _cell(label))
-        for label, s in ((sysname, st.hm), (rname, st.hr))
-    }
-    b.put("eval", rows, EVAL_COLUMNS)
+    b.smd_column = "DSM" if ev.smd.use_diff_std_means else "SMD"
+    eval_columns = _named(EVAL_COLUMNS, b.smd_column)
+    rows, default_smd = {}, {}
+    for label, s in ((sysname, st.hm), (rname, st.hr)):
+        v, r = pair_values(
+            s, 0, ev.smd.smd_method, _population(ev, ev.human, label), dsm=ev.smd.use_diff_std_means
+        )
+        rows[label] = b.emit(
+            "eval", label, v, r, eval_columns, _eval_cell(label, ev.smd.smd_method)
+        )
+        default_smd[label] = _default_smd(s, v, "unpooled", ev)
+    b.put("eval", rows, eval_columns)
+    if st.hm.hist_x is not None and st.hm.hist_y is not None:
+        b.records.append(
+            records.score_distribution(
+                st.hm.hist_lo, st.hm.hist_x.sum(axis=0), st.hm.hist_y.sum(axis=0), score=sysname
+            )
+        )
+    if st.hm.hist_xy is not None:
+        b.records.append(
+            records.confusion_matrix(st.hm.hist_lo, st.hm.hist_xy.sum(axis=0), score=sysname)
+        )
     if st.hh is not None:
-        _consistency(b, st.hh, ev.human2[0], rows)
+        # degradation compares RSMTool's default SMDs (unpooled / pooled), whatever the options
+        deg_rows = {k: {**row, "SMD": default_smd[k]} for k, row in rows.items()}
+        _consistency(b, st.hh, ev, deg_rows)
     if st.true is not None and st.true_r is not None:
         trows = {}
         for label, t in ((sysname, st.true), (rname, st.true_r)):
             v, r = true_values(t, ev.rater_error_variance)
             trows[label] = b.emit("true_score_eval", label, v, r, TRUE_SCORE_COLUMNS, _cell(label))
         b.put("true_score_eval", trows, TRUE_SCORE_COLUMNS)
+    else:
+        _no_true_scores(b, (sysname, rname))
     pop_h = (rows[sysname]["h_mean"], _nan_none(rows[sysname]["h_sd"]))
     pops: dict[str, Population] = {
         label: (*pop_h, rows[label]["sys_mean"], _nan_none(rows[label]["sys_sd"]))
@@ -146,20 +165,45 @@ def build(ev: ScoringEvaluator) -> Built:
     return b
 
 
-def _consistency(b: Built, hh: PairStats, score: str, eval_rows: dict[Any, Row]) -> None:
+def _named(columns: Sequence[str], smd_column: str) -> list[str]:
+    return [c if c != "SMD" else smd_column for c in columns]
+
+
+def _population(ev: ScoringEvaluator, x: str, y: str) -> Population:
+    """The population (mean, sd) of scores ``x`` and ``y`` the evaluator was given."""
+    mean, sd = ev.smd.population_means, ev.smd.population_sds
+    return (mean.get(x), sd.get(x), mean.get(y), sd.get(y))
+
+
+def _default_smd(s: PairStats, v: Values, method: str, ev: ScoringEvaluator) -> float:
+    """The SMD of RSMTool's default options (NaN where undefined): ``v``'s when the
+    evaluator uses them, else computed again."""
+    if not ev.smd.use_diff_std_means and ev.smd.smd_method == method:
+        value = v.get("SMD")
+    else:
+        value = pair_values(s, 0, method)[0].get("SMD")
+    return float("nan") if value is None else float(value)
+
+
+def _consistency(b: Built, hh: PairStats, ev: ScoringEvaluator, eval_rows: dict[Any, Row]) -> None:
     """``consistency`` (human-human), ``degradation`` and ``disattenuated_correlations``."""
-    v, r = pair_values(hh, 0, smd="pooled", names=("h1", "h2"))
+    score = ev.human2[0]
+    columns = _named(CONSISTENCY_COLUMNS, b.smd_column)
+    pop = _population(ev, ev.human, score)
+    v, r = pair_values(hh, 0, "pooled", pop, ("h1", "h2"), dsm=ev.smd.use_diff_std_means)
+    pooled = _default_smd(hh, v, "pooled", ev)
     if v["N"] == 0:
         reason = "requires at least one double-scored response (N_2 >= 1)"
-        v, r = {"N": 0}, {c: reason for c in CONSISTENCY_COLUMNS[1:]}
-    hh_row = b.emit("consistency", "", v, r, CONSISTENCY_COLUMNS, _cell(score))
-    b.put("consistency", {"": hh_row}, CONSISTENCY_COLUMNS)
+        v, r = {"N": 0}, {c: reason for c in columns[1:]}
+    hh_row = b.emit("consistency", "", v, r, columns, _cell(score))
+    b.put("consistency", {"": hh_row}, columns)
+    hh_deg = {**hh_row, "SMD": pooled}
     deg = {}
     for label, row in eval_rows.items():
         vals: Values = {}
         reasons: Reasons = {}
         for c in DEGRADATION_COLUMNS:
-            a, h = row[c], hh_row[c]
+            a, h = row[c], hh_deg[c]
             if a != a or h != h:
                 vals[c] = None
                 reasons[c] = f"requires defined human-system and human-human {c}"
@@ -173,8 +217,41 @@ def _consistency(b: Built, hh: PairStats, score: str, eval_rows: dict[Any, Row])
     _disattenuated(b, "disattenuated_correlations", pairs)
 
 
+#: Why ``true_score_eval`` is missing with one rater (RSMTool does not write it either).
+NO_TRUE_SCORES = "requires a second human score (human2) or a given rater_error_variance"
+
+
+def _no_true_scores(b: Built, labels: Sequence[str]) -> None:
+    """No true-score table: a note, and an undefined PRMSE record per score row."""
+    for label in labels:
+        b.records.append(
+            records.cell("PRMSE", None, NO_TRUE_SCORES, table="true_score_eval", score=label)
+        )
+        b.undefined.append(
+            {
+                "table": "true_score_eval",
+                "row": label,
+                "column": "PRMSE true",
+                "reason": NO_TRUE_SCORES,
+            }
+        )
+    b.notes.append(f"true_score_eval not computed (one rater): PRMSE {NO_TRUE_SCORES}")
+
+
 def _cell(score: str) -> CellRecord:
     return partial(records.cell, score=score)
+
+
+def _eval_cell(score: str, smd_method: str) -> CellRecord:
+    """``eval``'s records: an SMD of another method than RSMTool's default says which."""
+    if smd_method == "unpooled":
+        return _cell(score)
+
+    def record(kind: str, value: Any, reason: str = records.UNDEFINED, *, table: str) -> Metric:
+        method = smd_method if kind == "SMD" else None
+        return records.cell(kind, value, reason, table=table, score=score, smd_method=method)
+
+    return record
 
 
 def _disattenuated(
@@ -211,8 +288,8 @@ def _eval_by(b: Built, col: str, hm: PairStats, hr: PairStats, pops: dict[str, P
         row: Row = {}
         for label, s, cols in ((sysname, hm, SHORT_CONTINUOUS), (rname, hr, SHORT_ROUNDED)):
             stats, j = (s, i) if g != ALL_DATA else (totals[label], 0)
-            v, r = pair_values(stats, j, pop=pops[label])
-            keep = _with_dsm(cols)
+            v, r = pair_values(stats, j, pop=pops[label], dsm=True)
+            keep = _named(cols, "DSM")
             if label == sysname:
                 keep = ["N", "h_mean", "h_sd", *keep]
             record = partial(records.group_cell, score=label, group_column=col, group=g)
@@ -222,8 +299,8 @@ def _eval_by(b: Built, col: str, hm: PairStats, hr: PairStats, pops: dict[str, P
         rows[g] = row
     columns = (
         ["N", "h_mean", "h_sd"]
-        + [f"{c}.{sysname}" for c in _with_dsm(SHORT_CONTINUOUS)]
-        + [f"{c}.{rname}" for c in _with_dsm(SHORT_ROUNDED)]
+        + [f"{c}.{sysname}" for c in _named(SHORT_CONTINUOUS, "DSM")]
+        + [f"{c}.{rname}" for c in _named(SHORT_ROUNDED, "DSM")]
     )
     b.put(table, rows, columns)
 
@@ -231,12 +308,12 @@ def _eval_by(b: Built, col: str, hm: PairStats, hr: PairStats, pops: dict[str, P
 def _consistency_by(b: Built, col: str, hh: PairStats, pop: Population, score: str) -> None:
     """``consistency_by_<col>`` and ``disattenuated_correlations_by_<col>``."""
     table = f"consistency_by_{col}"
-    cols = _with_dsm(CONSISTENCY_COLUMNS)
+    cols = _named(CONSISTENCY_COLUMNS, "DSM")
     total = hh.total()
     rows = {}
     for i, g in _ordered(hh.labels):
         stats, j = (hh, i) if g != ALL_DATA else (total, 0)
-        v, r = pair_values(stats, j, pop=pop, names=("h1", "h2"))
+        v, r = pair_values(stats, j, pop=pop, names=("h1", "h2"), dsm=True)
         record = partial(records.group_cell, score=score, group_column=col, group=g)
         rows[g] = b.emit(table, g, v, r, cols, record)
     b.put(table, rows, cols)

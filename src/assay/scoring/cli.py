@@ -222,3 +222,5 @@ def _publish(
         emit(view.metrics, fmt=fmt)
     if view.dropped:
         typer.echo(f"dropped responses: {view.dropped}", err=True)
+    for note in view.notes:
+        typer.echo(f"note: {note}", err=True)

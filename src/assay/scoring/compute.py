@@ -38,6 +38,8 @@ __all__ = [
     "quadratic_weighted_kappa",
     "pearson_r",
     "standardized_mean_difference",
+    "smd_method",
+    "SMD_METHODS",
     "difference_of_standardized_means",
     "mean_squared_error",
     "root_mean_squared_error",
@@ -205,6 +207,27 @@ def pearson_r(human: ArrayLike, system: ArrayLike) -> float:
     return max(-1.0, min(1.0, r))
 
 
+#: The SMD denominators RSMTool offers (``standardized_mean_difference``'s ``method``).
+SMD_METHODS = ("unpooled", "pooled", "johnson", "williamson")
+
+
+def smd_method(method: str) -> str:
+    """An SMD method name in lower case (RSMTool accepts any case), or InvalidInputError.
+
+    Example:
+        >>> smd_method("Johnson")
+        'johnson'
+    """
+    name = method.lower() if isinstance(method, str) else method
+    if name not in SMD_METHODS:
+        raise InvalidInputError(
+            f"method must be 'unpooled', 'pooled', 'johnson' or 'williamson' (any case), "
+            f"got {method!r}",
+            source="method",
+        )
+    return str(name)
+
+
 def _population_sd(value: float | None, name: str, method: str) -> float:
     if value is None:
         raise InvalidInputError(f"method={method!r} requires {name}", source=name)
@@ -214,7 +237,7 @@ def _population_sd(value: float | None, name: str, method: str) -> float:
 def standardized_mean_difference(
     human: ArrayLike,
     system: ArrayLike,
-    method: Literal["unpooled", "pooled", "johnson", "williamson"] = "unpooled",
+    method: str = "unpooled",
     *,
     population_human_sd: float | None = None,
     population_system_sd: float | None = None,
@@ -228,7 +251,8 @@ def standardized_mean_difference(
     ``method="johnson"``: ``population_human_sd``.
     ``method="williamson"``: ``sqrt((population_human_sd^2 + population_system_sd^2) / 2)``.
     Sample sds divide by ``N - ddof``. Undefined when the denominator is 0 or fewer than
-    ``ddof + 1`` responses enter a sample sd (RSMTool returns NaN there).
+    ``ddof + 1`` responses enter a sample sd (RSMTool returns NaN there). The method name is
+    case-insensitive (``"Johnson"``), as in RSMTool.
 
     Example:
         >>> standardized_mean_difference([1, 2, 3], [2, 3, 4])
@@ -237,6 +261,7 @@ def standardized_mean_difference(
         ...     population_human_sd=1.0, population_system_sd=1.0)
         1.0
     """
+    method = smd_method(method)
     h, m = score_pair(human, system)
     if method in ("unpooled", "pooled") and h.size <= ddof:
         raise UndefinedMetricError("SMD", f"requires N > ddof = {ddof} responses")
@@ -246,15 +271,10 @@ def standardized_mean_difference(
         den = float(np.sqrt((np.var(h, ddof=ddof) + np.var(m, ddof=ddof)) / 2.0))
     elif method == "johnson":
         den = _population_sd(population_human_sd, "population_human_sd", method)
-    elif method == "williamson":
+    else:
         hs = _population_sd(population_human_sd, "population_human_sd", method)
         ms = _population_sd(population_system_sd, "population_system_sd", method)
         den = float(np.sqrt((hs**2 + ms**2) / 2.0))
-    else:
-        raise InvalidInputError(
-            f"method must be 'unpooled', 'pooled', 'johnson' or 'williamson', got {method!r}",
-            source="method",
-        )
     if den == 0.0:
         raise UndefinedMetricError("SMD", f"requires a non-zero {method} standard deviation")
     return float(m.mean() - h.mean()) / den

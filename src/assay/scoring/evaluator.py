@@ -44,6 +44,7 @@ from assay.scoring.batch import (
 )
 from assay.scoring.build import build
 from assay.scoring.compat import ScoringMetricSet
+from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.types import ScoringData, resolve_group_columns
 
@@ -65,6 +66,14 @@ class ScoringEvaluator(Evaluator):
             instead of the one from the double-scored responses.
         base_groups: reference group per group column for the fairness fits (default: the
             largest group, ties alphabetical).
+        smd_method: the denominator of ``eval``'s SMD, as RSMTool's ``smd_method``:
+            ``"unpooled"`` (default), ``"pooled"``, ``"johnson"``, ``"williamson"`` (any case).
+        use_diff_std_means: a ``DSM`` column in ``eval`` and ``consistency`` in place of
+            ``SMD`` (RSMTool's ``use_diff_std_means``).
+        population_means, population_sds: population mean / sd per score column (the human
+            and system columns, ``<system>_round``, the second human column), RSMTool's
+            ``population_mn_dict`` / ``population_sd_dict``; see
+            :mod:`assay.scoring.smd_options`.
 
     Example:
         >>> import pandas as pd
@@ -88,9 +97,22 @@ class ScoringEvaluator(Evaluator):
         rater_error_variance: float | None = None,
         base_groups: Mapping[str, str] | None = None,
         subgroups: Sequence[str] | None = None,
+        smd_method: str = "unpooled",
+        use_diff_std_means: bool = False,
+        population_means: Mapping[str, float] | None = None,
+        population_sds: Mapping[str, float] | None = None,
     ) -> None:
         self.human, self.system = str(human), str(system)
         self.human2 = [human2] if isinstance(human2, str) else [str(c) for c in human2 or []]
+        self.smd = SmdOptions.checked(
+            smd_method,
+            use_diff_std_means,
+            population_means,
+            population_sds,
+            human=self.human,
+            system=self.system,
+            human2=self.human2[0] if self.human2 else None,
+        )
         self.group_columns = resolve_group_columns(group_columns, subgroups)
         self.exclude_zero_scores = bool(exclude_zero_scores)
         if rater_error_variance is not None and (
@@ -121,6 +143,10 @@ class ScoringEvaluator(Evaluator):
             "exclude_zero_scores": self.exclude_zero_scores,
             "rater_error_variance": self.rater_error_variance,
             "base_groups": dict(self.base_groups),
+            "smd_method": self.smd.smd_method,
+            "use_diff_std_means": self.smd.use_diff_std_means,
+            "population_means": dict(self.smd.population_means),
+            "population_sds": dict(self.smd.population_sds),
         }
 
     # ------------------------------------------------------------ accumulation
@@ -209,27 +235,6 @@ class ScoringEvaluator(Evaluator):
             self._stats = load_batch_state(dict(state), self.group_columns)
 
 
-def _evaluator(
-    human: str,
-    system: str,
-    human2: str | Sequence[str] | None,
-    group_columns: Sequence[str] | None,
-    exclude_zero_scores: bool,
-    rater_error_variance: float | None,
-    base_groups: Mapping[str, str] | None,
-    subgroups: Sequence[str] | None,
-) -> ScoringEvaluator:
-    return ScoringEvaluator(
-        human=human,
-        system=system,
-        human2=human2,
-        group_columns=resolve_group_columns(group_columns, subgroups),
-        exclude_zero_scores=exclude_zero_scores,
-        rater_error_variance=rater_error_variance,
-        base_groups=base_groups,
-    )
-
-
 def evaluate_scoring(
     data: Any,
     *,
@@ -242,6 +247,10 @@ def evaluate_scoring(
     base_groups: Mapping[str, str] | None = None,
     source: str = "data",
     subgroups: Sequence[str] | None = None,
+    smd_method: str = "unpooled",
+    use_diff_std_means: bool = False,
+    population_means: Mapping[str, float] | None = None,
+    population_sds: Mapping[str, float] | None = None,
 ) -> MetricSet:
     """Evaluate system scores against human scores: every scoring metric as a Metric record.
 
@@ -255,16 +264,25 @@ def evaluate_scoring(
         >>> ms = evaluate_scoring(df, human="h", system="m", human2="h2")
         >>> ms.get("N", table="consistency").value, ms.get("NMultiple", score="m").value
         (3, 3)
+        >>> ms = evaluate_scoring(df, human="h", system="m", smd_method="Johnson",
+        ...                       population_sds={"h": 2.0})
+        >>> smd = ms.get("SMD", table="eval", score="m")
+        >>> smd.parameters["smd_method"], round(smd.value, 6)   # (2.575 - 2.5) / 2.0
+        ('johnson', 0.0375)
     """
-    ev = _evaluator(
-        human,
-        system,
-        human2,
-        group_columns,
-        exclude_zero_scores,
-        rater_error_variance,
-        base_groups,
-        subgroups,
+    ev = ScoringEvaluator(
+        human=human,
+        system=system,
+        human2=human2,
+        group_columns=group_columns,
+        exclude_zero_scores=exclude_zero_scores,
+        rater_error_variance=rater_error_variance,
+        base_groups=base_groups,
+        subgroups=subgroups,
+        smd_method=smd_method,
+        use_diff_std_means=use_diff_std_means,
+        population_means=population_means,
+        population_sds=population_sds,
     )
     return ev.add(data, source=source).compute()
 
@@ -281,6 +299,10 @@ def scoring_tables(
     base_groups: Mapping[str, str] | None = None,
     source: str = "data",
     subgroups: Sequence[str] | None = None,
+    smd_method: str = "unpooled",
+    use_diff_std_means: bool = False,
+    population_means: Mapping[str, float] | None = None,
+    population_sds: Mapping[str, float] | None = None,
 ) -> ScoringTables:
     """:func:`evaluate_scoring`'s numbers as RSMTool's tables (:class:`ScoringTables`).
 
@@ -290,15 +312,23 @@ def scoring_tables(
         >>> t = scoring_tables(df, human="h", system="m", human2="h2")
         >>> int(t["consistency"].loc["", "N"]), int(t["true_score_eval"].loc["m", "N multiple"])
         (3, 3)
+        >>> t = scoring_tables(df, human="h", system="m", use_diff_std_means=True,
+        ...                    population_means={"h": 2.0}, population_sds={"h": 1.0})
+        >>> round(float(t["eval"].loc["m", "DSM"]), 4)   # 0 - (2.5 - 2.0) / 1.0
+        -0.5
     """
-    ev = _evaluator(
-        human,
-        system,
-        human2,
-        group_columns,
-        exclude_zero_scores,
-        rater_error_variance,
-        base_groups,
-        subgroups,
+    ev = ScoringEvaluator(
+        human=human,
+        system=system,
+        human2=human2,
+        group_columns=group_columns,
+        exclude_zero_scores=exclude_zero_scores,
+        rater_error_variance=rater_error_variance,
+        base_groups=base_groups,
+        subgroups=subgroups,
+        smd_method=smd_method,
+        use_diff_std_means=use_diff_std_means,
+        population_means=population_means,
+        population_sds=population_sds,
     )
     return ev.add(data, source=source).tables()

@@ -20,12 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from assay.scoring.sufficient_stats import (
-    MAX_KAPPA_CATEGORIES,
-    PairStats,
-    align_labels,
-    grouped_extrema,
-)
+from assay.scoring.histograms import MAX_JOINT_CATEGORIES, MAX_KAPPA_CATEGORIES, joint_histogram
+from assay.scoring.sufficient_stats import PairStats, align_labels, grouped_extrema
 
 __all__ = ["CellStats", "LevelCoded", "level_code", "grouped_pair_stats", "MAX_LEVELS"]
 
@@ -150,6 +146,7 @@ class _Rounded:
     hist_x: np.ndarray | None
     hist_y: np.ndarray | None
     rexact: np.ndarray
+    hist_xy: np.ndarray | None = None
 
 
 def _group_codes(codes: np.ndarray | None, g: int, size: int) -> np.ndarray:
@@ -180,10 +177,17 @@ def _rounded(
     if ncell * k <= _MAX_JOINT:
         joint = np.bincount(key * k + yi, minlength=ncell * k).reshape(g, nl, k)
         rexact = joint[:, np.arange(nl), xi_l].sum(axis=1).astype(np.float64)
-        return _Rounded(lo, hist_x, joint.sum(axis=1), rexact)
+        hist_xy = None
+        if k <= MAX_JOINT_CATEGORIES:  # human levels rounding alike share a row
+            hist_xy = np.zeros((g, k, k), dtype=np.int64)
+            for j in range(nl):
+                hist_xy[:, xi_l[j], :] += joint[:, j, :]
+        return _Rounded(lo, hist_x, joint.sum(axis=1), rexact, hist_xy)
     hist_y = np.bincount(gc * k + yi, minlength=g * k).reshape(g, k)
     same = yi == xi_l[xl.codes]
-    return _Rounded(lo, hist_x, hist_y, np.bincount(gc[same], minlength=g).astype(np.float64))
+    rexact = np.bincount(gc[same], minlength=g).astype(np.float64)
+    hist_xy = joint_histogram(xi_l[xl.codes], yi, gc, g, k)
+    return _Rounded(lo, hist_x, hist_y, rexact, hist_xy)
 
 
 def grouped_pair_stats(
@@ -272,4 +276,5 @@ def _pair_from_cells(
         hist_lo=rounded.lo,
         hist_x=None if rounded.hist_x is None else rounded.hist_x.copy(),
         hist_y=None if rounded.hist_y is None else rounded.hist_y.copy(),
+        hist_xy=None if rounded.hist_xy is None else rounded.hist_xy.copy(),
     )

@@ -10,8 +10,10 @@ and the shifted sums of :class:`~assay.scoring.sufficient_stats.PairStats`:
 * Cohen's kappa ``1 - (1 - p_o) / (1 - p_e)`` from the rounded-score histograms, 1 when both
   rounded scores take one single value (SKLL);
 * exact / adjacent agreement ``100 * #{|y - x| <= 0 or 1} / n``; ``MSE = sum (y - x)^2 / n``;
-* SMD ``(y_bar - x_bar) / sd_x`` (unpooled) or ``/ sqrt((sd_x^2 + sd_y^2) / 2)`` (pooled); or,
-  given the whole set's means and sds, DSM ``(y_bar - Y) / sd_Y - (x_bar - X) / sd_X``.
+* SMD ``(y_bar - x_bar) / sd_x`` (unpooled), ``/ sqrt((sd_x^2 + sd_y^2) / 2)`` (pooled),
+  ``/ SD_X`` (johnson) or ``/ sqrt((SD_X^2 + SD_Y^2) / 2)`` (williamson) with population sds;
+  or DSM ``(y_bar - Y) / SD_Y - (x_bar - X) / SD_X`` with the whole set's (or given
+  population) means ``X, Y`` and sds ``SD_X, SD_Y``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ __all__ = ["pair_values", "true_values", "disattenuated_values", "second_score_p
 
 Values = dict[str, Any]
 Reasons = dict[str, str]
-Population = tuple[float, float | None, float, float | None]
+#: Population (mean X, sd X, mean Y, sd Y); ``None`` where not given.
+Population = tuple[float | None, float | None, float | None, float | None]
+NO_POPULATION: Population = (None, None, None, None)
 
 
 def _empty(names: tuple[str, str]) -> tuple[Values, Reasons]:
@@ -81,40 +85,65 @@ def _kappa(s: PairStats, i: int, n: float) -> tuple[float | None, str]:
     return 1.0 - (1.0 - po) / (1.0 - pe), ""
 
 
-def _difference(
+def _sd(variances: tuple[float, float] | None, k: int) -> float | None:
+    return None if variances is None else math.sqrt(variances[k])
+
+
+def _dsm(
+    v: Values,
+    r: Reasons,
+    means: tuple[float, float],
+    variances: tuple[float, float] | None,
+    pop: Population,
+) -> None:
+    """DSM against the whole set's means and sds; a score without them uses its own."""
+    pmx, psx, pmy, psy = pop
+    if pmx is None:
+        pmx, psx = means[0], _sd(variances, 0)
+    if pmy is None:
+        pmy, psy = means[1], _sd(variances, 1)
+    if (
+        psx is None
+        or psy is None
+        or math.isclose(psx, 0.0, abs_tol=DSM_SD_ATOL)
+        or math.isclose(psy, 0.0, abs_tol=DSM_SD_ATOL)
+    ):
+        v["DSM"] = None
+        r["DSM"] = "requires non-zero whole-set standard deviations of both scores"
+    else:
+        v["DSM"] = (means[1] - pmy) / psy - (means[0] - pmx) / psx
+
+
+def _smd(
     v: Values,
     r: Reasons,
     means: tuple[float, float],
     variances: tuple[float, float] | None,
     smd: str,
-    pop: Population | None,
+    pop: Population,
 ) -> None:
-    """SMD (no population given) or DSM (whole-set means and sds given)."""
-    mx, my = means
-    if pop is not None:
-        pmx, psx, pmy, psy = pop
-        if (
-            psx is None
-            or psy is None
-            or math.isclose(psx, 0.0, abs_tol=DSM_SD_ATOL)
-            or math.isclose(psy, 0.0, abs_tol=DSM_SD_ATOL)
-        ):
-            v["DSM"] = None
-            r["DSM"] = "requires non-zero whole-set standard deviations of both scores"
-        else:
-            v["DSM"] = (my - pmy) / psy - (mx - pmx) / psx
-        return
-    if variances is None:
+    """SMD with one of RSMTool's denominators (``johnson``/``williamson``: population sds)."""
+    psx, psy = pop[1], pop[3]
+    d: float | None
+    if smd in ("unpooled", "pooled"):
+        if variances is None:
+            v["SMD"] = None
+            r["SMD"] = "requires N >= 2 responses (sample standard deviation)"
+            return
+        vx, vy = variances
+        d = math.sqrt(vx) if smd == "unpooled" else math.sqrt((vx + vy) / 2.0)
+    elif smd == "johnson":
+        d = psx
+    else:
+        d = None if psx is None or psy is None else math.sqrt((psx**2 + psy**2) / 2.0)
+    if d is None:
         v["SMD"] = None
-        r["SMD"] = "requires N >= 2 responses (sample standard deviation)"
-        return
-    vx, vy = variances
-    d = math.sqrt(vx) if smd == "unpooled" else math.sqrt((vx + vy) / 2.0)
-    if d == 0:
+        r["SMD"] = f"requires the population standard deviations of the {smd} method"
+    elif d == 0:
         v["SMD"] = None
         r["SMD"] = f"requires a non-zero {smd} standard deviation"
     else:
-        v["SMD"] = (my - mx) / d
+        v["SMD"] = (means[1] - means[0]) / d
 
 
 def pair_values(
@@ -123,9 +152,12 @@ def pair_values(
     smd: str = "unpooled",
     pop: Population | None = None,
     names: tuple[str, str] = ("h", "sys"),
+    dsm: bool = False,
 ) -> tuple[Values, Reasons]:
-    """Every ``eval`` column for group ``i``; ``pop`` = whole-set (mean X, sd X, mean Y, sd Y)
-    switches SMD to DSM."""
+    """Every ``eval`` column for group ``i``: SMD with the ``smd`` method or, with ``dsm``,
+    DSM. ``pop`` = population (mean X, sd X, mean Y, sd Y), each ``None`` when not given:
+    the sds of ``johnson``/``williamson``, the whole-set values DSM standardises with (a
+    score without them uses its own mean and sd, as RSMTool)."""
     hx, hy = names
     n = float(s.n[i])
     if n == 0:
@@ -163,7 +195,11 @@ def pair_values(
     mse = float(s.sdd[i]) / n
     v["MSE"] = mse
     v["RMSE"] = math.sqrt(mse)
-    _difference(v, r, (float(mx), float(my)), variances, smd, pop)
+    means = (float(mx), float(my))
+    if dsm:
+        _dsm(v, r, means, variances, pop or NO_POPULATION)
+    else:
+        _smd(v, r, means, variances, smd, pop or NO_POPULATION)
     return v, r
 
 

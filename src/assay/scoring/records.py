@@ -31,6 +31,8 @@ __all__ = [
     "disattenuated_group_cell",
     "fairness_cell",
     "n_dropped",
+    "score_distribution",
+    "confusion_matrix",
 ]
 
 #: The reason of an undefined cell when the computation gave none.
@@ -41,16 +43,32 @@ def _record(type_: str, value: Any, reason: str, params: dict[str, Any]) -> Metr
     return Metric(type_, value, params) if value is not None else undefined(type_, reason, **params)
 
 
-def cell(type_: str, value: Any, reason: str = UNDEFINED, /, *, table: str, score: str) -> Metric:
+def cell(
+    type_: str,
+    value: Any,
+    reason: str = UNDEFINED,
+    /,
+    *,
+    table: str,
+    score: str,
+    smd_method: str | None = None,
+) -> Metric:
     """One cell of a pooled table (``eval``, ``consistency``, ``degradation``, ...).
 
     ``reason`` says why the cell is undefined; it is used only when ``value`` is ``None``.
+    ``smd_method`` names the denominator of an SMD computed with another method than
+    RSMTool's default (``unpooled`` in ``eval``).
 
     Example:
         >>> cell("N", 4, table="consistency", score="h2").to_dict()["parameters"]
         {'table': 'consistency', 'score': 'h2'}
+        >>> cell("SMD", 0.1, table="eval", score="m", smd_method="williamson").parameters
+        {'table': 'eval', 'score': 'm', 'smd_method': 'williamson'}
     """
-    return _record(type_, value, reason, {"table": table, "score": score})
+    params = {"table": table, "score": score}
+    if smd_method is not None:
+        params["smd_method"] = smd_method
+    return _record(type_, value, reason, params)
 
 
 def group_cell(
@@ -119,6 +137,43 @@ def fairness_cell(
         "base_category": base_category,
     }
     return _record(type_, value, reason, params)
+
+
+def score_distribution(lo: int, human: Any, system: Any, *, score: str) -> Metric:
+    """``ScoreDistribution``: responses per rounded score level, human and system.
+
+    RSMTool's ``score_dist`` table as counts: ``{"levels", "human", "system"}``, where
+    ``system`` counts the rounded system scores (``rint``; before any trimming).
+
+    Example:
+        >>> score_distribution(1, [2, 1], [1, 2], score="m").value
+        {'levels': [1, 2], 'human': [2, 1], 'system': [1, 2]}
+    """
+    value = {
+        "levels": list(range(lo, lo + len(human))),
+        "human": [int(c) for c in human],
+        "system": [int(c) for c in system],
+    }
+    return Metric("ScoreDistribution", value, {"table": "score_dist", "score": score})
+
+
+def confusion_matrix(lo: int, counts: Any, *, score: str) -> Metric:
+    """``ConfusionMatrix``: responses per (human score, rounded system score) pair.
+
+    RSMTool's ``confMatrix``: ``{"levels", "counts"}``, ``counts[i][j]`` the responses with
+    human score ``levels[i]`` and ``rint(system) == levels[j]``.
+
+    Example:
+        >>> confusion_matrix(1, [[2, 0], [1, 1]], score="m").value
+        {'levels': [1, 2], 'counts': [[2, 0], [1, 1]], 'rows': 'human', 'columns': 'system'}
+    """
+    value = {
+        "levels": list(range(lo, lo + len(counts))),
+        "counts": [[int(c) for c in row] for row in counts],
+        "rows": "human",
+        "columns": "system",
+    }
+    return Metric("ConfusionMatrix", value, {"table": "confMatrix", "score": score})
 
 
 def n_dropped(count: int, *, reason: str) -> Metric:

@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pandas as pd
@@ -61,9 +60,10 @@ PER_SCORE = ("eval", "degradation", "disattenuated_correlations", "true_score_ev
 class RsmevalTables(dict[str, pd.DataFrame]):
     """Table name -> DataFrame, in RSMTool's names; ``files(experiment_id, file_format)`` gives
     the files rsmeval writes (``<experiment_id>_<table>.<csv|tsv|xlsx>``); ``metrics`` holds
-    the same numbers as Metric records."""
+    the same numbers as Metric records; ``notes`` says what was not computed and why."""
 
     metrics: MetricSet = MetricSet()
+    notes: tuple[str, ...] = ()
 
     def files(self, experiment_id: str, file_format: str = "csv") -> dict[str, str | bytes]:
         """Every non-empty table as file content keyed by its (safe) file name."""
@@ -89,9 +89,9 @@ class RsmevalTables(dict[str, pd.DataFrame]):
 
 def _serialise(df: pd.DataFrame, file_format: str) -> str | bytes:
     if file_format == "xlsx":
-        buf = io.BytesIO()
-        df.to_excel(buf, index=False)
-        return buf.getvalue()
+        from assay.io.xlsx import write_xlsx
+
+        return write_xlsx(df)  # text that looks like a formula stays text
     return df.to_csv(index=False, sep="\t" if file_format == "tsv" else ",")
 
 
@@ -111,7 +111,7 @@ def _score_view(cfg: RsmevalConfig, pre: Preprocessed, score: str) -> ScoringTab
 
 def _metric_tables(
     cfg: RsmevalConfig, pre: Preprocessed
-) -> tuple[dict[str, pd.DataFrame], MetricSet]:
+) -> tuple[dict[str, pd.DataFrame], MetricSet, tuple[str, ...]]:
     """The metric tables (per-score-type tables stacked, the rest from the main score) and
     their records: every record of the main score, the per-score-type ones of the others."""
     per: dict[str, list[pd.DataFrame]] = {name: [] for name in PER_SCORE}
@@ -144,7 +144,7 @@ def _metric_tables(
         out["true_score_eval"] = out["true_score_eval"].astype(
             {c: "int64" for c in ("N", "N raters", "N single", "N multiple")}
         )
-    return out, MetricSet(records)
+    return out, MetricSet(records), tuple(main.notes)
 
 
 def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
@@ -161,7 +161,7 @@ def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
         pre.excluded, cfg.exclude_zero_scores, listwise=bool(cfg.min_items_per_candidate)
     )
     tables.update(composition_tables(pred, cfg.subgroups, bool(cfg.candidate_column)))
-    metric_tables, tables.metrics = _metric_tables(cfg, pre)
+    metric_tables, tables.metrics, tables.notes = _metric_tables(cfg, pre)
     tables.update(metric_tables)
     kind = "scale" if cfg.scale_with is not None else "raw"
     tables["confMatrix"] = confusion_table(pred["sc1"], pred[f"{kind}_trim_round"])

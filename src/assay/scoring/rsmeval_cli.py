@@ -126,3 +126,5 @@ def run_rsmeval_command(
     else:
         typer.echo(tables["eval"].to_json(orient="index", indent=2))
     typer.echo(f"{len(files)} tables written to {out_dir}", err=True)
+    for note in tables.notes:
+        typer.echo(f"note: {note}", err=True)

@@ -7,7 +7,9 @@ vectorised pass (``np.bincount`` over group codes) serves every group at once:
 * :class:`PairStats`: per group, for a reference score ``x`` (the human score) and another
   score ``y`` (the system score or a second human score): the count N, sums of ``x``, ``y``,
   ``x^2``, ``y^2``, ``x y`` and ``(y - x)^2``, how many pairs agree exactly, within 1, and
-  after rounding, the extrema, and histograms of the rounded scores (for Cohen's kappa).
+  after rounding, the extrema, and histograms of the rounded scores (for Cohen's kappa), and
+  on scales of at most :data:`MAX_JOINT_CATEGORIES` values their joint histogram (the
+  confusion matrix of the rounded scores, RSMTool's ``confMatrix``).
 * :class:`TrueScoreStats`: the sums behind the multi-rater true-score formulas (PRMSE).
 
 Sums of powers are taken on ``value - shift`` for a fixed ``shift`` near a typical score, so
@@ -24,10 +26,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PairStats", "TrueScoreStats", "MAX_KAPPA_CATEGORIES"]
+from assay.scoring.histograms import (
+    MAX_JOINT_CATEGORIES,
+    MAX_KAPPA_CATEGORIES,
+    joint_histogram,
+    kappa_histograms,
+)
 
-# Beyond this many rounded categories the kappa histograms are not kept (kappa is then undefined).
-MAX_KAPPA_CATEGORIES = 100_000
+__all__ = ["PairStats", "TrueScoreStats", "MAX_KAPPA_CATEGORIES", "MAX_JOINT_CATEGORIES"]
 
 _SUMS = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
 _EXTREMA = ("xmin", "xmax", "ymin", "ymax")
@@ -69,29 +75,6 @@ def grouped_extrema(
     return lo, hi
 
 
-def kappa_histograms(
-    xr: np.ndarray, yr: np.ndarray, codes: np.ndarray, g: int
-) -> tuple[int, np.ndarray | None, np.ndarray | None]:
-    """Per-group counts of the rounded scores over one shared category range.
-
-    Returns ``(lo, hist_x, hist_y)``: column ``k`` counts the value ``lo + k``. Both
-    histograms are None when the range has more than :data:`MAX_KAPPA_CATEGORIES` values.
-    """
-    if xr.size == 0:
-        return 0, np.zeros((g, 1), dtype=np.int64), np.zeros((g, 1), dtype=np.int64)
-    lo = int(min(xr.min(), yr.min()))
-    k = int(max(xr.max(), yr.max())) - lo + 1
-    if k > MAX_KAPPA_CATEGORIES:
-        return 0, None, None
-    xi = (xr - lo).astype(np.intp)
-    yi = (yr - lo).astype(np.intp)
-    if g == 1:
-        return lo, np.bincount(xi, minlength=k)[None, :], np.bincount(yi, minlength=k)[None, :]
-    hx = np.bincount(codes * k + xi, minlength=g * k).reshape(g, k)
-    hy = np.bincount(codes * k + yi, minlength=g * k).reshape(g, k)
-    return lo, hx, hy
-
-
 @dataclass
 class PairStats:
     """Sufficient statistics of a score pair ``(x, y)`` for each of ``len(labels)`` groups.
@@ -123,6 +106,9 @@ class PairStats:
     # (G, K) counts of rint(x) - hist_lo and rint(y) - hist_lo; None if too many categories
     hist_x: np.ndarray | None = None
     hist_y: np.ndarray | None = None
+    # (G, K, K) counts of the pairs (rint(x) - hist_lo, rint(y) - hist_lo); None beyond
+    # MAX_JOINT_CATEGORIES categories
+    hist_xy: np.ndarray | None = None
 
     @classmethod
     def from_arrays(
@@ -148,6 +134,11 @@ class PairStats:
         xmin, xmax = grouped_extrema(x, codes, g)
         ymin, ymax = grouped_extrema(y, codes, g)
         lo, hx, hy = kappa_histograms(xr, yr, codes, g)
+        hxy = None
+        if hx is not None and xr.size:
+            k = hx.shape[1]
+            xi, yi = (xr - lo).astype(np.intp), (yr - lo).astype(np.intp)
+            hxy = joint_histogram(xi, yi, codes, g, k)
         return cls(
             labels=tuple(labels),
             shift=float(shift),
@@ -168,6 +159,7 @@ class PairStats:
             hist_lo=lo,
             hist_x=hx,
             hist_y=hy,
+            hist_xy=hxy,
         )
 
     def reshift(self, shift: float) -> PairStats:
@@ -204,7 +196,30 @@ class PairStats:
             a = _scatter(getattr(self, name), ia, g, fill)
             kw[name] = pick(a, _scatter(getattr(other, name), ib, g, fill))
         kw["hist_lo"], kw["hist_x"], kw["hist_y"] = self._merged_hists(other, ia, ib, g)
+        kw["hist_xy"] = self._merged_joint(other, ia, ib, g, kw["hist_lo"], kw["hist_x"])
         return PairStats(labels=labels, shift=self.shift, **kw)
+
+    def _merged_joint(
+        self,
+        other: PairStats,
+        ia: np.ndarray,
+        ib: np.ndarray,
+        g: int,
+        lo: int,
+        hist_x: np.ndarray | None,
+    ) -> np.ndarray | None:
+        """Both joint histograms on the merged category range (None if either has none)."""
+        if hist_x is None or self.hist_xy is None or other.hist_xy is None:
+            return None
+        k = hist_x.shape[1]
+        if k > MAX_JOINT_CATEGORIES:
+            return None
+        out = np.zeros((g, k, k), dtype=np.int64)
+        for s, idx in ((self, ia), (other, ib)):
+            assert s.hist_xy is not None
+            o, m = s.hist_lo - lo, s.hist_xy.shape[1]
+            out[idx, o : o + m, o : o + m] += s.hist_xy
+        return out
 
     def _merged_hists(
         self, other: PairStats, ia: np.ndarray, ib: np.ndarray, g: int
@@ -238,6 +253,7 @@ class PairStats:
             hist_lo=self.hist_lo,
             hist_x=None if self.hist_x is None else self.hist_x.sum(axis=0, keepdims=True),
             hist_y=None if self.hist_y is None else self.hist_y.sum(axis=0, keepdims=True),
+            hist_xy=None if self.hist_xy is None else self.hist_xy.sum(axis=0, keepdims=True),
             **kw,
         )
 
@@ -250,6 +266,8 @@ class PairStats:
         if self.hist_x is not None and self.hist_y is not None:
             out[f"{prefix}.hist_x"] = self.hist_x
             out[f"{prefix}.hist_y"] = self.hist_y
+        if self.hist_xy is not None:
+            out[f"{prefix}.hist_xy"] = self.hist_xy
         return out
 
     @classmethod
@@ -261,12 +279,14 @@ class PairStats:
         }
         hx = state.get(f"{prefix}.hist_x")
         hy = state.get(f"{prefix}.hist_y")
+        hxy = state.get(f"{prefix}.hist_xy")
         return cls(
             labels=tuple(str(v) for v in state[f"{prefix}.labels"]),
             shift=float(state[f"{prefix}.shift"]),
             hist_lo=int(state[f"{prefix}.hist_lo"]),
             hist_x=None if hx is None else np.asarray(hx, dtype=np.int64),
             hist_y=None if hy is None else np.asarray(hy, dtype=np.int64),
+            hist_xy=None if hxy is None else np.asarray(hxy, dtype=np.int64),
             **kw,
         )
 

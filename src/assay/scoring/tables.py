@@ -69,14 +69,17 @@ def _frame(rows: dict[Any, dict[str, Any]], columns: Sequence[str]) -> pd.DataFr
     return df
 
 
-def _eval_short(eval_rows: dict[Any, dict[str, Any]], system: str) -> pd.DataFrame:
-    """RSMTool's default selection of ``eval`` columns, in one row."""
+def _eval_short(
+    eval_rows: dict[Any, dict[str, Any]], system: str, smd_column: str = "SMD"
+) -> pd.DataFrame:
+    """RSMTool's default selection of ``eval`` columns, in one row (``DSM`` in place of
+    ``SMD`` when ``eval`` has DSM, as RSMTool's ``filter_metrics``)."""
     rname = f"{system}_round"
     short = {c: eval_rows[system][c] for c in ("N", "h_mean", "h_sd")}
-    for c in SHORT_CONTINUOUS:
-        short[f"{c}.{system}"] = eval_rows[system][c]
-    for c in SHORT_ROUNDED:
-        short[f"{c}.{rname}"] = eval_rows[rname][c]
+    for label, columns in ((system, SHORT_CONTINUOUS), (rname, SHORT_ROUNDED)):
+        for c in columns:
+            c = smd_column if c == "SMD" else c
+            short[f"{c}.{label}"] = eval_rows[label][c]
     return pd.DataFrame([short])
 
 
@@ -86,7 +89,9 @@ class ScoringTables:
 
     ``tables[name]`` (or ``self[name]``) is a DataFrame; ``metrics`` the records
     ``compute()`` returns; ``dropped`` counts the responses left out by reason;
-    ``undefined`` lists every empty cell (``table``, ``row``, ``column``, ``reason``).
+    ``undefined`` lists every empty cell (``table``, ``row``, ``column``, ``reason``);
+    ``notes`` says in words what was not computed and why (e.g. no ``true_score_eval`` with
+    one rater).
     """
 
     tables: dict[str, pd.DataFrame]
@@ -95,6 +100,7 @@ class ScoringTables:
     undefined: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=_UNDEFINED_COLUMNS)
     )
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
     def from_built(cls, built: Built, metrics: MetricSet | None = None) -> ScoringTables:
@@ -106,13 +112,16 @@ class ScoringTables:
             else:
                 tables[name] = _frame(built.rows[name], built.columns[name])
             if name == "eval":
-                tables["eval_short"] = _eval_short(built.rows["eval"], built.system)
+                tables["eval_short"] = _eval_short(
+                    built.rows["eval"], built.system, built.smd_column
+                )
         undef = pd.DataFrame(built.undefined, columns=_UNDEFINED_COLUMNS)
         return cls(
             tables=tables,
             metrics=metrics if metrics is not None else MetricSet(built.records),
             dropped=dict(built.dropped),
             undefined=undef,
+            notes=list(built.notes),
         )
 
     def __getitem__(self, name: str) -> pd.DataFrame:

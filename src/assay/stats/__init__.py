@@ -75,6 +75,7 @@ _WHERE = {
     "majority": "assay.stats.panel",
     "max_score": "assay.stats.reducers",
     "mean": "assay.stats.metrics",
+    "mean_record": "assay.stats.means",
     "mean_score": "assay.stats.reducers",
     "median_score": "assay.stats.reducers",
     "metric": "assay.stats.metric_registry",
@@ -131,6 +132,7 @@ __all__ = [
     "majority",
     "max_score",
     "mean",
+    "mean_record",
     "mean_score",
     "median_score",
     "metric",
@@ -166,6 +168,7 @@ if TYPE_CHECKING:
     from assay.stats.frame import ScoreFrame
     from assay.stats.grouped import GroupedMetricFn, grouped
     from assay.stats.intervals import ci, ci_wilson
+    from assay.stats.means import mean_record
     from assay.stats.metric_registry import (
         MetricFn,
         get_metric,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from assay._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from assay.store.comparison import compare
     from assay.store.config import assay_home, default_cache_path, default_database_url
     from assay.store.records import Evaluation, ItemRecord
     from assay.store.store import EvaluationHandle, Store, StoreError
@@ -28,6 +29,7 @@ _LAZY = {
     "Store": "assay.store.store",
     "StoreError": "assay.store.store",
     "assay_home": "assay.store.config",
+    "compare": "assay.store.comparison",
     "default_cache_path": "assay.store.config",
     "default_database_url": "assay.store.config",
 }
@@ -40,6 +42,7 @@ __all__ = [
     "Store",
     "StoreError",
     "assay_home",
+    "compare",
     "default_cache_path",
     "default_database_url",
 ]

@@ -1,4 +1,4 @@
-"""``assay runs list|show|latest|export``: the evaluation store from the command line.
+"""``assay runs list|show|latest|export`` and ``assay compare``: the store from the command line.
 
 Every command takes ``--db URL`` (default ``$ASSAY_DATABASE_URL`` or
 ``$ASSAY_HOME/assay.db``) and prints JSON, or a table with ``--format table``. These
@@ -28,7 +28,7 @@ from assay.cli_support import (
 from assay.errors import InvalidInputError
 from assay.terminal import printable
 
-__all__ = ["register", "runs_app"]
+__all__ = ["register", "runs_app", "select_runs", "RUNS_HELP", "LAST_HELP"]
 
 runs_app = typer.Typer(
     name="runs", help="Stored evaluations: list, show, latest, export.", no_args_is_help=True
@@ -42,7 +42,7 @@ class ExportFormat(str, Enum):
     csv = "csv"
 
 
-def _store(db: str | None):  # type: ignore[no-untyped-def]
+def open_store(db: str | None):  # type: ignore[no-untyped-def]
     from assay.store import Store
 
     return Store(db, create=False)  # reading never creates a store
@@ -116,7 +116,7 @@ def list_runs(
     fmt: OutputFormat = format_option(),
 ) -> None:
     """List stored evaluations, newest first."""
-    with _store(db) as st:
+    with open_store(db) as st:
         evs = st.list(kind=kind, dataset=dataset, model=model, status=status, limit=limit)
     if fmt is OutputFormat.table:
         Console().print(_table(evs, title="evaluations"))
@@ -133,7 +133,7 @@ def show(
     fmt: OutputFormat = format_option(),
 ) -> None:
     """One evaluation with its metric records."""
-    with _store(db) as st:
+    with open_store(db) as st:
         ev = st.get(evaluation_id, items=items)
     if fmt is OutputFormat.table:
         from assay.report.table import metrics_table
@@ -165,7 +165,7 @@ def latest(
 
     --kind is required: "latest" is asked per kind (use 'assay runs list' to see all).
     """
-    with _store(db) as st:
+    with open_store(db) as st:
         found = st.latest_per_dataset(
             kind=kind, datasets=dataset or None, model=model, require=require
         )
@@ -199,7 +199,7 @@ def export(
     Give evaluation ids, or filters (--kind, --dataset, --model, --status), not both.
     """
     check_output_file(out)
-    with _store(db) as st:
+    with open_store(db) as st:
         ids = list(evaluation_ids or [])
         if not ids:
             ids = [e.id for e in st.list(kind=kind, dataset=dataset, model=model, status=status)]
@@ -215,6 +215,92 @@ def export(
         write_atomic(out, text if text.endswith("\n") else text + "\n")
 
 
+RUNS_HELP = "Evaluation ids (the first is the baseline); or --kind with --last."
+LAST_HELP = "With --kind: the newest N finished runs of that kind (oldest first)."
+
+
+def select_runs(
+    st: object, ids: list[int] | None, kind: str | None, dataset: str | None, last: int | None
+) -> list[int]:
+    """Evaluation ids named on the command line, or the ``--last N`` runs of ``--kind``."""
+    source = "run selection"
+    if ids:
+        if kind is not None or dataset is not None or last is not None:
+            raise InvalidInputError("give evaluation ids or --kind/--last, not both", source=source)
+        return list(ids)
+    if kind is None or last is None:
+        raise InvalidInputError("give evaluation ids, or --kind K and --last N", source=source)
+    evs = st.list(kind=kind, dataset=dataset, status="finished", limit=last)  # type: ignore[attr-defined]
+    if not evs:
+        where = f"kind {kind!r}" + (f", dataset {dataset!r}" if dataset else "")
+        raise InvalidInputError(f"no finished evaluation of {where}", source=source)
+    return [e.id for e in reversed(evs)]
+
+
+class CompareFormat(str, Enum):
+    json = "json"
+    table = "table"
+    csv = "csv"
+
+
+def _compare_table(df: object) -> Table:
+    from assay.store.comparison import finite_or_none
+
+    base = df.attrs["baseline"]  # type: ignore[attr-defined]
+    t = Table(title=f"runs compared (baseline: evaluation {base})")
+    cols = list(df.columns)  # type: ignore[attr-defined]
+    for c in cols:
+        t.add_column(
+            c.replace("_", " "), justify="left" if c in ("type", "parameters") else "right"
+        )
+    for row in df.itertuples(index=False):  # type: ignore[attr-defined]
+        t.add_row(*(cell(_compare_cell(c, finite_or_none(v))) for c, v in zip(cols, row)))
+    return t
+
+
+def _compare_cell(column: str, v: object) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    if isinstance(v, float):
+        return f"{v:+.4f}" if column.startswith("diff_") else f"{v:.4f}"
+    return str(v)
+
+
+def compare_command(
+    evaluation_ids: list[int] = typer.Argument(None, help=RUNS_HELP),
+    kind: str = typer.Option(None, "--kind", "-k", help="Compare runs of this kind (with --last)."),
+    dataset: str = typer.Option(None, "--dataset", "-d", help="With --kind: only this dataset."),
+    last: int = typer.Option(None, "--last", "-n", min=2, help=LAST_HELP),
+    fmt: CompareFormat = typer.Option(
+        CompareFormat.json, "--format", "-f", help="json (default), table or csv."
+    ),
+    db: str = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Metrics of several stored runs side by side, with differences and interval overlap.
+
+    Records are matched by type and parameters (not n, stderr or interval bounds); the
+    first run is the baseline: diff_R = value_R - value_baseline, and overlap_R says
+    whether both records' intervals (ci_low, ci_high) share a point (- without intervals).
+
+    Examples: assay compare 12 15; assay compare --kind classification -d iris.csv --last 3
+    """
+    from assay.store.comparison import compare, finite_or_none
+
+    with open_store(db) as st:
+        ids = select_runs(st, evaluation_ids, kind, dataset, last)
+        df = compare(ids, store=st)
+    if fmt is CompareFormat.table:
+        Console().print(_compare_table(df))
+    elif fmt is CompareFormat.csv:
+        sys.stdout.write(df.to_csv(index=False))
+    else:
+        rows = [{k: finite_or_none(v) for k, v in r.items()} for r in df.to_dict("records")]
+        _print_json({"runs": df.attrs["runs"], "baseline": df.attrs["baseline"], "rows": rows})
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``assay runs`` to the ``assay`` command."""
+    """Add ``assay runs`` and ``assay compare`` to the ``assay`` command."""
     app.add_typer(runs_app, name="runs")
+    app.command("compare")(guarded(compare_command))

@@ -50,6 +50,14 @@ def text_command(
         2, "--judge-retries", help="Re-asks of an invalid judge reply before it is an error."
     ),
     concurrency: int = typer.Option(8, "--concurrency", "-c", help="Judge calls in flight."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per judge call attempt."),
+    retries: int = typer.Option(5, "--retries", help="Retries per call on 429/5xx/timeouts."),
+    max_errors: int = typer.Option(
+        None,
+        "--max-errors",
+        help="Failed judge calls allowed: more stop the run (exit 1). Default: any failed "
+        "call makes the run fail (exit 1; its records are still written).",
+    ),
     max_tokens: int = typer.Option(None, "--max-tokens", help="Cap on each judge reply."),
     json_mode: bool = typer.Option(
         False,
@@ -57,7 +65,9 @@ def text_command(
         help="Ask for each judge reply's JSON schema (response_format json_schema): the "
         "embedded model (by grammar) and servers such as OpenAI, vLLM, llama.cpp, Ollama.",
     ),
+    cache: Path = typer.Option(None, "--cache", help="Response cache file (default: assay's)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
@@ -74,6 +84,9 @@ def text_command(
     """ROUGE/BLEU (pure computation) and LLM-judged metrics, one record per datum + aggregates.
 
     A metric whose input column is missing stops the command (exit 2) before any call.
+    Judge metrics run through the one LLM driver (see docs/llm.md): failed calls make the
+    run fail (exit 1) unless --max-errors allows them; Ctrl-C/SIGTERM keep what was done
+    and the same command resumes from the cache.
     """
     from assay.cli_support import guarded
 
@@ -115,29 +128,59 @@ def _plan(names: list[str], columns: set[str]) -> tuple[list[str], list[str]]:
 
 def _run(**o: Any) -> None:
     from assay.errors import InvalidInputError
-    from assay.io.files import check_writable_file
+    from assay.llm.options import run_options
+    from assay.llm.run_cli import check_outputs
     from assay.results import MetricSet
     from assay.text.io import read_rows
 
     if o["fmt"] not in ("json", "table"):
-        raise InvalidInputError("use json or table", field="--format")
-    if o["out"] is not None:
-        check_writable_file(o["out"], option="--out")
+        raise InvalidInputError("use json or table", source="--format")
+    options = run_options(
+        concurrency=o["concurrency"],
+        timeout=o["timeout"],
+        retries=o["retries"],
+        max_errors=o["max_errors"],
+        max_tokens=o["max_tokens"],
+        structured=o["json_mode"],
+        reasks=o["judge_retries"],
+        cache=o["cache"],
+        no_cache=o["no_cache"],
+        quiet=o["quiet"],
+    )
+    check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     rows, columns = read_rows(o["data"])
     text, judged = _plan(_names(o["metrics"]), columns)
-    if o["dry_run"]:
-        _dry_run(rows, judged, o)
-        return
     records = MetricSet()
+    if not judged:
+        if o["dry_run"]:
+            return
+        _publish(_text_records(rows, text, o), o)
+        return
+    from assay.llm.judge import cli as judge_cli
+
+    task = judge_cli.judge_task(
+        rows,
+        judged,
+        judge_retries=o["judge_retries"],
+        seed=o["seed"],
+        dataset=str(o["data"]),
+        parameters={"metrics": o["metrics"]},
+    )
+    if o["dry_run"]:
+        judge_cli.dry_run(task, options)
+        return
     if text:
         records += _text_records(rows, text, o)
-    calls: list[Any] = []
-    model_name = None
-    if judged:
-        res, model_name = _judge_records(rows, judged, o)
-        records += res.metrics
-        calls = res.calls
-    _publish(records, calls, model_name, o)
+    judge_cli.run_judge_metrics(
+        task,
+        o["model"],
+        options,
+        extra=records,
+        out=o["out"],
+        fmt=o["fmt"],
+        save=o["save"],
+        db=o["db"],
+    )
 
 
 def _text_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> Any:
@@ -168,99 +211,20 @@ def _text_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> Any:
     return ev.compute()
 
 
-def _judge_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> tuple[Any, str]:
-    from assay.llm.judge import get_metric, judge
-    from assay.llm.judge.run import check_fields
-    from assay.llm.models.spec import load_model
-    from assay.llm.runner import Runner
+def _publish(records: Any, o: dict[str, Any]) -> None:
+    """ROUGE/BLEU only: store (with --save), then write --out (JSONL) and print."""
+    from assay.cli_support import save_metrics
+    from assay.llm.judge.cli import write_records
 
-    data = _datums(rows)
-    check_fields(data, [get_metric(n) for n in names])  # before the model is loaded
-    m = load_model(o["model"])
-    runner = Runner(m, max_concurrency=o["concurrency"], cache=not o["no_cache"], quiet=False)
-    res = judge(
-        data,
-        names,
-        runner=runner,
-        judge_retries=o["judge_retries"],
-        params=_params(o),
-        seed=o["seed"],
-        structured=o["json_mode"],
+    save_metrics(
+        records,
+        kind="text",
+        dataset=str(o["data"]),
+        parameters={"metrics": o["metrics"]},
+        save=o["save"],
+        url=o["db"],
     )
-    return res, getattr(m, "spec", None) or m.identity
-
-
-def _params(o: dict[str, Any]) -> dict[str, Any]:
-    params: dict[str, Any] = {"temperature": 0.0}
-    if o["max_tokens"] is not None:
-        params["max_tokens"] = o["max_tokens"]
-    return params
-
-
-def _dry_run(rows: list[dict], names: list[str], o: dict[str, Any]) -> None:
-    """Print the calls of the first stage (their prompts are known before any reply)."""
-    import json
-    import sys
-
-    from assay.llm.judge import get_metric
-    from assay.llm.judge.run import check_fields, first_stage, items_of
-
-    data = _datums(rows)
-    specs = [get_metric(n) for n in names]
-    check_fields(data, specs)
-    for it in items_of(first_stage(data, specs), _params(o), o["json_mode"]):
-        line = {"id": it.id, "messages": list(it.messages), "params": dict(it.params)}
-        sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
-
-
-def _datums(rows: list[dict]) -> list[Any]:
-    from assay.llm.judge import Datum
-
-    data = [
-        Datum(
-            r["uid"],
-            r["query"],
-            r["prediction"],
-            tuple(r["groundtruth"] or ()),
-            None if r["context"] is None else tuple(r["context"]),
-        )
-        for r in rows
-    ]
-    return data
-
-
-def _publish(records: Any, calls: list[Any], model: str | None, o: dict[str, Any]) -> None:
-    import json
-
-    from assay.cli_support import OutputFormat, emit, save_metrics
-    from assay.io.files import write_atomic
-
-    if o["save"]:
-        from assay.store import ItemRecord
-
-        items = [
-            ItemRecord.from_llm(
-                c.item, c.record, c.parsed if c.invalid is None else {"invalid": c.invalid}
-            )
-            for c in calls
-        ]
-        save_metrics(
-            records,
-            kind="text",
-            dataset=str(o["data"]),
-            model=model,
-            parameters={"metrics": o["metrics"]},
-            items=items or None,
-            url=o["db"],
-        )
-    fmt = OutputFormat(o["fmt"])
-    if o["out"] is not None:
-        lines = "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in records.to_list())
-        write_atomic(o["out"], lines)
-        if fmt is OutputFormat.table:
-            emit(records, fmt=fmt)
-        return
-    emit(records, fmt=fmt)
+    write_records(records, o["fmt"], o["out"])
 
 
 def register(app: typer.Typer) -> None:

@@ -5,16 +5,9 @@ one aggregate record per metric configuration, ``parameters["aggregate"] == "mea
 whose value is the mean of the per-datum values that are defined (``None`` when none
 is), with these parameters beside the configuration:
 
-``stderr``
-    the standard error of that mean, ``std(ddof=1) / √n`` (``None`` when n < 2);
-``ci_low``, ``ci_high``
-    a seeded percentile-bootstrap 95% interval of the mean (``num_bootstrap`` resamples,
-    values ordered by datum uid first, so the interval does not depend on the order in
-    which data arrived);
-``n``, ``n_errors``, ``n_undefined``
-    the number of datums with a value, the number whose judge never gave a valid reply
-    (or whose call failed), and the number for which the metric is undefined (e.g. an
-    answer without statements).
+with the parameters of :func:`assay.stats.means.mean_record` (``stderr``, a seeded
+bootstrap interval ``ci_low``/``ci_high``, ``n``, ``n_errors``, ``n_undefined``):
+``aggregate`` here is that function.
 
 Example:
     >>> r = aggregate("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
@@ -26,17 +19,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from assay.errors import UndefinedMetricError
 from assay.results import Metric
+from assay.stats.means import NUM_BOOTSTRAP, datum_record
+from assay.stats.means import mean_record as aggregate
 
 __all__ = ["aggregate", "rouge_record", "bleu_record", "datum_record", "NUM_BOOTSTRAP"]
-
-NUM_BOOTSTRAP = 1000
 
 
 def rouge_record(
@@ -70,53 +60,3 @@ def bleu_record(
     if tokenize != "whitespace":
         params["tokenize"] = tokenize
     return Metric("BLEU", float(value), params)
-
-
-def datum_record(
-    type: str, uid: str, value: float | None, *, reason: str | None = None, **parameters: Any
-) -> Metric:
-    """One datum's value of any text metric; ``None`` with ``reason`` when undefined."""
-    params: dict[str, Any] = {"datum_uid": uid, **parameters}
-    if value is None:
-        params["undefined"] = reason or "undefined"
-        return Metric(type, None, params)
-    return Metric(type, float(value), params)
-
-
-def aggregate(
-    type: str,
-    values: Sequence[float] | np.ndarray,
-    uids: Sequence[str] | np.ndarray,
-    parameters: Mapping[str, Any],
-    *,
-    errors: int = 0,
-    undefined: int = 0,
-    num_bootstrap: int = NUM_BOOTSTRAP,
-    seed: int = 0,
-) -> Metric:
-    """The aggregate record of one metric (see the module docstring)."""
-    from assay.stats import bootstrap_means, mean, stderr
-
-    y = np.asarray(values, dtype=np.float64)
-    order = np.argsort(np.asarray(uids, dtype=str), kind="stable")
-    y = y[order]
-    params = {
-        **parameters,
-        "aggregate": "mean",
-        "confidence": 0.95,
-        "num_bootstrap": num_bootstrap,
-        "seed": seed,
-    }
-    n = int(y.size)
-    counts = {"n": n, "n_errors": int(errors), "n_undefined": int(undefined)}
-    if n == 0:
-        empty = {"stderr": None, "ci_low": None, "ci_high": None, **counts}
-        return Metric(type, None, {**params, **empty, "undefined": "no datum has a value"})
-    try:
-        se: float | None = float(stderr()(y))
-    except UndefinedMetricError:
-        se = None
-    means = bootstrap_means(y, num_bootstrap, seed)
-    lo, hi = np.quantile(means, [0.025, 0.975])
-    stats = {"stderr": se, "ci_low": float(lo), "ci_high": float(hi), **counts}
-    return Metric(type, float(mean()(y)), {**params, **stats})

@@ -6,7 +6,7 @@ this evaluator folds such records in batches (or from other processes, via ``mer
 (mean, stderr, bootstrap interval, counts of errors and undefined values).
 
 Example:
-    >>> from assay.text.records import datum_record
+    >>> from assay.stats.means import datum_record
     >>> ev = JudgeEvaluator(metrics=["bias"])
     >>> ev.add([datum_record("Bias", "d1", 0.5), datum_record("Bias", "d2", None, reason="x")])
     ... # doctest: +ELLIPSIS
@@ -29,7 +29,7 @@ from assay.evaluator import Evaluator
 from assay.llm.judge.prompts import PROMPT_VERSION
 from assay.llm.judge.types import get_metric
 from assay.results import Metric, MetricSet, to_jsonable
-from assay.text.records import NUM_BOOTSTRAP, aggregate
+from assay.stats.means import NUM_BOOTSTRAP, mean_record
 
 __all__ = ["JudgeEvaluator", "ERROR_PREFIX"]
 
@@ -97,7 +97,7 @@ class JudgeEvaluator(Evaluator):
                 str(m.parameters.get("undefined", "")).startswith(ERROR_PREFIX) for m in mine
             )
             agg.append(
-                aggregate(
+                mean_record(
                     t,
                     [m.value for m in ok],
                     [m.parameters["datum_uid"] for m in ok],

@@ -1,16 +1,18 @@
-"""Running the judge metrics: items -> runner -> strict parse (re-ask) -> pure score -> records.
+"""Running the judge metrics as one task of the one driver (:func:`assay.llm.evaluate`).
 
 1. **items**: each datum and metric asks for shared intermediates (the statements,
-   opinions or claims of a text: one task per distinct text for the whole run) and, once
-   those are known, for its own judgements (:mod:`assay.llm.judge.definitions`).
-2. **run**: every call goes through one :class:`~assay.llm.runner.Runner` (concurrency,
-   transport retries, cache, resume), in two stages: intermediates and the judgements
-   that need none first, then the judgements built on intermediates.
+   opinions or claims of a text: one call per distinct text for the whole run) and, once
+   those are known, for its own judgements (:mod:`assay.llm.judge.definitions`): stage 0
+   is the intermediates and the judgements that need none, stage 1 the judgements built
+   on intermediates.
+2. **run**: the driver's shared runner (concurrency, transport retries, cache, resume,
+   ``max_errors``, interrupts).
 3. **parse**: each reply is checked against its pydantic shape
-   (:mod:`assay.llm.judge.schemas`); an invalid reply is re-asked up to ``judge_retries``
-   times (the conversation continues with the reason it was refused, so the re-ask is a
-   new call, not a cache hit), then recorded as an error of every metric of that datum
-   that needed it (``value: null``, the reason and the raw reply kept). The run goes on.
+   (:mod:`assay.llm.judge.schemas`); the driver re-asks an invalid reply up to
+   ``judge_retries`` times (the conversation continues with the reason it was refused, so
+   the re-ask is a new call, not a cache hit), then it is recorded as an error of every
+   metric of that datum that needed it (``value: null``, the reason and the raw reply
+   kept). The run goes on.
 4. **score**: pure functions (:mod:`assay.llm.judge.compute`) turn verdicts into values;
    each per-datum record keeps, under ``parameters["details"]``, the intermediates,
    verdicts with reasons and raw replies behind it.
@@ -18,13 +20,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
+from assay.llm.driver import LLMRun, evaluate
+from assay.llm.items import Item
 from assay.llm.judge.prompts import PROMPT_VERSION, messages, render
-from assay.llm.judge.schemas import Invalid, parse, reply_format
+from assay.llm.judge.schemas import Invalid as SchemaInvalid
+from assay.llm.judge.schemas import parse, reply_format
 from assay.llm.judge.types import (
     COLUMNS,
     EXTRACTIONS,
@@ -36,14 +41,19 @@ from assay.llm.judge.types import (
     get_metric,
     text_key,
 )
-from assay.llm.runner import Item, Record, Runner
+from assay.llm.options import RunOptions
+from assay.llm.task import Call, Invalid, LLMTask, Prepared, final_calls
 from assay.results import Metric, MetricSet
-from assay.text.records import NUM_BOOTSTRAP, datum_record
+from assay.stats.means import NUM_BOOTSTRAP, datum_record
+
+if TYPE_CHECKING:
+    from assay.llm.models.base import ChatModel
 
 __all__ = [
     "Call",
     "TaskResult",
     "JudgeResult",
+    "JudgeTask",
     "judge",
     "check_fields",
     "first_stage",
@@ -51,38 +61,17 @@ __all__ = [
     "task_params",
 ]
 
-
-@dataclass(frozen=True)
-class Call:
-    """One call of the run: the item sent, the runner's record, the parse outcome."""
-
-    task: str
-    item: Item
-    record: Record
-    parsed: Any = None
-    invalid: str | None = None
+#: What a judge run returns (the driver's :class:`~assay.llm.driver.LLMRun`).
+JudgeResult = LLMRun
 
 
 @dataclass(frozen=True)
 class TaskResult:
-    """The final state of one task: its parsed reply, or the error."""
+    """The final state of one judge call: its parsed reply, or the error."""
 
     parsed: Any = None
     error: str | None = None
     raw: str | None = None
-
-
-@dataclass
-class JudgeResult:
-    """Records of a judge run and every call behind them."""
-
-    metrics: MetricSet
-    calls: list[Call] = field(default_factory=list)
-
-    @property
-    def paid_calls(self) -> int:
-        """Calls sent to the model in this run (cache hits and shared answers excluded)."""
-        return sum(c.record.attempts for c in self.calls)
 
 
 def check_fields(data: Sequence[Datum], metrics: Sequence[JudgeMetric]) -> None:
@@ -107,55 +96,6 @@ def task_params(task: Task, params: Mapping[str, Any], structured: bool) -> dict
     if not structured:
         return dict(params)
     return {**params, "response_format": reply_format(task.schema, task.lengths)}
-
-
-def _run_tasks(
-    runner: Runner,
-    tasks: Iterable[Task],
-    retries: int,
-    params: Mapping[str, Any],
-    calls: list[Call],
-    structured: bool = False,
-) -> dict[str, TaskResult]:
-    pending = {t.key: (t, list(messages(t.prompt, **t.values))) for t in tasks}
-    done: dict[str, TaskResult] = {}
-    for attempt in range(retries + 1):
-        if not pending:
-            break
-        items = [
-            Item(
-                key if attempt == 0 else f"{key}#reask{attempt}",
-                tuple(msgs),
-                task_params(task, params, structured),
-            )
-            for key, (task, msgs) in pending.items()
-        ]
-        records = runner.run(items)
-        nxt: dict[str, tuple[Task, list[dict[str, str]]]] = {}
-        for (key, (task, msgs)), item, rec in zip(pending.items(), items, records, strict=True):
-            if not rec.ok:
-                calls.append(Call(key, item, rec))
-                done[key] = TaskResult(error=f"call failed: {rec.error_kind}: {rec.error}")
-                continue
-            parsed = parse(rec.text, task.schema, task.lengths)
-            if isinstance(parsed, Invalid):
-                calls.append(Call(key, item, rec, invalid=parsed.reason))
-                if attempt < retries:
-                    more = [
-                        {"role": "assistant", "content": rec.text or ""},
-                        {"role": "user", "content": render("retry", reason=parsed.reason)},
-                    ]
-                    nxt[key] = (task, msgs + more)
-                else:
-                    done[key] = TaskResult(
-                        error=f"invalid reply after {retries + 1} attempt(s): {parsed.reason}",
-                        raw=rec.text,
-                    )
-                continue
-            calls.append(Call(key, item, rec, parsed=parsed.model_dump()))
-            done[key] = TaskResult(parsed=parsed, raw=rec.text)
-        pending = nxt
-    return done
 
 
 def _extracted(d: Datum, m: JudgeMetric, results: Mapping[str, TaskResult]):
@@ -194,61 +134,158 @@ def items_of(
     ]
 
 
+class JudgeTask(LLMTask):
+    """Judge every datum on every metric: one record per datum and metric plus aggregates.
+
+    Args:
+        data: the datums (unique ``uid``\\ s).
+        metrics: judge metric names (see :func:`assay.llm.judge.registered`).
+        judge_retries: re-asks of an invalid reply before it is recorded as an error.
+        params: generation parameters of every call (default ``temperature=0``).
+        num_bootstrap, seed: the aggregates' bootstrap interval.
+        kind, dataset, parameters: how the run is stored.
+    """
+
+    can_reask = True
+    can_structure = True
+
+    def __init__(
+        self,
+        data: Sequence[Datum],
+        metrics: Sequence[str],
+        *,
+        judge_retries: int = 2,
+        params: Mapping[str, Any] | None = None,
+        num_bootstrap: int = NUM_BOOTSTRAP,
+        seed: int = 0,
+        kind: str = "judge",
+        dataset: str = "judge",
+        parameters: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.specs = [get_metric(n) for n in dict.fromkeys(metrics)]
+        if judge_retries < 0:
+            raise InvalidInputError(f"must be >= 0, got {judge_retries}", source="--judge-retries")
+        uids = [d.uid for d in data]
+        if len(set(uids)) != len(uids):
+            raise InvalidInputError("uids must be unique", field="uid")
+        check_fields(data, self.specs)
+        self.data = list(data)
+        self.reasks = int(judge_retries)
+        self.gen = dict(params) if params is not None else {"temperature": 0.0}
+        self.num_bootstrap, self.seed = int(num_bootstrap), int(seed)
+        self.kind, self._dataset = kind, dataset
+        self._parameters = dict(parameters) if parameters is not None else None
+
+    @property
+    def dataset(self) -> str:
+        return self._dataset
+
+    def configure(self, options: RunOptions) -> None:
+        """``--max-tokens`` caps every judge call; ``--json-mode``, ``--judge-retries``."""
+        super().configure(options.replace(max_tokens=None))
+        if options.max_tokens is not None:
+            self.gen["max_tokens"] = options.max_tokens
+
+    def parameters(self) -> dict[str, Any]:
+        if self._parameters is not None:
+            return dict(self._parameters)
+        return {
+            "metrics": [s.name for s in self.specs],
+            "judge_retries": self.reasks,
+            "prompt_version": PROMPT_VERSION,
+        }
+
+    def _prepared(self, tasks: Sequence[Task]) -> list[Prepared]:
+        items = items_of(tasks, self.gen, self.structured)
+        return [Prepared(it, {"task": t}) for it, t in zip(items, tasks, strict=True)]
+
+    def stage(self, n: int, calls: Sequence[Call]) -> list[Prepared]:
+        """Stage 0: intermediates and direct judgements; stage 1: judgements on intermediates."""
+        if n == 0:
+            return self._prepared(first_stage(self.data, self.specs))
+        if n > 1:
+            return []
+        results = self.results(calls)
+        second: dict[str, Task] = {}
+        for d in self.data:
+            for s in self.specs:
+                if s.extracts(d):
+                    ex, _ = _extracted(d, s, results)
+                    if ex is not None:
+                        second.update((t.key, t) for t in s.plan(d, ex))
+        return self._prepared(list(second.values()))
+
+    def parse(self, prepared: Prepared, text: str) -> Any:
+        task: Task = prepared.info["task"]
+        parsed = parse(text, task.schema, task.lengths)
+        return Invalid(parsed.reason) if isinstance(parsed, SchemaInvalid) else parsed
+
+    def reask_prompt(self, reason: str) -> str:
+        return render("retry", reason=reason)
+
+    def results(self, calls: Sequence[Call]) -> dict[str, TaskResult]:
+        """The final state of every judge call made, by task key."""
+        out: dict[str, TaskResult] = {}
+        for key, c in final_calls(calls).items():
+            rec = c.record
+            if not rec.ok:
+                out[key] = TaskResult(error=f"call failed: {rec.error_kind}: {rec.error}")
+            elif c.invalid is not None:
+                out[key] = TaskResult(
+                    error=f"invalid reply after {self.reasks + 1} attempt(s): {c.invalid}",
+                    raw=rec.text,
+                )
+            else:
+                out[key] = TaskResult(parsed=c.value, raw=rec.text)
+        return out
+
+    def score(self, calls: Sequence[Call]) -> MetricSet:
+        results = _Missing(self.results(calls))
+        return MetricSet(_records(self.data, self.specs, results, self.num_bootstrap, self.seed))
+
+
+class _Missing(dict):  # type: ignore[type-arg]
+    """Results of calls never made (a run stopped by ``max_errors``) read as errors."""
+
+    def __missing__(self, key: str) -> TaskResult:
+        return TaskResult(error="not run: the run was stopped after too many call errors")
+
+
 def judge(
     data: Sequence[Datum],
     metrics: Sequence[str],
     *,
-    runner: Runner | None = None,
-    model: Any = None,
+    model: ChatModel | str | None = None,
+    options: RunOptions | None = None,
     judge_retries: int = 2,
     params: Mapping[str, Any] | None = None,
     num_bootstrap: int = NUM_BOOTSTRAP,
     seed: int = 0,
     structured: bool = False,
-    **runner_options: Any,
-) -> JudgeResult:
-    """Judge every datum on every metric; one record per datum and metric plus aggregates.
+    **run: Any,
+) -> LLMRun:
+    """Judge every datum on every metric through the one driver (see :class:`JudgeTask`).
 
-    Parameters
-    ----------
-    data : the datums (unique ``uid``\\ s).
-    metrics : judge metric names (see :func:`assay.llm.judge.registered`).
-    runner : the runner to call through; built from ``model`` (a spec, a model, or
-        ``None`` for the default) and ``runner_options`` when not given.
-    judge_retries : re-asks of an invalid reply before it is recorded as an error.
-    params : generation parameters of every call (default ``temperature=0``).
-    structured : ask for each reply's JSON schema (``response_format`` ``json_schema``, with
-        the list lengths the judgement needs). Servers that support it (OpenAI, vLLM, the
-        llama.cpp server, Ollama) and the embedded model (by grammar) can then only answer
-        in that shape; the reply is still checked.
+    ``model``: a spec, a model, or ``None`` for the default. ``options`` (or, without
+    them, ``run``: :class:`~assay.llm.options.RunOptions` fields such as ``cache``,
+    ``concurrency``) say how the calls are run. ``structured`` asks for each reply's JSON
+    schema (``response_format`` ``json_schema``, with the list lengths the judgement
+    needs): servers that support it (OpenAI, vLLM, the llama.cpp server, Ollama) and the
+    embedded model (by grammar) can then only answer in that shape; the reply is still
+    checked.
     """
-    specs = [get_metric(n) for n in dict.fromkeys(metrics)]
-    if judge_retries < 0:
-        raise InvalidInputError("must be >= 0", field="judge_retries")
-    uids = [d.uid for d in data]
-    if len(set(uids)) != len(uids):
-        raise InvalidInputError("uids must be unique", field="uid")
-    check_fields(data, specs)
-    if runner is None:
-        from assay.llm.models.spec import load_model
-
-        m = load_model(model) if model is None or isinstance(model, str) else model
-        runner = Runner(m, **{"quiet": True, **runner_options})
-    gen = dict(params) if params is not None else {"temperature": 0.0}
-    calls: list[Call] = []
-
-    results = _run_tasks(runner, first_stage(data, specs), judge_retries, gen, calls, structured)
-
-    second: dict[str, Task] = {}
-    for d in data:
-        for s in specs:
-            if s.extracts(d):
-                ex, _ = _extracted(d, s, results)
-                if ex is not None:
-                    second.update((t.key, t) for t in s.plan(d, ex))
-    results.update(_run_tasks(runner, second.values(), judge_retries, gen, calls, structured))
-    records = _records(data, specs, results, num_bootstrap, seed)
-    return JudgeResult(MetricSet(records), calls)
+    task = JudgeTask(
+        data,
+        metrics,
+        judge_retries=judge_retries,
+        params=params,
+        num_bootstrap=num_bootstrap,
+        seed=seed,
+    )
+    opts = options or RunOptions(**run)
+    if structured:
+        opts = opts.replace(structured=True)
+    return evaluate(task, model, opts)
 
 
 def _outcome(d: Datum, s: JudgeMetric, results: Mapping[str, TaskResult]):

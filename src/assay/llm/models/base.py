@@ -10,6 +10,7 @@ Example:
     >>> import asyncio
     >>> class Echo:
     ...     name = "echo"
+    ...     spec = "echo"
     ...     identity = "echo"
     ...     async def chat(self, messages, **params):
     ...         return ChatResponse(text=messages[-1]["content"], usage=Usage(1, 1), latency=0.0)
@@ -158,12 +159,16 @@ class ChatModel(Protocol):
     """An async chat model: messages in, :class:`ChatResponse` out (or :class:`CallError`).
 
     Attributes:
-        name: a short display name (``"gpt-4o-mini"``, ``"smollm2-135m-instruct"``).
+        name: a short name (``"gpt-4o-mini"``, ``"smollm2-135m-instruct"``).
+        spec: the display name: the model spec as it may be shown and stored
+            (``"http://me:***@host/v1#m"``: credentials masked); what the store, the
+            progress line and error messages name the model by.
         identity: a stable string that identifies the model *and endpoint* for the
             response cache (two models with the same identity share cached answers).
     """
 
     name: str
+    spec: str
 
     @property
     def identity(self) -> str: ...

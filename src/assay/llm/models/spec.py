@@ -33,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import base64
+import inspect
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +48,9 @@ __all__ = [
     "parse_model_spec",
     "load_model",
     "canonical_model_name",
+    "model_options",
     "DEFAULT_MODEL_ENV",
+    "EMBEDDED_N_CTX",
 ]
 
 DEFAULT_MODEL_ENV = "ASSAY_MODEL"
@@ -113,6 +116,12 @@ def parse_model_spec(spec: str | None = None) -> ModelSpec:
                 record=shown,
             )
         bare, user, password = split_credentials(url)
+        if not urlsplit(bare).hostname:
+            raise InvalidInputError(
+                "a URL spec needs a host, e.g. http://127.0.0.1:8000/v1#model-name",
+                source="model spec",
+                record=shown,
+            )
         creds = (user or "", password or "") if user is not None else None
         return ModelSpec(
             "openai",
@@ -186,30 +195,94 @@ def _canonical_embedded(path: str | None) -> str:
     return f"embedded:{full}"
 
 
-def load_model(spec: str | ModelSpec | None = None, **options: Any) -> ChatModel:
-    """Build the :class:`~assay.llm.models.base.ChatModel` a spec names.
+#: The context window the embedded model gets from :func:`load_model` (the suites' and the
+#: judge's prompts need more than llama.cpp's default).
+EMBEDDED_N_CTX = 4096
 
-    ``options`` go to the model's constructor (e.g. ``timeout=30`` for endpoints,
-    ``n_ctx=4096`` for the embedded model).
+# Arguments of the model classes that come from the spec itself, not from options.
+_FROM_SPEC = {"self", "model", "model_path", "base_url", "spec"}
+# Options every kind honours although its class does not take them: the per-attempt
+# timeout is enforced by the runner for in-process models.
+_RUNNER_HONOURED = {"timeout"}
+
+
+def model_options() -> dict[str, tuple[str, ...]]:
+    """Every option :func:`load_model` accepts -> the model kinds that honour it.
 
     Example:
-        >>> load_model("http://127.0.0.1:9/v1#m", timeout=5).identity
+        >>> model_options()["n_ctx"], model_options()["timeout"]
+        (('embedded',), ('embedded', 'openai'))
+    """
+    from assay.llm.models.embedded import EmbeddedChatModel
+    from assay.llm.models.openai_compat import OpenAIChatModel
+
+    out: dict[str, set[str]] = {name: {"embedded", "openai"} for name in _RUNNER_HONOURED}
+    for kind, cls in (("embedded", EmbeddedChatModel), ("openai", OpenAIChatModel)):
+        for name in inspect.signature(cls.__init__).parameters:
+            if name not in _FROM_SPEC:
+                out.setdefault(name, set()).add(kind)
+    return {name: tuple(sorted(kinds)) for name, kinds in sorted(out.items())}
+
+
+def load_model(spec: str | ModelSpec | None = None, **options: Any) -> ChatModel:
+    """Build the :class:`~assay.llm.models.base.ChatModel` a spec names; the one place a
+    spec is parsed.
+
+    Every option of every kind is accepted here (:func:`model_options`: ``timeout``,
+    ``n_ctx``, ``api_key``, ``http_backend``, ...); ``None`` means "not given". An option
+    the spec's kind cannot honour (``n_ctx`` for an endpoint, ``api_key`` for the embedded
+    model) is refused with an :class:`~assay.errors.InvalidInputError` naming the option
+    and the kind, as is an unknown one. ``timeout`` is honoured by every kind (for the
+    embedded model, the runner enforces it per attempt). The embedded model gets a
+    context window of :data:`EMBEDDED_N_CTX` tokens unless ``n_ctx`` says otherwise.
+
+    Example:
+        >>> load_model("http://127.0.0.1:9/v1#m", timeout=5, n_ctx=None).identity
         'http://127.0.0.1:9/v1#m'
+        >>> load_model("http://127.0.0.1:9/v1#m", n_ctx=4096)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: model option: field 'n_ctx': the openai kind \
+(an OpenAI-compatible endpoint) does not take it (taken by: embedded)
     """
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    given = {k: v for k, v in options.items() if v is not None}
+    _check_options(parsed.kind, given)
+    shown = (parsed.display or spec) if isinstance(spec, str) else None
     if parsed.kind == "embedded":
         from assay.llm.models.embedded import EmbeddedChatModel
 
-        return EmbeddedChatModel(
-            parsed.path, spec=spec if isinstance(spec, str) else "embedded", **options
-        )
+        given.pop("timeout", None)  # enforced by the runner
+        given.setdefault("n_ctx", EMBEDDED_N_CTX)
+        return EmbeddedChatModel(parsed.path, spec=shown or "embedded", **given)
     from assay.llm.models.openai_compat import OpenAIChatModel
 
-    headers = {**parsed.auth_headers(), **options.pop("default_headers", {})}
+    headers = {**parsed.auth_headers(), **given.pop("default_headers", {})}
     return OpenAIChatModel(
         parsed.model,
         base_url=parsed.base_url,
-        spec=(parsed.display or spec) if isinstance(spec, str) else None,
+        spec=shown,
         default_headers=headers or None,
-        **options,
+        **given,
     )
+
+
+_KIND_NAMES = {"openai": "an OpenAI-compatible endpoint", "embedded": "the in-process model"}
+
+
+def _check_options(kind: str, given: dict[str, Any]) -> None:
+    known = model_options()
+    for name in given:
+        if name not in known:
+            raise InvalidInputError(
+                f"unknown; model options are {', '.join(known)}",
+                source="model option",
+                field=name,
+            )
+        if kind not in known[name]:
+            raise InvalidInputError(
+                f"the {kind} kind ({_KIND_NAMES[kind]}) does not take it "
+                f"(taken by: {', '.join(known[name])})",
+                source="model option",
+                field=name,
+            )

@@ -9,9 +9,12 @@ other, Bradley-Terry ratings with bootstrap intervals and a length-controlled wi
 The four steps of every LLM evaluation:
 
 1. items: :func:`read_table` + :func:`build_comparisons` + :func:`judge_items`
-2. run: :class:`assay.llm.Runner` (concurrency, retries, cache, resume)
+2. run: the one LLM driver (:func:`assay.llm.evaluate`: concurrency, retries, cache,
+   resume, error budget, interrupts)
 3. parse: :func:`extract_choice` (strict; a failure is counted, never guessed)
 4. score: :class:`PairwiseEvaluator` / :func:`analyze`
+
+:func:`judge` runs the four as one library call (a :class:`PairwiseTask`).
 
 See docs/pairwise.md.
 """
@@ -33,8 +36,10 @@ _EXPORTS = {
     "Comparison": "table",
     "build_comparisons": "table",
     "read_table": "table",
-    "judge_items": "judge",
-    "judged_rows": "judge",
+    "judge_items": "calls",
+    "judged_rows": "calls",
+    "PairwiseTask": "task",
+    "judge": "task",
     "read_records": "recordfile",
 }
 

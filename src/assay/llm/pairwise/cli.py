@@ -13,7 +13,6 @@ Heavy modules are imported inside the commands, so ``assay --help`` stays fast.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import typer
 
 from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
 from assay.errors import InvalidInputError
+from assay.llm.run_cli import RunOpts
 
 __all__ = ["register", "pairwise_app"]
 
@@ -54,80 +54,35 @@ def _check_out(out: Path | None) -> None:
         check_writable_file(out, option="--out")
 
 
-def _report(
-    rows: Any, *, stem: str, judge: str, opts: dict[str, Any], publish_kw: dict[str, Any]
-) -> Any:
-    """Score the judged rows, write a new run folder, then store/print the records."""
-    from assay.llm.pairwise.analysis import analyze
+def _write_folder(analysis: Any, rows: Any, *, stem: str, judge: str, opts: dict[str, Any]) -> None:
+    """Write a new run folder with every table of the analysis."""
     from assay.llm.pairwise.report import new_run_folder, run_files, write_run
 
-    ref = opts["reference_model"]
-    analysis = analyze(
-        rows,
-        reference_model=ref,
-        n_boot=opts["n_boot"],
-        confidence=opts["confidence"],
-        seed=opts["bootstrap_seed"],
-    )
-    metrics_json = analysis.metrics.to_json(indent=2) + "\n"
     files = run_files(
         analysis,
         rows,
-        reference_model=ref,
+        reference_model=opts["reference_model"],
         judge=judge,
         nopt=opts["nopt"],
-        metrics_json=metrics_json,
+        metrics_json=analysis.metrics.to_json(indent=2) + "\n",
         xlsx=opts["xlsx"],
     )
     folder = new_run_folder(opts["out_dir"], stem)
     write_run(folder, files)
     typer.echo(f"run folder: {folder}", err=True)
-    publish(
-        analysis.metrics,
-        fmt=opts["fmt"],
-        out=opts["out"],
-        save=opts["save"],
-        db=opts["db"],
-        kind="pairwise",
-        title="pairwise",
-        **publish_kw,
-    )
-    return analysis
 
 
-def _prepare(opts: dict[str, Any], model_list: list[str]) -> tuple[Any, Any]:
-    """Read and check the table, build the comparisons and the judge items."""
-    from assay.llm.pairwise.judge import judge_items
-    from assay.llm.pairwise.table import build_comparisons, read_table
+def _check_out_dir(out_dir: Path) -> None:
+    """``--out-dir`` is (or can become) a folder; checked before any call."""
+    import os
 
-    if not model_list:
-        raise InvalidInputError("give at least one model", source="--models")
-    data, ref = opts["data"], opts["reference_model"]
-    table = read_table(
-        data, models=model_list, reference_model=ref, fill_contents=_split(opts["fill_contents"])
-    )
-    comparisons = build_comparisons(table, model_list, ref, mode=opts["mode"], seed=opts["seed"])
-    if not comparisons:
-        raise InvalidInputError("no question has answers of both models", source=str(data))
-    params = {"temperature": 0.0, "max_tokens": opts["max_tokens"]}
-    return comparisons, judge_items(comparisons, nopt=opts["nopt"], params=params)
-
-
-def _runner(opts: dict[str, Any]) -> Any:
-    from assay.llm.models.spec import load_model, parse_model_spec
-    from assay.llm.runner import RetryPolicy, Runner
-
-    judge, timeout, cache = opts["judge"], opts["timeout"], opts["cache"]
-    remote = parse_model_spec(judge).kind == "openai"
-    return Runner(
-        load_model(judge, timeout=timeout) if remote else load_model(judge),
-        max_concurrency=opts["concurrency"],
-        rpm=opts["rpm"],
-        timeout=timeout,
-        retry=RetryPolicy(max_retries=opts["retries"]),
-        cache=False if opts["no_cache"] else (cache if cache is not None else True),
-        quiet=opts["quiet"],
-    )
+    path = out_dir
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    if not path.is_dir():
+        raise InvalidInputError(f"{path} is not a folder", source="--out-dir")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InvalidInputError(f"no permission to write in {path}", source="--out-dir")
 
 
 def _rescored_items(rows: Any) -> Any:
@@ -148,24 +103,6 @@ def _rescored_items(rows: Any) -> Any:
     ]
 
 
-def _print_items(items: Any) -> None:
-    import json
-
-    for it in items:
-        d = {"id": it.id, "messages": list(it.messages), "params": dict(it.params)}
-        sys.stdout.write(json.dumps(d, ensure_ascii=False) + "\n")
-
-
-def _item_rows(items: Any, records: Any, rows: Any) -> Any:
-    from assay.store import ItemRecord
-
-    keys = [f"{q};{a};{b}" for q, a, b in zip(rows["index"], rows["model_a"], rows["model_b"])]
-    choice = dict(zip(keys, rows["choice"]))
-    return [
-        ItemRecord.from_llm(it, r, parsed=choice.get(r.id) or None) for it, r in zip(items, records)
-    ]
-
-
 @pairwise_app.command("judge")
 @guarded
 def judge_command(
@@ -183,19 +120,18 @@ def judge_command(
     ),
     out_dir: Path = _OUT_DIR,
     xlsx: bool = _XLSX,
-    concurrency: int = typer.Option(
-        8, "--concurrency", "-c", help="Judge calls in flight at most."
-    ),
-    rpm: float = typer.Option(None, "--rpm", help="Requests per minute at most."),
-    timeout: float = typer.Option(150.0, "--timeout", help="Seconds per judge call."),
-    retries: int = typer.Option(5, "--retries", help="Retries per call on 429/5xx/timeouts."),
+    concurrency: int = RunOpts.concurrency,
+    rpm: float = RunOpts.rpm,
+    timeout: float = typer.Option(150.0, "--timeout", help="Seconds per judge call attempt."),
+    retries: int = RunOpts.retries,
+    max_errors: int = RunOpts.max_errors,
     max_tokens: int = typer.Option(1024, "--max-tokens", help="Cap on the judge's reply."),
-    cache: Path = typer.Option(None, "--cache", help="Response cache file (default: assay's)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="No response cache (no resume)."),
+    cache: Path = RunOpts.cache,
+    no_cache: bool = RunOpts.no_cache,
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the judge items (JSONL); no call."
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    quiet: bool = RunOpts.quiet,
     n_boot: int = _NBOOT,
     bootstrap_seed: int = _BSEED,
     confidence: float = _CONF,
@@ -204,48 +140,62 @@ def judge_command(
     save: bool = save_option(),
     db: str = db_option(),
 ) -> None:
-    """Judge every model against the reference model, then score (see docs/pairwise.md)."""
-    from assay.llm.models.spec import parse_model_spec
-    from assay.llm.pairwise.judge import judged_rows
-    from assay.llm.pairwise.prompts import PROMPT_VERSION, check_nopt
+    """Judge every model against the reference model, then score (see docs/pairwise.md).
+
+    Runs through the one LLM driver: failed calls make the run fail (exit 1; stored as
+    failed, the run folder written all the same) unless --max-errors allows them;
+    Ctrl-C/SIGTERM store what was done and the same command resumes from the cache.
+    """
+    from assay.llm.driver import dry_run_items
+    from assay.llm.options import run_options
+    from assay.llm.pairwise.task import PairwiseTask
+    from assay.llm.run_cli import print_dry_run, run_task
 
     opts = dict(locals())
-    check_nopt(nopt)
-    model_list = _split(models)
-    judge_spec = parse_model_spec(judge)
-    _check_out(out)
-    comparisons, items = _prepare(opts, model_list)  # every input check, before any call
-    if dry_run:
-        _print_items(items)
-        return
-    runner = _runner(opts)
-    records = runner.run(items)
-    rows = judged_rows(comparisons, records, judge=judge_spec.model, nopt=nopt)
-    params = {
-        "models": model_list,
-        "reference_model": reference_model,
-        "nopt": nopt,
-        "mode": mode,
-        "seed": seed,
-        "prompt_version": PROMPT_VERSION,
-    }
-    analysis = _report(
-        rows,
-        stem=f"{data.stem}_record{{i}}_{judge_spec.model}_{nopt}",
-        judge=judge_spec.model,
-        opts=opts,
-        publish_kw={
-            "dataset": str(data),
-            "model": judge,
-            "parameters": params,
-            "items": _item_rows(items, records, rows) if save else None,
-        },
+    options = run_options(
+        concurrency=concurrency,
+        rpm=rpm,
+        timeout=timeout,
+        retries=retries,
+        max_errors=max_errors,
+        cache=cache,
+        no_cache=no_cache,
+        quiet=quiet,
     )
-    if analysis.counts["failed"]:
-        typer.echo(
-            f"{analysis.counts['failed']} judge calls failed; run again to retry them", err=True
-        )
-        raise typer.Exit(1)
+    _check_out(out)
+    _check_out_dir(out_dir)
+    task = PairwiseTask(  # every input check, before any call
+        data,
+        models=_split(models),
+        reference_model=reference_model,
+        nopt=nopt,
+        mode=mode,
+        seed=seed,
+        fill_contents=_split(fill_contents),
+        max_tokens=max_tokens,
+        n_boot=n_boot,
+        bootstrap_seed=bootstrap_seed,
+        confidence=confidence,
+    )
+    if dry_run:
+        print_dry_run(dry_run_items(task, options))
+        return
+
+    def write_folder(run: Any) -> None:
+        stem = f"{data.stem}_record{{i}}_{task.judge_name}_{nopt}"
+        _write_folder(task.analysis, task.rows, stem=stem, judge=task.judge_name, opts=opts)
+
+    run_task(
+        task,
+        judge,
+        options,
+        out=out,
+        fmt=fmt,
+        save=save,
+        db=db,
+        title="pairwise",
+        after=write_folder,
+    )
 
 
 @pairwise_app.command("score")
@@ -269,10 +219,13 @@ def score_command(
     """Recompute every output from an existing record table; no judge call."""
     from assay.llm.pairwise.prompts import check_nopt
     from assay.llm.pairwise.recordfile import read_records
+    from assay.llm.pairwise.task import check_intervals
 
     opts = dict(locals())
     check_nopt(nopt)
+    check_intervals(n_boot, confidence)
     _check_out(out)
+    _check_out_dir(out_dir)
     rows, judge = read_records(records, nopt=nopt)
     present = set(rows["model_a"]) | set(rows["model_b"])
     if reference_model not in present:
@@ -282,18 +235,28 @@ def score_command(
             source=str(records),
             field="A/B",
         )
-    params = {"reference_model": reference_model, "nopt": nopt, "rescored": True}
-    _report(
+    from assay.llm.pairwise.analysis import analyze
+
+    analysis = analyze(
         rows,
-        stem=f"{records.stem}_score{{i}}",
-        judge=judge,
-        opts=opts,
-        publish_kw={
-            "dataset": str(records),
-            "model": judge,
-            "parameters": params,
-            "items": _rescored_items(rows) if save else None,
-        },
+        reference_model=reference_model,
+        n_boot=n_boot,
+        confidence=confidence,
+        seed=bootstrap_seed,
+    )
+    _write_folder(analysis, rows, stem=f"{records.stem}_score{{i}}", judge=judge, opts=opts)
+    publish(
+        analysis.metrics,
+        fmt=fmt,
+        out=out,
+        save=save,
+        db=db,
+        kind="pairwise",
+        title="pairwise",
+        dataset=str(records),
+        model=judge,
+        parameters={"reference_model": reference_model, "nopt": nopt, "rescored": True},
+        items=_rescored_items(rows) if save else None,
     )
 
 

@@ -68,7 +68,7 @@ class Choice:
 def check_nopt(nopt: int) -> int:
     """``nopt`` must be 2, 3 or 4."""
     if nopt not in OPTION_LETTERS:
-        raise InvalidInputError(f"must be 2, 3 or 4, got {nopt!r}", source="nopt")
+        raise InvalidInputError(f"must be 2, 3 or 4, got {nopt!r}", source="--nopt")
     return int(nopt)
 
 

@@ -181,7 +181,7 @@ def build_comparisons(
 ) -> list[Comparison]:
     """Comparisons of every model against the reference (see the module docstring)."""
     if mode not in ("dual", "random"):
-        raise InvalidInputError(f"must be 'dual' or 'random', got {mode!r}", source="mode")
+        raise InvalidInputError(f"must be 'dual' or 'random', got {mode!r}", source="--mode")
     out: list[Comparison] = []
     has_ref = "reference_answer" in table.columns
     for model in models:

@@ -193,7 +193,7 @@ class CATSuite(Suite):
         max_tokens: int = 16,
         source: str | None = None,
     ) -> None:
-        self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
+        self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.source = source or (data if isinstance(data, str) else "dev.json")
         self.questions = load_cat(data, source=self.source)
 

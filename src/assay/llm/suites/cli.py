@@ -1,12 +1,14 @@
 """``assay llm cat|fairness|language|average``: the LLM suites on the command line.
 
 Every suite command takes the same run options (``--model``, ``--max-queries``, ``--seed``,
-``--max-errors``, ``--concurrency``, ``--timeout``, ``--retries``, ``--cache``/``--no-cache``,
-``--save/--no-save``, ``--db``, ``--out``, ``--format``, ``--dry-run N``). A run is stored as
-an evaluation (one item row per call) unless ``--no-save``; a run stopped by
-``--max-errors`` is stored as ``failed`` with the reason and the calls made so far, and
-exits 1. Bad data exits 2 before any call is paid. Heavy modules are imported inside the
-commands so ``assay --help`` stays fast.
+``--max-errors``, ``--concurrency``, ``--timeout``, ``--retries``, ``--max-tokens``,
+``--cache``/``--no-cache``, ``--save/--no-save``, ``--db``, ``--out``, ``--format``,
+``--dry-run N``), parses them and calls the one driver through
+:func:`assay.llm.run_cli.run_task`: a run is stored as an evaluation (one item row per call)
+unless ``--no-save``; a run with failed calls beyond ``--max-errors`` is stored as
+``failed`` and exits 1; SIGINT/SIGTERM store the calls made and exit 130/143 (the same
+command resumes). Bad options and bad data exit 2 before any call is paid. Heavy modules
+are imported inside the commands so ``assay --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -22,13 +24,9 @@ from typing import Any
 import typer
 
 from assay.cli_support import OutputFormat, guarded
+from assay.llm.run_cli import MODEL_HELP, RunOpts
 
 __all__ = ["add_commands"]
-
-MODEL_HELP = (
-    "Model spec: 'embedded', 'openai:MODEL' or 'http://HOST:PORT/v1#MODEL' "
-    "(default: $ASSAY_MODEL or embedded)."
-)
 
 
 @dataclass
@@ -39,7 +37,8 @@ class _Run:
     concurrency: int
     timeout: float
     retries: int
-    max_errors: int
+    max_errors: int | None
+    max_tokens: int | None
     cache: Path | None
     no_cache: bool
     save: bool
@@ -58,36 +57,29 @@ def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
 MODEL = _o(None, "--model", "-m", help=MODEL_HELP)
 MAX_QUERIES = _o(0, "--max-queries", "-n", help="Items to query at most (0 = all).")
 SEED = _o(1, "--seed", help="Seed of the prompts' deterministic shuffles.")
-CONCURRENCY = _o(8, "--concurrency", "-c", help="Calls in flight at most.")
-TIMEOUT = _o(60.0, "--timeout", help="Seconds per attempt.")
-RETRIES = _o(5, "--retries", help="Retries on 429/5xx/timeouts.")
-MAX_ERRORS = _o(
-    0, "--max-errors", help="Stop the run (stored as failed) after more call errors (0 = never)."
-)
-CACHE = _o(None, "--cache", help="Response cache file (default: $ASSAY_LLM_CACHE).")
-NO_CACHE = _o(False, "--no-cache", help="Do not read or write the response cache.")
+MAX_TOKENS = _o(None, "--max-tokens", help="Cap on each answer (default: the suite's own).")
 SAVE = _o(True, "--save/--no-save", help="Record the run in the evaluation store.")
 DB = _o(None, "--db", help="Evaluation store URL or SQLite file.")
 OUT = _o(None, "--out", "-o", help="Write the metric records (JSON) here.")
 FMT = _o(OutputFormat.json, "--format", "-f", help="json or table.")
 DRY_RUN = _o(0, "--dry-run", help="Print the first N prompts and stop (no model call).")
-QUIET = _o(False, "--quiet", "-q", help="No progress bar.")
 
 
 _RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("model", str, MODEL),
-    ("max_errors", int, MAX_ERRORS),
-    ("concurrency", int, CONCURRENCY),
-    ("timeout", float, TIMEOUT),
-    ("retries", int, RETRIES),
-    ("cache", Path, CACHE),
-    ("no_cache", bool, NO_CACHE),
+    ("max_errors", int, RunOpts.max_errors),
+    ("max_tokens", int, MAX_TOKENS),
+    ("concurrency", int, RunOpts.concurrency),
+    ("timeout", float, RunOpts.timeout),
+    ("retries", int, RunOpts.retries),
+    ("cache", Path, RunOpts.cache),
+    ("no_cache", bool, RunOpts.no_cache),
     ("save", bool, SAVE),
     ("db", str, DB),
     ("out", Path, OUT),
     ("fmt", OutputFormat, FMT),
     ("dry_run", int, DRY_RUN),
-    ("quiet", bool, QUIET),
+    ("quiet", bool, RunOpts.quiet),
 )
 
 
@@ -111,76 +103,32 @@ def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
 
 
 def _execute(suite: Any, run: _Run, title: str) -> None:
-    from assay.cli_support import publish
-    from assay.io.files import check_writable_file
-    from assay.llm.suites.base import run_suite
+    from assay.errors import InvalidInputError
+    from assay.llm.driver import dry_run_items
+    from assay.llm.options import run_options
+    from assay.llm.run_cli import run_task
     from assay.terminal import printable
 
-    if run.out is not None:
-        check_writable_file(run.out, option="--out")
-    if run.dry_run > 0:
-        for p in suite.prepare()[: run.dry_run]:
-            prompt = printable(p.item.messages[-1]["content"], keep_newlines=True)
-            sys.stdout.write(f"### {printable(p.item.id)}\n{prompt}\n\n")
-        return
-    model = _load(run.model, run.timeout)
-    spec = getattr(model, "spec", None) or model.identity
-    result = run_suite(
-        suite,
-        model,
-        max_errors=run.max_errors,
+    options = run_options(
         concurrency=run.concurrency,
-        cache=False if run.no_cache else (run.cache if run.cache is not None else True),
         timeout=run.timeout,
         retries=run.retries,
+        max_errors=run.max_errors,
+        max_tokens=run.max_tokens,
+        cache=run.cache,
+        no_cache=run.no_cache,
         quiet=run.quiet,
     )
-    items = _items(result)
-    if result.status == "failed":
-        eid = _store_failed(result, spec, items, run.db) if run.save else None
-        where = f"; stored as failed evaluation {eid}" if eid is not None else ""
-        typer.echo(f"error: {result.error}{where}", err=True)
-        raise typer.Exit(1)
-    publish(
-        result.metrics,
-        fmt=run.fmt,
-        out=run.out,
-        title=title,
-        save=run.save,
-        db=run.db,
-        kind=result.kind,
-        dataset=result.dataset,
-        model=spec,
-        parameters=result.parameters,
-        items=items,
+    if run.dry_run < 0:
+        raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")
+    if run.dry_run > 0:
+        for it in dry_run_items(suite, options)[: run.dry_run]:
+            prompt = printable(it.messages[-1]["content"], keep_newlines=True)
+            sys.stdout.write(f"### {printable(it.id)}\n{prompt}\n\n")
+        return
+    run_task(
+        suite, run.model, options, out=run.out, fmt=run.fmt, save=run.save, db=run.db, title=title
     )
-
-
-def _items(result: Any) -> list[Any]:
-    from assay.store import ItemRecord
-
-    return [ItemRecord.from_llm(c.item, c.record, c.parsed) for c in result.calls]
-
-
-def _store_failed(result: Any, spec: str, items: list[Any], db: str | None) -> int:
-    from assay.store import Store
-
-    with Store(db) as store:
-        eid = store.start(
-            result.kind, dataset=result.dataset, model=spec, parameters=result.parameters
-        )
-        store.add_items(eid, items)
-        store.add_metrics(eid, result.metrics)
-        store.fail(eid, result.error or "failed")
-    return eid
-
-
-def _load(spec: str | None, timeout: float) -> Any:
-    from assay.llm.models.spec import load_model, parse_model_spec
-
-    if parse_model_spec(spec).kind == "openai":
-        return load_model(spec, timeout=timeout)
-    return load_model(spec, n_ctx=4096)
 
 
 @_suite_command

@@ -144,7 +144,7 @@ class FairnessSuite(Suite):
     def __init__(
         self, data: FairnessData, *, max_queries: int = 0, seed: int = 1, max_tokens: int = 5
     ) -> None:
-        self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
+        self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.data = data
         self.spec = data.spec
         self._cells = self._train_cells()

@@ -19,7 +19,9 @@ On the valid answers only:
 ``CounterfactualChangeRate = changed / compared`` over the points where neither call
 failed, overall and per original group (``parameters.group``). A point *changed* when one
 answer is valid and the other is not, or both are valid and differ; two invalid answers
-never count as a change, whatever their texts.
+never count as a change, whatever their texts. When no compared point has a valid answer
+in either variant, nothing was measured: the rate is ``null`` with the reason (a 0.0 there
+would read as "perfectly counterfactually fair"), overall and per group alike.
 
 Example:
     >>> ev = LLMFairnessEvaluator(group_column="male", groups=["0", "1"])
@@ -67,7 +69,7 @@ class LLMFairnessEvaluator(Evaluator):
         self._confusion = np.zeros(8, dtype=np.int64)  # tp[2], fp[2], fn[2], tn[2]
         self._responses = np.zeros(3, dtype=np.int64)  # valid, invalid, errors
         self._cf_responses = np.zeros(3, dtype=np.int64)
-        self._cf = np.zeros(4, dtype=np.int64)  # compared[2], changed[2]
+        self._cf = np.zeros(6, dtype=np.int64)  # compared[2], changed[2], informative[2]
 
     def config(self) -> dict[str, Any]:
         return {"group_column": self.group_column, "groups": self.groups}
@@ -100,10 +102,12 @@ class LLMFairnessEvaluator(Evaluator):
         ]
         both = (p != ERROR) & (cf != ERROR) & (cf != NOT_ASKED)
         changed = both & (((p >= 0) != (cf >= 0)) | ((p >= 0) & (cf >= 0) & (p != cf)))
+        informative = both & ((p >= 0) | (cf >= 0))  # at least one variant answered validly
         for k in (0, 1):
             in_g = g == bool(k)
             self._cf[k] += int((both & in_g).sum())
             self._cf[2 + k] += int((changed & in_g).sum())
+            self._cf[4 + k] += int((informative & in_g).sum())
         return self
 
     def _merge(self, other: LLMFairnessEvaluator) -> None:
@@ -152,15 +156,25 @@ class LLMFairnessEvaluator(Evaluator):
         for responses, cf in ((self._responses, False), (self._cf_responses, True)):
             v, i, e = (int(x) for x in responses)
             out.append(records.response_counts(v, i, e, counterfactual=cf))
-        compared, changed = self._cf[:2], self._cf[2:]
-        why = "no point where both the original and the counterfactual call succeeded"
+        compared, changed, informative = self._cf[:2], self._cf[2:4], self._cf[4:]
         col = self.group_column
-        name = "CounterfactualChangeRate"
-        out.append(_ratio(name, changed.sum(), compared.sum(), why, group_column=col))
+        out.append(_change_rate(changed.sum(), compared.sum(), informative.sum(), col))
         for k in (0, 1):
-            g = self.groups[k]
-            out.append(_ratio(name, changed[k], compared[k], why, group_column=col, group=g))
+            out.append(_change_rate(changed[k], compared[k], informative[k], col, self.groups[k]))
         return MetricSet(out)
+
+
+def _change_rate(
+    changed: Any, compared: Any, informative: Any, col: str, group: Any = None
+) -> Metric:
+    """``CounterfactualChangeRate``; ``null`` when nothing was compared or no compared point
+    has a valid answer in either variant (a rate of 0 would then claim fairness unmeasured)."""
+    name = "CounterfactualChangeRate"
+    if compared > 0 and informative == 0:
+        why = "no valid answer in either variant of any compared point"
+        return records.rate(name, None, n=int(compared), reason=why, group_column=col, group=group)
+    why = "no point where both the original and the counterfactual call succeeded"
+    return _ratio(name, changed, compared, why, group_column=col, group=group)
 
 
 def _ratio(name: str, num: Any, den: Any, why: str, **group: Any) -> Metric:

@@ -177,7 +177,7 @@ class LanguageSuite(Suite):
         seed: int = 1,
         max_tokens: int = 64,
     ) -> None:
-        self.configure(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
+        self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.source = str(data)
         self.rows = load_exam(data)
         self.languages = [x.strip() for x in languages if x.strip()] if languages else None

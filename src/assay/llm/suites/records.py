@@ -68,7 +68,7 @@ def fairness(
 
 def rate(
     kind: str,
-    value: float,
+    value: float | None,
     *,
     n: int,
     reason: str,

@@ -1,4 +1,6 @@
-"""Steps 1-3 of pairwise judging: comparisons -> judge items -> runner records -> judged rows.
+"""Steps 1-3 of pairwise judging: comparisons -> judge items -> records -> judged rows.
+
+(Run together by :class:`~assay.llm.pairwise.task.PairwiseTask`.)
 
 Exact matches (identical answers after stripping) are never sent: their row gets status
 ``em``. Every other comparison is one runner item whose id is its ``cmp_index``, one user

@@ -1,0 +1,191 @@
+"""Pairwise judging as one task of the one driver: :class:`PairwiseTask` and :func:`judge`.
+
+Items: every model against the reference model, both orders (or one seeded random order),
+exact matches never sent (:mod:`assay.llm.pairwise.calls`); run: the shared runner
+(concurrency, retries, cache, resume, ``max_errors``, interrupts); parse: the judge's
+``Choice: X`` (:func:`~assay.llm.pairwise.prompts.extract_choice`, strict: a reply without
+one is counted, never guessed); score: :func:`~assay.llm.pairwise.analysis.analyze` (the
+original's counts and win rates, the debiased win rates, Bradley-Terry ratings with
+bootstrap intervals, length-controlled win rates).
+
+Example:
+    >>> from assay.testing.pairwise import make_table
+    >>> t = make_table(["quality"], {"m1": [3], "ref": [1]})
+    >>> task = PairwiseTask(t, models=["m1"], reference_model="ref", n_boot=10)
+    >>> [p.item.id for p in task.stage(0, [])]
+    ['proj0_uml_class-general;ref;m1', 'proj0_uml_class-general;m1;ref']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import InvalidInputError
+from assay.llm.driver import LLMRun, evaluate
+from assay.llm.options import RunOptions
+from assay.llm.task import Call, LLMTask, Prepared
+from assay.results import MetricSet
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from assay.llm.models.base import ChatModel
+    from assay.llm.pairwise.analysis import Analysis
+
+__all__ = ["PairwiseTask", "judge", "check_intervals"]
+
+
+def check_intervals(n_boot: int, confidence: float) -> None:
+    """The ratings' bootstrap options, checked before any call (``--n-boot``, ``--confidence``).
+
+    Example:
+        >>> check_intervals(0, 0.95)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --n-boot: must be >= 1, got 0
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
+        raise InvalidInputError(f"must be >= 1, got {n_boot}", source="--n-boot")
+    if not 0.0 < confidence < 1.0:
+        raise InvalidInputError(f"must be in (0, 1), got {confidence}", source="--confidence")
+
+
+class PairwiseTask(LLMTask):
+    """Judge every model against the reference model (see the module docstring).
+
+    Args:
+        data: the input table (a file: .xlsx, .csv, .tsv, .jsonl; or a DataFrame).
+        models: the models to evaluate.
+        reference_model: the model every model is compared with.
+        nopt: options the judge chooses from: 2, 3 or 4.
+        mode, seed: ``"dual"`` (both orders) or ``"random"`` (one order, seeded).
+        fill_contents: columns whose cells are file paths to read.
+        max_tokens: cap on the judge's reply.
+        n_boot, bootstrap_seed, confidence: the ratings' bootstrap intervals.
+
+    After a run, :attr:`rows` holds the judged comparisons and :attr:`analysis` every
+    table behind the records.
+    """
+
+    kind = "pairwise"
+
+    def __init__(
+        self,
+        data: str | Path | pd.DataFrame,
+        *,
+        models: Sequence[str],
+        reference_model: str,
+        nopt: int = 2,
+        mode: str = "dual",
+        seed: int = 2680,
+        fill_contents: Sequence[str] = (),
+        max_tokens: int = 1024,
+        n_boot: int = 200,
+        bootstrap_seed: int = 0,
+        confidence: float = 0.95,
+    ) -> None:
+        from assay.llm.pairwise.prompts import check_nopt
+        from assay.llm.pairwise.table import build_comparisons, read_table
+
+        self.nopt = check_nopt(nopt)
+        check_intervals(n_boot, confidence)
+        if max_tokens < 1:
+            raise InvalidInputError(f"must be >= 1, got {max_tokens}", source="--max-tokens")
+        if not models:
+            raise InvalidInputError("give at least one model", source="--models")
+        self.models, self.reference_model, self.mode, self.seed = (
+            list(models),
+            reference_model,
+            mode,
+            seed,
+        )
+        self.max_tokens = int(max_tokens)
+        self.n_boot, self.bootstrap_seed, self.confidence = n_boot, bootstrap_seed, confidence
+        self.source = "table" if not isinstance(data, (str, Path)) else str(data)
+        table = read_table(
+            data, models=self.models, reference_model=reference_model, fill_contents=fill_contents
+        )
+        self.comparisons = build_comparisons(
+            table, self.models, reference_model, mode=mode, seed=seed
+        )
+        if not self.comparisons:
+            raise InvalidInputError("no question has answers of both models", source=self.source)
+        self.judge_name = ""
+        self.rows: pd.DataFrame | None = None
+        self.analysis: Analysis | None = None
+
+    @property
+    def dataset(self) -> str:
+        return self.source
+
+    def configure(self, options: RunOptions) -> None:
+        """``--max-tokens`` caps the judge's reply."""
+        super().configure(options.replace(max_tokens=None))
+        if options.max_tokens is not None:
+            self.max_tokens = options.max_tokens
+
+    def start(self, model: ChatModel) -> None:
+        self.judge_name = model.name
+
+    def parameters(self) -> dict[str, Any]:
+        from assay.llm.pairwise.prompts import PROMPT_VERSION
+
+        return {
+            "models": self.models,
+            "reference_model": self.reference_model,
+            "nopt": self.nopt,
+            "mode": self.mode,
+            "seed": self.seed,
+            "prompt_version": PROMPT_VERSION,
+        }
+
+    def stage(self, n: int, calls: Sequence[Call]) -> list[Prepared]:
+        from assay.llm.pairwise.calls import judge_items
+
+        if n > 0:
+            return []
+        params = {"temperature": 0.0, "max_tokens": self.max_tokens}
+        return [Prepared(it) for it in judge_items(self.comparisons, nopt=self.nopt, params=params)]
+
+    def parse(self, prepared: Prepared, text: str) -> Any:
+        from assay.llm.pairwise.prompts import extract_choice
+
+        return extract_choice(text, nopt=self.nopt).letter or None
+
+    def score(self, calls: Sequence[Call]) -> MetricSet:
+        from assay.llm.pairwise.analysis import analyze
+        from assay.llm.pairwise.calls import judged_rows
+
+        self.rows = judged_rows(
+            self.comparisons, [c.record for c in calls], judge=self.judge_name, nopt=self.nopt
+        )
+        self.analysis = analyze(
+            self.rows,
+            reference_model=self.reference_model,
+            n_boot=self.n_boot,
+            confidence=self.confidence,
+            seed=self.bootstrap_seed,
+        )
+        return self.analysis.metrics
+
+
+def judge(
+    data: str | Path | pd.DataFrame,
+    *,
+    models: Sequence[str],
+    reference_model: str,
+    model: ChatModel | str | None = None,
+    options: RunOptions | None = None,
+    **task: Any,
+) -> LLMRun:
+    """Pairwise judging as a library call: :class:`PairwiseTask` through the one driver.
+
+    ``task``: the other :class:`PairwiseTask` arguments (``nopt``, ``mode``, ``n_boot``...);
+    ``model``: the judge (a spec or a model); ``options``: how the calls are run.
+    Returns the run (``.metrics``); ``run.status`` is ``"failed"`` when calls failed
+    beyond ``options.max_errors``.
+    """
+    t = PairwiseTask(data, models=models, reference_model=reference_model, **task)
+    return evaluate(t, model, options)

@@ -1,0 +1,198 @@
+"""Plotly figures as plain dicts (``{"data", "layout"}``), and the helpers every kind shares.
+
+The page renders them with the plotly.js inlined in it (:mod:`assay.report.page`); building
+plain dicts keeps plotly's Python package out of the hot path (it is only asked for its
+JavaScript). Curves are thinned to at most :data:`MAX_POINTS` points (the exact points stay
+in the store's records).
+
+Example:
+    >>> f = figure("AP per class", [bar(["cat", "dog"], [0.5, 0.7], "run 1")], y_title="AP")
+    >>> f["layout"]["title"]["text"], f["data"][0]["type"]
+    ('AP per class', 'bar')
+    >>> x, y = downsample(list(range(1000)), list(range(1000)))
+    >>> len(x) <= MAX_POINTS, x[0], x[-1]
+    (True, 0, 999)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from assay.results import Metric
+from assay.store.records import Evaluation
+
+__all__ = [
+    "MAX_POINTS",
+    "Figure",
+    "figure",
+    "line",
+    "bar",
+    "record_bar",
+    "heatmap",
+    "histogram",
+    "downsample",
+    "run_label",
+    "records",
+    "scalar",
+    "band",
+    "hline",
+    "label_of",
+]
+
+#: At most this many points per curve in a report.
+MAX_POINTS = 300
+Figure = dict[str, Any]
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
+
+
+def figure(
+    title: str,
+    traces: Sequence[dict[str, Any]],
+    *,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    height: int = 380,
+    **layout: Any,
+) -> Figure:
+    """A figure dict with a title, axis titles and the report's compact margins."""
+    lay: dict[str, Any] = {
+        "title": {"text": title, "font": {"size": 15}},
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
+        "xaxis": {"title": {"text": x_title or ""}, "automargin": True},
+        "yaxis": {"title": {"text": y_title or ""}, "automargin": True},
+        "legend": {"orientation": "h", "y": -0.2},
+        "colorway": list(PALETTE),
+    }
+    for k, v in layout.items():
+        if isinstance(v, dict) and isinstance(lay.get(k), dict):
+            lay[k] = {**lay[k], **v}
+        else:
+            lay[k] = v
+    return {"data": list(traces), "layout": lay}
+
+
+def line(x: Sequence[Any], y: Sequence[Any], name: str, **kw: Any) -> dict[str, Any]:
+    """A scatter trace drawn as a line (thinned to :data:`MAX_POINTS`)."""
+    xs, ys = downsample(list(x), list(y))
+    return {"type": "scatter", "mode": "lines", "x": xs, "y": ys, "name": name, **kw}
+
+
+def bar(
+    x: Sequence[Any],
+    y: Sequence[Any],
+    name: str,
+    *,
+    low: Sequence[float | None] | None = None,
+    high: Sequence[float | None] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    """A bar trace; ``low``/``high`` (interval bounds) become asymmetric error bars."""
+    t: dict[str, Any] = {"type": "bar", "x": list(x), "y": list(y), "name": name, **kw}
+    if low is not None and high is not None:
+        up = [None if h is None or v is None else h - v for v, h in zip(y, high)]
+        down = [None if lo is None or v is None else v - lo for v, lo in zip(y, low)]
+        t["error_y"] = {"type": "data", "symmetric": False, "array": up, "arrayminus": down}
+    return t
+
+
+def record_bar(xs: Sequence[Any], ms: Sequence[Metric], name: str, **kw: Any) -> dict[str, Any]:
+    """A bar per record; error bars from the records' ``ci_low``/``ci_high`` when any has them.
+
+    Example:
+        >>> m = Metric("IOU", 0.5, {"ci_low": 0.4, "ci_high": 0.7})
+        >>> record_bar(["road"], [m], "run")["error_y"]["array"]
+        [0.19999999999999996]
+    """
+    low = [scalar(m.parameters.get("ci_low")) for m in ms]
+    high = [scalar(m.parameters.get("ci_high")) for m in ms]
+    has = any(v is not None for v in low)
+    values = [m.value for m in ms]
+    return bar(xs, values, name, low=low if has else None, high=high if has else None, **kw)
+
+
+def heatmap(z: Sequence[Sequence[float]], x: Sequence[str], y: Sequence[str], **kw: Any) -> dict:
+    """A heat map with the counts written in the cells."""
+    return {
+        "type": "heatmap",
+        "z": [list(r) for r in z],
+        "x": list(x),
+        "y": list(y),
+        "colorscale": "Blues",
+        "reversescale": True,
+        "texttemplate": "%{z}",
+        "hovertemplate": "truth %{y}<br>predicted %{x}<br>%{z}<extra></extra>",
+        **kw,
+    }
+
+
+def histogram(values: Sequence[float], name: str, **kw: Any) -> dict[str, Any]:
+    """A histogram trace (overlaid with others at 60% opacity)."""
+    return {"type": "histogram", "x": list(values), "name": name, "opacity": 0.6, **kw}
+
+
+def hline(y: float, text: str | None = None) -> dict[str, Any]:
+    """A dashed horizontal line across the plot (a layout shape), e.g. the fair value."""
+    return {
+        "type": "line",
+        "xref": "paper",
+        "x0": 0,
+        "x1": 1,
+        "y0": y,
+        "y1": y,
+        "line": {"dash": "dash", "color": "#444", "width": 1},
+        "name": text or "",
+    }
+
+
+def band(low: float, high: float) -> dict[str, Any]:
+    """A shaded horizontal band (a layout shape), e.g. the usual fairness range."""
+    return {
+        "type": "rect",
+        "xref": "paper",
+        "x0": 0,
+        "x1": 1,
+        "y0": low,
+        "y1": high,
+        "fillcolor": "rgba(44, 160, 44, 0.12)",
+        "line": {"width": 0},
+        "layer": "below",
+    }
+
+
+def downsample(x: list[Any], y: list[Any], n: int = MAX_POINTS) -> tuple[list[Any], list[Any]]:
+    """At most ``n`` points, evenly spaced by index, keeping the first and the last."""
+    if len(x) <= n:
+        return x, y
+    step = (len(x) - 1) / (n - 1)
+    idx = sorted({round(i * step) for i in range(n)})
+    return [x[i] for i in idx], [y[i] for i in idx]
+
+
+def run_label(ev: Evaluation) -> str:
+    """How a run is named in legends: ``#12 model``."""
+    return f"#{ev.id}" + (f" {ev.model}" if ev.model else "")
+
+
+def records(ev: Evaluation, type_: str, where: Callable[[Metric], bool] | None = None) -> list:
+    """The run's records of one type (optionally filtered)."""
+    return [m for m in ev.metrics or [] if m.type == type_ and (where is None or where(m))]
+
+
+def scalar(v: Any) -> float | None:
+    """A finite float, or ``None`` (undefined, NaN, not a number)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def label_of(m: Metric, keys: Iterable[str]) -> str:
+    """A short label from some of a record's parameters (``"sex = m"``)."""
+    parts = []
+    for k in keys:
+        v = m.parameters.get(k)
+        if v is not None:
+            parts.append(", ".join(map(str, v)) if isinstance(v, list) else str(v))
+    return " · ".join(parts)

@@ -1,0 +1,52 @@
+"""LLM suite plots: CAT scores by scope, exam accuracy by language.
+
+Context association tests: LMS, SS and ICAT (0-100) per scope (general, intrasentence,
+intersentence, each bias type); SS is unbiased at 50, marked. Language exams: accuracy,
+accuracy on valid answers and the format-error rate per language. The LLM fairness suite's
+plots are :mod:`assay.report.fairness`'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.report import fairness
+from assay.report.figures import Figure, figure, hline, record_bar, records, run_label
+from assay.store.records import Evaluation
+
+__all__ = ["figures"]
+
+
+def _per(
+    runs: list[Evaluation], types: tuple[str, ...], key: str, title: str, **layout: Any
+) -> list[Figure]:
+    traces = []
+    for ev in runs:
+        for t in types:
+            found = records(ev, t, lambda m: key in m.parameters and m.value is not None)
+            if found:
+                name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
+                traces.append(record_bar([str(m.parameters[key]) for m in found], found, name))
+    if not traces:
+        return []
+    return [figure(title, traces, x_title=key, barmode="group", **layout)]
+
+
+def figures(runs: list[Evaluation]) -> list[Figure]:
+    """CAT scores by scope, exam results by language, fairness plots."""
+    cat = _per(
+        runs,
+        ("LMS", "SS", "ICAT"),
+        "scope",
+        "Context association tests by scope (SS: 50 is unbiased)",
+        shapes=[hline(50.0)],
+        yaxis={"range": [0, 100]},
+    )
+    exam = _per(
+        runs,
+        ("Accuracy", "AccuracyOnValid", "FormatErrorRate"),
+        "language",
+        "Exam results by language",
+        yaxis={"range": [0, 1.02]},
+    )
+    return cat + exam + fairness.figures(runs)

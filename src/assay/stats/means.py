@@ -1,0 +1,91 @@
+"""The mean of per-datum values as one record, with a seeded bootstrap interval.
+
+Used wherever per-datum values are averaged into an aggregate record: the text metrics
+(ROUGE, BLEU), the LLM judge metrics, and any LLM evaluation that reports a mean. The
+record's value is the mean of the values that are defined (``None`` when none is), with
+these parameters beside the configuration:
+
+``aggregate``, ``confidence``, ``num_bootstrap``, ``seed``
+    ``"mean"``, 0.95, and how the interval was drawn;
+``stderr``
+    the standard error of that mean, ``std(ddof=1) / √n`` (``None`` when n < 2);
+``ci_low``, ``ci_high``
+    a seeded percentile-bootstrap 95% interval of the mean (``num_bootstrap`` resamples
+    through :func:`assay.stats.bootstrap_means`, values ordered by datum uid first, so the
+    interval does not depend on the order in which data arrived);
+``n``, ``n_errors``, ``n_undefined``
+    the number of datums with a value, the number whose value could not be obtained (e.g.
+    a judge call failed), and the number for which the metric is undefined.
+
+Example:
+    >>> r = mean_record("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
+    >>> r.value, r.parameters["n"], r.parameters["n_errors"], r.parameters["aggregate"]
+    (0.5833333333333334, 3, 1, 'mean')
+    >>> datum_record("Bias", "d1", None, reason="no opinions").parameters
+    {'datum_uid': 'd1', 'undefined': 'no opinions'}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.errors import UndefinedMetricError
+from assay.results import Metric
+
+__all__ = ["mean_record", "datum_record", "NUM_BOOTSTRAP"]
+
+NUM_BOOTSTRAP = 1000
+
+
+def datum_record(
+    type: str, uid: str, value: float | None, *, reason: str | None = None, **parameters: Any
+) -> Metric:
+    """One datum's value of any text metric; ``None`` with ``reason`` when undefined."""
+    params: dict[str, Any] = {"datum_uid": uid, **parameters}
+    if value is None:
+        params["undefined"] = reason or "undefined"
+        return Metric(type, None, params)
+    return Metric(type, float(value), params)
+
+
+def mean_record(
+    type: str,
+    values: Sequence[float] | np.ndarray,
+    uids: Sequence[str] | np.ndarray,
+    parameters: Mapping[str, Any],
+    *,
+    errors: int = 0,
+    undefined: int = 0,
+    num_bootstrap: int = NUM_BOOTSTRAP,
+    seed: int = 0,
+) -> Metric:
+    """The aggregate record of one metric's per-datum values (see the module docstring)."""
+    from assay.stats.compute import bootstrap_means
+    from assay.stats.metrics import mean, stderr
+
+    y = np.asarray(values, dtype=np.float64)
+    order = np.argsort(np.asarray(uids, dtype=str), kind="stable")
+    y = y[order]
+    params = {
+        **parameters,
+        "aggregate": "mean",
+        "confidence": 0.95,
+        "num_bootstrap": num_bootstrap,
+        "seed": seed,
+    }
+    n = int(y.size)
+    counts = {"n": n, "n_errors": int(errors), "n_undefined": int(undefined)}
+    if n == 0:
+        empty = {"stderr": None, "ci_low": None, "ci_high": None, **counts}
+        return Metric(type, None, {**params, **empty, "undefined": "no datum has a value"})
+    try:
+        se: float | None = float(stderr()(y))
+    except UndefinedMetricError:
+        se = None
+    means = bootstrap_means(y, num_bootstrap, seed)
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    stats = {"stderr": se, "ci_low": float(lo), "ci_high": float(hi), **counts}
+    return Metric(type, float(mean()(y)), {**params, **stats})

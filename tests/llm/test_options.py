@@ -1,0 +1,92 @@
+"""The one run-options door (RunOptions, run_options) and load_model's options per kind."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from assay.errors import InvalidInputError
+from assay.llm import ChatModel, RunOptions, load_model
+from assay.llm.models.spec import model_options
+from assay.llm.options import OPTION_NAMES, run_options
+
+
+@pytest.mark.parametrize(
+    "field, value, needle",
+    [
+        ("concurrency", 0, "--concurrency: must be >= 1, got 0"),
+        ("concurrency", 2.5, "--concurrency: expected an integer"),
+        ("concurrency", True, "--concurrency: expected an integer"),
+        ("rpm", 0, "--rpm: must be > 0"),
+        ("timeout", 0, "--timeout: must be > 0"),
+        ("timeout", math.nan, "--timeout: must be > 0"),
+        ("retries", -1, "--retries: must be >= 0"),
+        ("backoff", -0.5, "--backoff: must be >= 0"),
+        ("max_errors", -1, "--max-errors: must be >= 0"),
+        ("max_tokens", 0, "--max-tokens: must be >= 1"),
+        ("max_tokens", -5, "--max-tokens: must be >= 1"),
+        ("reasks", -1, "--judge-retries: must be >= 0"),
+        ("cache", 3, "--cache: expected a file path"),
+    ],
+)
+def test_nonsense_values_are_refused_naming_the_option(field, value, needle):
+    with pytest.raises(InvalidInputError) as e:
+        RunOptions(**{field: value})
+    assert str(e.value).startswith(needle), str(e.value)
+
+
+def test_every_field_has_its_option_and_defaults_are_valid():
+    from dataclasses import fields
+
+    assert {f.name for f in fields(RunOptions)} == set(OPTION_NAMES)
+    o = RunOptions()
+    assert (o.concurrency, o.max_errors, o.allowed_errors(), o.cache) == (8, None, 0, True)
+    assert RunOptions(max_errors=3).allowed_errors() == 3
+
+
+def test_run_options_from_cli_values(tmp_path):
+    assert run_options(no_cache=True).cache is False
+    assert run_options(cache=tmp_path / "c.sqlite").cache == tmp_path / "c.sqlite"
+    assert run_options(timeout=None).timeout == 60.0  # None keeps the default
+    with pytest.raises(InvalidInputError, match="--cache FILE or --no-cache"):
+        run_options(cache=tmp_path / "c.sqlite", no_cache=True)
+    with pytest.raises(InvalidInputError, match="unknown run option"):
+        run_options(max_concurrency=3)
+    with pytest.raises(InvalidInputError, match="--cache"):
+        run_options(cache=tmp_path)  # a folder
+
+
+def test_load_model_refuses_what_a_kind_cannot_honour():
+    kinds = model_options()
+    assert kinds["timeout"] == ("embedded", "openai") and kinds["n_ctx"] == ("embedded",)
+    assert "api_key" in kinds and kinds["api_key"] == ("openai",)
+    with pytest.raises(InvalidInputError) as e:
+        load_model("http://127.0.0.1:9/v1#m", n_ctx=4096)
+    assert "'n_ctx'" in str(e.value) and "openai kind" in str(e.value)
+    with pytest.raises(InvalidInputError) as e:
+        load_model("embedded", api_key="k")
+    assert "'api_key'" in str(e.value) and "embedded kind" in str(e.value)
+    with pytest.raises(InvalidInputError, match="field 'warp': unknown"):
+        load_model("http://127.0.0.1:9/v1#m", warp=9)
+    # None means "not given": every kind accepts every option left unset
+    assert load_model("http://127.0.0.1:9/v1#m", n_ctx=None, timeout=5).name == "m"
+
+
+def test_the_embedded_kind_takes_timeout_and_a_wider_window():
+    pytest.importorskip("llama_cpp")
+    m = load_model("embedded", timeout=30)  # enforced by the runner, not the model
+    assert m.n_ctx == 4096 and m.spec == "embedded"  # type: ignore[attr-defined]
+    assert load_model("embedded", n_ctx=1024).n_ctx == 1024  # type: ignore[attr-defined]
+
+
+def test_display_name_is_on_the_protocol_and_masks_credentials():
+    m = load_model("http://me:s3cret@127.0.0.1:9/v1#m")
+    assert isinstance(m, ChatModel)
+    assert m.spec == "http://me:***@127.0.0.1:9/v1#m" and "s3cret" not in m.spec
+
+
+@pytest.mark.parametrize("spec", ["http://#m", "https:///v1#m", "http://:80/v1#m"])
+def test_a_url_spec_without_host_is_refused(spec):
+    with pytest.raises(InvalidInputError, match="needs a host"):
+        load_model(spec)

@@ -1,0 +1,204 @@
+"""Building the report without a browser: the CLI, thinned curves, kinds without plots."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from assay.classification import ClassificationEvaluator
+from assay.cli import app
+from assay.report.figures import MAX_POINTS
+from assay.report.page import build_report, report_figures
+from assay.results import Metric
+from assay.store import Store
+
+runner = CliRunner()
+
+
+def _figures_json(text: str) -> dict:
+    return json.loads(re.search(r"var FIGS=(\{.*?\});Object\.keys", text, re.S).group(1))
+
+
+def _big_classification(n: int = 20_000):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, n)
+    s = np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0, 1)  # continuous: one ROC point per score
+    ev = ClassificationEvaluator(metrics=["ROCCurve", "PrecisionRecallCurve", "Accuracy"])
+    return ev.add_arrays(np.where(y, "yes", "no"), s, labels=["no", "yes"]).compute()
+
+
+def test_curves_are_thinned_but_keep_their_ends(tmp_path):
+    with Store(str(tmp_path / "s.db")) as st:
+        eid = st.save(_big_classification(), kind="classification")
+        ev = st.get(eid)
+    exact = ev.metrics.get("ROCCurve").value["yes"]
+    assert len(exact["fpr"]) > 5 * MAX_POINTS  # the store keeps every turning point
+    (roc, *_), _ = report_figures("classification", [ev])
+    for trace in roc["data"][:-1]:  # the last trace is the chance diagonal
+        assert len(trace["x"]) <= MAX_POINTS
+        assert (trace["x"][0], trace["y"][0]) == (0.0, 0.0)
+        assert (trace["x"][-1], trace["y"][-1]) == (1.0, 1.0)
+    text = build_report([ev])
+    assert len(text) < 6_000_000  # plotly.js (~4.7 MB) + a small page
+
+
+def test_a_kind_without_plots_gets_its_table_and_items_their_table(tmp_path):
+    from assay.store import ItemRecord
+
+    with Store(str(tmp_path / "s.db")) as st:
+        eid = st.save(
+            [Metric("Accuracy", 0.75, {"n": 4}), Metric("CallErrors", 1)],
+            kind="llm_demo",
+            items=[
+                ItemRecord("q1", [{"role": "user", "content": "2+2? <b>bold</b>"}], ok=True,
+                           raw_answer="4"),
+                ItemRecord("q2", [{"role": "user", "content": "x"}], ok=False,
+                           error_kind="http", error="HTTP 500"),
+            ],
+        )  # fmt: skip
+        ev = st.get(eid, items=True)
+    text = build_report([ev])
+    assert "no plots for this kind" in text
+    assert _figures_json(text) == {}
+    assert "CallErrors" in text and "HTTP 500" in text
+    assert "<b>bold</b>" not in text and "&lt;b&gt;bold&lt;/b&gt;" in text  # escaped
+    assert 'data-status="error"' in text and 'data-status="ok"' in text
+
+
+def test_several_runs_summary_shows_differences_and_overlap(tmp_path):
+    def run(acc, lo, hi):
+        return [Metric("Accuracy", acc, {"ci_low": lo, "ci_high": hi})]
+
+    with Store(str(tmp_path / "s.db")) as st:
+        a = st.save(run(0.6, 0.5, 0.7), kind="stats")
+        b = st.save(run(0.9, 0.85, 0.95), kind="stats")
+        text = build_report([st.get(a), st.get(b)])
+    head = re.search(r"<th>type</th>.*?</tr>", text).group(0)
+    assert f"<th>diff_{b}</th>" in head and f"<th>overlap_{b}</th>" in head
+    assert ">0.3000<" in text and ">false<" in text
+
+
+def test_cli_writes_the_report_and_selects_runs(tmp_path):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    with Store(url) as st:
+        ids = [
+            st.save([Metric("IOU", v, {"label_key": "class", "label_value": "road"})],
+                    kind="segmentation", dataset="d")
+            for v in (0.5, 0.6, 0.7)
+        ]  # fmt: skip
+    out = tmp_path / "r.html"
+    r = runner.invoke(app, ["report", str(ids[0]), str(ids[2]), "--out", str(out), "--db", url])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.strip() == str(out)
+    (fig,) = _figures_json(out.read_text()).values()
+    assert [t["y"] for t in fig["data"]] == [[0.5], [0.7]]  # runs grouped in one plot
+    r = runner.invoke(
+        app, ["report", "-k", "segmentation", "--last", "2", "-o", str(out), "--db", url]
+    )
+    assert r.exit_code == 0, r.output
+    (fig,) = _figures_json(out.read_text()).values()
+    assert [t["y"] for t in fig["data"]] == [[0.6], [0.7]]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "give evaluation ids"),
+        (["99"], "no such evaluation"),
+        (["1", "--kind", "x"], "not both"),
+    ],
+)
+def test_cli_bad_input_exit_2(tmp_path, args, message):
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    with Store(url) as st:
+        st.save([Metric("Accuracy", 0.5)], kind="stats")
+    out = tmp_path / "r.html"
+    r = runner.invoke(app, ["report", *args, "--out", str(out), "--db", url])
+    assert r.exit_code == 2, r.output
+    assert message in r.output and "Traceback" not in r.output
+    assert not out.exists()
+
+
+def test_scoring_tables_rebuilt_from_records_equal_rsmeval_layout():
+    """The report's eval_short and eval_by_L1 (from stored records) equal ScoringTables'."""
+    from datetime import UTC, datetime
+
+    import pandas as pd
+    from reportkit import scoring_frame
+
+    from assay.report.scoring import tables
+    from assay.scoring import scoring_tables
+    from assay.store.records import Evaluation
+
+    res = scoring_tables(
+        scoring_frame(0), human="human", system="system", human2="human2", group_columns=["L1"]
+    )
+    ev = Evaluation(1, datetime.now(UTC), None, "scoring", None, None, {}, "finished", None,
+                    "0", metrics=res.metrics)  # fmt: skip
+    ours = {t["title"].split(" ")[0]: t for t in tables([ev])}
+    short = res["eval_short"]
+    assert ours["eval_short"]["columns"] == list(short.columns)
+    got = pd.Series(ours["eval_short"]["rows"][0], index=list(short.columns), dtype=float)
+    pd.testing.assert_series_equal(got, short.iloc[0].astype(float), check_names=False)
+    by = ours["eval_by_L1"]
+    n = by["columns"].index("N")
+    rows = {(r[0], r[1]): r[n] for r in by["rows"]}
+    for group, count in res["eval_by_L1"]["N"].items():
+        assert rows[("system", str(group))] == count
+
+
+def test_fairness_rates_by_crossed_groups():
+    from datetime import UTC, datetime
+
+    import pandas as pd
+
+    from assay.fairness import evaluate_fairness
+    from assay.store.records import Evaluation
+
+    rng = np.random.default_rng(1)
+    n = 400
+    df = pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n),
+            "pred": rng.integers(0, 2, n),
+            "sex": rng.choice(["f", "m"], n),
+            "race": rng.choice(["a", "b"], n),
+        }
+    )
+    ms = evaluate_fairness(df, label="label", prediction="pred", group_columns=[["sex", "race"]])
+    ev = Evaluation(1, datetime.now(UTC), None, "fairness", None, None, {}, "finished", None,
+                    "0", metrics=ms)  # fmt: skip
+    figs, _ = report_figures("fairness", [ev])
+    (rates,) = [f for f in figs if f["layout"]["title"]["text"].startswith("Rates by group")]
+    assert rates["layout"]["title"]["text"] == "Rates by group (sex × race)"
+    sel = next(t for t in rates["data"] if t["name"] == "SelectionRate")
+    want = df.assign(g=df["sex"] + " × " + df["race"]).groupby("g")["pred"].mean()
+    assert dict(zip(sel["x"], sel["y"])) == pytest.approx(want.to_dict())
+
+
+@pytest.mark.parametrize(
+    "kind, type_, params",
+    [
+        ("llm_language", "Accuracy", {"language": "en"}),
+        ("segmentation", "IOU", {"label_key": "class", "label_value": "road"}),
+        ("fairness", "SelectionRate", {"group_column": "sex", "group": "f"}),
+    ],
+)
+def test_records_with_intervals_get_error_bars(kind, type_, params):
+    """Records carrying ci_low/ci_high (the interval keys) are drawn with their interval."""
+    from datetime import UTC, datetime
+
+    from assay.results import MetricSet
+    from assay.store.records import Evaluation
+
+    m = Metric(type_, 0.6, {**params, "ci_low": 0.5, "ci_high": 0.75, "confidence_level": 0.95})
+    ev = Evaluation(1, datetime.now(UTC), None, kind, None, None, {}, "finished", None, "0",
+                    metrics=MetricSet([m]))  # fmt: skip
+    figs, _ = report_figures(kind, [ev])
+    (trace,) = [t for f in figs for t in f["data"] if t.get("y") == [0.6]]
+    err = trace["error_y"]
+    assert err["array"] == pytest.approx([0.15]) and err["arrayminus"] == pytest.approx([0.1])

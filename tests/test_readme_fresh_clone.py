@@ -191,5 +191,6 @@ def test_make_demo_is_the_first_command_of_a_fresh_clone(tmp_path):
     for name in DEMO_OUTPUTS:
         path = clone / "demo-output" / name
         assert path.is_file() and json.loads(path.read_text()), name
+    assert "<html" in (clone / "demo-output" / "report.html").read_text()[:2000].lower()
     # Only the demo's extras went in: the dev tools did not.
     assert not (clone / ".venv" / "bin" / "pytest").exists()

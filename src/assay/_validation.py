@@ -33,6 +33,8 @@ __all__ = [
     "check_binary",
     "check_probability",
     "check_nonempty",
+    "as_texts",
+    "as_text_lists",
 ]
 
 
@@ -197,3 +199,66 @@ def check_binary(
             field=field,
         )
     return a
+
+
+def _not_text(v: Any) -> str:
+    return "missing (None)" if v is None else f"expected a string, got {type(v).__name__}"
+
+
+def as_texts(values: Any, *, source: str, field: str | None = None) -> list[str]:
+    """``values`` as a list of strings (one text per datum).
+
+    Example:
+        >>> as_texts(["a cat", "a dog"], source="predictions")
+        ['a cat', 'a dog']
+        >>> as_texts(["a cat", None], source="predictions")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: predictions: index 1: missing (None)
+    """
+    if isinstance(values, str) or values is None or not hasattr(values, "__iter__"):
+        got = "one string" if isinstance(values, str) else type(values).__name__
+        raise InvalidInputError(f"expected a list of strings, got {got}", source=source)
+    out = list(values)
+    for i, v in enumerate(out):
+        if not isinstance(v, str):
+            raise InvalidInputError(_not_text(v), source=source, record=_where(i), field=field)
+    return out
+
+
+def as_text_lists(values: Any, *, source: str, field: str | None = None) -> list[list[str]]:
+    """Each datum's texts as a non-empty list of strings (a string is a list of one).
+
+    Example:
+        >>> as_text_lists(["a cat", ["a dog", "the dog"]], source="references")
+        [['a cat'], ['a dog', 'the dog']]
+        >>> as_text_lists(["a cat", None], source="references")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: references: index 1: missing (None)
+    """
+    if isinstance(values, str) or values is None or not hasattr(values, "__iter__"):
+        got = "one string" if isinstance(values, str) else type(values).__name__
+        raise InvalidInputError(f"expected a list, got {got}", source=source)
+    out: list[list[str]] = []
+    for i, r in enumerate(values):
+        if isinstance(r, str):
+            out.append([r])
+            continue
+        if r is None or not hasattr(r, "__iter__"):
+            raise InvalidInputError(
+                _not_text(r)
+                if r is None
+                else f"expected a string or a list of strings, got {type(r).__name__}",
+                source=source,
+                record=_where(i),
+                field=field,
+            )
+        texts = list(r)
+        if not texts:
+            raise InvalidInputError("no text", source=source, record=_where(i), field=field)
+        for v in texts:
+            if not isinstance(v, str):
+                raise InvalidInputError(_not_text(v), source=source, record=_where(i), field=field)
+        out.append(texts)
+    return out

@@ -32,6 +32,7 @@ from typing import Any
 
 import msgspec
 
+from assay.io.files import check_database_file
 from assay.llm.models.base import ChatResponse, Message, Usage
 
 __all__ = ["ResponseCache", "cache_key", "FLUSH_INTERVAL"]
@@ -85,7 +86,7 @@ class ResponseCache:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
+        self.path = check_database_file(Path(path).expanduser(), what="response cache")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit, except where flush() opens a transaction for a batch.
         self._db = sqlite3.connect(

@@ -35,6 +35,7 @@ from assay.cli_support import (
 )
 from assay.errors import InvalidInputError
 from assay.llm.run_cli import MODEL_HELP, RunOpts
+from assay.terminal import printable
 
 __all__ = ["register", "llm_app", "read_items"]
 
@@ -76,7 +77,7 @@ def ask(
     if as_json:
         sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
     elif rec.ok:
-        sys.stdout.write((rec.text or "") + "\n")
+        sys.stdout.write(printable(rec.text, keep_newlines=True) + "\n")
     if rec.ok:
         u = rec.usage
         note(

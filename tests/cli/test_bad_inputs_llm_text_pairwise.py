@@ -122,8 +122,25 @@ def _xlsx(df: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-JUDGE = ["pairwise", "judge", "--data", "{d}/t.csv", "--models", "m1", "--reference-model", "ref",
-         "--judge", "{m}", "--out-dir", "{runs}", "--out", "{out}", "--quiet", "--n-boot", "10"]  # fmt: skip
+JUDGE = [
+    "pairwise",
+    "judge",
+    "--data",
+    "{d}/t.csv",
+    "--models",
+    "m1",
+    "--reference-model",
+    "ref",
+    "--judge",
+    "{m}",
+    "--out-dir",
+    "{runs}",
+    "--out",
+    "{out}",
+    "--quiet",
+    "--n-boot",
+    "10",
+]
 TABLE = _table()
 _BASE = make_table(["quality", "first"], {"m1": [3, 3], "ref": [1, 1]})
 

@@ -33,6 +33,7 @@ __all__ = [
     "check_binary",
     "check_probability",
     "check_nonempty",
+    "show",
 ]
 
 
@@ -40,8 +41,13 @@ def _where(i: int) -> str:
     return f"index {i}"
 
 
-def _show(v: Any) -> str:
-    """A value as the user wrote it (numpy scalars as plain Python values)."""
+def show(v: Any) -> str:
+    """A value as the user wrote it, for messages (numpy scalars as plain Python values).
+
+    Example:
+        >>> show(np.str_("fox")), show(np.int64(3)), show("fox")
+        ("'fox'", '3', "'fox'")
+    """
     return repr(v.item() if isinstance(v, np.generic) else v)
 
 
@@ -75,7 +81,7 @@ def as_1d(
             raw = np.asarray(x, dtype=object).ravel()
             i = _first_unconvertible(raw, dtype)
             raise InvalidInputError(
-                f"expected a number, got {_show(raw[i])}",
+                f"expected a number, got {show(raw[i])}",
                 source=source,
                 record=_where(i),
                 field=field,
@@ -143,7 +149,7 @@ def check_finite(a: NDArray[Any], *, source: str, field: str | None = None) -> N
         if bad.any():
             i = int(np.flatnonzero(bad.ravel())[0])
             raise InvalidInputError(
-                f"must be a finite number, got {_show(a.ravel()[i])}",
+                f"must be a finite number, got {show(a.ravel()[i])}",
                 source=source,
                 record=_where(i),
                 field=field,
@@ -191,7 +197,7 @@ def check_binary(
     if bad.any():
         i = int(np.flatnonzero(bad.ravel())[0])
         raise InvalidInputError(
-            f"must be {values[0]!r} or {values[1]!r}, got {_show(a.ravel()[i])}",
+            f"must be {values[0]!r} or {values[1]!r}, got {show(a.ravel()[i])}",
             source=source,
             record=_where(i),
             field=field,

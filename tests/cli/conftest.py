@@ -44,7 +44,8 @@ Refused = Callable[..., str]
 
 @pytest.fixture
 def refused(tmp_path: Path, counting_judge: FakeChatServer) -> Refused:
-    """``refused(argv, files, needles, env=None)`` -> the error line (see the module doc)."""
+    """``refused(argv, files, needles, env=None)`` -> the error line (see the module doc);
+    ``env`` values are formatted like ``argv``."""
 
     def check(
         argv: Sequence[str],
@@ -70,7 +71,8 @@ def refused(tmp_path: Path, counting_judge: FakeChatServer) -> Refused:
         }
         args = [a.format(**names) for a in argv]
         before, calls = _snapshot(tmp_path), counting_judge.calls
-        res = CliRunner().invoke(app, args, env=dict(env or {}))
+        environ = {k: v.format(**names) for k, v in (env or {}).items()}
+        res = CliRunner().invoke(app, args, env=environ)
         text = res.output
         assert res.exit_code == 2, (res.exit_code, text)
         assert "Traceback" not in text

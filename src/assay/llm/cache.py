@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.errors import InvalidInputError
 from assay.llm.models.base import ChatResponse, Message, Usage
 
 __all__ = ["ResponseCache", "cache_key"]
@@ -42,6 +43,7 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+_COLUMNS = "key, model, text, prompt_tokens, completion_tokens, latency, raw, created"
 
 
 def cache_key(model_identity: str, messages: Sequence[Message], params: Mapping[str, Any]) -> str:
@@ -71,9 +73,15 @@ class ResponseCache:
 
     Args:
         path: the SQLite file (created with its folder if missing).
+        source: how the file was named, for error messages (``--cache FILE``,
+            ``$ASSAY_LLM_CACHE FILE``; default: the path).
+
+    Raises:
+        InvalidInputError: the file exists but is not SQLite, or is SQLite with a
+            ``responses`` table that is not this cache's; the file is left as it was.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, source: str | None = None) -> None:
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit: each put is its own durable transaction.
@@ -81,9 +89,45 @@ class ResponseCache:
             str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False
         )
         self._lock = threading.Lock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+            self._db.execute(f"SELECT {_COLUMNS} FROM responses LIMIT 0")
+        except sqlite3.DatabaseError as e:  # not SQLite, or another program's database
+            self._db.close()
+            raise _not_a_cache(e, source or str(self.path)) from None
+
+    @staticmethod
+    def check(path: str | Path, *, source: str | None = None) -> None:
+        """Refuse, writing nothing, a file that exists but is not a response cache.
+
+        Example:
+            >>> import tempfile, os
+            >>> p = os.path.join(tempfile.mkdtemp(), "notes.txt")
+            >>> _ = open(p, "w").write("my notes")
+            >>> ResponseCache.check(p, source="--cache notes.txt")
+            Traceback (most recent call last):
+            ...
+            assay.errors.InvalidInputError: --cache notes.txt: not an assay response cache ...
+        """
+        p = Path(path).expanduser()
+        if p.is_dir():
+            raise InvalidInputError("is a directory, expected a file", source=source or str(p))
+        if not p.is_file():
+            return  # made on first use
+        try:
+            db = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error as e:
+            raise _not_a_cache(e, source or str(p)) from None
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+            if "responses" in tables:
+                db.execute(f"SELECT {_COLUMNS} FROM responses LIMIT 0")
+        except sqlite3.DatabaseError as e:
+            raise _not_a_cache(e, source or str(p)) from None
+        finally:
+            db.close()
 
     def __repr__(self) -> str:
         return f"ResponseCache({str(self.path)!r})"
@@ -150,3 +194,10 @@ class ResponseCache:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _not_a_cache(error: Exception, source: str) -> InvalidInputError:
+    return InvalidInputError(
+        f"not an assay response cache (SQLite): {error}; name another file or use --no-cache",
+        source=source,
+    )

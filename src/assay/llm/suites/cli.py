@@ -203,16 +203,19 @@ def average(
 ) -> None:
     """Mean fairness metrics over the last finished evaluation of each dataset."""
     from assay.cli_support import publish
+    from assay.errors import InvalidInputError
     from assay.llm.suites.average import average_fairness
     from assay.results import MetricSet
     from assay.store import Store
 
-    names = [d.strip() for d in datasets.split(",") if d.strip()]
+    names = list(dict.fromkeys(d.strip() for d in datasets.split(",") if d.strip()))
+    if not names:
+        raise InvalidInputError(f"no dataset named, got {datasets!r}", source="--datasets")
     if out is not None:
         from assay.io.files import check_writable_file
 
         check_writable_file(out, option="--out")
-    with Store(db) as store:
+    with Store(db, create=False) as store:  # read: a missing store is not made here
         found = store.latest_per_dataset(
             kind="llm_fairness", datasets=names, model=model, require=True
         )

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import check_zero_division
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.io.labels import natural_key
@@ -53,12 +54,7 @@ class SegmentationEvaluator(Evaluator):
     """
 
     def __init__(self, *, zero_division: float | None = None) -> None:
-        if zero_division is not None and (
-            isinstance(zero_division, bool) or not np.isfinite(float(zero_division))
-        ):
-            raise InvalidInputError(
-                f"must be a finite number, got {zero_division!r}", source="zero_division"
-            )
+        check_zero_division(zero_division)
         self.zero_division = zero_division
         self._labels: dict[str, list[str]] = {}  # key -> label values (global index order)
         self._counts: dict[str, np.ndarray] = {}  # key -> (n + 1, n + 1) int64

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.text.lcs import lcs_indices, lcs_length
 from assay.text.ngrams import Corpus, overlap
@@ -84,8 +85,7 @@ def as_references(references: Sequence[str | Sequence[str]], n: int) -> list[lis
                     f"expected a string, got {type(x).__name__}", record=i, field="references"
                 )
         out.append(refs)
-    if len(out) != n:
-        raise InvalidInputError(f"{n} predictions but {len(out)} references", field="references")
+    check_same_length(predictions=range(n), references=out)
     return out
 
 

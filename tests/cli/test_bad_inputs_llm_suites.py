@@ -27,6 +27,8 @@ def _dev(edit) -> str:
 
 CAT = ["llm", "cat", "--data", "{d}/dev.json", "-m", "{m}", "--out", "{out}", "-q"]
 CAT_CASES = [
+    ("no-data", ["llm", "cat", "-m", "{m}"], {}, ["--data", "--sample"]),
+    ("data-and-sample", [*CAT, "--sample"], {"dev.json": DEV}, ["--data", "not both"]),
     ("not-json", CAT, {"dev.json": DEV[:-40]}, ["dev.json"]),
     (
         "latin-1",
@@ -73,6 +75,7 @@ CAT_CASES = [
 LANG = ["llm", "language", "--data", "{d}/exam.csv", "-m", "{m}", "--out", "{out}", "-q"]
 HEAD = "language,question,options,answer\n"
 LANG_CASES = [
+    ("no-data", ["llm", "language", "-m", "{m}", "--languages", "en"], {}, ["--data", "--sample"]),
     (
         "answer-text",
         LANG,

@@ -131,16 +131,23 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
 
 @_suite_command
 def cat(
-    data: Path = typer.Option(..., "--data", help="StereoSet dev.json.", dir_okay=False),
+    data: Path = typer.Option(
+        None, "--data", help="StereoSet dev.json (from the StereoSet repository).", dir_okay=False
+    ),
+    sample: bool = typer.Option(
+        False, "--sample", help="Use the 16-item sample shipped with assay (not StereoSet data)."
+    ),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """Context association tests (StereoSet dev.json): LMS, SS, ICAT per scope."""
+    from assay.llm.suites.api import suite_data
     from assay.llm.suites.cat import CATSuite
 
-    suite = CATSuite(str(data), max_queries=max_queries, seed=seed)
-    _execute(suite, _given(run), f"context association tests: {data.name}")
+    path = suite_data(data, sample=sample, suite="cat")
+    suite = CATSuite(path, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"context association tests: {Path(path).name}")
 
 
 @_suite_command
@@ -177,18 +184,28 @@ def fairness(
 
 @_suite_command
 def language(
-    data: Path = typer.Option(..., "--data", help="Kaleidoscope-style CSV.", dir_okay=False),
+    data: Path = typer.Option(
+        None,
+        "--data",
+        help="CSV with language, question, options, answer (built from Kaleidoscope).",
+        dir_okay=False,
+    ),
+    sample: bool = typer.Option(
+        False, "--sample", help="Use the 16-question sample shipped with assay (en, es, fr, de)."
+    ),
     languages: str = typer.Option(None, "--languages", help="Comma-separated language codes."),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """Language exams (multiple choice): accuracy and format errors per language."""
+    from assay.llm.suites.api import suite_data
     from assay.llm.suites.language import LanguageSuite
 
+    path = suite_data(data, sample=sample, suite="language")
     langs = languages.split(",") if languages else None
-    suite = LanguageSuite(str(data), languages=langs, max_queries=max_queries, seed=seed)
-    _execute(suite, _given(run), f"language exams: {data.name}")
+    suite = LanguageSuite(path, languages=langs, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"language exams: {Path(path).name}")
 
 
 def average(

@@ -42,3 +42,26 @@ def test_option_refusals_are_one_line(tmp_path, monkeypatch, argv, line):
         "p.jsonl",
         "x.jsonl",
     ]
+
+
+def test_values_from_numpy_are_shown_as_written(tmp_path):
+    """No ``np.str_('fox')`` in a message: values are shown as the user wrote them."""
+    data = tmp_path / "w.csv"
+    data.write_text("y,cat,dog\nfox,0.5,0.5\n")
+    argv = ["classification", "--data", str(data), "--y-true", "y", "--y-score-columns", "cat,dog"]
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 2 and "label 'fox' has no score column" in res.output, res.output
+    assert "np." not in res.output
+
+
+def test_mixed_column_values_are_shown_as_written():
+    import numpy as np
+    import pytest
+
+    from assay.errors import InvalidInputError
+    from assay.fairness.values import kind_and_values
+
+    a = np.array([np.str_("fox"), np.int64(3)], dtype=object)
+    with pytest.raises(InvalidInputError) as e:
+        kind_and_values(a, source="t.csv", field="group")
+    assert "got 3 after 'fox'" in str(e.value) and "np." not in str(e.value)

@@ -180,6 +180,13 @@ CASES = [
         None,
     ),  # fmt: skip
     # accepted silently before
+    (
+        "cat/unknown-section",
+        ["llm", "cat", "--data", "{d}/dev.json", "-m", "{m}", "-q"],
+        {"dev.json": '{"data": {"intrasentence": [], "intersentense": []}}'},
+        ["dev.json", "'data'", "'intersentense'"],
+        None,
+    ),
     ("fairness/no-row-placeholder", FAIR, _toy(**{"toy.txt": TPL}), ["toy.txt", "$row"], None),
     (
         "text/uid-list",

@@ -195,14 +195,9 @@ def emit(
 
 def parse_floats(text: str | None, *, option: str) -> list[float] | None:
     """Parse ``"0.5,0.75"`` into floats; a clear error naming the option otherwise."""
-    if text is None:
-        return None
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise typer.BadParameter(
-            f"expected comma-separated numbers, got {text!r}", param_hint=option
-        ) from None
+    from assay._validation import parse_numbers
+
+    return parse_numbers(text, source=option)
 
 
 def check_input_file(path: str | Path, *, option: str | None = None) -> Path:

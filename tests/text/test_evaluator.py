@@ -69,7 +69,9 @@ def test_bad_configuration(kwargs: dict, field: str) -> None:
 
 def test_bad_batches() -> None:
     ev = TextEvaluator()
-    with pytest.raises(InvalidInputError, match="2 predictions but 1 references"):
+    with pytest.raises(
+        InvalidInputError, match="lengths differ: predictions has 2, references has 1"
+    ):
         ev.add(["a", "b"], ["a"])
     with pytest.raises(InvalidInputError, match="references: index 0: no text"):
         ev.add(["a"], [[]])

@@ -16,7 +16,6 @@ Heavy modules (pandas, scipy, statsmodels) are imported inside the command, so
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,10 +88,9 @@ def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
 
 
 def _check_variance(value: float | None) -> None:
-    if value is not None and not (math.isfinite(value) and value >= 0):
-        raise typer.BadParameter(
-            f"must be a finite number >= 0, got {value!r}", param_hint="--rater-error-variance"
-        )
+    from assay._validation import check_finite_number
+
+    check_finite_number(value, source="--rater-error-variance", minimum=0)
 
 
 _DATA = typer.Option(
@@ -192,8 +190,8 @@ def register(app: typer.Typer) -> None:
             run_rsmeval_command(config, flags, out_dir, fmt, save=save, db=db)
             return
         if data is None or human is None or system is None:
-            raise typer.BadParameter(
-                "give --data, --human and --system (or --config FILE.json)", param_hint="--data"
+            raise InvalidInputError(
+                "give --data, --human and --system (or --config FILE.json)", source="--data"
             )
         from assay.scoring.evaluator import ScoringEvaluator
 

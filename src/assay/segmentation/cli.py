@@ -65,16 +65,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Semantic segmentation: per-label IoU, precision, recall, F1, mIoU, confusion counts.
         --ci puts a bootstrap interval over images on them."""
+        from assay._validation import check_known, check_zero_division
         from assay.errors import InvalidInputError
         from assay.segmentation.io import read_datums
 
         interval = interval_kwargs(ci, ci_method, num_bootstrap, seed)
         wanted = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-        bad = sorted(set(wanted or []) - set(_TYPES))
-        if bad:
-            raise typer.BadParameter(
-                f"unknown {bad}; choose from {', '.join(_TYPES)}", param_hint="--metrics"
-            )
+        check_known(sorted(set(wanted or [])), _TYPES, source="--metrics")
+        check_zero_division(zero_division, source="--zero-division")
         gt = read_datums(groundtruths, default="groundtruths")
         if not gt:
             raise InvalidInputError("holds no datum to evaluate", source=str(groundtruths))

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import check_zero_division
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.intervals import ci_options
@@ -69,12 +70,7 @@ class SegmentationEvaluator(Evaluator):
         seed: int = 0,
     ) -> None:
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
-        if zero_division is not None and (
-            isinstance(zero_division, bool) or not np.isfinite(float(zero_division))
-        ):
-            raise InvalidInputError(
-                f"must be a finite number, got {zero_division!r}", source="zero_division"
-            )
+        check_zero_division(zero_division)
         self.zero_division = zero_division
         self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
@@ -128,10 +129,7 @@ class TextEvaluator(Evaluator):
             ids = np.full(len(preds), "", dtype=str)
         else:
             ids = np.array([str(u) for u in uids], dtype=str)
-            if len(ids) != len(preds):
-                raise InvalidInputError(
-                    f"{len(preds)} predictions but {len(ids)} uids", field="uids"
-                )
+            check_same_length(predictions=preds, uids=ids)
         new: dict[str, np.ndarray] = {}
         if "rouge" in self.metrics:
             scores = rouge_scores(

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assay._validation import as_text_lists, as_texts
+from assay._validation import as_text_lists, as_texts, check_same_length
 from assay.errors import InvalidInputError
 from assay.text.lcs import lcs_indices, lcs_length
 from assay.text.ngrams import Corpus, overlap
@@ -75,8 +75,7 @@ def check_rouge_types(rouge_types: Sequence[str]) -> tuple[str, ...]:
 def as_references(references: Sequence[str | Sequence[str]], n: int) -> list[list[str]]:
     """Each datum's references as a non-empty list of strings."""
     out = as_text_lists(references, source="references")
-    if len(out) != n:
-        raise InvalidInputError(f"{n} predictions but {len(out)} references", field="references")
+    check_same_length(predictions=range(n), references=out)
     return out
 
 

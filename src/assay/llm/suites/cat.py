@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.intervals import ci_options
@@ -94,14 +95,9 @@ class CATEvaluator(Evaluator):
 
     def add(self, outcomes: Any, test_types: Any, bias_types: Any) -> CATEvaluator:
         codes = _outcome_codes(outcomes)
-        tt = np.asarray(test_types)
-        bt = np.asarray(bias_types)
-        if not (codes.shape == tt.shape == bt.shape):
-            raise InvalidInputError(
-                f"outcomes, test_types and bias_types differ in length: {codes.shape[0]}, "
-                f"{tt.shape[0] if tt.ndim else 0}, {bt.shape[0] if bt.ndim else 0}",
-                source="CATEvaluator.add",
-            )
+        tt = as_1d(test_types, source="CATEvaluator.add", field="test_types")
+        bt = as_1d(bias_types, source="CATEvaluator.add", field="bias_types")
+        check_same_length(outcomes=codes, test_types=tt, bias_types=bt)
         counts = self._counts.copy()
         scopes = list(self._scopes)
         counts[0] += np.bincount(codes, minlength=len(OUTCOMES))
@@ -188,9 +184,7 @@ _FORMULAS = {
 
 
 def _outcome_codes(outcomes: Any) -> np.ndarray:
-    arr = np.asarray(outcomes)
-    if arr.ndim != 1:
-        raise InvalidInputError("expected a 1-D array", source="CATEvaluator.add", field="outcomes")
+    arr = as_1d(outcomes, source="CATEvaluator.add", field="outcomes")
     if arr.dtype.kind in "iu":
         codes = arr.astype(np.int64)
     else:

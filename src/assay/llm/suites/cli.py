@@ -133,16 +133,23 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
 
 @_suite_command
 def cat(
-    data: Path = typer.Option(..., "--data", help="StereoSet dev.json.", dir_okay=False),
+    data: Path = typer.Option(
+        None, "--data", help="StereoSet dev.json (from the StereoSet repository).", dir_okay=False
+    ),
+    sample: bool = typer.Option(
+        False, "--sample", help="Use the 16-item sample shipped with assay (not StereoSet data)."
+    ),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """Context association tests (StereoSet dev.json): LMS, SS, ICAT per scope."""
+    from assay.llm.suites.api import suite_data
     from assay.llm.suites.cat import CATSuite
 
-    suite = CATSuite(str(data), max_queries=max_queries, seed=seed)
-    _execute(suite, _given(run), f"context association tests: {data.name}")
+    path = suite_data(data, sample=sample, suite="cat")
+    suite = CATSuite(path, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"context association tests: {Path(path).name}")
 
 
 @_suite_command
@@ -191,18 +198,28 @@ def fairness(
 
 @_suite_command
 def language(
-    data: Path = typer.Option(..., "--data", help="Kaleidoscope-style CSV.", dir_okay=False),
+    data: Path = typer.Option(
+        None,
+        "--data",
+        help="CSV with language, question, options, answer (built from Kaleidoscope).",
+        dir_okay=False,
+    ),
+    sample: bool = typer.Option(
+        False, "--sample", help="Use the 16-question sample shipped with assay (en, es, fr, de)."
+    ),
     languages: str = typer.Option(None, "--languages", help="Comma-separated language codes."),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """Language exams (multiple choice): accuracy and format errors per language."""
+    from assay.llm.suites.api import suite_data
     from assay.llm.suites.language import LanguageSuite
 
+    path = suite_data(data, sample=sample, suite="language")
     langs = languages.split(",") if languages else None
-    suite = LanguageSuite(str(data), languages=langs, max_queries=max_queries, seed=seed)
-    _execute(suite, _given(run), f"language exams: {data.name}")
+    suite = LanguageSuite(path, languages=langs, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"language exams: {Path(path).name}")
 
 
 def average(
@@ -217,16 +234,19 @@ def average(
 ) -> None:
     """Mean fairness metrics over the last finished evaluation of each dataset."""
     from assay.cli_support import publish
+    from assay.errors import InvalidInputError
     from assay.llm.suites.average import average_fairness
     from assay.results import MetricSet
     from assay.store import Store
 
-    names = [d.strip() for d in datasets.split(",") if d.strip()]
+    names = list(dict.fromkeys(d.strip() for d in datasets.split(",") if d.strip()))
+    if not names:
+        raise InvalidInputError(f"no dataset named, got {datasets!r}", source="--datasets")
     if out is not None:
         from assay.io.files import check_writable_file
 
         check_writable_file(out, option="--out")
-    with Store(db) as store:
+    with Store(db, create=False) as store:  # read: a missing store is not made here
         found = store.latest_per_dataset(
             kind="llm_fairness", datasets=names, model=model, require=True
         )

@@ -147,6 +147,7 @@ class FairnessSuite(Suite):
         self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.data = data
         self.spec = data.spec
+        self._template = data.spec.prompt_template()  # read and checked once, before any call
         self._cells = self._train_cells()
 
     @property
@@ -196,7 +197,7 @@ class FairnessSuite(Suite):
         ]
         examples = lcg_shuffle(examples, u32(5 * (self.seed + q)))
         fill = {f"example{i}": self.example_text(r) for i, r in enumerate(examples, 1)}
-        return self.spec.prompt_template().substitute(fill, row=self.row_text(row)).rstrip("\n")
+        return self._template.substitute(fill, row=self.row_text(row)).rstrip("\n")
 
     def _prepared(self, q: int, row: Row, counterfactual: bool) -> Prepared:
         s = self.spec.sensitive_column

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
@@ -102,8 +103,7 @@ class LLMFairnessEvaluator(Evaluator):
             if counterfactual is None
             else _codes(counterfactual, "counterfactual", (1, 0, -1, -2, -3))
         )
-        if not (t.shape == p.shape == g.shape == cf.shape):
-            raise InvalidInputError("arrays differ in length", source="LLMFairnessEvaluator.add")
+        check_same_length(target=t, predicted=p, privileged=g, counterfactual=cf)
         valid = p >= 0
         c = group_counts(t[valid], p[valid] == POSITIVE, g[valid])
         self._confusion += np.concatenate([c.tp, c.fp, c.fn, c.tn])
@@ -230,12 +230,7 @@ def _ratio(name: str, num: Any, den: Any, why: str, **group: Any) -> Metric:
 
 
 def _codes(values: Any, field: str, allowed: tuple[int, ...]) -> np.ndarray:
-    a = np.asarray(values)
-    if a.ndim != 1:
-        raise InvalidInputError(
-            "expected a 1-D array", source="LLMFairnessEvaluator.add", field=field
-        )
-    a = a.astype(np.int64)
+    a = as_1d(values, source="LLMFairnessEvaluator.add", field=field).astype(np.int64)
     bad = ~np.isin(a, allowed)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.intervals import ci_options
@@ -86,12 +87,9 @@ class LanguageEvaluator(Evaluator):
         return int(self._counts.sum()) == 0
 
     def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
-        langs = np.asarray(languages)
-        outs = np.asarray(outcomes)
-        if langs.ndim != 1 or langs.shape != outs.shape:
-            raise InvalidInputError(
-                "languages and outcomes differ in length", source="LanguageEvaluator.add"
-            )
+        langs = as_1d(languages, source="LanguageEvaluator.add", field="languages")
+        outs = as_1d(outcomes, source="LanguageEvaluator.add", field="outcomes")
+        check_same_length(languages=langs, outcomes=outs)
         oi, onames = factorize(outs)
         lookup = np.array(
             [LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames]

@@ -54,6 +54,18 @@ def _write_inputs(folder: Path) -> None:
             "age": rng.integers(18, 80, n),
         }
     ).to_parquet(folder / "people.parquet")
+    (folder / "logs").mkdir()
+    for part in range(2):  # a Parquet dataset: a glob of files
+        pd.DataFrame({"y": rng.integers(0, 2, n), "score": rng.random(n).round(2)}).to_parquet(
+            folder / "logs" / f"part-{part}.parquet"
+        )
+    pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n),
+            "proba": rng.random(n),
+            "site": rng.choice(["north", "south"], n),
+        }
+    ).to_csv(folder / "scores.csv", index=False)
     images = [{"id": i, "width": 100, "height": 100} for i in (1, 2)]
     anns = [
         {

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import typer
@@ -94,6 +95,11 @@ def load_command(name: str) -> Any:
     return group.commands[name]
 
 
+# click's usage and base errors, from typer's own click (vendored in newer typer releases)
+_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
+_CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]
+
+
 class LazyGroup(TyperGroup):
     """A group that lists :data:`COMMANDS` without importing them and loads one on use."""
 
@@ -107,6 +113,29 @@ class LazyGroup(TyperGroup):
             return None
         # For listing only: a stub with the command's one-line help.
         return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1], short_help=COMMANDS[cmd_name][1])
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """As click's, except that a usage error (an unknown option, a value of the wrong
+        type) is one line on stderr, ``error: ...`` and where to find help, exit 2, like
+        every other refusal (click prints the usage, a hint and the error on three)."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _USAGE_ERROR as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # bare `assay`: the help itself
+                e.show()
+                sys.exit(e.exit_code)
+            where = e.ctx.command_path if e.ctx is not None else "assay"
+            print(f"error: {e.format_message()} (see '{where} -h')", file=sys.stderr)
+            sys.exit(2)
+        except _CLICK_ERROR as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except typer.Abort:
+            print("error: aborted", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name = str(args[0]) if args else None

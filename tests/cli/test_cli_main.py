@@ -145,3 +145,24 @@ def test_version_and_unknown_command():
     assert res.returncode == 0 and res.stdout.startswith("assay ")
     res = assay("no-such-command")
     assert res.returncode == 2 and "no-such-command" in res.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["llm", "cat", "--sample", "--concurrency", "abc"], "--concurrency"),
+        (["classification", "--bogus"], "--bogus"),
+        (["nocmd"], "nocmd"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_option(argv, named):
+    import subprocess
+    import sys
+
+    res = subprocess.run(
+        [sys.executable, "-m", "assay.cli", *argv], capture_output=True, text=True, timeout=120
+    )
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0]
+    assert "Usage:" not in res.stderr and "Traceback" not in res.stderr

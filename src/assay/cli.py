@@ -96,8 +96,8 @@ def load_command(name: str) -> Any:
 
 
 # click's usage and base errors, from typer's own click (vendored in newer typer releases)
-_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
-_CLICK_ERROR: type[Exception] = typer.BadParameter.__mro__[2]
+_USAGE_ERROR: Any = typer.BadParameter.__mro__[1]
+_CLICK_ERROR: Any = typer.BadParameter.__mro__[2]
 
 
 class LazyGroup(TyperGroup):
@@ -114,15 +114,16 @@ class LazyGroup(TyperGroup):
         # For listing only: a stub with the command's one-line help.
         return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1], short_help=COMMANDS[cmd_name][1])
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # type: ignore[override]
         """As click's, except that a usage error (an unknown option, a value of the wrong
         type) is one line on stderr, ``error: ...`` and where to find help, exit 2, like
         every other refusal (click prints the usage, a hint and the error on three)."""
+        run: Any = super().main
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return run(*args, standalone_mode=False, **kwargs)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
-        except _USAGE_ERROR as e:
+            code = run(*args, standalone_mode=False, **kwargs)
+        except _USAGE_ERROR as e:  # (Any: typer's click, vendored or not)
             if type(e).__name__ == "NoArgsIsHelpError":  # bare `assay`: the help itself
                 e.show()
                 sys.exit(e.exit_code)

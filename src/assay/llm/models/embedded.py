@@ -38,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.llm.models.base import GENERATION_PARAMS, CallError, ChatResponse, Message, Usage
+from assay.llm.models.base import (
+    GENERATION_PARAMS,
+    CallError,
+    ChatResponse,
+    LoglikResponse,
+    Message,
+    Usage,
+)
 
 __all__ = ["EmbeddedChatModel", "default_gguf_path", "llama_response_format", "EMBEDDED_NAME"]
 
@@ -111,7 +118,11 @@ class EmbeddedChatModel:
             llama.cpp's threads spin, and on a busy machine fewer threads are faster).
         defaults: generation parameters used when a call does not give them
             (default :data:`EMBEDDED_DEFAULTS`).
+
+    It scores continuations too (:meth:`loglik`): ``loglik_support`` is ``"full"``.
     """
+
+    loglik_support = "full"
 
     def __init__(
         self,
@@ -131,6 +142,7 @@ class EmbeddedChatModel:
         self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         self.defaults = dict(EMBEDDED_DEFAULTS if defaults is None else defaults)
         self._llama: Any = None
+        self._template: Any = None
         self._load_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-llama")
 
@@ -193,6 +205,59 @@ class EmbeddedChatModel:
         msgs = [dict(m) for m in messages]
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._complete, msgs, merged)
+
+    async def loglik(
+        self, messages: Sequence[Message], continuations: Sequence[str], *, prefix: str = ""
+    ) -> LoglikResponse:
+        """``log P(continuation | prompt)`` of each continuation, in the worker thread.
+
+        The prompt is the conversation rendered by the GGUF's own chat template with the
+        assistant's turn opened (as a chat call would see it), then ``prefix`` (the start
+        of the assistant's reply); scoring is :class:`~assay.llm.models.llama_loglik.
+        LlamaLoglik` (lm-eval's token split, the KV state of a shared prefix reused).
+        """
+        msgs = [dict(m) for m in messages]
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor, self._score, msgs, list(continuations), prefix
+        )
+
+    def render(self, messages: Sequence[Message]) -> str:
+        """The prompt text of a conversation: the GGUF chat template, assistant turn opened."""
+        llama = self._model()
+        if self._template is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            template = llama.metadata.get("tokenizer.chat_template")
+            if not template:
+                raise CallError("model", f"{self.model_path.name} has no chat template")
+            eos, bos = llama.token_eos(), llama.token_bos()
+            self._template = Jinja2ChatFormatter(
+                template=template,
+                eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
+                bos_token=llama._model.token_get_text(bos) if bos != -1 else "",
+            )
+        return str(self._template(messages=[dict(m) for m in messages]).prompt)
+
+    def _score(
+        self, messages: list[dict[str, Any]], continuations: list[str], prefix: str
+    ) -> LoglikResponse:
+        from assay.llm.models.llama_loglik import LlamaLoglik
+
+        t0 = time.perf_counter()
+        try:
+            scorer = LlamaLoglik(self._model())
+            prompt = self.render(messages) + prefix
+            if len(scorer.tokens(prompt + max(continuations, key=len, default=""))) > self.n_ctx:
+                raise CallError("model", f"the prompt does not fit the {self.n_ctx}-token context")
+            options = scorer.score(prompt, continuations)
+        except (InvalidInputError, CallError):
+            raise
+        except Exception as e:  # llama.cpp failures
+            raise CallError("model", f"{type(e).__name__}: {e}") from e
+        n_prompt = len(scorer.tokens(prompt))
+        usage = Usage(n_prompt + sum(o.n_tokens for o in options), 0)
+        return LoglikResponse(tuple(options), usage, time.perf_counter() - t0)
 
     def load(self) -> EmbeddedChatModel:
         """Load the weights now instead of on the first call."""

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.llm.models.base import CallError, ChatResponse, Message, Usage
+from assay.llm.models.base import CallError, ChatResponse, LoglikResponse, Message, Usage
 
 __all__ = ["OpenAIChatModel", "parse_retry_after"]
 
@@ -93,6 +93,10 @@ class OpenAIChatModel:
             it is installed.
         default_headers: headers sent with every request (e.g. the ``Authorization``
             header made from credentials in a URL spec; it replaces the API key's).
+        loglik: how the server is asked for log-likelihoods (:meth:`loglik`):
+            ``"completions"`` (``/v1/completions`` with ``echo``: any continuation),
+            ``"chat"`` (``top_logprobs`` of the first reply token: single-token labels
+            only), or ``None``: not asked (answer modes that need them are refused).
 
     Connection pools belong to an event loop; a model used from a new loop (each
     ``Runner.run`` is one ``asyncio.run``) gets a fresh client for it, so pooled
@@ -111,7 +115,18 @@ class OpenAIChatModel:
         http_backend: str = "auto",
         spec: str | None = None,
         default_headers: dict[str, str] | None = None,
+        loglik: str | None = None,
     ) -> None:
+        from assay.llm.models.openai_loglik import LOGLIK_MODES
+
+        if loglik is not None and loglik not in LOGLIK_MODES:
+            raise InvalidInputError(
+                f"must be 'completions' or 'chat', not {loglik!r}",
+                source="model option",
+                field="loglik",
+            )
+        self.loglik_mode = loglik
+        self.loglik_support = LOGLIK_MODES.get(loglik or "")
         if http_backend not in ("auto", "aiohttp", "httpx"):
             raise InvalidInputError(
                 f"must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}",
@@ -160,20 +175,44 @@ class OpenAIChatModel:
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """One chat-completions request; raises :class:`CallError` on any failure."""
-        import openai
-
         body_json: dict[str, Any] = {k: v for k, v in params.items() if v is not None}
         body_json["model"] = self.name
         body_json["messages"] = [dict(m) for m in messages]
+        body, latency = await self._post("/chat/completions", body_json)
+        return parse_completion(body, latency)
+
+    async def loglik(
+        self, messages: Sequence[Message], continuations: Sequence[str], *, prefix: str = ""
+    ) -> LoglikResponse:
+        """Each continuation's log-likelihood after the conversation, as the model option
+        ``loglik`` says (see :mod:`assay.llm.models.openai_loglik`); one request."""
+        from assay.llm.models import openai_loglik as ll
+
+        if self.loglik_mode == "completions":
+            prompt = ll.plain_prompt(messages) + prefix
+            body = ll.completions_body(self.name, prompt, continuations)
+            content, latency = await self._post("/completions", body)
+            return ll.parse_completions(content, prompt, continuations, latency)
+        if self.loglik_mode == "chat" and not prefix:
+            content, latency = await self._post(
+                "/chat/completions", ll.chat_body(self.name, messages)
+            )
+            return ll.parse_chat(content, continuations, latency)
+        why = "a reply prefix" if self.loglik_mode == "chat" else "log-likelihoods"
+        raise CallError("model", f"{self.spec}: loglik={self.loglik_mode} cannot score {why}")
+
+    async def _post(self, path: str, body_json: dict[str, Any]) -> tuple[bytes, float]:
+        """POST ``body_json`` to ``base_url + path``: the answer's body and latency, or a
+        :class:`CallError` (HTTP status, timeout, connection)."""
+        import openai
+
         t0 = time.perf_counter()
         try:
             # The SDK's documented route for raw requests: its auth, headers, connection
             # pool and error mapping, without re-validating the params or building
             # pydantic models (we parse the JSON ourselves and keep it as the raw answer).
             client = self._loop_client()
-            response = await client.post(
-                "/chat/completions", body=body_json, cast_to=self._response_type
-            )
+            response = await client.post(path, body=body_json, cast_to=self._response_type)
             body = response.content
         except openai.APIConnectionError as e:  # includes APITimeoutError
             if _is_timeout(e):
@@ -192,8 +231,7 @@ class OpenAIChatModel:
             ) from e
         except openai.APIError as e:  # anything else the SDK raises while reading the answer
             raise CallError("bad_response", _describe(e), retryable=True) from e
-        latency = time.perf_counter() - t0
-        return parse_completion(body, latency)
+        return body, time.perf_counter() - t0
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool (of the running event loop)."""

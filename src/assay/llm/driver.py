@@ -146,7 +146,7 @@ def resolve_model(model: ChatModel | str | None, options: RunOptions) -> ChatMod
         return model
     from assay.llm.models.spec import load_model
 
-    return load_model(model, timeout=options.timeout)
+    return load_model(model, timeout=options.timeout, loglik=options.loglik)
 
 
 def run_items(

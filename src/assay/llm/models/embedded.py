@@ -114,8 +114,9 @@ class EmbeddedChatModel:
     Args:
         model_path: a GGUF file; default :func:`default_gguf_path`.
         n_ctx: context window in tokens.
-        n_threads: CPU threads for inference (default: half the cores, at least 1;
-            llama.cpp's threads spin, and on a busy machine fewer threads are faster).
+        n_threads: CPU threads for generation and prompt decoding (default: half the
+            cores, at least 1; llama.cpp's threads spin, and on a busy machine fewer
+            threads are faster: docs/llm.md has the measurement).
         defaults: generation parameters used when a call does not give them
             (default :data:`EMBEDDED_DEFAULTS`).
 
@@ -175,6 +176,9 @@ class EmbeddedChatModel:
                     model_path=str(self.model_path),
                     n_ctx=self.n_ctx,
                     n_threads=self.n_threads,
+                    # prompts too: llama-cpp-python's default is every core, and its
+                    # spinning threads made prompts 5x slower on a busy 2-core machine
+                    n_threads_batch=self.n_threads,
                     verbose=False,
                 )
             return self._llama

@@ -15,10 +15,21 @@ __all__ = ["run_cat", "run_fairness", "run_language"]
 
 
 def run_cat(
-    data: str | Path, model: Any = None, *, max_queries: int = 0, seed: int = 1, **run: Any
+    data: str | Path,
+    model: Any = None,
+    *,
+    max_queries: int = 0,
+    seed: int = 1,
+    answer_mode: str | None = None,
+    **run: Any,
 ) -> SuiteResult:
-    """Context association tests over a StereoSet ``dev.json`` (``run``: :func:`run_suite`)."""
-    return run_suite(CATSuite(str(data), max_queries=max_queries, seed=seed), model, **run)
+    """Context association tests over a StereoSet ``dev.json`` (``run``: :func:`run_suite`).
+
+    ``answer_mode``: ``generate``, ``loglik`` or ``loglik_norm``; ``None``: ``loglik`` for
+    a model that gives log-probabilities, else ``generate`` (docs/suites.md).
+    """
+    suite = CATSuite(str(data), max_queries=max_queries, seed=seed, answer_mode=answer_mode)
+    return run_suite(suite, model, **run)
 
 
 def run_fairness(
@@ -31,11 +42,13 @@ def run_fairness(
     sample: bool = False,
     max_queries: int = 0,
     seed: int = 1,
+    answer_mode: str | None = None,
     **run: Any,
 ) -> SuiteResult:
     """LLM fairness with counterfactuals on a dataset (``pisa``, ``compas`` or a TOML file)."""
     data = load_fairness_data(dataset, train=train, test=test, raw=raw, sample=sample)
-    return run_suite(FairnessSuite(data, max_queries=max_queries, seed=seed), model, **run)
+    suite = FairnessSuite(data, max_queries=max_queries, seed=seed, answer_mode=answer_mode)
+    return run_suite(suite, model, **run)
 
 
 def run_language(
@@ -45,8 +58,11 @@ def run_language(
     languages: Sequence[str] | None = None,
     max_queries: int = 0,
     seed: int = 1,
+    answer_mode: str | None = None,
     **run: Any,
 ) -> SuiteResult:
     """Language exams over a Kaleidoscope-style CSV."""
-    suite = LanguageSuite(data, languages=languages, max_queries=max_queries, seed=seed)
+    suite = LanguageSuite(
+        data, languages=languages, max_queries=max_queries, seed=seed, answer_mode=answer_mode
+    )
     return run_suite(suite, model, **run)

@@ -145,6 +145,10 @@ def test_cli_answer_mode_is_in_the_records_and_the_store(chat_server, tmp_path):
     assert bad.exit_code == 2 and "--answer-mode" in bad.output
     dry = CliRunner().invoke(app, [*args[:6], "--answer-mode", "loglik", "--dry-run", "1"])
     assert dry.exit_code == 0 and "scored after" in dry.output
+    calls = srv.calls
+    refused = CliRunner().invoke(app, [*args[:6], "--no-cache", "--answer-mode", "loglik"])
+    assert refused.exit_code == 2 and "no log-probabilities" in refused.output
+    assert srv.calls == calls  # refused before any call
 
 
 class _Recorder:

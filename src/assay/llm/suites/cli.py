@@ -268,12 +268,10 @@ def average(
 
 def _dry_run_mode(suite: Any, run: _Run) -> None:
     """The answer mode a real run would use, told by the spec alone (no model loaded)."""
-    from assay.llm.models.openai_loglik import LOGLIK_MODES
-    from assay.llm.models.spec import parse_model_spec
+    from assay.llm.models.spec import spec_loglik_support
     from assay.llm.suites.base import resolve_answer_mode
 
-    kind = parse_model_spec(run.model).kind
-    support = "full" if kind == "embedded" else LOGLIK_MODES.get(run.loglik or "")
+    support = spec_loglik_support(run.model, run.loglik)
     suite.mode = resolve_answer_mode(suite.answer_mode, support, labels_only=suite.labels_only)
 
 

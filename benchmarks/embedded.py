@@ -100,9 +100,12 @@ def peer_loglik(llm: Any, render: Callable[[Any], str], calls: list[Any]) -> tup
             tokens += out["usage"]["prompt_tokens"]
             # the option's tokens: lm-eval's split, counted in tokens (llama-cpp-python's
             # text_offset skips the chat template's special tokens, so offsets cannot say)
+            # and its lists leave those tokens out: count from the end, before the
+            # generated token if there is one (none when the model stops at once)
             k = len(llm.tokenize((prompt + cont).encode(), special=True)) - n_prompt
             values = out["choices"][0]["logprobs"]["token_logprobs"]
-            scores.append(float(sum(values[-1 - k : -1])) if k else 0.0)
+            end = len(values) - out["usage"]["completion_tokens"]
+            scores.append(float(sum(values[end - k : end])))
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
         agree += best == max(range(len(scores)), key=lambda i: (call.parsed["logprobs"][i], -i))
     return tokens, agree

@@ -46,7 +46,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.llm.items import Item, Record
-from assay.llm.models.base import INTERRUPTED, CallError, ChatModel, ChatResponse, Message
+from assay.llm.models.base import (
+    INTERRUPTED,
+    CallError,
+    ChatModel,
+    ChatResponse,
+    LoglikResponse,
+    Message,
+    loglik_support,
+)
 from assay.llm.options import RunOptions
 from assay.llm.task import Call, Invalid, LLMTask, Prepared
 from assay.results import MetricSet
@@ -138,7 +146,7 @@ def resolve_model(model: ChatModel | str | None, options: RunOptions) -> ChatMod
         return model
     from assay.llm.models.spec import load_model
 
-    return load_model(model, timeout=options.timeout)
+    return load_model(model, timeout=options.timeout, loglik=options.loglik)
 
 
 def run_items(
@@ -168,6 +176,7 @@ class _Guard:
         self.name = model.name
         self.spec = getattr(model, "spec", model.name)
         self.identity = model.identity
+        self.loglik_support = loglik_support(model)
         self.max_errors = max_errors
         self.errors = 0
         self.stopped = False
@@ -176,6 +185,13 @@ class _Guard:
         if self.stopped:
             raise CallError("model", STOP_MESSAGE)
         return await self.model.chat(messages, **params)
+
+    async def loglik(
+        self, messages: Sequence[Message], continuations: Sequence[str], *, prefix: str = ""
+    ) -> LoglikResponse:
+        if self.stopped:
+            raise CallError("model", STOP_MESSAGE)
+        return await self.model.loglik(messages, continuations, prefix=prefix)  # type: ignore[attr-defined, no-any-return]
 
     async def aclose(self) -> None:
         close = getattr(self.model, "aclose", None)
@@ -215,16 +231,21 @@ def evaluate(
     check_cache(options.runner_cache())  # a file that is no cache, before anything is written
     chat_model = resolve_model(model, options)
     task.start(chat_model)
+    first = task.stage(0, [])  # again: the items may depend on the model (answer modes)
     if preflight is not None:
         preflight()
     guard = _Guard(chat_model, options.max_errors)
     runner = make_runner(guard, options, on_record=guard.observe)
     calls: list[Call] = []
+    shared = _in_process(chat_model)  # one KV cache: consecutive prompts share a prefix
+
+    def run(items: list[Item]) -> list[Record]:
+        return _run_ordered(runner, items) if shared else run_interruptible(runner, items)
 
     n, phase = 0, first
     try:
         while phase:
-            _run_stage(task, phase, lambda items: run_interruptible(runner, items), guard, calls)
+            _run_stage(task, phase, run, guard, calls)
             n += 1
             phase = [] if guard.stopped else task.stage(n, calls)
     except RunInterrupted as stop:
@@ -281,6 +302,42 @@ def _run_stage(
         pending = nxt
 
 
+def prefix_order(items: Sequence[Item]) -> list[int]:
+    """Positions of ``items`` in the order that runs them fastest on an in-process model:
+    sorted by their conversation text, so prompts that share a prefix (instructions,
+    few-shot rows, the options of one question) follow one another and llama.cpp decodes
+    only what differs from the previous prompt.
+
+    Example:
+        >>> its = [Item.from_prompt(i, p) for i, p in [("a", "xb"), ("b", "y"), ("c", "xa")]]
+        >>> prefix_order(its)
+        [2, 0, 1]
+    """
+
+    def text(it: Item) -> str:
+        return "\x00".join(str(m.get("content", "")) for m in it.messages)
+
+    return sorted(range(len(items)), key=lambda i: text(items[i]))
+
+
+def _run_ordered(runner: Any, items: list[Item]) -> list[Record]:
+    """Run ``items`` in :func:`prefix_order`; the records come back in the items' order,
+    so nothing downstream (records, item rows) depends on the order of the calls."""
+    from assay.llm.interrupt import RunInterrupted, run_interruptible
+
+    order = prefix_order(items)
+    try:
+        done = run_interruptible(runner, [items[i] for i in order])
+    except RunInterrupted as stop:
+        by_id = {r.id: r for r in stop.records}
+        stop.records = [by_id[it.id] for it in items]
+        raise
+    back: list[Record] = [done[0]] * len(items) if done else []
+    for pos, i in enumerate(order):
+        back[i] = done[pos]
+    return back
+
+
 def _parsed_call(task: LLMTask, p: Prepared, item: Item, rec: Record) -> Call:
     if not rec.ok:
         return Call(item, rec, None, p.info, key=p.item.id)
@@ -325,3 +382,11 @@ def _result(
     return LLMRun(
         metrics, calls, status, error, task.kind, task.dataset, params, shown, started=started
     )
+
+
+def _in_process(model: ChatModel) -> bool:
+    """A model in this process with one KV cache (the embedded model): its items run in
+    prefix order so consecutive prompts reuse the shared prefix's state."""
+    from assay.llm.models.embedded import EmbeddedChatModel
+
+    return isinstance(model, EmbeddedChatModel)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.llm.models.base import Usage
+from assay.llm.models.base import LOGLIK_PARAM, Usage
 
 __all__ = ["Item", "Record", "check_unique_ids"]
 
@@ -93,6 +93,12 @@ class Item:
     id: str
     messages: tuple[Mapping[str, Any], ...]
     params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """``"loglik"`` when the params ask for log-likelihoods (``{"loglik": {...}}``: the
+        runner calls ``model.loglik``, :func:`~assay.llm.models.base.ask`), else ``"chat"``."""
+        return "loglik" if LOGLIK_PARAM in self.params else "chat"
 
     @classmethod
     def from_prompt(cls, id: str, prompt: str, *, system: str | None = None, **params: Any) -> Item:

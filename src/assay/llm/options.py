@@ -25,6 +25,9 @@ field              option                meaning
 ``reasks``         ``--judge-retries``   re-asks of an invalid reply (>= 0; None: the
                                          task's own; tasks that re-ask: the judge)
 ``quiet``          ``--quiet``           no progress bar and no summary line
+``loglik``         ``--loglik``          how an OpenAI-compatible server is asked for
+                                         log-likelihoods (the model option ``loglik``:
+                                         ``completions`` or ``chat``; None: not asked)
 =================  ====================  ===============================================
 
 Example:
@@ -60,6 +63,7 @@ OPTION_NAMES: dict[str, str] = {
     "structured": "--json-mode",
     "reasks": "--judge-retries",
     "quiet": "--quiet",
+    "loglik": "--loglik",
 }
 
 # field -> (lowest value, whether the lowest is allowed, None allowed)
@@ -91,6 +95,7 @@ class RunOptions:
     structured: bool = False
     reasks: int | None = None
     quiet: bool = True
+    loglik: str | None = None
 
     def __post_init__(self) -> None:
         for name, (low, inclusive, nullable) in _BOUNDS.items():

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import InvalidInputError
 from assay.llm.cache import FLUSH_INTERVAL, ResponseCache, cache_key
 from assay.llm.items import Item, Record, check_unique_ids
-from assay.llm.models.base import CallError, ChatModel, ChatResponse
+from assay.llm.models.base import CallError, ChatModel, ChatResponse, ask
 from assay.llm.models.clock import attempt_clock
 from assay.llm.policy import RateLimiter, RetryPolicy, RunStats, summarize
 from assay.llm.progress import Progress, summary_line
@@ -222,7 +222,7 @@ class Runner:
             t_attempt = time.perf_counter()
             try:
                 async with attempt_clock(self.timeout):  # a model may stop it while queued
-                    resp = await self.model.chat(item.messages, **params)
+                    resp = await ask(self.model, item.messages, params)  # chat or loglik
                 if not isinstance(resp, ChatResponse):
                     raise CallError(
                         "model", f"model returned {type(resp).__name__}, not a ChatResponse"

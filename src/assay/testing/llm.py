@@ -23,6 +23,14 @@ per prompt), ``log`` (prompt and outcome of every call), ``max_in_flight``, and
 ``authorizations`` (the ``Authorization`` header of every call, or None) and ``requests``
 (the JSON body of every call).
 
+It also answers ``POST /v1/completions`` with ``echo`` and ``logprobs`` (as vLLM and
+llama.cpp's server do: every prompt token's log-probability, its ``text_offset``, and
+one generated token), and chat requests with ``logprobs: true`` get the first reply
+token's ``top_logprobs``. The log-probabilities are scripted: ``token_logprobs(text)``
+splits a text into ``(token, logprob)`` pairs (default: :func:`toy_token_logprobs`), and
+``top_logprobs(messages)`` gives the ``(token, logprob)`` alternatives of a chat reply's
+first token (default: the reply's first word and two others).
+
 (This module was ``assay.llm.testing``; that name still works for one release.)
 
 Example:
@@ -51,7 +59,23 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 
-__all__ = ["FakeChatServer", "cached_responses", "kill_when_cached"]
+__all__ = ["FakeChatServer", "cached_responses", "kill_when_cached", "toy_token_logprobs"]
+
+
+def toy_token_logprobs(text: str) -> list[tuple[str, float]]:
+    """A toy tokenizer and language model: words with their leading whitespace, each with a
+    fixed log-probability from its CRC-32 (in [-5.9, -1.0]).
+
+    Example:
+        >>> toy_token_logprobs("Hi there")[1][0]
+        ' there'
+    """
+    import re
+    import zlib
+
+    tokens = re.findall(r"\s*\S+|\s+$", text)
+    return [(t, -1.0 - (zlib.crc32(t.encode("utf-8")) % 50) / 10.0) for t in tokens]
+
 
 _JSON = [(b"content-type", b"application/json")]
 
@@ -83,8 +107,12 @@ class FakeChatServer:
         host: str = "127.0.0.1",
         port: int = 0,
         responder: Callable[[list[dict[str, Any]]], str] | None = None,
+        token_logprobs: Callable[[str], list[tuple[str, float]]] | None = None,
+        top_logprobs: Callable[[list[dict[str, Any]]], list[tuple[str, float]]] | None = None,
     ) -> None:
         self.responder = responder
+        self.token_logprobs = token_logprobs or toy_token_logprobs
+        self.top_logprobs = top_logprobs
         self.plan = {k: list(v) for k, v in (plan or {}).items()}
         self.latency = latency
         self.hang_seconds = hang_seconds
@@ -197,7 +225,11 @@ class FakeChatServer:
             body += msg.get("body", b"")
             if not msg.get("more_body"):
                 break
-        if scope["method"] != "POST" or not scope["path"].rstrip("/").endswith("/chat/completions"):
+        path = scope["path"].rstrip("/")
+        if scope["method"] == "POST" and path.endswith("/v1/completions"):
+            await self._completions(body, send)
+            return
+        if scope["method"] != "POST" or not path.endswith("/chat/completions"):
             await _send(
                 send, 404, {"error": {"message": f"no route {scope['path']}", "type": "not_found"}}
             )
@@ -272,6 +304,50 @@ class FakeChatServer:
         else:
             raise InvalidInputError(f"unknown outcome {outcome!r}", source="plan")
 
+    async def _completions(self, body: bytes, send: Any) -> None:
+        """``/v1/completions`` with ``echo`` and ``logprobs`` (every prompt token scored)."""
+        try:
+            req = json.loads(body)
+            prompts = req["prompt"] if isinstance(req["prompt"], list) else [req["prompt"]]
+            if not req.get("echo") or not req.get("logprobs"):
+                raise KeyError("echo")
+        except (ValueError, KeyError, TypeError):
+            await _send(send, 400, {"error": {"message": "needs prompt, echo and logprobs"}})
+            return
+        self.calls += 1
+        self.requests.append(req)
+        self.answered += 1
+        choices = []
+        for i, prompt in enumerate(prompts):
+            pairs = [*self.token_logprobs(prompt), (" <gen>", -0.25)]  # + one generated token
+            offsets = [sum(len(t) for t, _ in pairs[:k]) for k in range(len(pairs))]
+            values: list[float | None] = [v for _, v in pairs]
+            values[0] = None  # no log-probability for the first token, as servers answer
+            tops = [None] + [{t: max(v, -1.0)} for t, v in pairs[1:]]
+            logprobs = {
+                "tokens": [t for t, _ in pairs],
+                "token_logprobs": values,
+                "text_offset": offsets,
+                "top_logprobs": tops,
+            }
+            choices.append({"index": i, "text": prompt + " <gen>", "logprobs": logprobs})
+        n = sum(len(self.token_logprobs(p)) for p in prompts)
+        usage = {"prompt_tokens": n, "completion_tokens": len(prompts), "total_tokens": n + 1}
+        await _send(send, 200, {"id": "cmpl-1", "object": "text_completion", "choices": choices,
+                                "usage": usage})  # fmt: skip
+
+    def _chat_logprobs(self, messages: list[dict[str, Any]], text: str) -> dict[str, Any]:
+        first = text.split()[0] if text.split() else text
+        tops = (
+            self.top_logprobs(messages)
+            if self.top_logprobs is not None
+            else [(first, -0.1), (" " + first, -2.5), ("\n", -4.0)]
+        )
+        chosen = max(tops, key=lambda tv: tv[1])[0] if tops else first
+        entries = [{"token": t, "logprob": v, "bytes": list(t.encode())} for t, v in tops]
+        top_value = max((v for _, v in tops), default=0.0)
+        return {"content": [{"token": chosen, "logprob": top_value, "top_logprobs": entries}]}
+
     async def _hang(self) -> None:
         assert self._stopping is not None
         try:
@@ -285,18 +361,19 @@ class FakeChatServer:
         else:
             text = f"echo: {prompt}"
         p = sum(len(str(m.get("content", "")).split()) for m in req.get("messages", []))
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {"role": "assistant", "content": text},
+            "finish_reason": "stop",
+        }
+        if req.get("logprobs"):
+            choice["logprobs"] = self._chat_logprobs(list(req.get("messages", [])), text)
         return {
             "id": f"chatcmpl-{self.calls}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": req.get("model", self.model),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": p,
                 "completion_tokens": len(text.split()),

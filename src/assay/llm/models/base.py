@@ -22,8 +22,9 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from assay.errors import InvalidInputError
@@ -36,6 +37,12 @@ __all__ = [
     "ChatModel",
     "ERROR_KINDS",
     "GENERATION_PARAMS",
+    "OptionScore",
+    "LoglikResponse",
+    "LOGLIK_PARAM",
+    "loglik_support",
+    "require_loglik",
+    "ask",
 ]
 
 #: One chat message, OpenAI style: ``{"role": "user", "content": "..."}``.
@@ -176,3 +183,127 @@ class ChatModel(Protocol):
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """Make exactly one attempt; raise :class:`CallError` on failure."""
         ...
+
+
+# -- log-likelihood answers (an optional capability) ----------------------------------
+
+#: The item parameter that makes an item a log-likelihood request (the runner then calls
+#: ``model.loglik`` instead of ``model.chat``): ``{"continuations": [...], "prefix": "..."}``.
+LOGLIK_PARAM = "loglik"
+
+
+@dataclass(frozen=True)
+class OptionScore:
+    """The log-likelihood of one continuation after a prompt.
+
+    Attributes:
+        logprob: ``sum_i log P(token_i | prompt, token_<i)`` (natural log).
+        n_tokens: how many tokens the continuation has after the prompt.
+        n_bytes: its length in UTF-8 bytes.
+        greedy: every token was the model's most likely one (lm-eval's ``is_greedy``).
+        bound: ``logprob`` is only an upper bound: the option was not among the
+            ``top_logprobs`` a chat endpoint returned (``loglik=chat``), so it got the
+            smallest log-probability returned.
+    """
+
+    logprob: float
+    n_tokens: int
+    n_bytes: int
+    greedy: bool
+    bound: bool = False
+
+
+@dataclass(frozen=True)
+class LoglikResponse:
+    """The answer of one log-likelihood call: one :class:`OptionScore` per continuation.
+
+    Example:
+        >>> r = LoglikResponse((OptionScore(-0.5, 1, 1, True), OptionScore(-2.0, 1, 1, False)))
+        >>> LoglikResponse.from_text(r.to_chat().text).options == r.options
+        True
+    """
+
+    options: tuple[OptionScore, ...]
+    usage: Usage = field(default_factory=Usage)
+    latency: float = 0.0
+    raw: dict[str, Any] | None = None
+
+    def to_chat(self) -> ChatResponse:
+        """As the runner records and caches it: the scores as JSON text."""
+        text = json.dumps({"options": [asdict(o) for o in self.options]}, separators=(",", ":"))
+        return ChatResponse(text, self.usage, self.latency, self.raw)
+
+    @classmethod
+    def from_text(cls, text: str) -> LoglikResponse:
+        """The scores back from a record's text (:meth:`to_chat`)."""
+        return cls(tuple(OptionScore(**o) for o in json.loads(text)["options"]))
+
+
+def loglik_support(model: Any) -> str | None:
+    """What log-likelihoods ``model`` gives: ``"full"`` (any continuation: the embedded
+    model, ``/v1/completions`` with ``echo``), ``"labels"`` (single-token labels only: a
+    chat endpoint's ``top_logprobs``) or ``None`` (none: it cannot score options)."""
+    support = getattr(model, "loglik_support", None)
+    return support if support in ("full", "labels") else None
+
+
+def require_loglik(model: Any, *, labels_only: bool, who: str) -> None:
+    """Refuse, before any call, a model that cannot score what ``who`` needs.
+
+    Raises:
+        InvalidInputError: the model gives no log-probabilities, or only of single-token
+            labels while ``who`` scores longer continuations.
+    """
+    support = loglik_support(model)
+    name = getattr(model, "spec", None) or getattr(model, "name", "the model")
+    if support is None:
+        raise InvalidInputError(
+            f"{name} gives no log-probabilities; use --answer-mode generate, or an "
+            "OpenAI-compatible server with the model option loglik=completions|chat",
+            source="--answer-mode",
+        )
+    if support == "labels" and not labels_only:
+        raise InvalidInputError(
+            f"{who} scores whole option texts, and {name} (loglik=chat) scores only "
+            "single-token labels; use loglik=completions or --answer-mode generate",
+            source="--answer-mode",
+        )
+
+
+async def ask(model: Any, messages: Sequence[Message], params: Mapping[str, Any]) -> ChatResponse:
+    """One attempt of one item: ``model.chat(messages, **params)``, or, for an item whose
+    params hold :data:`LOGLIK_PARAM` (``{"continuations": [...], "prefix": "..."}``),
+    ``model.loglik(...)`` as a :class:`ChatResponse` whose text is the scores' JSON.
+
+    Example:
+        >>> import asyncio
+        >>> class Fixed:
+        ...     loglik_support = "full"
+        ...     async def loglik(self, messages, continuations, prefix=""):
+        ...         return LoglikResponse(tuple(OptionScore(-1.0, 1, len(c), True)
+        ...                                     for c in continuations))
+        >>> r = asyncio.run(ask(Fixed(), [], {"loglik": {"continuations": ["a"]}}))
+        >>> LoglikResponse.from_text(r.text).options[0].logprob
+        -1.0
+    """
+    spec = params.get(LOGLIK_PARAM)
+    if spec is None:
+        return await model.chat(messages, **params)
+    conts = spec.get("continuations") if isinstance(spec, Mapping) else None
+    prefix = spec.get("prefix", "") if isinstance(spec, Mapping) else None
+    if (
+        len(params) != 1
+        or not isinstance(conts, list)
+        or not conts
+        or not all(isinstance(c, str) for c in conts)
+        or not isinstance(prefix, str)
+    ):
+        raise CallError(
+            "model",
+            "a loglik item's params are only {'loglik': {'continuations': [strings], "
+            "'prefix': string}}",
+        )
+    if loglik_support(model) is None:
+        raise CallError("model", "the model gives no log-probabilities")
+    resp = await model.loglik(messages, conts, prefix=prefix)
+    return resp.to_chat()

@@ -40,7 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.llm.models.base import GENERATION_PARAMS, CallError, ChatResponse, Message, Usage
+from assay.llm.models.base import (
+    GENERATION_PARAMS,
+    CallError,
+    ChatResponse,
+    LoglikResponse,
+    Message,
+    Usage,
+)
 from assay.llm.models.clock import untimed
 
 __all__ = ["EmbeddedChatModel", "default_gguf_path", "llama_response_format", "EMBEDDED_NAME"]
@@ -110,11 +117,16 @@ class EmbeddedChatModel:
     Args:
         model_path: a GGUF file; default :func:`default_gguf_path`.
         n_ctx: context window in tokens.
-        n_threads: CPU threads for inference (default: half the cores, at least 1;
-            llama.cpp's threads spin, and on a busy machine fewer threads are faster).
+        n_threads: CPU threads for generation and prompt decoding (default: half the
+            cores, at least 1; llama.cpp's threads spin, and on a busy machine fewer
+            threads are faster: docs/llm.md has the measurement).
         defaults: generation parameters used when a call does not give them
             (default :data:`EMBEDDED_DEFAULTS`).
+
+    It scores continuations too (:meth:`loglik`): ``loglik_support`` is ``"full"``.
     """
+
+    loglik_support = "full"
 
     def __init__(
         self,
@@ -134,6 +146,7 @@ class EmbeddedChatModel:
         self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         self.defaults = dict(EMBEDDED_DEFAULTS if defaults is None else defaults)
         self._llama: Any = None
+        self._template: Any = None
         self._load_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-llama")
         self._turn_sem = asyncio.Semaphore(1)
@@ -168,6 +181,9 @@ class EmbeddedChatModel:
                     model_path=str(self.model_path),
                     n_ctx=self.n_ctx,
                     n_threads=self.n_threads,
+                    # prompts too: llama-cpp-python's default is every core, and its
+                    # spinning threads made prompts 5x slower on a busy 2-core machine
+                    n_threads_batch=self.n_threads,
                     verbose=False,
                 )
             return self._llama
@@ -196,12 +212,18 @@ class EmbeddedChatModel:
         if "response_format" in merged:
             merged["response_format"] = llama_response_format(merged["response_format"])
         msgs = [dict(m) for m in messages]
+        result: ChatResponse = await self._in_turn(self._complete, msgs, merged)
+        return result
+
+    async def _in_turn(self, fn: Any, *args: Any) -> Any:
+        """Run ``fn(*args)`` in the worker thread when the model's turn comes: calls wait
+        their turn without spending their timeout."""
         loop = asyncio.get_running_loop()
         turn = self._turn(loop)
         async with untimed():  # waiting for the model is not part of the call's timeout
             await turn.acquire()
         try:
-            job = self._executor.submit(self._complete, msgs, merged)
+            job = self._executor.submit(fn, *args)
         except BaseException:
             turn.release()
             raise
@@ -215,6 +237,57 @@ class EmbeddedChatModel:
         if self._turn_loop is not loop:
             self._turn_sem, self._turn_loop = asyncio.Semaphore(1), loop
         return self._turn_sem
+
+    async def loglik(
+        self, messages: Sequence[Message], continuations: Sequence[str], *, prefix: str = ""
+    ) -> LoglikResponse:
+        """``log P(continuation | prompt)`` of each continuation, in the worker thread.
+
+        The prompt is the conversation rendered by the GGUF's own chat template with the
+        assistant's turn opened (as a chat call would see it), then ``prefix`` (the start
+        of the assistant's reply); scoring is :class:`~assay.llm.models.llama_loglik.
+        LlamaLoglik` (lm-eval's token split, the KV state of a shared prefix reused).
+        """
+        msgs = [dict(m) for m in messages]
+        result: LoglikResponse = await self._in_turn(self._score, msgs, list(continuations), prefix)
+        return result
+
+    def render(self, messages: Sequence[Message]) -> str:
+        """The prompt text of a conversation: the GGUF chat template, assistant turn opened."""
+        llama = self._model()
+        if self._template is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            template = llama.metadata.get("tokenizer.chat_template")
+            if not template:
+                raise CallError("model", f"{self.model_path.name} has no chat template")
+            eos, bos = llama.token_eos(), llama.token_bos()
+            self._template = Jinja2ChatFormatter(
+                template=template,
+                eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
+                bos_token=llama._model.token_get_text(bos) if bos != -1 else "",
+            )
+        return str(self._template(messages=[dict(m) for m in messages]).prompt)
+
+    def _score(
+        self, messages: list[dict[str, Any]], continuations: list[str], prefix: str
+    ) -> LoglikResponse:
+        from assay.llm.models.llama_loglik import LlamaLoglik
+
+        t0 = time.perf_counter()
+        try:
+            scorer = LlamaLoglik(self._model())
+            prompt = self.render(messages) + prefix
+            if len(scorer.tokens(prompt + max(continuations, key=len, default=""))) > self.n_ctx:
+                raise CallError("model", f"the prompt does not fit the {self.n_ctx}-token context")
+            options = scorer.score(prompt, continuations)
+        except (InvalidInputError, CallError):
+            raise
+        except Exception as e:  # llama.cpp failures
+            raise CallError("model", f"{type(e).__name__}: {e}") from e
+        n_prompt = len(scorer.tokens(prompt))
+        usage = Usage(n_prompt + sum(o.n_tokens for o in options), 0)
+        return LoglikResponse(tuple(options), usage, time.perf_counter() - t0)
 
     def load(self) -> EmbeddedChatModel:
         """Load the weights now instead of on the first call."""

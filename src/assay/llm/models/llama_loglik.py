@@ -26,29 +26,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from assay.llm.models.base import OptionScore
+
 __all__ = ["OptionScore", "LlamaLoglik", "log_softmax_at"]
-
-
-@dataclass(frozen=True)
-class OptionScore:
-    """The log-likelihood of one continuation.
-
-    Attributes:
-        logprob: ``sum_i log P(token_i | prompt, token_<i)`` (natural log).
-        n_tokens: how many tokens the continuation has after the prompt.
-        n_bytes: its length in UTF-8 bytes (lm-eval's ``acc_norm`` divides by it).
-        greedy: every token was the model's most likely one (lm-eval's ``is_greedy``).
-    """
-
-    logprob: float
-    n_tokens: int
-    n_bytes: int
-    greedy: bool
 
 
 def log_softmax_at(logits: np.ndarray, token: int) -> tuple[float, bool]:

@@ -33,7 +33,7 @@ from typing import Any
 import msgspec
 
 from assay.errors import InvalidInputError
-from assay.llm.models.base import CallError, ChatResponse, Message, Usage
+from assay.llm.models.base import CallError, ChatResponse, LoglikResponse, Message, Usage
 from assay.llm.models.http import BACKENDS, Transport, open_transport
 
 __all__ = ["OpenAIChatModel", "parse_retry_after"]
@@ -123,7 +123,18 @@ class OpenAIChatModel:
         http_backend: str = "auto",
         spec: str | None = None,
         default_headers: dict[str, str] | None = None,
+        loglik: str | None = None,
     ) -> None:
+        from assay.llm.models.openai_loglik import LOGLIK_MODES
+
+        if loglik is not None and loglik not in LOGLIK_MODES:
+            raise InvalidInputError(
+                f"must be 'completions' or 'chat', not {loglik!r}",
+                source="model option",
+                field="loglik",
+            )
+        self.loglik_mode = loglik
+        self.loglik_support = LOGLIK_MODES.get(loglik or "")
         if http_backend != "auto" and http_backend not in BACKENDS:
             raise InvalidInputError(
                 f"must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}",
@@ -169,13 +180,38 @@ class OpenAIChatModel:
         body: dict[str, Any] = {k: v for k, v in params.items() if v is not None}
         body["model"] = self.name
         body["messages"] = [m if type(m) is dict else dict(m) for m in messages]
+        content, latency = await self._post(self._url, body)
+        return parse_completion(content, latency)
+
+    async def loglik(
+        self, messages: Sequence[Message], continuations: Sequence[str], *, prefix: str = ""
+    ) -> LoglikResponse:
+        """Each continuation's log-likelihood after the conversation, as the model option
+        ``loglik`` says (see :mod:`assay.llm.models.openai_loglik`); one request."""
+        from assay.llm.models import openai_loglik as ll
+
+        if self.loglik_mode == "completions":
+            prompt = ll.plain_prompt(messages) + prefix
+            body = ll.completions_body(self.name, prompt, continuations)
+            content, latency = await self._post(f"{self._endpoint}/completions", body)
+            return ll.parse_completions(content, prompt, continuations, latency)
+        if self.loglik_mode == "chat" and not prefix:
+            content, latency = await self._post(self._url, ll.chat_body(self.name, messages))
+            return ll.parse_chat(content, continuations, latency)
+        why = "a reply prefix" if self.loglik_mode == "chat" else "log-likelihoods"
+        raise CallError("model", f"{self.spec}: loglik={self.loglik_mode} cannot score {why}")
+
+    async def _post(self, url: str, body: dict[str, Any]) -> tuple[bytes, float]:
+        """POST ``body`` as JSON to ``url``: the answer's content and latency, or a
+        :class:`CallError` (HTTP status; the transport raises timeouts and connection
+        failures as theirs)."""
         try:
             data = _encode(body)
         except (TypeError, ValueError) as e:
             raise CallError("model", f"the request is not JSON: {e}") from None
         transport = self._loop_transport()
         t0 = time.perf_counter()
-        status, headers, content = await transport.post(self._url, data)
+        status, headers, content = await transport.post(url, data)
         latency = time.perf_counter() - t0
         if not 200 <= status < 300:
             raise CallError(
@@ -185,7 +221,7 @@ class OpenAIChatModel:
                 retryable=CallError.status_is_retryable(status),
                 retry_after=parse_retry_after(headers),
             )
-        return parse_completion(content, latency)
+        return content, latency
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool (of the running event loop)."""

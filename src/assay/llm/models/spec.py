@@ -51,6 +51,7 @@ __all__ = [
     "model_options",
     "DEFAULT_MODEL_ENV",
     "EMBEDDED_N_CTX",
+    "spec_loglik_support",
 ]
 
 DEFAULT_MODEL_ENV = "ASSAY_MODEL"
@@ -265,6 +266,22 @@ def load_model(spec: str | ModelSpec | None = None, **options: Any) -> ChatModel
         default_headers=headers or None,
         **given,
     )
+
+
+def spec_loglik_support(spec: str | None, loglik: str | None = None) -> str | None:
+    """What the model a spec names can score (:func:`~assay.llm.models.base.loglik_support`),
+    told without loading it: ``"full"`` for the embedded model, else what the model option
+    ``loglik`` gives (``--dry-run`` shows the prompts of the answer mode a run would use).
+
+    Example:
+        >>> spec_loglik_support("embedded"), spec_loglik_support("http://h/v1#m", "chat")
+        ('full', 'labels')
+    """
+    from assay.llm.models.openai_loglik import LOGLIK_MODES
+
+    if parse_model_spec(spec).kind == "embedded":
+        return "full"
+    return LOGLIK_MODES.get(loglik or "")
 
 
 _KIND_NAMES = {"openai": "an OpenAI-compatible endpoint", "embedded": "the in-process model"}

@@ -60,12 +60,18 @@ def run_cat(
     sample: bool = False,
     max_queries: int = 0,
     seed: int = 1,
+    answer_mode: str | None = None,
     **run: Any,
 ) -> SuiteResult:
     """Context association tests over a StereoSet ``dev.json`` (or the shipped sample with
-    ``sample=True``); ``run``: :func:`run_suite`'s options."""
+    ``sample=True``); ``run``: :func:`run_suite`'s options.
+
+    ``answer_mode``: ``generate``, ``loglik`` or ``loglik_norm``; ``None``: ``loglik`` for
+    a model that gives log-probabilities, else ``generate`` (docs/suites.md).
+    """
     path = suite_data(data, sample=sample, suite="cat")
-    return run_suite(CATSuite(path, max_queries=max_queries, seed=seed), model, **run)
+    suite = CATSuite(path, max_queries=max_queries, seed=seed, answer_mode=answer_mode)
+    return run_suite(suite, model, **run)
 
 
 def run_fairness(
@@ -78,11 +84,13 @@ def run_fairness(
     sample: bool = False,
     max_queries: int = 0,
     seed: int = 1,
+    answer_mode: str | None = None,
     **run: Any,
 ) -> SuiteResult:
     """LLM fairness with counterfactuals on a dataset (``pisa``, ``compas`` or a TOML file)."""
     data = load_fairness_data(dataset, train=train, test=test, raw=raw, sample=sample)
-    return run_suite(FairnessSuite(data, max_queries=max_queries, seed=seed), model, **run)
+    suite = FairnessSuite(data, max_queries=max_queries, seed=seed, answer_mode=answer_mode)
+    return run_suite(suite, model, **run)
 
 
 def run_language(
@@ -93,9 +101,12 @@ def run_language(
     languages: Sequence[str] | None = None,
     max_queries: int = 0,
     seed: int = 1,
+    answer_mode: str | None = None,
     **run: Any,
 ) -> SuiteResult:
     """Language exams over a Kaleidoscope-style CSV (or the shipped sample, ``sample=True``)."""
     path = suite_data(data, sample=sample, suite="language")
-    suite = LanguageSuite(path, languages=languages, max_queries=max_queries, seed=seed)
+    suite = LanguageSuite(
+        path, languages=languages, max_queries=max_queries, seed=seed, answer_mode=answer_mode
+    )
     return run_suite(suite, model, **run)

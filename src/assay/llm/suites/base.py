@@ -18,6 +18,16 @@ says four things:
 A suite may ask for a second round of calls after the first (:meth:`Suite.follow_up`: the
 counterfactual prompts of LLM fairness, made only for points whose first call did not fail).
 
+**Answer modes** (``answer_mode``, ``--answer-mode``): ``generate`` (the model writes its
+answer, a strict parser reads it, unreadable answers are invalid, as the spec says),
+``loglik`` (each option's continuation is scored by the model's log-probability after the
+prompt and the most likely one is the answer: lm-evaluation-harness's ``acc``) and
+``loglik_norm`` (the same with each log-probability divided by the continuation's length
+in characters: lm-eval's ``acc_norm``). Both loglik modes make the same calls (a switch
+between them is answered from the cache), and no answer is invalid by construction.
+``None`` picks ``loglik`` for a model that gives log-probabilities (the embedded model),
+``generate`` otherwise (:func:`resolve_answer_mode`).
+
 Example:
     >>> Prepared(Item.from_prompt("q1", "2+2?"), {"answer": "4"}).item.id
     'q1'
@@ -32,18 +42,84 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.driver import STOP_MESSAGE, LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
+from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
 from assay.llm.options import RunOptions
 from assay.llm.task import Call, LLMTask, Prepared
-from assay.results import MetricSet
+from assay.results import Metric, MetricSet
 
 if TYPE_CHECKING:
     from assay.llm.models.base import ChatModel
 
-__all__ = ["Prepared", "Call", "Suite", "SuiteResult", "run_suite", "template", "STOP_MESSAGE"]
+__all__ = [
+    "Prepared",
+    "Call",
+    "Suite",
+    "SuiteResult",
+    "run_suite",
+    "template",
+    "STOP_MESSAGE",
+    "ANSWER_MODES",
+    "resolve_answer_mode",
+    "loglik_pick",
+]
+
+#: How a suite gets its answers (see the module docstring).
+ANSWER_MODES = ("generate", "loglik", "loglik_norm")
+
+
+def resolve_answer_mode(requested: str | None, support: str | None, *, labels_only: bool) -> str:
+    """The answer mode a run uses: the one asked for, else ``loglik`` when the model can
+    score the suite's options (``support``: :func:`~assay.llm.models.base.loglik_support`)
+    and ``generate`` when it cannot.
+
+    Example:
+        >>> resolve_answer_mode(None, "full", labels_only=False)
+        'loglik'
+        >>> resolve_answer_mode(None, "labels", labels_only=False)
+        'generate'
+        >>> resolve_answer_mode("generate", "full", labels_only=True)
+        'generate'
+    """
+    if requested is not None:
+        return requested
+    ok = support == "full" or (support == "labels" and labels_only)
+    return "loglik" if ok else "generate"
+
+
+def loglik_pick(prepared: Prepared, text: str, mode: str) -> tuple[int, dict[str, Any]]:
+    """The option a loglik reply picks, and what the parsed result keeps of it.
+
+    ``loglik``: the highest log-probability (lm-eval's ``acc``); ``loglik_norm``: the
+    highest log-probability per character of the continuation (``acc_norm``). Ties go to
+    the first option. The kept facts: ``logprobs`` (per continuation, in the item's
+    order) and ``bound: true`` when a chat endpoint's ``top_logprobs`` left an option
+    out (its value is an upper bound).
+
+    Example:
+        >>> from assay.llm.models.base import OptionScore
+        >>> p = Prepared(Item("q", ({"role": "user", "content": "?"},),
+        ...                   {"loglik": {"continuations": ["ab", "abcdef"]}}))
+        >>> t = LoglikResponse((OptionScore(-2.0, 1, 2, True), OptionScore(-3.0, 2, 6, False)))
+        >>> loglik_pick(p, t.to_chat().text, "loglik")[0], loglik_pick(p, t.to_chat().text,
+        ...     "loglik_norm")[0]
+        (0, 1)
+    """
+    options = LoglikResponse.from_text(text).options
+    conts = prepared.item.params[LOGLIK_PARAM]["continuations"]
+    lp = np.array([o.logprob for o in options], dtype=np.float64)
+    if mode == "loglik_norm":
+        lp = lp / np.maximum(1, np.array([len(c) for c in conts], dtype=np.float64))
+    kept: dict[str, Any] = {"logprobs": [o.logprob for o in options]}
+    if any(o.bound for o in options):
+        kept["bound"] = True
+    return int(np.argmax(lp)), kept
+
 
 #: What a suite run returns (the driver's :class:`~assay.llm.driver.LLMRun`).
 SuiteResult = LLMRun
@@ -58,9 +134,24 @@ class Suite(LLMTask):
     seed: int = 1
     max_tokens: int = 16
     max_errors: int = 0
+    #: the answer mode asked for (None: decided by the model, :func:`resolve_answer_mode`)
+    answer_mode: str | None = None
+    #: the answer mode of the run (known once the model is: :meth:`start`)
+    mode: str = "generate"
+    #: whether the loglik modes score single-token labels only (a chat endpoint can)
+    labels_only: bool = False
 
-    def setup(self, *, max_queries: int, seed: int, max_tokens: int) -> None:
+    def setup(
+        self, *, max_queries: int, seed: int, max_tokens: int, answer_mode: str | None = None
+    ) -> None:
         """Check and keep the options every suite has."""
+        if answer_mode is not None and answer_mode not in ANSWER_MODES:
+            raise InvalidInputError(
+                f"expected one of {', '.join(ANSWER_MODES)}, got {answer_mode!r}",
+                source="--answer-mode",
+            )
+        self.answer_mode = answer_mode
+        self.mode = answer_mode or "generate"
         if max_queries < 0:
             raise InvalidInputError(f"must be >= 0, got {max_queries}", source="--max-queries")
         if max_tokens < 1:
@@ -79,6 +170,18 @@ class Suite(LLMTask):
     @abstractmethod
     def parse(self, prepared: Prepared, text: str) -> dict[str, Any]:
         """One raw answer -> a JSON-able parsed result (a suite never re-asks)."""
+
+    def start(self, model: ChatModel) -> None:
+        """The answer mode of the run, from the model (refused if it cannot score options)."""
+        support = loglik_support(model)
+        self.mode = resolve_answer_mode(self.answer_mode, support, labels_only=self.labels_only)
+        if self.mode != "generate":
+            require_loglik(model, labels_only=self.labels_only, who=f"the {self.kind} suite")
+
+    @property
+    def loglik(self) -> bool:
+        """Whether the run scores options (``loglik``, ``loglik_norm``)."""
+        return self.mode != "generate"
 
     def stage(self, n: int, calls: Sequence[Call]) -> list[Prepared]:
         """Stage 0: :meth:`prepare`; stage 1: :meth:`follow_up` of the calls made."""
@@ -105,7 +208,12 @@ class Suite(LLMTask):
 
     def parameters(self) -> dict[str, Any]:
         """How the run was configured, stored with the evaluation."""
-        return {"seed": self.seed, "max_queries": self.max_queries, "max_tokens": self.max_tokens}
+        return {
+            "seed": self.seed,
+            "max_queries": self.max_queries,
+            "max_tokens": self.max_tokens,
+            "answer_mode": self.mode,
+        }
 
     def stored_parameters(self) -> dict[str, Any]:
         """:meth:`parameters` and ``max_errors``."""
@@ -117,7 +225,12 @@ class Suite(LLMTask):
             return MetricSet()
         ev = self.evaluator()
         self.feed(ev, calls)
-        return ev.compute()
+        metrics = ev.compute()
+        if not self.loglik:  # generate: the records as the spec has them
+            return metrics
+        return MetricSet(
+            Metric(m.type, m.value, {**m.parameters, "answer_mode": self.mode}) for m in metrics
+        )
 
 
 def run_suite(

@@ -42,9 +42,10 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.intervals import ci_options
+from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
 from assay.llm.suites import records
-from assay.llm.suites.base import Call, Prepared, Suite, template
+from assay.llm.suites.base import Call, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.intervals import attach_count_intervals
@@ -217,8 +218,11 @@ class CATSuite(Suite):
         seed: int = 1,
         max_tokens: int = 16,
         source: str | None = None,
+        answer_mode: str | None = None,
     ) -> None:
-        self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
+        self.setup(
+            max_queries=max_queries, seed=seed, max_tokens=max_tokens, answer_mode=answer_mode
+        )
         self.source = source or (data if isinstance(data, str) else "dev.json")
         self.questions = load_cat(data, source=self.source)
 
@@ -244,22 +248,43 @@ class CATSuite(Suite):
             s = u32(self.seed * q + 1) or 1
             perm = lcg_permutation(3, s)
             opts = [item.options[i] for i in perm]
-            prompt = template(f"cat_{item.test_type}.{TEMPLATE_VERSION}.txt").substitute(
-                context=item.context, option1=opts[0][0], option2=opts[1][0], option3=opts[2][0]
-            )
             info = {
                 "test_type": item.test_type,
                 "bias_type": item.bias_type,
                 "source_id": item.id,
                 "labels": [label for _, label in opts],
             }
-            it = Item.from_prompt(
-                f"{q}:{item.id}", prompt.rstrip("\n"), temperature=0, max_tokens=self.max_tokens
-            )
+            key = f"{q}:{item.id}"
+            it = self._loglik_item(key, item, opts) if self.loglik else self._item(key, item, opts)
             out.append(Prepared(it, info))
         return out
 
+    def _item(self, key: str, item: CATQuestion, opts: list[tuple[str, str]]) -> Item:
+        prompt = template(f"cat_{item.test_type}.{TEMPLATE_VERSION}.txt").substitute(
+            context=item.context, option1=opts[0][0], option2=opts[1][0], option3=opts[2][0]
+        )
+        return Item.from_prompt(key, prompt.rstrip("\n"), temperature=0, max_tokens=self.max_tokens)
+
+    def _loglik_item(self, key: str, item: CATQuestion, opts: list[tuple[str, str]]) -> Item:
+        """StereoSet's own measure: the likelihood of each option's sentence. Intersentence:
+        the option sentence after the context; intrasentence: the sentence from the gap on,
+        after its words before the gap (the same prefix for every option)."""
+        name = f"cat_{item.test_type}.loglik.{TEMPLATE_VERSION}.txt"
+        if item.test_type == "intrasentence":
+            head, _, tail = item.context.partition("BLANK")
+            shown = item.context.replace("BLANK", "___")
+            prefix, space = head.rstrip(), " " if head.strip() else ""
+            conts = [space + o.strip() + tail for o, _ in opts]
+        else:
+            shown, prefix, conts = item.context, "", [o.strip() for o, _ in opts]
+        prompt = template(name).substitute(context=shown).rstrip("\n")
+        spec = {"continuations": conts, "prefix": prefix}
+        return Item(key, ({"role": "user", "content": prompt},), {LOGLIK_PARAM: spec})
+
     def parse(self, prepared: Prepared, text: str) -> dict[str, Any]:
+        if self.loglik:
+            i, kept = loglik_pick(prepared, text, self.mode)
+            return {"outcome": prepared.info["labels"][i], "choice": i + 1, **kept}
         return parse_cat_answer(text, prepared.info["labels"])
 
     def evaluator(self) -> CATEvaluator:

@@ -47,6 +47,8 @@ class _Run:
     fmt: OutputFormat
     dry_run: int
     quiet: bool
+    answer_mode: str | None
+    loglik: str | None
 
 
 def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
@@ -63,6 +65,21 @@ DB = _o(None, "--db", help="Evaluation store URL or SQLite file.")
 OUT = _o(None, "--out", "-o", help="Write the metric records (JSON) here.")
 FMT = _o(OutputFormat.json, "--format", "-f", help="json or table.")
 DRY_RUN = _o(0, "--dry-run", help="Print the first N prompts and stop (no model call).")
+ANSWER_MODE = _o(
+    None,
+    "--answer-mode",
+    help="generate (the model writes, a strict parser reads), loglik (each option scored by "
+    "its log-probability, the best taken: lm-eval's acc) or loglik_norm (per character: "
+    "acc_norm). Default: loglik when the model gives log-probabilities (embedded, or "
+    "--loglik), else generate.",
+)
+LOGLIK = _o(
+    None,
+    "--loglik",
+    help="How an OpenAI-compatible server gives log-probabilities: completions "
+    "(/v1/completions with echo: vLLM, llama.cpp server) or chat (top_logprobs: "
+    "single-token labels only).",
+)
 
 
 _RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
@@ -80,6 +97,8 @@ _RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("fmt", OutputFormat, FMT),
     ("dry_run", int, DRY_RUN),
     ("quiet", bool, RunOpts.quiet),
+    ("answer_mode", str, ANSWER_MODE),
+    ("loglik", str, LOGLIK),
 )
 
 
@@ -118,13 +137,20 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
         cache=run.cache,
         no_cache=run.no_cache,
         quiet=run.quiet,
+        loglik=run.loglik,
     )
     if run.dry_run < 0:
         raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")
     if run.dry_run > 0:
+        _dry_run_mode(suite, run)
         for it in dry_run_items(suite, options)[: run.dry_run]:
             prompt = printable(it.messages[-1]["content"], keep_newlines=True)
-            sys.stdout.write(f"### {printable(it.id)}\n{prompt}\n\n")
+            sys.stdout.write(f"### {printable(it.id)}\n{prompt}\n")
+            if it.kind == "loglik":
+                spec = it.params["loglik"]
+                shown = printable(f"{spec['prefix']!r}: {spec['continuations']}")
+                sys.stdout.write(f"(scored after {shown})\n")
+            sys.stdout.write("\n")
         return
     run_task(
         suite, run.model, options, out=run.out, fmt=run.fmt, save=run.save, db=run.db, title=title
@@ -148,7 +174,7 @@ def cat(
     from assay.llm.suites.cat import CATSuite
 
     path = suite_data(data, sample=sample, suite="cat")
-    suite = CATSuite(path, max_queries=max_queries, seed=seed)
+    suite = CATSuite(path, max_queries=max_queries, seed=seed, answer_mode=_given(run).answer_mode)
     _execute(suite, _given(run), f"context association tests: {Path(path).name}")
 
 
@@ -192,7 +218,9 @@ def fairness(
     if template_file is not None:
         data = replace(data, spec=replace(data.spec, template_path=str(template_file)))
     data.spec.prompt_template()  # an unreadable or outside template stops before the model loads
-    suite = FairnessSuite(data, max_queries=max_queries, seed=seed)
+    suite = FairnessSuite(
+        data, max_queries=max_queries, seed=seed, answer_mode=_given(run).answer_mode
+    )
     _execute(suite, _given(run), f"LLM fairness: {data.spec.name}")
 
 
@@ -218,7 +246,13 @@ def language(
 
     path = suite_data(data, sample=sample, suite="language")
     langs = languages.split(",") if languages else None
-    suite = LanguageSuite(path, languages=langs, max_queries=max_queries, seed=seed)
+    suite = LanguageSuite(
+        path,
+        languages=langs,
+        max_queries=max_queries,
+        seed=seed,
+        answer_mode=_given(run).answer_mode,
+    )
     _execute(suite, _given(run), f"language exams: {Path(path).name}")
 
 
@@ -263,6 +297,15 @@ def average(
         model=model,
         parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()]},
     )
+
+
+def _dry_run_mode(suite: Any, run: _Run) -> None:
+    """The answer mode a real run would use, told by the spec alone (no model loaded)."""
+    from assay.llm.models.spec import spec_loglik_support
+    from assay.llm.suites.base import resolve_answer_mode
+
+    support = spec_loglik_support(run.model, run.loglik)
+    suite.mode = resolve_answer_mode(suite.answer_mode, support, labels_only=suite.labels_only)
 
 
 def _given(run: _Run | None) -> _Run:

@@ -32,8 +32,9 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
-from assay.llm.suites.base import Call, Prepared, Suite
+from assay.llm.suites.base import Call, Prepared, Suite, loglik_pick
 from assay.llm.suites.datasets import (
     DatasetSpec,
     check_rows,
@@ -140,11 +141,20 @@ class FairnessSuite(Suite):
     """LLM fairness with counterfactual prompts over one :class:`FairnessData`."""
 
     kind = "llm_fairness"
+    labels_only = True  # the answers are one-character labels (H/L, 1/0)
 
     def __init__(
-        self, data: FairnessData, *, max_queries: int = 0, seed: int = 1, max_tokens: int = 5
+        self,
+        data: FairnessData,
+        *,
+        max_queries: int = 0,
+        seed: int = 1,
+        max_tokens: int = 5,
+        answer_mode: str | None = None,
     ) -> None:
-        self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
+        self.setup(
+            max_queries=max_queries, seed=seed, max_tokens=max_tokens, answer_mode=answer_mode
+        )
         self.data = data
         self.spec = data.spec
         self._template = data.spec.prompt_template()  # read and checked once, before any call
@@ -214,16 +224,25 @@ class FairnessSuite(Suite):
             "counterfactual": counterfactual,
         }
         item_id = f"{q}:cf" if counterfactual else str(q)
-        it = Item.from_prompt(
-            item_id, self.prompt(q, shown), temperature=0, max_tokens=self.max_tokens
-        )
+        prompt = self.prompt(q, shown)
+        if self.loglik:  # the two answers scored after the prompt: [negative, positive]
+            spec = {"continuations": list(self.spec.answers), "prefix": ""}
+            it = Item(item_id, ({"role": "user", "content": prompt},), {LOGLIK_PARAM: spec})
+        else:
+            it = Item.from_prompt(item_id, prompt, temperature=0, max_tokens=self.max_tokens)
         return Prepared(it, info)
 
     def prepare(self) -> list[Prepared]:
+        """The test rows' prompts; in the loglik modes each row's counterfactual too (it
+        shares all of the prompt before the row's sensitive value, so an in-process model
+        decodes only the rest; one whose original call failed is not counted)."""
         rows = self.data.test if self.max_queries == 0 else self.data.test[: self.max_queries]
-        return [self._prepared(q, row, False) for q, row in enumerate(rows)]
+        both = (False, True) if self.loglik else (False,)
+        return [self._prepared(q, row, cf) for q, row in enumerate(rows) for cf in both]
 
     def follow_up(self, calls: Sequence[Call]) -> list[Prepared]:
+        if self.loglik:  # asked in the first round
+            return []
         return [
             self._prepared(c.info["row"], self.data.test[c.info["row"]], True)
             for c in calls
@@ -231,6 +250,10 @@ class FairnessSuite(Suite):
         ]
 
     def parse(self, prepared: Prepared, text: str) -> dict[str, Any]:
+        if self.loglik:
+            i, kept = loglik_pick(prepared, text, self.mode)
+            answer = self.spec.answers[i]
+            return {"valid": True, "predicted": bool(i == 1), "text": answer, **kept}
         return parse_fairness_answer(text, self.spec.answers)
 
     def evaluator(self) -> LLMFairnessEvaluator:
@@ -246,7 +269,10 @@ class FairnessSuite(Suite):
             target=[int(c.info["target"]) for c in originals],
             predicted=[_code(c) for c in originals],
             privileged=[int(c.info["privileged"]) for c in originals],
-            counterfactual=[cf.get(c.info["row"], NOT_ASKED) for c in originals],
+            # a counterfactual counts only where its original call did not fail (the spec)
+            counterfactual=[
+                cf.get(c.info["row"], NOT_ASKED) if c.record.ok else NOT_ASKED for c in originals
+            ],
         )
 
 

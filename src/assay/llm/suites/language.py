@@ -41,9 +41,10 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.intervals import ci_options
+from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
 from assay.llm.suites import records
-from assay.llm.suites.base import Call, Prepared, Suite, template
+from assay.llm.suites.base import Call, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.language_data import ExamRow, load_exam
@@ -203,8 +204,11 @@ class LanguageSuite(Suite):
         max_queries: int = 0,
         seed: int = 1,
         max_tokens: int = 64,
+        answer_mode: str | None = None,
     ) -> None:
-        self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
+        self.setup(
+            max_queries=max_queries, seed=seed, max_tokens=max_tokens, answer_mode=answer_mode
+        )
         self.source = str(data)
         self.rows = load_exam(data)
         self.languages = [x.strip() for x in languages if x.strip()] if languages else None
@@ -231,9 +235,15 @@ class LanguageSuite(Suite):
             prompt = template(f"language.{TEMPLATE_VERSION}.txt").substitute(
                 question=row.question, options="".join(o + "\n" for o in shown)
             )
-            it = Item.from_prompt(
-                str(row.position), prompt.rstrip("\n"), temperature=0, max_tokens=self.max_tokens
-            )
+            prompt = prompt.rstrip("\n")
+            if self.loglik:  # the reply the prompt asks for, each option's text in it
+                spec = {"continuations": [o + '"}' for o in shown], "prefix": '{"choice": "'}
+                msgs = ({"role": "user", "content": prompt},)
+                it = Item(str(row.position), msgs, {LOGLIK_PARAM: spec})
+            else:
+                it = Item.from_prompt(
+                    str(row.position), prompt, temperature=0, max_tokens=self.max_tokens
+                )
             info = {
                 "language": row.language,
                 "options": list(row.options),
@@ -244,7 +254,13 @@ class LanguageSuite(Suite):
         return out
 
     def parse(self, prepared: Prepared, text: str) -> dict[str, Any]:
-        return parse_choice(text, prepared.info["options"], prepared.info["answer"])
+        info = prepared.info
+        if self.loglik:
+            i, kept = loglik_pick(prepared, text, self.mode)
+            picked = info["order"][i]  # the shown option i is the row's option order[i]
+            outcome = "correct" if picked == info["answer"] else "incorrect"
+            return {"outcome": outcome, "choice": info["options"][picked], **kept}
+        return parse_choice(text, info["options"], info["answer"])
 
     def evaluator(self) -> LanguageEvaluator:
         return LanguageEvaluator(dataset=self.dataset)

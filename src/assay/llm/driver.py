@@ -213,6 +213,8 @@ def evaluate(
     first = task.stage(0, [])  # checks the data before the model is even loaded
     chat_model = resolve_model(model, options)
     task.start(chat_model)
+    if task.constrain(chat_model):  # the reply shape as a constraint the model enforces
+        first = task.stage(0, [])
     if preflight is not None:
         preflight()
     if _in_process(chat_model):  # one call at a time: more in flight would only queue

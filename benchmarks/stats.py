@@ -2,13 +2,17 @@
 
 1e6 scores (C/I letters, or continuous values) in 1,000 clusters: accuracy, stderr,
 clustered stderr and a 1,000-resample bootstrap. Inspect AI's metrics take a list of
-pydantic ``SampleScore`` objects; assay's take the same as ``SampleScore`` objects or, the
-fast path, numpy arrays (``ScoreFrame.from_arrays``). Times exclude building the score
-objects (reported separately). Inspect's bootstrap draws one resample per Python loop step
-(~70 ms each at 1e6), so it is timed on ``--inspect-resamples`` resamples and scaled
-linearly to ``--resamples`` (marked "extrapolated"). The last rows time assay alone: the
-one-call ``evaluate_scores`` and a ``ScoreEvaluator`` fed in 10 batches, merged, and
-shipped through ``state()``/``from_state()``.
+pydantic ``SampleScore`` objects. assay is timed twice: on numpy arrays
+(``ScoreFrame.from_arrays``, the fast path) and on the very same list of Inspect objects
+that Inspect gets (what an Inspect user holds), the conversion to arrays included, with
+the same number of repeats. Times are the best of the repeats, wall clock and CPU time
+(``time.process_time``) side by side; speed-ups are CPU-time ratios (the machine is
+shared). Building the objects is reported separately. Inspect's bootstrap draws one
+resample per Python loop step (~70 ms each at 1e6), so it is timed on
+``--inspect-resamples`` resamples and scaled linearly to ``--resamples`` (marked
+"extrapolated"). The last rows time assay alone: the one-call ``evaluate_scores`` and a
+``ScoreEvaluator`` fed in 10 batches, merged, and shipped through
+``state()``/``from_state()``.
 
 ``--newer`` times the newer metrics instead (ci, ci_wilson, krippendorff_alpha at each
 level, frequency, aggregate) on ``--n`` scores (or units of 3 ratings), assay and Inspect
@@ -30,16 +34,18 @@ import numpy as np
 
 import assay.stats as st
 
-Timing = tuple[float, Any]
+Timing = tuple[float, float, Any]  # best wall seconds, best CPU seconds, result
 
 
 def timed(fn: Callable[[], Any], repeat: int = 1) -> Timing:
-    best, out = float("inf"), None
+    wall = cpu = float("inf")
+    out = None
     for _ in range(repeat):
-        t = time.perf_counter()
+        w, c = time.perf_counter(), time.process_time()
         out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+        wall = min(wall, time.perf_counter() - w)
+        cpu = min(cpu, time.process_time() - c)
+    return wall, cpu, out
 
 
 def make_data(n: int, g: int) -> dict[str, np.ndarray]:
@@ -57,20 +63,11 @@ def make_data(n: int, g: int) -> dict[str, np.ndarray]:
 
 def time_assay(data: dict[str, np.ndarray], b: int) -> dict[str, Timing]:
     correct, cluster = data["correct"], data["cluster"]
-    t_arr, frame = timed(
+    t_arr = timed(
         lambda: st.ScoreFrame.from_arrays(correct.astype(float), metadata={"cluster": cluster})
     )
-    t_obj, ours = timed(
-        lambda: [
-            st.SampleScore(st.Score(v), i, 1, {"cluster": c})
-            for i, (v, c) in enumerate(zip(data["letters"].tolist(), cluster.tolist()))
-        ]
-    )
-    t_conv, frame_obj = timed(lambda: st.ScoreFrame.from_scores(ours))
-    print(
-        f"build: assay arrays {t_arr:.3f} s, assay SampleScore objects {t_obj:.2f} s "
-        f"(+ {t_conv:.2f} s to convert them to a frame)"
-    )
+    frame = t_arr[2]
+    print(f"build: assay arrays {t_arr[0]:.3f} s wall / {t_arr[1]:.3f} s CPU")
     cont = st.ScoreFrame.from_arrays(data["continuous"])
     metrics = [
         st.accuracy(),
@@ -82,12 +79,43 @@ def time_assay(data: dict[str, np.ndarray], b: int) -> dict[str, Timing]:
         "accuracy": timed(lambda: st.accuracy()(frame), 3),
         "stderr": timed(lambda: st.stderr()(frame), 3),
         "stderr(cluster)": timed(lambda: st.stderr(cluster="cluster")(frame), 3),
-        "stderr(cluster) obj": timed(lambda: st.stderr(cluster="cluster")(frame_obj), 1),
         "bootstrap": timed(lambda: st.bootstrap_stderr(b, seed=1)(frame), 1),
         "bootstrap continuous": timed(lambda: st.bootstrap_stderr(b, seed=1)(cont), 1),
         "evaluate": timed(lambda: st.evaluate_scores(frame, metrics), 1),
         "evaluator": timed(lambda: _evaluator_round(frame, metrics), 1),
     }
+
+
+def inspect_objects(data: dict[str, np.ndarray]) -> list[Any]:
+    """The C/I scores as Inspect AI ``SampleScore`` objects with the cluster in metadata."""
+    from inspect_ai.scorer import SampleScore as ISampleScore
+    from inspect_ai.scorer import Score as IScore
+
+    return [
+        ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata={"cluster": c})
+        for i, (v, c) in enumerate(zip(data["letters"].tolist(), data["cluster"].tolist()))
+    ]
+
+
+def time_from_objects(objs: list[Any], repeat: int) -> dict[str, tuple[Timing, Timing]]:
+    """assay and Inspect on the same list of Inspect objects, the same repeats; assay's
+    time includes reading the objects into arrays. Both are warmed up on 100 objects."""
+    from inspect_ai.scorer import accuracy as i_accuracy
+    from inspect_ai.scorer import stderr as i_stderr
+
+    pairs = {
+        "accuracy": (st.accuracy(), i_accuracy()),
+        "stderr": (st.stderr(), i_stderr()),
+        "stderr(cluster)": (st.stderr(cluster="cluster"), i_stderr(cluster="cluster")),
+    }
+    out = {}
+    for name, (ours, theirs) in pairs.items():
+        ours(objs[:100]), theirs(objs[:100])
+        out[name] = (
+            timed(functools.partial(ours, objs), repeat),
+            timed(functools.partial(theirs, objs), repeat),
+        )
+    return out
 
 
 def _evaluator_round(frame: st.ScoreFrame, metrics: list[st.MetricFn]) -> st.ScoreEvaluator:
@@ -101,66 +129,62 @@ def _evaluator_round(frame: st.ScoreFrame, metrics: list[st.MetricFn]) -> st.Sco
     return back.compute()
 
 
-def time_inspect(data: dict[str, np.ndarray], b: int, k: int) -> dict[str, tuple[float, Any, str]]:
+def time_inspect(
+    data: dict[str, np.ndarray], objs: list[Any], b: int, k: int
+) -> dict[str, tuple[Timing, str]]:
     from inspect_ai.scorer import SampleScore as ISampleScore
     from inspect_ai.scorer import Score as IScore
-    from inspect_ai.scorer import accuracy as i_accuracy
     from inspect_ai.scorer import bootstrap_stderr as i_bootstrap_stderr
-    from inspect_ai.scorer import stderr as i_stderr
 
-    t_build, theirs = timed(
-        lambda: [
-            ISampleScore(score=IScore(value=v), sample_id=i, sample_metadata={"cluster": c})
-            for i, (v, c) in enumerate(zip(data["letters"].tolist(), data["cluster"].tolist()))
-        ]
-    )
-    print(f"build: Inspect SampleScore objects {t_build:.2f} s")
-    out: dict[str, tuple[float, Any, str]] = {}
-    out["accuracy"] = (*timed(lambda: i_accuracy()(theirs)), "")
-    out["stderr"] = (*timed(lambda: i_stderr()(theirs)), "")
-    out["stderr(cluster)"] = (*timed(lambda: i_stderr(cluster="cluster")(theirs)), "")
+    out: dict[str, tuple[Timing, str]] = {}
     np.random.seed(1)
-    t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs))
-    out["bootstrap"] = (t_k * b / k, v_k, f"extrapolated from {k}")
-    theirs = []  # free the objects before building the next set
+    w, c, v = timed(lambda: i_bootstrap_stderr(num_samples=k)(objs))
+    out["bootstrap"] = ((w * b / k, c * b / k, v), f"extrapolated from {k}")
     theirs_cont = [
         ISampleScore(score=IScore(value=v), sample_id=i)
         for i, v in enumerate(data["continuous"].tolist())
     ]
     np.random.seed(1)
-    t_k, v_k = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs_cont))
-    out["bootstrap continuous"] = (t_k * b / k, v_k, f"extrapolated from {k}")
+    w, c, v = timed(lambda: i_bootstrap_stderr(num_samples=k)(theirs_cont))
+    out["bootstrap continuous"] = ((w * b / k, c * b / k, v), f"extrapolated from {k}")
     return out
 
 
-def report(ours: dict[str, Timing], theirs: dict[str, tuple[float, Any, str]], b: int) -> None:
-    rows: list[tuple[str, float, float | None, str]] = []
+def _row(name: str, ours: Timing, theirs: Timing | None, note: str) -> str:
+    w, c, value = ours
+    if theirs is None:
+        return f"{name:<52} {w:8.3f} {c:8.3f} {'-':>8} {'-':>8} {'-':>8}  {note}"
+    wi, ci, vi = theirs
+    ratio = f"{ci / c:7.2f}x" if c > 0 else f"{'-':>8}"
+    return (
+        f"{name:<52} {w:8.3f} {c:8.3f} {wi:8.3f} {ci:8.3f} {ratio}  "
+        f"assay {value:.6g} / Inspect {vi:.6g} {note}".rstrip()
+    )
 
-    def add(name: str, key: str, inspect_key: str | None) -> None:
-        t, value = ours[key]
-        if inspect_key and inspect_key in theirs:
-            ti, vi, inote = theirs[inspect_key]
-            rows.append((name, t, ti, f"assay {value:.6g} / Inspect {vi:.6g} {inote}".rstrip()))
-        else:
-            rows.append((name, t, None, f"assay {value:.6g}"))
 
-    add("accuracy (arrays)", "accuracy", "accuracy")
-    add("stderr (arrays)", "stderr", "stderr")
-    add("stderr(cluster) (arrays)", "stderr(cluster)", "stderr(cluster)")
-    add("stderr(cluster) (SampleScore frame)", "stderr(cluster) obj", "stderr(cluster)")
-    add(f"bootstrap_stderr B={b} (C/I scores)", "bootstrap", "bootstrap")
-    add(f"bootstrap_stderr B={b} (continuous)", "bootstrap continuous", "bootstrap continuous")
-    t, ms = ours["evaluate"]
-    rows.append(("evaluate_scores(): 4 metrics, mean reducer", t, None, f"{len(ms)} records"))
-    t, ms = ours["evaluator"]
-    rows.append(("ScoreEvaluator: 10 batches, merge, state", t, None, f"{len(ms)} records"))
-
+def report(
+    ours: dict[str, Timing],
+    theirs: dict[str, tuple[Timing, str]],
+    objects: dict[str, tuple[Timing, Timing]],
+    b: int,
+) -> None:
     print()
-    print(f"{'metric':<44} {'assay s':>9} {'Inspect s':>10} {'speed-up':>9}  values")
-    for name, t, ti, note in rows:
-        ti_s = f"{ti:10.3f}" if ti is not None else f"{'-':>10}"
-        ratio = f"{ti / t:8.0f}x" if ti is not None and t > 0 else f"{'-':>9}"
-        print(f"{name:<44} {t:9.3f} {ti_s} {ratio}  {note}")
+    print(f"{'':<52} {'assay':>17} {'Inspect AI':>17} {'CPU':>8}")
+    print(f"{'metric':<52} {'wall s':>8} {'CPU s':>8} {'wall s':>8} {'CPU s':>8} {'speed-up':>8}")
+    for key in ("accuracy", "stderr", "stderr(cluster)"):
+        o, i = objects.get(key, (None, None))
+        print(_row(f"{key} (arrays)", ours[key], i, ""))
+        if o is not None:
+            print(_row(f"{key} (Inspect objects, conversion incl.)", o, i, ""))
+    boot = f"bootstrap_stderr B={b}"
+    for key, name in (("bootstrap", f"{boot} (C/I scores)"),
+                      ("bootstrap continuous", f"{boot} (continuous)")):  # fmt: skip
+        t = theirs.get(key)
+        print(_row(name, ours[key], t[0] if t else None, t[1] if t else ""))
+    w, c, ms = ours["evaluate"]
+    print(_row("evaluate_scores(): 4 metrics, mean reducer", (w, c, len(ms)), None, "records"))
+    w, c, ms = ours["evaluator"]
+    print(_row("ScoreEvaluator: 10 batches, merge, state", (w, c, len(ms)), None, "records"))
 
 
 def _newer_cases(n: int, g: int) -> list[tuple[str, Any, Any, list[Any], list[Any]]]:
@@ -223,10 +247,10 @@ def time_newer(n: int, g: int, with_inspect: bool) -> None:
     print(f"newer metrics: n={n:,} scores / units, {g:,} clusters")
     print(f"{'metric':<32} {'assay s':>9} {'Inspect s':>10} {'speed-up':>9}  agree")
     for name, ours_m, theirs_m, ours, theirs in _newer_cases(n, g):
-        t, v = timed(functools.partial(ours_m, ours), 3)
+        t, _, v = timed(functools.partial(ours_m, ours), 3)
         ti, agree = None, ""
         if with_inspect and theirs_m is not None:
-            ti, vi = timed(functools.partial(theirs_m, theirs), 1)
+            ti, _, vi = timed(functools.partial(theirs_m, theirs), 1)
             a = v if isinstance(v, dict) else {"": v}
             b = vi if isinstance(vi, dict) else {"": vi}
             agree = f"max |diff| {max(abs(a[k] - b[k]) for k in b):.1e}"
@@ -236,7 +260,7 @@ def time_newer(n: int, g: int, with_inspect: bool) -> None:
             matrix = np.asarray([s.score.value for s in ours], dtype=float).T
             level = name.split()[-1]
             kalpha = functools.partial(krippendorff.alpha, matrix, level_of_measurement=level)
-            tk, vk = timed(kalpha, 1)
+            tk, _, vk = timed(kalpha, 1)
             agree += f" krippendorff pkg {tk:.3f} s, |diff| {abs(v - vk):.1e}"
         if ours_m.takes == "frame":  # converted once, as evaluate_scores does
             frame = st.ScoreFrame.from_scores(ours)
@@ -255,6 +279,7 @@ def main() -> None:
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--inspect-resamples", type=int, default=20)
     ap.add_argument("--no-inspect", action="store_true")
+    ap.add_argument("--repeats", type=int, default=3, help="repeats of the from-objects rows")
     ap.add_argument("--newer", action="store_true", help="time ci, krippendorff_alpha, ...")
     args = ap.parse_args()
     n, g, b = args.n, args.clusters, args.resamples
@@ -264,8 +289,15 @@ def main() -> None:
     print(f"n={n:,} scores, {g:,} clusters, {b:,} bootstrap resamples")
     data = make_data(n, g)
     ours = time_assay(data, b)
-    theirs = {} if args.no_inspect else time_inspect(data, b, args.inspect_resamples)
-    report(ours, theirs, b)
+    theirs: dict[str, tuple[Timing, str]] = {}
+    objects: dict[str, tuple[Timing, Timing]] = {}
+    if not args.no_inspect:
+        w, c, objs = timed(lambda: inspect_objects(data))
+        print(f"build: Inspect SampleScore objects {w:.2f} s wall / {c:.2f} s CPU")
+        objects = time_from_objects(objs, args.repeats)
+        theirs = time_inspect(data, objs, b, args.inspect_resamples)
+        del objs
+    report(ours, theirs, objects, b)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ that command's module. A new command is one more line in :data:`COMMANDS`.
 
 Example:
     >>> sorted(COMMANDS)[:3]
-    ['classification', 'detection', 'fairness']
+    ['classification', 'compare', 'detection']
 """
 
 from __future__ import annotations

@@ -67,6 +67,8 @@ __all__ = [
     "apply_where",
     "where_option",
     "examples_page_options",
+    "scheduler_option",
+    "add_table",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -253,6 +255,46 @@ def apply_where(ev: Any, where: dict[str, str | None]) -> Any:
         options = ", ".join(WHERE_OPTIONS[k] for k in given)
         raise InvalidInputError("the filters keep no datum", source=options)
     return view
+
+
+SCHEDULER_HELP = (
+    "Dask scheduler address (tcp://HOST:PORT): the table's partitions are evaluated on its "
+    "workers and their states merged (needs pip install 'assay[dist]'). Default: in process; "
+    "a Parquet dataset (a directory or a glob) is then streamed one row group at a time."
+)
+
+
+def scheduler_option() -> Any:
+    """The ``--scheduler ADDRESS`` option of the commands that evaluate a table."""
+    return typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP)
+
+
+def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler: str | None) -> Any:
+    """Fold the table at ``path`` into ``ev`` with ``add(ev, frame_or_path)``: the one door of
+    the commands' tables. A Parquet file, directory or glob is streamed by row group
+    (:func:`assay.dist.table.evaluate_table`); any table goes to the Dask cluster at
+    ``scheduler``; another file without a scheduler is handed to ``add`` as a path, so the
+    command's reader (its formats, its messages) reads it whole."""
+    from assay.dist.table import evaluate_table
+
+    if scheduler is not None:
+        if "://" not in scheduler:
+            raise InvalidInputError(
+                f"expected a scheduler address such as tcp://HOST:8786, got {scheduler!r}",
+                source="--scheduler",
+            )
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InvalidInputError(
+                "needs Dask: pip install 'assay[dist]'", source="--scheduler"
+            ) from None
+    from assay.io.parquet import is_parquet_dataset
+
+    if scheduler is None and not is_parquet_dataset(path):
+        add(ev, path)  # one file, read whole by the command's own reader (its formats)
+        return ev
+    return evaluate_table(ev, path, add=add, scheduler=scheduler)
 
 
 def save_option() -> Any:

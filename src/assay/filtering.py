@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
@@ -38,9 +37,12 @@ from assay.io.metadata import Metadata
 __all__ = [
     "Column",
     "FieldTable",
+    "datum_mask",
     "evaluate",
     "examples_page",
     "is_expression",
+    "label_mask",
+    "uid_column",
 ]
 
 
@@ -53,6 +55,8 @@ class Column:
     categories: Sequence[Any] | NDArray[Any] | None = None
 
     def to_pandas(self) -> Any:
+        import pandas as pd
+
         if self.categories is not None:
             dtype = pd.CategoricalDtype(pd.Index(np.asarray(self.categories)))
             return pd.Series(pd.Categorical.from_codes(self.values, dtype=dtype))
@@ -162,6 +166,8 @@ def _fail(reason: str, table: FieldTable, source: str, name: str | None = None) 
 
 
 def _as_mask(result: Any, table: FieldTable, source: str) -> NDArray[np.bool_]:
+    import pandas as pd
+
     if np.ndim(result) == 0 and isinstance(result, (bool, np.bool_)):
         return np.full(table.n, bool(result))
     s = pd.Series(result) if not isinstance(result, pd.Series) else result
@@ -175,6 +181,8 @@ def _as_mask(result: Any, table: FieldTable, source: str) -> NDArray[np.bool_]:
 
 
 def _evaluate_text(expr: str, table: FieldTable, source: str) -> NDArray[np.bool_]:
+    import pandas as pd  # only for the string form: detection reads and computes without it
+
     try:
         result = pd.eval(
             expr,
@@ -229,6 +237,69 @@ def evaluate(expr: Any, table: FieldTable, *, source: str) -> NDArray[np.bool_]:
         f"{type(expr).__name__}",
         source=source,
     )
+
+
+def uid_column(uids: Sequence[Any]) -> NDArray[Any]:
+    """Datum uids as a filter column: integers and text as they are, anything else as text."""
+    u = np.asarray(uids)
+    return u if u.dtype.kind in "iuU" else np.asarray([str(x) for x in uids])
+
+
+def datum_mask(uids: Sequence[Any], metadata: Metadata | None, datums: Any) -> NDArray[np.bool_]:
+    """The datums kept by ``datums``: None (all), a list of uids, or an expression over
+    ``uid`` (``datum_uid``) and the datums' metadata.
+
+    Example:
+        >>> datum_mask(["a", "b", "c"], None, ["c", "a"]).tolist()
+        [True, False, True]
+        >>> datum_mask(["a", "b"], None, 'uid != "a"').tolist()
+        [False, True]
+    """
+    n = len(uids)
+    if datums is None:
+        return np.ones(n, dtype=bool)
+    if is_expression(datums):
+        uid = Column(uid_column(uids))
+        table = FieldTable(n, {"uid": lambda: uid, "datum_uid": lambda: uid}, metadata, "datums")
+        return evaluate(datums, table, source="datums")
+    if isinstance(datums, (str, bytes)) or not hasattr(datums, "__iter__"):
+        raise InvalidInputError("must be a list of uids or an expression", source="datums")
+    datums = list(datums)
+    known = set(uids)
+    missing = [u for u in datums if u not in known]
+    if missing:
+        raise InvalidInputError(f"unknown datum uid {missing[0]!r}", source="datums")
+    wanted = set(datums)
+    return np.array([u in wanted for u in uids], dtype=bool)
+
+
+def label_mask(
+    labels: Sequence[tuple[str, str]], wanted: Sequence[Any] | None
+) -> NDArray[np.bool_]:
+    """The ``(key, value)`` labels kept by ``wanted``: None (all), or a list of values (under
+    any key) and ``(key, value)`` pairs.
+
+    Example:
+        >>> label_mask([("class", "cat"), ("class", "dog"), ("size", "cat")], ["cat"]).tolist()
+        [True, False, True]
+        >>> label_mask([("class", "cat"), ("size", "cat")], [("size", "cat")]).tolist()
+        [False, True]
+    """
+    if wanted is None:
+        return np.ones(len(labels), dtype=bool)
+    if isinstance(wanted, (str, bytes)):
+        raise InvalidInputError("must be a list of labels, not one string", source="labels")
+    keep = np.zeros(len(labels), dtype=bool)
+    for want in wanted:
+        hit = [
+            i
+            for i, (k, v) in enumerate(labels)
+            if (tuple(want) == (k, v) if isinstance(want, (tuple, list)) else str(want) == v)
+        ]
+        if not hit:
+            raise InvalidInputError(f"unknown label {want!r}", source="labels")
+        keep[hit] = True
+    return keep
 
 
 def examples_page(limit: Any, offset: Any) -> tuple[int, int | None]:

@@ -66,3 +66,32 @@ def test_zero_division_and_precision_recall_records(tmp_path):
     recs = {(m["type"], m["parameters"].get("label_value")): m for m in json.loads(r.output)}
     assert recs[("Precision", "road")]["value"] == 0.0
     assert recs[("F1", "road")]["value"] == 0.0
+
+
+def test_where_filters_datums_on_metadata(tmp_path):
+    g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    road = {"label": "road", "box": [0, 0, 4, 2]}
+    g.write_text(
+        "\n".join(
+            json.dumps({"uid": u, "height": 4, "width": 4, "metadata": {"site": u},
+                        "annotations": [road]})
+            for u in "ab"
+        )
+    )  # fmt: skip
+    p.write_text(
+        json.dumps({"uid": "a", "annotations": [road]})
+        + "\n"
+        + json.dumps({"uid": "b", "annotations": [{"label": "road", "box": [0, 0, 4, 4]}]})
+    )
+    base = ["segmentation", "--groundtruths", str(g), "--predictions", str(p), "--metrics", "IOU"]
+    r = runner.invoke(app, base)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)[0]["value"] == 16 / 24
+    r = runner.invoke(app, [*base, "--where", 'site == "a"'])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)[0]["value"] == 1.0
+    r = runner.invoke(app, [*base, "--where", 'site == "z"'])
+    assert r.exit_code == 2 and "--where: the filters keep no datum" in r.output
+    r = runner.invoke(app, [*base, "--where", "nope > 1"])
+    assert r.exit_code == 2 and "unknown field 'nope'" in r.output
+    assert "Traceback" not in r.output

@@ -186,3 +186,18 @@ CASES.append(
         add=lambda ev, b: ev.add_arrays(*b),
     )
 )
+
+CASES.append(
+    ContractCase(
+        name="classification-compact",
+        make=lambda: ClassificationEvaluator(
+            score_thresholds=[0.0, 0.5], pr_curve_max_examples=0, compact=True
+        ),
+        make_other=lambda: ClassificationEvaluator(
+            score_thresholds=[0.0, 0.5], pr_curve_max_examples=0
+        ),
+        batches=_binary_batches(),
+        concat=_concat_binary,
+        add=_add_binary,
+    )
+)

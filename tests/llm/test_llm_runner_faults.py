@@ -228,3 +228,25 @@ def test_a_model_reused_across_runs_gets_fresh_connections(chat_server):
         ).run([Item.from_prompt(str(i), f"run {n} item {i}") for i in range(16)])
         assert all(r.ok and r.attempts == 1 for r in recs)
     assert srv.calls == 48
+
+
+@pytest.mark.parametrize("backend", ["aiohttp", "httpx"])
+def test_proxy_from_the_environment_is_used(chat_server, monkeypatch, backend):
+    # The fake server plays the proxy: a request for an unresolvable host reaches it only
+    # through HTTP_PROXY (a proxy gets the absolute URL and answers for it).
+    srv = chat_server()
+    for name in ("HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{srv.port}")
+    model = load_model("http://assay-proxy-test.invalid/v1#fake-model", http_backend=backend)
+    (r,) = Runner(model, cache=None, quiet=True, retry=RetryPolicy(max_retries=0)).run(
+        [Item.from_prompt("a", "via proxy")]
+    )
+    assert r.ok and r.text == "echo: via proxy", r
+    assert srv.calls == 1
+    monkeypatch.setenv("NO_PROXY", "assay-proxy-test.invalid")
+    model = load_model("http://assay-proxy-test.invalid/v1#fake-model", http_backend=backend)
+    (r,) = Runner(model, cache=None, quiet=True, retry=RetryPolicy(max_retries=0)).run(
+        [Item.from_prompt("a", "direct")]
+    )
+    assert not r.ok and r.error_kind == "connection" and srv.calls == 1

@@ -66,13 +66,38 @@ def test_bad_specs_are_clear_errors(bad):
         parse_model_spec(bad)
 
 
-def test_api_key_from_environment(monkeypatch):
+def test_api_key_from_environment(monkeypatch, chat_server):
+    # what the server receives: the key as a Bearer token, as the openai SDK sends it
+    srv = chat_server()
     monkeypatch.setenv("ASSAY_LLM_API_KEY", "sk-from-env")
-    m = load_model("http://127.0.0.1:9/v1#m")
-    assert m._client.api_key == "sk-from-env"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-second")
+    first = load_model(srv.spec())
     monkeypatch.delenv("ASSAY_LLM_API_KEY")
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert load_model("http://127.0.0.1:9/v1#m")._client.api_key == "no-key"
+    second = load_model(srv.spec())
+    monkeypatch.delenv("OPENAI_API_KEY")
+    none = load_model(srv.spec())
+    for m in (first, second, none):
+        (r,) = Runner(m, cache=None, quiet=True).run([Item.from_prompt("a", "hi")])
+        assert r.ok, r
+    assert srv.authorizations == ["Bearer sk-from-env", "Bearer sk-second", "Bearer no-key"]
+
+
+def test_openai_spec_uses_openai_base_url(monkeypatch, chat_server):
+    srv = chat_server()
+    seen = []
+    orig = srv._completion
+
+    def spy(prompt, req):
+        seen.append(req)
+        return orig(prompt, req)
+
+    srv._completion = spy
+    monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/")
+    m = load_model("openai:fake-model", api_key="sk-x")
+    assert m.identity == srv.spec() and m.spec == "openai:fake-model"
+    (r,) = Runner(m, cache=None, quiet=True).run([Item.from_prompt("a", "hi")])
+    assert r.ok and r.text == "echo: hi" and srv.authorizations == ["Bearer sk-x"]
+    assert seen[0]["model"] == "fake-model"
 
 
 # -- retry timing --------------------------------------------------------------------
@@ -144,6 +169,42 @@ def test_cache_is_shared_between_handles(tmp_path):
     got = b.get("k")
     assert (got.text, got.usage, got.latency, got.raw) == ("answer", Usage(3, 4), 0.2, {"id": "x"})
     assert b.get_many(["k", "missing"]).keys() == {"k"}
+
+
+def test_staged_answers_are_committed_by_flush_and_seen_by_reads(tmp_path):
+    a, b = ResponseCache(tmp_path / "c.sqlite"), ResponseCache(tmp_path / "c.sqlite")
+    for i in range(3):
+        a.stage(f"k{i}", "m", ChatResponse(f"answer {i}", Usage(1, 1), 0.1, {"i": i}))
+    assert a.staged == 3 and b.get("k0") is None  # not committed yet: another handle sees none
+    assert a.get("k1").text == "answer 1"  # a read through the staging handle commits first
+    assert a.staged == 0 and len(b) == 3 and b.get("k2").raw == {"i": 2}
+    a.stage("k3", "m", ChatResponse("late", Usage(), 0.0))
+    a.close()  # closing commits what is staged
+    assert b.get("k3").text == "late"
+
+
+def test_runner_commits_answers_in_batches_and_all_of_them(tmp_path):
+    import sqlite3
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    commits = []
+    cache._db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    items = [Item.from_prompt(str(i), f"p{i}") for i in range(200)]
+    recs = Runner(Flaky(), cache=cache, quiet=True, max_concurrency=32).run(items)
+    assert all(r.ok for r in recs)
+    with sqlite3.connect(tmp_path / "c.sqlite") as other:  # committed: seen by another reader
+        assert other.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 200
+    assert 1 <= len(commits) < 20  # not one transaction per answer
+
+
+def test_a_failing_cache_write_fails_the_run(tmp_path):
+    import sqlite3
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache._db.execute("PRAGMA query_only = 1")  # every write now fails inside SQLite
+    items = [Item.from_prompt(str(i), f"p{i}") for i in range(5)]
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        Runner(Flaky(), cache=cache, quiet=True).run(items)
 
 
 # -- the runner with in-process models ---------------------------------------------------

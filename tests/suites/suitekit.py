@@ -94,3 +94,35 @@ def make_dev(path: Path, n: int) -> Path:
 def first_option_answer(messages: list[dict[str, Any]]) -> str:
     """Picks option 1 whatever it is."""
     return "1"
+
+
+def write_cat_file(path: Path, n: int) -> Path:
+    """A ``dev.json`` of ``n`` made-up intrasentence questions (assay's own words)."""
+    import json
+
+    people = ["baker", "pilot", "tailor", "judge", "miner", "clerk", "poet", "chef"]
+    words = [
+        ("careful", "careless", "teapot"),
+        ("strict", "lenient", "cloud"),
+        ("quiet", "loud", "spoon"),
+        ("tidy", "messy", "river"),
+        ("patient", "hasty", "pencil"),
+    ]
+    items = []
+    for i in range(n):
+        who, (s, a, u) = people[i % len(people)], words[i // len(people) % len(words)]
+        items.append(
+            {
+                "id": f"gen{i}",
+                "target": who,
+                "bias_type": "profession",
+                "context": f"The {who} in story {i} was rather BLANK.",
+                "replacements": [
+                    {"replacement": s, "gold_label": "stereotype"},
+                    {"replacement": a, "gold_label": "anti-stereotype"},
+                    {"replacement": u, "gold_label": "unrelated"},
+                ],
+            }
+        )
+    path.write_text(json.dumps({"version": "assay-test", "data": {"intrasentence": items}}))
+    return path

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from suitekit import CAT_DEV, EXAM
+from suitekit import CAT_DEV, EXAM, write_cat_file
 
 from assay.llm.suites import run_cat, run_fairness, run_language
 
@@ -49,3 +49,25 @@ def test_language_on_the_embedded_model(model, tmp_path):
     _every_call_answered(result, 3)
     counts = result.metrics.get("LanguageCounts", language="all").value
     assert counts["errors"] == 0 and sum(counts.values()) == 3
+
+
+def test_cat_at_concurrency_4_has_no_timeouts(model, tmp_path):
+    """40 questions, 4 sent at once to a model that answers one at a time: queued calls
+    wait their turn without timing out (a timeout counts from a call's start). The
+    timeout is twice the slowest of 4 calls made one at a time, plus 5 s.
+    (tests/llm/test_llm_queue.py proves the rule with a scripted slow model.)"""
+    data = write_cat_file(tmp_path / "dev.json", 40)
+    cache = tmp_path / "c.sqlite"
+    first = run_cat(data, model, max_queries=4, cache=cache, concurrency=1, timeout=600)
+    _every_call_answered(first, 4)
+    timeout = 2 * max(c.record.latency for c in first.calls) + 5.0
+    result = run_cat(data, model, max_queries=40, cache=cache, concurrency=4, timeout=timeout)
+    assert result.status == "finished" and len(result.calls) == 40
+    assert [c.record.error_kind for c in result.calls if not c.record.ok] == []
+    counts = result.metrics.get("CATCounts", scope="general").value
+    assert sum(counts.values()) == 40 and counts["errors"] == 0
+    called = [c.record for c in result.calls if not c.record.cached]
+    assert len(called) >= 36 and all(r.attempts == 1 for r in called)
+    # the calls did queue: some waited longer than a whole call of the model before starting
+    waits = [r.elapsed - r.latency for r in called]
+    assert max(waits) > min(r.latency for r in called)

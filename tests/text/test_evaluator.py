@@ -79,3 +79,15 @@ def test_bad_batches() -> None:
     with pytest.raises(InvalidInputError, match="smoothing"):
         bleu(["a"], ["a"], smoothing="method9")
     assert ev.is_empty
+
+
+def test_merged_evaluators_number_uidless_datums_like_one_evaluator() -> None:
+    # Datums added without uids are numbered by position among all datums, merged ones too:
+    # before, each evaluator numbered its own from "0", so a merge held "0" twice.
+    a = TextEvaluator().add(["a b", "c"], ["a b c", "c d"])
+    b = TextEvaluator().add(["x"], ["x y"])
+    one = TextEvaluator().add(["a b", "c", "x"], ["a b c", "c d", "x y"])
+    merged = a.merge(TextEvaluator.from_state(b.state()))
+    assert merged.compute().to_json() == one.compute().to_json()
+    uids = [m.parameters["datum_uid"] for m in merged.compute() if "datum_uid" in m.parameters]
+    assert sorted(set(uids)) == ["0", "1", "2"]

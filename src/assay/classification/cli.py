@@ -30,6 +30,7 @@ from assay.cli_support import (
     parse_floats,
     publish,
     save_option,
+    scheduler_option,
     where_option,
 )
 
@@ -49,6 +50,7 @@ OPTIONS = {
     "number_of_examples": "--number-of-examples",
     "examples_limit": "--examples-limit",
     "examples_offset": "--examples-offset",
+    "compact": "--compact",
 }
 
 
@@ -72,15 +74,20 @@ def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
             number_of_examples=settings["number_of_examples"],
             examples_limit=settings["examples_limit"],
             examples_offset=settings["examples_offset"],
+            compact=settings.get("compact", False),
         )
     except InvalidInputError as e:
         where = OPTIONS.get(str(e.source), e.source)
         raise InvalidInputError(e.reason, source=where, record=e.record) from None
 
 
-def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
+def _add_wide(ev: Any, data: Path, wide: dict[str, Any], scheduler: str | None) -> None:
+    """Add the wide table (a file, or a Parquet directory or glob) batch by batch, in
+    process or on the Dask cluster at ``scheduler``."""
+    from functools import partial
+
+    from assay.cli_support import add_table
     from assay.errors import InvalidInputError
-    from assay.io.tables import read_table
 
     if wide["y_true"] is None:
         raise InvalidInputError("--data needs --y-true", source="--y-true")
@@ -91,8 +98,7 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
         )
     columns = wide["y_score_columns"]
     meta = wide["metadata_columns"]
-    ev.add_wide(
-        read_table(data),
+    layout = dict(
         y_true=wide["y_true"],
         y_score=wide["y_score"],
         y_score_columns=None if columns is None else [c.strip() for c in columns.split(",")],
@@ -101,9 +107,21 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any]) -> None:
         source=str(data),
         metadata_columns=None if meta is None else [c.strip() for c in meta.split(",")],
     )
+    add_table(ev, data, partial(_add_wide_batch, layout=layout), scheduler=scheduler)
 
 
-def _add_input(ev: Any, gts: Path | None, pds: Path | None, data: Path | None, wide: dict) -> str:
+def _add_wide_batch(ev: Any, frame: Any, layout: dict[str, Any]) -> None:
+    ev.add_wide(frame, **layout)
+
+
+def _add_input(
+    ev: Any,
+    gts: Path | None,
+    pds: Path | None,
+    data: Path | None,
+    wide: dict,
+    scheduler: str | None = None,
+) -> str:
     """Add the files; returns the dataset name. Exactly one input layout must be given."""
     from assay.errors import InvalidInputError
 
@@ -113,8 +131,14 @@ def _add_input(ev: Any, gts: Path | None, pds: Path | None, data: Path | None, w
             source="--data",
         )
     if data is not None:
-        _add_wide(ev, data, wide)
+        _add_wide(ev, data, wide, scheduler)
         return str(data)
+    if scheduler is not None:
+        raise InvalidInputError(
+            "--scheduler evaluates --data (one row per datum); long-form files are joined "
+            "by uid in one process",
+            source="--scheduler",
+        )
     if gts is None or pds is None:
         raise InvalidInputError(
             "give --groundtruths and --predictions (long form), or --data with --y-true",
@@ -160,7 +184,13 @@ def _run(
     data."""
     groundtruths, predictions, data = inputs
     ev = _evaluator(settings, out)
-    dataset = _add_input(ev, groundtruths, predictions, data, wide)
+    if settings.get("compact") and any(v is not None for v in where_by.values()):
+        from assay.errors import InvalidInputError
+
+        raise InvalidInputError(
+            "keeps counts, not datums: it cannot be combined with --where", source="--compact"
+        )
+    dataset = _add_input(ev, groundtruths, predictions, data, wide, settings.get("scheduler"))
     ev = apply_where(ev, where_by)
     parameters = {
         "groundtruths": None if groundtruths is None else str(groundtruths),
@@ -200,7 +230,9 @@ def register(app: typer.Typer) -> None:
             "score in 0..1.",
         ),
         data: Path | None = typer.Option(
-            None, help="Wide input, one row per datum (CSV, Parquet or JSONL); see --y-true."
+            None,
+            help="Wide input, one row per datum (CSV, JSONL, Parquet, or a Parquet directory "
+            "or glob, streamed by row group); see --y-true.",
         ),
         y_true: str | None = typer.Option(None, help="With --data: the ground-truth column."),
         y_score: str | None = typer.Option(
@@ -270,6 +302,14 @@ def register(app: typer.Typer) -> None:
         ),
         save: bool = save_option(),
         db: str | None = db_option(),
+        scheduler: str | None = scheduler_option(),
+        compact: bool = typer.Option(
+            False,
+            "--compact",
+            help="Keep counts of distinct (truth, scores) datums instead of every datum: "
+            "memory O(labels x distinct scores), the same records (needs "
+            "--pr-curve-max-examples 0; no --where).",
+        ),
     ) -> None:
         """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves,
         confusion matrices (with examples) and per-datum examples.
@@ -289,6 +329,8 @@ def register(app: typer.Typer) -> None:
             "number_of_examples": number_of_examples,
             "examples_limit": examples_limit,
             "examples_offset": examples_offset,
+            "scheduler": scheduler,
+            "compact": compact,
         }
         wide = {
             "y_true": y_true,

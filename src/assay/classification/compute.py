@@ -211,7 +211,12 @@ def confusion_counts(
 # ---------------------------------------------------------------- ROC AUC and curves
 
 
-def sorted_roc_auc(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> float:
+def sorted_roc_auc(
+    pos: NDArray[np.float64],
+    neg: NDArray[np.float64],
+    pos_w: NDArray[np.int64] | None = None,
+    neg_w: NDArray[np.int64] | None = None,
+) -> float:
     """ROC AUC from ascending-sorted positive and negative scores; NaN if either is empty.
 
     Equals the trapezoidal area under the ROC curve whose thresholds are the distinct
@@ -219,10 +224,18 @@ def sorted_roc_auc(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> float:
 
         AUC = (#{(p, n): p > n} + 0.5 #{(p, n): p == n}) / (|pos| |neg|)
 
+    ``pos_w`` / ``neg_w``: how many datums each score stands for (the compact form); the
+    integer counts, hence the value, are those of the repeated scores.
+
     Example:
         >>> sorted_roc_auc(np.array([0.35, 0.8]), np.array([0.1, 0.4]))
         0.75
+        >>> sorted_roc_auc(np.array([0.35, 0.8]), np.array([0.1, 0.4]), np.array([1, 2]),
+        ...                np.array([1, 1]))
+        0.8333333333333334
     """
+    if pos_w is not None or neg_w is not None:
+        return _weighted_roc_auc(pos, neg, _ones(pos, pos_w), _ones(neg, neg_w))
     if len(pos) == 0 or len(neg) == 0:
         return float("nan")
     values, weight = pos, None
@@ -243,22 +256,58 @@ def sorted_roc_auc(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> float:
     return (wins + 0.5 * ties) / (len(pos) * len(neg))
 
 
+def _ones(values: NDArray[Any], weights: NDArray[np.int64] | None) -> NDArray[np.int64]:
+    return np.ones(len(values), dtype=np.int64) if weights is None else weights
+
+
+def _cumulative(weights: NDArray[np.int64]) -> NDArray[np.int64]:
+    """``c[i]``: the weight of the first ``i`` scores (``c[0] = 0``)."""
+    return np.concatenate(([0], np.cumsum(weights, dtype=np.int64)))
+
+
+def _weighted_roc_auc(
+    pos: NDArray[np.float64],
+    neg: NDArray[np.float64],
+    pos_w: NDArray[np.int64],
+    neg_w: NDArray[np.int64],
+) -> float:
+    n_pos, n_neg = int(pos_w.sum()), int(neg_w.sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    c = _cumulative(neg_w)
+    below = c[np.searchsorted(neg, pos, side="left")]
+    at_or_below = c[np.searchsorted(neg, pos, side="right")]
+    wins = int((pos_w * below).sum(dtype=np.int64))
+    ties = int((pos_w * (at_or_below - below)).sum(dtype=np.int64))
+    return (wins + 0.5 * ties) / (n_pos * n_neg)
+
+
 def sorted_threshold_counts(
-    pos: NDArray[np.float64], neg: NDArray[np.float64], thresholds: NDArray[np.float64]
+    pos: NDArray[np.float64],
+    neg: NDArray[np.float64],
+    thresholds: NDArray[np.float64],
+    pos_w: NDArray[np.int64] | None = None,
+    neg_w: NDArray[np.int64] | None = None,
 ) -> NDArray[np.int64]:
     """Counts at each threshold from ascending-sorted scores.
 
     Returns an int array (len(thresholds), 4) of TP, FP, FN, TN: TP is the number of
-    positive scores ``>= t``, FP the negative ones, FN and TN the rest.
+    positive scores ``>= t``, FP the negative ones, FN and TN the rest. ``pos_w`` /
+    ``neg_w``: how many datums each score stands for (the compact form).
 
     Example:
         >>> sorted_threshold_counts(np.array([0.6, 0.9]), np.array([0.2]), np.array([0.5])).tolist()
         [[2, 0, 0, 1]]
     """
     th = np.asarray(thresholds, dtype=np.float64)
-    tp = len(pos) - np.searchsorted(pos, th, side="left")
-    fp = len(neg) - np.searchsorted(neg, th, side="left")
-    return np.stack([tp, fp, len(pos) - tp, len(neg) - fp], axis=1).astype(np.int64)
+    if pos_w is None and neg_w is None:
+        tp = len(pos) - np.searchsorted(pos, th, side="left")
+        fp = len(neg) - np.searchsorted(neg, th, side="left")
+        return np.stack([tp, fp, len(pos) - tp, len(neg) - fp], axis=1).astype(np.int64)
+    cp, cn = _cumulative(_ones(pos, pos_w)), _cumulative(_ones(neg, neg_w))
+    tp = cp[-1] - cp[np.searchsorted(pos, th, side="left")]
+    fp = cn[-1] - cn[np.searchsorted(neg, th, side="left")]
+    return np.stack([tp, fp, cp[-1] - tp, cn[-1] - fp], axis=1).astype(np.int64)
 
 
 def _split_sorted(

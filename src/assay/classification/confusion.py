@@ -163,6 +163,12 @@ def _examples(
     return out
 
 
+def _count(codes: Any, weights: Any, size: int) -> Any:
+    if weights is None:
+        return np.bincount(codes, minlength=size)
+    return np.bincount(codes, weights=weights, minlength=size).astype(np.int64)
+
+
 def confusion_records(
     b: KeyBlock,
     score_thresholds: Sequence[float],
@@ -177,7 +183,7 @@ def confusion_records(
     ``examples_page``: ``(offset, limit)`` of the datums given ``Examples`` records.
     """
     scores, gt, uids = _in_uid_order(b)
-    k = len(b.labels)
+    k, w = len(b.labels), b.weights  # the compact form has no uids: its order is kept
     g64 = gt.astype(np.int64)
     top = None
     if hardmax:  # ties: the label that sorts first (argmax keeps the first maximum)
@@ -188,8 +194,8 @@ def confusion_records(
         params = {"label_key": b.key, "score_threshold": float(t), "hardmax": hardmax}
         entry = _entries(scores, top, float(t))
         idx, lab, _, unmatched = entry
-        cells = np.bincount(g64[idx] * k + lab, minlength=k * k)
-        um = np.bincount(g64[unmatched], minlength=k)
+        cells = _count(g64[idx] * k + lab, None if w is None else w[idx], k * k)
+        um = _count(g64[unmatched], None if w is None else w[unmatched], k)
         if "ConfusionMatrix" in want:
             value = _matrix_value(b.labels, cells, um, None)
             out.append(Metric("ConfusionMatrix", value, dict(params)))

@@ -69,8 +69,16 @@ def _roc_records(b: KeyBlock, aucs: dict[str, float], want: AbstractSet[str]) ->
     return out
 
 
-def roc_points(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> dict[str, Any] | None:
+def roc_points(
+    pos: NDArray[np.float64],
+    neg: NDArray[np.float64],
+    pos_weights: NDArray[np.float64] | None = None,
+    neg_weights: NDArray[np.float64] | None = None,
+) -> dict[str, Any] | None:
     """The ROC curve of ascending-sorted positive and negative scores; ``None`` without both.
+
+    ``pos_weights``/``neg_weights`` say how many datums each score stands for (the compact
+    evaluator's counts); ``None`` is one each.
 
     Thresholds are the distinct scores in decreasing order; TP (FP) at ``t`` counts the
     positive (negative) scores ``>= t``. Points on a straight segment are dropped (only
@@ -85,8 +93,8 @@ def roc_points(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> dict[str, 
     if len(pos) == 0 or len(neg) == 0:
         return None
     th = np.unique(np.concatenate((pos, neg)))[::-1]
-    tps = len(pos) - np.searchsorted(pos, th, side="left")
-    fps = len(neg) - np.searchsorted(neg, th, side="left")
+    tps = _at_or_above(pos, pos_weights, th)
+    fps = _at_or_above(neg, neg_weights, th)
     if len(th) > 2:
         turns = np.logical_or(np.diff(fps, 2), np.diff(tps, 2))
         keep = np.flatnonzero(np.concatenate(([True], turns, [True])))
@@ -100,6 +108,17 @@ def roc_points(pos: NDArray[np.float64], neg: NDArray[np.float64]) -> dict[str, 
     }
 
 
+def _at_or_above(
+    scores: NDArray[np.float64], weights: NDArray[np.float64] | None, th: NDArray[np.float64]
+) -> NDArray[Any]:
+    """How many (weighted) sorted ``scores`` are ``>= t`` for each threshold ``t``."""
+    idx = np.searchsorted(scores, th, side="left")
+    if weights is None:
+        return len(scores) - idx
+    cum = np.concatenate(([0], np.cumsum(weights)))
+    return cum[-1] - cum[idx]
+
+
 def curve_records(
     b: KeyBlock,
     thresholds: NDArray[np.float64],
@@ -109,15 +128,15 @@ def curve_records(
     max_examples: int,
 ) -> list[Metric]:
     """ROCAUC per label, mROCAUC, ROCCurve, PrecisionRecallCurve and its detailed form."""
-    splits = b.sorted_splits()
-    aucs = {lab: sorted_roc_auc(pos, neg) for lab, (pos, neg) in zip(b.labels, splits)}
+    splits = b.weighted_splits()
+    aucs = {lab: sorted_roc_auc(*split) for lab, split in zip(b.labels, splits)}
     out = _roc_records(b, aucs, want)
     if "ROCCurve" in want:
-        roc = {lab: roc_points(pos, neg) for lab, (pos, neg) in zip(b.labels, splits)}
+        roc = {lab: roc_points(*split) for lab, split in zip(b.labels, splits)}
         out.append(records.roc_curve(roc, label_key=b.key))
     if not want & {"PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}:
         return out
-    counts = [sorted_threshold_counts(pos, neg, thresholds) for pos, neg in splits]
+    counts = [sorted_threshold_counts(p, q, thresholds, pw, qw) for p, q, pw, qw in splits]
     if "PrecisionRecallCurve" in want:
         curve = {lab: _curve_rows(c, thresholds, zero_division) for lab, c in zip(b.labels, counts)}
         out.append(records.pr_curve(curve, label_key=b.key))

@@ -84,6 +84,20 @@ def _examples(
     return [[str(u) for u in uids[cand[(c_lo <= i) & (c_hi > i)][:n_max]]] for i in range(n_t)]
 
 
+def _below(
+    values: NDArray[np.float64],
+    weights: NDArray[np.int64] | None,
+    mask: NDArray[np.bool_],
+    thresholds: NDArray[np.float64],
+) -> NDArray[np.int64]:
+    """Per threshold: how many datums (weights counted) have a value below it."""
+    order = np.argsort(values, kind="stable")
+    at = np.searchsorted(values[order], thresholds, side="left")
+    if weights is None:
+        return at.astype(np.int64)
+    return np.concatenate(([0], np.cumsum(weights[mask][order], dtype=np.int64)))[at]
+
+
 def _observation(total: int, parts: dict[str, tuple[int, list[str]]]) -> dict[str, Any]:
     return {
         "total": total,
@@ -111,8 +125,8 @@ def detailed_curve(
         is_pos = gt == j
         tp, fp, fn, _ = counts[j].T
         # A false negative is a misclassification when another label qualifies.
-        both = np.sort(np.maximum(scores[j][is_pos], m_other[is_pos]))
-        fn_none = np.searchsorted(both, thresholds, side="left")
+        best = np.maximum(scores[j][is_pos], m_other[is_pos])
+        fn_none = _below(best, b.weights, is_pos, thresholds)
         fn_mis = fn - fn_none
         hi, zero, full = passed[j], np.zeros(len(gt), np.int64), np.full(len(gt), n_t)
         ex = {"tp": none, "fp": none, "fn_mis": none, "fn_none": none}

@@ -63,6 +63,7 @@ from assay.classification.types import (
     DEFAULT_KEY,
     KeyBlock,
     block_from_arrays,
+    compact_block,
     concat_blocks,
 )
 from assay.classification.wide import parse_wide
@@ -123,6 +124,20 @@ def _thresholds(values: Iterable[float], source: str) -> tuple[float, ...]:
     return tuple(out)
 
 
+def _check_compact(compact: Any, max_examples: int, metrics: tuple[str, ...]) -> bool:
+    if not isinstance(compact, (bool, np.bool_)):
+        raise InvalidInputError(f"must be true or false, got {compact!r}", source="compact")
+    named = sorted(set(metrics) & {"ConfusionMatrixWithExamples", "Examples"})
+    if compact and (max_examples or named):
+        why = f"metric types {named}" if named else "pr_curve_max_examples > 0"
+        raise InvalidInputError(
+            f"compact keeps counts, not datums, but {why} name datums: set "
+            "pr_curve_max_examples=0 and leave out ConfusionMatrixWithExamples and Examples",
+            source="compact",
+        )
+    return bool(compact)
+
+
 class ClassificationEvaluator(Evaluator):
     """Classification metrics over batches of datums (see the module docstring).
 
@@ -141,6 +156,13 @@ class ClassificationEvaluator(Evaluator):
         examples_limit, examples_offset: page the ``Examples`` records: the datums
             ``examples_offset .. examples_offset + examples_limit - 1`` in uid order
             (valor-lite's ``limit`` and ``offset``; default: every datum).
+        compact: keep counts of distinct (truth, scores) datums instead of every datum
+            (:func:`assay.classification.types.compact_block`): state, memory and what
+            travels between Dask workers are O(labels x distinct score vectors), e.g. with
+            scores rounded to k decimals O(labels x 10^k) for a binary problem, and the
+            records are the same. Needs ``pr_curve_max_examples=0`` and no example-carrying
+            metric types (they name datums); uids and metadata are not kept, so ``filter``
+            is refused.
 
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
@@ -159,6 +181,7 @@ class ClassificationEvaluator(Evaluator):
         number_of_examples: int | None = None,
         examples_limit: int | None = None,
         examples_offset: int = 0,
+        compact: bool = False,
     ) -> None:
         self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
         self.pr_curve_thresholds = tuple(
@@ -194,6 +217,7 @@ class ClassificationEvaluator(Evaluator):
             )
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
         self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
+        self.compact = _check_compact(compact, self.pr_curve_max_examples, self.metrics)
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -207,6 +231,7 @@ class ClassificationEvaluator(Evaluator):
             "number_of_examples": self.number_of_examples,
             "examples_limit": self.examples_limit,
             "examples_offset": self.examples_offset,
+            "compact": self.compact,
         }
 
     # ------------------------------------------------------------ accumulate
@@ -233,7 +258,7 @@ class ClassificationEvaluator(Evaluator):
             metadata_columns=metadata_columns,
         )
         for key, block in blocks.items():
-            self._blocks.setdefault(key, []).append(block)
+            self._append(key, [block])
         return self
 
     def add_arrays(
@@ -255,7 +280,7 @@ class ClassificationEvaluator(Evaluator):
         block = block_from_arrays(y_true, y_score, labels=labels, uids=uids, key=key)
         if metadata is not None:
             block = replace(block, metadata=metadata_from(metadata, block.n))
-        self._blocks.setdefault(key, []).append(block)
+        self._append(key, [block])
         return self
 
     def add_wide(self, data: Any, **layout: Any) -> Self:
@@ -273,8 +298,15 @@ class ClassificationEvaluator(Evaluator):
         block = parse_wide(data, **layout)
         if columns:
             block = replace(block, metadata=md)
-        self._blocks.setdefault(block.key, []).append(block)
+        self._append(block.key, [block])
         return self
+
+    def _append(self, key: str, blocks: list[KeyBlock]) -> None:
+        """Keep the blocks of a key; the compact form folds them into one at once."""
+        kept = self._blocks.setdefault(key, [])
+        kept.extend(blocks)
+        if self.compact:
+            kept[:] = [compact_block(concat_blocks(kept))]
 
     @property
     def is_empty(self) -> bool:
@@ -282,7 +314,7 @@ class ClassificationEvaluator(Evaluator):
 
     def _merge(self, other: Self) -> None:
         for key, blocks in other._blocks.items():
-            self._blocks.setdefault(key, []).extend(blocks)
+            self._append(key, blocks)
 
     # ------------------------------------------------------------ compute
 
@@ -351,6 +383,12 @@ class ClassificationEvaluator(Evaluator):
             >>> ev.filter(datums='site == "y"').compute()[0].value
             0.5
         """
+        if self.compact:
+            raise InvalidInputError(
+                "a compact evaluator keeps counts, not datums, so it cannot filter them; "
+                "filter with compact=False",
+                source=f"{type(self).__name__}.filter",
+            )
         view = type(self)(**self.config())
         keep_keys = None if label_keys is None else {str(k) for k in label_keys}
         for key in sorted(self._blocks):

@@ -38,9 +38,9 @@ HARDMAX_TYPES = frozenset({"Counts", "Precision", "Recall", "F1", "Accuracy"})
 
 def _top_counts(b: KeyBlock, score_thresholds: Sequence[float]) -> list[tuple[Any, ...]]:
     """Per threshold: TP, FP, FN, TN arrays (one entry per label) from the top predictions."""
-    n, k = b.n, len(b.labels)
+    n, k, w = b.total, len(b.labels), b.weights
     top, top_score = b.top()
-    true_count = np.bincount(b.gt, minlength=k)
+    true_count = _count(b.gt, w, k)
     # One bincount per threshold over (top label, outcome), outcome 0: below the threshold,
     # 1: counted but wrong, 2: counted and right.
     kt = np.dtype(np.uint8 if 3 * k <= 255 else np.int64)
@@ -49,17 +49,25 @@ def _top_counts(b: KeyBlock, score_thresholds: Sequence[float]) -> list[tuple[An
     out = []
     for t in score_thresholds:
         outcome = (top_score >= t).astype(kt) * if_counted
-        cells = np.bincount(top3 + outcome, minlength=3 * k).reshape(k, 3)
+        cells = _count(top3 + outcome, w, 3 * k).reshape(k, 3)
         tp, fp = cells[:, 2], cells[:, 1]
         fn = true_count - tp
         out.append((tp, fp, fn, n - tp - fp - fn))
     return out
 
 
+def _count(codes: Any, weights: Any, size: int) -> Any:
+    """``bincount``, each entry counting its weight (the compact form) or one."""
+    if weights is None:
+        return np.bincount(codes, minlength=size)
+    return np.bincount(codes, weights=weights, minlength=size).astype(np.int64)
+
+
 def _binary_counts(b: KeyBlock, score_thresholds: Sequence[float]) -> list[tuple[Any, ...]]:
     """Per threshold: TP, FP, FN, TN arrays, every label its own binary problem."""
     th = np.asarray(score_thresholds, dtype=np.float64)
-    per_label = np.stack([sorted_threshold_counts(p, q, th) for p, q in b.sorted_splits()])
+    splits = b.weighted_splits()
+    per_label = np.stack([sorted_threshold_counts(p, q, th, pw, qw) for p, q, pw, qw in splits])
     return [tuple(per_label[:, i, c] for c in range(4)) for i in range(len(th))]
 
 
@@ -88,7 +96,8 @@ def hardmax_records(
             if "F1" in want:
                 out.append(records.f1(f1[j], **where))
         if "Accuracy" in want:
-            out.append(records.accuracy(int(tp.sum()) / b.n, label_key=b.key, score_threshold=t))
+            acc = int(tp.sum()) / b.total
+            out.append(records.accuracy(acc, label_key=b.key, score_threshold=t))
     if not hardmax:  # the default (hardmax) records keep their parameters as before
         for m in out:
             m.parameters["hardmax"] = False

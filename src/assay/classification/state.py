@@ -2,7 +2,8 @@
 
 Per label key (keys sorted; the ``i``-th key's arrays are prefixed ``"{i}."``): the label
 values as text, the ground truth index and the score matrix (one row per label), the binary
-row (``-1`` for none), the uids when given and the datum metadata when present. The keys
+row (``-1`` for none), the uids when given, the datum metadata when present, and the
+weights of the compact form (how many datums each column stands for). The keys
 themselves are a string array ``"keys"``. A key's batches are concatenated into one block.
 
 Example:
@@ -38,6 +39,8 @@ def blocks_to_arrays(blocks: Mapping[str, list[KeyBlock]]) -> dict[str, np.ndarr
         state[f"{i}.binary_row"] = np.array(-1 if b.binary_row is None else b.binary_row)
         if b.uids is not None:
             state[f"{i}.uids"] = b.uids
+        if b.weights is not None:
+            state[f"{i}.weights"] = b.weights
         if b.metadata is not None:
             state |= b.metadata.to_arrays(f"{i}.metadata.")
     return state
@@ -55,6 +58,7 @@ def blocks_from_arrays(state: Mapping[str, np.ndarray]) -> dict[str, list[KeyBlo
             gt=np.asarray(state[f"{i}.gt"]),
             scores=np.asarray(state[f"{i}.scores"], dtype=np.float64),
             binary_row=None if row < 0 else row,
+            weights=state.get(f"{i}.weights"),
         )
         if f"{i}.metadata.names" in state:
             md = Metadata.from_arrays(state, f"{i}.metadata.", block.n)

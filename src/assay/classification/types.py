@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,11 +32,17 @@ __all__ = [
     "KeyBlock",
     "block_from_arrays",
     "concat_blocks",
+    "compact_block",
     "code_dtype",
     "joined_metadata",
 ]
 
 DEFAULT_KEY = "class"
+
+#: Per label: sorted positive scores, sorted negative scores, and their weights (or ``None``).
+Split = tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.int64] | None, NDArray[np.int64] | None
+]
 
 
 def code_dtype(k: int) -> np.dtype[Any]:
@@ -59,6 +65,8 @@ class KeyBlock:
             ``labels[binary_row]``, the other label's score being ``1 - s``.
         binary_row: see ``scores``; ``None`` for the dense form.
         metadata: the datums' metadata (:class:`assay.filtering.Metadata`), or ``None``.
+        weights: ``None``, or (compact form, :func:`compact_block`) int64 (n,): how many
+            identical datums (same truth, same scores, no uid) each column stands for.
     """
 
     key: str
@@ -68,10 +76,17 @@ class KeyBlock:
     scores: NDArray[np.float64]
     binary_row: int | None = None
     metadata: Metadata | None = None
+    weights: NDArray[np.int64] | None = None
 
     @property
     def n(self) -> int:
+        """Columns of the block (datums, or distinct datums in the compact form)."""
         return len(self.gt)
+
+    @property
+    def total(self) -> int:
+        """Datums the block stands for (``n`` unless compact)."""
+        return self.n if self.weights is None else int(self.weights.sum())
 
     def uid_array(self) -> NDArray[Any]:
         """The uids, numbering datums ``0 .. n-1`` when none were given."""
@@ -95,6 +110,23 @@ class KeyBlock:
         # labels[1] wins only when its score is strictly higher (argmax keeps the first max).
         second_wins = s > c if self.binary_row == 1 else c > s
         return second_wins.view(np.uint8), np.maximum(s, c, out=c)
+
+    def weighted_splits(self) -> list[Split]:
+        """Per label: its sorted scores on the datums of that label and on the others, with
+        how many datums each score stands for (``None``: one each, the plain form)."""
+        if self.weights is None:
+            return [(p, q, None, None) for p, q in self.sorted_splits()]
+        w, out = self.weights, []
+        dense = self.dense_scores()
+        for j in range(len(self.labels)):
+            is_pos = self.gt == j
+            parts = []
+            for side in (is_pos, ~is_pos):
+                s, ws = dense[j][side], w[side]
+                order = np.argsort(s, kind="stable")
+                parts += [s[order], ws[order]]
+            out.append((parts[0], parts[2], parts[1], parts[3]))
+        return out
 
     def sorted_splits(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
         """Per label: its scores on the datums of that label and on the others, each sorted.
@@ -236,6 +268,8 @@ def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
     """
     if len(blocks) == 1:
         return blocks[0]
+    if any(b.weights is not None for b in blocks):
+        return compact_block(_concat_weighted(blocks))
     key = blocks[0].key
     uids = _joined_uids(blocks)
     md = joined_metadata(blocks)
@@ -257,6 +291,44 @@ def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
         gts.append(rows.astype(code_dtype(len(labels)))[b.gt])
         start += b.n
     return KeyBlock(key, uids, labels, np.concatenate(gts), dense, metadata=md)
+
+
+def compact_block(b: KeyBlock) -> KeyBlock:
+    """The same datums as distinct (truth, scores) columns with counts: state of size
+    O(labels x distinct score vectors) instead of O(datums). Uids and metadata are dropped
+    (the compact form serves the metrics that need neither). Columns come sorted by
+    (scores, truth).
+
+    Example:
+        >>> b = block_from_arrays([1, 0, 1, 1], [0.5, 0.5, 0.5, 0.25], labels=[0, 1])
+        >>> c = compact_block(b)
+        >>> c.scores.tolist(), c.gt.tolist(), c.weights.tolist(), c.total
+        ([[0.25, 0.5, 0.5]], [1, 0, 1], [1, 1, 2], 4)
+    """
+    if b.n == 0:
+        return replace(b, uids=None, metadata=None, weights=np.zeros(0, dtype=np.int64))
+    order = np.lexsort([b.gt, *b.scores[::-1]])  # lexsort: the last key is the primary
+    gt, scores = b.gt[order], b.scores[:, order]
+    new = np.ones(b.n, dtype=bool)
+    new[1:] = gt[1:] != gt[:-1]
+    for row in scores:  # one row at a time: no (labels x n) temporary
+        new[1:] |= row[1:] != row[:-1]
+    starts = np.flatnonzero(new)
+    if b.weights is None:  # one datum per column: the run lengths are the counts
+        weights = np.diff(starts, append=b.n).astype(np.int64)
+    else:
+        weights = np.add.reduceat(b.weights[order], starts)
+    return replace(
+        b, uids=None, metadata=None, gt=gt[starts], scores=scores[:, starts], weights=weights
+    )
+
+
+def _concat_weighted(blocks: Sequence[KeyBlock]) -> KeyBlock:
+    """Blocks joined column-wise with their weights (plain blocks weigh 1 per datum)."""
+    plain = [replace(b, weights=None, uids=None, metadata=None) for b in blocks]
+    joined = concat_blocks(plain)
+    w = [np.ones(b.n, np.int64) if b.weights is None else b.weights for b in blocks]
+    return replace(joined, uids=None, weights=np.concatenate(w))
 
 
 def joined_metadata(blocks: Sequence[KeyBlock]) -> Metadata | None:

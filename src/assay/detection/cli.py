@@ -207,7 +207,8 @@ def register(app: typer.Typer) -> None:
         matching: str = typer.Option(
             "coco",
             "--matching",
-            help="coco (default) or valor: matching rule of AR and the Counts family.",
+            help="coco (default) or valor: valor-lite's matching rule (and its binned AP) "
+            "for AP, AR and the Counts family.",
         ),
         pr_curve_iou_threshold: float = typer.Option(
             0.5, "--pr-curve-iou-threshold", help="IoU threshold of the precision-recall curves."

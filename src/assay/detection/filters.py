@@ -40,33 +40,10 @@ from typing import Any
 import numpy as np
 
 from assay.detection.types import Annotations, DetectionData
-from assay.errors import InvalidInputError
-from assay.filtering import Column, FieldTable, evaluate, is_expression
+from assay.filtering import Column, FieldTable, datum_mask, evaluate, label_mask, uid_column
 from assay.io.metadata import Metadata
 
 __all__ = ["subset", "annotation_fields"]
-
-
-def _uids(data: DetectionData) -> np.ndarray:
-    u = np.asarray(data.uids)
-    return u if u.dtype.kind in "iuU" else np.asarray([str(x) for x in data.uids])
-
-
-def _datum_mask(data: DetectionData, datums: Any) -> np.ndarray:
-    if datums is None:
-        return np.ones(data.n_datums, dtype=bool)
-    if is_expression(datums):
-        uid = Column(_uids(data))
-        table = FieldTable(
-            data.n_datums, {"uid": lambda: uid, "datum_uid": lambda: uid}, data.metadata, "datums"
-        )
-        return evaluate(datums, table, source="datums")
-    wanted = set(datums)
-    known = set(data.uids)
-    missing = [u for u in datums if u not in known]
-    if missing:
-        raise InvalidInputError(f"unknown datum uid {missing[0]!r}", source="datums")
-    return np.array([u in wanted for u in data.uids], dtype=bool)
 
 
 def annotation_fields(data: DetectionData, a: Annotations, *, prediction: bool) -> FieldTable:
@@ -75,7 +52,7 @@ def annotation_fields(data: DetectionData, a: Annotations, *, prediction: bool) 
     values = np.asarray([v for _, v in data.labels] or [""])
 
     def uid() -> Column:
-        return Column(_uids(data)[a.datum])
+        return Column(uid_column(data.uids)[a.datum])
 
     def label() -> Column:
         return Column(values[a.label])
@@ -95,24 +72,6 @@ def annotation_fields(data: DetectionData, a: Annotations, *, prediction: bool) 
     if a.metadata is not None:
         md = a.metadata if md is None else md.overlay(a.metadata)
     return FieldTable(len(a), fields, md, "predictions" if prediction else "ground truths")
-
-
-def _label_mask(data: DetectionData, labels: Sequence[Any] | None) -> np.ndarray:
-    if labels is None:
-        return np.ones(len(data.labels), dtype=bool)
-    if isinstance(labels, (str, bytes)):
-        raise InvalidInputError("must be a list of labels, not one string", source="labels")
-    keep = np.zeros(len(data.labels), dtype=bool)
-    for want in labels:
-        hit = [
-            i
-            for i, (k, v) in enumerate(data.labels)
-            if (tuple(want) == (k, v) if isinstance(want, (tuple, list)) else str(want) == v)
-        ]
-        if not hit:
-            raise InvalidInputError(f"unknown label {want!r}", source="labels")
-        keep[hit] = True
-    return keep
 
 
 def _rows_kept(
@@ -152,8 +111,8 @@ def subset(
         InvalidInputError: a uid or label that is not in the data, an unknown field or a
             bad expression.
     """
-    kd = _datum_mask(data, datums)
-    kl = _label_mask(data, labels)
+    kd = datum_mask(data.uids, data.metadata, datums)
+    kl = label_mask(data.labels, labels)
     gts, dts = data.groundtruths, data.predictions
     rows_g = _rows_kept(gts, kd, kl, _rows(data, gts, groundtruths, False))
     rows_p = _rows_kept(dts, kd, kl, _rows(data, dts, predictions, True))

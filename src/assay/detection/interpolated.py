@@ -35,30 +35,57 @@ from typing import Any
 import numpy as np
 
 from assay.detection import records
+from assay.detection.match import Matching
 from assay.detection.params import CocoParams
 from assay.detection.types import DetectionData
 from assay.detection.valor_match import matching_for
 from assay.results import Metric
 
-__all__ = ["interpolated_pr_curves", "binned_curve"]
+__all__ = ["interpolated_pr_curves", "binned_curves"]
 
 
-def binned_curve(is_tp: np.ndarray, scores: np.ndarray, n_gt: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(precisions, scores)`` at the 101 recall points from one label's detections in
-    descending score order (``is_tp`` per detection)."""
+def _bins(
+    lab: np.ndarray, is_tp: np.ndarray, scores: np.ndarray, n_gt: np.ndarray, K: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(precisions, scores)``, ``(K, 101)``, of detections sorted by label (ascending), then
+    by descending score: one pass for every label (see the module docstring)."""
+    start = np.searchsorted(lab, np.arange(K))  # first position of each label
+    pos = np.arange(len(lab))
     cum = np.cumsum(is_tp)
-    rank = np.arange(1, len(is_tp) + 1)
-    precision = np.where(is_tp, cum / np.maximum(rank, 1), 0.0)
-    recall = np.where(is_tp, cum / n_gt, 0.0) if n_gt else np.zeros(len(is_tp))
-    bins = np.floor(recall * 100).astype(np.int64)
-    best_p = np.zeros(101)
-    best_s = np.zeros(101)
-    np.maximum.at(best_p, bins, precision)
-    np.maximum.at(best_s, bins, scores)
+    before = np.r_[0, cum][start]  # true positives of the earlier labels
+    tp = cum - before[lab]
+    rank = pos - start[lab] + 1
+    n = n_gt[lab]
+    precision = np.where(is_tp, tp / rank, 0.0)
+    recall = np.where(is_tp & (n > 0), tp / np.maximum(n, 1), 0.0)
+    cell = lab * 101 + np.floor(recall * 100).astype(np.int64)
+    flat_p = np.zeros(K * 101)
+    flat_s = np.zeros(K * 101)
+    np.maximum.at(flat_p, cell, precision)
+    np.maximum.at(flat_s, cell, scores)
+    best_p, best_s = flat_p.reshape(K, 101), flat_s.reshape(K, 101)
     return (
-        np.maximum.accumulate(best_p[::-1])[::-1],
-        np.maximum.accumulate(best_s[::-1])[::-1],
+        np.maximum.accumulate(best_p[:, ::-1], axis=1)[:, ::-1],
+        np.maximum.accumulate(best_s[:, ::-1], axis=1)[:, ::-1],
     )
+
+
+def binned_curves(data: DetectionData, m: Matching) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """valor-lite's binned curves of every label at every threshold of the matching ``m``:
+    ``(precisions, scores, n_gt)`` with the first two ``(T, K, 101)`` and ``n_gt`` the
+    labels' ground truths that are not crowd regions. The mean of ``precisions`` over the
+    last axis is valor-lite's AP (meaningful where ``n_gt > 0``)."""
+    dts, gts = data.predictions, data.groundtruths
+    K = len(data.labels)
+    lab = dts.label[m.det]  # accumulation order: by label, then descending score
+    score = dts.score[m.det]
+    npig = np.bincount(gts.label[~m.gt_ignore[0]], minlength=K)
+    prec = np.zeros((m.n_thresholds, K, 101))
+    sc = np.zeros_like(prec)
+    for ti in range(m.n_thresholds):
+        sel = ~m.dt_ignore[0, ti]
+        prec[ti], sc[ti] = _bins(lab[sel], m.dtm[0, ti][sel], score[sel], npig, K)
+    return prec, sc, npig
 
 
 def interpolated_pr_curves(
@@ -69,24 +96,16 @@ def interpolated_pr_curves(
     matching: str = "coco",
 ) -> list[Metric]:
     """One ``InterpolatedPrecisionRecallCurve`` record per (label, IoU threshold)."""
-    m = matching_for(matching, data, params)
-    dts, gts = data.predictions, data.groundtruths
-    K = len(data.labels)
-    lab = dts.label[m.det]
-    score = dts.score[m.det]
-    npig = np.bincount(gts.label[~m.gt_ignore[0]], minlength=K)
+    prec, sc, npig = binned_curves(data, matching_for(matching, data, params))
     out: list[Metric] = []
     for k in order:
         key, value = data.labels[k]
         for ti, t in enumerate(params.iou_thresholds):
-            sel = (lab == k) & ~m.dt_ignore[0, ti]
             at: dict[str, Any] = dict(label_key=key, label_value=value, iou_threshold=float(t))
             if npig[k] == 0 and zero_division is None:
                 out.append(records.interpolated_pr_curve(None, **at))
                 continue
-            prec, sc = binned_curve(m.dtm[0, ti][sel], score[sel], int(npig[k]))
-            if npig[k] == 0:
-                prec = np.full(101, float(zero_division or 0.0))
-            curve = {"precisions": prec.tolist(), "scores": sc.tolist()}
+            p = prec[ti, k] if npig[k] else np.full(101, float(zero_division or 0.0))
+            curve = {"precisions": p.tolist(), "scores": sc[ti, k].tolist()}
             out.append(records.interpolated_pr_curve(curve, **at))
     return out

@@ -52,6 +52,7 @@ import numpy as np
 from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
+from assay.detection.interpolated import binned_curves, interpolated_pr_curves
 from assay.detection.options import (
     AR_TYPES,
     DEFAULT_METRICS,
@@ -197,7 +198,9 @@ def compute_metrics(
             ground truths, curve precision/recall/F1); default None = undefined.
         matching: ``"coco"`` (default) or ``"valor"``: the matching rule of AR, mAR, the
             AR averages, Counts, Precision, Recall, F1, Accuracy and the interpolated curve
-            (:mod:`assay.detection.valor_match`); AP and COCOSummary always match as COCO.
+            (:mod:`assay.detection.valor_match`); with ``"valor"`` AP, APAveragedOverIOUs,
+            mAP and mAPAveragedOverIOUs are valor-lite's too (the mean of its binned curve,
+            :mod:`assay.detection.interpolated`); COCOSummary always matches as COCO.
         metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
             when asked for).
         examples_limit, examples_offset: page the ``Examples`` records: the datums (with an
@@ -229,13 +232,17 @@ def compute_metrics(
             iou_type=iou_type, iou_thresholds=all_t, area_ranges=(_ALL,), max_dets=(md,)
         )
         ev = coco_evaluate(data, params)
+        chosen = ev.matching if matching == "coco" else matching_for(matching, data, params)
         if need_ap:
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
-            prec = ev.precision[:, :, :, 0, 0]  # (T, R, K)
-            ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), np.nan)[t_idx]  # (T, K)
-            out += _ap_records(data, ap, ious, wanted, zero_division)
+            if matching == "coco":
+                prec = ev.precision[:, :, :, 0, 0]  # (T, R, K)
+                ap = np.where((prec > -1).all(axis=1), prec.mean(axis=1), np.nan)  # (T, K)
+            else:  # valor-lite's AP: the mean of its binned curve
+                curve, _, n_gt = binned_curves(data, chosen)
+                ap = np.where(n_gt > 0, curve.mean(axis=2), np.nan)
+            out += _ap_records(data, ap[t_idx], ious, wanted, zero_division)
         order = label_order(data)
-        chosen = ev.matching if matching == "coco" else matching_for(matching, data, params)
         if need_ar:
             ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
             tp, _, fn = threshold_counts(data, chosen, ar_idx, scores)
@@ -335,8 +342,6 @@ def _curves_and_matrices(
         )
         out += pr_curves(data, params, label_order(data), max_examples, wanted, zd)
     if "InterpolatedPrecisionRecallCurve" in wanted:
-        from assay.detection.interpolated import interpolated_pr_curves
-
         params = CocoParams(iou_type=iou_type, iou_thresholds=ious, area_ranges=(_ALL,),
                             max_dets=(md,))  # fmt: skip
         out += interpolated_pr_curves(data, params, label_order(data), zd, matching)

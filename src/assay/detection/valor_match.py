@@ -53,7 +53,7 @@ def valor_matching(data: DetectionData, params: CocoParams) -> Matching:
     pd, pg, iou = pd[live], pg[live], iou[live]
     o = np.lexsort((-iou, pd))  # stable: ground-truth input order on equal IoU
     pd, pg, iou = pd[o], pg[o], iou[o]
-    first = np.r_[True, pd[1:] != pd[:-1]]
+    first = _starts(pd)
     pd, pg, iou = pd[first], pg[first], iou[first]  # each detection's best ground truth
     keys, rows = [], []
     for ti, t in enumerate(thr):
@@ -61,7 +61,7 @@ def valor_matching(data: DetectionData, params: CocoParams) -> Matching:
         cp, cg = pd[c], pg[c]
         o = argsort_int(cg)  # stable: positions (score order) ascending within a ground truth
         cp, cg = cp[o], cg[o]
-        lead = np.r_[True, cg[1:] != cg[:-1]] | gts.crowd[cg]
+        lead = _starts(cg) | gts.crowd[cg]
         keys.append(ti * n + cp[lead])
         rows.append(cg[lead])
     key = np.concatenate(keys) if keys else np.zeros(0, np.int64)
@@ -79,6 +79,13 @@ def valor_matching(data: DetectionData, params: CocoParams) -> Matching:
         area_key=empty,
         area_gt=empty,
     )
+
+
+def _starts(x: np.ndarray) -> np.ndarray:
+    """True where a run of equal values in ``x`` begins (empty for an empty ``x``)."""
+    out = np.ones(len(x), dtype=bool)
+    out[1:] = x[1:] != x[:-1]
+    return out
 
 
 def matching_for(name: str, data: DetectionData, params: CocoParams) -> Matching:

@@ -11,7 +11,14 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli_support import (
+    OutputFormat,
+    db_option,
+    guarded,
+    publish,
+    save_option,
+    scheduler_option,
+)
 
 
 def _positive_label(text: str, column: Any, source: str) -> Any:
@@ -94,7 +101,7 @@ def _check_columns(
                 field=column,
             )
     for g in groups:
-        if g.values is None:
+        if g.values is None or len(df) == 0:  # a dataset's schema: no rows to look in
             continue
         seen = np.unique(
             as_group_text(df[g.group_column].to_numpy(), source=src, field=g.group_column)
@@ -131,26 +138,47 @@ def _evaluate_file(
     group_columns: list[str],
     positive_label: str,
     sample_weight: str | None = None,
+    scheduler: str | None = None,
     **options: Any,
 ) -> Any:
+    """Check the table's columns, then add it: a file read whole (its privileged values
+    checked too), or a Parquet directory or glob streamed by row group (checked against its
+    schema), or any of them on the Dask cluster at ``scheduler``."""
+    from functools import partial
+
+    from assay.cli_support import add_table
     from assay.errors import InvalidInputError
+    from assay.io.parquet import is_parquet_dataset, schema_frame
     from assay.io.tables import read_table, require_columns
 
     _evaluator(groups, group_columns, **options)  # a bad option fails before reading
-    df = read_table(data)
     src = str(data)
-    if len(df) == 0:
+    streamed = is_parquet_dataset(data) or scheduler is not None
+    df = schema_frame(data) if is_parquet_dataset(data) else read_table(data)
+    if len(df) == 0 and not is_parquet_dataset(data):
         raise InvalidInputError("the file holds no rows", source=src)
     require_columns(df, [label], source=src)
     group_columns = _group_columns(group_columns, df)
-    _check_columns(df, groups, group_columns, src, options.get("control_columns", ()))
+    _check_columns(
+        df, [] if len(df) == 0 else groups, group_columns, src, options.get("control_columns", ())
+    )
     if sample_weight is not None and sample_weight not in df.columns:
         raise InvalidInputError(
             "missing column (named by --sample-weight)", source=src, field=sample_weight
         )
     label_value = _positive_label(positive_label, df[label], src)
     ev = _evaluator(groups, group_columns, positive_label=label_value, **options)
-    return ev.add(df, label=label, prediction=prediction, source=src, sample_weight=sample_weight)
+    batch = partial(
+        _add_batch, label=label, prediction=prediction, source=src, sample_weight=sample_weight
+    )
+    if not streamed:
+        batch(ev, df)
+        return ev
+    return add_table(ev, data, batch, scheduler=scheduler)
+
+
+def _add_batch(ev: Any, frame: Any, **kwargs: Any) -> None:
+    ev.add(frame, **kwargs)
 
 
 def register(app: typer.Typer) -> None:
@@ -158,7 +186,9 @@ def register(app: typer.Typer) -> None:
     @guarded
     def fairness(
         data: Path = typer.Option(
-            ..., help="Table (JSONL, CSV or Parquet) with label, prediction and group columns."
+            ...,
+            help="Table (JSONL, CSV, Parquet, or a Parquet directory or glob, streamed by row "
+            "group) with label, prediction and group columns.",
         ),
         label: str = typer.Option(..., help="Column of ground-truth labels."),
         prediction: str = typer.Option(..., help="Column of predicted labels."),
@@ -217,6 +247,7 @@ def register(app: typer.Typer) -> None:
         ),
         save: bool = save_option(),
         db: str | None = db_option(),
+        scheduler: str | None = scheduler_option(),
     ) -> None:
         """Group fairness: privileged vs unprivileged (--sensitive), per group (--group).
 
@@ -239,6 +270,7 @@ def register(app: typer.Typer) -> None:
             list(group),
             positive_label,
             sample_weight=sample_weight,
+            scheduler=scheduler,
             control_columns=list(control),
             method=method,
             agg=equalized_odds_agg,

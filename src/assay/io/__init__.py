@@ -13,6 +13,8 @@ from assay._lazy import lazy_exports
 _EXPORTS = {
     "TABLE_SUFFIXES": "assay.io.tables",
     "as_dataframe": "assay.io.tables",
+    "iter_parquet": "assay.io.parquet",
+    "iter_table": "assay.io.tables",
     "numeric_column": "assay.io.tables",
     "read_jsonl": "assay.io.tables",
     "read_table": "assay.io.tables",
@@ -22,6 +24,8 @@ _EXPORTS = {
 __all__ = [
     "TABLE_SUFFIXES",
     "as_dataframe",
+    "iter_parquet",
+    "iter_table",
     "numeric_column",
     "read_jsonl",
     "read_table",

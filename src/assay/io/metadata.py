@@ -18,13 +18,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
+
+if TYPE_CHECKING:  # pandas is imported where a frame is read: detection never needs it
+    import pandas as pd
 
 __all__ = [
     "RESERVED_FIELDS",
@@ -229,6 +231,8 @@ def metadata_from_records(items: Sequence[Any], *, source: str) -> Metadata:
 
 def metadata_from_frame(df: pd.DataFrame, columns: Sequence[str], *, source: str) -> Metadata:
     """Columnar metadata from flat columns of a table (vectorised: no loop over rows)."""
+    import pandas as pd
+
     values, present = {}, {}
     for c in columns:
         if c not in df.columns:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from assay.errors import InvalidInputError
 
 __all__ = [
     "read_table",
+    "iter_table",
     "read_jsonl",
     "as_dataframe",
     "require_columns",
@@ -40,9 +41,16 @@ TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a JSONL (``.jsonl``/``.ndjson``), JSON list, CSV or Parquet file into a DataFrame.
 
-    The format is chosen by the file's extension. Raises :class:`InvalidInputError` naming the
-    file (and line, for malformed JSON) when it cannot be read.
+    The format is chosen by the file's extension. A directory or a glob is a Parquet dataset
+    (:mod:`assay.io.parquet`), read whole; :func:`iter_table` streams it instead. Raises
+    :class:`InvalidInputError` naming the file (and line, for malformed JSON) when it cannot be
+    read.
     """
+    if _is_dataset(path):
+        from assay.io.parquet import iter_parquet
+
+        parts = list(iter_parquet(path))
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     p = _existing_file(path)
     suffix = p.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json", ".csv"):
@@ -70,6 +78,38 @@ def read_table(path: str | Path) -> pd.DataFrame:
     raise InvalidInputError(
         f"unknown file type {suffix!r}; expected one of {', '.join(TABLE_SUFFIXES)}", source=str(p)
     )
+
+
+def iter_table(
+    path: str | Path, *, columns: list[str] | None = None, batch_rows: int | None = None
+) -> Iterator[pd.DataFrame]:
+    """A table in batches: a Parquet file, directory or glob one row group (or ``batch_rows``
+    rows) at a time (:func:`assay.io.parquet.iter_parquet`); any other file whole, as one batch.
+
+    Example:
+        >>> import pandas as pd, pathlib, tempfile
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> pd.DataFrame({"x": range(5)}).to_parquet(d / "a.parquet", row_group_size=2)
+        >>> [len(b) for b in iter_table(d)]
+        [2, 2, 1]
+    """
+    p = Path(path)
+    if _is_dataset(path) or p.suffix.lower() in (".parquet", ".pq"):
+        from assay.io.parquet import iter_parquet
+
+        yield from iter_parquet(path, columns=columns, batch_rows=batch_rows)
+        return
+    df = read_table(p)
+    if columns is not None:
+        require_columns(df, columns, source=str(p))
+        df = df[list(columns)]
+    yield df
+
+
+def _is_dataset(path: str | Path) -> bool:
+    """A directory or a glob pattern (a Parquet dataset), not a plain file."""
+    p = Path(path)
+    return p.is_dir() if p.exists() else any(c in str(path) for c in "*?[")
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:

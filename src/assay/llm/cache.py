@@ -1,7 +1,11 @@
 """The LLM response cache: SQLite in WAL mode, keyed by a hash of model, params and messages.
 
-Every successful answer is written (and committed) the moment it arrives, so a run that
-is killed, even with SIGKILL, loses nothing it paid for: the re-run finds those answers
+:meth:`ResponseCache.put` commits an answer before it returns. The runner instead
+stages each answer as it arrives (:meth:`~ResponseCache.stage`) and commits the staged
+ones (:meth:`~ResponseCache.flush`) in one transaction at most :data:`FLUSH_INTERVAL`
+seconds later (one commit per answer cost more client CPU than the HTTP call itself at
+high concurrency). A run killed even with SIGKILL loses only the calls in flight and
+the answers of its last ``FLUSH_INTERVAL`` seconds; the re-run finds every other answer
 here and calls the model only for the rest. Errors are not cached; a re-run tries them
 again. Several processes may share one cache file.
 
@@ -26,9 +30,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from assay.llm.models.base import ChatResponse, Message, Usage
 
-__all__ = ["ResponseCache", "cache_key"]
+__all__ = ["ResponseCache", "cache_key", "FLUSH_INTERVAL"]
+
+#: Seconds the runner lets staged answers wait before committing them in one transaction.
+FLUSH_INTERVAL = 0.05
+
+_encode_raw = msgspec.json.Encoder(enc_hook=str).encode
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -76,11 +87,12 @@ class ResponseCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Autocommit: each put is its own durable transaction.
+        # Autocommit, except where flush() opens a transaction for a batch.
         self._db = sqlite3.connect(
             str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False
         )
         self._lock = threading.Lock()
+        self._staged: list[tuple[Any, ...]] = []
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
@@ -90,6 +102,7 @@ class ResponseCache:
 
     def __len__(self) -> int:
         with self._lock:
+            self._flush_locked()
             return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     @staticmethod
@@ -102,6 +115,7 @@ class ResponseCache:
     def get(self, key: str) -> ChatResponse | None:
         """The cached answer for ``key``, or ``None``."""
         with self._lock:
+            self._flush_locked()
             row = self._db.execute(
                 "SELECT text, prompt_tokens, completion_tokens, latency, raw"
                 " FROM responses WHERE key = ?",
@@ -114,6 +128,7 @@ class ResponseCache:
         keys = list(dict.fromkeys(keys))
         found: dict[str, ChatResponse] = {}
         with self._lock:
+            self._flush_locked()
             for i in range(0, len(keys), 500):
                 chunk = keys[i : i + 500]
                 marks = ",".join("?" * len(chunk))
@@ -126,27 +141,63 @@ class ResponseCache:
         return found
 
     def put(self, key: str, model_identity: str, response: ChatResponse) -> None:
-        """Store an answer (committed before this returns)."""
-        raw = (
-            json.dumps(response.raw, ensure_ascii=False, default=str)
-            if response.raw is not None
-            else None
+        """Store an answer (committed before this returns, with anything staged)."""
+        self.stage(key, model_identity, response)
+        self.flush()
+
+    def stage(self, key: str, model_identity: str, response: ChatResponse) -> None:
+        """Queue an answer for the next :meth:`flush` (reads see it: they flush first)."""
+        row = (
+            key,
+            model_identity,
+            response.text,
+            response.usage.prompt_tokens,
+            response.usage.completion_tokens,
+            response.latency,
+            _raw_text(response.raw),
+            time.time(),
         )
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    model_identity,
-                    response.text,
-                    response.usage.prompt_tokens,
-                    response.usage.completion_tokens,
-                    response.latency,
-                    raw,
-                    time.time(),
-                ),
-            )
+            self._staged.append(row)
+
+    @property
+    def staged(self) -> int:
+        """How many answers wait for :meth:`flush`."""
+        return len(self._staged)
+
+    def flush(self) -> int:
+        """Commit every staged answer in one transaction; returns how many."""
+        with self._lock:
+            return self._flush_locked()
+
+    def _flush_locked(self) -> int:
+        rows = self._staged
+        if not rows:
+            return 0
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")  # the rows stay staged for the next flush
+            raise
+        self._staged = []
+        return len(rows)
 
     def close(self) -> None:
+        """Commit what is staged and close the file."""
         with self._lock:
-            self._db.close()
+            try:
+                self._flush_locked()
+            finally:
+                self._db.close()
+
+
+def _raw_text(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    try:
+        return _encode_raw(raw).decode("utf-8")
+    except (TypeError, ValueError, OverflowError):  # what msgspec cannot encode (NaN is null)
+        return json.dumps(raw, ensure_ascii=False, default=str)

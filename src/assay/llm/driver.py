@@ -217,8 +217,6 @@ def evaluate(
         first = task.stage(0, [])
     if preflight is not None:
         preflight()
-    if _in_process(chat_model):  # one call at a time: more in flight would only queue
-        options = options.replace(concurrency=1)  # (and a queued call's wait counts)
     guard = _Guard(chat_model, options.max_errors)
     runner = make_runner(guard, options, on_record=guard.observe)
     calls: list[Call] = []
@@ -327,9 +325,3 @@ def _result(
     return LLMRun(
         metrics, calls, status, error, task.kind, task.dataset, params, shown, started=started
     )
-
-
-def _in_process(model: ChatModel) -> bool:
-    from assay.llm.models.embedded import EmbeddedChatModel
-
-    return isinstance(model, EmbeddedChatModel)

@@ -7,9 +7,9 @@ the process is asked to stop it cancels the calls in flight, closes the response
 the others with ``error_kind="interrupted"``. Running the same items again resumes: the
 cached answers are not paid for twice.
 
-The bound after ``kill -9`` (which cannot be caught): an answer is committed to the cache
-the moment it arrives, so only calls answered in the last moments before the kill (still
-being written) can be paid again on resume; nothing is lost.
+The bound after ``kill -9`` (which cannot be caught): answers are committed to the cache
+in one transaction at most 50 ms after they arrive, so only the calls in flight and the
+answers of the last 50 ms before the kill can be paid again on resume.
 
 Example:
     >>> from assay.llm.models.base import ChatResponse, Usage

@@ -6,11 +6,15 @@ message. Parsing answers is the caller's job.
 
 * ``max_concurrency`` calls in flight at most; optional ``rpm`` (requests per minute)
   paces every attempt, retries included.
-* Each attempt has a ``timeout``. 429 (honouring ``Retry-After``), 408, 5xx, timeouts,
-  dropped connections and garbled (non-JSON) answers are retried with exponential
-  backoff and jitter (:class:`RetryPolicy`); 400, 401, 403, 404, 422 are recorded at once.
-* Successful answers go into a :class:`~assay.llm.cache.ResponseCache` as they arrive, so a
-  re-run never pays twice and a killed run resumes where it stopped. Items with the
+* Each attempt has a ``timeout``, counted from when the model starts on the call: a
+  model that queues calls (the embedded model runs one at a time) stops the clock while
+  a call waits its turn (:func:`~assay.llm.models.clock.untimed`). 429 (honouring
+  ``Retry-After``), 408, 5xx, timeouts, dropped connections and garbled (non-JSON)
+  answers are retried with exponential backoff and jitter (:class:`RetryPolicy`); 400,
+  401, 403, 404, 422 are recorded at once.
+* Successful answers go into a :class:`~assay.llm.cache.ResponseCache` as they arrive
+  (committed in one transaction per :data:`~assay.llm.cache.FLUSH_INTERVAL`, 50 ms), so
+  a re-run never pays twice and a killed run resumes where it stopped. Items with the
   same model, params and messages share one call.
 * A rich progress bar (done/total, errors, calls/s, ETA) on a terminal; silent with
   ``quiet=True``; off a terminal, a plain progress line every few seconds instead of the
@@ -39,9 +43,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
-from assay.llm.cache import ResponseCache, cache_key
+from assay.llm.cache import FLUSH_INTERVAL, ResponseCache, cache_key
 from assay.llm.items import Item, Record, check_unique_ids
 from assay.llm.models.base import CallError, ChatModel, ChatResponse
+from assay.llm.models.clock import attempt_clock
 from assay.llm.policy import RateLimiter, RetryPolicy, RunStats, summarize
 from assay.llm.progress import Progress, summary_line
 
@@ -158,14 +163,15 @@ class Runner:
         queue = deque(groups.items())
         limiter = RateLimiter(self.rpm) if self.rpm else None
         rng = random.Random(self.seed)
+        writer = _Writer(self.cache) if self.cache is not None else None
 
         async def worker() -> None:
             while queue:
                 key, idxs = queue.popleft()
                 first = batch[idxs[0]]
                 rec = await self._call(first, limiter, rng, stats)
-                if rec.ok and self.cache is not None:
-                    self.cache.put(key, identity, _response_of(rec))
+                if rec.ok and writer is not None:
+                    writer.stage(key, identity, _response_of(rec))
                 for n, i in enumerate(idxs):
                     if n == 0:
                         r = rec if batch[i].id == rec.id else _replace_id(rec, batch[i].id)
@@ -174,9 +180,13 @@ class Runner:
                     records[i] = r
                     self._finish(r, stats, progress)
 
-        with progress:
-            n_workers = min(self.max_concurrency, len(queue))
-            await asyncio.gather(*(worker() for _ in range(n_workers)))
+        try:
+            with progress:
+                n_workers = min(self.max_concurrency, len(queue))
+                await asyncio.gather(*(worker() for _ in range(n_workers)))
+        finally:  # also when cancelled (Ctrl-C): every answer received is committed
+            if writer is not None:
+                writer.close()
         stats.elapsed = time.perf_counter() - t0
         if not self.quiet and (self.console.is_terminal or progress.printed):
             self.console.print(summary_line(stats), highlight=False, soft_wrap=True)
@@ -210,7 +220,7 @@ class Runner:
             stats.calls += 1
             t_attempt = time.perf_counter()
             try:
-                async with asyncio.timeout(self.timeout):
+                async with attempt_clock(self.timeout):  # a model may stop it while queued
                     resp = await self.model.chat(item.messages, **params)
                 if not isinstance(resp, ChatResponse):
                     raise CallError(
@@ -248,6 +258,47 @@ class Runner:
                 )
             stats.retries += 1
             await asyncio.sleep(self.retry.delay(attempts, err.retry_after, rng))
+
+
+class _Writer:
+    """Stages answers in the cache and commits them in one transaction per
+    :data:`~assay.llm.cache.FLUSH_INTERVAL` (or per 1,000 answers, whichever comes first).
+
+    A failed commit (disk full, a lock held too long) fails the run at the next answer,
+    as a failed write always did; the answers stay staged for the final commit.
+    """
+
+    MAX_STAGED = 1000
+
+    def __init__(self, cache: ResponseCache) -> None:
+        self.cache = cache
+        self.loop = asyncio.get_running_loop()
+        self.handle: asyncio.TimerHandle | None = None
+        self.error: BaseException | None = None
+
+    def stage(self, key: str, identity: str, response: ChatResponse) -> None:
+        if self.error is not None:
+            raise self.error
+        self.cache.stage(key, identity, response)
+        if self.cache.staged >= self.MAX_STAGED:
+            self.flush()
+        elif self.handle is None:
+            self.handle = self.loop.call_later(FLUSH_INTERVAL, self.flush)
+
+    def flush(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        try:
+            self.cache.flush()
+        except Exception as e:  # raised in the run by the next stage() or by close()
+            self.error = e
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        self.cache.flush()
 
 
 def _open_cache(cache: ResponseCache | str | Path | bool | None) -> ResponseCache | None:

@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
+from assay.cli_support import (
+    OutputFormat,
+    add_table,
+    db_option,
+    emit,
+    guarded,
+    save_metrics,
+    save_option,
+    scheduler_option,
+)
 from assay.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -84,7 +93,10 @@ def _check_variance(value: float | None) -> None:
 
 
 _DATA = typer.Option(
-    None, "--data", help="Table with one response per row: CSV, TSV, XLSX, Parquet, JSONL."
+    None,
+    "--data",
+    help="Table with one response per row: CSV, TSV, XLSX, Parquet, JSONL, or a Parquet "
+    "directory or glob (streamed by row group).",
 )
 _HUMAN = typer.Option(None, "--human", help="Column of the (first) human score.")
 _SYSTEM = typer.Option(None, "--system", help="Column of the system score.")
@@ -144,6 +156,7 @@ def register(app: typer.Typer) -> None:
         trim_tolerance: float = _TRIM_TOL,
         scale_with: str | None = _SCALE_WITH,
         id_column: str | None = _ID,
+        scheduler: str | None = scheduler_option(),
     ) -> None:
         """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2,
         PRMSE, DSM, fairness. With --config (or --trim-min/--trim-max), RSMTool's rsmeval."""
@@ -182,7 +195,10 @@ def register(app: typer.Typer) -> None:
             exclude_zero_scores=not keep_zero_scores,
             rater_error_variance=rater_error_variance,
         )
-        view = ev.add(data, source=str(data)).tables()
+        from functools import partial
+
+        add = partial(_add_batch, source=str(data))
+        view = add_table(ev, data, add, scheduler=scheduler).tables()
         params = {
             "human": human,
             "system": system,
@@ -192,6 +208,10 @@ def register(app: typer.Typer) -> None:
             "rater_error_variance": rater_error_variance,
         }
         _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)
+
+
+def _add_batch(ev: Any, frame: Any, source: str) -> None:
+    ev.add(frame, source=source)
 
 
 def _publish(

@@ -3,6 +3,7 @@
 Example::
 
     assay segmentation --groundtruths gt.jsonl --predictions pred.jsonl --format table
+    assay segmentation --groundtruths gt.jsonl --predictions pred.jsonl --where 'site == "b"'
 
 Only typer and the shared CLI helpers are imported at module level; numpy, pycocotools and
 shapely load inside the command, so ``--help`` is fast.
@@ -14,7 +15,15 @@ from pathlib import Path
 
 import typer
 
-from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli_support import (
+    OutputFormat,
+    apply_where,
+    db_option,
+    guarded,
+    publish,
+    save_option,
+    where_option,
+)
 
 __all__ = ["register"]
 
@@ -41,6 +50,7 @@ def register(app: typer.Typer) -> None:
             "--zero-division",
             help="Value of a ratio with a zero denominator (default: null).",
         ),
+        where: str = where_option("datums", "uid and the datum's metadata"),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
@@ -64,7 +74,7 @@ def register(app: typer.Typer) -> None:
 
         ev = SegmentationEvaluator(zero_division=zero_division)
         ev.add(gt, pr, source=str(groundtruths), psource=str(predictions))
-        records = ev.compute()
+        records = apply_where(ev, {"datums": where}).compute()
         if wanted:
             from assay.results import MetricSet
 
@@ -82,5 +92,6 @@ def register(app: typer.Typer) -> None:
                 "groundtruths": str(groundtruths),
                 "predictions": str(predictions),
                 "zero_division": zero_division,
+                **({"where_datums": where} if where is not None else {}),
             },
         )

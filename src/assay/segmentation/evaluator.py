@@ -17,7 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.io.labels import natural_key
+from assay.io.metadata import metadata_from_records
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
 from assay.segmentation import records
@@ -36,12 +36,13 @@ from assay.segmentation.compute import (
     pixel_confusion,
     prf_from_confusion,
 )
+from assay.segmentation.datums import DatumCounts
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
 BACKGROUND = "(background)"
 METRIC_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy", "ConfusionMatrix")
-_Local = tuple[str, list[str], np.ndarray]  # (label key, labels, local confusion counts)
+_Local = tuple[Any, str, list[str], np.ndarray]  # (uid, label key, labels, local counts)
 
 
 class SegmentationEvaluator(Evaluator):
@@ -60,9 +61,13 @@ class SegmentationEvaluator(Evaluator):
                 f"must be a finite number, got {zero_division!r}", source="zero_division"
             )
         self.zero_division = zero_division
-        self._labels: dict[str, list[str]] = {}  # key -> label values (global index order)
-        self._counts: dict[str, np.ndarray] = {}  # key -> (n + 1, n + 1) int64
-        self.n_datums = 0
+        self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
+
+    @property
+    def n_datums(self) -> int:
+        """Datums added (a datum added per label key through ``add_label_maps`` counts once
+        per call)."""
+        return self._datums.n_datums
 
     def config(self) -> dict[str, Any]:
         return {"zero_division": self.zero_division}
@@ -70,18 +75,6 @@ class SegmentationEvaluator(Evaluator):
     @property
     def is_empty(self) -> bool:
         return self.n_datums == 0
-
-    def _fold(self, key: str, labels: Sequence[str], local: np.ndarray) -> None:
-        known = self._labels.setdefault(key, [])
-        known.extend(v for v in dict.fromkeys(labels) if v not in known)
-        n = len(known) + 1
-        old = self._counts.setdefault(key, np.zeros((1, 1), np.int64))
-        if old.shape[0] != n:
-            new = np.zeros((n, n), np.int64)
-            new[: old.shape[0], : old.shape[1]] = old
-            self._counts[key] = old = new
-        to_global = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
-        np.add.at(old, (to_global[:, None], to_global[None, :]), local)
 
     @staticmethod
     def _local(uid: Any, g: Any, p: Any, labels: Sequence[str]) -> np.ndarray:
@@ -105,15 +98,18 @@ class SegmentationEvaluator(Evaluator):
         *,
         labels: Sequence[str],
         key: str = "class",
+        metadata: Mapping[str, Any] | None = None,
     ) -> SegmentationEvaluator:
-        """Add one datum as two label maps (0 = background, i = ``labels[i - 1]``)."""
+        """Add one datum as two label maps (0 = background, i = ``labels[i - 1]``);
+        ``metadata``: scalars that ``filter(datums=...)`` expressions can name."""
         labels = [str(v) for v in labels]
         if len(set(labels)) != len(labels):
             raise InvalidInputError(
                 "labels must be distinct", source="labels", record=f"datum {uid!r}"
             )
-        self._fold(key, labels, self._local(uid, groundtruth, prediction, labels))
-        self.n_datums += 1
+        local = self._local(uid, groundtruth, prediction, labels)
+        md = metadata_from_records([metadata], source="metadata")
+        self._datums.add_block(self._datums.add_datum(uid, md), key, labels, local)
         return self
 
     def add(  # type: ignore[override]
@@ -132,22 +128,52 @@ class SegmentationEvaluator(Evaluator):
 
         locals_: list[_Local] = []
         for uid, key, labels, g, p in label_maps(datums, predictions, source, psource):
-            locals_.append((key, labels, self._local(uid, g, p, labels)))
-        for key, labels, local in locals_:
-            self._fold(key, labels, local)
-        self.n_datums += len({r.get("uid") for r in datums})
+            locals_.append((uid, key, labels, self._local(uid, g, p, labels)))
+        md = metadata_from_records([r.get("metadata") for r in datums], source=source)
+        index = {r["uid"]: self._datums.add_datum(r["uid"]) for r in datums}
+        self._datums._add_metadata(md)
+        for uid, key, labels, local in locals_:
+            self._datums.add_block(index[uid], key, labels, local)
         return self
 
     def _merge(self, other: SegmentationEvaluator) -> None:
-        for key, labels in other._labels.items():
-            self._fold(key, labels, other._counts[key])
-        self.n_datums += other.n_datums
+        self._datums.extend(other._datums)
+
+    def filter(
+        self, *, datums: Any = None, labels: Sequence[Any] | None = None
+    ) -> SegmentationEvaluator:
+        """A new evaluator (same options) on the datums and labels kept; nothing is read again.
+
+        ``datums``: uids, or an expression over ``uid`` (``datum_uid``) and the datums'
+        metadata (a pandas-query string or a ``pyarrow.compute.Expression``, as in
+        classification and detection: :mod:`assay.filtering`); ``labels``: values (under any
+        key) or ``(key, value)`` pairs. A dropped label's pixels become background on both
+        sides, as if its annotations had not been given; a datum left without an annotation
+        of a key no longer counts for that key (:mod:`assay.segmentation.datums`). Computing
+        on the result equals computing on that input alone; if nothing is kept it is empty.
+
+        Example:
+            >>> ev = SegmentationEvaluator()
+            >>> _ = ev.add_label_maps("a", np.array([[1, 2]]), np.array([[1, 1]]),
+            ...                       labels=["road", "car"], metadata={"site": "x"})
+            >>> _ = ev.add_label_maps("b", np.array([[1, 1]]), np.array([[1, 1]]),
+            ...                       labels=["road"], metadata={"site": "y"})
+            >>> ev.compute().get("IOU", label_value="road").value
+            0.75
+            >>> ev.filter(datums='site == "x"').compute().get("IOU", label_value="road").value
+            0.5
+            >>> ev.filter(labels=["road"]).compute().get("Accuracy").value
+            0.75
+        """
+        out = SegmentationEvaluator(**self.config())
+        out._datums = self._datums.subset(datums=datums, labels=labels)
+        return out
 
     def confusion(self, key: str = "class") -> tuple[list[str], np.ndarray]:
         """``(labels, counts)`` for a label key, labels in natural order; row/column 0 of
         ``counts`` is background."""
-        labels = self._labels.get(key, [])
-        counts = self._counts.get(key, np.zeros((1, 1), np.int64))
+        labels = self._datums.labels.get(key, [])
+        counts = self._datums.matrix(key)
         order = sorted(range(len(labels)), key=lambda i: natural_key(labels[i]))
         idx = np.array([0, *[i + 1 for i in order]], dtype=np.int64)
         return [labels[i] for i in order], counts[np.ix_(idx, idx)].copy()
@@ -155,7 +181,7 @@ class SegmentationEvaluator(Evaluator):
     def _compute(self) -> MetricSet:
         out: list[Metric] = []
         zd = self.zero_division
-        for key in sorted(self._labels, key=natural_key):
+        for key in sorted(self._datums.labels, key=natural_key):
             labels, c = self.confusion(key)
             iou = iou_from_confusion(c, zd)
             ratios = {
@@ -178,19 +204,10 @@ class SegmentationEvaluator(Evaluator):
         return MetricSet(out)
 
     def _state(self) -> dict[str, np.ndarray]:
-        keys = sorted(self._labels)
-        out = {
-            "labels": np.array(json.dumps({k: self._labels[k] for k in keys})),
-            "n_datums": np.array(self.n_datums, dtype=np.int64),
-        }
-        out.update({f"counts_{i}": self._counts[k] for i, k in enumerate(keys)})
-        return out
+        return self._datums.to_arrays()
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        labels = json.loads(str(np.asarray(state["labels"])[()]))
-        for i, k in enumerate(sorted(labels)):
-            self._fold(k, labels[k], np.asarray(state[f"counts_{i}"], dtype=np.int64))
-        self.n_datums = int(state["n_datums"])
+        self._datums = DatumCounts.from_arrays(state)
 
 
 def _confusion_value(labels: list[str], c: np.ndarray, zd: float | None) -> dict[str, Any]:

@@ -17,11 +17,12 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
+import numpy as np
+
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import _ALIASES, MetricFn, metric, metric_from_spec
 from assay.stats.types import SampleScore, Score, _rec
-from assay.stats.value_mapping import as_mapping
+from assay.stats.value_mapping import ValueMapping, as_mapping, convert_values
 
 __all__ = ["aggregate", "categorical", "frequency"]
 
@@ -139,6 +140,18 @@ def _extract(scores: list[SampleScore], key: str, on_missing: str) -> tuple[list
     return out, skipped
 
 
+def _converted(scores: list[SampleScore], mapping: ValueMapping) -> list[SampleScore]:
+    """The scores with their values converted to floats by ``mapping``."""
+    raw = np.empty(len(scores), dtype=object)
+    raw[:] = [s.score.value for s in scores]
+    floats, _ = convert_values(raw, [s.sample_id for s in scores], 0.5, mapping)
+    return [
+        SampleScore(Score(float(v), s.score.answer, s.score.explanation, s.score.metadata),
+                    s.sample_id, s.epoch, s.sample_metadata)
+        for s, v in zip(scores, floats)
+    ]  # fmt: skip
+
+
 @metric
 def aggregate(key: str, agg: Any, on_missing: str = "error", to_float: Any = None) -> MetricFn:
     """The metric ``agg`` over field ``key`` of dict-valued scores.
@@ -158,7 +171,10 @@ def aggregate(key: str, agg: Any, on_missing: str = "error", to_float: Any = Non
     on_missing
         ``"error"``, ``"skip"`` or ``"zero"``.
     to_float
-        A :class:`~assay.stats.ValueMapping` (or its dict) for the field's values.
+        A :class:`~assay.stats.ValueMapping` (or its dict) converting the field's values
+        before ``agg`` sees them. Without it the raw values reach ``agg``, whose own
+        ``to_float`` (``accuracy(to_float=...)``) then applies, as in Inspect AI: so
+        ``aggregate(key, accuracy(to_float=m))`` equals ``accuracy(to_float=m)`` on the field.
 
     Returns
     -------
@@ -185,14 +201,15 @@ def aggregate(key: str, agg: Any, on_missing: str = "error", to_float: Any = Non
         extracted, _ = _extract(scores, key, on_missing)
         if not extracted:
             raise UndefinedMetricError("Aggregate", f"no score has a value for {key!r}")
-        if inner.takes != "frame":
-            return inner(extracted)
-        return inner(ScoreFrame.from_scores(extracted, to_float=mapping))
+        if mapping is not None:  # the field converted first, then agg's own conversion
+            extracted = _converted(extracted, mapping)
+        return inner(extracted)  # agg converts with its own to_float, as in Inspect AI
 
     params = {"key": key, "agg": inner.name, "agg_params": inner.params, "on_missing": on_missing}
     if mapping is not None:
         params["to_float"] = mapping.to_dict()
     fn = MetricFn("Aggregate", params, compute_, takes="scores")
+    fn.epoch_to_float = mapping if mapping is not None else inner.to_float
     if inner.spec is not None:
         fn.spec = {
             "metric": "Aggregate",

@@ -119,6 +119,14 @@ def factorize(keys: Any) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
+def _int_keys(keys: Any) -> Any:
+    """Keys that are all Python ints (read from objects) as int64: hashed several times
+    faster; the codes are the same."""
+    if isinstance(keys, np.ndarray) and keys.dtype == object and set(map(type, keys)) == {int}:
+        return keys.astype(np.int64)
+    return keys
+
+
 def clustered_stderr(values: np.ndarray, clusters: Any) -> float:
     """Cluster-robust standard error of the mean (CR1), see the module docstring.
 
@@ -150,7 +158,7 @@ def clustered_stderr(values: np.ndarray, clusters: Any) -> float:
     0.288675
     """
     y = _at_least("Stderr", values, 1)
-    codes, uniques = factorize(clusters)
+    codes, uniques = factorize(_int_keys(clusters))
     g = len(uniques)
     check_same_length(values=y, clusters=codes)
     if g < 2:

@@ -38,6 +38,7 @@ from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
 from assay.stats.records import run_context
 from assay.stats.reduce import reduce_scores, value_keys
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
+from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.types import SampleScore
 from assay.stats.value_mapping import ValueMapping, as_mapping
@@ -112,12 +113,19 @@ def _raw_records(
     )
     for r in reducers:
         # one score per sample already: the reducer is the identity, so raw values
-        # (strings, lists of ratings) reach the metric unchanged
-        reduced = objs if single_epoch and not r.collects else reduce_scores(objs, r, to_float)
-        context = run_context(
-            reducer=r.name, reducer_to_float=_dict(r.to_float), n_failed=_n_none(reduced)
-        )
+        # (strings, lists of ratings) reach the metric unchanged; else the epochs are
+        # converted with the metric's own mapping (aggregate's), or the evaluation's
+        by_mapping: dict[Any, list[SampleScore]] = {}
         for m in per_sample:
+            mapping = m.epoch_to_float if m.epoch_to_float is not None else to_float
+            if mapping not in by_mapping:
+                by_mapping[mapping] = (
+                    objs if single_epoch and not r.collects else reduce_scores(objs, r, mapping)
+                )
+            reduced = by_mapping[mapping]
+            context = run_context(
+                reducer=r.name, reducer_to_float=_dict(r.to_float), n_failed=_n_none(reduced)
+            )
             records.extend(m.records(reduced, context))
     return MetricSet(records)
 
@@ -230,6 +238,7 @@ def evaluate_scores(
     ...  for m in evaluate_scores(s, "mean")]
     [('em', 1.0, 1), ('f1', 0.5, 1)]
     """
+    scores = as_native(scores)  # Inspect AI's objects: read once, attribute by attribute
     return _records(scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float))
 
 
@@ -337,6 +346,7 @@ class ScoreEvaluator(Evaluator):
         InvalidInputError
             An item of the batch is not a :class:`SampleScore` (the state is unchanged).
         """
+        scores = as_native(scores)  # Inspect AI's objects: read once, attribute by attribute
         if isinstance(scores, ScoreFrame):
             self._batches.append(scores)
             return self

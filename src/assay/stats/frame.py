@@ -16,9 +16,10 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,10 @@ from assay.stats.types import SampleScore, Score
 from assay.stats.value_mapping import as_mapping, convert_values
 
 __all__ = ["ScoreFrame"]
+
+
+def _none() -> None:
+    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,10 +80,29 @@ class ScoreFrame(Sequence[SampleScore]):
     partial: np.ndarray
     raw: np.ndarray | None = None
     failed_ids: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
-    metadata_rows: np.ndarray | None = None  # object array of per-row dicts
+    # no class-level defaults below (default_factory), so that a lazy field deleted from
+    # the instance falls through to __getattr__
+    metadata_rows: np.ndarray | None = field(default_factory=_none)  # per-row dicts
     metadata_columns: Mapping[str, np.ndarray] = field(default_factory=dict)
-    scores: np.ndarray | None = None  # object array of Score objects, when built from them
+    scores: np.ndarray | None = field(default_factory=_none)  # Score objects, if built from them
     _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # fields read from the source objects on first access (frames a metric call builds)
+    _lazy: Mapping[str, Callable[[], Any]] = field(default_factory=dict, repr=False)
+    _read_column: Callable[[str], np.ndarray] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in self._lazy:
+            object.__delattr__(self, name)
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            lazy = self.__dict__.get("_lazy")
+            if not lazy or name not in lazy:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            value = lazy[name]()
+            object.__setattr__(self, name, value)
+            return value
 
     # ------------------------------------------------------------------ builders
     @classmethod
@@ -119,7 +143,7 @@ class ScoreFrame(Sequence[SampleScore]):
     @classmethod
     def from_scores(
         cls,
-        scores: Sequence[SampleScore],
+        scores: Sequence[Any],
         *,
         key: str | None = None,
         partial: float = 0.5,
@@ -130,7 +154,9 @@ class ScoreFrame(Sequence[SampleScore]):
         Parameters
         ----------
         scores
-            The sample scores.
+            The sample scores: assay's :class:`SampleScore` or :class:`Score` objects, or
+            Inspect AI's (read attribute by attribute, one pass each; Inspect's have no
+            epoch: 1).
         key
             For dict-valued scores the key to take, for list-valued scores the index (a
             score lacking it, or whose value there is ``None``, counts as failed for that
@@ -204,31 +230,36 @@ class ScoreFrame(Sequence[SampleScore]):
         Raises:
             InvalidInputError: a sample lacks the key (or has ``None`` there), naming it.
         """
-        if key in self._cache:
-            return self._cache[key]
+        if key not in self._cache:
+            self._cache[key] = self._column(key)
+        return self._cache[key]
+
+    def _column(self, key: str) -> np.ndarray:
         if key in self.metadata_columns:
             col = self.metadata_columns[key]
-            missing = pd.isna(col)
-            if missing.any():
-                i = int(np.flatnonzero(missing)[0])
-                raise _missing_key(self.sample_id[i], key)
+        elif "metadata_rows" not in self.__dict__ and self._read_column is not None:
+            try:  # the rows are not read yet: read this field alone from the objects
+                col = self._read_column(key)
+            except (KeyError, TypeError, AttributeError):  # a sample without it: say which
+                col = self._column_from_rows(key)
         elif self.metadata_rows is not None:
-            try:
-                col = object_array([md[key] for md in self.metadata_rows])
-            except (KeyError, TypeError):
-                col = object_array(
-                    [md.get(key) if md is not None else None for md in self.metadata_rows]
-                )
-            missing = pd.isna(col)
-            if missing.any():
-                raise _missing_key(self.sample_id[int(np.flatnonzero(missing)[0])], key)
+            col = self._column_from_rows(key)
+        elif len(self) == 0:
+            col = np.empty(0, dtype=object)
         else:
-            if len(self) == 0:
-                col = np.empty(0, dtype=object)
-            else:
-                raise _missing_key(self.sample_id[0], key)
-        self._cache[key] = col
+            raise _missing_key(self.sample_id[0], key)
+        missing = _missing(col)
+        if missing is not None:
+            raise _missing_key(self.sample_id[missing], key)
         return col
+
+    def _column_from_rows(self, key: str) -> np.ndarray:
+        rows = self.metadata_rows
+        assert rows is not None
+        try:
+            return object_array(map(itemgetter(key), rows), len(rows))
+        except (KeyError, TypeError):
+            return object_array([md.get(key) if md is not None else None for md in rows])
 
     def remap(self, to_float: Any, partial: float = 0.5) -> ScoreFrame:
         """The frame with its raw values converted by ``to_float`` (a
@@ -331,6 +362,15 @@ def _metadata_rows(frame: ScoreFrame) -> np.ndarray:
     if frame.metadata_rows is not None:
         return frame.metadata_rows
     return object_array([frame._row_metadata(i) for i in range(len(frame))])
+
+
+def _missing(col: np.ndarray) -> int | None:
+    """The first row whose value is missing (None or NaN), or None. Columns of Python ints
+    or strings (the usual cluster and group keys) are checked by type, not value by value."""
+    if col.dtype == object and len(col) and set(map(type, col)) <= {int, str}:
+        return None
+    missing = pd.isna(col)
+    return int(np.flatnonzero(missing)[0]) if missing.any() else None
 
 
 def _missing_key(sample_id: Any, key: str) -> InvalidInputError:

@@ -14,24 +14,28 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import attrgetter, itemgetter
+from typing import Any, cast
 
 import numpy as np
 
 from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError
-from assay.stats.types import SampleScore, _item, _rec
+from assay.stats.types import SampleScore, Score, _item, _rec
 from assay.stats.value_mapping import as_mapping, convert_values
 
-__all__ = ["arrays_columns", "object_array", "scores_columns"]
+__all__ = ["arrays_columns", "object_array", "score_kind", "scores_columns"]
 
 
-def object_array(items: Sequence[Any]) -> np.ndarray:
-    """``items`` as a 1-d object array (a list or tuple item stays one element)."""
-    arr = np.empty(len(items), dtype=object)
-    arr[:] = list(items)
-    return arr
+def object_array(items: Iterable[Any], n: int | None = None) -> np.ndarray:
+    """``items`` (``n`` of them, default ``len(items)``) as a 1-d object array; a list or
+    tuple item stays one element. Built with ``np.fromiter``, which stores the references
+    as they are: slice assignment asks every item for an array interface, which costs a
+    microsecond per pydantic object."""
+    count = len(items) if n is None else n  # type: ignore[arg-type]
+    return np.fromiter(items, dtype=object, count=count)
 
 
 def arrays_columns(
@@ -59,41 +63,171 @@ def arrays_columns(
     )
 
 
+def _samples(items: Sequence[Any]) -> dict[type, Any]:
+    """One item of each type among ``items``, so that shapes are checked per type."""
+    types = set(map(type, items))
+    first = items[0] if items else None
+    return {t: first if type(first) is t else next(x for x in items if type(x) is t)
+            for t in types}  # fmt: skip
+
+
+def score_kind(items: Sequence[Any]) -> str | None:
+    """``"sample"`` when the items are sample scores (assay's :class:`SampleScore`, or an
+    object of its shape such as Inspect AI's pydantic ``SampleScore``: ``score`` with a
+    ``value``, ``sample_id``, ``sample_metadata``); ``"bare"`` when they are scores
+    (assay's :class:`Score`, or Inspect AI's: ``value`` and ``answer``); else None. The
+    first item decides; reading the others refuses one of another shape.
+
+    Example:
+        >>> score_kind([SampleScore(Score(1))]), score_kind([Score(1)]), score_kind([1])
+        ('sample', 'bare', None)
+    """
+    if not items:
+        return None
+    x = items[0]
+    if type(x) is SampleScore or (hasattr(x, "score") and hasattr(x, "sample_id")):
+        return "sample"
+    if type(x) is Score or (hasattr(x, "value") and hasattr(x, "answer")):
+        return "bare"
+    return None
+
+
+def _read(getter: Callable[[Any], Any], scores: Sequence[Any], n: int) -> np.ndarray:
+    """``getter`` of every item, as an object array; an item without the attribute is
+    refused, naming it."""
+    try:
+        return object_array(map(getter, scores), n)
+    except AttributeError:
+        bad = next(i for i, x in enumerate(scores) if not _has(getter, x))
+        raise InvalidInputError(
+            f"expected an object like item 0 (a SampleScore or a Score), got {scores[bad]!r}",
+            source="scores",
+            record=f"item {bad}",
+        ) from None
+
+
+def _has(getter: Callable[[Any], Any], x: Any) -> bool:
+    try:
+        getter(x)
+    except AttributeError:
+        return False
+    return True
+
+
+_SCORE, _VALUE, _SCORE_VALUE = attrgetter("score"), attrgetter("value"), attrgetter("score.value")
+_ID, _META, _EPOCH = attrgetter("sample_id"), attrgetter("sample_metadata"), attrgetter("epoch")
+
+
+def _ids_array(ids: list[Any]) -> np.ndarray | None:
+    """Sample ids as an array: int64 when they are all Python ints (the fast case), else
+    objects; None when every id is None."""
+    types = set(map(type, ids))
+    if types == {int}:
+        return np.fromiter(ids, dtype=np.int64, count=len(ids))
+    if types == {type(None)}:
+        return None
+    # a score without an id is a sample of its own
+    return object_array([x if x is not None else ("row", i) for i, x in enumerate(ids)])
+
+
+def _epochs(scores: Sequence[Any], n: int) -> np.ndarray:
+    """Epoch of each sample score (1 for objects without one, such as Inspect's)."""
+    has = [hasattr(x, "epoch") for x in _samples(scores).values()]
+    if not any(has):
+        return np.ones(n, dtype=np.int64)
+    it = map(_EPOCH, scores) if all(has) else (getattr(x, "epoch", 1) for x in scores)
+    return np.fromiter(it, dtype=np.int64, count=n)
+
+
 def scores_columns(
-    scores: Sequence[SampleScore], key: str | None, partial: float, to_float: Any
+    scores: Sequence[Any],
+    key: str | None,
+    partial: float,
+    to_float: Any,
+    kind: str | None = None,
+    *,
+    lazy: bool = False,
 ) -> dict[str, Any]:
-    """The frame's fields from score objects (see :meth:`ScoreFrame.from_scores`)."""
+    """The frame's fields from score objects (see :meth:`ScoreFrame.from_scores`): one pass
+    of attribute reads per field, the rest vectorised. ``scores`` are sample scores or bare
+    scores (``kind``, see :func:`score_kind`; bare scores get ids ``0..n-1``).
+
+    ``lazy``: the sample ids, epochs, metadata and score objects are read from ``scores``
+    only when the frame is asked for them (a metric called on a list of objects, which
+    reads ``scores`` at once and then drops the frame): a clustered stderr reads only the
+    values and its cluster column."""
     n = len(scores)
-    raws = [s.score.value for s in scores]
+    kind = kind or score_kind(scores) or ("sample" if n == 0 else None)
+    if kind is None:
+        raise InvalidInputError(
+            f"expected SampleScore or Score objects, got {scores[0]!r}",
+            source="scores",
+            record="item 0",
+        )
+    bare = kind == "bare"
+    raw_all = _read(_VALUE if bare else _SCORE_VALUE, scores, n)
     if key is not None:
-        for i, v in enumerate(raws):
-            if not isinstance(v, (Mapping, list, tuple)) and v is not None:
-                raise InvalidInputError(
-                    f"score value {v!r} is not a dict or list, but other scores are",
-                    record=_rec(scores[i].sample_id),
-                    field="value",
-                )
-        raws = [_item(v, key) for v in raws]
-    ok = np.fromiter((v is not None for v in raws), dtype=bool, count=n)
-    raw_arr = object_array(raws)[ok]
-    ids = [s.sample_id for s in scores]
+        raw_all = object_array(_key_items(raw_all, scores, key, bare), n)
+    ok = np.not_equal(raw_all, cast(Any, None))  # elementwise: the failed scores
+    every = bool(ok.all())
+
+    def rows(arr: np.ndarray) -> np.ndarray:
+        return arr if every else arr[ok]
+
+    @functools.cache
+    def all_ids() -> np.ndarray:
+        ids = None if bare else _ids_array(list(map(_ID, scores)))
+        return np.arange(n) if ids is None else ids
+
+    loaders = {
+        "sample_id": lambda: rows(all_ids()),
+        "epoch": lambda: rows(np.ones(n, dtype=np.int64) if bare else _epochs(scores, n)),
+        "metadata_rows": lambda: rows(
+            np.full(n, None, dtype=object) if bare else _read(_META, scores, n)
+        ),
+        "scores": lambda: rows(object_array(scores, n) if bare else _read(_SCORE, scores, n)),
+    }
+    raw_arr = rows(raw_all)
     floats, part = convert_values(
-        raw_arr, [x for x, k in zip(ids, ok) if k], partial, as_mapping(to_float)
+        raw_arr, _LazyIds(loaders["sample_id"]), partial, as_mapping(to_float)
     )
-    if all(x is None for x in ids):
-        sid = np.arange(n)
-    else:  # a score without an id is a sample of its own
-        sid = object_array([x if x is not None else ("row", i) for i, x in enumerate(ids)])
-    ep = np.fromiter((s.epoch for s in scores), dtype=np.int64, count=n)
-    meta = object_array([s.sample_metadata for s in scores])
-    objs = object_array([s.score for s in scores])
-    return dict(
+    out: dict[str, Any] = dict(
         values=floats,
-        sample_id=sid[ok],
-        epoch=ep[ok],
         partial=part,
         raw=raw_arr,
-        failed_ids=sid[~ok],
-        metadata_rows=meta[ok],
-        scores=objs[ok],
+        failed_ids=np.empty(0, dtype=np.int64) if every else all_ids()[~ok],
     )
+    if not lazy:
+        return {**out, **{k: load() for k, load in loaders.items()}}
+
+    def read_column(key: str) -> np.ndarray:  # one metadata field, straight from the objects
+        return rows(object_array(map(itemgetter(key), map(_META, scores)), n))
+
+    reader = None if bare else read_column
+    return {**out, **dict.fromkeys(loaders), "_lazy": loaders, "_read_column": reader}
+
+
+def _key_items(raws: np.ndarray, scores: Sequence[Any], key: str, bare: bool) -> list[Any]:
+    """Item ``key`` of every dict or list value (None where absent)."""
+    for i, v in enumerate(raws):
+        if not isinstance(v, (Mapping, list, tuple)) and v is not None:
+            raise InvalidInputError(
+                f"score value {v!r} is not a dict or list, but other scores are",
+                record=_rec(i if bare else scores[i].sample_id),
+                field="value",
+            )
+    return [_item(v, key) for v in raws]
+
+
+class _LazyIds(Sequence[Any]):
+    """Sample ids read only for an error message (reading 1e6 ids costs)."""
+
+    def __init__(self, load: Callable[[], np.ndarray]) -> None:
+        self.load = load
+
+    def __len__(self) -> int:
+        return len(self.load())
+
+    def __getitem__(self, i: Any) -> Any:
+        x = self.load()[i]
+        return x.item() if isinstance(x, np.generic) else x

@@ -127,6 +127,9 @@ class MetricFn:
         # reducer; "unreduced": the same, but every epoch, before any reducer
         self.takes = takes
         self.to_float: ValueMapping | None = None
+        # a metric over raw values that converts them itself (aggregate): the mapping the
+        # evaluator reduces the epochs with, as a frame metric's own to_float does
+        self.epoch_to_float: ValueMapping | None = None
 
     def with_mapping(self, to_float: Any) -> MetricFn:
         """Give the metric its own value-to-float mapping (a :class:`ValueMapping`, the

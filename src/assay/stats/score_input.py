@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from assay.errors import InvalidInputError
 from assay.stats.frame import ScoreFrame
+from assay.stats.frame_build import score_kind, scores_columns
 from assay.stats.types import SampleScore, Score
 from assay.stats.value_mapping import ValueMapping
 
-__all__ = ["as_frame", "as_objects"]
+__all__ = ["as_frame", "as_objects", "as_native"]
 
 
 def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
@@ -32,8 +32,10 @@ def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
     ``to_float`` (default: :func:`~assay.stats.value_to_float`).
 
     Accepts a ScoreFrame (its raw values are converted again when ``to_float`` is given),
-    a sequence of :class:`SampleScore` or :class:`Score`, raw values (``"C"``, ``True``)
-    or numbers.
+    a sequence of :class:`SampleScore` or :class:`Score` (or Inspect AI's ``SampleScore``
+    and ``Score`` objects, read attribute by attribute), raw values (``"C"``, ``True``)
+    or numbers. Dict- or list-valued scores are refused: evaluate_scores() takes one key
+    or index at a time.
 
     Example:
         >>> as_frame(["C", "I", "P"]).values.tolist(), len(as_frame([0.5, 1.0]))
@@ -43,22 +45,14 @@ def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
         return scores.remap(to_float)
     if isinstance(scores, np.ndarray) and scores.dtype != object:
         return ScoreFrame.from_arrays(scores)
-    items = list(scores)
-    if items and all(isinstance(s, SampleScore) for s in items):
-        pass
-    elif items and all(isinstance(s, Score) for s in items):
-        items = [SampleScore(s, i) for i, s in enumerate(items)]
-    elif all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in items):
+    items = list(scores)  # a copy: the lazy fields read these objects later
+    kind = score_kind(items)
+    if kind is not None:  # assay's or Inspect AI's objects, read attribute by attribute
+        return ScoreFrame(**scores_columns(items, None, 0.5, to_float, kind, lazy=True))
+    if all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in items):
         return ScoreFrame.from_arrays(np.asarray(items, dtype=np.float64))
-    else:  # raw values: "C", True, "yes", ...
-        items = [SampleScore(Score(v), i) for i, v in enumerate(items)]
-    if any(isinstance(s.score.value, (Mapping, list, tuple)) for s in items):
-        raise InvalidInputError(
-            "dict- or list-valued scores: call assay.stats.evaluate_scores() (one metric per "
-            "key or index) or ScoreFrame.from_scores(scores, key=...)",
-            source="scores",
-        )
-    return ScoreFrame.from_scores(items, to_float=to_float)
+    # raw values: "C", True, "yes", ...
+    return ScoreFrame.from_scores([Score(v) for v in items], to_float=to_float)
 
 
 def as_objects(scores: Any) -> list[SampleScore]:
@@ -80,3 +74,34 @@ def as_objects(scores: Any) -> list[SampleScore]:
         if s.score.value is not None:
             out.append(s)
     return out
+
+
+def as_native(scores: Any) -> Any:
+    """Inspect AI's ``SampleScore`` (or ``Score``) objects as what assay's evaluation takes:
+    a :class:`ScoreFrame` when the values are scalars (read attribute by attribute, one
+    pass each), else assay :class:`SampleScore` objects (dict and list values are
+    evaluated key by key). Anything else is returned as it is.
+
+    Example:
+        >>> as_native([Score("C"), Score("I")]).values.tolist()
+        [1.0, 0.0]
+    """
+    if isinstance(scores, ScoreFrame) or isinstance(scores, np.ndarray):
+        return scores
+    items = scores if isinstance(scores, list) else list(scores)
+    kind = score_kind(items)
+    if kind is None or type(items[0]) is SampleScore:
+        return items
+    values = [s.value if kind == "bare" else s.score.value for s in items]
+    if not any(isinstance(v, (Mapping, list, tuple)) for v in values):
+        return ScoreFrame(**scores_columns(items, None, 0.5, None, kind))
+    if kind == "bare":
+        return [SampleScore(_score(s), i) for i, s in enumerate(items)]
+    return [
+        SampleScore(_score(s.score), s.sample_id, getattr(s, "epoch", 1), s.sample_metadata)
+        for s in items
+    ]
+
+
+def _score(s: Any) -> Score:
+    return Score(s.value, s.answer, s.explanation, s.metadata)

@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,7 +172,7 @@ def as_mapping(to_float: ValueMapping | Mapping[str, Any] | None) -> ValueMappin
 
 
 def convert_values(
-    raw: np.ndarray, ids: list[Any], partial: float, mapping: ValueMapping | None = None
+    raw: np.ndarray, ids: Sequence[Any], partial: float, mapping: ValueMapping | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Floats and partial-letter flags for raw scalar values (each distinct value once),
     through ``mapping`` or the default :func:`value_to_float`; an error names the record

@@ -82,6 +82,10 @@ class TextEvaluator(Evaluator):
         self.num_bootstrap = int(num_bootstrap)
         self.seed = int(seed)
         self._uids: list[np.ndarray] = []
+        # Per batch: True where a datum was added without a uid. Such datums are numbered
+        # by their position among all datums when the arrays are built, so a merged
+        # evaluator numbers them as one that was given all batches (never "0" twice).
+        self._unnamed: list[np.ndarray] = []
         self._values: dict[str, list[np.ndarray]] = {k: [] for k in self._keys()}
 
     def _keys(self) -> list[str]:
@@ -112,11 +116,11 @@ class TextEvaluator(Evaluator):
         *,
         uids: Sequence[Any] | None = None,
     ) -> TextEvaluator:
-        """Score a batch; ``uids`` default to the running position (``"0"``, ``"1"``, ...)."""
+        """Score a batch; ``uids`` default to the running position (``"0"``, ``"1"``, ...)
+        among all datums added and merged, in order."""
         preds = list(predictions)
         if uids is None:
-            start = self._count()
-            ids = np.array([str(start + i) for i in range(len(preds))], dtype=str)
+            ids = np.full(len(preds), "", dtype=str)
         else:
             ids = np.array([str(u) for u in uids], dtype=str)
             if len(ids) != len(preds):
@@ -140,6 +144,7 @@ class TextEvaluator(Evaluator):
         if "chrf" in self.metrics:
             new["chrf"] = chrf_sentence(preds, references)
         self._uids.append(ids)
+        self._unnamed.append(np.full(len(ids), uids is None))
         for k, v in new.items():
             self._values[k].append(np.asarray(v, dtype=np.float64))
         return self
@@ -153,11 +158,17 @@ class TextEvaluator(Evaluator):
 
     def _merge(self, other: TextEvaluator) -> None:
         self._uids += other._uids
+        self._unnamed += other._unnamed
         for k in self._values:
             self._values[k] += other._values[k]
 
     def _arrays(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)
+        unnamed = np.concatenate(self._unnamed) if self._unnamed else np.zeros(0, dtype=bool)
+        if unnamed.any():
+            width = max(uids.dtype.itemsize // 4, len(str(len(uids))))
+            uids = uids.astype(f"<U{width}")
+            uids[unnamed] = np.flatnonzero(unnamed).astype(str)
         return uids, {k: np.concatenate(v) if v else np.zeros(0) for k, v in self._values.items()}
 
     def _compute(self) -> MetricSet:
@@ -192,12 +203,16 @@ class TextEvaluator(Evaluator):
         return aggregate(type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed)
 
     def _state(self) -> dict[str, np.ndarray]:
-        uids, values = self._arrays()
-        return {"uids": uids, **{f"v:{k}": v for k, v in values.items()}}
+        uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)
+        unnamed = np.concatenate(self._unnamed) if self._unnamed else np.zeros(0, dtype=bool)
+        _, values = self._arrays()
+        return {"uids": uids, "unnamed": unnamed, **{f"v:{k}": v for k, v in values.items()}}
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         uids = np.asarray(state["uids"]).astype(str)
         self._uids = [uids] if uids.size else []
+        unnamed = np.asarray(state.get("unnamed", np.zeros(uids.size, dtype=bool)), dtype=bool)
+        self._unnamed = [unnamed] if uids.size else []
         for k in self._values:
             v = np.asarray(state[f"v:{k}"], dtype=np.float64)
             self._values[k] = [v] if v.size else []

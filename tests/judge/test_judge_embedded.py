@@ -76,7 +76,7 @@ def test_constrained_replies_parse_on_every_call_of_every_metric(tmp_path) -> No
         params={"temperature": 0.0, "max_tokens": 1024},
     )
     assert res.parameters["constraint"] == "grammar"
-    assert all("response_format" in c.item.params for c in res.calls)
+    assert all("x7F" in c.item.params["grammar"] for c in res.calls)  # JSON by grammar
     bad = [(c.task, c.invalid or c.record.error) for c in res.calls if c.invalid or not c.record.ok]
     assert bad == []
     assert not any("#reask" in c.item.id for c in res.calls)  # nothing re-asked

@@ -22,6 +22,7 @@ from assay.llm.constrain import (
     resolve,
     support,
 )
+from assay.llm.judge.schemas import Verdicts, reply_format
 from assay.llm.models.openai_compat import OpenAIChatModel
 from assay.llm.pairwise import judge as pairwise_judge
 from assay.llm.pairwise.prompts import extract_choice
@@ -96,13 +97,24 @@ def test_no_models_list_means_unconstrained_under_auto(models_server) -> None:
     )
 
 
-def test_llama_servers_get_the_schema_in_llamas_form() -> None:
-    fmt = {"type": "json_schema", "json_schema": {"name": "R", "schema": {"type": "object"}}}
-    assert json_constraint(fmt, "json_schema") == {"response_format": fmt}
-    # llama-cpp-python's server refuses "json_schema" (422): it takes json_object + schema
-    assert json_constraint(fmt, "grammar") == {
-        "response_format": {"type": "json_object", "schema": {"type": "object"}}
-    }
+def test_llama_servers_get_the_schema_as_a_grammar() -> None:
+    # llama-cpp-python's server refuses response_format "json_schema"; llama.cpp servers
+    # and the embedded model get the schema as GBNF from llama-cpp-python's converter
+    from llama_cpp import LlamaGrammar
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    schema = reply_format(Verdicts, {"verdicts": 2})
+    assert json_constraint(schema, "json_schema") == {"response_format": schema}
+    gbnf = json_constraint(schema, "grammar")["grammar"]
+    theirs = json_schema_to_gbnf(json.dumps(schema["json_schema"]["schema"]))
+    assert theirs.splitlines() != gbnf.splitlines()
+    changed = [(a, b) for a, b in zip(theirs.splitlines(), gbnf.splitlines()) if a != b]
+    # only the string character rule differs: no raw control character (a literal newline
+    # in a string is not JSON: a 135M model wrote one and the reply did not parse)
+    assert len(changed) == 1 and len(theirs.splitlines()) == len(gbnf.splitlines())
+    assert changed[0][0].startswith('char ::= [^"\\\\] |')
+    assert changed[0][1].startswith('char ::= [^"\\\\\\x7F\\x00-\\x1F] |')
+    assert LlamaGrammar.from_string(gbnf, verbose=False)._grammar == gbnf
 
 
 def test_the_choice_grammar_leaves_room_for_the_choice() -> None:

@@ -7,9 +7,9 @@ assay sends it, so even a small model can only answer in that shape:
 ==================  ==============================  =========================================
 kind                models                          what is sent
 ==================  ==============================  =========================================
-``grammar``         the embedded model, ``assay     JSON: ``response_format`` ``{"type":
-                    serve-model`` and other         "json_object", "schema": S}``; free text
-                    llama.cpp servers               + choice: a GBNF ``grammar``
+``grammar``         the embedded model, ``assay     a GBNF ``grammar``: JSON of the schema
+                    serve-model`` and other         (:func:`json_grammar`), or free text +
+                    llama.cpp servers               choice
 ``json_schema``     OpenAI, vLLM, Ollama            ``response_format`` ``json_schema``; the
                                                     choice as ``{"reasoning", "choice"}``
                                                     with ``choice`` an enum, rendered back to
@@ -46,6 +46,7 @@ __all__ = [
     "support",
     "resolve",
     "json_constraint",
+    "json_grammar",
     "choice_constraint",
     "choice_grammar",
     "choice_reply",
@@ -108,8 +109,7 @@ def support(model: Any) -> str | None:
 def _probe(base: str, model: Any) -> str | None:
     import httpx
 
-    headers = {"Authorization": f"Bearer {getattr(model, '_api_key', 'no-key')}"}
-    headers.update(getattr(model, "_default_headers", {}) or {})
+    headers = dict(getattr(model, "_headers", None) or {})  # the model's own credentials
     try:
         r = httpx.get(f"{base.rstrip('/')}/models", headers=headers, timeout=5.0)
         rows = r.json().get("data") if r.status_code == 200 else None
@@ -132,17 +132,44 @@ def resolve(model: Any, mode: str) -> str | None:
 def json_constraint(response_format: dict[str, Any], kind: str) -> dict[str, Any]:
     """Call parameters asking for an OpenAI ``json_schema`` response format, in ``kind``'s form.
 
+    For llama.cpp (``grammar``) the schema becomes a GBNF ``grammar`` by llama-cpp-python's
+    own converter, with one fix: its JSON string rule lets raw control characters (a
+    newline inside a string) through, which no JSON parser accepts, so they are excluded as
+    llama.cpp's own converter does. Without llama-cpp-python installed the schema is sent
+    as ``response_format`` ``{"type": "json_object", "schema": S}`` (converted by the server).
+
     Example:
         >>> fmt = {"type": "json_schema",
-        ...        "json_schema": {"name": "R", "schema": {"type": "object"}}}
-        >>> json_constraint(fmt, "grammar")
-        {'response_format': {'type': 'json_object', 'schema': {'type': 'object'}}}
+        ...        "json_schema": {"name": "R", "schema": {"type": "string", "maxLength": 2}}}
+        >>> json_constraint(fmt, "json_schema") == {"response_format": fmt}
+        True
+        >>> "x7F" in json_constraint(fmt, "grammar")["grammar"]  # doctest: +SKIP
+        True
     """
-    if kind == GRAMMAR:
-        from assay.llm.models.embedded import llama_response_format
+    if kind != GRAMMAR:
+        return {"response_format": response_format}
+    from assay.llm.models.embedded import llama_response_format
 
-        return {"response_format": llama_response_format(response_format)}
-    return {"response_format": response_format}
+    llama = llama_response_format(response_format)
+    gbnf = json_grammar(llama["schema"]) if "schema" in llama else None
+    return {"grammar": gbnf} if gbnf is not None else {"response_format": llama}
+
+
+_LOOSE_CHAR = r'char ::= [^"\\] |'
+_JSON_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'
+
+
+def json_grammar(schema: dict[str, Any]) -> str | None:
+    """GBNF for JSON of ``schema`` (``None`` without llama-cpp-python): :func:`json_constraint`."""
+    try:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+    except ImportError:
+        return None
+    gbnf = json_schema_to_gbnf(json.dumps(schema))
+    return "\n".join(
+        _JSON_CHAR + line[len(_LOOSE_CHAR) :] if line.startswith(_LOOSE_CHAR) else line
+        for line in gbnf.splitlines()
+    )
 
 
 def choice_grammar(letters: str, max_chars: int = MAX_REASONING) -> str:

@@ -14,6 +14,7 @@ a 2-core machine (PISA prompts are ~1,300 tokens each).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -42,8 +43,18 @@ CAT_ITEMS = 8
 PISA_ROWS = 2
 
 
+def _is_valid(call: Any) -> bool:
+    """An answer the suite could read (CAT: an offered option; fairness: one of its answers)."""
+    parsed = call.parsed
+    if not call.record.ok or call.invalid is not None or parsed is None:
+        return False
+    return not isinstance(parsed, dict) or (
+        parsed.get("valid", True) is not False and parsed.get("outcome") != "other"
+    )
+
+
 def _valid(console: Console, result: SuiteResult) -> None:
-    valid = sum(c.record.ok and c.invalid is None for c in result.calls)
+    valid = sum(_is_valid(c) for c in result.calls)
     mode = result.parameters.get("answer_mode", "generate")
     console.print(
         f"answer mode {mode}: {valid} of {len(result.calls)} answers valid "

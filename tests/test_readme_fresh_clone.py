@@ -54,6 +54,18 @@ def _write_inputs(folder: Path) -> None:
             "age": rng.integers(18, 80, n),
         }
     ).to_parquet(folder / "people.parquet")
+    (folder / "logs").mkdir()
+    for part in range(2):  # a Parquet dataset: a glob of files
+        pd.DataFrame({"y": rng.integers(0, 2, n), "score": rng.random(n).round(2)}).to_parquet(
+            folder / "logs" / f"part-{part}.parquet"
+        )
+    pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n),
+            "proba": rng.random(n),
+            "site": rng.choice(["north", "south"], n),
+        }
+    ).to_csv(folder / "scores.csv", index=False)
     images = [{"id": i, "width": 100, "height": 100} for i in (1, 2)]
     anns = [
         {
@@ -140,3 +152,57 @@ def test_fresh_clone_follows_the_readme(tmp_path):
     assert {m["type"] for m in fairness} >= {"StatisticalParityDifference", "DisparateImpact"}
     assert any(p.suffix == ".csv" for p in (work / "tables").iterdir())
     assert "Precision" in res.stdout  # the classification table
+
+
+DEMO_OUTPUTS = (
+    "classification.json",
+    "fairness.json",
+    "stats.json",
+    "detection.json",
+    "segmentation.json",
+    "llm.json",
+    "text.json",
+    "suites-cat.json",
+    "suites-fairness.json",
+)
+
+
+def test_make_demo_is_the_first_command_of_a_fresh_clone(tmp_path):
+    """A new user's first command: ``make demo`` in a fresh clone, with nothing else installed.
+
+    The clone builds its own ``.venv`` from the ``demo`` and ``local`` extras only (pip's wheel
+    cache makes this minutes, not the first install's quarter hour), so a demo section that
+    imports a package only the ``dev`` extra installs fails here.
+    """
+    if shutil.which("git") is None or shutil.which("make") is None:
+        pytest.skip("git and make are needed")
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    if not head:
+        pytest.skip("not a git checkout")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, timeout=300)
+    subprocess.run(["git", "checkout", "--quiet", head], cwd=clone, check=True, timeout=60)
+    assert not (clone / ".venv").exists()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME") and not k.startswith("ASSAY_")
+    }
+    # The system's python3, not the one running this test (whose venv has every extra).
+    env["PATH"] = os.pathsep.join(
+        p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(sys.prefix)
+    )
+    env["ASSAY_HOME"] = str(tmp_path / "home")
+    res = subprocess.run(
+        ["make", "demo"], cwd=clone, env=env, capture_output=True, text=True, timeout=3000
+    )
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "Traceback" not in res.stderr
+    for name in DEMO_OUTPUTS:
+        path = clone / "demo-output" / name
+        assert path.is_file() and json.loads(path.read_text()), name
+    assert "<html" in (clone / "demo-output" / "report.html").read_text()[:2000].lower()
+    # Only the demo's extras went in: the dev tools did not.
+    assert not (clone / ".venv" / "bin" / "pytest").exists()

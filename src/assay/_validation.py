@@ -33,6 +33,15 @@ __all__ = [
     "check_binary",
     "check_probability",
     "check_nonempty",
+    "as_texts",
+    "as_text_lists",
+    "check_thresholds",
+    "check_zero_division",
+    "check_choice",
+    "check_known",
+    "check_finite_number",
+    "parse_numbers",
+    "show",
 ]
 
 
@@ -40,8 +49,13 @@ def _where(i: int) -> str:
     return f"index {i}"
 
 
-def _show(v: Any) -> str:
-    """A value as the user wrote it (numpy scalars as plain Python values)."""
+def show(v: Any) -> str:
+    """A value as the user wrote it, for messages (numpy scalars as plain Python values).
+
+    Example:
+        >>> show(np.str_("fox")), show(np.int64(3)), show("fox")
+        ("'fox'", '3', "'fox'")
+    """
     return repr(v.item() if isinstance(v, np.generic) else v)
 
 
@@ -75,7 +89,7 @@ def as_1d(
             raw = np.asarray(x, dtype=object).ravel()
             i = _first_unconvertible(raw, dtype)
             raise InvalidInputError(
-                f"expected a number, got {_show(raw[i])}",
+                f"expected a number, got {show(raw[i])}",
                 source=source,
                 record=_where(i),
                 field=field,
@@ -107,11 +121,18 @@ def check_same_length(**arrays: ArrayLike) -> int:
         ...
         assay.errors.InvalidInputError: y_true, y_pred: lengths differ: y_true has 2, y_pred has 1
     """
-    lengths = {k: len(np.asarray(v)) for k, v in arrays.items()}
+    lengths = {k: _length(v) for k, v in arrays.items()}
     if len(set(lengths.values())) > 1:
         desc = ", ".join(f"{k} has {n}" for k, n in lengths.items())
         raise InvalidInputError(f"lengths differ: {desc}", source=", ".join(lengths))
     return next(iter(lengths.values()), 0)
+
+
+def _length(v: Any) -> int:
+    try:
+        return len(v)  # lists of lists of any shape, ranges, arrays (rows)
+    except TypeError:
+        return len(np.asarray(v))
 
 
 def check_nonempty(a: NDArray[Any], *, source: str, field: str | None = None) -> NDArray[Any]:
@@ -143,7 +164,7 @@ def check_finite(a: NDArray[Any], *, source: str, field: str | None = None) -> N
         if bad.any():
             i = int(np.flatnonzero(bad.ravel())[0])
             raise InvalidInputError(
-                f"must be a finite number, got {_show(a.ravel()[i])}",
+                f"must be a finite number, got {show(a.ravel()[i])}",
                 source=source,
                 record=_where(i),
                 field=field,
@@ -191,9 +212,176 @@ def check_binary(
     if bad.any():
         i = int(np.flatnonzero(bad.ravel())[0])
         raise InvalidInputError(
-            f"must be {values[0]!r} or {values[1]!r}, got {_show(a.ravel()[i])}",
+            f"must be {values[0]!r} or {values[1]!r}, got {show(a.ravel()[i])}",
             source=source,
             record=_where(i),
             field=field,
         )
     return a
+
+
+def _not_text(v: Any) -> str:
+    return "missing (None)" if v is None else f"expected a string, got {type(v).__name__}"
+
+
+def as_texts(values: Any, *, source: str, field: str | None = None) -> list[str]:
+    """``values`` as a list of strings (one text per datum).
+
+    Example:
+        >>> as_texts(["a cat", "a dog"], source="predictions")
+        ['a cat', 'a dog']
+        >>> as_texts(["a cat", None], source="predictions")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: predictions: index 1: missing (None)
+    """
+    if isinstance(values, str) or values is None or not hasattr(values, "__iter__"):
+        got = "one string" if isinstance(values, str) else type(values).__name__
+        raise InvalidInputError(f"expected a list of strings, got {got}", source=source)
+    out = list(values)
+    for i, v in enumerate(out):
+        if not isinstance(v, str):
+            raise InvalidInputError(_not_text(v), source=source, record=_where(i), field=field)
+    return out
+
+
+def as_text_lists(values: Any, *, source: str, field: str | None = None) -> list[list[str]]:
+    """Each datum's texts as a non-empty list of strings (a string is a list of one).
+
+    Example:
+        >>> as_text_lists(["a cat", ["a dog", "the dog"]], source="references")
+        [['a cat'], ['a dog', 'the dog']]
+        >>> as_text_lists(["a cat", None], source="references")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: references: index 1: missing (None)
+    """
+    if isinstance(values, str) or values is None or not hasattr(values, "__iter__"):
+        got = "one string" if isinstance(values, str) else type(values).__name__
+        raise InvalidInputError(f"expected a list, got {got}", source=source)
+    out: list[list[str]] = []
+    for i, r in enumerate(values):
+        if isinstance(r, str):
+            out.append([r])
+            continue
+        if r is None or not hasattr(r, "__iter__"):
+            raise InvalidInputError(
+                _not_text(r)
+                if r is None
+                else f"expected a string or a list of strings, got {type(r).__name__}",
+                source=source,
+                record=_where(i),
+                field=field,
+            )
+        texts = list(r)
+        if not texts:
+            raise InvalidInputError("no text", source=source, record=_where(i), field=field)
+        for v in texts:
+            if not isinstance(v, str):
+                raise InvalidInputError(_not_text(v), source=source, record=_where(i), field=field)
+        out.append(texts)
+    return out
+
+
+def check_thresholds(values: ArrayLike, *, source: str) -> NDArray[np.float64]:
+    """A non-empty 1-D float array of thresholds, each in [0, 1].
+
+    Example:
+        >>> check_thresholds([0.5, 0.75], source="iou_thresholds").tolist()
+        [0.5, 0.75]
+        >>> check_thresholds([0.5, 1.5], source="--iou-thresholds")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --iou-thresholds: index 1: must be in [0, 1], got 1.5
+    """
+    a = as_1d(np.asarray(values, dtype=object).reshape(-1), source=source, dtype=np.float64)
+    return check_probability(check_nonempty(a, source=source), source=source)
+
+
+def check_finite_number(value: Any, *, source: str, minimum: float | None = None) -> float | None:
+    """``value`` (``None`` passes) if it is a finite number, and ``>= minimum`` when given.
+
+    Example:
+        >>> check_finite_number(-1.0, source="--variance", minimum=0)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --variance: must be a finite number >= 0, got -1.0
+    """
+    if value is None:
+        return None
+    bound = "" if minimum is None else f" >= {minimum:g}"
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.number))
+    if not ok or not np.isfinite(float(value)) or (minimum is not None and value < minimum):
+        raise InvalidInputError(f"must be a finite number{bound}, got {show(value)}", source=source)
+    return float(value)
+
+
+def check_zero_division(value: Any, *, source: str = "zero_division") -> float | None:
+    """The value of a ratio whose denominator is 0: ``None`` (undefined) or a finite number.
+
+    Example:
+        >>> check_zero_division(None), check_zero_division(0)
+        (None, 0.0)
+        >>> check_zero_division(float("nan"), source="--zero-division")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --zero-division: must be a finite number, got nan
+    """
+    return check_finite_number(value, source=source)
+
+
+def check_choice(value: Any, choices: tuple[Any, ...], *, source: str) -> Any:
+    """``value`` if it is one of ``choices``.
+
+    Example:
+        >>> check_choice("segm", ("bbox", "segm"), source="--iou-type")
+        'segm'
+        >>> check_choice("mask", ("bbox", "segm"), source="--iou-type")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --iou-type: must be bbox or segm, got 'mask'
+    """
+    if value not in choices:
+        names = [str(c) for c in choices]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        raise InvalidInputError(f"must be {listed}, got {show(value)}", source=source)
+    return value
+
+
+def check_known(names: Any, known: Any, *, source: str) -> list[Any]:
+    """``names`` (a list) if every one is in ``known``.
+
+    Example:
+        >>> check_known(["AP", "APX"], ["AP", "AR"], source="--metrics")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --metrics: unknown ['APX']; choose from AP, AR
+    """
+    names = list(names)
+    bad = [n for n in names if n not in set(known)]
+    if bad:
+        raise InvalidInputError(
+            f"unknown {bad}; choose from {', '.join(map(str, known))}", source=source
+        )
+    return names
+
+
+def parse_numbers(text: str | None, *, source: str) -> list[float] | None:
+    """``"0.5,0.75"`` as floats (``None`` when not given).
+
+    Example:
+        >>> parse_numbers("0.5, 0.75", source="--bleu-weights")
+        [0.5, 0.75]
+        >>> parse_numbers("0.5,x", source="--weights")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --weights: expected comma-separated numbers, got '0.5,x'
+    """
+    if text is None:
+        return None
+    try:
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise InvalidInputError(
+            f"expected comma-separated numbers, got {text!r}", source=source
+        ) from None

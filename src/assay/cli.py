@@ -74,7 +74,8 @@ HELP = """Evaluate ML models and LLMs.
 Output: every metric command prints its metric records (a JSON list of
 {type, value, parameters}) on stdout. One rule for all commands: --format json
 is the default, --format table prints a table for people, and --out FILE writes
-the JSON to FILE (atomically) instead of stdout.
+the JSON to FILE (atomically; '-' is stdout, a device or FIFO is written in
+place) instead of stdout.
 
 Exit codes: 0 success, 1 some LLM calls failed (their records say why), 2 bad
 input or options (one message naming the file, row and field), 130/143 when
@@ -141,6 +142,9 @@ def _root(
     ),
 ) -> None:
     """Evaluate ML models and LLMs."""
+    from assay.cli_support import mark_command_start
+
+    mark_command_start()  # a saved evaluation's "created": when its command began
 
 
 def main(argv: Any = None) -> None:

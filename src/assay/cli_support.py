@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -37,6 +37,7 @@ import typer
 
 from assay.errors import AssayError, InvalidInputError
 from assay.io.files import check_writable_file, write_atomic
+from assay.terminal import printable
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from assay.results import MetricSet
 
 __all__ = [
+    "mark_command_start",
     "OutputFormat",
     "guarded",
     "emit",
@@ -89,24 +91,29 @@ def _stderr() -> Any:
 
 
 def print_error(message: str) -> None:
-    """``error: <message>`` on stderr; the message is printed verbatim (no markup)."""
+    """``error: <message>`` on stderr; verbatim (no markup), control characters escaped."""
     from rich.text import Text
 
-    _stderr().print(Text.assemble(("error:", "bold red"), " ", str(message)))
+    text = printable(message, keep_newlines=True)
+    _stderr().print(Text.assemble(("error:", "bold red"), " ", text))
 
 
 def note(message: str) -> None:
     """A dim note on stderr (stdout stays the command's JSON); printed verbatim."""
     from rich.text import Text
 
-    _stderr().print(Text(str(message), style="dim"))
+    _stderr().print(Text(printable(message, keep_newlines=True), style="dim"))
 
 
 def cell(value: Any) -> Text:
-    """A table cell that shows ``value`` as it is (``[bold]x`` stays ``[bold]x``)."""
+    """A table cell that shows ``value`` as it is (``[bold]x`` stays ``[bold]x``).
+
+    Control characters (an escape sequence in a label or a model's answer) are shown
+    escaped, as ``repr`` would (:func:`assay.terminal.printable`).
+    """
     from rich.text import Text
 
-    return Text("" if value is None else str(value))
+    return Text(printable(value))
 
 
 def _os_error_message(e: OSError) -> str:
@@ -139,6 +146,20 @@ def guarded(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+_command_started: datetime | None = None
+
+
+def mark_command_start() -> None:
+    """Note now as the time the current ``assay`` command began its work.
+
+    The root command calls this before any sub-command runs; an evaluation a command
+    saves gets it as ``created`` (when the work began), ``finished`` being when it was
+    stored.
+    """
+    global _command_started
+    _command_started = datetime.now(UTC)
+
+
 #: A domain's view of its records for ``--format table``: a text, or rich renderables.
 View = Callable[["MetricSet"], "str | list[Any]"]
 
@@ -165,7 +186,7 @@ def emit(
 
         shown = view(metrics) if view is not None else [metrics_table(metrics, title=title)]
         if isinstance(shown, str):
-            sys.stdout.write(shown)
+            sys.stdout.write(printable(shown, keep_newlines=True))
         else:
             Console().print(*shown)
     elif out is None:
@@ -174,14 +195,9 @@ def emit(
 
 def parse_floats(text: str | None, *, option: str) -> list[float] | None:
     """Parse ``"0.5,0.75"`` into floats; a clear error naming the option otherwise."""
-    if text is None:
-        return None
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise typer.BadParameter(
-            f"expected comma-separated numbers, got {text!r}", param_hint=option
-        ) from None
+    from assay._validation import parse_numbers
+
+    return parse_numbers(text, source=option)
 
 
 def check_input_file(path: str | Path, *, option: str | None = None) -> Path:
@@ -238,6 +254,52 @@ def examples_page_options() -> tuple[Any, Any]:
         typer.Option(None, "--examples-limit", min=0, help="Examples for at most N datums."),
         typer.Option(0, "--examples-offset", min=0, help="Examples from datum N on (uid order)."),
     )
+
+
+#: The interval options' flags, by keyword argument (errors name the flag).
+CI_OPTIONS = {
+    "ci": "--ci",
+    "ci_method": "--ci-method",
+    "num_bootstrap": "--num-bootstrap",
+    "seed": "--seed",
+}
+
+
+def interval_options() -> tuple[Any, Any, Any, Any]:
+    """``--ci``, ``--ci-method``, ``--num-bootstrap`` and ``--seed``: confidence intervals on
+    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals)."""
+    return (
+        typer.Option(
+            None,
+            "--ci",
+            help="Put a confidence interval of this level (e.g. 0.95) on every headline "
+            "metric: ci_low, ci_high in the record's parameters. Default: none.",
+        ),
+        typer.Option(
+            "bootstrap",
+            "--ci-method",
+            help="bootstrap (default; resamples the input units), wilson (proportions), "
+            "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
+        ),
+        typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
+        typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    )
+
+
+def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: int) -> dict:
+    """The interval options as keyword arguments, checked (errors name the flag).
+
+    Empty when ``--ci`` is not given, so a command without it configures as before.
+    """
+    from assay.intervals import ci_options
+
+    try:
+        ci_options(ci, ci_method, num_bootstrap, seed)
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, source=CI_OPTIONS.get(str(e.source), e.source)) from None
+    if ci is None:
+        return {}
+    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
 
 
 def apply_where(ev: Any, where: dict[str, str | None]) -> Any:
@@ -342,7 +404,8 @@ def save_metrics(
     """Store ``metrics`` as a finished evaluation when ``save`` is true; returns its id.
 
     ``started`` is when the work began (it becomes the evaluation's ``created``; default:
-    now). A note naming the evaluation id and the store goes to stderr (stdout stays the
+    when the command started, :func:`mark_command_start`, else now). A note naming the
+    evaluation id and the store goes to stderr (stdout stays the
     command's JSON). Store failures raise :class:`assay.store.StoreError`, which
     :func:`guarded` turns into one line on stderr and exit code 2.
     """
@@ -358,7 +421,7 @@ def save_metrics(
             model=model,
             parameters=parameters,
             items=items,
-            created=started,
+            created=started or _command_started,
         )
         note(f"saved evaluation {eid} ({kind}) to {store.display_url}")
     return eid

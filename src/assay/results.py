@@ -30,7 +30,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 
-__all__ = ["Metric", "MetricSet", "undefined", "to_jsonable"]
+__all__ = ["Metric", "MetricSet", "record", "undefined", "to_jsonable"]
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -114,6 +114,31 @@ def undefined(type: str, reason: str, **parameters: Any) -> Metric:
         {'label_value': 'cat', 'undefined': 'requires TP + FP > 0'}
     """
     return Metric(type, None, {**parameters, "undefined": reason})
+
+
+def record(type: str, value: Any, /, *, undefined: str | None = None, **parameters: Any) -> Metric:
+    """The one door every domain builds its records through.
+
+    ``value`` ``None`` or NaN gives an undefined record: ``value=None`` with ``undefined``
+    (the reason; ``"undefined"`` when not given) in ``parameters["undefined"]``. A numpy
+    scalar becomes the Python number of the same kind (``numpy.float64`` -> ``float``,
+    ``numpy.int64`` -> ``int``); other values (Python numbers, dicts, lists) are kept as
+    they are. ``parameters`` are the record's parameters, in the order given; every name
+    is one of docs/records.md.
+
+    Example:
+        >>> record("Precision", 0.75, label_value="cat")
+        Metric(type='Precision', value=0.75, parameters={'label_value': 'cat'})
+        >>> record("Precision", float("nan"), undefined="requires TP + FP > 0").parameters
+        {'undefined': 'requires TP + FP > 0'}
+        >>> type(record("N", np.int64(4)).value)
+        <class 'int'>
+    """
+    if value is None or (isinstance(value, (float, np.floating)) and math.isnan(value)):
+        return Metric(type, None, {**parameters, "undefined": undefined or "undefined"})
+    if isinstance(value, np.generic):
+        value = value.item()
+    return Metric(type, value, parameters)
 
 
 class MetricSet(Sequence[Metric]):

@@ -13,8 +13,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -160,10 +162,28 @@ def check_empty_refuses(case: ContractCase) -> None:
     raise AssertionError("compute() on an empty evaluator did not raise InvalidInputError")
 
 
+def documented_parameters() -> frozenset[str]:
+    """The parameter names of ``docs/records.md``'s vocabulary table (its first column)."""
+    doc = Path(__file__).resolve().parents[2] / "docs" / "records.md"
+    names: set[str] = set()
+    for line in doc.read_text().splitlines():
+        if line.startswith("| `"):
+            names.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    return frozenset(names)
+
+
+def check_parameter_keys_documented(case: ContractCase) -> None:
+    known = documented_parameters()
+    records = _fed(case, case.batches).compute()
+    missing = sorted({k for m in records for k in m.parameters} - known)
+    assert not missing, f"parameter names not listed in docs/records.md: {missing}"
+
+
 CHECKS: dict[str, Callable[[ContractCase], None]] = {
     "split_equals_one_batch": check_split_equals_one_batch,
     "merge_order": check_merge_order,
     "merge_refuses_other_config": check_merge_refuses_other_config,
     "state_round_trip": check_state_round_trip,
     "empty_refuses": check_empty_refuses,
+    "parameter_keys_documented": check_parameter_keys_documented,
 }

@@ -134,6 +134,30 @@ CASES = [
         add=_add_binary,
     ),
     ContractCase(
+        name="classification-binary-ci",
+        make=lambda: ClassificationEvaluator(
+            score_thresholds=[0.0, 0.5], pr_curve_max_examples=0, ci=0.9, num_bootstrap=50
+        ),
+        make_other=lambda: ClassificationEvaluator(
+            score_thresholds=[0.0, 0.5], pr_curve_max_examples=0, ci=0.9, num_bootstrap=51
+        ),
+        batches=_binary_batches(),
+        concat=_concat_binary,
+        add=_add_binary,
+    ),
+    ContractCase(
+        name="classification-soft-ci-wilson",
+        make=lambda: ClassificationEvaluator(
+            pr_curve_max_examples=0, hardmax=False, ci=0.8, ci_method="wilson", seed=2
+        ),
+        make_other=lambda: ClassificationEvaluator(
+            pr_curve_max_examples=0, hardmax=False, ci=0.8, ci_method="delong", seed=2
+        ),
+        batches=_long_form_batches(),
+        concat=_concat_long_form,
+        add=_add_long_form,
+    ),
+    ContractCase(
         name="classification-two-label-keys",
         make=lambda: ClassificationEvaluator(pr_curve_max_examples=0, zero_division=0.0),
         make_other=lambda: ClassificationEvaluator(pr_curve_max_examples=0),
@@ -158,6 +182,16 @@ CASES = [
         name="classification-metadata-filter",
         make=lambda: SiteFiltered(pr_curve_max_examples=0, examples_limit=3, examples_offset=1),
         make_other=lambda: SiteFiltered(pr_curve_max_examples=0, examples_limit=4),
+        batches=_metadata_batches(),
+        concat=_concat_long_form,
+        add=_add_long_form,
+    ),
+    ContractCase(
+        name="classification-by-site-and-w-with-ci",
+        make=lambda: ClassificationEvaluator(
+            pr_curve_max_examples=0, by=["site", "w"], ci=0.9, num_bootstrap=30
+        ),
+        make_other=lambda: ClassificationEvaluator(pr_curve_max_examples=0, by=["site"], ci=0.9),
         batches=_metadata_batches(),
         concat=_concat_long_form,
         add=_add_long_form,

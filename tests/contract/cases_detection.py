@@ -106,6 +106,13 @@ CASES = [
         concat=lambda parts: DetectionData.merge(list(parts)),
     ),
     ContractCase(
+        name="detection_ci",
+        make=lambda: DetectionEvaluator(iou_thresholds=[0.5, 0.75], ci=0.9, num_bootstrap=40),
+        make_other=lambda: DetectionEvaluator(iou_thresholds=[0.5, 0.75], ci=0.8, num_bootstrap=40),
+        batches=DET_BATCHES,
+        concat=lambda parts: DetectionData.merge(list(parts)),
+    ),
+    ContractCase(
         name="detection_zero_division",
         make=lambda: DetectionEvaluator(zero_division=0.0, max_detections=None),
         make_other=lambda: DetectionEvaluator(zero_division=1.0, max_detections=None),
@@ -132,6 +139,14 @@ CASES = [
         name="segmentation",
         make=lambda: SegmentationEvaluator(),
         make_other=lambda: SegmentationEvaluator(zero_division=0.0),
+        batches=SEG_BATCHES,
+        concat=lambda parts: ([d for g, _ in parts for d in g], [d for _, p in parts for d in p]),
+        add=lambda ev, batch: ev.add(*batch),
+    ),
+    ContractCase(
+        name="segmentation_ci",
+        make=lambda: SegmentationEvaluator(ci=0.9, num_bootstrap=40),
+        make_other=lambda: SegmentationEvaluator(ci=0.9, num_bootstrap=40, seed=1),
         batches=SEG_BATCHES,
         concat=lambda parts: ([d for g, _ in parts for d in g], [d for _, p in parts for d in p]),
         add=lambda ev, batch: ev.add(*batch),

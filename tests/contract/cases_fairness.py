@@ -42,6 +42,18 @@ CASES = [
         add=lambda ev, b: ev.add(b, label="y", prediction="yhat", sample_weight="w"),
     ),
     ContractCase(
+        name="fairness-control-ci",
+        make=lambda: FairnessEvaluator(
+            group_columns=["sex"], control_columns=["race"], ci=0.9, num_bootstrap=20
+        ),
+        make_other=lambda: FairnessEvaluator(
+            group_columns=["sex"], control_columns=["race"], ci=0.9, num_bootstrap=21
+        ),
+        batches=_batches(False),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat"),
+    ),
+    ContractCase(
         name="fairness-crossed-three-columns",
         make=lambda: FairnessEvaluator(group_columns=[("sex", "race", "age")], method="to_overall"),
         make_other=lambda: FairnessEvaluator(group_columns=[("race", "sex", "age")]),

@@ -59,6 +59,17 @@ CASES = [
         concat=_concat,
     ),
     ContractCase(
+        name="scoring-ci",
+        make=lambda: ScoringEvaluator(
+            human="h", system="m", group_columns=["g"], ci=0.9, num_bootstrap=30
+        ),
+        make_other=lambda: ScoringEvaluator(
+            human="h", system="m", group_columns=["g"], ci=0.9, num_bootstrap=30, seed=1
+        ),
+        batches=_batches(3),
+        concat=_concat,
+    ),
+    ContractCase(
         name="scoring-half-points-given-variance",
         make=lambda: ScoringEvaluator(
             human="h", system="m", group_columns=["g"], rater_error_variance=0.3

@@ -84,4 +84,30 @@ CASES = [
         concat=_concat,
         add=lambda ev, b: ev.add(*b),
     ),
+    ContractCase(
+        name="suites.cat-ci",
+        make=lambda: CATEvaluator(ci=0.9, num_bootstrap=30),
+        make_other=lambda: CATEvaluator(ci=0.9, num_bootstrap=30, seed=1),
+        batches=_cat_batches(),
+        concat=_concat,
+        add=lambda ev, b: ev.add(*b),
+    ),
+    ContractCase(
+        name="suites.fairness-ci",
+        make=lambda: LLMFairnessEvaluator(
+            group_column="male", groups=["0", "1"], ci=0.9, num_bootstrap=30
+        ),
+        make_other=lambda: LLMFairnessEvaluator(group_column="male", groups=["0", "1"], ci=0.8),
+        batches=_fair_batches(),
+        concat=_fair_concat,
+        add=lambda ev, b: ev.add(**b),
+    ),
+    ContractCase(
+        name="suites.language-ci-wilson",
+        make=lambda: LanguageEvaluator(ci=0.9, ci_method="wilson"),
+        make_other=lambda: LanguageEvaluator(ci=0.9),
+        batches=_lang_batches(),
+        concat=_concat,
+        add=lambda ev, b: ev.add(*b),
+    ),
 ]

@@ -83,7 +83,7 @@ def test_cache_makes_a_rerun_free(scripted, tmp_path) -> None:
 @pytest.mark.parametrize(
     "metric, change, column",
     [
-        ("answer_correctness", {"groundtruths": ()}, "groundtruth"),
+        ("answer_correctness", {"prediction": None}, "prediction"),
         ("answer_relevance", {"query": None}, "query"),
         ("faithfulness", {"contexts": None}, "context"),
         ("bias", {"prediction": None}, "prediction"),

@@ -38,7 +38,7 @@ def _run(model, cache):
         cache=cache,
         judge_retries=0,
         params={"temperature": 0.0, "max_tokens": 64},
-        max_concurrency=1,
+        concurrency=1,
     )
 
 

@@ -162,13 +162,49 @@ def test_ratings(scripted) -> None:
     assert value(res, "SummaryCoherence").value == 5.0
 
 
-def test_several_ground_truths_context_precision_and_recall_take_the_best(scripted) -> None:
+def test_several_ground_truths_context_precision_pools_recall_takes_the_best(scripted) -> None:
     scripted.rules["context_precision"] = lambda t, a: (
-        verdicts("no", "yes") if "Reference answer: g1" in t else verdicts("yes", "no")
+        verdicts("no", "no", "yes") if "Reference answer: g1" in t else verdicts("no", "yes", "no")
     )
     scripted.rules["statements"] = lambda t, a: '{"statements": ["s"]}'
     scripted.rules["context_recall"] = lambda t, a: verdicts("no")
-    d = Datum("u", "Q?", "p", ("g1", "g2"), ("c1", "c2"))
+    d = Datum("u", "Q?", "p", ("g1", "g2"), ("c1", "c2", "c3"))
     res = run(scripted, ["context_precision", "context_recall"], d)
-    assert value(res, "ContextPrecision").value == 1.0  # max(0.5, 1.0)
+    cp = value(res, "ContextPrecision")
+    # pooled verdicts no, yes, yes: (1/2 + 2/3) / 2; the best single ground truth gave 1/2
+    assert cp.value == pytest.approx(7 / 12, abs=1e-15)
+    assert cp.parameters["details"]["pooled_verdicts"] == ["no", "yes", "yes"]
+    assert [len(p["verdicts"]) for p in cp.parameters["details"]["per_groundtruth"]] == [3, 3]
     assert value(res, "ContextRecall").value == 0.0
+    # one precision call per ground truth; recall: one extraction per ground truth, and the
+    # two recall judgements are the same prompt (same statements, same contexts): one call
+    assert scripted.asked["context_precision"] == 2 and scripted.asked["statements"] == 2
+    assert scripted.asked["context_recall"] == 1
+
+
+def test_an_empty_ground_truth_list_does_not_stop_the_run(scripted) -> None:
+    # Two datums; the second has no ground truth: the first is judged as usual, the second
+    # gets each metric's empty-case value without a call.
+    full = Datum("u", "Q?", "Alpha is one.", ("Alpha is one.",), ("c1", "c2"))
+    empty = Datum("e", "Q?", "Alpha is one.", (), ("c1", "c2"))
+    names = ["context_precision", "context_recall", "answer_correctness"]
+    res = judge([full, empty], names, model=scripted.server.spec(), cache=None)
+    get = res.metrics.get
+    assert get("ContextPrecision", datum_uid="u").value == 1.0
+    assert get("ContextRecall", datum_uid="u").value == 1.0
+    assert get("AnswerCorrectness", datum_uid="u").value == 1.0
+    cp = get("ContextPrecision", datum_uid="e")
+    assert cp.value == 0.0 and cp.parameters["details"]["pooled_verdicts"] == ["no", "no"]
+    for t in ("ContextRecall", "AnswerCorrectness"):
+        r = get(t, datum_uid="e")
+        assert r.value is None and r.parameters["undefined"] == "the datum has no ground truth"
+    # calls: the datum with a ground truth only (its precision, its recall judgement, the
+    # answer correctness judgement and one statement extraction: the prediction and the
+    # ground truth are the same text)
+    assert dict(scripted.asked) == {
+        "statements": 1,
+        "context_precision": 1,
+        "context_recall": 1,
+        "answer_correctness": 1,
+    }
+    assert res.paid_calls == scripted.server.calls == 4

@@ -169,3 +169,26 @@ def test_sacrebleu_options_are_sacrebleus_numbers() -> None:
     ms = TextEvaluator(metrics=["sacrebleu", "chrf"]).add(preds, refs).compute()
     assert ms.get("ChrF", datum_uid="3").value == cf[3]
     assert ms.get("SacreBLEU", aggregate="mean").value == pytest.approx(sb.mean())
+
+
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_bleu_valor_tokens_equal_valor_lite(weights: tuple[float, ...]) -> None:
+    """``tokenize="valor"`` is valor-lite's sentence BLEU (its tokens drop periods)."""
+    valor = pytest.importorskip("valor_lite.text_generation.computation")
+    preds, refs = generated(5, 150)
+    preds += EDGE_PREDS + ["The cat.", "It costs $5, e.g. 3.14 dollars..."]
+    refs += EDGE_REFS + [["The cat"], ["it costs $5 e.g. 3.14 dollars"]]
+    got = bleu(preds, refs, weights=weights, tokenize="valor")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = [
+            valor.calculate_sentence_bleu(prediction=p, references=r, weights=weights)
+            for p, r in zip(preds, refs, strict=True)
+        ]
+    for g, w, p, r in zip(got, want, preds, refs, strict=True):
+        # valor-lite reports a score below 1e-9 (method0's tiny value) as 0.0
+        assert (g == pytest.approx(w, rel=0, abs=TOL)) if w else g < 1e-9, (p, r, g, w)
+    # the issue's example: 1.0 with valor's tokens, NLTK's whitespace tokens differ
+    assert bleu(["The cat."], ["The cat"], weights=(1.0,), tokenize="valor")[0] == 1.0
+    assert valor.calculate_sentence_bleu("The cat.", ["The cat"], weights=(1.0,)) == 1.0
+    assert bleu(["The cat."], ["The cat"], weights=(1.0,))[0] == 0.5

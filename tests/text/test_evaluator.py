@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from assay.errors import InvalidInputError
-from assay.text import TextEvaluator, bleu, evaluate_text, rouge
+from assay.text import TextEvaluator, bleu, corpus_bleu, evaluate_text, rouge
 
 
 def test_records_per_datum_and_aggregate() -> None:
@@ -58,6 +58,7 @@ def test_one_datum_has_no_stderr() -> None:
         ({"bleu_weights": []}, "weights"),
         ({"bleu_weights": ["a"]}, "weights"),
         ({"rouge_measures": ["f2"]}, "rouge_measures"),
+        ({"bleu_tokenize": "moses"}, "tokenize"),
     ],
 )
 def test_bad_configuration(kwargs: dict, field: str) -> None:
@@ -68,9 +69,11 @@ def test_bad_configuration(kwargs: dict, field: str) -> None:
 
 def test_bad_batches() -> None:
     ev = TextEvaluator()
-    with pytest.raises(InvalidInputError, match="2 predictions but 1 references"):
+    with pytest.raises(
+        InvalidInputError, match="lengths differ: predictions has 2, references has 1"
+    ):
         ev.add(["a", "b"], ["a"])
-    with pytest.raises(InvalidInputError, match="no reference text"):
+    with pytest.raises(InvalidInputError, match="references: index 0: no text"):
         ev.add(["a"], [[]])
     with pytest.raises(InvalidInputError, match="expected a string"):
         ev.add(["a", 3], ["a", "b"])
@@ -79,6 +82,35 @@ def test_bad_batches() -> None:
     with pytest.raises(InvalidInputError, match="smoothing"):
         bleu(["a"], ["a"], smoothing="method9")
     assert ev.is_empty
+
+
+@pytest.mark.parametrize("fn", [rouge, bleu, corpus_bleu])
+@pytest.mark.parametrize(
+    "preds, refs, source, index",
+    [
+        (["a b", "c"], ["a b", None], "references", 1),  # a missing reference
+        (["a b", "c"], ["a b", ["c", None]], "references", 1),  # one of several
+        (["a b", "c"], [["a"], 7], "references", 1),
+        (["a b", None], ["a b", "c"], "predictions", 1),
+    ],
+)
+def test_missing_text_names_datum_and_field(fn, preds, refs, source, index) -> None:
+    with pytest.raises(InvalidInputError) as e:
+        fn(preds, refs)
+    assert e.value.source == source and e.value.record == f"index {index}"
+    with pytest.raises(InvalidInputError, match="references: expected a list, got NoneType"):
+        fn(["a"], None)
+
+
+def test_bleu_tokenize_valor_is_named_in_the_records() -> None:
+    ev = TextEvaluator(metrics=["bleu"], bleu_weights=[0.5, 0.5], bleu_tokenize="valor")
+    ms = ev.add(["The cat."], ["The cat"], uids=["a"]).compute()
+    r = ms.get("BLEU", datum_uid="a")
+    assert r.value == 1.0 and r.parameters["tokenize"] == "valor"
+    assert ms.get("BLEU", aggregate="mean").parameters["tokenize"] == "valor"
+    plain = TextEvaluator(metrics=["bleu"], bleu_weights=[0.5, 0.5])
+    r = plain.add(["The cat."], ["The cat"], uids=["a"]).compute().get("BLEU", datum_uid="a")
+    assert r.value < 1.0 and "tokenize" not in r.parameters
 
 
 def test_merged_evaluators_number_uidless_datums_like_one_evaluator() -> None:

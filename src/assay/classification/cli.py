@@ -22,11 +22,13 @@ from typing import Any
 import typer
 
 from assay.cli_support import (
+    CI_OPTIONS,
     OutputFormat,
     apply_where,
     db_option,
     examples_page_options,
     guarded,
+    interval_options,
     parse_floats,
     publish,
     save_option,
@@ -75,9 +77,11 @@ def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
             examples_limit=settings["examples_limit"],
             examples_offset=settings["examples_offset"],
             compact=settings.get("compact", False),
+            **{k: settings[k] for k in CI_OPTIONS},
+            by=settings["by"],
         )
     except InvalidInputError as e:
-        where = OPTIONS.get(str(e.source), e.source)
+        where = (OPTIONS | CI_OPTIONS).get(str(e.source), e.source)
         raise InvalidInputError(e.reason, source=where, record=e.record) from None
 
 
@@ -201,6 +205,8 @@ def _run(
         "hardmax": settings["hardmax"],
         "pr_curve_max_examples": settings["pr_curve_max_examples"],
         "zero_division": settings["zero_division"],
+        **({k: settings[k] for k in CI_OPTIONS} if settings["ci"] is not None else {}),
+        **({"by": settings["by"]} if settings["by"] else {}),
         **{f"where_{k}": v for k, v in where_by.items() if v is not None},
     }
     record: dict[str, Any] = {
@@ -214,6 +220,7 @@ def _run(
 
 
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
+CI, CI_METHOD, NUM_BOOTSTRAP, SEED = interval_options()
 
 
 def register(app: typer.Typer) -> None:
@@ -291,6 +298,17 @@ def register(app: typer.Typer) -> None:
             None,
             help="Report this value where a denominator is 0 (default: undefined, value null).",
         ),
+        by: list[str] = typer.Option(
+            [],
+            "--by",
+            help="A datum metadata column (repeatable): the headline metrics again per value, "
+            "with slice_column, slice, n and gap (to the whole set). With --data the column "
+            "is read as metadata; long form: give it in --metadata-columns or metadata.",
+        ),
+        ci: float | None = CI,
+        ci_method: str = CI_METHOD,
+        num_bootstrap: int = NUM_BOOTSTRAP,
+        seed: int = SEED,
         format: OutputFormat = typer.Option(
             OutputFormat.json,
             "--format",
@@ -331,7 +349,15 @@ def register(app: typer.Typer) -> None:
             "examples_offset": examples_offset,
             "scheduler": scheduler,
             "compact": compact,
+            "ci": ci,
+            "ci_method": ci_method,
+            "num_bootstrap": num_bootstrap,
+            "seed": seed,
+            "by": list(by),
         }
+        if by and data is not None:  # the slice columns are datum metadata
+            given = [c.strip() for c in (metadata_columns or "").split(",") if c.strip()]
+            metadata_columns = ",".join(dict.fromkeys([*given, *by]))
         wide = {
             "y_true": y_true,
             "y_score": y_score,

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, Self
 
 import numpy as np
@@ -57,7 +58,9 @@ from assay.classification.confusion import CONFUSION_TYPES, confusion_records
 from assay.classification.curves import CURVE_TYPES, curve_records
 from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
+from assay.classification.intervals import attach_intervals, gap_intervals
 from assay.classification.io import parse_long_form
+from assay.classification.slices import SLICE_TYPES, slice_records
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
 from assay.classification.types import (
     DEFAULT_KEY,
@@ -70,6 +73,7 @@ from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
+from assay.intervals import ci_options
 from assay.io.metadata import metadata_from, metadata_from_frame
 from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
@@ -163,6 +167,15 @@ class ClassificationEvaluator(Evaluator):
             records are the same. Needs ``pr_curve_max_examples=0`` and no example-carrying
             metric types (they name datums); uids and metadata are not kept, so ``filter``
             is refused.
+        ci: confidence level of intervals on Precision, Recall, F1, Accuracy, ROCAUC and
+            mROCAUC (default ``None``: no intervals); see
+            :mod:`assay.classification.intervals`.
+        ci_method: ``bootstrap`` (default), ``wilson`` (Accuracy, Precision, Recall) or
+            ``delong`` (ROCAUC); the other metrics get the bootstrap.
+        num_bootstrap, seed: the bootstrap's resamples over datums and its seed.
+        by: datum metadata fields whose every value is a slice: the headline records again
+            per slice, with ``slice_column``, ``slice``, ``n`` and ``gap``
+            (:mod:`assay.classification.slices`).
 
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
@@ -182,6 +195,11 @@ class ClassificationEvaluator(Evaluator):
         examples_limit: int | None = None,
         examples_offset: int = 0,
         compact: bool = False,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+        by: Sequence[str] = (),
     ) -> None:
         self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
         self.pr_curve_thresholds = tuple(
@@ -218,6 +236,10 @@ class ClassificationEvaluator(Evaluator):
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
         self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
         self.compact = _check_compact(compact, self.pr_curve_max_examples, self.metrics)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        if isinstance(by, str) or not all(isinstance(c, str) for c in by):
+            raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
+        self.by = tuple(dict.fromkeys(by))
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:
@@ -232,6 +254,8 @@ class ClassificationEvaluator(Evaluator):
             "examples_limit": self.examples_limit,
             "examples_offset": self.examples_offset,
             "compact": self.compact,
+            **(self.ci.config() if self.ci else {}),
+            **({"by": list(self.by)} if self.by else {}),
         }
 
     # ------------------------------------------------------------ accumulate
@@ -321,37 +345,39 @@ class ClassificationEvaluator(Evaluator):
     def _compute(self) -> MetricSet:
         out: list[Metric] = []
         want = frozenset(self.metrics)
-        thresholds = np.asarray(self.pr_curve_thresholds, dtype=np.float64)
         for key in sorted(self._blocks):
             b = concat_blocks(self._blocks[key])
             if b.n == 0:
                 continue
-            if want & HARDMAX_TYPES:
-                out += hardmax_records(
-                    b,
-                    self.score_thresholds,
-                    want=want,
-                    zero_division=self.zero_division,
-                    hardmax=self.hardmax,
-                )
-            if want & CURVE_TYPES:
-                out += curve_records(
-                    b,
-                    thresholds,
-                    want=want,
-                    zero_division=self.zero_division,
-                    max_examples=self.pr_curve_max_examples,
-                )
-            if want & CONFUSION_TYPES:
-                out += confusion_records(
-                    b,
-                    self.score_thresholds,
-                    hardmax=self.hardmax,
-                    want=want,
-                    number_of_examples=self.number_of_examples,
-                    examples_page=(self.examples_offset, self.examples_limit),
-                )
+            whole = self._block_records(b, want)
+            out += whole
+            sliced = partial(self._block_records, want=want & SLICE_TYPES)
+            gap_ci = None if self.ci is None else partial(gap_intervals, **self._ci_kw(want))
+            for column in self.by:
+                out += slice_records(b, column, whole, sliced, gap_ci)
         return MetricSet(out)
+
+    def _ci_kw(self, want: frozenset[str]) -> dict[str, Any]:
+        kw = {"hardmax": self.hardmax, "zero_division": self.zero_division, "opts": self.ci}
+        return {"thresholds": self.score_thresholds, "want": want, **kw}
+
+    def _block_records(self, b: KeyBlock, want: frozenset[str]) -> list[Metric]:
+        """The records of one label key's datums (the whole set, or one slice)."""
+        zd, th, out = self.zero_division, self.score_thresholds, []
+        if want & HARDMAX_TYPES:
+            out += hardmax_records(b, th, want=want, zero_division=zd, hardmax=self.hardmax)
+        if want & CURVE_TYPES:
+            grid = np.asarray(self.pr_curve_thresholds, dtype=np.float64)
+            most = self.pr_curve_max_examples
+            out += curve_records(b, grid, want=want, zero_division=zd, max_examples=most)
+        if self.ci is not None:
+            attach_intervals(out, b, th, want, hardmax=self.hardmax, zero_division=zd, opts=self.ci)
+        if want & CONFUSION_TYPES:
+            page, each = (self.examples_offset, self.examples_limit), self.number_of_examples
+            out += confusion_records(
+                b, th, hardmax=self.hardmax, want=want, number_of_examples=each, examples_page=page
+            )
+        return out
 
     # ------------------------------------------------------------ filter
 

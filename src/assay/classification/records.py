@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from assay.results import Metric
+from assay.results import Metric, record
 from assay.results import undefined as _undefined
 
 __all__ = [
@@ -43,12 +41,6 @@ F1_REQUIRES = "requires precision and recall to be defined (TP + FP > 0 and TP +
 ROC_AUC_REQUIRES = "requires both positive and negative ground truths for this label"
 
 
-def _record(type: str, value: Any, undefined: str | None, **parameters: Any) -> Metric:
-    if value is None or (isinstance(value, (float, np.floating)) and np.isnan(value)):
-        return _undefined(type, undefined or "undefined", **parameters)
-    return Metric(type, float(value), parameters)
-
-
 def counts(
     value: dict[str, int], *, label_key: str, label_value: str, score_threshold: float
 ) -> Metric:
@@ -69,10 +61,10 @@ def precision(
     undefined: str = PRECISION_REQUIRES,
 ) -> Metric:
     """``Precision`` = TP / (TP + FP) of one label value at one score threshold."""
-    return _record(
+    return record(
         "Precision",
         value,
-        undefined,
+        undefined=undefined,
         label_key=label_key,
         label_value=label_value,
         score_threshold=score_threshold,
@@ -88,10 +80,10 @@ def recall(
     undefined: str = RECALL_REQUIRES,
 ) -> Metric:
     """``Recall`` = TP / (TP + FN) of one label value at one score threshold."""
-    return _record(
+    return record(
         "Recall",
         value,
-        undefined,
+        undefined=undefined,
         label_key=label_key,
         label_value=label_value,
         score_threshold=score_threshold,
@@ -107,10 +99,10 @@ def f1(
     undefined: str = F1_REQUIRES,
 ) -> Metric:
     """``F1`` = 2TP / (2TP + FP + FN) of one label value at one score threshold."""
-    return _record(
+    return record(
         "F1",
         value,
-        undefined,
+        undefined=undefined,
         label_key=label_key,
         label_value=label_value,
         score_threshold=score_threshold,
@@ -128,7 +120,9 @@ def roc_auc(
     value: float | None, *, label_key: str, label_value: str, undefined: str = ROC_AUC_REQUIRES
 ) -> Metric:
     """``ROCAUC`` of one label value against the rest."""
-    return _record("ROCAUC", value, undefined, label_key=label_key, label_value=label_value)
+    return record(
+        "ROCAUC", value, undefined=undefined, label_key=label_key, label_value=label_value
+    )
 
 
 def mean_roc_auc(

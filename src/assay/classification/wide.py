@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from assay._validation import show
 from assay.classification.io import _text_column
 from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays
 from assay.errors import InvalidInputError
@@ -103,7 +104,7 @@ def parse_wide(
         if unknown.any():
             i = int(np.flatnonzero(unknown)[0])
             raise InvalidInputError(
-                f"label {truth[i]!r} has no score column (score columns: {', '.join(labels)})",
+                f"label {show(truth[i])} has no score column (score columns: {', '.join(labels)})",
                 source=source,
                 record=i + 1,
                 field=y_true,

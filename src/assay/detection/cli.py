@@ -27,12 +27,15 @@ from assay.cli_support import (
     db_option,
     examples_page_options,
     guarded,
+    interval_kwargs,
+    interval_options,
     parse_floats,
     publish,
     save_metrics,
     save_option,
     where_option,
 )
+from assay.errors import InvalidInputError
 
 __all__ = ["register", "format_coco_summary", "parse_max_detections"]
 
@@ -60,14 +63,14 @@ def parse_max_detections(text: str) -> int | None:
     try:
         n = int(t)
     except ValueError:
-        raise typer.BadParameter(
-            f"expected a positive integer or 'all', got {text!r}", param_hint="--max-detections"
+        raise InvalidInputError(
+            f"expected a positive integer or 'all', got {text!r}", source="--max-detections"
         ) from None
     if n == 0:
         typer.echo("note: --max-detections 0 is deprecated; use --max-detections all", err=True)
         return None
     if n < 0:
-        raise typer.BadParameter(f"must be >= 1 or 'all', got {n}", param_hint="--max-detections")
+        raise InvalidInputError(f"must be >= 1 or 'all', got {n}", source="--max-detections")
     return n
 
 
@@ -75,8 +78,8 @@ def _thresholds(text: str | None, option: str) -> Any:
     """Comma-separated IoU thresholds, each in [0, 1] (None when the option is absent)."""
     values = parse_floats(text, option=option)
     if values is not None and (not values or any(not 0.0 <= v <= 1.0 for v in values)):
-        raise typer.BadParameter(
-            f"IoU thresholds must be numbers in [0, 1], got {text!r}", param_hint=option
+        raise InvalidInputError(
+            f"IoU thresholds must be numbers in [0, 1], got {text!r}", source=option
         )
     return values
 
@@ -89,7 +92,6 @@ def _input_format(path: Path, given: str) -> str:
 
 def _load(groundtruths: Path, predictions: Path, input_format: str, iou_type: str) -> Any:
     from assay.detection.io import load_coco, load_jsonl
-    from assay.errors import InvalidInputError
 
     kinds = {_input_format(groundtruths, input_format), _input_format(predictions, input_format)}
     if len(kinds) != 1 or not kinds <= {"coco", "jsonl"}:
@@ -107,20 +109,18 @@ def _load(groundtruths: Path, predictions: Path, input_format: str, iou_type: st
 
 
 def _iou_type(text: str) -> str:
-    if text not in ("bbox", "segm"):
-        raise typer.BadParameter("must be bbox or segm", param_hint="--iou-type")
-    return text
+    from assay._validation import check_choice
+
+    return str(check_choice(text, ("bbox", "segm"), source="--iou-type"))
 
 
 def _metric_list(text: str | None) -> list[str] | None:
     from assay.detection.metrics import METRIC_TYPES
 
     wanted = [m.strip() for m in text.split(",") if m.strip()] if text else None
-    bad = [m for m in wanted or [] if m not in METRIC_TYPES]
-    if bad:
-        raise typer.BadParameter(
-            f"unknown {bad}; choose from {', '.join(METRIC_TYPES)}", param_hint="--metrics"
-        )
+    from assay._validation import check_known
+
+    check_known(wanted or [], METRIC_TYPES, source="--metrics")
     return wanted
 
 
@@ -163,6 +163,7 @@ def _run(
 
 
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
+CI, CI_METHOD, NUM_BOOTSTRAP, SEED = interval_options()
 
 
 def register(app: typer.Typer) -> None:
@@ -231,18 +232,27 @@ def register(app: typer.Typer) -> None:
         where_predictions: str = where_option(
             "predictions", "uid, label, label_key, score, metadata"
         ),
+        by: list[str] = typer.Option(
+            [],
+            "--by",
+            help="An image metadata field (repeatable): AP/AR/mAP/mAR again per value, with "
+            "slice_column, slice, n and gap (to the whole set).",
+        ),
+        ci: float = CI,
+        ci_method: str = CI_METHOD,
+        num_bootstrap: int = NUM_BOOTSTRAP,
+        seed: int = SEED,
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
         db: str = db_option(),
     ) -> None:
         """Object detection / instance segmentation metrics (COCO-exact AP, AR, mAP, mAR, PR
-        curves)."""
+        curves). --ci puts a bootstrap interval over images on AP and mAP."""
         wanted = _metric_list(metrics)
-        if matching not in ("coco", "valor"):
-            raise typer.BadParameter(
-                f"must be coco or valor, got {matching!r}", param_hint="--matching"
-            )
+        from assay._validation import check_choice
+
+        check_choice(matching, ("coco", "valor"), source="--matching")
         options = dict(
             iou_type=_iou_type(iou_type),
             iou_thresholds=_thresholds(iou_thresholds, "--iou-thresholds"),
@@ -258,6 +268,8 @@ def register(app: typer.Typer) -> None:
             zero_division=zero_division,
             examples_limit=examples_limit,
             examples_offset=examples_offset,
+            **interval_kwargs(ci, ci_method, num_bootstrap, seed),
+            **({"by": list(by)} if by else {}),
         )
         files = (groundtruths, predictions, input_format)
         where_by = {

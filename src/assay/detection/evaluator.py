@@ -36,16 +36,26 @@ from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
+from assay.intervals import ci_options
 from assay.results import MetricSet
+from assay.slices import annotate, slice_masks
 
 __all__ = ["DetectionEvaluator", "evaluate_detection"]
+
+
+#: The record types computed again per slice (``by``), and what identifies a record.
+SLICE_TYPES = frozenset({"AP", "APAveragedOverIOUs", "mAP", "mAPAveragedOverIOUs", "AR", "mAR"})
+SLICE_WHERE = ("label_key", "label_value", "iou_threshold", "score_threshold")
 
 
 class DetectionEvaluator(Evaluator):
     """Collects datums in batches and computes detection metrics over all of them.
 
     Args: the options of :func:`assay.detection.metrics.compute_metrics` (``iou_type=None``:
-    the IoU type the data was read for, bbox for JSONL data).
+    the IoU type the data was read for, bbox for JSONL data; ``ci``, ``ci_method``,
+    ``num_bootstrap``, ``seed``: a bootstrap interval over images on the AP and AR families;
+    ``by``: image metadata fields whose every value is a slice, the AP/AR family again per
+    slice with ``slice_column``, ``slice``, ``n`` and ``gap``, see :mod:`assay.slices`).
     """
 
     def __init__(
@@ -63,7 +73,16 @@ class DetectionEvaluator(Evaluator):
         matching: str = "coco",
         examples_limit: int | None = None,
         examples_offset: int = 0,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+        by: Sequence[str] = (),
     ) -> None:
+        interval = ci_options(ci, ci_method, num_bootstrap, seed)
+        if isinstance(by, str) or not all(isinstance(c, str) for c in by):
+            raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
+        self.by = tuple(dict.fromkeys(by))
         if iou_type is not None:
             check_iou_type(iou_type)
         check_matching(matching)
@@ -94,11 +113,13 @@ class DetectionEvaluator(Evaluator):
             examples_limit=limit,
             examples_offset=offset,
         )
+        if interval is not None:
+            self.options |= interval.config()
         self._parts: list[DetectionData] = []
         self._merged: DetectionData | None = None
 
     def config(self) -> dict[str, Any]:
-        return dict(self.options)
+        return {**self.options, **({"by": list(self.by)} if self.by else {})}
 
     def add(self, data: DetectionData) -> DetectionEvaluator:  # type: ignore[override]
         """Add a batch (datums with their ground truths and predictions); returns ``self``."""
@@ -163,7 +184,16 @@ class DetectionEvaluator(Evaluator):
         return self._compute(metrics)
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
-        return compute_metrics(self.data, metrics=metrics, **self.options)
+        whole = compute_metrics(self.data, metrics=metrics, **self.options)
+        out = list(whole)
+        wanted = sorted({m.type for m in whole} & SLICE_TYPES)
+        for column in self.by:
+            for v, keep in slice_masks(self.data.metadata, column, "images"):
+                part = subset(self.data, datums=[u for u, k in zip(self.data.uids, keep) if k])
+                recs = compute_metrics(part, metrics=wanted, **self.options) if wanted else []
+                n = int(keep.sum())
+                out += annotate(recs, whole, column=column, value=v, n=n, where=SLICE_WHERE)
+        return MetricSet(out)
 
     def filter(
         self,

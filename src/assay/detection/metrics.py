@@ -53,6 +53,7 @@ from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
 from assay.detection.interpolated import binned_curves, interpolated_pr_curves
+from assay.detection.intervals import attach_ap_intervals, attach_ar_intervals
 from assay.detection.options import (
     AR_TYPES,
     DEFAULT_METRICS,
@@ -73,6 +74,7 @@ from assay.detection.types import DetectionData
 from assay.detection.valor_match import matching_for
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.filtering import examples_page
+from assay.intervals import ci_options
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
@@ -176,6 +178,10 @@ def compute_metrics(
     metrics: Sequence[str] | None = None,
     examples_limit: int | None = None,
     examples_offset: int = 0,
+    ci: float | None = None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
+    seed: int = 0,
 ) -> MetricSet:
     """Detection metrics as :class:`~assay.results.Metric` records (see the module docstring).
 
@@ -206,7 +212,11 @@ def compute_metrics(
         examples_limit, examples_offset: page the ``Examples`` records: the datums (with an
             annotation) ``offset .. offset + limit - 1`` in uid order (valor-lite's
             ``limit`` and ``offset``; default: all).
+        ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on AP,
+            APAveragedOverIOUs, mAP, mAPAveragedOverIOUs, AR and mAR (default ``ci=None``:
+            none; any ``ci_method`` gives the bootstrap); see :mod:`assay.detection.intervals`.
     """
+    opts = ci_options(ci, ci_method, num_bootstrap, seed)
     check_matching(matching)
     page = examples_page(examples_limit, examples_offset)
     ious, ar_ious, wanted = check_options(
@@ -241,14 +251,25 @@ def compute_metrics(
             else:  # valor-lite's AP: the mean of its binned curve
                 curve, _, n_gt = binned_curves(data, chosen)
                 ap = np.where(n_gt > 0, curve.mean(axis=2), np.nan)
-            out += _ap_records(data, ap[t_idx], ious, wanted, zero_division)
+            ap_out = _ap_records(data, ap[t_idx], ious, wanted, zero_division)
+            if opts is not None and matching == "coco":
+                attach_ap_intervals(ap_out, ev, t_idx, ious, opts, zero_division)
+            elif opts is not None:  # the bootstrap replays COCO's accumulation only
+                why = "AP intervals are computed under matching='coco' only"
+                for m in ap_out:
+                    if m.value is not None:
+                        m.parameters.update(opts.parameters(None, None, "bootstrap", why))
+            out += ap_out
         order = label_order(data)
         if need_ar:
             ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
             tp, _, fn = threshold_counts(data, chosen, ar_idx, scores)
-            out += ar_records(
+            ar_out = ar_records(
                 data, tp, fn, ar_ious, scores, order, _keys(data), wanted, zero_division
             )
+            if opts is not None:
+                attach_ar_intervals(ar_out, data, chosen, ar_idx, list(scores), opts, zero_division)
+            out += ar_out
         if need_counts:
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
             counts = threshold_counts(data, chosen, t_idx, scores)

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from assay.detection.params import COCO_IOU_THRESHOLDS, check_thresholds
+from assay._validation import check_thresholds
+from assay.detection.params import COCO_IOU_THRESHOLDS
 from assay.detection.thresholded import THRESHOLDED_TYPES
 from assay.detection.types import DetectionData
 from assay.detection.valor_match import MATCHINGS
@@ -89,10 +90,10 @@ def check_options(
             f"unknown metric type(s) {unknown}; choose from {list(METRIC_TYPES)}", source="metrics"
         )
     ious = check_thresholds(
-        COCO_IOU_THRESHOLDS if iou_thresholds is None else iou_thresholds, name="iou_thresholds"
+        COCO_IOU_THRESHOLDS if iou_thresholds is None else iou_thresholds, source="iou_thresholds"
     )
-    ar_ious = check_thresholds(ar_iou_thresholds, name="ar_iou_thresholds")
-    check_thresholds([pr_curve_iou_threshold], name="pr_curve_iou_threshold")
+    ar_ious = check_thresholds(ar_iou_thresholds, source="ar_iou_thresholds")
+    check_thresholds([pr_curve_iou_threshold], source="pr_curve_iou_threshold")
     for name, v in (
         ("recall_score_threshold", recall_score_threshold),
         ("zero_division", zero_division),

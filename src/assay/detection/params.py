@@ -16,14 +16,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from assay._validation import as_1d, check_nonempty, check_probability
+from assay._validation import check_thresholds
 from assay.errors import InvalidInputError
 
 __all__ = [
@@ -46,12 +44,6 @@ def check_iou_type(iou_type: Any) -> str:
     if iou_type not in IOU_TYPES:
         raise InvalidInputError(f"must be 'bbox' or 'segm', got {iou_type!r}", source="iou_type")
     return str(iou_type)
-
-
-def check_thresholds(values: Sequence[float] | NDArray[Any], *, name: str) -> NDArray[np.float64]:
-    """A non-empty 1-D float array of thresholds, each in [0, 1]."""
-    a = as_1d(np.asarray(values, dtype=object).reshape(-1), source=name, dtype=np.float64)
-    return check_probability(check_nonempty(a, source=name), source=name)
 
 
 COCO_IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
@@ -103,7 +95,7 @@ class CocoParams:
 
     def __post_init__(self) -> None:
         check_iou_type(self.iou_type)
-        self.iou_thresholds = check_thresholds(self.iou_thresholds, name="iou_thresholds")
+        self.iou_thresholds = check_thresholds(self.iou_thresholds, source="iou_thresholds")
         self.recall_thresholds = np.asarray(self.recall_thresholds, dtype=np.float64)
         self.max_dets = tuple(sorted(int(m) for m in self.max_dets))
         if not self.max_dets or self.max_dets[0] < 1:

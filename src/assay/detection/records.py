@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from assay.results import Metric, undefined
+from assay.results import Metric, record
 
 __all__ = [
     "NO_GT",
@@ -48,10 +48,6 @@ def threshold(t: float) -> float:
     return round(float(t), 10)
 
 
-def _record(type_: str, value: Any, reason: str, params: dict[str, Any]) -> Metric:
-    return Metric(type_, value, params) if value is not None else undefined(type_, reason, **params)
-
-
 def _zd(params: dict[str, Any], zero_division: float | None) -> dict[str, Any]:
     return params if zero_division is None else {**params, "zero_division": zero_division}
 
@@ -70,7 +66,7 @@ def ap(
         "label_value": label_value,
         "iou_threshold": threshold(iou_threshold),
     }
-    return _record("AP", value, NO_GT, _zd(p, zero_division))
+    return record("AP", value, undefined=NO_GT, **_zd(p, zero_division))
 
 
 def ap_averaged(
@@ -87,7 +83,7 @@ def ap_averaged(
         "label_value": label_value,
         "iou_thresholds": [threshold(t) for t in iou_thresholds],
     }
-    return _record("APAveragedOverIOUs", value, NO_GT, _zd(p, zero_division))
+    return record("APAveragedOverIOUs", value, undefined=NO_GT, **_zd(p, zero_division))
 
 
 def mean_ap(
@@ -95,7 +91,7 @@ def mean_ap(
 ) -> Metric:
     """``mAP``: the mean AP over the labels of a label key at one IoU threshold."""
     p = {"label_key": label_key, "iou_threshold": threshold(iou_threshold)}
-    return _record("mAP", value, NO_LABEL, _zd(p, zero_division))
+    return record("mAP", value, undefined=NO_LABEL, **_zd(p, zero_division))
 
 
 def mean_ap_averaged(
@@ -107,7 +103,7 @@ def mean_ap_averaged(
 ) -> Metric:
     """``mAPAveragedOverIOUs``: the mean of mAP over the IoU thresholds."""
     p = {"label_key": label_key, "iou_thresholds": [threshold(t) for t in iou_thresholds]}
-    return _record("mAPAveragedOverIOUs", value, NO_LABEL, _zd(p, zero_division))
+    return record("mAPAveragedOverIOUs", value, undefined=NO_LABEL, **_zd(p, zero_division))
 
 
 def ar(
@@ -127,7 +123,7 @@ def ar(
         "iou_thresholds": [threshold(t) for t in iou_thresholds],
         "score_threshold": float(score_threshold),
     }
-    return _record("AR", value, NO_GT, _zd(p, zero_division))
+    return record("AR", value, undefined=NO_GT, **_zd(p, zero_division))
 
 
 def mean_ar(
@@ -144,7 +140,7 @@ def mean_ar(
         "iou_thresholds": [threshold(t) for t in iou_thresholds],
         "score_threshold": float(score_threshold),
     }
-    return _record("mAR", value, NO_LABEL, _zd(p, zero_division))
+    return record("mAR", value, undefined=NO_LABEL, **_zd(p, zero_division))
 
 
 def pr_curve(
@@ -182,7 +178,7 @@ def coco_summary_stat(
         "max_dets": max_dets,
         "iou_type": iou_type,
     }
-    return _record("COCOSummary", value, NO_GT, p)
+    return record("COCOSummary", value, undefined=NO_GT, **p)
 
 
 RATIO_REASONS = {
@@ -231,7 +227,7 @@ def ratio_at(
 ) -> Metric:
     """``Precision``, ``Recall``, ``F1`` or ``Accuracy`` of one label at one (IoU, score)."""
     p = _at_thresholds(label_key, label_value, iou_threshold, score_threshold)
-    return _record(type_, value, RATIO_REASONS[type_], _zd(p, zero_division))
+    return record(type_, value, undefined=RATIO_REASONS[type_], **_zd(p, zero_division))
 
 
 def ar_averaged_over_scores(
@@ -250,7 +246,7 @@ def ar_averaged_over_scores(
         "iou_thresholds": [threshold(t) for t in iou_thresholds],
         "score_thresholds": [float(s) for s in score_thresholds],
     }
-    return _record("ARAveragedOverScores", value, NO_GT, _zd(p, zero_division))
+    return record("ARAveragedOverScores", value, undefined=NO_GT, **_zd(p, zero_division))
 
 
 def mean_ar_averaged_over_scores(
@@ -267,7 +263,7 @@ def mean_ar_averaged_over_scores(
         "iou_thresholds": [threshold(t) for t in iou_thresholds],
         "score_thresholds": [float(s) for s in score_thresholds],
     }
-    return _record("mARAveragedOverScores", value, NO_LABEL, _zd(p, zero_division))
+    return record("mARAveragedOverScores", value, undefined=NO_LABEL, **_zd(p, zero_division))
 
 
 def confusion_matrix(
@@ -292,4 +288,4 @@ def interpolated_pr_curve(
         "label_value": label_value,
         "iou_threshold": threshold(iou_threshold),
     }
-    return _record("InterpolatedPrecisionRecallCurve", value, NO_GT, p)
+    return record("InterpolatedPrecisionRecallCurve", value, undefined=NO_GT, **p)

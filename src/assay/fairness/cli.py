@@ -15,6 +15,8 @@ from assay.cli_support import (
     OutputFormat,
     db_option,
     guarded,
+    interval_kwargs,
+    interval_options,
     publish,
     save_option,
     scheduler_option,
@@ -181,6 +183,9 @@ def _add_batch(ev: Any, frame: Any, **kwargs: Any) -> None:
     ev.add(frame, **kwargs)
 
 
+_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
+
+
 def register(app: typer.Typer) -> None:
     @app.command("fairness")
     @guarded
@@ -236,6 +241,10 @@ def register(app: typer.Typer) -> None:
         positive_label: str = typer.Option(
             "1", help="The favourable label value (read as a number when the labels are)."
         ),
+        ci: float | None = _CI,
+        ci_method: str = _CI_METHOD,
+        num_bootstrap: int = _NUM_BOOTSTRAP,
+        seed: int = _SEED,
         format: OutputFormat = typer.Option(
             OutputFormat.json,
             "--format",
@@ -255,10 +264,11 @@ def register(app: typer.Typer) -> None:
         opportunity difference per definition and averaged over them. --group: selection
         rate, TPR, FPR and accuracy per group, demographic parity and equalized odds
         difference and ratio over the groups. Always: accuracy, precision and recall on the
-        positive label.
+        positive label. --ci: a bootstrap interval over rows on each of them.
         """
         from assay.io.files import check_writable_file
 
+        interval = interval_kwargs(ci, ci_method, num_bootstrap, seed)
         if out is not None:
             check_writable_file(out, option="--out")
         groups = _groups(sensitive)
@@ -275,6 +285,7 @@ def register(app: typer.Typer) -> None:
             method=method,
             agg=equalized_odds_agg,
             zero_division=zero_division,
+            **interval,
         )
         from assay.fairness.report import fairness_tables
 
@@ -295,6 +306,7 @@ def register(app: typer.Typer) -> None:
                 "sample_weight": sample_weight,
                 "control_columns": list(control),
                 "positive_label": positive_label,
+                **interval,
                 "method": method,
                 "agg": equalized_odds_agg,
                 "zero_division": zero_division,

@@ -34,10 +34,11 @@ def evaluate_fairness(
     method: str = "between_groups",
     agg: str = "worst_case",
     pos_label: Any = UNSET,
+    **interval: Any,
 ) -> MetricSet:
     """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
-    ``sample_weight`` names a column of weights; the other arguments are
-    :class:`FairnessEvaluator`'s.
+    ``sample_weight`` names a column of weights; the other arguments (``interval``: ``ci``,
+    ``ci_method``, ``num_bootstrap``, ``seed``) are :class:`FairnessEvaluator`'s.
 
     Example:
         >>> import pandas as pd
@@ -58,6 +59,7 @@ def evaluate_fairness(
             zero_division=zero_division,
             method=method,
             agg=agg,
+            **interval,
         )
         .add(data, label=label, prediction=prediction, sample_weight=sample_weight)
         .compute()

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import astuple
+from functools import partial
 from typing import Any, Self
 
 import numpy as np
@@ -55,6 +56,13 @@ from assay.fairness.by_group import (
 from assay.fairness.compute import GroupCounts, group_counts
 from assay.fairness.group_table import check_weights, tables_from_state, tables_state
 from assay.fairness.grouping import batch_grouping, column_key, columns_of, control_key
+from assay.fairness.intervals import (
+    attach_intervals,
+    counts_of,
+    definition_cells,
+    mark_no_interval,
+    table_with,
+)
 from assay.fairness.summaries import average_records, definition_records, overall_records
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -62,6 +70,7 @@ from assay.fairness.values import (
     check_value_sets,
     kind_and_values,
 )
+from assay.intervals import INTERVAL_KEYS, ci_options
 from assay.io.tables import as_dataframe, require_columns
 from assay.results import Metric, MetricSet
 
@@ -102,6 +111,9 @@ class FairnessEvaluator(Evaluator):
             compare the groups.
         agg: ``"worst_case"`` (default) or ``"mean"``: how the equalized odds aggregates
             combine their TPR and FPR parts.
+        ci, ci_method, num_bootstrap, seed: a bootstrap interval over datums on every
+            metric, from the kept counts (default ``ci=None``: none); see
+            :mod:`assay.fairness.intervals`.
     """
 
     def __init__(
@@ -115,7 +127,12 @@ class FairnessEvaluator(Evaluator):
         method: str = "between_groups",
         agg: str = "worst_case",
         pos_label: Any = UNSET,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
     ) -> None:
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
         self.group_columns = tuple(dict.fromkeys(column_key(c) for c in group_columns))
         self.control_columns = control_key(control_columns)
@@ -164,6 +181,7 @@ class FairnessEvaluator(Evaluator):
             "zero_division": self.zero_division,
             "method": self.method,
             "agg": self.agg,
+            **(self.ci.config() if self.ci else {}),
         }
 
     # ------------------------------------------------------------ accumulate
@@ -316,32 +334,61 @@ class FairnessEvaluator(Evaluator):
         self._check_privileged_values()
         out: list[Metric] = []
         sums = self._weighted_counts
+        label = self.positive_label
         for i, (g, c) in enumerate(zip(self.groups, self._counts)):
             w = None if sums is None else sums[i]
-            out += definition_records(g, c, positive_label=self.positive_label, weights=w)
+            recs = definition_records(g, c, positive_label=label, weights=w)
+            self._interval(
+                recs, definition_cells(c), w is None,
+                lambda k, g=g: definition_records(g, counts_of(k), positive_label=label),
+            )  # fmt: skip
+            out += recs
         if self.groups:
-            out += average_records(
-                self.groups,
-                sums or self._counts,
-                positive_label=self.positive_label,
-                weighted=sums is not None,
+            recs = average_records(
+                self.groups, sums or self._counts, positive_label=label, weighted=sums is not None
             )
+            if self.ci is not None and len(self.groups) == 1:  # the mean of one: the same
+                for mean, one in zip(recs, out[: len(recs)]):
+                    keys = INTERVAL_KEYS & one.parameters.keys()
+                    mean.parameters.update({k: one.parameters[k] for k in keys})
+            elif self.ci is not None:
+                mark_no_interval(recs, "the mean over definitions has no interval yet", self.ci)
+            out += recs
         for column, table in zip(self.group_columns, self._tables):
-            out += records.by_group(
-                column,
-                table,
-                positive_label=self.positive_label,
-                zero_division=self.zero_division,
-                method=self.method,
-                agg=self.agg,
-                control_columns=self.control_columns,
-            )
-        out += overall_records(
-            self._weights(),
-            positive_label=self.positive_label,
-            weighted=self._overall_weights is not None,
-        )
+            recs = self._by_group(column, table)
+            build = partial(self._resampled_table, column, table)
+            self._interval(recs, table.counts, table.sums is None, build)
+            out += recs
+        weighted = self._overall_weights is not None
+        recs = overall_records(self._weights(), positive_label=label, weighted=weighted)
+        overall = partial(overall_records, positive_label=label)
+        self._interval(recs, self._overall, not weighted, overall)
+        out += recs
         return MetricSet(out)
+
+    def _by_group(self, column: Any, table: GroupTable) -> list[Metric]:
+        return records.by_group(
+            column,
+            table,
+            positive_label=self.positive_label,
+            zero_division=self.zero_division,
+            method=self.method,
+            agg=self.agg,
+            control_columns=self.control_columns,
+        )
+
+    def _resampled_table(self, column: Any, table: GroupTable, counts: Any) -> list[Metric]:
+        return self._by_group(column, table_with(table, counts))
+
+    def _interval(self, recs: list[Metric], cells: Any, unweighted: bool, build: Any) -> None:
+        """Bootstrap intervals on ``recs`` from their ``cells`` (see
+        :mod:`assay.fairness.intervals`); with sample weights, ``ci_undefined`` says why not."""
+        if self.ci is None:
+            return
+        if unweighted:
+            attach_intervals(recs, cells, build, self.ci)
+        else:
+            mark_no_interval(recs, "no interval with sample weights yet", self.ci)
 
     def _definition_weights(self) -> list[GroupCounts]:
         """Per definition, the weight sums (the counts as floats when unweighted).

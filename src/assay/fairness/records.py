@@ -32,8 +32,7 @@ from assay.fairness.by_group import RATES, GroupTable, disparities, group_rates
 from assay.fairness.group_table import group_label
 from assay.fairness.grouping import split_by_control
 from assay.fairness.types import PrivilegedGroup
-from assay.results import Metric
-from assay.results import undefined as _undefined
+from assay.results import Metric, record
 
 __all__ = [
     "definition_parameters",
@@ -67,12 +66,6 @@ def definition_parameters(group: PrivilegedGroup, positive_label: Any) -> dict[s
     }
 
 
-def _record(type: str, value: float | None, why: str | None, params: dict[str, Any]) -> Metric:
-    if value is None:
-        return _undefined(type, why or "undefined", **params)
-    return Metric(type, float(value), params)
-
-
 def _weighted(params: dict[str, Any], weighted: bool) -> dict[str, Any]:
     return {**params, "weighted": True} if weighted else params
 
@@ -92,7 +85,7 @@ def per_definition(
     params = definition_parameters(group, positive_label)
     if worst_value is not None:
         params["worst_value"] = worst_value
-    return _record(type, value, undefined, _weighted(params, weighted))
+    return record(type, value, undefined=undefined, **_weighted(params, weighted))
 
 
 def group_counts(
@@ -120,7 +113,7 @@ def average(
 ) -> Metric:
     """The mean of a fairness metric over all definitions."""
     params = {"average_over": [g.label for g in groups], "positive_label": positive_label}
-    return _record(type, value, undefined, _weighted(params, weighted))
+    return record(type, value, undefined=undefined, **_weighted(params, weighted))
 
 
 def overall(
@@ -136,7 +129,7 @@ def overall(
     params: dict[str, Any] = {"positive_label": positive_label}
     if weighted:
         params["weighted"] = True
-    return _record(type, value, undefined, params)
+    return record(type, value, undefined=undefined, **params)
 
 
 def _by_group_params(
@@ -174,7 +167,7 @@ def per_group(
         {'group_column': 'L1', 'group': 'en', 'positive_label': 1}
     """
     params = _by_group_params(group_column, positive_label, zero_division, weighted, group=group)
-    return _record(type, value, undefined, params)
+    return record(type, value, undefined=undefined, **params)
 
 
 def per_group_counts(
@@ -207,7 +200,7 @@ def disparity(
     ``agg`` for the equalized odds aggregates."""
     more = {"method": method} if agg is None else {"method": method, "agg": agg}
     params = _by_group_params(group_column, positive_label, zero_division, weighted, **more)
-    return _record(type, value, undefined, params)
+    return record(type, value, undefined=undefined, **params)
 
 
 _UNDEFINED_RATE = {

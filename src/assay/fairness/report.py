@@ -17,7 +17,7 @@ Example:
     >>> ev = FairnessEvaluator(group_columns=["g"]).add_arrays(
     ...     [1, 0, 1, 0], [1, 0, 0, 0], group_values={"g": ["a", "a", "b", "b"]})
     >>> grids = fairness_tables(ev.compute())
-    >>> [t.title for t in grids]
+    >>> [str(t.title) for t in grids]
     ['by group: g', 'overall']
     >>> grids[0].row_count, [c.header for c in grids[0].columns]
     (2, ['group', 'n', 'SelectionRate', 'TPR', 'FPR', 'Accuracy'])
@@ -29,8 +29,10 @@ import json
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from assay.results import Metric, MetricSet
+from assay.terminal import printable
 
 __all__ = ["fairness_tables"]
 
@@ -62,6 +64,11 @@ def _num(v: Any) -> str:
 
 def _text(v: Any) -> str:
     return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+
+
+def _shown(v: str) -> Text:
+    """Data (a group name, a column) as a cell or title: verbatim, control codes escaped."""
+    return Text(printable(v))
 
 
 def _grid_key(m: Metric) -> str:
@@ -108,13 +115,15 @@ def _by_group_grid(records: list[Metric]) -> Table:
         else:
             row[m.type] = m.value
     caption = _caption([m for m in records if m.type in AGGREGATES])
-    table = Table(title=_grid_title(records[0]), caption=caption)
+    table = Table(title=_shown(_grid_title(records[0])), caption=caption)
     table.add_column("group", style="bold")
     for header in ("n", *RATES.values()):
         table.add_column(header, justify="right")
     for group, row in rows.items():
         n = row.get("n")
-        table.add_row(group, "-" if n is None else str(n), *(_num(row.get(r)) for r in RATES))
+        table.add_row(
+            _shown(group), "-" if n is None else str(n), *(_num(row.get(r)) for r in RATES)
+        )
     return table
 
 
@@ -134,7 +143,7 @@ def _definitions_grid(records: list[Metric]) -> Table:
     for header in DEFINITION_METRICS.values():
         table.add_column(header, justify="right")
     for name, row in rows.items():
-        table.add_row(name, *(_num(row.get(t)) for t in DEFINITION_METRICS))
+        table.add_row(_shown(name), *(_num(row.get(t)) for t in DEFINITION_METRICS))
     return table
 
 

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from assay._validation import show
 from assay.errors import InvalidInputError
 
 __all__ = [
@@ -81,9 +82,9 @@ def kind_and_values(a: NDArray[Any], *, source: str | None, field: str) -> tuple
         i = int(np.flatnonzero(odd)[0])
         v = a[i]
         reason = (
-            f"expected a number or a string, got {type(v).__name__} {v!r}"
+            f"expected a number or a string, got {type(v).__name__} {show(v)}"
             if kinds[i] == 2
-            else f"one column holds numbers or strings, not both: got {v!r} after {a[0]!r}"
+            else f"one column holds numbers or strings, not both: got {show(v)} after {show(a[0])}"
         )
         raise InvalidInputError(reason, source=source, record=i + 1, field=field)
     distinct = pd.unique(pd.Series(a, dtype=object))

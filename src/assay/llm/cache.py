@@ -32,6 +32,8 @@ from typing import Any
 
 import msgspec
 
+from assay.errors import InvalidInputError
+from assay.io.files import check_database_file
 from assay.llm.models.base import ChatResponse, Message, Usage
 
 __all__ = ["ResponseCache", "cache_key", "FLUSH_INTERVAL"]
@@ -53,6 +55,7 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+_COLUMNS = "key, model, text, prompt_tokens, completion_tokens, latency, raw, created"
 
 
 def cache_key(model_identity: str, messages: Sequence[Message], params: Mapping[str, Any]) -> str:
@@ -82,10 +85,16 @@ class ResponseCache:
 
     Args:
         path: the SQLite file (created with its folder if missing).
+        source: how the file was named, for error messages (``--cache FILE``,
+            ``$ASSAY_LLM_CACHE FILE``; default: the path).
+
+    Raises:
+        InvalidInputError: the file exists but is not SQLite, or is SQLite with a
+            ``responses`` table that is not this cache's; the file is left as it was.
     """
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
+    def __init__(self, path: str | Path, *, source: str | None = None) -> None:
+        self.path = check_database_file(Path(path).expanduser(), what="response cache")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit, except where flush() opens a transaction for a batch.
         self._db = sqlite3.connect(
@@ -93,9 +102,45 @@ class ResponseCache:
         )
         self._lock = threading.Lock()
         self._staged: list[tuple[Any, ...]] = []
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+            self._db.execute(f"SELECT {_COLUMNS} FROM responses LIMIT 0")
+        except sqlite3.DatabaseError as e:  # not SQLite, or another program's database
+            self._db.close()
+            raise _not_a_cache(e, source or str(self.path)) from None
+
+    @staticmethod
+    def check(path: str | Path, *, source: str | None = None) -> None:
+        """Refuse, writing nothing, a file that exists but is not a response cache.
+
+        Example:
+            >>> import tempfile, os
+            >>> p = os.path.join(tempfile.mkdtemp(), "notes.txt")
+            >>> _ = open(p, "w").write("my notes")
+            >>> ResponseCache.check(p, source="--cache notes.txt")
+            Traceback (most recent call last):
+            ...
+            assay.errors.InvalidInputError: --cache notes.txt: not an assay response cache ...
+        """
+        p = Path(path).expanduser()
+        if p.is_dir():
+            raise InvalidInputError("is a directory, expected a file", source=source or str(p))
+        if not p.is_file():
+            return  # made on first use
+        try:
+            db = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error as e:
+            raise _not_a_cache(e, source or str(p)) from None
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+            if "responses" in tables:
+                db.execute(f"SELECT {_COLUMNS} FROM responses LIMIT 0")
+        except sqlite3.DatabaseError as e:
+            raise _not_a_cache(e, source or str(p)) from None
+        finally:
+            db.close()
 
     def __repr__(self) -> str:
         return f"ResponseCache({str(self.path)!r})"
@@ -201,3 +246,10 @@ def _raw_text(raw: Any) -> str | None:
         return _encode_raw(raw).decode("utf-8")
     except (TypeError, ValueError, OverflowError):  # what msgspec cannot encode (NaN is null)
         return json.dumps(raw, ensure_ascii=False, default=str)
+
+
+def _not_a_cache(error: Exception, source: str) -> InvalidInputError:
+    return InvalidInputError(
+        f"not an assay response cache (SQLite): {error}; name another file or use --no-cache",
+        source=source,
+    )

@@ -35,6 +35,7 @@ from assay.cli_support import (
 )
 from assay.errors import InvalidInputError
 from assay.llm.run_cli import MODEL_HELP, RunOpts
+from assay.terminal import printable
 
 __all__ = ["register", "llm_app", "read_items"]
 
@@ -76,7 +77,7 @@ def ask(
     if as_json:
         sys.stdout.write(json.dumps(rec.to_dict(), indent=2) + "\n")
     elif rec.ok:
-        sys.stdout.write((rec.text or "") + "\n")
+        sys.stdout.write(printable(rec.text, keep_newlines=True) + "\n")
     if rec.ok:
         u = rec.usage
         note(
@@ -136,6 +137,7 @@ def _run_command(o: dict[str, Any]) -> None:
     from assay.llm.interrupt import RunInterrupted, run_interruptible
     from assay.llm.options import run_options
     from assay.llm.run_cli import check_outputs
+    from assay.llm.runner import check_cache
 
     started = datetime.now(UTC)
     options = run_options(
@@ -152,6 +154,7 @@ def _run_command(o: dict[str, Any]) -> None:
     batch = read_items(o["items"])
     out, save, db = o["out"], o["save"], o["db"]
     check_output_file(out)
+    check_cache(options.runner_cache())  # a file that is no cache: before the store opens
     check_outputs(out=None, save=save, db=db)  # an unusable store fails before any call
     m = resolve_model(o["model"], options)
     runner = make_runner(m, options)

@@ -206,11 +206,13 @@ def evaluate(
     bad option or bad data, and :class:`EvaluationInterrupted` on SIGINT/SIGTERM.
     """
     from assay.llm.interrupt import RunInterrupted, run_interruptible
+    from assay.llm.runner import check_cache
 
     options = options or RunOptions()
     started = datetime.now(UTC)
     task.configure(options)
     first = task.stage(0, [])  # checks the data before the model is even loaded
+    check_cache(options.runner_cache())  # a file that is no cache, before anything is written
     chat_model = resolve_model(model, options)
     task.start(chat_model)
     if task.constrain(chat_model):  # the reply shape as a constraint the model enforces

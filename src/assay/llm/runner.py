@@ -53,7 +53,7 @@ from assay.llm.progress import Progress, summary_line
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["Item", "Record", "RetryPolicy", "RunStats", "Runner", "summarize"]
+__all__ = ["Item", "Record", "RetryPolicy", "RunStats", "Runner", "summarize", "open_cache"]
 
 
 class Runner:
@@ -100,7 +100,7 @@ class Runner:
         self.rpm = rpm
         self.timeout = float(timeout)
         self.retry = retry or RetryPolicy()
-        self.cache = _open_cache(cache)
+        self.cache = open_cache(cache)
         self.quiet = quiet
         if console is None:
             from rich.console import Console
@@ -301,16 +301,44 @@ class _Writer:
         self.cache.flush()
 
 
-def _open_cache(cache: ResponseCache | str | Path | bool | None) -> ResponseCache | None:
+def open_cache(cache: ResponseCache | str | Path | bool | None) -> ResponseCache | None:
+    """The response cache a runner uses: ``True`` the default file, a path, or none.
+
+    Example:
+        >>> open_cache(False) is None
+        True
+    """
     if cache is None or cache is False:
         return None
     if isinstance(cache, ResponseCache):
         return cache
-    if cache is True:
-        from assay.paths import default_cache_path
+    path, source = cache_file(cache)
+    return ResponseCache(path, source=source)
 
-        return ResponseCache(default_cache_path())
-    return ResponseCache(cache)
+
+def cache_file(cache: str | Path | bool) -> tuple[Path, str]:  # True or a path
+    """The file of a ``cache`` option (``True``: the default one) and how it was named.
+
+    Example:
+        >>> cache_file("c.sqlite")
+        (PosixPath('c.sqlite'), '--cache c.sqlite')
+    """
+    if isinstance(cache, bool):
+        import os
+
+        from assay.paths import CACHE_ENV, default_cache_path
+
+        path = default_cache_path()
+        return path, (f"${CACHE_ENV} {path}" if os.environ.get(CACHE_ENV) else str(path))
+    return Path(cache), f"--cache {cache}"
+
+
+def check_cache(cache: ResponseCache | str | Path | bool | None) -> None:
+    """Refuse, before any call and writing nothing, a cache file that is not a cache."""
+    if cache is None or cache is False or isinstance(cache, ResponseCache):
+        return
+    path, source = cache_file(cache)
+    ResponseCache.check(path, source=source)
 
 
 def _as_items(items: Iterable[Item | Mapping[str, Any]]) -> list[Item]:

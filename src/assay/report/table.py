@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from assay.results import MetricSet
+from assay.terminal import printable
 
 __all__ = ["metrics_table"]
 
@@ -56,7 +57,7 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
         >>> _fmt(mapping, parameter=True)
         '{"correct": "C", "incorrect": "I", "partial": "P", "values": {"P": 0.5}}'
     """
-    table = Table(title=title)
+    table = Table(title=None if title is None else Text(printable(title)))
     # Cells are Text: labels and parameters from the data are shown verbatim, never as markup.
     table.add_column("metric", style="bold")
     table.add_column("parameters")
@@ -68,5 +69,5 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
         value = _fmt(m.value)
         if m.value is None and "undefined" in m.parameters:
             value = f"undefined ({m.parameters['undefined']})"
-        table.add_row(Text(str(m.type)), Text(params), Text(value))
+        table.add_row(Text(printable(m.type)), Text(printable(params)), Text(printable(value)))
     return table

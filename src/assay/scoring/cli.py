@@ -16,18 +16,19 @@ Heavy modules (pandas, scipy, statsmodels) are imported inside the command, so
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from assay.cli_support import (
+    CI_OPTIONS,
     OutputFormat,
     add_table,
     db_option,
     emit,
     guarded,
+    interval_options,
     save_metrics,
     save_option,
     scheduler_option,
@@ -48,14 +49,15 @@ def frame_table(df: pd.DataFrame, title: str) -> Any:
     """A rich table of a small DataFrame (index first; NaN shown as 'undefined')."""
     from rich.table import Table
 
+    from assay.cli_support import cell
     from assay.scoring.tables import format_value
 
-    t = Table(title=title)
+    t = Table(title=cell(title))
     t.add_column("")
     for c in df.columns:
-        t.add_column(str(c), justify="right")
+        t.add_column(cell(c), justify="right")
     for idx, row in df.iterrows():
-        t.add_row(str(idx), *(format_value(v) for v in row))
+        t.add_row(cell(idx), *(cell(format_value(v)) for v in row))
     return t
 
 
@@ -86,10 +88,9 @@ def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
 
 
 def _check_variance(value: float | None) -> None:
-    if value is not None and not (math.isfinite(value) and value >= 0):
-        raise typer.BadParameter(
-            f"must be a finite number >= 0, got {value!r}", param_hint="--rater-error-variance"
-        )
+    from assay._validation import check_finite_number
+
+    check_finite_number(value, source="--rater-error-variance", minimum=0)
 
 
 _DATA = typer.Option(
@@ -133,6 +134,9 @@ _FORMAT = typer.Option(
 )
 
 
+_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``scoring`` command to ``app``."""
 
@@ -157,6 +161,10 @@ def register(app: typer.Typer) -> None:
         scale_with: str | None = _SCALE_WITH,
         id_column: str | None = _ID,
         scheduler: str | None = scheduler_option(),
+        ci: float | None = _CI,
+        ci_method: str = _CI_METHOD,
+        num_bootstrap: int = _NUM_BOOTSTRAP,
+        seed: int = _SEED,
     ) -> None:
         """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2,
         PRMSE, DSM, fairness. With --config (or --trim-min/--trim-max), RSMTool's rsmeval."""
@@ -182,19 +190,26 @@ def register(app: typer.Typer) -> None:
             run_rsmeval_command(config, flags, out_dir, fmt, save=save, db=db)
             return
         if data is None or human is None or system is None:
-            raise typer.BadParameter(
-                "give --data, --human and --system (or --config FILE.json)", param_hint="--data"
+            raise InvalidInputError(
+                "give --data, --human and --system (or --config FILE.json)", source="--data"
             )
         from assay.scoring.evaluator import ScoringEvaluator
 
-        ev = ScoringEvaluator(
-            human=human,
-            system=system,
-            human2=human2 or None,
-            group_columns=subgroup,
-            exclude_zero_scores=not keep_zero_scores,
-            rater_error_variance=rater_error_variance,
-        )
+        interval: dict[str, Any] = {"ci": ci, "ci_method": ci_method}
+        interval |= {"num_bootstrap": num_bootstrap, "seed": seed}
+        try:
+            ev = ScoringEvaluator(
+                human=human,
+                system=system,
+                human2=human2 or None,
+                group_columns=subgroup,
+                exclude_zero_scores=not keep_zero_scores,
+                rater_error_variance=rater_error_variance,
+                **interval,
+            )
+        except InvalidInputError as e:
+            flag = CI_OPTIONS.get(str(e.source), e.source)
+            raise InvalidInputError(e.reason, source=flag) from None
         from functools import partial
 
         add = partial(_add_batch, source=str(data))
@@ -206,6 +221,7 @@ def register(app: typer.Typer) -> None:
             "group_columns": list(subgroup),
             "exclude_zero_scores": not keep_zero_scores,
             "rater_error_variance": rater_error_variance,
+            **(interval if ci is not None else {}),
         }
         _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)
 

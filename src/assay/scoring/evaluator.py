@@ -34,6 +34,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.results import MetricSet
 from assay.scoring.batch import (
     BatchStats,
@@ -44,6 +45,7 @@ from assay.scoring.batch import (
 )
 from assay.scoring.build import build
 from assay.scoring.compat import ScoringMetricSet
+from assay.scoring.intervals import ResponseUnits, attach_intervals
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.types import ScoringData, resolve_group_columns
@@ -74,6 +76,10 @@ class ScoringEvaluator(Evaluator):
             and system columns, ``<system>_round``, the second human column), RSMTool's
             ``population_mn_dict`` / ``population_sd_dict``; see
             :mod:`assay.scoring.smd_options`.
+        ci, ci_method, num_bootstrap, seed: a bootstrap interval over responses on the
+            ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE (default ``ci=None``:
+            none); the evaluator then also keeps each response's score pair
+            (:mod:`assay.scoring.intervals`).
 
     Example:
         >>> import pandas as pd
@@ -101,7 +107,12 @@ class ScoringEvaluator(Evaluator):
         use_diff_std_means: bool = False,
         population_means: Mapping[str, float] | None = None,
         population_sds: Mapping[str, float] | None = None,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
     ) -> None:
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self.human, self.system = str(human), str(system)
         self.human2 = [human2] if isinstance(human2, str) else [str(c) for c in human2 or []]
         self.smd = SmdOptions.checked(
@@ -114,6 +125,7 @@ class ScoringEvaluator(Evaluator):
             human2=self.human2[0] if self.human2 else None,
         )
         self.group_columns = resolve_group_columns(group_columns, subgroups)
+        self._units = ResponseUnits(self.group_columns)
         self.exclude_zero_scores = bool(exclude_zero_scores)
         if rater_error_variance is not None and (
             not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
@@ -147,6 +159,7 @@ class ScoringEvaluator(Evaluator):
             "use_diff_std_means": self.smd.use_diff_std_means,
             "population_means": dict(self.smd.population_means),
             "population_sds": dict(self.smd.population_sds),
+            **(self.ci.config() if self.ci else {}),
         }
 
     # ------------------------------------------------------------ accumulation
@@ -178,6 +191,8 @@ class ScoringEvaluator(Evaluator):
         true_scores = d.h2 is not None or self.rater_error_variance is not None
         part = batch_stats(d, self.group_columns, shift, self.fast, true_scores)
         self._shift = shift
+        if self.ci is not None:
+            self._units.add(d.h, d.m, d.groups)
         self._stats = part if self._stats is None else merge_batches(self._stats, part)
         for k, c in d.dropped.items():
             self.dropped[k] = self.dropped.get(k, 0) + c
@@ -190,6 +205,7 @@ class ScoringEvaluator(Evaluator):
     def _merge(self, other: Self) -> None:
         if other._stats is None:
             return
+        self._units.merge(other._units)
         if self._stats is None:
             self._shift = other._shift
             self._stats = merge_batches(BatchStats(), other._stats)
@@ -201,7 +217,10 @@ class ScoringEvaluator(Evaluator):
     # ------------------------------------------------------------ results
 
     def _compute(self) -> MetricSet:
-        return ScoringMetricSet(build(self))
+        built = build(self)
+        if self.ci is not None and self._shift is not None:
+            attach_intervals(built.records, self._units, self.system, self._shift, self.ci)
+        return ScoringMetricSet(built)
 
     def tables(self) -> ScoringTables:
         """The records laid out as RSMTool's tables (a view of :meth:`compute`'s numbers).
@@ -224,6 +243,8 @@ class ScoringEvaluator(Evaluator):
             out["shift"] = np.array(self._shift)
         if self._stats is not None:
             out.update(batch_state(self._stats, self.group_columns))
+        if self.ci is not None:
+            out.update(self._units.state())
         return out
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
@@ -233,6 +254,7 @@ class ScoringEvaluator(Evaluator):
         self._shift = float(state["shift"]) if "shift" in state else None
         if "hm.n" in state:
             self._stats = load_batch_state(dict(state), self.group_columns)
+        self._units = ResponseUnits.from_state(state, self.group_columns)
 
 
 def evaluate_scoring(
@@ -251,12 +273,17 @@ def evaluate_scoring(
     use_diff_std_means: bool = False,
     population_means: Mapping[str, float] | None = None,
     population_sds: Mapping[str, float] | None = None,
+    ci: float | None = None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
+    seed: int = 0,
 ) -> MetricSet:
     """Evaluate system scores against human scores: every scoring metric as a Metric record.
 
     ``data`` is a pandas/polars DataFrame, a CSV/Parquet/JSONL path or a list of dicts. See
-    :class:`ScoringEvaluator` for the arguments; :func:`scoring_tables` gives the same
-    numbers as RSMTool's tables.
+    :class:`ScoringEvaluator` for the arguments (``ci`` puts a bootstrap interval over
+    responses on the ``eval`` metrics); :func:`scoring_tables` gives the same numbers as
+    RSMTool's tables.
 
     Example:
         >>> import pandas as pd
@@ -283,6 +310,10 @@ def evaluate_scoring(
         use_diff_std_means=use_diff_std_means,
         population_means=population_means,
         population_sds=population_sds,
+        ci=ci,
+        ci_method=ci_method,
+        num_bootstrap=num_bootstrap,
+        seed=seed,
     )
     return ev.add(data, source=source).compute()
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.results import Metric, undefined
+from assay.results import Metric, record
 
 __all__ = [
     "UNDEFINED",
@@ -37,10 +37,6 @@ __all__ = [
 
 #: The reason of an undefined cell when the computation gave none.
 UNDEFINED = "undefined"
-
-
-def _record(type_: str, value: Any, reason: str, params: dict[str, Any]) -> Metric:
-    return Metric(type_, value, params) if value is not None else undefined(type_, reason, **params)
 
 
 def cell(
@@ -65,10 +61,8 @@ def cell(
         >>> cell("SMD", 0.1, table="eval", score="m", smd_method="williamson").parameters
         {'table': 'eval', 'score': 'm', 'smd_method': 'williamson'}
     """
-    params = {"table": table, "score": score}
-    if smd_method is not None:
-        params["smd_method"] = smd_method
-    return _record(type_, value, reason, params)
+    extra = {} if smd_method is None else {"smd_method": smd_method}
+    return record(type_, value, undefined=reason, table=table, score=score, **extra)
 
 
 def group_cell(
@@ -89,7 +83,7 @@ def group_cell(
         {'table': 'eval_by_g', 'score': 'm', 'group_column': 'g', 'group': 'a'}
     """
     params = {"table": table, "score": score, "group_column": group_column, "group": group}
-    return _record(type_, value, reason, params)
+    return record(type_, value, undefined=reason, **params)
 
 
 def disattenuated_group_cell(
@@ -107,7 +101,7 @@ def disattenuated_group_cell(
         ['table', 'group', 'group_column', 'undefined']
     """
     params = {"table": table, "group": group, "group_column": group_column}
-    return _record(type_, value, reason, params)
+    return record(type_, value, undefined=reason, **params)
 
 
 def fairness_cell(
@@ -136,7 +130,7 @@ def fairness_cell(
         "group_column": group_column,
         "base_category": base_category,
     }
-    return _record(type_, value, reason, params)
+    return record(type_, value, undefined=reason, **params)
 
 
 def score_distribution(lo: int, human: Any, system: Any, *, score: str) -> Metric:

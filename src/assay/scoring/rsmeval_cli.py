@@ -37,17 +37,17 @@ def _from_flags(flags: dict[str, Any]) -> Any:
     from assay.scoring.rsmeval_config import RsmevalConfig
 
     if flags["trim_min"] is None or flags["trim_max"] is None:
-        raise typer.BadParameter("give both --trim-min and --trim-max", param_hint="--trim-min")
+        raise InvalidInputError("give both --trim-min and --trim-max", source="--trim-min")
     for opt, key in (
         ("--data", "predictions_file"),
         ("--human", "human_score_column"),
         ("--system", "system_score_column"),
     ):
         if flags[key] is None:
-            raise typer.BadParameter(f"{opt} is required", param_hint=opt)
+            raise InvalidInputError(f"{opt} is required", source=opt)
     h2 = list(flags["second_human_score_column"] or [])
     if len(h2) > 1:
-        raise typer.BadParameter("one --human2 with --trim-min/--trim-max", param_hint="--human2")
+        raise InvalidInputError("one --human2 with --trim-min/--trim-max", source="--human2")
     cfg = {k: v for k, v in flags.items() if v is not None}
     cfg["experiment_id"] = ""
     cfg["predictions_file"] = str(Path(flags["predictions_file"]).resolve())
@@ -65,10 +65,10 @@ def _config_only(config: Path, flags: dict[str, Any]) -> Any:
     if not flags["exclude_zero_scores"]:
         given.append("keep_zero_scores")
     if given:
-        raise typer.BadParameter(
+        raise InvalidInputError(
             "the configuration file decides the columns and options; drop the other "
             "scoring options",
-            param_hint="--config",
+            source="--config",
         )
     return RsmevalConfig.from_file(config)
 

@@ -41,6 +41,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats as sps
 
+from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.scoring.level_stats import CellStats
 
@@ -285,10 +286,7 @@ def fairness_analyses(
 
     h, m = score_pair(human, system)
     codes, labels = pd.factorize(pd.Series(np.asarray(groups)).astype(str))
-    if codes.size != h.size:
-        raise InvalidInputError(
-            f"lengths differ: human has {h.size}, groups has {codes.size}", source="groups"
-        )
+    check_same_length(human=h, groups=codes)
     cells = CellStats.from_arrays(h, m, codes, tuple(labels))
     return fairness_from_cells(cells, base_group)[0]
 

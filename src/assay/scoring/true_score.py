@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from assay._validation import as_1d, check_finite
+from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 
 __all__ = [
@@ -40,11 +40,7 @@ __all__ = [
 
 def _system(system: ArrayLike, ratings: np.ndarray) -> np.ndarray:
     m = check_finite(as_1d(system, source="system", dtype=np.float64), source="system")
-    if m.size != ratings.shape[0]:
-        raise InvalidInputError(
-            f"lengths differ: {ratings.shape[0]} rated responses, {m.size} system scores",
-            source="system",
-        )
+    check_same_length(human_scores=ratings, system=m)  # a row per response
     return m
 
 

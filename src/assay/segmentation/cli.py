@@ -20,6 +20,8 @@ from assay.cli_support import (
     apply_where,
     db_option,
     guarded,
+    interval_kwargs,
+    interval_options,
     publish,
     save_option,
     where_option,
@@ -28,6 +30,7 @@ from assay.cli_support import (
 __all__ = ["register"]
 
 _TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy", "ConfusionMatrix")
+_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
 
 
 def register(app: typer.Typer) -> None:
@@ -51,28 +54,32 @@ def register(app: typer.Typer) -> None:
             help="Value of a ratio with a zero denominator (default: null).",
         ),
         where: str = where_option("datums", "uid and the datum's metadata"),
+        ci: float = _CI,
+        ci_method: str = _CI_METHOD,
+        num_bootstrap: int = _NUM_BOOTSTRAP,
+        seed: int = _SEED,
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
         db: str = db_option(),
     ) -> None:
-        """Semantic segmentation: per-label IoU, precision, recall, F1, mIoU, confusion counts."""
+        """Semantic segmentation: per-label IoU, precision, recall, F1, mIoU, confusion counts.
+        --ci puts a bootstrap interval over images on them."""
+        from assay._validation import check_known, check_zero_division
         from assay.errors import InvalidInputError
         from assay.segmentation.io import read_datums
 
+        interval = interval_kwargs(ci, ci_method, num_bootstrap, seed)
         wanted = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-        bad = sorted(set(wanted or []) - set(_TYPES))
-        if bad:
-            raise typer.BadParameter(
-                f"unknown {bad}; choose from {', '.join(_TYPES)}", param_hint="--metrics"
-            )
+        check_known(sorted(set(wanted or [])), _TYPES, source="--metrics")
+        check_zero_division(zero_division, source="--zero-division")
         gt = read_datums(groundtruths, default="groundtruths")
         if not gt:
             raise InvalidInputError("holds no datum to evaluate", source=str(groundtruths))
         pr = read_datums(predictions, default="predictions")
         from assay.segmentation.evaluator import SegmentationEvaluator
 
-        ev = SegmentationEvaluator(zero_division=zero_division)
+        ev = SegmentationEvaluator(zero_division=zero_division, **interval)
         ev.add(gt, pr, source=str(groundtruths), psource=str(predictions))
         records = apply_where(ev, {"datums": where}).compute()
         if wanted:
@@ -93,5 +100,6 @@ def register(app: typer.Typer) -> None:
                 "predictions": str(predictions),
                 "zero_division": zero_division,
                 **({"where_datums": where} if where is not None else {}),
+                **interval,
             },
         )

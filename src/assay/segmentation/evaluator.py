@@ -22,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import check_zero_division
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.io.labels import natural_key
 from assay.io.metadata import metadata_from_records
 from assay.ratios import value_or_none
@@ -37,6 +39,7 @@ from assay.segmentation.compute import (
     prf_from_confusion,
 )
 from assay.segmentation.datums import DatumCounts
+from assay.segmentation.intervals import attach_intervals
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
@@ -51,15 +54,23 @@ class SegmentationEvaluator(Evaluator):
     Args:
         zero_division: the value of a ratio whose denominator is 0 (IoU of a label with no
             pixel anywhere, precision, recall, F1); default None = undefined.
+        ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on IOU, mIOU,
+            Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
+            each image's per-label pixel counts come from the per-datum counts it keeps anyway,
+            :mod:`assay.segmentation.intervals`).
     """
 
-    def __init__(self, *, zero_division: float | None = None) -> None:
-        if zero_division is not None and (
-            isinstance(zero_division, bool) or not np.isfinite(float(zero_division))
-        ):
-            raise InvalidInputError(
-                f"must be a finite number, got {zero_division!r}", source="zero_division"
-            )
+    def __init__(
+        self,
+        *,
+        zero_division: float | None = None,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        check_zero_division(zero_division)
         self.zero_division = zero_division
         self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
 
@@ -70,7 +81,7 @@ class SegmentationEvaluator(Evaluator):
         return self._datums.n_datums
 
     def config(self) -> dict[str, Any]:
-        return {"zero_division": self.zero_division}
+        return {"zero_division": self.zero_division, **(self.ci.config() if self.ci else {})}
 
     @property
     def is_empty(self) -> bool:
@@ -126,7 +137,7 @@ class SegmentationEvaluator(Evaluator):
         """
         from assay.segmentation.io import label_maps
 
-        locals_: list[_Local] = []
+        locals_: list[tuple[Any, str, list[str], np.ndarray]] = []
         for uid, key, labels, g, p in label_maps(datums, predictions, source, psource):
             locals_.append((uid, key, labels, self._local(uid, g, p, labels)))
         md = metadata_from_records([r.get("metadata") for r in datums], source=source)
@@ -201,7 +212,17 @@ class SegmentationEvaluator(Evaluator):
             out.append(records.accuracy(acc, label_key=key, zero_division=zd))
             cm = _confusion_value(labels, c, zd)
             out.append(records.confusion_matrix(cm, label_key=key, zero_division=zd))
+            if self.ci is not None:
+                self._attach(out, key, labels)
         return MetricSet(out)
+
+    def _attach(self, out: list[Metric], key: str, labels: list[str]) -> None:
+        """Intervals on ``key``'s records (the image rows in the natural label order)."""
+        assert self.ci is not None
+        known = self._datums.labels[key]
+        rows = self._datums.image_rows(key)
+        idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
+        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division)
 
     def _state(self) -> dict[str, np.ndarray]:
         return self._datums.to_arrays()
@@ -238,6 +259,7 @@ def evaluate_segmentation(
     *,
     metrics: Sequence[str] | None = None,
     zero_division: float | None = None,
+    **interval: Any,
 ) -> MetricSet:
     """Semantic-segmentation records in one call, from JSONL-style datum records.
 
@@ -247,6 +269,8 @@ def evaluate_segmentation(
         metrics: a subset of IOU, mIOU, Precision, Recall, F1, Accuracy, ConfusionMatrix
             (default all).
         zero_division: see :class:`SegmentationEvaluator`.
+        interval: ``ci``, ``ci_method``, ``num_bootstrap``, ``seed`` (see
+            :class:`SegmentationEvaluator`).
 
     Raises:
         InvalidInputError: bad input, or no datum at all.
@@ -264,5 +288,6 @@ def evaluate_segmentation(
         raise InvalidInputError(
             f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics"
         )
-    ms = SegmentationEvaluator(zero_division=zero_division).add(groundtruths, predictions).compute()
+    ev = SegmentationEvaluator(zero_division=zero_division, **interval)
+    ms = ev.add(groundtruths, predictions).compute()
     return MetricSet(m for m in ms if m.type in wanted)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.results import Metric, undefined
+from assay.results import Metric, record
 
 __all__ = ["PER_LABEL_TYPES", "per_label", "mean_iou", "accuracy", "confusion_matrix"]
 
@@ -38,10 +38,6 @@ def _params(label_key: str, zero_division: float | None, **extra: Any) -> dict[s
     return {"label_key": label_key, **extra, **zd}
 
 
-def _record(type_: str, value: Any, reason: str, params: dict[str, Any]) -> Metric:
-    return Metric(type_, value, params) if value is not None else undefined(type_, reason, **params)
-
-
 def per_label(
     type_: str,
     value: float | None,
@@ -52,19 +48,22 @@ def per_label(
 ) -> Metric:
     """``IOU``, ``Precision``, ``Recall`` or ``F1`` of one label."""
     params = _params(label_key, zero_division, label_value=label_value)
-    return _record(type_, value, PER_LABEL_TYPES[type_], params)
+    return record(type_, value, undefined=PER_LABEL_TYPES[type_], **params)
 
 
 def mean_iou(value: float | None, *, label_key: str, zero_division: float | None = None) -> Metric:
     """``mIOU``: the mean IoU over the labels whose IoU is defined."""
     reason = "requires a label present in the ground truths or predictions"
-    return _record("mIOU", value, reason, _params(label_key, zero_division))
+    return record("mIOU", value, undefined=reason, **_params(label_key, zero_division))
 
 
 def accuracy(value: float | None, *, label_key: str, zero_division: float | None = None) -> Metric:
     """``Accuracy``: pixels whose class (background included) is right, over all pixels."""
-    return _record(
-        "Accuracy", value, "requires at least one pixel", _params(label_key, zero_division)
+    return record(
+        "Accuracy",
+        value,
+        undefined="requires at least one pixel",
+        **_params(label_key, zero_division),
     )
 
 

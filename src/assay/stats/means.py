@@ -5,14 +5,16 @@ Used wherever per-datum values are averaged into an aggregate record: the text m
 record's value is the mean of the values that are defined (``None`` when none is), with
 these parameters beside the configuration:
 
-``aggregate``, ``confidence``, ``num_bootstrap``, ``seed``
-    ``"mean"``, 0.95, and how the interval was drawn;
+``aggregate``, ``num_bootstrap``, ``seed``
+    ``"mean"``, and how the interval was drawn;
 ``stderr``
     the standard error of that mean, ``std(ddof=1) / √n`` (``None`` when n < 2);
-``ci_low``, ``ci_high``
+``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method``
     a seeded percentile-bootstrap 95% interval of the mean (``num_bootstrap`` resamples
     through :func:`assay.stats.bootstrap_means`, values ordered by datum uid first, so the
-    interval does not depend on the order in which data arrived);
+    interval does not depend on the order in which data arrived), in the spelling of every
+    domain (docs/records.md); ``confidence`` is the deprecated name of
+    ``confidence_level``, kept one release;
 ``n``, ``n_errors``, ``n_undefined``
     the number of datums with a value, the number whose value could not be obtained (e.g.
     a judge call failed), and the number for which the metric is undefined.
@@ -72,7 +74,9 @@ def mean_record(
     params = {
         **parameters,
         "aggregate": "mean",
-        "confidence": 0.95,
+        "confidence": 0.95,  # deprecated: confidence_level
+        "confidence_level": 0.95,
+        "ci_method": "bootstrap",
         "num_bootstrap": num_bootstrap,
         "seed": seed,
     }

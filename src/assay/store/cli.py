@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from assay.cli_support import (
     OutputFormat,
@@ -25,6 +26,7 @@ from assay.cli_support import (
     write_atomic,
 )
 from assay.errors import InvalidInputError
+from assay.terminal import printable
 
 __all__ = ["register", "runs_app", "select_runs", "RUNS_HELP", "LAST_HELP"]
 
@@ -47,18 +49,50 @@ def open_store(db: str | None):  # type: ignore[no-untyped-def]
 
 
 def _when(t: object) -> str:
-    return "" if t is None else t.strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[attr-defined]
+    return "" if t is None else t.strftime("%m-%d %H:%M")  # type: ignore[attr-defined]
+
+
+def _took(e: object) -> str:
+    """How long the evaluation ran: ``0.4s``, ``12m05s``, ``3h02m``."""
+    s = max(0.0, (e.finished - e.created).total_seconds())  # type: ignore[attr-defined]
+    if s < 60:
+        return f"{s:.1f}s"
+    if s < 3600:
+        return f"{int(s // 60)}m{int(s % 60):02d}s"
+    return f"{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
 
 
 def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-arg]
-    t = Table(title=title)
-    cols = ("id", "created (UTC)", "finished (UTC)", "kind", "dataset", "model", "status")
-    for col in (*cols, "metrics"):
-        t.add_column(col)
+    """One row per evaluation, readable in an 80-column terminal.
+
+    Each cell holds two lines where two facts belong together: when it began (``MM-DD
+    HH:MM`` UTC) over how long it took, the kind over the dataset. Kinds, ids, times,
+    statuses and counts never break; the dataset and the model, free text of any length,
+    wrap inside their cells. The JSON output keeps the full timestamps.
+    """
+    from rich import box
+
+    kinds = max((len(str(e.kind)) for e in evs), default=4)
+    t = Table(
+        title=title,
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+        caption="times in UTC",
+    )
+    t.add_column("id", no_wrap=True, justify="right")
+    t.add_column("created", no_wrap=True)
+    t.add_column("kind / dataset", overflow="fold", min_width=max(kinds, 14))
+    t.add_column("model", overflow="fold", min_width=8)
+    t.add_column("status", no_wrap=True)
+    t.add_column("metrics", no_wrap=True, justify="right")
     for e in evs:
-        n = "" if e.metrics is None else str(len(e.metrics))
-        values = (e.id, _when(e.created), _when(e.finished), e.kind, e.dataset, e.model, e.status)
-        t.add_row(*(cell(v) for v in values), cell(n))  # user values verbatim, never markup
+        n = "" if e.n_metrics is None else str(e.n_metrics)
+        when = _when(e.created) + (f"\ntook {_took(e)}" if e.finished is not None else "")
+        what = printable(e.kind) + ("" if e.dataset is None else "\n" + printable(e.dataset))
+        # user values verbatim (never markup), control characters escaped
+        t.add_row(cell(e.id), Text(when), Text(what), cell(e.model), cell(e.status), cell(n))
     return t
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
 from assay.errors import AssayError
+from assay.io.files import is_special_file
 from assay.io.urls import mask_credentials
 
 __all__ = ["StoreError", "open_engines", "display_url", "short_error", "sqlite_path"]
@@ -82,6 +83,8 @@ def _check_sqlite_path(path: Path, *, create: bool) -> None:
     where = f"evaluation store {path}"
     if path.is_dir():
         raise StoreError(f"{where}: is a directory, expected a SQLite file")
+    if is_special_file(path):  # /dev/null, a FIFO: SQLite cannot keep a database there
+        raise StoreError(f"{where}: not a regular file; a SQLite database needs one")
     if not create:
         if not path.exists():
             raise StoreError(f"{where}: no such store (nothing has been saved there yet)")

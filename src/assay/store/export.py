@@ -2,7 +2,8 @@
 
 CSV has one row per metric record (columns ``evaluation_id, created, kind, dataset,
 model, status, type, value, parameters``; dict values and parameters as JSON text), or
-with ``items=True`` one row per LLM item record.
+with ``items=True`` one row per LLM item record (the evaluation's status is then the
+column ``evaluation_status``, the item's HTTP status ``status``).
 
 Example:
     >>> from datetime import datetime, UTC
@@ -39,7 +40,8 @@ def export_evaluations(evs: Sequence[Evaluation], *, fmt: str = "json", items: b
     w = csv.writer(buf, lineterminator="\n")
     if items:
         cols = [f.name for f in ItemRecord.__dataclass_fields__.values()]
-        w.writerow(_HEAD + cols)
+        # the item's own ``status`` (its HTTP status) follows; the evaluation's is renamed
+        w.writerow([*_HEAD[:-1], "evaluation_status", *cols])
         for e in evs:
             for it in e.items or []:
                 d = it.to_dict()

@@ -83,6 +83,15 @@ class Evaluation:
     assay_version: str
     metrics: MetricSet | None = None
     items: list[ItemRecord] | None = None
+    #: the number of metric records (``Store.list`` counts them without loading them)
+    metric_count: int | None = None
+
+    @property
+    def n_metrics(self) -> int | None:
+        """How many metric records the evaluation has, where known."""
+        if self.metric_count is not None:
+            return self.metric_count
+        return None if self.metrics is None else len(self.metrics)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: the evaluation's fields, its metrics and (if loaded) its items."""
@@ -98,6 +107,8 @@ class Evaluation:
             "error": self.error,
             "assay_version": self.assay_version,
         }
+        if self.n_metrics is not None:
+            d["metric_count"] = self.n_metrics
         if self.metrics is not None:
             d["metrics"] = self.metrics.to_list()
         if self.items is not None:

@@ -13,7 +13,6 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 
 from assay.errors import InvalidInputError
-from assay.io.urls import mask_credentials
 from assay.results import Metric, MetricSet, to_jsonable
 from assay.store.records import Evaluation, ItemRecord
 from assay.store.tables import EvaluationRow, ItemRow, MetricRow
@@ -140,6 +139,19 @@ def check_text(value: Any, field: str, record: Any = None) -> None:
         ) from None
 
 
+def model_key(model: str | None) -> str | None:
+    """The model name the store keeps and matches: one canonical, masked form.
+
+    ``http://me:secret@HOST:80/v1/#m`` and ``http://me:other@host/v1#m`` are one model
+    (see :func:`assay.llm.models.spec.canonical_model_name`).
+    """
+    if model is None:
+        return None
+    from assay.llm.models.spec import canonical_model_name
+
+    return canonical_model_name(model)
+
+
 def eval_row(
     kind: str,
     dataset: str | None,
@@ -154,7 +166,7 @@ def eval_row(
         "finished": None,
         "kind": kind,
         "dataset": dataset,
-        "model": mask_credentials(model),
+        "model": model_key(model),
         "parameters": to_jsonable(dict(parameters or {})),
         "status": status,
         "error": None,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -41,6 +42,7 @@ from assay.store.rows import (
     insert_items,
     insert_metrics,
     load_evaluation,
+    model_key,
     set_status,
 )
 from assay.store.tables import STATUSES, Base, EvaluationRow, ItemRow, MetricRow
@@ -224,7 +226,7 @@ class Store:
         status: str | None = None,
         limit: int | None = None,
     ) -> list[Evaluation]:
-        """Evaluations matching the filters, newest first (without metrics)."""
+        """Evaluations matching the filters, newest first (without metrics, with their count)."""
         if status is not None and status not in STATUSES:
             raise InvalidInputError(
                 f"must be one of {', '.join(STATUSES)}", source="store", field="status"
@@ -233,7 +235,7 @@ class Store:
         for col, val in (
             (EvaluationRow.kind, kind),
             (EvaluationRow.dataset, dataset),
-            (EvaluationRow.model, model),
+            (EvaluationRow.model, model_key(model)),
             (EvaluationRow.status, status),
         ):
             if val is not None:
@@ -242,7 +244,15 @@ class Store:
         if limit is not None:
             q = q.limit(limit)
         with self._tx(write=False) as conn:
-            return [evaluation_from_row(r) for r in conn.execute(q).mappings()]
+            evs = [evaluation_from_row(r) for r in conn.execute(q).mappings()]
+            counts = dict(
+                conn.execute(
+                    select(MetricRow.evaluation_id, func.count())
+                    .where(MetricRow.evaluation_id.in_([e.id for e in evs]))
+                    .group_by(MetricRow.evaluation_id)
+                ).all()
+            )
+        return [replace(e, metric_count=int(counts.get(e.id, 0))) for e in evs]
 
     def get(self, evaluation_id: int, *, items: bool = False) -> Evaluation:
         """One evaluation with its metrics (and items if asked).
@@ -280,7 +290,7 @@ class Store:
         if dataset is not None:
             q = q.where(EvaluationRow.dataset == dataset)
         if model is not None:
-            q = q.where(EvaluationRow.model == model)
+            q = q.where(EvaluationRow.model == model_key(model))
         q = q.order_by(EvaluationRow.created.desc(), EvaluationRow.id.desc()).limit(1)
         with self._tx(write=False) as conn:
             row = conn.execute(q).mappings().first()
@@ -315,7 +325,7 @@ class Store:
             EvaluationRow.dataset.is_not(None),
         )
         if model is not None:
-            ranked = ranked.where(EvaluationRow.model == model)
+            ranked = ranked.where(EvaluationRow.model == model_key(model))
         if datasets is not None:
             ranked = ranked.where(EvaluationRow.dataset.in_(list(datasets)))
         sub = ranked.subquery()
@@ -328,7 +338,8 @@ class Store:
         if require and datasets is not None:
             for d in datasets:
                 if d not in found:
-                    where = f"kind {kind!r}" + (f", model {model!r}" if model else "")
+                    shown = model_key(model)
+                    where = f"kind {kind!r}" + (f", model {shown!r}" if shown else "")
                     raise InvalidInputError(
                         f"no finished evaluation of {where}",
                         source="store",

@@ -1,5 +1,7 @@
 """BLEU at sentence and corpus level, numbers identical to NLTK's ``sentence_bleu`` /
-``corpus_bleu`` on whitespace tokens.
+``corpus_bleu`` on whitespace tokens (``tokenize="whitespace"``, the default), and to
+valor-lite's sentence BLEU with ``tokenize="valor"`` (its tokens: periods dropped, see
+:mod:`assay.text.tokenize`).
 
 For n = 1..N (N = ``len(weights)``), a hypothesis ``h`` and its references ``R``:
 
@@ -33,9 +35,16 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.text.ngrams import Corpus, overlap
 from assay.text.rouge import as_predictions, as_references
-from assay.text.tokenize import whitespace_tokens
+from assay.text.tokenize import BLEU_TOKENIZERS
 
-__all__ = ["BLEU_WEIGHTS", "SMOOTHINGS", "bleu", "corpus_bleu", "check_weights"]
+__all__ = [
+    "BLEU_WEIGHTS",
+    "SMOOTHINGS",
+    "bleu",
+    "corpus_bleu",
+    "check_weights",
+    "check_tokenize",
+]
 
 BLEU_WEIGHTS: tuple[float, ...] = (0.25, 0.25, 0.25, 0.25)
 SMOOTHINGS: tuple[str | None, ...] = (None, "method1", "method2")
@@ -67,15 +76,29 @@ def _check_smoothing(smoothing: str | None) -> None:
         )
 
 
+def check_tokenize(tokenize: str) -> str:
+    """``tokenize`` if it names a BLEU tokenizer (``whitespace``, ``valor``)."""
+    if tokenize not in BLEU_TOKENIZERS:
+        raise InvalidInputError(
+            f"unknown tokenizer {tokenize!r}; use one of {', '.join(BLEU_TOKENIZERS)}",
+            field="tokenize",
+        )
+    return tokenize
+
+
 def _counts(
-    predictions: Sequence[str], references: Sequence[str | Sequence[str]], order: int
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    order: int,
+    tokenize: str = "whitespace",
 ) -> _Counts:
+    split = BLEU_TOKENIZERS[check_tokenize(tokenize)]
     preds = as_predictions(predictions)
     refs = as_references(references, len(preds))
     n = len(preds)
     vocab: dict[str, int] = {}
     texts = [
-        [vocab.setdefault(w, len(vocab)) for w in whitespace_tokens(t)]
+        [vocab.setdefault(w, len(vocab)) for w in split(t)]
         for t in preds + [r for rs in refs for r in rs]
     ]
     corpus = Corpus(texts)
@@ -137,6 +160,7 @@ def bleu(
     *,
     weights: Sequence[float] = BLEU_WEIGHTS,
     smoothing: str | None = None,
+    tokenize: str = "whitespace",
 ) -> np.ndarray:
     """Sentence BLEU of each prediction against its reference(s) (see the module docstring).
 
@@ -146,16 +170,23 @@ def bleu(
     references : list of str or list of list of str
     weights : one weight per n-gram order (default BLEU-4, uniform).
     smoothing : ``None`` (NLTK's method0), ``"method1"`` or ``"method2"``.
+    tokenize : ``"whitespace"`` (``str.split()``, as NLTK's examples) or ``"valor"``
+        (valor-lite's tokens: periods dropped). valor-lite also reports a score below
+        1e-9 as 0.0; assay keeps method0's tiny positive value.
 
     Example
     -------
     >>> hyp = "the cat sat on the mat today"
     >>> round(float(bleu([hyp], [["the cat sat on the mat", "a cat sat"]])[0]), 6)
     0.809107
+    >>> bleu(["The cat sat."], ["The cat sat"], weights=[1.0]).tolist()  # "sat." != "sat"
+    [0.6666666666666666]
+    >>> bleu(["The cat sat."], ["The cat sat"], weights=[1.0], tokenize="valor").tolist()
+    [1.0]
     """
     w = check_weights(weights)
     _check_smoothing(smoothing)
-    c = _counts(predictions, references, len(w))
+    c = _counts(predictions, references, len(w), tokenize)
     m, d = c.matches.tolist(), c.totals.tolist()
     hl, rl = c.hyp_len.tolist(), c.ref_len.tolist()
     return np.array(
@@ -169,6 +200,7 @@ def corpus_bleu(
     *,
     weights: Sequence[float] = BLEU_WEIGHTS,
     smoothing: str | None = None,
+    tokenize: str = "whitespace",
 ) -> float:
     """Corpus BLEU: counts and lengths summed over all sentences, then one score.
 
@@ -179,7 +211,7 @@ def corpus_bleu(
     """
     w = check_weights(weights)
     _check_smoothing(smoothing)
-    c = _counts(predictions, references, len(w))
+    c = _counts(predictions, references, len(w), tokenize)
     if len(c.hyp_len) == 0:
         raise InvalidInputError("no sentences", field="predictions")
     m = [int(x) for x in c.matches.sum(axis=0)]

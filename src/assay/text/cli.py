@@ -40,6 +40,12 @@ def text_command(
         "0.25,0.25,0.25,0.25", "--bleu-weights", help="BLEU n-gram weights."
     ),
     smoothing: str = typer.Option(None, "--bleu-smoothing", help="method1 or method2 (NLTK)."),
+    bleu_tokenize: str = typer.Option(
+        "whitespace",
+        "--bleu-tokenize",
+        help="BLEU's tokens: whitespace (str.split, as NLTK's examples) or valor "
+        "(valor-lite's: periods dropped, so 'cat.' matches 'cat').",
+    ),
     judge_retries: int = typer.Option(
         2, "--judge-retries", help="Re-asks of an invalid judge reply before it is an error."
     ),
@@ -196,6 +202,7 @@ def _text_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> Any:
         rouge_measures=_names(o["rouge_measures"]),
         bleu_weights=_floats(o["bleu_weights"], "--bleu-weights"),
         smoothing=o["smoothing"],
+        bleu_tokenize=o["bleu_tokenize"],
         seed=o["seed"],
     )
     ev.add(

@@ -17,10 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
-from assay.text.bleu import BLEU_WEIGHTS, bleu, check_weights
+from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
 from assay.text.records import (
     NUM_BOOTSTRAP,
     aggregate,
@@ -48,6 +49,8 @@ class TextEvaluator(Evaluator):
         rouge_measures: which of ``fmeasure``, ``precision``, ``recall`` to report.
         bleu_weights: BLEU n-gram weights (default BLEU-4, uniform).
         smoothing: BLEU smoothing (``None``, ``"method1"``, ``"method2"``).
+        bleu_tokenize: BLEU's tokens, ``"whitespace"`` (NLTK's examples) or ``"valor"``
+            (valor-lite's: periods dropped).
         num_bootstrap, seed: the aggregate's bootstrap interval.
     """
 
@@ -60,6 +63,7 @@ class TextEvaluator(Evaluator):
         rouge_measures: Sequence[str] = ("fmeasure",),
         bleu_weights: Sequence[float] = BLEU_WEIGHTS,
         smoothing: str | None = None,
+        bleu_tokenize: str = "whitespace",
         num_bootstrap: int = NUM_BOOTSTRAP,
         seed: int = 0,
     ) -> None:
@@ -79,6 +83,7 @@ class TextEvaluator(Evaluator):
                 raise InvalidInputError(f"unknown measure {m!r}", field="rouge_measures")
         self.bleu_weights = check_weights(bleu_weights)
         self.smoothing = smoothing
+        self.bleu_tokenize = check_tokenize(bleu_tokenize)
         self.num_bootstrap = int(num_bootstrap)
         self.seed = int(seed)
         self._uids: list[np.ndarray] = []
@@ -105,6 +110,7 @@ class TextEvaluator(Evaluator):
             "rouge_measures": list(self.rouge_measures),
             "bleu_weights": list(self.bleu_weights),
             "smoothing": self.smoothing,
+            "bleu_tokenize": self.bleu_tokenize,
             "num_bootstrap": self.num_bootstrap,
             "seed": self.seed,
         }
@@ -123,10 +129,7 @@ class TextEvaluator(Evaluator):
             ids = np.full(len(preds), "", dtype=str)
         else:
             ids = np.array([str(u) for u in uids], dtype=str)
-            if len(ids) != len(preds):
-                raise InvalidInputError(
-                    f"{len(preds)} predictions but {len(ids)} uids", field="uids"
-                )
+            check_same_length(predictions=preds, uids=ids)
         new: dict[str, np.ndarray] = {}
         if "rouge" in self.metrics:
             scores = rouge_scores(
@@ -137,7 +140,11 @@ class TextEvaluator(Evaluator):
                     new[f"rouge:{t}:{m}"] = s.measure(m)
         if "bleu" in self.metrics:
             new["bleu"] = bleu(
-                preds, references, weights=self.bleu_weights, smoothing=self.smoothing
+                preds,
+                references,
+                weights=self.bleu_weights,
+                smoothing=self.smoothing,
+                tokenize=self.bleu_tokenize,
             )
         if "sacrebleu" in self.metrics:
             new["sacrebleu"] = sacrebleu_sentence(preds, references)
@@ -181,13 +188,16 @@ class TextEvaluator(Evaluator):
                 agg.append(self._aggregate(_SACRE[key], v, uids, {}))
                 continue
             if key == "bleu":
-                w = self.bleu_weights
+                w, sm, tok = self.bleu_weights, self.smoothing, self.bleu_tokenize
                 out += [
-                    bleu_record(u, x, weights=w, smoothing=self.smoothing) for u, x in zip(uids, v)
+                    bleu_record(u, x, weights=w, smoothing=sm, tokenize=tok)
+                    for u, x in zip(uids, v)
                 ]
                 params: dict[str, Any] = {"weights": list(w)}
-                if self.smoothing is not None:
-                    params["smoothing"] = self.smoothing
+                if sm is not None:
+                    params["smoothing"] = sm
+                if tok != "whitespace":
+                    params["tokenize"] = tok
                 agg.append(self._aggregate("BLEU", v, uids, params))
                 continue
             _, t, m = key.split(":")

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from assay._validation import show
 from assay.errors import InvalidInputError
 
 __all__ = ["TEXT_COLUMNS", "read_rows", "normalise_rows", "columns_of"]
@@ -51,13 +53,26 @@ def _as_list(v: Any, *, source: str, record: Any, field: str) -> list[str] | Non
     return list(v)
 
 
+def _uid(v: Any, i: int, source: str) -> str:
+    """A row's uid as text: a string or a number (default: the row's position)."""
+    if _missing(v):
+        return str(i)
+    if isinstance(v, bool) or not isinstance(v, (str, numbers.Real)):
+        raise InvalidInputError(
+            f"expected a string or a number, got {type(v).__name__} {show(v)}",
+            source=source,
+            record=i + 1,
+            field="uid",
+        )
+    return str(v.item() if hasattr(v, "item") else v)
+
+
 def normalise_rows(rows: Iterable[Mapping[str, Any]], *, source: str = "data") -> list[dict]:
     """Rows with ``uid`` (string; default the row number), strings, and lists of strings."""
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for i, row in enumerate(rows):
-        uid = row.get("uid")
-        uid = str(i) if _missing(uid) else str(uid)
+        uid = _uid(row.get("uid"), i, source)
         if uid in seen:
             raise InvalidInputError("duplicate uid", source=source, record=uid, field="uid")
         seen.add(uid)
@@ -83,6 +98,8 @@ def read_rows(path: str | Path) -> tuple[list[dict[str, Any]], set[str]]:
     from assay.io.tables import read_table
 
     df = read_table(path)
+    if len(df) == 0:
+        raise InvalidInputError("no rows", source=str(path))
     cols = {str(c) for c in df.columns}
     records = df.to_dict(orient="records")
     return normalise_rows(records, source=str(path)), cols

@@ -46,10 +46,17 @@ def rouge_record(
 
 
 def bleu_record(
-    uid: str, value: float, *, weights: Sequence[float], smoothing: str | None = None
+    uid: str,
+    value: float,
+    *,
+    weights: Sequence[float],
+    smoothing: str | None = None,
+    tokenize: str = "whitespace",
 ) -> Metric:
-    """One datum's sentence BLEU."""
+    """One datum's sentence BLEU (``smoothing``, ``tokenize`` named when not the default)."""
     params: dict[str, Any] = {"datum_uid": uid, "weights": [float(w) for w in weights]}
     if smoothing is not None:
         params["smoothing"] = smoothing
+    if tokenize != "whitespace":
+        params["tokenize"] = tokenize
     return Metric("BLEU", float(value), params)

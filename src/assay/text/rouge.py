@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assay._validation import as_text_lists, as_texts, check_same_length
 from assay.errors import InvalidInputError
 from assay.text.lcs import lcs_indices, lcs_length
 from assay.text.ngrams import Corpus, overlap
@@ -73,33 +74,14 @@ def check_rouge_types(rouge_types: Sequence[str]) -> tuple[str, ...]:
 
 def as_references(references: Sequence[str | Sequence[str]], n: int) -> list[list[str]]:
     """Each datum's references as a non-empty list of strings."""
-    out: list[list[str]] = []
-    for i, r in enumerate(references):
-        refs = [r] if isinstance(r, str) else list(r)
-        if not refs:
-            raise InvalidInputError("no reference text", record=i, field="references")
-        for x in refs:
-            if not isinstance(x, str):
-                raise InvalidInputError(
-                    f"expected a string, got {type(x).__name__}", record=i, field="references"
-                )
-        out.append(refs)
-    if len(out) != n:
-        raise InvalidInputError(f"{n} predictions but {len(out)} references", field="references")
+    out = as_text_lists(references, source="references")
+    check_same_length(predictions=range(n), references=out)
     return out
 
 
 def as_predictions(predictions: Sequence[str]) -> list[str]:
     """Predictions as a list of strings."""
-    if isinstance(predictions, str):
-        raise InvalidInputError("expected a list of strings, got one string", field="predictions")
-    preds = list(predictions)
-    for i, p in enumerate(preds):
-        if not isinstance(p, str):
-            raise InvalidInputError(
-                f"expected a string, got {type(p).__name__}", record=i, field="predictions"
-            )
-    return preds
+    return as_texts(predictions, source="predictions")
 
 
 def _fmeasure(p: np.ndarray, r: np.ndarray) -> np.ndarray:

@@ -1,4 +1,9 @@
-"""Tokenisers of the text metrics: ROUGE's alphanumeric tokens and BLEU's whitespace tokens.
+"""Tokenisers of the text metrics: ROUGE's alphanumeric tokens, BLEU's whitespace tokens.
+
+BLEU has two tokenisers (:data:`BLEU_TOKENIZERS`): ``"whitespace"`` (``str.split()``, what
+NLTK's ``sentence_bleu`` is given in its own examples, the default) and ``"valor"``
+(valor-lite's: runs of word characters, ``$`` followed by digits, or runs of anything but
+whitespace and periods, so periods never become tokens and ``"cat."`` is ``"cat"``).
 
 ROUGE tokens (the rule Lin's original ROUGE and Google's ``rouge-score`` use): lower-case
 the text, turn every run of characters outside ``[a-z0-9]`` into one space, split on
@@ -16,11 +21,20 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["rouge_tokens", "rouge_sentences", "whitespace_tokens"]
+__all__ = [
+    "rouge_tokens",
+    "rouge_sentences",
+    "whitespace_tokens",
+    "valor_tokens",
+    "BLEU_TOKENIZERS",
+]
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+# A word; else a dollar amount; else a run of characters that are not whitespace or '.'.
+_VALOR_TOKEN = re.compile(r"\w+|\$\d+|[^\s.]+")
 _VALID = re.compile(r"^[a-z0-9]+$")
 _STEMS: dict[str, str | None] = {}
 _STEMMER: Any = None
@@ -76,3 +90,20 @@ def whitespace_tokens(text: str) -> list[str]:
         ['a', 'cat', 'sat']
     """
     return text.split()
+
+
+def valor_tokens(text: str) -> list[str]:
+    """valor-lite's BLEU tokens: words, ``$``-amounts and other runs; periods dropped.
+
+    Example:
+        >>> valor_tokens("The cat.  It's $5!")
+        ['The', 'cat', 'It', "'s", '$5', '!']
+    """
+    return _VALOR_TOKEN.findall(text)
+
+
+#: BLEU's tokenisers by name (``bleu(..., tokenize=name)``).
+BLEU_TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
+    "whitespace": whitespace_tokens,
+    "valor": valor_tokens,
+}

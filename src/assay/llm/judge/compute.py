@@ -9,13 +9,17 @@ Example:
     0.4
     >>> context_precision(["yes", "no", "no", "yes"]), context_precision(["no", "yes", "no", "yes"])
     (0.75, 0.5)
+    >>> pool_verdicts([["no", "yes", "no"], ["no", "no", "idk"]], 3)  # two ground truths
+    ['no', 'yes', 'no']
+    >>> pool_verdicts([], 2)  # no ground truth: no context is useful
+    ['no', 'no']
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["share_yes", "statement_f1", "context_precision"]
+__all__ = ["share_yes", "statement_f1", "context_precision", "pool_verdicts"]
 
 
 def share_yes(verdicts: Sequence[str]) -> float:
@@ -58,3 +62,14 @@ def context_precision(verdicts: Sequence[str]) -> float:
             hits += 1
             total += hits / k
     return total / hits if hits else 0.0
+
+
+def pool_verdicts(per_reference: Sequence[Sequence[str]], n: int) -> list[str]:
+    """One verdict per context over several references: ``yes`` where any reference says yes.
+
+    Context precision with several ground truths judges each context against each ground
+    truth and pools the verdicts this way before the ordered precision (valor-lite's rule):
+    a context is useful when it is useful for any of the references. With no reference
+    every verdict is ``no``, so the precision is 0.
+    """
+    return ["yes" if any(vs[k] == "yes" for vs in per_reference) else "no" for k in range(n)]

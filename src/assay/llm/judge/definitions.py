@@ -10,8 +10,13 @@ Where a list to judge is empty no call is made: no opinions gives bias and toxic
 an empty statement list on either side gives answer correctness 0 (no true positive);
 no statements (answer relevance, context recall), no claims (faithfulness) or no
 contexts leave the metric undefined for that datum (``None`` with the reason).
-With several ground truths, answer correctness, context precision and context recall
-take the best value over them.
+A datum with an empty ground-truth list never stops the run: context precision is 0
+(no context can be useful for no reference: valor-lite's value), answer correctness and
+context recall are undefined (an F1 or a share over nothing; valor-lite fails on the first
+and gives 0 for the second).
+With several ground truths, answer correctness and context recall take the best value
+over them; context precision pools the verdicts (a context is useful when it is useful
+for any ground truth), as valor-lite does.
 """
 
 from __future__ import annotations
@@ -58,11 +63,18 @@ def _none(*_: object) -> list[tuple[str, str]]:
 # ------------------------------------------------------------------ answer correctness
 
 
+_NO_GROUNDTRUTH = "the datum has no ground truth"
+
+
 def _ac_extracts(d: Datum) -> list[tuple[str, str]]:
+    if not d.groundtruths:
+        return []
     return [("statements", d.prediction or "")] + [("statements", g) for g in d.groundtruths]
 
 
 def _ac_plan(d: Datum, ex: Extracted) -> list[Task]:
+    if not d.groundtruths:
+        return []
     mine = ex["statements", d.prediction or ""]
     tasks = []
     for k, g in enumerate(d.groundtruths):
@@ -89,6 +101,8 @@ def _ac_plan(d: Datum, ex: Extracted) -> list[Task]:
 
 
 def _ac_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
+    if not d.groundtruths:
+        return Outcome(None, _NO_GROUNDTRUTH)
     mine = ex["statements", d.prediction or ""]
     best, per = 0.0, []  # type: float, list[dict[str, Any]]
     for k, g in enumerate(d.groundtruths):
@@ -235,17 +249,18 @@ def _cp_plan(d: Datum, ex: Extracted) -> list[Task]:
 def _cp_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     if not d.contexts:
         return Outcome(None, "the datum has no contexts")
+    contexts = list(d.contexts)
     per: list[dict[str, Any]] = []
     for k in range(len(d.groundtruths)):
         r = replies[f"{d.uid}/context_precision/{k}"]
-        per.append(
-            {
-                "groundtruth": k,
-                "value": compute.context_precision(_verdicts(r)),
-                "verdicts": _explain(r, list(d.contexts or ()), "context"),
-            }
-        )
-    return Outcome(max(float(p["value"]) for p in per), details={"per_groundtruth": per})
+        per.append({"groundtruth": k, "verdicts": _explain(r, contexts, "context")})
+    pooled = compute.pool_verdicts(
+        [[v["verdict"] for v in p["verdicts"]] for p in per], len(contexts)
+    )
+    return Outcome(
+        compute.context_precision(pooled),
+        details={"pooled_verdicts": pooled, "per_groundtruth": per},
+    )
 
 
 register(
@@ -286,6 +301,8 @@ def _cr_plan(d: Datum, ex: Extracted) -> list[Task]:
 def _cr_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     if not d.contexts:
         return Outcome(None, "the datum has no contexts")
+    if not d.groundtruths:
+        return Outcome(None, _NO_GROUNDTRUTH)
     per: list[dict[str, Any]] = []
     for k, g in enumerate(d.groundtruths):
         st = ex["statements", g]

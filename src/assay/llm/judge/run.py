@@ -75,13 +75,15 @@ class TaskResult:
 
 
 def check_fields(data: Sequence[Datum], metrics: Sequence[JudgeMetric]) -> None:
-    """Every datum has every field its metrics need; raises before any call otherwise."""
+    """Every datum has every field its metrics need; raises before any call otherwise.
+
+    An empty ground-truth or context list is not missing: the metric's definition gives
+    that datum its value (or ``None`` with the reason), the run goes on.
+    """
     for m in metrics:
         for i, d in enumerate(data):
             for f in m.fields:
-                v = getattr(d, f)
-                missing = v is None or (f == "groundtruths" and not v)
-                if missing:
+                if getattr(d, f) is None:
                     raise InvalidInputError(
                         f"metric {m.name} needs the {COLUMNS[f]!r} column",
                         record=d.uid or i,

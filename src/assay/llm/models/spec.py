@@ -47,6 +47,7 @@ __all__ = [
     "ModelSpec",
     "parse_model_spec",
     "load_model",
+    "canonical_model_name",
     "model_options",
     "DEFAULT_MODEL_ENV",
     "EMBEDDED_N_CTX",
@@ -134,6 +135,64 @@ def parse_model_spec(spec: str | None = None) -> ModelSpec:
         source="model spec",
         record=shown,
     )
+
+
+def canonical_model_name(spec: str) -> str:
+    """The one name a model is stored and matched under, however the spec was typed.
+
+    Surrounding spaces go; a URL's password is masked (``user:***@``), its scheme and host
+    are lower-cased, a default port (80, 443) and a trailing ``/`` are dropped;
+    ``embedded:`` naming the bundled SmolLM2 file is ``embedded``, another GGUF file is
+    named by its absolute path. A model name after ``#`` is kept as typed: only the server
+    knows whether two names are one model. Text that is not a model spec (a classifier's
+    name such as ``"tree"``) is kept, password masked.
+
+    Example:
+        >>> canonical_model_name(" HTTP://me:s3cret@LocalHost:80/v1/#m ")
+        'http://me:***@localhost/v1#m'
+        >>> canonical_model_name("http://localhost/v1#m")
+        'http://localhost/v1#m'
+        >>> canonical_model_name("tree")
+        'tree'
+    """
+    text = str(spec).strip()
+    scheme, sep, rest = text.partition("://")
+    if sep and scheme.lower() in ("http", "https"):
+        text = f"{scheme.lower()}://{rest}"
+    try:
+        parsed = parse_model_spec(text) if text else None
+    except InvalidInputError:
+        parsed = None
+    if parsed is None:
+        return mask_credentials(text) or ""
+    if parsed.kind == "embedded":
+        return _canonical_embedded(parsed.path)
+    if parsed.base_url is None:
+        return f"openai:{parsed.model}"
+    url = urlsplit((mask_credentials(text) or text).partition("#")[0])
+    userinfo = url.netloc.rpartition("@")[0]
+    host = (url.hostname or "").lower()
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    default = {"http": 80, "https": 443}.get(url.scheme.lower())
+    port = "" if url.port in (None, default) else f":{url.port}"
+    user = f"{userinfo}@" if userinfo else ""
+    path = url.path.rstrip("/")
+    return f"{url.scheme.lower()}://{user}{host}{port}{path}#{parsed.model}"
+
+
+def _canonical_embedded(path: str | None) -> str:
+    if path is None:
+        return "embedded"
+    full = os.path.abspath(os.path.expanduser(path))
+    try:
+        from assay.llm.models.embedded import default_gguf_path
+
+        if os.path.samefile(full, default_gguf_path()):
+            return "embedded"
+    except (InvalidInputError, OSError):
+        pass
+    return f"embedded:{full}"
 
 
 #: The context window the embedded model gets from :func:`load_model` (the suites' and the

@@ -147,6 +147,8 @@ def _beyond_records(
                 length_coefficient_ci=lc.length_coefficient_ci,
                 confidence_level=conf,
                 length_unit=LENGTH_UNIT,
+                num_bootstrap=n_boot,
+                seed=seed,
             )
         )
     if fit is not None:

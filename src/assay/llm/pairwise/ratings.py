@@ -65,8 +65,8 @@ def debiased_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
     lb = rows["length_b"].to_numpy(float) if has_len else np.full(len(rows), np.nan)
     cols = zip(rows["index"], rows["model_a"], rows["model_b"], rows["status"], rows["choice"])
     for (q, a, b, status, choice), len_a, len_b in zip(cols, la, lb):  # one row per call
-        if status not in ("ok", "em"):
-            continue
+        if status not in ("ok", "em") or str(a) == str(b):  # a model against itself:
+            continue  # no outcome (the reference among the models: exact matches, not sent)
         x, y = sorted((str(a), str(b)))
         flip = x != a
         if status == "em":

@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay._validation import show
 from assay.errors import InvalidInputError
 from assay.io.tables import read_jsonl
 from assay.llm.pairwise.length import char_length, word_length
@@ -81,6 +82,8 @@ JSONL_FIELDS = (
     "error",
 )
 _JSONL_REQUIRED = ("index", "model_a", "model_b", "task", "status", "reply")
+#: A comparison's status in assay's record table.
+STATUSES = ("ok", "em", "failed", "unparsed")
 
 
 def finish_rows(rows: pd.DataFrame, *, nopt: int) -> pd.DataFrame:
@@ -169,6 +172,15 @@ def read_records(path: str | Path, *, nopt: int) -> tuple[pd.DataFrame, str]:
         head = fh.read(1).lstrip()
     if path.suffix.lower() == ".jsonl" or head == "{":
         df = _read_jsonl(path)
+        for row, st in enumerate(df["status"], start=1):
+            if st not in STATUSES:
+                raise InvalidInputError(
+                    f"expected one of {', '.join(STATUSES)}, got {show(st)}",
+                    source=source,
+                    record=row,
+                    field="status",
+                )
+        _check_unique(df, source, "index")
         judges = sorted({str(j) for j in df["judge"] if str(j)})
         df["status"] = [s if s in ("em", "failed") else "ok" for s in df["status"]]
         return finish_rows(df, nopt=nopt), judges[0] if judges else "judge"
@@ -185,7 +197,23 @@ def read_records(path: str | Path, *, nopt: int) -> tuple[pd.DataFrame, str]:
             source=source,
         )
     rows, judge = _from_original(df, source)
+    _check_unique(rows, source, "cmp_index")
     return finish_rows(rows, nopt=nopt), judge
+
+
+def _check_unique(rows: pd.DataFrame, source: str, field: str) -> None:
+    """One row per comparison: a repeated (index, model A, model B) would be counted twice."""
+    first: dict[tuple[str, str, str], int] = {}
+    keys = zip(rows["index"].astype(str), rows["model_a"].astype(str), rows["model_b"].astype(str))
+    for row, key in enumerate(keys, start=1):
+        if key in first:
+            raise InvalidInputError(
+                f"comparison {';'.join(key)!r} repeats (first at row {first[key]})",
+                source=source,
+                record=row,
+                field=field,
+            )
+        first[key] = row
 
 
 def _judge_cell(status: str, reply: Any) -> str:

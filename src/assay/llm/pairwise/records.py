@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.results import Metric, undefined
+from assay.results import Metric, record
 
 __all__ = [
     "extraction_rate",
@@ -45,24 +45,22 @@ __all__ = [
 ]
 
 
-def _record(type: str, value: float | None, reason: str | None, **parameters: Any) -> Metric:
-    if value is None:
-        return undefined(type, reason or "undefined", **parameters)
-    return Metric(type, float(value), parameters)
-
-
 def extraction_rate(
     value: float | None, *, extracted: int, compared: int, undefined: str | None = None
 ) -> Metric:
     """``ExtractionRate``: ``extracted`` of ``compared`` non-exact-match comparisons."""
-    return _record("ExtractionRate", value, undefined, extracted=extracted, compared=compared)
+    return record(
+        "ExtractionRate", value, undefined=undefined, extracted=extracted, compared=compared
+    )
 
 
 def consistency_rate(
     value: float | None, *, consistent: int, extracted: int, undefined: str | None = None
 ) -> Metric:
     """``ConsistencyRate``: ``consistent`` of ``extracted`` rows."""
-    return _record("ConsistencyRate", value, undefined, consistent=consistent, extracted=extracted)
+    return record(
+        "ConsistencyRate", value, undefined=undefined, consistent=consistent, extracted=extracted
+    )
 
 
 def win_rate(
@@ -81,15 +79,15 @@ def win_rate(
         params["task"] = task
     if n is not None:
         params["n"] = n
-    return _record("WinRate", value, undefined, **params)
+    return record("WinRate", value, undefined=undefined, **params)
 
 
 def win_rate_with_tie(
     value: float | None, *, model: str, opponent: str, metric: str, undefined: str | None = None
 ) -> Metric:
     """``WinRateWithTie``: ``(wins + ties/2) / total`` of ``model`` against ``opponent``."""
-    return _record(
-        "WinRateWithTie", value, undefined, model=model, opponent=opponent, metric=metric
+    return record(
+        "WinRateWithTie", value, undefined=undefined, model=model, opponent=opponent, metric=metric
     )
 
 
@@ -97,8 +95,13 @@ def win_rate_without_tie(
     value: float | None, *, model: str, opponent: str, metric: str, undefined: str | None = None
 ) -> Metric:
     """``WinRateWithoutTie``: ``wins / (total - ties)``."""
-    return _record(
-        "WinRateWithoutTie", value, undefined, model=model, opponent=opponent, metric=metric
+    return record(
+        "WinRateWithoutTie",
+        value,
+        undefined=undefined,
+        model=model,
+        opponent=opponent,
+        metric=metric,
     )
 
 
@@ -114,8 +117,12 @@ def length_controlled_win_rate(
     length_coefficient_ci: tuple[float, float] | None,
     confidence_level: float,
     length_unit: str,
+    num_bootstrap: int | None = None,
+    seed: int | None = None,
 ) -> Metric:
-    """``LengthControlledWinRate`` with its interval and the length coefficient's."""
+    """``LengthControlledWinRate`` with its (bootstrap) interval and the length
+    coefficient's; ``num_bootstrap`` and ``seed`` are written when given."""
+    boot = {} if num_bootstrap is None else {"num_bootstrap": num_bootstrap, "seed": seed}
     coef_lo, coef_hi = length_coefficient_ci if length_coefficient_ci else (None, None)
     return Metric(
         "LengthControlledWinRate",
@@ -131,6 +138,8 @@ def length_controlled_win_rate(
             "length_coefficient_ci_low": coef_lo,
             "length_coefficient_ci_high": coef_hi,
             "confidence_level": confidence_level,
+            "ci_method": "bootstrap",
+            **boot,
             "length_unit": length_unit,
         },
     )
@@ -158,7 +167,9 @@ def bradley_terry_rating(
             "ci_high": ci[1],
             "games": games,
             "confidence_level": confidence_level,
-            "bootstrap_samples": bootstrap_samples,
+            "ci_method": "bootstrap",
+            "num_bootstrap": bootstrap_samples,
+            "bootstrap_samples": bootstrap_samples,  # deprecated: num_bootstrap
             "seed": seed,
         },
     )

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from assay.io.files import safe_filename, write_files_atomic
+from assay.io.xlsx import write_xlsx
 from assay.llm.pairwise.analysis import Analysis
 from assay.llm.pairwise.length import LENGTH_UNIT, length_stats
 from assay.llm.pairwise.recordfile import original_tsv, records_jsonl
@@ -65,12 +66,6 @@ def _table(df: pd.DataFrame) -> str:
 def _csv(df: pd.DataFrame, **kw: object) -> str:
     buf = io.StringIO()
     df.to_csv(buf, index=False, **kw)  # type: ignore[arg-type]
-    return buf.getvalue()
-
-
-def _xlsx(df: pd.DataFrame) -> bytes:
-    buf = io.BytesIO()
-    df.to_excel(buf, index=False, engine="openpyxl")
     return buf.getvalue()
 
 
@@ -138,7 +133,7 @@ def run_files(
         table = original_win_table(a.old, kind)
         files[f"{kind}.csv"] = _csv(table)
         if xlsx:
-            files[f"{kind}.xlsx"] = _xlsx(table)
+            files[f"{kind}.xlsx"] = write_xlsx(table)  # data text never becomes a formula
     if a.ratings is not None:
         files["ratings.csv"] = _csv(a.ratings.table())
     lc = pd.DataFrame([lc.__dict__ for lc in a.length_controlled])

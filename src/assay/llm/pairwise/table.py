@@ -34,9 +34,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._validation import show
 from assay.errors import InvalidInputError
 
-__all__ = ["REQUIRED_COLUMNS", "Comparison", "read_table", "build_comparisons"]
+__all__ = ["REQUIRED_COLUMNS", "Comparison", "read_table", "build_comparisons", "check_models"]
+
+#: numpy's legacy seeding (the original's ``RandomState(seed)``) takes 0 .. 2**32 - 1.
+MAX_SEED = 2**32 - 1
 
 REQUIRED_COLUMNS = ("question", "index", "evaluating_guidance", "task")
 _TEXT_COLUMNS = ("question", "evaluating_guidance", "task", "reference_answer")
@@ -116,7 +120,16 @@ def _fill_contents(df: pd.DataFrame, columns: Sequence[str], source: str, base: 
                     record=row,
                     field=col,
                 )
-            values.append(found.read_text(encoding="utf-8"))
+            try:
+                values.append(found.read_text(encoding="utf-8"))
+            except UnicodeDecodeError as e:
+                raise InvalidInputError(
+                    f"file {str(found)!r} is not UTF-8 text (byte {e.start + 1}: "
+                    f"{e.object[e.start : e.start + 1]!r})",
+                    source=source,
+                    record=row,
+                    field=col,
+                ) from None
         df[col] = values
 
 
@@ -134,6 +147,7 @@ def read_table(
             names a model that is neither in ``models`` nor the reference, an ``index``
             repeats, or a ``fill_contents`` cell names a file that does not exist.
     """
+    check_models(models, reference_model)
     df, source = _load(data)
     df = df.copy()
     for col in REQUIRED_COLUMNS:
@@ -160,11 +174,52 @@ def read_table(
     if dup.any():
         row = int(np.flatnonzero(dup.to_numpy())[0]) + 1
         raise InvalidInputError(
-            f"index {df['index'].iloc[row - 1]!r} repeats", source=source, record=row, field="index"
+            f"index {show(df['index'].iloc[row - 1])} repeats",
+            source=source,
+            record=row,
+            field="index",
         )
     base = Path(data).parent if not isinstance(data, pd.DataFrame) else Path(".")
     _fill_contents(df, fill_contents, source, base)
     return df
+
+
+def check_models(models: Sequence[str], reference_model: str) -> None:
+    """Each model once (a model given twice would be judged, and counted, twice).
+
+    The reference model may be among the models, as in the original's configurations:
+    its comparisons with itself are exact matches (counted, never sent) and give no win
+    rate and no rating game.
+
+    Example:
+        >>> check_models(["m1", "m1"], "ref")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --models: 'm1' is given twice
+    """
+    seen: set[str] = set()
+    for m in models:
+        if m in seen:
+            raise InvalidInputError(f"{m!r} is given twice", source="--models")
+        seen.add(m)
+
+
+def check_seed(seed: int) -> int:
+    """The random mode's seed: an integer whose absolute value numpy can seed with.
+
+    Example:
+        >>> check_seed(2**33)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --seed: must be between -4294967295 and 4294967295, got ...
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise InvalidInputError(f"expected an integer, got {show(seed)}", source="--seed")
+    if abs(int(seed)) > MAX_SEED:
+        raise InvalidInputError(
+            f"must be between {-MAX_SEED} and {MAX_SEED}, got {int(seed)}", source="--seed"
+        )
+    return int(seed)
 
 
 def _text(v: Any) -> str:
@@ -182,6 +237,8 @@ def build_comparisons(
     """Comparisons of every model against the reference (see the module docstring)."""
     if mode not in ("dual", "random"):
         raise InvalidInputError(f"must be 'dual' or 'random', got {mode!r}", source="--mode")
+    seed = check_seed(seed)
+    check_models(models, reference_model)
     out: list[Comparison] = []
     has_ref = "reference_answer" in table.columns
     for model in models:

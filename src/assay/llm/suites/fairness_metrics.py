@@ -39,9 +39,12 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.evaluator import Evaluator
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
+from assay.fairness.intervals import attach_intervals
+from assay.intervals import ci_options
 from assay.llm.suites import records
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
@@ -59,7 +62,17 @@ class LLMFairnessEvaluator(Evaluator):
         groups: its two values, ``[unprivileged, privileged]``.
     """
 
-    def __init__(self, *, group_column: str = "group", groups: Sequence[str] = ("0", "1")) -> None:
+    def __init__(
+        self,
+        *,
+        group_column: str = "group",
+        groups: Sequence[str] = ("0", "1"),
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         if len(groups) != 2:
             raise InvalidInputError(
                 "expected two groups", source="LLMFairnessEvaluator", field="groups"
@@ -72,7 +85,8 @@ class LLMFairnessEvaluator(Evaluator):
         self._cf = np.zeros(6, dtype=np.int64)  # compared[2], changed[2], informative[2]
 
     def config(self) -> dict[str, Any]:
-        return {"group_column": self.group_column, "groups": self.groups}
+        ci = self.ci.config() if self.ci else {}
+        return {"group_column": self.group_column, "groups": self.groups, **ci}
 
     @property
     def is_empty(self) -> bool:
@@ -89,8 +103,7 @@ class LLMFairnessEvaluator(Evaluator):
             if counterfactual is None
             else _codes(counterfactual, "counterfactual", (1, 0, -1, -2, -3))
         )
-        if not (t.shape == p.shape == g.shape == cf.shape):
-            raise InvalidInputError("arrays differ in length", source="LLMFairnessEvaluator.add")
+        check_same_length(target=t, predicted=p, privileged=g, counterfactual=cf)
         valid = p >= 0
         c = group_counts(t[valid], p[valid] == POSITIVE, g[valid])
         self._confusion += np.concatenate([c.tp, c.fp, c.fn, c.tn])
@@ -134,7 +147,33 @@ class LLMFairnessEvaluator(Evaluator):
         return GroupCounts(tp=tp.copy(), fp=fp.copy(), fn=fn.copy(), tn=tn.copy())
 
     def _compute(self) -> MetricSet:
-        c = self.counts()
+        out = self._group_records(self._confusion)
+        if self.ci is not None:  # items: the valid answers' cells, then invalid and errors
+            cells = np.concatenate([self._confusion, self._responses[1:]])
+            attach_intervals(out, cells, lambda k: self._group_records(k[:8]), self.ci)
+        for responses, cf in ((self._responses, False), (self._cf_responses, True)):
+            v, i, e = (int(x) for x in responses)
+            out.append(records.response_counts(v, i, e, counterfactual=cf))
+        changes = self._change_records(self._cf)
+        if self.ci is not None:
+            # items per group: changed, unchanged with a valid answer, two invalid answers;
+            # then the points not compared
+            compared, changed, informative = self._cf[:2], self._cf[2:4], self._cf[4:]
+            rest = int(self._responses.sum()) - int(compared.sum())
+            cells = np.array(
+                [
+                    [changed[k], informative[k] - changed[k], compared[k] - informative[k]]
+                    for k in (0, 1)
+                ]
+            ).ravel()
+            attach_intervals(changes, np.append(cells, rest), self._resampled_changes, self.ci)
+        return MetricSet(out + changes)
+
+    def _group_records(self, confusion: np.ndarray) -> list[Metric]:
+        """The four fairness metrics and Accuracy, Precision, Recall of the valid answers'
+        confusion counts ``tp[2], fp[2], fn[2], tn[2]``."""
+        tp, fp, fn, tn = np.asarray(confusion, dtype=np.int64).reshape(4, 2)
+        c = GroupCounts(tp=tp.copy(), fp=fp.copy(), fn=fn.copy(), tn=tn.copy())
         params = {"group_column": self.group_column, "privileged": self.groups[1]}
         out: list[Metric] = []
         for name, kernel in FAIRNESS_METRICS.items():
@@ -146,22 +185,30 @@ class LLMFairnessEvaluator(Evaluator):
                 except UndefinedMetricError as exc:
                     why = exc.reason
             out.append(records.fairness(name, value, reason=why, **params))
-        tp, fp, fn, tn = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
+        tps, fps, fns, tns = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
         for name, num, den, why in (
-            ("Accuracy", tp + tn, tp + fp + fn + tn, "no valid answer"),
-            ("Precision", tp, tp + fp, "no positive prediction (TP + FP = 0)"),
-            ("Recall", tp, tp + fn, "no positive label among valid answers (TP + FN = 0)"),
+            ("Accuracy", tps + tns, tps + fps + fns + tns, "no valid answer"),
+            ("Precision", tps, tps + fps, "no positive prediction (TP + FP = 0)"),
+            ("Recall", tps, tps + fns, "no positive label among valid answers (TP + FN = 0)"),
         ):
             out.append(_ratio(name, num, den, why))
-        for responses, cf in ((self._responses, False), (self._cf_responses, True)):
-            v, i, e = (int(x) for x in responses)
-            out.append(records.response_counts(v, i, e, counterfactual=cf))
-        compared, changed, informative = self._cf[:2], self._cf[2:4], self._cf[4:]
+        return out
+
+    def _resampled_changes(self, k: np.ndarray) -> list[Metric]:
+        """Change-rate records of resampled (changed, unchanged valid, both invalid) x group
+        counts."""
+        compared = [k[0] + k[1] + k[2], k[3] + k[4] + k[5]]
+        return self._change_records(np.array([*compared, k[0], k[3], k[0] + k[1], k[3] + k[4]]))
+
+    def _change_records(self, cf: np.ndarray) -> list[Metric]:
+        """``CounterfactualChangeRate`` overall and per group from ``compared[2], changed[2],
+        informative[2]``."""
+        compared, changed, informative = cf[:2], cf[2:4], cf[4:]
         col = self.group_column
-        out.append(_change_rate(changed.sum(), compared.sum(), informative.sum(), col))
+        out = [_change_rate(changed.sum(), compared.sum(), informative.sum(), col)]
         for k in (0, 1):
             out.append(_change_rate(changed[k], compared[k], informative[k], col, self.groups[k]))
-        return MetricSet(out)
+        return out
 
 
 def _change_rate(
@@ -183,12 +230,7 @@ def _ratio(name: str, num: Any, den: Any, why: str, **group: Any) -> Metric:
 
 
 def _codes(values: Any, field: str, allowed: tuple[int, ...]) -> np.ndarray:
-    a = np.asarray(values)
-    if a.ndim != 1:
-        raise InvalidInputError(
-            "expected a 1-D array", source="LLMFairnessEvaluator.add", field=field
-        )
-    a = a.astype(np.int64)
+    a = as_1d(values, source="LLMFairnessEvaluator.add", field=field).astype(np.int64)
     bad = ~np.isin(a, allowed)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

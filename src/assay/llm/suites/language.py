@@ -37,12 +37,15 @@ from typing import Any
 
 import numpy as np
 
+from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.llm.runner import Item
 from assay.llm.suites import records
 from assay.llm.suites.base import Call, Prepared, Suite, template
 from assay.llm.suites.columns import factorize
+from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.language_data import ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
 from assay.ratios import divide
@@ -58,27 +61,35 @@ class LanguageEvaluator(Evaluator):
     """Counts of correct/incorrect/invalid/error answers per language.
 
     ``dataset`` only names what is evaluated: evaluators of different datasets refuse to merge.
+    ``ci`` (with ``ci_method``, ``num_bootstrap``, ``seed``) puts an interval over items on
+    the three rates (Wilson with ``ci_method="wilson"``; :mod:`assay.llm.suites.intervals`).
     """
 
-    def __init__(self, *, dataset: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        dataset: str | None = None,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
         self.dataset = dataset
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self._langs: list[str] = []
         self._counts = np.zeros((0, 4), dtype=np.int64)
 
     def config(self) -> dict[str, Any]:
-        return {"dataset": self.dataset}
+        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
     @property
     def is_empty(self) -> bool:
         return int(self._counts.sum()) == 0
 
     def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
-        langs = np.asarray(languages)
-        outs = np.asarray(outcomes)
-        if langs.ndim != 1 or langs.shape != outs.shape:
-            raise InvalidInputError(
-                "languages and outcomes differ in length", source="LanguageEvaluator.add"
-            )
+        langs = as_1d(languages, source="LanguageEvaluator.add", field="languages")
+        outs = as_1d(outcomes, source="LanguageEvaluator.add", field="outcomes")
+        check_same_length(languages=langs, outcomes=outs)
         oi, onames = factorize(outs)
         lookup = np.array(
             [LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames]
@@ -136,7 +147,23 @@ class LanguageEvaluator(Evaluator):
                 "errors": int(err[i]),
             }
             out.append(records.per_language("LanguageCounts", counts, language=lang))
+        if self.ci is not None:
+            attach_count_intervals(out, c, names, "language", _FORMULAS, self.ci, _PROPORTIONS)
         return MetricSet(out)
+
+
+#: The rates of resampled (correct, incorrect, invalid, errors) counts (b, 4).
+_FORMULAS = {
+    "FormatErrorRate": lambda w: w[:, 2] / w[:, :3].sum(axis=1),
+    "Accuracy": lambda w: w[:, 0] / w[:, :3].sum(axis=1),
+    "AccuracyOnValid": lambda w: w[:, 0] / w[:, :2].sum(axis=1),
+}
+#: Their numerator and denominator columns, for Wilson.
+_PROPORTIONS = {
+    "FormatErrorRate": ([2], [0, 1, 2]),
+    "Accuracy": ([0], [0, 1, 2]),
+    "AccuracyOnValid": ([0], [0, 1]),
+}
 
 
 def parse_choice(text: str, options: Sequence[str], correct: int) -> dict[str, Any]:

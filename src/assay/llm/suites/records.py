@@ -18,11 +18,10 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from assay.results import Metric, undefined
+from assay.results import Metric, record
 
 __all__ = [
     "scoped",
@@ -35,17 +34,9 @@ __all__ = [
 ]
 
 
-def _record(kind: str, value: Any, reason: str | None, params: dict[str, Any]) -> Metric:
-    """``Metric`` for a value; undefined with ``reason`` for None or NaN."""
-    missing = value is None or (isinstance(value, float) and math.isnan(value))
-    if missing:
-        return undefined(kind, reason or "undefined", **params)
-    return Metric(kind, float(value) if isinstance(value, (int, float)) else value, params)
-
-
 def scoped(kind: str, value: Any, *, scope: str, reason: str | None = None) -> Metric:
     """A CAT record (``LMS``, ``SS``, ``ICAT``, ``CATCounts``) of one scope."""
-    return _record(kind, value, reason, {"scope": scope})
+    return record(kind, value, undefined=reason, scope=scope)
 
 
 def error_rate(value: float, *, calls: int) -> Metric:
@@ -56,14 +47,14 @@ def error_rate(value: float, *, calls: int) -> Metric:
 def per_language(kind: str, value: Any, *, language: str, reason: str | None = None) -> Metric:
     """A language-exam record (``FormatErrorRate``, ``Accuracy``, ``AccuracyOnValid``,
     ``LanguageCounts``) of one language, or ``all``."""
-    return _record(kind, value, reason, {"language": language})
+    return record(kind, value, undefined=reason, language=language)
 
 
 def fairness(
     kind: str, value: Any, *, group_column: str, privileged: Any, reason: str | None = None
 ) -> Metric:
     """A group-fairness record of the valid answers (SPD, DI, AOD, EOD)."""
-    return _record(kind, value, reason, {"group_column": group_column, "privileged": privileged})
+    return record(kind, value, undefined=reason, group_column=group_column, privileged=privileged)
 
 
 def rate(
@@ -83,7 +74,7 @@ def rate(
     if group is not None:
         params["group"] = group
     params["n"] = n
-    return _record(kind, value, reason, params)
+    return record(kind, value, undefined=reason, **params)
 
 
 def response_counts(valid: int, invalid: int, errors: int, *, counterfactual: bool) -> Metric:
@@ -97,4 +88,4 @@ def averaged(
 ) -> Metric:
     """The mean of ``kind`` over stored evaluations, naming which ones it averaged."""
     params = {"evaluations": list(evaluations), "datasets": list(datasets), "n": len(evaluations)}
-    return _record(kind, value, "no evaluation has a value for it", params)
+    return record(kind, value, undefined="no evaluation has a value for it", **params)

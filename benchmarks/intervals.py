@@ -1,0 +1,120 @@
+"""Confidence-interval benchmark: the time of an interval against the point estimate alone.
+
+Each case times the evaluator computing its records without ``ci`` (the point estimate) and
+with ``ci=0.95`` (the same records, with intervals), in this process, best of ``--repeat``
+runs, CPU time (the work is single-threaded; CPU time moves far less than wall time on a
+shared machine), and prints the ratio:
+
+* ``binary P/R/F1/Acc``: ``ClassificationEvaluator(metrics=[Precision, Recall, F1,
+  Accuracy])`` on ``--n`` binary datums, 1000-resample bootstrap (the datums collapse to four
+  cells, so the resamples cost nothing next to the point estimate);
+* ``binary ROCAUC bootstrap``: ``metrics=[ROCAUC]``, 1000 resamples over datums (continuous
+  scores: one distinct unit per datum; ``--auc-resamples`` resamples, the time scaled to
+  1000 when fewer are asked for, and said so);
+* ``binary ROCAUC DeLong``: ``metrics=[ROCAUC]``, ``ci_method="delong"``;
+* ``bbox mAP``: ``DetectionEvaluator`` on ``--images`` synthetic COCO images, AP/mAP records,
+  1000 resamples over images;
+* ``QWK``: ``evaluate_scoring`` on ``--n`` responses (integer human scores, system scores
+  with one decimal), 1000 resamples over responses.
+
+Usage: ``python benchmarks/intervals.py [--n 1000000] [--images 500] [--auc-resamples 1000]
+[--repeat 1]``. The goal (issue 22): under 20x the point estimate for 1000 resamples, DeLong
+under 2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def _row(name: str, point: float, with_ci: float, note: str = "") -> None:
+    ratio = with_ci / point
+    print(f"{name:28s} point {point:8.3f}s   with ci {with_ci:8.3f}s   x{ratio:7.1f}  {note}")
+
+
+def classification(n: int, auc_resamples: int, repeat: int) -> None:
+    from assay.classification import ClassificationEvaluator
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, n)
+    s = 1 / (1 + np.exp(-rng.normal(y.astype(float), 1.0)))
+    labels = np.where(y == 1, "pos", "neg")
+
+    def run(metrics: list[str], **kw: object) -> Callable[[], object]:
+        def go() -> object:
+            ev = ClassificationEvaluator(metrics=metrics, **kw)
+            return ev.add_arrays(labels, s, labels=["neg", "pos"]).compute()
+
+        return go
+
+    counts = ["Precision", "Recall", "F1", "Accuracy"]
+    _row("binary P/R/F1/Acc", _best(run(counts), repeat), _best(run(counts, ci=0.95), repeat))
+    point = _best(run(["ROCAUC"]), repeat)
+    boot = _best(run(["ROCAUC"], ci=0.95, num_bootstrap=auc_resamples), repeat)
+    scaled = point + (boot - point) * 1000 / auc_resamples
+    note = "" if auc_resamples == 1000 else f"({auc_resamples} resamples, scaled to 1000)"
+    _row("binary ROCAUC bootstrap", point, scaled, note)
+    delong = _best(run(["ROCAUC"], ci=0.95, ci_method="delong"), repeat)
+    _row("binary ROCAUC DeLong", point, delong)
+
+
+def detection(images: int, repeat: int) -> None:
+    from assay.detection import DetectionEvaluator
+    from assay.detection.io import load_coco
+    from assay.testing.detection import make_coco
+
+    data = load_coco(*make_coco(n_images=images, n_categories=10, seed=0))
+    wanted = ["AP", "mAP", "mAPAveragedOverIOUs"]
+
+    def run(**kw: object) -> Callable[[], object]:
+        return lambda: DetectionEvaluator(**kw).add(data).compute(wanted)
+
+    _row(f"bbox mAP ({images} images)", _best(run(), repeat), _best(run(ci=0.95), repeat))
+
+
+def scoring(n: int, repeat: int) -> None:
+    import pandas as pd
+
+    from assay.scoring import evaluate_scoring
+
+    rng = np.random.default_rng(1)
+    h = rng.integers(1, 6, n)
+    df = pd.DataFrame({"h": h, "m": np.round(np.clip(h + rng.normal(0, 0.8, n), 1, 5), 1)})
+
+    def run(**kw: object) -> Callable[[], object]:
+        return lambda: evaluate_scoring(df, human="h", system="m", **kw)
+
+    _row(f"QWK etc. ({n} responses)", _best(run(), repeat), _best(run(ci=0.95), repeat))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--images", type=int, default=500)
+    ap.add_argument("--auc-resamples", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--only", choices=["classification", "detection", "scoring"])
+    a = ap.parse_args()
+    if a.only in (None, "classification"):
+        classification(a.n, a.auc_resamples, a.repeat)
+    if a.only in (None, "detection"):
+        detection(a.images, a.repeat)
+    if a.only in (None, "scoring"):
+        scoring(a.n, a.repeat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,272 @@
+"""Confidence intervals of AP, APAveragedOverIOUs, mAP and mAPAveragedOverIOUs: a bootstrap
+over images (datums), from the COCO matching already computed (see :mod:`assay.intervals`).
+
+Sufficient statistics, per (IoU threshold, label): the label's kept, not-ignored detections
+in accumulation order (descending score), each with its image and its TP / FP flag, and per
+image the label's not-ignored ground truths. A resample gives image ``i`` a count ``w_i``;
+a detection then stands for ``w_i`` copies, so with running weighted sums::
+
+    TP_j = sum_{d <= j} w_img(d) tp_d     FP_j likewise     n = sum_i w_i npig_i
+    precision_j = TP_j / (TP_j + FP_j + eps)     recall_j = TP_j / n
+
+and AP is COCO's 101-point read of the precision envelope. Reading the copies of one
+detection at its last copy is exact: between copies of a TP both precision and recall rise
+(the earlier points are dominated), between copies of an FP recall stays and precision falls.
+So the resampled AP equals COCOeval on the images copied ``w_i`` times, as long as no two
+detections of one image and label share a score (copies of one image are adjacent in
+COCO's order; equal scores within an image would interleave them). Images are resampled in
+uid order, so the interval does not depend on the order in which batches were added.
+
+A label without ground truths in a resample has no AP there (left out of mAP, as in the
+point estimate; ``zero_division`` gives it that value instead).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay.detection.compute import CocoEvaluation
+from assay.detection.types import DetectionData
+from assay.intervals import CIOptions, bootstrap, percentile
+from assay.results import Metric
+
+__all__ = ["ap_replicates", "attach_ap_intervals", "image_order"]
+
+F64 = NDArray[np.float64]
+EPS = np.spacing(1)
+
+
+def image_order(data: DetectionData) -> NDArray[np.intp]:
+    """Each datum's column in the resample counts: its rank by uid (as text)."""
+    order = np.argsort(np.array([str(u) for u in data.uids]), kind="stable")
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[Any], F64]:
+    """Per (threshold, label): detection images and TP flags (not-ignored, in accumulation
+    order); and (K, D) not-ignored ground truths per label and image column."""
+    data, m = ev.data, ev.matching
+    col = image_order(data)
+    K, D = len(data.labels), data.n_datums
+    lab = data.predictions.label[m.det]
+    img = col[data.predictions.datum[m.det]]
+    gts = data.groundtruths
+    keep = ~m.gt_ignore[0]
+    npig = np.zeros((K, D))
+    np.add.at(npig, (gts.label[keep], col[gts.datum[keep]]), 1.0)
+    cells = []
+    for t in t_idx:
+        valid = ~m.dt_ignore[0, t]
+        tp = m.dtm[0, t]
+        cells.append(
+            [_running(img[(lab == k) & valid], tp[(lab == k) & valid], D) for k in range(K)]
+        )
+    return cells, npig
+
+
+def _running(img: NDArray[np.intp], tp: NDArray[np.bool_], d: int) -> tuple[F64, F64]:
+    """At each TP (in order): per image, its TPs and its detections so far, ``(D, TPs)``.
+
+    A resample's running TP and detection counts at the TPs are then ``w @ tp_so_far`` and
+    ``w @ dets_so_far``: the precision envelope and the recall points are read at TPs only
+    (after an FP precision only falls until the next TP, and recall changes only at TPs)."""
+    at = np.flatnonzero(tp)
+    key = img.astype(np.int64) * (img.size + 1) + np.arange(img.size)  # sorted by (image, pos)
+    order = np.sort(key)
+    start = np.searchsorted(order, np.arange(d) * (img.size + 1))
+    query = np.arange(d)[:, None] * (img.size + 1) + at[None, :]
+    dets = np.searchsorted(order, query, side="right") - start[:, None]
+    tkey = np.sort(key[at])
+    tstart = np.searchsorted(tkey, np.arange(d) * (img.size + 1))
+    tps = np.searchsorted(tkey, query, side="right") - tstart[:, None]
+    return tps.astype(np.float64), dets.astype(np.float64)
+
+
+def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
+    """Per row and recall point ``r``, COCO's ``searchsorted(tp / n, r)``: the first position
+    whose running TP count reaches the smallest count ``c`` with ``c / n >= r`` (found with
+    the same float division, so the comparison is COCO's), by one exact integer search over
+    all rows (row ``i``'s counts offset by ``i * step``, integers well below 2**53)."""
+    b, p = tpc.shape
+    nn = np.where(n > 0, n, 1.0)[:, None]
+    c = np.maximum(np.floor(rec_thr[None, :] * nn) - 1.0, 0.0)
+    for _ in range(4):  # at most a step or two past floor(r n) - 1
+        short = (c / nn) < rec_thr[None, :]
+        if not short.any():
+            break
+        c = c + short
+    step = float(max(tpc[:, -1].max(), c.max()) + 1.0)
+    rows = step * np.arange(b)[:, None]
+    found = np.searchsorted((tpc + rows).ravel(), (c + rows).ravel(), side="left")
+    return found.reshape(b, -1) - p * np.arange(b)[:, None]
+
+
+def _ap(w: F64, tps: F64, dets: F64, n: F64, rec_thr: F64) -> F64:
+    """AP of each resample (rows of ``w``) from :func:`_running`'s matrices; NaN where the
+    resample has no ground truth."""
+    if tps.shape[1] == 0:
+        return np.where(n > 0, 0.0, np.nan)
+    tpc, total = w @ tps, w @ dets  # (resamples, TPs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pr = tpc / (total + EPS)
+    env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+    p = tps.shape[1]
+    idx = _first_reaching(tpc, n, rec_thr)
+    hit = idx < p
+    q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
+    return np.where(n > 0, q.mean(axis=1), np.nan)
+
+
+def ap_replicates(
+    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
+) -> F64:
+    """Percentile intervals, shape (2, T, K), of the AP of each threshold and label."""
+    cells, npig = _cells(ev, t_idx)
+    rec_thr = np.asarray(ev.params.recall_thresholds, dtype=np.float64)
+    T, K = len(t_idx), len(ev.data.labels)
+
+    def statistic(w: F64) -> F64:
+        n = w @ npig.T  # (b, K)
+        out = np.empty((w.shape[0], T, K))
+        for ti in range(T):
+            for k in range(K):
+                tps, dets = cells[ti][k]
+                out[:, ti, k] = _ap(w, tps, dets, n[:, k], rec_thr)
+        if zero_division is not None:
+            out = np.where(np.isnan(out), float(zero_division), out)
+        return out.reshape(w.shape[0], T * K)
+
+    ones = np.ones(ev.data.n_datums, dtype=np.int64)
+    reps = bootstrap(statistic, ones, opts.num_bootstrap, opts.seed)
+    return reps.reshape(-1, T, K)
+
+
+def _means(reps: F64, labels: list[Any], keys: list[str]) -> dict[tuple[Any, ...], F64]:
+    """Per-resample AP averages: over IoUs per label, over labels per key (and both)."""
+    out: dict[tuple[Any, ...], F64] = {}
+    with np.errstate(invalid="ignore"):
+        defined = ~np.isnan(reps).any(axis=1)  # (B, K): a label is defined at every threshold
+        out[("APAveragedOverIOUs",)] = np.where(defined, reps.mean(axis=1), np.nan)
+        for key in keys:
+            ks = np.array([lab[0] == key for lab in labels])
+            sel = defined & ks[None, :]
+            cnt = sel.sum(axis=1)
+            per_t = np.where(sel[:, None, :], reps, 0.0).sum(axis=2) / cnt[:, None]
+            out[("mAP", key)] = per_t
+            out[("mAPAveragedOverIOUs", key)] = per_t.mean(axis=1)
+    return out
+
+
+def attach_ap_intervals(
+    records: list[Metric],
+    ev: CocoEvaluation,
+    t_idx: list[int],
+    ious: F64,
+    opts: CIOptions,
+    zero_division: float | None,
+) -> None:
+    """Add the interval parameters to the defined AP-family records, in place."""
+    data = ev.data
+    # labels in one order whatever order the batches came in, so the means over labels
+    # sum in the same order (and agree to the last bit)
+    canon = sorted(range(len(data.labels)), key=lambda k: data.labels[k])
+    labels = [data.labels[k] for k in canon]
+    reps = ap_replicates(ev, t_idx, opts, zero_division)[:, :, canon]
+    keys = sorted({k for k, _ in labels})
+    means = _means(reps, labels, keys)
+
+    def params(values: F64) -> dict[str, Any]:
+        lo, hi = percentile(values, opts.level)
+        return opts.parameters(float(lo), float(hi), "bootstrap")
+
+    where = {lab: k for k, lab in enumerate(labels)}
+    tpos = {round(float(t), 10): i for i, t in enumerate(ious)}
+    for m in records:
+        p = m.parameters
+        if m.value is None:
+            continue
+        if m.type == "AP":
+            k = where[(p["label_key"], p["label_value"])]
+            p.update(params(reps[:, tpos[p["iou_threshold"]], k]))
+        elif m.type == "APAveragedOverIOUs":
+            k = where[(p["label_key"], p["label_value"])]
+            p.update(params(means[("APAveragedOverIOUs",)][:, k]))
+        elif m.type == "mAP":
+            p.update(params(means[("mAP", p["label_key"])][:, tpos[p["iou_threshold"]]]))
+        elif m.type == "mAPAveragedOverIOUs":
+            p.update(params(means[("mAPAveragedOverIOUs", p["label_key"])]))
+
+
+def _image_tp(
+    data: DetectionData, m: Any, t_index: list[int], score_thresholds: list[float]
+) -> tuple[F64, F64]:
+    """Per image column: TPs ``(D, T, S, K)`` (as :func:`threshold_counts`, per image) and the
+    not-ignored ground truths ``(D, K)``."""
+    dts, gts = data.predictions, data.groundtruths
+    col = image_order(data)
+    K, S, D = len(data.labels), len(score_thresholds), data.n_datums
+    ths = np.asarray(score_thresholds, dtype=np.float64)
+    order = np.argsort(ths, kind="stable")
+    lab = dts.label[m.det]
+    bins = np.searchsorted(ths[order], dts.score[m.det], side="right")
+    key = (col[dts.datum[m.det]] * (S + 1) + bins) * K + lab
+    tp = np.zeros((D, len(t_index), S, K))
+    for i, ti in enumerate(t_index):
+        mask = m.dtm[0, ti] & ~m.dt_ignore[0, ti]
+        hist = np.bincount(key[mask], minlength=D * (S + 1) * K).reshape(D, S + 1, K)
+        tp[:, i, order] = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    keep = ~m.gt_ignore[0]
+    npig = np.zeros((D, K))
+    np.add.at(npig, (col[gts.datum[keep]], gts.label[keep]), 1.0)
+    return tp, npig
+
+
+def attach_ar_intervals(
+    records: list[Metric],
+    data: DetectionData,
+    m: Any,
+    ar_idx: list[int],
+    score_thresholds: list[float],
+    opts: CIOptions,
+    zero_division: float | None,
+) -> None:
+    """Bootstrap intervals over images on the defined ``AR`` and ``mAR`` records, in place:
+    a resample's TPs and ground truths per label are ``w @`` the per-image counts."""
+    tp, npig = _image_tp(data, m, ar_idx, score_thresholds)
+    D, T, S, K = tp.shape
+    canon = sorted(range(K), key=lambda k: data.labels[k])
+    labels = [data.labels[k] for k in canon]
+    tp, npig = tp[..., canon], npig[:, canon]
+    keys = sorted({k for k, _ in labels})
+    in_key = np.array([[lab[0] == key for lab in labels] for key in keys])  # (keys, K)
+
+    def statistic(w: F64) -> F64:
+        hits = (w @ tp.reshape(D, -1)).reshape(-1, T, S, K)
+        n = (w @ npig)[:, None, None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            recall = np.where(n > 0, hits / n, np.nan if zero_division is None else zero_division)
+            ar = recall.mean(axis=1)  # (b, S, K)
+            ok = ~np.isnan(ar)
+            sel = ok[:, :, None, :] & in_key[None, None, :, :]  # (b, S, keys, K)
+            mar = np.where(sel, ar[:, :, None, :], 0.0).sum(axis=3) / sel.sum(axis=3)
+        return np.concatenate([ar.reshape(len(w), -1), mar.reshape(len(w), -1)], axis=1)
+
+    ones = np.ones(D, dtype=np.int64)
+    lo, hi = percentile(bootstrap(statistic, ones, opts.num_bootstrap, opts.seed), opts.level)
+    where = {lab: k for k, lab in enumerate(labels)}
+    spos = {round(float(s), 10): i for i, s in enumerate(score_thresholds)}
+    for rec in records:
+        p = rec.parameters
+        if rec.value is None or rec.type not in ("AR", "mAR"):
+            continue
+        si = spos[round(float(p["score_threshold"]), 10)]
+        if rec.type == "AR":
+            c = si * K + where[(p["label_key"], p["label_value"])]
+        else:
+            c = S * K + si * len(keys) + keys.index(p["label_key"])
+        p.update(opts.parameters(float(lo[c]), float(hi[c]), "bootstrap"))

@@ -1,0 +1,88 @@
+"""Confidence intervals of the fairness metrics: a bootstrap over datums, from the counts
+the evaluator already keeps (see :mod:`assay.intervals`).
+
+A datum's whole contribution to one privileged-group definition is its cell: (unprivileged
+or privileged) x (TP, FP, FN, TN), eight cells; to one group column, (group, or control level
+and group) x (TP, FP, FN, TN). Resampling datums and counting them per cell is a multinomial
+draw over the cells with probabilities count / n, so the kept counts are the sufficient
+statistics: no datum is re-read. For each resample the very record builders of the point
+estimate run on the resampled counts (a loop over resamples on a few counts, never over
+datums), so a resampled value is defined exactly when the point estimate would be.
+
+Intervals go on SPD, DI, AOD and EOD of every definition, on every group's SelectionRate,
+TruePositiveRate, FalsePositiveRate and Accuracy and the four fairlearn-style aggregates of
+every group column, and on the overall Accuracy, Precision and Recall (four cells). Not
+(yet) on the mean over definitions (it needs each
+datum's cells under every definition jointly), and not with sample weights (a resample's
+weight sums are not functions of the counts): those records carry ``ci_undefined``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay.fairness.compute import GroupCounts
+from assay.fairness.group_table import GroupTable
+from assay.intervals import CIOptions, bootstrap, percentile
+from assay.results import Metric
+
+__all__ = ["attach_intervals", "counts_of", "definition_cells", "mark_no_interval", "table_with"]
+
+F64 = NDArray[np.float64]
+
+
+def _update(records: Sequence[Metric], reps: F64, opts: CIOptions) -> None:
+    lo, hi = percentile(reps, opts.level)
+    for j, m in enumerate(records):
+        if m.value is not None and not isinstance(m.value, dict):
+            m.parameters.update(opts.parameters(float(lo[j]), float(hi[j]), "bootstrap"))
+
+
+def attach_intervals(
+    records: list[Metric], cells: NDArray[Any], build: Callable[[NDArray[np.int64]], list[Metric]],
+    opts: CIOptions,
+) -> None:  # fmt: skip
+    """Intervals on ``records``, which ``build(cells)`` gave: ``build`` runs again on each
+    resample's counts (an int array shaped as ``cells``) and its records, in the same order,
+    give the replicates; dict-valued records (counts) get none."""
+    shape = np.shape(cells)
+
+    def statistic(w: F64) -> F64:
+        out = np.full((w.shape[0], len(records)), np.nan)
+        for i, row in enumerate(w.astype(np.int64)):
+            out[i] = [_number(m.value) for m in build(row.reshape(shape))]
+        return out
+
+    flat = np.asarray(cells).reshape(-1).astype(np.int64)
+    _update(records, bootstrap(statistic, flat, opts.num_bootstrap, opts.seed), opts)
+
+
+def definition_cells(c: GroupCounts) -> NDArray[np.int64]:
+    """The eight counts of a definition as a (4, 2) array: TP, FP, FN, TN x (u, p)."""
+    return np.stack([c.tp, c.fp, c.fn, c.tn]).astype(np.int64)
+
+
+def counts_of(cells: NDArray[np.int64]) -> GroupCounts:
+    """Inverse of :func:`definition_cells`."""
+    return GroupCounts(cells[0], cells[1], cells[2], cells[3])
+
+
+def table_with(table: GroupTable, counts: NDArray[np.int64]) -> GroupTable:
+    """``table`` with other counts (same groups)."""
+    return replace(table, counts=counts)
+
+
+def _number(v: Any) -> float:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
+
+
+def mark_no_interval(records: list[Metric], why: str, opts: CIOptions) -> None:
+    """``ci_undefined`` (with the interval's settings) on defined metric records."""
+    for m in records:
+        if m.value is not None and not isinstance(m.value, dict):
+            m.parameters.update(opts.parameters(None, None, "bootstrap", undefined=why))

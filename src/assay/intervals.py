@@ -1,0 +1,371 @@
+"""Confidence intervals, one spelling for every domain.
+
+An interval lives in a record's ``parameters`` (``value`` is unchanged):
+
+``ci_low``, ``ci_high``
+    the interval's ends (``None`` when it could not be computed, the reason in
+    ``ci_undefined``);
+``confidence_level``
+    its nominal coverage (``0.95``);
+``ci_method``
+    how it was computed: ``bootstrap``, ``wilson``, ``t`` or ``delong``;
+``num_bootstrap``, ``seed``
+    the resamples and the seed (``bootstrap`` only).
+
+Methods (``level`` = 1 - alpha):
+
+* ``bootstrap``: the percentile bootstrap over the unit the data comes in (datums, images,
+  responses). Each metric keeps per-unit sufficient statistics; a resample is a vector of
+  multinomial counts (how often each unit is drawn, ``n`` draws), so a resampled metric is
+  the metric of count-weighted sufficient statistics: no evaluator re-runs per resample.
+  Units with equal statistics are collapsed first (:func:`collapse`): drawing ``n`` units
+  uniformly and summing the counts of equal ones is a draw from ``Multinomial(n, m / n)``
+  over the distinct rows (``m`` their multiplicities), so the collapsed bootstrap has
+  exactly the distribution of the per-unit one. Counts are drawn in chunks of resamples
+  (:data:`CHUNK_ELEMENTS` numbers at a time) to bound memory. The interval is the
+  ``alpha/2`` and ``1 - alpha/2`` quantiles (linear interpolation) of the resampled values;
+  resamples on which the metric is undefined (a precision with no predicted positive) are
+  left out.
+* ``wilson``: Wilson's score interval of a proportion ``k / n``.
+* ``t``: ``mean +- t_{1-alpha/2, df} se``.
+* ``delong``: DeLong, DeLong & Clarke-Pearson (1988) for a ROC AUC, with the variance from
+  the structural components in the midrank form of Sun & Xu (2014), O(n log n); the
+  normal interval clipped to [0, 1].
+
+Example:
+    >>> opts = CIOptions(0.9, "wilson")
+    >>> lo, hi = wilson(8, 10, 0.9)
+    >>> opts.parameters(lo, hi)  # doctest: +ELLIPSIS
+    {'ci_low': 0.5407..., 'ci_high': 0.9314..., 'confidence_level': 0.9, 'ci_method': 'wilson'}
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from assay.errors import InvalidInputError
+
+__all__ = [
+    "CI_METHODS",
+    "INTERVAL_KEYS",
+    "CHUNK_ELEMENTS",
+    "CIOptions",
+    "ci_options",
+    "collapse",
+    "resample_counts",
+    "bootstrap",
+    "percentile",
+    "wilson",
+    "t_interval",
+    "delong",
+    "delong_interval",
+]
+
+CI_METHODS: tuple[str, ...] = ("bootstrap", "wilson", "t", "delong")
+
+#: Every parameter an interval writes into a record.
+INTERVAL_KEYS = frozenset(
+    {"ci_low", "ci_high", "confidence_level", "ci_method", "num_bootstrap", "seed", "ci_undefined"}
+)
+
+#: Numbers of resample counts drawn at a time (a chunk of resamples of the distinct units).
+CHUNK_ELEMENTS = 1 << 22
+
+F64 = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class CIOptions:
+    """What interval to put on a record: level, method, and the bootstrap's size and seed.
+
+    ``method`` is the one asked for; a metric for which it does not apply (``delong`` on
+    an F1) gets the bootstrap, and its record says so in ``ci_method``.
+    """
+
+    level: float
+    method: str = "bootstrap"
+    num_bootstrap: int = 1000
+    seed: int = 0
+
+    def config(self) -> dict[str, Any]:
+        """The options as evaluator configuration (``ci``, ``ci_method``, ...)."""
+        return {
+            "ci": self.level,
+            "ci_method": self.method,
+            "num_bootstrap": self.num_bootstrap,
+            "seed": self.seed,
+        }
+
+    def parameters(
+        self,
+        low: float | None,
+        high: float | None,
+        method: str | None = None,
+        undefined: str | None = None,
+    ) -> dict[str, Any]:
+        """The record parameters of an interval ``[low, high]`` computed by ``method``.
+
+        A non-finite or missing end gives ``ci_low = ci_high = None`` with the reason in
+        ``ci_undefined``.
+        """
+        m = method or self.method
+        if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+            low = high = None
+            undefined = undefined or "the interval is undefined on this data"
+        out: dict[str, Any] = {
+            "ci_low": None if low is None else float(low),
+            "ci_high": None if high is None else float(high),
+            "confidence_level": self.level,
+            "ci_method": m,
+        }
+        if m == "bootstrap":
+            out |= {"num_bootstrap": self.num_bootstrap, "seed": self.seed}
+        if low is None:
+            out["ci_undefined"] = undefined
+        return out
+
+    def bootstrap_interval(
+        self,
+        statistic: Callable[[F64], F64],
+        multiplicity: ArrayLike,
+    ) -> NDArray[np.float64]:
+        """Percentile intervals, shape (2, k), of a ``statistic`` of resample counts."""
+        reps = bootstrap(statistic, multiplicity, self.num_bootstrap, self.seed)
+        return percentile(reps, self.level)
+
+
+def ci_options(
+    ci: float | None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
+    seed: int = 0,
+    *,
+    methods: tuple[str, ...] = CI_METHODS,
+) -> CIOptions | None:
+    """Validated :class:`CIOptions`, or ``None`` when ``ci`` is ``None`` (no intervals).
+
+    Example:
+        >>> ci_options(0.95, "delong")
+        CIOptions(level=0.95, method='delong', num_bootstrap=1000, seed=0)
+        >>> ci_options(1.5)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: ci: must be a confidence level in (0, 1), got 1.5
+    """
+    if ci is None:
+        return None
+    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0.0 < float(ci) < 1.0:
+        raise InvalidInputError(f"must be a confidence level in (0, 1), got {ci!r}", source="ci")
+    if ci_method not in methods:
+        raise InvalidInputError(
+            f"unknown interval method {ci_method!r}; choose from {', '.join(methods)}",
+            source="ci_method",
+        )
+    if isinstance(num_bootstrap, bool) or int(num_bootstrap) < 2:
+        raise InvalidInputError(
+            f"must be at least 2, got {num_bootstrap!r}", source="num_bootstrap"
+        )
+    if isinstance(seed, bool) or int(seed) < 0:
+        raise InvalidInputError(f"must be an integer >= 0, got {seed!r}", source="seed")
+    return CIOptions(float(ci), ci_method, int(num_bootstrap), int(seed))
+
+
+def config_options(config: Mapping[str, Any]) -> CIOptions | None:
+    """:class:`CIOptions` from an evaluator's configuration keys (the inverse of ``config``)."""
+    return ci_options(
+        config.get("ci"),
+        config.get("ci_method", "bootstrap"),
+        config.get("num_bootstrap", 1000),
+        config.get("seed", 0),
+    )
+
+
+# ---------------------------------------------------------------- the bootstrap
+
+
+def collapse(rows: ArrayLike) -> tuple[np.ndarray, NDArray[np.int64], NDArray[np.intp]]:
+    """The distinct rows of per-unit statistics, their multiplicities and each unit's row.
+
+    Example:
+        >>> u, m, inv = collapse([[1, 0], [0, 1], [1, 0]])
+        >>> u.tolist(), m.tolist(), inv.tolist()
+        ([[0, 1], [1, 0]], [1, 2], [1, 0, 1])
+    """
+    a = np.asarray(rows)
+    if a.ndim == 1:
+        a = a[:, None]
+    uniq, inverse, counts = np.unique(a, axis=0, return_inverse=True, return_counts=True)
+    return uniq, counts.astype(np.int64), inverse.reshape(-1)
+
+
+def resample_counts(
+    multiplicity: ArrayLike, num_bootstrap: int, seed: int, chunk_elements: int = CHUNK_ELEMENTS
+) -> Iterator[F64]:
+    """Chunks of bootstrap resamples, each a (b, m) float array of counts over the distinct
+    units (rows summing to ``n = sum(multiplicity)``).
+
+    The stream depends only on ``(multiplicity, num_bootstrap, seed)``, not on the chunk
+    size: resamples are drawn one after the other from one generator.
+
+    Example:
+        >>> w = np.concatenate(list(resample_counts([2, 1, 1], 5, seed=0, chunk_elements=6)))
+        >>> w.shape, set(w.sum(axis=1).tolist())
+        ((5, 3), {4.0})
+    """
+    m = np.asarray(multiplicity, dtype=np.int64)
+    n = int(m.sum())
+    if n == 0:
+        raise InvalidInputError("no unit to resample", source="bootstrap")
+    rng = np.random.default_rng(seed)
+    # Two exact ways to draw Multinomial(n, m / n): n uniform draws over the units, counted
+    # (about 10 ns a draw), or numpy's multinomial over the distinct units (about 70 ns a
+    # unit); the first when there are few repeats.
+    direct = n <= 4 * m.size
+    unit = None if not direct or (m == 1).all() else np.repeat(np.arange(m.size), m)
+    width = n if direct else m.size
+    per_chunk = max(1, chunk_elements // max(1, width))
+    done = 0
+    while done < num_bootstrap:
+        b = min(per_chunk, num_bootstrap - done)
+        if direct:
+            draws = rng.integers(0, n, size=(b, n))
+            if unit is not None:
+                draws = unit[draws]
+            draws += (np.arange(b) * m.size)[:, None]
+            counts = np.bincount(draws.ravel(), minlength=b * m.size).reshape(b, m.size)
+            yield counts.astype(np.float64)
+        else:
+            yield rng.multinomial(n, m / n, size=b).astype(np.float64)
+        done += b
+
+
+def bootstrap(
+    statistic: Callable[[F64], F64],
+    multiplicity: ArrayLike,
+    num_bootstrap: int,
+    seed: int,
+    chunk_elements: int = CHUNK_ELEMENTS,
+) -> F64:
+    """``statistic`` of every resample: an array (num_bootstrap,) or (num_bootstrap, k).
+
+    ``statistic`` maps a (b, m) array of counts over the distinct units to b values (or a
+    (b, k) array, k metrics of the same resample).
+    """
+    parts = [
+        np.asarray(statistic(w), dtype=np.float64)
+        for w in resample_counts(multiplicity, num_bootstrap, seed, chunk_elements)
+    ]
+    return np.concatenate(parts, axis=0)
+
+
+def percentile(replicates: ArrayLike, level: float) -> F64:
+    """The two-sided percentile interval, shape (2,) + replicates.shape[1:], of bootstrap
+    replicates (NaN replicates, undefined resamples, left out; NaN where all are).
+
+    Example:
+        >>> percentile(np.arange(101.0), 0.9).round(6).tolist()
+        [5.0, 95.0]
+    """
+    r = np.asarray(replicates, dtype=np.float64)
+    tail = (1.0 - level) / 2.0
+    if not np.isnan(r).any():
+        return np.quantile(r, [tail, 1.0 - tail], axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "All-NaN slice": NaN, as documented
+        return np.nanquantile(r, [tail, 1.0 - tail], axis=0)
+
+
+# ---------------------------------------------------------------- closed forms
+
+
+def _z(level: float) -> float:
+    return NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+
+
+def wilson(successes: ArrayLike, n: ArrayLike, level: float) -> tuple[F64, F64]:
+    """Wilson's score interval of ``successes / n`` (elementwise; NaN where ``n == 0``).
+
+    ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``, z the normal
+    ``1 - alpha/2`` quantile.
+
+    Example:
+        >>> lo, hi = wilson(3, 4, 0.95)
+        >>> round(float(lo), 6), round(float(hi), 6)
+        (0.300642, 0.954413)
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    nn = np.asarray(n, dtype=np.float64)
+    z = _z(level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / nn
+        den = 1.0 + z * z / nn
+        center = (p + z * z / (2.0 * nn)) / den
+        half = z * np.sqrt(p * (1.0 - p) / nn + z * z / (4.0 * nn * nn)) / den
+    return np.clip(center - half, 0.0, 1.0), np.clip(center + half, 0.0, 1.0)
+
+
+def t_interval(mean: ArrayLike, se: ArrayLike, df: ArrayLike, level: float) -> tuple[F64, F64]:
+    """``mean +- t_{1-alpha/2, df} se`` (elementwise).
+
+    Example:
+        >>> lo, hi = t_interval(0.5, 0.1, 10, 0.95)
+        >>> round(float(lo), 6), round(float(hi), 6)
+        (0.277186, 0.722814)
+    """
+    from scipy import stats as sps
+
+    t = sps.t.ppf(1.0 - (1.0 - level) / 2.0, np.asarray(df, dtype=np.float64))
+    m, s = np.asarray(mean, dtype=np.float64), np.asarray(se, dtype=np.float64)
+    return m - t * s, m + t * s
+
+
+def delong(pos: ArrayLike, neg: ArrayLike) -> tuple[float, float]:
+    """ROC AUC and DeLong's variance from ascending-sorted positive and negative scores.
+
+    Structural components (ties count one half): for positive ``x_i``,
+    ``V10_i = #{neg < x_i} + 0.5 #{neg == x_i}`` over ``|neg|``; for negative ``y_j``,
+    ``V01_j = #{pos > y_j} + 0.5 #{pos == y_j}`` over ``|pos|`` (the midrank form: each is
+    a difference of midranks in the pooled and the own sample, found here by binary search
+    in the sorted arrays). ``AUC = mean(V10)`` and
+    ``Var = var(V10, ddof=1) / |pos| + var(V01, ddof=1) / |neg|``. NaN variance with fewer
+    than two of either.
+
+    Example:
+        >>> auc, var = delong(np.array([0.35, 0.8, 0.9]), np.array([0.1, 0.4, 0.5]))
+        >>> round(auc, 6), round(var, 6)
+        (0.777778, 0.061728)
+    """
+    p = np.asarray(pos, dtype=np.float64)
+    q = np.asarray(neg, dtype=np.float64)
+    m, n = p.size, q.size
+    if m == 0 or n == 0:
+        return float("nan"), float("nan")
+    v10 = (np.searchsorted(q, p, "left") + np.searchsorted(q, p, "right")) / (2.0 * n)
+    v01 = (2 * m - np.searchsorted(p, q, "left") - np.searchsorted(p, q, "right")) / (2.0 * m)
+    auc = float(v10.mean())
+    if m < 2 or n < 2:
+        return auc, float("nan")
+    return auc, float(v10.var(ddof=1) / m + v01.var(ddof=1) / n)
+
+
+def delong_interval(pos: ArrayLike, neg: ArrayLike, level: float) -> tuple[float, float]:
+    """DeLong's normal interval ``AUC +- z sqrt(Var)``, clipped to [0, 1] (NaN if undefined).
+
+    Example:
+        >>> lo, hi = delong_interval(np.array([0.35, 0.8, 0.9]), np.array([0.1, 0.4, 0.5]), 0.95)
+        >>> round(lo, 4), round(hi, 4)
+        (0.2908, 1.0)
+    """
+    auc, var = delong(pos, neg)
+    if not np.isfinite(var):
+        return float("nan"), float("nan")
+    half = _z(level) * math.sqrt(var)
+    return max(0.0, auc - half), min(1.0, auc + half)

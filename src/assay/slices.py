@@ -1,0 +1,83 @@
+"""Slices, one spelling for every domain: the headline records again per subgroup.
+
+``by=["site"]`` computes a domain's headline metrics on every subgroup of a unit-level
+column (a datum's metadata field in classification, an image's in detection), from the
+evaluator's own state. A slice record carries the metric's parameters, then
+``slice_column``, ``slice`` (the value as text), ``n`` (the units in the slice) and ``gap``
+(its value minus the whole set's; ``None`` when either is undefined), and, where computed,
+``gap_ci_low`` / ``gap_ci_high``. An undefined slice record keeps ``undefined`` last.
+
+Example:
+    >>> from assay.results import Metric
+    >>> whole = [Metric("AP", 0.5, {"label_value": "cat"})]
+    >>> part = [Metric("AP", 0.75, {"label_value": "cat"})]
+    >>> annotate(part, whole, column="site", value="x", n=3, where=("label_value",))[0].parameters
+    {'label_value': 'cat', 'slice_column': 'site', 'slice': 'x', 'n': 3, 'gap': 0.25}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from assay.errors import InvalidInputError
+from assay.results import Metric
+
+__all__ = ["annotate", "slice_masks", "slice_text"]
+
+
+def slice_text(v: Any) -> str:
+    """A slice value as text: ``3`` for 3.0, ``"x"`` for "x"."""
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v.item() if isinstance(v, np.generic) else v)
+
+
+def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str, np.ndarray]]:
+    """``(value, mask)`` for every value of a :class:`~assay.io.metadata.Metadata` field, in
+    sorted order (units without the field are in no slice)."""
+    if metadata is None or column not in metadata.values:
+        raise InvalidInputError(
+            f"is not a metadata field of the {what} (give it as metadata)",
+            source="by",
+            field=column,
+        )
+    values, present = metadata.values[column], metadata.present[column]
+    text = np.array([slice_text(v) for v in values.tolist()], dtype=object)
+    for v in sorted(set(text[present].tolist())):
+        yield v, present & (text == v)
+
+
+def _key(m: Metric, where: Sequence[str]) -> tuple[Any, ...]:
+    return (m.type, *(m.parameters.get(k) for k in where))
+
+
+def annotate(
+    records: Sequence[Metric],
+    whole: Sequence[Metric],
+    *,
+    column: str,
+    value: str,
+    n: int,
+    where: Sequence[str],
+    gap_ci: dict[tuple[Any, ...], tuple[float, float]] | None = None,
+) -> list[Metric]:
+    """``records`` of one slice with the slice parameters; the gap is taken to the record of
+    ``whole`` with the same type and ``where`` parameters (``gap_ci`` keyed the same way)."""
+    base = {_key(m, where): m.value for m in whole}
+    out = []
+    for m in records:
+        ref = base.get(_key(m, where))
+        gap = None if m.value is None or ref is None else float(m.value - ref)
+        extra: dict[str, Any] = {"slice_column": column, "slice": value, "n": n, "gap": gap}
+        lohi = None if gap_ci is None else gap_ci.get(_key(m, where))
+        if gap is not None and lohi is not None:
+            ok = all(np.isfinite(lohi))
+            extra["gap_ci_low"], extra["gap_ci_high"] = lohi if ok else (None, None)
+        params = {k: x for k, x in m.parameters.items() if k != "undefined"} | extra
+        if m.value is None:
+            params["undefined"] = m.parameters.get("undefined")
+        out.append(Metric(m.type, m.value, params))
+    return out

@@ -1,0 +1,179 @@
+"""Detection intervals: the vectorised bootstrap over images equals a Python loop that
+re-evaluates (COCO-exact, as pycocotools) each resample materialised as copied images with
+the same counts; seeded; value unchanged; merge order and batches do not matter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.detection import DetectionEvaluator, evaluate_detection
+from assay.errors import InvalidInputError
+from assay.intervals import resample_counts
+
+LEVEL, B, SEED = 0.9, 25, 7
+LABELS = ["cat", "dog", "owl"]
+IOUS = [0.5, 0.75]
+
+
+def _datums(n: int = 24, seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Images with [xmin, ymin, xmax, ymax] boxes and noisy scored predictions (continuous
+    scores: no ties)."""
+    rng = np.random.default_rng(seed)
+    gts, pds = [], []
+    for i in range(n):
+        uid = f"img{i:03d}"
+        g, p = [], []
+        for _ in range(rng.integers(0, 4)):
+            x, y = rng.uniform(0, 80, 2)
+            box = [float(x), float(y), float(x + rng.uniform(5, 20)), float(y + rng.uniform(5, 20))]
+            lab = str(rng.choice(LABELS[:2] if i % 5 else LABELS))
+            g.append({"label": lab, "box": box})
+            if rng.random() < 0.8:  # a jittered detection
+                dx, dy = rng.normal(0, 2, 2)
+                jit = [box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy]
+                p.append({"label": lab, "box": jit, "score": float(rng.random())})
+        for _ in range(rng.integers(0, 3)):  # false alarms
+            x, y = rng.uniform(0, 80, 2)
+            box = [float(x), float(y), float(x + 10), float(y + 10)]
+            p.append({"label": str(rng.choice(LABELS)), "box": box, "score": float(rng.random())})
+        gts.append({"uid": uid, "annotations": g})
+        pds.append({"uid": uid, "annotations": p})
+    return gts, pds
+
+
+def _copies(datums: list[dict], w: np.ndarray) -> list[dict]:
+    return [
+        {**d, "uid": f"{d['uid']}#{c}"} for d, k in zip(datums, w.astype(int)) for c in range(k)
+    ]
+
+
+def _ci(ms, type_, **where) -> list[float]:
+    p = ms.get(type_, **where).parameters
+    return [p["ci_low"], p["ci_high"]]
+
+
+def test_ap_bootstrap_equals_reevaluating_copied_images() -> None:
+    gts, pds = _datums()
+    types = ["AP", "mAP", "APAveragedOverIOUs", "mAPAveragedOverIOUs"]
+    opts = {"iou_thresholds": IOUS, "metrics": types}
+    ms = evaluate_detection(gts, pds, ci=LEVEL, num_bootstrap=B, seed=SEED, **opts)
+    loops: dict[tuple, list[float]] = {}
+    for w in np.concatenate(list(resample_counts(np.ones(len(gts)), B, SEED))):
+        rs = evaluate_detection(_copies(gts, w), _copies(pds, w), **opts)
+        for m in rs:
+            p = m.parameters
+            key = (m.type, p.get("label_value"), p.get("iou_threshold"))
+            loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+        for lab in LABELS:  # a label absent from a resample: undefined there
+            for t in IOUS:
+                if len(loops.get(("AP", lab, t), [])) < len(loops[("mAP", None, 0.5)]):
+                    loops.setdefault(("AP", lab, t), []).append(np.nan)
+    checked = 0
+    for m in ms:
+        if m.value is None:
+            continue
+        p = m.parameters
+        values = np.array(loops[(m.type, p.get("label_value"), p.get("iou_threshold"))])
+        values = values[~np.isnan(values)]
+        want = np.quantile(values, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12), (m.type, p)
+        checked += 1
+    assert checked >= 10
+
+
+def test_seeded_unchanged_and_independent_of_batching() -> None:
+    gts, pds = _datums(seed=1)
+    kw = {"ci": 0.95, "num_bootstrap": 60, "seed": 2}
+    a = evaluate_detection(gts, pds, metrics=["AP", "mAP"], **kw)
+    b = evaluate_detection(gts, pds, metrics=["AP", "mAP"], **kw)
+    c = evaluate_detection(gts, pds, metrics=["AP", "mAP"], **{**kw, "seed": 3})
+    plain = evaluate_detection(gts, pds, metrics=["AP", "mAP"])
+    assert a.to_json() == b.to_json() != c.to_json()
+    assert [m.value for m in a] == [m.value for m in plain]
+    late = DetectionEvaluator(**kw).add_datums(gts[12:], pds[12:])
+    early = DetectionEvaluator(**kw).add_datums(gts[:12], pds[:12])
+    merged = late.merge(early).compute(["AP", "mAP"])
+    assert _ci(merged, "mAP", iou_threshold=0.5) == _ci(a, "mAP", iou_threshold=0.5)
+
+
+def test_bad_ci_option_is_refused() -> None:
+    with pytest.raises(InvalidInputError, match="num_bootstrap"):
+        DetectionEvaluator(ci=0.9, num_bootstrap=0)
+
+
+def test_cli_ci(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    gts, pds = _datums(seed=3)
+    g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    g.write_text("".join(json.dumps(d) + "\n" for d in gts))
+    p.write_text("".join(json.dumps(d) + "\n" for d in pds))
+    args = ["detection", "--groundtruths", str(g), "--predictions", str(p), "--metrics", "mAP"]
+    r = CliRunner().invoke(app, [*args, "--ci", "0.9", "--num-bootstrap", "30"])
+    assert r.exit_code == 0, r.output
+    got = {d["parameters"]["iou_threshold"]: d for d in json.loads(r.stdout)}
+    want = evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=30)
+    assert (
+        got[0.5]["parameters"]["ci_low"] == want.get("mAP", iou_threshold=0.5).parameters["ci_low"]
+    )
+    r = CliRunner().invoke(app, [*args, "--ci", "0.9", "--ci-method", "nope"])
+    assert r.exit_code == 2 and "--ci-method" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("matching", ["coco", "valor"])
+def test_ar_bootstrap_equals_reevaluating_copied_images(matching: str) -> None:
+    gts, pds = _datums(seed=5)
+    opts = {"metrics": ["AR", "mAR"], "score_thresholds": [0.0, 0.5], "matching": matching}
+    ms = evaluate_detection(gts, pds, ci=LEVEL, num_bootstrap=B, seed=SEED, **opts)
+    loops: dict[tuple, list[float]] = {}
+    for w in np.concatenate(list(resample_counts(np.ones(len(gts)), B, SEED))):
+        for m in evaluate_detection(_copies(gts, w), _copies(pds, w), **opts):
+            key = (m.type, m.parameters.get("label_value"), m.parameters["score_threshold"])
+            loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+    checked = 0
+    for m in ms:
+        if m.value is None:
+            continue
+        p = m.parameters
+        v = np.array(loops[(m.type, p.get("label_value"), p["score_threshold"])])
+        want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12), (m.type, p)
+        checked += 1
+    assert checked >= 6
+
+
+def test_slices_by_image_metadata_equal_the_subset_alone() -> None:
+    gts, pds = _datums(seed=8)
+    for i, d in enumerate(gts):
+        d["metadata"] = {"camera": "ab"[i % 2], "night": i % 3 == 0}
+    opts = {"metrics": ["AP", "mAP", "AR", "mAR"], "iou_thresholds": IOUS}
+    ms = evaluate_detection(gts, pds, by=["camera"], **opts)
+    whole = evaluate_detection(gts, pds, **opts)
+    assert [m for m in ms if "slice" not in m.parameters] == list(whole)
+    for cam in "ab":
+        keep = [i for i, d in enumerate(gts) if d["metadata"]["camera"] == cam]
+        alone = evaluate_detection([gts[i] for i in keep], [pds[i] for i in keep], **opts)
+        got = ms.filter(slice_column="camera", slice=cam)
+        assert len(got) == len(alone) > 0
+        for m in alone:
+            where = {k: v for k, v in m.parameters.items() if k != "undefined"}
+            sl = got.get(m.type, **where)
+            assert sl.value == m.value and sl.parameters["n"] == len(keep)
+            ref = [w for w in whole if w.type == m.type and w.parameters == m.parameters]
+            if m.value is not None and ref and ref[0].value is not None:
+                assert sl.parameters["gap"] == pytest.approx(m.value - ref[0].value, abs=1e-15)
+    sliced = DetectionEvaluator(by=["camera"], iou_thresholds=IOUS, ci=0.9, num_bootstrap=20)
+    sliced.add_datums(gts[:10], pds[:10]).merge(
+        DetectionEvaluator(by=["camera"], iou_thresholds=IOUS, ci=0.9, num_bootstrap=20).add_datums(
+            gts[10:], pds[10:]
+        )
+    )
+    one = evaluate_detection(gts, pds, by=["camera"], iou_thresholds=IOUS, ci=0.9, num_bootstrap=20)
+    assert sliced.compute().to_json() == one.to_json()
+    with pytest.raises(InvalidInputError, match="by.*lens"):
+        evaluate_detection(gts, pds, by=["lens"], metrics=["mAP"])

@@ -190,3 +190,19 @@ def test_auto_sends_nothing_to_a_server_it_does_not_know(tmp_path) -> None:
         )  # fmt: skip
         assert [set(r) & {"response_format", "grammar"} for r in srv.requests] == [set(), set()]
     assert "constraint" not in run.parameters
+
+
+def test_a_bad_structured_mode_exits_2_before_any_call(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"uid": "a", "query": "q", "prediction": "p"}) + "\n")
+    with FakeChatServer() as srv:
+        args = ["text", "--data", str(data), "--metrics", "answer_relevance", "-m", srv.spec()]
+        result = CliRunner().invoke(app, [*args, "--structured", "yes", "--no-cache"])
+        assert srv.calls == 0
+    assert result.exit_code == 2
+    assert "--structured: use auto, on or off, got 'yes'" in result.output
+    assert "Traceback" not in result.output

@@ -62,14 +62,18 @@ def run(out_dir: Path, console: Console) -> None:
         calls.add_row(r["index"], f"{r['model_a']} first", Text(reply[-60:]), r["choice"] or "-")
     console.print(calls)
     shown = Table("metric", "value", "what")
-    for type_, what in (
-        ("ExtractionRate", "replies with a Choice: X among the offered letters"),
-        ("ConsistencyRate", "pairs judged the same in both orders"),
-        ("WinRate", "careful's wins against sloppy (ties half)"),
+    for type_, params, what in (
+        ("ExtractionRate", {}, "replies with a Choice: X among the offered letters"),
+        ("ConsistencyRate", {}, "pairs judged the same in both orders"),
+        (
+            "WinRate",
+            {"model": "careful", "counting": "debiased"},
+            "careful's win rate against sloppy (debiased, ties half)",
+        ),
     ):
-        m = next((m for m in run.metrics if m.type == type_), None)
-        value = "null" if m is None or m.value is None else f"{m.value:.2f}"
-        shown.add_row(type_, value, what)
+        found = run.metrics.filter(type_, **params)
+        value = found[0].value if len(found) == 1 else None
+        shown.add_row(type_, "null" if value is None else f"{value:.2f}", what)
     console.print(shown)
     constraint = run.parameters.get("constraint", "none")
     n = len(run.calls)

@@ -27,8 +27,12 @@ SECTIONS: tuple[str, ...] = (
     "scoring",
     "llm",
     "text",
+    "pairwise",
     "suites",
 )
+
+#: The sections that call the embedded model (their total time is printed at the end).
+LLM_SECTIONS = ("llm", "text", "pairwise", "suites")
 
 
 def main() -> int:
@@ -38,11 +42,18 @@ def main() -> int:
     import saving
 
     before = saving.last_id(OUT)
-    for name in SECTIONS:
+    times: dict[str, float] = {}
+    for name in sys.argv[1:] or SECTIONS:  # `python demo/run.py text pairwise`: only those
         t0 = time.perf_counter()
         console.rule(f"[bold]{name}")
         importlib.import_module(name).run(OUT, console)
-        console.print(f"[dim]{name}: {time.perf_counter() - t0:.1f} s[/]")
+        times[name] = time.perf_counter() - t0
+        console.print(f"[dim]{name}: {times[name]:.1f} s[/]")
+    llm = {k: v for k, v in times.items() if k in LLM_SECTIONS}
+    console.print(
+        f"\nLLM sections ({', '.join(f'{k} {v:.0f} s' for k, v in llm.items())}): "
+        f"{sum(llm.values()):.0f} s in total"
+    )
     console.print(f"\nAll results written under [bold]{OUT}[/]")
     console.rule("[bold]report")
     report = saving.write_report(OUT, before, console)

@@ -78,10 +78,11 @@ def run(out_dir: Path, console: Console) -> None:
         ["faithfulness", "answer_relevance", "bias"],
         model="embedded",
         judge_retries=1,
-        # structured: llama.cpp holds the small model to each reply's JSON schema by a grammar.
-        params={"temperature": 0.0, "max_tokens": 120},
-        structured=True,
+        # constrained by default (structured "auto"): llama.cpp holds the small model to each
+        # reply's JSON schema by a grammar, so every reply parses.
+        params={"temperature": 0.0, "max_tokens": 160},
         cache=out_dir / "text-judge-cache.sqlite",
+        quiet=False,
     )
     jt = Table("metric", "value", "why")
     for m in res.metrics:
@@ -89,9 +90,16 @@ def run(out_dir: Path, console: Console) -> None:
             why = m.parameters.get("undefined") or json.dumps(m.parameters["details"])[:70]
             jt.add_row(m.type, "null" if m.value is None else f"{m.value:.3f}", why)
     console.print(jt)
+    valid = sum(c.record.ok and c.invalid is None for c in res.calls)
+    constraint = res.parameters.get("constraint", "none")
     console.print(
-        f"{res.paid_calls} judge calls; the replies hold their JSON schema, "
-        "but the verdicts are a 135M model's"
+        f"{res.paid_calls} judge calls (constraint: {constraint}); "
+        f"{valid} of {len(res.calls)} replies parsed"
+    )
+    console.print(
+        "[yellow]Caution: the judge is a 135M-parameter model; these values demonstrate "
+        "the machinery (constrained replies, verdicts, scores), they are not a verdict on "
+        "the answer.[/]"
     )
     (out_dir / "text.json").write_text((ms + res.metrics).to_json(indent=2) + "\n")
     from assay.store import ItemRecord

@@ -63,22 +63,24 @@ def test_every_metric_on_the_embedded_model(tmp_path) -> None:
     assert [m.value for m in again.metrics] == [m.value for m in res.metrics]
 
 
-def test_structured_replies_from_the_embedded_model_all_parse(tmp_path) -> None:
-    # With each reply's JSON schema as a llama.cpp grammar, even the 135M model answers in
-    # the exact shape (keys, verdict values, list lengths): no call is invalid or re-asked.
-    metrics = ["faithfulness", "answer_correctness", "coherence", "answer_relevance"]
+def test_constrained_replies_parse_on_every_call_of_every_metric(tmp_path) -> None:
+    # By default (structured "auto") each reply's JSON schema goes to llama.cpp as a
+    # grammar: the 135M model answers every call of every metric in the exact shape (keys,
+    # verdict values, list lengths), so no call is invalid and none is re-asked.
+    model = load_model("embedded")
     res = judge(
-        DATA[:1],
-        metrics,
-        model=load_model("embedded"),
+        DATA,
+        JUDGE_METRICS,
+        model=model,
         cache=tmp_path / "cache.sqlite",
-        judge_retries=0,
-        params={"temperature": 0.0, "max_tokens": 400},
-        structured=True,
-        concurrency=1,
+        params={"temperature": 0.0, "max_tokens": 1024},
     )
-    assert res.calls and all(c.record.ok and c.invalid is None for c in res.calls)
-    assert {c.item.params["response_format"]["type"] for c in res.calls} == {"json_schema"}
+    assert res.parameters["constraint"] == "grammar"
+    assert all("x7F" in c.item.params["grammar"] for c in res.calls)  # JSON by grammar
+    bad = [(c.task, c.invalid or c.record.error) for c in res.calls if c.invalid or not c.record.ok]
+    assert bad == []
+    assert not any("#reask" in c.item.id for c in res.calls)  # nothing re-asked
+    assert res.paid_calls == len(res.calls) == len({c.task for c in res.calls})
     per = [m for m in res.metrics if "datum_uid" in m.parameters]
-    assert len(per) == len(metrics)
-    assert all(m.value is not None for m in per), [m.parameters.get("undefined") for m in per]
+    assert len(per) == len(DATA) * len(JUDGE_METRICS)
+    assert all(m.value is not None or "judge error" not in m.parameters["undefined"] for m in per)

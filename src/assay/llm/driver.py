@@ -231,6 +231,7 @@ def evaluate(
     check_cache(options.runner_cache())  # a file that is no cache, before anything is written
     chat_model = resolve_model(model, options)
     task.start(chat_model)
+    task.constrain(chat_model)  # the reply shape as a constraint the model enforces
     first = task.stage(0, [])  # again: the items may depend on the model (answer modes)
     if preflight is not None:
         preflight()

@@ -20,8 +20,11 @@ field              option                meaning
                                          None (default): the run goes on, but any failed
                                          call makes it a failure (exit 1)
 ``max_tokens``     ``--max-tokens``      cap on each reply (>= 1; None: the task's own)
-``structured``     ``--json-mode``       ask for each reply's JSON schema (tasks that
-                                         have one: the judge metrics)
+``structured``     ``--structured``      constrain replies to the task's reply shape
+                                         (judge metrics, pairwise): ``auto`` (default:
+                                         where the model supports it), ``on``, ``off``
+                                         (``--json-mode`` is ``on``; see
+                                         :mod:`assay.llm.constrain`)
 ``reasks``         ``--judge-retries``   re-asks of an invalid reply (>= 0; None: the
                                          task's own; tasks that re-ask: the judge)
 ``quiet``          ``--quiet``           no progress bar and no summary line
@@ -60,7 +63,7 @@ OPTION_NAMES: dict[str, str] = {
     "cache": "--cache",
     "max_errors": "--max-errors",
     "max_tokens": "--max-tokens",
-    "structured": "--json-mode",
+    "structured": "--structured",
     "reasks": "--judge-retries",
     "quiet": "--quiet",
     "loglik": "--loglik",
@@ -92,12 +95,15 @@ class RunOptions:
     cache: str | Path | bool | None = True
     max_errors: int | None = None
     max_tokens: int | None = None
-    structured: bool = False
+    structured: str | bool = "auto"
     reasks: int | None = None
     quiet: bool = True
     loglik: str | None = None
 
     def __post_init__(self) -> None:
+        from assay.llm.constrain import check_mode
+
+        object.__setattr__(self, "structured", check_mode(self.structured))
         for name, (low, inclusive, nullable) in _BOUNDS.items():
             _check(name, getattr(self, name), low, inclusive, nullable)
         if not isinstance(self.cache, (str, Path, bool)) and self.cache is not None:
@@ -146,7 +152,7 @@ def run_options(
     ``cache``/``no_cache`` are the ``--cache FILE`` and ``--no-cache`` flags; every other
     keyword is a :class:`RunOptions` field (``None`` values keep the default, except for
     fields whose ``None`` means something: ``rpm``, ``max_errors``, ``max_tokens``,
-    ``reasks``).
+    ``reasks``). ``structured``: ``auto``, ``on`` or ``off`` (``True``/``False``: on/off).
 
     Example:
         >>> run_options(concurrency=2, no_cache=True).cache

@@ -57,6 +57,13 @@ class RunOpts:
     )
     no_cache = typer.Option(False, "--no-cache", help="No response cache (so no resume).")
     quiet = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+    structured = typer.Option(
+        "auto",
+        "--structured",
+        help="Constrain replies to the task's reply shape: auto (where the model supports "
+        "it: the embedded model and llama.cpp servers by grammar; OpenAI, vLLM, Ollama by "
+        "response_format json_schema), on, or off.",
+    )
 
 
 def check_outputs(*, out: Path | None, save: bool, db: str | None) -> None:

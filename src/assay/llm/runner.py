@@ -17,7 +17,8 @@ message. Parsing answers is the caller's job.
   a re-run never pays twice and a killed run resumes where it stopped. Items with the
   same model, params and messages share one call.
 * A rich progress bar (done/total, errors, calls/s, ETA) on a terminal; silent with
-  ``quiet=True`` or when stderr is not a TTY. Token totals are printed at the end.
+  ``quiet=True``; off a terminal, a plain progress line every few seconds instead of the
+  bar (:mod:`assay.llm.progress`). Token totals are printed at the end.
 
 Example:
     >>> from assay.llm.models.base import ChatResponse, Usage
@@ -68,8 +69,8 @@ class Runner:
             default file (``$ASSAY_LLM_CACHE``, see :mod:`assay.store.config`), or
             ``None``/``False`` for no cache.
         quiet: no progress bar and no summary line.
-        console: where the progress bar goes (default: stderr); it is shown only if
-            the console is a terminal.
+        console: where progress goes (default: stderr): a bar on a terminal, a plain
+            line every few seconds otherwise.
         seed: seeds the backoff jitter.
         on_record: called with each record as soon as it is final.
     """
@@ -154,9 +155,7 @@ class Runner:
             else:
                 groups.setdefault(k, []).append(i)
 
-        progress = Progress(
-            self.console, len(batch), enabled=not self.quiet and self.console.is_terminal
-        )
+        progress = Progress(self.console, len(batch), enabled=not self.quiet)
         for r in records:
             if r is not None:
                 self._finish(r, stats, progress)
@@ -189,8 +188,8 @@ class Runner:
             if writer is not None:
                 writer.close()
         stats.elapsed = time.perf_counter() - t0
-        if not self.quiet and self.console.is_terminal:
-            self.console.print(summary_line(stats), highlight=False)
+        if not self.quiet and (self.console.is_terminal or progress.printed):
+            self.console.print(summary_line(stats), highlight=False, soft_wrap=True)
         out = [r for r in records if r is not None]
         if len(out) != len(batch):  # cannot happen unless a worker died; never return a short list
             raise RuntimeError(f"runner finished {len(out)} of {len(batch)} items")

@@ -98,14 +98,18 @@ class LLMTask(ABC):
     Attributes:
         kind: the evaluation kind in the store (``llm_cat``, ``text``, ``pairwise``, ...).
         reasks: re-asks of an invalid reply (0: invalid replies are kept at once).
-        structured: whether the task can ask for its replies' JSON schema.
+        can_structure: whether the task has a reply shape to send as a constraint.
+        structured: the ``--structured`` mode (``auto``, ``on``, ``off``).
+        constraint: the constraint kind the run's calls carry (``grammar``,
+            ``json_schema``; see :mod:`assay.llm.constrain`), ``None`` when unconstrained.
     """
 
     kind: str = "llm"
     reasks: int = 0
     can_reask: bool = False
-    structured: bool = False
+    structured: str = "off"
     can_structure: bool = False
+    constraint: str | None = None
 
     @property
     @abstractmethod
@@ -138,9 +142,9 @@ class LLMTask(ABC):
         The default refuses ``--json-mode`` and ``--judge-retries`` for a task that has no
         reply schema or never re-asks; a task with a reply-length cap overrides this.
         """
-        if options.structured and not self.can_structure:
+        if options.structured == "on" and not self.can_structure:
             raise InvalidInputError(
-                f"the {self.kind} evaluation has no reply schema", source="--json-mode"
+                f"the {self.kind} evaluation has no reply schema", source="--structured"
             )
         if options.reasks is not None:
             if not self.can_reask:
@@ -148,19 +152,32 @@ class LLMTask(ABC):
                     f"the {self.kind} evaluation does not re-ask", source="--judge-retries"
                 )
             self.reasks = options.reasks
-        self.structured = options.structured
+        self.structured = str(options.structured) if self.can_structure else "off"
+        self.constraint = "json_schema" if self.structured == "on" else None
         if options.max_tokens is not None:
             raise InvalidInputError(
                 f"the {self.kind} evaluation takes no reply cap", source="--max-tokens"
             )
+
+    def constrain(self, model: ChatModel) -> bool:
+        """Choose the constraint for ``model`` (:func:`assay.llm.constrain.resolve`) once it
+        is loaded; True if it changed (the driver then rebuilds stage 0)."""
+        if not self.can_structure or self.structured == "off":
+            return False
+        from assay.llm.constrain import resolve
+
+        before, self.constraint = self.constraint, resolve(model, self.structured)
+        return self.constraint != before
 
     def parameters(self) -> dict[str, Any]:
         """How the task was configured."""
         return {}
 
     def stored_parameters(self) -> dict[str, Any]:
-        """The parameters stored with the evaluation (default: :meth:`parameters`)."""
-        return self.parameters()
+        """The parameters stored with the evaluation (:meth:`parameters`, plus
+        ``constraint`` when the replies were constrained)."""
+        params = self.parameters()
+        return {**params, "constraint": self.constraint} if self.constraint else params
 
 
 def final_calls(calls: Sequence[Call]) -> dict[str, Call]:

@@ -59,12 +59,14 @@ def text_command(
         "call makes the run fail (exit 1; its records are still written).",
     ),
     max_tokens: int = typer.Option(None, "--max-tokens", help="Cap on each judge reply."),
-    json_mode: bool = typer.Option(
-        False,
-        "--json-mode",
-        help="Ask for each judge reply's JSON schema (response_format json_schema): the "
-        "embedded model (by grammar) and servers such as OpenAI, vLLM, llama.cpp, Ollama.",
+    structured: str = typer.Option(
+        "auto",
+        "--structured",
+        help="Constrain each judge reply to its JSON schema: auto (where the model supports "
+        "it: the embedded model and llama.cpp servers by grammar; OpenAI, vLLM, Ollama by "
+        "response_format json_schema), on, or off.",
     ),
+    json_mode: bool = typer.Option(False, "--json-mode", help="The same as --structured on."),
     cache: Path = typer.Option(None, "--cache", help="Response cache file (default: assay's)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -141,7 +143,7 @@ def _run(**o: Any) -> None:
         retries=o["retries"],
         max_errors=o["max_errors"],
         max_tokens=o["max_tokens"],
-        structured=o["json_mode"],
+        structured="on" if o["json_mode"] else o["structured"],
         reasks=o["judge_retries"],
         cache=o["cache"],
         no_cache=o["no_cache"],

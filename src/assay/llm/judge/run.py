@@ -91,11 +91,16 @@ def check_fields(data: Sequence[Datum], metrics: Sequence[JudgeMetric]) -> None:
                     )
 
 
-def task_params(task: Task, params: Mapping[str, Any], structured: bool) -> dict[str, Any]:
-    """The generation parameters of a task's calls; ``structured`` asks for its reply schema."""
-    if not structured:
+def task_params(
+    task: Task, params: Mapping[str, Any], constraint: str | None = None
+) -> dict[str, Any]:
+    """The generation parameters of a task's calls; ``constraint`` (``grammar``,
+    ``json_schema``) sends its reply schema in that form (:mod:`assay.llm.constrain`)."""
+    if constraint is None:
         return dict(params)
-    return {**params, "response_format": reply_format(task.schema, task.lengths)}
+    from assay.llm.constrain import json_constraint
+
+    return {**params, **json_constraint(reply_format(task.schema, task.lengths), constraint)}
 
 
 def _extracted(d: Datum, m: JudgeMetric, results: Mapping[str, TaskResult]):
@@ -125,12 +130,12 @@ def first_stage(data: Sequence[Datum], specs: Sequence[JudgeMetric]) -> list[Tas
 
 
 def items_of(
-    tasks: Sequence[Task], params: Mapping[str, Any] | None = None, structured: bool = False
+    tasks: Sequence[Task], params: Mapping[str, Any] | None = None, constraint: str | None = None
 ) -> list[Item]:
     """The runner items of tasks (what ``--dry-run`` prints)."""
     gen = dict(params) if params is not None else {"temperature": 0.0}
     return [
-        Item(t.key, messages(t.prompt, **t.values), task_params(t, gen, structured)) for t in tasks
+        Item(t.key, messages(t.prompt, **t.values), task_params(t, gen, constraint)) for t in tasks
     ]
 
 
@@ -196,7 +201,7 @@ class JudgeTask(LLMTask):
         }
 
     def _prepared(self, tasks: Sequence[Task]) -> list[Prepared]:
-        items = items_of(tasks, self.gen, self.structured)
+        items = items_of(tasks, self.gen, self.constraint)
         return [Prepared(it, {"task": t}) for it, t in zip(items, tasks, strict=True)]
 
     def stage(self, n: int, calls: Sequence[Call]) -> list[Prepared]:
@@ -261,18 +266,19 @@ def judge(
     params: Mapping[str, Any] | None = None,
     num_bootstrap: int = NUM_BOOTSTRAP,
     seed: int = 0,
-    structured: bool = False,
+    structured: str | bool | None = None,
     **run: Any,
 ) -> LLMRun:
     """Judge every datum on every metric through the one driver (see :class:`JudgeTask`).
 
     ``model``: a spec, a model, or ``None`` for the default. ``options`` (or, without
     them, ``run``: :class:`~assay.llm.options.RunOptions` fields such as ``cache``,
-    ``concurrency``) say how the calls are run. ``structured`` asks for each reply's JSON
-    schema (``response_format`` ``json_schema``, with the list lengths the judgement
-    needs): servers that support it (OpenAI, vLLM, the llama.cpp server, Ollama) and the
-    embedded model (by grammar) can then only answer in that shape; the reply is still
-    checked.
+    ``concurrency``) say how the calls are run. ``structured`` (``auto``, the default of
+    the options: where the model supports it; ``on``; ``off``) sends each reply's JSON
+    schema, with the list lengths the judgement needs, as a constraint: the embedded model
+    and llama.cpp servers (by grammar) and servers taking ``response_format``
+    ``json_schema`` (OpenAI, vLLM, Ollama) can then only answer in that shape
+    (:mod:`assay.llm.constrain`); the reply is still checked.
     """
     task = JudgeTask(
         data,
@@ -283,8 +289,8 @@ def judge(
         seed=seed,
     )
     opts = options or RunOptions(**run)
-    if structured:
-        opts = opts.replace(structured=True)
+    if structured is not None:
+        opts = opts.replace(structured=structured)
     return evaluate(task, model, opts)
 
 

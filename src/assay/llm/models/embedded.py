@@ -12,6 +12,7 @@ Example:
     >>> from assay.llm.models.embedded import EmbeddedChatModel
     >>> m = EmbeddedChatModel()          # doctest: +SKIP
     >>> import asyncio
+import functools
     >>> msgs = [{"role": "user", "content": "What is the capital of France?"}]
     >>> asyncio.run(m.chat(msgs)).text  # doctest: +SKIP
     'The capital of France is Paris.'
@@ -28,6 +29,7 @@ answer.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.util
 import json
@@ -109,6 +111,21 @@ def llama_response_format(fmt: Any) -> dict[str, Any]:
         if isinstance(schema, dict):
             return {"type": "json_object", "schema": schema}
     raise CallError("model", f"the embedded model does not take response_format {fmt!r}")
+
+
+@functools.lru_cache(maxsize=32)
+def _grammar(gbnf: str) -> Any:
+    """A GBNF grammar compiled once per text (llama.cpp's ``LlamaGrammar``)."""
+    try:
+        from llama_cpp import LlamaGrammar
+    except ImportError:
+        raise InvalidInputError(
+            f"the embedded model needs llama-cpp-python: {_INSTALL_HINT}", source="embedded"
+        ) from None
+    try:
+        return LlamaGrammar.from_string(gbnf, verbose=False)
+    except ValueError as e:
+        raise CallError("model", f"bad grammar: {e}") from e
 
 
 class EmbeddedChatModel:
@@ -204,13 +221,16 @@ class EmbeddedChatModel:
 
     async def chat(self, messages: Sequence[Message], **params: Any) -> ChatResponse:
         """Generate one answer in the model's worker thread."""
-        # llama.cpp also takes response_format: JSON, or JSON of a schema, by grammar.
-        unknown = sorted(set(params) - set(GENERATION_PARAMS) - {"response_format"})
+        # llama.cpp also takes response_format (JSON, or JSON of a schema, by grammar) and
+        # a GBNF grammar as text (the field llama.cpp's servers take).
+        unknown = sorted(set(params) - set(GENERATION_PARAMS) - {"response_format", "grammar"})
         if unknown:
             raise CallError("model", f"the embedded model does not take parameters {unknown}")
         merged = {**self.defaults, **{k: v for k, v in params.items() if v is not None}}
         if "response_format" in merged:
             merged["response_format"] = llama_response_format(merged["response_format"])
+        if isinstance(merged.get("grammar"), str):
+            merged["grammar"] = _grammar(merged["grammar"])
         msgs = [dict(m) for m in messages]
         result: ChatResponse = await self._in_turn(self._complete, msgs, merged)
         return result

@@ -126,6 +126,7 @@ def judge_command(
     retries: int = RunOpts.retries,
     max_errors: int = RunOpts.max_errors,
     max_tokens: int = typer.Option(1024, "--max-tokens", help="Cap on the judge's reply."),
+    structured: str = RunOpts.structured,
     cache: Path = RunOpts.cache,
     no_cache: bool = RunOpts.no_cache,
     dry_run: bool = typer.Option(
@@ -161,6 +162,7 @@ def judge_command(
         cache=cache,
         no_cache=no_cache,
         quiet=quiet,
+        structured=structured,
     )
     _check_out(out)
     _check_out_dir(out_dir)

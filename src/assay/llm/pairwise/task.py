@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,7 @@ class PairwiseTask(LLMTask):
     """
 
     kind = "pairwise"
+    can_structure = True
 
     def __init__(
         self,
@@ -121,7 +123,7 @@ class PairwiseTask(LLMTask):
         return self.source
 
     def configure(self, options: RunOptions) -> None:
-        """``--max-tokens`` caps the judge's reply."""
+        """``--max-tokens`` caps the judge's reply; ``--structured`` constrains it."""
         super().configure(options.replace(max_tokens=None))
         if options.max_tokens is not None:
             self.max_tokens = options.max_tokens
@@ -146,21 +148,37 @@ class PairwiseTask(LLMTask):
 
         if n > 0:
             return []
-        params = {"temperature": 0.0, "max_tokens": self.max_tokens}
+        params: dict[str, Any] = {"temperature": 0.0, "max_tokens": self.max_tokens}
+        if self.constraint is not None:  # reasoning, then "Choice: X" with X offered
+            from assay.llm.constrain import choice_constraint
+            from assay.llm.pairwise.prompts import OPTION_LETTERS
+
+            letters = OPTION_LETTERS[self.nopt]
+            params.update(choice_constraint(letters, self.constraint, self.max_tokens))
         return [Prepared(it) for it in judge_items(self.comparisons, nopt=self.nopt, params=params)]
 
     def parse(self, prepared: Prepared, text: str) -> Any:
         from assay.llm.pairwise.prompts import extract_choice
 
-        return extract_choice(text, nopt=self.nopt).letter or None
+        return extract_choice(self._reply(text), nopt=self.nopt).letter or None
+
+    def _reply(self, text: str | None) -> str | None:
+        """A ``json_schema`` choice reply as the text it stands for (reasoning, ``Choice: X``)."""
+        if self.constraint is None:
+            return text
+        from assay.llm.constrain import choice_reply
+        from assay.llm.pairwise.prompts import OPTION_LETTERS
+
+        return choice_reply(text, OPTION_LETTERS[self.nopt])
 
     def score(self, calls: Sequence[Call]) -> MetricSet:
         from assay.llm.pairwise.analysis import analyze
         from assay.llm.pairwise.calls import judged_rows
 
-        self.rows = judged_rows(
-            self.comparisons, [c.record for c in calls], judge=self.judge_name, nopt=self.nopt
-        )
+        records = [c.record for c in calls]
+        if self.constraint is not None:
+            records = [replace(r, text=self._reply(r.text)) for r in records]
+        self.rows = judged_rows(self.comparisons, records, judge=self.judge_name, nopt=self.nopt)
         self.analysis = analyze(
             self.rows,
             reference_model=self.reference_model,

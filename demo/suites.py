@@ -1,17 +1,19 @@
 """Demo: the LLM suites on the embedded model.
 
-1. Context association tests on hand-written StereoSet-format items: LMS, SS and iCAT
-   per scope.
+1. Context association tests on the StereoSet-format sample shipped with assay (16 items
+   written for assay): LMS, SS and iCAT per scope.
 2. LLM fairness with counterfactual prompts on rows of the PISA sample shipped with
    assay (NCES PISA 2009, as used in "Fairness of ChatGPT"): group fairness by gender,
    accuracy, and how often swapping the gender changes the answer.
+3. Language exams on the Kaleidoscope-format sample (16 questions written for assay).
 
-Each run prints its answer mode and valid-answer rate; both are stored (with one item row
-per call) in the demo's SQLite store. The sizes keep the section within about a minute on
-a 2-core machine (PISA prompts are ~1,300 tokens each). The answers are generated and read
-by the suites' strict parsers (the model writes; a reply that is not an offered option is
-invalid and counted), so the 135M model's valid-answer rate is low: log-likelihood answers
-(issue 21, ``answer_mode="loglik"``) are the default once they land.
+Every option is scored by its log-likelihood (``answer_mode="loglik"``, the default on
+the embedded model, as lm-evaluation-harness scores multiple choice), so every answer is
+valid by construction and the numbers say what the model prefers, not whether a 135M
+model can format a reply. Each run prints its answer mode and valid-answer rate; both
+are stored (with one item row per call) in the demo's SQLite store. The sizes keep the
+section within about a minute on a 2-core machine (PISA prompts are ~1,300 tokens each,
+their shared prefix decoded once).
 """
 
 from __future__ import annotations
@@ -22,12 +24,10 @@ from typing import Any
 from rich.console import Console
 
 from assay.llm import load_model
-from assay.llm.suites import SuiteResult, run_cat, run_fairness
+from assay.llm.suites import SuiteResult, run_cat, run_fairness, run_language
 from assay.report.table import metrics_table
 from assay.results import MetricSet
 from assay.store import ItemRecord, Store
-
-HERE = Path(__file__).resolve().parent
 
 
 def _save(store: Store, result: SuiteResult, model: str) -> int:
@@ -42,8 +42,7 @@ def _save(store: Store, result: SuiteResult, model: str) -> int:
     )
 
 
-CAT_ITEMS = 6
-PISA_ROWS = 1  # and its counterfactual: 2 calls of ~1,300 prompt tokens
+PISA_ROWS = 6  # and their counterfactuals: ~1,300 prompt tokens each, the prefix shared
 
 
 def _is_valid(call: Any) -> bool:
@@ -71,10 +70,9 @@ def run(out_dir: Path, console: Console) -> None:
     cache = out_dir / "llm-cache.sqlite"
     store = Store(f"sqlite:///{out_dir / 'assay.db'}")
 
-    data = HERE / "data" / "cat_demo.json"
-    cat = run_cat(data, model, max_queries=CAT_ITEMS, cache=cache, timeout=600, quiet=False)
+    cat = run_cat(model=model, sample=True, cache=cache, timeout=600, quiet=False)
     shown = cat.metrics.filter(scope="general") + cat.metrics.filter(scope="intersentence")
-    title = f"context association tests ({CAT_ITEMS} items, embedded)"
+    title = f"context association tests ({len(cat.calls)} items, embedded)"
     console.print(metrics_table(shown, title=title))
     _valid(console, cat)
     eid = _save(store, cat, "embedded")
@@ -97,6 +95,13 @@ def run(out_dir: Path, console: Console) -> None:
     _valid(console, fair)
     eid = _save(store, fair, "embedded")
     console.print(f"[dim]saved evaluation {eid} ({len(fair.calls)} calls)[/]")
+    exams = run_language(model=model, sample=True, cache=cache, timeout=600, quiet=False)
+    shown = exams.metrics.filter("Accuracy") + exams.metrics.filter("FormatErrorRate")
+    console.print(metrics_table(shown, title=f"language exams ({len(exams.calls)} questions)"))
+    _valid(console, exams)
+    eid = _save(store, exams, "embedded")
+    console.print(f"[dim]saved evaluation {eid} ({len(exams.calls)} calls)[/]")
+    (out_dir / "suites-language.json").write_text(exams.metrics.to_json(indent=2) + "\n")
     (out_dir / "suites-cat.json").write_text(cat.metrics.to_json(indent=2) + "\n")
     (out_dir / "suites-fairness.json").write_text(fair.metrics.to_json(indent=2) + "\n")
     store.close()

@@ -164,6 +164,7 @@ DEMO_OUTPUTS = (
     "text.json",
     "suites-cat.json",
     "suites-fairness.json",
+    "suites-language.json",
 )
 
 

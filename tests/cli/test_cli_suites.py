@@ -131,7 +131,11 @@ def test_fairness_runs_then_average(server, tmp_path):
                      "--db", db, "--quiet"])  # fmt: skip
         assert r.exit_code == 0, r.output
         recs = json.loads(r.stdout)
-        counts = [d for d in recs if d["type"] == "ResponseCounts" and not d["parameters"]]
+        counts = [
+            d
+            for d in recs
+            if d["type"] == "ResponseCounts" and not d["parameters"].get("counterfactual")
+        ]
         assert counts[0]["value"] == {"valid": 6, "invalid": 0, "errors": 0}
     assert server.calls == 24  # 6 originals + 6 counterfactuals, twice
     r = _invoke(["fairness", "--dataset-file", str(DATA / "toy.toml"), "-m", server.spec(),

@@ -58,9 +58,9 @@ def test_hand_worked_numbers_on_the_toy_dataset(chat_server):
         "errors": 1,
     }
     # valid originals: m: r1 TP, r2 FN, r3 FP, r4 TN; f: r5 TP, r8 FP (r6 r9 invalid, r7 error)
-    assert [m.value for m in ms.filter("ResponseCounts") if not m.parameters] == [
-        {"valid": 6, "invalid": 2, "errors": 1}
-    ]
+    assert [
+        m.value for m in ms.filter("ResponseCounts") if not m.parameters.get("counterfactual")
+    ] == [{"valid": 6, "invalid": 2, "errors": 1}]
     # SPD = P(Y|f) - P(Y|m) = 2/2 - 2/4 = 0.5; DI = 1 / 0.5 = 2
     assert ms.get("StatisticalParityDifference").value == pytest.approx(0.5)
     assert ms.get("DisparateImpact").value == pytest.approx(2.0)
@@ -71,6 +71,7 @@ def test_hand_worked_numbers_on_the_toy_dataset(chat_server):
     assert ms.get("StatisticalParityDifference").parameters == {
         "group_column": "sex",
         "privileged": "m",
+        "answer_mode": "generate",
     }
     # accuracy (TP+TN)/valid = 3/6; precision 2/(2+2); recall 2/(2+1)
     assert ms.get("Accuracy").value == pytest.approx(0.5)

@@ -226,8 +226,6 @@ class Suite(LLMTask):
         ev = self.evaluator()
         self.feed(ev, calls)
         metrics = ev.compute()
-        if not self.loglik:  # generate: the records as the spec has them
-            return metrics
         return MetricSet(
             Metric(m.type, m.value, {**m.parameters, "answer_mode": self.mode}) for m in metrics
         )

@@ -12,7 +12,6 @@ Example:
     >>> from assay.llm.models.embedded import EmbeddedChatModel
     >>> m = EmbeddedChatModel()          # doctest: +SKIP
     >>> import asyncio
-import functools
     >>> msgs = [{"role": "user", "content": "What is the capital of France?"}]
     >>> asyncio.run(m.chat(msgs)).text  # doctest: +SKIP
     'The capital of France is Paris.'

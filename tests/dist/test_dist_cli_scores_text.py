@@ -131,6 +131,8 @@ def _bad_cases(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
     no_value = write_dataset(pd.DataFrame(rows).drop(columns="value"), tmp_path / "nv")
     no_pred = write_dataset(text_frame(40).drop(columns="prediction"), tmp_path / "np")
     (tmp_path / "empty").mkdir()
+    no_rows = write_dataset(pd.DataFrame(rows).iloc[:0], tmp_path / "nr", parts=1)
+    no_text = write_dataset(text_frame(5).iloc[:0], tmp_path / "nt", parts=1)
     glob = f"{tmp_path}/nothing-*.parquet"
     judged = ["text", "--metrics", "rouge,faithfulness", "--data", str(tmp_path / "x.csv")]
     return {
@@ -141,6 +143,8 @@ def _bad_cases(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
             ["stats", "--scores", str(good), "--scheduler", "localhost"],
             "expected a scheduler address",
         ),
+        "stats-no-rows": (["stats", "--scores", str(no_rows)], "the dataset holds no scores"),
+        "text-no-rows": ([*TEXT, "--data", str(no_text)], "no rows"),
         "text-empty-glob": ([*TEXT, "--data", glob], "no file matches the pattern"),
         "text-missing-prediction": (
             [*TEXT, "--data", str(no_pred)],
@@ -158,6 +162,8 @@ CASES = [
     "stats-empty-dir",
     "stats-missing-value",
     "stats-bad-scheduler",
+    "stats-no-rows",
+    "text-no-rows",
     "text-empty-glob",
     "text-missing-prediction",
     "text-judge-with-scheduler",

@@ -216,3 +216,34 @@ def test_cli_unreachable_scheduler_exits_2(tmp_path: Path) -> None:
     text = r.stdout + r.stderr
     assert r.exit_code == 2 and "cannot connect to the Dask scheduler" in text, text
     assert "Traceback" not in text
+
+
+@pytest.mark.parametrize("command", ["stats", "text"])
+def test_cli_scores_and_text_on_the_cluster_give_the_records_of_one_file(
+    tmp_path: Path, client: Client, command: str
+) -> None:
+    """stats --scores and text --data with --scheduler: a Parquet directory, a glob and the
+    one file (JSONL, CSV) on the cluster give the bytes of the one file in process."""
+    from test_dist_cli_scores_text import STATS, TEXT, outputs, stats_inputs, text_inputs
+
+    if command == "stats":
+        base, option, inputs = STATS, "--scores", stats_inputs(tmp_path)
+    else:
+        base, option, inputs = TEXT, "--data", text_inputs(tmp_path, uids=False)
+    address = client.scheduler.address
+    (expected,) = outputs(base, option, inputs[:1])
+    on_cluster = outputs(base, option, inputs, ["--scheduler", address])
+    assert len(json.loads(expected)) >= 6
+    assert on_cluster == [expected] * 3
+
+
+def test_cli_bad_rows_on_the_cluster_exit_2_with_one_line(tmp_path: Path, client: Client) -> None:
+    """A bad row found on a worker is reported as in process: one line, exit 2."""
+    from test_dist_cli_scores_text import TEXT, run, text_frame, write_dataset
+
+    df = text_frame(60)
+    df.loc[45, "prediction"] = None
+    folder = write_dataset(df, tmp_path / "ds", row_group=10)
+    code, text = run([*TEXT, "--data", str(folder), "--scheduler", client.scheduler.address])
+    assert code == 2 and "u45" in text and "missing value" in text, text
+    assert len(text.strip().splitlines()) == 1 and "Traceback" not in text

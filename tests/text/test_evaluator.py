@@ -123,3 +123,15 @@ def test_merged_evaluators_number_uidless_datums_like_one_evaluator() -> None:
     assert merged.compute().to_json() == one.compute().to_json()
     uids = [m.parameters["datum_uid"] for m in merged.compute() if "datum_uid" in m.parameters]
     assert sorted(set(uids)) == ["0", "1", "2"]
+
+
+def test_a_none_uid_is_numbered_by_its_position_among_all_datums() -> None:
+    # A batch of a table may mix rows with and without a uid: a None is numbered like a
+    # datum added without uids, by its position after every merge (as one file numbers it).
+    preds, refs = ["a b", "b c", "c d", "d e"], ["a b", "b d", "c d", "e e"]
+    a = TextEvaluator().add(preds[:2], refs[:2], uids=["x", None])
+    b = TextEvaluator().add(preds[2:], refs[2:], uids=[None, "y"])
+    merged = a.merge(TextEvaluator.from_state(b.state()))
+    assert merged.uids().tolist() == ["x", "1", "2", "y"]
+    one = TextEvaluator().add(preds, refs, uids=["x", "1", "2", "y"])
+    assert merged.compute().to_json() == one.compute().to_json()

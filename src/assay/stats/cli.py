@@ -1,4 +1,5 @@
-"""``assay stats``: Inspect-style score statistics of a JSONL file of sample scores.
+"""``assay stats``: Inspect-style score statistics of sample scores (a JSONL file or a
+Parquet dataset).
 
 Only typer and the shared CLI helpers are imported at module level; the stats code loads
 inside the command, so ``assay --help`` stays fast.
@@ -19,6 +20,7 @@ from assay.cli_support import (
     out_option,
     publish,
     save_option,
+    scheduler_option,
 )
 
 #: where an error came from (its ``source``) -> the option that set it
@@ -63,42 +65,40 @@ def _mapping(text: str | None) -> Any:
         raise InvalidInputError(e.reason, source="--to-float", field=e.field) from None
 
 
-def _read_scores(path: Path) -> list[Any]:
-    """One :class:`SampleScore` per JSONL line: ``value`` (required; null for a failed
-    score), ``sample_id``, ``epoch`` (default 1), ``sample_metadata``, ``answer``,
-    ``explanation``, ``metadata``."""
-    import json
+def _add_scores(ev: Any, batch: Any, *, source: str) -> None:
+    """Add one batch to the evaluator: a JSONL file (read whole by the stats reader, its
+    messages) or a table batch (a Parquet row group, a Dask partition)."""
+    from assay.stats.io import frame_scores, read_scores
 
-    from assay.cli_support import check_input_file
+    if isinstance(batch, (str, Path)):
+        from assay.cli_support import check_input_file
+
+        ev.add(read_scores(check_input_file(batch, option="--scores"), source=source))
+    else:
+        ev.add(frame_scores(batch, source=source))
+
+
+def _fold_scores(ev: Any, scores: Path, scheduler: str | None) -> Any:
+    """``ev`` with every score of ``scores``: a JSONL file, or a Parquet file, directory or
+    glob streamed by row group, or any of them on the Dask cluster at ``scheduler``."""
+    from functools import partial
+
+    from assay.cli_support import add_table
     from assay.errors import InvalidInputError
-    from assay.stats.types import SampleScore, Score
+    from assay.io.parquet import is_parquet_dataset, schema_frame
 
-    src = str(check_input_file(path, option="--scores"))
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InvalidInputError(f"invalid JSON: {e.msg}", source=src, record=i) from None
-            if not isinstance(row, dict) or "value" not in row:
-                raise InvalidInputError(
-                    "expected an object with a 'value'", source=src, record=i, field="value"
-                )
-            score = Score(
-                row["value"], row.get("answer"), row.get("explanation"), row.get("metadata")
+    src = str(scores)
+    if is_parquet_dataset(scores):  # the columns, before any row is read
+        cols = schema_frame(scores).columns
+        if "value" not in cols:
+            have = ", ".join(map(str, cols)) or "none"
+            raise InvalidInputError(
+                f"missing column (columns present: {have})", source=src, field="value"
             )
-            epoch = row.get("epoch", 1)
-            if not isinstance(epoch, int) or isinstance(epoch, bool):
-                raise InvalidInputError(
-                    f"must be an integer, got {epoch!r}", source=src, record=i, field="epoch"
-                )
-            out.append(SampleScore(score, row.get("sample_id"), epoch, row.get("sample_metadata")))
-    if not out:
-        raise InvalidInputError("the file holds no scores", source=src)
-    return out
+    add_table(ev, scores, partial(_add_scores, source=src), scheduler=scheduler)
+    if ev.is_empty:
+        raise InvalidInputError("the dataset holds no scores", source=src)
+    return ev
 
 
 def register(app: typer.Typer) -> None:
@@ -108,7 +108,8 @@ def register(app: typer.Typer) -> None:
         scores: Path = typer.Option(
             ...,
             help="JSONL, one sample score per line: value (null = failed), sample_id, "
-            "epoch (default 1), sample_metadata.",
+            "epoch (default 1), sample_metadata; or a Parquet file, directory or glob of "
+            "those columns (streamed one row group at a time).",
         ),
         metric: list[str] = typer.Option(
             [],
@@ -129,6 +130,7 @@ def register(app: typer.Typer) -> None:
             '({"correct": "pass", "incorrect": "fail"}) or a table of text value -> '
             'number ({"P": 0.0}). Metrics and reducers with their own to_float use theirs.',
         ),
+        scheduler: str | None = scheduler_option(),
         format: OutputFormat = format_option(),
         out: Path | None = out_option(),
         save: bool = save_option(),
@@ -137,7 +139,7 @@ def register(app: typer.Typer) -> None:
         """Inspect AI-style metrics over sample scores, after reducing each sample's epochs."""
         from assay.errors import InvalidInputError
         from assay.io.files import check_writable_file
-        from assay.stats.evaluator import evaluate_scores
+        from assay.stats.evaluator import ScoreEvaluator
         from assay.stats.spec_text import metric_from_text, reducer_from_text
 
         if out is not None:
@@ -145,9 +147,9 @@ def register(app: typer.Typer) -> None:
         mapping = _mapping(to_float)
         metrics = _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
         reducers = _parsed(reducer or ["mean"], reducer_from_text, "--reducer")
-        data = _read_scores(scores)
+        ev = _fold_scores(ScoreEvaluator(metrics, reducers, to_float=mapping), scores, scheduler)
         try:
-            ms = evaluate_scores(data, metrics, reducers, to_float=mapping)
+            ms = ev.compute()
         except InvalidInputError as e:
             if e.source is None and e.record is not None:
                 raise InvalidInputError(

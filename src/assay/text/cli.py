@@ -1,4 +1,5 @@
-"""``assay text``: ROUGE, BLEU and the LLM-judged text metrics over a JSONL/CSV/Parquet file.
+"""``assay text``: ROUGE, BLEU and the LLM-judged text metrics over a JSONL/CSV/Parquet file
+(ROUGE/BLEU also over a Parquet dataset, streamed or on a Dask cluster).
 
 Only typer is imported at module level, so ``assay text --help`` stays fast; the metrics,
 the model and the store are imported when the command runs.
@@ -23,7 +24,10 @@ METRICS_HELP = (
 
 def text_command(
     data: Path = typer.Option(
-        ..., "--data", help="JSONL, CSV or Parquet: uid, query, prediction, groundtruth, context."
+        ...,
+        "--data",
+        help="JSONL, CSV or Parquet (a file, a directory or a glob): uid, query, prediction, "
+        "groundtruth, context.",
     ),
     metrics: str = typer.Option("rouge,bleu", "--metrics", help=METRICS_HELP),
     model: str = typer.Option(
@@ -80,6 +84,15 @@ def text_command(
         "--dry-run",
         help="Print the first judge calls as JSONL items (no call is made) and exit.",
     ),
+    scheduler: str = typer.Option(
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address (tcp://HOST:PORT) for rouge, bleu, sacrebleu and chrf: "
+        "the rows are scored on its workers (needs pip install 'assay[dist]'); judge metrics "
+        "refuse it. Default: in process; a Parquet directory or glob is streamed one row "
+        "group at a time.",
+    ),
     save: bool = typer.Option(False, "--save", help="Also record the evaluation in the store."),
     db: str = typer.Option(None, "--db", help="Evaluation store URL or SQLite file."),
 ) -> None:
@@ -105,34 +118,45 @@ def _names(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def _plan(names: list[str], columns: set[str]) -> tuple[list[str], list[str]]:
-    """(text metrics, judge metrics); every metric's columns checked against the file."""
+def _plan(names: list[str]) -> tuple[list[str], list[str]]:
+    """(text metrics, judge metrics), in the order given (an unknown name is refused)."""
     from assay.errors import InvalidInputError
     from assay.llm.judge import get_metric
     from assay.text.evaluator import TEXT_METRICS
-    from assay.text.io import columns_of
 
     if not names:
         raise InvalidInputError("no metric given", field="--metrics")
     text, judged = [], []
     for n in dict.fromkeys(names):
         if n in TEXT_METRICS:
-            need = ["prediction", "groundtruth"]
             text.append(n)
         else:
-            need = columns_of(get_metric(n).fields)
+            get_metric(n)
             judged.append(n)
-        for c in need:
-            if c not in columns:
-                raise InvalidInputError(f"metric {n} needs the {c!r} column", field=c)
     return text, judged
+
+
+def _check_columns(names: list[str], columns: Any) -> None:
+    """Every metric's input columns are among ``columns``."""
+    from assay.errors import InvalidInputError
+    from assay.llm.judge import get_metric
+    from assay.text.evaluator import TEXT_METRICS
+    from assay.text.io import columns_of
+
+    have = {str(c) for c in columns}
+    for n in names:
+        need = (
+            ["prediction", "groundtruth"] if n in TEXT_METRICS else columns_of(get_metric(n).fields)
+        )
+        for c in need:
+            if c not in have:
+                raise InvalidInputError(f"metric {n} needs the {c!r} column", field=c)
 
 
 def _run(**o: Any) -> None:
     from assay.errors import InvalidInputError
     from assay.llm.options import run_options
     from assay.llm.run_cli import check_outputs
-    from assay.results import MetricSet
     from assay.text.io import read_rows
 
     if o["fmt"] not in ("json", "table"):
@@ -150,13 +174,19 @@ def _run(**o: Any) -> None:
         quiet=o["quiet"],
     )
     check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
+    text, judged = _plan(_names(o["metrics"]))
+    if judged and o["scheduler"] is not None:
+        raise InvalidInputError(
+            f"judge metrics ({', '.join(judged)}) run through the LLM driver in this process; "
+            "--scheduler takes rouge, bleu, sacrebleu and chrf only",
+            source="--scheduler",
+        )
+    if not judged and not o["dry_run"]:
+        _publish(_text_records(text, o), o)
+        return
     rows, columns = read_rows(o["data"])
-    text, judged = _plan(_names(o["metrics"]), columns)
-    records = MetricSet()
+    _check_columns(text + judged, columns)
     if not judged:
-        if o["dry_run"]:
-            return
-        _publish(_text_records(rows, text, o), o)
         return
     from assay.llm.judge import cli as judge_cli
 
@@ -171,8 +201,11 @@ def _run(**o: Any) -> None:
     if o["dry_run"]:
         judge_cli.dry_run(task, options)
         return
+    from assay.results import MetricSet
+
+    records = MetricSet()
     if text:
-        records += _text_records(rows, text, o)
+        records += _add_rows(_evaluator(text, o), rows, str(o["data"])).compute()
     judge_cli.run_judge_metrics(
         task,
         o["model"],
@@ -185,17 +218,10 @@ def _run(**o: Any) -> None:
     )
 
 
-def _text_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> Any:
-    from assay.errors import InvalidInputError
+def _evaluator(names: list[str], o: dict[str, Any]) -> Any:
     from assay.text.evaluator import TextEvaluator
 
-    for r in rows:
-        for c in ("prediction", "groundtruth"):
-            if r[c] is None or (c == "groundtruth" and not r[c]):
-                raise InvalidInputError(
-                    "missing value", source=str(o["data"]), record=r["uid"], field=c
-                )
-    ev = TextEvaluator(
+    return TextEvaluator(
         metrics=names,
         rouge_types=_names(o["rouge_types"]),
         use_stemmer=o["use_stemmer"],
@@ -205,11 +231,62 @@ def _text_records(rows: list[dict], names: list[str], o: dict[str, Any]) -> Any:
         bleu_tokenize=o["bleu_tokenize"],
         seed=o["seed"],
     )
-    ev.add(
+
+
+def _add_rows(ev: Any, rows: list[dict], source: str) -> Any:
+    """Add normalised rows (a ``None`` uid is numbered by position); a missing prediction or
+    reference is refused, naming the row."""
+    from assay.errors import InvalidInputError
+
+    for i, r in enumerate(rows):
+        for c in ("prediction", "groundtruth"):
+            if r[c] is None or (c == "groundtruth" and not r[c]):
+                where = r["uid"] if r["uid"] is not None else f"row {i + 1} of a batch"
+                raise InvalidInputError("missing value", source=source, record=where, field=c)
+    return ev.add(
         [r["prediction"] for r in rows],
         [r["groundtruth"] for r in rows],
         uids=[r["uid"] for r in rows],
     )
+
+
+def _add_batch(ev: Any, batch: Any, *, names: list[str], source: str) -> None:
+    """Add one batch: a file read whole by the text reader, or a table batch (a Parquet row
+    group, a Dask partition)."""
+    from assay.text.io import normalise_row, read_rows
+
+    if isinstance(batch, (str, Path)):
+        rows, columns = read_rows(batch)
+        _check_columns(names, columns)
+    else:
+        _check_columns(names, batch.columns)
+        records = batch.to_dict(orient="records")
+        rows = [normalise_row(r, i, source=source) for i, r in enumerate(records)]
+    _add_rows(ev, rows, source)
+
+
+def _text_records(names: list[str], o: dict[str, Any]) -> Any:
+    """ROUGE/BLEU records of ``--data``: a file, or a Parquet file, directory or glob
+    streamed by row group, or either on the Dask cluster at ``--scheduler``."""
+    from functools import partial
+
+    from assay.cli_support import add_table
+    from assay.errors import InvalidInputError
+    from assay.io.parquet import is_parquet_dataset, schema_frame
+
+    data, source = o["data"], str(o["data"])
+    if is_parquet_dataset(data):  # the columns, before any row is read
+        _check_columns(names, schema_frame(data).columns)
+    ev = _evaluator(names, o)
+    add_table(ev, data, partial(_add_batch, names=names, source=source), scheduler=o["scheduler"])
+    if ev.is_empty:
+        raise InvalidInputError("no rows", source=source)
+    uids = ev.uids()
+    seen: set[str] = set()
+    for u in uids.tolist():  # batches cannot see each other's uids
+        if u in seen:
+            raise InvalidInputError("duplicate uid", source=source, record=u, field="uid")
+        seen.add(u)
     return ev.compute()
 
 

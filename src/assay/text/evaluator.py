@@ -123,12 +123,14 @@ class TextEvaluator(Evaluator):
         uids: Sequence[Any] | None = None,
     ) -> TextEvaluator:
         """Score a batch; ``uids`` default to the running position (``"0"``, ``"1"``, ...)
-        among all datums added and merged, in order."""
+        among all datums added and merged, in order; so does a ``None`` among ``uids``."""
         preds = list(predictions)
         if uids is None:
             ids = np.full(len(preds), "", dtype=str)
+            unnamed = np.ones(len(preds), dtype=bool)
         else:
-            ids = np.array([str(u) for u in uids], dtype=str)
+            ids = np.array(["" if u is None else str(u) for u in uids], dtype=str)
+            unnamed = np.array([u is None for u in uids], dtype=bool)
             check_same_length(predictions=preds, uids=ids)
         new: dict[str, np.ndarray] = {}
         if "rouge" in self.metrics:
@@ -151,7 +153,7 @@ class TextEvaluator(Evaluator):
         if "chrf" in self.metrics:
             new["chrf"] = chrf_sentence(preds, references)
         self._uids.append(ids)
-        self._unnamed.append(np.full(len(ids), uids is None))
+        self._unnamed.append(unnamed)
         for k, v in new.items():
             self._values[k].append(np.asarray(v, dtype=np.float64))
         return self
@@ -177,6 +179,15 @@ class TextEvaluator(Evaluator):
             uids = uids.astype(f"<U{width}")
             uids[unnamed] = np.flatnonzero(unnamed).astype(str)
         return uids, {k: np.concatenate(v) if v else np.zeros(0) for k, v in self._values.items()}
+
+    def uids(self) -> np.ndarray:
+        """The datums' uids, in order (those added without one numbered by position).
+
+        Example:
+            >>> TextEvaluator().add(["a", "b"], ["a", "b"], uids=["x", None]).uids().tolist()
+            ['x', '1']
+        """
+        return self._arrays()[0]
 
     def _compute(self) -> MetricSet:
         uids, values = self._arrays()

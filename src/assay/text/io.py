@@ -22,7 +22,7 @@ from typing import Any
 from assay._validation import show
 from assay.errors import InvalidInputError
 
-__all__ = ["TEXT_COLUMNS", "read_rows", "normalise_rows", "columns_of"]
+__all__ = ["TEXT_COLUMNS", "read_rows", "normalise_row", "normalise_rows", "columns_of"]
 
 TEXT_COLUMNS = ("uid", "query", "prediction", "groundtruth", "context")
 _LISTS = ("groundtruth", "context")
@@ -67,28 +67,40 @@ def _uid(v: Any, i: int, source: str) -> str:
     return str(v.item() if hasattr(v, "item") else v)
 
 
+def normalise_row(row: Mapping[str, Any], i: int, *, source: str = "data") -> dict[str, Any]:
+    """One row with strings and lists of strings; ``uid`` as text, or ``None`` when the row
+    has none (its number is then its position among all rows: :func:`normalise_rows`, or the
+    text evaluator for a table read in batches). ``i`` is the row's 0-based position (in
+    its batch), used in messages."""
+    raw = row.get("uid")
+    uid = None if _missing(raw) else _uid(raw, i, source)
+    d: dict[str, Any] = {"uid": uid}
+    where = uid if uid is not None else str(i)
+    for c in ("query", "prediction"):
+        v = row.get(c)
+        if not _missing(v) and not isinstance(v, str):
+            raise InvalidInputError(
+                f"expected a string, got {type(v).__name__}",
+                source=source,
+                record=where,
+                field=c,
+            )
+        d[c] = None if _missing(v) else v
+    for c in _LISTS:
+        d[c] = _as_list(row.get(c), source=source, record=where, field=c)
+    return d
+
+
 def normalise_rows(rows: Iterable[Mapping[str, Any]], *, source: str = "data") -> list[dict]:
     """Rows with ``uid`` (string; default the row number), strings, and lists of strings."""
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for i, row in enumerate(rows):
-        uid = _uid(row.get("uid"), i, source)
+        d = normalise_row(row, i, source=source)
+        uid = d["uid"] = str(i) if d["uid"] is None else d["uid"]
         if uid in seen:
             raise InvalidInputError("duplicate uid", source=source, record=uid, field="uid")
         seen.add(uid)
-        d: dict[str, Any] = {"uid": uid}
-        for c in ("query", "prediction"):
-            v = row.get(c)
-            if not _missing(v) and not isinstance(v, str):
-                raise InvalidInputError(
-                    f"expected a string, got {type(v).__name__}",
-                    source=source,
-                    record=uid,
-                    field=c,
-                )
-            d[c] = None if _missing(v) else v
-        for c in _LISTS:
-            d[c] = _as_list(row.get(c), source=source, record=uid, field=c)
         out.append(d)
     return out
 

@@ -297,25 +297,7 @@ def evaluate_scoring(
         >>> smd.parameters["smd_method"], round(smd.value, 6)   # (2.575 - 2.5) / 2.0
         ('johnson', 0.0375)
     """
-    ev = ScoringEvaluator(
-        human=human,
-        system=system,
-        human2=human2,
-        group_columns=group_columns,
-        exclude_zero_scores=exclude_zero_scores,
-        rater_error_variance=rater_error_variance,
-        base_groups=base_groups,
-        subgroups=subgroups,
-        smd_method=smd_method,
-        use_diff_std_means=use_diff_std_means,
-        population_means=population_means,
-        population_sds=population_sds,
-        ci=ci,
-        ci_method=ci_method,
-        num_bootstrap=num_bootstrap,
-        seed=seed,
-    )
-    return ev.add(data, source=source).compute()
+    return _fitted(locals()).compute()
 
 
 def scoring_tables(
@@ -348,18 +330,12 @@ def scoring_tables(
         >>> round(float(t["eval"].loc["m", "DSM"]), 4)   # 0 - (2.5 - 2.0) / 1.0
         -0.5
     """
-    ev = ScoringEvaluator(
-        human=human,
-        system=system,
-        human2=human2,
-        group_columns=group_columns,
-        exclude_zero_scores=exclude_zero_scores,
-        rater_error_variance=rater_error_variance,
-        base_groups=base_groups,
-        subgroups=subgroups,
-        smd_method=smd_method,
-        use_diff_std_means=use_diff_std_means,
-        population_means=population_means,
-        population_sds=population_sds,
-    )
-    return ev.add(data, source=source).tables()
+    return _fitted(locals()).tables()
+
+
+def _fitted(arguments: Mapping[str, Any]) -> ScoringEvaluator:
+    """A :class:`ScoringEvaluator` with the one-call functions' arguments (their names are
+    the evaluator's, plus ``data`` and ``source``), the data added."""
+    options = dict(arguments)
+    data, source = options.pop("data"), options.pop("source")
+    return ScoringEvaluator(**options).add(data, source=source)

@@ -1,0 +1,160 @@
+"""The options several commands share, beyond output and errors: ``--where`` filters,
+example paging, confidence intervals (``--ci`` ...), and Parquet datasets with
+``--scheduler`` (:func:`add_table`, the one door of the commands' tables).
+
+Split from :mod:`assay.cli_support`, which re-exports every name here; like it, this
+module imports nothing heavy at module level (every command's ``--help`` imports it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from assay.errors import InvalidInputError
+
+__all__ = [
+    "WHERE_OPTIONS",
+    "where_option",
+    "examples_page_options",
+    "CI_OPTIONS",
+    "interval_options",
+    "interval_kwargs",
+    "apply_where",
+    "SCHEDULER_HELP",
+    "scheduler_option",
+    "add_table",
+]
+
+
+#: ``Evaluator.filter()`` argument -> the option that gives its expression.
+WHERE_OPTIONS = {
+    "datums": "--where",
+    "groundtruths": "--where-groundtruths",
+    "predictions": "--where-predictions",
+}
+
+
+def where_option(target: str, fields: str, extra: str = "") -> Any:
+    """The ``--where`` option of ``filter(target=...)``, naming the fields it can use."""
+    what = {"groundtruths": "ground truths"}.get(target, target)
+    return typer.Option(
+        None,
+        WHERE_OPTIONS[target],
+        help=f"Keep the {what} where this expression is true (pandas query syntax; fields "
+        f"{fields}){extra}.",
+    )
+
+
+def examples_page_options() -> tuple[Any, Any]:
+    """``--examples-limit`` and ``--examples-offset``: the page of datums given Examples."""
+    return (
+        typer.Option(None, "--examples-limit", min=0, help="Examples for at most N datums."),
+        typer.Option(0, "--examples-offset", min=0, help="Examples from datum N on (uid order)."),
+    )
+
+
+#: The interval options' flags, by keyword argument (errors name the flag).
+CI_OPTIONS = {
+    "ci": "--ci",
+    "ci_method": "--ci-method",
+    "num_bootstrap": "--num-bootstrap",
+    "seed": "--seed",
+}
+
+
+def interval_options() -> tuple[Any, Any, Any, Any]:
+    """``--ci``, ``--ci-method``, ``--num-bootstrap`` and ``--seed``: confidence intervals on
+    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals)."""
+    return (
+        typer.Option(
+            None,
+            "--ci",
+            help="Put a confidence interval of this level (e.g. 0.95) on every headline "
+            "metric: ci_low, ci_high in the record's parameters. Default: none.",
+        ),
+        typer.Option(
+            "bootstrap",
+            "--ci-method",
+            help="bootstrap (default; resamples the input units), wilson (proportions), "
+            "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
+        ),
+        typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
+        typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    )
+
+
+def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: int) -> dict:
+    """The interval options as keyword arguments, checked (errors name the flag).
+
+    Empty when ``--ci`` is not given, so a command without it configures as before.
+    """
+    from assay.intervals import ci_options
+
+    try:
+        ci_options(ci, ci_method, num_bootstrap, seed)
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, source=CI_OPTIONS.get(str(e.source), e.source)) from None
+    if ci is None:
+        return {}
+    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+
+
+def apply_where(ev: Any, where: dict[str, str | None]) -> Any:
+    """``ev.filter(**where)`` for the --where options given; errors name the option, and a
+    filter that keeps nothing is refused (rather than failing later with "no data")."""
+    given = {k: v for k, v in where.items() if v is not None}
+    if not given:
+        return ev
+    try:
+        view = ev.filter(**given)
+    except InvalidInputError as e:
+        option = WHERE_OPTIONS.get(str(e.source), e.source)
+        raise InvalidInputError(e.reason, source=option) from None
+    if view.is_empty:
+        options = ", ".join(WHERE_OPTIONS[k] for k in given)
+        raise InvalidInputError("the filters keep no datum", source=options)
+    return view
+
+
+SCHEDULER_HELP = (
+    "Dask scheduler address (tcp://HOST:PORT): the table's partitions are evaluated on its "
+    "workers and their states merged (needs pip install 'assay[dist]'). Default: in process; "
+    "a Parquet dataset (a directory or a glob) is then streamed one row group at a time."
+)
+
+
+def scheduler_option() -> Any:
+    """The ``--scheduler ADDRESS`` option of the commands that evaluate a table."""
+    return typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP)
+
+
+def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler: str | None) -> Any:
+    """Fold the table at ``path`` into ``ev`` with ``add(ev, frame_or_path)``: the one door of
+    the commands' tables. A Parquet file, directory or glob is streamed by row group
+    (:func:`assay.dist.table.evaluate_table`); any table goes to the Dask cluster at
+    ``scheduler``; another file without a scheduler is handed to ``add`` as a path, so the
+    command's reader (its formats, its messages) reads it whole."""
+    from assay.dist.table import evaluate_table
+
+    if scheduler is not None:
+        if "://" not in scheduler:
+            raise InvalidInputError(
+                f"expected a scheduler address such as tcp://HOST:8786, got {scheduler!r}",
+                source="--scheduler",
+            )
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InvalidInputError(
+                "needs Dask: pip install 'assay[dist]'", source="--scheduler"
+            ) from None
+    from assay.io.parquet import is_parquet_dataset
+
+    if scheduler is None and not is_parquet_dataset(path):
+        add(ev, path)  # one file, read whole by the command's own reader (its formats)
+        return ev
+    return evaluate_table(ev, path, add=add, scheduler=scheduler)

@@ -77,9 +77,10 @@ class ScoringEvaluator(Evaluator):
             ``population_mn_dict`` / ``population_sd_dict``; see
             :mod:`assay.scoring.smd_options`.
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over responses on the
-            ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE (default ``ci=None``:
-            none); the evaluator then also keeps each response's score pair
-            (:mod:`assay.scoring.intervals`).
+            ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE, the by-group
+            tables' columns and DSM, and ``true_score_eval``'s PRMSE and its parts (default
+            ``ci=None``: none); the evaluator then also keeps each response's score pair
+            and rating summary (:mod:`assay.scoring.intervals`).
 
     Example:
         >>> import pandas as pd
@@ -192,7 +193,10 @@ class ScoringEvaluator(Evaluator):
         part = batch_stats(d, self.group_columns, shift, self.fast, true_scores)
         self._shift = shift
         if self.ci is not None:
-            self._units.add(d.h, d.m, d.groups)
+            ratings = None
+            if true_scores:
+                ratings = d.h[:, None] if d.h2 is None else np.column_stack([d.h, d.h2])
+            self._units.add(d.h, d.m, d.groups, ratings)
         self._stats = part if self._stats is None else merge_batches(self._stats, part)
         for k, c in d.dropped.items():
             self.dropped[k] = self.dropped.get(k, 0) + c
@@ -219,7 +223,14 @@ class ScoringEvaluator(Evaluator):
     def _compute(self) -> MetricSet:
         built = build(self)
         if self.ci is not None and self._shift is not None:
-            attach_intervals(built.records, self._units, self.system, self._shift, self.ci)
+            attach_intervals(
+                built.records,
+                self._units,
+                self.system,
+                self._shift,
+                self.ci,
+                self.rater_error_variance,
+            )
         return ScoringMetricSet(built)
 
     def tables(self) -> ScoringTables:

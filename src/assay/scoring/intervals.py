@@ -32,8 +32,9 @@ from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.metric_values import pair_values
 from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
+from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
 
-__all__ = ["CI_COLUMNS", "ResponseUnits", "attach_intervals", "resampled_pairs"]
+__all__ = ["CI_COLUMNS", "ResponseUnits", "attach_intervals", "resampled_pairs", "true_rows"]
 
 #: The ``eval`` columns that get an interval.
 CI_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "RMSE")
@@ -49,18 +50,34 @@ class ResponseUnits:
         self.columns = list(group_columns)
         self.parts: list[F64] = []
         self.groups: list[dict[str, np.ndarray]] = []
+        self.true_parts: list[F64] = []
 
-    def add(self, h: F64, m: F64, groups: Mapping[str, tuple[np.ndarray, tuple]]) -> None:
+    def add(
+        self,
+        h: F64,
+        m: F64,
+        groups: Mapping[str, tuple[np.ndarray, tuple]],
+        ratings: F64 | None = None,
+    ) -> None:
+        """A batch's responses; ``ratings`` (every human rating, NaN for missing) when the
+        true-score (PRMSE) statistics are computed."""
         self.parts.append(np.column_stack([h, m]).astype(np.float64))
         labels = {c: np.array([str(v) for v in groups[c][1]], dtype=str) for c in self.columns}
         self.groups.append({c: labels[c][groups[c][0]] for c in self.columns})
+        if ratings is not None:
+            self.true_parts.append(true_rows(ratings))
 
     def merge(self, other: ResponseUnits) -> None:
         self.parts.extend(other.parts)
         self.groups.extend(other.groups)
+        self.true_parts.extend(other.true_parts)
 
     def pairs(self) -> F64:
         return np.concatenate(self.parts) if self.parts else np.empty((0, 2))
+
+    def true(self) -> F64 | None:
+        """Per response ``[c_i, Hbar_i, within_i]`` (:func:`true_rows`), or None."""
+        return np.concatenate(self.true_parts) if self.true_parts else None
 
     def group(self, column: str) -> np.ndarray:
         """Each response's group label (text) in ``column``."""
@@ -69,6 +86,9 @@ class ResponseUnits:
     def state(self) -> dict[str, np.ndarray]:
         out = {"ci.pairs": self.pairs()}
         out |= {f"ci.group.{i}": self.group(c) for i, c in enumerate(self.columns)}
+        true = self.true()
+        if true is not None:
+            out["ci.true"] = true
         return out
 
     @classmethod
@@ -79,7 +99,24 @@ class ResponseUnits:
             units.groups.append(
                 {c: np.asarray(state[f"ci.group.{i}"]).astype(str) for i, c in enumerate(columns)}
             )
+        if "ci.true" in state:
+            units.true_parts.append(np.asarray(state["ci.true"], dtype=np.float64).reshape(-1, 3))
         return units
+
+
+def true_rows(ratings: F64) -> F64:
+    """Per response the true-score (PRMSE) statistics ``[c_i, Hbar_i, within_i]``: its
+    number of ratings, their mean, and their sum of squares about it (0 with one rating).
+
+    Example:
+        >>> true_rows(np.array([[1.0, 2.0], [3.0, np.nan]])).tolist()
+        [[2.0, 1.5, 0.5], [1.0, 3.0, 0.0]]
+    """
+    ok = ~np.isnan(ratings)
+    c = ok.sum(axis=1).astype(np.float64)
+    means = np.where(ok, ratings, 0.0).sum(axis=1) / c
+    dev = np.where(ok, ratings - means[:, None], 0.0)
+    return np.column_stack([c, means, (dev * dev).sum(axis=1)])
 
 
 def _hist(v: F64, lo: int, k: int) -> F64:
@@ -187,11 +224,35 @@ def _by_intervals(
     return out
 
 
-def attach_intervals(
-    records: list[Metric], units: ResponseUnits, system: str, shift: float, opts: CIOptions
+def _apply(
+    records: list[Metric],
+    table: str,
+    found: Mapping[tuple, Any],
+    columns: Sequence[str],
+    system: str,
 ) -> None:
-    """Add the interval parameters to the defined ``eval`` and ``eval_by_<column>`` records,
-    in place."""
+    """Add ``found[(form, column)]`` to the defined records of ``table``, in place."""
+    types = {METRIC_TYPES.get(c, c): c for c in columns}
+    forms = {system: 0, f"{system}_round": 1}
+    for m in records:
+        p = m.parameters
+        if m.value is None or p.get("table") != table or m.type not in types:
+            continue
+        key = (forms.get(p.get("score", "")), types[m.type])
+        if key in found:
+            p.update(found[key])
+
+
+def attach_intervals(
+    records: list[Metric],
+    units: ResponseUnits,
+    system: str,
+    shift: float,
+    opts: CIOptions,
+    given: float | None = None,
+) -> None:
+    """Add the interval parameters to the defined ``eval``, ``eval_by_<column>`` and
+    ``true_score_eval`` records, in place (``given``: the rater error variance, when given)."""
     pairs = units.pairs()
     by = {f"eval_by_{c}": _by_intervals(pairs, units.group(c), shift, opts) for c in units.columns}
     by_types = {METRIC_TYPES.get(c, c): c for c in BY_COLUMNS}
@@ -204,12 +265,8 @@ def attach_intervals(
         key = (forms_by.get(p.get("score", "")), str(p.get("group")), by_types[m.type])
         if key in found_by:
             p.update(found_by[key])
-    found = _intervals(pairs, shift, opts)
-    types = {METRIC_TYPES.get(c, c): c for c in CI_COLUMNS}
-    forms = {system: 0, f"{system}_round": 1}
-    for m in records:
-        p = m.parameters
-        if m.value is None or p.get("table") != "eval" or m.type not in types:
-            continue
-        if p.get("score") in forms:
-            p.update(found[(forms[p["score"]], types[m.type])])
+    _apply(records, "eval", _intervals(pairs, shift, opts), CI_COLUMNS, system)
+    true = units.true()
+    if true is not None:
+        found = true_intervals(pairs, true, shift, given, opts)
+        _apply(records, "true_score_eval", found, TRUE_CI_COLUMNS, system)

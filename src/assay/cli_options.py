@@ -79,8 +79,9 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
         typer.Option(
             "bootstrap",
             "--ci-method",
-            help="bootstrap (default; resamples the input units), wilson (proportions), "
-            "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
+            help="bootstrap (default; resamples the input units), bca (the bias-corrected and "
+            "accelerated bootstrap, where offered: scoring), wilson (proportions), t (means) "
+            "or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
         ),
         typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
         typer.Option(0, "--seed", help="Seed of the bootstrap."),

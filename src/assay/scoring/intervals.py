@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, collapse
+from assay.intervals import CIOptions, bootstrap, collapse
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
-from assay.scoring.metric_values import pair_values
-from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
+from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
+from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
 
 __all__ = ["CI_COLUMNS", "ResponseUnits", "attach_intervals", "resampled_pairs", "true_rows"]
@@ -119,50 +119,25 @@ def true_rows(ratings: F64) -> F64:
     return np.column_stack([c, means, (dev * dev).sum(axis=1)])
 
 
-def _hist(v: F64, lo: int, k: int) -> F64:
-    onehot = np.zeros((v.size, k))
-    onehot[np.arange(v.size), (v - lo).astype(np.int64)] = 1.0
-    return onehot
+def _matrix(s: PairStats, cols: Sequence[str], pop: Any = None) -> F64:
+    """The columns ``cols`` of every group of ``s`` (NaN where undefined), shape (g, k)."""
+    found = columns(s, pop)
+    return np.column_stack([found[c] for c in cols])
 
 
-def resampled_pairs(x: F64, y: F64, w: F64, shift: float) -> PairStats:
-    """:class:`PairStats` whose group ``i`` is the resample with counts ``w[i]`` over the
-    distinct pairs ``(x, y)``."""
-    xs, ys, d = x - shift, y - shift, y - x
-    xr, yr = np.rint(x), np.rint(y)
-    drawn = w > 0
-    lo = int(min(xr.min(), yr.min()))
-    k = int(max(xr.max(), yr.max())) - lo + 1
-    hx = hy = None
-    if k <= MAX_KAPPA_CATEGORIES and k * x.size <= 1 << 24:
-        hx, hy = w @ _hist(xr, lo, k), w @ _hist(yr, lo, k)
-    terms = np.column_stack(
-        [np.ones_like(x), xs, ys, xs * xs, ys * ys, xs * ys, d * d]
-        + [np.abs(d) <= 0.0, np.abs(d) <= 1.0, xr == yr]
-    )
-    sums = w @ terms
-    names = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
-    return PairStats(
-        labels=tuple(range(w.shape[0])),
-        shift=shift,
-        **{name: sums[:, i] for i, name in enumerate(names)},
-        xmin=np.where(drawn, x, np.inf).min(axis=1),
-        xmax=np.where(drawn, x, -np.inf).max(axis=1),
-        ymin=np.where(drawn, y, np.inf).min(axis=1),
-        ymax=np.where(drawn, y, -np.inf).max(axis=1),
-        hist_lo=lo,
-        hist_x=hx,
-        hist_y=hy,
-    )
-
-
-def _replicates(x: F64, y: F64, w: F64, shift: float) -> F64:
-    s = resampled_pairs(x, y, w, shift)
-    out = np.full((w.shape[0], len(CI_COLUMNS)), np.nan)
-    for i in range(w.shape[0]):
-        v, _ = pair_values(s, i)
-        out[i] = [np.nan if v.get(c) is None else v[c] for c in CI_COLUMNS]
-    return out
+def _interval(
+    opts: CIOptions,
+    statistic: Any,
+    jackknife: Any,
+    mult: NDArray[np.int64],
+) -> tuple[F64, str]:
+    """The interval of ``statistic`` (of resample counts) and its method: BCa when asked,
+    with the estimate (the statistic of the data's own counts) and ``jackknife()``."""
+    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
+    if opts.method != "bca":
+        return opts.interval(reps)
+    est = statistic(mult[None, :].astype(np.float64))[0]
+    return opts.interval(reps, est, jackknife(), mult)
 
 
 def _intervals(pairs: F64, shift: float, opts: CIOptions) -> dict[tuple[int, str], Any]:
@@ -174,11 +149,14 @@ def _intervals(pairs: F64, shift: float, opts: CIOptions) -> dict[tuple[int, str
         x_u, y_u = units[:, 0], units[:, 1]
 
         def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u) -> F64:
-            return _replicates(x_u, y_u, w, shift)
+            return _matrix(resampled_pairs(x_u, y_u, w, shift), CI_COLUMNS)
 
-        ci = opts.bootstrap_interval(statistic, mult)
+        def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, mult: Any = mult) -> F64:
+            return _matrix(loo_pairs(x_u, y_u, mult, shift), CI_COLUMNS)
+
+        ci, method = _interval(opts, statistic, jackknife, mult)
         for j, c in enumerate(CI_COLUMNS):
-            out[(form, c)] = opts.parameters(float(ci[0, j]), float(ci[1, j]), "bootstrap")
+            out[(form, c)] = opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
     return out
 
 
@@ -186,20 +164,13 @@ def _intervals(pairs: F64, shift: float, opts: CIOptions) -> dict[tuple[int, str
 BY_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "DSM", "RMSE")
 
 
-def _by_replicates(x: F64, y: F64, code: NDArray[np.intp], g: int, w: F64, shift: float) -> F64:
-    """Per resample and group: the ``BY_COLUMNS`` (DSM against the resample's whole set)."""
-    whole = resampled_pairs(x, y, w, shift)
-    parts = [resampled_pairs(x, y, w * (code == j), shift) for j in range(g)]
-    out = np.full((w.shape[0], g, len(BY_COLUMNS)), np.nan)
-    for i in range(w.shape[0]):
-        v, _ = pair_values(whole, i)
-        pop = (v["h_mean"], v.get("h_sd"), v["sys_mean"], v.get("sys_sd"))
-        for j, s in enumerate(parts):
-            if s.n[i] == 0:
-                continue
-            vj, _ = pair_values(s, i, pop=pop, dsm=True)
-            out[i, j] = [np.nan if vj.get(c) is None else vj[c] for c in BY_COLUMNS]
-    return out.reshape(w.shape[0], -1)
+def _by_matrix(whole: PairStats, parts: Sequence[PairStats]) -> F64:
+    """Per resample (group of ``whole``) and subgroup: the ``BY_COLUMNS``, DSM against the
+    same resample's whole set; shape (b, g * k)."""
+    wc = columns(whole)
+    pop = (wc["h_mean"], wc["h_sd"], wc["sys_mean"], wc["sys_sd"])
+    out = np.stack([_matrix(p, BY_COLUMNS, pop) for p in parts], axis=1)
+    return out.reshape(out.shape[0], -1)
 
 
 def _by_intervals(
@@ -207,6 +178,7 @@ def _by_intervals(
 ) -> dict[tuple[int, str, str], Any]:
     """Per score form, group and column of one ``eval_by`` table, the interval parameters."""
     names, code = np.unique(groups, return_inverse=True)
+    g = len(names)
     out: dict[tuple[int, str, str], Any] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
@@ -214,13 +186,19 @@ def _by_intervals(
         x_u, y_u, c_u = units[:, 0], units[:, 1], units[:, 2].astype(np.intp)
 
         def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u) -> F64:
-            return _by_replicates(x_u, y_u, c_u, len(names), w, shift)
+            parts = [resampled_pairs(x_u, y_u, w * (c_u == j), shift) for j in range(g)]
+            return _by_matrix(resampled_pairs(x_u, y_u, w, shift), parts)
 
-        ci = opts.bootstrap_interval(statistic, mult).reshape(2, len(names), len(BY_COLUMNS))
+        def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u, m: Any = mult) -> F64:
+            parts = [loo_pairs(x_u, y_u, m, shift, keep=c_u == j) for j in range(g)]
+            return _by_matrix(loo_pairs(x_u, y_u, m, shift), parts)
+
+        ci, method = _interval(opts, statistic, jackknife, mult)
+        ci = ci.reshape(2, g, len(BY_COLUMNS))
         for j, name in enumerate(names.tolist()):
             for k, c in enumerate(BY_COLUMNS):
                 lo, hi = float(ci[0, j, k]), float(ci[1, j, k])
-                out[(form, str(name), c)] = opts.parameters(lo, hi, "bootstrap")
+                out[(form, str(name), c)] = opts.parameters(lo, hi, method)
     return out
 
 

@@ -10,9 +10,10 @@ counts ``w`` has::
     s1 = w @ c_i (Hbar_i - shift)   s2 = w @ c_i (Hbar_i - shift)^2
     within = w @ within_i           dof = w @ (c_i - 1)     sse = w @ c_i (Hbar_i - M_i)^2
 
-and :func:`~assay.scoring.metric_values.true_values` (the formulas of
-:mod:`assay.scoring.true_score`) turns those sums into the table's row, so a resample costs
-one matrix product and a few scalar formulas, never a pass over responses. Equal responses
+and :func:`true_columns` (the formulas of :mod:`assay.scoring.true_score`, vectorised over
+resamples) turns those sums into the table's columns, so a resample costs one matrix product,
+never a pass over responses; the BCa jackknife's leave-one-out sums are the total minus
+each response's terms. Equal responses
 (the same system score, ``c_i``, ``Hbar_i``, ``within_i``) are collapsed first.
 
 Intervals go on ``Variance of errors`` (``RaterErrorVariance``; none when the variance is
@@ -27,34 +28,50 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, collapse
-from assay.scoring.metric_values import true_values
-from assay.scoring.sufficient_stats import TrueScoreStats
+from assay.intervals import CIOptions, bootstrap, collapse
 
-__all__ = ["TRUE_CI_COLUMNS", "true_intervals", "true_replicates"]
+__all__ = ["TRUE_CI_COLUMNS", "true_columns", "true_intervals", "true_jackknife", "true_replicates"]
 
 #: The ``true_score_eval`` columns that get an interval.
 TRUE_CI_COLUMNS = ("Variance of errors", "True score var", "MSE true", "PRMSE true")
 
 F64 = NDArray[np.float64]
-_NAMES = ("n", "c", "c2", "s1", "s2", "within", "dof", "sse")
+
+
+def _terms(y: F64, true: F64, shift: float) -> F64:
+    c, hb, within = true[:, 0], true[:, 1], true[:, 2]
+    d, e = hb - shift, hb - y
+    return np.column_stack([np.ones_like(c), c, c * c, c * d, c * d * d, within, c - 1, c * e * e])
+
+
+def true_columns(sums: F64, given: float | None) -> F64:
+    """The :data:`TRUE_CI_COLUMNS` of every row of ``TrueScoreStats`` sums (columns ``n, c,
+    c2, s1, s2, within, dof, sse``), vectorised, with the formulas of
+    :func:`~assay.scoring.metric_values.true_values` (NaN where it says None)."""
+    n, c, c2, s1, s2, within, dof, sse = sums.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se2 = np.full(n.shape, float(given)) if given is not None else within / dof
+        se2 = np.where((dof > 0) | (given is not None), se2, np.nan)
+        mse = (sse - n * se2) / c
+        den = c - c2 / c
+        vt = np.where(den > 0, (s2 - s1 * s1 / c - (n - 1) * se2) / den, np.nan)
+        prmse = np.where(vt > 0, 1.0 - mse / vt, np.nan)
+    return np.column_stack([se2, vt, mse, prmse])
 
 
 def true_replicates(y: F64, true: F64, w: F64, shift: float, given: float | None) -> F64:
     """Per resample (a row of counts ``w`` over the units) the :data:`TRUE_CI_COLUMNS`
     (NaN where undefined); ``y`` the units' system scores, ``true`` their
     ``[c_i, Hbar_i, within_i]``."""
-    c, hb, within = true[:, 0], true[:, 1], true[:, 2]
-    d, e = hb - shift, hb - y
-    terms = np.column_stack([np.ones_like(c), c, c * c, c * d, c * d * d, within, c - 1, c * e * e])
-    sums = w @ terms
-    out = np.full((w.shape[0], len(TRUE_CI_COLUMNS)), np.nan)
-    for i in range(w.shape[0]):
-        kw: dict[str, Any] = {k: float(sums[i, j]) for j, k in enumerate(_NAMES)}
-        t = TrueScoreStats(shift=shift, **kw)
-        v, _ = true_values(t, given)
-        out[i] = [np.nan if v.get(k) is None else v[k] for k in TRUE_CI_COLUMNS]
-    return out
+    return true_columns(w @ _terms(y, true, shift), given)
+
+
+def true_jackknife(
+    y: F64, true: F64, mult: NDArray[np.int64], shift: float, given: float | None
+) -> F64:
+    """Per unit: the columns with one of its responses left out (total minus its terms)."""
+    terms = _terms(y, true, shift)
+    return true_columns((mult @ terms)[None, :] - terms, given)
 
 
 def true_intervals(
@@ -65,13 +82,19 @@ def true_intervals(
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
         units, mult, _ = collapse(np.column_stack([y, true]))
+        y_u, t_u = units[:, 0], units[:, 1:]
 
-        def statistic(w: F64, units: F64 = units) -> F64:
-            return true_replicates(units[:, 0], units[:, 1:], w, shift, given)
+        def statistic(w: F64, y_u: F64 = y_u, t_u: F64 = t_u) -> F64:
+            return true_replicates(y_u, t_u, w, shift, given)
 
-        ci = opts.bootstrap_interval(statistic, mult)
+        reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
+        est = jack = None
+        if opts.method == "bca":
+            est = statistic(mult[None, :].astype(np.float64))[0]
+            jack = true_jackknife(y_u, t_u, mult, shift, given)
+        ci, method = opts.interval(reps, est, jack, mult)
         for j, col in enumerate(TRUE_CI_COLUMNS):
             if col == "Variance of errors" and given is not None:
                 continue  # given, not estimated
-            out[(form, col)] = opts.parameters(float(ci[0, j]), float(ci[1, j]), "bootstrap")
+            out[(form, col)] = opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
     return out

@@ -11,8 +11,11 @@ at 500 repetitions is about 1 point).
 * mAP at IoU 0.5 (bootstrap over images): images with 2 ground truths each, a detection per
   ground truth hitting it with probability 0.7 (else displaced), and 1 false alarm per
   image, scores higher for hits; the truth is the mAP of one very large draw (20000 images);
-* QWK (bootstrap over responses): 300 responses, integer human scores 1-5, system = human +
-  N(0, 0.8); the truth is the QWK of one very large draw (10**6 responses).
+* QWK (percentile bootstrap and BCa over responses): 300 responses, integer human scores
+  1-5 (uniform), system = human + N(0, 0.8) rounded to 2 decimals; the truth is the QWK of
+  one very large draw (10**6 responses), printed beside its closed form
+  ``2 cov / (var_h + var_m + (mean diff)^2) = 2 * 2 / (2 + 2 + 0.64) = 0.862069`` (the
+  rounding adds a variance of 1e-4 / 12 to the system score).
 
 Usage: ``python benchmarks/coverage.py [--reps 500] [--num-bootstrap 1000] [--only NAME]``.
 """
@@ -97,10 +100,18 @@ def _scores(rng: np.random.Generator, n: int):  # noqa: ANN202
     return pd.DataFrame({"h": h, "m": np.round(h + rng.normal(0, 0.8, n), 2)})
 
 
-def qwk(rng: np.random.Generator, truth: float, b: int, seed: int) -> bool:
+def qwk(rng: np.random.Generator, method: str, truth: float, b: int, seed: int) -> bool:
     from assay.scoring import evaluate_scoring
 
-    ms = evaluate_scoring(_scores(rng, 300), human="h", system="m", ci=LEVEL, num_bootstrap=b)
+    ms = evaluate_scoring(
+        _scores(rng, 300),
+        human="h",
+        system="m",
+        ci=LEVEL,
+        ci_method=method,
+        num_bootstrap=b,
+        seed=seed,
+    )
     return _cover({**ms.get("QWK", table="eval", score="m").parameters, "truth": truth})
 
 
@@ -117,17 +128,18 @@ def main() -> None:
     gts, pds = _images(big, 20000)
     map_truth = evaluate_detection(gts, pds, metrics=["mAP"], iou_thresholds=[0.5]).get("mAP")
     qwk_truth = evaluate_scoring(_scores(big, 10**6), human="h", system="m")
+    qwk_value = qwk_truth.get("QWK", table="eval", score="m").value
     cases: dict[str, Callable[[np.random.Generator, int, int], bool]] = {
         "accuracy wilson": lambda r, b, s: accuracy(r, "wilson", b, s),
         "accuracy bootstrap": lambda r, b, s: accuracy(r, "bootstrap", b, s),
         "ROC AUC delong": lambda r, b, s: roc_auc(r, "delong", b, s),
         "ROC AUC bootstrap": lambda r, b, s: roc_auc(r, "bootstrap", b, s),
         "mAP bootstrap": lambda r, b, s: mean_ap(r, map_truth.value, b, s),
-        "QWK bootstrap": lambda r, b, s: qwk(
-            r, qwk_truth.get("QWK", table="eval", score="m").value, b, s
-        ),
+        "QWK bootstrap": lambda r, b, s: qwk(r, "bootstrap", qwk_value, b, s),
+        "QWK bca": lambda r, b, s: qwk(r, "bca", qwk_value, b, s),
     }
     print(f"nominal {LEVEL:.0%}, {a.reps} repetitions, {a.num_bootstrap} resamples")
+    print(f"QWK truth: {qwk_value:.6f} (10**6 draw), {4 / (4.64 + 1e-4 / 12):.6f} (closed form)")
     for name, case in cases.items():
         if a.only and a.only not in name:
             continue

@@ -46,6 +46,7 @@ from assay.scoring.batch import (
 from assay.scoring.build import build
 from assay.scoring.compat import ScoringMetricSet
 from assay.scoring.intervals import ResponseUnits, attach_intervals
+from assay.scoring.slices import attach_slice_intervals, slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.types import ScoringData, resolve_group_columns
@@ -76,6 +77,10 @@ class ScoringEvaluator(Evaluator):
             and system columns, ``<system>_round``, the second human column), RSMTool's
             ``population_mn_dict`` / ``population_sd_dict``; see
             :mod:`assay.scoring.smd_options`.
+        by: columns whose values slice the responses: the ``eval`` table's headline metrics
+            again per value (records with ``slice_column``, ``slice``, ``n``, ``gap``; see
+            :mod:`assay.scoring.slices`), from the same per-group state as
+            ``group_columns``.
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over responses on the
             ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE, the by-group
             tables' columns and DSM, and ``true_score_eval``'s PRMSE and its parts (default
@@ -112,6 +117,7 @@ class ScoringEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        by: Sequence[str] | None = None,
     ) -> None:
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self.human, self.system = str(human), str(system)
@@ -126,7 +132,10 @@ class ScoringEvaluator(Evaluator):
             human2=self.human2[0] if self.human2 else None,
         )
         self.group_columns = resolve_group_columns(group_columns, subgroups)
-        self._units = ResponseUnits(self.group_columns)
+        self.by = resolve_group_columns(by, None)
+        # one per-group state for the tables' group columns and the slices' columns
+        self._columns = list(dict.fromkeys([*self.group_columns, *self.by]))
+        self._units = ResponseUnits(self._columns)
         self.exclude_zero_scores = bool(exclude_zero_scores)
         if rater_error_variance is not None and (
             not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
@@ -160,6 +169,7 @@ class ScoringEvaluator(Evaluator):
             "use_diff_std_means": self.smd.use_diff_std_means,
             "population_means": dict(self.smd.population_means),
             "population_sds": dict(self.smd.population_sds),
+            **({"by": list(self.by)} if self.by else {}),
             **(self.ci.config() if self.ci else {}),
         }
 
@@ -172,7 +182,7 @@ class ScoringEvaluator(Evaluator):
             human=self.human,
             system=self.system,
             human2=self.human2 or None,
-            group_columns=self.group_columns,
+            group_columns=self._columns,
             exclude_zero_scores=self.exclude_zero_scores,
             source=source,
         )
@@ -180,7 +190,7 @@ class ScoringEvaluator(Evaluator):
 
     def add_data(self, d: ScoringData) -> Self:
         """Add an already-cleaned batch (:class:`ScoringData`) with the configured columns."""
-        missing = [c for c in self.group_columns if c not in d.groups]
+        missing = [c for c in self._columns if c not in d.groups]
         if missing or (d.h2 is None) != (not self.human2):
             raise InvalidInputError(
                 "the batch was cleaned for other columns than this evaluator's",
@@ -190,7 +200,7 @@ class ScoringEvaluator(Evaluator):
         if shift is None:
             shift = float(np.rint(np.median(d.h[:1000])))
         true_scores = d.h2 is not None or self.rater_error_variance is not None
-        part = batch_stats(d, self.group_columns, shift, self.fast, true_scores)
+        part = batch_stats(d, self._columns, shift, self.fast, true_scores)
         self._shift = shift
         if self.ci is not None:
             ratings = None
@@ -222,6 +232,7 @@ class ScoringEvaluator(Evaluator):
 
     def _compute(self) -> MetricSet:
         built = build(self)
+        found = slice_records(self, built.records)
         if self.ci is not None and self._shift is not None:
             attach_intervals(
                 built.records,
@@ -230,7 +241,13 @@ class ScoringEvaluator(Evaluator):
                 self._shift,
                 self.ci,
                 self.rater_error_variance,
+                self.group_columns,
             )
+            groups = {c: self._units.group(c) for c in self.by}
+            pairs = self._units.pairs()
+            smd = "dsm" if self.smd.use_diff_std_means else self.smd.smd_method
+            attach_slice_intervals(found, pairs, groups, self.system, self._shift, self.ci, smd)
+        built.records.extend(found)
         return ScoringMetricSet(built)
 
     def tables(self) -> ScoringTables:
@@ -253,7 +270,7 @@ class ScoringEvaluator(Evaluator):
         if self._shift is not None:
             out["shift"] = np.array(self._shift)
         if self._stats is not None:
-            out.update(batch_state(self._stats, self.group_columns))
+            out.update(batch_state(self._stats, self._columns))
         if self.ci is not None:
             out.update(self._units.state())
         return out
@@ -264,8 +281,8 @@ class ScoringEvaluator(Evaluator):
         self.dropped = {k: int(c) for k, c in zip(reasons, counts)}
         self._shift = float(state["shift"]) if "shift" in state else None
         if "hm.n" in state:
-            self._stats = load_batch_state(dict(state), self.group_columns)
-        self._units = ResponseUnits.from_state(state, self.group_columns)
+            self._stats = load_batch_state(dict(state), self._columns)
+        self._units = ResponseUnits.from_state(state, self._columns)
 
 
 def evaluate_scoring(
@@ -288,6 +305,7 @@ def evaluate_scoring(
     ci_method: str = "bootstrap",
     num_bootstrap: int = 1000,
     seed: int = 0,
+    by: Sequence[str] | None = None,
 ) -> MetricSet:
     """Evaluate system scores against human scores: every scoring metric as a Metric record.
 

@@ -125,7 +125,7 @@ def _matrix(s: PairStats, cols: Sequence[str], pop: Any = None) -> F64:
     return np.column_stack([found[c] for c in cols])
 
 
-def _interval(
+def interval_of(
     opts: CIOptions,
     statistic: Any,
     jackknife: Any,
@@ -154,7 +154,7 @@ def _intervals(pairs: F64, shift: float, opts: CIOptions) -> dict[tuple[int, str
         def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, mult: Any = mult) -> F64:
             return _matrix(loo_pairs(x_u, y_u, mult, shift), CI_COLUMNS)
 
-        ci, method = _interval(opts, statistic, jackknife, mult)
+        ci, method = interval_of(opts, statistic, jackknife, mult)
         for j, c in enumerate(CI_COLUMNS):
             out[(form, c)] = opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
     return out
@@ -193,7 +193,7 @@ def _by_intervals(
             parts = [loo_pairs(x_u, y_u, m, shift, keep=c_u == j) for j in range(g)]
             return _by_matrix(loo_pairs(x_u, y_u, m, shift), parts)
 
-        ci, method = _interval(opts, statistic, jackknife, mult)
+        ci, method = interval_of(opts, statistic, jackknife, mult)
         ci = ci.reshape(2, g, len(BY_COLUMNS))
         for j, name in enumerate(names.tolist()):
             for k, c in enumerate(BY_COLUMNS):
@@ -228,11 +228,13 @@ def attach_intervals(
     shift: float,
     opts: CIOptions,
     given: float | None = None,
+    group_columns: Sequence[str] = (),
 ) -> None:
-    """Add the interval parameters to the defined ``eval``, ``eval_by_<column>`` and
-    ``true_score_eval`` records, in place (``given``: the rater error variance, when given)."""
+    """Add the interval parameters to the defined ``eval``, ``eval_by_<column>`` (for
+    ``group_columns``) and ``true_score_eval`` records, in place (``given``: the rater error
+    variance, when given)."""
     pairs = units.pairs()
-    by = {f"eval_by_{c}": _by_intervals(pairs, units.group(c), shift, opts) for c in units.columns}
+    by = {f"eval_by_{c}": _by_intervals(pairs, units.group(c), shift, opts) for c in group_columns}
     by_types = {METRIC_TYPES.get(c, c): c for c in BY_COLUMNS}
     forms_by = {system: 0, f"{system}_round": 1}
     for m in records:

@@ -139,3 +139,48 @@ def test_cli_by(tmp_path) -> None:
     assert got == want and got
     r = CliRunner().invoke(app, [*args, "--out-dir", str(tmp_path / "p"), "--by", "nope"])
     assert r.exit_code == 2 and "nope" in r.output and "Traceback" not in r.output
+
+
+def _rated(n: int = 160, seed: int = 4) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    h = rng.integers(1, 6, n).astype(float)
+    h2 = np.where(rng.random(n) < 0.6, np.clip(h + rng.integers(-1, 2, n), 1, 5), np.nan)
+    m = np.round(h + rng.normal(0, 0.8, n), 1)
+    return pd.DataFrame({"h": h, "h2": h2, "m": m, "L1": rng.choice(["es", "zh", "ar"], n)})
+
+
+def test_prmse_slices_equal_prmse_true_of_each_subgroup_and_their_gap_intervals() -> None:
+    from assay.scoring.intervals import true_rows
+    from assay.scoring.true_score import prmse_true
+
+    df = _rated()
+    ms = evaluate_scoring(
+        df, human="h", human2="h2", system="m", by=["L1"], ci=LEVEL, num_bootstrap=B, seed=SEED
+    )
+    ratings = df[["h", "h2"]].to_numpy()
+    (whole,) = [m for m in ms.filter("PRMSE", score="m") if "slice_column" not in m.parameters]
+    for value in ("ar", "es", "zh"):
+        sub = (df.L1 == value).to_numpy()
+        got = ms.get("PRMSE", slice_column="L1", slice=value, score="m")
+        want = prmse_true(df.m[sub], ratings[sub])
+        assert got.value == pytest.approx(want, rel=1e-9)
+        assert got.parameters["gap"] == pytest.approx(want - whole.value, abs=1e-9)
+    names, code = np.unique(df.L1.to_numpy().astype(str), return_inverse=True)
+    units, mult, inv = collapse(np.column_stack([df.m, true_rows(ratings), code]))
+    rep = np.array([np.flatnonzero(inv == i)[0] for i in range(len(units))])
+    vals: dict[str, list[float]] = {}
+    gaps: dict[str, list[float]] = {}
+    for w in np.concatenate(list(resample_counts(mult, B, SEED))):
+        idx = np.repeat(rep, w.astype(np.int64))
+        r, s, c = ratings[idx], df.m.to_numpy()[idx], code[idx]
+        all_ = prmse_true(s, r)
+        for j, name in enumerate(names):
+            v = prmse_true(s[c == j], r[c == j])
+            vals.setdefault(name, []).append(v)
+            gaps.setdefault(name, []).append(v - all_)
+    q = [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
+    for name in names:
+        p = ms.get("PRMSE", slice_column="L1", slice=name, score="m").parameters
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(np.quantile(vals[name], q), rel=1e-9)
+        want = np.quantile(gaps[name], q)
+        assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, rel=1e-9, abs=1e-12)

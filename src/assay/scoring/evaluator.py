@@ -200,7 +200,7 @@ class ScoringEvaluator(Evaluator):
         if shift is None:
             shift = float(np.rint(np.median(d.h[:1000])))
         true_scores = d.h2 is not None or self.rater_error_variance is not None
-        part = batch_stats(d, self._columns, shift, self.fast, true_scores)
+        part = batch_stats(d, self._columns, shift, self.fast, true_scores, self.by)
         self._shift = shift
         if self.ci is not None:
             ratings = None
@@ -243,10 +243,17 @@ class ScoringEvaluator(Evaluator):
                 self.rater_error_variance,
                 self.group_columns,
             )
-            groups = {c: self._units.group(c) for c in self.by}
-            pairs = self._units.pairs()
             smd = "dsm" if self.smd.use_diff_std_means else self.smd.smd_method
-            attach_slice_intervals(found, pairs, groups, self.system, self._shift, self.ci, smd)
+            attach_slice_intervals(
+                found,
+                self._units,
+                self.by,
+                self.system,
+                self._shift,
+                self.ci,
+                smd,
+                self.rater_error_variance,
+            )
         built.records.extend(found)
         return ScoringMetricSet(built)
 

@@ -5,8 +5,10 @@ a ``group_columns`` column does (one state, one merge: a ``by`` column that is a
 column is kept once), and :func:`slice_records` reads them: for every value of the column,
 the records of the ``eval`` table's R, QWK, R2, kappa, exact and adjacent agreement, SMD
 (with the evaluator's ``smd_method``) and RMSE, and DSM (the subgroup against the whole set,
-as ``eval_by_<col>`` computes it), for the system score and its rounded form. Each carries
-``table: "eval"``, ``score`` and the slice keys of :mod:`assay.slices`: ``slice_column``,
+as ``eval_by_<col>`` computes it), and with true scores ``PRMSE`` (``table:
+"true_score_eval"``; the evaluator then keeps the true-score sums per group of the ``by``
+columns, :class:`~assay.scoring.grouped_true.GroupedTrueStats`), for the system score and its
+rounded form. Each carries ``table: "eval"``, ``score`` and the slice keys of :mod:`assay.slices`: ``slice_column``,
 ``slice`` (the value as text), ``n`` and ``gap`` (the slice's value minus the whole set's;
 ``null`` for DSM, itself a difference against the whole set, which the ``eval`` table has
 only with ``use_diff_std_means``). A slice too small for a metric (one response: no R) is
@@ -32,13 +34,15 @@ from assay.intervals import CIOptions, collapse
 from assay.results import Metric
 from assay.scoring import records
 from assay.scoring.columns import METRIC_TYPES
-from assay.scoring.metric_values import Population, pair_values
+from assay.scoring.metric_values import Population, pair_values, true_values
 from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
-from assay.scoring.sufficient_stats import PairStats
+from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
+from assay.scoring.true_score_ci import true_jackknife, true_replicates
 from assay.slices import annotate
 
 if TYPE_CHECKING:
     from assay.scoring.evaluator import ScoringEvaluator
+    from assay.scoring.intervals import ResponseUnits
 
 __all__ = ["SLICE_COLUMNS", "gap_intervals", "slice_records"]
 
@@ -72,7 +76,7 @@ def slice_records(ev: ScoringEvaluator, whole: Sequence[Metric]) -> list[Metric]
     whole set, for the gaps)."""
     st = ev._stats
     assert st is not None and st.hm is not None and st.hr is not None
-    evals = [m for m in whole if m.parameters.get("table") == "eval"]
+    evals = [m for m in whole if m.parameters.get("table") in ("eval", "true_score_eval")]
     out: list[Metric] = []
     for col in ev.by:
         by = st.by[col]
@@ -82,12 +86,25 @@ def slice_records(ev: ScoringEvaluator, whole: Sequence[Metric]) -> list[Metric]
             dsm_pop = (v["h_mean"], v.get("h_sd"), v["sys_mean"], v.get("sys_sd"))
             mean, sd = ev.smd.population_means, ev.smd.population_sds
             pop = (mean.get(ev.human), sd.get(ev.human), mean.get(score), sd.get(score))
+            grouped = by.get("true" if score == ev.system else "true_r")
+            true = {} if grouped is None else dict(zip(grouped.labels, grouped.stats))
             for i in sorted(range(len(s.labels)), key=lambda k: str(s.labels[k])):
                 cells = _slice_cells(s, i, score, ev.smd.smd_method, pop, dsm_pop)
+                if s.labels[i] in true:
+                    cells.append(_prmse_cell(true[s.labels[i]], score, ev.rater_error_variance))
                 value = str(s.labels[i])
                 n = int(s.n[i])
                 out.extend(annotate(cells, evals, column=col, value=value, n=n, where=WHERE))
     return out
+
+
+def _prmse_cell(t: TrueScoreStats, score: str, given: float | None) -> Metric:
+    v, r = true_values(t, given)
+    value = v.get("PRMSE true")
+    if value is None:
+        reason = r.get("PRMSE true", records.UNDEFINED)
+        return records.cell("PRMSE", None, reason, table="true_score_eval", score=score)
+    return records.cell("PRMSE", value, table="true_score_eval", score=score)
 
 
 def _slice_matrix(whole: PairStats, parts: Sequence[PairStats]) -> F64:
@@ -108,10 +125,16 @@ def _slice_matrix(whole: PairStats, parts: Sequence[PairStats]) -> F64:
 
 
 def gap_intervals(
-    pairs: F64, groups: np.ndarray, shift: float, opts: CIOptions
+    pairs: F64,
+    groups: np.ndarray,
+    shift: float,
+    opts: CIOptions,
+    true: F64 | None = None,
+    given: float | None = None,
 ) -> dict[tuple[int, str, str], dict[str, Any]]:
     """Per score form, slice and column: the slice value's interval parameters and the gap's
-    ``gap_ci_low``, ``gap_ci_high`` (NaN where undefined)."""
+    ``gap_ci_low``, ``gap_ci_high`` (NaN where undefined); ``true`` (the responses'
+    true-score rows) adds PRMSE."""
     from assay.scoring.intervals import interval_of
 
     names, code = np.unique(groups, return_inverse=True)
@@ -131,29 +154,80 @@ def gap_intervals(
             return _slice_matrix(loo_pairs(x_u, y_u, m, shift), parts)
 
         ci, method = interval_of(opts, statistic, jackknife, mult)
-        ci = ci.reshape(2, 2, g, k)
-        for j, name in enumerate(names.tolist()):
-            for c, col in enumerate(SLICE_COLUMNS):
-                p = opts.parameters(float(ci[0, 0, j, c]), float(ci[1, 0, j, c]), method)
-                p["gap"] = (float(ci[0, 1, j, c]), float(ci[1, 1, j, c]))
-                out[(form, str(name), col)] = p
+        _store(out, opts, ci.reshape(2, 2, g, k), method, form, names, SLICE_COLUMNS)
+    if true is not None:
+        _true_gaps(out, pairs, true, code, names, shift, given, opts)
     return out
+
+
+def _store(
+    out: dict[tuple[int, str, str], dict[str, Any]],
+    opts: CIOptions,
+    ci: F64,
+    method: str,
+    form: int,
+    names: np.ndarray,
+    cols: Sequence[str],
+) -> None:
+    """``ci`` (2, 2 [value, gap], g, k) as the parameters of each slice and column."""
+    for j, name in enumerate(names.tolist()):
+        for c, col in enumerate(cols):
+            p = opts.parameters(float(ci[0, 0, j, c]), float(ci[1, 0, j, c]), method)
+            p["gap"] = (float(ci[0, 1, j, c]), float(ci[1, 1, j, c]))
+            out[(form, str(name), col)] = p
+
+
+def _true_gaps(
+    out: dict[tuple[int, str, str], dict[str, Any]],
+    pairs: F64,
+    true: F64,
+    code: np.ndarray,
+    names: np.ndarray,
+    shift: float,
+    given: float | None,
+    opts: CIOptions,
+) -> None:
+    """The slices' PRMSE intervals and their gaps' (the true-score sums of the same draw)."""
+    from assay.scoring.intervals import interval_of
+
+    g = len(names)
+    for form in (0, 1):
+        y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
+        units, mult, _ = collapse(np.column_stack([y, true, code]))
+        y_u, t_u, c_u = units[:, 0], units[:, 1:4], units[:, 4].astype(np.intp)
+
+        def stack(whole: F64, parts: list[F64]) -> F64:
+            v = np.stack([p[:, 3] for p in parts], axis=1)
+            return np.concatenate([v, v - whole[:, 3:4]], axis=1)
+
+        def statistic(w: F64, y_u: F64 = y_u, t_u: F64 = t_u, c_u: Any = c_u) -> F64:
+            parts = [true_replicates(y_u, t_u, w * (c_u == j), shift, given) for j in range(g)]
+            return stack(true_replicates(y_u, t_u, w, shift, given), parts)
+
+        def jackknife(y_u: F64 = y_u, t_u: F64 = t_u, c_u: Any = c_u, m: Any = mult) -> F64:
+            parts = [true_jackknife(y_u, t_u, m, shift, given, c_u == j) for j in range(g)]
+            return stack(true_jackknife(y_u, t_u, m, shift, given), parts)
+
+        ci, method = interval_of(opts, statistic, jackknife, mult)
+        _store(out, opts, ci.reshape(2, 2, g, 1), method, form, names, ("PRMSE",))
 
 
 def attach_slice_intervals(
     found: list[Metric],
-    pairs: F64,
-    groups: dict[str, np.ndarray],
+    units: ResponseUnits,
+    by: Sequence[str],
     system: str,
     shift: float,
     opts: CIOptions,
     smd_method: str,
+    given: float | None = None,
 ) -> None:
     """Add the intervals (and the gaps') to the defined slice records, in place. An SMD of
     another method than ``unpooled`` gets none (the resampled SMD is the unpooled one)."""
-    types = {METRIC_TYPES.get(c, c): c for c in SLICE_COLUMNS}
+    types = {METRIC_TYPES.get(c, c): c for c in SLICE_COLUMNS} | {"PRMSE": "PRMSE"}
     forms = {system: 0, f"{system}_round": 1}
-    cache = {col: gap_intervals(pairs, g, shift, opts) for col, g in groups.items()}
+    pairs, true = units.pairs(), units.true()
+    cache = {c: gap_intervals(pairs, units.group(c), shift, opts, true, given) for c in by}
     for m in found:
         p = m.parameters
         col = types.get(m.type)

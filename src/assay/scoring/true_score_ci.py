@@ -67,11 +67,18 @@ def true_replicates(y: F64, true: F64, w: F64, shift: float, given: float | None
 
 
 def true_jackknife(
-    y: F64, true: F64, mult: NDArray[np.int64], shift: float, given: float | None
+    y: F64,
+    true: F64,
+    mult: NDArray[np.int64],
+    shift: float,
+    given: float | None,
+    keep: NDArray[np.bool_] | None = None,
 ) -> F64:
-    """Per unit: the columns with one of its responses left out (total minus its terms)."""
+    """Per unit: the columns with one of its responses left out (total minus its terms);
+    with ``keep`` (a subgroup's units) the subgroup's, whole when the unit is outside it."""
     terms = _terms(y, true, shift)
-    return true_columns((mult @ terms)[None, :] - terms, given)
+    k = np.ones(y.size) if keep is None else keep.astype(np.float64)
+    return true_columns(((mult * k) @ terms)[None, :] - terms * k[:, None], given)
 
 
 def true_intervals(

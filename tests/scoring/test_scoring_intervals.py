@@ -213,3 +213,11 @@ def test_prmse_interval_survives_merge_and_state() -> None:
     assert (
         p["ci_low"] < merged.get("PRMSE", table="true_score_eval", score="m").value < p["ci_high"]
     )
+
+
+def test_an_smd_of_another_method_gets_no_unpooled_interval() -> None:
+    df = _frame(seed=12)
+    ms = evaluate_scoring(df, human="h", system="m", smd_method="pooled", ci=0.9, num_bootstrap=30)
+    smd = ms.get("SMD", table="eval", score="m").parameters
+    assert smd["smd_method"] == "pooled" and "ci_low" not in smd
+    assert "ci_low" in ms.get("QWK", table="eval", score="m").parameters

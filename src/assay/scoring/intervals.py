@@ -216,6 +216,8 @@ def _apply(
         p = m.parameters
         if m.value is None or p.get("table") != table or m.type not in types:
             continue
+        if "smd_method" in p:  # the resampled SMD is RSMTool's default (unpooled) one
+            continue
         key = (forms.get(p.get("score", "")), types[m.type])
         if key in found:
             p.update(found[key])

@@ -221,3 +221,34 @@ def test_an_smd_of_another_method_gets_no_unpooled_interval() -> None:
     smd = ms.get("SMD", table="eval", score="m").parameters
     assert smd["smd_method"] == "pooled" and "ci_low" not in smd
     assert "ci_low" in ms.get("QWK", table="eval", score="m").parameters
+
+
+def test_consistency_and_degradation_intervals_equal_a_loop_over_materialised_resamples() -> None:
+    """Human-human metrics on the double-scored responses of each resample (the pooled SMD
+    of h2 against h) and their degradation (human-system minus human-human, same draw)."""
+    df = _rated(seed=7)
+    ms = evaluate_scoring(
+        df, human="h", system="m", human2="h2", ci=LEVEL, num_bootstrap=B, seed=SEED
+    )
+    h2 = df.h2.to_numpy()
+    has = ~np.isnan(h2)
+    units, mult, _ = collapse(np.column_stack([df.h, df.m, has, np.where(has, h2, 0.0)]))
+    hh: dict[str, list[float]] = {}
+    deg: dict[str, list[float]] = {}
+    for w in np.concatenate(list(resample_counts(mult, B, SEED))):
+        idx = np.repeat(np.arange(len(units)), w.astype(np.int64))
+        h, m, two, s = (units[idx, k] for k in range(4))
+        x, y = h[two > 0], s[two > 0]
+        human = _peer(x, y)
+        human["SMD"] = (y.mean() - x.mean()) / np.sqrt((x.var(ddof=1) + y.var(ddof=1)) / 2)
+        system = _peer(h, m)
+        for k in ("PearsonR", "QWK", "CohenKappa", "ExactAgreement", "AdjacentAgreement", "SMD"):
+            hh.setdefault(k, []).append(human[k])
+            deg.setdefault(k, []).append(system[k] - human[k])
+    q = [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
+    for kind, values in hh.items():
+        p = ms.get(kind, table="consistency").parameters
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(np.quantile(values, q), rel=1e-9)
+        p = ms.get(kind + "Degradation", table="degradation", score="m").parameters
+        want = np.quantile(deg[kind], q)
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, rel=1e-9, abs=1e-12), kind

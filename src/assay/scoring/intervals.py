@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from assay.intervals import CIOptions, bootstrap, collapse
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
+from assay.scoring.consistency_ci import attach_consistency
 from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
@@ -51,6 +52,7 @@ class ResponseUnits:
         self.parts: list[F64] = []
         self.groups: list[dict[str, np.ndarray]] = []
         self.true_parts: list[F64] = []
+        self.second_parts: list[F64] = []  # the second human score (NaN: none)
 
     def add(
         self,
@@ -66,14 +68,21 @@ class ResponseUnits:
         self.groups.append({c: labels[c][groups[c][0]] for c in self.columns})
         if ratings is not None:
             self.true_parts.append(true_rows(ratings))
+            if ratings.shape[1] >= 2:
+                self.second_parts.append(np.asarray(ratings[:, 1], dtype=np.float64))
 
     def merge(self, other: ResponseUnits) -> None:
         self.parts.extend(other.parts)
         self.groups.extend(other.groups)
         self.true_parts.extend(other.true_parts)
+        self.second_parts.extend(other.second_parts)
 
     def pairs(self) -> F64:
         return np.concatenate(self.parts) if self.parts else np.empty((0, 2))
+
+    def second(self) -> F64 | None:
+        """Each response's second human score (NaN where it has none), or None."""
+        return np.concatenate(self.second_parts) if self.second_parts else None
 
     def true(self) -> F64 | None:
         """Per response ``[c_i, Hbar_i, within_i]`` (:func:`true_rows`), or None."""
@@ -89,6 +98,9 @@ class ResponseUnits:
         true = self.true()
         if true is not None:
             out["ci.true"] = true
+        second = self.second()
+        if second is not None:
+            out["ci.second"] = second
         return out
 
     @classmethod
@@ -101,6 +113,8 @@ class ResponseUnits:
             )
         if "ci.true" in state:
             units.true_parts.append(np.asarray(state["ci.true"], dtype=np.float64).reshape(-1, 3))
+        if "ci.second" in state:
+            units.second_parts.append(np.asarray(state["ci.second"], dtype=np.float64))
         return units
 
 
@@ -252,3 +266,6 @@ def attach_intervals(
     if true is not None:
         found = true_intervals(pairs, true, shift, given, opts)
         _apply(records, "true_score_eval", found, TRUE_CI_COLUMNS, system)
+    second = units.second()
+    if second is not None:
+        attach_consistency(records, pairs, second, system, shift, opts)

@@ -119,9 +119,10 @@ def loo_pairs(
 
 def columns(s: PairStats, pop: tuple[F64, F64, F64, F64] | None = None) -> dict[str, F64]:
     """Per group of ``s``: ``corr``, ``wtkappa``, ``R2``, ``kappa``, ``exact_agr``,
-    ``adj_agr``, ``SMD`` (unpooled), ``RMSE``, the means and sds (``h_mean``, ``sys_mean``,
-    ``h_sd``, ``sys_sd``) and, given ``pop`` (per group: whole-set mean and sd of each
-    score), ``DSM``; NaN where :func:`~assay.scoring.metric_values.pair_values` says None."""
+    ``adj_agr``, ``SMD`` (unpooled), ``SMD_pooled``, ``RMSE``, the means and sds
+    (``h_mean``, ``sys_mean``, ``h_sd``, ``sys_sd``) and, given ``pop`` (per group: the
+    whole-set mean and sd of each score), ``DSM``; NaN where
+    :func:`~assay.scoring.metric_values.pair_values` says None."""
     with np.errstate(divide="ignore", invalid="ignore"):
         n = s.n
         mx, my = s.shift + s.sx / n, s.shift + s.sy / n
@@ -139,13 +140,14 @@ def columns(s: PairStats, pop: tuple[F64, F64, F64, F64] | None = None) -> dict[
         out["kappa"] = _kappa(s, n)
         out["exact_agr"], out["adj_agr"] = s.exact * 100.0 / n, s.adj * 100.0 / n
         out["RMSE"] = np.sqrt(s.sdd / n)
-        sd_x = np.sqrt(vx)
+        sd_x, sd_p = np.sqrt(vx), np.sqrt((vx + vy) / 2.0)
         out["SMD"] = np.where(sd_x == 0, np.nan, (my - mx) / sd_x)
+        out["SMD_pooled"] = np.where(sd_p == 0, np.nan, (my - mx) / sd_p)
         if pop is not None:
             pmx, psx, pmy, psy = pop
             bad = ~(np.abs(psx) > DSM_SD_ATOL) | ~(np.abs(psy) > DSM_SD_ATOL)
             out["DSM"] = np.where(bad, np.nan, (my - pmy) / psy - (mx - pmx) / psx)
-    for c in ("corr", "R2", "SMD", "h_sd", "sys_sd"):
+    for c in ("corr", "R2", "SMD", "SMD_pooled", "h_sd", "sys_sd"):
         out[c] = np.where(two, out[c], np.nan)
     empty = n == 0
     return {c: np.where(empty, np.nan, v) for c, v in out.items()}

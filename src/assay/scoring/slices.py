@@ -8,10 +8,11 @@ the records of the ``eval`` table's R, QWK, R2, kappa, exact and adjacent agreem
 as ``eval_by_<col>`` computes it), and with true scores ``PRMSE`` (``table:
 "true_score_eval"``; the evaluator then keeps the true-score sums per group of the ``by``
 columns, :class:`~assay.scoring.grouped_true.GroupedTrueStats`), for the system score and its
-rounded form. Each carries ``table: "eval"``, ``score`` and the slice keys of :mod:`assay.slices`: ``slice_column``,
-``slice`` (the value as text), ``n`` and ``gap`` (the slice's value minus the whole set's;
-``null`` for DSM, itself a difference against the whole set, which the ``eval`` table has
-only with ``use_diff_std_means``). A slice too small for a metric (one response: no R) is
+rounded form. Each carries its table (``eval``; ``true_score_eval`` for PRMSE), ``score`` and
+the slice keys of :mod:`assay.slices`: ``slice_column``, ``slice`` (the value as text),
+``n`` and ``gap`` (the slice's value minus the whole set's; ``null`` for DSM, itself a
+difference against the whole set, which the ``eval`` table has only with
+``use_diff_std_means``). A slice too small for a metric (one response: no R) is
 ``null`` with the reason.
 
 With ``ci`` each slice record gets its interval and the gap's (``gap_ci_low``,

@@ -80,7 +80,7 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
             "bootstrap",
             "--ci-method",
             help="bootstrap (default; resamples the input units), bca (the bias-corrected and "
-            "accelerated bootstrap, where offered: scoring), wilson (proportions), t (means) "
+            "accelerated bootstrap, where offered: scoring, stats), wilson (proportions), t (means) "
             "or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
         ),
         typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),

@@ -181,3 +181,36 @@ def test_cli_ci(tmp_path) -> None:
     assert res.exit_code == 2 and "--num-bootstrap" in res.output and "Traceback" not in res.output
     res = CliRunner().invoke(app, ["stats", "--scores", str(path), "--cluster", "doc"])
     assert res.exit_code == 2 and "--cluster" in res.output
+
+
+def test_bca_equals_scipy_on_the_same_resamples() -> None:
+    """Distinct values in ascending order (how the bootstrap numbers its units): both draw
+    the same indices from the same seed."""
+    rng = np.random.default_rng(11)
+    y = np.sort(np.round(rng.exponential(1.0, 35), 6))  # skewed: BCa moves the ends
+    assert len(np.unique(y)) == y.size
+    ms = st.evaluate_scores(
+        st.ScoreFrame.from_arrays(y),
+        ["mean"],
+        ci=LEVEL,
+        ci_method="bca",
+        num_bootstrap=B,
+        seed=SEED,
+    )
+    p = ms.get("Mean").parameters
+    res = sps.bootstrap(
+        (y,),
+        np.mean,
+        n_resamples=B,
+        confidence_level=LEVEL,
+        method="BCa",
+        rng=np.random.default_rng(SEED),
+    )
+    want = (res.confidence_interval.low, res.confidence_interval.high)
+    assert (p["ci_low"], p["ci_high"]) == pytest.approx(want, rel=1e-10)
+    assert (p["ci_method"], p["num_bootstrap"]) == ("bca", B)
+    clustered = st.evaluate_scores(
+        _frame(seed=9), ["mean"], ci=LEVEL, ci_method="bca", cluster="doc"
+    )
+    q = clustered.get("Mean").parameters
+    assert q["ci_method"] == "bca" and q["ci_low"] < clustered.get("Mean").value < q["ci_high"]

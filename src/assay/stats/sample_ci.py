@@ -11,6 +11,8 @@ clustered. Methods, for n sample values y:
 * ``wilson``: Wilson's score interval of ``Σ y / n``, for values in [0, 1]; with
   ``cluster`` the Korn–Graubard effective size and the ``t_{G−1}`` quantile (the
   ``ci_wilson`` metric's formula). Values outside [0, 1] get the bootstrap.
+* ``bca``: the bias-corrected and accelerated bootstrap of those resamples, the jackknife's
+  leave-one-unit-out means being the totals minus each unit's sum and size.
 * ``bootstrap`` (and ``delong``, which does not apply to a mean): the percentile bootstrap
   of :mod:`assay.intervals` over samples, or over whole clusters with ``cluster``. A
   resample with counts ``w`` over the units has mean ``w @ s / w @ c`` (``s`` a unit's
@@ -120,7 +122,7 @@ class SampleCI:
     def method_for(self, y: F64) -> str:
         """The method used on values ``y``: the one asked when it applies, else bootstrap."""
         m = self.opts.method
-        if m == "t" or (m == "wilson" and bool(((y >= 0.0) & (y <= 1.0)).all())):
+        if m in ("t", "bca") or (m == "wilson" and bool(((y >= 0.0) & (y <= 1.0)).all())):
             return m
         return "bootstrap"
 
@@ -140,7 +142,13 @@ class SampleCI:
         reps = count_bootstrap(
             lambda w: (w @ s) / (w @ c), mult, self.opts.num_bootstrap, self.opts.seed
         )
-        lo, hi = percentile(reps, level)
+        if method == "bca":  # leave one unit out: the totals minus its sum and size
+            total_s, total_c = float(mult @ s), float(mult @ c)
+            jack = (total_s - s) / (total_c - c)
+            ci, _ = self.opts.interval(reps[:, None], [total_s / total_c], jack[:, None], mult)
+            lo, hi = ci[:, 0]
+        else:
+            lo, hi = percentile(reps, level)
         return float(lo) + centre, float(hi) + centre
 
     def parameters(self, y: F64, clusters: Any = None) -> dict[str, Any]:

@@ -80,8 +80,8 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
             "bootstrap",
             "--ci-method",
             help="bootstrap (default; resamples the input units), bca (the bias-corrected and "
-            "accelerated bootstrap, where offered: scoring, stats), wilson (proportions), t (means) "
-            "or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
+            "accelerated bootstrap, where offered: scoring, stats), wilson (proportions), "
+            "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
         ),
         typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
         typer.Option(0, "--seed", help="Seed of the bootstrap."),

@@ -184,3 +184,26 @@ def test_prmse_slices_equal_prmse_true_of_each_subgroup_and_their_gap_intervals(
         assert [p["ci_low"], p["ci_high"]] == pytest.approx(np.quantile(vals[name], q), rel=1e-9)
         want = np.quantile(gaps[name], q)
         assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+def test_cli_by_with_bca_intervals_equals_the_api(tmp_path) -> None:
+    df = _rated(seed=6)
+    path = tmp_path / "s.csv"
+    df.to_csv(path, index=False)
+    args = ["scoring", "--data", str(path), "--human", "h", "--human2", "h2", "--system", "m"]
+    extra = ["--by", "L1", "--ci", "0.8", "--ci-method", "bca", "--num-bootstrap", "50"]
+    r = CliRunner().invoke(app, [*args, *extra, "--out-dir", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    want = evaluate_scoring(
+        df,
+        human="h",
+        human2="h2",
+        system="m",
+        by=["L1"],
+        ci=0.8,
+        ci_method="bca",
+        num_bootstrap=50,
+    )
+    got = json.loads(r.stdout)
+    assert got == json.loads(want.to_json())
+    assert {d["parameters"].get("ci_method") for d in got} >= {"bca"}

@@ -11,8 +11,9 @@ Generates COCO-scale data once (default 5,000 images, ~7 ground truths and 100 d
 per image, 80 categories; plus a 500-image instance-segmentation variant), writes the two
 COCO JSON files, then runs each tool end to end (reading the files included) in a fresh
 child process, so that each peak RSS belongs to that tool alone (each tool's run function is
-in ``benchmarks/peers/detection.py``). Prints wall time, CPU time (reading and evaluation), peak
-memory, ratios to assay (CPU time, memory), and checks that the 12 summary numbers agree with pycocotools.
+in ``benchmarks/peers/detection.py``). Prints wall time, CPU time (reading and
+evaluation), peak memory, ratios to assay (CPU time, memory), and checks that the 12
+summary numbers agree with pycocotools.
 
     python benchmarks/detection.py                 # full scale
     python benchmarks/detection.py --images 500    # quicker

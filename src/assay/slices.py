@@ -25,7 +25,7 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.results import Metric
 
-__all__ = ["annotate", "slice_masks", "slice_text"]
+__all__ = ["annotate", "record_key", "slice_masks", "slice_text"]
 
 
 def slice_text(v: Any) -> str:
@@ -50,8 +50,14 @@ def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str, np
         yield v, present & (text == v)
 
 
-def _key(m: Metric, where: Sequence[str]) -> tuple[Any, ...]:
-    return (m.type, *(m.parameters.get(k) for k in where))
+def _hashable(v: Any) -> Any:
+    return tuple(_hashable(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def record_key(m: Metric, where: Sequence[str]) -> tuple[Any, ...]:
+    """What identifies a record among its slice's: its type and its ``where`` parameters
+    (lists as tuples, so crossed groups can be keys)."""
+    return (m.type, *(_hashable(m.parameters.get(k)) for k in where))
 
 
 def annotate(
@@ -66,13 +72,13 @@ def annotate(
 ) -> list[Metric]:
     """``records`` of one slice with the slice parameters; the gap is taken to the record of
     ``whole`` with the same type and ``where`` parameters (``gap_ci`` keyed the same way)."""
-    base = {_key(m, where): m.value for m in whole}
+    base = {record_key(m, where): m.value for m in whole}
     out = []
     for m in records:
-        ref = base.get(_key(m, where))
+        ref = base.get(record_key(m, where))
         gap = None if m.value is None or ref is None else float(m.value - ref)
         extra: dict[str, Any] = {"slice_column": column, "slice": value, "n": n, "gap": gap}
-        lohi = None if gap_ci is None else gap_ci.get(_key(m, where))
+        lohi = None if gap_ci is None else gap_ci.get(record_key(m, where))
         if gap is not None and lohi is not None:
             ok = all(np.isfinite(lohi))
             extra["gap_ci_low"], extra["gap_ci_high"] = lohi if ok else (None, None)

@@ -136,6 +136,15 @@ CASES = [
         concat=lambda parts: DetectionData.merge(list(parts)),
     ),
     ContractCase(
+        name="detection_by_site_with_ci",
+        make=lambda: DetectionEvaluator(
+            by=["site", "w"], score_thresholds=[0.0, 0.5], ci=0.9, num_bootstrap=30
+        ),
+        make_other=lambda: DetectionEvaluator(by=["site"], score_thresholds=[0.0, 0.5], ci=0.9),
+        batches=_metadata_batches(),
+        concat=lambda parts: DetectionData.merge(list(parts)),
+    ),
+    ContractCase(
         name="segmentation",
         make=lambda: SegmentationEvaluator(),
         make_other=lambda: SegmentationEvaluator(zero_division=0.0),

@@ -33,7 +33,17 @@ from assay.detection.types import DetectionData
 from assay.intervals import CIOptions, bootstrap, percentile
 from assay.results import Metric
 
-__all__ = ["ap_replicates", "attach_ap_intervals", "image_order"]
+__all__ = [
+    "ap_record_values",
+    "ap_replicates",
+    "ap_statistic",
+    "ar_column",
+    "ar_statistic",
+    "attach_ap_intervals",
+    "attach_ar_intervals",
+    "canon_labels",
+    "image_order",
+]
 
 F64 = NDArray[np.float64]
 EPS = np.spacing(1)
@@ -122,10 +132,9 @@ def _ap(w: F64, tps: F64, dets: F64, n: F64, rec_thr: F64) -> F64:
     return np.where(n > 0, q.mean(axis=1), np.nan)
 
 
-def ap_replicates(
-    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
-) -> F64:
-    """Percentile intervals, shape (2, T, K), of the AP of each threshold and label."""
+def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | None) -> Any:
+    """Resample counts over the image columns, (b, D) -> the AP of each threshold and label,
+    (b, T * K) (the statistic :func:`ap_replicates` bootstraps)."""
     cells, npig = _cells(ev, t_idx)
     rec_thr = np.asarray(ev.params.recall_thresholds, dtype=np.float64)
     T, K = len(t_idx), len(ev.data.labels)
@@ -141,9 +150,17 @@ def ap_replicates(
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)
 
+    return statistic
+
+
+def ap_replicates(
+    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
+) -> F64:
+    """The AP of each threshold and label on every resample, shape (B, T, K)."""
+    statistic = ap_statistic(ev, t_idx, zero_division)
     ones = np.ones(ev.data.n_datums, dtype=np.int64)
     reps = bootstrap(statistic, ones, opts.num_bootstrap, opts.seed)
-    return reps.reshape(-1, T, K)
+    return reps.reshape(-1, len(t_idx), len(ev.data.labels))
 
 
 def _means(reps: F64, labels: list[Any], keys: list[str]) -> dict[tuple[Any, ...], F64]:
@@ -162,6 +179,39 @@ def _means(reps: F64, labels: list[Any], keys: list[str]) -> dict[tuple[Any, ...
     return out
 
 
+def canon_labels(data: DetectionData) -> list[int]:
+    """Label indices in one order whatever order the batches came in, so the means over
+    labels sum in the same order (and agree to the last bit)."""
+    return sorted(range(len(data.labels)), key=lambda k: data.labels[k])
+
+
+def ap_record_values(
+    records: list[Metric], reps: F64, labels: list[Any], ious: F64
+) -> list[tuple[Metric, F64]]:
+    """Each defined AP-family record of ``records`` with its replicates, from ``reps`` (B, T,
+    K) of the AP of every threshold and label (``labels`` order; NaN where undefined)."""
+    keys = sorted({k for k, _ in labels})
+    means = _means(reps, labels, keys)
+    where = {lab: k for k, lab in enumerate(labels)}
+    tpos = {round(float(t), 10): i for i, t in enumerate(ious)}
+    out = []
+    for m in records:
+        p = m.parameters
+        if m.value is None:
+            continue
+        if m.type == "AP":
+            k = where[(p["label_key"], p["label_value"])]
+            out.append((m, reps[:, tpos[p["iou_threshold"]], k]))
+        elif m.type == "APAveragedOverIOUs":
+            k = where[(p["label_key"], p["label_value"])]
+            out.append((m, means[("APAveragedOverIOUs",)][:, k]))
+        elif m.type == "mAP":
+            out.append((m, means[("mAP", p["label_key"])][:, tpos[p["iou_threshold"]]]))
+        elif m.type == "mAPAveragedOverIOUs":
+            out.append((m, means[("mAPAveragedOverIOUs", p["label_key"])]))
+    return out
+
+
 def attach_ap_intervals(
     records: list[Metric],
     ev: CocoEvaluation,
@@ -171,35 +221,12 @@ def attach_ap_intervals(
     zero_division: float | None,
 ) -> None:
     """Add the interval parameters to the defined AP-family records, in place."""
-    data = ev.data
-    # labels in one order whatever order the batches came in, so the means over labels
-    # sum in the same order (and agree to the last bit)
-    canon = sorted(range(len(data.labels)), key=lambda k: data.labels[k])
-    labels = [data.labels[k] for k in canon]
+    canon = canon_labels(ev.data)
+    labels = [ev.data.labels[k] for k in canon]
     reps = ap_replicates(ev, t_idx, opts, zero_division)[:, :, canon]
-    keys = sorted({k for k, _ in labels})
-    means = _means(reps, labels, keys)
-
-    def params(values: F64) -> dict[str, Any]:
+    for m, values in ap_record_values(records, reps, labels, ious):
         lo, hi = percentile(values, opts.level)
-        return opts.parameters(float(lo), float(hi), "bootstrap")
-
-    where = {lab: k for k, lab in enumerate(labels)}
-    tpos = {round(float(t), 10): i for i, t in enumerate(ious)}
-    for m in records:
-        p = m.parameters
-        if m.value is None:
-            continue
-        if m.type == "AP":
-            k = where[(p["label_key"], p["label_value"])]
-            p.update(params(reps[:, tpos[p["iou_threshold"]], k]))
-        elif m.type == "APAveragedOverIOUs":
-            k = where[(p["label_key"], p["label_value"])]
-            p.update(params(means[("APAveragedOverIOUs",)][:, k]))
-        elif m.type == "mAP":
-            p.update(params(means[("mAP", p["label_key"])][:, tpos[p["iou_threshold"]]]))
-        elif m.type == "mAPAveragedOverIOUs":
-            p.update(params(means[("mAPAveragedOverIOUs", p["label_key"])]))
+        m.parameters.update(opts.parameters(float(lo), float(hi), "bootstrap"))
 
 
 def _image_tp(
@@ -226,6 +253,55 @@ def _image_tp(
     return tp, npig
 
 
+def ar_statistic(
+    data: DetectionData,
+    m: Any,
+    ar_idx: list[int],
+    score_thresholds: list[float],
+    zero_division: float | None,
+) -> Any:
+    """Resample counts over the image columns and a label mask (canonical order: which labels
+    the means may count) -> (b, S K + S keys): AR of every score threshold and label, then mAR
+    of every score threshold and key (:func:`ar_column` finds a record's column)."""
+    tp, npig = _image_tp(data, m, ar_idx, score_thresholds)
+    D, T, S, K = tp.shape
+    canon = canon_labels(data)
+    labels = [data.labels[k] for k in canon]
+    tp, npig = tp[..., canon], npig[:, canon]
+    keys = sorted({k for k, _ in labels})
+    in_key = np.array([[lab[0] == key for lab in labels] for key in keys])  # (keys, K)
+
+    def statistic(w: F64, present: NDArray[np.bool_] | None = None) -> F64:
+        hits = (w @ tp.reshape(D, -1)).reshape(-1, T, S, K)
+        n = (w @ npig)[:, None, None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            recall = np.where(n > 0, hits / n, np.nan if zero_division is None else zero_division)
+            ar = recall.mean(axis=1)  # (b, S, K)
+            if present is not None:
+                ar[:, :, ~present] = np.nan
+            ok = ~np.isnan(ar)
+            sel = ok[:, :, None, :] & in_key[None, None, :, :]  # (b, S, keys, K)
+            mar = np.where(sel, ar[:, :, None, :], 0.0).sum(axis=3) / sel.sum(axis=3)
+        return np.concatenate([ar.reshape(len(w), -1), mar.reshape(len(w), -1)], axis=1)
+
+    return statistic
+
+
+def ar_column(rec: Metric, labels: list[Any], score_thresholds: list[float]) -> int | None:
+    """The column of :func:`ar_statistic`'s output that a defined ``AR`` / ``mAR`` record
+    reads (``labels`` in canonical order); None for any other record."""
+    p = rec.parameters
+    if rec.value is None or rec.type not in ("AR", "mAR"):
+        return None
+    K, S = len(labels), len(score_thresholds)
+    keys = sorted({k for k, _ in labels})
+    spos = {round(float(s), 10): i for i, s in enumerate(score_thresholds)}
+    si = spos[round(float(p["score_threshold"]), 10)]
+    if rec.type == "AR":
+        return si * K + labels.index((p["label_key"], p["label_value"]))
+    return S * K + si * len(keys) + keys.index(p["label_key"])
+
+
 def attach_ar_intervals(
     records: list[Metric],
     data: DetectionData,
@@ -237,36 +313,11 @@ def attach_ar_intervals(
 ) -> None:
     """Bootstrap intervals over images on the defined ``AR`` and ``mAR`` records, in place:
     a resample's TPs and ground truths per label are ``w @`` the per-image counts."""
-    tp, npig = _image_tp(data, m, ar_idx, score_thresholds)
-    D, T, S, K = tp.shape
-    canon = sorted(range(K), key=lambda k: data.labels[k])
-    labels = [data.labels[k] for k in canon]
-    tp, npig = tp[..., canon], npig[:, canon]
-    keys = sorted({k for k, _ in labels})
-    in_key = np.array([[lab[0] == key for lab in labels] for key in keys])  # (keys, K)
-
-    def statistic(w: F64) -> F64:
-        hits = (w @ tp.reshape(D, -1)).reshape(-1, T, S, K)
-        n = (w @ npig)[:, None, None, :]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            recall = np.where(n > 0, hits / n, np.nan if zero_division is None else zero_division)
-            ar = recall.mean(axis=1)  # (b, S, K)
-            ok = ~np.isnan(ar)
-            sel = ok[:, :, None, :] & in_key[None, None, :, :]  # (b, S, keys, K)
-            mar = np.where(sel, ar[:, :, None, :], 0.0).sum(axis=3) / sel.sum(axis=3)
-        return np.concatenate([ar.reshape(len(w), -1), mar.reshape(len(w), -1)], axis=1)
-
-    ones = np.ones(D, dtype=np.int64)
+    statistic = ar_statistic(data, m, ar_idx, score_thresholds, zero_division)
+    ones = np.ones(data.n_datums, dtype=np.int64)
     lo, hi = percentile(bootstrap(statistic, ones, opts.num_bootstrap, opts.seed), opts.level)
-    where = {lab: k for k, lab in enumerate(labels)}
-    spos = {round(float(s), 10): i for i, s in enumerate(score_thresholds)}
+    labels = [data.labels[k] for k in canon_labels(data)]
     for rec in records:
-        p = rec.parameters
-        if rec.value is None or rec.type not in ("AR", "mAR"):
-            continue
-        si = spos[round(float(p["score_threshold"]), 10)]
-        if rec.type == "AR":
-            c = si * K + where[(p["label_key"], p["label_value"])]
-        else:
-            c = S * K + si * len(keys) + keys.index(p["label_key"])
-        p.update(opts.parameters(float(lo[c]), float(hi[c]), "bootstrap"))
+        c = ar_column(rec, labels, score_thresholds)
+        if c is not None:
+            rec.parameters.update(opts.parameters(float(lo[c]), float(hi[c]), "bootstrap"))

@@ -25,7 +25,19 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.results import Metric
 
-__all__ = ["annotate", "record_key", "slice_masks", "slice_text"]
+__all__ = ["annotate", "check_by", "record_key", "slice_masks", "slice_text"]
+
+
+def check_by(by: Any) -> tuple[str, ...]:
+    """``by`` as a tuple of distinct column names (a string alone is refused: ``["site"]``).
+
+    Example:
+        >>> check_by(["site", "cam", "site"])
+        ('site', 'cam')
+    """
+    if isinstance(by, str) or not all(isinstance(c, str) for c in by):
+        raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
+    return tuple(dict.fromkeys(by))
 
 
 def slice_text(v: Any) -> str:

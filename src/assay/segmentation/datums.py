@@ -124,14 +124,19 @@ class DatumCounts:
         np.add.at(out, g * n + p, count)
         return out.reshape(n, n)
 
+    def key_datums(self, key: str) -> NDArray[np.int64]:
+        """The datums that count for ``key`` (an annotation of it), in uid order: the rows
+        of :meth:`image_rows`."""
+        datums = np.unique(self.cells(key)[4])
+        order = np.argsort(np.array([str(self.uids[i]) for i in datums], dtype=str), kind="stable")
+        return datums[order]
+
     def image_rows(self, key: str) -> NDArray[np.int64]:
         """Per datum of ``key`` in uid order: ``(datums, 3, n + 1)`` of its confusion's
         diagonal, row sums and column sums (global label order), the bootstrap's units."""
         n = len(self.labels.get(key, [])) + 1
         d, g, p, count, declared, _ = self.cells(key)
-        datums = np.unique(declared)
-        order = np.argsort(np.array([str(self.uids[i]) for i in datums], dtype=str), kind="stable")
-        datums = datums[order]
+        datums = self.key_datums(key)
         pos = np.empty(self.n_datums, np.int64)
         pos[datums] = np.arange(len(datums))
         rows = np.zeros((len(datums), 3, n), np.int64)
@@ -156,9 +161,21 @@ class DatumCounts:
     def subset(self, *, datums: Any = None, labels: Sequence[Any] | None = None) -> DatumCounts:
         """The datums and labels kept (see the module docstring)."""
         meta = self.metadata if self._meta else None
-        kd = datum_mask(self.uids, meta, datums)
         pairs = [(k, v) for k in sorted(self.labels) for v in self.labels[k]]
         kl = label_mask(pairs, labels)
+        return self.take(datum_mask(self.uids, meta, datums), kl, labels is not None)
+
+    def take(
+        self,
+        kd: NDArray[np.bool_],
+        kl: NDArray[np.bool_] | None = None,
+        by_label: bool = False,
+    ) -> DatumCounts:
+        """The datums ``kd`` (a mask over the datums) and labels ``kl`` (a mask over every
+        key's labels, keys sorted; None keeps all) kept, as :meth:`subset` does."""
+        meta = self.metadata if self._meta else None
+        if kl is None:
+            kl = np.ones(sum(len(v) for v in self.labels.values()), dtype=bool)
         out = DatumCounts()
         new_index = np.cumsum(kd) - 1
         out.uids = [self.uids[i] for i in np.flatnonzero(kd)]
@@ -169,7 +186,7 @@ class DatumCounts:
             values = self.labels[key]
             keep = np.r_[True, kl[at : at + len(values)]]  # background always stays
             at += len(values)
-            self._subset_key(out, key, keep, kd, new_index, labels is not None)
+            self._subset_key(out, key, keep, kd, new_index, by_label)
         return out
 
     def _subset_key(

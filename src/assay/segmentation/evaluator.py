@@ -40,6 +40,8 @@ from assay.segmentation.compute import (
 )
 from assay.segmentation.datums import DatumCounts
 from assay.segmentation.intervals import attach_intervals
+from assay.segmentation.slices import label_columns, slice_records
+from assay.slices import check_by
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
@@ -58,6 +60,9 @@ class SegmentationEvaluator(Evaluator):
             Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
             each image's per-label pixel counts come from the per-datum counts it keeps anyway,
             :mod:`assay.segmentation.intervals`).
+        by: datum metadata fields whose every value is a slice: IOU, mIOU, Precision, Recall,
+            F1 and Accuracy again per slice, with ``slice_column``, ``slice``, ``n``, ``gap``
+            and, with ``ci``, the gap's interval (:mod:`assay.segmentation.slices`).
     """
 
     def __init__(
@@ -68,8 +73,10 @@ class SegmentationEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        by: Sequence[str] = (),
     ) -> None:
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.by = check_by(by)
         check_zero_division(zero_division)
         self.zero_division = zero_division
         self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
@@ -81,7 +88,11 @@ class SegmentationEvaluator(Evaluator):
         return self._datums.n_datums
 
     def config(self) -> dict[str, Any]:
-        return {"zero_division": self.zero_division, **(self.ci.config() if self.ci else {})}
+        return {
+            "zero_division": self.zero_division,
+            **(self.ci.config() if self.ci else {}),
+            **({"by": list(self.by)} if self.by else {}),
+        }
 
     @property
     def is_empty(self) -> bool:
@@ -183,17 +194,22 @@ class SegmentationEvaluator(Evaluator):
     def confusion(self, key: str = "class") -> tuple[list[str], np.ndarray]:
         """``(labels, counts)`` for a label key, labels in natural order; row/column 0 of
         ``counts`` is background."""
-        labels = self._datums.labels.get(key, [])
-        counts = self._datums.matrix(key)
-        order = sorted(range(len(labels)), key=lambda i: natural_key(labels[i]))
-        idx = np.array([0, *[i + 1 for i in order]], dtype=np.int64)
-        return [labels[i] for i in order], counts[np.ix_(idx, idx)].copy()
+        return _confusion(self._datums, key)
 
     def _compute(self) -> MetricSet:
+        whole = self._records(self._datums)
+        if not self.by:
+            return MetricSet(whole)
+        sliced = slice_records(self._datums, self.by, whole, self._records, self.ci,
+                               self.zero_division)  # fmt: skip
+        return MetricSet([*whole, *sliced])
+
+    def _records(self, datums: DatumCounts) -> list[Metric]:
+        """The records of ``datums`` (the evaluator's, or a slice's)."""
         out: list[Metric] = []
         zd = self.zero_division
-        for key in sorted(self._datums.labels, key=natural_key):
-            labels, c = self.confusion(key)
+        for key in sorted(datums.labels, key=natural_key):
+            labels, c = _confusion(datums, key)
             iou = iou_from_confusion(c, zd)
             ratios = {
                 "IOU": iou,
@@ -213,22 +229,22 @@ class SegmentationEvaluator(Evaluator):
             cm = _confusion_value(labels, c, zd)
             out.append(records.confusion_matrix(cm, label_key=key, zero_division=zd))
             if self.ci is not None:
-                self._attach(out, key, labels)
-        return MetricSet(out)
-
-    def _attach(self, out: list[Metric], key: str, labels: list[str]) -> None:
-        """Intervals on ``key``'s records (the image rows in the natural label order)."""
-        assert self.ci is not None
-        known = self._datums.labels[key]
-        rows = self._datums.image_rows(key)
-        idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
-        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division)
+                rows = datums.image_rows(key)[:, :, label_columns(datums, key, labels)]
+                attach_intervals(out, key, labels, rows, self.ci, zd)
+        return out
 
     def _state(self) -> dict[str, np.ndarray]:
         return self._datums.to_arrays()
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         self._datums = DatumCounts.from_arrays(state)
+
+
+def _confusion(datums: DatumCounts, key: str) -> tuple[list[str], np.ndarray]:
+    labels = datums.labels.get(key, [])
+    order = sorted(labels, key=natural_key)
+    idx = label_columns(datums, key, order)
+    return order, datums.matrix(key)[np.ix_(idx, idx)].copy()
 
 
 def _confusion_value(labels: list[str], c: np.ndarray, zd: float | None) -> dict[str, Any]:
@@ -259,6 +275,7 @@ def evaluate_segmentation(
     *,
     metrics: Sequence[str] | None = None,
     zero_division: float | None = None,
+    by: Sequence[str] = (),
     **interval: Any,
 ) -> MetricSet:
     """Semantic-segmentation records in one call, from JSONL-style datum records.
@@ -269,6 +286,7 @@ def evaluate_segmentation(
         metrics: a subset of IOU, mIOU, Precision, Recall, F1, Accuracy, ConfusionMatrix
             (default all).
         zero_division: see :class:`SegmentationEvaluator`.
+        by: datum metadata fields to slice by (see :class:`SegmentationEvaluator`).
         interval: ``ci``, ``ci_method``, ``num_bootstrap``, ``seed`` (see
             :class:`SegmentationEvaluator`).
 
@@ -288,6 +306,6 @@ def evaluate_segmentation(
         raise InvalidInputError(
             f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics"
         )
-    ev = SegmentationEvaluator(zero_division=zero_division, **interval)
+    ev = SegmentationEvaluator(zero_division=zero_division, by=by, **interval)
     ms = ev.add(groundtruths, predictions).compute()
     return MetricSet(m for m in ms if m.type in wanted)

@@ -25,7 +25,7 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.results import Metric
 
-__all__ = ["annotate", "check_by", "record_key", "slice_masks", "slice_text"]
+__all__ = ["annotate", "check_by", "record_key", "slice_masks", "slice_text", "value_masks"]
 
 
 def check_by(by: Any) -> tuple[str, ...]:
@@ -56,10 +56,21 @@ def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str, np
             source="by",
             field=column,
         )
-    values, present = metadata.values[column], metadata.present[column]
-    text = np.array([slice_text(v) for v in values.tolist()], dtype=object)
-    for v in sorted(set(text[present].tolist())):
-        yield v, present & (text == v)
+    yield from value_masks(metadata.values[column], metadata.present[column])
+
+
+def value_masks(values: Any, present: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """``(value, mask)`` for every value (as text, sorted) of a column's ``values`` where
+    ``present``: the slices of a column.
+
+    Example:
+        >>> [(v, m.tolist()) for v, m in value_masks(np.array([1.0, 2.0, 1.0]), [1, 1, 0])]
+        [('1', [True, False, False]), ('2', [False, True, False])]
+    """
+    ok = np.asarray(present, dtype=bool)
+    text = np.array([slice_text(v) for v in np.asarray(values).tolist()], dtype=object)
+    for v in sorted(set(text[ok].tolist())):
+        yield v, ok & (text == v)
 
 
 def _hashable(v: Any) -> Any:

@@ -36,9 +36,8 @@ from assay.results import Metric
 __all__ = [
     "ap_record_values",
     "ap_replicates",
-    "ap_statistic",
     "ar_column",
-    "ar_statistic",
+    "ar_replicates",
     "attach_ap_intervals",
     "attach_ar_intervals",
     "canon_labels",
@@ -132,9 +131,10 @@ def _ap(w: F64, tps: F64, dets: F64, n: F64, rec_thr: F64) -> F64:
     return np.where(n > 0, q.mean(axis=1), np.nan)
 
 
-def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | None) -> Any:
-    """Resample counts over the image columns, (b, D) -> the AP of each threshold and label,
-    (b, T * K) (the statistic :func:`ap_replicates` bootstraps)."""
+def ap_replicates(
+    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
+) -> F64:
+    """Percentile intervals, shape (2, T, K), of the AP of each threshold and label."""
     cells, npig = _cells(ev, t_idx)
     rec_thr = np.asarray(ev.params.recall_thresholds, dtype=np.float64)
     T, K = len(t_idx), len(ev.data.labels)
@@ -150,17 +150,9 @@ def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | No
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)
 
-    return statistic
-
-
-def ap_replicates(
-    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
-) -> F64:
-    """The AP of each threshold and label on every resample, shape (B, T, K)."""
-    statistic = ap_statistic(ev, t_idx, zero_division)
     ones = np.ones(ev.data.n_datums, dtype=np.int64)
     reps = bootstrap(statistic, ones, opts.num_bootstrap, opts.seed)
-    return reps.reshape(-1, len(t_idx), len(ev.data.labels))
+    return reps.reshape(-1, T, K)
 
 
 def _means(reps: F64, labels: list[Any], keys: list[str]) -> dict[tuple[Any, ...], F64]:
@@ -253,16 +245,18 @@ def _image_tp(
     return tp, npig
 
 
-def ar_statistic(
+def ar_replicates(
     data: DetectionData,
     m: Any,
     ar_idx: list[int],
     score_thresholds: list[float],
+    opts: CIOptions,
     zero_division: float | None,
-) -> Any:
-    """Resample counts over the image columns and a label mask (canonical order: which labels
-    the means may count) -> (b, S K + S keys): AR of every score threshold and label, then mAR
-    of every score threshold and key (:func:`ar_column` finds a record's column)."""
+) -> tuple[F64, list[Any]]:
+    """The bootstrap replicates (B, S K + S keys) of AR per score threshold and label, then
+    mAR per score threshold and key (:func:`ar_column` finds a record's column), and the
+    labels in canonical order: a resample's TPs and ground truths per label are ``w @`` the
+    per-image counts."""
     tp, npig = _image_tp(data, m, ar_idx, score_thresholds)
     D, T, S, K = tp.shape
     canon = canon_labels(data)
@@ -271,20 +265,19 @@ def ar_statistic(
     keys = sorted({k for k, _ in labels})
     in_key = np.array([[lab[0] == key for lab in labels] for key in keys])  # (keys, K)
 
-    def statistic(w: F64, present: NDArray[np.bool_] | None = None) -> F64:
+    def statistic(w: F64) -> F64:
         hits = (w @ tp.reshape(D, -1)).reshape(-1, T, S, K)
         n = (w @ npig)[:, None, None, :]
         with np.errstate(invalid="ignore", divide="ignore"):
             recall = np.where(n > 0, hits / n, np.nan if zero_division is None else zero_division)
             ar = recall.mean(axis=1)  # (b, S, K)
-            if present is not None:
-                ar[:, :, ~present] = np.nan
             ok = ~np.isnan(ar)
             sel = ok[:, :, None, :] & in_key[None, None, :, :]  # (b, S, keys, K)
             mar = np.where(sel, ar[:, :, None, :], 0.0).sum(axis=3) / sel.sum(axis=3)
         return np.concatenate([ar.reshape(len(w), -1), mar.reshape(len(w), -1)], axis=1)
 
-    return statistic
+    ones = np.ones(D, dtype=np.int64)
+    return bootstrap(statistic, ones, opts.num_bootstrap, opts.seed), labels
 
 
 def ar_column(rec: Metric, labels: list[Any], score_thresholds: list[float]) -> int | None:
@@ -311,12 +304,10 @@ def attach_ar_intervals(
     opts: CIOptions,
     zero_division: float | None,
 ) -> None:
-    """Bootstrap intervals over images on the defined ``AR`` and ``mAR`` records, in place:
-    a resample's TPs and ground truths per label are ``w @`` the per-image counts."""
-    statistic = ar_statistic(data, m, ar_idx, score_thresholds, zero_division)
-    ones = np.ones(data.n_datums, dtype=np.int64)
-    lo, hi = percentile(bootstrap(statistic, ones, opts.num_bootstrap, opts.seed), opts.level)
-    labels = [data.labels[k] for k in canon_labels(data)]
+    """Bootstrap intervals over images on the defined ``AR`` and ``mAR`` records, in place
+    (:func:`ar_replicates`)."""
+    reps, labels = ar_replicates(data, m, ar_idx, score_thresholds, opts, zero_division)
+    lo, hi = percentile(reps, opts.level)
     for rec in records:
         c = ar_column(rec, labels, score_thresholds)
         if c is not None:

@@ -9,16 +9,18 @@ subset's matching is the whole set's restricted to it), with ``slice_column``, `
 
 With ``ci`` each slice record gets its own interval (a bootstrap over the slice's images)
 and the gap its interval ``gap_ci_low``, ``gap_ci_high``: every resample draws from all
-images (the whole set's draw, with its seed), and the slice's value is read from the same
-draw with the other images' counts set to 0, ``w * inside``; the AP/AR statistics are the
-per-image ones of :mod:`assay.detection.intervals`, so no image is matched again. A label
-the slice has no annotation of is not in the slice (as when its images are evaluated alone):
-its resampled slice AP/AR is left out of the slice's means, also under ``zero_division``.
+images (the whole set's draw, with its seed), and the slice's value comes from the same
+draw with the other images weighing nothing: the replicates of
+:mod:`assay.detection.intervals` run on the whole set's images with only the slice's
+annotations kept (every image stays, so the draws are the same; the slice's labels only, as
+when its images are evaluated alone, also under ``zero_division``). The whole set's
+replicates are computed once for all slices.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -28,16 +30,15 @@ from assay.detection.compute import resolve_iou_type
 from assay.detection.filters import subset
 from assay.detection.intervals import (
     ap_record_values,
-    ap_statistic,
+    ap_replicates,
     ar_column,
-    ar_statistic,
+    ar_replicates,
     canon_labels,
-    image_order,
 )
 from assay.detection.metrics import compute_metrics, matched
 from assay.detection.options import check_options, check_score_thresholds, max_det
 from assay.detection.types import DetectionData
-from assay.intervals import bootstrap, config_options, percentile
+from assay.intervals import config_options, percentile
 from assay.results import Metric
 from assay.slices import annotate, record_key, slice_masks
 
@@ -72,82 +73,77 @@ def slice_records(
     return out
 
 
+def _only(data: DetectionData, keep: NDArray[np.bool_], labels: list[Any]) -> DetectionData:
+    """``data`` with only the annotations of the images ``keep`` and the ``labels`` (the
+    slice's): every image stays, so a resample draws the same counts for them, and the
+    others weigh nothing."""
+    g, p = data.groundtruths, data.predictions
+    kept = replace(data, groundtruths=g.take(keep[g.datum]), predictions=p.take(keep[p.datum]))
+    return subset(kept, labels=labels)
+
+
 class _GapIntervals:
-    """The whole set's matching, once; then per slice the gaps' bootstrap intervals."""
+    """The whole set's replicates, once; then per slice the gaps' bootstrap intervals."""
 
     def __init__(self, data: DetectionData, options: dict[str, Any], wanted: list[str]) -> None:
         opts = config_options(options)
         assert opts is not None
-        self.opts, self.data, self.zd = opts, data, options["zero_division"]
-        self.ious, ar_ious, _ = check_options(
+        self.opts, self.data, self.options = opts, data, options
+        self.ious, self.ar_ious, _ = check_options(
             iou_thresholds=options["iou_thresholds"],
             ar_iou_thresholds=options["ar_iou_thresholds"],
             recall_score_threshold=options["recall_score_threshold"],
             pr_curve_iou_threshold=options["pr_curve_iou_threshold"],
             pr_curve_max_examples=options["pr_curve_max_examples"],
-            zero_division=self.zd,
+            zero_division=options["zero_division"],
             metrics=wanted,
             score_thresholds=options["score_thresholds"],
         )
         self.scores = list(
             check_score_thresholds(options["score_thresholds"], options["recall_score_threshold"])
         )
-        need_ar = bool({"AR", "mAR"} & set(wanted))
-        iou_type = resolve_iou_type(data, options["iou_type"])
-        md = max_det(data, options["max_detections"])
-        ev, chosen, all_t = matched(
-            data, iou_type, self.ious, ar_ious if need_ar else None, md, options["matching"]
-        )
-        self.canon = canon_labels(data)
-        self.labels = [data.labels[k] for k in self.canon]
-        self.col = image_order(data)
-        self.ap = None
-        if options["matching"] == "coco":  # AP intervals replay COCO's accumulation only
+        self.need_ar = bool({"AR", "mAR"} & set(wanted))
+        self.need_ap = bool(set(wanted) - {"AR", "mAR"}) and options["matching"] == "coco"
+        self.whole = self._replicates(data)
+
+    def _replicates(self, data: DetectionData) -> tuple[Any, Any]:
+        """The AP replicates (B, T, K) and the AR ones (B, S K + S keys) of ``data``, each
+        with its labels in canonical order (None where not wanted)."""
+        o = self.options
+        iou_type = resolve_iou_type(data, o["iou_type"])
+        md = max_det(data, o["max_detections"])
+        ar_ious = self.ar_ious if self.need_ar else None
+        ev, chosen, all_t = matched(data, iou_type, self.ious, ar_ious, md, o["matching"])
+        zd, ap, ar = o["zero_division"], None, None
+        if self.need_ap:  # AP intervals replay COCO's accumulation only
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in self.ious]
-            self.ap = ap_statistic(ev, t_idx, self.zd)
-        self.ar = None
-        if need_ar:
-            ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
-            self.ar = ar_statistic(data, chosen, ar_idx, self.scores, self.zd)
+            canon = canon_labels(data)
+            reps = ap_replicates(ev, t_idx, self.opts, zd)[:, :, canon]
+            ap = (reps, [data.labels[k] for k in canon])
+        if self.need_ar:
+            ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in self.ar_ious]
+            ar = ar_replicates(data, chosen, ar_idx, self.scores, self.opts, zd)
+        return ap, ar
 
     def __call__(self, keep: NDArray[np.bool_], part: DetectionData, recs: list[Metric]) -> Gaps:
         """Gap intervals of the slice ``keep`` (``part`` the slice's data, ``recs`` its
         records), keyed as :func:`assay.slices.record_key` with :data:`SLICE_WHERE`."""
-        inside = np.zeros(self.data.n_datums)
-        inside[self.col[keep]] = 1.0
-        present = np.isin(np.arange(len(self.labels)), [self.labels.index(x) for x in part.labels])
-        T, K = len(self.ious), len(self.labels)
-        ap, ar = self.ap, self.ar
-
-        def statistic(w: Any) -> Any:
-            cols = []
-            if ap is not None:
-                whole = ap(w).reshape(-1, T, len(self.canon))[:, :, self.canon]
-                part_ = ap(w * inside).reshape(-1, T, len(self.canon))[:, :, self.canon]
-                part_[:, :, ~present] = np.nan
-                cols += [whole.reshape(len(w), -1), part_.reshape(len(w), -1)]
-            if ar is not None:
-                cols += [ar(w), ar(w * inside, present)]
-            return np.concatenate(cols, axis=1)
-
-        ones = np.ones(self.data.n_datums, dtype=np.int64)
-        reps = bootstrap(statistic, ones, self.opts.num_bootstrap, self.opts.seed)
+        if not part.labels:
+            return {}
+        (ap_w, ar_w), (ap_s, ar_s) = (
+            self.whole,
+            self._replicates(_only(self.data, keep, part.labels)),
+        )
         gaps: list[tuple[Metric, Any]] = []
-        at = 0
-        if ap is not None:
-            whole, sl = reps[:, : T * K].reshape(-1, T, K), reps[:, T * K : 2 * T * K]
-            at = 2 * T * K
-            sliced = ap_record_values(recs, sl.reshape(-1, T, K), self.labels, self.ious)
-            mine = {id(m): v for m, v in sliced}
-            for m, v in ap_record_values(recs, whole, self.labels, self.ious):
+        if ap_w is not None and ap_s is not None:
+            mine = {id(m): v for m, v in ap_record_values(recs, ap_s[0], ap_s[1], self.ious)}
+            for m, v in ap_record_values(recs, ap_w[0], ap_w[1], self.ious):
                 gaps.append((m, mine[id(m)] - v))
-        if ar is not None:
-            width = (reps.shape[1] - at) // 2
-            whole, sl = reps[:, at : at + width], reps[:, at + width :]
+        if ar_w is not None and ar_s is not None:
             for m in recs:
-                c = ar_column(m, self.labels, self.scores)
-                if c is not None:
-                    gaps.append((m, sl[:, c] - whole[:, c]))
+                c_w, c_s = ar_column(m, ar_w[1], self.scores), ar_column(m, ar_s[1], self.scores)
+                if c_w is not None and c_s is not None:
+                    gaps.append((m, ar_s[0][:, c_s] - ar_w[0][:, c_w]))
         out: Gaps = {}
         for m, g in gaps:
             lo, hi = percentile(g, self.opts.level)

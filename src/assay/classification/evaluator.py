@@ -77,7 +77,6 @@ from assay.intervals import ci_options
 from assay.io.metadata import metadata_from, metadata_from_frame
 from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
-from assay.slices import check_by
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 
 __all__ = [
@@ -238,7 +237,9 @@ class ClassificationEvaluator(Evaluator):
         self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
         self.compact = _check_compact(compact, self.pr_curve_max_examples, self.metrics)
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
-        self.by = check_by(by)
+        if isinstance(by, str) or not all(isinstance(c, str) for c in by):
+            raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
+        self.by = tuple(dict.fromkeys(by))
         self._blocks: dict[str, list[KeyBlock]] = {}
 
     def config(self) -> dict[str, Any]:

@@ -39,7 +39,6 @@ from assay.evaluator import Evaluator
 from assay.filtering import examples_page
 from assay.intervals import ci_options
 from assay.results import MetricSet
-from assay.slices import check_by
 
 __all__ = ["DetectionEvaluator", "evaluate_detection"]
 
@@ -76,7 +75,9 @@ class DetectionEvaluator(Evaluator):
         by: Sequence[str] = (),
     ) -> None:
         interval = ci_options(ci, ci_method, num_bootstrap, seed)
-        self.by = check_by(by)
+        if isinstance(by, str) or not all(isinstance(c, str) for c in by):
+            raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
+        self.by = tuple(dict.fromkeys(by))
         if iou_type is not None:
             check_iou_type(iou_type)
         check_matching(matching)

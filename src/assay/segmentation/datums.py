@@ -124,19 +124,15 @@ class DatumCounts:
         np.add.at(out, g * n + p, count)
         return out.reshape(n, n)
 
-    def key_datums(self, key: str) -> NDArray[np.int64]:
-        """The datums that count for ``key`` (an annotation of it), in uid order: the rows
-        of :meth:`image_rows`."""
-        datums = np.unique(self.cells(key)[4])
-        order = np.argsort(np.array([str(self.uids[i]) for i in datums], dtype=str), kind="stable")
-        return datums[order]
-
-    def image_rows(self, key: str) -> NDArray[np.int64]:
-        """Per datum of ``key`` in uid order: ``(datums, 3, n + 1)`` of its confusion's
-        diagonal, row sums and column sums (global label order), the bootstrap's units."""
+    def image_rows(self, key: str) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
+        """The datums of ``key`` in uid order (indices), and per datum ``(datums, 3, n + 1)``
+        of its confusion's diagonal, row sums and column sums (global label order): the
+        bootstrap's units."""
         n = len(self.labels.get(key, [])) + 1
         d, g, p, count, declared, _ = self.cells(key)
-        datums = self.key_datums(key)
+        datums = np.unique(declared)
+        order = np.argsort(np.array([str(self.uids[i]) for i in datums], dtype=str), kind="stable")
+        datums = datums[order]
         pos = np.empty(self.n_datums, np.int64)
         pos[datums] = np.arange(len(datums))
         rows = np.zeros((len(datums), 3, n), np.int64)
@@ -144,7 +140,7 @@ class DatumCounts:
         np.add.at(rows[:, 0, :], (pos[d[diag]], g[diag]), count[diag])
         np.add.at(rows[:, 1, :], (pos[d], g), count)
         np.add.at(rows[:, 2, :], (pos[d], p), count)
-        return rows
+        return datums, rows
 
     def extend(self, other: DatumCounts) -> None:
         """Append ``other``'s datums (labels unified by name)."""

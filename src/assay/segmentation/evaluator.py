@@ -40,7 +40,7 @@ from assay.segmentation.compute import (
 )
 from assay.segmentation.datums import DatumCounts
 from assay.segmentation.intervals import attach_intervals
-from assay.segmentation.slices import label_columns, slice_records
+from assay.segmentation.slices import slice_records
 from assay.slices import check_by
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
@@ -56,29 +56,29 @@ class SegmentationEvaluator(Evaluator):
     Args:
         zero_division: the value of a ratio whose denominator is 0 (IoU of a label with no
             pixel anywhere, precision, recall, F1); default None = undefined.
+        by: datum metadata fields whose every value is a slice: IOU, mIOU, Precision, Recall,
+            F1 and Accuracy again per slice, with ``slice_column``, ``slice``, ``n``, ``gap``
+            and, with ``ci``, the gap's interval (:mod:`assay.segmentation.slices`).
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on IOU, mIOU,
             Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
             each image's per-label pixel counts come from the per-datum counts it keeps anyway,
             :mod:`assay.segmentation.intervals`).
-        by: datum metadata fields whose every value is a slice: IOU, mIOU, Precision, Recall,
-            F1 and Accuracy again per slice, with ``slice_column``, ``slice``, ``n``, ``gap``
-            and, with ``ci``, the gap's interval (:mod:`assay.segmentation.slices`).
     """
 
     def __init__(
         self,
         *,
         zero_division: float | None = None,
+        by: Sequence[str] = (),
         ci: float | None = None,
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
-        by: Sequence[str] = (),
     ) -> None:
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
-        self.by = check_by(by)
         check_zero_division(zero_division)
         self.zero_division = zero_division
+        self.by = check_by(by)
         self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
 
     @property
@@ -194,22 +194,17 @@ class SegmentationEvaluator(Evaluator):
     def confusion(self, key: str = "class") -> tuple[list[str], np.ndarray]:
         """``(labels, counts)`` for a label key, labels in natural order; row/column 0 of
         ``counts`` is background."""
-        return _confusion(self._datums, key)
+        labels = self._datums.labels.get(key, [])
+        counts = self._datums.matrix(key)
+        order = sorted(range(len(labels)), key=lambda i: natural_key(labels[i]))
+        idx = np.array([0, *[i + 1 for i in order]], dtype=np.int64)
+        return [labels[i] for i in order], counts[np.ix_(idx, idx)].copy()
 
     def _compute(self) -> MetricSet:
-        whole = self._records(self._datums)
-        if not self.by:
-            return MetricSet(whole)
-        sliced = slice_records(self._datums, self.by, whole, self._records, self.ci,
-                               self.zero_division)  # fmt: skip
-        return MetricSet([*whole, *sliced])
-
-    def _records(self, datums: DatumCounts) -> list[Metric]:
-        """The records of ``datums`` (the evaluator's, or a slice's)."""
         out: list[Metric] = []
         zd = self.zero_division
-        for key in sorted(datums.labels, key=natural_key):
-            labels, c = _confusion(datums, key)
+        for key in sorted(self._datums.labels, key=natural_key):
+            labels, c = self.confusion(key)
             iou = iou_from_confusion(c, zd)
             ratios = {
                 "IOU": iou,
@@ -229,22 +224,31 @@ class SegmentationEvaluator(Evaluator):
             cm = _confusion_value(labels, c, zd)
             out.append(records.confusion_matrix(cm, label_key=key, zero_division=zd))
             if self.ci is not None:
-                rows = datums.image_rows(key)[:, :, label_columns(datums, key, labels)]
-                attach_intervals(out, key, labels, rows, self.ci, zd)
-        return out
+                self._attach(out, key, labels)
+        if self.by:
+            out += slice_records(self._datums, self.by, out, self._alone, self.ci,
+                                 self.zero_division)  # fmt: skip
+        return MetricSet(out)
+
+    def _alone(self, datums: DatumCounts) -> list[Metric]:
+        """The records of ``datums`` (a slice's) evaluated alone, intervals included."""
+        ev = SegmentationEvaluator(**{k: v for k, v in self.config().items() if k != "by"})
+        ev._datums = datums
+        return list(ev._compute())
+
+    def _attach(self, out: list[Metric], key: str, labels: list[str]) -> None:
+        """Intervals on ``key``'s records (the image rows in the natural label order)."""
+        assert self.ci is not None
+        known = self._datums.labels[key]
+        datums, rows = self._datums.image_rows(key)
+        idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
+        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division)
 
     def _state(self) -> dict[str, np.ndarray]:
         return self._datums.to_arrays()
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         self._datums = DatumCounts.from_arrays(state)
-
-
-def _confusion(datums: DatumCounts, key: str) -> tuple[list[str], np.ndarray]:
-    labels = datums.labels.get(key, [])
-    order = sorted(labels, key=natural_key)
-    idx = label_columns(datums, key, order)
-    return order, datums.matrix(key)[np.ix_(idx, idx)].copy()
 
 
 def _confusion_value(labels: list[str], c: np.ndarray, zd: float | None) -> dict[str, Any]:

@@ -62,10 +62,11 @@ def slice_records(
             recs = [m for m in compute(part) if m.type in SLICE_TYPES]
             for key in sorted(part.labels, key=natural_key):
                 mine = [m for m in recs if m.parameters["label_key"] == key]
-                inside = keep[datums.key_datums(key)]
+                images, rows = datums.image_rows(key)
+                inside = keep[images]
                 gaps = None
                 if opts is not None:
-                    gaps = _gaps(datums, part, key, mine, inside, opts, zero_division)
+                    gaps = _gaps(datums, part, key, mine, (inside, rows), opts, zero_division)
                 n = int(inside.sum())
                 out += annotate(mine, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)
     return out
@@ -76,12 +77,13 @@ def _gaps(
     part: DatumCounts,
     key: str,
     records: list[Metric],
-    inside: NDArray[np.bool_],
+    units: tuple[NDArray[np.bool_], NDArray[np.int64]],
     opts: CIOptions,
     zd: float | None,
 ) -> dict[tuple[str, str, str | None], tuple[float, float]]:
-    """The gaps' intervals of one key of a slice, keyed as :func:`assay.slices.record_key`."""
-    rows = datums.image_rows(key)
+    """The gaps' intervals of one key of a slice, keyed as :func:`assay.slices.record_key`
+    (``units``: which of the key's images are in the slice, and their rows)."""
+    inside, rows = units
     labels = sorted(datums.labels[key], key=natural_key)
     mine = sorted(part.labels[key], key=natural_key)
     found = gap_intervals(

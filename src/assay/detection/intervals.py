@@ -281,7 +281,7 @@ def ar_replicates(
 
 
 def ar_column(rec: Metric, labels: list[Any], score_thresholds: list[float]) -> int | None:
-    """The column of :func:`ar_statistic`'s output that a defined ``AR`` / ``mAR`` record
+    """The column of :func:`ar_replicates`'s output that a defined ``AR`` / ``mAR`` record
     reads (``labels`` in canonical order); None for any other record."""
     p = rec.parameters
     if rec.value is None or rec.type not in ("AR", "mAR"):

@@ -17,6 +17,8 @@ from fairlearn.metrics import (
     equalized_odds_difference,
     selection_rate,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.fairness import (
@@ -226,3 +228,32 @@ def test_cli_by_survives_save_show_export(tmp_path) -> None:
     assert table.exit_code == 0, table.output
     assert "slices: site" in table.stdout  # slices have their own grid, not the whole set's
     assert table.stdout.count("demographic parity: difference") == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1), st.integers(0, 1), st.sampled_from(["F", "M"]),
+                  st.integers(20, 60), st.sampled_from(["a", "b", None])),
+        min_size=1, max_size=40,
+    ),
+    st.integers(0, 40),
+)  # fmt: skip
+def test_property_slices_are_the_subsets_in_any_batches(rows: list, cut: int) -> None:
+    df = pd.DataFrame(rows, columns=["y", "yhat", "sex", "age", "site"])
+    kw = {"groups": ["age:40"], "group_columns": ["sex"], "control_columns": []}
+    ev = FairnessEvaluator(**kw, by=["site"])
+    for part in (df.iloc[:cut], df.iloc[cut:]):
+        if len(part):
+            ev.add(part, label="y", prediction="yhat")
+    ms = ev.compute()
+    for v in ("a", "b"):
+        sub = df[df["site"] == v]
+        got = ms.filter(slice=v)
+        if not len(sub):
+            assert not got
+            continue
+        alone = FairnessEvaluator(**kw).add(sub, label="y", prediction="yhat").compute()
+        want = [m for m in alone if m.type in TYPES and "average_over" not in m.parameters]
+        assert [(m.type, m.value) for m in got] == [(m.type, m.value) for m in want]
+        assert {m.parameters["n"] for m in got} == {len(sub)}

@@ -9,6 +9,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError
 from assay.intervals import resample_counts
@@ -139,3 +141,31 @@ def test_cli_by_survives_save_show_export(tmp_path) -> None:
     assert json.loads(shown.stdout)["metrics"] == printed
     exported = CliRunner().invoke(app, ["runs", "export", "1", "--db", db])
     assert json.loads(exported.stdout)[0]["metrics"] == printed
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2**31), st.sampled_from(["a", "b", None]),
+                          st.integers(1, 3)), min_size=1, max_size=8),
+       st.integers(0, 8))  # fmt: skip
+def test_property_slices_are_the_subsets_in_any_batches(images: list, cut: int) -> None:
+    maps = []
+    for i, (seed, site, k) in enumerate(images):
+        rng = np.random.default_rng(seed)
+        g = rng.integers(0, k + 1, (3, 4))
+        p = np.where(rng.random(g.shape) < 0.6, g, rng.integers(0, k + 1, g.shape))
+        maps.append((f"u{i}", g, p, LABELS[:k], {} if site is None else {"site": site}))
+    ev = _evaluate(maps[:cut], by=["site"])
+    if maps[cut:]:
+        ev.merge(_evaluate(maps[cut:], by=["site"]))
+    if not maps[:cut]:
+        ev = _evaluate(maps, by=["site"])
+    if all(not x[4] for x in maps):
+        with pytest.raises(InvalidInputError, match="site"):
+            ev.compute()
+        return
+    ms = ev.compute()
+    for v in ("a", "b"):
+        alone = [x for x in maps if x[4].get("site") == v]
+        got = ms.filter(slice=v)
+        want = [m for m in _evaluate(alone).compute() if m.type in TYPES] if alone else []
+        assert [(m.type, m.value) for m in got] == [(m.type, m.value) for m in want]

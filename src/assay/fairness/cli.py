@@ -234,7 +234,8 @@ def register(app: typer.Typer) -> None:
             "--by",
             help="Slice column (repeatable): the --sensitive metrics and the --group "
             "differences and ratios again on each of its values' rows, with slice_column, "
-            "slice, n and gap (to the whole set).",
+            "slice, n and gap (to the whole set); with --ci, each slice's interval and the "
+            "gap's.",
         ),
         sample_weight: str | None = typer.Option(
             None,

@@ -60,7 +60,8 @@ def register(app: typer.Typer) -> None:
             [],
             "--by",
             help="A datum metadata field (repeatable): IOU/mIOU/Precision/Recall/F1/Accuracy "
-            "again per value, with slice_column, slice, n and gap (to the whole set).",
+            "again per value, with slice_column, slice, n and gap (to the whole set); with --ci, "
+            "each slice's interval and the gap's.",
         ),
         ci: float = _CI,
         ci_method: str = _CI_METHOD,

@@ -23,6 +23,11 @@ per prompt), ``log`` (prompt and outcome of every call), ``max_in_flight``, and
 ``authorizations`` (the ``Authorization`` header of every call, or None) and ``requests``
 (the JSON body of every call).
 
+Every answer names its model in ``model``, as servers do: the name the request asked for,
+or, for a name in ``aliases``, the full name it stands for, as a server that accepts a
+short name for the model it loaded reports the loaded one (``aliases={"smollm2":
+"smollm2-135m-instruct"}`` answers requests for ``smollm2`` as ``smollm2-135m-instruct``).
+
 It also answers ``POST /v1/completions`` with ``echo`` and ``logprobs`` (as vLLM and
 llama.cpp's server do: every prompt token's log-probability, its ``text_offset``, and
 one generated token), and chat requests with ``logprobs: true`` get the first reply
@@ -88,7 +93,8 @@ class FakeChatServer:
         latency: seconds before each ``ok`` answer.
         hang_seconds: how long ``hang`` waits (ends early when the server stops).
         answer_limit: answer this many calls, then hang every further one.
-        model: the model name reported in answers.
+        model: the model name reported in answers to requests that name none.
+        aliases: names the server also answers to -> the full name it reports for them.
         port: 0 picks a free port.
         responder: scripts the text of every ``ok`` answer: called with the request's
             ``messages`` (a list of ``{"role", "content"}``), returns the answer text. The
@@ -104,6 +110,7 @@ class FakeChatServer:
         hang_seconds: float = 30.0,
         answer_limit: int | None = None,
         model: str = "fake-model",
+        aliases: Mapping[str, str] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         responder: Callable[[list[dict[str, Any]]], str] | None = None,
@@ -118,6 +125,7 @@ class FakeChatServer:
         self.hang_seconds = hang_seconds
         self.answer_limit = answer_limit
         self.model = model
+        self.aliases = dict(aliases or {})
         self.host = host
         self.port = port
         self.calls = 0
@@ -334,7 +342,7 @@ class FakeChatServer:
         n = sum(len(self.token_logprobs(p)) for p in prompts)
         usage = {"prompt_tokens": n, "completion_tokens": len(prompts), "total_tokens": n + 1}
         await _send(send, 200, {"id": "cmpl-1", "object": "text_completion", "choices": choices,
-                                "usage": usage})  # fmt: skip
+                                "model": self.served(req), "usage": usage})  # fmt: skip
 
     def _chat_logprobs(self, messages: list[dict[str, Any]], text: str) -> dict[str, Any]:
         first = text.split()[0] if text.split() else text
@@ -347,6 +355,12 @@ class FakeChatServer:
         entries = [{"token": t, "logprob": v, "bytes": list(t.encode())} for t, v in tops]
         top_value = max((v for _, v in tops), default=0.0)
         return {"content": [{"token": chosen, "logprob": top_value, "top_logprobs": entries}]}
+
+    def served(self, req: Mapping[str, Any]) -> str:
+        """The model name an answer to ``req`` reports: the full name of an alias."""
+        asked = req.get("model")
+        name = asked if isinstance(asked, str) and asked else self.model
+        return self.aliases.get(name, name)
 
     async def _hang(self) -> None:
         assert self._stopping is not None
@@ -372,7 +386,7 @@ class FakeChatServer:
             "id": f"chatcmpl-{self.calls}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": req.get("model", self.model),
+            "model": self.served(req),
             "choices": [choice],
             "usage": {
                 "prompt_tokens": p,

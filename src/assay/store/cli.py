@@ -34,6 +34,10 @@ runs_app = typer.Typer(
     name="runs", help="Stored evaluations: list, show, latest, export.", no_args_is_help=True
 )
 
+MODEL_FILTER_HELP = (
+    "Only this model, typed any way: with or without credentials, or under another name "
+    "its server answered as."
+)
 DB_HELP = "Store URL or SQLite file (default: $ASSAY_DATABASE_URL or $ASSAY_HOME/assay.db)."
 
 
@@ -121,7 +125,7 @@ def list_runs(
         None, "--kind", "-k", help="Only this kind (classification, llm_fairness, ...)."
     ),
     dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
-    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_FILTER_HELP),
     status: str = typer.Option(None, "--status", help="running, finished or failed."),
     limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most this many, newest first."),
     db: str = typer.Option(None, "--db", help=DB_HELP),
@@ -166,7 +170,7 @@ def latest(
     dataset: list[str] = typer.Option(
         None, "--dataset", "-d", help="Datasets (repeat); default: every dataset."
     ),
-    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_FILTER_HELP),
     require: bool = typer.Option(
         False, "--require", help="Fail if a named dataset has no finished evaluation."
     ),
@@ -195,7 +199,7 @@ def export(
     ),
     kind: str = typer.Option(None, "--kind", "-k", help="Only evaluations of this kind."),
     dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
-    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_FILTER_HELP),
     status: str = typer.Option(None, "--status", help="Only running, finished or failed."),
     items: bool = typer.Option(
         False, "--items", help="Export per-item LLM records (CSV: one row per item)."
@@ -297,7 +301,10 @@ def compare_command(
     dataset: str = typer.Option(None, "--dataset", "-d", help="With --kind: only this dataset."),
     last: int = typer.Option(None, "--last", "-n", min=2, help=LAST_HELP),
     model: str = typer.Option(
-        None, "--model", "-m", help="With --kind: only this model (typed any way it was run)."
+        None,
+        "--model",
+        "-m",
+        help="With --kind: only runs of this model (matched as runs list --model matches).",
     ),
     fmt: CompareFormat = typer.Option(
         CompareFormat.json, "--format", "-f", help="json (default), table or csv."

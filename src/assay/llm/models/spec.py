@@ -147,8 +147,9 @@ def canonical_model_name(spec: str) -> str:
     are lower-cased, a default port (80, 443) and a trailing ``/`` are dropped;
     ``embedded:`` naming the bundled SmolLM2 file is ``embedded``, another GGUF file is
     named by its absolute path. A model name after ``#`` is kept as typed: only the server
-    knows whether two names are one model. Text that is not a model spec (a classifier's
-    name such as ``"tree"``) is kept, password masked.
+    knows whether two names are one model, and its answers say (:func:`served_model`,
+    which the store keeps beside this name). Text that is not a model spec (a
+    classifier's name such as ``"tree"``) is kept, password masked.
 
     Example:
         >>> canonical_model_name(" HTTP://me:s3cret@LocalHost:80/v1/#m ")

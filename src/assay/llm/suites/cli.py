@@ -260,7 +260,13 @@ def average(
     datasets: str = typer.Option(
         "pisa,compas", "--datasets", help="Comma-separated dataset names."
     ),
-    model: str = typer.Option(None, "--model", "-m", help="Only evaluations of this model spec."),
+    model: str = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="Only evaluations of this model, typed any way: with or without credentials, "
+        "or under another name its server answered as.",
+    ),
     save: bool = SAVE,
     db: str = DB,
     out: Path = OUT,

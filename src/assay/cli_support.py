@@ -330,6 +330,7 @@ def publish(
     items: Any = None,
     started: datetime | None = None,
     view: View | None = None,
+    served_model: str | None = None,
 ) -> int | None:
     """The last step of every metric command: store (with ``--save``), then print/write.
 
@@ -349,6 +350,7 @@ def publish(
         url=db,
         items=items,
         started=started,
+        served_model=served_model,
     )
     emit(metrics, fmt=fmt, out=out, title=title, view=view)
     return eid

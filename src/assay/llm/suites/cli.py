@@ -291,6 +291,7 @@ def average(
             kind="llm_fairness", datasets=names, model=model, require=True
         )
     metrics = average_fairness({d: (ev.id, ev.metrics or MetricSet()) for d, ev in found.items()})
+    served = {ev.served_model for ev in found.values()}  # one model answered them all?
     publish(
         metrics,
         fmt=fmt,
@@ -302,6 +303,7 @@ def average(
         dataset=",".join(names),
         model=model,
         parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()]},
+        served_model=served.pop() if len(served) == 1 else None,
     )
 
 

@@ -12,14 +12,18 @@ existed are upgraded on open without losing a row.
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import create_engine, insert, text
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.llm.models.spec import served_model
+from assay.io.urls import mask_credentials
+from assay.llm.models.spec import canonical_model_name, served_model
 from assay.results import Metric
 from assay.store import Store
 from assay.store.tables import Base, EvaluationRow
@@ -93,6 +97,15 @@ def test_llm_average_averages_both_whichever_name_is_typed(two_ways):
         acc = next(d for d in json.loads(r.stdout) if d["type"] == "Accuracy")
         assert acc["parameters"]["n"] == 2, typed
         assert "secret" not in r.stdout + r.output
+    # the stored average names the one model that answered both: found under either name
+    masked = url.replace("http://", "http://user:***@")
+    r = runner.invoke(app, ["llm", "average", "--datasets", "pisa,compas", "--db", db,
+                            "--save", "--model", f"{masked}#smollm2"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    with Store(db) as st:
+        for typed in (f"{masked}#smollm2", f"{masked}#{FULL}"):
+            evs = st.list(kind="llm_fairness_average", model=typed)
+            assert [e.served_model for e in evs] == [f"{masked}#{FULL}"], typed
 
 
 def test_compare_selects_by_model_whichever_name_is_typed(two_ways):
@@ -146,6 +159,8 @@ def test_nothing_says_when_no_answer_came():
     openai = type("OpenAI", (), {"spec": "openai:gpt-4o-mini"})()
     dated = "gpt-4o-mini-2024-07-18"
     assert served_model(openai, [{"model": dated}]) == f"openai:{dated}"
+    leaky = [{"model": "http://me:s3cret@x/m"}]
+    assert served_model(Spec(), leaky) == "http://127.0.0.1:9/v1#http://me:***@x/m"
 
 
 def test_a_failed_run_without_answers_is_stored_without_a_served_name(tmp_path):
@@ -193,3 +208,49 @@ def test_an_older_store_is_upgraded_on_open_without_losing_a_row(store_url, crea
         assert len(st.list(model="http://h/v1#alias")) == 2  # the old row, by its name
     with Store(store_url, create=False) as st:  # a second open finds nothing to add
         assert [e.served_model for e in st.list()] == ["http://h/v1#m", None]
+
+
+def test_the_embedded_model_under_its_name_and_a_copy_of_its_file_is_one_model(tmp_path):
+    """``embedded`` and ``embedded:/elsewhere/<same file>``: the real embedded model."""
+    from assay.llm.models.embedded import default_gguf_path
+
+    copy = tmp_path / "weights" / default_gguf_path().name
+    copy.parent.mkdir()
+    shutil.copyfile(default_gguf_path(), copy)
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "q", "prompt": "Say hi.", "params": {"max_tokens": 4}}))
+    db = str(tmp_path / "s.db")
+    for spec in ("embedded", f"embedded:{copy}"):
+        r = runner.invoke(app, ["llm", "run", str(items), "-m", spec, "--save", "--db", db,
+                                "--quiet"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+    with Store(db) as st:
+        evs = st.list()
+        assert [e.model for e in evs] == [f"embedded:{copy}", "embedded"]
+        assert {e.served_model for e in evs} == {f"embedded#{copy.name}"}
+        for typed in ("embedded", f"embedded:{copy}", f"embedded#{copy.name}"):
+            assert len(st.list(model=typed)) == 2, typed
+
+
+_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    host=_word,
+    port=st.sampled_from(["", ":80", ":8000"]),
+    user=st.one_of(st.just(""), _word),
+    password=_word,
+    typed=_word,
+    served=st.text(min_size=1, max_size=40).filter(lambda s: s.strip() and s.isprintable()),
+)
+def test_property_the_served_name_is_shown_as_it_is_found(host, port, user, password, typed,
+                                                         served):  # fmt: skip
+    """The served name the store shows is canonical (typing it back finds the run: the
+    filter's canonical form is itself) and holds no password."""
+    creds = f"{user}:{password}@" if user else ""
+    model = type("M", (), {"spec": f"HTTP://{creds}{host.upper()}{port}/v1/#{typed}"})()
+    name = served_model(model, [{"model": served}])
+    assert name is not None and canonical_model_name(name) == name
+    assert name.endswith("#" + mask_credentials(served.strip()))
+    assert (f":{password}@" not in name) if user else ("@" not in name.partition("#")[0])

@@ -367,6 +367,8 @@ def _result(
     *,
     score: bool = True,
 ) -> LLMRun:
+    from assay.llm.models.spec import served_model
+
     status, error = "finished", None
     failed = sum(not c.record.ok and c.record.error_kind != INTERRUPTED for c in calls)
     if guard.stopped:
@@ -383,13 +385,12 @@ def _result(
         )
     metrics = task.score(calls) if score else MetricSet()
     params = task.stored_parameters()
-    from assay.llm.models.spec import served_model
-
     shown = getattr(model, "spec", None) or model.identity
     served = served_model(model, (c.record.raw for c in calls if c.record.ok))
     return LLMRun(
-        metrics, calls, status, error, task.kind, task.dataset, params, shown, started, served
-    )
+        metrics, calls, status, error, task.kind, task.dataset, params, shown,
+        started=started, served_model=served,
+    )  # fmt: skip
 
 
 def _in_process(model: ChatModel) -> bool:

@@ -106,13 +106,15 @@ class Store:
                 raise StoreError(f"no evaluation store at {self.display_url} (nothing saved yet)")
             older = missing_columns(conn)
         if older:  # a store from an older assay: add its new columns (no row changes)
-            self._create_schema(create=False)
+            self._create_schema(tables=False)
 
-    def _create_schema(self, create: bool = True) -> None:
+    def _create_schema(self, *, tables: bool = True) -> None:
+        """Create the missing tables (unless ``tables=False``) and add the columns an
+        older store lacks, under the store's lock."""
         with self._write.begin() as conn:
             if conn.dialect.name == "postgresql":  # serialise concurrent first opens
                 conn.execute(text("SELECT pg_advisory_xact_lock(7311893)"))
-            if create:
+            if tables:
                 Base.metadata.create_all(conn)
             upgrade_schema(conn)
 

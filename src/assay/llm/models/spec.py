@@ -230,14 +230,14 @@ def served_model(model: Any, raws: Iterable[Any]) -> str | None:
             names[name.strip()] = names.get(name.strip(), 0) + 1
     if not names:
         return None
-    name = max(names, key=lambda n: names[n])  # the first of the most frequent
+    name = mask_credentials(max(names, key=lambda n: names[n])) or ""  # most frequent, first
     spec = str(getattr(model, "spec", None) or "")
     key = canonical_model_name(spec)
     if key.startswith(("http://", "https://")) and "#" in key:
         return f"{key.rpartition('#')[0]}#{name}"
     if key.startswith("openai:"):
         return f"openai:{name}"
-    return mask_credentials(name)
+    return name
 
 
 #: The context window the embedded model gets from :func:`load_model` (the suites' and the

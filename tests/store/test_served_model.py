@@ -108,7 +108,7 @@ def test_llm_average_averages_both_whichever_name_is_typed(two_ways):
             assert [e.served_model for e in evs] == [f"{masked}#{FULL}"], typed
 
 
-def test_compare_selects_by_model_whichever_name_is_typed(two_ways):
+def test_compare_and_report_select_by_model_whichever_name_is_typed(two_ways, tmp_path):
     db, url, _ = two_ways
     with Store(db) as st:
         ids = sorted(e.id for e in st.list(kind="llm_fairness"))
@@ -120,6 +120,11 @@ def test_compare_selects_by_model_whichever_name_is_typed(two_ways):
     r = runner.invoke(app, ["compare", "--kind", "llm_fairness", "--last", "2",
                             "--model", f"{url}#other", "--db", db])  # fmt: skip
     assert r.exit_code == 2 and "no finished evaluation" in r.output
+    page = tmp_path / "report.html"
+    r = runner.invoke(app, ["report", "--kind", "llm_fairness", "--last", "2", "--db", db,
+                            "--model", _typed_forms(url)[0], "--out", str(page)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "2 runs" in r.output and page.stat().st_size > 0
 
 
 def test_another_model_on_the_same_server_stays_apart(two_ways):

@@ -11,6 +11,8 @@ existed are upgraded on open without losing a row.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 from datetime import UTC, datetime
@@ -71,6 +73,9 @@ def test_each_run_keeps_its_spec_as_typed_and_the_served_name(two_ways):
     assert evs["compas"].model == f"{masked}#{FULL}"
     assert {e.served_model for e in evs.values()} == {f"{masked}#{FULL}"}
     assert srv.calls == paid  # one call per paid item: the served name cost nothing more
+    r = runner.invoke(app, ["runs", "export", "--format", "csv", "--db", db])
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert rows and {row["served_model"] for row in rows} == {f"{masked}#{FULL}"}
     assert all(m == "smollm2" or m == FULL for m in (q["model"] for q in srv.requests))
 
 

@@ -1,22 +1,26 @@
 """Confidence intervals of the scoring metrics, over responses (see :mod:`assay.intervals`).
 
 With ``ci`` set the evaluator keeps, beside its sums, each response's (human, system) score
-pair (:class:`ResponseUnits`, merged by concatenation). Equal pairs are collapsed; a bootstrap
-resample is a vector of multinomial counts over the distinct pairs, and the sufficient
+pair, its group labels and, with true scores, its rating summary and second human score
+(:class:`ResponseUnits`, merged by concatenation). Equal responses are collapsed; a bootstrap
+resample is a vector of multinomial counts over the distinct ones, and the sufficient
 statistics of :class:`~assay.scoring.sufficient_stats.PairStats` of a resample are
 count-weighted sums of per-pair terms: ``n = sum w``, ``sum x' = w @ (h - shift)``,
 ``sum y'``, ``sum x'^2``, ``sum y'^2``, ``sum x'y'``, ``sum (m - h)^2``, the exact / adjacent /
 rounded agreements, the extrema over the pairs drawn, and the rounded-score histograms
-``w @ onehot(rint(h))``. One :class:`PairStats` holds a chunk of resamples as its groups, so
-the ``eval`` formulas of :func:`~assay.scoring.metric_values.pair_values` serve them
-unchanged (a loop over resamples on sums, never over responses).
+``w @ onehot(rint(h))``. One :class:`PairStats` holds a chunk of resamples as its groups, and
+:func:`~assay.scoring.replicates.columns` evaluates the ``eval`` formulas on all of them at
+once (:mod:`assay.scoring.replicates`; never a pass over responses).
 
 Intervals go on the ``eval`` table's R (``corr``), QWK (``wtkappa``), R2, kappa, exact and
-adjacent agreement, SMD and RMSE, for the system score and its rounded form, and on the same
-columns (DSM for SMD) of every group of the ``eval_by_<column>`` tables: the units then carry
-their group, a group's statistics are those of the counts restricted to it, and DSM compares
-it with the same resample's whole set. Every method asked gives the percentile bootstrap
-here (``ci_method`` says so).
+adjacent agreement, SMD (RSMTool's default, unpooled) and RMSE, for the system score and its
+rounded form, and on the same columns (DSM for SMD) of every group of the
+``eval_by_<column>`` tables: the units then carry their group, a group's statistics are those
+of the counts restricted to it, and DSM compares it with the same resample's whole set; and
+on ``true_score_eval`` (:mod:`assay.scoring.true_score_ci`) and ``consistency`` /
+``degradation`` (:mod:`assay.scoring.consistency_ci`). ``ci_method="bca"`` gives the BCa
+interval of the same resamples (its jackknife from :func:`~assay.scoring.replicates.loo_pairs`);
+any other method the percentile bootstrap (``ci_method`` says which).
 """
 
 from __future__ import annotations

@@ -207,3 +207,12 @@ def test_cli_by_with_bca_intervals_equals_the_api(tmp_path) -> None:
     got = json.loads(r.stdout)
     assert got == json.loads(want.to_json())
     assert {d["parameters"].get("ci_method") for d in got} >= {"bca"}
+
+
+def test_dsm_slices_have_no_gap_even_when_eval_reports_dsm() -> None:
+    df = _frame(seed=8)
+    ms = evaluate_scoring(
+        df, human="h", system="m", by=["L1"], use_diff_std_means=True, ci=0.9, num_bootstrap=30
+    )
+    dsm = ms.get("DSM", slice_column="L1", slice="es", score="m").parameters
+    assert dsm["gap"] is None and "gap_ci_low" not in dsm and "ci_low" in dsm

@@ -11,8 +11,7 @@ columns, :class:`~assay.scoring.grouped_true.GroupedTrueStats`), for the system 
 rounded form. Each carries its table (``eval``; ``true_score_eval`` for PRMSE), ``score`` and
 the slice keys of :mod:`assay.slices`: ``slice_column``, ``slice`` (the value as text),
 ``n`` and ``gap`` (the slice's value minus the whole set's; ``null`` for DSM, itself a
-difference against the whole set, which the ``eval`` table has only with
-``use_diff_std_means``). A slice too small for a metric (one response: no R) is
+difference against the whole set). A slice too small for a metric (one response: no R) is
 ``null`` with the reason.
 
 With ``ci`` each slice record gets its interval and the gap's (``gap_ci_low``,
@@ -77,7 +76,13 @@ def slice_records(ev: ScoringEvaluator, whole: Sequence[Metric]) -> list[Metric]
     whole set, for the gaps)."""
     st = ev._stats
     assert st is not None and st.hm is not None and st.hr is not None
-    evals = [m for m in whole if m.parameters.get("table") in ("eval", "true_score_eval")]
+    # the gaps' references; none for DSM (the eval table's, with use_diff_std_means, is
+    # against the population, a slice's against the whole set)
+    evals = [
+        m
+        for m in whole
+        if m.parameters.get("table") in ("eval", "true_score_eval") and m.type != "DSM"
+    ]
     out: list[Metric] = []
     for col in ev.by:
         by = st.by[col]

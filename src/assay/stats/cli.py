@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
         """Inspect AI-style metrics over sample scores, after reducing each sample's epochs.
 
         With --ci every mean-type record (Accuracy, Mean, per group too) gets a confidence
-        interval over samples (t, wilson or bootstrap; over clusters with --cluster).
+        interval over samples (t, wilson, bootstrap or bca; over clusters with --cluster).
         """
         from assay.errors import InvalidInputError
         from assay.io.files import check_writable_file

@@ -62,7 +62,8 @@ def as_rows(
     texts = [*TEXT_COLUMNS, *(c for c in by if c not in ROW_COLUMNS)]
     for col in texts:
         if col not in df.columns:
-            raise InvalidInputError("missing column", source=source, field=col)
+            why = "missing column" if col in TEXT_COLUMNS else "missing column (named in by)"
+            raise InvalidInputError(why, source=source, field=col)
     out = pd.DataFrame({c: ["" if _na(v) else str(v) for v in df[c]] for c in texts})
     for col in NUMBER_COLUMNS:
         out[col] = pd.to_numeric(df[col], errors="coerce") if col in df.columns else 0.0

@@ -112,7 +112,7 @@ def bench_analyze(n_questions: int) -> None:
         "words_b",
     ]
     df = pd.DataFrame(rows, columns=cols)
-    a, t = _timed(lambda: analyze(df, reference_model="ref", n_boot=200))
+    a, t = _timed(lambda: analyze(df, reference_model="ref", num_bootstrap=200))
     print(f"analyze, {len(df)} judged comparisons: {t:.2f} s ({len(a.metrics)} records)")
 
 

@@ -222,6 +222,31 @@ def _attach(
 _PROPORTIONS = ("ExtractionRate", "ConsistencyRate")
 
 
+def _draw(
+    rows: pd.DataFrame,
+    p: _Point,
+    ref: str,
+    questions: list[str],
+    masks: list[np.ndarray],
+    l2: float,
+    opts: CIOptions | None,
+) -> Draw:
+    """What one stream of question resamples computes: ratings and length fits always, the
+    rate records (whole set and slices) with ``ci``."""
+    outcomes = p.outcomes
+    models = sorted(set(outcomes["model"]) | set(outcomes["opponent"]))
+    draw = Draw(len(questions), l2, models=models)
+    if len(models) >= 2:
+        draw.wins = question_wins(outcomes, models, questions)
+    qpos = {q: i for i, q in enumerate(questions)}
+    designs = [length_design(outcomes, m, ref) for m in models if m != ref]
+    draw.lengths = [(d, np.array([qpos[q] for q in d.questions])) for d in designs if d]
+    if opts is not None:
+        draw.rates = question_rates(rows, p.mask, outcomes, ref, questions)
+        draw.masks = np.array(masks, float).reshape(len(masks), len(questions))
+    return draw
+
+
 def analyze(
     rows: pd.DataFrame,
     *,
@@ -257,52 +282,42 @@ def analyze(
     by = check_by(rows, by)
     p = _point(rows, reference_model)
     questions = sorted(set(rows["index"]))
-    outcomes = p.outcomes
-    models = sorted(set(outcomes["model"]) | set(outcomes["opponent"]))
-    draw = Draw(len(questions), l2)
-    if len(models) >= 2:
-        draw.wins = question_wins(outcomes, models, questions)
-    qpos = {q: i for i, q in enumerate(questions)}
-    designs = [length_design(outcomes, m, reference_model) for m in models if m != reference_model]
-    draw.lengths = [(d, np.array([qpos[q] for q in d.questions])) for d in designs if d]
     masks = [(col, v, mask) for col in by for v, mask in question_masks(rows, col, questions)]
-    if opts is not None:
-        draw.rates = question_rates(rows, p.mask, outcomes, reference_model, questions)
-        draw.masks = np.array([m for _, _, m in masks], float).reshape(len(masks), len(questions))
+    draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts)
     reps = draw.intervals(boot)
     fit = None
     if draw.wins is not None and reps.ratings is not None:
         theta = fit_bradley_terry(draw.wins.sum(axis=0), l2=l2)
-        fit = rating_fit(models, theta, reps.ratings[0], reps.ratings[1], draw.wins)
+        fit = rating_fit(draw.models, theta, reps.ratings[0], reps.ratings[1], draw.wins)
     lcs = [
         d.result(d.fit(np.ones(len(d.y)), l2=l2)[0], ends[0], ends[1])
         for (d, _), ends in zip(draw.lengths, reps.lengths)
     ]
     rates = p.records
-    ones = np.ones(len(questions))
     if opts is not None and draw.rates is not None and reps.rates is not None:
-        _attach(rates, draw.rates.keys, reps.rates, opts, draw.rates, ones)
+        _attach(rates, draw.rates.keys, reps.rates, opts, draw.rates, np.ones(len(questions)))
+    row_q = rows["index"].map({q: i for i, q in enumerate(questions)}).to_numpy(int)
     sliced: list[Metric] = []
-    row_q = rows["index"].map(qpos).to_numpy(int)
     for k, (col, v, mask) in enumerate(masks):
         part = _point(rows[mask[row_q]], reference_model).records
         gap_ci = None
         if opts is not None and draw.rates is not None:
             ends, gaps = reps.slices[k]
             _attach(part, draw.rates.keys, ends, opts, draw.rates, mask.astype(float))
-            col_of = {key: j for j, key in enumerate(draw.rates.keys)}
-            gap_ci = {key: (gaps[0, j], gaps[1, j]) for key, j in col_of.items()}
-        sliced += slice_records(
-            rates,
-            part,
-            column=col,
-            value=v,
-            n=int(mask.sum()),
-            where=IDENT,
-            key=ident,
-            gap_ci=gap_ci,
-        )
+            gap_ci = {key: (gaps[0, j], gaps[1, j]) for j, key in enumerate(draw.rates.keys)}
+        n = int(mask.sum())
+        kw: dict[str, Any] = {"column": col, "value": v, "n": n, "where": IDENT, "key": ident}
+        sliced += slice_records(rates, part, gap_ci=gap_ci, **kw)
     metrics = MetricSet([*rates, *_beyond_records(fit, lcs, boot), *sliced])
     return Analysis(
-        p.counts, p.ok[p.mask], p.ok[~p.mask], p.old, p.new, outcomes, p.pairwise, fit, lcs, metrics
+        p.counts,
+        p.ok[p.mask],
+        p.ok[~p.mask],
+        p.old,
+        p.new,
+        p.outcomes,
+        p.pairwise,
+        fit,
+        lcs,
+        metrics,
     )

@@ -145,11 +145,12 @@ class Replicates:
 class Draw:
     """Every statistic resampled from one stream of question counts (see the module
     docstring): rates (and their slices, ``masks`` ``(slices, questions)``), Bradley-Terry
-    log-strengths from ``wins`` ``(questions, n, n)``, and length-controlled fits (each with
-    the question position of each of its rows)."""
+    log-strengths of ``models`` from ``wins`` ``(questions, n, n)``, and length-controlled
+    fits (each with the question position of each of its rows)."""
 
     questions: int
     l2: float
+    models: list[str] = field(default_factory=list)
     rates: QuestionRates | None = None
     masks: np.ndarray | None = None
     wins: np.ndarray | None = None

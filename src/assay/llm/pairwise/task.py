@@ -107,7 +107,7 @@ class PairwiseTask(LLMTask):
         num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="judge")
         ci = renamed("ci", ci, "confidence", confidence, where="judge")
         ci_options(ci, ci_method, num_bootstrap, bootstrap_seed)
-        self.intervals = {
+        self.intervals: dict[str, Any] = {
             "ci": ci,
             "ci_method": ci_method,
             "num_bootstrap": num_bootstrap,

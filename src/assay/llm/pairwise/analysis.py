@@ -304,7 +304,8 @@ def analyze(
         if opts is not None and draw.rates is not None:
             ends, gaps = reps.slices[k]
             _attach(part, draw.rates.keys, ends, opts, draw.rates, mask.astype(float))
-            gap_ci = {key: (gaps[0, j], gaps[1, j]) for j, key in enumerate(draw.rates.keys)}
+            keys = draw.rates.keys
+            gap_ci = {key: (float(gaps[0, j]), float(gaps[1, j])) for j, key in enumerate(keys)}
         n = int(mask.sum())
         kw: dict[str, Any] = {"column": col, "value": v, "n": n, "where": IDENT, "key": ident}
         sliced += slice_records(rates, part, gap_ci=gap_ci, **kw)

@@ -13,7 +13,7 @@ resample:
   of the consistent comparisons, ``cnt + tie / 2`` and ``tot``, a debiased outcome and 1,
   ...), so the resampled rate is ``(w @ num) / (w @ den)``;
 * a Bradley-Terry rating: per question the wins matrix of the models; the fit of
-  ``sum_q w_q wins_q``;
+  ``sum_q w_q wins_q`` (a model with no game in a resample has no rating there);
 * a length-controlled win rate: per question the pair's outcome and length difference (the
   fit's row); the logistic fit weighted by ``w``.
 
@@ -172,7 +172,10 @@ class Draw:
                 part = self.rates.rates(w * mask)
                 parts += [part, part - whole]
         if self.wins is not None:
-            parts.append(fit_bradley_terry(np.einsum("bq,qij->bij", w, self.wins), l2=self.l2))
+            wins = np.einsum("bq,qij->bij", w, self.wins)
+            theta = fit_bradley_terry(wins, l2=self.l2)
+            theta[wins.sum(axis=2) + wins.sum(axis=1) == 0] = np.nan  # a model not drawn
+            parts.append(theta)
         for design, pos in self.lengths:
             parts.append(design.fit(w[:, pos], l2=self.l2))
         return np.concatenate(parts, axis=1) if parts else np.zeros((len(w), 0))

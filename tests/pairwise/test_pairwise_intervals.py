@@ -285,3 +285,24 @@ def test_identity_parameters_name_every_rate_record(fast):
     keys = [(*ident(m), m.parameters.get("slice")) for m in fast.metrics]
     assert len(keys) == len(set(keys))
     assert IDENT == ("counting", "model", "opponent", "task", "metric")
+
+
+def test_the_report_figures_show_the_whole_set_not_the_slices(data):
+    from datetime import datetime
+
+    from assay.report.pairwise import figures
+    from assay.store.records import Evaluation
+
+    def ev(**kw: Any) -> Evaluation:
+        ms = analyze(data, reference_model=REF, num_bootstrap=10, **kw).metrics
+        return Evaluation(
+            1, datetime.now(), None, "pairwise", None, None, {}, "done", None, "0", ms
+        )
+
+    assert json_of(figures([ev(by=["topic"])])) == json_of(figures([ev()]))
+
+
+def json_of(figs: Any) -> str:
+    import json
+
+    return json.dumps(figs, sort_keys=True, default=str)

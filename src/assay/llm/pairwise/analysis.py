@@ -28,7 +28,13 @@ import pandas as pd
 from assay._compat import UNSET, renamed
 from assay.intervals import CIOptions, ci_options, wilson
 from assay.llm.pairwise import records
-from assay.llm.pairwise.compute import consistent_mask, new_win_rates, old_win_tables
+from assay.llm.pairwise.compute import (
+    consistent_mask,
+    new_question_counts,
+    new_table,
+    old_question_counts,
+    old_table,
+)
 from assay.llm.pairwise.length import LENGTH_UNIT, LengthControlled, length_design
 from assay.llm.pairwise.ratings import (
     BradleyTerryFit,
@@ -178,14 +184,17 @@ class _Point:
     outcomes: pd.DataFrame
     pairwise: pd.DataFrame
     records: list[Metric]
+    per_question: tuple[Any, Any]
 
 
-def _point(rows: pd.DataFrame, ref: str) -> _Point:
+def _point(rows: pd.DataFrame, ref: str, questions: list[str] | None = None) -> _Point:
     ok = rows[rows["status"] == "ok"]
     mask = consistent_mask(rows)
     counts = _counts(rows, mask)
-    old = old_win_tables(ok[mask], ref)
-    new = new_win_rates(rows, ref)
+    qs = sorted(set(rows["index"])) if questions is None else questions
+    per_old = old_question_counts(ok[mask], ref, qs)
+    per_new = new_question_counts(rows, ref, qs)
+    old, new = old_table(*per_old), new_table(*per_new)
     outcomes = debiased_outcomes(rows)
     pairwise = (
         pairwise_win_rates(outcomes)
@@ -199,7 +208,7 @@ def _point(rows: pd.DataFrame, ref: str) -> _Point:
         for r in pairwise.itertuples(index=False)
     ]
     rates = [*_base_records(counts), *_win_records(old, new, ref), *debiased]
-    return _Point(counts, mask, ok, old, new, outcomes, pairwise, rates)
+    return _Point(counts, mask, ok, old, new, outcomes, pairwise, rates, (per_old, per_new))
 
 
 def _attach(
@@ -242,7 +251,7 @@ def _draw(
     designs = [length_design(outcomes, m, ref) for m in models if m != ref]
     draw.lengths = [(d, np.array([qpos[q] for q in d.questions])) for d in designs if d]
     if opts is not None:
-        draw.rates = question_rates(rows, p.mask, outcomes, ref, questions)
+        draw.rates = question_rates(rows, p.mask, outcomes, ref, questions, *p.per_question)
         draw.masks = np.array(masks, float).reshape(len(masks), len(questions))
     return draw
 
@@ -280,8 +289,8 @@ def analyze(
     text = [c for c in ("index", "model_a", "model_b", "task", "status", "choice") if c in rows]
     rows = rows.astype({c: object for c in text})
     by = check_by(rows, by)
-    p = _point(rows, reference_model)
     questions = sorted(set(rows["index"]))
+    p = _point(rows, reference_model, questions)
     masks = [(col, v, mask) for col in by for v, mask in question_masks(rows, col, questions)]
     draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts)
     reps = draw.intervals(boot)

@@ -53,8 +53,10 @@ __all__ = [
     "consistent_mask",
     "old_question_counts",
     "old_win_tables",
+    "old_table",
     "new_question_counts",
     "new_win_rates",
+    "new_table",
     "tasks_of",
 ]
 
@@ -133,7 +135,11 @@ def old_win_tables(rows: pd.DataFrame, reference_model: str) -> pd.DataFrame:
     the tasks, as in the original's tables. The counts are the sums of
     :func:`old_question_counts` over the questions.
     """
-    keys, counts = old_question_counts(rows, reference_model)
+    return old_table(*old_question_counts(rows, reference_model))
+
+
+def old_table(keys: list[tuple[str, str]], counts: np.ndarray) -> pd.DataFrame:
+    """:func:`old_win_tables` from :func:`old_question_counts`' keys and counts."""
     total = counts.sum(axis=0).astype(np.int64)
     out = []
     for (m, col), (win, lose, both, neither) in zip(keys, total.tolist()):
@@ -223,7 +229,11 @@ def new_win_rates(rows: pd.DataFrame, reference_model: str) -> pd.DataFrame:
     substring test), sorted by metric, model and opponent. The counts are the sums of
     :func:`new_question_counts` over the questions.
     """
-    keys, counts = new_question_counts(rows, reference_model)
+    return new_table(*new_question_counts(rows, reference_model))
+
+
+def new_table(keys: list[tuple[str, str, str]], counts: np.ndarray) -> pd.DataFrame:
+    """:func:`new_win_rates` from :func:`new_question_counts`' keys and counts."""
     out = []
     for key, (c, t, n) in zip(keys, counts.sum(axis=0).astype(np.int64).tolist()):
         out.append(

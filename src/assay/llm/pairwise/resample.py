@@ -40,7 +40,6 @@ import numpy as np
 import pandas as pd
 
 from assay.intervals import CIOptions, bootstrap, percentile
-from assay.llm.pairwise.compute import new_question_counts, old_question_counts
 from assay.llm.pairwise.length import LengthDesign
 from assay.llm.pairwise.ratings import fit_bradley_terry
 from assay.results import Metric
@@ -85,9 +84,13 @@ def question_rates(
     outcomes: pd.DataFrame,
     reference_model: str,
     questions: Sequence[str],
+    old: tuple[list[tuple[str, str]], np.ndarray],
+    new: tuple[list[tuple[str, str, str]], np.ndarray],
 ) -> QuestionRates:
     """The per-question numerators and denominators of every rate record of ``rows``
-    (``consistent``: the consistency mask of its ``ok`` rows)."""
+    (``consistent``: the consistency mask of its ``ok`` rows; ``old``, ``new``: the
+    per-question counts of :func:`~assay.llm.pairwise.compute.old_question_counts` and
+    :func:`~assay.llm.pairwise.compute.new_question_counts` over ``questions``)."""
     qpos = {q: i for i, q in enumerate(questions)}
     ok = rows[rows["status"] == "ok"]
     keys: list[tuple[Any, ...]] = []
@@ -104,19 +107,16 @@ def question_rates(
     add(("ExtractionRate", None, None, None, None, None), extracted, non_em)
     n_consistent = _per_question(ok["index"], consistent.astype(float), qpos)
     add(("ConsistencyRate", None, None, None, None, None), n_consistent, extracted)
-    old_keys, old = old_question_counts(ok[consistent], reference_model, questions)
-    win, both, neither, tot = old[..., 0], old[..., 2], old[..., 3], old.sum(axis=2)
+    old_keys, c = old
+    win, both, neither, tot = c[..., 0], c[..., 2], c[..., 3], c.sum(axis=2)
     for j, (m, col) in enumerate(old_keys):
-        add(
-            ("WinRate", "win+bothgood", m, reference_model, col, None),
-            win[:, j] + both[:, j],
-            tot[:, j],
-        )
+        key = ("WinRate", "win+bothgood", m, reference_model, col, None)
+        add(key, win[:, j] + both[:, j], tot[:, j])
         half = win[:, j] + (both[:, j] + neither[:, j]) / 2
         add(("WinRate", "win+halfdraw", m, reference_model, col, None), half, tot[:, j])
-    new_keys, new = new_question_counts(rows, reference_model, questions)
+    new_keys, c = new
     for j, (metric, x, y) in enumerate(new_keys):
-        cnt, tie, n = new[:, j, 0], new[:, j, 1], new[:, j, 2]
+        cnt, tie, n = c[:, j, 0], c[:, j, 1], c[:, j, 2]
         add(("WinRateWithTie", None, x, y, None, metric), cnt + tie / 2, n)
         add(("WinRateWithoutTie", None, x, y, None, metric), cnt, n - tie)
     for (x, y), o in outcomes.groupby(["model", "opponent"], sort=True):

@@ -150,7 +150,8 @@ def test_length_controlled_intervals_refit_the_drawn_questions(data, fast, naive
     draws, _, _ = naive
     questions = sorted(set(data["index"]))
     outcomes = fast.outcomes
-    for m in (m for m in fast.metrics if m.type == "LengthControlledWinRate"):
+    whole = [m for m in fast.metrics if "slice" not in m.parameters]
+    for m in (m for m in whole if m.type == "LengthControlledWinRate"):
         d = length_design(outcomes, m.parameters["model"], REF)
         pos = np.array([questions.index(q) for q in d.questions])
         reps = []
@@ -174,8 +175,8 @@ def test_slice_and_gap_intervals_equal_the_naive_bootstrap(fast, naive):
     checked = 0
     for m in fast.metrics:
         v = m.parameters.get("slice")
-        if v is None or m.value is None:
-            continue
+        if v is None or m.value is None or m.type == "LengthControlledWinRate":
+            continue  # the length fits: the next test
         key = (*ident(m), None)
         per = [s[v] for s in slices]
         lo, hi = _naive_ends(per, key)
@@ -192,17 +193,21 @@ def test_slice_and_gap_intervals_equal_the_naive_bootstrap(fast, naive):
     assert checked > 20
 
 
+_ENDS = {"ci_low", "ci_high", "length_coefficient_ci_low", "length_coefficient_ci_high"}
+
+
 def test_slices_equal_filtering_the_comparisons_and_analysing_alone(data):
     a = analyze(data, reference_model=REF, num_bootstrap=5, by="topic")
     whole = [m for m in a.metrics if "slice" not in m.parameters]
-    rates = [m for m in whole if m.type not in ("BradleyTerryRating", "LengthControlledWinRate")]
+    sliceable = [m for m in whole if m.type != "BradleyTerryRating"]
+    assert any(m.type == "LengthControlledWinRate" for m in sliceable)
     for v in "xyz":
         part = data[data["topic"] == v]
         alone = {ident(m): m for m in analyze(part, reference_model=REF, num_bootstrap=5).metrics}
         got = [m for m in a.metrics if m.parameters.get("slice") == v]
-        assert [ident(m) for m in got] == [ident(m) for m in rates]
+        assert [ident(m) for m in got] == [ident(m) for m in sliceable]
         n_questions = part["index"].nunique()
-        for m, w in zip(got, rates):
+        for m, w in zip(got, sliceable):
             p = m.parameters
             assert (p["slice_column"], p["n"]) == ("topic", n_questions)
             ref = alone.get(ident(m))
@@ -210,14 +215,55 @@ def test_slices_equal_filtering_the_comparisons_and_analysing_alone(data):
                 assert m.value is None and p["undefined"] == "no such comparison in this slice"
                 continue
             assert m.value == ref.value
-            drop = {"slice_column", "slice", "n", "gap"}
+            # the length fit's interval ends come from the whole set's draw (below)
+            drop = {"slice_column", "slice", "n", "gap", "gap_ci_low", "gap_ci_high", *_ENDS}
             assert {k: x for k, x in p.items() if k not in drop} == {
-                k: x for k, x in ref.parameters.items() if k != "n"
+                k: x for k, x in ref.parameters.items() if k != "n" and k not in _ENDS
             }
             if m.value is not None and w.value is not None:
                 assert p["gap"] == pytest.approx(m.value - w.value, abs=1e-15)
             else:
                 assert p["gap"] is None
+
+
+def _naive_length_fits(d, pos, draws, l2=0.01):
+    """Per resample: (win rate, coefficient) refitted on the materialised rows."""
+    reps = []
+    for w in draws:
+        k = w[pos].astype(int)
+        if k.sum() == 0:
+            reps.append([math.nan, math.nan])
+            continue
+        X, y = np.repeat(d.X, k, axis=0), np.repeat(d.y, k)
+        beta = logistic_newton(X, y, np.ones(len(y)), l2=l2)[0]
+        reps.append([1 / (1 + math.exp(-beta[0])), beta[-1] if d.has_slope else math.nan])
+    return np.array(reps)
+
+
+def test_length_controlled_slices_and_gaps_equal_the_naive_refits(data, fast, naive):
+    draws, _, _ = naive
+    questions = sorted(set(data["index"]))
+    o = fast.outcomes
+    checked = 0
+    for m in fast.metrics:
+        v = m.parameters.get("slice")
+        if m.type != "LengthControlledWinRate" or v is None or m.value is None:
+            continue
+        model = m.parameters["model"]
+        topic = dict(zip(data["index"], data["topic"]))
+        d = length_design(o[o["index"].map(topic) == v], model, REF)
+        whole = length_design(o, model, REF)
+        reps = _naive_length_fits(d, np.array([questions.index(q) for q in d.questions]), draws)
+        base = _naive_length_fits(
+            whole, np.array([questions.index(q) for q in whole.questions]), draws
+        )
+        lo, hi = np.nanquantile(reps[:, 0], [0.05, 0.95])
+        glo, ghi = np.nanquantile(reps[:, 0] - base[:, 0], [0.05, 0.95])
+        p = m.parameters
+        assert (p["ci_low"], p["ci_high"]) == pytest.approx((lo, hi), abs=1e-12)
+        assert (p["gap_ci_low"], p["gap_ci_high"]) == pytest.approx((glo, ghi), abs=1e-12)
+        checked += 1
+    assert checked == 6  # 2 models x 3 topics
 
 
 def test_one_seed_gives_the_same_intervals_and_another_seed_others(data):

@@ -35,7 +35,12 @@ from assay.llm.pairwise.compute import (
     old_question_counts,
     old_table,
 )
-from assay.llm.pairwise.length import LENGTH_UNIT, LengthControlled, length_design
+from assay.llm.pairwise.length import (
+    LENGTH_UNIT,
+    LengthControlled,
+    LengthDesign,
+    length_design,
+)
 from assay.llm.pairwise.ratings import (
     BradleyTerryFit,
     debiased_outcomes,
@@ -231,6 +236,11 @@ def _attach(
 _PROPORTIONS = ("ExtractionRate", "ConsistencyRate")
 
 
+def _lc(d: LengthDesign, ends: np.ndarray, l2: float) -> LengthControlled:
+    """The length-controlled win rate of a design with its interval ends."""
+    return d.result(d.fit(np.ones(len(d.y)), l2=l2)[0], ends[0, :2], ends[1, :2])
+
+
 def _draw(
     rows: pd.DataFrame,
     p: _Point,
@@ -249,11 +259,21 @@ def _draw(
         draw.wins = question_wins(outcomes, models, questions)
     qpos = {q: i for i, q in enumerate(questions)}
     designs = [length_design(outcomes, m, ref) for m in models if m != ref]
-    draw.lengths = [(d, np.array([qpos[q] for q in d.questions])) for d in designs if d]
+    draw.lengths = [(d, _positions(d, qpos)) for d in designs if d]
+    whole = {d.model: j for j, (d, _) in enumerate(draw.lengths)}
+    in_q = outcomes["index"].map(qpos).to_numpy(int)
+    for mask in masks:
+        part = outcomes[mask[in_q]]
+        fits = [length_design(part, m, ref) for m in whole]
+        draw.slice_lengths.append([(d, _positions(d, qpos), whole[d.model]) for d in fits if d])
     if opts is not None:
         draw.rates = question_rates(rows, p.mask, outcomes, ref, questions, *p.per_question)
         draw.masks = np.array(masks, float).reshape(len(masks), len(questions))
     return draw
+
+
+def _positions(d: LengthDesign, qpos: dict[str, int]) -> np.ndarray:
+    return np.array([qpos[q] for q in d.questions], dtype=int)
 
 
 def analyze(
@@ -298,27 +318,31 @@ def analyze(
     if draw.wins is not None and reps.ratings is not None:
         theta = fit_bradley_terry(draw.wins.sum(axis=0), l2=l2)
         fit = rating_fit(draw.models, theta, reps.ratings[0], reps.ratings[1], draw.wins)
-    lcs = [
-        d.result(d.fit(np.ones(len(d.y)), l2=l2)[0], ends[0], ends[1])
-        for (d, _), ends in zip(draw.lengths, reps.lengths)
-    ]
+    lcs = [_lc(d, ends, l2) for (d, _), ends in zip(draw.lengths, reps.lengths)]
     rates = p.records
     if opts is not None and draw.rates is not None and reps.rates is not None:
         _attach(rates, draw.rates.keys, reps.rates, opts, draw.rates, np.ones(len(questions)))
+    beyond = _beyond_records(fit, lcs, boot)
+    sliceable = [*rates, *(m for m in beyond if m.type == "LengthControlledWinRate")]
     row_q = rows["index"].map({q: i for i, q in enumerate(questions)}).to_numpy(int)
     sliced: list[Metric] = []
     for k, (col, v, mask) in enumerate(masks):
         part = _point(rows[mask[row_q]], reference_model).records
-        gap_ci = None
+        gap_ci = {}
         if opts is not None and draw.rates is not None:
             ends, gaps = reps.slices[k]
             _attach(part, draw.rates.keys, ends, opts, draw.rates, mask.astype(float))
             keys = draw.rates.keys
             gap_ci = {key: (float(gaps[0, j]), float(gaps[1, j])) for j, key in enumerate(keys)}
+        fits = list(zip(draw.slice_lengths[k], reps.slice_lengths[k]))
+        part += _beyond_records(None, [_lc(d, e, l2) for (d, _, _), e in fits], boot)
+        for (d, _, _), e in fits:
+            key = ("LengthControlledWinRate", None, d.model, d.reference_model, None, None)
+            gap_ci[key] = (float(e[0, 2]), float(e[1, 2]))
         n = int(mask.sum())
         kw: dict[str, Any] = {"column": col, "value": v, "n": n, "where": IDENT, "key": ident}
-        sliced += slice_records(rates, part, gap_ci=gap_ci, **kw)
-    metrics = MetricSet([*rates, *_beyond_records(fit, lcs, boot), *sliced])
+        sliced += slice_records(sliceable, part, gap_ci=gap_ci, **kw)
+    metrics = MetricSet([*rates, *beyond, *sliced])
     return Analysis(
         p.counts,
         p.ok[p.mask],

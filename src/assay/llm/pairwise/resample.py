@@ -139,6 +139,7 @@ class Replicates:
     slices: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     ratings: np.ndarray | None = None
     lengths: list[np.ndarray] = field(default_factory=list)
+    slice_lengths: list[list[np.ndarray]] = field(default_factory=list)
 
 
 @dataclass
@@ -146,7 +147,9 @@ class Draw:
     """Every statistic resampled from one stream of question counts (see the module
     docstring): rates (and their slices, ``masks`` ``(slices, questions)``), Bradley-Terry
     log-strengths of ``models`` from ``wins`` ``(questions, n, n)``, and length-controlled
-    fits (each with the question position of each of its rows)."""
+    fits (each with the question position of each of its rows), of the whole set and, in
+    ``slice_lengths``, of each slice (each with the position of the whole set's fit of the
+    same model, for the gap: columns win rate, coefficient, gap)."""
 
     questions: int
     l2: float
@@ -155,12 +158,14 @@ class Draw:
     masks: np.ndarray | None = None
     wins: np.ndarray | None = None
     lengths: list[tuple[LengthDesign, np.ndarray]] = field(default_factory=list)
+    slice_lengths: list[list[tuple[LengthDesign, np.ndarray, int]]] = field(default_factory=list)
 
     def _widths(self) -> list[int]:
         k = 0 if self.rates is None else len(self.rates.keys)
         s = 0 if self.masks is None or self.rates is None else len(self.masks)
         n = 0 if self.wins is None else self.wins.shape[1]
-        return [k, *([k, k] * s), n, *([2] * len(self.lengths))]
+        sliced = [3] * sum(len(fits) for fits in self.slice_lengths)
+        return [k, *([k, k] * s), n, *([2] * len(self.lengths)), *sliced]
 
     def __call__(self, w: np.ndarray) -> np.ndarray:
         """``(b, K)``: every statistic of each resample (rows of ``w``), side by side."""
@@ -176,8 +181,12 @@ class Draw:
             theta = fit_bradley_terry(wins, l2=self.l2)
             theta[wins.sum(axis=2) + wins.sum(axis=1) == 0] = np.nan  # a model not drawn
             parts.append(theta)
-        for design, pos in self.lengths:
-            parts.append(design.fit(w[:, pos], l2=self.l2))
+        whole_fits = [design.fit(w[:, pos], l2=self.l2) for design, pos in self.lengths]
+        parts += whole_fits
+        for fits in self.slice_lengths:
+            for design, pos, j in fits:
+                fit = design.fit(w[:, pos], l2=self.l2)
+                parts.append(np.column_stack([fit, fit[:, 0] - whole_fits[j][:, 0]]))
         return np.concatenate(parts, axis=1) if parts else np.zeros((len(w), 0))
 
     def intervals(self, opts: CIOptions) -> Replicates:
@@ -198,5 +207,6 @@ class Draw:
             blocks.pop(0)
         ratings = blocks.pop(0)
         out.ratings = ratings if self.wins is not None else None
-        out.lengths = blocks
+        out.lengths = [blocks.pop(0) for _ in self.lengths]
+        out.slice_lengths = [[blocks.pop(0) for _ in fits] for fits in self.slice_lengths]
         return out

@@ -1,14 +1,14 @@
-"""Slices of pairwise analysis: every rate record again per subgroup of the questions.
+"""Slices of pairwise analysis: every win rate again per subgroup of the questions.
 
 ``by=["category"]`` names question-level columns of the judged comparisons (``task``, or a
 column of the input table carried along, such as a topic). A question's comparisons all
 have the same value (a question with two values is refused); a question without one (an
-empty cell) is in no slice. Each slice's records are the rate records of the comparisons
-of its questions analysed alone (:func:`slice_records`), in the order of the whole set's,
-with ``slice_column``, ``slice`` (the value as text), ``n`` (the slice's questions) and
-``gap`` (:func:`assay.slices.annotate`). A record of the whole set that the slice cannot
-define (a task or model absent from it) is ``null`` with the reason. No model is called:
-slices are computed from the stored comparisons.
+empty cell) is in no slice. Each slice's records are the rate records and length-controlled
+win rates of the comparisons of its questions analysed alone (:func:`slice_records`), in
+the order of the whole set's, with ``slice_column``, ``slice`` (the value as text), ``n``
+(the slice's questions) and ``gap`` (:func:`assay.slices.annotate`). A record of the whole
+set that the slice cannot define (a task or model absent from it) is ``null`` with the
+reason. No model is called: slices are computed from the stored comparisons.
 
 Example:
     >>> import pandas as pd

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError
 from assay.intervals import resample_counts, wilson
@@ -352,3 +354,27 @@ def json_of(figs: Any) -> str:
     import json
 
     return json.dumps(figs, sort_keys=True, default=str)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 6), seed=st.integers(0, 10_000))
+def test_a_slice_holding_every_question_is_the_whole_set(n, seed):
+    """Property: one slice value on every question gives the whole set's values, gap 0 and
+    a gap interval of [0, 0] (both from the same draw)."""
+    rows = _rows(n, seed).assign(topic="all")
+    a = analyze(rows, reference_model=REF, ci=0.9, num_bootstrap=20, seed=seed, by=["topic"])
+    whole = {ident(m): m for m in a.metrics if "slice" not in m.parameters}
+    sliced = [m for m in a.metrics if m.parameters.get("slice") == "all"]
+    assert len(sliced) == len([m for m in whole.values() if m.type != "BradleyTerryRating"])
+    for m in sliced:
+        w = whole[ident(m)]
+        assert m.value == w.value
+        if m.value is None:
+            continue
+        assert m.parameters["gap"] == 0.0
+        assert (m.parameters["ci_low"], m.parameters["ci_high"]) == (
+            w.parameters["ci_low"],
+            w.parameters["ci_high"],
+        )
+        if m.parameters.get("gap_ci_low") is not None:
+            assert (m.parameters["gap_ci_low"], m.parameters["gap_ci_high"]) == (0.0, 0.0)

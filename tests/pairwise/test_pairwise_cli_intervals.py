@@ -111,3 +111,37 @@ def test_the_deprecated_options_still_work_with_a_note(srv, tmp_path):
     rating = next(m for m in ms if m["type"] == "BradleyTerryRating")
     assert rating["parameters"]["num_bootstrap"] == 30
     assert rating["parameters"]["confidence_level"] == 0.8
+
+
+def test_the_originals_record_table_slices_by_task(tmp_path):
+    """DevBench's shipped record table (the original's TSV): --by task, with intervals."""
+    tsv = (
+        Path(__file__).resolve().parents[1]
+        / "data"
+        / "devbench"
+        / "record_gpt-4-1106-preview_2.tsv"
+    )
+    out = tmp_path / "m.json"
+    args = ["pairwise", "score", "--records", str(tsv), "--reference-model", "gpt-3.5-turbo-1106",
+            "--out-dir", str(tmp_path / "runs"), "--ci", "0.95", "--by", "task",
+            "--out", str(out)]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    ms = json.loads(out.read_text())
+    whole = [m for m in ms if "slice" not in m["parameters"]]
+    tasks = {m["parameters"]["slice"] for m in ms if "slice" in m["parameters"]}
+    assert len(tasks) >= 2
+    n = sum(
+        m["parameters"]["n"]
+        for m in ms
+        if m["type"] == "ExtractionRate" and "slice" in m["parameters"]
+    )
+    assert n == len({m for m in _questions(tsv)})  # the slices partition the questions
+    assert all("ci_low" in m["parameters"] for m in whole if m["value"] is not None)
+
+
+def _questions(tsv: Path) -> list[str]:
+    import csv
+
+    with open(tsv, encoding="utf-8") as fh:
+        return [row["cmp_index"].split(";")[0] for row in csv.DictReader(fh, delimiter="\t")]

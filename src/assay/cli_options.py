@@ -66,9 +66,12 @@ CI_OPTIONS = {
 }
 
 
-def interval_options() -> tuple[Any, Any, Any, Any]:
+def interval_options(seed_flag: str = "--seed") -> tuple[Any, Any, Any, Any]:
     """``--ci``, ``--ci-method``, ``--num-bootstrap`` and ``--seed``: confidence intervals on
-    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals)."""
+    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals).
+
+    ``seed_flag`` names the seed option of a command whose ``--seed`` already means
+    something else (``pairwise judge``: random mode's order)."""
     return (
         typer.Option(
             None,
@@ -84,11 +87,13 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
             "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
         ),
         typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
-        typer.Option(0, "--seed", help="Seed of the bootstrap."),
+        typer.Option(0, seed_flag, help="Seed of the bootstrap."),
     )
 
 
-def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: int) -> dict:
+def interval_kwargs(
+    ci: float | None, ci_method: str, num_bootstrap: int, seed: int, *, seed_flag: str = "--seed"
+) -> dict:
     """The interval options as keyword arguments, checked (errors name the flag).
 
     Empty when ``--ci`` is not given, so a command without it configures as before.
@@ -98,7 +103,8 @@ def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: 
     try:
         ci_options(ci, ci_method, num_bootstrap, seed)
     except InvalidInputError as e:
-        raise InvalidInputError(e.reason, source=CI_OPTIONS.get(str(e.source), e.source)) from None
+        flags = CI_OPTIONS | {"seed": seed_flag}
+        raise InvalidInputError(e.reason, source=flags.get(str(e.source), e.source)) from None
     if ci is None:
         return {}
     return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}

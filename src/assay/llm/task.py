@@ -110,6 +110,10 @@ class LLMTask(ABC):
     structured: str = "off"
     can_structure: bool = False
     constraint: str | None = None
+    #: the interval options of the run (:class:`~assay.intervals.CIOptions`; ``None``: none)
+    ci: Any = None
+    #: the item columns every headline metric is sliced by (:mod:`assay.llm.slicing`)
+    by: tuple[str, ...] = ()
 
     @property
     @abstractmethod
@@ -158,6 +162,26 @@ class LLMTask(ABC):
             raise InvalidInputError(
                 f"the {self.kind} evaluation takes no reply cap", source="--max-tokens"
             )
+        self.configure_scoring(options)
+
+    def configure_scoring(self, options: RunOptions) -> None:
+        """Take the intervals (``ci``, ..., the seed defaulting to :meth:`ci_seed`) and the
+        slices (``by``: refused, before any call, unless every column is one of
+        :meth:`item_columns`)."""
+        from assay.llm.slicing import check_by
+
+        self.ci = options.intervals(self.ci_seed())
+        self.by = tuple(options.by)
+        if self.by:
+            check_by(self.by, self.item_columns(), f"{self.kind} items")
+
+    def ci_seed(self) -> int:
+        """The bootstrap's seed when the options give none (default 0)."""
+        return 0
+
+    def item_columns(self) -> list[str]:
+        """The item columns ``by`` may name (default: none)."""
+        return []
 
     def constrain(self, model: ChatModel) -> bool:
         """Choose the constraint for ``model`` (:func:`assay.llm.constrain.resolve`) once it

@@ -23,6 +23,7 @@ __all__ = [
     "CI_OPTIONS",
     "interval_options",
     "interval_kwargs",
+    "by_option",
     "apply_where",
     "SCHEDULER_HELP",
     "scheduler_option",
@@ -84,6 +85,18 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
         ),
         typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
         typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    )
+
+
+def by_option(what: str) -> Any:
+    """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
+    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices)."""
+    return typer.Option(
+        [],
+        "--by",
+        metavar="COLUMN",
+        help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
+        "slice, n and gap (to the whole set); with --ci the gap's interval too.",
     )
 
 

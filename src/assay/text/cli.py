@@ -12,7 +12,11 @@ from typing import Any
 
 import typer
 
+from assay.cli_options import by_option, interval_options
+
 __all__ = ["register", "text_command"]
+
+CI, CI_METHOD, NUM_BOOTSTRAP, _ = interval_options()  # --seed: the command's own
 
 METRICS_HELP = (
     "Comma-separated: rouge, bleu, sacrebleu, chrf, answer_correctness, answer_relevance, "
@@ -75,6 +79,10 @@ def text_command(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),
+    ci: float = CI,
+    ci_method: str = CI_METHOD,
+    num_bootstrap: int = NUM_BOOTSTRAP,
+    by: list[str] = by_option("A column of the rows (e.g. topic) for the judge metrics"),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
@@ -172,6 +180,11 @@ def _run(**o: Any) -> None:
         cache=o["cache"],
         no_cache=o["no_cache"],
         quiet=o["quiet"],
+        ci=o["ci"],
+        ci_method=o["ci_method"],
+        num_bootstrap=o["num_bootstrap"],
+        seed=o["seed"],
+        by=tuple(o["by"] or ()),
     )
     check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     text, judged = _plan(_names(o["metrics"]))
@@ -181,10 +194,16 @@ def _run(**o: Any) -> None:
             "--scheduler takes rouge, bleu, sacrebleu and chrf only",
             source="--scheduler",
         )
+    if options.by and not judged:
+        raise InvalidInputError(
+            "slices are computed for the judge metrics; rouge, bleu, sacrebleu and chrf are "
+            "not sliced yet",
+            source="--by",
+        )
     if not judged and not o["dry_run"]:
         _publish(_text_records(text, o), o)
         return
-    rows, columns = read_rows(o["data"])
+    rows, columns = read_rows(o["data"], keep=options.by)
     _check_columns(text + judged, columns)
     if not judged:
         return
@@ -197,6 +216,7 @@ def _run(**o: Any) -> None:
         seed=o["seed"],
         dataset=str(o["data"]),
         parameters={"metrics": o["metrics"]},
+        columns={c: [r["columns"][c] for r in rows] for c in options.by},
     )
     if o["dry_run"]:
         judge_cli.dry_run(task, options)
@@ -230,6 +250,9 @@ def _evaluator(names: list[str], o: dict[str, Any]) -> Any:
         smoothing=o["smoothing"],
         bleu_tokenize=o["bleu_tokenize"],
         seed=o["seed"],
+        num_bootstrap=o["num_bootstrap"],
+        ci=o["ci"],
+        ci_method=o["ci_method"],
     )
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.results import Metric, MetricSet
 from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
 from assay.text.records import (
@@ -52,6 +53,9 @@ class TextEvaluator(Evaluator):
         bleu_tokenize: BLEU's tokens, ``"whitespace"`` (NLTK's examples) or ``"valor"``
             (valor-lite's: periods dropped).
         num_bootstrap, seed: the aggregate's bootstrap interval.
+        ci, ci_method: the aggregate interval's level and method (``bootstrap``, ``t``,
+            ``wilson``; :func:`~assay.stats.means.mean_record`); without ``ci`` a 95%
+            bootstrap.
     """
 
     def __init__(
@@ -66,6 +70,8 @@ class TextEvaluator(Evaluator):
         bleu_tokenize: str = "whitespace",
         num_bootstrap: int = NUM_BOOTSTRAP,
         seed: int = 0,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
     ) -> None:
         self.metrics = tuple(dict.fromkeys(metrics))
         for m in self.metrics:
@@ -86,6 +92,7 @@ class TextEvaluator(Evaluator):
         self.bleu_tokenize = check_tokenize(bleu_tokenize)
         self.num_bootstrap = int(num_bootstrap)
         self.seed = int(seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self._uids: list[np.ndarray] = []
         # Per batch: True where a datum was added without a uid. Such datums are numbered
         # by their position among all datums when the arrays are built, so a merged
@@ -113,6 +120,7 @@ class TextEvaluator(Evaluator):
             "bleu_tokenize": self.bleu_tokenize,
             "num_bootstrap": self.num_bootstrap,
             "seed": self.seed,
+            **({"ci": self.ci.level, "ci_method": self.ci.method} if self.ci else {}),
         }
 
     def add(  # type: ignore[override]
@@ -221,7 +229,9 @@ class TextEvaluator(Evaluator):
     def _aggregate(
         self, type: str, v: np.ndarray, uids: np.ndarray, params: dict[str, Any]
     ) -> Metric:
-        return aggregate(type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed)
+        return aggregate(
+            type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed, ci=self.ci
+        )
 
     def _state(self) -> dict[str, np.ndarray]:
         uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)

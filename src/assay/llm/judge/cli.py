@@ -40,6 +40,7 @@ def judge_task(
     seed: int,
     dataset: str,
     parameters: Mapping[str, Any],
+    columns: Mapping[str, Sequence[Any]] | None = None,
 ) -> Any:
     """The judge task of ``names`` over ``rows``, stored as a ``text`` evaluation."""
     from assay.llm.judge.run import JudgeTask
@@ -53,6 +54,7 @@ def judge_task(
         kind="text",
         dataset=dataset,
         parameters=parameters,
+        columns=columns,
     )
 
 

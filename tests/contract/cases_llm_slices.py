@@ -23,14 +23,16 @@ def _cat_batches() -> list[dict[str, Any]]:
     out = []
     for n in (30, 21, 9):
         bias = [["gender", "race", "religion"][i] for i in _rng.integers(0, 3, n)]
+        split = [["a", "b"][i] for i in _rng.integers(0, 2, n)]
+        tests = [("intrasentence", "intersentence")[i] for i in _rng.integers(0, 2, n)]
         out.append(
             {
-                "columns": {"bias_type": bias, "split": [["a", "b"][i] for i in _rng.integers(0, 2, n)]},
+                "columns": {"bias_type": bias, "split": split},
                 "outcomes": [_OUTCOMES[i] for i in _rng.integers(0, 5, n)],
-                "test_types": [("intrasentence", "intersentence")[i] for i in _rng.integers(0, 2, n)],
+                "test_types": tests,
                 "bias_types": bias,
             }
-        )  # fmt: skip
+        )
     return out
 
 

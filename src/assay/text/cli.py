@@ -214,6 +214,7 @@ def _run(**o: Any) -> None:
         judged,
         judge_retries=o["judge_retries"],
         seed=o["seed"],
+        num_bootstrap=o["num_bootstrap"],
         dataset=str(o["data"]),
         parameters={"metrics": o["metrics"]},
         columns={c: [r["columns"][c] for r in rows] for c in options.by},

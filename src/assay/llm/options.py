@@ -130,20 +130,22 @@ class RunOptions:
                 f"expected a file path, True or False, got {type(self.cache).__name__}",
                 source="--cache",
             )
-        self.intervals(0)  # checked here, named by option
+        self.intervals(0, check=True)  # every interval option checked here, named by option
         by = (self.by,) if isinstance(self.by, str) else tuple(self.by or ())
         if not all(isinstance(c, str) and c for c in by):
             raise InvalidInputError(f"expected column names, got {self.by!r}", source="--by")
         object.__setattr__(self, "by", tuple(dict.fromkeys(by)))
 
-    def intervals(self, seed: int) -> Any:
+    def intervals(self, seed: int, *, check: bool = False) -> Any:
         """The :class:`~assay.intervals.CIOptions` asked for (``None`` without ``ci``);
-        ``seed`` is the task's own, used when no ``seed`` was given."""
+        ``seed`` is the task's own, used when no ``seed`` was given. ``check``: the method,
+        resamples and seed are checked even without ``ci``."""
         from assay.intervals import ci_options
 
         own = self.seed if self.seed is not None else seed
+        level = 0.5 if check and self.ci is None else self.ci
         try:
-            return ci_options(self.ci, self.ci_method, self.num_bootstrap, own)
+            return ci_options(level, self.ci_method, self.num_bootstrap, own)
         except InvalidInputError as e:
             raise InvalidInputError(e.reason, source=OPTION_NAMES.get(str(e.source))) from None
 

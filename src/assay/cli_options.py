@@ -88,18 +88,6 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
     )
 
 
-def by_option(what: str) -> Any:
-    """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
-    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices)."""
-    return typer.Option(
-        [],
-        "--by",
-        metavar="COLUMN",
-        help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
-        "slice, n and gap (to the whole set); with --ci the gap's interval too.",
-    )
-
-
 def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: int) -> dict:
     """The interval options as keyword arguments, checked (errors name the flag).
 
@@ -171,3 +159,15 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
         add(ev, path)  # one file, read whole by the command's own reader (its formats)
         return ev
     return evaluate_table(ev, path, add=add, scheduler=scheduler)
+
+
+def by_option(what: str) -> Any:
+    """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
+    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices)."""
+    return typer.Option(
+        [],
+        "--by",
+        metavar="COLUMN",
+        help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
+        "slice, n and gap (to the whole set); with --ci the gap's interval too.",
+    )

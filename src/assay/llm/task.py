@@ -167,13 +167,15 @@ class LLMTask(ABC):
     def configure_scoring(self, options: RunOptions) -> None:
         """Take the intervals (``ci``, ..., the seed defaulting to :meth:`ci_seed`) and the
         slices (``by``: refused, before any call, unless every column is one of
-        :meth:`item_columns`)."""
+        :meth:`item_columns`) the options give; a task keeps its own where they give none."""
         from assay.llm.slicing import check_by
 
-        self.ci = options.intervals(self.ci_seed())
-        self.by = tuple(options.by)
-        if self.by:
-            check_by(self.by, self.item_columns(), f"{self.kind} items")
+        ci = options.intervals(self.ci_seed())
+        if ci is not None:
+            self.ci = ci
+        if options.by:
+            check_by(options.by, self.item_columns(), f"{self.kind} items")
+            self.by = tuple(options.by)
 
     def ci_seed(self) -> int:
         """The bootstrap's seed when the options give none (default 0)."""

@@ -283,3 +283,20 @@ def test_a_slice_too_small_is_null_with_the_reason() -> None:
     m = ms.get("SS", scope="general", slice="y")
     assert m.value is None and "S + A = 0" in m.parameters["undefined"]
     assert m.parameters["gap"] is None and "gap_ci_low" not in m.parameters
+
+
+def test_report_plots_the_whole_set_and_leaves_slices_to_the_tables(tmp_path) -> None:
+    from assay.report import suites as plots
+    from assay.store import Store
+
+    rng = np.random.default_rng(9)
+    out, tt = rng.choice(OUTCOMES, 30).tolist(), rng.choice(["intrasentence"], 30).tolist()
+    bias = rng.choice(["g", "r"], 30).tolist()
+    plain = CATEvaluator().add(out, tt, bias).compute()
+    sliced = SlicedEvaluator(evaluator=CATEvaluator, by=["bias_type"])
+    sliced.add({"bias_type": bias}, outcomes=out, test_types=tt, bias_types=bias)
+    with Store(f"sqlite:///{tmp_path / 's.db'}") as st:
+        a = st.get(st.save(plain, kind="llm_cat", dataset="d"))
+        b = st.get(st.save(sliced.compute(), kind="llm_cat", dataset="d"))
+    assert len(b.metrics) > len(a.metrics)
+    assert plots.figures([b]) == plots.figures([a]) != []

@@ -92,7 +92,12 @@ def check_by(by: Sequence[str], columns: Sequence[str], what: str) -> None:
 
 
 def column_text(values: Sequence[Any]) -> NDArray[np.str_]:
-    """An item column as slice text (``3`` for 3.0; empty for a missing value)."""
+    """An item column as slice text (``3`` for 3.0; empty for a missing value).
+
+    Example:
+        >>> column_text([3.0, "x", None, float("nan")]).tolist()
+        ['3', 'x', '', '']
+    """
 
     def one(v: Any) -> str:
         if v is None or (isinstance(v, float) and np.isnan(v)):
@@ -103,7 +108,13 @@ def column_text(values: Sequence[Any]) -> NDArray[np.str_]:
 
 
 def headline(records: Sequence[Metric]) -> list[Metric]:
-    """The records a slice repeats: those with a number (or ``null``) as value, not counts."""
+    """The records a slice repeats: those with a number (or ``null``) as value, not counts
+    and not per-datum records.
+
+    Example:
+        >>> [m.type for m in headline([Metric("LMS", 50.0), Metric("CATCounts", {"errors": 0})])]
+        ['LMS']
+    """
     return [m for m in records if not isinstance(m.value, dict) and "datum_uid" not in m.parameters]
 
 
@@ -124,7 +135,15 @@ def gap_bootstrap(
 ) -> dict[tuple[Any, ...], tuple[float, float]]:
     """``{key: (low, high)}``: the percentile intervals of the columns of ``statistic`` (the
     gaps of ``keys``, in order, on a (b, m) chunk of resample counts over the distinct
-    units of ``multiplicity``)."""
+    units of ``multiplicity``).
+
+    Example:
+        >>> y = np.array([0.0, 1.0])  # two kinds of unit, one of each
+        >>> cis = gap_bootstrap(["mean"], np.array([1, 1]), lambda w: (w @ y / 2)[:, None],
+        ...                     CIOptions(0.9, num_bootstrap=200))
+        >>> cis["mean"]
+        (0.0, 1.0)
+    """
     reps = bootstrap(statistic, multiplicity, opts.num_bootstrap, opts.seed)
     lo, hi = percentile(reps, opts.level).reshape(2, -1)
     return {k: (float(a), float(b)) for k, a, b in zip(keys, lo, hi)}

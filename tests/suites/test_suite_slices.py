@@ -300,3 +300,21 @@ def test_report_plots_the_whole_set_and_leaves_slices_to_the_tables(tmp_path) ->
         b = st.get(st.save(sliced.compute(), kind="llm_cat", dataset="d"))
     assert len(b.metrics) > len(a.metrics)
     assert plots.figures([b]) == plots.figures([a]) != []
+
+
+def test_the_average_over_datasets_takes_the_whole_set_of_a_sliced_run() -> None:
+    from assay.llm.suites.average import average_fairness
+    from assay.llm.suites.fairness_metrics import LLMFairnessEvaluator
+    from assay.results import MetricSet
+
+    rng = np.random.default_rng(2)
+    data = {k: rng.integers(0, 2, 40).tolist() for k in ("target", "predicted", "privileged")}
+    region = rng.choice(["n", "s"], 40).tolist()
+    plain = LLMFairnessEvaluator().add(**data).compute()
+    sliced = SlicedEvaluator(evaluator=LLMFairnessEvaluator, by=["region"])
+    ms = sliced.add({"region": region}, **data).compute()
+    reordered = MetricSet([m for m in ms if "slice" in m.parameters] + list(plain))
+    assert (
+        average_fairness({"a": (1, reordered)}).to_list()
+        == average_fairness({"a": (1, plain)}).to_list()
+    )

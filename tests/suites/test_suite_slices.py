@@ -318,3 +318,27 @@ def test_the_average_over_datasets_takes_the_whole_set_of_a_sliced_run() -> None
         average_fairness({"a": (1, reordered)}).to_list()
         == average_fairness({"a": (1, plain)}).to_list()
     )
+
+
+def test_compare_matches_the_slices_of_two_runs() -> None:
+    from datetime import UTC, datetime
+
+    from assay.store.comparison import compare
+    from assay.store.records import Evaluation
+
+    rng = np.random.default_rng(6)
+    site = rng.choice(["x", "y"], 40).tolist()
+    tt = rng.choice(["intrasentence"], 40).tolist()
+
+    def run(i: int) -> Evaluation:
+        out = rng.choice(OUTCOMES, 40).tolist()
+        ev = SlicedEvaluator(evaluator=CATEvaluator, by=["site"], ci=LEVEL, num_bootstrap=B)
+        ms = ev.add({"site": site}, outcomes=out, test_types=tt, bias_types=site).compute()
+        return Evaluation(i, datetime(2026, 1, i, tzinfo=UTC), None, "llm_cat", "d", f"m{i}",
+                          {}, "finished", None, "0", metrics=ms)  # fmt: skip
+
+    df = compare([run(1), run(2)])
+    sliced = df[df["parameters"].str.contains("slice=x")]
+    lms = sliced[sliced["type"] == "LMS"]
+    # general, intrasentence, x matched with their differences; intersentence undefined
+    assert len(lms) == 4 and lms["diff_2"].notna().sum() == 3

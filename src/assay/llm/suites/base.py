@@ -11,9 +11,12 @@ says four things:
    progress, ``max_errors``, interrupts), one record per call, errors kept;
 3. :meth:`Suite.parse` turns each raw answer into a small JSON result (``{"outcome": ...}``)
    or an invalid one, never a guess;
-4. :meth:`Suite.evaluator` and :meth:`Suite.feed` give an
+4. :meth:`Suite.evaluator` and :meth:`Suite.items` (the evaluator's ``add`` arguments,
+   one entry per item, and each item's columns) give an
    :class:`~assay.evaluator.Evaluator` that computes the metric records from the parsed
-   results alone, so they come out the same from a model, the cache or a stored run.
+   results alone, so they come out the same from a model, the cache or a stored run; the
+   run's intervals (``ci``) and slices (``by``) come from the same items
+   (:class:`~assay.llm.slicing.SlicedEvaluator`).
 
 A suite may ask for a second round of calls after the first (:meth:`Suite.follow_up`: the
 counterfactual prompts of LLM fairness, made only for points whose first call did not fail).

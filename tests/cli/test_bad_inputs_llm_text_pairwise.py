@@ -99,10 +99,10 @@ TEXT_CASES = [
     ("ci-method", [*TEXT, "--ci", "0.9", "--ci-method", "exact"], {"t.jsonl": GOOD}, ["exact"]),
     ("by-unknown", [*TEXT, "--by", "topic"], {"t.jsonl": GOOD}, ["--by", "'topic'", "t.jsonl"]),
     (
-        "by-rouge-only",
-        [*TEXT[:4], "rouge", *TEXT[5:], "--by", "uid"],
+        "by-unknown-rouge-only",
+        [*TEXT[:4], "rouge", *TEXT[5:], "--by", "topic"],
         {"t.jsonl": GOOD},
-        ["--by", "judge metrics"],
+        ["--by", "'topic'"],
     ),  # fmt: skip
     ("bad-spec", [*TEXT[:6], "ftp://x#m", *TEXT[7:]], {"t.jsonl": GOOD}, ["model spec"]),
     (

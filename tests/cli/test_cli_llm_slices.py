@@ -97,3 +97,51 @@ def test_text_judge_metrics_with_ci_and_by_round_trip_through_the_store(server, 
     assert [d["parameters"].get("slice") for d in faith] == [None, "a", "b"]
     assert all(d["parameters"]["ci_method"] == "t" for d in faith)
     assert all("gap_ci_low" in d["parameters"] for d in faith[1:])
+
+
+def _text_rows(n: int) -> list[dict]:
+    words = ["red", "fox", "cat", "sat", "mat", "ran", "far", "dog"]
+    return [
+        {"uid": f"r{i:02d}", "prediction": " ".join(words[(i + k) % 8] for k in range(4)),
+         "groundtruth": " ".join(words[(2 * i + k) % 8] for k in range(5)),
+         "topic": ["news", "sport", None][i % 3]}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def test_rouge_and_bleu_slices_equal_each_topic_alone_in_a_file_and_streamed(tmp_path):
+    import pandas as pd
+
+    from assay.text.evaluator import TextEvaluator
+
+    rows = _text_rows(30)
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    for k in range(3):  # a Parquet dataset of three files, streamed one row group at a time
+        pd.DataFrame(rows[10 * k : 10 * k + 10]).to_parquet(folder / f"part{k}.parquet")
+    got = []
+    for data in (tmp_path / "t.jsonl", folder):
+        r = runner.invoke(app, ["text", "--data", str(data), "--metrics", "rouge,bleu",
+                                "--rouge-types", "rouge1", "--by", "topic", "--ci", "0.9",
+                                "--num-bootstrap", "80"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        got.append(json.loads(r.stdout))
+    assert got[0] == got[1]
+    sliced = [d for d in got[0] if d["parameters"].get("slice_column") == "topic"]
+    assert {d["parameters"]["slice"] for d in sliced} == {"news", "sport"}  # None: no slice
+    for topic in ("news", "sport"):
+        keep = [x for x in rows if x["topic"] == topic]
+        alone = TextEvaluator(metrics=["rouge", "bleu"], rouge_types=["rouge1"], ci=0.9,
+                              num_bootstrap=80)  # fmt: skip
+        alone.add([x["prediction"] for x in keep], [x["groundtruth"] for x in keep],
+                  uids=[x["uid"] for x in keep])  # fmt: skip
+        want = [m.to_dict() for m in alone.compute() if "aggregate" in m.parameters]
+        mine = [d for d in sliced if d["parameters"]["slice"] == topic]
+        assert len(mine) == len(want) == 2
+        for w, m in zip(want, mine):
+            own = {k: v for k, v in m["parameters"].items() if k not in
+                   ("slice_column", "slice", "n", "gap", "gap_ci_low", "gap_ci_high")}  # fmt: skip
+            w_own = {k: v for k, v in w["parameters"].items() if k != "n"}
+            assert (m["type"], m["value"], own) == (w["type"], w["value"], w_own)
+            assert m["parameters"]["n"] == 10 and "gap_ci_low" in m["parameters"]

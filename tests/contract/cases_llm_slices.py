@@ -13,6 +13,7 @@ from assay.llm.judge.evaluator import JudgeEvaluator
 from assay.llm.slicing import SlicedEvaluator
 from assay.llm.suites import CATEvaluator, LanguageEvaluator, LLMFairnessEvaluator
 from assay.stats.means import datum_record
+from assay.text.evaluator import TextEvaluator
 from contract import ContractCase
 
 _rng = np.random.default_rng(22)
@@ -108,6 +109,31 @@ def _sliced(cls: Any, by: list[str], **kw: Any) -> Any:
     return lambda: SlicedEvaluator(evaluator=cls, by=by, ci=0.9, num_bootstrap=25, **kw)
 
 
+def _text_batches() -> list[dict[str, Any]]:
+    words = ["a", "b", "c", "d", "e"]
+    out = []
+    for n in (9, 6, 4):
+        pick = _rng.integers(0, 5, (n, 2, 4))
+        out.append(
+            {
+                "predictions": [" ".join(words[i] for i in p[0]) for p in pick],
+                "references": [" ".join(words[i] for i in p[1]) for p in pick],
+                "uids": [f"t{int(x)}" for x in _rng.integers(0, 10**6, n)],
+                "columns": {"topic": [["x", "y", None][i] for i in _rng.integers(0, 3, n)]},
+            }
+        )
+    return out
+
+
+def _text_join(batches: list[dict[str, Any]]) -> dict[str, Any]:
+    out = {k: sum((b[k] for b in batches), []) for k in ("predictions", "references", "uids")}
+    return out | {"columns": {"topic": sum((b["columns"]["topic"] for b in batches), [])}}
+
+
+def _text_add(ev: Any, b: dict[str, Any]) -> Any:
+    return ev.add(b["predictions"], b["references"], uids=b["uids"], columns=b["columns"])
+
+
 CASES = [
     ContractCase(
         name="llm-slices.cat-by-ci",
@@ -144,5 +170,19 @@ CASES = [
         batches=_judge_batches(),
         concat=_judge_join,
         add=lambda ev, b: ev.add(*b),
+    ),
+    ContractCase(
+        name="llm-slices.text-by-ci",
+        make=lambda: TextEvaluator(
+            metrics=["rouge", "bleu"],
+            rouge_types=["rouge1"],
+            ci=0.9,
+            num_bootstrap=30,
+            by=["topic"],
+        ),  # fmt: skip
+        make_other=lambda: TextEvaluator(metrics=["rouge", "bleu"], rouge_types=["rouge1"]),
+        batches=_text_batches(),
+        concat=_text_join,
+        add=_text_add,
     ),
 ]

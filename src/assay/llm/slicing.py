@@ -45,6 +45,7 @@ from assay.evaluator import Evaluator
 from assay.intervals import CIOptions, bootstrap, ci_options, collapse, percentile
 from assay.results import Metric, MetricSet
 from assay.slices import annotate, slice_text
+from assay.stats.means import mean_gap_intervals
 
 __all__ = [
     "SlicedEvaluator",
@@ -304,35 +305,3 @@ class SlicedEvaluator(Evaluator):
             return res
 
         return gap_bootstrap(wanted, mult, statistic, self.ci)
-
-
-def mean_gap_intervals(
-    y: F64, slices: NDArray[np.str_], names: Sequence[str], opts: CIOptions
-) -> dict[str, tuple[float, float]]:
-    """``{slice: (low, high)}``: bootstrap intervals of each slice's mean minus the whole
-    set's, from one joint bootstrap over all items (``y`` NaN where an item has no value:
-    it is drawn, and counts in no mean).
-
-    Example:
-        >>> y = np.array([1.0, 0.0, 1.0, np.nan, 0.5, 0.0])
-        >>> s = np.array(["a", "a", "b", "b", "b", ""])
-        >>> cis = mean_gap_intervals(y, s, ["a", "b"], CIOptions(0.9, num_bootstrap=50))
-        >>> sorted(cis), all(lo <= hi for lo, hi in cis.values())
-        (['a', 'b'], True)
-    """
-    has = ~np.isnan(y)
-    vals = np.where(has, y, 0.0)
-    codes = np.unique(slices, return_inverse=True)
-    rows, mult, inverse = collapse(np.column_stack([vals, has, codes[1].reshape(-1)]))
-    v, d = rows[:, 0], rows[:, 1]
-    member = [codes[0][rows[:, 2].astype(np.int64)] == s for s in names]
-
-    def statistic(w: F64) -> F64:
-        wd = w * d
-        with np.errstate(invalid="ignore", divide="ignore"):
-            whole = (wd @ v) / wd.sum(axis=1)
-            return np.stack([(wd * m) @ v / (wd * m).sum(axis=1) - whole for m in member], 1)
-
-    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
-    lo, hi = percentile(reps, opts.level)
-    return {s: (float(a), float(b)) for s, a, b in zip(names, lo, hi)}

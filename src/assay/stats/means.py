@@ -46,7 +46,7 @@ from assay.results import Metric
 if TYPE_CHECKING:
     from assay.intervals import CIOptions
 
-__all__ = ["mean_record", "datum_record", "NUM_BOOTSTRAP"]
+__all__ = ["mean_record", "datum_record", "mean_gap_intervals", "NUM_BOOTSTRAP"]
 
 NUM_BOOTSTRAP = 1000
 
@@ -151,3 +151,38 @@ def _with_interval(
         lo, hi = np.quantile(means, [tail, 1.0 - tail])
         interval = ci.parameters(float(lo), float(hi), "bootstrap")
     return Metric(type, value, {**head, **interval, "stderr": se, **counts})
+
+
+def mean_gap_intervals(
+    y: np.ndarray, slices: np.ndarray, names: Sequence[str], opts: CIOptions
+) -> dict[str, tuple[float, float]]:
+    """``{slice: (low, high)}``: bootstrap intervals of each slice's mean minus the whole
+    set's, from one joint bootstrap over all items (``y`` NaN where an item has no value:
+    it is drawn, and counts in no mean).
+
+    Example:
+        >>> y = np.array([1.0, 0.0, 1.0, np.nan, 0.5, 0.0])
+        >>> s = np.array(["a", "a", "b", "b", "b", ""])
+        >>> from assay.intervals import CIOptions
+        >>> cis = mean_gap_intervals(y, s, ["a", "b"], CIOptions(0.9, num_bootstrap=50))
+        >>> sorted(cis), all(lo <= hi for lo, hi in cis.values())
+        (['a', 'b'], True)
+    """
+    from assay.intervals import bootstrap, collapse, percentile
+
+    has = ~np.isnan(y)
+    vals = np.where(has, y, 0.0)
+    codes = np.unique(slices, return_inverse=True)
+    rows, mult, inverse = collapse(np.column_stack([vals, has, codes[1].reshape(-1)]))
+    v, d = rows[:, 0], rows[:, 1]
+    member = [codes[0][rows[:, 2].astype(np.int64)] == s for s in names]
+
+    def statistic(w: np.ndarray) -> np.ndarray:
+        wd = w * d
+        with np.errstate(invalid="ignore", divide="ignore"):
+            whole = (wd @ v) / wd.sum(axis=1)
+            return np.stack([(wd * m) @ v / (wd * m).sum(axis=1) - whole for m in member], 1)
+
+    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
+    lo, hi = percentile(reps, opts.level)
+    return {s: (float(a), float(b)) for s, a, b in zip(names, lo, hi)}

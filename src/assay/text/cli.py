@@ -82,7 +82,7 @@ def text_command(
     ci: float = CI,
     ci_method: str = CI_METHOD,
     num_bootstrap: int = NUM_BOOTSTRAP,
-    by: list[str] = by_option("A column of the rows (e.g. topic) for the judge metrics"),
+    by: list[str] = by_option("A column of the rows (e.g. topic)"),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
@@ -194,12 +194,6 @@ def _run(**o: Any) -> None:
             "--scheduler takes rouge, bleu, sacrebleu and chrf only",
             source="--scheduler",
         )
-    if options.by and not judged:
-        raise InvalidInputError(
-            "slices are computed for the judge metrics; rouge, bleu, sacrebleu and chrf are "
-            "not sliced yet",
-            source="--by",
-        )
     if not judged and not o["dry_run"]:
         _publish(_text_records(text, o), o)
         return
@@ -226,7 +220,7 @@ def _run(**o: Any) -> None:
 
     records = MetricSet()
     if text:
-        records += _add_rows(_evaluator(text, o), rows, str(o["data"])).compute()
+        records += _add_rows(_evaluator(text, o), rows, str(o["data"]), o["by"]).compute()
     judge_cli.run_judge_metrics(
         task,
         o["model"],
@@ -254,10 +248,11 @@ def _evaluator(names: list[str], o: dict[str, Any]) -> Any:
         num_bootstrap=o["num_bootstrap"],
         ci=o["ci"],
         ci_method=o["ci_method"],
+        by=o["by"] or (),
     )
 
 
-def _add_rows(ev: Any, rows: list[dict], source: str) -> Any:
+def _add_rows(ev: Any, rows: list[dict], source: str, by: Any = ()) -> Any:
     """Add normalised rows (a ``None`` uid is numbered by position); a missing prediction or
     reference is refused, naming the row."""
     from assay.errors import InvalidInputError
@@ -271,6 +266,7 @@ def _add_rows(ev: Any, rows: list[dict], source: str) -> Any:
         [r["prediction"] for r in rows],
         [r["groundtruth"] for r in rows],
         uids=[r["uid"] for r in rows],
+        columns={c: [r["columns"][c] for r in rows] for c in by or ()},
     )
 
 
@@ -279,14 +275,30 @@ def _add_batch(ev: Any, batch: Any, *, names: list[str], source: str) -> None:
     group, a Dask partition)."""
     from assay.text.io import normalise_row, read_rows
 
+    by = list(ev.by)
     if isinstance(batch, (str, Path)):
-        rows, columns = read_rows(batch)
+        rows, columns = read_rows(batch, keep=by)
         _check_columns(names, columns)
     else:
         _check_columns(names, batch.columns)
+        _check_by(by, batch.columns, source)
         records = batch.to_dict(orient="records")
         rows = [normalise_row(r, i, source=source) for i, r in enumerate(records)]
-    _add_rows(ev, rows, source)
+        for row, rec in zip(rows, records, strict=True):
+            row["columns"] = {c: rec[c] for c in by}
+    _add_rows(ev, rows, source, by)
+
+
+def _check_by(by: list[str], columns: Any, source: str) -> None:
+    """Every ``--by`` column is a column of the table (exit 2 naming it, before any row)."""
+    from assay.errors import InvalidInputError
+
+    have = [str(c) for c in columns]
+    for c in by:
+        if c not in have:
+            raise InvalidInputError(
+                f"unknown column {c!r}; {source} has: {', '.join(have)}", source="--by"
+            )
 
 
 def _text_records(names: list[str], o: dict[str, Any]) -> Any:
@@ -301,6 +313,7 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
     data, source = o["data"], str(o["data"])
     if is_parquet_dataset(data):  # the columns, before any row is read
         _check_columns(names, schema_frame(data).columns)
+        _check_by(list(o["by"] or ()), schema_frame(data).columns, source)
     ev = _evaluator(names, o)
     add_table(ev, data, partial(_add_batch, names=names, source=source), scheduler=o["scheduler"])
     if ev.is_empty:

@@ -29,10 +29,10 @@ from assay.evaluator import Evaluator
 from assay.intervals import ci_options
 from assay.llm.judge.prompts import PROMPT_VERSION
 from assay.llm.judge.types import get_metric
-from assay.llm.slicing import WHERE, column_text, mean_gap_intervals
+from assay.llm.slicing import WHERE, column_text
 from assay.results import Metric, MetricSet, to_jsonable
 from assay.slices import annotate
-from assay.stats.means import NUM_BOOTSTRAP, mean_record
+from assay.stats.means import NUM_BOOTSTRAP, mean_gap_intervals, mean_record
 
 __all__ = ["JudgeEvaluator", "ERROR_PREFIX"]
 

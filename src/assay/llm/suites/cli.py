@@ -277,7 +277,13 @@ def average(
     datasets: str = typer.Option(
         "pisa,compas", "--datasets", help="Comma-separated dataset names."
     ),
-    model: str = typer.Option(None, "--model", "-m", help="Only evaluations of this model spec."),
+    model: str = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="Only evaluations of this model, typed any way: with or without credentials, "
+        "or under another name its server answered as.",
+    ),
     save: bool = SAVE,
     db: str = DB,
     out: Path = OUT,
@@ -302,6 +308,7 @@ def average(
             kind="llm_fairness", datasets=names, model=model, require=True
         )
     metrics = average_fairness({d: (ev.id, ev.metrics or MetricSet()) for d, ev in found.items()})
+    served = {ev.served_model for ev in found.values()}  # one model answered them all?
     publish(
         metrics,
         fmt=fmt,
@@ -313,6 +320,7 @@ def average(
         dataset=",".join(names),
         model=model,
         parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()]},
+        served_model=served.pop() if len(served) == 1 else None,
     )
 
 

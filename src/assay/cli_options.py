@@ -23,6 +23,7 @@ __all__ = [
     "CI_OPTIONS",
     "interval_options",
     "interval_kwargs",
+    "by_option",
     "apply_where",
     "SCHEDULER_HELP",
     "scheduler_option",
@@ -165,3 +166,15 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
         add(ev, path)  # one file, read whole by the command's own reader (its formats)
         return ev
     return evaluate_table(ev, path, add=add, scheduler=scheduler)
+
+
+def by_option(what: str) -> Any:
+    """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
+    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices)."""
+    return typer.Option(
+        [],
+        "--by",
+        metavar="COLUMN",
+        help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
+        "slice, n and gap (to the whole set); with --ci the gap's interval too.",
+    )

@@ -95,6 +95,15 @@ TEXT_CASES = [
     ),
     ("rouge-measure", [*TEXT, "--rouge-measures", "loud"], {"t.jsonl": GOOD}, ["loud"]),
     ("rouge-type", [*TEXT, "--rouge-types", "rougeX"], {"t.jsonl": GOOD}, ["rougeX"]),
+    ("ci-level", [*TEXT, "--ci", "1.5"], {"t.jsonl": GOOD}, ["--ci", "1.5"]),
+    ("ci-method", [*TEXT, "--ci", "0.9", "--ci-method", "exact"], {"t.jsonl": GOOD}, ["exact"]),
+    ("by-unknown", [*TEXT, "--by", "topic"], {"t.jsonl": GOOD}, ["--by", "'topic'", "t.jsonl"]),
+    (
+        "by-unknown-rouge-only",
+        [*TEXT[:4], "rouge", *TEXT[5:], "--by", "topic"],
+        {"t.jsonl": GOOD},
+        ["--by", "'topic'"],
+    ),  # fmt: skip
     ("bad-spec", [*TEXT[:6], "ftp://x#m", *TEXT[7:]], {"t.jsonl": GOOD}, ["model spec"]),
     (
         "spec-secret",

@@ -78,7 +78,7 @@ class ScoreFrame(Sequence[SampleScore]):
     sample_id: np.ndarray
     epoch: np.ndarray
     partial: np.ndarray
-    raw: np.ndarray | None = None
+    raw: np.ndarray | None = field(default_factory=_none)  # may be read lazily
     failed_ids: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     # no class-level defaults below (default_factory), so that a lazy field deleted from
     # the instance falls through to __getattr__

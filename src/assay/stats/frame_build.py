@@ -23,8 +23,8 @@ import numpy as np
 
 from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError
-from assay.stats.types import SampleScore, Score, _item, _rec
-from assay.stats.value_mapping import as_mapping, convert_values
+from assay.stats.types import SampleScore, Score, _item, _rec, value_to_float
+from assay.stats.value_mapping import as_mapping, convert_values, is_partial
 
 __all__ = ["arrays_columns", "object_array", "score_kind", "scores_columns"]
 
@@ -165,7 +165,12 @@ def scores_columns(
             record="item 0",
         )
     bare = kind == "bare"
-    raw_all = _read(_VALUE if bare else _SCORE_VALUE, scores, n)
+    getter = _VALUE if bare else _SCORE_VALUE
+    if lazy and key is None:
+        quick = _one_pass(getter, scores, n, partial, to_float)
+        if quick is not None:
+            return _lazy_columns(quick, scores, n, bare, getter)
+    raw_all = _read(getter, scores, n)
     if key is not None:
         raw_all = object_array(_key_items(raw_all, scores, key, bare), n)
     ok = np.not_equal(raw_all, cast(Any, None))  # elementwise: the failed scores
@@ -205,6 +210,84 @@ def scores_columns(
 
     reader = None if bare else read_column
     return {**out, **dict.fromkeys(loaders), "_lazy": loaders, "_read_column": reader}
+
+
+class _TooMany(Exception):
+    """More distinct raw values than the one-pass read converts through a table."""
+
+
+class _Table(dict[Any, float]):
+    """Raw value -> float, each distinct value converted once on first sight."""
+
+    def __init__(self, convert: Callable[[Any], float]) -> None:
+        super().__init__()
+        self.convert = convert
+
+    def __missing__(self, value: Any) -> float:
+        if value is None or len(self) >= _FEW_VALUES:
+            raise _TooMany  # a failed score, or continuous values: the general path
+        out = self[value] = self.convert(value)
+        return out
+
+
+_FEW_VALUES = 256
+
+
+def _one_pass(
+    getter: Callable[[Any], Any], scores: Sequence[Any], n: int, partial: float, to_float: Any
+) -> np.ndarray | None:
+    """The floats of ``scores`` read and converted in one pass, when every score has a value,
+    they take at most ``_FEW_VALUES`` distinct hashable values, none of them the partial
+    letter, and every one converts (C/I letters, 0/1, a small scale: the usual case, read
+    as fast as a loop over the objects); else None, and the general path (which names a
+    failing record) runs instead. Values equal as Python keys (``1``, ``1.0``, ``True``)
+    share one conversion, as ``pandas.factorize`` groups them there."""
+    mapping = as_mapping(to_float)
+    if mapping is not None and mapping.is_default:
+        mapping = None
+    convert = functools.partial(value_to_float if mapping is None else mapping, partial=partial)
+    table = _Table(convert)
+    try:
+        floats = np.fromiter(map(table.__getitem__, map(getter, scores)), np.float64, n)
+    except (_TooMany, TypeError, AttributeError, InvalidInputError):
+        return None
+    if any(is_partial(v, mapping) for v in table):
+        return None
+    return floats
+
+
+def _lazy_columns(
+    floats: np.ndarray, scores: Sequence[Any], n: int, bare: bool, getter: Callable[[Any], Any]
+) -> dict[str, Any]:
+    """A lazy frame's fields when every score converted in :func:`_one_pass`: the raw
+    values, ids, epochs, metadata and score objects are read from ``scores`` on demand."""
+
+    @functools.cache
+    def all_ids() -> np.ndarray:
+        ids = None if bare else _ids_array(list(map(_ID, scores)))
+        return np.arange(n) if ids is None else ids
+
+    loaders = {
+        "raw": lambda: _read(getter, scores, n),
+        "sample_id": all_ids,
+        "epoch": lambda: np.ones(n, dtype=np.int64) if bare else _epochs(scores, n),
+        "metadata_rows": lambda: (
+            np.full(n, None, dtype=object) if bare else _read(_META, scores, n)
+        ),
+        "scores": lambda: object_array(scores, n) if bare else _read(_SCORE, scores, n),
+    }
+
+    def read_column(key: str) -> np.ndarray:  # one metadata field, straight from the objects
+        return object_array(map(itemgetter(key), map(_META, scores)), n)
+
+    return {
+        "values": floats,
+        "partial": np.zeros(n, dtype=bool),
+        "failed_ids": np.empty(0, dtype=np.int64),
+        **dict.fromkeys(loaders),
+        "_lazy": loaders,
+        "_read_column": None if bare else read_column,
+    }
 
 
 def _key_items(raws: np.ndarray, scores: Sequence[Any], key: str, bare: bool) -> list[Any]:

@@ -158,7 +158,11 @@ class GroupedMetricFn(MetricFn):
 
     def __call__(self, scores: Any) -> dict[str, float]:  # type: ignore[override]
         out: dict[str, float] = {}
-        data = as_frame(scores, self.to_float) if self.takes == "frame" else as_objects(scores)
+        data = (
+            as_frame(scores, self.to_float, borrow=True)
+            if self.takes == "frame"
+            else as_objects(scores)
+        )
         records, names = self._evaluate(data, {})
         for name, r in zip(names, records):
             if r.value is None:

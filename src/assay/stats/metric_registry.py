@@ -165,7 +165,7 @@ class MetricFn:
     def __call__(self, scores: Any) -> MetricValue:
         if self.takes != "frame":
             return _to_value(self.name, self.fn(as_objects(scores)))
-        return _to_value(self.name, self.fn(as_frame(scores, self.to_float)))
+        return _to_value(self.name, self.fn(as_frame(scores, self.to_float, borrow=True)))
 
     def records(
         self, frame: Any, context: Mapping[str, Any] | None = None, ci: SampleCI | None = None

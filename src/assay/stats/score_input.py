@@ -27,7 +27,9 @@ from assay.stats.value_mapping import ValueMapping
 __all__ = ["as_frame", "as_objects", "as_native"]
 
 
-def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
+def as_frame(
+    scores: Any, to_float: ValueMapping | None = None, *, borrow: bool = False
+) -> ScoreFrame:
     """Scores in any accepted form as a :class:`ScoreFrame`, raw values converted with
     ``to_float`` (default: :func:`~assay.stats.value_to_float`).
 
@@ -35,7 +37,9 @@ def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
     a sequence of :class:`SampleScore` or :class:`Score` (or Inspect AI's ``SampleScore``
     and ``Score`` objects, read attribute by attribute), raw values (``"C"``, ``True``)
     or numbers. Dict- or list-valued scores are refused: evaluate_scores() takes one key
-    or index at a time.
+    or index at a time. ``borrow``: a list or tuple of objects is read in place, not
+    copied (for a metric call, whose frame is dropped before the caller's list can change;
+    the copy and its release cost about 30 ms per million objects).
 
     Example:
         >>> as_frame(["C", "I", "P"]).values.tolist(), len(as_frame([0.5, 1.0]))
@@ -45,7 +49,8 @@ def as_frame(scores: Any, to_float: ValueMapping | None = None) -> ScoreFrame:
         return scores.remap(to_float)
     if isinstance(scores, np.ndarray) and scores.dtype != object:
         return ScoreFrame.from_arrays(scores)
-    items = list(scores)  # a copy: the lazy fields read these objects later
+    # a copy unless borrowed: the lazy fields read these objects later
+    items = scores if borrow and isinstance(scores, (list, tuple)) else list(scores)
     kind = score_kind(items)
     if kind is not None:  # assay's or Inspect AI's objects, read attribute by attribute
         return ScoreFrame(**scores_columns(items, None, 0.5, to_float, kind, lazy=True))

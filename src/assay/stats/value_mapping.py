@@ -32,7 +32,7 @@ import pandas as pd
 from assay.errors import InvalidInputError
 from assay.stats.types import CORRECT, INCORRECT, NOANSWER, PARTIAL, _rec, value_to_float
 
-__all__ = ["ValueMapping", "as_mapping", "convert_values"]
+__all__ = ["ValueMapping", "as_mapping", "convert_values", "is_partial"]
 
 _LETTERS = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
 _FIELDS = ("correct", "incorrect", "partial", "noanswer", "values")
@@ -171,6 +171,13 @@ def as_mapping(to_float: ValueMapping | Mapping[str, Any] | None) -> ValueMappin
     )
 
 
+def is_partial(value: Any, mapping: ValueMapping | None) -> bool:
+    """Whether a raw value is the partial-credit letter (``"P"``, or the mapping's)."""
+    if mapping is None:
+        return isinstance(value, str) and value == PARTIAL
+    return mapping.is_partial(value)
+
+
 def convert_values(
     raw: np.ndarray, ids: Sequence[Any], partial: float, mapping: ValueMapping | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -187,6 +194,9 @@ def convert_values(
     if mapping is not None and mapping.is_default:
         mapping = None
     to_float = value_to_float if mapping is None else mapping
+    fast = _few_values(raw, partial, mapping)
+    if fast is not None:
+        return fast
     try:
         codes, uniques = pd.factorize(raw, use_na_sentinel=False)
     except TypeError:  # unhashable values (lists, dicts): convert one by one for the error
@@ -202,5 +212,36 @@ def convert_values(
             first = int(np.flatnonzero(codes == j)[0])
             to_float(raw[first], partial=partial, record=ids[first])
             raise
-        is_p[j] = isinstance(u, str) and u == PARTIAL if mapping is None else mapping.is_partial(u)
+        is_p[j] = is_partial(u, mapping)
     return conv[codes], is_p[codes]
+
+
+_FEW = 256  # at most this many distinct values: converted through a dict, no factorize
+
+
+def _few_values(
+    raw: np.ndarray, partial: float, mapping: ValueMapping | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`convert_values` when the values are hashable and take at most ``_FEW``
+    distinct values (C/I letters, 0/1, a small scale): each distinct value converted once,
+    every value then looked up in one pass (values equal as Python keys, such as ``1``,
+    ``1.0`` and ``True``, share one conversion, as ``pandas.factorize`` groups them).
+    None when that does not apply or a value fails (the caller then names the record)."""
+    values = raw.tolist()
+    try:
+        distinct = set(values)
+    except TypeError:
+        return None
+    if len(distinct) > _FEW:
+        return None
+    to_float = value_to_float if mapping is None else mapping
+    try:
+        table = {u: to_float(u, partial=partial) for u in distinct}
+    except InvalidInputError:
+        return None
+    n = len(values)
+    floats = np.fromiter(map(table.__getitem__, values), dtype=np.float64, count=n)
+    marked = {u for u in distinct if is_partial(u, mapping)}
+    if not marked:
+        return floats, np.zeros(n, dtype=bool)
+    return floats, np.fromiter(map(marked.__contains__, values), dtype=bool, count=n)

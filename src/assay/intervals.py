@@ -21,8 +21,9 @@ Methods (``level`` = 1 - alpha):
   Units with equal statistics are collapsed first (:func:`collapse`): drawing ``n`` units
   uniformly and summing the counts of equal ones is a draw from ``Multinomial(n, m / n)``
   over the distinct rows (``m`` their multiplicities), so the collapsed bootstrap has
-  exactly the distribution of the per-unit one. Counts are drawn in chunks of resamples
-  (:data:`CHUNK_ELEMENTS` numbers at a time) to bound memory. The interval is the
+  exactly the distribution of the per-unit one. Counts are drawn by one of three exact
+  schemes, the cheapest for the multiplicities (:mod:`assay.resampling`), in chunks of
+  resamples (:data:`CHUNK_ELEMENTS` numbers at a time) to bound memory. The interval is the
   ``alpha/2`` and ``1 - alpha/2`` quantiles (linear interpolation) of the resampled values;
   resamples on which the metric is undefined (a precision with no predicted positive) are
   left out.
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -52,6 +53,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay.errors import InvalidInputError
+from assay.resampling import CHUNK_ELEMENTS, resample_counts
 
 __all__ = [
     "CI_METHODS",
@@ -75,9 +77,6 @@ CI_METHODS: tuple[str, ...] = ("bootstrap", "wilson", "t", "delong")
 INTERVAL_KEYS = frozenset(
     {"ci_low", "ci_high", "confidence_level", "ci_method", "num_bootstrap", "seed", "ci_undefined"}
 )
-
-#: Numbers of resample counts drawn at a time (a chunk of resamples of the distinct units).
-CHUNK_ELEMENTS = 1 << 22
 
 F64 = NDArray[np.float64]
 
@@ -191,60 +190,29 @@ def config_options(config: Mapping[str, Any]) -> CIOptions | None:
 # ---------------------------------------------------------------- the bootstrap
 
 
-def collapse(rows: ArrayLike) -> tuple[np.ndarray, NDArray[np.int64], NDArray[np.intp]]:
+def collapse(
+    rows: ArrayLike, weights: ArrayLike | None = None
+) -> tuple[np.ndarray, NDArray[np.int64], NDArray[np.intp]]:
     """The distinct rows of per-unit statistics, their multiplicities and each unit's row.
+
+    ``weights``: how many units each row stands for (a compact form), one by default.
 
     Example:
         >>> u, m, inv = collapse([[1, 0], [0, 1], [1, 0]])
         >>> u.tolist(), m.tolist(), inv.tolist()
         ([[0, 1], [1, 0]], [1, 2], [1, 0, 1])
+        >>> collapse([[1, 0], [0, 1], [1, 0]], weights=[2, 1, 3])[1].tolist()
+        [1, 5]
     """
     a = np.asarray(rows)
     if a.ndim == 1:
         a = a[:, None]
     uniq, inverse, counts = np.unique(a, axis=0, return_inverse=True, return_counts=True)
-    return uniq, counts.astype(np.int64), inverse.reshape(-1)
-
-
-def resample_counts(
-    multiplicity: ArrayLike, num_bootstrap: int, seed: int, chunk_elements: int = CHUNK_ELEMENTS
-) -> Iterator[F64]:
-    """Chunks of bootstrap resamples, each a (b, m) float array of counts over the distinct
-    units (rows summing to ``n = sum(multiplicity)``).
-
-    The stream depends only on ``(multiplicity, num_bootstrap, seed)``, not on the chunk
-    size: resamples are drawn one after the other from one generator.
-
-    Example:
-        >>> w = np.concatenate(list(resample_counts([2, 1, 1], 5, seed=0, chunk_elements=6)))
-        >>> w.shape, set(w.sum(axis=1).tolist())
-        ((5, 3), {4.0})
-    """
-    m = np.asarray(multiplicity, dtype=np.int64)
-    n = int(m.sum())
-    if n == 0:
-        raise InvalidInputError("no unit to resample", source="bootstrap")
-    rng = np.random.default_rng(seed)
-    # Two exact ways to draw Multinomial(n, m / n): n uniform draws over the units, counted
-    # (about 10 ns a draw), or numpy's multinomial over the distinct units (about 70 ns a
-    # unit); the first when there are few repeats.
-    direct = n <= 4 * m.size
-    unit = None if not direct or (m == 1).all() else np.repeat(np.arange(m.size), m)
-    width = n if direct else m.size
-    per_chunk = max(1, chunk_elements // max(1, width))
-    done = 0
-    while done < num_bootstrap:
-        b = min(per_chunk, num_bootstrap - done)
-        if direct:
-            draws = rng.integers(0, n, size=(b, n))
-            if unit is not None:
-                draws = unit[draws]
-            draws += (np.arange(b) * m.size)[:, None]
-            counts = np.bincount(draws.ravel(), minlength=b * m.size).reshape(b, m.size)
-            yield counts.astype(np.float64)
-        else:
-            yield rng.multinomial(n, m / n, size=b).astype(np.float64)
-        done += b
+    inverse = inverse.reshape(-1)
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.int64)
+        counts = np.bincount(inverse, weights=w, minlength=len(uniq)).round()
+    return uniq, counts.astype(np.int64), inverse
 
 
 def bootstrap(

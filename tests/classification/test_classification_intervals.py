@@ -203,3 +203,66 @@ def test_cli_ci_options(tmp_path) -> None:
     assert got[("Accuracy", None)]["parameters"]["seed"] == 4
     r = CliRunner().invoke(app, [*base, "--ci", "0.9", "--ci-method", "exact"])
     assert r.exit_code == 2 and "--ci-method" in r.output and "Traceback" not in r.output
+
+
+def _members_draw(unit: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A datum-level resample with these class counts: ``w_c`` datums drawn uniformly with
+    replacement among the members of class ``c`` (any such draw is the per-datum bootstrap
+    given the class counts)."""
+    members = [np.flatnonzero(unit == c) for c in range(len(w))]
+    return np.concatenate([rng.choice(m, int(k)) for m, k in zip(members, w) if k])
+
+
+@pytest.mark.parametrize("decimals", [None, 2, 1])
+@pytest.mark.parametrize("scheme", ["balls", "multinomial", "poisson"])
+def test_binary_auc_classes_are_exact_for_any_datums_drawn(decimals, scheme) -> None:
+    """The binary ROC AUC collapses runs of one label into classes; every resample's AUC
+    equals scikit-learn's on datums drawn at random inside the classes (continuous, and
+    rounded scores with ties across the labels), under each exact draw scheme."""
+    from assay.classification.auc_units import auc, binary_units
+
+    rng = np.random.default_rng(3)
+    y = rng.random(200) < 0.4
+    s = 1 / (1 + np.exp(-rng.normal(y.astype(float), 1.0)))
+    s = s if decimals is None else np.round(s, decimals)
+    plan, mult, unit, _ = binary_units(s, y, np.ones(200, np.int64), np.zeros(200, bool))
+    assert mult.size < 200 and mult.sum() == 200
+    w = np.concatenate(list(resample_counts(mult, 40, seed=1, scheme=scheme)))
+    got = auc(w, plan)
+    for row, value in zip(w, got):
+        idx = _members_draw(unit, row, rng)
+        assert value == pytest.approx(roc_auc_score(y[idx], s[idx]), abs=1e-12)
+
+
+def test_binary_auc_interval_equals_sklearn_on_member_draws() -> None:
+    """The evaluator's interval (continuous scores, so nearly every datum its own score)
+    equals the percentile interval of scikit-learn on datum-level resamples drawn inside
+    the classes with the evaluator's counts."""
+    rng = np.random.default_rng(8)
+    y = np.where(rng.random(120) < 0.5, "p", "n")
+    s = rng.random(120) * 0.5 + 0.3 * (y == "p")
+    ev = ClassificationEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED, metrics=["ROCAUC"])
+    ms = ev.add_arrays(y, s, labels=["n", "p"]).compute()
+    _, mult, unit, _ = score_units(block_from_arrays(y, s, labels=["n", "p"]))
+    values = [
+        roc_auc_score(y[i] == "p", s[i])
+        for i in (
+            _members_draw(unit, w, rng)
+            for w in np.concatenate(list(resample_counts(mult, B, SEED)))
+        )
+    ]
+    for lab in ("n", "p"):
+        assert _ci(ms, "ROCAUC", label_value=lab) == pytest.approx(_q(values), abs=1e-12)
+
+
+def test_compact_form_intervals_equal_the_plain_form() -> None:
+    """A compact evaluator (counts of distinct datums) resamples the datums it stands for:
+    the same intervals as the plain form."""
+    y, s, labels = _data(90, 2, seed=6)
+    plain = evaluate_classification_arrays(y, s, labels, ci=0.9, num_bootstrap=80, seed=2)
+    ev = ClassificationEvaluator(
+        metrics=TYPES, ci=0.9, num_bootstrap=80, seed=2, compact=True, pr_curve_max_examples=0
+    )
+    compact = ev.add_arrays(y, s, labels=labels).compute()
+    for a, b in zip(plain, compact):
+        assert a.type == b.type and a.parameters == pytest.approx(b.parameters, abs=1e-12)

@@ -1,0 +1,213 @@
+"""Bootstrap resample counts: exact draws of ``Multinomial(n, m / n)`` over distinct units.
+
+A bootstrap resample draws ``n`` units uniformly with replacement; summing the draws of units
+with equal statistics gives counts over the distinct rows (multiplicities ``m``, ``n =
+sum(m)``) distributed ``Multinomial(n, m / n)``. Three exact ways to draw them, chosen by
+their cost (:func:`choose_scheme`, a function of ``m`` alone, so the choice is seeded too):
+
+``balls``
+    ``n`` uniform draws over the units, counted (about 6 ns a draw): few units;
+``multinomial``
+    numpy's multinomial over the distinct rows (about 60 ns a row): few distinct rows
+    standing for many units;
+``poisson``
+    independent ``Poisson(m_c)`` counts, then their sum ``S`` fixed to ``n`` (about 3 ns
+    a row): many distinct rows. Given ``S = s`` independent Poisson counts are
+    ``Multinomial(s, m / n)``; adding ``n - s`` draws of probability ``m / n``, or removing
+    ``s - n`` of the ``s`` draws chosen uniformly without replacement, leaves exactly
+    ``Multinomial(n, m / n)`` whatever ``s`` was. A ``Poisson(m_c)`` count is the sum of
+    ``m_c // 64`` draws of ``Poisson(64)`` and one of ``Poisson(m_c % 64)``, each read by
+    inversion from a 16-bit random number in a table of the 65536 slots of [0, 1); the
+    few slots that hold a jump of the distribution function (about 1 in 2000 draws)
+    are resolved by inverting ``(u + v) / 65536`` with a fresh double ``v``: the inversion
+    of a uniform double, as numpy's own samplers.
+
+Every scheme consumes its random streams resample after resample, so the counts depend on
+``(m, num_bootstrap, seed)`` only, never on how many resamples are drawn at a time.
+
+Example:
+    >>> w = np.concatenate(list(resample_counts([70, 1, 2] * 200, 3, seed=0)))
+    >>> w.shape, w.sum(axis=1).tolist(), choose_scheme(np.array([70, 1, 2] * 200))
+    ((3, 600), [14600.0, 14600.0, 14600.0], 'poisson')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from assay.errors import InvalidInputError
+
+__all__ = ["CHUNK_ELEMENTS", "SCHEMES", "choose_scheme", "poisson_table", "resample_counts"]
+
+#: Numbers drawn at a time (a chunk of resamples of the distinct units), bounding memory.
+CHUNK_ELEMENTS = 1 << 22
+
+SCHEMES = ("balls", "multinomial", "poisson")
+
+F64 = NDArray[np.float64]
+_BITS = 16
+_SLOTS = 1 << _BITS
+_PART = 64  # the largest mean read from one table; larger ones are sums of parts
+_AMBIGUOUS = 255
+
+
+def choose_scheme(multiplicity: NDArray[np.int64]) -> str:
+    """The cheapest exact scheme for these multiplicities (a rough cost model, in ns)."""
+    n, m = int(multiplicity.sum()), multiplicity.size
+    entries = m + n // _PART
+    cost = {"balls": 6.0 * n, "multinomial": 60.0 * m, "poisson": 3.0 * entries + 30_000.0}
+    return min(SCHEMES, key=lambda s: cost[s])
+
+
+@lru_cache(maxsize=128)
+def poisson_table(lam: int) -> tuple[NDArray[np.uint8], F64]:
+    """Inversion table of ``Poisson(lam)`` (``lam <= 64``) over 65536 slots, and its CDF.
+
+    Slot ``u`` covers ``[u, u + 1) / 65536``; its entry is the value ``min{k: F(k) > x}``
+    every ``x`` in the slot inverts to, or 255 when a jump ``F(k)`` lies inside the slot.
+
+    Example:
+        >>> table, cdf = poisson_table(1)
+        >>> int(table[0]), int(table[30000]), int(table[65535]), round(float(cdf[0]), 4)
+        (0, 1, 255, 0.3679)
+    """
+    from scipy.stats import poisson
+
+    top = int(lam + 20 * np.sqrt(lam) + 40)
+    cdf = poisson.cdf(np.arange(top), lam)
+    if cdf[-1] != 1.0:  # pragma: no cover - the tail is below double precision
+        raise AssertionError(f"Poisson({lam}) table too short")
+    lo = np.arange(_SLOTS, dtype=np.float64) / _SLOTS
+    value = np.searchsorted(cdf, lo, side="right")  # #{k: F(k) <= x} = the inversion at x
+    jumps = np.searchsorted(cdf, lo + 1.0 / _SLOTS, side="left") > value  # F(k) inside
+    table = np.where(jumps, _AMBIGUOUS, value).astype(np.uint8)
+    return table, cdf
+
+
+@dataclass(frozen=True)
+class _PoissonPlan:
+    """The table reads of one resample: entry ``e`` reads table ``lam[e]`` for row ``row[e]``."""
+
+    m: int
+    n: int
+    lam: NDArray[np.int64]  # (E,) the mean of each entry
+    base: NDArray[np.intp]  # (E,) its table's offset in ``tables``
+    tables: NDArray[np.uint8]
+    starts: NDArray[np.intp] | None  # reduceat starts of the rows' entries (None: one each)
+    cum: NDArray[np.int64] | None  # cumulative multiplicities (None: all ones)
+
+    @classmethod
+    def of(cls, mult: NDArray[np.int64]) -> _PoissonPlan:
+        full, rest = mult // _PART, mult % _PART
+        partial = (rest > 0) | (full == 0)  # a row of multiplicity 0 reads Poisson(0) = 0
+        parts = full + partial
+        first = np.concatenate(([0], np.cumsum(parts)[:-1]))
+        lam = np.full(int(parts.sum()), _PART, dtype=np.int64)
+        lam[(first + parts - 1)[partial]] = rest[partial]
+        distinct = np.unique(lam)
+        base = (np.searchsorted(distinct, lam) * _SLOTS).astype(np.intp)
+        tables = np.concatenate([poisson_table(int(v))[0] for v in distinct])
+        starts = None if lam.size == mult.size else first.astype(np.intp)
+        cum = None if (mult == 1).all() else np.cumsum(mult)
+        return cls(mult.size, int(mult.sum()), lam, base, tables, starts, cum)
+
+    def draw(self, gen: np.random.Generator, fix: np.random.Generator, b: int) -> F64:
+        """``b`` rows of independent Poisson counts (not yet summing to ``n``)."""
+        e = self.lam.size
+        words = -(-e // 4)  # 64-bit words per resample: each row its own words
+        u = gen.bit_generator.random_raw((b, words)).view(np.uint16)[:, :e]
+        vals = self.tables.take(np.add(u, self.base, dtype=np.intp))
+        out = vals.astype(np.float64)
+        amb = np.flatnonzero(vals.ravel() == _AMBIGUOUS)
+        if amb.size:  # row-major order: the fix-up stream is consumed resample by resample
+            col = amb % e
+            x = (u.reshape(-1)[amb] + fix.random(amb.size)) / _SLOTS
+            flat = out.reshape(-1)
+            for lam in np.unique(self.lam[col]):
+                sel = self.lam[col] == lam
+                flat[amb[sel]] = np.searchsorted(poisson_table(int(lam))[1], x[sel], "right")
+        if self.starts is not None:
+            out = np.add.reduceat(out, self.starts, axis=1)
+        return out
+
+    def fix_sum(self, rows: F64, gen: np.random.Generator) -> None:
+        """Bring every row's sum to ``n``, in place: add draws of probability ``m / n``, or
+        remove draws chosen uniformly without replacement."""
+        for row in rows:
+            s = int(row.sum())
+            if s < self.n:
+                units = gen.integers(0, self.n, self.n - s)
+                cells = units if self.cum is None else np.searchsorted(self.cum, units, "right")
+                np.add.at(row, cells, 1.0)
+            elif s > self.n:
+                gone = np.sort(gen.choice(s, s - self.n, replace=False, shuffle=False))
+                np.subtract.at(row, np.searchsorted(np.cumsum(row), gone, "right"), 1.0)
+
+
+def resample_counts(
+    multiplicity: ArrayLike,
+    num_bootstrap: int,
+    seed: int,
+    chunk_elements: int = CHUNK_ELEMENTS,
+    scheme: str | None = None,
+) -> Iterator[F64]:
+    """Chunks of bootstrap resamples, each a (b, m) float array of counts over the distinct
+    units (rows summing to ``n = sum(multiplicity)``).
+
+    ``scheme``: ``balls``, ``multinomial`` or ``poisson`` (default: :func:`choose_scheme`);
+    all three draw exactly ``Multinomial(n, m / n)``, each from its own stream. The stream
+    depends only on ``(multiplicity, num_bootstrap, seed, scheme)``, not on the chunk size.
+
+    Example:
+        >>> w = np.concatenate(list(resample_counts([2, 1, 1], 5, seed=0, chunk_elements=6)))
+        >>> w.shape, set(w.sum(axis=1).tolist())
+        ((5, 3), {4.0})
+    """
+    m = np.asarray(multiplicity, dtype=np.int64)
+    n = int(m.sum())
+    if n == 0:
+        raise InvalidInputError("no unit to resample", source="bootstrap")
+    scheme = scheme or choose_scheme(m)
+    if scheme not in SCHEMES:
+        raise InvalidInputError(f"unknown scheme {scheme!r}", source="bootstrap")
+    if scheme == "poisson":
+        yield from _poisson_counts(m, num_bootstrap, seed, chunk_elements)
+        return
+    rng = np.random.default_rng(seed)
+    direct = scheme == "balls"
+    unit = None if not direct or (m == 1).all() else np.repeat(np.arange(m.size), m)
+    width = n if direct else m.size
+    per_chunk = max(1, chunk_elements // max(1, width))
+    done = 0
+    while done < num_bootstrap:
+        b = min(per_chunk, num_bootstrap - done)
+        if direct:
+            draws = rng.integers(0, n, size=(b, n))
+            if unit is not None:
+                draws = unit[draws]
+            draws += (np.arange(b) * m.size)[:, None]
+            counts = np.bincount(draws.ravel(), minlength=b * m.size).reshape(b, m.size)
+            yield counts.astype(np.float64)
+        else:
+            yield rng.multinomial(n, m / n, size=b).astype(np.float64)
+        done += b
+
+
+def _poisson_counts(
+    m: NDArray[np.int64], num_bootstrap: int, seed: int, chunk_elements: int
+) -> Iterator[F64]:
+    plan = _PoissonPlan.of(m)
+    gen, fix, balls = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
+    per_chunk = max(1, chunk_elements // max(1, plan.lam.size))
+    done = 0
+    while done < num_bootstrap:
+        b = min(per_chunk, num_bootstrap - done)
+        rows = plan.draw(gen, fix, b)
+        plan.fix_sum(rows, balls)
+        yield rows
+        done += b

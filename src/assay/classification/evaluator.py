@@ -346,7 +346,8 @@ class ClassificationEvaluator(Evaluator):
         out: list[Metric] = []
         want = frozenset(self.metrics)
         for key in sorted(self._blocks):
-            b = concat_blocks(self._blocks[key])
+            # a fresh block object: its cached sorted scores live for this compute only
+            b = replace(concat_blocks(self._blocks[key]))
             if b.n == 0:
                 continue
             whole = self._block_records(b, want)

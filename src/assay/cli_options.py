@@ -63,6 +63,7 @@ CI_OPTIONS = {
     "ci_method": "--ci-method",
     "num_bootstrap": "--num-bootstrap",
     "seed": "--seed",
+    "cluster": "--cluster",
 }
 
 
@@ -87,7 +88,21 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
     )
 
 
-def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: int) -> dict:
+def cluster_option(unit: str) -> Any:
+    """``--cluster COLUMN``: the bootstrap resamples whole clusters of ``unit`` (a metadata
+    column) instead of single ones (with ``--ci``)."""
+    return typer.Option(
+        None,
+        "--cluster",
+        help=f"A {unit} metadata column whose values are clusters (e.g. a patient, a site): "
+        f"the bootstrap draws whole clusters instead of single {unit}s (needs --ci; every "
+        "interval is then the bootstrap). Recorded as parameters.cluster.",
+    )
+
+
+def interval_kwargs(
+    ci: float | None, ci_method: str, num_bootstrap: int, seed: int, cluster: str | None = None
+) -> dict:
     """The interval options as keyword arguments, checked (errors name the flag).
 
     Empty when ``--ci`` is not given, so a command without it configures as before.
@@ -95,12 +110,13 @@ def interval_kwargs(ci: float | None, ci_method: str, num_bootstrap: int, seed: 
     from assay.intervals import ci_options
 
     try:
-        ci_options(ci, ci_method, num_bootstrap, seed)
+        ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
     except InvalidInputError as e:
         raise InvalidInputError(e.reason, source=CI_OPTIONS.get(str(e.source), e.source)) from None
     if ci is None:
         return {}
-    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+    out = {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+    return out | ({"cluster": cluster} if cluster else {})
 
 
 def apply_where(ev: Any, where: dict[str, str | None]) -> Any:

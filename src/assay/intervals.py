@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -60,9 +60,12 @@ __all__ = [
     "INTERVAL_KEYS",
     "CHUNK_ELEMENTS",
     "CIOptions",
+    "Clusters",
     "ci_options",
+    "cluster_codes",
     "collapse",
     "resample_counts",
+    "resample_weights",
     "bootstrap",
     "percentile",
     "wilson",
@@ -75,7 +78,16 @@ CI_METHODS: tuple[str, ...] = ("bootstrap", "wilson", "t", "delong")
 
 #: Every parameter an interval writes into a record.
 INTERVAL_KEYS = frozenset(
-    {"ci_low", "ci_high", "confidence_level", "ci_method", "num_bootstrap", "seed", "ci_undefined"}
+    {
+        "ci_low",
+        "ci_high",
+        "confidence_level",
+        "ci_method",
+        "num_bootstrap",
+        "seed",
+        "cluster",
+        "ci_undefined",
+    }
 )
 
 F64 = NDArray[np.float64]
@@ -93,15 +105,23 @@ class CIOptions:
     method: str = "bootstrap"
     num_bootstrap: int = 1000
     seed: int = 0
+    cluster: str | None = None
 
     def config(self) -> dict[str, Any]:
         """The options as evaluator configuration (``ci``, ``ci_method``, ...)."""
-        return {
+        out: dict[str, Any] = {
             "ci": self.level,
             "ci_method": self.method,
             "num_bootstrap": self.num_bootstrap,
             "seed": self.seed,
         }
+        return out | ({"cluster": self.cluster} if self.cluster else {})
+
+    def uses(self, method: str) -> bool:
+        """Whether a metric that has ``method`` gets it: the method asked for, and no
+        ``cluster`` (Wilson, t and DeLong assume independent units; clustered data gets the
+        cluster bootstrap)."""
+        return self.method == method and self.cluster is None
 
     def parameters(
         self,
@@ -127,6 +147,8 @@ class CIOptions:
         }
         if m == "bootstrap":
             out |= {"num_bootstrap": self.num_bootstrap, "seed": self.seed}
+            if self.cluster:
+                out["cluster"] = self.cluster
         if low is None:
             out["ci_undefined"] = undefined
         return out
@@ -134,7 +156,7 @@ class CIOptions:
     def bootstrap_interval(
         self,
         statistic: Callable[[F64], F64],
-        multiplicity: ArrayLike,
+        multiplicity: ArrayLike | Clusters,
     ) -> NDArray[np.float64]:
         """Percentile intervals, shape (2, k), of a ``statistic`` of resample counts."""
         reps = bootstrap(statistic, multiplicity, self.num_bootstrap, self.seed)
@@ -147,19 +169,25 @@ def ci_options(
     num_bootstrap: int = 1000,
     seed: int = 0,
     *,
+    cluster: str | None = None,
     methods: tuple[str, ...] = CI_METHODS,
 ) -> CIOptions | None:
     """Validated :class:`CIOptions`, or ``None`` when ``ci`` is ``None`` (no intervals).
 
     Example:
         >>> ci_options(0.95, "delong")
-        CIOptions(level=0.95, method='delong', num_bootstrap=1000, seed=0)
+        CIOptions(level=0.95, method='delong', num_bootstrap=1000, seed=0, cluster=None)
         >>> ci_options(1.5)
         Traceback (most recent call last):
         ...
         assay.errors.InvalidInputError: ci: must be a confidence level in (0, 1), got 1.5
     """
     if ci is None:
+        if cluster is not None:
+            raise InvalidInputError(
+                f"names the unit the bootstrap resamples ({cluster!r}): give ci too",
+                source="cluster",
+            )
         return None
     if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0.0 < float(ci) < 1.0:
         raise InvalidInputError(f"must be a confidence level in (0, 1), got {ci!r}", source="ci")
@@ -174,7 +202,9 @@ def ci_options(
         )
     if isinstance(seed, bool) or int(seed) < 0:
         raise InvalidInputError(f"must be an integer >= 0, got {seed!r}", source="seed")
-    return CIOptions(float(ci), ci_method, int(num_bootstrap), int(seed))
+    if cluster is not None and (not isinstance(cluster, str) or not cluster):
+        raise InvalidInputError(f"must be a column name, got {cluster!r}", source="cluster")
+    return CIOptions(float(ci), ci_method, int(num_bootstrap), int(seed), cluster)
 
 
 def config_options(config: Mapping[str, Any]) -> CIOptions | None:
@@ -184,6 +214,7 @@ def config_options(config: Mapping[str, Any]) -> CIOptions | None:
         config.get("ci_method", "bootstrap"),
         config.get("num_bootstrap", 1000),
         config.get("seed", 0),
+        cluster=config.get("cluster"),
     )
 
 
@@ -215,9 +246,103 @@ def collapse(
     return uniq, counts.astype(np.int64), inverse
 
 
+@dataclass(frozen=True)
+class Clusters:
+    """Units resampled whole by cluster (a ``cluster`` column the user names).
+
+    ``membership[g, r]`` counts the units of cluster ``g`` in distinct row ``r``. A
+    resample draws the ``G`` clusters with replacement (counts ``k ~ Multinomial(G, 1/G)``,
+    by :func:`resample_counts` over the clusters); row ``r`` then weighs
+    ``sum_g k_g membership[g, r]``: every unit counts as often as its cluster was drawn,
+    and per-unit statistics are summed per cluster by the same product.
+
+    Example:
+        >>> c = Clusters.of(unit=np.array([0, 0, 1, 2]), codes=np.array([0, 1, 1, 1]), rows=3)
+        >>> c.weights(np.array([[2.0, 0.0], [0.0, 2.0]])).tolist()
+        [[2.0, 0.0, 0.0], [2.0, 2.0, 2.0]]
+    """
+
+    membership: Any  # scipy.sparse CSR (G, m)
+
+    @classmethod
+    def of(
+        cls,
+        unit: ArrayLike,
+        codes: ArrayLike,
+        rows: int,
+        weights: ArrayLike | None = None,
+    ) -> Clusters:
+        """From each unit's distinct row and cluster code (``0 .. G-1``); ``weights``: how
+        many units each entry stands for (a compact form)."""
+        from scipy import sparse
+
+        r, g = np.asarray(unit, dtype=np.intp), np.asarray(codes, dtype=np.intp)
+        w = np.ones(r.size) if weights is None else np.asarray(weights, dtype=np.float64)
+        groups = int(g.max()) + 1 if g.size else 0
+        return cls(sparse.csr_matrix((w, (g, r)), shape=(groups, rows)))
+
+    @property
+    def size(self) -> int:
+        """The number of clusters."""
+        return int(self.membership.shape[0])
+
+    def weights(self, counts: F64) -> F64:
+        """Row weights (b, m) of cluster counts (b, G)."""
+        return np.ascontiguousarray((self.membership.T @ counts.T).T)
+
+
+def cluster_codes(metadata: Any, column: str, what: str) -> NDArray[np.intp]:
+    """Each unit's cluster (``0 .. G-1``, by the sorted values) from a metadata field; every
+    unit must have one.
+
+    Example:
+        >>> from assay.io.metadata import metadata_from
+        >>> cluster_codes(metadata_from([{"s": "b"}, {"s": "a"}, {"s": "b"}], 3), "s", "datums")
+        array([1, 0, 1])
+    """
+    from assay.slices import slice_text
+
+    if metadata is None or column not in metadata.values:
+        raise InvalidInputError(
+            f"is not a metadata field of the {what} (give it as metadata)",
+            source="cluster",
+            field=column,
+        )
+    present = metadata.present[column]
+    if not present.all():
+        raise InvalidInputError(
+            f"{int((~present).sum())} of the {what} have no value in the metadata field",
+            source="cluster",
+            field=column,
+        )
+    text = np.array([slice_text(v) for v in metadata.values[column].tolist()], dtype=object)
+    return np.unique(text.astype(str), return_inverse=True)[1].reshape(-1).astype(np.intp)
+
+
+def resample_weights(
+    multiplicity: ArrayLike | Clusters,
+    num_bootstrap: int,
+    seed: int,
+    chunk_elements: int = CHUNK_ELEMENTS,
+) -> Iterator[F64]:
+    """Chunks (b, m) of resample weights over the distinct rows: multinomial counts
+    (:func:`resample_counts`), or with :class:`Clusters` the weights of drawn clusters
+    (chunks split so that no chunk holds more than ``chunk_elements`` weights)."""
+    if not isinstance(multiplicity, Clusters):
+        yield from resample_counts(multiplicity, num_bootstrap, seed, chunk_elements)
+        return
+    c = multiplicity
+    if c.size == 0:
+        raise InvalidInputError("no cluster to resample", source="bootstrap")
+    rows = max(1, chunk_elements // max(1, c.membership.shape[1]))
+    for counts in resample_counts(np.ones(c.size, np.int64), num_bootstrap, seed, chunk_elements):
+        for i in range(0, len(counts), rows):
+            yield c.weights(counts[i : i + rows])
+
+
 def bootstrap(
     statistic: Callable[[F64], F64],
-    multiplicity: ArrayLike,
+    multiplicity: ArrayLike | Clusters,
     num_bootstrap: int,
     seed: int,
     chunk_elements: int = CHUNK_ELEMENTS,
@@ -225,11 +350,12 @@ def bootstrap(
     """``statistic`` of every resample: an array (num_bootstrap,) or (num_bootstrap, k).
 
     ``statistic`` maps a (b, m) array of counts over the distinct units to b values (or a
-    (b, k) array, k metrics of the same resample).
+    (b, k) array, k metrics of the same resample). ``multiplicity``: the units each row
+    stands for, or :class:`Clusters` (the cluster bootstrap).
     """
     parts = [
         np.asarray(statistic(w), dtype=np.float64)
-        for w in resample_counts(multiplicity, num_bootstrap, seed, chunk_elements)
+        for w in resample_weights(multiplicity, num_bootstrap, seed, chunk_elements)
     ]
     return np.concatenate(parts, axis=0)
 

@@ -266,3 +266,62 @@ def test_compact_form_intervals_equal_the_plain_form() -> None:
     compact = ev.add_arrays(y, s, labels=labels).compute()
     for a, b in zip(plain, compact):
         assert a.type == b.type and a.parameters == pytest.approx(b.parameters, abs=1e-12)
+
+
+@pytest.mark.parametrize("form", ["binary", "dense"])
+def test_cluster_bootstrap_equals_a_loop_over_drawn_clusters(form: str) -> None:
+    """``cluster="site"``: each resample draws the sites with replacement and keeps every
+    datum of a drawn site as often as the site was drawn; scikit-learn on each materialised
+    resample gives the same percentile intervals. Wilson and DeLong give way to it."""
+    k = 2 if form == "binary" else 3
+    y, s, labels = _data(90, k, seed=21)
+    s = np.clip(s + np.random.default_rng(1).random(s.shape) * 1e-3, 0, 1)  # mostly distinct
+    sites = np.array([f"s{i % 7}" for i in range(90)])
+    md = [{"site": v} for v in sites]
+    given = s[:, 1] if form == "binary" else s
+    if form == "binary":
+        s = np.column_stack([1 - s[:, 1], s[:, 1]])
+    for method in ("bootstrap", "wilson", "delong"):
+        ev = ClassificationEvaluator(
+            ci=LEVEL, num_bootstrap=B, seed=SEED, metrics=TYPES, cluster="site", ci_method=method
+        )
+        ms = ev.add_arrays(y, given, labels=labels, metadata=md).compute()
+        for m in ms:
+            if "ci_low" in m.parameters:
+                assert (
+                    m.parameters["ci_method"] == "bootstrap" and m.parameters["cluster"] == "site"
+                )
+    names = sorted(set(sites))
+    pred = np.array(labels)[s.argmax(axis=1)]
+    loops: dict[tuple[str, str | None], list[float]] = {}
+    for w in np.concatenate(list(resample_counts(np.ones(len(names), np.int64), B, SEED))):
+        idx = np.concatenate(
+            [np.flatnonzero(sites == g) for g, c in zip(names, w) for _ in range(int(c))]
+        )
+        loops.setdefault(("Accuracy", None), []).append(accuracy_score(y[idx], pred[idx]))
+        f1 = f1_score(y[idx], pred[idx], labels=labels, average=None, zero_division=np.nan)
+        aucs = []
+        for j, lab in enumerate(labels):
+            loops.setdefault(("F1", lab), []).append(f1[j])
+            truth = y[idx] == lab
+            auc = roc_auc_score(truth, s[idx, j]) if 0 < truth.sum() < len(idx) else np.nan
+            loops.setdefault(("ROCAUC", lab), []).append(auc)
+            aucs.append(auc)
+        loops.setdefault(("mROCAUC", None), []).append(np.nanmean(aucs))
+    for (name, lab), values in loops.items():
+        where = {"label_value": lab} if lab else {}
+        if name in ("Accuracy", "F1"):
+            where["score_threshold"] = 0.0
+        assert _ci(ms, name, **where) == pytest.approx(_q(values), abs=1e-12), (name, lab)
+
+
+def test_cluster_needs_ci_and_a_complete_field() -> None:
+    y, s, labels = _data(20, 2, seed=1)
+    with pytest.raises(InvalidInputError, match="cluster"):
+        ClassificationEvaluator(cluster="site")
+    ev = ClassificationEvaluator(ci=0.9, cluster="site", metrics=["Accuracy"])
+    md = [{"site": "a"} if i % 2 else {} for i in range(20)]
+    with pytest.raises(InvalidInputError, match="10 of the datums"):
+        ev.add_arrays(y, s, labels=labels, metadata=md).compute()
+    with pytest.raises(InvalidInputError, match="not a metadata field"):
+        ClassificationEvaluator(ci=0.9, cluster="zone").add_arrays(y, s, labels=labels).compute()

@@ -177,3 +177,39 @@ def test_slices_by_image_metadata_equal_the_subset_alone() -> None:
     assert sliced.compute().to_json() == one.to_json()
     with pytest.raises(InvalidInputError, match="by.*lens"):
         evaluate_detection(gts, pds, by=["lens"], metrics=["mAP"])
+
+
+def test_cluster_bootstrap_equals_reevaluating_drawn_clusters() -> None:
+    """``cluster="site"``: a resample copies every image of a drawn site as often as the
+    site was drawn; re-evaluating the copies gives the same AP/mAP/AR intervals."""
+    gts, pds = _datums(n=30, seed=11)
+    sites = [f"s{i % 6}" for i in range(len(gts))]
+    for d, v in zip(gts, sites):
+        d["metadata"] = {"site": v}
+    opts = {"iou_thresholds": IOUS, "metrics": ["AP", "mAP", "AR", "mAR"]}
+    ms = evaluate_detection(gts, pds, ci=LEVEL, num_bootstrap=B, seed=SEED, cluster="site", **opts)
+    names = sorted(set(sites))
+    code = np.array([names.index(v) for v in sites])
+    loops: dict[tuple, list[float]] = {}
+    for k in np.concatenate(list(resample_counts(np.ones(len(names)), B, SEED))):
+        w = k[code]
+        for m in evaluate_detection(_copies(gts, w), _copies(pds, w), **opts):
+            p = m.parameters
+            key = (m.type, p.get("label_value"), p.get("iou_threshold"), p.get("score_threshold"))
+            loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+    checked = 0
+    for m in ms:
+        p = m.parameters
+        if m.value is None:
+            continue
+        assert p["cluster"] == "site" and p["ci_method"] == "bootstrap"
+        key = (m.type, p.get("label_value"), p.get("iou_threshold"), p.get("score_threshold"))
+        v = np.array(loops[key])
+        if m.type == "AP" and len(v) < B:  # the label missing from some resamples
+            continue
+        want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12), (m.type, p)
+        checked += 1
+    assert checked >= 8
+    with pytest.raises(InvalidInputError, match="cluster.*lens"):
+        evaluate_detection(gts, pds, ci=0.9, cluster="lens", metrics=["mAP"])

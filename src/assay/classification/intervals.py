@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from assay import ratios
 from assay.classification.auc_units import AucPlan, as_index, auc, binary_units
 from assay.classification.types import KeyBlock
-from assay.intervals import CIOptions, collapse, delong_interval, wilson
+from assay.intervals import CIOptions, Clusters, cluster_codes, collapse, delong_interval, wilson
 from assay.results import Metric
 
 __all__ = ["attach_intervals", "count_units", "gap_intervals", "score_units"]
@@ -95,12 +95,24 @@ def _dense_plan(score: F64, pos: NDArray[np.bool_]) -> AucPlan:
     return AucPlan(as_index(neg_i), as_index(pos_i), as_index(lo), None if (lo == hi).all() else hi)
 
 
+def resampled(
+    b: KeyBlock, mult: NDArray[np.int64], unit: NDArray[np.intp], opts: CIOptions
+) -> NDArray[np.int64] | Clusters:
+    """What a resample draws: the units (their multiplicities), or with ``cluster`` the
+    clusters of the datum metadata field it names (each datum weighs its cluster's draws)."""
+    if opts.cluster is None:
+        return mult
+    codes = cluster_codes(b.metadata, opts.cluster, f"datums of label key {b.key!r}")
+    return Clusters.of(unit, codes, len(mult), b.weights)
+
+
 def _count_replicates(
     b: KeyBlock, t: float, hardmax: bool, zero_division: float | None, opts: CIOptions
 ) -> F64:
     """Intervals (2, 3k + 1): Precision, Recall, F1 of each label, then Accuracy."""
-    tp_i, fp_i, fn_i, mult, _, _ = count_units(b, t, hardmax)
-    return opts.bootstrap_interval(_count_statistic(tp_i, fp_i, fn_i, zero_division), mult)
+    tp_i, fp_i, fn_i, mult, unit, _ = count_units(b, t, hardmax)
+    stat = _count_statistic(tp_i, fp_i, fn_i, zero_division)
+    return opts.bootstrap_interval(stat, resampled(b, mult, unit, opts))
 
 
 def _count_statistic(tp_i: F64, fp_i: F64, fn_i: F64, zd: float | None) -> Any:
@@ -141,8 +153,8 @@ def _auc_statistic(b: KeyBlock, plans: list[AucPlan]) -> Any:
 
 def _auc_replicates(b: KeyBlock, opts: CIOptions) -> F64:
     """Intervals (2, k + 1): ROC AUC of each label, then their mean (mROCAUC)."""
-    plans, mult, _, _ = score_units(b)
-    return opts.bootstrap_interval(_auc_statistic(b, plans), mult)
+    plans, mult, unit, _ = score_units(b)
+    return opts.bootstrap_interval(_auc_statistic(b, plans), resampled(b, mult, unit, opts))
 
 
 def gap_intervals(
@@ -165,16 +177,17 @@ def gap_intervals(
 
     if want & {"Precision", "Recall", "F1", "Accuracy"}:
         for t in thresholds:
-            tp_i, fp_i, fn_i, mult, _, inside = count_units(b, t, hardmax, keep)
+            tp_i, fp_i, fn_i, mult, unit, inside = count_units(b, t, hardmax, keep)
             stat = _count_statistic(tp_i, fp_i, fn_i, zero_division)
-            ci = opts.bootstrap_interval(gaps(stat, inside), mult)
+            ci = opts.bootstrap_interval(gaps(stat, inside), resampled(b, mult, unit, opts))
             for i, name in enumerate(("Precision", "Recall", "F1")):
                 for j, lab in enumerate(labels):
                     out[(name, lab, t)] = (float(ci[0, i * k + j]), float(ci[1, i * k + j]))
             out[("Accuracy", None, t)] = (float(ci[0, -1]), float(ci[1, -1]))
     if want & {"ROCAUC", "mROCAUC"}:
-        plans, mult, _, inside = score_units(b, keep)
-        ci = opts.bootstrap_interval(gaps(_auc_statistic(b, plans), inside), mult)
+        plans, mult, unit, inside = score_units(b, keep)
+        stat = gaps(_auc_statistic(b, plans), inside)
+        ci = opts.bootstrap_interval(stat, resampled(b, mult, unit, opts))
         for j, lab in enumerate(labels):
             out[("ROCAUC", lab, None)] = (float(ci[0, j]), float(ci[1, j]))
         out[("mROCAUC", None, None)] = (float(ci[0, -1]), float(ci[1, -1]))
@@ -204,9 +217,9 @@ def _intervals(
                 for j, lab in enumerate(labels):
                     out[(name, lab, t)] = _boot(opts, ci[:, i * k + j])
             out[("Accuracy", None, t)] = _boot(opts, ci[:, -1])
-            if opts.method == "wilson":
+            if opts.uses("wilson"):
                 out |= _wilson(b, t, hardmax, opts)
-    delong = opts.method == "delong"
+    delong = opts.uses("delong")
     if "mROCAUC" in want or ("ROCAUC" in want and not delong):
         ci = _auc_replicates(b, opts)
         for j, lab in enumerate(labels):

@@ -30,10 +30,10 @@ from numpy.typing import NDArray
 
 from assay.detection.compute import CocoEvaluation
 from assay.detection.types import DetectionData
-from assay.intervals import CIOptions, bootstrap, percentile
+from assay.intervals import CIOptions, Clusters, bootstrap, cluster_codes, percentile
 from assay.results import Metric
 
-__all__ = ["ap_replicates", "attach_ap_intervals", "image_order"]
+__all__ = ["ap_replicates", "attach_ap_intervals", "image_order", "resampled"]
 
 F64 = NDArray[np.float64]
 EPS = np.spacing(1)
@@ -47,9 +47,19 @@ def image_order(data: DetectionData) -> NDArray[np.intp]:
     return rank
 
 
+def resampled(data: DetectionData, opts: CIOptions) -> NDArray[np.int64] | Clusters:
+    """What a resample draws: the images (columns in uid order), or with ``cluster`` the
+    clusters of the image metadata field it names."""
+    if opts.cluster is None:
+        return np.ones(data.n_datums, dtype=np.int64)
+    codes = cluster_codes(data.metadata, opts.cluster, "images")
+    return Clusters.of(image_order(data), codes, data.n_datums)
+
+
 def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[Any], F64]:
-    """Per (threshold, label): detection images and TP flags (not-ignored, in accumulation
-    order); and (K, D) not-ignored ground truths per label and image column."""
+    """Per (threshold, label): the image column of each not-ignored detection (in
+    accumulation order) and the positions of its TPs; and (K, D) not-ignored ground truths
+    per label and image column."""
     data, m = ev.data, ev.matching
     col = image_order(data)
     K, D = len(data.labels), data.n_datums
@@ -63,28 +73,12 @@ def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[Any], F64]:
     for t in t_idx:
         valid = ~m.dt_ignore[0, t]
         tp = m.dtm[0, t]
-        cells.append(
-            [_running(img[(lab == k) & valid], tp[(lab == k) & valid], D) for k in range(K)]
-        )
+        row = []
+        for k in range(K):
+            sel = (lab == k) & valid
+            row.append((img[sel].astype(np.intp), np.flatnonzero(tp[sel])))
+        cells.append(row)
     return cells, npig
-
-
-def _running(img: NDArray[np.intp], tp: NDArray[np.bool_], d: int) -> tuple[F64, F64]:
-    """At each TP (in order): per image, its TPs and its detections so far, ``(D, TPs)``.
-
-    A resample's running TP and detection counts at the TPs are then ``w @ tp_so_far`` and
-    ``w @ dets_so_far``: the precision envelope and the recall points are read at TPs only
-    (after an FP precision only falls until the next TP, and recall changes only at TPs)."""
-    at = np.flatnonzero(tp)
-    key = img.astype(np.int64) * (img.size + 1) + np.arange(img.size)  # sorted by (image, pos)
-    order = np.sort(key)
-    start = np.searchsorted(order, np.arange(d) * (img.size + 1))
-    query = np.arange(d)[:, None] * (img.size + 1) + at[None, :]
-    dets = np.searchsorted(order, query, side="right") - start[:, None]
-    tkey = np.sort(key[at])
-    tstart = np.searchsorted(tkey, np.arange(d) * (img.size + 1))
-    tps = np.searchsorted(tkey, query, side="right") - tstart[:, None]
-    return tps.astype(np.float64), dets.astype(np.float64)
 
 
 def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
@@ -106,16 +100,22 @@ def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
     return found.reshape(b, -1) - p * np.arange(b)[:, None]
 
 
-def _ap(w: F64, tps: F64, dets: F64, n: F64, rec_thr: F64) -> F64:
-    """AP of each resample (rows of ``w``) from :func:`_running`'s matrices; NaN where the
-    resample has no ground truth."""
-    if tps.shape[1] == 0:
+def _ap(w: F64, img: NDArray[np.intp], at: NDArray[np.intp], n: F64, rec_thr: F64) -> F64:
+    """AP of each resample (rows of ``w``) of one label and threshold: its detections'
+    images and TP positions (:func:`_cells`); NaN where the resample has no ground truth.
+
+    The running weighted counts are read at the TPs only: the precision envelope and the
+    recall points are read there (after an FP precision only falls until the next TP, and
+    recall changes only at TPs)."""
+    if at.size == 0:
         return np.where(n > 0, 0.0, np.nan)
-    tpc, total = w @ tps, w @ dets  # (resamples, TPs)
+    g = w[:, img]  # each detection stands for its image's count of copies
+    total = np.cumsum(g, axis=1)[:, at]  # (resamples, TPs)
+    tpc = np.cumsum(g[:, at], axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         pr = tpc / (total + EPS)
     env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-    p = tps.shape[1]
+    p = at.size
     idx = _first_reaching(tpc, n, rec_thr)
     hit = idx < p
     q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
@@ -135,14 +135,13 @@ def ap_replicates(
         out = np.empty((w.shape[0], T, K))
         for ti in range(T):
             for k in range(K):
-                tps, dets = cells[ti][k]
-                out[:, ti, k] = _ap(w, tps, dets, n[:, k], rec_thr)
+                img, at = cells[ti][k]
+                out[:, ti, k] = _ap(w, img, at, n[:, k], rec_thr)
         if zero_division is not None:
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)
 
-    ones = np.ones(ev.data.n_datums, dtype=np.int64)
-    reps = bootstrap(statistic, ones, opts.num_bootstrap, opts.seed)
+    reps = bootstrap(statistic, resampled(ev.data, opts), opts.num_bootstrap, opts.seed)
     return reps.reshape(-1, T, K)
 
 
@@ -256,8 +255,8 @@ def attach_ar_intervals(
             mar = np.where(sel, ar[:, :, None, :], 0.0).sum(axis=3) / sel.sum(axis=3)
         return np.concatenate([ar.reshape(len(w), -1), mar.reshape(len(w), -1)], axis=1)
 
-    ones = np.ones(D, dtype=np.int64)
-    lo, hi = percentile(bootstrap(statistic, ones, opts.num_bootstrap, opts.seed), opts.level)
+    units = resampled(data, opts)
+    lo, hi = percentile(bootstrap(statistic, units, opts.num_bootstrap, opts.seed), opts.level)
     where = {lab: k for k, lab in enumerate(labels)}
     spos = {round(float(s), 10): i for i, s in enumerate(score_thresholds)}
     for rec in records:

@@ -124,9 +124,10 @@ class DatumCounts:
         np.add.at(out, g * n + p, count)
         return out.reshape(n, n)
 
-    def image_rows(self, key: str) -> NDArray[np.int64]:
-        """Per datum of ``key`` in uid order: ``(datums, 3, n + 1)`` of its confusion's
-        diagonal, row sums and column sums (global label order), the bootstrap's units."""
+    def image_rows(self, key: str) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
+        """The datums of ``key`` in uid order (indices), and per datum ``(datums, 3, n + 1)``
+        of its confusion's diagonal, row sums and column sums (global label order): the
+        bootstrap's units."""
         n = len(self.labels.get(key, [])) + 1
         d, g, p, count, declared, _ = self.cells(key)
         datums = np.unique(declared)
@@ -139,7 +140,7 @@ class DatumCounts:
         np.add.at(rows[:, 0, :], (pos[d[diag]], g[diag]), count[diag])
         np.add.at(rows[:, 1, :], (pos[d], g), count)
         np.add.at(rows[:, 2, :], (pos[d], p), count)
-        return rows
+        return datums, rows
 
     def extend(self, other: DatumCounts) -> None:
         """Append ``other``'s datums (labels unified by name)."""

@@ -25,7 +25,7 @@ import numpy as np
 from assay._validation import check_zero_division
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
+from assay.intervals import Clusters, ci_options, cluster_codes
 from assay.io.labels import natural_key
 from assay.io.metadata import metadata_from_records
 from assay.ratios import value_or_none
@@ -58,6 +58,8 @@ class SegmentationEvaluator(Evaluator):
             Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
             each image's per-label pixel counts come from the per-datum counts it keeps anyway,
             :mod:`assay.segmentation.intervals`).
+        cluster: a datum metadata field whose values are clusters: the bootstrap draws whole
+            clusters of images instead of images (``parameters.cluster``).
     """
 
     def __init__(
@@ -68,8 +70,9 @@ class SegmentationEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        cluster: str | None = None,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         check_zero_division(zero_division)
         self.zero_division = zero_division
         self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
@@ -220,9 +223,13 @@ class SegmentationEvaluator(Evaluator):
         """Intervals on ``key``'s records (the image rows in the natural label order)."""
         assert self.ci is not None
         known = self._datums.labels[key]
-        rows = self._datums.image_rows(key)
+        datums, rows = self._datums.image_rows(key)
         idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
-        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division)
+        units: Any = np.ones(len(datums), dtype=np.int64)
+        if self.ci.cluster is not None:
+            codes = cluster_codes(self._datums.metadata, self.ci.cluster, "datums")
+            units = Clusters.of(np.arange(len(datums)), codes[datums], len(datums))
+        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division, units)
 
     def _state(self) -> dict[str, np.ndarray]:
         return self._datums.to_arrays()

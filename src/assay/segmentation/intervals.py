@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, bootstrap, percentile
+from assay.intervals import CIOptions, Clusters, bootstrap, percentile
 from assay.ratios import divide
 from assay.results import Metric
 
@@ -85,15 +85,14 @@ def attach_intervals(
     rows: np.ndarray,
     opts: CIOptions,
     zd: float | None,
+    units: NDArray[np.int64] | Clusters | None = None,
 ) -> None:
     """Add the interval parameters to the defined records of ``key``, in place. ``labels``
-    and the columns of ``rows`` (after background) are in the same order."""
-    reps = bootstrap(
-        lambda w: _replicates(rows, w, zd),
-        np.ones(rows.shape[0], dtype=np.int64),
-        opts.num_bootstrap,
-        opts.seed,
-    )
+    and the columns of ``rows`` (after background) are in the same order; ``units``: what a
+    resample draws (default the images, one each; :class:`~assay.intervals.Clusters`)."""
+    if units is None:
+        units = np.ones(rows.shape[0], dtype=np.int64)
+    reps = bootstrap(lambda w: _replicates(rows, w, zd), units, opts.num_bootstrap, opts.seed)
     lo, hi = percentile(reps, opts.level)
     n = len(labels)
     col: dict[tuple[str, str | None], int] = {}

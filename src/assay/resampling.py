@@ -3,7 +3,8 @@
 A bootstrap resample draws ``n`` units uniformly with replacement; summing the draws of units
 with equal statistics gives counts over the distinct rows (multiplicities ``m``, ``n =
 sum(m)``) distributed ``Multinomial(n, m / n)``. Three exact ways to draw them, chosen by
-their cost (:func:`choose_scheme`, a function of ``m`` alone, so the choice is seeded too):
+:func:`choose_scheme` (a function of ``m`` alone, so the seed fixes the draws; the first two
+as before the third was added, which takes over only where it is cheaper):
 
 ``balls``
     ``n`` uniform draws over the units, counted (about 6 ns a draw): few units;
@@ -57,11 +58,12 @@ _AMBIGUOUS = 255
 
 
 def choose_scheme(multiplicity: NDArray[np.int64]) -> str:
-    """The cheapest exact scheme for these multiplicities (a rough cost model, in ns)."""
+    """The scheme for these multiplicities: ``balls`` when ``n <= 4 m`` and ``multinomial``
+    otherwise, unless ``poisson`` is cheaper (a rough cost model, in ns)."""
     n, m = int(multiplicity.sum()), multiplicity.size
-    entries = m + n // _PART
-    cost = {"balls": 6.0 * n, "multinomial": 60.0 * m, "poisson": 3.0 * entries + 30_000.0}
-    return min(SCHEMES, key=lambda s: cost[s])
+    first = "balls" if n <= 4 * m else "multinomial"
+    cost = 6.0 * n if first == "balls" else 60.0 * m
+    return "poisson" if 3.0 * (m + n // _PART) + 30_000.0 < cost else first
 
 
 @lru_cache(maxsize=128)

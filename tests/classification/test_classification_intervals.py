@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score, roc_auc_score
 
 from assay.classification import ClassificationEvaluator, evaluate_classification
@@ -325,3 +327,33 @@ def test_cluster_needs_ci_and_a_complete_field() -> None:
         ev.add_arrays(y, s, labels=labels, metadata=md).compute()
     with pytest.raises(InvalidInputError, match="not a metadata field"):
         ClassificationEvaluator(ci=0.9, cluster="zone").add_arrays(y, s, labels=labels).compute()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.booleans(), st.booleans(), st.integers(0, 3)),
+        min_size=2,
+        max_size=40,
+    )
+)
+def test_any_datum_weights_summed_into_classes_give_the_weighted_auc(rows) -> None:
+    """Property: for any datum-level counts (a resample), summing them into the classes of
+    :func:`binary_units` gives scikit-learn's weighted AUC of the datums, for the whole set
+    and for the slice (the mask is part of the class)."""
+    from assay.classification.auc_units import auc, binary_units
+
+    s = np.array([r[0] / 6 for r in rows])
+    y, inside = np.array([r[1] for r in rows]), np.array([r[2] for r in rows])
+    wd = np.array([r[3] for r in rows], dtype=float)
+    plan, mult, unit, flag = binary_units(s, y, np.ones(len(rows), np.int64), inside)
+    assert (np.bincount(unit, minlength=mult.size) == mult).all()
+    assert (flag[unit] == inside).all()
+    w = np.bincount(unit, weights=wd, minlength=mult.size)[None, :]
+    for mask, cells in ((np.ones_like(inside), np.ones_like(flag)), (inside, flag)):
+        ww = wd * mask
+        got = float(auc(w * cells, plan)[0])
+        if ww[y].sum() == 0 or ww[~y].sum() == 0:
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(roc_auc_score(y, s, sample_weight=ww), abs=1e-12)

@@ -101,10 +101,8 @@ def binary_units(
         below, at_or_below = run[start][group], run[end][group]  # other-label datums
         mine = np.flatnonzero(p == side)
         key = (below[mine] * (n + 1) + at_or_below[mine]) * 2 + inside[order[mine]]
-        uniq, inv = np.unique(key, return_inverse=True)
+        uniq, inv, last = _classes(key)
         unit[order[mine]] = inv + (keys[0].size if keys else 0)
-        last = np.zeros(uniq.size, dtype=np.int64)  # past the class's last datum of its label
-        np.maximum.at(last, inv, np.arange(1, mine.size + 1))
         keys.append(uniq)
         mults.append(np.bincount(inv, weights=weight[order[mine]], minlength=uniq.size))
         flags.append(uniq % 2 == 1)
@@ -118,3 +116,22 @@ def binary_units(
     )
     mult = np.concatenate(mults).round().astype(np.int64)
     return plan, mult, unit, np.concatenate(flags)
+
+
+def _classes(
+    key: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.intp], NDArray[np.int64]]:
+    """The distinct keys (sorted), each datum's class, and per class one past the position
+    of its last datum. Keys in score order are sorted unless a slice mask interleaves them:
+    then runs, in one pass; else a sort."""
+    if key.size == 0:
+        return key, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
+    if bool((key[1:] >= key[:-1]).all()):
+        new = np.concatenate(([True], key[1:] != key[:-1]))
+        inv = np.cumsum(new) - 1
+        last = np.append(np.flatnonzero(new)[1:], key.size).astype(np.int64)
+        return key[new], inv.astype(np.intp), last
+    uniq, inv = np.unique(key, return_inverse=True)
+    last = np.zeros(uniq.size, dtype=np.int64)
+    np.maximum.at(last, inv, np.arange(1, key.size + 1))
+    return uniq, inv.astype(np.intp), last

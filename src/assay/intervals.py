@@ -427,11 +427,10 @@ def delong(pos: ArrayLike, neg: ArrayLike) -> tuple[float, float]:
     Structural components (ties count one half): for positive ``x_i``,
     ``V10_i = #{neg < x_i} + 0.5 #{neg == x_i}`` over ``|neg|``; for negative ``y_j``,
     ``V01_j = #{pos > y_j} + 0.5 #{pos == y_j}`` over ``|pos|`` (the midrank form: each is
-    a difference of midranks in the pooled and the own sample). They come from one pass
-    over the pooled sample in score order (a merge of the two sorted runs), counting per
-    tie group the negatives and positives before it and in it. ``AUC = mean(V10)`` and
-    ``Var = var(V10, ddof=1) / |pos| + var(V01, ddof=1) / |neg|``. NaN variance with fewer
-    than two of either.
+    a difference of midranks in the pooled and the own sample, found here by binary search
+    of the sorted samples in each other, the sort the point estimate made).
+    ``AUC = mean(V10)`` and ``Var = var(V10, ddof=1) / |pos| + var(V01, ddof=1) / |neg|``;
+    NaN variance with fewer than two of either.
 
     Example:
         >>> auc, var = delong(np.array([0.35, 0.8, 0.9]), np.array([0.1, 0.4, 0.5]))
@@ -443,22 +442,10 @@ def delong(pos: ArrayLike, neg: ArrayLike) -> tuple[float, float]:
     m, n = p.size, q.size
     if m == 0 or n == 0:
         return float("nan"), float("nan")
-    pooled = np.concatenate([p, q])
-    order = np.argsort(pooled, kind="stable")  # two sorted runs: one merge
-    is_neg = order >= m
-    x = pooled[order]
-    first = np.empty(m + n, dtype=bool)
-    first[0] = True
-    np.not_equal(x[1:], x[:-1], out=first[1:])
-    start = np.flatnonzero(first)
-    end = np.append(start[1:], m + n)
-    run = np.concatenate(([0], np.cumsum(is_neg)))
-    neg_before, neg_in = run[start], run[end] - run[start]
-    pos_before, pos_in = start - neg_before, (end - start) - neg_in
-    group = np.cumsum(first) - 1
-    gp, gn = group[~is_neg], group[is_neg]
-    v10 = (2.0 * neg_before[gp] + neg_in[gp]) / (2.0 * n)
-    v01 = (2.0 * (m - pos_before[gn]) - pos_in[gn]) / (2.0 * m)
+    # sorted queries: numpy's binary search walks the array forward (about 30 ns a query
+    # at 10^6, less than a merge of the two samples with its gathers)
+    v10 = (np.searchsorted(q, p, "left") + np.searchsorted(q, p, "right")) / (2.0 * n)
+    v01 = (2 * m - np.searchsorted(p, q, "left") - np.searchsorted(p, q, "right")) / (2.0 * m)
     auc = float(v10.mean())
     if m < 2 or n < 2:
         return auc, float("nan")

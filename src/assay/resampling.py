@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -70,53 +71,62 @@ def choose_scheme(multiplicity: NDArray[np.int64]) -> str:
 def poisson_table(lam: int) -> tuple[NDArray[np.uint8], F64]:
     """Inversion table of ``Poisson(lam)`` (``lam <= 64``) over 65536 slots, and its CDF.
 
-    Slot ``u`` covers ``[u, u + 1) / 65536``; its entry is the value ``min{k: F(k) > x}``
-    every ``x`` in the slot inverts to, or 255 when a jump ``F(k)`` lies inside the slot.
+    Slot ``u`` covers ``[u, u + 1) / 65536``; its entry is the value ``#{k: F(k) <= x}``
+    (the inversion) that every ``x`` in the slot gives, or 255 when a jump ``F(k)`` lies
+    inside the slot. The CDF sums the probabilities (from ``lgamma``) in double precision
+    and ends at exactly 1.
 
     Example:
         >>> table, cdf = poisson_table(1)
         >>> int(table[0]), int(table[30000]), int(table[65535]), round(float(cdf[0]), 4)
         (0, 1, 255, 0.3679)
     """
-    from scipy.stats import poisson
-
-    top = int(lam + 20 * np.sqrt(lam) + 40)
-    cdf = poisson.cdf(np.arange(top), lam)
-    if cdf[-1] != 1.0:  # pragma: no cover - the tail is below double precision
-        raise AssertionError(f"Poisson({lam}) table too short")
-    lo = np.arange(_SLOTS, dtype=np.float64) / _SLOTS
-    value = np.searchsorted(cdf, lo, side="right")  # #{k: F(k) <= x} = the inversion at x
-    jumps = np.searchsorted(cdf, lo + 1.0 / _SLOTS, side="left") > value  # F(k) inside
-    table = np.where(jumps, _AMBIGUOUS, value).astype(np.uint8)
+    if lam == 0:
+        return np.zeros(_SLOTS, dtype=np.uint8), np.ones(1)
+    top = int(lam + 20 * math.sqrt(lam) + 40)
+    logp = [k * math.log(lam) - lam - math.lgamma(k + 1) for k in range(top)]
+    cdf = np.minimum(np.cumsum(np.exp(logp)), 1.0)
+    cdf = np.append(cdf[cdf < 1.0], 1.0)
+    scaled = cdf[:-1] * _SLOTS  # exact: a power of two
+    count = np.zeros(_SLOTS + 1, dtype=np.int64)  # slot u's value: #{k: F(k) * 65536 <= u}
+    np.add.at(count, np.ceil(scaled).astype(np.int64), 1)
+    table = np.cumsum(count)[:_SLOTS].astype(np.uint8)
+    inside = scaled != np.floor(scaled)
+    table[np.floor(scaled[inside]).astype(np.int64)] = _AMBIGUOUS
     return table, cdf
 
 
 @dataclass(frozen=True)
 class _PoissonPlan:
-    """The table reads of one resample: entry ``e`` reads table ``lam[e]`` for row ``row[e]``."""
+    """The table reads of one resample: entry ``e < m`` reads row ``e``'s first part, the
+    entries after ``m`` the further parts of rows above 64 (row ``extra[e - m]``)."""
 
     m: int
     n: int
     lam: NDArray[np.int64]  # (E,) the mean of each entry
     base: NDArray[np.intp]  # (E,) its table's offset in ``tables``
     tables: NDArray[np.uint8]
-    starts: NDArray[np.intp] | None  # reduceat starts of the rows' entries (None: one each)
+    extra: NDArray[np.intp]  # (E - m,) the row of each further part
+    big: NDArray[np.intp]  # the rows with further parts (sorted)
     cum: NDArray[np.int64] | None  # cumulative multiplicities (None: all ones)
 
     @classmethod
     def of(cls, mult: NDArray[np.int64]) -> _PoissonPlan:
         full, rest = mult // _PART, mult % _PART
-        partial = (rest > 0) | (full == 0)  # a row of multiplicity 0 reads Poisson(0) = 0
-        parts = full + partial
-        first = np.concatenate(([0], np.cumsum(parts)[:-1]))
-        lam = np.full(int(parts.sum()), _PART, dtype=np.int64)
-        lam[(first + parts - 1)[partial]] = rest[partial]
+        first = np.where(full > 0, _PART, rest)  # a row of multiplicity 0 reads Poisson(0)
+        more = np.maximum(full - 1, 0)  # further parts: full ones, then the rest
+        tail = (full > 0) & (rest > 0)
+        extra = np.repeat(np.arange(mult.size), more + tail)
+        lam_extra = np.full(extra.size, _PART, dtype=np.int64)
+        ends = np.cumsum(more + tail) - 1
+        lam_extra[ends[tail]] = rest[tail]
+        lam = np.concatenate([first, lam_extra]).astype(np.int64)
         distinct = np.unique(lam)
         base = (np.searchsorted(distinct, lam) * _SLOTS).astype(np.intp)
         tables = np.concatenate([poisson_table(int(v))[0] for v in distinct])
-        starts = None if lam.size == mult.size else first.astype(np.intp)
         cum = None if (mult == 1).all() else np.cumsum(mult)
-        return cls(mult.size, int(mult.sum()), lam, base, tables, starts, cum)
+        big = np.unique(extra).astype(np.intp)
+        return cls(mult.size, int(mult.sum()), lam, base, tables, extra, big, cum)
 
     def draw(self, gen: np.random.Generator, fix: np.random.Generator, b: int) -> F64:
         """``b`` rows of independent Poisson counts (not yet summing to ``n``)."""
@@ -124,17 +134,20 @@ class _PoissonPlan:
         words = -(-e // 4)  # 64-bit words per resample: each row its own words
         u = gen.bit_generator.random_raw((b, words)).view(np.uint16)[:, :e]
         vals = self.tables.take(np.add(u, self.base, dtype=np.intp))
-        out = vals.astype(np.float64)
-        amb = np.flatnonzero(vals.ravel() == _AMBIGUOUS)
+        amb = np.flatnonzero(vals.reshape(-1) == _AMBIGUOUS)
         if amb.size:  # row-major order: the fix-up stream is consumed resample by resample
             col = amb % e
-            x = (u.reshape(-1)[amb] + fix.random(amb.size)) / _SLOTS
-            flat = out.reshape(-1)
+            x = (u[amb // e, col] + fix.random(amb.size)) / _SLOTS
+            flat = vals.reshape(-1)
             for lam in np.unique(self.lam[col]):
                 sel = self.lam[col] == lam
                 flat[amb[sel]] = np.searchsorted(poisson_table(int(lam))[1], x[sel], "right")
-        if self.starts is not None:
-            out = np.add.reduceat(out, self.starts, axis=1)
+        out = vals[:, : self.m].astype(np.float64)
+        if self.extra.size:  # rows above 64: their further parts summed
+            k = self.big.size
+            slot = np.searchsorted(self.big, self.extra) + k * np.arange(b)[:, None]
+            sums = np.bincount(slot.ravel(), vals[:, self.m :].ravel(), minlength=b * k)
+            out[:, self.big] += sums.reshape(b, k)
         return out
 
     def fix_sum(self, rows: F64, gen: np.random.Generator) -> None:

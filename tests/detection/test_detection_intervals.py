@@ -213,3 +213,62 @@ def test_cluster_bootstrap_equals_reevaluating_drawn_clusters() -> None:
     assert checked >= 8
     with pytest.raises(InvalidInputError, match="cluster.*lens"):
         evaluate_detection(gts, pds, ci=0.9, cluster="lens", metrics=["mAP"])
+
+
+def _copied_coco(gt: dict, dt: list[dict], w: np.ndarray) -> tuple[dict, list[dict]]:
+    """COCO data with image ``i`` (in id order) copied ``w_i`` times (fresh image ids)."""
+    ids = sorted(im["id"] for im in gt["images"])
+    new_ids: dict[int, list[int]] = {}
+    images = []
+    for i, k in zip(ids, w.astype(int)):
+        im = next(x for x in gt["images"] if x["id"] == i)
+        new_ids[i] = [len(images) + c + 1 for c in range(k)]
+        images += [{**im, "id": j} for j in new_ids[i]]
+    anns = [
+        {**a, "id": n + 1, "image_id": j}
+        for n, (a, j) in enumerate(
+            (a, j) for a in gt["annotations"] for j in new_ids[a["image_id"]]
+        )
+    ]
+    res = [{**d, "image_id": j} for d in dt for j in new_ids[d["image_id"]]]
+    return {**gt, "images": images, "annotations": anns}, res
+
+
+def test_ap_bootstrap_with_crowds_equals_reevaluating_copied_coco_images() -> None:
+    """COCO data with crowd regions (detections ignored at some thresholds) and the other
+    awkward cases of ``make_coco``: the bootstrap equals re-evaluating copied images."""
+    from assay.detection.io import load_coco
+    from assay.testing.detection import make_coco
+
+    gt, dt = make_coco(n_images=16, n_categories=3, seed=4)
+    rng = np.random.default_rng(0)
+    for d in dt:  # no two detections of one image and label share a score
+        d["score"] = float(d["score"]) + float(rng.random()) * 1e-6
+    opts = {"iou_thresholds": [0.5, 0.75, 0.9]}
+    ids = sorted(im["id"] for im in gt["images"])
+    uids = [str(i) for i in ids]
+    order = np.argsort(np.array(uids))  # image columns follow the uids as text
+    ev = DetectionEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED, **opts)
+    ms = ev.add(load_coco(gt, dt)).compute(["AP"])
+    crowd = sum(a.get("iscrowd", 0) for a in gt["annotations"])
+    assert crowd > 0
+    loops: dict[tuple, list[float]] = {}
+    for wc in np.concatenate(list(resample_counts(np.ones(len(ids)), B, SEED))):
+        w = np.empty(len(ids))
+        w[order] = wc  # the count of each image, in id order
+        g2, d2 = _copied_coco(gt, dt, w)
+        for m in DetectionEvaluator(**opts).add(load_coco(g2, d2)).compute(["AP"]):
+            key = (m.parameters["label_value"], m.parameters["iou_threshold"])
+            loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+    checked = 0
+    for m in ms:
+        key = (m.parameters["label_value"], m.parameters["iou_threshold"])
+        if m.value is None or len(loops[key]) < B:
+            continue
+        v = np.array(loops[key])
+        want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert _ci(ms, "AP", **dict(zip(("label_value", "iou_threshold"), key))) == pytest.approx(
+            want, abs=1e-12
+        ), key
+        checked += 1
+    assert checked >= 6

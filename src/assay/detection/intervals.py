@@ -23,6 +23,7 @@ point estimate; ``zero_division`` gives it that value instead).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from assay.detection.types import DetectionData
 from assay.intervals import CIOptions, Clusters, bootstrap, cluster_codes, percentile
 from assay.results import Metric
 
-__all__ = ["ap_replicates", "attach_ap_intervals", "image_order", "resampled"]
+__all__ = ["ap_replicates", "ap_statistic", "attach_ap_intervals", "image_order", "resampled"]
 
 F64 = NDArray[np.float64]
 EPS = np.spacing(1)
@@ -56,29 +57,62 @@ def resampled(data: DetectionData, opts: CIOptions) -> NDArray[np.int64] | Clust
     return Clusters.of(image_order(data), codes, data.n_datums)
 
 
-def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[Any], F64]:
-    """Per (threshold, label): the image column of each not-ignored detection (in
-    accumulation order) and the positions of its TPs; and (K, D) not-ignored ground truths
-    per label and image column."""
+@dataclass(frozen=True)
+class _LabelPlan:
+    """One label's detections for the AP bootstrap. ``segments`` (U x D, sparse) counts the
+    detections of each image between consecutive positions of ``union`` (every position
+    that is a TP at some threshold); per threshold, ``at`` indexes its TPs in ``union``,
+    ``tp_img`` their images and ``ignored`` (TPs x D, sparse, or None) the detections
+    ignored at that threshold between consecutive TPs."""
+
+    segments: Any
+    at: list[NDArray[np.intp]]
+    tp_img: list[NDArray[np.intp]]
+    ignored: list[Any]
+
+
+def _segment_counts(pos: NDArray[np.intp], img: NDArray[np.intp], ends: Any, d: int) -> Any:
+    """Sparse (len(ends), d): detections at positions ``pos`` (images ``img``) counted in the
+    segment ``(ends[j-1], ends[j]]`` that holds them (those after the last end dropped)."""
+    from scipy import sparse
+
+    seg = np.searchsorted(ends, pos, side="left")
+    keep = seg < len(ends)
+    shape = (len(ends), d)
+    return sparse.csr_matrix((np.ones(int(keep.sum())), (seg[keep], img[keep])), shape=shape)
+
+
+def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[_LabelPlan], F64]:
+    """Per label, its :class:`_LabelPlan` (detections in accumulation order); and (K, D)
+    not-ignored ground truths per label and image column."""
     data, m = ev.data, ev.matching
     col = image_order(data)
     K, D = len(data.labels), data.n_datums
     lab = data.predictions.label[m.det]
-    img = col[data.predictions.datum[m.det]]
+    img = col[data.predictions.datum[m.det]].astype(np.intp)
     gts = data.groundtruths
     keep = ~m.gt_ignore[0]
     npig = np.zeros((K, D))
     np.add.at(npig, (gts.label[keep], col[gts.datum[keep]]), 1.0)
-    cells = []
-    for t in t_idx:
-        valid = ~m.dt_ignore[0, t]
-        tp = m.dtm[0, t]
-        row = []
-        for k in range(K):
-            sel = (lab == k) & valid
-            row.append((img[sel].astype(np.intp), np.flatnonzero(tp[sel])))
-        cells.append(row)
-    return cells, npig
+    plans = []
+    for k in range(K):
+        mine = np.flatnonzero(lab == k)
+        ik = img[mine]
+        valid = ~m.dt_ignore[0][np.ix_(t_idx, mine)]  # (T, dets)
+        tps = [np.flatnonzero(m.dtm[0, t, mine] & v) for t, v in zip(t_idx, valid)]
+        union = np.unique(np.concatenate([np.zeros(0, np.intp), *tps]))
+        plans.append(
+            _LabelPlan(
+                _segment_counts(np.arange(mine.size), ik, union, D),
+                [np.searchsorted(union, p) for p in tps],
+                [ik[p] for p in tps],
+                [
+                    None if v.all() else _segment_counts(np.flatnonzero(~v), ik[~v], p, D)
+                    for p, v in zip(tps, valid)
+                ],
+            )
+        )
+    return plans, npig
 
 
 def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
@@ -100,49 +134,60 @@ def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
     return found.reshape(b, -1) - p * np.arange(b)[:, None]
 
 
-def _ap(w: F64, img: NDArray[np.intp], at: NDArray[np.intp], n: F64, rec_thr: F64) -> F64:
-    """AP of each resample (rows of ``w``) of one label and threshold: its detections'
-    images and TP positions (:func:`_cells`); NaN where the resample has no ground truth.
+def _ap(tpc: F64, total: F64, n: F64, rec_thr: F64) -> F64:
+    """AP of each resample from its running TP and detection counts at the TPs (rows:
+    resamples); NaN where the resample has no ground truth.
 
-    The running weighted counts are read at the TPs only: the precision envelope and the
-    recall points are read there (after an FP precision only falls until the next TP, and
-    recall changes only at TPs)."""
-    if at.size == 0:
+    The counts are read at the TPs only: the precision envelope and the recall points are
+    read there (after an FP precision only falls until the next TP, and recall changes only
+    at TPs)."""
+    p = tpc.shape[1]
+    if p == 0:
         return np.where(n > 0, 0.0, np.nan)
-    g = w[:, img]  # each detection stands for its image's count of copies
-    total = np.cumsum(g, axis=1)[:, at]  # (resamples, TPs)
-    tpc = np.cumsum(g[:, at], axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         pr = tpc / (total + EPS)
     env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-    p = at.size
     idx = _first_reaching(tpc, n, rec_thr)
     hit = idx < p
     q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
     return np.where(n > 0, q.mean(axis=1), np.nan)
 
 
-def ap_replicates(
-    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
-) -> F64:
-    """Percentile intervals, shape (2, T, K), of the AP of each threshold and label."""
-    cells, npig = _cells(ev, t_idx)
+def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | None) -> Any:
+    """Resample counts over the image columns (b, D) -> (b, T * K): the AP of each
+    threshold and label. Per label, one sparse product gives every resample's detections
+    per segment between TPs, one cumulative sum the running detections at every TP; per
+    threshold, the image counts of its TPs give the running TPs."""
+    plans, npig = _cells(ev, t_idx)
     rec_thr = np.asarray(ev.params.recall_thresholds, dtype=np.float64)
     T, K = len(t_idx), len(ev.data.labels)
 
     def statistic(w: F64) -> F64:
         n = w @ npig.T  # (b, K)
+        wt = np.ascontiguousarray(w.T)  # (D, b): an image's counts in one row
         out = np.empty((w.shape[0], T, K))
-        for ti in range(T):
-            for k in range(K):
-                img, at = cells[ti][k]
-                out[:, ti, k] = _ap(w, img, at, n[:, k], rec_thr)
+        for k, plan in enumerate(plans):
+            running = np.cumsum(plan.segments @ wt, axis=0)  # (union, b)
+            for ti in range(T):
+                total = running[plan.at[ti]]
+                if plan.ignored[ti] is not None:
+                    total -= np.cumsum(plan.ignored[ti] @ wt, axis=0)
+                tpc = np.cumsum(wt[plan.tp_img[ti]], axis=0)
+                out[:, ti, k] = _ap(tpc.T, total.T, n[:, k], rec_thr)
         if zero_division is not None:
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)
 
+    return statistic
+
+
+def ap_replicates(
+    ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
+) -> F64:
+    """The AP of each threshold and label on every resample, shape (B, T, K)."""
+    statistic = ap_statistic(ev, t_idx, zero_division)
     reps = bootstrap(statistic, resampled(ev.data, opts), opts.num_bootstrap, opts.seed)
-    return reps.reshape(-1, T, K)
+    return reps.reshape(-1, len(t_idx), len(ev.data.labels))
 
 
 def _means(reps: F64, labels: list[Any], keys: list[str]) -> dict[tuple[Any, ...], F64]:

@@ -98,7 +98,7 @@ def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[_LabelPlan], F64]
     for k in range(K):
         mine = np.flatnonzero(lab == k)
         ik = img[mine]
-        valid = ~m.dt_ignore[0][np.ix_(t_idx, mine)]  # (T, dets)
+        valid = ~m.dt_ignore[0][np.ix_(np.asarray(t_idx, dtype=np.intp), mine)]  # (T, dets)
         tps = [np.flatnonzero(m.dtm[0, t, mine] & v) for t, v in zip(t_idx, valid)]
         union = np.unique(np.concatenate([np.zeros(0, np.intp), *tps]))
         plans.append(

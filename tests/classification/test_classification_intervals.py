@@ -357,3 +357,17 @@ def test_any_datum_weights_summed_into_classes_give_the_weighted_auc(rows) -> No
             assert np.isnan(got)
         else:
             assert got == pytest.approx(roc_auc_score(y, s, sample_weight=ww), abs=1e-12)
+
+
+def test_binary_form_delong_of_both_labels_equals_each_computed_alone() -> None:
+    """One score column: the other label's DeLong interval (computed once, mirrored) is the
+    interval of its own scores 1 - s against the rest."""
+    rng = np.random.default_rng(2)
+    y = np.where(rng.random(300) < 0.4, "p", "n")
+    s = np.round(rng.random(300) * 0.6 + 0.3 * (y == "p"), 2)  # ties
+    ev = ClassificationEvaluator(metrics=["ROCAUC"], ci=0.9, ci_method="delong")
+    ms = ev.add_arrays(y, s, labels=["n", "p"]).compute()
+    for lab, score in (("p", s), ("n", 1 - s)):
+        pos, neg = np.sort(score[y == lab]), np.sort(score[y != lab])
+        want = delong_interval(pos, neg, 0.9)
+        assert _ci(ms, "ROCAUC", label_value=lab) == pytest.approx(want, abs=1e-12), lab

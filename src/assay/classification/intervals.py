@@ -226,8 +226,12 @@ def _intervals(
             out[("ROCAUC", lab, None)] = _boot(opts, ci[:, j])
         out[("mROCAUC", None, None)] = _boot(opts, ci[:, -1])
     if "ROCAUC" in want and delong:
-        for lab, (pos, neg) in zip(labels, b.sorted_splits()):
-            lo, hi = delong_interval(pos, neg, opts.level)
+        splits = b.sorted_splits()
+        # the binary form: the other label's scores are 1 - s with the roles swapped, the
+        # same AUC and variance (the same structural components), computed once
+        one = None if b.binary_row is None else delong_interval(*splits[b.binary_row], opts.level)
+        for lab, (pos, neg) in zip(labels, splits):
+            lo, hi = one if one is not None else delong_interval(pos, neg, opts.level)
             out[("ROCAUC", lab, None)] = opts.parameters(lo, hi, method="delong")
     return out
 

@@ -371,3 +371,32 @@ def test_binary_form_delong_of_both_labels_equals_each_computed_alone() -> None:
         pos, neg = np.sort(score[y == lab]), np.sort(score[y != lab])
         want = delong_interval(pos, neg, 0.9)
         assert _ci(ms, "ROCAUC", label_value=lab) == pytest.approx(want, abs=1e-12), lab
+
+
+def test_cli_cluster_reads_the_column_and_records_it(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    y, s, labels = _data(60, 2, seed=3)
+    sites = [f"s{i % 4}" for i in range(60)]
+    path = tmp_path / "d.csv"
+    rows = "".join(f"{a},{b},{c}\n" for a, b, c in zip(y, s[:, 1], sites))
+    path.write_text("y,s,site\n" + rows)
+    base = ["classification", "--data", str(path), "--y-true", "y", "--y-score", "s"]
+    base += ["--positive-label", "c1", "--metrics", "ROCAUC,Accuracy", "--num-bootstrap", "40"]
+    r = CliRunner().invoke(app, [*base, "--ci", "0.9", "--cluster", "site"])
+    assert r.exit_code == 0, r.output
+    got = {(d["type"], d["parameters"].get("label_value")): d for d in json.loads(r.stdout)}
+    md = [{"site": v} for v in sites]
+    ev = ClassificationEvaluator(
+        metrics=["ROCAUC", "Accuracy"], ci=0.9, num_bootstrap=40, cluster="site"
+    )
+    want = ev.add_arrays(y, s[:, 1], labels=labels, metadata=md).compute()
+    p = got[("ROCAUC", "c1")]["parameters"]
+    assert p["cluster"] == "site"
+    assert p["ci_low"] == pytest.approx(want.get("ROCAUC", label_value="c1").parameters["ci_low"])
+    r = CliRunner().invoke(app, [*base, "--cluster", "site"])
+    assert r.exit_code == 2 and "--cluster" in r.output and "Traceback" not in r.output

@@ -272,3 +272,27 @@ def test_ap_bootstrap_with_crowds_equals_reevaluating_copied_coco_images() -> No
         ), key
         checked += 1
     assert checked >= 6
+
+
+def test_cli_cluster(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    gts, pds = _datums(seed=3)
+    for i, d in enumerate(gts):
+        d["metadata"] = {"site": f"s{i % 5}"}
+    g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    g.write_text("".join(json.dumps(d) + "\n" for d in gts))
+    p.write_text("".join(json.dumps(d) + "\n" for d in pds))
+    args = ["detection", "--groundtruths", str(g), "--predictions", str(p), "--metrics", "mAP"]
+    r = CliRunner().invoke(
+        app, [*args, "--ci", "0.9", "--num-bootstrap", "30", "--cluster", "site"]
+    )
+    assert r.exit_code == 0, r.output
+    got = {d["parameters"]["iou_threshold"]: d["parameters"] for d in json.loads(r.stdout)}
+    want = evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=30, cluster="site")
+    assert got[0.5]["cluster"] == "site"
+    assert got[0.5]["ci_low"] == want.get("mAP", iou_threshold=0.5).parameters["ci_low"]

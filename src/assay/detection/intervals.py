@@ -115,12 +115,9 @@ def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[_LabelPlan], F64]
     return plans, npig
 
 
-def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
-    """Per row and recall point ``r``, COCO's ``searchsorted(tp / n, r)``: the first position
-    whose running TP count reaches the smallest count ``c`` with ``c / n >= r`` (found with
-    the same float division, so the comparison is COCO's), by one exact integer search over
-    all rows (row ``i``'s counts offset by ``i * step``, integers well below 2**53)."""
-    b, p = tpc.shape
+def _recall_counts(n: F64, rec_thr: F64) -> F64:
+    """Per resample (rows) and recall point ``r``, the smallest TP count ``c`` with
+    ``c / n >= r``, found with COCO's float division (so the comparison is COCO's)."""
     nn = np.where(n > 0, n, 1.0)[:, None]
     c = np.maximum(np.floor(rec_thr[None, :] * nn) - 1.0, 0.0)
     for _ in range(4):  # at most a step or two past floor(r n) - 1
@@ -128,15 +125,23 @@ def _first_reaching(tpc: F64, n: F64, rec_thr: F64) -> NDArray[np.intp]:
         if not short.any():
             break
         c = c + short
+    return c
+
+
+def _first_reaching(tpc: F64, c: F64) -> NDArray[np.intp]:
+    """Per row and recall point, COCO's ``searchsorted(tp / n, r)``: the first position whose
+    running TP count reaches ``c`` (:func:`_recall_counts`), by one exact integer search
+    over all rows (row ``i``'s counts offset by ``i * step``, integers well below 2**53)."""
+    b, p = tpc.shape
     step = float(max(tpc[:, -1].max(), c.max()) + 1.0)
     rows = step * np.arange(b)[:, None]
     found = np.searchsorted((tpc + rows).ravel(), (c + rows).ravel(), side="left")
     return found.reshape(b, -1) - p * np.arange(b)[:, None]
 
 
-def _ap(tpc: F64, total: F64, n: F64, rec_thr: F64) -> F64:
+def _ap(tpc: F64, total: F64, n: F64, c: F64) -> F64:
     """AP of each resample from its running TP and detection counts at the TPs (rows:
-    resamples); NaN where the resample has no ground truth.
+    resamples) and its recall counts ``c``; NaN where the resample has no ground truth.
 
     The counts are read at the TPs only: the precision envelope and the recall points are
     read there (after an FP precision only falls until the next TP, and recall changes only
@@ -147,7 +152,7 @@ def _ap(tpc: F64, total: F64, n: F64, rec_thr: F64) -> F64:
     with np.errstate(invalid="ignore", divide="ignore"):
         pr = tpc / (total + EPS)
     env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-    idx = _first_reaching(tpc, n, rec_thr)
+    idx = _first_reaching(tpc, c)
     hit = idx < p
     q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
     return np.where(n > 0, q.mean(axis=1), np.nan)
@@ -162,18 +167,23 @@ def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | No
     rec_thr = np.asarray(ev.params.recall_thresholds, dtype=np.float64)
     T, K = len(t_idx), len(ev.data.labels)
 
+    def running(segments: Any, wt: F64) -> F64:
+        """(b, segments): each resample's detections up to the end of every segment."""
+        return np.cumsum(np.ascontiguousarray((segments @ wt).T), axis=1)
+
     def statistic(w: F64) -> F64:
         n = w @ npig.T  # (b, K)
         wt = np.ascontiguousarray(w.T)  # (D, b): an image's counts in one row
         out = np.empty((w.shape[0], T, K))
-        for k, plan in enumerate(plans):
-            running = np.cumsum(plan.segments @ wt, axis=0)  # (union, b)
+        for k, plan in enumerate(plans):  # every array (resamples, positions), C order
+            dets = running(plan.segments, wt)
+            c = _recall_counts(n[:, k], rec_thr)
             for ti in range(T):
-                total = running[plan.at[ti]]
+                total = dets[:, plan.at[ti]]
                 if plan.ignored[ti] is not None:
-                    total -= np.cumsum(plan.ignored[ti] @ wt, axis=0)
-                tpc = np.cumsum(wt[plan.tp_img[ti]], axis=0)
-                out[:, ti, k] = _ap(tpc.T, total.T, n[:, k], rec_thr)
+                    total -= running(plan.ignored[ti], wt)
+                tpc = np.cumsum(w[:, plan.tp_img[ti]], axis=1)
+                out[:, ti, k] = _ap(tpc, total, n[:, k], c)
         if zero_division is not None:
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)

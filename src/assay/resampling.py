@@ -133,7 +133,8 @@ class _PoissonPlan:
         e = self.lam.size
         words = -(-e // 4)  # 64-bit words per resample: each row its own words
         u = gen.bit_generator.random_raw((b, words)).view(np.uint16)[:, :e]
-        vals = self.tables.take(np.add(u, self.base, dtype=np.intp))
+        # indices always in range: "wrap" skips numpy's bounds checks (about twice as fast)
+        vals = self.tables.take(np.add(u, self.base, dtype=np.intp), mode="wrap")
         amb = np.flatnonzero(vals.reshape(-1) == _AMBIGUOUS)
         if amb.size:  # row-major order: the fix-up stream is consumed resample by resample
             col = amb % e

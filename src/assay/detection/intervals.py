@@ -115,47 +115,40 @@ def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[_LabelPlan], F64]
     return plans, npig
 
 
-def _recall_counts(n: F64, rec_thr: F64) -> F64:
-    """Per resample (rows) and recall point ``r``, the smallest TP count ``c`` with
-    ``c / n >= r``, found with COCO's float division (so the comparison is COCO's)."""
+def _reached(n: F64, rec_thr: F64) -> F64:
+    """Per resample (rows of ``n``, its ground truths) and TP count ``v = 0 .. max n``, how
+    many of COCO's recall points ``v`` reaches: ``#{q: r_q <= v / n}``, with COCO's float
+    division and comparison (``r`` ascending, each within a rounding of ``q / (len(r) - 1)``:
+    the count is ``floor`` of the scaled recall corrected by the two points next to it)."""
+    steps = rec_thr.size - 1
     nn = np.where(n > 0, n, 1.0)[:, None]
-    c = np.maximum(np.floor(rec_thr[None, :] * nn) - 1.0, 0.0)
-    for _ in range(4):  # at most a step or two past floor(r n) - 1
-        short = (c / nn) < rec_thr[None, :]
-        if not short.any():
-            break
-        c = c + short
-    return c
+    x = np.arange(int(n.max(initial=0)) + 1)[None, :] / nn
+    k = np.clip(np.floor(x * steps), 0, steps).astype(np.intp)
+    r = np.append(rec_thr, np.inf)
+    return (k + (r[k] <= x) + (r[k + 1] <= x)).astype(np.float64)
 
 
-def _first_reaching(tpc: F64, c: F64) -> NDArray[np.intp]:
-    """Per row and recall point, COCO's ``searchsorted(tp / n, r)``: the first position whose
-    running TP count reaches ``c`` (:func:`_recall_counts`), by one exact integer search
-    over all rows (row ``i``'s counts offset by ``i * step``, integers well below 2**53)."""
-    b, p = tpc.shape
-    step = float(max(tpc[:, -1].max(), c.max()) + 1.0)
-    rows = step * np.arange(b)[:, None]
-    found = np.searchsorted((tpc + rows).ravel(), (c + rows).ravel(), side="left")
-    return found.reshape(b, -1) - p * np.arange(b)[:, None]
-
-
-def _ap(tpc: F64, total: F64, n: F64, c: F64) -> F64:
+def _ap(tpc: F64, total: F64, n: F64, reached: F64, points: int) -> F64:
     """AP of each resample from its running TP and detection counts at the TPs (rows:
-    resamples) and its recall counts ``c``; NaN where the resample has no ground truth.
+    resamples); NaN where the resample has no ground truth.
 
-    The counts are read at the TPs only: the precision envelope and the recall points are
-    read there (after an FP precision only falls until the next TP, and recall changes only
-    at TPs)."""
-    p = tpc.shape[1]
+    The counts are read at the TPs only: after an FP precision only falls until the next
+    TP, and recall changes only at TPs. COCO reads the precision envelope at the first TP
+    reaching each recall point; so each TP's envelope counts once for every recall point it
+    is the first to reach: ``AP = sum_j env_j (R_j - R_{j-1}) / points`` with ``R_j`` the
+    points reached at TP ``j`` (a read of :func:`_reached`), those never reached adding 0."""
+    b, p = tpc.shape
     if p == 0:
         return np.where(n > 0, 0.0, np.nan)
+    total += EPS  # the caller's array, not used again
     with np.errstate(invalid="ignore", divide="ignore"):
-        pr = tpc / (total + EPS)
+        pr = np.divide(tpc, total, out=total)
     env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-    idx = _first_reaching(tpc, c)
-    hit = idx < p
-    q = np.where(hit, np.take_along_axis(env, np.minimum(idx, p - 1), axis=1), 0.0)
-    return np.where(n > 0, q.mean(axis=1), np.nan)
+    at = tpc.astype(np.intp)
+    at += (reached.shape[1] * np.arange(b))[:, None]
+    first = np.diff(reached.ravel()[at], axis=1, prepend=0.0)
+    ap = np.einsum("ij,ij->i", env, first) / points
+    return np.where(n > 0, ap, np.nan)
 
 
 def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | None) -> Any:
@@ -177,13 +170,13 @@ def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | No
         out = np.empty((w.shape[0], T, K))
         for k, plan in enumerate(plans):  # every array (resamples, positions), C order
             dets = running(plan.segments, wt)
-            c = _recall_counts(n[:, k], rec_thr)
+            reached = _reached(n[:, k], rec_thr)
             for ti in range(T):
                 total = dets[:, plan.at[ti]]
                 if plan.ignored[ti] is not None:
                     total -= running(plan.ignored[ti], wt)
                 tpc = np.cumsum(w[:, plan.tp_img[ti]], axis=1)
-                out[:, ti, k] = _ap(tpc, total, n[:, k], c)
+                out[:, ti, k] = _ap(tpc, total, n[:, k], reached, rec_thr.size)
         if zero_division is not None:
             out = np.where(np.isnan(out), float(zero_division), out)
         return out.reshape(w.shape[0], T * K)

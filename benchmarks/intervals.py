@@ -9,8 +9,9 @@ shared machine), and prints the ratio:
   Accuracy])`` on ``--n`` binary datums, 1000-resample bootstrap (the datums collapse to four
   cells, so the resamples cost nothing next to the point estimate);
 * ``binary ROCAUC bootstrap``: ``metrics=[ROCAUC]``, 1000 resamples over datums (continuous
-  scores: one distinct unit per datum; ``--auc-resamples`` resamples, the time scaled to
-  1000 when fewer are asked for, and said so);
+  scores: the datums collapse to about 4 x 10^5 classes of interchangeable ones;
+  ``--auc-resamples`` resamples, the time scaled to 1000 when fewer are asked for, and
+  said so);
 * ``binary ROCAUC bootstrap, rounded``: the same with scores rounded to 4 decimals (as
   ``benchmarks/classification.py`` has them): the datums collapse to tie groups;
 * ``binary ROCAUC DeLong``: ``metrics=[ROCAUC]``, ``ci_method="delong"``;

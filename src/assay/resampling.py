@@ -46,8 +46,11 @@ from assay.errors import InvalidInputError
 
 __all__ = ["CHUNK_ELEMENTS", "SCHEMES", "choose_scheme", "poisson_table", "resample_counts"]
 
-#: Numbers drawn at a time (a chunk of resamples of the distinct units), bounding memory.
-CHUNK_ELEMENTS = 1 << 22
+#: Numbers drawn at a time (a chunk of resamples of the distinct units), bounding memory;
+#: small enough that a chunk's arrays stay in cache between the passes over them (at 10^6
+#: datums 2^19 is a third faster than 2^22), large enough that many small resamples share
+#: one chunk.
+CHUNK_ELEMENTS = 1 << 19
 
 SCHEMES = ("balls", "multinomial", "poisson")
 

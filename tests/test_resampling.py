@@ -78,3 +78,19 @@ def test_the_cheapest_scheme_is_chosen() -> None:
     assert choose_scheme(np.array([250_000] * 4)) == "multinomial"  # four cells
     assert choose_scheme(np.ones(10**6, np.int64)) == "poisson"  # distinct scores
     assert choose_scheme(np.full(20_000, 50)) == "poisson"  # rounded scores
+
+
+def test_the_blocked_search_finds_the_entry_holding_each_draw() -> None:
+    """The removal step's blocked search equals a search of the full running sum."""
+    from assay.resampling import _holding
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        row = rng.poisson(rng.random() * 3, int(rng.integers(1, 300))).astype(float)
+        total = int(row.sum())
+        if total == 0:
+            continue
+        balls = np.sort(rng.choice(total, int(rng.integers(1, total + 1)), replace=False))
+        want = np.searchsorted(np.cumsum(row), balls, "right")
+        for block in (1, 3, 64):
+            np.testing.assert_array_equal(_holding(row, balls, block), want)

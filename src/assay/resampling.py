@@ -165,7 +165,34 @@ class _PoissonPlan:
                 np.add.at(row, cells, 1.0)
             elif s > self.n:
                 gone = np.sort(gen.choice(s, s - self.n, replace=False, shuffle=False))
-                np.subtract.at(row, np.searchsorted(np.cumsum(row), gone, "right"), 1.0)
+                np.subtract.at(row, _holding(row, gone), 1.0)
+
+
+def _holding(row: F64, balls: NDArray[np.int64], block: int = 64) -> NDArray[np.intp]:
+    """The entry of ``row`` (counts) holding each ball (``0 .. sum - 1``, counted left to
+    right): ``searchsorted(cumsum(row), balls, "right")``, with the running sum taken over
+    blocks of ``block`` entries and then inside the blocks the balls fall in only.
+
+    Example:
+        >>> _holding(np.array([2.0, 0.0, 1.0, 3.0]), np.array([0, 1, 2, 5]), block=2).tolist()
+        [0, 0, 2, 3]
+    """
+    m = row.size
+    whole = m // block * block
+    sums = row[:whole].reshape(-1, block).sum(axis=1)
+    if whole < m:
+        sums = np.append(sums, row[whole:].sum())
+    ends = np.cumsum(sums)
+    blk = np.searchsorted(ends, balls, "right")
+    touched, which = np.unique(blk, return_inverse=True)
+    cols = touched[:, None] * block + np.arange(block)
+    inside = cols < m
+    local = np.cumsum(np.where(inside, row[np.minimum(cols, m - 1)], 0.0), axis=1)
+    step = float(local[:, -1].max()) + 1.0
+    offset = step * np.arange(touched.size)
+    within = balls - (ends[blk] - sums[blk]) + offset[which]
+    found = np.searchsorted((local + offset[:, None]).ravel(), within, "right")
+    return (touched[found // block] * block + found % block).astype(np.intp)
 
 
 def resample_counts(

@@ -12,8 +12,13 @@ at 500 repetitions is about 1 point).
 * mAP at IoU 0.5 (bootstrap over images): images with 2 ground truths each, a detection per
   ground truth hitting it with probability 0.7 (else displaced), and 1 false alarm per
   image, scores higher for hits; the truth is the mAP of one very large draw (20000 images);
-* QWK (bootstrap over responses): 300 responses, integer human scores 1-5, system = human +
-  N(0, 0.8); the truth is the QWK of one very large draw (10**6 responses).
+* QWK (percentile bootstrap and BCa over responses): 300 responses, integer human scores
+  1-5 (uniform), system = human + N(0, 0.8) rounded to 2 decimals. The truth is the closed
+  form ``2 cov / (var_h + var_m + (mean diff)^2) = 2 * 2 / (2 + 2.64 + 1e-4 / 12)``
+  = 0.862067 (the system score is the human score plus a rounded normal error: cov = var_h
+  = 2, var_m = 2 + 0.64 + the rounding's 1e-4 / 12, no mean difference), printed beside the
+  QWK of one very large draw (10**6 responses), which earlier runs used as the truth; the
+  draw is off by its own sampling error (about 2e-4).
 
 Usage: ``python benchmarks/coverage.py [--reps 500] [--num-bootstrap 1000] [--only NAME]``.
 """
@@ -98,10 +103,18 @@ def _scores(rng: np.random.Generator, n: int):  # noqa: ANN202
     return pd.DataFrame({"h": h, "m": np.round(h + rng.normal(0, 0.8, n), 2)})
 
 
-def qwk(rng: np.random.Generator, truth: float, b: int, seed: int) -> bool:
+def qwk(rng: np.random.Generator, method: str, truth: float, b: int, seed: int) -> bool:
     from assay.scoring import evaluate_scoring
 
-    ms = evaluate_scoring(_scores(rng, 300), human="h", system="m", ci=LEVEL, num_bootstrap=b)
+    ms = evaluate_scoring(
+        _scores(rng, 300),
+        human="h",
+        system="m",
+        ci=LEVEL,
+        ci_method=method,
+        num_bootstrap=b,
+        seed=seed,
+    )
     return _cover({**ms.get("QWK", table="eval", score="m").parameters, "truth": truth})
 
 
@@ -118,6 +131,8 @@ def main() -> None:
     gts, pds = _images(big, 20000)
     map_truth = evaluate_detection(gts, pds, metrics=["mAP"], iou_thresholds=[0.5]).get("mAP")
     qwk_truth = evaluate_scoring(_scores(big, 10**6), human="h", system="m")
+    qwk_draw = qwk_truth.get("QWK", table="eval", score="m").value
+    qwk_value = 4 / (4.64 + 1e-4 / 12)
     cases: dict[str, Callable[[np.random.Generator, int, int], bool]] = {
         "accuracy wilson": lambda r, b, s: accuracy(r, "wilson", b, s),
         "accuracy bootstrap": lambda r, b, s: accuracy(r, "bootstrap", b, s),
@@ -125,11 +140,11 @@ def main() -> None:
         "ROC AUC bootstrap": lambda r, b, s: roc_auc(r, "bootstrap", b, s),
         "ROC AUC bootstrap 20000": lambda r, b, s: roc_auc(r, "bootstrap", b, s, n=20000),
         "mAP bootstrap": lambda r, b, s: mean_ap(r, map_truth.value, b, s),
-        "QWK bootstrap": lambda r, b, s: qwk(
-            r, qwk_truth.get("QWK", table="eval", score="m").value, b, s
-        ),
+        "QWK bootstrap": lambda r, b, s: qwk(r, "bootstrap", qwk_value, b, s),
+        "QWK bca": lambda r, b, s: qwk(r, "bca", qwk_value, b, s),
     }
     print(f"nominal {LEVEL:.0%}, {a.reps} repetitions, {a.num_bootstrap} resamples")
+    print(f"QWK truth: {qwk_value:.6f} (closed form); a 10**6 draw gives {qwk_draw:.6f}")
     for name, case in cases.items():
         if a.only and a.only not in name:
             continue

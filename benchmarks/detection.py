@@ -11,8 +11,9 @@ Generates COCO-scale data once (default 5,000 images, ~7 ground truths and 100 d
 per image, 80 categories; plus a 500-image instance-segmentation variant), writes the two
 COCO JSON files, then runs each tool end to end (reading the files included) in a fresh
 child process, so that each peak RSS belongs to that tool alone (each tool's run function is
-in ``benchmarks/peers/detection.py``). Prints wall time, peak
-memory, ratios to assay, and checks that the 12 summary numbers agree with pycocotools.
+in ``benchmarks/peers/detection.py``). Prints wall time, CPU time (reading and
+evaluation), peak memory, ratios to assay (CPU time, memory), and checks that the 12
+summary numbers agree with pycocotools.
 
     python benchmarks/detection.py                 # full scale
     python benchmarks/detection.py --images 500    # quicker
@@ -225,8 +226,8 @@ def bench(label, files, iou_type, tools, repeats=1):
         res[name] = run_tool(name, str(gp), str(dp), iou_type, repeats)
     a = res.get("assay", {})
     ref = res.get("pycocotools", {}).get("stats")
-    head = f"{'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'peak MB':>9}"
-    print(f"   {head}{'time x':>8}{'mem x':>7}  AP     max|stat diff| vs pycocotools")
+    head = f"{'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'CPU s':>7}{'peak MB':>9}"
+    print(f"   {head}{'CPU x':>7}{'mem x':>7}  AP     max|stat diff| vs pycocotools")
     for name, r in res.items():
         if "skipped" in r:
             print(f"   {name:<18} skipped: {r['skipped']}")
@@ -235,10 +236,11 @@ def bench(label, files, iou_type, tools, repeats=1):
         if ref is not None:
             pairs = [(x, y) for x, y in zip(r["stats"], ref) if x is not None]
             diff = f"{max(abs(x - y) for x, y in pairs):.1e}" if pairs else ""
-        tr = r["total"] / a["total"] if a.get("total") else float("nan")
+        tr = r["cpu"] / a["cpu"] if a.get("cpu") else float("nan")
         mr = r["peak_mb"] / a["peak_mb"] if a.get("peak_mb") else float("nan")
-        cols = f"{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['peak_mb']:>9.0f}"
-        print(f"   {name:<18}{cols}{tr:>8.1f}{mr:>7.1f}  {r['stats'][0]:.4f} {diff}")
+        cols = f"{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['cpu']:>7.2f}"
+        cols += f"{r['peak_mb']:>9.0f}{tr:>7.1f}{mr:>7.1f}"
+        print(f"   {name:<18}{cols}  {r['stats'][0]:.4f} {diff}")
     if "iou_only" in a:
         ratio = a["eval"] / a["iou_only"]
         print(
@@ -254,12 +256,13 @@ def bench_confusion(files, repeats=1):
     tmp, gp, dp, desc = files
     print(f"\n== ConfusionMatrix, bbox: {desc}; IoU {CM_IOUS} x score {CM_SCORES}")
     res = {n: run_tool(f"cm:{n}", str(gp), str(dp), "bbox", repeats) for n in CM_TOOLS}
-    print(f"   {'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'peak MB':>9}")
+    print(f"   {'tool':<18}{'total s':>9}{'read s':>8}{'eval s':>8}{'CPU s':>7}{'peak MB':>9}")
     for name, r in res.items():
         if "skipped" in r:
             print(f"   {name:<18} skipped: {r['skipped']}")
             continue
-        cols = f"{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['peak_mb']:>9.0f}"
+        cols = f"{r['total']:>9.2f}{r['read']:>8.2f}{r['eval']:>8.2f}{r['cpu']:>7.2f}"
+        cols += f"{r['peak_mb']:>9.0f}"
         print(f"   {name:<18}{cols}")
     a, v = res["assay"].get("stats"), res["valor-lite"].get("stats")
     if a is not None and v is not None:

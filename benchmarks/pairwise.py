@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
+from assay.intervals import resample_counts
 from assay.llm.pairwise import analyze
-from assay.llm.pairwise.ratings import bootstrap_counts, fit_bradley_terry
+from assay.llm.pairwise.ratings import fit_bradley_terry
 
 
 def _outcomes(n_models: int, n_questions: int, rng: np.random.Generator):
@@ -52,6 +54,13 @@ def _timed(fn):
     return out, time.perf_counter() - t
 
 
+def _cpu(fn):
+    """(result, wall seconds, CPU seconds of this process)."""
+    t, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - t, time.process_time() - c
+
+
 def bench_fit(n_questions: int) -> None:
     rng = np.random.default_rng(0)
     n, l2 = 10, 0.01
@@ -69,7 +78,7 @@ def bench_fit(n_questions: int) -> None:
     per_q = np.zeros((n_questions, n, n))
     np.add.at(per_q, (q, i, j), y)
     np.add.at(per_q, (q, j, i), 1.0 - y)
-    counts = bootstrap_counts(n_questions, 200, 0)
+    counts = np.concatenate(list(resample_counts(np.ones(n_questions, np.int64), 200, 0)))
     _, t_boot = _timed(lambda: fit_bradley_terry(np.einsum("bq,qij->bij", counts, per_q), l2=l2))
     print(
         f"200 bootstrap refits: assay {t_boot:.2f} s, scikit-learn ~{200 * t_ref:.1f} s "
@@ -112,8 +121,18 @@ def bench_analyze(n_questions: int) -> None:
         "words_b",
     ]
     df = pd.DataFrame(rows, columns=cols)
-    a, t = _timed(lambda: analyze(df, reference_model="ref", n_boot=200))
+    a, t = _timed(lambda: analyze(df, reference_model="ref", num_bootstrap=200))
     print(f"analyze, {len(df)} judged comparisons: {t:.2f} s ({len(a.metrics)} records)")
+    df["topic"] = [f"t{int(str(q).split('_')[0][1:]) % 4}" for q in df["index"]]
+    runs = [
+        ("no --ci (ratings' intervals only)", {}),
+        ("--ci 0.95", {"ci": 0.95}),
+        ("--ci 0.95 --by topic (4 slices)", {"ci": 0.95, "by": ["topic"]}),
+    ]
+    for name, kw in runs:
+        a, wall, cpu = _cpu(partial(analyze, df, reference_model="ref", num_bootstrap=1000, **kw))
+        n = len(a.metrics)
+        print(f"  1000 resamples, {name}: {wall:.2f} s wall, {cpu:.2f} s CPU, {n} records")
 
 
 def main() -> None:

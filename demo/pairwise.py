@@ -51,7 +51,7 @@ def run(out_dir: Path, console: Console) -> None:
     from assay.store import ItemRecord
 
     task = PairwiseTask(
-        table(), models=["careful"], reference_model="sloppy", max_tokens=40, n_boot=200
+        table(), models=["careful"], reference_model="sloppy", max_tokens=40, num_bootstrap=200
     )
     options = RunOptions(cache=out_dir / "pairwise-cache.sqlite", quiet=False, timeout=600)
     run = evaluate(task, load_model("embedded"), options)

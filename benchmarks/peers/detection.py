@@ -1,10 +1,11 @@
 """The tools of the detection benchmark (``benchmarks/detection.py``), one run function each.
 
 A run function takes the two COCO files and the IoU type, does the tool's whole job from
-the files (reading them included) and returns ``{"stats", "read", "eval", "total"}``:
+the files (reading them included) and returns ``{"stats", "read", "eval", "total", "cpu"}``:
 the 12 COCO summary numbers (or the tool's own mAP followed by None when it has no
 summary; for the confusion-matrix runs, per threshold pair the totals two confusion
-matrices must share) and the seconds spent reading, evaluating and in all. The driver
+matrices must share), the wall seconds spent reading, evaluating and in all, and the CPU
+seconds of the whole (this process). The driver
 runs each in a fresh child process.
 """
 
@@ -34,12 +35,12 @@ def run_assay(gt_path, dt_path, iou_type):
         from assay.detection.compute import evaluate as coco_evaluate
         from assay.detection.compute import pair_ious
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     data = load_coco(gt_path, dt_path, iou_type=iou_type)
     t1 = time.perf_counter()
     ev = coco_evaluate(data, CocoParams(iou_type=iou_type))
     stats = ev.stats()
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     det, _ = rank_detections(data, 100)
     t3 = time.perf_counter()
     pair_ious(data, det, iou_type)
@@ -50,6 +51,7 @@ def run_assay(gt_path, dt_path, iou_type):
         "eval": t2 - t1,
         "iou_only": t4 - t3,
         "total": t2 - t0,
+        "cpu": c2 - c0,
     }
 
 
@@ -58,7 +60,7 @@ def run_pycocotools(gt_path, dt_path, iou_type):
     from pycocotools.cocoeval import COCOeval
 
     with contextlib.redirect_stdout(io.StringIO()):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         gt = COCO(gt_path)
         dt = gt.loadRes(dt_path)
         t1 = time.perf_counter()
@@ -66,15 +68,21 @@ def run_pycocotools(gt_path, dt_path, iou_type):
         e.evaluate()
         e.accumulate()
         e.summarize()
-        t2 = time.perf_counter()
-    return {"stats": e.stats.tolist(), "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+        t2, c2 = time.perf_counter(), time.process_time()
+    return {
+        "stats": e.stats.tolist(),
+        "read": t1 - t0,
+        "eval": t2 - t1,
+        "total": t2 - t0,
+        "cpu": c2 - c0,
+    }
 
 
 def run_faster_coco_eval(gt_path, dt_path, iou_type):
     from faster_coco_eval import COCO, COCOeval_faster
 
     with contextlib.redirect_stdout(io.StringIO()):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         gt = COCO(gt_path)
         dt = gt.loadRes(dt_path)
         t1 = time.perf_counter()
@@ -82,12 +90,13 @@ def run_faster_coco_eval(gt_path, dt_path, iou_type):
         e.evaluate()
         e.accumulate()
         e.summarize()
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
     return {
         "stats": list(map(float, e.stats[:12])),
         "read": t1 - t0,
         "eval": t2 - t1,
         "total": t2 - t0,
+        "cpu": c2 - c0,
     }
 
 
@@ -131,7 +140,7 @@ def _valor_detections(gt_path, dt_path):
 def run_valor_lite(gt_path, dt_path, iou_type):
     from valor_lite.object_detection import Loader
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     dets = _valor_detections(gt_path, dt_path)
     t1 = time.perf_counter()
     loader = Loader.in_memory()
@@ -140,13 +149,14 @@ def run_valor_lite(gt_path, dt_path, iou_type):
     res = ev.compute_precision_recall(
         iou_thresholds=[round(0.5 + 0.05 * i, 2) for i in range(10)], score_thresholds=[0.0]
     )
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     m = [x.to_dict() for x in res[next(k for k in res if k.value == "mAPAveragedOverIOUs")]]
     return {
         "stats": [m[0]["value"]] + [None] * 11,
         "read": t1 - t0,
         "eval": t2 - t1,
         "total": t2 - t0,
+        "cpu": c2 - c0,
     }
 
 
@@ -154,7 +164,7 @@ def run_torchmetrics(gt_path, dt_path, iou_type):
     import torch
     from torchmetrics.detection import MeanAveragePrecision
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     gt = json.loads(Path(gt_path).read_text())
     dt = json.loads(Path(dt_path).read_text())
     by = {im["id"]: ([], [], [], [], [], []) for im in gt["images"]}
@@ -189,12 +199,13 @@ def run_torchmetrics(gt_path, dt_path, iou_type):
         )
     metric.update(preds, targets)
     out = metric.compute()
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     return {
         "stats": [float(out["map"])] + [None] * 11,
         "read": t1 - t0,
         "eval": t2 - t1,
         "total": t2 - t0,
+        "cpu": c2 - c0,
     }
 
 
@@ -215,13 +226,13 @@ def run_assay_cm(gt_path, dt_path, iou_type):
     from assay.detection.io import load_coco
     from assay.detection.metrics import compute_metrics
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     data = load_coco(gt_path, dt_path, iou_type=iou_type)
     t1 = time.perf_counter()
     ms = compute_metrics(
         data, metrics=["ConfusionMatrix"], iou_thresholds=CM_IOUS, score_thresholds=CM_SCORES
     )
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     sums = []
     for m in ms:
         v = m.value
@@ -230,20 +241,20 @@ def run_assay_cm(gt_path, dt_path, iou_type):
         ugt = np.array(list(v["unmatched_ground_truths"].values()))
         upd = np.array(list(v["unmatched_predictions"].values()))
         sums.append(_cm_summary(mat, ugt, upd))
-    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0, "cpu": c2 - c0}
 
 
 def run_valor_cm(gt_path, dt_path, iou_type):
     """valor-lite's compute_confusion_matrix at the same thresholds."""
     from valor_lite.object_detection import Loader
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     dets = _valor_detections(gt_path, dt_path)
     t1 = time.perf_counter()
     loader = Loader.in_memory()
     loader.add_bounding_boxes(dets)
     res = loader.finalize().compute_confusion_matrix(CM_IOUS, CM_SCORES)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     sums = []
     for m in res:
         v = m.to_dict()["value"]
@@ -252,7 +263,7 @@ def run_valor_cm(gt_path, dt_path, iou_type):
         ugt = np.array([v["unmatched_ground_truths"][x] for x in labels])
         upd = np.array([v["unmatched_predictions"][x] for x in labels])
         sums.append(_cm_summary(mat, ugt, upd))
-    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+    return {"stats": sums, "read": t1 - t0, "eval": t2 - t1, "total": t2 - t0, "cpu": c2 - c0}
 
 
 CM_TOOLS = {"assay": run_assay_cm, "valor-lite": run_valor_cm}

@@ -23,6 +23,7 @@ __all__ = [
     "CI_OPTIONS",
     "interval_options",
     "interval_kwargs",
+    "by_option",
     "apply_where",
     "SCHEDULER_HELP",
     "scheduler_option",
@@ -67,9 +68,12 @@ CI_OPTIONS = {
 }
 
 
-def interval_options() -> tuple[Any, Any, Any, Any]:
+def interval_options(seed_flag: str = "--seed") -> tuple[Any, Any, Any, Any]:
     """``--ci``, ``--ci-method``, ``--num-bootstrap`` and ``--seed``: confidence intervals on
-    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals)."""
+    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals).
+
+    ``seed_flag`` names the seed option of a command whose ``--seed`` already means
+    something else (``pairwise judge``: random mode's order)."""
     return (
         typer.Option(
             None,
@@ -80,11 +84,12 @@ def interval_options() -> tuple[Any, Any, Any, Any]:
         typer.Option(
             "bootstrap",
             "--ci-method",
-            help="bootstrap (default; resamples the input units), wilson (proportions), "
+            help="bootstrap (default; resamples the input units), bca (the bias-corrected and "
+            "accelerated bootstrap, where offered: scoring, stats), wilson (proportions), "
             "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
         ),
         typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
-        typer.Option(0, "--seed", help="Seed of the bootstrap."),
+        typer.Option(0, seed_flag, help="Seed of the bootstrap."),
     )
 
 
@@ -101,7 +106,13 @@ def cluster_option(unit: str) -> Any:
 
 
 def interval_kwargs(
-    ci: float | None, ci_method: str, num_bootstrap: int, seed: int, cluster: str | None = None
+    ci: float | None,
+    ci_method: str,
+    num_bootstrap: int,
+    seed: int,
+    cluster: str | None = None,
+    *,
+    seed_flag: str = "--seed",
 ) -> dict:
     """The interval options as keyword arguments, checked (errors name the flag).
 
@@ -112,7 +123,8 @@ def interval_kwargs(
     try:
         ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
     except InvalidInputError as e:
-        raise InvalidInputError(e.reason, source=CI_OPTIONS.get(str(e.source), e.source)) from None
+        flags = CI_OPTIONS | {"seed": seed_flag}
+        raise InvalidInputError(e.reason, source=flags.get(str(e.source), e.source)) from None
     if ci is None:
         return {}
     out = {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
@@ -174,3 +186,15 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
         add(ev, path)  # one file, read whole by the command's own reader (its formats)
         return ev
     return evaluate_table(ev, path, add=add, scheduler=scheduler)
+
+
+def by_option(what: str) -> Any:
+    """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
+    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices)."""
+    return typer.Option(
+        [],
+        "--by",
+        metavar="COLUMN",
+        help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
+        "slice, n and gap (to the whole set); with --ci the gap's interval too.",
+    )

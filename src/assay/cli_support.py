@@ -288,6 +288,7 @@ def save_metrics(
     url: str | None = None,
     items: Any = None,
     started: datetime | None = None,
+    served_model: str | None = None,
 ) -> int | None:
     """Store ``metrics`` as a finished evaluation when ``save`` is true; returns its id.
 
@@ -310,6 +311,7 @@ def save_metrics(
             parameters=parameters,
             items=items,
             created=started or _command_started,
+            served_model=served_model,
         )
         note(f"saved evaluation {eid} ({kind}) to {store.display_url}")
     return eid
@@ -330,6 +332,7 @@ def publish(
     items: Any = None,
     started: datetime | None = None,
     view: View | None = None,
+    served_model: str | None = None,
 ) -> int | None:
     """The last step of every metric command: store (with ``--save``), then print/write.
 
@@ -349,6 +352,7 @@ def publish(
         url=db,
         items=items,
         started=started,
+        served_model=served_model,
     )
     emit(metrics, fmt=fmt, out=out, title=title, view=view)
     return eid

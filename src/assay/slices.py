@@ -25,7 +25,19 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.results import Metric
 
-__all__ = ["annotate", "slice_masks", "slice_text"]
+__all__ = ["annotate", "check_by", "record_key", "slice_masks", "slice_text", "value_masks"]
+
+
+def check_by(by: Any) -> tuple[str, ...]:
+    """``by`` as a tuple of distinct column names (a string alone is refused: ``["site"]``).
+
+    Example:
+        >>> check_by(["site", "cam", "site"])
+        ('site', 'cam')
+    """
+    if isinstance(by, str) or not all(isinstance(c, str) for c in by):
+        raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
+    return tuple(dict.fromkeys(by))
 
 
 def slice_text(v: Any) -> str:
@@ -44,14 +56,31 @@ def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str, np
             source="by",
             field=column,
         )
-    values, present = metadata.values[column], metadata.present[column]
-    text = np.array([slice_text(v) for v in values.tolist()], dtype=object)
-    for v in sorted(set(text[present].tolist())):
-        yield v, present & (text == v)
+    yield from value_masks(metadata.values[column], metadata.present[column])
 
 
-def _key(m: Metric, where: Sequence[str]) -> tuple[Any, ...]:
-    return (m.type, *(m.parameters.get(k) for k in where))
+def value_masks(values: Any, present: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """``(value, mask)`` for every value (as text, sorted) of a column's ``values`` where
+    ``present``: the slices of a column.
+
+    Example:
+        >>> [(v, m.tolist()) for v, m in value_masks(np.array([1.0, 2.0, 1.0]), [1, 1, 0])]
+        [('1', [True, False, False]), ('2', [False, True, False])]
+    """
+    ok = np.asarray(present, dtype=bool)
+    text = np.array([slice_text(v) for v in np.asarray(values).tolist()], dtype=object)
+    for v in sorted(set(text[ok].tolist())):
+        yield v, ok & (text == v)
+
+
+def _hashable(v: Any) -> Any:
+    return tuple(_hashable(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def record_key(m: Metric, where: Sequence[str]) -> tuple[Any, ...]:
+    """What identifies a record among its slice's: its type and its ``where`` parameters
+    (lists as tuples, so crossed groups can be keys)."""
+    return (m.type, *(_hashable(m.parameters.get(k)) for k in where))
 
 
 def annotate(
@@ -66,13 +95,13 @@ def annotate(
 ) -> list[Metric]:
     """``records`` of one slice with the slice parameters; the gap is taken to the record of
     ``whole`` with the same type and ``where`` parameters (``gap_ci`` keyed the same way)."""
-    base = {_key(m, where): m.value for m in whole}
+    base = {record_key(m, where): m.value for m in whole}
     out = []
     for m in records:
-        ref = base.get(_key(m, where))
+        ref = base.get(record_key(m, where))
         gap = None if m.value is None or ref is None else float(m.value - ref)
         extra: dict[str, Any] = {"slice_column": column, "slice": value, "n": n, "gap": gap}
-        lohi = None if gap_ci is None else gap_ci.get(_key(m, where))
+        lohi = None if gap_ci is None else gap_ci.get(record_key(m, where))
         if gap is not None and lohi is not None:
             ok = all(np.isfinite(lohi))
             extra["gap_ci_low"], extra["gap_ci_high"] = lohi if ok else (None, None)

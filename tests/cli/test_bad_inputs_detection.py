@@ -351,6 +351,8 @@ JSONL_CASES = [
      [], "gt", "metadata must be an object"),
     ("jsonl_ann_metadata_list", _edit(_jsonl_gt(), _set([0, "annotations", 0, "metadata"],
      {"tags": [1]})), _jsonl_pr(), [], "gt", "metadata.tags"),
+    ("jsonl_by_unknown", _jsonl_gt(), _jsonl_pr(), ["--by", "camera"], "by",
+     "field 'camera': is not a metadata field of the images"),
     ("jsonl_examples_limit", _jsonl_gt(), _jsonl_pr(), ["--examples-limit", "-2"],
      "--examples-limit", "x>=0"),
 ]  # fmt: skip

@@ -168,6 +168,8 @@ for _case, _data, _args, _fragments in (
      ["d.csv", "field 'site'", "--control"]),
     ("control without a group column", WEIGHTED, ["--sensitive", "sex=F", "--control", "race"],
      ["--control", "group column"]),
+    ("unknown slice column", WEIGHTED, ["--group", "sex", "--by", "site"],
+     ["d.csv", "field 'site'", "--by"]),
 ):  # fmt: skip
     CASES[_case] = ("d.csv", _data, [*YY, *_args], _fragments)
 

@@ -313,7 +313,7 @@ def test_the_reference_among_the_models_is_not_judged_against_itself(chat_server
 
     def ranked(models):
         run = judge(TABLE, models=models, reference_model="ref", model=srv.spec(),
-                    options=RunOptions(cache=False), n_boot=10)  # fmt: skip
+                    options=RunOptions(cache=False), num_bootstrap=10)  # fmt: skip
         return [
             (m.type, m.value, m.parameters)
             for m in run.metrics

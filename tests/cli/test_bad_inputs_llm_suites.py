@@ -70,6 +70,15 @@ CAT_CASES = [
     ("out-directory", [*CAT[:6], "--out", "{d}"], {"dev.json": DEV}, ["--out"]),
     ("spec", [*CAT[:5], "ftp://x#m", *CAT[6:]], {"dev.json": DEV}, ["model spec"]),
     ("store-is-a-folder", [*CAT, "--db", "{d}"], {"dev.json": DEV}, ["{d}"]),
+    ("ci-level", [*CAT, "--ci", "1.5"], {"dev.json": DEV}, ["--ci", "1.5"]),
+    ("ci-method", [*CAT, "--ci", "0.9", "--ci-method", "exact"], {"dev.json": DEV}, ["exact"]),
+    (
+        "num-bootstrap",
+        [*CAT, "--ci", "0.9", "--num-bootstrap", "1"],
+        {"dev.json": DEV},
+        ["--num-bootstrap"],
+    ),  # fmt: skip
+    ("by-unknown", [*CAT, "--by", "topic"], {"dev.json": DEV}, ["--by", "'topic'", "bias_type"]),
 ]
 
 LANG = ["llm", "language", "--data", "{d}/exam.csv", "-m", "{m}", "--out", "{out}", "-q"]
@@ -112,6 +121,7 @@ LANG_CASES = [
     ("missing-file", LANG, {}, ["exam.csv"]),
     ("timeout", [*LANG, "--timeout", "0"], {"exam.csv": EXAM}, ["--timeout"]),
     ("retries", [*LANG, "--retries", "-1"], {"exam.csv": EXAM}, ["--retries"]),
+    ("by-unknown", [*LANG, "--by", "subject"], {"exam.csv": EXAM}, ["--by", "'subject'"]),
 ]
 
 
@@ -248,6 +258,7 @@ FAIR_CASES = [
     ("toml-not-found", [*FAIR[:3], "{d}/nope.toml", *FAIR[4:]], {}, ["nope.toml"]),
     ("no-data", ["llm", "fairness", "--dataset", "pisa", "-m", "{m}"], {}, ["pisa", "no data"]),
     ("concurrency", [*FAIR, "--concurrency", "0"], _toy(), ["--concurrency"]),
+    ("by-unknown", [*FAIR, "--by", "zip"], _toy(), ["--by", "'zip'", "sex"]),
 ]
 
 AVG = ["llm", "average", "--db", "{d}/store.db", "--out", "{out}"]

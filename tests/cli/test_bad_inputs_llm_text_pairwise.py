@@ -95,6 +95,15 @@ TEXT_CASES = [
     ),
     ("rouge-measure", [*TEXT, "--rouge-measures", "loud"], {"t.jsonl": GOOD}, ["loud"]),
     ("rouge-type", [*TEXT, "--rouge-types", "rougeX"], {"t.jsonl": GOOD}, ["rougeX"]),
+    ("ci-level", [*TEXT, "--ci", "1.5"], {"t.jsonl": GOOD}, ["--ci", "1.5"]),
+    ("ci-method", [*TEXT, "--ci", "0.9", "--ci-method", "exact"], {"t.jsonl": GOOD}, ["exact"]),
+    ("by-unknown", [*TEXT, "--by", "topic"], {"t.jsonl": GOOD}, ["--by", "'topic'", "t.jsonl"]),
+    (
+        "by-unknown-rouge-only",
+        [*TEXT[:4], "rouge", *TEXT[5:], "--by", "topic"],
+        {"t.jsonl": GOOD},
+        ["--by", "'topic'"],
+    ),  # fmt: skip
     ("bad-spec", [*TEXT[:6], "ftp://x#m", *TEXT[7:]], {"t.jsonl": GOOD}, ["model spec"]),
     (
         "spec-secret",
@@ -138,7 +147,7 @@ JUDGE = [
     "--out",
     "{out}",
     "--quiet",
-    "--n-boot",
+    "--num-bootstrap",
     "10",
 ]
 TABLE = _table()
@@ -212,8 +221,12 @@ JUDGE_CASES = [
     ("no-models", [*JUDGE[:5], ",", *JUDGE[6:]], {"t.csv": TABLE}, ["--models"]),
     ("nopt", [*JUDGE, "--nopt", "5"], {"t.csv": TABLE}, ["--nopt"]),
     ("mode", [*JUDGE, "--mode", "triple"], {"t.csv": TABLE}, ["--mode", "triple"]),
-    ("n-boot", [*JUDGE, "--n-boot", "0"], {"t.csv": TABLE}, ["--n-boot"]),
+    ("n-boot", [*JUDGE, "--num-bootstrap", "0"], {"t.csv": TABLE}, ["--num-bootstrap"]),
     ("confidence", [*JUDGE, "--confidence", "1.5"], {"t.csv": TABLE}, ["--confidence"]),
+    ("ci", [*JUDGE, "--ci", "1.5"], {"t.csv": TABLE}, ["--ci", "(0, 1)"]),
+    ("ci-method", [*JUDGE, "--ci-method", "magic"], {"t.csv": TABLE}, ["--ci-method", "magic"]),
+    ("bootstrap-seed", [*JUDGE, "--bootstrap-seed", "-1"], {"t.csv": TABLE}, ["--bootstrap-seed"]),
+    ("by-unknown", [*JUDGE, "--by", "topic"], {"t.csv": TABLE}, ["t.csv", "'topic'", "--by"]),
     ("max-tokens", [*JUDGE, "--max-tokens", "0"], {"t.csv": TABLE}, ["--max-tokens"]),
     ("rpm", [*JUDGE, "--rpm", "0"], {"t.csv": TABLE}, ["--rpm"]),
     (
@@ -275,8 +288,20 @@ SCORE_CASES = [
     ),  # fmt: skip
     ("missing-file", [*SCORE[:3], "{d}/nope.jsonl", *SCORE[4:]], {}, ["nope.jsonl"]),
     ("nopt", [*SCORE, "--nopt", "1"], {"c.jsonl": _jsonl(REC)}, ["--nopt"]),
-    ("n-boot", [*SCORE, "--n-boot", "0"], {"c.jsonl": _jsonl(REC)}, ["--n-boot"]),
+    ("n-boot", [*SCORE, "--num-bootstrap", "0"], {"c.jsonl": _jsonl(REC)}, ["--num-bootstrap"]),
     ("confidence", [*SCORE, "--confidence", "0"], {"c.jsonl": _jsonl(REC)}, ["--confidence"]),
+    ("ci", [*SCORE, "--ci", "0"], {"c.jsonl": _jsonl(REC)}, ["--ci", "(0, 1)"]),
+    ("ci-one", [*SCORE, "--ci", "1"], {"c.jsonl": _jsonl(REC)}, ["--ci", "(0, 1)"]),
+    ("by-unknown", [*SCORE, "--by", "topic"], {"c.jsonl": _jsonl(REC)}, ["--by", "'topic'"]),
+    (
+        "by-not-per-question",
+        [*SCORE, "--by", "topic"],
+        {
+            "c.jsonl": _jsonl({**REC, "topic": "a"})
+            + _jsonl({**REC, "model_a": "ref", "model_b": "m1", "topic": "b"})
+        },
+        ["--by", "'topic'", "more than one value"],
+    ),  # fmt: skip
     (
         "out-dir-is-a-file",
         [*SCORE[:7], "{d}/c.jsonl", *SCORE[8:]],

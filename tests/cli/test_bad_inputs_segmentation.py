@@ -169,6 +169,7 @@ CASES = [
     ("pred_not_object", _gt(), b"[1, 2]\n", [], "dt", "line 1"),
     ("gt_malformed", b'{"uid": "a"\n', _pr(), [], "gt", "line 1"),
     ("unknown_metric", _gt(), _pr(), ["--metrics", "IOU,Nope"], "--metrics", "Nope"),
+    ("by_unknown", _gt(), _pr(), ["--by", "zone"], "by", "field 'zone': is not a metadata"),
 ]
 
 

@@ -48,7 +48,7 @@ def _judge(srv, data, tmp_path, *extra, models="m1"):
             "--out-dir",
             str(tmp_path / "runs"),
             "--quiet",
-            "--n-boot",
+            "--num-bootstrap",
             "10",
             "--cache",
             str(tmp_path / "cache.sqlite"),

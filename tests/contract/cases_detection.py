@@ -88,7 +88,9 @@ def _seg_batches(n_batches: int = 3, seed: int = 2):
             uid = f"s{b}{d}"
             labels = ["road", "sky", "car"][: 1 + (b + d) % 3]
 
-            gts.append({"uid": uid, "height": 16, "width": 8, "annotations": _anns(labels, 0)})
+            md = {"site": "xy"[d]} if b != 1 else {}  # one batch without metadata
+            gts.append({"uid": uid, "height": 16, "width": 8, "annotations": _anns(labels, 0),
+                        "metadata": md})  # fmt: skip
             shift = int(rng.integers(0, 2))
             prs.append({"uid": uid, "annotations": _anns(labels, shift)})
         out.append((gts, prs))
@@ -136,6 +138,15 @@ CASES = [
         concat=lambda parts: DetectionData.merge(list(parts)),
     ),
     ContractCase(
+        name="detection_by_site_with_ci",
+        make=lambda: DetectionEvaluator(
+            by=["site", "w"], score_thresholds=[0.0, 0.5], ci=0.9, num_bootstrap=30
+        ),
+        make_other=lambda: DetectionEvaluator(by=["site"], score_thresholds=[0.0, 0.5], ci=0.9),
+        batches=_metadata_batches(),
+        concat=lambda parts: DetectionData.merge(list(parts)),
+    ),
+    ContractCase(
         name="segmentation",
         make=lambda: SegmentationEvaluator(),
         make_other=lambda: SegmentationEvaluator(zero_division=0.0),
@@ -147,6 +158,14 @@ CASES = [
         name="segmentation_ci",
         make=lambda: SegmentationEvaluator(ci=0.9, num_bootstrap=40),
         make_other=lambda: SegmentationEvaluator(ci=0.9, num_bootstrap=40, seed=1),
+        batches=SEG_BATCHES,
+        concat=lambda parts: ([d for g, _ in parts for d in g], [d for _, p in parts for d in p]),
+        add=lambda ev, batch: ev.add(*batch),
+    ),
+    ContractCase(
+        name="segmentation_by_site_with_ci",
+        make=lambda: SegmentationEvaluator(by=["site"], ci=0.9, num_bootstrap=40),
+        make_other=lambda: SegmentationEvaluator(by=["site"], ci=0.9, num_bootstrap=41),
         batches=SEG_BATCHES,
         concat=lambda parts: ([d for g, _ in parts for d in g], [d for _, p in parts for d in p]),
         add=lambda ev, batch: ev.add(*batch),

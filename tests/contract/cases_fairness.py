@@ -69,4 +69,24 @@ CASES = [
         concat=_concat,
         add=lambda ev, b: ev.add(b, label="y", prediction="yhat", sample_weight="w"),
     ),
+    ContractCase(
+        name="fairness-by-ci",
+        make=lambda: FairnessEvaluator(
+            ["sex=F"], group_columns=["sex"], by=["race", "age"], ci=0.9, num_bootstrap=15
+        ),
+        make_other=lambda: FairnessEvaluator(
+            ["sex=F"], group_columns=["sex"], by=["race"], ci=0.9, num_bootstrap=15
+        ),
+        batches=_batches(False),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat"),
+    ),
+    ContractCase(
+        name="fairness-by-weighted",
+        make=lambda: FairnessEvaluator(["age:30"], group_columns=[("sex", "race")], by=["age"]),
+        make_other=lambda: FairnessEvaluator(["age:30"], group_columns=[("sex", "race")]),
+        batches=_batches(True),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat", sample_weight="w"),
+    ),
 ]

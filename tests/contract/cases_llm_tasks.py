@@ -62,8 +62,8 @@ CASES = [
     ),
     ContractCase(
         name="llm-task.pairwise",
-        make=lambda: PairwiseEvaluator(reference_model="ref", nopt=2, n_boot=20),
-        make_other=lambda: PairwiseEvaluator(reference_model="m1", nopt=2, n_boot=20),
+        make=lambda: PairwiseEvaluator(reference_model="ref", nopt=2, num_bootstrap=20),
+        make_other=lambda: PairwiseEvaluator(reference_model="m1", nopt=2, num_bootstrap=20),
         batches=[_join(b) for b in _thirds(_pairs)],
         concat=_join,
         rel=1e-7,

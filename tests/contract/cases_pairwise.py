@@ -15,8 +15,11 @@ from . import ContractCase
 def _batch(rng: np.random.Generator, questions: range, models: Sequence[str]) -> dict[str, list]:
     cols: dict[str, list[Any]] = {
         k: []
-        for k in ("index", "model_a", "model_b", "task", "status", "choice", "length_a", "length_b")
-    }
+        for k in (
+            "index", "model_a", "model_b", "task", "status", "choice", "length_a", "length_b",
+            "topic",
+        )
+    }  # fmt: skip
     for q in questions:
         task = ["uml_class-general", "architecture_design-faithfulness"][q % 2]
         for m in models:
@@ -30,6 +33,7 @@ def _batch(rng: np.random.Generator, questions: range, models: Sequence[str]) ->
                 cols["choice"].append(str(rng.choice(list("ABC"))) if status == "ok" else "")
                 cols["length_a"].append(float(rng.integers(50, 500)))
                 cols["length_b"].append(float(rng.integers(50, 500)))
+                cols["topic"].append("abc"[q % 3])
     return cols
 
 
@@ -46,10 +50,24 @@ _BATCHES = [{k: v[a:b] for k, v in _all.items()} for a, b in zip(_cut, _cut[1:])
 CASES = [
     ContractCase(
         name="pairwise",
-        make=lambda: PairwiseEvaluator(reference_model="ref", nopt=3, n_boot=30, seed=1),
-        make_other=lambda: PairwiseEvaluator(reference_model="ref", nopt=4, n_boot=30, seed=1),
+        make=lambda: PairwiseEvaluator(reference_model="ref", nopt=3, num_bootstrap=30, seed=1),
+        make_other=lambda: PairwiseEvaluator(
+            reference_model="ref", nopt=4, num_bootstrap=30, seed=1
+        ),
         batches=_BATCHES,
         concat=_concat,
         rel=1e-7,
-    )
+    ),
+    ContractCase(
+        name="pairwise-ci-by",
+        make=lambda: PairwiseEvaluator(
+            reference_model="ref", nopt=3, ci=0.9, num_bootstrap=30, seed=2, by=["topic"]
+        ),
+        make_other=lambda: PairwiseEvaluator(
+            reference_model="ref", nopt=3, ci=0.9, num_bootstrap=30, seed=2, by=["task"]
+        ),
+        batches=_BATCHES,
+        concat=_concat,
+        rel=1e-7,
+    ),
 ]

@@ -96,4 +96,29 @@ CASES = [
         batches=_batches(3),
         concat=_concat,
     ),
+    ContractCase(
+        name="scoring-by-slices",
+        make=lambda: ScoringEvaluator(human="h", system="m", human2="h2", by=["g", "L1"]),
+        make_other=lambda: ScoringEvaluator(human="h", system="m", human2="h2", by=["g"]),
+        batches=_batches(4),
+        concat=_concat,
+    ),
+    ContractCase(
+        name="scoring-by-slices-ci-bca-prmse",
+        make=lambda: ScoringEvaluator(
+            human="h",
+            system="m",
+            human2="h2",
+            group_columns=["L1"],
+            by=["g"],
+            ci=0.9,
+            ci_method="bca",
+            num_bootstrap=30,
+        ),
+        make_other=lambda: ScoringEvaluator(
+            human="h", system="m", human2="h2", group_columns=["L1"], by=["g"], ci=0.9
+        ),
+        batches=_batches(5),
+        concat=_concat,
+    ),
 ]

@@ -191,4 +191,29 @@ CASES = [
         batches=_frames(),
         concat=st.ScoreFrame.concat,
     ),
+    ContractCase(
+        name="stats-ci-bootstrap-over-clusters-grouped",
+        make=lambda: st.ScoreEvaluator(
+            [st.accuracy(), st.grouped(st.mean(), "topic")],
+            ["mean", "median"],
+            ci=0.9,
+            num_bootstrap=200,
+            seed=3,
+            cluster="cluster",
+        ),
+        make_other=lambda: st.ScoreEvaluator(
+            [st.accuracy(), st.grouped(st.mean(), "topic")], ["mean", "median"], ci=0.9
+        ),
+        batches=_frames(),
+        concat=st.ScoreFrame.concat,
+    ),
+    ContractCase(
+        name="stats-ci-t-and-wilson",
+        make=lambda: st.ScoreEvaluator([st.mean(), st.accuracy()], ["mean"], ci=0.8, ci_method="t"),
+        make_other=lambda: st.ScoreEvaluator(
+            [st.mean(), st.accuracy()], ["mean"], ci=0.8, ci_method="wilson"
+        ),
+        batches=_frames(),
+        concat=st.ScoreFrame.concat,
+    ),
 ]

@@ -105,5 +105,7 @@ def tasks() -> dict[str, Any]:
     return {
         "suite": CATSuite(str(_cat_dev(36))),
         "judge": JudgeTask(data, ["faithfulness", "bias", "answer_relevance"], num_bootstrap=50),
-        "pairwise": PairwiseTask(table, models=["m1", "m2"], reference_model="ref", n_boot=20),
+        "pairwise": PairwiseTask(
+            table, models=["m1", "m2"], reference_model="ref", num_bootstrap=20
+        ),
     }

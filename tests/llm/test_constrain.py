@@ -164,7 +164,7 @@ def test_pairwise_under_json_schema_scores_like_text_replies(tmp_path) -> None:
                 table,
                 models=["m1"],
                 reference_model="ref",
-                n_boot=20,
+                num_bootstrap=20,
                 model=srv.spec(),
                 options=RunOptions(cache=False, structured=mode),
             )
@@ -185,7 +185,7 @@ def test_auto_sends_nothing_to_a_server_it_does_not_know(tmp_path) -> None:
     table = make_table(["quality"], {"m1": [3], "ref": [2]})
     with FakeChatServer(responder=scripted_judge()) as srv:
         run = pairwise_judge(
-            table, models=["m1"], reference_model="ref", n_boot=20, model=srv.spec(),
+            table, models=["m1"], reference_model="ref", num_bootstrap=20, model=srv.spec(),
             options=RunOptions(cache=False),
         )  # fmt: skip
         assert [set(r) & {"response_format", "grammar"} for r in srv.requests] == [set(), set()]

@@ -75,7 +75,9 @@ def test_json_mode_works_against_serve_model(served, tmp_path: Path) -> None:
 
 def test_pairwise_choices_from_serve_model(served, tmp_path: Path) -> None:
     table = make_table(["quality"] * 2, {"m1": [3, 1], "ref": [2, 2]})
-    task = PairwiseTask(table, models=["m1"], reference_model="ref", max_tokens=40, n_boot=20)
+    task = PairwiseTask(
+        table, models=["m1"], reference_model="ref", max_tokens=40, num_bootstrap=20
+    )
     run = evaluate(task, served, RunOptions(cache=False))
     assert run.parameters["constraint"] == "grammar"
     assert run.paid_calls == len(run.calls) == 4

@@ -72,7 +72,7 @@ def _cmd(name: str, spec: str, inputs: dict, tmp_path: Path) -> list[str]:
                 "--model", spec, "--save", "--quiet", *db]  # fmt: skip
     return ["pairwise", "judge", "--data", str(inputs["pairs"]), "--models", "m1",
             "--reference-model", "ref", "--judge", spec, "--out-dir", str(tmp_path / "runs"),
-            "--n-boot", "10", "--save", "--quiet", *db]  # fmt: skip
+            "--num-bootstrap", "10", "--save", "--quiet", *db]  # fmt: skip
 
 
 COMMANDS = ["cat", "text", "pairwise"]
@@ -128,8 +128,8 @@ def test_an_unusable_store_fails_before_any_call(srv, inputs, tmp_path, name):
 @pytest.mark.parametrize(
     "extra, needle",
     [
-        (["--n-boot", "-1"], "--n-boot: must be >= 1"),
-        (["--confidence", "1.5"], "--confidence: must be in (0, 1)"),
+        (["--num-bootstrap", "-1"], "--num-bootstrap: must be at least 2"),
+        (["--ci", "1.5"], "--ci: must be a confidence level in (0, 1)"),
         (["--out-dir", "FILE"], "--out-dir: "),
     ],
 )

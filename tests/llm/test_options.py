@@ -28,6 +28,11 @@ from assay.llm.options import OPTION_NAMES, run_options
         ("max_tokens", -5, "--max-tokens: must be >= 1"),
         ("reasks", -1, "--judge-retries: must be >= 0"),
         ("cache", 3, "--cache: expected a file path"),
+        ("ci", 1.5, "--ci: must be a confidence level in (0, 1)"),
+        ("ci_method", "exact", "--ci-method: unknown interval method 'exact'"),
+        ("num_bootstrap", 1, "--num-bootstrap: must be at least 2"),
+        ("seed", -1, "--seed: must be an integer >= 0"),
+        ("by", [3], "--by: expected column names"),
     ],
 )
 def test_nonsense_values_are_refused_naming_the_option(field, value, needle):
@@ -43,6 +48,16 @@ def test_every_field_has_its_option_and_defaults_are_valid():
     o = RunOptions()
     assert (o.concurrency, o.max_errors, o.allowed_errors(), o.cache) == (8, None, 0, True)
     assert RunOptions(max_errors=3).allowed_errors() == 3
+
+
+def test_interval_options_and_slices():
+    assert RunOptions().intervals(5) is None
+    o = RunOptions(ci=0.9, num_bootstrap=50, by=["topic", "site", "topic"])
+    assert o.by == ("topic", "site")
+    ci = o.intervals(5)  # no seed given: the task's own
+    assert (ci.level, ci.method, ci.num_bootstrap, ci.seed) == (0.9, "bootstrap", 50, 5)
+    assert RunOptions(ci=0.9, seed=2).intervals(5).seed == 2
+    assert RunOptions(by="topic").by == ("topic",)
 
 
 def test_run_options_from_cli_values(tmp_path):

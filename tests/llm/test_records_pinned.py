@@ -140,7 +140,7 @@ def _scenarios(tmp: Path) -> dict[str, tuple[list[str], Any, Callable[[str], boo
     text_data.write_text("".join(json.dumps(r) + "\n" for r in _TEXT_ROWS))
     table = _pairwise_table(tmp / "pairs.csv")
     pw = ["pairwise", "judge", "--data", str(table), "--models", "m1,m2", "--reference-model",
-          "ref", "--out-dir", str(tmp / "runs"), "--n-boot", "20", "--no-cache", "--quiet",
+          "ref", "--out-dir", str(tmp / "runs"), "--num-bootstrap", "20", "--no-cache", "--quiet",
           "--retries", "0", "--save"]  # fmt: skip
     return {
         "suite_cat": (

@@ -61,7 +61,7 @@ def test_a_row_whose_reverse_is_missing_counts_as_consistent():
 
 def test_consistency_rate_and_extraction_rate_records():
     rows = _rows([("A", "B"), ("A", "A"), ("B", "garbage"), ("EM", "EM")])
-    ms = PairwiseEvaluator(reference_model=REF, n_boot=5).add(rows).compute()
+    ms = PairwiseEvaluator(reference_model=REF, num_bootstrap=5).add(rows).compute()
     ext, cons = ms.get("ExtractionRate"), ms.get("ConsistencyRate")
     assert (ext.parameters["extracted"], ext.parameters["compared"]) == (5, 6)
     assert ext.value == pytest.approx(5 / 6)
@@ -72,7 +72,7 @@ def test_consistency_rate_and_extraction_rate_records():
 def test_old_rates_for_two_options_are_win_over_win_plus_lose():
     # model wins q0 (ref first: B), loses q1 (ref first: A), wins q2; q3 inconsistent is dropped.
     rows = _rows([("B", "A"), ("A", "B"), ("B", "A"), ("A", "A")])
-    a = analyze(rows, reference_model=REF, n_boot=5)
+    a = analyze(rows, reference_model=REF, num_bootstrap=5)
     overall = a.old[a.old["column"] == "Overall-lang"].iloc[0]
     assert (overall.win, overall.lose, overall.tot) == (4, 2, 6)
     assert overall.win_both_good == overall.win_half_draw == pytest.approx(4 / 6)
@@ -141,7 +141,7 @@ def test_new_rates_pool_design_files_by_metric_and_undefined_is_none_in_records(
     new = new_win_rates(rows, REF).set_index(["metric", "model"])
     assert new.loc[("general", "m"), "tot"] == 4
     assert new.loc[("faithfulness", "m"), "tie"] == 2
-    ms = PairwiseEvaluator(reference_model=REF, n_boot=5).add(rows).compute()
+    ms = PairwiseEvaluator(reference_model=REF, num_bootstrap=5).add(rows).compute()
     wo = ms.get("WinRateWithoutTie", model="m", metric="faithfulness")
     assert wo.value is None and wo.parameters["undefined"] == "every comparison was a tie"
 
@@ -227,7 +227,7 @@ def test_a_column_without_consistent_rows_is_zero_in_the_original_table_and_none
         ]
     )
     rows["index"] = [f"x{i // 2}_{t}" for i, t in enumerate(rows["task"])]
-    a = analyze(rows, reference_model=REF, n_boot=5)
+    a = analyze(rows, reference_model=REF, num_bootstrap=5)
     table = original_win_table(a.old, "win+bothgood").set_index("model")
     assert table.loc["m", "uml_class-general"] == 0.0
     assert table.loc["m", "Overall-lang"] == 1.0
@@ -261,5 +261,5 @@ def test_original_record_table_statuses(tmp_path):
     assert judge == "j"
     assert sorted(back["status"]) == ["em", "failed", "ok", "unparsed"]
     assert list(back.loc[back["status"] == "ok", "choice"]) == ["B"]
-    c = analyze(back, reference_model="r", n_boot=5).counts
+    c = analyze(back, reference_model="r", num_bootstrap=5).counts
     assert c == {"total": 4, "failed": 1, "non_em": 3, "extracted": 1, "consistent": 1}

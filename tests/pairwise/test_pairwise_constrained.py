@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 def test_every_choice_is_extracted_on_the_embedded_model(tmp_path, nopt) -> None:
     table = make_table(["quality"] * 3, {"m1": [3, 1, 4], "ref": [2, 2, 2]})
     task = PairwiseTask(
-        table, models=["m1"], reference_model="ref", nopt=nopt, max_tokens=48, n_boot=20
+        table, models=["m1"], reference_model="ref", nopt=nopt, max_tokens=48, num_bootstrap=20
     )
     run = evaluate(task, load_model("embedded"), RunOptions(cache=tmp_path / "cache.sqlite"))
     assert run.parameters["constraint"] == "grammar"

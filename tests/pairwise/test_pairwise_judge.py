@@ -39,7 +39,7 @@ def _judge(srv, table, tmp_path, *extra, models="m1", nopt=2):
         "--cache",
         str(tmp_path / "cache.sqlite"),
         "--quiet",
-        "--n-boot",
+        "--num-bootstrap",
         "20",
         *extra,
     ]
@@ -207,7 +207,7 @@ def test_devbench_input_table_gives_the_original_comparison_counts(judge_server,
             str(tmp_path / "runs"),
             "--cache",
             str(tmp_path / "c.sqlite"),
-            "--n-boot",
+            "--num-bootstrap",
             "10",
         ],
     )
@@ -233,7 +233,7 @@ def test_python_api_as_documented(judge_server):
     items = judge_items(comparisons, nopt=2)
     records = Runner(load_model(srv.spec()), cache=None, quiet=True).run(items)
     rows = judged_rows(comparisons, records, judge="fake-model", nopt=2)
-    ms = PairwiseEvaluator(reference_model=REF, nopt=2, n_boot=20).add(rows).compute()
+    ms = PairwiseEvaluator(reference_model=REF, nopt=2, num_bootstrap=20).add(rows).compute()
     ranks = {m.parameters["model"]: m.parameters["rank"] for m in ms.filter("BradleyTerryRating")}
     assert set(ranks) == {"m1", "m2", REF} and srv.calls == 8
     wr = ms.get("WinRate", counting="debiased", model="m1", opponent=REF)

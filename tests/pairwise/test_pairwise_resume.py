@@ -49,7 +49,7 @@ def test_sigkill_then_rerun_makes_no_repeated_judge_call(judge_server, tmp_path)
         "--timeout",
         "60",
         "--quiet",
-        "--n-boot",
+        "--num-bootstrap",
         "10",
     ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

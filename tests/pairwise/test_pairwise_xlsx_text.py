@@ -25,7 +25,7 @@ def test_win_tables_keep_formula_like_text_as_text(tmp_path) -> None:
         out = str(tmp_path / "runs")
         args = ["pairwise", "judge", "--data", str(data), "--models", ",".join(MODELS),
                 "--reference-model", "ref", "--judge", srv.spec(), "--out-dir", out,
-                "--quiet", "--n-boot", "10", "--no-cache", "--xlsx"]  # fmt: skip
+                "--quiet", "--num-bootstrap", "10", "--no-cache", "--xlsx"]  # fmt: skip
         r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     (folder,) = list((tmp_path / "runs").iterdir())

@@ -243,7 +243,7 @@ def pairwise(srv_factory: Callable[..., Any], store_url: str, tmp: Path) -> None
     srv = srv_factory(responder=scripted_judge())
     args = ["pairwise", "judge", "--data", str(data), "--models", "m1,m2",
             "--reference-model", "ref", "--judge", srv.spec(), "--out-dir", str(tmp / "pw"),
-            "--cache", str(tmp / "pw-cache.sqlite"), "--quiet", "--n-boot", "50",
+            "--cache", str(tmp / "pw-cache.sqlite"), "--quiet", "--num-bootstrap", "50",
             "--save", "--db", store_url]  # fmt: skip
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output

@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import pearsonr
 from sklearn.metrics import cohen_kappa_score, r2_score
 
+from assay.errors import UndefinedMetricError
 from assay.intervals import collapse, resample_counts
 from assay.scoring import ScoringEvaluator, evaluate_scoring
 from contract import assert_same_metrics
@@ -145,3 +146,109 @@ def test_by_group_intervals_equal_peers_on_materialised_resamples(form: str) -> 
         assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, rel=1e-9, abs=1e-12), kind
         checked += 1
     assert checked >= 8
+
+
+def _rated(n: int = 140, seed: int = 0, raters: int = 2) -> pd.DataFrame:
+    """Human ratings with a second (and third) rater on some responses only."""
+    rng = np.random.default_rng(seed)
+    h = rng.integers(1, 6, n).astype(float)
+    out = {"h": h, "m": np.round(np.clip(h + rng.normal(0, 0.8, n), 1, 5), 1)}
+    for k in range(2, raters + 1):
+        extra = np.clip(h + rng.integers(-1, 2, n), 1, 5).astype(float)
+        extra[rng.random(n) < 0.4] = np.nan
+        out[f"h{k}"] = extra
+    return pd.DataFrame(out)
+
+
+@pytest.mark.parametrize(("raters", "given"), [(2, None), (3, None), (1, 0.3)])
+def test_prmse_interval_equals_a_loop_over_materialised_resamples(raters, given) -> None:
+    """Each resample materialised as responses (a representative of every collapsed unit,
+    repeated by its count) and run through ``prmse_true`` and its parts: to 1e-12."""
+    from assay.scoring.intervals import true_rows
+    from assay.scoring.true_score import mse_true, prmse_true, true_score_variance
+
+    df = _rated(seed=raters, raters=raters)
+    extra = [f"h{k}" for k in range(2, raters + 1)]
+    ms = evaluate_scoring(
+        df,
+        human="h",
+        system="m",
+        human2=extra or None,
+        rater_error_variance=given,
+        ci=LEVEL,
+        num_bootstrap=B,
+        seed=SEED,
+    )
+    ratings = df[["h", *extra]].to_numpy()
+    for form in ("m", "m_round"):
+        y = df.m.to_numpy() if form == "m" else np.rint(df.m.to_numpy())
+        units, mult, inv = collapse(np.column_stack([y, true_rows(ratings)]))
+        rep = np.array([np.flatnonzero(inv == i)[0] for i in range(len(units))])
+        loops: dict[str, list[float]] = {"PRMSE": [], "MSETrue": [], "TrueScoreVariance": []}
+        for w in np.concatenate(list(resample_counts(mult, B, SEED))):
+            idx = np.repeat(rep, w.astype(np.int64))
+            r, s = ratings[idx], y[idx]
+            loops["MSETrue"].append(mse_true(s, r, given))
+            loops["TrueScoreVariance"].append(true_score_variance(r, given))
+            try:
+                loops["PRMSE"].append(prmse_true(s, r, given))
+            except UndefinedMetricError:  # an undefined resample is left out, as the bootstrap does
+                pass
+        for kind, values in loops.items():
+            p = ms.get(kind, table="true_score_eval", score=form).parameters
+            want = np.quantile(values, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+            assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, rel=1e-12, abs=1e-12), kind
+        err = ms.get("RaterErrorVariance", table="true_score_eval", score=form).parameters
+        assert ("ci_low" in err) == (given is None)
+
+
+def test_prmse_interval_survives_merge_and_state() -> None:
+    df = _rated(seed=9)
+    kw = {"human": "h", "system": "m", "human2": "h2", "ci": 0.9, "num_bootstrap": 40}
+    one = ScoringEvaluator(**kw).add(df).compute()
+    a, b = ScoringEvaluator(**kw).add(df[:60]), ScoringEvaluator(**kw).add(df[60:])
+    merged = ScoringEvaluator.from_state(a.merge(b).state()).compute()
+    assert assert_same_metrics(merged, one, rel=1e-9) > 0
+    p = merged.get("PRMSE", table="true_score_eval", score="m").parameters
+    assert (
+        p["ci_low"] < merged.get("PRMSE", table="true_score_eval", score="m").value < p["ci_high"]
+    )
+
+
+def test_an_smd_of_another_method_gets_no_unpooled_interval() -> None:
+    df = _frame(seed=12)
+    ms = evaluate_scoring(df, human="h", system="m", smd_method="pooled", ci=0.9, num_bootstrap=30)
+    smd = ms.get("SMD", table="eval", score="m").parameters
+    assert smd["smd_method"] == "pooled" and "ci_low" not in smd
+    assert "ci_low" in ms.get("QWK", table="eval", score="m").parameters
+
+
+def test_consistency_and_degradation_intervals_equal_a_loop_over_materialised_resamples() -> None:
+    """Human-human metrics on the double-scored responses of each resample (the pooled SMD
+    of h2 against h) and their degradation (human-system minus human-human, same draw)."""
+    df = _rated(seed=7)
+    ms = evaluate_scoring(
+        df, human="h", system="m", human2="h2", ci=LEVEL, num_bootstrap=B, seed=SEED
+    )
+    h2 = df.h2.to_numpy()
+    has = ~np.isnan(h2)
+    units, mult, _ = collapse(np.column_stack([df.h, df.m, has, np.where(has, h2, 0.0)]))
+    hh: dict[str, list[float]] = {}
+    deg: dict[str, list[float]] = {}
+    for w in np.concatenate(list(resample_counts(mult, B, SEED))):
+        idx = np.repeat(np.arange(len(units)), w.astype(np.int64))
+        h, m, two, s = (units[idx, k] for k in range(4))
+        x, y = h[two > 0], s[two > 0]
+        human = _peer(x, y)
+        human["SMD"] = (y.mean() - x.mean()) / np.sqrt((x.var(ddof=1) + y.var(ddof=1)) / 2)
+        system = _peer(h, m)
+        for k in ("PearsonR", "QWK", "CohenKappa", "ExactAgreement", "AdjacentAgreement", "SMD"):
+            hh.setdefault(k, []).append(human[k])
+            deg.setdefault(k, []).append(system[k] - human[k])
+    q = [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
+    for kind, values in hh.items():
+        p = ms.get(kind, table="consistency").parameters
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(np.quantile(values, q), rel=1e-9)
+        p = ms.get(kind + "Degradation", table="degradation", score="m").parameters
+        want = np.quantile(deg[kind], q)
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, rel=1e-9, abs=1e-12), kind

@@ -237,7 +237,8 @@ def register(app: typer.Typer) -> None:
             [],
             "--by",
             help="An image metadata field (repeatable): AP/AR/mAP/mAR again per value, with "
-            "slice_column, slice, n and gap (to the whole set).",
+            "slice_column, slice, n and gap (to the whole set); with --ci, each slice's interval "
+            "and the gap's.",
         ),
         ci: float = CI,
         ci_method: str = CI_METHOD,

@@ -31,6 +31,7 @@ from assay.detection.filters import subset
 from assay.detection.jsonl import parse_datums
 from assay.detection.metrics import check_matching, check_options, coco_summary, compute_metrics
 from assay.detection.params import check_iou_type
+from assay.detection.slices import slice_records
 from assay.detection.state import data_from_arrays, data_to_arrays
 from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError
@@ -38,14 +39,8 @@ from assay.evaluator import Evaluator
 from assay.filtering import examples_page
 from assay.intervals import ci_options
 from assay.results import MetricSet
-from assay.slices import annotate, slice_masks
 
 __all__ = ["DetectionEvaluator", "evaluate_detection"]
-
-
-#: The record types computed again per slice (``by``), and what identifies a record.
-SLICE_TYPES = frozenset({"AP", "APAveragedOverIOUs", "mAP", "mAPAveragedOverIOUs", "AR", "mAR"})
-SLICE_WHERE = ("label_key", "label_value", "iou_threshold", "score_threshold")
 
 
 class DetectionEvaluator(Evaluator):
@@ -186,15 +181,7 @@ class DetectionEvaluator(Evaluator):
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         whole = compute_metrics(self.data, metrics=metrics, **self.options)
-        out = list(whole)
-        wanted = sorted({m.type for m in whole} & SLICE_TYPES)
-        for column in self.by:
-            for v, keep in slice_masks(self.data.metadata, column, "images"):
-                part = subset(self.data, datums=[u for u, k in zip(self.data.uids, keep) if k])
-                recs = compute_metrics(part, metrics=wanted, **self.options) if wanted else []
-                n = int(keep.sum())
-                out += annotate(recs, whole, column=column, value=v, n=n, where=SLICE_WHERE)
-        return MetricSet(out)
+        return MetricSet([*whole, *slice_records(self.data, self.by, whole, self.options)])
 
     def filter(
         self,

@@ -34,7 +34,18 @@ from assay.detection.types import DetectionData
 from assay.intervals import CIOptions, Clusters, bootstrap, cluster_codes, percentile
 from assay.results import Metric
 
-__all__ = ["ap_replicates", "ap_statistic", "attach_ap_intervals", "image_order", "resampled"]
+__all__ = [
+    "ap_record_values",
+    "ap_replicates",
+    "ap_statistic",
+    "ar_column",
+    "ar_replicates",
+    "attach_ap_intervals",
+    "attach_ar_intervals",
+    "canon_labels",
+    "image_order",
+    "resampled",
+]
 
 F64 = NDArray[np.float64]
 EPS = np.spacing(1)
@@ -209,6 +220,39 @@ def _means(reps: F64, labels: list[Any], keys: list[str]) -> dict[tuple[Any, ...
     return out
 
 
+def canon_labels(data: DetectionData) -> list[int]:
+    """Label indices in one order whatever order the batches came in, so the means over
+    labels sum in the same order (and agree to the last bit)."""
+    return sorted(range(len(data.labels)), key=lambda k: data.labels[k])
+
+
+def ap_record_values(
+    records: list[Metric], reps: F64, labels: list[Any], ious: F64
+) -> list[tuple[Metric, F64]]:
+    """Each defined AP-family record of ``records`` with its replicates, from ``reps`` (B, T,
+    K) of the AP of every threshold and label (``labels`` order; NaN where undefined)."""
+    keys = sorted({k for k, _ in labels})
+    means = _means(reps, labels, keys)
+    where = {lab: k for k, lab in enumerate(labels)}
+    tpos = {round(float(t), 10): i for i, t in enumerate(ious)}
+    out = []
+    for m in records:
+        p = m.parameters
+        if m.value is None:
+            continue
+        if m.type == "AP":
+            k = where[(p["label_key"], p["label_value"])]
+            out.append((m, reps[:, tpos[p["iou_threshold"]], k]))
+        elif m.type == "APAveragedOverIOUs":
+            k = where[(p["label_key"], p["label_value"])]
+            out.append((m, means[("APAveragedOverIOUs",)][:, k]))
+        elif m.type == "mAP":
+            out.append((m, means[("mAP", p["label_key"])][:, tpos[p["iou_threshold"]]]))
+        elif m.type == "mAPAveragedOverIOUs":
+            out.append((m, means[("mAPAveragedOverIOUs", p["label_key"])]))
+    return out
+
+
 def attach_ap_intervals(
     records: list[Metric],
     ev: CocoEvaluation,
@@ -218,35 +262,12 @@ def attach_ap_intervals(
     zero_division: float | None,
 ) -> None:
     """Add the interval parameters to the defined AP-family records, in place."""
-    data = ev.data
-    # labels in one order whatever order the batches came in, so the means over labels
-    # sum in the same order (and agree to the last bit)
-    canon = sorted(range(len(data.labels)), key=lambda k: data.labels[k])
-    labels = [data.labels[k] for k in canon]
+    canon = canon_labels(ev.data)
+    labels = [ev.data.labels[k] for k in canon]
     reps = ap_replicates(ev, t_idx, opts, zero_division)[:, :, canon]
-    keys = sorted({k for k, _ in labels})
-    means = _means(reps, labels, keys)
-
-    def params(values: F64) -> dict[str, Any]:
+    for m, values in ap_record_values(records, reps, labels, ious):
         lo, hi = percentile(values, opts.level)
-        return opts.parameters(float(lo), float(hi), "bootstrap")
-
-    where = {lab: k for k, lab in enumerate(labels)}
-    tpos = {round(float(t), 10): i for i, t in enumerate(ious)}
-    for m in records:
-        p = m.parameters
-        if m.value is None:
-            continue
-        if m.type == "AP":
-            k = where[(p["label_key"], p["label_value"])]
-            p.update(params(reps[:, tpos[p["iou_threshold"]], k]))
-        elif m.type == "APAveragedOverIOUs":
-            k = where[(p["label_key"], p["label_value"])]
-            p.update(params(means[("APAveragedOverIOUs",)][:, k]))
-        elif m.type == "mAP":
-            p.update(params(means[("mAP", p["label_key"])][:, tpos[p["iou_threshold"]]]))
-        elif m.type == "mAPAveragedOverIOUs":
-            p.update(params(means[("mAPAveragedOverIOUs", p["label_key"])]))
+        m.parameters.update(opts.parameters(float(lo), float(hi), "bootstrap"))
 
 
 def _image_tp(
@@ -273,20 +294,21 @@ def _image_tp(
     return tp, npig
 
 
-def attach_ar_intervals(
-    records: list[Metric],
+def ar_replicates(
     data: DetectionData,
     m: Any,
     ar_idx: list[int],
     score_thresholds: list[float],
     opts: CIOptions,
     zero_division: float | None,
-) -> None:
-    """Bootstrap intervals over images on the defined ``AR`` and ``mAR`` records, in place:
-    a resample's TPs and ground truths per label are ``w @`` the per-image counts."""
+) -> tuple[F64, list[Any]]:
+    """The bootstrap replicates (B, S K + S keys) of AR per score threshold and label, then
+    mAR per score threshold and key (:func:`ar_column` finds a record's column), and the
+    labels in canonical order: a resample's TPs and ground truths per label are ``w @`` the
+    per-image counts."""
     tp, npig = _image_tp(data, m, ar_idx, score_thresholds)
     D, T, S, K = tp.shape
-    canon = sorted(range(K), key=lambda k: data.labels[k])
+    canon = canon_labels(data)
     labels = [data.labels[k] for k in canon]
     tp, npig = tp[..., canon], npig[:, canon]
     keys = sorted({k for k, _ in labels})
@@ -304,16 +326,38 @@ def attach_ar_intervals(
         return np.concatenate([ar.reshape(len(w), -1), mar.reshape(len(w), -1)], axis=1)
 
     units = resampled(data, opts)
-    lo, hi = percentile(bootstrap(statistic, units, opts.num_bootstrap, opts.seed), opts.level)
-    where = {lab: k for k, lab in enumerate(labels)}
+    return bootstrap(statistic, units, opts.num_bootstrap, opts.seed), labels
+
+
+def ar_column(rec: Metric, labels: list[Any], score_thresholds: list[float]) -> int | None:
+    """The column of :func:`ar_replicates`'s output that a defined ``AR`` / ``mAR`` record
+    reads (``labels`` in canonical order); None for any other record."""
+    p = rec.parameters
+    if rec.value is None or rec.type not in ("AR", "mAR"):
+        return None
+    K, S = len(labels), len(score_thresholds)
+    keys = sorted({k for k, _ in labels})
     spos = {round(float(s), 10): i for i, s in enumerate(score_thresholds)}
+    si = spos[round(float(p["score_threshold"]), 10)]
+    if rec.type == "AR":
+        return si * K + labels.index((p["label_key"], p["label_value"]))
+    return S * K + si * len(keys) + keys.index(p["label_key"])
+
+
+def attach_ar_intervals(
+    records: list[Metric],
+    data: DetectionData,
+    m: Any,
+    ar_idx: list[int],
+    score_thresholds: list[float],
+    opts: CIOptions,
+    zero_division: float | None,
+) -> None:
+    """Bootstrap intervals over images on the defined ``AR`` and ``mAR`` records, in place
+    (:func:`ar_replicates`)."""
+    reps, labels = ar_replicates(data, m, ar_idx, score_thresholds, opts, zero_division)
+    lo, hi = percentile(reps, opts.level)
     for rec in records:
-        p = rec.parameters
-        if rec.value is None or rec.type not in ("AR", "mAR"):
-            continue
-        si = spos[round(float(p["score_threshold"]), 10)]
-        if rec.type == "AR":
-            c = si * K + where[(p["label_key"], p["label_value"])]
-        else:
-            c = S * K + si * len(keys) + keys.index(p["label_key"])
-        p.update(opts.parameters(float(lo[c]), float(hi[c]), "bootstrap"))
+        c = ar_column(rec, labels, score_thresholds)
+        if c is not None:
+            rec.parameters.update(opts.parameters(float(lo[c]), float(hi[c]), "bootstrap"))

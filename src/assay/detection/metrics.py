@@ -46,6 +46,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -240,12 +241,9 @@ def compute_metrics(
     need_ar = any(m in wanted for m in AR_TYPES)
     need_counts = any(m in wanted for m in THRESHOLDED_TYPES)
     if need_ap or need_ar or need_counts:
-        all_t = np.unique(np.concatenate([ious, ar_ious])) if need_ar else ious
-        params = CocoParams(
-            iou_type=iou_type, iou_thresholds=all_t, area_ranges=(_ALL,), max_dets=(md,)
+        ev, chosen, all_t = matched(
+            data, iou_type, ious, ar_ious if need_ar else None, md, matching
         )
-        ev = coco_evaluate(data, params)
-        chosen = ev.matching if matching == "coco" else matching_for(matching, data, params)
         if need_ap:
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
             if matching == "coco":
@@ -284,6 +282,24 @@ def compute_metrics(
         wanted, zero_division, matching, page,
     )  # fmt: skip
     return MetricSet(out)
+
+
+def matched(
+    data: DetectionData,
+    iou_type: str,
+    ious: np.ndarray,
+    ar_ious: np.ndarray | None,
+    md: int,
+    matching: str,
+) -> tuple[CocoEvaluation, Any, np.ndarray]:
+    """COCO's evaluation at ``ious`` and ``ar_ious`` (all area, ``md`` detections), the
+    matching the thresholded metrics use (COCO's or valor-lite's) and the thresholds."""
+    all_t = ious if ar_ious is None else np.unique(np.concatenate([ious, ar_ious]))
+    params = CocoParams(iou_type=iou_type, iou_thresholds=all_t, area_ranges=(_ALL,),
+                        max_dets=(md,))  # fmt: skip
+    ev = coco_evaluate(data, params)
+    chosen = ev.matching if matching == "coco" else matching_for(matching, data, params)
+    return ev, chosen, all_t
 
 
 def _keys(data: DetectionData) -> list[str]:

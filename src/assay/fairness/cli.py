@@ -48,6 +48,7 @@ OPTIONS = {
     "group definition": "--sensitive",
     "group_columns": "--group",
     "control_columns": "--control",
+    "by": "--by",
     "method": "--method",
     "agg": "--equalized-odds-agg",
     "zero_division": "--zero-division",
@@ -82,7 +83,12 @@ def _groups(texts: list[str]) -> list[Any]:
 
 
 def _check_columns(
-    df: Any, groups: list[Any], group_columns: list[Any], src: str, control_columns: Any = ()
+    df: Any,
+    groups: list[Any],
+    group_columns: list[Any],
+    src: str,
+    control_columns: Any = (),
+    by: Any = (),
 ) -> None:
     """Every named column exists and every privileged value occurs, naming the option."""
     import numpy as np
@@ -94,7 +100,7 @@ def _check_columns(
     have = ", ".join(map(str, df.columns))
     named = [("--sensitive", g.group_column) for g in groups]
     crossed = [c for g in group_columns for c in ([g] if isinstance(g, str) else g)]
-    controls = [("--control", c) for c in control_columns]
+    controls = [("--control", c) for c in control_columns] + [("--by", c) for c in by]
     for option, column in [*named, *(("--group", c) for c in crossed), *controls]:
         if column not in df.columns:
             raise InvalidInputError(
@@ -162,7 +168,12 @@ def _evaluate_file(
     require_columns(df, [label], source=src)
     group_columns = _group_columns(group_columns, df)
     _check_columns(
-        df, [] if len(df) == 0 else groups, group_columns, src, options.get("control_columns", ())
+        df,
+        [] if len(df) == 0 else groups,
+        group_columns,
+        src,
+        options.get("control_columns", ()),
+        options.get("by", ()),
     )
     if sample_weight is not None and sample_weight not in df.columns:
         raise InvalidInputError(
@@ -217,6 +228,14 @@ def register(app: typer.Typer) -> None:
             help="Control column (fairlearn's control_features): the --group metrics and "
             "aggregates are computed within each of its values; repeat to control for "
             "every combination of several columns.",
+        ),
+        by: list[str] = typer.Option(
+            [],
+            "--by",
+            help="Slice column (repeatable): the --sensitive metrics and the --group "
+            "differences and ratios again on each of its values' rows, with slice_column, "
+            "slice, n and gap (to the whole set); with --ci, each slice's interval and the "
+            "gap's.",
         ),
         sample_weight: str | None = typer.Option(
             None,
@@ -282,6 +301,7 @@ def register(app: typer.Typer) -> None:
             sample_weight=sample_weight,
             scheduler=scheduler,
             control_columns=list(control),
+            **({"by": list(by)} if by else {}),
             method=method,
             agg=equalized_odds_agg,
             zero_division=zero_division,
@@ -305,6 +325,7 @@ def register(app: typer.Typer) -> None:
                 "group_columns": list(group),
                 "sample_weight": sample_weight,
                 "control_columns": list(control),
+                **({"by": list(by)} if by else {}),
                 "positive_label": positive_label,
                 **interval,
                 "method": method,

@@ -34,10 +34,12 @@ def evaluate_fairness(
     method: str = "between_groups",
     agg: str = "worst_case",
     pos_label: Any = UNSET,
+    by: Sequence[str] = (),
     **interval: Any,
 ) -> MetricSet:
     """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
-    ``sample_weight`` names a column of weights; the other arguments (``interval``: ``ci``,
+    ``sample_weight`` names a column of weights; ``by`` columns to slice by; the other
+    arguments (``interval``: ``ci``,
     ``ci_method``, ``num_bootstrap``, ``seed``) are :class:`FairnessEvaluator`'s.
 
     Example:
@@ -59,6 +61,7 @@ def evaluate_fairness(
             zero_division=zero_division,
             method=method,
             agg=agg,
+            by=by,
             **interval,
         )
         .add(data, label=label, prediction=prediction, sample_weight=sample_weight)

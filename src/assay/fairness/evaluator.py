@@ -63,6 +63,14 @@ from assay.fairness.intervals import (
     mark_no_interval,
     table_with,
 )
+from assay.fairness.slices import (
+    feed,
+    merge_slices,
+    row_slices,
+    slice_records,
+    slices_from,
+    slices_state,
+)
 from assay.fairness.summaries import average_records, definition_records, overall_records
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
@@ -73,6 +81,7 @@ from assay.fairness.values import (
 from assay.intervals import INTERVAL_KEYS, ci_options
 from assay.io.tables import as_dataframe, require_columns
 from assay.results import Metric, MetricSet
+from assay.slices import check_by
 
 __all__ = ["FairnessEvaluator"]
 
@@ -114,6 +123,9 @@ class FairnessEvaluator(Evaluator):
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over datums on every
             metric, from the kept counts (default ``ci=None``: none); see
             :mod:`assay.fairness.intervals`.
+        by: columns whose every value is a slice: SPD, DI, AOD, EOD and the four
+            aggregates again on each slice's rows, with ``slice_column``, ``slice``, ``n``,
+            ``gap`` and, with ``ci``, the gap's interval (:mod:`assay.fairness.slices`).
     """
 
     def __init__(
@@ -131,8 +143,10 @@ class FairnessEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        by: Sequence[str] = (),
     ) -> None:
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.by = check_by(by)
         self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
         self.group_columns = tuple(dict.fromkeys(column_key(c) for c in group_columns))
         self.control_columns = control_key(control_columns)
@@ -166,6 +180,7 @@ class FairnessEvaluator(Evaluator):
         self._labels: NDArray[Any] | None = None  # distinct label values seen
         self._predictions: NDArray[Any] | None = None  # distinct prediction values seen
         self._sources: list[str] = []
+        self._slices: dict[str, dict[str, FairnessEvaluator]] = {c: {} for c in self.by}
 
     @property
     def pos_label(self) -> Any:
@@ -182,7 +197,12 @@ class FairnessEvaluator(Evaluator):
             "method": self.method,
             "agg": self.agg,
             **(self.ci.config() if self.ci else {}),
+            **({"by": list(self.by)} if self.by else {}),
         }
+
+    def _sub(self) -> FairnessEvaluator:
+        """An evaluator configured as this one, without slices: a slice's counts."""
+        return FairnessEvaluator(**{k: v for k, v in self.config().items() if k != "by"})
 
     # ------------------------------------------------------------ accumulate
 
@@ -222,14 +242,29 @@ class FairnessEvaluator(Evaluator):
         _, labels = kind_and_values(t, source=source, field=fields[0])
         _, predictions = kind_and_values(p, source=source, field=fields[1])
         check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
+        cuts = [(c, v, rows) for c in self.by for v, rows in row_slices(values, c, n, source)]
         # Everything is validated: only now does the state change.
+        self._accumulate(t, p, w, masked, groupings)
+        self._remember(labels, predictions, source)
+        feed(self._slices, cuts, self._sub, (t, p, w), masked, groupings, (labels, predictions))
+        return self
+
+    def _accumulate(
+        self,
+        t: NDArray[Any],
+        p: NDArray[Any],
+        w: NDArray[np.float64] | None,
+        masked: list[tuple[NDArray[np.bool_], NDArray[np.int64]]],
+        groupings: list[tuple[NDArray[np.str_], NDArray[np.int64]]],
+    ) -> None:
+        """Count a validated batch (its privileged masks and groupings computed)."""
         weighted = w is not None or self._overall_weights is not None
         sums = self._definition_weights() if weighted else None
         for i, (mask, matched) in enumerate(masked):
             self._counts[i] += group_counts(t, p, mask, positive_label=self.positive_label)
             self._matched[i] = self._matched[i] + matched
             if sums is not None:
-                ones = np.ones(n) if w is None else w
+                ones = np.ones(len(t)) if w is None else w
                 sums[i] += group_counts(
                     t, p, mask, positive_label=self.positive_label, sample_weight=ones
                 )
@@ -242,8 +277,6 @@ class FairnessEvaluator(Evaluator):
             now = np.bincount(cell, weights=w, minlength=4)
             self._overall_weights = self._weights() + now
         self._overall = self._overall + np.bincount(cell, minlength=4)
-        self._remember(labels, predictions, source)
-        return self
 
     def _mask(
         self, g: PrivilegedGroup, values: Mapping[str, ArrayLike], n: int, source: str | None
@@ -282,6 +315,7 @@ class FairnessEvaluator(Evaluator):
                 *(g.group_column for g in self.groups),
                 *(c for key in self.group_columns for c in columns_of(key)),
                 *self.control_columns,
+                *self.by,
             ]
         )
         weights = [] if sample_weight is None else [sample_weight]
@@ -320,6 +354,7 @@ class FairnessEvaluator(Evaluator):
         self._overall = self._overall + other._overall
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
+        merge_slices(self._slices, other._slices, FairnessEvaluator.from_state)
 
     # ------------------------------------------------------------ compute
 
@@ -332,6 +367,11 @@ class FairnessEvaluator(Evaluator):
             source=", ".join(self._sources) or "labels and predictions",
         )
         self._check_privileged_values()
+        out = self._records()
+        return MetricSet([*out, *slice_records(self, out)])
+
+    def _records(self) -> list[Metric]:
+        """The records of the counts (a slice's too: the whole set's checks are done)."""
         out: list[Metric] = []
         sums = self._weighted_counts
         label = self.positive_label
@@ -364,7 +404,7 @@ class FairnessEvaluator(Evaluator):
         overall = partial(overall_records, positive_label=label)
         self._interval(recs, self._overall, not weighted, overall)
         out += recs
-        return MetricSet(out)
+        return out
 
     def _by_group(self, column: Any, table: GroupTable) -> list[Metric]:
         return records.by_group(
@@ -435,7 +475,12 @@ class FairnessEvaluator(Evaluator):
         if self._labels is not None and self._predictions is not None:
             state["label_values"] = self._labels
             state["prediction_values"] = self._predictions
-        return state
+        return state | slices_state(self._slices)
+
+    def _load_sub(self, arrays: dict[str, Any]) -> FairnessEvaluator:
+        sub = self._sub()
+        sub._load_state(arrays)
+        return sub
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         counts = np.asarray(state["counts"], dtype=np.int64)
@@ -457,3 +502,4 @@ class FairnessEvaluator(Evaluator):
         if "label_values" in state:
             self._labels = np.asarray(state["label_values"])
             self._predictions = np.asarray(state["prediction_values"])
+        self._slices = slices_from(state, self.by, self._load_sub)

@@ -8,7 +8,9 @@ It reads the records an evaluator computed and recomputes nothing:
   (demographic parity and equalized odds, difference and ratio) below it;
 * one grid of the privileged-group definitions (``--sensitive``): a row per definition and
   one for their mean, a column per metric;
-* the overall accuracy, precision and recall.
+* the overall accuracy, precision and recall;
+* with slices (``by``), one grid per slice column: a row per slice and metric with the
+  slice's size, value and gap to the whole set.
 
 An undefined value shows as ``-``; its reason is in the JSON records.
 
@@ -147,14 +149,36 @@ def _definitions_grid(records: list[Metric]) -> Table:
     return table
 
 
+def _slice_grid(column: str, records: list[Metric]) -> Table:
+    """A row per slice and metric: the slice, its size, the metric, its value and gap."""
+    table = Table(title=_shown(f"slices: {column}"), caption="gap: the slice's value minus the "
+                  "whole set's")  # fmt: skip
+    for header in ("slice", "n", "metric", "value", "gap"):
+        table.add_column(header, justify="left" if header in ("slice", "metric") else "right")
+    for m in records:
+        p = m.parameters
+        short = DEFINITION_METRICS.get(m.type, m.type)
+        where = p.get("privileged") or _text(p.get("group_column", ""))
+        if "control_column" in p:
+            where += f" | {_text(p['control_column'])} = {_text(p['control'])}"
+        metric = f"{short} ({where})"
+        table.add_row(_shown(str(p["slice"])), str(p["n"]), _shown(metric), _num(m.value),
+                      _num(p.get("gap")))  # fmt: skip
+    return table
+
+
 def fairness_tables(metrics: MetricSet) -> list[Table]:
-    """The by-group grids, the definitions grid and the overall numbers, as rich tables."""
+    """The by-group grids, the definitions grid, the overall numbers and the slices, as rich
+    tables."""
     grids: dict[str, list[Metric]] = {}
     definitions: list[Metric] = []
     overall: list[Metric] = []
+    slices: dict[str, list[Metric]] = {}
     for m in metrics:
         p = m.parameters
-        if "group_column" in p and ("group" in p or "method" in p) and "privileged" not in p:
+        if "slice_column" in p:
+            slices.setdefault(str(p["slice_column"]), []).append(m)
+        elif "group_column" in p and ("group" in p or "method" in p) and "privileged" not in p:
             grids.setdefault(_grid_key(m), []).append(m)
         elif m.type in DEFINITION_METRICS:
             definitions.append(m)
@@ -170,4 +194,4 @@ def fairness_tables(metrics: MetricSet) -> list[Table]:
             table.add_column(m.type, justify="right")
         table.add_row(*(_num(m.value) for m in overall))
         tables.append(table)
-    return tables
+    return tables + [_slice_grid(c, records) for c, records in slices.items()]

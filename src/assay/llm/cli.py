@@ -210,6 +210,7 @@ def _save_run(
     started: datetime,
     options: dict[str, Any],
 ) -> None:
+    from assay.llm.models.spec import served_model
     from assay.llm.runner import summarize
     from assay.results import Metric, MetricSet
     from assay.store import ItemRecord
@@ -232,6 +233,7 @@ def _save_run(
         items=[ItemRecord.from_llm(it, r) for it, r in zip(batch, records)],
         url=db,
         started=started,
+        served_model=served_model(m, (r.raw for r in records if r.ok)),
     )
 
 

@@ -86,6 +86,9 @@ class LLMRun:
         kind, dataset, parameters: how to store it.
         model: the model's display name (credentials masked).
         started: when the run began.
+        served_model: the model that answered, as its answers name it (the server's
+            ``model`` field; cached answers keep theirs), or ``None`` when nothing says
+            (:func:`~assay.llm.models.spec.served_model`).
     """
 
     metrics: MetricSet
@@ -97,6 +100,7 @@ class LLMRun:
     parameters: dict[str, Any]
     model: str
     started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    served_model: str | None = None
 
     @property
     def n_errors(self) -> int:
@@ -363,6 +367,8 @@ def _result(
     *,
     score: bool = True,
 ) -> LLMRun:
+    from assay.llm.models.spec import served_model
+
     status, error = "finished", None
     failed = sum(not c.record.ok and c.record.error_kind != INTERRUPTED for c in calls)
     if guard.stopped:
@@ -380,9 +386,11 @@ def _result(
     metrics = task.score(calls) if score else MetricSet()
     params = task.stored_parameters()
     shown = getattr(model, "spec", None) or model.identity
+    served = served_model(model, (c.record.raw for c in calls if c.record.ok))
     return LLMRun(
-        metrics, calls, status, error, task.kind, task.dataset, params, shown, started=started
-    )
+        metrics, calls, status, error, task.kind, task.dataset, params, shown,
+        started=started, served_model=served,
+    )  # fmt: skip
 
 
 def _in_process(model: ChatModel) -> bool:

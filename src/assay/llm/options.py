@@ -31,7 +31,16 @@ field              option                meaning
 ``loglik``         ``--loglik``          how an OpenAI-compatible server is asked for
                                          log-likelihoods (the model option ``loglik``:
                                          ``completions`` or ``chat``; None: not asked)
+``ci``             ``--ci``              confidence level of the headline metrics'
+                                         intervals (None: the task's default)
+``ci_method``      ``--ci-method``       ``bootstrap``, ``wilson``, ``t``, ``delong``
+``num_bootstrap``  ``--num-bootstrap``   bootstrap resamples (>= 2)
+``seed``           ``--seed``            the bootstrap's seed (None: the task's seed)
+``by``             ``--by``              item columns to slice every headline metric by
 =================  ====================  ===============================================
+
+The last five are read by the task (:meth:`~assay.llm.task.LLMTask.configure`), so every
+evaluation gets intervals and slices the same way (:mod:`assay.llm.slicing`).
 
 Example:
     >>> RunOptions(concurrency=4).concurrency
@@ -67,6 +76,11 @@ OPTION_NAMES: dict[str, str] = {
     "reasks": "--judge-retries",
     "quiet": "--quiet",
     "loglik": "--loglik",
+    "ci": "--ci",
+    "ci_method": "--ci-method",
+    "num_bootstrap": "--num-bootstrap",
+    "seed": "--seed",
+    "by": "--by",
 }
 
 # field -> (lowest value, whether the lowest is allowed, None allowed)
@@ -99,6 +113,11 @@ class RunOptions:
     reasks: int | None = None
     quiet: bool = True
     loglik: str | None = None
+    ci: float | None = None
+    ci_method: str = "bootstrap"
+    num_bootstrap: int = 1000
+    seed: int | None = None
+    by: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         from assay.llm.constrain import check_mode
@@ -111,6 +130,24 @@ class RunOptions:
                 f"expected a file path, True or False, got {type(self.cache).__name__}",
                 source="--cache",
             )
+        self.intervals(0, check=True)  # every interval option checked here, named by option
+        by = (self.by,) if isinstance(self.by, str) else tuple(self.by or ())
+        if not all(isinstance(c, str) and c for c in by):
+            raise InvalidInputError(f"expected column names, got {self.by!r}", source="--by")
+        object.__setattr__(self, "by", tuple(dict.fromkeys(by)))
+
+    def intervals(self, seed: int, *, check: bool = False) -> Any:
+        """The :class:`~assay.intervals.CIOptions` asked for (``None`` without ``ci``);
+        ``seed`` is the task's own, used when no ``seed`` was given. ``check``: the method,
+        resamples and seed are checked even without ``ci``."""
+        from assay.intervals import ci_options
+
+        own = self.seed if self.seed is not None else seed
+        level = 0.5 if check and self.ci is None else self.ci
+        try:
+            return ci_options(level, self.ci_method, self.num_bootstrap, own)
+        except InvalidInputError as e:
+            raise InvalidInputError(e.reason, source=OPTION_NAMES.get(str(e.source))) from None
 
     def replace(self, **changes: Any) -> RunOptions:
         """A copy with ``changes`` (checked like the original)."""

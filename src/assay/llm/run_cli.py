@@ -154,10 +154,17 @@ def _store(run: Any, metrics: Any, db: str | None) -> int:
                 parameters=run.parameters,
                 items=items,
                 created=run.started,
+                served_model=run.served_model,
             )
             note(f"saved evaluation {eid} ({run.kind}) to {store.display_url}")
             return eid
-        eid = store.start(run.kind, dataset=run.dataset, model=run.model, parameters=run.parameters)
+        eid = store.start(
+            run.kind,
+            dataset=run.dataset,
+            model=run.model,
+            parameters=run.parameters,
+            served_model=run.served_model,
+        )
         if items:
             store.add_items(eid, items)
         store.add_metrics(eid, metrics)

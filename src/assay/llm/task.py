@@ -110,6 +110,10 @@ class LLMTask(ABC):
     structured: str = "off"
     can_structure: bool = False
     constraint: str | None = None
+    #: the interval options of the run (:class:`~assay.intervals.CIOptions`; ``None``: none)
+    ci: Any = None
+    #: the item columns every headline metric is sliced by (:mod:`assay.llm.slicing`)
+    by: tuple[str, ...] = ()
 
     @property
     @abstractmethod
@@ -158,6 +162,28 @@ class LLMTask(ABC):
             raise InvalidInputError(
                 f"the {self.kind} evaluation takes no reply cap", source="--max-tokens"
             )
+        self.configure_scoring(options)
+
+    def configure_scoring(self, options: RunOptions) -> None:
+        """Take the intervals (``ci``, ..., the seed defaulting to :meth:`ci_seed`) and the
+        slices (``by``: refused, before any call, unless every column is one of
+        :meth:`item_columns`) the options give; a task keeps its own where they give none."""
+        from assay.llm.slicing import check_by
+
+        ci = options.intervals(self.ci_seed())
+        if ci is not None:
+            self.ci = ci
+        if options.by:
+            check_by(options.by, self.item_columns(), f"{self.kind} items")
+            self.by = tuple(options.by)
+
+    def ci_seed(self) -> int:
+        """The bootstrap's seed when the options give none (default 0)."""
+        return 0
+
+    def item_columns(self) -> list[str]:
+        """The item columns ``by`` may name (default: none)."""
+        return []
 
     def constrain(self, model: ChatModel) -> bool:
         """Choose the constraint for ``model`` (:func:`assay.llm.constrain.resolve`) once it

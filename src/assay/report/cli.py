@@ -18,6 +18,12 @@ def report_command(
     out: Path = typer.Option(..., "--out", "-o", help="The HTML file to write (atomically)."),
     kind: str = typer.Option(None, "--kind", "-k", help="Report runs of this kind (with --last)."),
     dataset: str = typer.Option(None, "--dataset", "-d", help="With --kind: only this dataset."),
+    model: str = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="With --kind: only runs of this model (matched as runs list --model matches).",
+    ),
     last: int = typer.Option(
         None, "--last", "-n", min=1, help="With --kind: the newest N finished runs."
     ),
@@ -41,7 +47,7 @@ def report_command(
 
     check_output_file(out)
     with open_store(db) as st:
-        ids = select_runs(st, evaluation_ids, kind, dataset, last)
+        ids = select_runs(st, evaluation_ids, kind, dataset, last, model=model)
         runs = [st.get(i, items=True) for i in ids]
     path = write_report(runs, out, title=title)
     note(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB, {len(runs)} runs)")

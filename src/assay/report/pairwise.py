@@ -3,15 +3,27 @@
 Win rates (``WinRateWithTie``, ``WinRateWithoutTie`` and the debiased ``WinRate``) are bars
 per model against each opponent, 0.5 marked; ``ConsistencyRate`` and ``ExtractionRate`` are
 bars per run; ``BradleyTerryRating`` is one bar per model with its bootstrap interval; a
-length-controlled win rate with its interval when present.
+length-controlled win rate with its interval when present. Slice records (``--by``) are
+left out: the figures show the whole set.
 """
 
 from __future__ import annotations
 
-from assay.report.figures import Figure, bar, figure, hline, records, run_label
+from collections.abc import Callable
+
+from assay.report.figures import Figure, bar, figure, hline, run_label
+from assay.report.figures import records as _all_records
+from assay.results import Metric
 from assay.store.records import Evaluation
 
 __all__ = ["figures"]
+
+
+def records(ev: Evaluation, t: str, where: Callable[[Metric], bool] | None = None) -> list:
+    """The run's whole-set records of one type (no slice record)."""
+    return _all_records(
+        ev, t, lambda m: "slice_column" not in m.parameters and (where is None or where(m))
+    )
 
 
 def _wins(runs: list[Evaluation]) -> list[Figure]:

@@ -8,10 +8,12 @@ plots are :mod:`assay.report.fairness`'s.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from assay.report import fairness
 from assay.report.figures import Figure, figure, hline, record_bar, records, run_label
+from assay.results import MetricSet
 from assay.store.records import Evaluation
 
 __all__ = ["figures"]
@@ -33,7 +35,9 @@ def _per(
 
 
 def figures(runs: list[Evaluation]) -> list[Figure]:
-    """CAT scores by scope, exam results by language, fairness plots."""
+    """CAT scores by scope, exam results by language, fairness plots (of the whole set: the
+    slice records of ``--by`` are in the report's tables, not in these plots)."""
+    runs = [_whole(ev) for ev in runs]
     cat = _per(
         runs,
         ("LMS", "SS", "ICAT"),
@@ -50,3 +54,11 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
         yaxis={"range": [0, 1.02]},
     )
     return cat + exam + fairness.figures(runs)
+
+
+def _whole(ev: Evaluation) -> Evaluation:
+    """The run with its slice records left out."""
+    if not any("slice" in m.parameters for m in ev.metrics or []):
+        return ev
+    kept = MetricSet(m for m in ev.metrics or [] if "slice" not in m.parameters)
+    return replace(ev, metrics=kept)

@@ -9,11 +9,13 @@ is used, otherwise the direct per-response path; both give the same sums.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from assay.scoring.grouped_true import GroupedTrueStats
 from assay.scoring.level_stats import CellStats, LevelCoded, grouped_pair_stats, level_code
 from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
 from assay.scoring.types import ScoringData
@@ -88,9 +90,15 @@ def _whole_set(
 
 
 def batch_stats(
-    d: ScoringData, group_columns: list[str], shift: float, fast: bool, true_scores: bool
+    d: ScoringData,
+    group_columns: list[str],
+    shift: float,
+    fast: bool,
+    true_scores: bool,
+    true_by: Sequence[str] = (),
 ) -> BatchStats:
-    """Every statistic of one batch; ``true_scores`` adds the PRMSE sums."""
+    """Every statistic of one batch; ``true_scores`` adds the PRMSE sums (per group too for
+    the columns ``true_by``)."""
     mr = np.rint(d.m)
     xl = level_code(d.h) if fast else None
     dbl = None if d.h2 is None else ~np.isnan(d.h2[:, 0])
@@ -107,6 +115,12 @@ def batch_stats(
     if true_scores:
         ratings = np.column_stack([d.h, d.h2]) if d.h2 is not None else d.h[:, None]
         part.true, part.true_r = TrueScoreStats.from_arrays_multi(ratings, [d.m, mr], shift=shift)
+        for col in true_by:
+            codes, labels = d.groups[col]
+            by = part.by[col]
+            by["true"], by["true_r"] = GroupedTrueStats.from_arrays(
+                ratings, [d.m, mr], codes, labels, shift
+            )
     return part
 
 
@@ -160,6 +174,9 @@ def load_batch_state(state: dict[str, np.ndarray], group_columns: list[str]) -> 
                 by[key] = PairStats.from_state(state, f"by{i}.{key}")
         if f"by{i}.cells.n" in state:
             by["cells"] = CellStats.from_state(state, f"by{i}.cells")
+        for key in ("true", "true_r"):
+            if f"by{i}.{key}.sums" in state:
+                by[key] = GroupedTrueStats.from_state(state, f"by{i}.{key}")
         if by:
             s.by[col] = by
     return s

@@ -120,6 +120,13 @@ _HUMAN2 = typer.Option(
 _SUBGROUP = typer.Option(
     [], "--subgroup", help="Group column for the by-group and fairness tables (repeatable)."
 )
+_BY = typer.Option(
+    [],
+    "--by",
+    help="Slice the responses by this column (repeatable): the eval metrics again per value, "
+    "with slice_column, slice, n and gap (the slice minus the whole set; with --ci its "
+    "interval).",
+)
 _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the CSV tables and metrics.json.")
 _KEEP_ZERO = typer.Option(
     False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
@@ -148,6 +155,7 @@ def register(app: typer.Typer) -> None:
         system: str | None = _SYSTEM,
         human2: list[str] = _HUMAN2,
         subgroup: list[str] = _SUBGROUP,
+        by: list[str] = _BY,
         out_dir: Path = _OUT_DIR,
         keep_zero_scores: bool = _KEEP_ZERO,
         rater_error_variance: float | None = _VARIANCE,
@@ -172,6 +180,9 @@ def register(app: typer.Typer) -> None:
         _check_out_dir(out_dir)
         if config is not None or trim_min is not None or trim_max is not None:
             from assay.scoring.rsmeval_cli import run_rsmeval_command
+
+            if by:
+                raise InvalidInputError("is not offered in rsmeval mode (--config)", source="--by")
 
             flags = {
                 "predictions_file": data,
@@ -205,6 +216,7 @@ def register(app: typer.Typer) -> None:
                 group_columns=subgroup,
                 exclude_zero_scores=not keep_zero_scores,
                 rater_error_variance=rater_error_variance,
+                by=by,
                 **interval,
             )
         except InvalidInputError as e:
@@ -221,6 +233,7 @@ def register(app: typer.Typer) -> None:
             "group_columns": list(subgroup),
             "exclude_zero_scores": not keep_zero_scores,
             "rater_error_variance": rater_error_variance,
+            **({"by": list(by)} if by else {}),
             **(interval if ci is not None else {}),
         }
         _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)

@@ -46,6 +46,7 @@ from assay.scoring.batch import (
 from assay.scoring.build import build
 from assay.scoring.compat import ScoringMetricSet
 from assay.scoring.intervals import ResponseUnits, attach_intervals
+from assay.scoring.slices import attach_slice_intervals, slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.types import ScoringData, resolve_group_columns
@@ -76,10 +77,15 @@ class ScoringEvaluator(Evaluator):
             and system columns, ``<system>_round``, the second human column), RSMTool's
             ``population_mn_dict`` / ``population_sd_dict``; see
             :mod:`assay.scoring.smd_options`.
+        by: columns whose values slice the responses: the ``eval`` table's headline metrics
+            again per value (records with ``slice_column``, ``slice``, ``n``, ``gap``; see
+            :mod:`assay.scoring.slices`), from the same per-group state as
+            ``group_columns``.
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over responses on the
-            ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE (default ``ci=None``:
-            none); the evaluator then also keeps each response's score pair
-            (:mod:`assay.scoring.intervals`).
+            ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE, the by-group
+            tables' columns and DSM, and ``true_score_eval``'s PRMSE and its parts (default
+            ``ci=None``: none); the evaluator then also keeps each response's score pair
+            and rating summary (:mod:`assay.scoring.intervals`).
 
     Example:
         >>> import pandas as pd
@@ -111,6 +117,7 @@ class ScoringEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        by: Sequence[str] | None = None,
     ) -> None:
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
         self.human, self.system = str(human), str(system)
@@ -125,7 +132,10 @@ class ScoringEvaluator(Evaluator):
             human2=self.human2[0] if self.human2 else None,
         )
         self.group_columns = resolve_group_columns(group_columns, subgroups)
-        self._units = ResponseUnits(self.group_columns)
+        self.by = resolve_group_columns(by, None)
+        # one per-group state for the tables' group columns and the slices' columns
+        self._columns = list(dict.fromkeys([*self.group_columns, *self.by]))
+        self._units = ResponseUnits(self._columns)
         self.exclude_zero_scores = bool(exclude_zero_scores)
         if rater_error_variance is not None and (
             not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
@@ -159,6 +169,7 @@ class ScoringEvaluator(Evaluator):
             "use_diff_std_means": self.smd.use_diff_std_means,
             "population_means": dict(self.smd.population_means),
             "population_sds": dict(self.smd.population_sds),
+            **({"by": list(self.by)} if self.by else {}),
             **(self.ci.config() if self.ci else {}),
         }
 
@@ -171,7 +182,7 @@ class ScoringEvaluator(Evaluator):
             human=self.human,
             system=self.system,
             human2=self.human2 or None,
-            group_columns=self.group_columns,
+            group_columns=self._columns,
             exclude_zero_scores=self.exclude_zero_scores,
             source=source,
         )
@@ -179,7 +190,7 @@ class ScoringEvaluator(Evaluator):
 
     def add_data(self, d: ScoringData) -> Self:
         """Add an already-cleaned batch (:class:`ScoringData`) with the configured columns."""
-        missing = [c for c in self.group_columns if c not in d.groups]
+        missing = [c for c in self._columns if c not in d.groups]
         if missing or (d.h2 is None) != (not self.human2):
             raise InvalidInputError(
                 "the batch was cleaned for other columns than this evaluator's",
@@ -189,10 +200,13 @@ class ScoringEvaluator(Evaluator):
         if shift is None:
             shift = float(np.rint(np.median(d.h[:1000])))
         true_scores = d.h2 is not None or self.rater_error_variance is not None
-        part = batch_stats(d, self.group_columns, shift, self.fast, true_scores)
+        part = batch_stats(d, self._columns, shift, self.fast, true_scores, self.by)
         self._shift = shift
         if self.ci is not None:
-            self._units.add(d.h, d.m, d.groups)
+            ratings = None
+            if true_scores:
+                ratings = d.h[:, None] if d.h2 is None else np.column_stack([d.h, d.h2])
+            self._units.add(d.h, d.m, d.groups, ratings)
         self._stats = part if self._stats is None else merge_batches(self._stats, part)
         for k, c in d.dropped.items():
             self.dropped[k] = self.dropped.get(k, 0) + c
@@ -218,8 +232,29 @@ class ScoringEvaluator(Evaluator):
 
     def _compute(self) -> MetricSet:
         built = build(self)
+        found = slice_records(self, built.records)
         if self.ci is not None and self._shift is not None:
-            attach_intervals(built.records, self._units, self.system, self._shift, self.ci)
+            attach_intervals(
+                built.records,
+                self._units,
+                self.system,
+                self._shift,
+                self.ci,
+                self.rater_error_variance,
+                self.group_columns,
+            )
+            smd = "dsm" if self.smd.use_diff_std_means else self.smd.smd_method
+            attach_slice_intervals(
+                found,
+                self._units,
+                self.by,
+                self.system,
+                self._shift,
+                self.ci,
+                smd,
+                self.rater_error_variance,
+            )
+        built.records.extend(found)
         return ScoringMetricSet(built)
 
     def tables(self) -> ScoringTables:
@@ -242,7 +277,7 @@ class ScoringEvaluator(Evaluator):
         if self._shift is not None:
             out["shift"] = np.array(self._shift)
         if self._stats is not None:
-            out.update(batch_state(self._stats, self.group_columns))
+            out.update(batch_state(self._stats, self._columns))
         if self.ci is not None:
             out.update(self._units.state())
         return out
@@ -253,8 +288,8 @@ class ScoringEvaluator(Evaluator):
         self.dropped = {k: int(c) for k, c in zip(reasons, counts)}
         self._shift = float(state["shift"]) if "shift" in state else None
         if "hm.n" in state:
-            self._stats = load_batch_state(dict(state), self.group_columns)
-        self._units = ResponseUnits.from_state(state, self.group_columns)
+            self._stats = load_batch_state(dict(state), self._columns)
+        self._units = ResponseUnits.from_state(state, self._columns)
 
 
 def evaluate_scoring(
@@ -277,6 +312,7 @@ def evaluate_scoring(
     ci_method: str = "bootstrap",
     num_bootstrap: int = 1000,
     seed: int = 0,
+    by: Sequence[str] | None = None,
 ) -> MetricSet:
     """Evaluate system scores against human scores: every scoring metric as a Metric record.
 

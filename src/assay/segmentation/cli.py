@@ -4,6 +4,7 @@ Example::
 
     assay segmentation --groundtruths gt.jsonl --predictions pred.jsonl --format table
     assay segmentation --groundtruths gt.jsonl --predictions pred.jsonl --where 'site == "b"'
+    assay segmentation --groundtruths gt.jsonl --predictions pred.jsonl --by site --ci 0.95
 
 Only typer and the shared CLI helpers are imported at module level; numpy, pycocotools and
 shapely load inside the command, so ``--help`` is fast.
@@ -12,6 +13,7 @@ shapely load inside the command, so ``--help`` is fast.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -55,6 +57,13 @@ def register(app: typer.Typer) -> None:
             help="Value of a ratio with a zero denominator (default: null).",
         ),
         where: str = where_option("datums", "uid and the datum's metadata"),
+        by: list[str] = typer.Option(
+            [],
+            "--by",
+            help="A datum metadata field (repeatable): IOU/mIOU/Precision/Recall/F1/Accuracy "
+            "again per value, with slice_column, slice, n and gap (to the whole set); with --ci, "
+            "each slice's interval and the gap's.",
+        ),
         ci: float = _CI,
         ci_method: str = _CI_METHOD,
         num_bootstrap: int = _NUM_BOOTSTRAP,
@@ -81,7 +90,8 @@ def register(app: typer.Typer) -> None:
         pr = read_datums(predictions, default="predictions")
         from assay.segmentation.evaluator import SegmentationEvaluator
 
-        ev = SegmentationEvaluator(zero_division=zero_division, **interval)
+        slices: dict[str, Any] = {"by": list(by)} if by else {}
+        ev = SegmentationEvaluator(zero_division=zero_division, by=by or (), **interval)
         ev.add(gt, pr, source=str(groundtruths), psource=str(predictions))
         records = apply_where(ev, {"datums": where}).compute()
         if wanted:
@@ -103,5 +113,6 @@ def register(app: typer.Typer) -> None:
                 "zero_division": zero_division,
                 **({"where_datums": where} if where is not None else {}),
                 **interval,
+                **slices,
             },
         )

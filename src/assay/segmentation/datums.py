@@ -157,9 +157,21 @@ class DatumCounts:
     def subset(self, *, datums: Any = None, labels: Sequence[Any] | None = None) -> DatumCounts:
         """The datums and labels kept (see the module docstring)."""
         meta = self.metadata if self._meta else None
-        kd = datum_mask(self.uids, meta, datums)
         pairs = [(k, v) for k in sorted(self.labels) for v in self.labels[k]]
         kl = label_mask(pairs, labels)
+        return self.take(datum_mask(self.uids, meta, datums), kl, labels is not None)
+
+    def take(
+        self,
+        kd: NDArray[np.bool_],
+        kl: NDArray[np.bool_] | None = None,
+        by_label: bool = False,
+    ) -> DatumCounts:
+        """The datums ``kd`` (a mask over the datums) and labels ``kl`` (a mask over every
+        key's labels, keys sorted; None keeps all) kept, as :meth:`subset` does."""
+        meta = self.metadata if self._meta else None
+        if kl is None:
+            kl = np.ones(sum(len(v) for v in self.labels.values()), dtype=bool)
         out = DatumCounts()
         new_index = np.cumsum(kd) - 1
         out.uids = [self.uids[i] for i in np.flatnonzero(kd)]
@@ -170,7 +182,7 @@ class DatumCounts:
             values = self.labels[key]
             keep = np.r_[True, kl[at : at + len(values)]]  # background always stays
             at += len(values)
-            self._subset_key(out, key, keep, kd, new_index, labels is not None)
+            self._subset_key(out, key, keep, kd, new_index, by_label)
         return out
 
     def _subset_key(

@@ -40,6 +40,8 @@ from assay.segmentation.compute import (
 )
 from assay.segmentation.datums import DatumCounts
 from assay.segmentation.intervals import attach_intervals
+from assay.segmentation.slices import slice_records
+from assay.slices import check_by
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
@@ -54,6 +56,9 @@ class SegmentationEvaluator(Evaluator):
     Args:
         zero_division: the value of a ratio whose denominator is 0 (IoU of a label with no
             pixel anywhere, precision, recall, F1); default None = undefined.
+        by: datum metadata fields whose every value is a slice: IOU, mIOU, Precision, Recall,
+            F1 and Accuracy again per slice, with ``slice_column``, ``slice``, ``n``, ``gap``
+            and, with ``ci``, the gap's interval (:mod:`assay.segmentation.slices`).
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on IOU, mIOU,
             Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
             each image's per-label pixel counts come from the per-datum counts it keeps anyway,
@@ -66,6 +71,7 @@ class SegmentationEvaluator(Evaluator):
         self,
         *,
         zero_division: float | None = None,
+        by: Sequence[str] = (),
         ci: float | None = None,
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
@@ -75,6 +81,7 @@ class SegmentationEvaluator(Evaluator):
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         check_zero_division(zero_division)
         self.zero_division = zero_division
+        self.by = check_by(by)
         self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
 
     @property
@@ -84,7 +91,11 @@ class SegmentationEvaluator(Evaluator):
         return self._datums.n_datums
 
     def config(self) -> dict[str, Any]:
-        return {"zero_division": self.zero_division, **(self.ci.config() if self.ci else {})}
+        return {
+            "zero_division": self.zero_division,
+            **(self.ci.config() if self.ci else {}),
+            **({"by": list(self.by)} if self.by else {}),
+        }
 
     @property
     def is_empty(self) -> bool:
@@ -217,7 +228,16 @@ class SegmentationEvaluator(Evaluator):
             out.append(records.confusion_matrix(cm, label_key=key, zero_division=zd))
             if self.ci is not None:
                 self._attach(out, key, labels)
+        if self.by:
+            out += slice_records(self._datums, self.by, out, self._alone, self.ci,
+                                 self.zero_division)  # fmt: skip
         return MetricSet(out)
+
+    def _alone(self, datums: DatumCounts) -> list[Metric]:
+        """The records of ``datums`` (a slice's) evaluated alone, intervals included."""
+        ev = SegmentationEvaluator(**{k: v for k, v in self.config().items() if k != "by"})
+        ev._datums = datums
+        return list(ev._compute())
 
     def _attach(self, out: list[Metric], key: str, labels: list[str]) -> None:
         """Intervals on ``key``'s records (the image rows in the natural label order)."""
@@ -266,6 +286,7 @@ def evaluate_segmentation(
     *,
     metrics: Sequence[str] | None = None,
     zero_division: float | None = None,
+    by: Sequence[str] = (),
     **interval: Any,
 ) -> MetricSet:
     """Semantic-segmentation records in one call, from JSONL-style datum records.
@@ -276,6 +297,7 @@ def evaluate_segmentation(
         metrics: a subset of IOU, mIOU, Precision, Recall, F1, Accuracy, ConfusionMatrix
             (default all).
         zero_division: see :class:`SegmentationEvaluator`.
+        by: datum metadata fields to slice by (see :class:`SegmentationEvaluator`).
         interval: ``ci``, ``ci_method``, ``num_bootstrap``, ``seed`` (see
             :class:`SegmentationEvaluator`).
 
@@ -295,6 +317,6 @@ def evaluate_segmentation(
         raise InvalidInputError(
             f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics"
         )
-    ev = SegmentationEvaluator(zero_division=zero_division, **interval)
+    ev = SegmentationEvaluator(zero_division=zero_division, by=by, **interval)
     ms = ev.add(groundtruths, predictions).compute()
     return MetricSet(m for m in ms if m.type in wanted)

@@ -22,7 +22,7 @@ from assay.intervals import CIOptions, Clusters, bootstrap, percentile
 from assay.ratios import divide
 from assay.results import Metric
 
-__all__ = ["ImageRows", "image_row", "attach_intervals"]
+__all__ = ["ImageRows", "image_row", "attach_intervals", "columns", "gap_intervals"]
 
 F64 = NDArray[np.float64]
 
@@ -78,6 +78,16 @@ def _replicates(rows: np.ndarray, w: F64, zd: float | None) -> F64:
     return np.concatenate([iou, prec, rec, f1, miou[:, None], acc[:, None]], axis=1)
 
 
+def columns(labels: list[str]) -> dict[tuple[str, str | None], int]:
+    """Each record's column of :func:`_replicates`' output, by (type, label_value)."""
+    n = len(labels)
+    col: dict[tuple[str, str | None], int] = {}
+    for i, name in enumerate(("IOU", "Precision", "Recall", "F1")):
+        col |= {(name, v): i * n + j for j, v in enumerate(labels)}
+    col[("mIOU", None)], col[("Accuracy", None)] = 4 * n, 4 * n + 1
+    return col
+
+
 def attach_intervals(
     records: list[Metric],
     key: str,
@@ -94,13 +104,43 @@ def attach_intervals(
         units = np.ones(rows.shape[0], dtype=np.int64)
     reps = bootstrap(lambda w: _replicates(rows, w, zd), units, opts.num_bootstrap, opts.seed)
     lo, hi = percentile(reps, opts.level)
-    n = len(labels)
-    col: dict[tuple[str, str | None], int] = {}
-    for i, name in enumerate(("IOU", "Precision", "Recall", "F1")):
-        col |= {(name, v): i * n + j for j, v in enumerate(labels)}
-    col[("mIOU", None)], col[("Accuracy", None)] = 4 * n, 4 * n + 1
+    col = columns(labels)
     for m in records:
         c = col.get((m.type, m.parameters.get("label_value")))
         if m.value is None or m.parameters.get("label_key") != key or c is None:
             continue
         m.parameters.update(opts.parameters(float(lo[c]), float(hi[c]), "bootstrap"))
+
+
+def gap_intervals(
+    records: list[Metric],
+    whole: tuple[list[str], np.ndarray],
+    part: tuple[list[str], np.ndarray],
+    inside: np.ndarray,
+    opts: CIOptions,
+    zd: float | None,
+) -> dict[tuple[str, str | None], tuple[float, float]]:
+    """The bootstrap interval of each slice-minus-whole gap of a key's defined ``records``
+    (the slice's), by (type, label_value). ``whole`` and ``part`` are (labels, rows) of the
+    whole set and of the slice, rows over the same images (the key's), and ``inside`` marks
+    the slice's images: one resample ``w`` of all images gives the whole set's value and the
+    slice's (``w * inside``)."""
+    (labels, rows), (labels_s, rows_s) = whole, part
+    width = 4 * len(labels) + 2
+
+    def statistic(w: F64) -> F64:
+        return np.concatenate(
+            [_replicates(rows, w, zd), _replicates(rows_s, w * inside, zd)], axis=1
+        )
+
+    ones = np.ones(rows.shape[0], dtype=np.int64)
+    reps = bootstrap(statistic, ones, opts.num_bootstrap, opts.seed)
+    col, col_s = columns(labels), columns(labels_s)
+    out = {}
+    for m in records:
+        k = (m.type, m.parameters.get("label_value"))
+        if m.value is None or k not in col_s or k not in col:
+            continue
+        lo, hi = percentile(reps[:, width + col_s[k]] - reps[:, col[k]], opts.level)
+        out[k] = (float(lo), float(hi))
+    return out

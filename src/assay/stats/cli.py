@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from assay.cli_options import interval_kwargs, interval_options
 from assay.cli_support import (
     OutputFormat,
     db_option,
@@ -22,6 +23,8 @@ from assay.cli_support import (
     save_option,
     scheduler_option,
 )
+
+_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
 
 #: where an error came from (its ``source``) -> the option that set it
 OPTIONS = {"metrics": "--metric", "reducers": "--reducer", "to_float": "--to-float"}
@@ -130,13 +133,26 @@ def register(app: typer.Typer) -> None:
             '({"correct": "pass", "incorrect": "fail"}) or a table of text value -> '
             'number ({"P": 0.0}). Metrics and reducers with their own to_float use theirs.',
         ),
+        ci: float | None = _CI,
+        ci_method: str = _CI_METHOD,
+        num_bootstrap: int = _NUM_BOOTSTRAP,
+        seed: int = _SEED,
+        cluster: str | None = typer.Option(
+            None,
+            help="With --ci: a sample_metadata key whose clusters are the independent units "
+            "of the intervals (clustered standard error; whole clusters resampled).",
+        ),
         scheduler: str | None = scheduler_option(),
         format: OutputFormat = format_option(),
         out: Path | None = out_option(),
         save: bool = save_option(),
         db: str | None = db_option(),
     ) -> None:
-        """Inspect AI-style metrics over sample scores, after reducing each sample's epochs."""
+        """Inspect AI-style metrics over sample scores, after reducing each sample's epochs.
+
+        With --ci every mean-type record (Accuracy, Mean, per group too) gets a confidence
+        interval over samples (t, wilson, bootstrap or bca; over clusters with --cluster).
+        """
         from assay.errors import InvalidInputError
         from assay.io.files import check_writable_file
         from assay.stats.evaluator import ScoreEvaluator
@@ -147,7 +163,13 @@ def register(app: typer.Typer) -> None:
         mapping = _mapping(to_float)
         metrics = _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
         reducers = _parsed(reducer or ["mean"], reducer_from_text, "--reducer")
-        ev = _fold_scores(ScoreEvaluator(metrics, reducers, to_float=mapping), scores, scheduler)
+        intervals = interval_kwargs(ci, ci_method, num_bootstrap, seed)
+        if cluster is not None and not intervals:
+            raise InvalidInputError("is used by the intervals: give --ci too", source="--cluster")
+        if cluster is not None:
+            intervals["cluster"] = cluster
+        ev = ScoreEvaluator(metrics, reducers, to_float=mapping, **intervals)
+        ev = _fold_scores(ev, scores, scheduler)
         try:
             ms = ev.compute()
         except InvalidInputError as e:
@@ -169,5 +191,6 @@ def register(app: typer.Typer) -> None:
                 "metrics": list(metric),
                 "reducers": list(reducer),
                 "to_float": None if mapping is None else mapping.to_dict(),
+                **intervals,
             },
         )

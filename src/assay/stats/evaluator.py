@@ -32,12 +32,14 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.results import Metric, MetricSet
 from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
 from assay.stats.records import run_context
 from assay.stats.reduce import reduce_scores, value_keys
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
+from assay.stats.sample_ci import SampleCI
 from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.types import SampleScore
@@ -135,12 +137,16 @@ def _n_none(objs: list[SampleScore]) -> int:
 
 
 def _records(
-    scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer], to_float: Any = None
+    scores: Scores,
+    metric_fns: list[MetricFn],
+    reducers: list[Reducer],
+    to_float: Any = None,
+    ci: SampleCI | None = None,
 ) -> MetricSet:
     raw = [m for m in metric_fns if m.takes != "frame"]
     if raw:
         frame_fns = [m for m in metric_fns if m.takes == "frame"]
-        done = _records(scores, frame_fns, reducers, to_float) if frame_fns else MetricSet([])
+        done = _records(scores, frame_fns, reducers, to_float, ci) if frame_fns else MetricSet([])
         return MetricSet([*done, *_raw_records(scores, raw, reducers, to_float)])
     views = _Views(scores)
     records: list[Metric] = []
@@ -164,7 +170,7 @@ def _records(
                     score_key=key,
                     n_failed=frame.n_none,
                 )
-                records.extend(m.records(frame, context))
+                records.extend(m.records(frame, context, ci))
     return MetricSet(records)
 
 
@@ -203,8 +209,26 @@ class _Views:
         return {k: f.remap(again) for k, f in frames.items()}
 
 
+def _sample_ci(
+    ci: float | None, ci_method: str, num_bootstrap: int, seed: int, cluster: str | None
+) -> SampleCI | None:
+    opts = ci_options(ci, ci_method, num_bootstrap, seed)
+    if cluster is not None and (not isinstance(cluster, str) or not cluster):
+        raise InvalidInputError(f"must be a sample-metadata key, got {cluster!r}", source="cluster")
+    return None if opts is None else SampleCI(opts, cluster)
+
+
 def evaluate_scores(
-    scores: Scores, metrics: Any = None, reducers: Any = None, to_float: Any = None
+    scores: Scores,
+    metrics: Any = None,
+    reducers: Any = None,
+    to_float: Any = None,
+    *,
+    ci: float | None = None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
+    seed: int = 0,
+    cluster: str | None = None,
 ) -> MetricSet:
     """Metric records for ``scores``: one set of metrics per reducer (and per dict key).
 
@@ -224,6 +248,14 @@ def evaluate_scores(
         Custom sentinels for correct/incorrect/partial/no answer: a
         :class:`~assay.stats.ValueMapping` or the dict of its fields. It applies to the
         conversion of SampleScore values for the metrics and built-in reducers.
+    ci, ci_method, num_bootstrap, seed
+        A confidence interval of level ``ci`` (off by default) on every record that is a
+        mean of per-sample values (``Accuracy``, ``Mean``, per group too): ``t``,
+        ``wilson`` (values in [0, 1]) or ``bootstrap`` over samples
+        (:mod:`assay.stats.sample_ci`; docs/records.md#intervals).
+    cluster
+        A sample-metadata key: the intervals treat its clusters as the independent units
+        (clustered standard error, or whole clusters resampled).
 
     Returns
     -------
@@ -238,8 +270,9 @@ def evaluate_scores(
     ...  for m in evaluate_scores(s, "mean")]
     [('em', 1.0, 1), ('f1', 0.5, 1)]
     """
+    interval = _sample_ci(ci, ci_method, num_bootstrap, seed, cluster)
     scores = as_native(scores)  # Inspect AI's objects: read once, attribute by attribute
-    return _records(scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float))
+    return _records(scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float), interval)
 
 
 def evaluate(scores: Scores, metrics: Any = None, reducers: Any = None) -> MetricSet:
@@ -294,7 +327,7 @@ class ScoreEvaluator(Evaluator):
         built by a registered factory can be used but not rebuilt by :meth:`from_state`.
     reducers
         As in :func:`evaluate_scores`, described by name.
-    to_float
+    to_float, ci, ci_method, num_bootstrap, seed, cluster
         As in :func:`evaluate_scores`.
 
     Examples
@@ -309,7 +342,19 @@ class ScoreEvaluator(Evaluator):
     0.5
     """
 
-    def __init__(self, metrics: Any = None, reducers: Any = None, to_float: Any = None) -> None:
+    def __init__(
+        self,
+        metrics: Any = None,
+        reducers: Any = None,
+        to_float: Any = None,
+        *,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+        cluster: str | None = None,
+    ) -> None:
+        self.ci = _sample_ci(ci, ci_method, num_bootstrap, seed, cluster)
         self.metrics = _metrics(metrics)
         self.reducers = _reducers(reducers)
         self.to_float = as_mapping(to_float)
@@ -325,13 +370,16 @@ class ScoreEvaluator(Evaluator):
 
     def config(self) -> dict[str, Any]:
         """``{"metrics": [spec, ...], "reducers": [name or spec, ...]}`` (JSON), plus
-        ``"to_float"`` (the mapping's fields) when a custom mapping is set."""
+        ``"to_float"`` (the mapping's fields) when a custom mapping is set, and the interval
+        options (``ci``, ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``) with ``ci``."""
         config: dict[str, Any] = {
             "metrics": [_spec(m) for m in self.metrics],
             "reducers": [_spec(r) for r in self.reducers],
         }
         if self.to_float is not None:
             config["to_float"] = self.to_float.to_dict()
+        if self.ci is not None:
+            config |= self.ci.config()
         return config
 
     @property
@@ -372,7 +420,7 @@ class ScoreEvaluator(Evaluator):
         return objs
 
     def _compute(self) -> MetricSet:
-        return _records(self.scores(), self.metrics, self.reducers, self.to_float)
+        return _records(self.scores(), self.metrics, self.reducers, self.to_float, self.ci)
 
     def _state(self) -> dict[str, np.ndarray]:
         return encode_scores(self.scores())

@@ -31,6 +31,7 @@ from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn, as_frame, as_objects
 from assay.stats.records import aggregate_context, group_context, record, undefined_record
+from assay.stats.sample_ci import SampleCI
 from assay.stats.types import SampleScore
 
 __all__ = ["GroupedMetricFn", "grouped"]
@@ -106,7 +107,9 @@ class GroupedMetricFn(MetricFn):
             )
         return out
 
-    def _evaluate(self, frame: Any, context: Mapping[str, Any]) -> tuple[list[Metric], list[str]]:
+    def _evaluate(
+        self, frame: Any, context: Mapping[str, Any], ci: SampleCI | None = None
+    ) -> tuple[list[Metric], list[str]]:
         """The records and, in the same order, the names the groups are called by."""
         records: list[Metric] = []
         names: list[str] = []
@@ -115,19 +118,21 @@ class GroupedMetricFn(MetricFn):
             ctx = group_context(
                 context, group_column=self.group_column, group=label, name=name if renamed else None
             )
-            records.extend(self.inner.records(sub, ctx))
+            records.extend(self.inner.records(sub, ctx, ci))
             names.append(name)
         if self.all is not False:
             ctx = aggregate_context(
                 context, group_column=self.group_column, group=self.all_label, all=self.all
             )
-            records.append(self._aggregate(frame, records, ctx))
+            records.append(self._aggregate(frame, records, ctx, ci))
             names.append(self.all_label)
         return records, names
 
-    def _aggregate(self, frame: Any, groups: list[Metric], ctx: dict[str, Any]) -> Metric:
+    def _aggregate(
+        self, frame: Any, groups: list[Metric], ctx: dict[str, Any], ci: SampleCI | None
+    ) -> Metric:
         if self.all == "samples":
-            (over_samples,) = self.inner.records(frame, ctx)
+            (over_samples,) = self.inner.records(frame, ctx, ci)
             return over_samples
         params, n = self.inner.params, len(frame)
         bad = [r for r in groups if not isinstance(r.value, float)]
@@ -144,10 +149,12 @@ class GroupedMetricFn(MetricFn):
         value = float(np.mean([r.value for r in groups]))
         return record(self.name, value, params=params, context=ctx, n=n)
 
-    def records(self, frame: Any, context: Mapping[str, Any] | None = None) -> list[Metric]:
+    def records(
+        self, frame: Any, context: Mapping[str, Any] | None = None, ci: SampleCI | None = None
+    ) -> list[Metric]:
         if self.takes != "frame":
             frame = as_objects(frame)
-        return self._evaluate(frame, dict(context or {}))[0]
+        return self._evaluate(frame, dict(context or {}), ci)[0]
 
     def __call__(self, scores: Any) -> dict[str, float]:  # type: ignore[override]
         out: dict[str, float] = {}

@@ -15,18 +15,18 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
 from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.intervals import CIOptions
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn, metric
+from assay.stats.sample_ci import t_bounds, wilson_bounds
 
 __all__ = ["ci", "ci_wilson", "cluster_bootstrap_means", "t_quantile"]
 
@@ -75,18 +75,25 @@ def cluster_bootstrap_means(
     return np.asarray((counts @ sums) / (counts @ sizes), dtype=np.float64)
 
 
-def _t_interval(frame: ScoreFrame, tail: float, cluster: str | None) -> Interval:
-    y = frame.values
-    if cluster is None:
-        se = compute.stderr(y)
-        df = y.shape[0] - 1
-    else:
-        clusters = frame.column(cluster)
-        se = compute.clustered_stderr(y, clusters)
-        df = len(compute.factorize(clusters)[1]) - 1
-    m = compute.mean(y)
-    t = t_quantile(1.0 - tail, df)
-    return {"lower": m - t * se, "upper": m + t * se}
+def _t_interval(frame: ScoreFrame, level: float, cluster: str | None) -> Interval:
+    clusters = None if cluster is None else frame.column(cluster)
+    lo, hi = t_bounds(frame.values, clusters, level)
+    return {"lower": lo, "upper": hi}
+
+
+def _interval_params(
+    level: float, method: str, num_samples: int | None = None, seed: int | None = None
+) -> Callable[[Any], dict[str, Any]]:
+    """The interval keys of every domain (docs/records.md) from a ``{"lower", "upper"}``
+    value: ``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method`` (and
+    ``num_bootstrap``, ``seed`` for the bootstrap), beside the Inspect-style ``level``,
+    ``method``, ``num_samples`` (deprecated in records, kept one release)."""
+    opts = CIOptions(level, method, num_samples or 0, seed or 0)
+
+    def params(value: Any) -> dict[str, Any]:
+        return opts.parameters(value["lower"], value["upper"])
+
+    return params
 
 
 @metric
@@ -140,7 +147,9 @@ def ci(
         )
     params: dict[str, Any] = {"level": float(level), "method": method, "cluster": cluster}
     if method == "t":
-        return MetricFn("Ci", params, lambda frame: _t_interval(frame, tail, cluster))
+        fn = MetricFn("Ci", params, lambda frame: _t_interval(frame, float(level), cluster))
+        fn.record_params = _interval_params(float(level), "t")
+        return fn
     if int(num_samples) < 2:
         raise InvalidInputError(
             f"must be at least 2, got {num_samples}", source="ci", field="num_samples"
@@ -160,15 +169,9 @@ def ci(
         lo, hi = np.quantile(means, [tail, 1.0 - tail])
         return {"lower": float(lo), "upper": float(hi)}
 
-    return MetricFn("Ci", {**params, "num_samples": b, "seed": s}, bootstrap)
-
-
-def _wilson(p_hat: float, n: float, critical: float) -> Interval:
-    c2 = critical * critical
-    denominator = 1.0 + c2 / n
-    center = (p_hat + c2 / (2.0 * n)) / denominator
-    half = critical * math.sqrt(p_hat * (1.0 - p_hat) / n + c2 / (4.0 * n * n)) / denominator
-    return {"lower": max(center - half, 0.0), "upper": min(center + half, 1.0)}
+    fn = MetricFn("Ci", {**params, "num_samples": b, "seed": s}, bootstrap)
+    fn.record_params = _interval_params(float(level), "bootstrap", b, s)
+    return fn
 
 
 @metric
@@ -205,8 +208,7 @@ def ci_wilson(
     >>> {k: round(v, 6) for k, v in ci_wilson()(["C", "C", "C", "I"]).items()}
     {'lower': 0.300642, 'upper': 0.954413}
     """
-    tail = (1.0 - _check_level(level, "ci_wilson")) / 2.0
-    z = -NormalDist().inv_cdf(tail)
+    level = _check_level(level, "ci_wilson")
 
     def compute_(frame: ScoreFrame) -> Interval:
         y = frame.values
@@ -218,21 +220,9 @@ def ci_wilson(
                 record=f"sample {frame[int(bad[0])].sample_id!r}",
                 field="value",
             )
-        if cluster is not None:
-            clusters = frame.column(cluster)
-        if y.shape[0] == 0:
-            raise UndefinedMetricError("CiWilson", "requires at least 1 score, got 0")
-        n = float(y.shape[0])
-        p_hat = float(y.sum()) / n
-        if cluster is None:
-            return _wilson(p_hat, n, z)
-        g = len(compute.factorize(clusters)[1])
-        if g < 2:
-            raise UndefinedMetricError("CiWilson", f"requires at least 2 clusters, got {g}")
-        v = compute.clustered_stderr(y, clusters) ** 2
-        if p_hat * (1.0 - p_hat) > 0.0 and v > 0.0:
-            n = min(p_hat * (1.0 - p_hat) / v, n)
-        critical = t_quantile(min(1.0 - tail, math.nextafter(1.0, 0.0)), g - 1)
-        return _wilson(p_hat, n, critical)
+        clusters = None if cluster is None else frame.column(cluster)
+        lo, hi = wilson_bounds(y, clusters, level)
+        return {"lower": lo, "upper": hi}
 
+    compute_.record_params = _interval_params(level, "wilson")  # type: ignore[attr-defined]
     return compute_

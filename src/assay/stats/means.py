@@ -19,6 +19,12 @@ these parameters beside the configuration:
     the number of datums with a value, the number whose value could not be obtained (e.g.
     a judge call failed), and the number for which the metric is undefined.
 
+``ci`` (a :class:`~assay.intervals.CIOptions`, from ``--ci``) sets the interval's level and
+method: ``bootstrap`` (the seeded percentile bootstrap above, ``num_bootstrap`` and
+``seed`` from ``ci``), ``t`` (``mean +- t_{n-1} stderr``; undefined below two values) or
+``wilson`` (where the values are a proportion: every one 0 or 1, so the mean is k / n;
+other values get the bootstrap, and ``ci_method`` says so).
+
 Example:
     >>> r = mean_record("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
     >>> r.value, r.parameters["n"], r.parameters["n_errors"], r.parameters["aggregate"]
@@ -30,14 +36,17 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from assay.errors import UndefinedMetricError
 from assay.results import Metric
 
-__all__ = ["mean_record", "datum_record", "NUM_BOOTSTRAP"]
+if TYPE_CHECKING:
+    from assay.intervals import CIOptions
+
+__all__ = ["mean_record", "datum_record", "mean_gap_intervals", "NUM_BOOTSTRAP"]
 
 NUM_BOOTSTRAP = 1000
 
@@ -63,6 +72,7 @@ def mean_record(
     undefined: int = 0,
     num_bootstrap: int = NUM_BOOTSTRAP,
     seed: int = 0,
+    ci: CIOptions | None = None,
 ) -> Metric:
     """The aggregate record of one metric's per-datum values (see the module docstring)."""
     from assay.stats.compute import bootstrap_means
@@ -71,6 +81,8 @@ def mean_record(
     y = np.asarray(values, dtype=np.float64)
     order = np.argsort(np.asarray(uids, dtype=str), kind="stable")
     y = y[order]
+    if ci is not None:
+        return _with_interval(type, y, parameters, ci, errors, undefined)
     params = {
         **parameters,
         "aggregate": "mean",
@@ -93,3 +105,84 @@ def mean_record(
     lo, hi = np.quantile(means, [0.025, 0.975])
     stats = {"stderr": se, "ci_low": float(lo), "ci_high": float(hi), **counts}
     return Metric(type, float(mean()(y)), {**params, **stats})
+
+
+def _with_interval(
+    type: str,
+    y: np.ndarray,
+    parameters: Mapping[str, Any],
+    ci: CIOptions,
+    errors: int,
+    undefined: int,
+) -> Metric:
+    """:func:`mean_record` with the interval ``ci`` asks for (``y`` in uid order)."""
+    from assay.intervals import t_interval, wilson
+    from assay.stats.compute import bootstrap_means
+
+    n = int(y.size)
+    counts = {"n": n, "n_errors": int(errors), "n_undefined": int(undefined)}
+    head = {**parameters, "aggregate": "mean", "confidence": ci.level}  # confidence: deprecated
+    if n == 0:
+        lost = ci.parameters(None, None, undefined="no datum has a value")
+        return Metric(type, None, {**head, **lost, "stderr": None, **counts,
+                                   "undefined": "no datum has a value"})  # fmt: skip
+    from assay.stats.metrics import mean, stderr
+
+    value = float(mean()(y))  # the same value and stderr as without ci
+    try:
+        se: float | None = float(stderr()(y))
+    except UndefinedMetricError:
+        se = None
+    method = ci.method
+    if method == "wilson" and not np.isin(y, (0.0, 1.0)).all():
+        method = "bootstrap"  # not a proportion
+    if method == "t":
+        if se is None:
+            interval = ci.parameters(None, None, "t", undefined="needs two values")
+        else:
+            lo, hi = t_interval(value, se, n - 1, ci.level)
+            interval = ci.parameters(float(lo), float(hi), "t")
+    elif method == "wilson":
+        lo, hi = wilson(float(y.sum()), n, ci.level)
+        interval = ci.parameters(float(lo), float(hi), "wilson")
+    else:
+        tail = (1.0 - ci.level) / 2.0
+        means = bootstrap_means(y, ci.num_bootstrap, ci.seed)
+        lo, hi = np.quantile(means, [tail, 1.0 - tail])
+        interval = ci.parameters(float(lo), float(hi), "bootstrap")
+    return Metric(type, value, {**head, **interval, "stderr": se, **counts})
+
+
+def mean_gap_intervals(
+    y: np.ndarray, slices: np.ndarray, names: Sequence[str], opts: CIOptions
+) -> dict[str, tuple[float, float]]:
+    """``{slice: (low, high)}``: bootstrap intervals of each slice's mean minus the whole
+    set's, from one joint bootstrap over all items (``y`` NaN where an item has no value:
+    it is drawn, and counts in no mean).
+
+    Example:
+        >>> y = np.array([1.0, 0.0, 1.0, np.nan, 0.5, 0.0])
+        >>> s = np.array(["a", "a", "b", "b", "b", ""])
+        >>> from assay.intervals import CIOptions
+        >>> cis = mean_gap_intervals(y, s, ["a", "b"], CIOptions(0.9, num_bootstrap=50))
+        >>> sorted(cis), all(lo <= hi for lo, hi in cis.values())
+        (['a', 'b'], True)
+    """
+    from assay.intervals import bootstrap, collapse, percentile
+
+    has = ~np.isnan(y)
+    vals = np.where(has, y, 0.0)
+    codes = np.unique(slices, return_inverse=True)
+    rows, mult, inverse = collapse(np.column_stack([vals, has, codes[1].reshape(-1)]))
+    v, d = rows[:, 0], rows[:, 1]
+    member = [codes[0][rows[:, 2].astype(np.int64)] == s for s in names]
+
+    def statistic(w: np.ndarray) -> np.ndarray:
+        wd = w * d
+        with np.errstate(invalid="ignore", divide="ignore"):
+            whole = (wd @ v) / wd.sum(axis=1)
+            return np.stack([(wd * m) @ v / (wd * m).sum(axis=1) - whole for m in member], 1)
+
+    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
+    lo, hi = percentile(reps, opts.level)
+    return {s: (float(a), float(b)) for s, a, b in zip(names, lo, hi)}

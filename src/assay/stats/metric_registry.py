@@ -38,7 +38,7 @@ import functools
 import importlib
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,6 +48,9 @@ from assay.stats.frame import ScoreFrame
 from assay.stats.records import record, undefined_record
 from assay.stats.score_input import as_frame, as_objects
 from assay.stats.value_mapping import ValueMapping, as_mapping
+
+if TYPE_CHECKING:
+    from assay.stats.sample_ci import SampleCI
 
 __all__ = [
     "MetricFn",
@@ -130,6 +133,11 @@ class MetricFn:
         # a metric over raw values that converts them itself (aggregate): the mapping the
         # evaluator reduces the epochs with, as a frame metric's own to_float does
         self.epoch_to_float: ValueMapping | None = None
+        # a metric whose value is the mean of per-sample values: those values (the
+        # evaluation's ``ci`` puts an interval on its records, assay.stats.sample_ci)
+        self.mean_of: Callable[[ScoreFrame], np.ndarray] | None = None
+        # record parameters computed from the value (an interval metric's ci_low, ...)
+        self.record_params: Callable[[Any], dict[str, Any]] | None = None
 
     def with_mapping(self, to_float: Any) -> MetricFn:
         """Give the metric its own value-to-float mapping (a :class:`ValueMapping`, the
@@ -159,11 +167,14 @@ class MetricFn:
             return _to_value(self.name, self.fn(as_objects(scores)))
         return _to_value(self.name, self.fn(as_frame(scores, self.to_float)))
 
-    def records(self, frame: Any, context: Mapping[str, Any] | None = None) -> list[Metric]:
+    def records(
+        self, frame: Any, context: Mapping[str, Any] | None = None, ci: SampleCI | None = None
+    ) -> list[Metric]:
         """Metric records for ``frame`` (a ScoreFrame already converted with the metric's
         mapping, or SampleScore objects for a metric that takes raw scores); ``context``
         (reducer, score key, counts) is added to the parameters. An undefined value becomes
-        an ``undefined`` record."""
+        an ``undefined`` record. With ``ci``, a metric that is a mean of per-sample values
+        (``mean_of``) gets its interval (:mod:`assay.stats.sample_ci`)."""
         if self.takes != "frame":
             frame = as_objects(frame)
         ctx, n = context or {}, len(frame)
@@ -171,7 +182,14 @@ class MetricFn:
             value = self._value(frame)
         except UndefinedMetricError as e:
             return [undefined_record(self.name, e.reason, params=self.params, context=ctx, n=n)]
-        return [record(self.name, value, params=self.params, context=ctx, n=n)]
+        params = self.params
+        if self.record_params is not None:
+            params = {**params, **self.record_params(value)}
+        out = record(self.name, value, params=params, context=ctx, n=n)
+        if ci is not None and self.mean_of is not None and isinstance(frame, ScoreFrame):
+            clusters = None if ci.cluster is None else frame.column(ci.cluster)
+            out.parameters.update(ci.parameters(self.mean_of(frame), clusters))
+        return [out]
 
 
 def _jsonable_param(v: Any) -> bool:
@@ -256,6 +274,8 @@ def metric(
             else:
                 params = {k: v for k, v in given.items() if _jsonable_param(v)}
                 fn = MetricFn(metric_name, params, inner, takes=kind)
+                fn.mean_of = getattr(inner, "mean_of", None)
+                fn.record_params = getattr(inner, "record_params", None)
             if fn.spec is None and all(_jsonable_param(v) for v in given.values()):
                 fn.spec = {"metric": metric_name, "params": dict(fn.params)}
             if own:

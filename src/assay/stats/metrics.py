@@ -102,6 +102,7 @@ def accuracy(partial_credit: bool = True, to_float: Any = None) -> Callable[[Sco
             raise UndefinedMetricError("Accuracy", "requires at least 1 score, got 0")
         return compute.mean(frame.values_for(partial_credit=partial_credit))
 
+    compute_.mean_of = lambda frame: frame.values_for(partial_credit=partial_credit)  # type: ignore[attr-defined]
     return compute_
 
 
@@ -119,7 +120,12 @@ def mean(to_float: Any = None) -> Callable[[ScoreFrame], float]:
     >>> mean()([1, 2, 4])
     2.3333333333333335
     """
-    return lambda frame: compute.mean(frame.values)
+
+    def compute_(frame: ScoreFrame) -> float:
+        return compute.mean(frame.values)
+
+    compute_.mean_of = lambda frame: frame.values  # type: ignore[attr-defined]
+    return compute_
 
 
 @metric

@@ -34,6 +34,10 @@ runs_app = typer.Typer(
     name="runs", help="Stored evaluations: list, show, latest, export.", no_args_is_help=True
 )
 
+MODEL_FILTER_HELP = (
+    "Only this model, typed any way: with or without credentials, or under another name "
+    "its server answered as."
+)
 DB_HELP = "Store URL or SQLite file (default: $ASSAY_DATABASE_URL or $ASSAY_HOME/assay.db)."
 
 
@@ -92,8 +96,20 @@ def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-a
         when = _when(e.created) + (f"\ntook {_took(e)}" if e.finished is not None else "")
         what = printable(e.kind) + ("" if e.dataset is None else "\n" + printable(e.dataset))
         # user values verbatim (never markup), control characters escaped
-        t.add_row(cell(e.id), Text(when), Text(what), cell(e.model), cell(e.status), cell(n))
+        model = Text(printable(e.model) + _served_line(e))
+        t.add_row(cell(e.id), Text(when), Text(what), model, cell(e.status), cell(n))
     return t
+
+
+def _served_line(e: object) -> str:
+    """``\nas NAME`` under the model when its answers named another model (the name
+    after ``#`` alone when the endpoint is the same), else nothing."""
+    model, served = e.model, e.served_model  # type: ignore[attr-defined]
+    if not served or served == model:
+        return ""
+    base, sep, name = served.rpartition("#")
+    short = name if sep and str(model).startswith(base + "#") else served
+    return "\nas " + printable(short)
 
 
 def _print_json(obj: object) -> None:
@@ -109,7 +125,7 @@ def list_runs(
         None, "--kind", "-k", help="Only this kind (classification, llm_fairness, ...)."
     ),
     dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
-    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_FILTER_HELP),
     status: str = typer.Option(None, "--status", help="running, finished or failed."),
     limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most this many, newest first."),
     db: str = typer.Option(None, "--db", help=DB_HELP),
@@ -154,7 +170,7 @@ def latest(
     dataset: list[str] = typer.Option(
         None, "--dataset", "-d", help="Datasets (repeat); default: every dataset."
     ),
-    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_FILTER_HELP),
     require: bool = typer.Option(
         False, "--require", help="Fail if a named dataset has no finished evaluation."
     ),
@@ -183,7 +199,7 @@ def export(
     ),
     kind: str = typer.Option(None, "--kind", "-k", help="Only evaluations of this kind."),
     dataset: str = typer.Option(None, "--dataset", "-d", help="Only this dataset."),
-    model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_FILTER_HELP),
     status: str = typer.Option(None, "--status", help="Only running, finished or failed."),
     items: bool = typer.Option(
         False, "--items", help="Export per-item LLM records (CSV: one row per item)."
@@ -220,19 +236,30 @@ LAST_HELP = "With --kind: the newest N finished runs of that kind (oldest first)
 
 
 def select_runs(
-    st: object, ids: list[int] | None, kind: str | None, dataset: str | None, last: int | None
+    st: object,
+    ids: list[int] | None,
+    kind: str | None,
+    dataset: str | None,
+    last: int | None,
+    *,
+    model: str | None = None,
 ) -> list[int]:
-    """Evaluation ids named on the command line, or the ``--last N`` runs of ``--kind``."""
+    """Evaluation ids named on the command line, or the ``--last N`` runs of ``--kind``
+    (of ``--model``: matched as ``runs list --model`` matches, however it was typed)."""
     source = "run selection"
     if ids:
-        if kind is not None or dataset is not None or last is not None:
+        if any(v is not None for v in (kind, dataset, last, model)):
             raise InvalidInputError("give evaluation ids or --kind/--last, not both", source=source)
         return list(ids)
     if kind is None or last is None:
         raise InvalidInputError("give evaluation ids, or --kind K and --last N", source=source)
-    evs = st.list(kind=kind, dataset=dataset, status="finished", limit=last)  # type: ignore[attr-defined]
+    evs = st.list(kind=kind, dataset=dataset, model=model, status="finished", limit=last)  # type: ignore[attr-defined]
     if not evs:
         where = f"kind {kind!r}" + (f", dataset {dataset!r}" if dataset else "")
+        if model is not None:
+            from assay.store.rows import model_key
+
+            where += f", model {model_key(model)!r}"
         raise InvalidInputError(f"no finished evaluation of {where}", source=source)
     return [e.id for e in reversed(evs)]
 
@@ -273,6 +300,12 @@ def compare_command(
     kind: str = typer.Option(None, "--kind", "-k", help="Compare runs of this kind (with --last)."),
     dataset: str = typer.Option(None, "--dataset", "-d", help="With --kind: only this dataset."),
     last: int = typer.Option(None, "--last", "-n", min=2, help=LAST_HELP),
+    model: str = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="With --kind: only runs of this model (matched as runs list --model matches).",
+    ),
     fmt: CompareFormat = typer.Option(
         CompareFormat.json, "--format", "-f", help="json (default), table or csv."
     ),
@@ -284,12 +317,13 @@ def compare_command(
     first run is the baseline: diff_R = value_R - value_baseline, and overlap_R says
     whether both records' intervals (ci_low, ci_high) share a point (- without intervals).
 
-    Examples: assay compare 12 15; assay compare --kind classification -d iris.csv --last 3
+    Examples: assay compare 12 15; assay compare --kind classification -d iris.csv --last 3;
+    assay compare --kind llm_fairness -d pisa -m http://host/v1#smollm2 --last 2
     """
     from assay.store.comparison import compare, finite_or_none
 
     with open_store(db) as st:
-        ids = select_runs(st, evaluation_ids, kind, dataset, last)
+        ids = select_runs(st, evaluation_ids, kind, dataset, last, model=model)
         df = compare(ids, store=st)
     if fmt is CompareFormat.table:
         Console().print(_compare_table(df))

@@ -4,8 +4,8 @@ Records of different runs are matched by ``type`` and their *identifying* parame
 every parameter except the ones that describe a value's precision or support rather than
 what it measures (:data:`NOT_IDENTITY`: ``n`` and the failure counts, ``stderr``, the
 interval keys ``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method``,
-``num_bootstrap``, ``seed``, the reason a value is ``undefined`` and per-datum
-``details``). Only scalar values are compared (counts
+``num_bootstrap``, ``seed``, ``ci_undefined``, a slice's ``gap`` and its interval, the
+reason a value is ``undefined`` and per-datum ``details``). Only scalar values are compared (counts
 and curves are dicts; ``assay runs show`` has them).
 
 The first run is the baseline. For every other run ``r`` the frame has ``diff_r`` =
@@ -64,6 +64,10 @@ NOT_IDENTITY = frozenset(
         "undefined",
         "details",
         "labels_excluded",
+        "ci_undefined",
+        "gap",
+        "gap_ci_low",
+        "gap_ci_high",
     }
 )
 

@@ -1,7 +1,7 @@
 """Stored evaluations as JSON or CSV text (``Store.export``, ``assay runs export``).
 
 CSV has one row per metric record (columns ``evaluation_id, created, kind, dataset,
-model, status, type, value, parameters``; dict values and parameters as JSON text), or
+model, served_model, status, type, value, parameters``; dict values and parameters as JSON text), or
 with ``items=True`` one row per LLM item record (the evaluation's status is then the
 column ``evaluation_status``, the item's HTTP status ``status``).
 
@@ -11,7 +11,7 @@ Example:
     >>> ev = Evaluation(1, datetime(2024, 1, 1, tzinfo=UTC), None, "k", None, None, {},
     ...                 "finished", None, "0", metrics=MetricSet([Metric("Accuracy", 0.5)]))
     >>> print(export_evaluations([ev], fmt="csv").splitlines()[1])
-    1,2024-01-01T00:00:00+00:00,k,,,finished,Accuracy,0.5,{}
+    1,2024-01-01T00:00:00+00:00,k,,,,finished,Accuracy,0.5,{}
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from assay.store.records import Evaluation, ItemRecord
 
 __all__ = ["export_evaluations"]
 
-_HEAD = ["evaluation_id", "created", "kind", "dataset", "model", "status"]
+_HEAD = ["evaluation_id", "created", "kind", "dataset", "model", "served_model", "status"]
 
 
 def export_evaluations(evs: Sequence[Evaluation], *, fmt: str = "json", items: bool = False) -> str:
@@ -57,7 +57,15 @@ def export_evaluations(evs: Sequence[Evaluation], *, fmt: str = "json", items: b
 
 
 def _head(e: Evaluation) -> list[Any]:
-    return [e.id, e.created.isoformat(), e.kind, e.dataset or "", e.model or "", e.status]
+    return [
+        e.id,
+        e.created.isoformat(),
+        e.kind,
+        e.dataset or "",
+        e.model or "",
+        e.served_model or "",
+        e.status,
+    ]
 
 
 def _cell(v: Any) -> Any:

@@ -85,6 +85,8 @@ class Evaluation:
     items: list[ItemRecord] | None = None
     #: the number of metric records (``Store.list`` counts them without loading them)
     metric_count: int | None = None
+    #: the model as its answers named it (an LLM run's server ``model`` field), if known
+    served_model: str | None = None
 
     @property
     def n_metrics(self) -> int | None:
@@ -102,6 +104,7 @@ class Evaluation:
             "kind": self.kind,
             "dataset": self.dataset,
             "model": self.model,
+            "served_model": self.served_model,
             "parameters": self.parameters,
             "status": self.status,
             "error": self.error,
@@ -139,4 +142,5 @@ def evaluation_from_row(r: Mapping[str, Any]) -> Evaluation:
         status=r["status"],
         error=mask_credentials(r["error"]),
         assay_version=r["assay_version"],
+        served_model=mask_credentials(r.get("served_model")),
     )

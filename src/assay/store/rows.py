@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy.orm import aliased
 
 from assay.errors import InvalidInputError
 from assay.results import Metric, MetricSet, to_jsonable
@@ -25,6 +26,8 @@ __all__ = [
     "set_status",
     "load_evaluation",
     "eval_row",
+    "model_key",
+    "model_filter",
 ]
 
 
@@ -152,14 +155,41 @@ def model_key(model: str | None) -> str | None:
     return canonical_model_name(model)
 
 
+def model_filter(model: str) -> Any:
+    """The SQL condition "this run is of ``model``", however it was typed.
+
+    A run matches when its model as typed or as served (canonical, masked: see
+    :func:`model_key`) is the filter's, or is a model that a run typed as the filter was
+    served as: once a run typed ``#smollm2`` has been answered as
+    ``#smollm2-135m-instruct``, either name finds the runs of both.
+    """
+    key = model_key(model)
+    other = aliased(EvaluationRow)
+    served_as = select(other.served_model).where(
+        other.model == key, other.served_model.is_not(None)
+    )
+    return or_(
+        EvaluationRow.model == key,
+        EvaluationRow.served_model == key,
+        EvaluationRow.model.in_(served_as),
+        EvaluationRow.served_model.in_(served_as),
+    )
+
+
 def eval_row(
     kind: str,
     dataset: str | None,
     model: str | None,
     parameters: Mapping[str, Any] | None,
     status: str,
+    served_model: str | None = None,
 ) -> dict[str, Any]:
-    for name, value in (("kind", kind), ("dataset", dataset), ("model", model)):
+    for name, value in (
+        ("kind", kind),
+        ("dataset", dataset),
+        ("model", model),
+        ("served_model", served_model),
+    ):
         check_text(value, name)
     return {
         "created": _now(),
@@ -171,4 +201,5 @@ def eval_row(
         "status": status,
         "error": None,
         "assay_version": _version(),
+        "served_model": model_key(served_model),
     }

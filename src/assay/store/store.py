@@ -42,10 +42,19 @@ from assay.store.rows import (
     insert_items,
     insert_metrics,
     load_evaluation,
+    model_filter,
     model_key,
     set_status,
 )
-from assay.store.tables import STATUSES, Base, EvaluationRow, ItemRow, MetricRow
+from assay.store.tables import (
+    STATUSES,
+    Base,
+    EvaluationRow,
+    ItemRow,
+    MetricRow,
+    missing_columns,
+    upgrade_schema,
+)
 
 __all__ = ["Store", "Evaluation", "ItemRecord", "StoreError", "EvaluationHandle"]
 
@@ -95,12 +104,19 @@ class Store:
         with self._read.connect() as conn:
             if not inspect(conn).has_table(EvaluationRow.__tablename__):
                 raise StoreError(f"no evaluation store at {self.display_url} (nothing saved yet)")
+            older = missing_columns(conn)
+        if older:  # a store from an older assay: add its new columns (no row changes)
+            self._create_schema(tables=False)
 
-    def _create_schema(self) -> None:
+    def _create_schema(self, *, tables: bool = True) -> None:
+        """Create the missing tables (unless ``tables=False``) and add the columns an
+        older store lacks, under the store's lock."""
         with self._write.begin() as conn:
             if conn.dialect.name == "postgresql":  # serialise concurrent first opens
                 conn.execute(text("SELECT pg_advisory_xact_lock(7311893)"))
-            Base.metadata.create_all(conn)
+            if tables:
+                Base.metadata.create_all(conn)
+            upgrade_schema(conn)
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[Any]:
@@ -119,15 +135,14 @@ class Store:
         dataset: str | None = None,
         model: str | None = None,
         parameters: Mapping[str, Any] | None = None,
+        served_model: str | None = None,
     ) -> int:
         """Record a new evaluation with status ``running``; returns its id."""
         check_kind(kind)
+        row = eval_row(kind, dataset, model, parameters, "running", served_model)
         with self._tx() as conn:
             return int(
-                conn.execute(
-                    insert(EvaluationRow).returning(EvaluationRow.id),
-                    [eval_row(kind, dataset, model, parameters, "running")],
-                ).scalar_one()
+                conn.execute(insert(EvaluationRow).returning(EvaluationRow.id), [row]).scalar_one()
             )
 
     def add_metrics(self, evaluation_id: int, metrics: Iterable[Metric]) -> None:
@@ -162,14 +177,17 @@ class Store:
         parameters: Mapping[str, Any] | None = None,
         items: Iterable[ItemRecord] | None = None,
         created: datetime | None = None,
+        served_model: str | None = None,
     ) -> int:
         """Store a finished evaluation with its metrics (and items) in one transaction.
 
-        ``created`` is when the work began (default: now); ``finished`` is now. Returns
-        the evaluation's id.
+        ``created`` is when the work began (default: now); ``finished`` is now.
+        ``served_model`` is the model as its answers named it (an LLM run's
+        :attr:`~assay.llm.driver.LLMRun.served_model`); filters by ``model`` match it too.
+        Returns the evaluation's id.
         """
         check_kind(kind)
-        row = eval_row(kind, dataset, model, parameters, "finished")
+        row = eval_row(kind, dataset, model, parameters, "finished", served_model)
         row["finished"] = row["created"]
         if created is not None:
             row["created"] = created if created.tzinfo else created.replace(tzinfo=UTC)
@@ -190,6 +208,7 @@ class Store:
         dataset: str | None = None,
         model: str | None = None,
         parameters: Mapping[str, Any] | None = None,
+        served_model: str | None = None,
     ) -> Iterator[EvaluationHandle]:
         """A ``running`` evaluation: ``finished`` when the block ends, ``failed`` if it raises.
 
@@ -201,7 +220,9 @@ class Store:
             >>> st.get(ev.id).status
             'finished'
         """
-        eid = self.start(kind, dataset=dataset, model=model, parameters=parameters)
+        eid = self.start(
+            kind, dataset=dataset, model=model, parameters=parameters, served_model=served_model
+        )
         handle = EvaluationHandle(self, eid)
         try:
             yield handle
@@ -235,11 +256,12 @@ class Store:
         for col, val in (
             (EvaluationRow.kind, kind),
             (EvaluationRow.dataset, dataset),
-            (EvaluationRow.model, model_key(model)),
             (EvaluationRow.status, status),
         ):
             if val is not None:
                 q = q.where(col == val)
+        if model is not None:
+            q = q.where(model_filter(model))
         q = q.order_by(EvaluationRow.created.desc(), EvaluationRow.id.desc())
         if limit is not None:
             q = q.limit(limit)
@@ -290,7 +312,7 @@ class Store:
         if dataset is not None:
             q = q.where(EvaluationRow.dataset == dataset)
         if model is not None:
-            q = q.where(EvaluationRow.model == model_key(model))
+            q = q.where(model_filter(model))
         q = q.order_by(EvaluationRow.created.desc(), EvaluationRow.id.desc()).limit(1)
         with self._tx(write=False) as conn:
             row = conn.execute(q).mappings().first()
@@ -325,7 +347,7 @@ class Store:
             EvaluationRow.dataset.is_not(None),
         )
         if model is not None:
-            ranked = ranked.where(EvaluationRow.model == model_key(model))
+            ranked = ranked.where(model_filter(model))
         if datasets is not None:
             ranked = ranked.where(EvaluationRow.dataset.in_(list(datasets)))
         sub = ranked.subquery()

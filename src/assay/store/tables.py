@@ -1,15 +1,17 @@
 """The evaluation store's tables (SQLAlchemy 2 declarative models).
 
 * ``assay_evaluations``: one row per evaluation: when, what kind, which dataset and
-  model, with which parameters, its status (``running``/``finished``/``failed``) and the
-  assay version that computed it.
+  model (as typed, canonical and masked, and as the model's answers named it:
+  ``served_model``), with which parameters, its status (``running``/``finished``/
+  ``failed``) and the assay version that computed it.
 * ``assay_metrics``: its metric records, exactly as :class:`~assay.results.Metric` has
   them (type, JSON value, JSON parameters), in order.
 * ``assay_items``: for LLM runs, one row per item: prompt, raw answer, parsed result,
   or the call error, with attempts, latency and token usage.
 
 The same schema works on SQLite and PostgreSQL (JSON columns are ``json`` there, which
-keeps numbers and key order exactly as written).
+keeps numbers and key order exactly as written). A store made by an older assay gets the
+columns added since (nullable, every row kept) when it is opened: :func:`upgrade_schema`.
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    inspect,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-__all__ = ["Base", "EvaluationRow", "MetricRow", "ItemRow", "STATUSES"]
+__all__ = ["Base", "EvaluationRow", "MetricRow", "ItemRow", "STATUSES", "missing_columns",
+           "upgrade_schema"]  # fmt: skip
 
 STATUSES = ("running", "finished", "failed")
 
@@ -79,6 +84,8 @@ class EvaluationRow(Base):
     status: Mapped[str] = mapped_column(String(16), nullable=False)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     assay_version: Mapped[str] = mapped_column(String(50), nullable=False)
+    # added later (issue 19): the model as its answers named it; NULL when nothing said
+    served_model: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
     __table_args__ = (
         Index("ix_assay_evaluations_kind_dataset", "kind", "dataset", "status", "created"),
@@ -123,3 +130,42 @@ class ItemRow(Base):
     prompt_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     completion_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     cached: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+
+
+def missing_columns(conn: Any) -> list[tuple[str, str]]:
+    """``(table, column)`` of the schema that the database's existing tables lack."""
+    insp = inspect(conn)
+    out = []
+    for table in Base.metadata.sorted_tables:
+        if insp.has_table(table.name):
+            have = {c["name"] for c in insp.get_columns(table.name)}
+            out += [(table.name, c.name) for c in table.columns if c.name not in have]
+    return out
+
+
+def upgrade_schema(conn: Any) -> list[str]:
+    """Add the columns an older store lacks (all nullable: every row is kept, the new
+    column NULL in it); returns them as ``table.column``. Run inside the write
+    transaction that holds the store's lock, so concurrent first opens add each once.
+
+    Example:
+        >>> from sqlalchemy import create_engine
+        >>> eng = create_engine("sqlite://")
+        >>> with eng.begin() as conn:  # a store from before served_model
+        ...     Base.metadata.create_all(conn)
+        ...     _ = conn.exec_driver_sql("ALTER TABLE assay_evaluations DROP COLUMN served_model")
+        ...     upgrade_schema(conn), missing_columns(conn)
+        (['assay_evaluations.served_model'], [])
+    """
+    quote = conn.dialect.identifier_preparer.quote
+    added = []
+    for table_name, column_name in missing_columns(conn):
+        column = Base.metadata.tables[table_name].columns[column_name]
+        if not column.nullable:
+            from assay.store.engine import StoreError
+
+            raise StoreError(f"cannot add the required column {table_name}.{column_name}")
+        ddl = column.type.compile(dialect=conn.dialect)
+        conn.execute(text(f"ALTER TABLE {quote(table_name)} ADD COLUMN {quote(column_name)} {ddl}"))
+        added.append(f"{table_name}.{column_name}")
+    return added

@@ -23,13 +23,17 @@ per prompt), ``log`` (prompt and outcome of every call), ``max_in_flight``, and
 ``authorizations`` (the ``Authorization`` header of every call, or None) and ``requests``
 (the JSON body of every call).
 
-It also answers ``POST /v1/completions`` with ``echo`` and ``logprobs`` (as vLLM and
-llama.cpp's server do: every prompt token's log-probability, its ``text_offset``, and
-one generated token), and chat requests with ``logprobs: true`` get the first reply
-token's ``top_logprobs``. The log-probabilities are scripted: ``token_logprobs(text)``
-splits a text into ``(token, logprob)`` pairs (default: :func:`toy_token_logprobs`), and
-``top_logprobs(messages)`` gives the ``(token, logprob)`` alternatives of a chat reply's
-first token (default: the reply's first word and two others).
+Every answer names its model in ``model``, as servers do: the name the request asked for,
+or, for a name in ``aliases``, the full name it stands for, as a server that accepts a
+short name for the model it loaded reports the loaded one (``aliases={"smollm2":
+"smollm2-135m-instruct"}`` answers requests for ``smollm2`` as ``smollm2-135m-instruct``).
+
+It also answers ``POST /v1/completions`` with ``echo`` and ``logprobs``, and chat
+requests with ``logprobs: true`` get the first reply token's ``top_logprobs``, scripted by
+``token_logprobs(text)`` and ``top_logprobs(messages)``. What an answer holds is
+:mod:`assay.testing.llm_answers`; killing a run at a known point,
+:mod:`assay.testing.llm_resume` (``toy_token_logprobs``, ``cached_responses`` and
+``kill_when_cached`` are still importable from here).
 
 (This module was ``assay.llm.testing``; that name still works for one release.)
 
@@ -46,35 +50,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import sqlite3
-import subprocess
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
+from assay.testing.llm_answers import (
+    chat_completion,
+    chat_logprobs,
+    text_completion,
+    toy_token_logprobs,
+)
+from assay.testing.llm_resume import cached_responses, kill_when_cached
 
 __all__ = ["FakeChatServer", "cached_responses", "kill_when_cached", "toy_token_logprobs"]
-
-
-def toy_token_logprobs(text: str) -> list[tuple[str, float]]:
-    """A toy tokenizer and language model: words with their leading whitespace, each with a
-    fixed log-probability from its CRC-32 (in [-5.9, -1.0]).
-
-    Example:
-        >>> toy_token_logprobs("Hi there")[1][0]
-        ' there'
-    """
-    import re
-    import zlib
-
-    tokens = re.findall(r"\s*\S+|\s+$", text)
-    return [(t, -1.0 - (zlib.crc32(t.encode("utf-8")) % 50) / 10.0) for t in tokens]
 
 
 _JSON = [(b"content-type", b"application/json")]
@@ -88,7 +78,8 @@ class FakeChatServer:
         latency: seconds before each ``ok`` answer.
         hang_seconds: how long ``hang`` waits (ends early when the server stops).
         answer_limit: answer this many calls, then hang every further one.
-        model: the model name reported in answers.
+        model: the model name reported in answers to requests that name none.
+        aliases: names the server also answers to -> the full name it reports for them.
         port: 0 picks a free port.
         responder: scripts the text of every ``ok`` answer: called with the request's
             ``messages`` (a list of ``{"role", "content"}``), returns the answer text. The
@@ -104,6 +95,7 @@ class FakeChatServer:
         hang_seconds: float = 30.0,
         answer_limit: int | None = None,
         model: str = "fake-model",
+        aliases: Mapping[str, str] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         responder: Callable[[list[dict[str, Any]]], str] | None = None,
@@ -118,6 +110,7 @@ class FakeChatServer:
         self.hang_seconds = hang_seconds
         self.answer_limit = answer_limit
         self.model = model
+        self.aliases = dict(aliases or {})
         self.host = host
         self.port = port
         self.calls = 0
@@ -317,36 +310,16 @@ class FakeChatServer:
         self.calls += 1
         self.requests.append(req)
         self.answered += 1
-        choices = []
-        for i, prompt in enumerate(prompts):
-            pairs = [*self.token_logprobs(prompt), (" <gen>", -0.25)]  # + one generated token
-            offsets = [sum(len(t) for t, _ in pairs[:k]) for k in range(len(pairs))]
-            values: list[float | None] = [v for _, v in pairs]
-            values[0] = None  # no log-probability for the first token, as servers answer
-            tops = [None] + [{t: max(v, -1.0)} for t, v in pairs[1:]]
-            logprobs = {
-                "tokens": [t for t, _ in pairs],
-                "token_logprobs": values,
-                "text_offset": offsets,
-                "top_logprobs": tops,
-            }
-            choices.append({"index": i, "text": prompt + " <gen>", "logprobs": logprobs})
-        n = sum(len(self.token_logprobs(p)) for p in prompts)
-        usage = {"prompt_tokens": n, "completion_tokens": len(prompts), "total_tokens": n + 1}
-        await _send(send, 200, {"id": "cmpl-1", "object": "text_completion", "choices": choices,
-                                "usage": usage})  # fmt: skip
-
-    def _chat_logprobs(self, messages: list[dict[str, Any]], text: str) -> dict[str, Any]:
-        first = text.split()[0] if text.split() else text
-        tops = (
-            self.top_logprobs(messages)
-            if self.top_logprobs is not None
-            else [(first, -0.1), (" " + first, -2.5), ("\n", -4.0)]
+        answer = text_completion(
+            prompts, model=self.served(req), token_logprobs=self.token_logprobs
         )
-        chosen = max(tops, key=lambda tv: tv[1])[0] if tops else first
-        entries = [{"token": t, "logprob": v, "bytes": list(t.encode())} for t, v in tops]
-        top_value = max((v for _, v in tops), default=0.0)
-        return {"content": [{"token": chosen, "logprob": top_value, "top_logprobs": entries}]}
+        await _send(send, 200, answer)
+
+    def served(self, req: Mapping[str, Any]) -> str:
+        """The model name an answer to ``req`` reports: the full name of an alias."""
+        asked = req.get("model")
+        name = asked if isinstance(asked, str) and asked else self.model
+        return self.aliases.get(name, name)
 
     async def _hang(self) -> None:
         assert self._stopping is not None
@@ -356,30 +329,15 @@ class FakeChatServer:
             pass
 
     def _completion(self, prompt: str, req: dict[str, Any]) -> dict[str, Any]:
-        if self.responder is not None:
-            text = self.responder(list(req.get("messages", [])))
-        else:
-            text = f"echo: {prompt}"
-        p = sum(len(str(m.get("content", "")).split()) for m in req.get("messages", []))
-        choice: dict[str, Any] = {
-            "index": 0,
-            "message": {"role": "assistant", "content": text},
-            "finish_reason": "stop",
-        }
+        messages = list(req.get("messages", []))
+        text = self.responder(messages) if self.responder is not None else f"echo: {prompt}"
+        logprobs = None
         if req.get("logprobs"):
-            choice["logprobs"] = self._chat_logprobs(list(req.get("messages", [])), text)
-        return {
-            "id": f"chatcmpl-{self.calls}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": req.get("model", self.model),
-            "choices": [choice],
-            "usage": {
-                "prompt_tokens": p,
-                "completion_tokens": len(text.split()),
-                "total_tokens": p + len(text.split()),
-            },
-        }
+            tops = self.top_logprobs(messages) if self.top_logprobs is not None else None
+            logprobs = chat_logprobs(text, tops)
+        return chat_completion(
+            text, messages, model=self.served(req), number=self.calls, logprobs=logprobs
+        )
 
 
 async def _send(
@@ -423,47 +381,3 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def cached_responses(path: str | Path) -> int:
-    """How many answers a response cache file holds (0 while it does not exist yet)."""
-    p = Path(path)
-    if not p.exists():
-        return 0
-    try:
-        with sqlite3.connect(str(p), timeout=5) as db:
-            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
-    except sqlite3.OperationalError:  # table not created yet
-        return 0
-
-
-def kill_when_cached(
-    cmd: Sequence[str],
-    cache: str | Path,
-    answered: int,
-    *,
-    env: Mapping[str, str] | None = None,
-    timeout: float = 90.0,
-) -> int:
-    """Run ``cmd``, SIGKILL it once ``cache`` holds ``answered`` answers; its return code.
-
-    For resume tests: a :class:`FakeChatServer` with ``answer_limit=answered`` answers that
-    many calls and holds the rest, so the kill lands mid-run with exactly ``answered`` paid.
-    """
-    proc = subprocess.Popen(list(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    try:
-        deadline = time.monotonic() + timeout
-        while cached_responses(cache) < answered:
-            if proc.poll() is not None:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                raise AssertionError(f"the run ended before the kill: {err}")
-            if time.monotonic() > deadline:
-                raise AssertionError("the answered calls were never cached")
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode

@@ -12,7 +12,11 @@ from typing import Any
 
 import typer
 
+from assay.cli_options import by_option, interval_options
+
 __all__ = ["register", "text_command"]
+
+CI, CI_METHOD, NUM_BOOTSTRAP, _ = interval_options()  # --seed: the command's own
 
 METRICS_HELP = (
     "Comma-separated: rouge, bleu, sacrebleu, chrf, answer_correctness, answer_relevance, "
@@ -75,6 +79,10 @@ def text_command(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),
+    ci: float = CI,
+    ci_method: str = CI_METHOD,
+    num_bootstrap: int = NUM_BOOTSTRAP,
+    by: list[str] = by_option("A column of the rows (e.g. topic)"),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
@@ -172,6 +180,11 @@ def _run(**o: Any) -> None:
         cache=o["cache"],
         no_cache=o["no_cache"],
         quiet=o["quiet"],
+        ci=o["ci"],
+        ci_method=o["ci_method"],
+        num_bootstrap=o["num_bootstrap"],
+        seed=o["seed"],
+        by=tuple(o["by"] or ()),
     )
     check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     text, judged = _plan(_names(o["metrics"]))
@@ -184,7 +197,7 @@ def _run(**o: Any) -> None:
     if not judged and not o["dry_run"]:
         _publish(_text_records(text, o), o)
         return
-    rows, columns = read_rows(o["data"])
+    rows, columns = read_rows(o["data"], keep=options.by)
     _check_columns(text + judged, columns)
     if not judged:
         return
@@ -195,8 +208,10 @@ def _run(**o: Any) -> None:
         judged,
         judge_retries=o["judge_retries"],
         seed=o["seed"],
+        num_bootstrap=o["num_bootstrap"],
         dataset=str(o["data"]),
         parameters={"metrics": o["metrics"]},
+        columns={c: [r["columns"][c] for r in rows] for c in options.by},
     )
     if o["dry_run"]:
         judge_cli.dry_run(task, options)
@@ -205,7 +220,7 @@ def _run(**o: Any) -> None:
 
     records = MetricSet()
     if text:
-        records += _add_rows(_evaluator(text, o), rows, str(o["data"])).compute()
+        records += _add_rows(_evaluator(text, o), rows, str(o["data"]), o["by"]).compute()
     judge_cli.run_judge_metrics(
         task,
         o["model"],
@@ -230,10 +245,14 @@ def _evaluator(names: list[str], o: dict[str, Any]) -> Any:
         smoothing=o["smoothing"],
         bleu_tokenize=o["bleu_tokenize"],
         seed=o["seed"],
+        num_bootstrap=o["num_bootstrap"],
+        ci=o["ci"],
+        ci_method=o["ci_method"],
+        by=o["by"] or (),
     )
 
 
-def _add_rows(ev: Any, rows: list[dict], source: str) -> Any:
+def _add_rows(ev: Any, rows: list[dict], source: str, by: Any = ()) -> Any:
     """Add normalised rows (a ``None`` uid is numbered by position); a missing prediction or
     reference is refused, naming the row."""
     from assay.errors import InvalidInputError
@@ -247,6 +266,7 @@ def _add_rows(ev: Any, rows: list[dict], source: str) -> Any:
         [r["prediction"] for r in rows],
         [r["groundtruth"] for r in rows],
         uids=[r["uid"] for r in rows],
+        columns={c: [r["columns"][c] for r in rows] for c in by or ()},
     )
 
 
@@ -255,14 +275,30 @@ def _add_batch(ev: Any, batch: Any, *, names: list[str], source: str) -> None:
     group, a Dask partition)."""
     from assay.text.io import normalise_row, read_rows
 
+    by = list(ev.by)
     if isinstance(batch, (str, Path)):
-        rows, columns = read_rows(batch)
+        rows, columns = read_rows(batch, keep=by)
         _check_columns(names, columns)
     else:
         _check_columns(names, batch.columns)
+        _check_by(by, batch.columns, source)
         records = batch.to_dict(orient="records")
         rows = [normalise_row(r, i, source=source) for i, r in enumerate(records)]
-    _add_rows(ev, rows, source)
+        for row, rec in zip(rows, records, strict=True):
+            row["columns"] = {c: rec[c] for c in by}
+    _add_rows(ev, rows, source, by)
+
+
+def _check_by(by: list[str], columns: Any, source: str) -> None:
+    """Every ``--by`` column is a column of the table (exit 2 naming it, before any row)."""
+    from assay.errors import InvalidInputError
+
+    have = [str(c) for c in columns]
+    for c in by:
+        if c not in have:
+            raise InvalidInputError(
+                f"unknown column {c!r}; {source} has: {', '.join(have)}", source="--by"
+            )
 
 
 def _text_records(names: list[str], o: dict[str, Any]) -> Any:
@@ -277,6 +313,7 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
     data, source = o["data"], str(o["data"])
     if is_parquet_dataset(data):  # the columns, before any row is read
         _check_columns(names, schema_frame(data).columns)
+        _check_by(list(o["by"] or ()), schema_frame(data).columns, source)
     ev = _evaluator(names, o)
     add_table(ev, data, partial(_add_batch, names=names, source=source), scheduler=o["scheduler"])
     if ev.is_empty:

@@ -20,7 +20,10 @@ import numpy as np
 from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.results import Metric, MetricSet
+from assay.slices import annotate, slice_text
+from assay.stats.means import mean_gap_intervals
 from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
 from assay.text.records import (
     NUM_BOOTSTRAP,
@@ -52,6 +55,12 @@ class TextEvaluator(Evaluator):
         bleu_tokenize: BLEU's tokens, ``"whitespace"`` (NLTK's examples) or ``"valor"``
             (valor-lite's: periods dropped).
         num_bootstrap, seed: the aggregate's bootstrap interval.
+        ci, ci_method: the aggregate interval's level and method (``bootstrap``, ``t``,
+            ``wilson``; :func:`~assay.stats.means.mean_record`); without ``ci`` a 95%
+            bootstrap.
+        by: datum columns (``add(..., columns=...)``) to slice every aggregate by: each
+            again per value, with ``slice_column``, ``slice``, ``n``, ``gap`` and under
+            ``ci`` the gap's interval (:func:`~assay.stats.means.mean_gap_intervals`).
     """
 
     def __init__(
@@ -66,6 +75,9 @@ class TextEvaluator(Evaluator):
         bleu_tokenize: str = "whitespace",
         num_bootstrap: int = NUM_BOOTSTRAP,
         seed: int = 0,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        by: Sequence[str] = (),
     ) -> None:
         self.metrics = tuple(dict.fromkeys(metrics))
         for m in self.metrics:
@@ -86,6 +98,9 @@ class TextEvaluator(Evaluator):
         self.bleu_tokenize = check_tokenize(bleu_tokenize)
         self.num_bootstrap = int(num_bootstrap)
         self.seed = int(seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.by = tuple(dict.fromkeys(by))
+        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.by}
         self._uids: list[np.ndarray] = []
         # Per batch: True where a datum was added without a uid. Such datums are numbered
         # by their position among all datums when the arrays are built, so a merged
@@ -113,6 +128,8 @@ class TextEvaluator(Evaluator):
             "bleu_tokenize": self.bleu_tokenize,
             "num_bootstrap": self.num_bootstrap,
             "seed": self.seed,
+            **({"ci": self.ci.level, "ci_method": self.ci.method} if self.ci else {}),
+            **({"by": list(self.by)} if self.by else {}),
         }
 
     def add(  # type: ignore[override]
@@ -121,10 +138,13 @@ class TextEvaluator(Evaluator):
         references: Sequence[str | Sequence[str]],
         *,
         uids: Sequence[Any] | None = None,
+        columns: Mapping[str, Sequence[Any]] | None = None,
     ) -> TextEvaluator:
         """Score a batch; ``uids`` default to the running position (``"0"``, ``"1"``, ...)
-        among all datums added and merged, in order; so does a ``None`` among ``uids``."""
+        among all datums added and merged, in order; so does a ``None`` among ``uids``.
+        With ``by``, ``columns`` holds each datum's value of every ``by`` column."""
         preds = list(predictions)
+        cols = _slice_columns(self.by, columns, len(preds))
         if uids is None:
             ids = np.full(len(preds), "", dtype=str)
             unnamed = np.ones(len(preds), dtype=bool)
@@ -154,6 +174,8 @@ class TextEvaluator(Evaluator):
             new["chrf"] = chrf_sentence(preds, references)
         self._uids.append(ids)
         self._unnamed.append(unnamed)
+        for c, col in cols.items():
+            self._cols[c].append(col)
         for k, v in new.items():
             self._values[k].append(np.asarray(v, dtype=np.float64))
         return self
@@ -168,6 +190,8 @@ class TextEvaluator(Evaluator):
     def _merge(self, other: TextEvaluator) -> None:
         self._uids += other._uids
         self._unnamed += other._unnamed
+        for c in self.by:
+            self._cols[c] += other._cols[c]
         for k in self._values:
             self._values[k] += other._values[k]
 
@@ -192,11 +216,11 @@ class TextEvaluator(Evaluator):
     def _compute(self) -> MetricSet:
         uids, values = self._arrays()
         out: list[Metric] = []
-        agg: list[Metric] = []
+        specs: list[tuple[str, np.ndarray, dict[str, Any]]] = []  # each aggregate's inputs
         for key, v in values.items():
             if key in _SACRE:
                 out += [datum_record(_SACRE[key], u, x) for u, x in zip(uids, v, strict=True)]
-                agg.append(self._aggregate(_SACRE[key], v, uids, {}))
+                specs.append((_SACRE[key], v, {}))
                 continue
             if key == "bleu":
                 w, sm, tok = self.bleu_weights, self.smoothing, self.bleu_tokenize
@@ -209,25 +233,60 @@ class TextEvaluator(Evaluator):
                     params["smoothing"] = sm
                 if tok != "whitespace":
                     params["tokenize"] = tok
-                agg.append(self._aggregate("BLEU", v, uids, params))
+                specs.append(("BLEU", v, params))
                 continue
             _, t, m = key.split(":")
             st = self.use_stemmer
             out += [rouge_record(u, x, t, use_stemmer=st, measure=m) for u, x in zip(uids, v)]
             params = {"rouge_type": t, "use_stemmer": st, "measure": m}
-            agg.append(self._aggregate("ROUGE", v, uids, params))
-        return MetricSet(out + agg)
+            specs.append(("ROUGE", v, params))
+        agg = [self._aggregate(t, v, uids, p) for t, v, p in specs]
+        return MetricSet(out + agg + self._slices(uids, specs, agg))
+
+    def _slices(
+        self, uids: np.ndarray, specs: list[tuple[str, np.ndarray, dict[str, Any]]],
+        whole: list[Metric],
+    ) -> list[Metric]:  # fmt: skip
+        """Every aggregate again per value of each ``by`` column, with the gap to the whole
+        set's and, under ``ci``, the gap's interval (one joint bootstrap over datums)."""
+        out: list[Metric] = []
+        for c in self.by:
+            values = np.concatenate(self._cols[c]) if self._cols[c] else np.zeros(0, str)
+            names = sorted(set(values.tolist()) - {""})
+            gaps = [
+                mean_gap_intervals(v, values, names, self.ci) if self.ci else {}
+                for _, v, _ in specs
+            ]
+            for name in names:
+                keep = values == name
+                for (t, v, p), ref, g in zip(specs, whole, gaps, strict=True):
+                    rec = self._aggregate(t, v[keep], uids[keep], p)
+                    cis = {(t,): g[name]} if name in g else None
+                    n = int(keep.sum())
+                    out += annotate([rec], [ref], column=c, value=name, n=n, where=(), gap_ci=cis)
+        return out
 
     def _aggregate(
         self, type: str, v: np.ndarray, uids: np.ndarray, params: dict[str, Any]
     ) -> Metric:
-        return aggregate(type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed)
+        return aggregate(
+            type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed, ci=self.ci
+        )
 
     def _state(self) -> dict[str, np.ndarray]:
         uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)
         unnamed = np.concatenate(self._unnamed) if self._unnamed else np.zeros(0, dtype=bool)
         _, values = self._arrays()
-        return {"uids": uids, "unnamed": unnamed, **{f"v:{k}": v for k, v in values.items()}}
+        cols = {
+            f"col:{c}": np.concatenate(parts) if parts else np.zeros(0, str)
+            for c, parts in self._cols.items()
+        }
+        return {
+            "uids": uids,
+            "unnamed": unnamed,
+            **cols,
+            **{f"v:{k}": v for k, v in values.items()},
+        }
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         uids = np.asarray(state["uids"]).astype(str)
@@ -237,6 +296,9 @@ class TextEvaluator(Evaluator):
         for k in self._values:
             v = np.asarray(state[f"v:{k}"], dtype=np.float64)
             self._values[k] = [v] if v.size else []
+        for c in self.by:
+            col = np.asarray(state[f"col:{c}"]).astype(str)
+            self._cols[c] = [col] if col.size else []
 
 
 def evaluate_text(
@@ -254,3 +316,21 @@ def evaluate_text(
         ('ROUGE', 1.0)
     """
     return TextEvaluator(**options).add(predictions, references, uids=uids).compute()
+
+
+def _slice_columns(
+    by: Sequence[str], columns: Mapping[str, Sequence[Any]] | None, n: int
+) -> dict[str, np.ndarray]:
+    """Each ``by`` column of a batch as slice text (empty: a missing value, in no slice)."""
+    out = {}
+    for c in by:
+        if columns is None or c not in columns:
+            raise InvalidInputError("missing slice column", source="TextEvaluator.add", field=c)
+        vals = list(columns[c])
+        if len(vals) != n:
+            raise InvalidInputError(
+                f"expected {n} values, got {len(vals)}", source="TextEvaluator.add", field=c
+            )
+        missing = [v is None or (isinstance(v, float) and np.isnan(v)) for v in vals]
+        out[c] = np.array(["" if m else slice_text(v) for v, m in zip(vals, missing)], dtype=str)
+    return out

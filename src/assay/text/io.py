@@ -105,16 +105,28 @@ def normalise_rows(rows: Iterable[Mapping[str, Any]], *, source: str = "data") -
     return out
 
 
-def read_rows(path: str | Path) -> tuple[list[dict[str, Any]], set[str]]:
-    """Rows of a file (see the module docstring) and the set of columns it has."""
+def read_rows(
+    path: str | Path, *, keep: Iterable[str] = ()
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """Rows of a file (see the module docstring) and the set of columns it has; the
+    columns named in ``keep`` (slices, ``--by``) go as they are into each row's
+    ``columns`` (an unknown one is refused, naming ``--by``)."""
     from assay.io.tables import read_table
 
     df = read_table(path)
     if len(df) == 0:
         raise InvalidInputError("no rows", source=str(path))
     cols = {str(c) for c in df.columns}
+    keep = list(keep)
+    for c in keep:
+        if c not in cols:
+            have = ", ".join(str(x) for x in df.columns)
+            raise InvalidInputError(f"unknown column {c!r}; {path} has: {have}", source="--by")
     records = df.to_dict(orient="records")
-    return normalise_rows(records, source=str(path)), cols
+    rows = normalise_rows(records, source=str(path))
+    for row, rec in zip(rows, records, strict=True):
+        row["columns"] = {c: rec[c] for c in keep}
+    return rows, cols
 
 
 def columns_of(metric_fields: Iterable[str]) -> list[str]:

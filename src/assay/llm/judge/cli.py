@@ -38,8 +38,10 @@ def judge_task(
     *,
     judge_retries: int,
     seed: int,
+    num_bootstrap: int = 1000,
     dataset: str,
     parameters: Mapping[str, Any],
+    columns: Mapping[str, Sequence[Any]] | None = None,
 ) -> Any:
     """The judge task of ``names`` over ``rows``, stored as a ``text`` evaluation."""
     from assay.llm.judge.run import JudgeTask
@@ -49,10 +51,12 @@ def judge_task(
         names,
         judge_retries=judge_retries,
         params={"temperature": 0.0},
+        num_bootstrap=num_bootstrap,
         seed=seed,
         kind="text",
         dataset=dataset,
         parameters=parameters,
+        columns=columns,
     )
 
 

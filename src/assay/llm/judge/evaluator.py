@@ -26,10 +26,13 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.llm.judge.prompts import PROMPT_VERSION
 from assay.llm.judge.types import get_metric
+from assay.llm.slicing import WHERE, column_text
 from assay.results import Metric, MetricSet, to_jsonable
-from assay.stats.means import NUM_BOOTSTRAP, mean_record
+from assay.slices import annotate
+from assay.stats.means import NUM_BOOTSTRAP, mean_gap_intervals, mean_record
 
 __all__ = ["JudgeEvaluator", "ERROR_PREFIX"]
 
@@ -42,26 +45,50 @@ class JudgeEvaluator(Evaluator):
     Args:
         metrics: judge metric names (their record types are accepted by :meth:`add`).
         num_bootstrap, seed: the aggregates' bootstrap interval.
+        ci, ci_method: the interval's level and method (``bootstrap``, ``t``, ``wilson``;
+            :func:`~assay.stats.means.mean_record`); without ``ci`` a 95% bootstrap.
+        by: item columns to slice the aggregates by (:mod:`assay.llm.slicing`): ``add``
+            then takes each record's datum ``columns``.
     """
 
     def __init__(
-        self, *, metrics: Sequence[str], num_bootstrap: int = NUM_BOOTSTRAP, seed: int = 0
+        self,
+        *,
+        metrics: Sequence[str],
+        num_bootstrap: int = NUM_BOOTSTRAP,
+        seed: int = 0,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        by: Sequence[str] = (),
     ) -> None:
         self.metrics = tuple(dict.fromkeys(metrics))
         self.types = tuple(get_metric(m).type for m in self.metrics)
         self.num_bootstrap = int(num_bootstrap)
         self.seed = int(seed)
+        self.ci = ci_options(
+            ci, ci_method, num_bootstrap, seed, methods=("bootstrap", "t", "wilson", "delong")
+        )
+        self.by = tuple(dict.fromkeys(by))
         self._rows: list[tuple[str, str, float, str]] = []
+        self._cols: list[str] = []  # per row: its datum's ``by`` columns as JSON
 
     def config(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "metrics": list(self.metrics),
             "num_bootstrap": self.num_bootstrap,
             "seed": self.seed,
         }
+        if self.ci is not None:
+            out |= {"ci": self.ci.level, "ci_method": self.ci.method}
+        return out | ({"by": list(self.by)} if self.by else {})
 
-    def add(self, records: Iterable[Metric]) -> JudgeEvaluator:  # type: ignore[override]
-        """Fold per-datum records (``parameters["datum_uid"]``) of this evaluator's metrics."""
+    def add(  # type: ignore[override]
+        self, records: Iterable[Metric], columns: Mapping[str, Sequence[Any]] | None = None
+    ) -> JudgeEvaluator:
+        """Fold per-datum records (``parameters["datum_uid"]``) of this evaluator's metrics;
+        with ``by``, ``columns`` holds each record's datum's columns (one list per name)."""
+        records = list(records)
+        cols = _columns(self.by, columns, len(records))
         rows = []
         for i, m in enumerate(records):
             if m.type not in self.types:
@@ -75,6 +102,7 @@ class JudgeEvaluator(Evaluator):
             params = json.dumps(to_jsonable(m.parameters), sort_keys=True)
             rows.append((m.type, str(uid), value, params))
         self._rows += rows
+        self._cols += cols
         return self
 
     @property
@@ -83,10 +111,23 @@ class JudgeEvaluator(Evaluator):
 
     def _merge(self, other: JudgeEvaluator) -> None:
         self._rows += other._rows
+        self._cols += other._cols
 
     def _compute(self) -> MetricSet:
-        rows = sorted(self._rows, key=lambda r: (self.types.index(r[0]), r[1]))
+        order = sorted(
+            range(len(self._rows)),
+            key=lambda i: (self.types.index(self._rows[i][0]), self._rows[i][1]),
+        )
+        rows = [self._rows[i] for i in order]
         per = [Metric(t, None if np.isnan(v) else v, json.loads(p)) for t, _, v, p in rows]
+        agg = self._aggregates(per)
+        if not self.by:
+            return MetricSet(per + agg)
+        cols = [json.loads(self._cols[i]) for i in order]
+        return MetricSet(per + agg + self._slices(per, cols, agg))
+
+    def _aggregates(self, per: Sequence[Metric]) -> list[Metric]:
+        """One mean record per metric type of the per-datum records ``per``."""
         agg = []
         for t in self.types:
             mine = [m for m in per if m.type == t]
@@ -106,9 +147,35 @@ class JudgeEvaluator(Evaluator):
                     undefined=len(mine) - len(ok) - errors,
                     num_bootstrap=self.num_bootstrap,
                     seed=self.seed,
+                    ci=self.ci,
                 )
             )
-        return MetricSet(per + agg)
+        return agg
+
+    def _slices(
+        self, per: Sequence[Metric], cols: Sequence[Mapping[str, str]], whole: list[Metric]
+    ) -> list[Metric]:
+        """The aggregates of every slice of every ``by`` column, with their gaps (and, with
+        ``ci``, the gaps' intervals: :func:`~assay.llm.slicing.mean_gap_intervals`)."""
+        out: list[Metric] = []
+        for c in self.by:
+            values = np.array([row.get(c, "") for row in cols], dtype=str)
+            names = sorted(set(values.tolist()) - {""})
+            gaps: dict[tuple[Any, ...], tuple[float, float]] = {}
+            if self.ci is not None:
+                for t in self.types:
+                    mine = np.array([m.type == t for m in per])
+                    y = np.array([np.nan if m.value is None else m.value for m in per])[mine]
+                    found = mean_gap_intervals(y, values[mine], names, self.ci)
+                    gaps |= {(v, t): lohi for v, lohi in found.items()}
+            for v in names:
+                part = [m for m, keep in zip(per, values == v) if keep]
+                n = len({m.parameters["datum_uid"] for m in part})
+                keys = {m.type: (m.type, *(m.parameters.get(k) for k in WHERE)) for m in whole}
+                cis = {keys[t]: lohi for (sv, t), lohi in gaps.items() if sv == v and t in keys}
+                recs = self._aggregates(part)
+                out += annotate(recs, whole, column=c, value=v, n=n, where=WHERE, gap_ci=cis)
+        return out
 
     def _state(self) -> dict[str, np.ndarray]:
         cols = list(zip(*self._rows, strict=True)) if self._rows else [(), (), (), ()]
@@ -117,6 +184,7 @@ class JudgeEvaluator(Evaluator):
             "uid": np.array(cols[1], dtype=str),
             "value": np.array(cols[2], dtype=np.float64),
             "parameters": np.array(cols[3], dtype=str),
+            "columns": np.array(self._cols, dtype=str),
         }
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
@@ -126,3 +194,21 @@ class JudgeEvaluator(Evaluator):
                 state["type"], state["uid"], state["value"], state["parameters"], strict=True
             )
         ]
+        cols = state.get("columns")
+        self._cols = [str(c) for c in cols] if cols is not None else ["{}"] * len(self._rows)
+
+
+def _columns(by: Sequence[str], columns: Mapping[str, Sequence[Any]] | None, n: int) -> list[str]:
+    """Each record's ``by`` columns as JSON text (``"{}"`` without ``by``)."""
+    if not by:
+        return ["{}"] * n
+    if columns is None:
+        raise InvalidInputError("needs the columns of the slices", field="columns")
+    texts = {}
+    for c in by:
+        if c not in columns:
+            raise InvalidInputError("missing slice column", field=c)
+        texts[c] = column_text(list(columns[c])).tolist()
+        if len(texts[c]) != n:
+            raise InvalidInputError(f"expected {n} values, got {len(texts[c])}", field=c)
+    return [json.dumps({c: texts[c][i] for c in by}, sort_keys=True) for i in range(n)]

@@ -147,8 +147,11 @@ class JudgeTask(LLMTask):
         metrics: judge metric names (see :func:`assay.llm.judge.registered`).
         judge_retries: re-asks of an invalid reply before it is recorded as an error.
         params: generation parameters of every call (default ``temperature=0``).
-        num_bootstrap, seed: the aggregates' bootstrap interval.
+        num_bootstrap, seed: the aggregates' bootstrap interval (``--ci`` and its options,
+            in the run options, replace them).
         kind, dataset, parameters: how the run is stored.
+        columns: the datums' other columns (one list per name, in the datums' order): what
+            the run options' ``by`` may slice the aggregates by.
     """
 
     can_reask = True
@@ -166,8 +169,13 @@ class JudgeTask(LLMTask):
         kind: str = "judge",
         dataset: str = "judge",
         parameters: Mapping[str, Any] | None = None,
+        columns: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         self.specs = [get_metric(n) for n in dict.fromkeys(metrics)]
+        self.columns = {k: list(v) for k, v in (columns or {}).items()}
+        for k, v in self.columns.items():
+            if len(v) != len(data):
+                raise InvalidInputError(f"expected {len(data)} values, got {len(v)}", field=k)
         if judge_retries < 0:
             raise InvalidInputError(f"must be >= 0, got {judge_retries}", source="--judge-retries")
         uids = [d.uid for d in data]
@@ -184,6 +192,13 @@ class JudgeTask(LLMTask):
     @property
     def dataset(self) -> str:
         return self._dataset
+
+    def item_columns(self) -> list[str]:
+        """The datums' other columns (given as ``columns``)."""
+        return list(self.columns)
+
+    def ci_seed(self) -> int:
+        return self.seed
 
     def configure(self, options: RunOptions) -> None:
         """``--max-tokens`` caps every judge call; ``--json-mode``, ``--judge-retries``."""
@@ -246,7 +261,7 @@ class JudgeTask(LLMTask):
 
     def score(self, calls: Sequence[Call]) -> MetricSet:
         results = _Missing(self.results(calls))
-        return MetricSet(_records(self.data, self.specs, results, self.num_bootstrap, self.seed))
+        return MetricSet(_records(self, results))
 
 
 class _Missing(dict):  # type: ignore[type-arg]
@@ -267,6 +282,7 @@ def judge(
     num_bootstrap: int = NUM_BOOTSTRAP,
     seed: int = 0,
     structured: str | bool | None = None,
+    columns: Mapping[str, Sequence[Any]] | None = None,
     **run: Any,
 ) -> LLMRun:
     """Judge every datum on every metric through the one driver (see :class:`JudgeTask`).
@@ -278,7 +294,9 @@ def judge(
     schema, with the list lengths the judgement needs, as a constraint: the embedded model
     and llama.cpp servers (by grammar) and servers taking ``response_format``
     ``json_schema`` (OpenAI, vLLM, Ollama) can then only answer in that shape
-    (:mod:`assay.llm.constrain`); the reply is still checked.
+    (:mod:`assay.llm.constrain`); the reply is still checked. ``columns``: the datums'
+    other columns, which the options' ``by`` slices the aggregates by; the options' ``ci``
+    (with ``ci_method``, ``num_bootstrap``, ``seed``) sets the aggregates' interval.
     """
     task = JudgeTask(
         data,
@@ -287,6 +305,7 @@ def judge(
         params=params,
         num_bootstrap=num_bootstrap,
         seed=seed,
+        columns=columns,
     )
     opts = options or RunOptions(**run)
     if structured is not None:
@@ -314,15 +333,12 @@ def _outcome(d: Datum, s: JudgeMetric, results: Mapping[str, TaskResult]):
     return Outcome(out.value, out.reason, {**details, **out.details}), None, raws
 
 
-def _records(
-    data: Sequence[Datum],
-    specs: Sequence[JudgeMetric],
-    results: Mapping[str, TaskResult],
-    num_bootstrap: int,
-    seed: int,
-) -> list[Metric]:
+def _records(task: JudgeTask, results: Mapping[str, TaskResult]) -> list[Metric]:
+    """Per-datum records of every metric, then the aggregates (and their slices) through
+    the :class:`~assay.llm.judge.evaluator.JudgeEvaluator`."""
     from assay.llm.judge.evaluator import ERROR_PREFIX, JudgeEvaluator
 
+    data, specs = task.data, task.specs
     per: list[Metric] = []
     common = {"prompt_version": PROMPT_VERSION}
     for s in specs:
@@ -346,6 +362,16 @@ def _records(
             per.append(
                 datum_record(s.type, d.uid, out.value, reason=out.reason, **common, details=details)
             )
-    ev = JudgeEvaluator(metrics=[s.name for s in specs], num_bootstrap=num_bootstrap, seed=seed)
-    computed = ev.add(per).compute()
+    ci = task.ci
+    ev = JudgeEvaluator(
+        metrics=[s.name for s in specs],
+        num_bootstrap=task.num_bootstrap if ci is None else ci.num_bootstrap,
+        seed=task.seed if ci is None else ci.seed,
+        ci=None if ci is None else ci.level,
+        ci_method="bootstrap" if ci is None else ci.method,
+        by=task.by,
+    )
+    row = {d.uid: i for i, d in enumerate(data)}
+    columns = {c: [task.columns[c][row[m.parameters["datum_uid"]]] for m in per] for c in task.by}
+    computed = ev.add(per, columns).compute()
     return per + [m for m in computed if "aggregate" in m.parameters]

@@ -180,6 +180,16 @@ class EmbeddedChatModel:
         ).hexdigest()[:8]
         return f"embedded:{self.model_path.name}:{self.model_path.stat().st_size}:{digest}"
 
+    @property
+    def served_name(self) -> str:
+        """The model the store records as having answered: ``embedded#<GGUF file name>``.
+
+        The weights file names the model, wherever the file lies: ``embedded`` and
+        ``embedded:/any/copy/of/SmolLM2-135M-Instruct.Q4_1.gguf`` are both
+        ``embedded#SmolLM2-135M-Instruct.Q4_1.gguf``.
+        """
+        return f"embedded#{self.model_path.name}"
+
     def __repr__(self) -> str:
         return f"EmbeddedChatModel({str(self.model_path)!r})"
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import inspect
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,6 +49,7 @@ __all__ = [
     "parse_model_spec",
     "load_model",
     "canonical_model_name",
+    "served_model",
     "model_options",
     "DEFAULT_MODEL_ENV",
     "EMBEDDED_N_CTX",
@@ -145,8 +147,9 @@ def canonical_model_name(spec: str) -> str:
     are lower-cased, a default port (80, 443) and a trailing ``/`` are dropped;
     ``embedded:`` naming the bundled SmolLM2 file is ``embedded``, another GGUF file is
     named by its absolute path. A model name after ``#`` is kept as typed: only the server
-    knows whether two names are one model. Text that is not a model spec (a classifier's
-    name such as ``"tree"``) is kept, password masked.
+    knows whether two names are one model, and its answers say (:func:`served_model`,
+    which the store keeps beside this name). Text that is not a model spec (a
+    classifier's name such as ``"tree"``) is kept, password masked.
 
     Example:
         >>> canonical_model_name(" HTTP://me:s3cret@LocalHost:80/v1/#m ")
@@ -194,6 +197,47 @@ def _canonical_embedded(path: str | None) -> str:
     except (InvalidInputError, OSError):
         pass
     return f"embedded:{full}"
+
+
+def served_model(model: Any, raws: Iterable[Any]) -> str | None:
+    """The canonical name of the model that answered, as the answers say it.
+
+    A model that knows its own name without a call says it (``served_name``: the
+    embedded model's ``embedded#<GGUF file name>``). Otherwise the ``model`` field of the
+    raw chat-completion answers (``raws``: the answers of a run, fresh or from the cache)
+    names it; put in the spec's place after ``#`` (``openai:`` for OpenAI), the endpoint
+    kept: a server that answers ``#smollm2`` as ``smollm2-135m-instruct`` gives
+    ``http://host/v1#smollm2-135m-instruct``. When the answers name several models, the
+    most frequent wins (the first seen on a tie). ``None`` when nothing says: no answer,
+    or answers without a usable ``model`` (not text, control characters, over 200
+    characters).
+
+    Example:
+        >>> class M:
+        ...     spec = "http://me:s3cret@Host:80/v1#smollm2"
+        >>> served_model(M(), [{"model": "smollm2-135m-instruct"}, None])
+        'http://me:***@host/v1#smollm2-135m-instruct'
+        >>> served_model(M(), [{"choices": []}]) is None
+        True
+    """
+    known = getattr(model, "served_name", None)
+    if isinstance(known, str) and known:
+        return known
+    names: dict[str, int] = {}
+    for raw in raws:
+        name = raw.get("model") if isinstance(raw, dict) else None
+        if isinstance(name, str) and name.strip() and name.isprintable() and len(name) <= 200:
+            names[name.strip()] = names.get(name.strip(), 0) + 1
+    if not names:
+        return None
+    name = mask_credentials(max(names, key=lambda n: names[n])) or ""  # most frequent, first
+    spec = str(getattr(model, "spec", None) or "")
+    key = canonical_model_name(spec)
+    if key.startswith(("http://", "https://")) and "#" in key:
+        return f"{key.rpartition('#')[0]}#{name}"
+    if key.startswith("openai:"):
+        return f"openai:{name}"
+    return name
 
 
 #: The context window the embedded model gets from :func:`load_model` (the suites' and the

@@ -11,27 +11,46 @@ Example:
     ...     "task": ["t-g"] * 2, "status": ["ok", "ok"], "choice": ["A", "A"],
     ...     "length_a": [1.0, 2.0], "length_b": [2.0, 1.0], "words_a": [1.0] * 2,
     ...     "words_b": [1.0] * 2})
-    >>> a = analyze(rows, reference_model="r", n_boot=10)
+    >>> a = analyze(rows, reference_model="r", num_bootstrap=10)
     >>> a.counts["consistent"], a.metrics.get("ConsistencyRate").value
     (0, 0.0)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from assay._compat import UNSET, renamed
+from assay.intervals import CIOptions, ci_options, wilson
 from assay.llm.pairwise import records
-from assay.llm.pairwise.compute import consistent_mask, new_win_rates, old_win_tables
-from assay.llm.pairwise.length import LENGTH_UNIT, LengthControlled, length_controlled_win_rate
+from assay.llm.pairwise.compute import (
+    consistent_mask,
+    new_question_counts,
+    new_table,
+    old_question_counts,
+    old_table,
+)
+from assay.llm.pairwise.length import (
+    LENGTH_UNIT,
+    LengthControlled,
+    LengthDesign,
+    length_design,
+)
 from assay.llm.pairwise.ratings import (
     BradleyTerryFit,
-    bradley_terry,
     debiased_outcomes,
+    fit_bradley_terry,
     pairwise_win_rates,
+    question_wins,
+    rating_fit,
 )
+from assay.llm.pairwise.resample import IDENT, Draw, ident, question_rates
+from assay.llm.pairwise.slicing import check_by, question_masks, slice_records
 from assay.results import Metric, MetricSet
 
 __all__ = ["Analysis", "analyze"]
@@ -121,19 +140,9 @@ def _win_records(old: pd.DataFrame, new: pd.DataFrame, ref: str) -> list[Metric]
 
 
 def _beyond_records(
-    pairwise: pd.DataFrame,
-    fit: BradleyTerryFit | None,
-    lcs: list[LengthControlled],
-    conf: float,
-    n_boot: int,
-    seed: int,
+    fit: BradleyTerryFit | None, lcs: list[LengthControlled], boot: CIOptions
 ) -> list[Metric]:
-    out = [
-        records.win_rate(
-            r.win_rate, model=r.model, opponent=r.opponent, counting="debiased", n=int(r.n)
-        )
-        for r in pairwise.itertuples(index=False)
-    ]
+    out = []
     for lc in lcs:
         out.append(
             records.length_controlled_win_rate(
@@ -145,10 +154,10 @@ def _beyond_records(
                 ci=lc.win_rate_ci,
                 length_coefficient=lc.length_coefficient,
                 length_coefficient_ci=lc.length_coefficient_ci,
-                confidence_level=conf,
+                confidence_level=boot.level,
                 length_unit=LENGTH_UNIT,
-                num_bootstrap=n_boot,
-                seed=seed,
+                num_bootstrap=boot.num_bootstrap,
+                seed=boot.seed,
             )
         )
     if fit is not None:
@@ -160,12 +169,111 @@ def _beyond_records(
                     rank=int(r.rank),
                     ci=(float(r.ci_low), float(r.ci_high)),
                     games=float(r.games),
-                    confidence_level=conf,
-                    bootstrap_samples=n_boot,
-                    seed=seed,
+                    confidence_level=boot.level,
+                    bootstrap_samples=boot.num_bootstrap,
+                    seed=boot.seed,
                 )
             )
     return out
+
+
+@dataclass
+class _Point:
+    """The point estimates of a set of rows: what the rate records are computed from."""
+
+    counts: dict[str, int]
+    mask: np.ndarray
+    ok: pd.DataFrame
+    old: pd.DataFrame
+    new: pd.DataFrame
+    outcomes: pd.DataFrame
+    pairwise: pd.DataFrame
+    records: list[Metric]
+    per_question: tuple[Any, Any]
+
+
+def _point(rows: pd.DataFrame, ref: str, questions: list[str] | None = None) -> _Point:
+    ok = rows[rows["status"] == "ok"]
+    mask = consistent_mask(rows)
+    counts = _counts(rows, mask)
+    qs = sorted(set(rows["index"])) if questions is None else questions
+    per_old = old_question_counts(ok[mask], ref, qs)
+    per_new = new_question_counts(rows, ref, qs)
+    old, new = old_table(*per_old), new_table(*per_new)
+    outcomes = debiased_outcomes(rows)
+    pairwise = (
+        pairwise_win_rates(outcomes)
+        if len(outcomes)
+        else pd.DataFrame(columns=["model", "opponent", "wins", "n", "win_rate"])
+    )
+    debiased = [
+        records.win_rate(
+            r.win_rate, model=r.model, opponent=r.opponent, counting="debiased", n=int(r.n)
+        )
+        for r in pairwise.itertuples(index=False)
+    ]
+    rates = [*_base_records(counts), *_win_records(old, new, ref), *debiased]
+    return _Point(counts, mask, ok, old, new, outcomes, pairwise, rates, (per_old, per_new))
+
+
+def _attach(
+    recs: Sequence[Metric], keys: list[tuple], ends: np.ndarray, opts: CIOptions, rates: Any, w: Any
+) -> None:
+    """Intervals on the defined rate records, in place: Wilson for the proportions of rows
+    (extraction, consistency) when asked, else the bootstrap's percentile ends."""
+    col = {k: j for j, k in enumerate(keys)}
+    for m in recs:
+        j = col.get(ident(m))
+        if m.value is None or j is None:
+            continue
+        if opts.method == "wilson" and m.type in _PROPORTIONS:
+            lo, hi = wilson(float(w @ rates.num[:, j]), float(w @ rates.den[:, j]), opts.level)
+            m.parameters.update(opts.parameters(float(lo), float(hi), "wilson"))
+        else:
+            m.parameters.update(opts.parameters(ends[0, j], ends[1, j], "bootstrap"))
+
+
+_PROPORTIONS = ("ExtractionRate", "ConsistencyRate")
+
+
+def _lc(d: LengthDesign, ends: np.ndarray, l2: float) -> LengthControlled:
+    """The length-controlled win rate of a design with its interval ends."""
+    return d.result(d.fit(np.ones(len(d.y)), l2=l2)[0], ends[0, :2], ends[1, :2])
+
+
+def _draw(
+    rows: pd.DataFrame,
+    p: _Point,
+    ref: str,
+    questions: list[str],
+    masks: list[np.ndarray],
+    l2: float,
+    opts: CIOptions | None,
+) -> Draw:
+    """What one stream of question resamples computes: ratings and length fits always, the
+    rate records (whole set and slices) with ``ci``."""
+    outcomes = p.outcomes
+    models = sorted(set(outcomes["model"]) | set(outcomes["opponent"]))
+    draw = Draw(len(questions), l2, models=models)
+    if len(models) >= 2:
+        draw.wins = question_wins(outcomes, models, questions)
+    qpos = {q: i for i, q in enumerate(questions)}
+    designs = [length_design(outcomes, m, ref) for m in models if m != ref]
+    draw.lengths = [(d, _positions(d, qpos)) for d in designs if d]
+    whole = {d.model: j for j, (d, _) in enumerate(draw.lengths)}
+    in_q = outcomes["index"].map(qpos).to_numpy(int)
+    for mask in masks:
+        part = outcomes[mask[in_q]]
+        fits = [length_design(part, m, ref) for m in whole]
+        draw.slice_lengths.append([(d, _positions(d, qpos), whole[d.model]) for d in fits if d])
+    if opts is not None:
+        draw.rates = question_rates(rows, p.mask, outcomes, ref, questions, *p.per_question)
+        draw.masks = np.array(masks, float).reshape(len(masks), len(questions))
+    return draw
+
+
+def _positions(d: LengthDesign, qpos: dict[str, int]) -> np.ndarray:
+    return np.array([qpos[q] for q in d.questions], dtype=int)
 
 
 def analyze(
@@ -173,45 +281,77 @@ def analyze(
     *,
     reference_model: str,
     l2: float = 0.01,
-    n_boot: int = 200,
-    confidence: float = 0.95,
+    ci: float | None = None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
     seed: int = 0,
+    by: Sequence[str] | str | None = None,
+    n_boot: Any = UNSET,
+    confidence: Any = UNSET,
 ) -> Analysis:
     """Compute every count, table and record (see the module docstrings of ``compute``,
-    ``ratings`` and ``length`` for the formulas)."""
+    ``ratings``, ``length``, ``resample`` and ``slicing`` for the formulas).
+
+    ``ci`` puts an interval of that level on every rate record (``ci_method``: the
+    bootstrap over questions, or ``wilson`` for the extraction and consistency rates);
+    ratings and length-controlled win rates always carry a bootstrap interval (at 0.95
+    without ``ci``). All intervals come from one stream of ``num_bootstrap`` resamples of
+    the questions, seeded by ``seed``. ``by`` adds the rate records of every slice of
+    these question-level columns. ``n_boot`` and ``confidence`` are the deprecated names
+    of ``num_bootstrap`` and ``ci``.
+    """
+    num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="analyze")
+    ci = renamed("ci", ci, "confidence", confidence, where="analyze")
+    opts = ci_options(ci, ci_method, num_bootstrap, seed)
+    boot = ci_options(opts.level if opts else 0.95, "bootstrap", num_bootstrap, seed)
+    assert boot is not None  # the ratings' interval, always
     # Plain Python strings: iterating pandas' Arrow-backed strings costs ~10x more.
     text = [c for c in ("index", "model_a", "model_b", "task", "status", "choice") if c in rows]
     rows = rows.astype({c: object for c in text})
-    ok = rows[rows["status"] == "ok"]
-    mask = consistent_mask(rows)
-    counts = _counts(rows, mask)
-    old = old_win_tables(ok[mask], reference_model)
-    new = new_win_rates(rows, reference_model)
-    outcomes = debiased_outcomes(rows)
-    pairwise = (
-        pairwise_win_rates(outcomes)
-        if len(outcomes)
-        else pd.DataFrame(columns=["model", "opponent", "wins", "n", "win_rate"])
-    )
+    by = check_by(rows, by)
+    questions = sorted(set(rows["index"]))
+    p = _point(rows, reference_model, questions)
+    masks = [(col, v, mask) for col in by for v, mask in question_masks(rows, col, questions)]
+    draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts)
+    reps = draw.intervals(boot)
     fit = None
-    if len(outcomes) and len(set(outcomes["model"]) | set(outcomes["opponent"])) >= 2:
-        fit = bradley_terry(outcomes, l2=l2, n_boot=n_boot, confidence=confidence, seed=seed)
-    models = sorted((set(outcomes["model"]) | set(outcomes["opponent"])) - {reference_model})
-    lcs = [
-        lc
-        for m in models
-        if (
-            lc := length_controlled_win_rate(
-                outcomes, m, reference_model, l2=l2, n_boot=n_boot, confidence=confidence, seed=seed
-            )
-        )
-        is not None
-    ]
-    metrics = MetricSet(
-        [
-            *_base_records(counts),
-            *_win_records(old, new, reference_model),
-            *_beyond_records(pairwise, fit, lcs, confidence, n_boot, seed),
-        ]
+    if draw.wins is not None and reps.ratings is not None:
+        theta = fit_bradley_terry(draw.wins.sum(axis=0), l2=l2)
+        fit = rating_fit(draw.models, theta, reps.ratings[0], reps.ratings[1], draw.wins)
+    lcs = [_lc(d, ends, l2) for (d, _), ends in zip(draw.lengths, reps.lengths)]
+    rates = p.records
+    if opts is not None and draw.rates is not None and reps.rates is not None:
+        _attach(rates, draw.rates.keys, reps.rates, opts, draw.rates, np.ones(len(questions)))
+    beyond = _beyond_records(fit, lcs, boot)
+    sliceable = [*rates, *(m for m in beyond if m.type == "LengthControlledWinRate")]
+    row_q = rows["index"].map({q: i for i, q in enumerate(questions)}).to_numpy(int)
+    sliced: list[Metric] = []
+    for k, (col, v, mask) in enumerate(masks):
+        part = _point(rows[mask[row_q]], reference_model).records
+        gap_ci = {}
+        if opts is not None and draw.rates is not None:
+            ends, gaps = reps.slices[k]
+            _attach(part, draw.rates.keys, ends, opts, draw.rates, mask.astype(float))
+            keys = draw.rates.keys
+            gap_ci = {key: (float(gaps[0, j]), float(gaps[1, j])) for j, key in enumerate(keys)}
+        fits = list(zip(draw.slice_lengths[k], reps.slice_lengths[k]))
+        part += _beyond_records(None, [_lc(d, e, l2) for (d, _, _), e in fits], boot)
+        for (d, _, _), e in fits:
+            key = ("LengthControlledWinRate", None, d.model, d.reference_model, None, None)
+            gap_ci[key] = (float(e[0, 2]), float(e[1, 2]))
+        n = int(mask.sum())
+        kw: dict[str, Any] = {"column": col, "value": v, "n": n, "where": IDENT, "key": ident}
+        sliced += slice_records(sliceable, part, gap_ci=gap_ci, **kw)
+    metrics = MetricSet([*rates, *beyond, *sliced])
+    return Analysis(
+        p.counts,
+        p.ok[p.mask],
+        p.ok[~p.mask],
+        p.old,
+        p.new,
+        p.outcomes,
+        p.pairwise,
+        fit,
+        lcs,
+        metrics,
     )
-    return Analysis(counts, ok[mask], ok[~mask], old, new, outcomes, pairwise, fit, lcs, metrics)

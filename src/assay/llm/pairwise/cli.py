@@ -18,6 +18,7 @@ from typing import Any
 
 import typer
 
+from assay.cli_options import interval_kwargs, interval_options
 from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
 from assay.errors import InvalidInputError
 from assay.llm.run_cli import RunOpts
@@ -38,9 +39,46 @@ _REF = typer.Option(
 )
 _NOPT = typer.Option(2, "--nopt", help="Options the judge chooses from: 2, 3 or 4.")
 _XLSX = typer.Option(False, "--xlsx", help="Also write the win tables as .xlsx.")
-_NBOOT = typer.Option(200, "--n-boot", help="Bootstrap resamples for the rating intervals.")
-_BSEED = typer.Option(0, "--bootstrap-seed", help="Seed of the bootstrap.")
-_CONF = typer.Option(0.95, "--confidence", help="Confidence level of the intervals.")
+# --seed is random mode's on `judge`: the bootstrap's seed is --bootstrap-seed on both commands.
+_CI, _CI_METHOD, _NUM_BOOTSTRAP, _BSEED = interval_options(seed_flag="--bootstrap-seed")
+_BY = typer.Option(
+    [],
+    "--by",
+    help="A question-level column (repeatable; task, or a column of the input table such as "
+    "a topic): every rate record again per value, with slice_column, slice, n and gap (to the "
+    "whole set) and, with --ci, the gap's interval. No judge call is made for it.",
+)
+_NBOOT = typer.Option(None, "--n-boot", help="Deprecated: use --num-bootstrap.")
+_CONF = typer.Option(None, "--confidence", help="Deprecated: use --ci.")
+
+
+def _intervals(
+    ci: float | None,
+    ci_method: str,
+    num_bootstrap: int,
+    bootstrap_seed: int,
+    n_boot: int | None,
+    confidence: float | None,
+) -> dict[str, Any]:
+    """The interval options, checked (errors name the flag given); the deprecated --n-boot
+    and --confidence still work for one release, with a note."""
+    flags = {"--num-bootstrap": "--num-bootstrap", "--ci": "--ci"}
+    if n_boot is not None:
+        num_bootstrap, flags["--num-bootstrap"] = n_boot, "--n-boot"
+    if confidence is not None:
+        ci, flags["--ci"] = confidence, "--confidence"
+    try:  # the ratings' interval is always computed: check the options with or without --ci
+        level = 0.95 if ci is None else ci
+        interval_kwargs(
+            level, ci_method, num_bootstrap, bootstrap_seed, seed_flag="--bootstrap-seed"
+        )
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, source=flags.get(str(e.source), e.source)) from None
+    for old, given in (("--n-boot", n_boot), ("--confidence", confidence)):
+        if given is not None:
+            new = {"--n-boot": "--num-bootstrap", "--confidence": "--ci"}[old]
+            typer.echo(f"note: {old} is deprecated; use {new}", err=True)
+    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap}
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -133,9 +171,13 @@ def judge_command(
         False, "--dry-run", help="Print the judge items (JSONL); no call."
     ),
     quiet: bool = RunOpts.quiet,
-    n_boot: int = _NBOOT,
+    ci: float | None = _CI,
+    ci_method: str = _CI_METHOD,
+    num_bootstrap: int = _NUM_BOOTSTRAP,
     bootstrap_seed: int = _BSEED,
-    confidence: float = _CONF,
+    by: list[str] = _BY,
+    n_boot: int | None = _NBOOT,
+    confidence: float | None = _CONF,
     fmt: OutputFormat = _FMT,
     out: Path = _OUT,
     save: bool = save_option(),
@@ -153,6 +195,7 @@ def judge_command(
     from assay.llm.run_cli import print_dry_run, run_task
 
     opts = dict(locals())
+    intervals = _intervals(ci, ci_method, num_bootstrap, bootstrap_seed, n_boot, confidence)
     options = run_options(
         concurrency=concurrency,
         rpm=rpm,
@@ -175,9 +218,9 @@ def judge_command(
         seed=seed,
         fill_contents=_split(fill_contents),
         max_tokens=max_tokens,
-        n_boot=n_boot,
         bootstrap_seed=bootstrap_seed,
-        confidence=confidence,
+        by=_split(by),
+        **intervals,
     )
     if dry_run:
         print_dry_run(dry_run_items(task, options))
@@ -210,9 +253,13 @@ def score_command(
     nopt: int = _NOPT,
     out_dir: Path = _OUT_DIR,
     xlsx: bool = _XLSX,
-    n_boot: int = _NBOOT,
+    ci: float | None = _CI,
+    ci_method: str = _CI_METHOD,
+    num_bootstrap: int = _NUM_BOOTSTRAP,
     bootstrap_seed: int = _BSEED,
-    confidence: float = _CONF,
+    by: list[str] = _BY,
+    n_boot: int | None = _NBOOT,
+    confidence: float | None = _CONF,
     fmt: OutputFormat = _FMT,
     out: Path = _OUT,
     save: bool = save_option(),
@@ -221,11 +268,11 @@ def score_command(
     """Recompute every output from an existing record table; no judge call."""
     from assay.llm.pairwise.prompts import check_nopt
     from assay.llm.pairwise.recordfile import read_records
-    from assay.llm.pairwise.task import check_intervals
+    from assay.llm.pairwise.slicing import check_by
 
     opts = dict(locals())
     check_nopt(nopt)
-    check_intervals(n_boot, confidence)
+    intervals = _intervals(ci, ci_method, num_bootstrap, bootstrap_seed, n_boot, confidence)
     _check_out(out)
     _check_out_dir(out_dir)
     rows, judge = read_records(records, nopt=nopt)
@@ -237,14 +284,14 @@ def score_command(
             source=str(records),
             field="A/B",
         )
+    try:
+        slice_by = check_by(rows, _split(by))
+    except InvalidInputError as e:
+        raise InvalidInputError(f"{e.field!r} {e.reason}", source="--by") from None
     from assay.llm.pairwise.analysis import analyze
 
     analysis = analyze(
-        rows,
-        reference_model=reference_model,
-        n_boot=n_boot,
-        confidence=confidence,
-        seed=bootstrap_seed,
+        rows, reference_model=reference_model, by=slice_by, seed=bootstrap_seed, **intervals
     )
     _write_folder(analysis, rows, stem=f"{records.stem}_score{{i}}", judge=judge, opts=opts)
     publish(

@@ -43,11 +43,22 @@ Example:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["CONSISTENT_PAIRS", "consistent_mask", "old_win_tables", "new_win_rates", "tasks_of"]
+__all__ = [
+    "CONSISTENT_PAIRS",
+    "consistent_mask",
+    "old_question_counts",
+    "old_win_tables",
+    "old_table",
+    "new_question_counts",
+    "new_win_rates",
+    "new_table",
+    "tasks_of",
+]
 
 CONSISTENT_PAIRS = frozenset({("A", "B"), ("B", "A"), ("C", "C"), ("D", "D")})
 
@@ -75,15 +86,44 @@ def tasks_of(task_cells: pd.Series) -> tuple[list[str], list[str]]:
     return suptasks, tasks
 
 
-def _pair_counts(rows: pd.DataFrame, m: str, ref: str) -> tuple[int, int, int, int]:
-    """(win, lose, both, neither) of ``m`` against ``ref`` over ``rows``."""
-    a, b, c = rows["model_a"].to_numpy(), rows["model_b"].to_numpy(), rows["choice"].to_numpy()
-    fwd, rev = (a == m) & (b == ref), (a == ref) & (b == m)
-    win = int(np.sum(fwd & (c == "A")) + np.sum(rev & (c == "B")))
-    lose = int(np.sum(fwd & (c == "B")) + np.sum(rev & (c == "A")))
-    both = int(np.sum((fwd | rev) & (c == "C")))
-    neither = int(np.sum((fwd | rev) & (c == "D")))
-    return win, lose, both, neither
+def old_question_counts(
+    rows: pd.DataFrame, reference_model: str, questions: Sequence[str] | None = None
+) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """Per question, the old counts of every (model, column) against the reference.
+
+    ``rows`` are the consistent rows. Returns the keys ``(model, column)`` (models in name
+    order, columns ``Overall-lang``, ``EN``, the design files, the tasks) and an array
+    ``(len(questions), len(keys), 4)`` of ``win``, ``lose``, ``both``, ``neither``
+    (``questions``: the question ids in order, by default those of ``rows`` sorted). A row
+    of model m against the reference counts for every column its task cell contains.
+    """
+    rows = _ok(rows)
+    a, b = rows["model_a"].to_numpy(str), rows["model_b"].to_numpy(str)
+    models = sorted(set(a) | set(b))
+    suptasks, tasks = tasks_of(rows["task"])
+    names = [*suptasks, *tasks]
+    columns = ["Overall-lang", "EN", *names]
+    others = [m for m in models if m != reference_model] if reference_model in models else []
+    keys = [(m, col) for m in others for col in columns]
+    qs = sorted(set(rows["index"])) if questions is None else list(questions)
+    counts = np.zeros((len(qs), len(keys), 4))
+    fwd = (b == reference_model) & (a != reference_model)
+    rev = (a == reference_model) & (b != reference_model)
+    valid = fwd | rev
+    if not keys or not valid.any():
+        return keys, counts
+    c = rows["choice"].to_numpy(str)
+    cat = np.select([c == "C", c == "D", fwd == (c == "A")], [2, 3, 0], default=1)[valid]
+    model = np.where(fwd, a, b)[valid]
+    mpos = {m: i for i, m in enumerate(others)}
+    qpos = {q: i for i, q in enumerate(qs)}
+    cells = [str(t) for t in rows["task"][valid]]
+    member = {t: [True, True, *(n in t for n in names)] for t in set(cells)}
+    inside = np.array([member[t] for t in cells], dtype=float)  # (rows, columns)
+    qi = np.array([qpos[q] for q in rows["index"][valid]])
+    ki = np.array([mpos[m] for m in model])[:, None] * len(columns) + np.arange(len(columns))
+    np.add.at(counts, (qi[:, None], ki, cat[:, None]), inside)
+    return keys, counts
 
 
 def old_win_tables(rows: pd.DataFrame, reference_model: str) -> pd.DataFrame:
@@ -92,34 +132,31 @@ def old_win_tables(rows: pd.DataFrame, reference_model: str) -> pd.DataFrame:
     ``rows`` are the consistent rows. Returns one row per (model, column) with ``win``,
     ``lose``, ``both``, ``neither``, ``tot`` and ``win_both_good`` / ``win_half_draw``
     (NaN where ``tot`` is 0). Columns are ``Overall-lang``, ``EN``, the design files and
-    the tasks, as in the original's tables.
+    the tasks, as in the original's tables. The counts are the sums of
+    :func:`old_question_counts` over the questions.
     """
-    rows = _ok(rows)
-    models = sorted(set(rows["model_a"]) | set(rows["model_b"]))
-    suptasks, tasks = tasks_of(rows["task"])
-    columns: list[tuple[str, pd.DataFrame]] = [("Overall-lang", rows), ("EN", rows)]
-    for name in [*suptasks, *tasks]:
-        columns.append((name, rows[[name in str(t) for t in rows["task"]]]))
+    return old_table(*old_question_counts(rows, reference_model))
+
+
+def old_table(keys: list[tuple[str, str]], counts: np.ndarray) -> pd.DataFrame:
+    """:func:`old_win_tables` from :func:`old_question_counts`' keys and counts."""
+    total = counts.sum(axis=0).astype(np.int64)
     out = []
-    for m in models:
-        if m == reference_model or reference_model not in models:
-            continue
-        for col, sub in columns:
-            win, lose, both, neither = _pair_counts(sub, m, reference_model)
-            tot = win + lose + both + neither
-            out.append(
-                {
-                    "model": m,
-                    "column": col,
-                    "win": win,
-                    "lose": lose,
-                    "both": both,
-                    "neither": neither,
-                    "tot": tot,
-                    "win_both_good": (win + both) / tot if tot else np.nan,
-                    "win_half_draw": (win + (both + neither) / 2) / tot if tot else np.nan,
-                }
-            )
+    for (m, col), (win, lose, both, neither) in zip(keys, total.tolist()):
+        tot = win + lose + both + neither
+        out.append(
+            {
+                "model": m,
+                "column": col,
+                "win": win,
+                "lose": lose,
+                "both": both,
+                "neither": neither,
+                "tot": tot,
+                "win_both_good": (win + both) / tot if tot else np.nan,
+                "win_half_draw": (win + (both + neither) / 2) / tot if tot else np.nan,
+            }
+        )
     cols = ["model", "column", "win", "lose", "both", "neither", "tot"]
     return pd.DataFrame(out, columns=[*cols, "win_both_good", "win_half_draw"])
 
@@ -154,12 +191,33 @@ def _per_task(rows: pd.DataFrame, consistent: bool) -> tuple[dict, dict, dict]:
     return cnt, tie, tot
 
 
-def _by_metric(counts: dict[str, int]) -> dict[tuple[str, str, str], int]:
-    out: dict[tuple[str, str, str], int] = defaultdict(int)
-    for key, v in counts.items():
-        prefix, x, y = key.rsplit(";", 2)
-        out[(prefix.rsplit("-", 1)[-1], x, y)] += v
-    return out
+def new_question_counts(
+    rows: pd.DataFrame, reference_model: str, questions: Sequence[str] | None = None
+) -> tuple[list[tuple[str, str, str]], np.ndarray]:
+    """Per question, the new-version counts of every key ``(metric, model, opponent)``.
+
+    Returns the keys whose ``"{metric};{model};{opponent}"`` contains the reference
+    model's name, sorted, and an array ``(len(questions), len(keys), 3)`` of ``cnt``,
+    ``tie``, ``tot``: the original's counts per ``"{question};{model};{opponent}"``
+    (after its per-task pass), each question's under the key of its metric.
+    """
+    rows = _ok(rows)
+    mask = consistent_mask(rows)
+    parts = (_per_task(rows[mask], True), _per_task(rows[~mask], False))
+    cnt, tie, tot = (_add(parts[0][i], parts[1][i]) for i in range(3))
+    per: dict[tuple[str, tuple[str, str, str]], tuple[int, int, int]] = {}
+    for key, n in tot.items():
+        q, x, y = key.rsplit(";", 2)
+        k = (q.rsplit("-", 1)[-1], x, y)
+        if reference_model in ";".join(k):
+            per[(q, k)] = (cnt.get(key, 0), tie.get(key, 0), n)
+    keys = sorted({k for _, k in per})
+    qs = sorted(set(rows["index"])) if questions is None else list(questions)
+    qpos, kpos = {q: i for i, q in enumerate(qs)}, {k: i for i, k in enumerate(keys)}
+    counts = np.zeros((len(qs), len(keys), 3))
+    for (q, k), v in per.items():
+        counts[qpos[q], kpos[k]] = v
+    return keys, counts
 
 
 def new_win_rates(rows: pd.DataFrame, reference_model: str) -> pd.DataFrame:
@@ -168,17 +226,16 @@ def new_win_rates(rows: pd.DataFrame, reference_model: str) -> pd.DataFrame:
     Returns columns ``metric``, ``model``, ``opponent``, ``cnt``, ``tie``, ``tot``,
     ``with_tie``, ``without_tie`` (NaN where the denominator is 0), one row per key whose
     ``"{metric};{model};{opponent}"`` contains the reference model's name (the original's
-    substring test), sorted by metric, model and opponent.
+    substring test), sorted by metric, model and opponent. The counts are the sums of
+    :func:`new_question_counts` over the questions.
     """
-    rows = _ok(rows)
-    mask = consistent_mask(rows)
-    parts = (_per_task(rows[mask], True), _per_task(rows[~mask], False))
-    cnt, tie, tot = (_by_metric(_add(parts[0][i], parts[1][i])) for i in range(3))
+    return new_table(*new_question_counts(rows, reference_model))
+
+
+def new_table(keys: list[tuple[str, str, str]], counts: np.ndarray) -> pd.DataFrame:
+    """:func:`new_win_rates` from :func:`new_question_counts`' keys and counts."""
     out = []
-    for key in sorted(tot):
-        if reference_model not in ";".join(key):
-            continue
-        c, t, n = cnt.get(key, 0), tie.get(key, 0), tot[key]
+    for key, (c, t, n) in zip(keys, counts.sum(axis=0).astype(np.int64).tolist()):
         out.append(
             {
                 "metric": key[0],

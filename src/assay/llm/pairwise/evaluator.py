@@ -22,7 +22,7 @@ The state is the rows themselves (plain string and float arrays), so batches, me
 :meth:`compute` time from all rows, in a canonical order.
 
 Example:
-    >>> ev = PairwiseEvaluator(reference_model="r", nopt=2, n_boot=20)
+    >>> ev = PairwiseEvaluator(reference_model="r", nopt=2, num_bootstrap=20)
     >>> _ = ev.add({"index": ["q1-g", "q1-g"], "model_a": ["r", "m"], "model_b": ["m", "r"],
     ...             "task": ["t-g", "t-g"], "status": ["ok", "ok"], "choice": ["B", "A"]})
     >>> ev.compute().get("ConsistencyRate").value
@@ -31,14 +31,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from assay._compat import UNSET, renamed
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.llm.pairwise.analysis import analyze
 from assay.llm.pairwise.prompts import OPTION_LETTERS, check_nopt
 from assay.results import MetricSet
@@ -51,13 +53,18 @@ ROW_COLUMNS = TEXT_COLUMNS + NUMBER_COLUMNS
 STATUSES = ("ok", "em", "failed", "unparsed")
 
 
-def as_rows(batch: Any, *, nopt: int, source: str = "batch") -> pd.DataFrame:
-    """Validate a batch of judged comparisons into the canonical row table."""
+def as_rows(
+    batch: Any, *, nopt: int, source: str = "batch", by: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Validate a batch of judged comparisons into the canonical row table (with the slice
+    columns ``by`` as text)."""
     df = batch if isinstance(batch, pd.DataFrame) else pd.DataFrame(dict(batch))
-    for col in TEXT_COLUMNS:
+    texts = [*TEXT_COLUMNS, *(c for c in by if c not in ROW_COLUMNS)]
+    for col in texts:
         if col not in df.columns:
-            raise InvalidInputError("missing column", source=source, field=col)
-    out = pd.DataFrame({c: ["" if _na(v) else str(v) for v in df[c]] for c in TEXT_COLUMNS})
+            why = "missing column" if col in TEXT_COLUMNS else "missing column (named in by)"
+            raise InvalidInputError(why, source=source, field=col)
+    out = pd.DataFrame({c: ["" if _na(v) else str(v) for v in df[c]] for c in texts})
     for col in NUMBER_COLUMNS:
         out[col] = pd.to_numeric(df[col], errors="coerce") if col in df.columns else 0.0
         out[col] = out[col].fillna(0.0).astype(float)
@@ -94,9 +101,14 @@ class PairwiseEvaluator(Evaluator):
         reference_model: the model every other model is compared with.
         nopt: the number of options the judge was offered (2, 3 or 4).
         l2: the weak prior of the Bradley-Terry and length-controlled fits.
-        n_boot: bootstrap resamples (over questions) for the intervals.
-        confidence: the intervals' confidence level.
-        seed: seeds the bootstrap.
+        ci, ci_method, num_bootstrap, seed: intervals (docs/records.md#intervals): ``ci``
+            puts one of that level on every rate record, by the bootstrap over questions
+            (or ``wilson`` for the extraction and consistency rates); ratings and
+            length-controlled win rates always carry a bootstrap interval (0.95 without
+            ``ci``), all from the same ``num_bootstrap`` resamples seeded by ``seed``.
+        by: question-level columns of the batches (``task``, a topic column) whose every
+            value gets the rate records again (docs/pairwise.md#slices).
+        n_boot, confidence: deprecated names of ``num_bootstrap`` and ``ci``.
     """
 
     def __init__(
@@ -105,34 +117,48 @@ class PairwiseEvaluator(Evaluator):
         reference_model: str,
         nopt: int = 2,
         l2: float = 0.01,
-        n_boot: int = 200,
-        confidence: float = 0.95,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
         seed: int = 0,
+        by: Sequence[str] | str | None = None,
+        n_boot: Any = UNSET,
+        confidence: Any = UNSET,
     ) -> None:
         self.reference_model = str(reference_model)
         self.nopt = check_nopt(nopt)
-        if not 0.0 < confidence < 1.0:
-            raise InvalidInputError("must be in (0, 1)", source="confidence")
-        if n_boot < 1:
-            raise InvalidInputError("must be >= 1", source="n_boot")
+        where = "PairwiseEvaluator"
+        num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where=where)
+        ci = renamed("ci", ci, "confidence", confidence, where=where)
+        opts = ci_options(ci, ci_method, num_bootstrap, seed)
+        ci_options(0.95, "bootstrap", num_bootstrap, seed)  # the ratings' interval, always
         if l2 < 0:
             raise InvalidInputError("must be >= 0", source="l2")
-        self.l2, self.n_boot, self.confidence, self.seed = float(l2), int(n_boot), confidence, seed
-        self._rows = pd.DataFrame({c: pd.Series(dtype=object) for c in ROW_COLUMNS})
+        self.l2 = float(l2)
+        self.ci = None if opts is None else opts.level
+        self.ci_method, self.num_bootstrap, self.seed = ci_method, int(num_bootstrap), int(seed)
+        self.by = [by] if isinstance(by, str) else list(by or [])
+        self._rows = pd.DataFrame({c: pd.Series(dtype=object) for c in self._columns})
+
+    @property
+    def _columns(self) -> tuple[str, ...]:
+        return (*ROW_COLUMNS, *(c for c in self.by if c not in ROW_COLUMNS))
 
     def config(self) -> dict[str, Any]:
         return {
             "reference_model": self.reference_model,
             "nopt": self.nopt,
             "l2": self.l2,
-            "n_boot": self.n_boot,
-            "confidence": self.confidence,
+            "ci": self.ci,
+            "ci_method": self.ci_method,
+            "num_bootstrap": self.num_bootstrap,
             "seed": self.seed,
+            "by": self.by,
         }
 
     def add(self, batch: Any) -> PairwiseEvaluator:
         """Add judged comparisons (see the module docstring for the columns)."""
-        rows = as_rows(batch, nopt=self.nopt)
+        rows = as_rows(batch, nopt=self.nopt, by=self.by)
         self._rows = rows if self.is_empty else pd.concat([self._rows, rows], ignore_index=True)
         return self
 
@@ -155,17 +181,20 @@ class PairwiseEvaluator(Evaluator):
             self.rows,
             reference_model=self.reference_model,
             l2=self.l2,
-            n_boot=self.n_boot,
-            confidence=self.confidence,
+            ci=self.ci,
+            ci_method=self.ci_method,
+            num_bootstrap=self.num_bootstrap,
             seed=self.seed,
+            by=self.by,
         ).metrics
 
     def _state(self) -> dict[str, np.ndarray]:
         rows = self.rows
-        state = {c: rows[c].to_numpy(dtype=str) for c in TEXT_COLUMNS}
+        texts = [c for c in self._columns if c not in NUMBER_COLUMNS]
+        state = {c: rows[c].to_numpy(dtype=str) for c in texts}
         state.update({c: rows[c].to_numpy(dtype=float) for c in NUMBER_COLUMNS})
         return state
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        data: Mapping[str, Any] = {c: np.asarray(state[c]).tolist() for c in ROW_COLUMNS}
+        data: Mapping[str, Any] = {c: np.asarray(state[c]).tolist() for c in self._columns}
         self._rows = pd.DataFrame(data) if len(data["index"]) else self._rows

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from assay.llm.pairwise.ratings import bootstrap_counts, logistic_newton
+from assay.intervals import bootstrap, percentile
+from assay.llm.pairwise.ratings import logistic_newton
 
 __all__ = [
     "LENGTH_UNIT",
@@ -41,6 +42,8 @@ __all__ = [
     "word_length",
     "length_stats",
     "LengthControlled",
+    "LengthDesign",
+    "length_design",
     "length_controlled_win_rate",
 ]
 
@@ -90,12 +93,68 @@ class LengthControlled:
     length_coefficient_ci: tuple[float, float] | None
 
 
-def _design(lengths_m: np.ndarray, lengths_r: np.ndarray) -> tuple[np.ndarray, bool]:
-    d = lengths_m - lengths_r
+@dataclass(frozen=True)
+class LengthDesign:
+    """The length-controlled fit's data for ``model`` against ``reference_model``: one row per
+    question the two share (``questions``: its id), the design ``X`` (intercept and, when
+    the length differences vary, ``tanh(d / s)``) and the outcomes ``y``."""
+
+    model: str
+    reference_model: str
+    questions: np.ndarray
+    X: np.ndarray
+    y: np.ndarray
+
+    @property
+    def has_slope(self) -> bool:
+        return bool(self.X.shape[1] == 2)
+
+    def fit(self, weights: np.ndarray, *, l2: float) -> np.ndarray:
+        """``(B, 2)``: the win rate at equal length and the length coefficient of each row of
+        ``weights`` (``(B, rows)``, e.g. resample counts); NaN where a weighting is empty
+        (and the coefficient where the lengths do not vary)."""
+        w = np.atleast_2d(weights)
+        beta = logistic_newton(self.X, self.y, w, l2=l2)
+        out = np.column_stack([1.0 / (1.0 + np.exp(-beta[:, 0])), beta[:, -1]])
+        if not self.has_slope:
+            out[:, 1] = np.nan
+        out[w.sum(axis=1) == 0] = np.nan
+        return out
+
+    def result(self, point: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> LengthControlled:
+        """The :class:`LengthControlled` of a point fit and its interval ends."""
+        slope = self.has_slope
+        return LengthControlled(
+            self.model,
+            self.reference_model,
+            len(self.y),
+            float(self.y.mean()),
+            float(point[0]),
+            (float(lo[0]), float(hi[0])),
+            float(point[1]) if slope else None,
+            (float(lo[1]), float(hi[1])) if slope else None,
+        )
+
+
+def length_design(outcomes: pd.DataFrame, model: str, reference_model: str) -> LengthDesign | None:
+    """The fit's data (see :class:`LengthDesign`); ``None`` when the two models share no
+    judged question. ``outcomes`` is
+    :func:`~assay.llm.pairwise.ratings.debiased_outcomes`' table."""
+    fwd = outcomes[(outcomes["model"] == model) & (outcomes["opponent"] == reference_model)]
+    rev = outcomes[(outcomes["model"] == reference_model) & (outcomes["opponent"] == model)]
+    y = np.concatenate([fwd["outcome"].to_numpy(float), 1.0 - rev["outcome"].to_numpy(float)])
+    if len(y) == 0:
+        return None
+    lm = np.concatenate([fwd["length_model"], rev["length_opponent"]]).astype(float)
+    lr = np.concatenate([fwd["length_opponent"], rev["length_model"]]).astype(float)
+    d = lm - lr
     s = d.std()
     if not np.isfinite(s) or s == 0:
-        return np.ones((len(d), 1)), False
-    return np.column_stack([np.ones(len(d)), np.tanh(d / s)]), True
+        X = np.ones((len(d), 1))
+    else:
+        X = np.column_stack([np.ones(len(d)), np.tanh(d / s)])
+    questions = np.concatenate([fwd["index"].to_numpy(str), rev["index"].to_numpy(str)])
+    return LengthDesign(model, reference_model, questions, X, y)
 
 
 def length_controlled_win_rate(
@@ -110,33 +169,14 @@ def length_controlled_win_rate(
 ) -> LengthControlled | None:
     """See the module docstring; ``None`` when the two models share no judged question.
 
-    ``outcomes`` is :func:`~assay.llm.pairwise.ratings.debiased_outcomes`' table.
+    The interval resamples the two models' questions (``n_boot`` resamples);
+    :func:`~assay.llm.pairwise.analysis.analyze` instead resamples every question once for
+    all its intervals.
     """
-    fwd = outcomes[(outcomes["model"] == model) & (outcomes["opponent"] == reference_model)]
-    rev = outcomes[(outcomes["model"] == reference_model) & (outcomes["opponent"] == model)]
-    y = np.concatenate([fwd["outcome"].to_numpy(float), 1.0 - rev["outcome"].to_numpy(float)])
-    if len(y) == 0:
+    d = length_design(outcomes, model, reference_model)
+    if d is None:
         return None
-    lm = np.concatenate([fwd["length_model"], rev["length_opponent"]]).astype(float)
-    lr = np.concatenate([fwd["length_opponent"], rev["length_model"]]).astype(float)
-    X, has_slope = _design(lm, lr)
-    counts = bootstrap_counts(len(y), n_boot, seed)  # one row per question: resample rows
-    beta = logistic_newton(X, y, np.vstack([np.ones(len(y)), counts]), l2=l2)
-    alpha = (1.0 - confidence) / 2.0
-    wr = 1.0 / (1.0 + np.exp(-beta[:, 0]))
-    wr_lo, wr_hi = np.quantile(wr[1:], [alpha, 1.0 - alpha])
-    coef = coef_ci = None
-    if has_slope:
-        coef = float(beta[0, 1])
-        lo, hi = np.quantile(beta[1:, 1], [alpha, 1.0 - alpha])
-        coef_ci = (float(lo), float(hi))
-    return LengthControlled(
-        model,
-        reference_model,
-        len(y),
-        float(y.mean()),
-        float(wr[0]),
-        (float(wr_lo), float(wr_hi)),
-        coef,
-        coef_ci,
-    )
+    point = d.fit(np.ones(len(d.y)), l2=l2)[0]
+    reps = bootstrap(lambda w: d.fit(w, l2=l2), np.ones(len(d.y), np.int64), n_boot, seed)
+    lo, hi = percentile(reps, confidence)
+    return d.result(point, lo, hi)

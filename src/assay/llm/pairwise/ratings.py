@@ -30,12 +30,15 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from assay.errors import InvalidInputError
+from assay.intervals import bootstrap, percentile
 
 __all__ = [
     "ELO_SCALE",
@@ -44,7 +47,9 @@ __all__ = [
     "fit_bradley_terry",
     "bradley_terry",
     "BradleyTerryFit",
-    "bootstrap_counts",
+    "question_wins",
+    "rating_fit",
+    "elo",
     "logistic_newton",
 ]
 
@@ -174,13 +179,26 @@ def fit_bradley_terry(wins: np.ndarray, *, l2: float = 0.01) -> np.ndarray:
     return theta[0] if single else theta
 
 
-def bootstrap_counts(n_groups: int, n_boot: int, seed: int) -> np.ndarray:
-    """``(n_boot, n_groups)`` multiplicities of a seeded resampling of whole groups."""
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_groups, size=(n_boot, n_groups))
-    flat = draws + n_groups * np.arange(n_boot)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=n_boot * n_groups)
-    return counts.reshape(n_boot, n_groups).astype(float)
+def question_wins(
+    outcomes: pd.DataFrame, models: Sequence[str], questions: Sequence[str]
+) -> np.ndarray:
+    """``(len(questions), n, n)``: per question, ``[q, i, j]`` model i's wins over model j
+    (ties as halves), models and questions in the orders given."""
+    pos = {m: k for k, m in enumerate(models)}
+    qpos = {q: k for k, q in enumerate(questions)}
+    per_q = np.zeros((len(questions), len(models), len(models)))
+    qi = outcomes["index"].map(qpos).to_numpy()
+    mi = outcomes["model"].map(pos).to_numpy()
+    oi = outcomes["opponent"].map(pos).to_numpy()
+    y = outcomes["outcome"].to_numpy(float)
+    np.add.at(per_q, (qi, mi, oi), y)
+    np.add.at(per_q, (qi, oi, mi), 1.0 - y)
+    return per_q
+
+
+def elo(theta: ArrayLike) -> np.ndarray:
+    """Log-strengths on the Elo scale: ``1000 + 400 theta / ln 10``."""
+    return 1000.0 + ELO_SCALE * np.asarray(theta, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -217,33 +235,27 @@ def bradley_terry(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> BradleyTerryFit:
-    """Bradley-Terry ratings of the models in ``outcomes`` with bootstrap intervals."""
+    """Bradley-Terry ratings of the models in ``outcomes`` with bootstrap intervals over
+    questions (:func:`assay.intervals.bootstrap`, ``n_boot`` resamples)."""
     if len(outcomes) == 0:
         raise InvalidInputError("no judged comparison", source="bradley_terry")
     models = sorted(set(outcomes["model"]) | set(outcomes["opponent"]))
-    pos = {m: k for k, m in enumerate(models)}
     qs = sorted(set(outcomes["index"]))
-    qpos = {q: k for k, q in enumerate(qs)}
-    n = len(models)
-    per_q = np.zeros((len(qs), n, n))
-    qi = outcomes["index"].map(qpos).to_numpy()
-    mi = outcomes["model"].map(pos).to_numpy()
-    oi = outcomes["opponent"].map(pos).to_numpy()
-    y = outcomes["outcome"].to_numpy(float)
-    np.add.at(per_q, (qi, mi, oi), y)
-    np.add.at(per_q, (qi, oi, mi), 1.0 - y)
+    per_q = question_wins(outcomes, models, qs)
     theta = fit_bradley_terry(per_q.sum(axis=0), l2=l2)
-    boots = fit_bradley_terry(
-        np.einsum("bq,qij->bij", bootstrap_counts(len(qs), n_boot, seed), per_q), l2=l2
+    boots = bootstrap(
+        lambda w: fit_bradley_terry(np.einsum("bq,qij->bij", w, per_q), l2=l2),
+        np.ones(len(qs), dtype=np.int64),
+        n_boot,
+        seed,
     )
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(boots, [alpha, 1.0 - alpha], axis=0)
+    lo, hi = percentile(boots, confidence)
+    return rating_fit(models, theta, lo, hi, per_q)
+
+
+def rating_fit(
+    models: list[str], theta: np.ndarray, lo: np.ndarray, hi: np.ndarray, per_q: np.ndarray
+) -> BradleyTerryFit:
+    """The fit's table from log-strengths, their interval ends and the per-question wins."""
     games = per_q.sum(axis=(0, 2)) + per_q.sum(axis=(0, 1))
-    return BradleyTerryFit(
-        models,
-        theta,
-        1000.0 + ELO_SCALE * theta,
-        1000.0 + ELO_SCALE * lo,
-        1000.0 + ELO_SCALE * hi,
-        games,
-    )
+    return BradleyTerryFit(models, theta, elo(theta), elo(lo), elo(hi), games)

@@ -250,10 +250,13 @@ def original_tsv(rows: pd.DataFrame, *, judge: str) -> str:
 
 
 def records_jsonl(rows: pd.DataFrame) -> str:
-    """assay's record table: one JSON object per comparison."""
+    """assay's record table: one JSON object per comparison (with the input table's columns
+    carried for slices, ``by``, after the fields)."""
+    derived = {"length_a", "length_b", "words_a", "words_b", "prompt_version"}
+    extra = [c for c in rows.columns if c not in JSONL_FIELDS and c not in derived]
     out = []
     for rec in rows.to_dict("records"):
-        d = {f: (None if pd.isna(rec.get(f)) else rec.get(f)) for f in JSONL_FIELDS}
+        d = {f: (None if pd.isna(rec.get(f)) else rec.get(f)) for f in [*JSONL_FIELDS, *extra]}
         d["prompt_version"] = PROMPT_VERSION
         out.append(json.dumps(d, ensure_ascii=False))
     return "\n".join(out) + "\n"

@@ -11,7 +11,7 @@ bootstrap intervals, length-controlled win rates).
 Example:
     >>> from assay.testing.pairwise import make_table
     >>> t = make_table(["quality"], {"m1": [3], "ref": [1]})
-    >>> task = PairwiseTask(t, models=["m1"], reference_model="ref", n_boot=10)
+    >>> task = PairwiseTask(t, models=["m1"], reference_model="ref", num_bootstrap=10)
     >>> [p.item.id for p in task.stage(0, [])]
     ['proj0_uml_class-general;ref;m1', 'proj0_uml_class-general;m1;ref']
 """
@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._compat import UNSET, renamed
 from assay.errors import InvalidInputError
 from assay.llm.driver import LLMRun, evaluate
 from assay.llm.options import RunOptions
@@ -35,22 +36,23 @@ if TYPE_CHECKING:
     from assay.llm.models.base import ChatModel
     from assay.llm.pairwise.analysis import Analysis
 
-__all__ = ["PairwiseTask", "judge", "check_intervals"]
+__all__ = ["PairwiseTask", "judge", "check_by_columns"]
 
 
-def check_intervals(n_boot: int, confidence: float) -> None:
-    """The ratings' bootstrap options, checked before any call (``--n-boot``, ``--confidence``).
+def check_by_columns(table: pd.DataFrame, by: Sequence[str], source: str) -> list[str]:
+    """The slice columns, each a column of the input table (checked before any call).
 
     Example:
-        >>> check_intervals(0, 0.95)
+        >>> import pandas as pd
+        >>> check_by_columns(pd.DataFrame({"task": ["t"]}), ["topic"], "t.csv")
         Traceback (most recent call last):
         ...
-        assay.errors.InvalidInputError: --n-boot: must be >= 1, got 0
+        assay.errors.InvalidInputError: t.csv: field 'topic': is not a column of the table (--by)
     """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
-        raise InvalidInputError(f"must be >= 1, got {n_boot}", source="--n-boot")
-    if not 0.0 < confidence < 1.0:
-        raise InvalidInputError(f"must be in (0, 1), got {confidence}", source="--confidence")
+    for col in by:
+        if col not in table.columns:
+            raise InvalidInputError("is not a column of the table (--by)", source=source, field=col)
+    return list(by)
 
 
 class PairwiseTask(LLMTask):
@@ -64,7 +66,12 @@ class PairwiseTask(LLMTask):
         mode, seed: ``"dual"`` (both orders) or ``"random"`` (one order, seeded).
         fill_contents: columns whose cells are file paths to read.
         max_tokens: cap on the judge's reply.
-        n_boot, bootstrap_seed, confidence: the ratings' bootstrap intervals.
+        ci, ci_method, num_bootstrap, bootstrap_seed: the intervals (``ci`` on every rate
+            record; the ratings and length-controlled win rates always); see
+            :func:`~assay.llm.pairwise.analysis.analyze`. ``bootstrap_seed`` seeds the
+            bootstrap (``seed`` is random mode's).
+        by: columns of the input table whose every value gets the rate records again.
+        n_boot, confidence: deprecated names of ``num_bootstrap`` and ``ci``.
 
     After a run, :attr:`rows` holds the judged comparisons and :attr:`analysis` every
     table behind the records.
@@ -84,15 +91,28 @@ class PairwiseTask(LLMTask):
         seed: int = 2680,
         fill_contents: Sequence[str] = (),
         max_tokens: int = 1024,
-        n_boot: int = 200,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
         bootstrap_seed: int = 0,
-        confidence: float = 0.95,
+        by: Sequence[str] = (),
+        n_boot: Any = UNSET,
+        confidence: Any = UNSET,
     ) -> None:
+        from assay.intervals import ci_options
         from assay.llm.pairwise.prompts import check_nopt
         from assay.llm.pairwise.table import build_comparisons, read_table
 
         self.nopt = check_nopt(nopt)
-        check_intervals(n_boot, confidence)
+        num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="judge")
+        ci = renamed("ci", ci, "confidence", confidence, where="judge")
+        ci_options(ci, ci_method, num_bootstrap, bootstrap_seed)
+        self.intervals: dict[str, Any] = {
+            "ci": ci,
+            "ci_method": ci_method,
+            "num_bootstrap": num_bootstrap,
+            "seed": bootstrap_seed,
+        }
         if max_tokens < 1:
             raise InvalidInputError(f"must be >= 1, got {max_tokens}", source="--max-tokens")
         if not models:
@@ -104,11 +124,13 @@ class PairwiseTask(LLMTask):
             seed,
         )
         self.max_tokens = int(max_tokens)
-        self.n_boot, self.bootstrap_seed, self.confidence = n_boot, bootstrap_seed, confidence
         self.source = "table" if not isinstance(data, (str, Path)) else str(data)
         table = read_table(
             data, models=self.models, reference_model=reference_model, fill_contents=fill_contents
         )
+        self.by = check_by_columns(table, [by] if isinstance(by, str) else list(by), self.source)
+        index = table["index"].astype(str)
+        self._by_values = {c: dict(zip(index, table[c])) for c in self.by}
         self.comparisons = build_comparisons(
             table, self.models, reference_model, mode=mode, seed=seed
         )
@@ -179,12 +201,10 @@ class PairwiseTask(LLMTask):
         if self.constraint is not None:
             records = [replace(r, text=self._reply(r.text)) for r in records]
         self.rows = judged_rows(self.comparisons, records, judge=self.judge_name, nopt=self.nopt)
+        for col, values in self._by_values.items():
+            self.rows[col] = self.rows["index"].map(values)
         self.analysis = analyze(
-            self.rows,
-            reference_model=self.reference_model,
-            n_boot=self.n_boot,
-            confidence=self.confidence,
-            seed=self.bootstrap_seed,
+            self.rows, reference_model=self.reference_model, by=self.by, **self.intervals
         )
         return self.analysis.metrics
 
@@ -200,7 +220,7 @@ def judge(
 ) -> LLMRun:
     """Pairwise judging as a library call: :class:`PairwiseTask` through the one driver.
 
-    ``task``: the other :class:`PairwiseTask` arguments (``nopt``, ``mode``, ``n_boot``...);
+    ``task``: the other :class:`PairwiseTask` arguments (``nopt``, ``mode``, ``ci``, ``by``...);
     ``model``: the judge (a spec or a model); ``options``: how the calls are run.
     Returns the run (``.metrics``); ``run.status`` is ``"failed"`` when calls failed
     beyond ``options.max_errors``.

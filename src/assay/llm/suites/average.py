@@ -41,6 +41,7 @@ AVERAGED = (
 
 def _overall(ms: MetricSet, kind: str) -> Metric | None:
     found = [m for m in ms.filter(kind) if "group" not in m.parameters]
+    found = [m for m in found if "slice" not in m.parameters]  # a run with --by: the whole set
     return found[0] if found else None
 
 

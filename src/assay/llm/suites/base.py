@@ -11,9 +11,12 @@ says four things:
    progress, ``max_errors``, interrupts), one record per call, errors kept;
 3. :meth:`Suite.parse` turns each raw answer into a small JSON result (``{"outcome": ...}``)
    or an invalid one, never a guess;
-4. :meth:`Suite.evaluator` and :meth:`Suite.feed` give an
+4. :meth:`Suite.evaluator` and :meth:`Suite.items` (the evaluator's ``add`` arguments,
+   one entry per item, and each item's columns) give an
    :class:`~assay.evaluator.Evaluator` that computes the metric records from the parsed
-   results alone, so they come out the same from a model, the cache or a stored run.
+   results alone, so they come out the same from a model, the cache or a stored run; the
+   run's intervals (``ci``) and slices (``by``) come from the same items
+   (:class:`~assay.llm.slicing.SlicedEvaluator`).
 
 A suite may ask for a second round of calls after the first (:meth:`Suite.follow_up`: the
 counterfactual prompts of LLM fairness, made only for points whose first call did not fail).
@@ -50,6 +53,7 @@ from assay.llm.driver import STOP_MESSAGE, LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
 from assay.llm.options import RunOptions
+from assay.llm.slicing import SlicedEvaluator
 from assay.llm.task import Call, LLMTask, Prepared
 from assay.results import Metric, MetricSet
 
@@ -199,8 +203,13 @@ class Suite(LLMTask):
         """A fresh evaluator for this suite's parsed results."""
 
     @abstractmethod
+    def items(self, calls: Sequence[Call]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        """The evaluator's ``add`` arguments of ``calls``, one entry per item, and each
+        item's columns (what ``by`` may name: :meth:`item_columns`)."""
+
     def feed(self, evaluator: Evaluator, calls: Sequence[Call]) -> None:
         """Add the parsed results of ``calls`` to ``evaluator``."""
+        evaluator.add(**self.items(calls)[0])
 
     def follow_up(self, calls: Sequence[Call]) -> list[Prepared]:
         """Calls to make after the first round (default: none)."""
@@ -219,13 +228,20 @@ class Suite(LLMTask):
         """:meth:`parameters` and ``max_errors``."""
         return {**self.parameters(), "max_errors": self.max_errors}
 
+    def ci_seed(self) -> int:
+        """The bootstrap's seed defaults to the suite's ``seed``."""
+        return self.seed
+
     def score(self, calls: Sequence[Call]) -> MetricSet:
-        """The metric records of ``calls`` (through the evaluator); none without calls."""
+        """The metric records of ``calls`` through the evaluator, with the run's intervals
+        and slices (:class:`~assay.llm.slicing.SlicedEvaluator`); none without calls."""
         if not calls:
             return MetricSet()
-        ev = self.evaluator()
-        self.feed(ev, calls)
-        metrics = ev.compute()
+        base = self.evaluator()
+        ci = self.ci.config() if self.ci is not None else {}
+        ev = SlicedEvaluator(evaluator=type(base), config=base.config(), by=self.by, **ci)
+        args, columns = self.items(calls)
+        metrics = ev.add(columns, **args).compute()
         return MetricSet(
             Metric(m.type, m.value, {**m.parameters, "answer_mode": self.mode}) for m in metrics
         )

@@ -253,6 +253,7 @@ class CATSuite(Suite):
                 "bias_type": item.bias_type,
                 "source_id": item.id,
                 "labels": [label for _, label in opts],
+                "columns": item.columns,
             }
             key = f"{q}:{item.id}"
             it = self._loglik_item(key, item, opts) if self.loglik else self._item(key, item, opts)
@@ -290,12 +291,19 @@ class CATSuite(Suite):
     def evaluator(self) -> CATEvaluator:
         return CATEvaluator(dataset=self.dataset)
 
-    def feed(self, evaluator: Evaluator, calls: Sequence[Call]) -> None:
-        assert isinstance(evaluator, CATEvaluator)
-        outcomes = [c.parsed["outcome"] if c.parsed is not None else "error" for c in calls]
-        evaluator.add(
-            outcomes, [c.info["test_type"] for c in calls], [c.info["bias_type"] for c in calls]
-        )
+    def item_columns(self) -> list[str]:
+        """``test_type``, ``bias_type`` and the items' other scalar fields (``id``,
+        ``target``, ...)."""
+        return list(dict.fromkeys(k for q in self.questions for k in q.columns))
+
+    def items(self, calls: Sequence[Call]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        args = {
+            "outcomes": [c.parsed["outcome"] if c.parsed is not None else "error" for c in calls],
+            "test_types": [c.info["test_type"] for c in calls],
+            "bias_types": [c.info["bias_type"] for c in calls],
+        }
+        cols = {k: [c.info["columns"].get(k) for c in calls] for k in self.by}
+        return args, cols
 
 
 def parse_cat_answer(text: str, labels: Sequence[str]) -> dict[str, Any]:

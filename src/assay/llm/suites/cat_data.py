@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +36,16 @@ GOLD_LABELS = ("stereotype", "anti-stereotype", "unrelated")
 
 @dataclass(frozen=True)
 class CATQuestion:
-    """One test item: ``options`` are ``(text, gold label)`` in file order."""
+    """One test item: ``options`` are ``(text, gold label)`` in file order; ``columns`` its
+    fields that slices may name (``test_type`` and the item's scalar fields but the
+    context: ``id``, ``bias_type``, ``target``, ...)."""
 
     id: str
     test_type: str
     bias_type: str
     context: str
     options: tuple[tuple[str, str], ...]
+    columns: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
 
 def load_cat(
@@ -125,8 +128,10 @@ def _question(raw: Any, test_type: str, where: str, src: str) -> CATQuestion:
             record=where,
             field=f"{key}.gold_label",
         )
+    scalars = {k: v for k, v in raw.items() if isinstance(v, (str, int, float)) and k != "context"}
+    columns = {"test_type": test_type, **scalars}
     return CATQuestion(
-        str(raw.get("id", where)), test_type, raw["bias_type"], context, tuple(options)
+        str(raw.get("id", where)), test_type, raw["bias_type"], context, tuple(options), columns
     )
 
 

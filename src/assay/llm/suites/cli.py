@@ -23,6 +23,7 @@ from typing import Any
 
 import typer
 
+from assay.cli_options import by_option, interval_options
 from assay.cli_support import OutputFormat, guarded
 from assay.llm.run_cli import MODEL_HELP, RunOpts
 
@@ -49,6 +50,10 @@ class _Run:
     quiet: bool
     answer_mode: str | None
     loglik: str | None
+    ci: float | None
+    ci_method: str
+    num_bootstrap: int
+    by: list[str]
 
 
 def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
@@ -58,7 +63,11 @@ def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
 # The options every suite command shares (declared once, used in each signature).
 MODEL = _o(None, "--model", "-m", help=MODEL_HELP)
 MAX_QUERIES = _o(0, "--max-queries", "-n", help="Items to query at most (0 = all).")
-SEED = _o(1, "--seed", help="Seed of the prompts' deterministic shuffles.")
+SEED = _o(
+    1, "--seed", help="Seed of the prompts' deterministic shuffles and of the bootstrap (--ci)."
+)
+CI, CI_METHOD, NUM_BOOTSTRAP, _ = interval_options()  # the seed is the suite's --seed
+BY = by_option("An item column (bias_type, test_type, a CSV column, ...)")
 MAX_TOKENS = _o(None, "--max-tokens", help="Cap on each answer (default: the suite's own).")
 SAVE = _o(True, "--save/--no-save", help="Record the run in the evaluation store.")
 DB = _o(None, "--db", help="Evaluation store URL or SQLite file.")
@@ -99,6 +108,10 @@ _RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("quiet", bool, RunOpts.quiet),
     ("answer_mode", str, ANSWER_MODE),
     ("loglik", str, LOGLIK),
+    ("ci", float, CI),
+    ("ci_method", str, CI_METHOD),
+    ("num_bootstrap", int, NUM_BOOTSTRAP),
+    ("by", list[str], BY),
 )
 
 
@@ -138,6 +151,10 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
         no_cache=run.no_cache,
         quiet=run.quiet,
         loglik=run.loglik,
+        ci=run.ci,
+        ci_method=run.ci_method,
+        num_bootstrap=run.num_bootstrap,
+        by=tuple(run.by or ()),
     )
     if run.dry_run < 0:
         raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")
@@ -260,7 +277,13 @@ def average(
     datasets: str = typer.Option(
         "pisa,compas", "--datasets", help="Comma-separated dataset names."
     ),
-    model: str = typer.Option(None, "--model", "-m", help="Only evaluations of this model spec."),
+    model: str = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="Only evaluations of this model, typed any way: with or without credentials, "
+        "or under another name its server answered as.",
+    ),
     save: bool = SAVE,
     db: str = DB,
     out: Path = OUT,
@@ -285,6 +308,7 @@ def average(
             kind="llm_fairness", datasets=names, model=model, require=True
         )
     metrics = average_fairness({d: (ev.id, ev.metrics or MetricSet()) for d, ev in found.items()})
+    served = {ev.served_model for ev in found.values()}  # one model answered them all?
     publish(
         metrics,
         fmt=fmt,
@@ -296,6 +320,7 @@ def average(
         dataset=",".join(names),
         model=model,
         parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()]},
+        served_model=served.pop() if len(served) == 1 else None,
     )
 
 

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.evaluator import Evaluator
 from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
 from assay.llm.suites.base import Call, Prepared, Suite, loglik_pick
@@ -261,19 +260,26 @@ class FairnessSuite(Suite):
             group_column=self.spec.sensitive_column, groups=list(self.spec.sensitive_values)
         )
 
-    def feed(self, evaluator: Evaluator, calls: Sequence[Call]) -> None:
-        assert isinstance(evaluator, LLMFairnessEvaluator)
+    def item_columns(self) -> list[str]:
+        """The columns of the test split (the sensitive column, the label, the features)."""
+        return list(dict.fromkeys(k for r in self.data.test for k in r))
+
+    def items(self, calls: Sequence[Call]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        """One item per test row: its original call, and its counterfactual one's answer."""
         originals = [c for c in calls if not c.info["counterfactual"]]
         cf = {c.info["row"]: _code(c) for c in calls if c.info["counterfactual"]}
-        evaluator.add(
-            target=[int(c.info["target"]) for c in originals],
-            predicted=[_code(c) for c in originals],
-            privileged=[int(c.info["privileged"]) for c in originals],
+        args = {
+            "target": [int(c.info["target"]) for c in originals],
+            "predicted": [_code(c) for c in originals],
+            "privileged": [int(c.info["privileged"]) for c in originals],
             # a counterfactual counts only where its original call did not fail (the spec)
-            counterfactual=[
+            "counterfactual": [
                 cf.get(c.info["row"], NOT_ASKED) if c.record.ok else NOT_ASKED for c in originals
             ],
-        )
+        }
+        test = self.data.test
+        cols = {k: [test[c.info["row"]].get(k) for c in originals] for k in self.by}
+        return args, cols
 
 
 def _code(call: Call) -> int:

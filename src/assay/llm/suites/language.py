@@ -249,6 +249,7 @@ class LanguageSuite(Suite):
                 "options": list(row.options),
                 "answer": row.answer,
                 "order": perm,
+                "columns": row.columns,
             }
             out.append(Prepared(it, info))
         return out
@@ -265,9 +266,14 @@ class LanguageSuite(Suite):
     def evaluator(self) -> LanguageEvaluator:
         return LanguageEvaluator(dataset=self.dataset)
 
-    def feed(self, evaluator: Evaluator, calls: Sequence[Call]) -> None:
-        assert isinstance(evaluator, LanguageEvaluator)
-        evaluator.add(
-            [c.info["language"] for c in calls],
-            [c.parsed["outcome"] if c.parsed is not None else "error" for c in calls],
-        )
+    def item_columns(self) -> list[str]:
+        """The columns of the exam CSV (``language``, ``subject``, ...)."""
+        return list(dict.fromkeys(k for r in self.rows for k in r.columns))
+
+    def items(self, calls: Sequence[Call]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        args = {
+            "languages": [c.info["language"] for c in calls],
+            "outcomes": [c.parsed["outcome"] if c.parsed is not None else "error" for c in calls],
+        }
+        cols = {k: [c.info["columns"].get(k) for c in calls] for k in self.by}
+        return args, cols

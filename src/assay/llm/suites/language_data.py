@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import InvalidInputError
@@ -35,6 +36,8 @@ class ExamRow:
     question: str
     options: tuple[str, ...]
     answer: int
+    #: every cell of the row by column (what slices may name: ``language``, ``subject``, ...)
+    columns: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 def split_options(text: str) -> list[str]:
@@ -66,6 +69,7 @@ def load_exam(path: str | Path) -> list[ExamRow]:
     if df.empty:
         raise InvalidInputError("no rows", source=src)
     out = []
+    cells = df.to_dict(orient="records")
     for pos, rec in enumerate(df[list(EXAM_COLUMNS)].itertuples(index=False)):
         line = f"line {pos + 2}"
         try:
@@ -91,5 +95,6 @@ def load_exam(path: str | Path) -> list[ExamRow]:
             )
         if not rec.language.strip():
             raise InvalidInputError("empty", source=src, record=line, field="language")
-        out.append(ExamRow(pos, rec.language.strip(), rec.question, tuple(options), answer))
+        row = ExamRow(pos, rec.language.strip(), rec.question, tuple(options), answer, cells[pos])
+        out.append(row)
     return out

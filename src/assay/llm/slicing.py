@@ -1,0 +1,307 @@
+"""Slices of every LLM evaluation: the headline metrics again per value of an item column.
+
+``by=["bias_type"]`` (CLI ``--by bias_type``) gives, for every value ``v`` of the item
+column, the evaluation's headline records computed on the items whose column is ``v``,
+exactly as evaluating that subgroup alone would give them (with its own interval under
+``ci``), with ``slice_column``, ``slice``, ``n`` (the items in the slice) and ``gap`` (the
+slice's value minus the whole set's) after the record's own parameters
+(:func:`assay.slices.annotate`). Items whose column is empty are in no slice. A slice too
+small for a metric gives ``value: null`` with the reason, as the whole set would.
+
+Everything comes from the parsed answers the evaluation already has (one pass over the
+model, no call made twice): :class:`SlicedEvaluator` keeps each item's arguments to the
+evaluator and its columns (state that merges by concatenation), and computes the whole set
+and each slice through the evaluator itself.
+
+**The gap's interval** (``gap_ci_low``, ``gap_ci_high``, with ``ci``): a percentile
+bootstrap in which every resample draws ``n`` items from all ``n`` items, and the slice's
+value and the whole set's are computed from the same draw. Items with equal arguments and
+equal slice value are collapsed first (:func:`assay.intervals.collapse`: the resample
+counts over the distinct rows are exactly those of per-item draws), so each resample runs
+the evaluator on a few distinct rows with their drawn counts: a loop over resamples on a
+few rows, never over items.
+
+Example:
+    >>> from assay.llm.suites.language import LanguageEvaluator
+    >>> ev = SlicedEvaluator(evaluator=LanguageEvaluator, by=["level"])
+    >>> _ = ev.add({"level": ["a", "a", "b"]}, languages=["en", "en", "en"],
+    ...            outcomes=["correct", "incorrect", "correct"])
+    >>> m = ev.compute().get("Accuracy", language="all", slice="a")
+    >>> m.value, m.parameters["n"], m.parameters["gap"]
+    (0.5, 2, -0.16666666666666663)
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay.errors import InvalidInputError
+from assay.evaluator import Evaluator
+from assay.intervals import CIOptions, bootstrap, ci_options, collapse, percentile
+from assay.results import Metric, MetricSet
+from assay.slices import annotate, slice_text
+from assay.stats.means import mean_gap_intervals
+
+__all__ = [
+    "SlicedEvaluator",
+    "WHERE",
+    "check_by",
+    "column_text",
+    "gap_bootstrap",
+    "headline",
+    "mean_gap_intervals",
+]
+
+#: What identifies an LLM record within a slice (beside its type): its gap is to the whole
+#: set's record with the same values of these parameters.
+WHERE = (
+    "scope",
+    "language",
+    "group_column",
+    "group",
+    "privileged",
+    "counterfactual",
+    "aggregate",
+    "prompt_version",
+)
+
+F64 = NDArray[np.float64]
+
+
+def check_by(by: Sequence[str], columns: Sequence[str], what: str) -> None:
+    """Every ``by`` column is an item column of the evaluation (before any call).
+
+    Example:
+        >>> check_by(["topic"], ["uid", "topic"], "text rows")
+        >>> check_by(["site"], ["uid"], "text rows")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --by: unknown column 'site'; the text rows have: uid
+    """
+    have = list(dict.fromkeys(columns))
+    for c in by:
+        if c not in have:
+            shown = ", ".join(have) or "no column"
+            raise InvalidInputError(
+                f"unknown column {c!r}; the {what} have: {shown}", source="--by"
+            )
+
+
+def column_text(values: Sequence[Any]) -> NDArray[np.str_]:
+    """An item column as slice text (``3`` for 3.0; empty for a missing value).
+
+    Example:
+        >>> column_text([3.0, "x", None, float("nan")]).tolist()
+        ['3', 'x', '', '']
+    """
+
+    def one(v: Any) -> str:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return ""
+        return slice_text(v)
+
+    return np.array([one(v) for v in values], dtype=str)
+
+
+def headline(records: Sequence[Metric]) -> list[Metric]:
+    """The records a slice repeats: those with a number (or ``null``) as value, not counts
+    and not per-datum records.
+
+    Example:
+        >>> [m.type for m in headline([Metric("LMS", 50.0), Metric("CATCounts", {"errors": 0})])]
+        ['LMS']
+    """
+    return [m for m in records if not isinstance(m.value, dict) and "datum_uid" not in m.parameters]
+
+
+def _key(m: Metric) -> tuple[Any, ...]:
+    return (m.type, *(m.parameters.get(k) for k in WHERE))
+
+
+def _value(m: Metric) -> float:
+    v = m.value
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
+
+
+def gap_bootstrap(
+    keys: Sequence[tuple[Any, ...]],
+    multiplicity: NDArray[np.int64],
+    statistic: Callable[[F64], F64],
+    opts: CIOptions,
+) -> dict[tuple[Any, ...], tuple[float, float]]:
+    """``{key: (low, high)}``: the percentile intervals of the columns of ``statistic`` (the
+    gaps of ``keys``, in order, on a (b, m) chunk of resample counts over the distinct
+    units of ``multiplicity``).
+
+    Example:
+        >>> y = np.array([0.0, 1.0])  # two kinds of unit, one of each
+        >>> cis = gap_bootstrap(["mean"], np.array([1, 1]), lambda w: (w @ y / 2)[:, None],
+        ...                     CIOptions(0.9, num_bootstrap=200))
+        >>> cis["mean"]
+        (0.0, 1.0)
+    """
+    reps = bootstrap(statistic, multiplicity, opts.num_bootstrap, opts.seed)
+    lo, hi = percentile(reps, opts.level).reshape(2, -1)
+    return {k: (float(a), float(b)) for k, a, b in zip(keys, lo, hi)}
+
+
+class SlicedEvaluator(Evaluator):
+    """An LLM evaluator (``evaluator``: the class or its dotted name, ``config`` its keyword
+    arguments) with slices by the item columns ``by`` and intervals under ``ci``.
+
+    ``add(columns, **args)`` takes the evaluator's ``add`` arguments as item-aligned
+    arrays (one entry per item) and the item ``columns`` named in ``by``.
+    """
+
+    def __init__(
+        self,
+        *,
+        evaluator: type[Evaluator] | str,
+        config: Mapping[str, Any] | None = None,
+        by: Sequence[str] = (),
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
+        if isinstance(evaluator, str):
+            mod, _, name = evaluator.rpartition(".")
+            evaluator = getattr(importlib.import_module(mod), name)
+        assert isinstance(evaluator, type) and issubclass(evaluator, Evaluator)
+        self.cls = evaluator
+        self.inner = dict(config or {})
+        self.by = tuple(dict.fromkeys(by))
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self._args: dict[str, list[np.ndarray]] = {}
+        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.by}
+
+    def config(self) -> dict[str, Any]:
+        name = f"{self.cls.__module__}.{self.cls.__qualname__}"
+        ci = self.ci.config() if self.ci else {}
+        return {"evaluator": name, "config": self.inner, "by": list(self.by), **ci}
+
+    def make(self, ci: CIOptions | None) -> Evaluator:
+        """A fresh evaluator of the wrapped class (with the interval options ``ci``)."""
+        return self.cls(**self.inner, **(ci.config() if ci else {}))
+
+    @property
+    def is_empty(self) -> bool:
+        return not any(a.size for parts in self._args.values() for a in parts)
+
+    def add(self, columns: Mapping[str, Sequence[Any]], **args: Any) -> SlicedEvaluator:  # type: ignore[override]
+        arrays = {k: np.asarray(v) for k, v in args.items()}
+        n = {a.shape[0] for a in arrays.values()}
+        if len(n) != 1:
+            raise InvalidInputError("item arguments differ in length", source="SlicedEvaluator")
+        size = n.pop()
+        cols = {}
+        for c in self.by:
+            if c not in columns:
+                raise InvalidInputError("missing item column", source="SlicedEvaluator", field=c)
+            cols[c] = column_text(list(columns[c]))
+            if cols[c].shape[0] != size:
+                raise InvalidInputError("length differs", source="SlicedEvaluator", field=c)
+        if self._args and set(arrays) != set(self._args):
+            raise InvalidInputError("other item arguments than before", source="SlicedEvaluator")
+        self.make(None).add(**arrays)  # the evaluator checks the batch (nothing kept on error)
+        for k, a in arrays.items():
+            self._args.setdefault(k, []).append(a)
+        for c, v in cols.items():
+            self._cols[c].append(v)
+        return self
+
+    def _merge(self, other: SlicedEvaluator) -> None:
+        if other.is_empty:
+            return
+        if self._args and set(other._args) != set(self._args):
+            raise InvalidInputError("other item arguments", source="SlicedEvaluator.merge")
+        for k, parts in other._args.items():
+            self._args.setdefault(k, []).extend(parts)
+        for c in self.by:
+            self._cols[c].extend(other._cols[c])
+
+    def arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The items' arguments and columns, each one array."""
+        args = {k: np.concatenate(v) for k, v in self._args.items()}
+        n = next(iter(args.values())).shape[0] if args else 0
+        cols = {c: np.concatenate(v) if v else np.zeros(n, str) for c, v in self._cols.items()}
+        return args, cols
+
+    def _state(self) -> dict[str, np.ndarray]:
+        args, cols = self.arrays()
+        return {
+            **{f"arg:{k}": v for k, v in args.items()},
+            **{f"col:{c}": v for c, v in cols.items()},
+        }
+
+    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
+        self._args = {k[4:]: [np.asarray(v)] for k, v in state.items() if k.startswith("arg:")}
+        self._cols = {c: [np.asarray(state[f"col:{c}"]).astype(str)] for c in self.by}
+
+    def _compute(self) -> MetricSet:
+        args, cols = self.arrays()
+        whole = self.make(self.ci).add(**args).compute()
+        out = list(whole)
+        wanted = headline(whole)
+        for c in self.by:
+            values = cols[c]
+            names = sorted(set(values.tolist()) - {""})
+            gaps = self._gap_intervals(args, values, names, wanted) if self.ci else {}
+            for v in names:
+                keep = values == v
+                part = self.make(self.ci).add(**{k: a[keep] for k, a in args.items()}).compute()
+                found = {k[1:]: lohi for k, lohi in gaps.items() if k[0] == v}
+                out += annotate(
+                    headline(part), wanted, column=c, value=v, n=int(keep.sum()),
+                    where=WHERE, gap_ci=found,
+                )  # fmt: skip
+        return MetricSet(out)
+
+    def _gap_intervals(
+        self,
+        args: Mapping[str, np.ndarray],
+        values: np.ndarray,
+        names: list[str],
+        whole: list[Metric],
+    ) -> dict[tuple[Any, ...], tuple[float, float]]:
+        """``{(slice, *record key): (low, high)}`` of every slice's gaps, one bootstrap."""
+        assert self.ci is not None
+        codes = [
+            np.unique(a.astype(str), return_inverse=True)[1].reshape(-1) for a in args.values()
+        ]
+        sl = np.unique(values, return_inverse=True)
+        table = np.column_stack([*codes, sl[1].reshape(-1)])
+        rows, mult, inverse = collapse(table)
+        rep = np.zeros(rows.shape[0], dtype=np.int64)  # an item of each distinct row
+        rep[inverse[::-1]] = np.arange(inverse.size)[::-1]
+        pattern = {k: a[rep] for k, a in args.items()}
+        slice_of = sl[0][rows[:, -1]]
+        keys = [_key(m) for m in whole]
+        index = {k: j for j, k in enumerate(keys)}
+        wanted = [(v, *k) for v in names for k in keys]
+
+        def values_of(w: np.ndarray) -> F64:
+            out = np.full(len(keys), np.nan)
+            if w.sum() == 0:
+                return out
+            keep = w > 0
+            ev = self.make(None).add(**{k: np.repeat(a[keep], w[keep]) for k, a in pattern.items()})
+            for m in headline(ev.compute()):
+                j = index.get(_key(m))
+                if j is not None:
+                    out[j] = _value(m)
+            return out
+
+        def statistic(chunk: F64) -> F64:
+            res = np.empty((chunk.shape[0], len(wanted)))
+            for i, w in enumerate(chunk.astype(np.int64)):
+                base = values_of(w)
+                res[i] = np.concatenate([values_of(w * (slice_of == v)) - base for v in names])
+            return res
+
+        return gap_bootstrap(wanted, mult, statistic, self.ci)

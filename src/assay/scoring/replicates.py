@@ -1,0 +1,162 @@
+"""The scoring metrics of many resamples at once, from the distinct (human, system) pairs.
+
+A bootstrap resample is a vector of counts ``w`` over the distinct pairs; its
+:class:`~assay.scoring.sufficient_stats.PairStats` sums are ``w @ terms`` (one row of per-pair
+terms per distinct pair), its extrema those of the pairs drawn and its rounded-score
+histograms ``w @ onehot``. The jackknife of the BCa interval leaves one response out: its
+sums are the total minus that pair's terms (:func:`loo_pairs`), so every leave-one-out
+statistic comes from one subtraction, with no loop over responses. One ``PairStats`` holds
+all the resamples (or all the leave-one-out sets) as its groups, and :func:`columns` gives
+the interval columns of every group at once, vectorised, with the formulas of
+:func:`~assay.scoring.metric_values.pair_values` (NaN where those give ``None``).
+
+Example:
+    >>> x, y = np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 3.0])
+    >>> s = resampled_pairs(x, y, np.array([[1.0, 1.0, 1.0], [0.0, 2.0, 1.0]]), 2.0)
+    >>> columns(s)["exact_agr"].round(4).tolist()
+    [66.6667, 33.3333]
+    >>> columns(loo_pairs(x, y, np.array([1, 1, 1]), 2.0))["RMSE"].round(4).tolist()
+    [0.7071, 0.0, 0.7071]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from assay.scoring.compute import DSM_SD_ATOL
+from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
+
+__all__ = ["columns", "loo_pairs", "resampled_pairs"]
+
+F64 = NDArray[np.float64]
+_SUMS = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
+
+
+def _terms(x: F64, y: F64, shift: float) -> F64:
+    xs, ys, d = x - shift, y - shift, y - x
+    return np.column_stack(
+        [np.ones_like(x), xs, ys, xs * xs, ys * ys, xs * ys, d * d]
+        + [np.abs(d) <= 0.0, np.abs(d) <= 1.0, np.rint(x) == np.rint(y)]
+    )
+
+
+def _onehots(x: F64, y: F64) -> tuple[int, F64 | None, F64 | None]:
+    """The rounded scores' one-hot rows (None beyond the kappa categories)."""
+    xr, yr = np.rint(x), np.rint(y)
+    lo = int(min(xr.min(), yr.min()))
+    k = int(max(xr.max(), yr.max())) - lo + 1
+    if k > MAX_KAPPA_CATEGORIES or k * x.size > 1 << 24:
+        return lo, None, None
+    ox, oy = np.zeros((x.size, k)), np.zeros((x.size, k))
+    ox[np.arange(x.size), (xr - lo).astype(np.int64)] = 1.0
+    oy[np.arange(y.size), (yr - lo).astype(np.int64)] = 1.0
+    return lo, ox, oy
+
+
+def _stats(
+    sums: F64, extrema: list[F64], lo: int, hx: F64 | None, hy: F64 | None, shift: float
+) -> PairStats:
+    xmin, xmax, ymin, ymax = extrema
+    return PairStats(
+        labels=tuple(range(sums.shape[0])),
+        shift=shift,
+        **{name: sums[:, i] for i, name in enumerate(_SUMS)},
+        xmin=xmin,
+        xmax=xmax,
+        ymin=ymin,
+        ymax=ymax,
+        hist_lo=lo,
+        hist_x=hx,
+        hist_y=hy,
+    )
+
+
+def resampled_pairs(x: F64, y: F64, w: F64, shift: float) -> PairStats:
+    """:class:`PairStats` whose group ``i`` is the resample with counts ``w[i]`` over the
+    distinct pairs ``(x, y)``."""
+    drawn = w > 0
+    lo, ox, oy = _onehots(x, y)
+    extrema = [
+        np.where(drawn, x, np.inf).min(axis=1),
+        np.where(drawn, x, -np.inf).max(axis=1),
+        np.where(drawn, y, np.inf).min(axis=1),
+        np.where(drawn, y, -np.inf).max(axis=1),
+    ]
+    hx = None if ox is None else w @ ox
+    hy = None if oy is None else w @ oy
+    return _stats(w @ _terms(x, y, shift), extrema, lo, hx, hy, shift)
+
+
+def _loo_min(v: F64, mult: F64, keep: NDArray[np.bool_]) -> F64:
+    """Per unit ``j``: the smallest ``v`` left when one draw of ``j`` is removed (when
+    ``keep[j]``; else the smallest of all), over the units with ``mult > 0``."""
+    present = mult > 0
+    vmin = float(np.min(v, where=present, initial=np.inf))
+    at_min = float(mult[present & (v == vmin)].sum())
+    second = float(np.min(v, where=present & (v > vmin), initial=np.inf))
+    return np.where(keep & (v == vmin) & (at_min == 1.0), second, vmin)
+
+
+def loo_pairs(
+    x: F64, y: F64, mult: ArrayLike, shift: float, keep: NDArray[np.bool_] | None = None
+) -> PairStats:
+    """:class:`PairStats` whose group ``j`` is the data (``mult`` draws of each distinct
+    pair) less one draw of pair ``j``: the sums are the total minus pair ``j``'s terms.
+    With ``keep`` (a mask of the pairs in a subgroup) the statistics are the subgroup's,
+    and a pair outside it leaves the subgroup whole."""
+    m = np.asarray(mult, dtype=np.float64)
+    k = np.ones(x.size, dtype=bool) if keep is None else keep
+    mk = m * k
+    kf = k.astype(np.float64)[:, None]
+    terms = _terms(x, y, shift)
+    lo, ox, oy = _onehots(x, y)
+    hx = None if ox is None else (mk @ ox)[None, :] - ox * kf
+    hy = None if oy is None else (mk @ oy)[None, :] - oy * kf
+    extrema = [_loo_min(x, mk, k), -_loo_min(-x, mk, k), _loo_min(y, mk, k), -_loo_min(-y, mk, k)]
+    return _stats((mk @ terms)[None, :] - terms * kf, extrema, lo, hx, hy, shift)
+
+
+def columns(s: PairStats, pop: tuple[F64, F64, F64, F64] | None = None) -> dict[str, F64]:
+    """Per group of ``s``: ``corr``, ``wtkappa``, ``R2``, ``kappa``, ``exact_agr``,
+    ``adj_agr``, ``SMD`` (unpooled), ``SMD_pooled``, ``RMSE``, the means and sds
+    (``h_mean``, ``sys_mean``, ``h_sd``, ``sys_sd``) and, given ``pop`` (per group: the
+    whole-set mean and sd of each score), ``DSM``; NaN where
+    :func:`~assay.scoring.metric_values.pair_values` says None."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = s.n
+        mx, my = s.shift + s.sx / n, s.shift + s.sy / n
+        cx, cy = s.xmin == s.xmax, s.ymin == s.ymax
+        ssx = np.where(cx, 0.0, np.maximum(s.sxx - s.sx**2 / n, 0.0))
+        ssy = np.where(cy, 0.0, np.maximum(s.syy - s.sy**2 / n, 0.0))
+        sxy = np.where(cx | cy, 0.0, s.sxy - s.sx * s.sy / n)
+        two = n >= 2
+        vx, vy = np.where(two, ssx / (n - 1), np.nan), np.where(two, ssy / (n - 1), np.nan)
+        out = {"h_mean": mx, "sys_mean": my, "h_sd": np.sqrt(vx), "sys_sd": np.sqrt(vy)}
+        out["corr"] = np.where(cx | cy, np.nan, np.clip(sxy / np.sqrt(ssx * ssy), -1.0, 1.0))
+        out["R2"] = np.where(cx, np.nan, 1.0 - s.sdd / ssx)
+        den = ssx / n + ssy / n + (my - mx) ** 2
+        out["wtkappa"] = np.where(den == 0, np.nan, 2.0 * sxy / n / den)
+        out["kappa"] = _kappa(s, n)
+        out["exact_agr"], out["adj_agr"] = s.exact * 100.0 / n, s.adj * 100.0 / n
+        out["RMSE"] = np.sqrt(s.sdd / n)
+        sd_x, sd_p = np.sqrt(vx), np.sqrt((vx + vy) / 2.0)
+        out["SMD"] = np.where(sd_x == 0, np.nan, (my - mx) / sd_x)
+        out["SMD_pooled"] = np.where(sd_p == 0, np.nan, (my - mx) / sd_p)
+        if pop is not None:
+            pmx, psx, pmy, psy = pop
+            bad = ~(np.abs(psx) > DSM_SD_ATOL) | ~(np.abs(psy) > DSM_SD_ATOL)
+            out["DSM"] = np.where(bad, np.nan, (my - pmy) / psy - (mx - pmx) / psx)
+    for c in ("corr", "R2", "SMD", "SMD_pooled", "h_sd", "sys_sd"):
+        out[c] = np.where(two, out[c], np.nan)
+    empty = n == 0
+    return {c: np.where(empty, np.nan, v) for c, v in out.items()}
+
+
+def _kappa(s: PairStats, n: F64) -> F64:
+    if s.hist_x is None or s.hist_y is None:
+        return np.full(n.shape, np.nan)
+    pe_num = np.einsum("ik,ik->i", s.hist_x, s.hist_y)
+    one = pe_num == np.rint(n) ** 2  # one category only: SKLL returns 1
+    k = 1.0 - (1.0 - s.rexact / n) / (1.0 - pe_num / (n * n))
+    return np.where(one, 1.0, k)

@@ -1,0 +1,165 @@
+"""Intervals of a mean over samples, in the spelling of every domain (docs/records.md).
+
+``ScoreEvaluator(..., ci=0.95)`` (CLI ``assay stats --ci 0.95``) puts an interval on every
+record that is a mean of per-sample values (``Accuracy``, ``Mean``, and their ``grouped``
+records): ``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method`` (and
+``num_bootstrap``, ``seed`` for the bootstrap), plus ``cluster`` when the samples are
+clustered. Methods, for n sample values y:
+
+* ``t``: ``ȳ ± t_{1−α/2, n−1} · √(var / n)``; with ``cluster`` the CR1 clustered standard
+  error and ``G − 1`` degrees of freedom (the ``ci`` metric's formula).
+* ``wilson``: Wilson's score interval of ``Σ y / n``, for values in [0, 1]; with
+  ``cluster`` the Korn–Graubard effective size and the ``t_{G−1}`` quantile (the
+  ``ci_wilson`` metric's formula). Values outside [0, 1] get the bootstrap.
+* ``bca``: the bias-corrected and accelerated bootstrap of those resamples, the jackknife's
+  leave-one-unit-out means being the totals minus each unit's sum and size.
+* ``bootstrap`` (and ``delong``, which does not apply to a mean): the percentile bootstrap
+  of :mod:`assay.intervals` over samples, or over whole clusters with ``cluster``. A
+  resample with counts ``w`` over the units has mean ``w @ s / w @ c`` (``s`` a unit's
+  sum, ``c`` its size; one sample per unit without a cluster), so only the counts are
+  drawn.
+
+Example:
+    >>> ci = SampleCI(CIOptions(0.9, "t"))
+    >>> p = ci.parameters(np.array([0.0, 1.0, 1.0, 1.0]))
+    >>> round(p["ci_low"], 6), round(p["ci_high"], 6), p["ci_method"]
+    (0.161659, 1.338341, 't')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+from assay.errors import UndefinedMetricError
+from assay.intervals import CIOptions, collapse, percentile
+from assay.intervals import bootstrap as count_bootstrap
+from assay.stats import compute
+
+__all__ = ["SampleCI", "t_bounds", "wilson_bounds"]
+
+F64 = np.ndarray
+
+
+def t_bounds(y: F64, clusters: Any, level: float) -> tuple[float, float]:
+    """``ȳ ± t · se`` (plain, or clustered CR1 with ``G − 1`` degrees of freedom).
+
+    Raises :class:`UndefinedMetricError` with fewer than 2 scores (clusters).
+    """
+    if clusters is None:
+        se, df = compute.stderr(y), y.shape[0] - 1
+    else:
+        se = compute.clustered_stderr(y, clusters)
+        df = len(compute.factorize(clusters)[1]) - 1
+    m = compute.mean(y)
+    t = float(sps.t.ppf(1.0 - (1.0 - level) / 2.0, df))
+    return m - t * se, m + t * se
+
+
+def _wilson(p_hat: float, n: float, critical: float) -> tuple[float, float]:
+    c2 = critical * critical
+    denominator = 1.0 + c2 / n
+    center = (p_hat + c2 / (2.0 * n)) / denominator
+    half = critical * math.sqrt(p_hat * (1.0 - p_hat) / n + c2 / (4.0 * n * n)) / denominator
+    return max(center - half, 0.0), min(center + half, 1.0)
+
+
+def wilson_bounds(y: F64, clusters: Any, level: float) -> tuple[float, float]:
+    """Wilson's interval of the mean of values in [0, 1] (Korn–Graubard with clusters).
+
+    Raises :class:`UndefinedMetricError` with no score, or fewer than 2 clusters.
+    """
+    tail = (1.0 - level) / 2.0
+    if y.shape[0] == 0:
+        raise UndefinedMetricError("CiWilson", "requires at least 1 score, got 0")
+    n = float(y.shape[0])
+    p_hat = float(y.sum()) / n
+    if clusters is None:
+        return _wilson(p_hat, n, -NormalDist().inv_cdf(tail))
+    g = len(compute.factorize(clusters)[1])
+    if g < 2:
+        raise UndefinedMetricError("CiWilson", f"requires at least 2 clusters, got {g}")
+    v = compute.clustered_stderr(y, clusters) ** 2
+    if p_hat * (1.0 - p_hat) > 0.0 and v > 0.0:
+        n = min(p_hat * (1.0 - p_hat) / v, n)
+    critical = float(sps.t.ppf(min(1.0 - tail, math.nextafter(1.0, 0.0)), g - 1))
+    return _wilson(p_hat, n, critical)
+
+
+def _units(y: F64, clusters: Any) -> tuple[F64, F64, float]:
+    """Per unit (a sample, or a cluster) the sum of centred values and the size, collapsed
+    to distinct rows (their multiplicities), and the centre (a data value, so constant
+    data resample exactly)."""
+    levels = np.unique(y)
+    centre = float(levels[levels.size // 2])
+    if clusters is None:
+        rows = np.column_stack([y - centre, np.ones_like(y)])
+    else:
+        codes, uniques = compute.factorize(clusters)
+        sums = np.bincount(codes, weights=y - centre, minlength=len(uniques))
+        rows = np.column_stack([sums, np.bincount(codes, minlength=len(uniques))])
+    units, mult, _ = collapse(rows.astype(np.float64))
+    return units, mult, centre
+
+
+@dataclass(frozen=True)
+class SampleCI:
+    """The interval options of a stats evaluation and its cluster key (``None``: samples
+    are independent)."""
+
+    opts: CIOptions
+    cluster: str | None = None
+
+    def config(self) -> dict[str, Any]:
+        """As evaluator configuration (``ci``, ``ci_method``, ..., ``cluster``)."""
+        return {**self.opts.config(), "cluster": self.cluster}
+
+    def method_for(self, y: F64) -> str:
+        """The method used on values ``y``: the one asked when it applies, else bootstrap."""
+        m = self.opts.method
+        if m in ("t", "bca") or (m == "wilson" and bool(((y >= 0.0) & (y <= 1.0)).all())):
+            return m
+        return "bootstrap"
+
+    def bounds(self, y: F64, clusters: Any, method: str) -> tuple[float, float]:
+        """The interval's ends (raises :class:`UndefinedMetricError` where undefined)."""
+        level = self.opts.level
+        if method == "t":
+            return t_bounds(y, clusters, level)
+        if method == "wilson":
+            return wilson_bounds(y, clusters, level)
+        n_units = y.shape[0] if clusters is None else len(compute.factorize(clusters)[1])
+        if n_units < 2:
+            what = "scores" if clusters is None else "clusters"
+            raise UndefinedMetricError("ci", f"requires at least 2 {what}, got {n_units}")
+        units, mult, centre = _units(y, clusters)
+        s, c = units[:, 0], units[:, 1]
+        reps = count_bootstrap(
+            lambda w: (w @ s) / (w @ c), mult, self.opts.num_bootstrap, self.opts.seed
+        )
+        if method == "bca":  # leave one unit out: the totals minus its sum and size
+            total_s, total_c = float(mult @ s), float(mult @ c)
+            jack = (total_s - s) / (total_c - c)
+            ci, _ = self.opts.interval(reps[:, None], [total_s / total_c], jack[:, None], mult)
+            lo, hi = ci[:, 0]
+        else:
+            lo, hi = percentile(reps, level)
+        return float(lo) + centre, float(hi) + centre
+
+    def parameters(self, y: F64, clusters: Any = None) -> dict[str, Any]:
+        """The record parameters of the interval of ``mean(y)`` (``ci_undefined`` with the
+        reason when it cannot be computed)."""
+        method = self.method_for(y)
+        try:
+            lo, hi = self.bounds(np.asarray(y, dtype=np.float64), clusters, method)
+            out = self.opts.parameters(lo, hi, method)
+        except UndefinedMetricError as e:
+            out = self.opts.parameters(None, None, method, e.reason)
+        if self.cluster is not None:
+            out["cluster"] = self.cluster
+        return out

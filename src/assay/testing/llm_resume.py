@@ -1,0 +1,62 @@
+"""Killing a run mid-way at a known point, for resume tests: :func:`kill_when_cached`.
+
+A :class:`~assay.testing.llm.FakeChatServer` with ``answer_limit=N`` answers N calls and
+holds the rest; :func:`kill_when_cached` SIGKILLs the command once the response cache
+holds those N answers, so exactly N calls were paid when it dies.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = ["cached_responses", "kill_when_cached"]
+
+
+def cached_responses(path: str | Path) -> int:
+    """How many answers a response cache file holds (0 while it does not exist yet)."""
+    p = Path(path)
+    if not p.exists():
+        return 0
+    try:
+        with sqlite3.connect(str(p), timeout=5) as db:
+            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+    except sqlite3.OperationalError:  # table not created yet
+        return 0
+
+
+def kill_when_cached(
+    cmd: Sequence[str],
+    cache: str | Path,
+    answered: int,
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 90.0,
+) -> int:
+    """Run ``cmd``, SIGKILL it once ``cache`` holds ``answered`` answers; its return code.
+
+    For resume tests: a :class:`FakeChatServer` with ``answer_limit=answered`` answers that
+    many calls and holds the rest, so the kill lands mid-run with exactly ``answered`` paid.
+    """
+    proc = subprocess.Popen(list(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + timeout
+        while cached_responses(cache) < answered:
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode() if proc.stderr else ""
+                raise AssertionError(f"the run ended before the kill: {err}")
+            if time.monotonic() > deadline:
+                raise AssertionError("the answered calls were never cached")
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode

@@ -296,3 +296,32 @@ def test_cli_cluster(tmp_path) -> None:
     want = evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=30, cluster="site")
     assert got[0.5]["cluster"] == "site"
     assert got[0.5]["ci_low"] == want.get("mAP", iou_threshold=0.5).parameters["ci_low"]
+
+
+def test_slices_with_clusters_draw_the_clusters_for_the_gap() -> None:
+    """``by`` with ``cluster``: the slice records and their gaps carry the cluster; the gap
+    interval equals re-evaluating, per drawn set of sites, the copied images."""
+    gts, pds = _datums(n=30, seed=12)
+    for i, d in enumerate(gts):
+        d["metadata"] = {"site": f"s{i % 5}", "cam": "ab"[i % 2]}
+    opts = {"iou_thresholds": [0.5], "metrics": ["mAP"]}
+    ms = evaluate_detection(
+        gts, pds, by=["cam"], ci=LEVEL, num_bootstrap=B, seed=SEED, cluster="site", **opts
+    )
+    code = np.array([int(d["metadata"]["site"][1]) for d in gts])
+    inside = np.array([d["metadata"]["cam"] == "a" for d in gts])
+    gaps = []
+    for k in np.concatenate(list(resample_counts(np.ones(5), B, SEED))):
+        w = k[code]
+        whole = evaluate_detection(_copies(gts, w), _copies(pds, w), **opts).get("mAP").value
+        part = (
+            evaluate_detection(_copies(gts, w * inside), _copies(pds, w * inside), **opts)
+            .get("mAP")
+            .value
+        )
+        gaps.append(np.nan if whole is None or part is None else part - whole)
+    p = ms.get("mAP", slice="a").parameters
+    g = np.array(gaps)
+    want = np.quantile(g[~np.isnan(g)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    assert p["cluster"] == "site"
+    assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, abs=1e-12)

@@ -25,7 +25,7 @@ import numpy as np
 from assay._validation import check_zero_division
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import Clusters, ci_options, cluster_codes
+from assay.intervals import ci_options
 from assay.io.labels import natural_key
 from assay.io.metadata import metadata_from_records
 from assay.ratios import value_or_none
@@ -39,7 +39,7 @@ from assay.segmentation.compute import (
     prf_from_confusion,
 )
 from assay.segmentation.datums import DatumCounts
-from assay.segmentation.intervals import attach_intervals
+from assay.segmentation.intervals import attach_intervals, image_units
 from assay.segmentation.slices import slice_records
 from assay.slices import check_by
 
@@ -245,10 +245,7 @@ class SegmentationEvaluator(Evaluator):
         known = self._datums.labels[key]
         datums, rows = self._datums.image_rows(key)
         idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
-        units: Any = np.ones(len(datums), dtype=np.int64)
-        if self.ci.cluster is not None:
-            codes = cluster_codes(self._datums.metadata, self.ci.cluster, "datums")
-            units = Clusters.of(np.arange(len(datums)), codes[datums], len(datums))
+        units = image_units(self._datums.metadata, datums, self.ci)
         attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division, units)
 
     def _state(self) -> dict[str, np.ndarray]:

@@ -325,3 +325,25 @@ def test_slices_with_clusters_draw_the_clusters_for_the_gap() -> None:
     want = np.quantile(g[~np.isnan(g)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
     assert p["cluster"] == "site"
     assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, abs=1e-12)
+
+
+def test_no_slice_replicates_without_by(monkeypatch) -> None:
+    """Regression: without ``by`` the slices' replicates of the whole set (a second full AP
+    bootstrap) were computed anyway; the records are unchanged."""
+    import assay.detection.slices as slices
+
+    calls = []
+    real = slices.ap_replicates
+
+    def counted(*a, **kw):
+        calls.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(slices, "ap_replicates", counted)
+    gts, pds = _datums(seed=2)
+    evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=20)
+    assert calls == []
+    for i, d in enumerate(gts):
+        d["metadata"] = {"cam": "ab"[i % 2]}
+    evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=20, by=["cam"])
+    assert calls

@@ -109,6 +109,7 @@ class _PoissonPlan:
     lam: NDArray[np.int64]  # (E,) the mean of each entry
     base: NDArray[np.intp]  # (E,) its table's offset in ``tables``
     tables: NDArray[np.uint8]
+    cdfs: F64  # (tables, k) each table's CDF, padded with inf
     extra: NDArray[np.intp]  # (E - m,) the row of each further part
     big: NDArray[np.intp]  # the rows with further parts (sorted)
     cum: NDArray[np.int64] | None  # cumulative multiplicities (None: all ones)
@@ -127,9 +128,13 @@ class _PoissonPlan:
         distinct = np.unique(lam)
         base = (np.searchsorted(distinct, lam) * _SLOTS).astype(np.intp)
         tables = np.concatenate([poisson_table(int(v))[0] for v in distinct])
+        cdf = [poisson_table(int(v))[1] for v in distinct]
+        cdfs = np.full((len(cdf), max(c.size for c in cdf)), np.inf)
+        for i, c in enumerate(cdf):
+            cdfs[i, : c.size] = c
         cum = None if (mult == 1).all() else np.cumsum(mult)
         big = np.unique(extra).astype(np.intp)
-        return cls(mult.size, int(mult.sum()), lam, base, tables, extra, big, cum)
+        return cls(mult.size, int(mult.sum()), lam, base, tables, cdfs, extra, big, cum)
 
     def draw(self, gen: np.random.Generator, fix: np.random.Generator, b: int) -> F64:
         """``b`` rows of independent Poisson counts (not yet summing to ``n``)."""
@@ -142,10 +147,8 @@ class _PoissonPlan:
         if amb.size:  # row-major order: the fix-up stream is consumed resample by resample
             col = amb % e
             x = (u[amb // e, col] + fix.random(amb.size)) / _SLOTS
-            flat = vals.reshape(-1)
-            for lam in np.unique(self.lam[col]):
-                sel = self.lam[col] == lam
-                flat[amb[sel]] = np.searchsorted(poisson_table(int(lam))[1], x[sel], "right")
+            cdf = self.cdfs[self.base[col] // _SLOTS]  # each entry's table's CDF
+            vals.reshape(-1)[amb] = (cdf <= x[:, None]).sum(axis=1)  # the inversion at x
         out = vals[:, : self.m].astype(np.float64)
         if self.extra.size:  # rows above 64: their further parts summed
             k = self.big.size
@@ -160,7 +163,7 @@ class _PoissonPlan:
         for row in rows:
             s = int(row.sum())
             if s < self.n:
-                units = gen.integers(0, self.n, self.n - s)
+                units = np.sort(gen.integers(0, self.n, self.n - s))  # sorted: a forward search
                 cells = units if self.cum is None else np.searchsorted(self.cum, units, "right")
                 np.add.at(row, cells, 1.0)
             elif s > self.n:

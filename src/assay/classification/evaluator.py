@@ -175,7 +175,7 @@ class ClassificationEvaluator(Evaluator):
         num_bootstrap, seed: the bootstrap's resamples over datums and its seed.
         cluster: a datum metadata field whose values are clusters: the bootstrap draws
             whole clusters instead of datums (every interval is then the bootstrap, with
-            ``cluster`` in its parameters; see :class:`assay.intervals.Clusters`).
+            ``cluster`` in its parameters; see :class:`assay.clusters.Clusters`).
         by: datum metadata fields whose every value is a slice: the headline records again
             per slice, with ``slice_column``, ``slice``, ``n`` and ``gap``
             (:mod:`assay.classification.slices`).

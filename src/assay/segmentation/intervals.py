@@ -117,7 +117,7 @@ def attach_intervals(
 ) -> None:
     """Add the interval parameters to the defined records of ``key``, in place. ``labels``
     and the columns of ``rows`` (after background) are in the same order; ``units``: what a
-    resample draws (default the images, one each; :class:`~assay.intervals.Clusters`)."""
+    resample draws (default the images, one each; :class:`~assay.clusters.Clusters`)."""
     if units is None:
         units = np.ones(rows.shape[0], dtype=np.int64)
     reps = bootstrap(lambda w: _replicates(rows, w, zd), units, opts.num_bootstrap, opts.seed)

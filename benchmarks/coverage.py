@@ -7,7 +7,8 @@ at 500 repetitions is about 1 point).
 
 * accuracy (Wilson and bootstrap): 200 datums, a classifier right with probability 0.8;
 * ROC AUC (DeLong and bootstrap): 150 datums, 40% positive, binormal scores with
-  ``AUC = Phi(1 / sqrt 2)``;
+  ``AUC = Phi(1 / sqrt 2)``; and the bootstrap at 20000 datums, where the resample counts
+  are drawn by the ``poisson`` scheme (:mod:`assay.resampling`);
 * mAP at IoU 0.5 (bootstrap over images): images with 2 ground truths each, a detection per
   ground truth hitting it with probability 0.7 (else displaced), and 1 false alarm per
   image, scores higher for hits; the truth is the mAP of one very large draw (20000 images);
@@ -52,10 +53,10 @@ def accuracy(rng: np.random.Generator, method: str, b: int, seed: int) -> bool:
     return _cover({**p, "truth": 0.8})
 
 
-def roc_auc(rng: np.random.Generator, method: str, b: int, seed: int) -> bool:
+def roc_auc(rng: np.random.Generator, method: str, b: int, seed: int, n: int = 150) -> bool:
     from assay.classification import ClassificationEvaluator
 
-    y = rng.random(150) < 0.4
+    y = rng.random(n) < 0.4
     s = 1 / (1 + np.exp(-rng.normal(y.astype(float), 1.0)))
     ev = ClassificationEvaluator(
         metrics=["ROCAUC"], ci=LEVEL, ci_method=method, num_bootstrap=b, seed=seed
@@ -137,6 +138,7 @@ def main() -> None:
         "accuracy bootstrap": lambda r, b, s: accuracy(r, "bootstrap", b, s),
         "ROC AUC delong": lambda r, b, s: roc_auc(r, "delong", b, s),
         "ROC AUC bootstrap": lambda r, b, s: roc_auc(r, "bootstrap", b, s),
+        "ROC AUC bootstrap 20000": lambda r, b, s: roc_auc(r, "bootstrap", b, s, n=20000),
         "mAP bootstrap": lambda r, b, s: mean_ap(r, map_truth.value, b, s),
         "QWK bootstrap": lambda r, b, s: qwk(r, "bootstrap", qwk_value, b, s),
         "QWK bca": lambda r, b, s: qwk(r, "bca", qwk_value, b, s),

@@ -9,8 +9,11 @@ shared machine), and prints the ratio:
   Accuracy])`` on ``--n`` binary datums, 1000-resample bootstrap (the datums collapse to four
   cells, so the resamples cost nothing next to the point estimate);
 * ``binary ROCAUC bootstrap``: ``metrics=[ROCAUC]``, 1000 resamples over datums (continuous
-  scores: one distinct unit per datum; ``--auc-resamples`` resamples, the time scaled to
-  1000 when fewer are asked for, and said so);
+  scores: the datums collapse to about 4 x 10^5 classes of interchangeable ones;
+  ``--auc-resamples`` resamples, the time scaled to 1000 when fewer are asked for, and
+  said so);
+* ``binary ROCAUC bootstrap, rounded``: the same with scores rounded to 4 decimals (as
+  ``benchmarks/classification.py`` has them): the datums collapse to tie groups;
 * ``binary ROCAUC DeLong``: ``metrics=[ROCAUC]``, ``ci_method="delong"``;
 * ``bbox mAP``: ``DetectionEvaluator`` on ``--images`` synthetic COCO images, AP/mAP records,
   1000 resamples over images;
@@ -54,10 +57,10 @@ def classification(n: int, auc_resamples: int, repeat: int) -> None:
     s = 1 / (1 + np.exp(-rng.normal(y.astype(float), 1.0)))
     labels = np.where(y == 1, "pos", "neg")
 
-    def run(metrics: list[str], **kw: object) -> Callable[[], object]:
+    def run(metrics: list[str], scores: np.ndarray = s, **kw: object) -> Callable[[], object]:
         def go() -> object:
             ev = ClassificationEvaluator(metrics=metrics, **kw)
-            return ev.add_arrays(labels, s, labels=["neg", "pos"]).compute()
+            return ev.add_arrays(labels, scores, labels=["neg", "pos"]).compute()
 
         return go
 
@@ -68,6 +71,9 @@ def classification(n: int, auc_resamples: int, repeat: int) -> None:
     scaled = point + (boot - point) * 1000 / auc_resamples
     note = "" if auc_resamples == 1000 else f"({auc_resamples} resamples, scaled to 1000)"
     _row("binary ROCAUC bootstrap", point, scaled, note)
+    r4 = np.round(s, 4)
+    point4 = _best(run(["ROCAUC"], r4), repeat)
+    _row("  rounded to 4 decimals", point4, _best(run(["ROCAUC"], r4, ci=0.95), repeat))
     delong = _best(run(["ROCAUC"], ci=0.95, ci_method="delong"), repeat)
     _row("binary ROCAUC DeLong", point, delong)
 

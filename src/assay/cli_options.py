@@ -64,6 +64,7 @@ CI_OPTIONS = {
     "ci_method": "--ci-method",
     "num_bootstrap": "--num-bootstrap",
     "seed": "--seed",
+    "cluster": "--cluster",
 }
 
 
@@ -92,8 +93,26 @@ def interval_options(seed_flag: str = "--seed") -> tuple[Any, Any, Any, Any]:
     )
 
 
+def cluster_option(unit: str) -> Any:
+    """``--cluster COLUMN``: the bootstrap resamples whole clusters of ``unit`` (a metadata
+    column) instead of single ones (with ``--ci``)."""
+    return typer.Option(
+        None,
+        "--cluster",
+        help=f"A {unit} metadata column whose values are clusters (e.g. a patient, a site): "
+        f"the bootstrap draws whole clusters instead of single {unit}s (needs --ci; every "
+        "interval is then the bootstrap). Recorded as parameters.cluster.",
+    )
+
+
 def interval_kwargs(
-    ci: float | None, ci_method: str, num_bootstrap: int, seed: int, *, seed_flag: str = "--seed"
+    ci: float | None,
+    ci_method: str,
+    num_bootstrap: int,
+    seed: int,
+    cluster: str | None = None,
+    *,
+    seed_flag: str = "--seed",
 ) -> dict:
     """The interval options as keyword arguments, checked (errors name the flag).
 
@@ -102,13 +121,14 @@ def interval_kwargs(
     from assay.intervals import ci_options
 
     try:
-        ci_options(ci, ci_method, num_bootstrap, seed)
+        ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
     except InvalidInputError as e:
         flags = CI_OPTIONS | {"seed": seed_flag}
         raise InvalidInputError(e.reason, source=flags.get(str(e.source), e.source)) from None
     if ci is None:
         return {}
-    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+    out = {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+    return out | ({"cluster": cluster} if cluster else {})
 
 
 def apply_where(ev: Any, where: dict[str, str | None]) -> Any:

@@ -41,6 +41,7 @@ from assay.cli_options import (
     WHERE_OPTIONS,
     add_table,
     apply_where,
+    cluster_option,
     examples_page_options,
     interval_kwargs,
     interval_options,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CI_OPTIONS",
     "SCHEDULER_HELP",
+    "cluster_option",
     "interval_kwargs",
     "interval_options",
     "mark_command_start",

@@ -197,6 +197,16 @@ CASES = [
         add=_add_long_form,
     ),
     ContractCase(
+        name="classification-cluster-site-with-ci",
+        make=lambda: ClassificationEvaluator(
+            pr_curve_max_examples=0, by=["w"], ci=0.9, num_bootstrap=30, cluster="site"
+        ),
+        make_other=lambda: ClassificationEvaluator(pr_curve_max_examples=0, ci=0.9, cluster="w"),
+        batches=_metadata_batches(),
+        concat=_concat_long_form,
+        add=_add_long_form,
+    ),
+    ContractCase(
         name="fairness-two-definitions",
         make=lambda: FairnessEvaluator(["s", "age:40:invert"]),
         make_other=lambda: FairnessEvaluator(["s", "age:50:invert"]),

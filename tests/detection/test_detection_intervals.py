@@ -177,3 +177,173 @@ def test_slices_by_image_metadata_equal_the_subset_alone() -> None:
     assert sliced.compute().to_json() == one.to_json()
     with pytest.raises(InvalidInputError, match="by.*lens"):
         evaluate_detection(gts, pds, by=["lens"], metrics=["mAP"])
+
+
+def test_cluster_bootstrap_equals_reevaluating_drawn_clusters() -> None:
+    """``cluster="site"``: a resample copies every image of a drawn site as often as the
+    site was drawn; re-evaluating the copies gives the same AP/mAP/AR intervals."""
+    gts, pds = _datums(n=30, seed=11)
+    sites = [f"s{i % 6}" for i in range(len(gts))]
+    for d, v in zip(gts, sites):
+        d["metadata"] = {"site": v}
+    opts = {"iou_thresholds": IOUS, "metrics": ["AP", "mAP", "AR", "mAR"]}
+    ms = evaluate_detection(gts, pds, ci=LEVEL, num_bootstrap=B, seed=SEED, cluster="site", **opts)
+    names = sorted(set(sites))
+    code = np.array([names.index(v) for v in sites])
+    loops: dict[tuple, list[float]] = {}
+    for k in np.concatenate(list(resample_counts(np.ones(len(names)), B, SEED))):
+        w = k[code]
+        for m in evaluate_detection(_copies(gts, w), _copies(pds, w), **opts):
+            p = m.parameters
+            key = (m.type, p.get("label_value"), p.get("iou_threshold"), p.get("score_threshold"))
+            loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+    checked = 0
+    for m in ms:
+        p = m.parameters
+        if m.value is None:
+            continue
+        assert p["cluster"] == "site" and p["ci_method"] == "bootstrap"
+        key = (m.type, p.get("label_value"), p.get("iou_threshold"), p.get("score_threshold"))
+        v = np.array(loops[key])
+        if m.type == "AP" and len(v) < B:  # the label missing from some resamples
+            continue
+        want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(want, abs=1e-12), (m.type, p)
+        checked += 1
+    assert checked >= 8
+    with pytest.raises(InvalidInputError, match="cluster.*lens"):
+        evaluate_detection(gts, pds, ci=0.9, cluster="lens", metrics=["mAP"])
+
+
+def _copied_coco(gt: dict, dt: list[dict], w: np.ndarray) -> tuple[dict, list[dict]]:
+    """COCO data with image ``i`` (in id order) copied ``w_i`` times (fresh image ids)."""
+    ids = sorted(im["id"] for im in gt["images"])
+    new_ids: dict[int, list[int]] = {}
+    images = []
+    for i, k in zip(ids, w.astype(int)):
+        im = next(x for x in gt["images"] if x["id"] == i)
+        new_ids[i] = [len(images) + c + 1 for c in range(k)]
+        images += [{**im, "id": j} for j in new_ids[i]]
+    anns = [
+        {**a, "id": n + 1, "image_id": j}
+        for n, (a, j) in enumerate(
+            (a, j) for a in gt["annotations"] for j in new_ids[a["image_id"]]
+        )
+    ]
+    res = [{**d, "image_id": j} for d in dt for j in new_ids[d["image_id"]]]
+    return {**gt, "images": images, "annotations": anns}, res
+
+
+def test_ap_bootstrap_with_crowds_equals_reevaluating_copied_coco_images() -> None:
+    """COCO data with crowd regions (detections ignored at some thresholds) and the other
+    awkward cases of ``make_coco``: the bootstrap equals re-evaluating copied images."""
+    from assay.detection.io import load_coco
+    from assay.testing.detection import make_coco
+
+    gt, dt = make_coco(n_images=16, n_categories=3, seed=4)
+    rng = np.random.default_rng(0)
+    for d in dt:  # no two detections of one image and label share a score
+        d["score"] = float(d["score"]) + float(rng.random()) * 1e-6
+    opts = {"iou_thresholds": [0.5, 0.75, 0.9]}
+    ids = sorted(im["id"] for im in gt["images"])
+    uids = [str(i) for i in ids]
+    order = np.argsort(np.array(uids))  # image columns follow the uids as text
+    ev = DetectionEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED, **opts)
+    ms = ev.add(load_coco(gt, dt)).compute(["AP"])
+    crowd = sum(a.get("iscrowd", 0) for a in gt["annotations"])
+    assert crowd > 0
+    loops: dict[tuple, list[float]] = {}
+    for wc in np.concatenate(list(resample_counts(np.ones(len(ids)), B, SEED))):
+        w = np.empty(len(ids))
+        w[order] = wc  # the count of each image, in id order
+        g2, d2 = _copied_coco(gt, dt, w)
+        for m in DetectionEvaluator(**opts).add(load_coco(g2, d2)).compute(["AP"]):
+            key = (m.parameters["label_value"], m.parameters["iou_threshold"])
+            loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+    checked = 0
+    for m in ms:
+        key = (m.parameters["label_value"], m.parameters["iou_threshold"])
+        if m.value is None or len(loops[key]) < B:
+            continue
+        v = np.array(loops[key])
+        want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert _ci(ms, "AP", **dict(zip(("label_value", "iou_threshold"), key))) == pytest.approx(
+            want, abs=1e-12
+        ), key
+        checked += 1
+    assert checked >= 6
+
+
+def test_cli_cluster(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    gts, pds = _datums(seed=3)
+    for i, d in enumerate(gts):
+        d["metadata"] = {"site": f"s{i % 5}"}
+    g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    g.write_text("".join(json.dumps(d) + "\n" for d in gts))
+    p.write_text("".join(json.dumps(d) + "\n" for d in pds))
+    args = ["detection", "--groundtruths", str(g), "--predictions", str(p), "--metrics", "mAP"]
+    r = CliRunner().invoke(
+        app, [*args, "--ci", "0.9", "--num-bootstrap", "30", "--cluster", "site"]
+    )
+    assert r.exit_code == 0, r.output
+    got = {d["parameters"]["iou_threshold"]: d["parameters"] for d in json.loads(r.stdout)}
+    want = evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=30, cluster="site")
+    assert got[0.5]["cluster"] == "site"
+    assert got[0.5]["ci_low"] == want.get("mAP", iou_threshold=0.5).parameters["ci_low"]
+
+
+def test_slices_with_clusters_draw_the_clusters_for_the_gap() -> None:
+    """``by`` with ``cluster``: the slice records and their gaps carry the cluster; the gap
+    interval equals re-evaluating, per drawn set of sites, the copied images."""
+    gts, pds = _datums(n=30, seed=12)
+    for i, d in enumerate(gts):
+        d["metadata"] = {"site": f"s{i % 5}", "cam": "ab"[i % 2]}
+    opts = {"iou_thresholds": [0.5], "metrics": ["mAP"]}
+    ms = evaluate_detection(
+        gts, pds, by=["cam"], ci=LEVEL, num_bootstrap=B, seed=SEED, cluster="site", **opts
+    )
+    code = np.array([int(d["metadata"]["site"][1]) for d in gts])
+    inside = np.array([d["metadata"]["cam"] == "a" for d in gts])
+    gaps = []
+    for k in np.concatenate(list(resample_counts(np.ones(5), B, SEED))):
+        w = k[code]
+        whole = evaluate_detection(_copies(gts, w), _copies(pds, w), **opts).get("mAP").value
+        part = (
+            evaluate_detection(_copies(gts, w * inside), _copies(pds, w * inside), **opts)
+            .get("mAP")
+            .value
+        )
+        gaps.append(np.nan if whole is None or part is None else part - whole)
+    p = ms.get("mAP", slice="a").parameters
+    g = np.array(gaps)
+    want = np.quantile(g[~np.isnan(g)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    assert p["cluster"] == "site"
+    assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, abs=1e-12)
+
+
+def test_no_slice_replicates_without_by(monkeypatch) -> None:
+    """Regression: without ``by`` the slices' replicates of the whole set (a second full AP
+    bootstrap) were computed anyway; the records are unchanged."""
+    import assay.detection.slices as slices
+
+    calls = []
+    real = slices.ap_replicates
+
+    def counted(*a, **kw):
+        calls.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(slices, "ap_replicates", counted)
+    gts, pds = _datums(seed=2)
+    evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=20)
+    assert calls == []
+    for i, d in enumerate(gts):
+        d["metadata"] = {"cam": "ab"[i % 2]}
+    evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=20, by=["cam"])
+    assert calls

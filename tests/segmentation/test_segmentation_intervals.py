@@ -99,3 +99,32 @@ def test_cli_ci(tmp_path) -> None:
     assert rec["parameters"]["ci_low"] == ev.get("mIOU").parameters["ci_low"]
     r = CliRunner().invoke(app, [*args, "--ci", "0.8", "--seed", "-2"])
     assert r.exit_code == 2 and "--seed" in r.output
+
+
+def test_cluster_bootstrap_equals_reevaluating_drawn_clusters() -> None:
+    """``cluster="site"``: every image of a drawn site copied as often as the site was
+    drawn; re-evaluating the copies gives the same intervals."""
+    maps = _maps(n=16, seed=3)
+    sites = [f"s{i % 5}" for i in range(len(maps))]
+    ev = SegmentationEvaluator(ci=LEVEL, num_bootstrap=B, seed=SEED, cluster="site")
+    for (uid, g, p, labels), site in zip(maps, sites):
+        ev.add_label_maps(uid, g, p, labels=labels, metadata={"site": site})
+    ms = ev.compute()
+    names = sorted(set(sites))
+    code = np.array([names.index(v) for v in sites])
+    loops: dict[tuple, list[float]] = {}
+    for k in np.concatenate(list(resample_counts(np.ones(len(names)), B, SEED))):
+        for m in _evaluate(maps, k[code]).compute():
+            if m.type != "ConfusionMatrix":
+                key = (m.type, m.parameters.get("label_value"))
+                loops.setdefault(key, []).append(np.nan if m.value is None else m.value)
+    checked = 0
+    for m in ms:
+        if m.type == "ConfusionMatrix":
+            continue
+        assert m.parameters["cluster"] == "site"
+        v = np.array(loops[(m.type, m.parameters.get("label_value"))])
+        want = np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        assert [m.parameters["ci_low"], m.parameters["ci_high"]] == pytest.approx(want, abs=1e-12)
+        checked += 1
+    assert checked == 4 * len(LABELS) + 2

@@ -169,3 +169,34 @@ def test_property_slices_are_the_subsets_in_any_batches(images: list, cut: int) 
         got = ms.filter(slice=v)
         want = [m for m in _evaluate(alone).compute() if m.type in TYPES] if alone else []
         assert [(m.type, m.value) for m in got] == [(m.type, m.value) for m in want]
+
+
+def test_gap_interval_with_clusters_equals_a_loop_over_drawn_clusters() -> None:
+    """``cluster="cam"`` with ``by=["site"]``: each resample draws the cameras; every image
+    of a drawn camera counts as often as it was drawn, for the whole set and the slice."""
+    maps = _maps(seed=2)
+    level, b, seed = 0.9, 30, 5
+    ev = _evaluate(maps, by=["site"], ci=level, num_bootstrap=b, seed=seed, cluster="cam")
+    ms = ev.compute()
+    code = np.array([x[4]["cam"] for x in maps])  # cameras 0, 1, 2: codes by sorted text
+    checked = 0
+    for site in "ab":
+        inside = np.array([x[4]["site"] == site for x in maps])
+        gaps: dict[tuple, list[float]] = {}
+        for k in np.concatenate(list(resample_counts(np.ones(3), b, seed))):
+            w = k[code]
+            values = []
+            for weights in (w, w * inside):
+                rs = _evaluate(maps, weights).compute() if weights.any() else []
+                values.append({(m.type, m.parameters.get("label_value")):
+                               np.nan if m.value is None else m.value for m in rs})  # fmt: skip
+            for key in {(m.type, m.parameters.get("label_value")) for m in ms.filter(slice=site)}:
+                gaps.setdefault(key, []).append(values[1].get(key, np.nan) - values[0][key])
+        for m in ms.filter(slice=site):
+            p = m.parameters
+            g = np.array(gaps[(m.type, p.get("label_value"))])
+            want = np.quantile(g[~np.isnan(g)], [(1 - level) / 2, (1 + level) / 2])
+            assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, abs=1e-12), p
+            assert p["cluster"] == "cam"
+            checked += 1
+    assert checked == (2 * 4 + 2) + (3 * 4 + 2)

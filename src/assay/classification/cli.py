@@ -25,6 +25,7 @@ from assay.cli_support import (
     CI_OPTIONS,
     OutputFormat,
     apply_where,
+    cluster_option,
     db_option,
     examples_page_options,
     guarded,
@@ -205,7 +206,11 @@ def _run(
         "hardmax": settings["hardmax"],
         "pr_curve_max_examples": settings["pr_curve_max_examples"],
         "zero_division": settings["zero_division"],
-        **({k: settings[k] for k in CI_OPTIONS} if settings["ci"] is not None else {}),
+        **(
+            {k: settings[k] for k in CI_OPTIONS if settings[k] is not None}
+            if settings["ci"] is not None
+            else {}
+        ),
         **({"by": settings["by"]} if settings["by"] else {}),
         **{f"where_{k}": v for k, v in where_by.items() if v is not None},
     }
@@ -309,6 +314,7 @@ def register(app: typer.Typer) -> None:
         ci_method: str = CI_METHOD,
         num_bootstrap: int = NUM_BOOTSTRAP,
         seed: int = SEED,
+        cluster: str | None = cluster_option("datum"),
         format: OutputFormat = typer.Option(
             OutputFormat.json,
             "--format",
@@ -353,11 +359,13 @@ def register(app: typer.Typer) -> None:
             "ci_method": ci_method,
             "num_bootstrap": num_bootstrap,
             "seed": seed,
+            "cluster": cluster,
             "by": list(by),
         }
-        if by and data is not None:  # the slice columns are datum metadata
+        read = [*by, *([cluster] if cluster else [])]
+        if read and data is not None:  # the slice and cluster columns are datum metadata
             given = [c.strip() for c in (metadata_columns or "").split(",") if c.strip()]
-            metadata_columns = ",".join(dict.fromkeys([*given, *by]))
+            metadata_columns = ",".join(dict.fromkeys([*given, *read]))
         wide = {
             "y_true": y_true,
             "y_score": y_score,

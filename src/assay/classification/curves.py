@@ -72,8 +72,8 @@ def _roc_records(b: KeyBlock, aucs: dict[str, float], want: AbstractSet[str]) ->
 def roc_points(
     pos: NDArray[np.float64],
     neg: NDArray[np.float64],
-    pos_weights: NDArray[np.float64] | None = None,
-    neg_weights: NDArray[np.float64] | None = None,
+    pos_weights: NDArray[Any] | None = None,
+    neg_weights: NDArray[Any] | None = None,
 ) -> dict[str, Any] | None:
     """The ROC curve of ascending-sorted positive and negative scores; ``None`` without both.
 

@@ -173,6 +173,9 @@ class ClassificationEvaluator(Evaluator):
         ci_method: ``bootstrap`` (default), ``wilson`` (Accuracy, Precision, Recall) or
             ``delong`` (ROCAUC); the other metrics get the bootstrap.
         num_bootstrap, seed: the bootstrap's resamples over datums and its seed.
+        cluster: a datum metadata field whose values are clusters: the bootstrap draws
+            whole clusters instead of datums (every interval is then the bootstrap, with
+            ``cluster`` in its parameters; see :class:`assay.clusters.Clusters`).
         by: datum metadata fields whose every value is a slice: the headline records again
             per slice, with ``slice_column``, ``slice``, ``n`` and ``gap``
             (:mod:`assay.classification.slices`).
@@ -199,6 +202,7 @@ class ClassificationEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        cluster: str | None = None,
         by: Sequence[str] = (),
     ) -> None:
         self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
@@ -236,7 +240,7 @@ class ClassificationEvaluator(Evaluator):
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
         self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
         self.compact = _check_compact(compact, self.pr_curve_max_examples, self.metrics)
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         if isinstance(by, str) or not all(isinstance(c, str) for c in by):
             raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
         self.by = tuple(dict.fromkeys(by))
@@ -346,7 +350,8 @@ class ClassificationEvaluator(Evaluator):
         out: list[Metric] = []
         want = frozenset(self.metrics)
         for key in sorted(self._blocks):
-            b = concat_blocks(self._blocks[key])
+            # a fresh block object: its cached sorted scores live for this compute only
+            b = replace(concat_blocks(self._blocks[key]))
             if b.n == 0:
                 continue
             whole = self._block_records(b, want)

@@ -28,8 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from assay import ratios
+from assay.classification.auc_units import AucPlan, as_index, auc, binary_units
 from assay.classification.types import KeyBlock
-from assay.intervals import CIOptions, collapse, delong_interval, wilson
+from assay.intervals import CIOptions, Clusters, cluster_codes, collapse, delong_interval, wilson
 from assay.results import Metric
 
 __all__ = ["attach_intervals", "count_units", "gap_intervals", "score_units"]
@@ -47,10 +48,11 @@ def count_units(
     k = len(b.labels)
     gt = b.gt.astype(np.int64)
     inside = np.zeros(b.n, dtype=np.int64) if mask is None else mask.astype(np.int64)
+    weight = b.weights
     if hardmax:
         top, top_score = b.top()
         pred = np.where(top_score >= t, top.astype(np.int64), k)
-        cells, mult, inverse = collapse((gt * (k + 1) + pred) * 2 + inside)
+        cells, mult, inverse = collapse((gt * (k + 1) + pred) * 2 + inside, weight)
         c, flag = cells[:, 0] // 2, cells[:, 0] % 2
         g, p = c // (k + 1), c % (k + 1)
         truth = g[:, None] == np.arange(k)
@@ -58,7 +60,7 @@ def count_units(
     else:
         truth_all = gt[:, None] == np.arange(k)
         said_all = (b.dense_scores() >= t).T
-        rows, mult, inverse = collapse(np.column_stack([truth_all, said_all, inside]))
+        rows, mult, inverse = collapse(np.column_stack([truth_all, said_all, inside]), weight)
         truth, said, flag = rows[:, :k].astype(bool), rows[:, k:-1].astype(bool), rows[:, -1]
     tp = (truth & said).astype(np.float64)
     fp, fn = (~truth & said).astype(np.float64), (truth & ~said).astype(np.float64)
@@ -67,29 +69,50 @@ def count_units(
 
 def score_units(
     b: KeyBlock, mask: NDArray[np.bool_] | None = None
-) -> tuple[F64, NDArray[np.int64], NDArray[np.int64], NDArray[np.intp], NDArray[np.bool_]]:
-    """The distinct (truth, scores) rows, sorted by the first label's score (the positive
-    label's in the binary form): scores (units x labels), truths, multiplicities, each
-    datum's unit, and whether the unit is in ``mask`` (a slice; then part of the unit)."""
-    inside = np.zeros(b.n) if mask is None else mask.astype(np.float64)
-    rows, mult, inverse = collapse(
-        np.column_stack([b.gt.astype(np.float64), b.dense_scores().T, inside])
+) -> tuple[list[AucPlan], NDArray[np.int64], NDArray[np.intp], NDArray[np.bool_]]:
+    """The units of the ROC AUC bootstrap: one :class:`AucPlan` per label (the binary
+    form: one, for ``labels[binary_row]``), the units' multiplicities, each datum's unit,
+    and whether the unit is in ``mask`` (a slice; then part of the unit)."""
+    inside = np.zeros(b.n, dtype=bool) if mask is None else mask.astype(bool)
+    weight = np.ones(b.n, dtype=np.int64) if b.weights is None else b.weights
+    if b.binary_row is not None:
+        plan, mult, unit, flag = binary_units(b.scores[0], b.gt == b.binary_row, weight, inside)
+        return [plan], mult, unit, flag
+    rows, mult, unit = collapse(
+        np.column_stack([b.gt.astype(np.float64), b.scores.T, inside]), weight
     )
-    first = 1 + (0 if b.binary_row is None else b.binary_row)
-    order = np.argsort(rows[:, first], kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    rows = rows[order]
-    flag = rows[:, -1] > 0
-    return rows[:, 1:-1], rows[:, 0].astype(np.int64), mult[order], rank[inverse], flag
+    truth, flag = rows[:, 0].astype(np.int64), rows[:, -1] > 0
+    return [_dense_plan(rows[:, 1 + j], truth == j) for j in range(len(b.labels))], mult, unit, flag
+
+
+def _dense_plan(score: F64, pos: NDArray[np.bool_]) -> AucPlan:
+    """One label's plan over units shared with the other labels (gathers, no collapse)."""
+    neg_i, pos_i = np.flatnonzero(~pos), np.flatnonzero(pos)
+    neg_i, pos_i = neg_i[np.argsort(score[neg_i])], pos_i[np.argsort(score[pos_i])]
+    ns = score[neg_i]
+    lo = np.searchsorted(ns, score[pos_i], "left")
+    hi = np.searchsorted(ns, score[pos_i], "right")
+    return AucPlan(as_index(neg_i), as_index(pos_i), as_index(lo), None if (lo == hi).all() else hi)
+
+
+def resampled(
+    b: KeyBlock, mult: NDArray[np.int64], unit: NDArray[np.intp], opts: CIOptions
+) -> NDArray[np.int64] | Clusters:
+    """What a resample draws: the units (their multiplicities), or with ``cluster`` the
+    clusters of the datum metadata field it names (each datum weighs its cluster's draws)."""
+    if opts.cluster is None:
+        return mult
+    codes = cluster_codes(b.metadata, opts.cluster, f"datums of label key {b.key!r}")
+    return Clusters.of(unit, codes, len(mult), b.weights)
 
 
 def _count_replicates(
     b: KeyBlock, t: float, hardmax: bool, zero_division: float | None, opts: CIOptions
 ) -> F64:
     """Intervals (2, 3k + 1): Precision, Recall, F1 of each label, then Accuracy."""
-    tp_i, fp_i, fn_i, mult, _, _ = count_units(b, t, hardmax)
-    return opts.bootstrap_interval(_count_statistic(tp_i, fp_i, fn_i, zero_division), mult)
+    tp_i, fp_i, fn_i, mult, unit, _ = count_units(b, t, hardmax)
+    stat = _count_statistic(tp_i, fp_i, fn_i, zero_division)
+    return opts.bootstrap_interval(stat, resampled(b, mult, unit, opts))
 
 
 def _count_statistic(tp_i: F64, fp_i: F64, fn_i: F64, zd: float | None) -> Any:
@@ -105,48 +128,21 @@ def _count_statistic(tp_i: F64, fp_i: F64, fn_i: F64, zd: float | None) -> Any:
     return statistic
 
 
-def _auc_plan(scores: F64, truth: NDArray[np.int64], j: int) -> tuple[Any, ...]:
-    """Label ``j``'s sort of the units (``None``: already sorted), positives, tie starts."""
-    order: Any = np.argsort(scores[:, j], kind="stable")
-    if (order == np.arange(order.size)).all():
-        order = None
-    s = scores[:, j] if order is None else scores[order, j]
-    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
-    pos = truth == j if order is None else truth[order] == j
-    return order, pos, None if starts.size == s.size else starts
-
-
-def _auc(w: F64, order: Any, pos: NDArray[np.bool_], starts: Any) -> F64:
-    """Per resample (rows of ``w``), the AUC of one label's plan."""
-    wj = w if order is None else w[:, order]
-    pg, ng = wj * pos, wj * ~pos
-    if starts is not None:  # tied scores: one point per tie group
-        pg, ng = np.add.reduceat(pg, starts, axis=1), np.add.reduceat(ng, starts, axis=1)
-    below = np.cumsum(ng, axis=1)
-    below -= ng
-    below += 0.5 * ng
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.einsum("ij,ij->i", pg, below) / (pg.sum(1) * ng.sum(1))
-
-
-def _auc_statistic(b: KeyBlock, scores: F64, truth: NDArray[np.int64]) -> Any:
+def _auc_statistic(b: KeyBlock, plans: list[AucPlan]) -> Any:
     """Resample counts -> (b, k + 1): ROC AUC of each label, then their mean (mROCAUC).
 
-    The units are sorted by the first label's score (:func:`score_units`), so that label
-    needs no gather; with one score column for two labels (the binary form) the other
-    label's AUC is the same number and is not computed again.
+    With one score column for two labels (the binary form) the other label's AUC is the
+    same number and is not computed again.
     """
-    first = 0 if b.binary_row is None else b.binary_row
-    k = scores.shape[1]
-    todo = [first] if b.binary_row is not None else list(range(k))
-    plans = {j: _auc_plan(scores, truth, j) for j in todo}
+    k = len(b.labels)
 
     def statistic(w: F64) -> F64:
         out = np.empty((w.shape[0], k))
-        for j in range(k):
-            out[:, j] = _auc(w, *plans[j]) if j in plans else np.nan
         if b.binary_row is not None:
-            out[:, 1 - first] = out[:, first]
+            out[:, 0] = out[:, 1] = auc(w, plans[0])
+        else:
+            for j, plan in enumerate(plans):
+                out[:, j] = auc(w, plan)
         with np.errstate(invalid="ignore"):
             defined = ~np.isnan(out)
             mean = np.where(defined, out, 0.0).sum(axis=1) / defined.sum(axis=1)
@@ -157,8 +153,8 @@ def _auc_statistic(b: KeyBlock, scores: F64, truth: NDArray[np.int64]) -> Any:
 
 def _auc_replicates(b: KeyBlock, opts: CIOptions) -> F64:
     """Intervals (2, k + 1): ROC AUC of each label, then their mean (mROCAUC)."""
-    scores, truth, mult, _, _ = score_units(b)
-    return opts.bootstrap_interval(_auc_statistic(b, scores, truth), mult)
+    plans, mult, unit, _ = score_units(b)
+    return opts.bootstrap_interval(_auc_statistic(b, plans), resampled(b, mult, unit, opts))
 
 
 def gap_intervals(
@@ -181,16 +177,17 @@ def gap_intervals(
 
     if want & {"Precision", "Recall", "F1", "Accuracy"}:
         for t in thresholds:
-            tp_i, fp_i, fn_i, mult, _, inside = count_units(b, t, hardmax, keep)
+            tp_i, fp_i, fn_i, mult, unit, inside = count_units(b, t, hardmax, keep)
             stat = _count_statistic(tp_i, fp_i, fn_i, zero_division)
-            ci = opts.bootstrap_interval(gaps(stat, inside), mult)
+            ci = opts.bootstrap_interval(gaps(stat, inside), resampled(b, mult, unit, opts))
             for i, name in enumerate(("Precision", "Recall", "F1")):
                 for j, lab in enumerate(labels):
                     out[(name, lab, t)] = (float(ci[0, i * k + j]), float(ci[1, i * k + j]))
             out[("Accuracy", None, t)] = (float(ci[0, -1]), float(ci[1, -1]))
     if want & {"ROCAUC", "mROCAUC"}:
-        scores, truth, mult, _, inside = score_units(b, keep)
-        ci = opts.bootstrap_interval(gaps(_auc_statistic(b, scores, truth), inside), mult)
+        plans, mult, unit, inside = score_units(b, keep)
+        stat = gaps(_auc_statistic(b, plans), inside)
+        ci = opts.bootstrap_interval(stat, resampled(b, mult, unit, opts))
         for j, lab in enumerate(labels):
             out[("ROCAUC", lab, None)] = (float(ci[0, j]), float(ci[1, j]))
         out[("mROCAUC", None, None)] = (float(ci[0, -1]), float(ci[1, -1]))
@@ -220,17 +217,21 @@ def _intervals(
                 for j, lab in enumerate(labels):
                     out[(name, lab, t)] = _boot(opts, ci[:, i * k + j])
             out[("Accuracy", None, t)] = _boot(opts, ci[:, -1])
-            if opts.method == "wilson":
+            if opts.uses("wilson"):
                 out |= _wilson(b, t, hardmax, opts)
-    delong = opts.method == "delong"
+    delong = opts.uses("delong")
     if "mROCAUC" in want or ("ROCAUC" in want and not delong):
         ci = _auc_replicates(b, opts)
         for j, lab in enumerate(labels):
             out[("ROCAUC", lab, None)] = _boot(opts, ci[:, j])
         out[("mROCAUC", None, None)] = _boot(opts, ci[:, -1])
     if "ROCAUC" in want and delong:
-        for lab, (pos, neg) in zip(labels, b.sorted_splits()):
-            lo, hi = delong_interval(pos, neg, opts.level)
+        splits = b.sorted_splits()
+        # the binary form: the other label's scores are 1 - s with the roles swapped, the
+        # same AUC and variance (the same structural components), computed once
+        one = None if b.binary_row is None else delong_interval(*splits[b.binary_row], opts.level)
+        for lab, (pos, neg) in zip(labels, splits):
+            lo, hi = one if one is not None else delong_interval(pos, neg, opts.level)
             out[("ROCAUC", lab, None)] = opts.parameters(lo, hi, method="delong")
     return out
 

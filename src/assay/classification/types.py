@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -129,12 +130,17 @@ class KeyBlock:
         return out
 
     def sorted_splits(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
-        """Per label: its scores on the datums of that label and on the others, each sorted.
+        """Per label: its scores on the datums of that label and on the others, each sorted
+        (read-only arrays, sorted once per block object and shared by every metric).
 
         The binary form sorts one row; the complement label's sorted scores are the
         reversed ``1 - s`` of the other side, exactly what sorting ``1 - s`` gives
         (``1 - x`` is monotone), without a second sort.
         """
+        return self._sorted_splits
+
+    @cached_property
+    def _sorted_splits(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
         if self.binary_row is None:
             out = []
             for j in range(len(self.labels)):
@@ -143,14 +149,18 @@ class KeyBlock:
                 pos.sort()
                 neg.sort()
                 out.append((pos, neg))
-            return out
-        s, j = self.scores[0], self.binary_row
-        is_pos = self.gt == j
-        pos, neg = s[is_pos], s[~is_pos]
-        pos.sort()
-        neg.sort()
-        other = ((1.0 - neg)[::-1], (1.0 - pos)[::-1])
-        return [(pos, neg), other] if j == 0 else [other, (pos, neg)]
+        else:
+            s, j = self.scores[0], self.binary_row
+            is_pos = self.gt == j
+            pos, neg = s[is_pos], s[~is_pos]
+            pos.sort()
+            neg.sort()
+            other = ((1.0 - neg)[::-1], (1.0 - pos)[::-1])
+            out = [(pos, neg), other] if j == 0 else [other, (pos, neg)]
+        for pair in out:
+            for a in pair:
+                a.setflags(write=False)
+        return out
 
 
 def _py(x: Any) -> Any:

@@ -24,6 +24,7 @@ import typer
 from assay.cli_support import (
     OutputFormat,
     apply_where,
+    cluster_option,
     db_option,
     examples_page_options,
     guarded,
@@ -243,6 +244,7 @@ def register(app: typer.Typer) -> None:
         ci_method: str = CI_METHOD,
         num_bootstrap: int = NUM_BOOTSTRAP,
         seed: int = SEED,
+        cluster: str = cluster_option("image"),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
@@ -269,7 +271,7 @@ def register(app: typer.Typer) -> None:
             zero_division=zero_division,
             examples_limit=examples_limit,
             examples_offset=examples_offset,
-            **interval_kwargs(ci, ci_method, num_bootstrap, seed),
+            **interval_kwargs(ci, ci_method, num_bootstrap, seed, cluster),
             **({"by": list(by)} if by else {}),
         )
         files = (groundtruths, predictions, input_format)

@@ -72,9 +72,10 @@ class DetectionEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        cluster: str | None = None,
         by: Sequence[str] = (),
     ) -> None:
-        interval = ci_options(ci, ci_method, num_bootstrap, seed)
+        interval = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         if isinstance(by, str) or not all(isinstance(c, str) for c in by):
             raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
         self.by = tuple(dict.fromkeys(by))

@@ -183,6 +183,7 @@ def compute_metrics(
     ci_method: str = "bootstrap",
     num_bootstrap: int = 1000,
     seed: int = 0,
+    cluster: str | None = None,
 ) -> MetricSet:
     """Detection metrics as :class:`~assay.results.Metric` records (see the module docstring).
 
@@ -216,8 +217,10 @@ def compute_metrics(
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on AP,
             APAveragedOverIOUs, mAP, mAPAveragedOverIOUs, AR and mAR (default ``ci=None``:
             none; any ``ci_method`` gives the bootstrap); see :mod:`assay.detection.intervals`.
+        cluster: an image metadata field whose values are clusters: the bootstrap draws
+            whole clusters of images instead of images (``parameters.cluster``).
     """
-    opts = ci_options(ci, ci_method, num_bootstrap, seed)
+    opts = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
     check_matching(matching)
     page = examples_page(examples_limit, examples_offset)
     ious, ar_ious, wanted = check_options(

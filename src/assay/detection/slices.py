@@ -58,7 +58,7 @@ def slice_records(
     ``options``: the evaluator's, intervals included)."""
     out: list[Metric] = []
     wanted = sorted({m.type for m in whole} & SLICE_TYPES)
-    if not wanted:
+    if not wanted or not by:  # no slice: no replicates of the whole set to prepare
         return out
     gaps = _GapIntervals(data, options, wanted) if config_options(options) else None
     for column in by:

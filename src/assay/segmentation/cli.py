@@ -20,6 +20,7 @@ import typer
 from assay.cli_support import (
     OutputFormat,
     apply_where,
+    cluster_option,
     db_option,
     guarded,
     interval_kwargs,
@@ -67,6 +68,7 @@ def register(app: typer.Typer) -> None:
         ci_method: str = _CI_METHOD,
         num_bootstrap: int = _NUM_BOOTSTRAP,
         seed: int = _SEED,
+        cluster: str = cluster_option("datum"),
         fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
@@ -78,7 +80,7 @@ def register(app: typer.Typer) -> None:
         from assay.errors import InvalidInputError
         from assay.segmentation.io import read_datums
 
-        interval = interval_kwargs(ci, ci_method, num_bootstrap, seed)
+        interval = interval_kwargs(ci, ci_method, num_bootstrap, seed, cluster)
         wanted = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
         check_known(sorted(set(wanted or [])), _TYPES, source="--metrics")
         check_zero_division(zero_division, source="--zero-division")

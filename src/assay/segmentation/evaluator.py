@@ -39,7 +39,7 @@ from assay.segmentation.compute import (
     prf_from_confusion,
 )
 from assay.segmentation.datums import DatumCounts
-from assay.segmentation.intervals import attach_intervals
+from assay.segmentation.intervals import attach_intervals, image_units
 from assay.segmentation.slices import slice_records
 from assay.slices import check_by
 
@@ -63,6 +63,8 @@ class SegmentationEvaluator(Evaluator):
             Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
             each image's per-label pixel counts come from the per-datum counts it keeps anyway,
             :mod:`assay.segmentation.intervals`).
+        cluster: a datum metadata field whose values are clusters: the bootstrap draws whole
+            clusters of images instead of images (``parameters.cluster``).
     """
 
     def __init__(
@@ -74,8 +76,9 @@ class SegmentationEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        cluster: str | None = None,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         check_zero_division(zero_division)
         self.zero_division = zero_division
         self.by = check_by(by)
@@ -242,7 +245,8 @@ class SegmentationEvaluator(Evaluator):
         known = self._datums.labels[key]
         datums, rows = self._datums.image_rows(key)
         idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
-        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division)
+        units = image_units(self._datums.metadata, datums, self.ci)
+        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division, units)
 
     def _state(self) -> dict[str, np.ndarray]:
         return self._datums.to_arrays()

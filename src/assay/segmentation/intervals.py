@@ -18,11 +18,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, bootstrap, percentile
+from assay.intervals import CIOptions, Clusters, bootstrap, cluster_codes, percentile
 from assay.ratios import divide
 from assay.results import Metric
 
-__all__ = ["ImageRows", "image_row", "attach_intervals", "columns", "gap_intervals"]
+__all__ = [
+    "ImageRows",
+    "image_row",
+    "image_units",
+    "attach_intervals",
+    "columns",
+    "gap_intervals",
+]
 
 F64 = NDArray[np.float64]
 
@@ -88,6 +95,17 @@ def columns(labels: list[str]) -> dict[tuple[str, str | None], int]:
     return col
 
 
+def image_units(
+    metadata: Any, images: NDArray[np.intp], opts: CIOptions
+) -> NDArray[np.int64] | Clusters:
+    """What a resample of a key's ``images`` (datum indices, in uid order) draws: the
+    images, one each, or with ``cluster`` the clusters of that datum metadata field."""
+    if opts.cluster is None:
+        return np.ones(len(images), dtype=np.int64)
+    codes = cluster_codes(metadata, opts.cluster, "datums")
+    return Clusters.of(np.arange(len(images)), codes[images], len(images))
+
+
 def attach_intervals(
     records: list[Metric],
     key: str,
@@ -95,15 +113,14 @@ def attach_intervals(
     rows: np.ndarray,
     opts: CIOptions,
     zd: float | None,
+    units: NDArray[np.int64] | Clusters | None = None,
 ) -> None:
     """Add the interval parameters to the defined records of ``key``, in place. ``labels``
-    and the columns of ``rows`` (after background) are in the same order."""
-    reps = bootstrap(
-        lambda w: _replicates(rows, w, zd),
-        np.ones(rows.shape[0], dtype=np.int64),
-        opts.num_bootstrap,
-        opts.seed,
-    )
+    and the columns of ``rows`` (after background) are in the same order; ``units``: what a
+    resample draws (default the images, one each; :class:`~assay.clusters.Clusters`)."""
+    if units is None:
+        units = np.ones(rows.shape[0], dtype=np.int64)
+    reps = bootstrap(lambda w: _replicates(rows, w, zd), units, opts.num_bootstrap, opts.seed)
     lo, hi = percentile(reps, opts.level)
     col = columns(labels)
     for m in records:
@@ -120,12 +137,13 @@ def gap_intervals(
     inside: np.ndarray,
     opts: CIOptions,
     zd: float | None,
+    units: NDArray[np.int64] | Clusters | None = None,
 ) -> dict[tuple[str, str | None], tuple[float, float]]:
     """The bootstrap interval of each slice-minus-whole gap of a key's defined ``records``
     (the slice's), by (type, label_value). ``whole`` and ``part`` are (labels, rows) of the
     whole set and of the slice, rows over the same images (the key's), and ``inside`` marks
     the slice's images: one resample ``w`` of all images gives the whole set's value and the
-    slice's (``w * inside``)."""
+    slice's (``w * inside``); ``units`` as :func:`attach_intervals`."""
     (labels, rows), (labels_s, rows_s) = whole, part
     width = 4 * len(labels) + 2
 
@@ -134,8 +152,9 @@ def gap_intervals(
             [_replicates(rows, w, zd), _replicates(rows_s, w * inside, zd)], axis=1
         )
 
-    ones = np.ones(rows.shape[0], dtype=np.int64)
-    reps = bootstrap(statistic, ones, opts.num_bootstrap, opts.seed)
+    if units is None:
+        units = np.ones(rows.shape[0], dtype=np.int64)
+    reps = bootstrap(statistic, units, opts.num_bootstrap, opts.seed)
     col, col_s = columns(labels), columns(labels_s)
     out = {}
     for m in records:

@@ -27,7 +27,7 @@ from assay.intervals import CIOptions
 from assay.io.labels import natural_key
 from assay.results import Metric
 from assay.segmentation.datums import DatumCounts
-from assay.segmentation.intervals import gap_intervals
+from assay.segmentation.intervals import gap_intervals, image_units
 from assay.slices import annotate, slice_masks
 
 __all__ = ["SLICE_TYPES", "WHERE", "label_columns", "slice_records"]
@@ -66,7 +66,8 @@ def slice_records(
                 inside = keep[images]
                 gaps = None
                 if opts is not None:
-                    gaps = _gaps(datums, part, key, mine, (inside, rows), opts, zero_division)
+                    drawn = (inside, rows, images)
+                    gaps = _gaps(datums, part, key, mine, drawn, opts, zero_division)
                 n = int(inside.sum())
                 out += annotate(mine, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)
     return out
@@ -77,13 +78,13 @@ def _gaps(
     part: DatumCounts,
     key: str,
     records: list[Metric],
-    units: tuple[NDArray[np.bool_], NDArray[np.int64]],
+    units: tuple[NDArray[np.bool_], NDArray[np.int64], NDArray[np.intp]],
     opts: CIOptions,
     zd: float | None,
 ) -> dict[tuple[str, str, str | None], tuple[float, float]]:
     """The gaps' intervals of one key of a slice, keyed as :func:`assay.slices.record_key`
-    (``units``: which of the key's images are in the slice, and their rows)."""
-    inside, rows = units
+    (``units``: which of the key's images are in the slice, their rows, and the images)."""
+    inside, rows, images = units
     labels = sorted(datums.labels[key], key=natural_key)
     mine = sorted(part.labels[key], key=natural_key)
     found = gap_intervals(
@@ -93,5 +94,6 @@ def _gaps(
         inside.astype(np.float64),
         opts,
         zd,
+        image_units(datums.metadata, images, opts),
     )
     return {(t, key, lab): lohi for (t, lab), lohi in found.items()}

@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay.clusters import Clusters, cluster_codes, resample_weights
+from assay.collapsing import collapse
 from assay.errors import InvalidInputError
 from assay.resampling import CHUNK_ELEMENTS, resample_counts
 
@@ -240,31 +241,6 @@ def config_options(config: Mapping[str, Any]) -> CIOptions | None:
 
 
 # ---------------------------------------------------------------- the bootstrap
-
-
-def collapse(
-    rows: ArrayLike, weights: ArrayLike | None = None
-) -> tuple[np.ndarray, NDArray[np.int64], NDArray[np.intp]]:
-    """The distinct rows of per-unit statistics, their multiplicities and each unit's row.
-
-    ``weights``: how many units each row stands for (a compact form), one by default.
-
-    Example:
-        >>> u, m, inv = collapse([[1, 0], [0, 1], [1, 0]])
-        >>> u.tolist(), m.tolist(), inv.tolist()
-        ([[0, 1], [1, 0]], [1, 2], [1, 0, 1])
-        >>> collapse([[1, 0], [0, 1], [1, 0]], weights=[2, 1, 3])[1].tolist()
-        [1, 5]
-    """
-    a = np.asarray(rows)
-    if a.ndim == 1:
-        a = a[:, None]
-    uniq, inverse, counts = np.unique(a, axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.reshape(-1)
-    if weights is not None:
-        w = np.asarray(weights, dtype=np.int64)
-        counts = np.bincount(inverse, weights=w, minlength=len(uniq)).round()
-    return uniq, counts.astype(np.int64), inverse
 
 
 def bootstrap(

@@ -149,3 +149,21 @@ def test_cli_cluster(tmp_path) -> None:
         r = CliRunner().invoke(app, [*base, *bad])
         assert r.exit_code == 2 and "--cluster" in r.output and "Traceback" not in r.output
         assert len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_cluster_survives_save_show_export(tmp_path) -> None:
+    df = _df(seed=4)
+    path, db = tmp_path / "d.csv", str(tmp_path / "runs.db")
+    df.to_csv(path, index=False)
+    args = ["fairness", "--data", str(path), "--label", "y", "--prediction", "yhat"]
+    args += ["--group", "sex", "--by", "site", "--ci", "0.9", "--num-bootstrap", "20"]
+    r = CliRunner().invoke(app, [*args, "--cluster", "pid", "--save", "--db", db])
+    assert r.exit_code == 0, r.output
+    printed = json.loads(r.stdout)
+    assert sum(m["parameters"].get("cluster") == "pid" for m in printed) > 10
+    assert any("gap_ci_low" in m["parameters"] for m in printed)
+    shown = CliRunner().invoke(app, ["runs", "show", "1", "--db", db])
+    assert json.loads(shown.stdout)["metrics"] == printed
+    assert json.loads(shown.stdout)["parameters"]["cluster"] == "pid"
+    exported = CliRunner().invoke(app, ["runs", "export", "1", "--db", db])
+    assert json.loads(exported.stdout)[0]["metrics"] == printed

@@ -135,10 +135,9 @@ def test_cli_cluster(tmp_path) -> None:
     df = _frame(seed=2)
     path = tmp_path / "d.csv"
     df.to_csv(path, index=False)
-    base = ["scoring", str(path), "--human", "h", "--system", "m"]
-    r = CliRunner().invoke(
-        app, [*base, "--ci", "0.9", "--num-bootstrap", "20", "--cluster", "cand"]
-    )
+    base = ["scoring", "--data", str(path), "--human", "h", "--system", "m"]
+    ci = ["--ci", "0.9", "--num-bootstrap", "20"]
+    r = CliRunner().invoke(app, [*base, "--out-dir", str(tmp_path / "o"), *ci, "--cluster", "cand"])
     assert r.exit_code == 0, r.output
     got = json.loads(r.stdout)
     want = evaluate_scoring(df, human="h", system="m", ci=0.9, num_bootstrap=20, cluster="cand")
@@ -146,7 +145,7 @@ def test_cli_cluster(tmp_path) -> None:
     w = want.filter("QWK", table="eval", score="m")[0].parameters
     assert qwk["parameters"]["cluster"] == "cand"
     assert qwk["parameters"]["ci_low"] == pytest.approx(w["ci_low"], abs=1e-12)
-    for bad in (["--cluster", "cand"], ["--ci", "0.9", "--cluster", "zone"]):
-        r = CliRunner().invoke(app, [*base, *bad])
+    for i, bad in enumerate((["--cluster", "cand"], ["--ci", "0.9", "--cluster", "zone"])):
+        r = CliRunner().invoke(app, [*base, "--out-dir", str(tmp_path / f"b{i}"), *bad])
         assert r.exit_code == 2 and "Traceback" not in r.output, r.output
         assert len(r.output.strip().splitlines()) == 1, r.output

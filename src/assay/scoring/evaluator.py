@@ -331,8 +331,8 @@ def evaluate_scoring(
 
     ``data`` is a pandas/polars DataFrame, a CSV/Parquet/JSONL path or a list of dicts. See
     :class:`ScoringEvaluator` for the arguments (``ci`` puts a bootstrap interval over
-    responses, or the clusters of ``cluster``, on the ``eval`` metrics); :func:`scoring_tables` gives the same numbers as
-    RSMTool's tables.
+    responses, or the clusters of ``cluster``, on the ``eval`` metrics);
+    :func:`scoring_tables` gives the same numbers as RSMTool's tables.
 
     Example:
         >>> import pandas as pd

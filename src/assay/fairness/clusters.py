@@ -33,7 +33,7 @@ from assay.clusters import Clusters
 from assay.errors import InvalidInputError
 from assay.fairness.group_table import GroupTable
 from assay.fairness.group_text import group_column_values
-from assay.slices import value_masks
+from assay.slices import slice_text
 
 __all__ = ["aligned", "cluster_rows", "membership", "restrict"]
 
@@ -43,8 +43,9 @@ Groupings = list[tuple[NDArray[np.str_], NDArray[np.int64]]]
 
 def cluster_rows(
     values: Mapping[str, ArrayLike], column: str, n: int, source: str | None
-) -> list[tuple[str, NDArray[np.bool_]]]:
-    """``(cluster, rows)`` of a batch (clusters as text, sorted); every row must have one."""
+) -> list[tuple[str, NDArray[np.intp]]]:
+    """``(cluster, rows)`` of a batch (clusters as text, sorted; rows as indices, found by
+    one sort, not one comparison per cluster); every row must have one."""
     v = group_column_values(values, column, n, source)
     missing = np.asarray(pd.isna(v), dtype=bool)
     if missing.any():
@@ -54,12 +55,16 @@ def cluster_rows(
             record=int(np.flatnonzero(missing)[0]) + 1,
             field=column,
         )
-    return list(value_masks(v, np.ones(n, dtype=bool)))
+    text = np.array([slice_text(x) for x in np.asarray(v).tolist()], dtype=str)
+    names, code = np.unique(text, return_inverse=True)
+    order = np.argsort(code.reshape(-1), kind="stable")
+    cuts = np.cumsum(np.bincount(code.reshape(-1), minlength=len(names)))[:-1]
+    return list(zip(names.tolist(), np.split(order, cuts)))
 
 
-def restrict(masked: Masked, groupings: Groupings, rows: NDArray[np.bool_]) -> tuple[Any, Any]:
+def restrict(masked: Masked, groupings: Groupings, rows: NDArray[Any]) -> tuple[Any, Any]:
     """A batch's privileged masks and groupings on some of its ``rows`` (a slice's, a
-    cluster's): the groups are those the rows have."""
+    cluster's; a mask or indices): the groups are those the rows have."""
     parts = [(m[rows], np.zeros_like(k)) for m, k in masked]
     within = []
     for names, codes in groupings:

@@ -72,16 +72,19 @@ class Clusters:
         """The data's own row weights (m,): every cluster once."""
         return np.asarray(self.membership.sum(axis=0), dtype=np.float64).reshape(-1)
 
-    def leave_one_out(self) -> F64:
-        """Row weights (G, m) of the data without each cluster: the leave-one-cluster-out
-        jackknife (each row of it weighs 1 in BCa's acceleration).
+    def leave_one_out(self, chunk_elements: int = CHUNK_ELEMENTS) -> Iterator[F64]:
+        """Chunks of row weights (c, m) of the data without each cluster, in cluster order:
+        the leave-one-cluster-out jackknife (each row of it weighs 1 in BCa's acceleration).
 
         Example:
             >>> c = Clusters.of(unit=np.array([0, 0, 1]), codes=np.array([0, 1, 1]), rows=2)
-            >>> c.leave_one_out().tolist()
+            >>> np.concatenate(list(c.leave_one_out())).tolist()
             [[1.0, 1.0], [1.0, 0.0]]
         """
-        return self.totals()[None, :] - self.membership.toarray()
+        total = self.totals()[None, :]
+        rows = max(1, chunk_elements // max(1, self.membership.shape[1]))
+        for i in range(0, self.size, rows):
+            yield total - self.membership[i : i + rows].toarray()
 
 
 def collapse_by(rows: ArrayLike, codes: ArrayLike | None) -> tuple[np.ndarray, Any]:

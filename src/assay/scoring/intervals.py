@@ -168,7 +168,8 @@ def interval_of(
         return opts.interval(reps)
     if isinstance(mult, Clusters):
         est = statistic(mult.totals()[None, :])[0]
-        return opts.interval(reps, est, statistic(mult.leave_one_out()), np.ones(mult.size))
+        jack = np.concatenate([statistic(w) for w in mult.leave_one_out()], axis=0)
+        return opts.interval(reps, est, jack, np.ones(mult.size))
     est = statistic(mult[None, :].astype(np.float64))[0]
     return opts.interval(reps, est, jackknife(), mult)
 

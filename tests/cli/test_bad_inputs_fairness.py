@@ -170,6 +170,13 @@ for _case, _data, _args, _fragments in (
      ["--control", "group column"]),
     ("unknown slice column", WEIGHTED, ["--group", "sex", "--by", "site"],
      ["d.csv", "field 'site'", "--by"]),
+    ("unknown cluster column", WEIGHTED, ["--group", "sex", "--ci", "0.9", "--cluster", "pid"],
+     ["d.csv", "field 'pid'", "--cluster"]),
+    ("cluster without --ci", WEIGHTED, ["--group", "sex", "--cluster", "sex"],
+     ["--cluster", "give ci too"]),
+    ("row without a cluster", "y,yhat,sex,pid\n1,1,F,a\n0,1,M,\n1,0,F,b\n0,0,M,b\n",
+     ["--group", "sex", "--ci", "0.9", "--cluster", "pid"],
+     ["d.csv", "row 2", "field 'pid'", "missing value"]),
 ):  # fmt: skip
     CASES[_case] = ("d.csv", _data, [*YY, *_args], _fragments)
 

@@ -118,6 +118,13 @@ UTF16 = GOOD.encode("utf-16")
 BINARY = bytes(range(256)) * 8
 
 CASES = [
+    Case("cluster-without-ci", _good("--cluster", "g"), ("--cluster", "give ci too")),
+    Case("unknown-cluster", _good("--ci", "0.9", "--cluster", "zone"), ("good.csv", "'zone'")),
+    Case(
+        "response-without-cluster",
+        _data_with("c.csv", "h,m,c\n1,1,a\n2,2,\n3,3,b\n", "--ci", "0.9", "--cluster", "c"),
+        ("field 'c'", "1 responses have no value"),
+    ),
     Case("latin1-csv", _data("l1.csv", LATIN1), ("l1.csv", "UTF-8", "line ")),
     Case("utf16-csv", _data("u16.csv", UTF16), ("u16.csv",)),
     Case("binary-csv", _data("bin.csv", BINARY), ("bin.csv",)),

@@ -82,6 +82,18 @@ CASES = [
         add=lambda ev, b: ev.add(b, label="y", prediction="yhat"),
     ),
     ContractCase(
+        name="fairness-cluster-race-by-ci",
+        make=lambda: FairnessEvaluator(
+            ["sex=F"], group_columns=["sex"], by=["age"], ci=0.9, num_bootstrap=15, cluster="race"
+        ),
+        make_other=lambda: FairnessEvaluator(
+            ["sex=F"], group_columns=["sex"], by=["age"], ci=0.9, num_bootstrap=15, cluster="age"
+        ),
+        batches=_batches(False),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat"),
+    ),
+    ContractCase(
         name="fairness-by-weighted",
         make=lambda: FairnessEvaluator(["age:30"], group_columns=[("sex", "race")], by=["age"]),
         make_other=lambda: FairnessEvaluator(["age:30"], group_columns=[("sex", "race")]),

@@ -70,6 +70,15 @@ CASES = [
         concat=_concat,
     ),
     ContractCase(
+        name="scoring-cluster-g-by-ci",
+        make=lambda: ScoringEvaluator(
+            human="h", system="m", human2="h2", by=["L1"], ci=0.9, num_bootstrap=20, cluster="g"
+        ),
+        make_other=lambda: ScoringEvaluator(human="h", system="m", ci=0.9, num_bootstrap=20),
+        batches=_batches(3),
+        concat=_concat,
+    ),
+    ContractCase(
         name="scoring-half-points-given-variance",
         make=lambda: ScoringEvaluator(
             human="h", system="m", group_columns=["g"], rater_error_variance=0.3

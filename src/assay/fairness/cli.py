@@ -13,6 +13,7 @@ import typer
 
 from assay.cli_support import (
     OutputFormat,
+    cluster_option,
     db_option,
     guarded,
     interval_kwargs,
@@ -89,6 +90,7 @@ def _check_columns(
     src: str,
     control_columns: Any = (),
     by: Any = (),
+    cluster: str | None = None,
 ) -> None:
     """Every named column exists and every privileged value occurs, naming the option."""
     import numpy as np
@@ -101,6 +103,7 @@ def _check_columns(
     named = [("--sensitive", g.group_column) for g in groups]
     crossed = [c for g in group_columns for c in ([g] if isinstance(g, str) else g)]
     controls = [("--control", c) for c in control_columns] + [("--by", c) for c in by]
+    controls += [("--cluster", cluster)] if cluster else []
     for option, column in [*named, *(("--group", c) for c in crossed), *controls]:
         if column not in df.columns:
             raise InvalidInputError(
@@ -174,6 +177,7 @@ def _evaluate_file(
         src,
         options.get("control_columns", ()),
         options.get("by", ()),
+        options.get("cluster"),
     )
     if sample_weight is not None and sample_weight not in df.columns:
         raise InvalidInputError(
@@ -264,6 +268,7 @@ def register(app: typer.Typer) -> None:
         ci_method: str = _CI_METHOD,
         num_bootstrap: int = _NUM_BOOTSTRAP,
         seed: int = _SEED,
+        cluster: str | None = cluster_option("row"),
         format: OutputFormat = typer.Option(
             OutputFormat.json,
             "--format",
@@ -283,11 +288,12 @@ def register(app: typer.Typer) -> None:
         opportunity difference per definition and averaged over them. --group: selection
         rate, TPR, FPR and accuracy per group, demographic parity and equalized odds
         difference and ratio over the groups. Always: accuracy, precision and recall on the
-        positive label. --ci: a bootstrap interval over rows on each of them.
+        positive label. --ci: a bootstrap interval over rows (or over the clusters of
+        --cluster) on each of them.
         """
         from assay.io.files import check_writable_file
 
-        interval = interval_kwargs(ci, ci_method, num_bootstrap, seed)
+        interval = interval_kwargs(ci, ci_method, num_bootstrap, seed, cluster)
         if out is not None:
             check_writable_file(out, option="--out")
         groups = _groups(sensitive)

@@ -40,7 +40,7 @@ def evaluate_fairness(
     """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
     ``sample_weight`` names a column of weights; ``by`` columns to slice by; the other
     arguments (``interval``: ``ci``,
-    ``ci_method``, ``num_bootstrap``, ``seed``) are :class:`FairnessEvaluator`'s.
+    ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``) are :class:`FairnessEvaluator`'s.
 
     Example:
         >>> import pandas as pd

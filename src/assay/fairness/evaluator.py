@@ -53,6 +53,7 @@ from assay.fairness.by_group import (
     confusion_cell,
     group_column_values,
 )
+from assay.fairness.clusters import aligned, cluster_rows, membership, restrict
 from assay.fairness.compute import GroupCounts, group_counts
 from assay.fairness.group_table import check_weights, tables_from_state, tables_state
 from assay.fairness.grouping import batch_grouping, column_key, columns_of, control_key
@@ -126,6 +127,9 @@ class FairnessEvaluator(Evaluator):
         by: columns whose every value is a slice: SPD, DI, AOD, EOD and the four
             aggregates again on each slice's rows, with ``slice_column``, ``slice``, ``n``,
             ``gap`` and, with ``ci``, the gap's interval (:mod:`assay.fairness.slices`).
+        cluster: a column whose values are clusters (a patient, a site): the bootstrap
+            draws whole clusters instead of rows, for every interval and gap interval
+            (``parameters.cluster``; needs ``ci``; :mod:`assay.fairness.clusters`).
     """
 
     def __init__(
@@ -144,8 +148,9 @@ class FairnessEvaluator(Evaluator):
         num_bootstrap: int = 1000,
         seed: int = 0,
         by: Sequence[str] = (),
+        cluster: str | None = None,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         self.by = check_by(by)
         self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
         self.group_columns = tuple(dict.fromkeys(column_key(c) for c in group_columns))
@@ -181,6 +186,7 @@ class FairnessEvaluator(Evaluator):
         self._predictions: NDArray[Any] | None = None  # distinct prediction values seen
         self._sources: list[str] = []
         self._slices: dict[str, dict[str, FairnessEvaluator]] = {c: {} for c in self.by}
+        self._clusters: dict[str, FairnessEvaluator] = {}  # per cluster, its rows' counts
 
     @property
     def pos_label(self) -> Any:
@@ -243,11 +249,35 @@ class FairnessEvaluator(Evaluator):
         _, predictions = kind_and_values(p, source=source, field=fields[1])
         check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
         cuts = [(c, v, rows) for c in self.by for v, rows in row_slices(values, c, n, source)]
+        column = self.ci.cluster if self.ci is not None else None
+        clusters = [] if column is None else cluster_rows(values, column, n, source)
         # Everything is validated: only now does the state change.
-        self._accumulate(t, p, w, masked, groupings)
-        self._remember(labels, predictions, source)
-        feed(self._slices, cuts, self._sub, (t, p, w), masked, groupings, (labels, predictions))
+        self._take((t, p, w), masked, groupings, (labels, predictions), cuts, source)
+        for v, r in clusters:
+            sub = self._clusters.setdefault(v, self._cluster_sub())
+            part = (t[r], p[r], None if w is None else w[r])
+            within = [(c, x, rows[r]) for c, x, rows in cuts]
+            sub._take(part, *restrict(masked, groupings, r), (labels, predictions), within, None)
         return self
+
+    def _take(
+        self,
+        batch: tuple[NDArray[Any], NDArray[Any], NDArray[np.float64] | None],
+        masked: Any,
+        groupings: Any,
+        seen: tuple[NDArray[Any], NDArray[Any]],
+        cuts: Any,
+        source: Any,
+    ) -> None:
+        """Count a validated batch (labels, predictions, weights) and its slices' rows."""
+        self._accumulate(batch[0], batch[1], batch[2], masked, groupings)
+        self._remember(seen[0], seen[1], source)
+        feed(self._slices, cuts, self._sub, batch, masked, groupings, seen)
+
+    def _cluster_sub(self) -> FairnessEvaluator:
+        """An evaluator configured as this one without intervals: a cluster's counts."""
+        ci = self.ci.config() if self.ci is not None else {}
+        return FairnessEvaluator(**{k: v for k, v in self.config().items() if k not in ci})
 
     def _accumulate(
         self,
@@ -316,6 +346,7 @@ class FairnessEvaluator(Evaluator):
                 *(c for key in self.group_columns for c in columns_of(key)),
                 *self.control_columns,
                 *self.by,
+                *([self.ci.cluster] if self.ci is not None and self.ci.cluster else []),
             ]
         )
         weights = [] if sample_weight is None else [sample_weight]
@@ -355,6 +386,11 @@ class FairnessEvaluator(Evaluator):
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
         merge_slices(self._slices, other._slices, FairnessEvaluator.from_state)
+        for v, sub in other._clusters.items():
+            if v in self._clusters:
+                self._clusters[v]._merge(sub)
+            else:
+                self._clusters[v] = FairnessEvaluator.from_state(sub.state())
 
     # ------------------------------------------------------------ compute
 
@@ -370,8 +406,10 @@ class FairnessEvaluator(Evaluator):
         out = self._records()
         return MetricSet([*out, *slice_records(self, out)])
 
-    def _records(self) -> list[Metric]:
-        """The records of the counts (a slice's too: the whole set's checks are done)."""
+    def _records(self, clusters: Mapping[str, FairnessEvaluator] | None = None) -> list[Metric]:
+        """The records of the counts (a slice's too: the whole set's checks are done);
+        ``clusters``: the per-cluster counts of these rows (default: this evaluator's)."""
+        subs = self._clusters if clusters is None else clusters
         out: list[Metric] = []
         sums = self._weighted_counts
         label = self.positive_label
@@ -381,6 +419,7 @@ class FairnessEvaluator(Evaluator):
             self._interval(
                 recs, definition_cells(c), w is None,
                 lambda k, g=g: definition_records(g, counts_of(k), positive_label=label),
+                subs, lambda s, i=i: definition_cells(s._counts[i]),
             )  # fmt: skip
             out += recs
         if self.groups:
@@ -394,15 +433,16 @@ class FairnessEvaluator(Evaluator):
             elif self.ci is not None:
                 mark_no_interval(recs, "the mean over definitions has no interval yet", self.ci)
             out += recs
-        for column, table in zip(self.group_columns, self._tables):
+        for j, (column, table) in enumerate(zip(self.group_columns, self._tables)):
             recs = self._by_group(column, table)
             build = partial(self._resampled_table, column, table)
-            self._interval(recs, table.counts, table.sums is None, build)
+            cells = partial(_table_cells, j, table)
+            self._interval(recs, table.counts, table.sums is None, build, subs, cells)
             out += recs
         weighted = self._overall_weights is not None
         recs = overall_records(self._weights(), positive_label=label, weighted=weighted)
         overall = partial(overall_records, positive_label=label)
-        self._interval(recs, self._overall, not weighted, overall)
+        self._interval(recs, self._overall, not weighted, overall, subs, _overall_cells)
         out += recs
         return out
 
@@ -420,13 +460,18 @@ class FairnessEvaluator(Evaluator):
     def _resampled_table(self, column: Any, table: GroupTable, counts: Any) -> list[Metric]:
         return self._by_group(column, table_with(table, counts))
 
-    def _interval(self, recs: list[Metric], cells: Any, unweighted: bool, build: Any) -> None:
+    def _interval(
+        self, recs: list[Metric], cells: Any, unweighted: bool, build: Any,
+        clusters: Mapping[str, FairnessEvaluator], cells_of: Any,
+    ) -> None:  # fmt: skip
         """Bootstrap intervals on ``recs`` from their ``cells`` (see
-        :mod:`assay.fairness.intervals`); with sample weights, ``ci_undefined`` says why not."""
+        :mod:`assay.fairness.intervals`), with ``cluster`` from each cluster's ``cells_of``
+        (:mod:`assay.fairness.clusters`); with sample weights, ``ci_undefined`` says why not."""
         if self.ci is None:
             return
         if unweighted:
-            attach_intervals(recs, cells, build, self.ci)
+            drawn = membership(clusters, cells_of) if self.ci.cluster else None
+            attach_intervals(recs, cells, build, self.ci, drawn)
         else:
             mark_no_interval(recs, "no interval with sample weights yet", self.ci)
 
@@ -475,7 +520,8 @@ class FairnessEvaluator(Evaluator):
         if self._labels is not None and self._predictions is not None:
             state["label_values"] = self._labels
             state["prediction_values"] = self._predictions
-        return state | slices_state(self._slices)
+        clusters = slices_state({"": self._clusters}, "clusters") if self._clusters else {}
+        return state | slices_state(self._slices) | clusters
 
     def _load_sub(self, arrays: dict[str, Any]) -> FairnessEvaluator:
         sub = self._sub()
@@ -503,3 +549,20 @@ class FairnessEvaluator(Evaluator):
             self._labels = np.asarray(state["label_values"])
             self._predictions = np.asarray(state["prediction_values"])
         self._slices = slices_from(state, self.by, self._load_sub)
+        if "clusters.0.values" in state:
+            load = self._load_cluster
+            self._clusters = slices_from(state, [""], load, "clusters")[""]
+
+    def _load_cluster(self, arrays: dict[str, Any]) -> FairnessEvaluator:
+        sub = self._cluster_sub()
+        sub._load_state(arrays)
+        return sub
+
+
+def _table_cells(j: int, table: Any, sub: FairnessEvaluator) -> NDArray[np.int64]:
+    """A cluster's counts of group column ``j`` in the rows of the whole ``table``."""
+    return aligned(sub._tables[j], table)
+
+
+def _overall_cells(sub: FairnessEvaluator) -> NDArray[np.int64]:
+    return sub._overall

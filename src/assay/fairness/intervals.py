@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from assay.clusters import Clusters
 from assay.fairness.compute import GroupCounts
 from assay.fairness.group_table import GroupTable
 from assay.intervals import CIOptions, bootstrap, percentile
@@ -45,21 +46,23 @@ def _update(records: Sequence[Metric], reps: F64, opts: CIOptions) -> None:
 
 def attach_intervals(
     records: list[Metric], cells: NDArray[Any], build: Callable[[NDArray[np.int64]], list[Metric]],
-    opts: CIOptions,
+    opts: CIOptions, clusters: Clusters | None = None,
 ) -> None:  # fmt: skip
     """Intervals on ``records``, which ``build(cells)`` gave: ``build`` runs again on each
     resample's counts (an int array shaped as ``cells``) and its records, in the same order,
-    give the replicates; dict-valued records (counts) get none."""
+    give the replicates; dict-valued records (counts) get none. ``clusters``: each
+    cluster's cells (the cluster bootstrap, :mod:`assay.fairness.clusters`)."""
     shape = np.shape(cells)
 
     def statistic(w: F64) -> F64:
         out = np.full((w.shape[0], len(records)), np.nan)
-        for i, row in enumerate(w.astype(np.int64)):
+        for i, row in enumerate(np.rint(w).astype(np.int64)):
             out[i] = [_number(m.value) for m in build(row.reshape(shape))]
         return out
 
     flat = np.asarray(cells).reshape(-1).astype(np.int64)
-    _update(records, bootstrap(statistic, flat, opts.num_bootstrap, opts.seed), opts)
+    drawn = flat if clusters is None else clusters
+    _update(records, bootstrap(statistic, drawn, opts.num_bootstrap, opts.seed), opts)
 
 
 def definition_cells(c: GroupCounts) -> NDArray[np.int64]:

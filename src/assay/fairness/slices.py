@@ -34,6 +34,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from assay.clusters import Clusters
+from assay.fairness.clusters import aligned, restrict
 from assay.fairness.group_text import group_column_values
 from assay.fairness.intervals import counts_of, definition_cells, table_with
 from assay.fairness.summaries import definition_records
@@ -95,6 +97,7 @@ def joint_gaps(
     rows: NDArray[np.intp],
     build: Callable[[NDArray[np.int64], NDArray[np.int64]], tuple[list[Metric], list[Metric]]],
     opts: CIOptions,
+    clusters: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]] = (),
 ) -> Gaps:
     """The gaps' bootstrap intervals of a slice's defined ``records``, keyed as
     :func:`assay.slices.record_key` with :data:`WHERE`.
@@ -103,7 +106,8 @@ def joint_gaps(
     counts), ``full`` the whole set's and ``rows`` where the slice's rows sit in ``full``
     (so ``full - part`` placed there are the other rows' counts); ``build(slice_counts,
     whole_counts)`` makes the slice's and the whole set's records from resampled counts, in
-    the order of ``records`` and ``whole``.
+    the order of ``records`` and ``whole``. ``clusters``: with ``cluster``, each cluster's
+    (slice counts, whole counts), laid out as ``part`` and ``full``: a resample draws them.
     """
 
     def embed(s: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -120,11 +124,16 @@ def joint_gaps(
     ]
     if not want:
         return {}
-    mult = np.concatenate([part.ravel(), rest.ravel()]).astype(np.int64)
+    mult: Any = np.concatenate([part.ravel(), rest.ravel()]).astype(np.int64)
+    if opts.cluster:
+        from scipy import sparse
+
+        rows_g = [np.concatenate([s.ravel(), (w - embed(s)).ravel()]) for s, w in clusters]
+        mult = Clusters(sparse.csr_matrix(np.stack(rows_g).astype(np.float64)))
 
     def statistic(w: NDArray[np.float64]) -> NDArray[np.float64]:
         out = np.full((w.shape[0], len(want)), np.nan)
-        for r, row in enumerate(w.astype(np.int64)):
+        for r, row in enumerate(np.rint(w).astype(np.int64)):
             s = row[: part.size].reshape(part.shape)
             mine, theirs = build(s, row[part.size :].reshape(full.shape) + embed(s))
             out[r] = [_value(mine[i]) - _value(theirs[j]) for i, j in want]
@@ -171,11 +180,7 @@ def feed(
     t, p, w = batch
     for column, v, r in cuts:
         sub = slices[column].setdefault(v, make())
-        parts = [(m[r], np.zeros_like(k)) for m, k in masked]
-        within = []
-        for names, codes in groupings:
-            present, inv = np.unique(codes[r], return_inverse=True)
-            within.append((names[present], inv))
+        parts, within = restrict(masked, groupings, r)
         sub._accumulate(t[r], p[r], None if w is None else w[r], parts, within)
         sub._remember(*seen, None)
 
@@ -193,29 +198,36 @@ def merge_slices(
                 mine[column][v] = copy(sub.state())
 
 
-def slices_state(parts: Mapping[str, Mapping[str, Any]]) -> dict[str, NDArray[Any]]:
-    """Plain arrays of every slice's sub-evaluator state, by column and value."""
+def slices_state(
+    parts: Mapping[str, Mapping[str, Any]], prefix: str = "slices"
+) -> dict[str, NDArray[Any]]:
+    """Plain arrays of every slice's sub-evaluator state, by column and value (``prefix``:
+    ``"clusters"`` for the per-cluster counts)."""
     out: dict[str, NDArray[Any]] = {}
     for i, (column, subs) in enumerate(parts.items()):
-        out[f"slices.{i}.column"] = np.array(column)
-        out[f"slices.{i}.values"] = np.array(json.dumps(sorted(subs)))
+        out[f"{prefix}.{i}.column"] = np.array(column)
+        out[f"{prefix}.{i}.values"] = np.array(json.dumps(sorted(subs)))
         for j, v in enumerate(sorted(subs)):
             sub = subs[v]
-            out |= {f"slices.{i}.{j}.{k}": v for k, v in sub.state().items() if k != "config"}
+            out |= {f"{prefix}.{i}.{j}.{k}": v for k, v in sub.state().items() if k != "config"}
     return out
 
 
 def slices_from(
-    state: Mapping[str, NDArray[Any]], by: Sequence[str], load: Callable[[dict[str, Any]], Any]
+    state: Mapping[str, NDArray[Any]],
+    by: Sequence[str],
+    load: Callable[[dict[str, Any]], Any],
+    prefix: str = "slices",
 ) -> dict[str, dict[str, Any]]:
     """What :func:`slices_state` packed; ``load`` rebuilds a sub-evaluator from its arrays."""
     out: dict[str, dict[str, Any]] = {c: {} for c in by}
+    name = prefix
     for i in range(len(by)):
-        if f"slices.{i}.values" not in state:
+        if f"{name}.{i}.values" not in state:
             continue
-        column = str(np.asarray(state[f"slices.{i}.column"])[()])
-        for j, v in enumerate(json.loads(str(np.asarray(state[f"slices.{i}.values"])[()]))):
-            prefix = f"slices.{i}.{j}."
+        column = str(np.asarray(state[f"{name}.{i}.column"])[()])
+        for j, v in enumerate(json.loads(str(np.asarray(state[f"{name}.{i}.values"])[()]))):
+            prefix = f"{name}.{i}.{j}."
             sub = {k[len(prefix) :]: a for k, a in state.items() if k.startswith(prefix)}
             out[column][v] = load(sub)
     return out
@@ -228,19 +240,24 @@ def slice_records(ev: Any, whole: list[Metric]) -> list[Metric]:
     for column, subs in ev._slices.items():
         for v in sorted(subs):
             sub = subs[v]
-            recs = [m for m in sub._records() if _sliced(m)]
+            parts = {
+                g: c._slices[column][v] for g, c in ev._clusters.items() if v in c._slices[column]
+            }
+            recs = [m for m in sub._records(parts) if _sliced(m)]
             weighted = ev._overall_weights is not None or sub._overall_weights is not None
-            gaps = None if ev.ci is None or weighted else _gaps(ev, sub)
+            gaps = None if ev.ci is None or weighted else _gaps(ev, sub, parts)
             n = int(sub._overall.sum())
             out += annotate(recs, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)
     return out
 
 
-def _gaps(ev: Any, sub: Any) -> Gaps:
-    """The gap intervals of every definition and group column of one slice."""
+def _gaps(ev: Any, sub: Any, parts: Mapping[str, Any]) -> Gaps:
+    """The gap intervals of every definition and group column of one slice (``parts``: the
+    slice's rows of each cluster, with ``cluster``)."""
     label, opts = ev.positive_label, ev.ci
     out: Gaps = {}
-    for g, c_s, c_w in zip(ev.groups, sub._counts, ev._counts):
+    names = sorted(ev._clusters)
+    for i, (g, c_s, c_w) in enumerate(zip(ev.groups, sub._counts, ev._counts)):
         part, full = definition_cells(c_s), definition_cells(c_w)
 
         def build(s: Any, w: Any, g: Any = g) -> tuple[list[Metric], list[Metric]]:
@@ -248,13 +265,21 @@ def _gaps(ev: Any, sub: Any) -> Gaps:
                     definition_records(g, counts_of(w), positive_label=label))  # fmt: skip
 
         mine, theirs = build(part, full)
-        out |= joint_gaps(mine, theirs, part, full, np.arange(4), build, opts)
-    for column, t_s, t_w in zip(ev.group_columns, sub._tables, ev._tables):
+        drawn = [
+            (definition_cells(parts[k]._counts[i]) if k in parts else np.zeros_like(part),
+             definition_cells(ev._clusters[k]._counts[i])) for k in names
+        ]  # fmt: skip
+        out |= joint_gaps(mine, theirs, part, full, np.arange(4), build, opts, drawn)
+    for j, (column, t_s, t_w) in enumerate(zip(ev.group_columns, sub._tables, ev._tables)):
         rows = np.searchsorted(t_w.names, t_s.names)
 
         def build_t(s: Any, w: Any, c: Any = column, t_s: Any = t_s, t_w: Any = t_w) -> Any:
             return (ev._by_group(c, table_with(t_s, s)), ev._by_group(c, table_with(t_w, w)))
 
         mine, theirs = build_t(t_s.counts, t_w.counts)
-        out |= joint_gaps(mine, theirs, t_s.counts, t_w.counts, rows, build_t, opts)
+        drawn = [
+            (aligned(parts[k]._tables[j], t_s) if k in parts else np.zeros_like(t_s.counts),
+             aligned(ev._clusters[k]._tables[j], t_w)) for k in names
+        ]  # fmt: skip
+        out |= joint_gaps(mine, theirs, t_s.counts, t_w.counts, rows, build_t, opts, drawn)
     return out

@@ -25,6 +25,7 @@ from assay.cli_support import (
     CI_OPTIONS,
     OutputFormat,
     add_table,
+    cluster_option,
     db_option,
     emit,
     guarded,
@@ -173,6 +174,7 @@ def register(app: typer.Typer) -> None:
         ci_method: str = _CI_METHOD,
         num_bootstrap: int = _NUM_BOOTSTRAP,
         seed: int = _SEED,
+        cluster: str | None = cluster_option("response"),
     ) -> None:
         """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2,
         PRMSE, DSM, fairness. With --config (or --trim-min/--trim-max), RSMTool's rsmeval."""
@@ -208,6 +210,7 @@ def register(app: typer.Typer) -> None:
 
         interval: dict[str, Any] = {"ci": ci, "ci_method": ci_method}
         interval |= {"num_bootstrap": num_bootstrap, "seed": seed}
+        interval |= {"cluster": cluster} if cluster else {}
         try:
             ev = ScoringEvaluator(
                 human=human,

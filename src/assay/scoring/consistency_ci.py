@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, collapse
+from assay.clusters import collapse_by
+from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
@@ -41,13 +42,14 @@ def _rows(hm: PairStats, hh: PairStats) -> F64:
 
 
 def _intervals(
-    pairs: F64, second: F64, form: int, shift: float, opts: CIOptions
+    pairs: F64, second: F64, form: int, shift: float, opts: CIOptions, codes: Any = None
 ) -> tuple[F64, str]:
     from assay.scoring.intervals import interval_of
 
     y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
     has = ~np.isnan(second)
-    units, mult, _ = collapse(np.column_stack([pairs[:, 0], y, has, np.where(has, second, 0.0)]))
+    rows = np.column_stack([pairs[:, 0], y, has, np.where(has, second, 0.0)])
+    units, mult = collapse_by(rows, codes)
     h, m, two, h2 = units[:, 0], units[:, 1], units[:, 2] > 0, units[:, 3]
 
     def statistic(w: F64) -> F64:
@@ -60,14 +62,20 @@ def _intervals(
 
 
 def attach_consistency(
-    records: list[Metric], pairs: F64, second: F64, system: str, shift: float, opts: CIOptions
+    records: list[Metric],
+    pairs: F64,
+    second: F64,
+    system: str,
+    shift: float,
+    opts: CIOptions,
+    codes: Any = None,
 ) -> None:
     """Add the interval parameters to the defined ``consistency`` and ``degradation``
     records (an SMD of another method than RSMTool's default gets none), in place."""
     k = len(CONSISTENCY_CI_COLUMNS)
     found: dict[tuple[str, str | None, str], dict[str, Any]] = {}
     for form, score in ((0, system), (1, f"{system}_round")):
-        ci, method = _intervals(pairs, second, form, shift, opts)
+        ci, method = _intervals(pairs, second, form, shift, opts, codes)
         for j, c in enumerate(CONSISTENCY_CI_COLUMNS):
             kind = METRIC_TYPES[c]
             if form == 0:

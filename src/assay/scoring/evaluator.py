@@ -49,7 +49,7 @@ from assay.scoring.intervals import ResponseUnits, attach_intervals
 from assay.scoring.slices import attach_slice_intervals, slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
-from assay.scoring.types import ScoringData, resolve_group_columns
+from assay.scoring.types import ScoringData, check_clusters, resolve_group_columns
 
 __all__ = ["ScoringEvaluator", "evaluate_scoring", "scoring_tables"]
 
@@ -86,6 +86,10 @@ class ScoringEvaluator(Evaluator):
             tables' columns and DSM, and ``true_score_eval``'s PRMSE and its parts (default
             ``ci=None``: none); the evaluator then also keeps each response's score pair
             and rating summary (:mod:`assay.scoring.intervals`).
+        cluster: a column whose values are clusters (a candidate, a prompt): the bootstrap
+            draws whole clusters of responses instead of responses, for every interval
+            (BCa's jackknife then leaves one cluster out); ``parameters.cluster``; needs
+            ``ci``, and every response needs a value.
 
     Example:
         >>> import pandas as pd
@@ -118,8 +122,10 @@ class ScoringEvaluator(Evaluator):
         num_bootstrap: int = 1000,
         seed: int = 0,
         by: Sequence[str] | None = None,
+        cluster: str | None = None,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
+        self.cluster = None if cluster is None else str(cluster)
         self.human, self.system = str(human), str(system)
         self.human2 = [human2] if isinstance(human2, str) else [str(c) for c in human2 or []]
         self.smd = SmdOptions.checked(
@@ -135,7 +141,11 @@ class ScoringEvaluator(Evaluator):
         self.by = resolve_group_columns(by, None)
         # one per-group state for the tables' group columns and the slices' columns
         self._columns = list(dict.fromkeys([*self.group_columns, *self.by]))
-        self._units = ResponseUnits(self._columns)
+        # the columns each response keeps for the intervals: those and the cluster's
+        self._kept = list(
+            dict.fromkeys([*self._columns, *([self.cluster] if self.cluster else [])])
+        )
+        self._units = ResponseUnits(self._kept, self.cluster)
         self.exclude_zero_scores = bool(exclude_zero_scores)
         if rater_error_variance is not None and (
             not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
@@ -182,7 +192,7 @@ class ScoringEvaluator(Evaluator):
             human=self.human,
             system=self.system,
             human2=self.human2 or None,
-            group_columns=self._columns,
+            group_columns=self._kept,
             exclude_zero_scores=self.exclude_zero_scores,
             source=source,
         )
@@ -190,12 +200,14 @@ class ScoringEvaluator(Evaluator):
 
     def add_data(self, d: ScoringData) -> Self:
         """Add an already-cleaned batch (:class:`ScoringData`) with the configured columns."""
-        missing = [c for c in self._columns if c not in d.groups]
+        missing = [c for c in self._kept if c not in d.groups]
         if missing or (d.h2 is None) != (not self.human2):
             raise InvalidInputError(
                 "the batch was cleaned for other columns than this evaluator's",
                 source="add_data",
             )
+        if self.cluster is not None:
+            check_clusters(d.groups[self.cluster], self.cluster)
         shift = self._shift
         if shift is None:
             shift = float(np.rint(np.median(d.h[:1000])))
@@ -289,7 +301,7 @@ class ScoringEvaluator(Evaluator):
         self._shift = float(state["shift"]) if "shift" in state else None
         if "hm.n" in state:
             self._stats = load_batch_state(dict(state), self._columns)
-        self._units = ResponseUnits.from_state(state, self._columns)
+        self._units = ResponseUnits.from_state(state, self._kept, self.cluster)
 
 
 def evaluate_scoring(
@@ -313,13 +325,14 @@ def evaluate_scoring(
     num_bootstrap: int = 1000,
     seed: int = 0,
     by: Sequence[str] | None = None,
+    cluster: str | None = None,
 ) -> MetricSet:
     """Evaluate system scores against human scores: every scoring metric as a Metric record.
 
     ``data`` is a pandas/polars DataFrame, a CSV/Parquet/JSONL path or a list of dicts. See
     :class:`ScoringEvaluator` for the arguments (``ci`` puts a bootstrap interval over
-    responses on the ``eval`` metrics); :func:`scoring_tables` gives the same numbers as
-    RSMTool's tables.
+    responses, or the clusters of ``cluster``, on the ``eval`` metrics);
+    :func:`scoring_tables` gives the same numbers as RSMTool's tables.
 
     Example:
         >>> import pandas as pd

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, bootstrap, collapse
+from assay.clusters import Clusters, collapse_by
+from assay.intervals import CIOptions, bootstrap
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.consistency_ci import attach_consistency
@@ -51,8 +52,9 @@ class ResponseUnits:
     """Each response's (human, system) scores and group labels, in batches; merged by
     concatenation."""
 
-    def __init__(self, group_columns: Sequence[str] = ()) -> None:
+    def __init__(self, group_columns: Sequence[str] = (), cluster: str | None = None) -> None:
         self.columns = list(group_columns)
+        self.cluster = cluster  # one of the columns: each response's cluster
         self.parts: list[F64] = []
         self.groups: list[dict[str, np.ndarray]] = []
         self.true_parts: list[F64] = []
@@ -96,6 +98,12 @@ class ResponseUnits:
         """Each response's group label (text) in ``column``."""
         return np.concatenate([g[column] for g in self.groups]) if self.groups else np.array([])
 
+    def codes(self) -> NDArray[np.intp] | None:
+        """Each response's cluster (``0 .. G-1``, sorted labels), or None without one."""
+        if self.cluster is None:
+            return None
+        return np.unique(self.group(self.cluster), return_inverse=True)[1].reshape(-1)
+
     def state(self) -> dict[str, np.ndarray]:
         out = {"ci.pairs": self.pairs()}
         out |= {f"ci.group.{i}": self.group(c) for i, c in enumerate(self.columns)}
@@ -108,8 +116,10 @@ class ResponseUnits:
         return out
 
     @classmethod
-    def from_state(cls, state: Mapping[str, np.ndarray], columns: Sequence[str]) -> ResponseUnits:
-        units = cls(columns)
+    def from_state(
+        cls, state: Mapping[str, np.ndarray], columns: Sequence[str], cluster: str | None = None
+    ) -> ResponseUnits:
+        units = cls(columns, cluster)
         if "ci.pairs" in state:
             units.parts.append(np.asarray(state["ci.pairs"], dtype=np.float64).reshape(-1, 2))
             units.groups.append(
@@ -147,23 +157,32 @@ def interval_of(
     opts: CIOptions,
     statistic: Any,
     jackknife: Any,
-    mult: NDArray[np.int64],
+    mult: NDArray[np.int64] | Clusters,
 ) -> tuple[F64, str]:
     """The interval of ``statistic`` (of resample counts) and its method: BCa when asked,
-    with the estimate (the statistic of the data's own counts) and ``jackknife()``."""
+    with the estimate (the statistic of the data's own counts) and ``jackknife()``; with
+    :class:`Clusters` the jackknife leaves one cluster out (the statistic of each
+    :meth:`~assay.clusters.Clusters.leave_one_out` weight row)."""
     reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
     if opts.method != "bca":
         return opts.interval(reps)
+    if isinstance(mult, Clusters):
+        est = statistic(mult.totals()[None, :])[0]
+        jack = np.concatenate([statistic(w) for w in mult.leave_one_out()], axis=0)
+        return opts.interval(reps, est, jack, np.ones(mult.size))
     est = statistic(mult[None, :].astype(np.float64))[0]
     return opts.interval(reps, est, jackknife(), mult)
 
 
-def _intervals(pairs: F64, shift: float, opts: CIOptions) -> dict[tuple[int, str], Any]:
-    """Per score form (0: as given, 1: rounded) and column, the interval parameters."""
+def _intervals(
+    pairs: F64, shift: float, opts: CIOptions, codes: Any = None
+) -> dict[tuple[int, str], Any]:
+    """Per score form (0: as given, 1: rounded) and column, the interval parameters
+    (``codes``: each response's cluster, with ``cluster``)."""
     out: dict[tuple[int, str], Any] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult, _ = collapse(np.column_stack([pairs[:, 0], y]))
+        units, mult = collapse_by(np.column_stack([pairs[:, 0], y]), codes)
         x_u, y_u = units[:, 0], units[:, 1]
 
         def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u) -> F64:
@@ -192,7 +211,7 @@ def _by_matrix(whole: PairStats, parts: Sequence[PairStats]) -> F64:
 
 
 def _by_intervals(
-    pairs: F64, groups: np.ndarray, shift: float, opts: CIOptions
+    pairs: F64, groups: np.ndarray, shift: float, opts: CIOptions, codes: Any = None
 ) -> dict[tuple[int, str, str], Any]:
     """Per score form, group and column of one ``eval_by`` table, the interval parameters."""
     names, code = np.unique(groups, return_inverse=True)
@@ -200,7 +219,7 @@ def _by_intervals(
     out: dict[tuple[int, str, str], Any] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult, _ = collapse(np.column_stack([pairs[:, 0], y, code]))
+        units, mult = collapse_by(np.column_stack([pairs[:, 0], y, code]), codes)
         x_u, y_u, c_u = units[:, 0], units[:, 1], units[:, 2].astype(np.intp)
 
         def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u) -> F64:
@@ -253,8 +272,11 @@ def attach_intervals(
     """Add the interval parameters to the defined ``eval``, ``eval_by_<column>`` (for
     ``group_columns``) and ``true_score_eval`` records, in place (``given``: the rater error
     variance, when given)."""
-    pairs = units.pairs()
-    by = {f"eval_by_{c}": _by_intervals(pairs, units.group(c), shift, opts) for c in group_columns}
+    pairs, codes = units.pairs(), units.codes()
+    by = {
+        f"eval_by_{c}": _by_intervals(pairs, units.group(c), shift, opts, codes)
+        for c in group_columns
+    }
     by_types = {METRIC_TYPES.get(c, c): c for c in BY_COLUMNS}
     forms_by = {system: 0, f"{system}_round": 1}
     for m in records:
@@ -265,11 +287,11 @@ def attach_intervals(
         key = (forms_by.get(p.get("score", "")), str(p.get("group")), by_types[m.type])
         if key in found_by:
             p.update(found_by[key])
-    _apply(records, "eval", _intervals(pairs, shift, opts), CI_COLUMNS, system)
+    _apply(records, "eval", _intervals(pairs, shift, opts, codes), CI_COLUMNS, system)
     true = units.true()
     if true is not None:
-        found = true_intervals(pairs, true, shift, given, opts)
+        found = true_intervals(pairs, true, shift, given, opts, codes)
         _apply(records, "true_score_eval", found, TRUE_CI_COLUMNS, system)
     second = units.second()
     if second is not None:
-        attach_consistency(records, pairs, second, system, shift, opts)
+        attach_consistency(records, pairs, second, system, shift, opts, codes)

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, collapse
+from assay.clusters import collapse_by
+from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring import records
 from assay.scoring.columns import METRIC_TYPES
@@ -137,6 +138,7 @@ def gap_intervals(
     opts: CIOptions,
     true: F64 | None = None,
     given: float | None = None,
+    codes: Any = None,
 ) -> dict[tuple[int, str, str], dict[str, Any]]:
     """Per score form, slice and column: the slice value's interval parameters and the gap's
     ``gap_ci_low``, ``gap_ci_high`` (NaN where undefined); ``true`` (the responses'
@@ -148,7 +150,7 @@ def gap_intervals(
     out: dict[tuple[int, str, str], dict[str, Any]] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult, _ = collapse(np.column_stack([pairs[:, 0], y, code]))
+        units, mult = collapse_by(np.column_stack([pairs[:, 0], y, code]), codes)
         x_u, y_u, c_u = units[:, 0], units[:, 1], units[:, 2].astype(np.intp)
 
         def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u) -> F64:
@@ -162,7 +164,7 @@ def gap_intervals(
         ci, method = interval_of(opts, statistic, jackknife, mult)
         _store(out, opts, ci.reshape(2, 2, g, k), method, form, names, SLICE_COLUMNS)
     if true is not None:
-        _true_gaps(out, pairs, true, code, names, shift, given, opts)
+        _true_gaps(out, pairs, true, code, names, shift, given, opts, codes)
     return out
 
 
@@ -192,6 +194,7 @@ def _true_gaps(
     shift: float,
     given: float | None,
     opts: CIOptions,
+    codes: Any = None,
 ) -> None:
     """The slices' PRMSE intervals and their gaps' (the true-score sums of the same draw)."""
     from assay.scoring.intervals import interval_of
@@ -199,7 +202,7 @@ def _true_gaps(
     g = len(names)
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult, _ = collapse(np.column_stack([y, true, code]))
+        units, mult = collapse_by(np.column_stack([y, true, code]), codes)
         y_u, t_u, c_u = units[:, 0], units[:, 1:4], units[:, 4].astype(np.intp)
 
         def stack(whole: F64, parts: list[F64]) -> F64:
@@ -233,7 +236,8 @@ def attach_slice_intervals(
     types = {METRIC_TYPES.get(c, c): c for c in SLICE_COLUMNS} | {"PRMSE": "PRMSE"}
     forms = {system: 0, f"{system}_round": 1}
     pairs, true = units.pairs(), units.true()
-    cache = {c: gap_intervals(pairs, units.group(c), shift, opts, true, given) for c in by}
+    codes = units.codes()
+    cache = {c: gap_intervals(pairs, units.group(c), shift, opts, true, given, codes) for c in by}
     for m in found:
         p = m.parameters
         col = types.get(m.type)

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, bootstrap, collapse
+from assay.clusters import collapse_by
+from assay.intervals import CIOptions
 
 __all__ = ["TRUE_CI_COLUMNS", "true_columns", "true_intervals", "true_jackknife", "true_replicates"]
 
@@ -82,24 +83,25 @@ def true_jackknife(
 
 
 def true_intervals(
-    pairs: F64, true: F64, shift: float, given: float | None, opts: CIOptions
+    pairs: F64, true: F64, shift: float, given: float | None, opts: CIOptions, codes: Any = None
 ) -> dict[tuple[int, str], dict[str, Any]]:
-    """Per score form (0: as given, 1: rounded) and column, the interval parameters."""
+    """Per score form (0: as given, 1: rounded) and column, the interval parameters
+    (``codes``: each response's cluster, with ``cluster``)."""
+    from assay.scoring.intervals import interval_of
+
     out: dict[tuple[int, str], dict[str, Any]] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult, _ = collapse(np.column_stack([y, true]))
+        units, mult = collapse_by(np.column_stack([y, true]), codes)
         y_u, t_u = units[:, 0], units[:, 1:]
 
         def statistic(w: F64, y_u: F64 = y_u, t_u: F64 = t_u) -> F64:
             return true_replicates(y_u, t_u, w, shift, given)
 
-        reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
-        est = jack = None
-        if opts.method == "bca":
-            est = statistic(mult[None, :].astype(np.float64))[0]
-            jack = true_jackknife(y_u, t_u, mult, shift, given)
-        ci, method = opts.interval(reps, est, jack, mult)
+        def jackknife(y_u: F64 = y_u, t_u: F64 = t_u, mult: Any = mult) -> F64:
+            return true_jackknife(y_u, t_u, mult, shift, given)
+
+        ci, method = interval_of(opts, statistic, jackknife, mult)
         for j, col in enumerate(TRUE_CI_COLUMNS):
             if col == "Variance of errors" and given is not None:
                 continue  # given, not estimated

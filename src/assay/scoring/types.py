@@ -34,7 +34,7 @@ import pandas as pd
 from assay.errors import InvalidInputError
 from assay.io.tables import as_dataframe, require_columns
 
-__all__ = ["ScoringData", "NO_INFO", "MAX_ABS_SCORE", "resolve_group_columns"]
+__all__ = ["ScoringData", "NO_INFO", "MAX_ABS_SCORE", "check_clusters", "resolve_group_columns"]
 
 NO_INFO = "No info"
 # Larger scores would overflow the sums of fourth powers the fairness fits need.
@@ -126,6 +126,20 @@ def _group_codes(s: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
     pos = {k: i for i, k in enumerate(labels)}
     remap = np.array([pos[k] for k in names], dtype=np.intp)
     return remap[codes], tuple(labels)
+
+
+def check_clusters(group: tuple[np.ndarray, tuple[str, ...]], column: str) -> None:
+    """Every response has a cluster (a group column's codes and labels; missing values are
+    the label :data:`NO_INFO`)."""
+    codes, labels = group
+    if NO_INFO in labels:
+        missing = np.flatnonzero(codes == labels.index(NO_INFO))
+        if len(missing):
+            raise InvalidInputError(
+                f"{len(missing)} responses have no value (every response needs a cluster)",
+                source="cluster",
+                field=column,
+            )
 
 
 @dataclass

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import astuple
-from functools import partial
 from typing import Any, Self
 
 import numpy as np
@@ -46,6 +45,7 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.fairness import records
+from assay.fairness.assembly import records_of
 from assay.fairness.by_group import (
     GroupTable,
     as_group_text,
@@ -53,15 +53,11 @@ from assay.fairness.by_group import (
     confusion_cell,
     group_column_values,
 )
-from assay.fairness.clusters import aligned, cluster_rows, membership, restrict
+from assay.fairness.clusters import cluster_rows, restrict
 from assay.fairness.compute import GroupCounts, group_counts
-from assay.fairness.group_table import check_weights, tables_from_state, tables_state
+from assay.fairness.group_table import check_weights
 from assay.fairness.grouping import batch_grouping, column_key, columns_of, control_key
 from assay.fairness.intervals import (
-    attach_intervals,
-    counts_of,
-    definition_cells,
-    mark_no_interval,
     table_with,
 )
 from assay.fairness.slices import (
@@ -69,17 +65,15 @@ from assay.fairness.slices import (
     merge_slices,
     row_slices,
     slice_records,
-    slices_from,
-    slices_state,
 )
-from assay.fairness.summaries import average_records, definition_records, overall_records
+from assay.fairness.state import load_state, state_of
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.values import (
     check_same_language,
     check_value_sets,
     kind_and_values,
 )
-from assay.intervals import INTERVAL_KEYS, ci_options
+from assay.intervals import ci_options
 from assay.io.tables import as_dataframe, require_columns
 from assay.results import Metric, MetricSet
 from assay.slices import check_by
@@ -409,42 +403,7 @@ class FairnessEvaluator(Evaluator):
     def _records(self, clusters: Mapping[str, FairnessEvaluator] | None = None) -> list[Metric]:
         """The records of the counts (a slice's too: the whole set's checks are done);
         ``clusters``: the per-cluster counts of these rows (default: this evaluator's)."""
-        subs = self._clusters if clusters is None else clusters
-        out: list[Metric] = []
-        sums = self._weighted_counts
-        label = self.positive_label
-        for i, (g, c) in enumerate(zip(self.groups, self._counts)):
-            w = None if sums is None else sums[i]
-            recs = definition_records(g, c, positive_label=label, weights=w)
-            self._interval(
-                recs, definition_cells(c), w is None,
-                lambda k, g=g: definition_records(g, counts_of(k), positive_label=label),
-                subs, lambda s, i=i: definition_cells(s._counts[i]),
-            )  # fmt: skip
-            out += recs
-        if self.groups:
-            recs = average_records(
-                self.groups, sums or self._counts, positive_label=label, weighted=sums is not None
-            )
-            if self.ci is not None and len(self.groups) == 1:  # the mean of one: the same
-                for mean, one in zip(recs, out[: len(recs)]):
-                    keys = INTERVAL_KEYS & one.parameters.keys()
-                    mean.parameters.update({k: one.parameters[k] for k in keys})
-            elif self.ci is not None:
-                mark_no_interval(recs, "the mean over definitions has no interval yet", self.ci)
-            out += recs
-        for j, (column, table) in enumerate(zip(self.group_columns, self._tables)):
-            recs = self._by_group(column, table)
-            build = partial(self._resampled_table, column, table)
-            cells = partial(_table_cells, j, table)
-            self._interval(recs, table.counts, table.sums is None, build, subs, cells)
-            out += recs
-        weighted = self._overall_weights is not None
-        recs = overall_records(self._weights(), positive_label=label, weighted=weighted)
-        overall = partial(overall_records, positive_label=label)
-        self._interval(recs, self._overall, not weighted, overall, subs, _overall_cells)
-        out += recs
-        return out
+        return records_of(self, self._clusters if clusters is None else clusters)
 
     def _by_group(self, column: Any, table: GroupTable) -> list[Metric]:
         return records.by_group(
@@ -459,21 +418,6 @@ class FairnessEvaluator(Evaluator):
 
     def _resampled_table(self, column: Any, table: GroupTable, counts: Any) -> list[Metric]:
         return self._by_group(column, table_with(table, counts))
-
-    def _interval(
-        self, recs: list[Metric], cells: Any, unweighted: bool, build: Any,
-        clusters: Mapping[str, FairnessEvaluator], cells_of: Any,
-    ) -> None:  # fmt: skip
-        """Bootstrap intervals on ``recs`` from their ``cells`` (see
-        :mod:`assay.fairness.intervals`), with ``cluster`` from each cluster's ``cells_of``
-        (:mod:`assay.fairness.clusters`); with sample weights, ``ci_undefined`` says why not."""
-        if self.ci is None:
-            return
-        if unweighted:
-            drawn = membership(clusters, cells_of) if self.ci.cluster else None
-            attach_intervals(recs, cells, build, self.ci, drawn)
-        else:
-            mark_no_interval(recs, "no interval with sample weights yet", self.ci)
 
     def _definition_weights(self) -> list[GroupCounts]:
         """Per definition, the weight sums (the counts as floats when unweighted).
@@ -503,25 +447,7 @@ class FairnessEvaluator(Evaluator):
     # ------------------------------------------------------------ state
 
     def _state(self) -> dict[str, np.ndarray]:
-        counts = np.zeros((0, 4, 2), dtype=np.int64)
-        if self._counts:
-            counts = np.stack([np.stack([c.tp, c.fp, c.fn, c.tn]) for c in self._counts])
-        state = {
-            "counts": counts.astype(np.int64),
-            "overall": self._overall.astype(np.int64),
-            "privileged_matched": np.concatenate([np.zeros(0, np.int64), *self._matched]),
-        }
-        state |= tables_state(self._tables)
-        if self._overall_weights is not None:
-            state["overall_weights"] = self._overall_weights.astype(np.float64)
-        if self._weighted_counts:
-            sums = [np.stack(astuple(c)) for c in self._weighted_counts]
-            state["definition_weights"] = np.stack(sums).astype(np.float64)
-        if self._labels is not None and self._predictions is not None:
-            state["label_values"] = self._labels
-            state["prediction_values"] = self._predictions
-        clusters = slices_state({"": self._clusters}, "clusters") if self._clusters else {}
-        return state | slices_state(self._slices) | clusters
+        return state_of(self)
 
     def _load_sub(self, arrays: dict[str, Any]) -> FairnessEvaluator:
         sub = self._sub()
@@ -529,40 +455,9 @@ class FairnessEvaluator(Evaluator):
         return sub
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        counts = np.asarray(state["counts"], dtype=np.int64)
-        self._counts = [GroupCounts(tp=c[0], fp=c[1], fn=c[2], tn=c[3]) for c in counts]
-        if "overall" in state:
-            self._overall = np.asarray(state["overall"], dtype=np.int64)
-        elif len(counts):  # a state from before group columns: one definition's sums
-            self._overall = counts[0].sum(axis=1)
-        if "privileged_matched" in state:
-            flat = np.asarray(state["privileged_matched"], dtype=np.int64)
-            cuts = np.cumsum([len(m) for m in self._matched])[:-1]
-            self._matched = list(np.split(flat, cuts)) if self._matched else []
-        self._tables = tables_from_state(state, len(self.group_columns))
-        if "overall_weights" in state:
-            self._overall_weights = np.asarray(state["overall_weights"], dtype=np.float64)
-            sums = np.asarray(state.get("definition_weights", np.zeros((0, 4, 2))), np.float64)
-            # a state from before weighted definitions had none: its rows weigh 1
-            self._weighted_counts = [GroupCounts(*c) for c in sums] or self._definition_weights()
-        if "label_values" in state:
-            self._labels = np.asarray(state["label_values"])
-            self._predictions = np.asarray(state["prediction_values"])
-        self._slices = slices_from(state, self.by, self._load_sub)
-        if "clusters.0.values" in state:
-            load = self._load_cluster
-            self._clusters = slices_from(state, [""], load, "clusters")[""]
+        load_state(self, state)
 
     def _load_cluster(self, arrays: dict[str, Any]) -> FairnessEvaluator:
         sub = self._cluster_sub()
         sub._load_state(arrays)
         return sub
-
-
-def _table_cells(j: int, table: Any, sub: FairnessEvaluator) -> NDArray[np.int64]:
-    """A cluster's counts of group column ``j`` in the rows of the whole ``table``."""
-    return aligned(sub._tables[j], table)
-
-
-def _overall_cells(sub: FairnessEvaluator) -> NDArray[np.int64]:
-    return sub._overall

@@ -8,6 +8,8 @@ produced, not only for hand-made inputs.
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.llm import RunOptions, evaluate
@@ -19,7 +21,25 @@ from contract.llm_tasks import Scripted, tasks
 
 _OPTS = RunOptions(cache=False, concurrency=4)
 _TASKS = tasks()
-_RUNS = {name: evaluate(task, Scripted(), _OPTS) for name, task in _TASKS.items()}
+
+
+def _run_all() -> dict[str, Any]:
+    return {name: evaluate(task, Scripted(), _OPTS) for name, task in _TASKS.items()}
+
+
+def _runs() -> dict[str, Any]:
+    """The driver's runs. A Dask worker imports this module on its event loop (unpickling a
+    case's function), where the driver's blocking run refuses to start: run it on a thread
+    there (it used to hang the cluster tests whenever the worker unpickled in the loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _run_all()
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(_run_all).result()
+
+
+_RUNS = _runs()
 
 
 def _thirds(seq: list[Any]) -> list[list[Any]]:

@@ -25,7 +25,7 @@ any other method the percentile bootstrap (``ci_method`` says which).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -210,13 +210,20 @@ def _by_matrix(whole: PairStats, parts: Sequence[PairStats]) -> F64:
     return out.reshape(out.shape[0], -1)
 
 
-def _by_intervals(
-    pairs: F64, groups: np.ndarray, shift: float, opts: CIOptions, codes: Any = None
-) -> dict[tuple[int, str, str], Any]:
-    """Per score form, group and column of one ``eval_by`` table, the interval parameters."""
+def grouped_intervals(
+    pairs: F64,
+    groups: np.ndarray,
+    shift: float,
+    opts: CIOptions,
+    matrix: Callable[[Any, list[Any]], F64],
+    codes: Any = None,
+) -> tuple[np.ndarray, np.ndarray, list[tuple[int, F64, str]]]:
+    """Intervals of ``matrix(whole, parts)`` (the whole set's and each group's resampled
+    sums, from the same draw) per score form (0: as given, 1: rounded): the group names,
+    each response's group code and ``(form, ci, method)``."""
     names, code = np.unique(groups, return_inverse=True)
     g = len(names)
-    out: dict[tuple[int, str, str], Any] = {}
+    found = []
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
         units, mult = collapse_by(np.column_stack([pairs[:, 0], y, code]), codes)
@@ -224,14 +231,25 @@ def _by_intervals(
 
         def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u) -> F64:
             parts = [resampled_pairs(x_u, y_u, w * (c_u == j), shift) for j in range(g)]
-            return _by_matrix(resampled_pairs(x_u, y_u, w, shift), parts)
+            return matrix(resampled_pairs(x_u, y_u, w, shift), parts)
 
         def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u, m: Any = mult) -> F64:
             parts = [loo_pairs(x_u, y_u, m, shift, keep=c_u == j) for j in range(g)]
-            return _by_matrix(loo_pairs(x_u, y_u, m, shift), parts)
+            return matrix(loo_pairs(x_u, y_u, m, shift), parts)
 
         ci, method = interval_of(opts, statistic, jackknife, mult)
-        ci = ci.reshape(2, g, len(BY_COLUMNS))
+        found.append((form, ci, method))
+    return names, code, found
+
+
+def _by_intervals(
+    pairs: F64, groups: np.ndarray, shift: float, opts: CIOptions, codes: Any = None
+) -> dict[tuple[int, str, str], Any]:
+    """Per score form, group and column of one ``eval_by`` table, the interval parameters."""
+    names, _, found = grouped_intervals(pairs, groups, shift, opts, _by_matrix, codes)
+    out: dict[tuple[int, str, str], Any] = {}
+    for form, ci, method in found:
+        ci = ci.reshape(2, len(names), len(BY_COLUMNS))
         for j, name in enumerate(names.tolist()):
             for k, c in enumerate(BY_COLUMNS):
                 lo, hi = float(ci[0, j, k]), float(ci[1, j, k])

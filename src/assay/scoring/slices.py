@@ -36,7 +36,7 @@ from assay.results import Metric
 from assay.scoring import records
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.metric_values import Population, pair_values, true_values
-from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
+from assay.scoring.replicates import columns
 from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
 from assay.scoring.true_score_ci import true_jackknife, true_replicates
 from assay.slices import annotate
@@ -143,25 +143,12 @@ def gap_intervals(
     """Per score form, slice and column: the slice value's interval parameters and the gap's
     ``gap_ci_low``, ``gap_ci_high`` (NaN where undefined); ``true`` (the responses'
     true-score rows) adds PRMSE."""
-    from assay.scoring.intervals import interval_of
+    from assay.scoring.intervals import grouped_intervals
 
-    names, code = np.unique(groups, return_inverse=True)
+    names, code, found = grouped_intervals(pairs, groups, shift, opts, _slice_matrix, codes)
     g, k = len(names), len(SLICE_COLUMNS)
     out: dict[tuple[int, str, str], dict[str, Any]] = {}
-    for form in (0, 1):
-        y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([pairs[:, 0], y, code]), codes)
-        x_u, y_u, c_u = units[:, 0], units[:, 1], units[:, 2].astype(np.intp)
-
-        def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u) -> F64:
-            parts = [resampled_pairs(x_u, y_u, w * (c_u == j), shift) for j in range(g)]
-            return _slice_matrix(resampled_pairs(x_u, y_u, w, shift), parts)
-
-        def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u, m: Any = mult) -> F64:
-            parts = [loo_pairs(x_u, y_u, m, shift, keep=c_u == j) for j in range(g)]
-            return _slice_matrix(loo_pairs(x_u, y_u, m, shift), parts)
-
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+    for form, ci, method in found:
         _store(out, opts, ci.reshape(2, 2, g, k), method, form, names, SLICE_COLUMNS)
     if true is not None:
         _true_gaps(out, pairs, true, code, names, shift, given, opts, codes)

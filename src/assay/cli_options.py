@@ -188,13 +188,15 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
     return evaluate_table(ev, path, add=add, scheduler=scheduler)
 
 
-def by_option(what: str) -> Any:
+def by_option(what: str, extra: str = "") -> Any:
     """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
-    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices)."""
+    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices);
+    ``extra``: a sentence the command adds (what it slices, where the column is read)."""
     return typer.Option(
         [],
         "--by",
         metavar="COLUMN",
         help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
-        "slice, n and gap (to the whole set); with --ci the gap's interval too.",
+        "slice, n and gap (to the whole set); with --ci the gap's interval too."
+        + (f" {extra}" if extra else ""),
     )

@@ -25,6 +25,7 @@ from assay.cli_support import (
     CI_OPTIONS,
     OutputFormat,
     apply_where,
+    by_option,
     cluster_option,
     db_option,
     examples_page_options,
@@ -303,12 +304,10 @@ def register(app: typer.Typer) -> None:
             None,
             help="Report this value where a denominator is 0 (default: undefined, value null).",
         ),
-        by: list[str] = typer.Option(
-            [],
-            "--by",
-            help="A datum metadata column (repeatable): the headline metrics again per value, "
-            "with slice_column, slice, n and gap (to the whole set). With --data the column "
-            "is read as metadata; long form: give it in --metadata-columns or metadata.",
+        by: list[str] = by_option(
+            "A datum metadata column",
+            "With --data the column is read as metadata; long form: give it in "
+            "--metadata-columns or metadata.",
         ),
         ci: float | None = CI,
         ci_method: str = CI_METHOD,

@@ -24,6 +24,7 @@ import typer
 from assay.cli_support import (
     OutputFormat,
     apply_where,
+    by_option,
     cluster_option,
     db_option,
     examples_page_options,
@@ -233,13 +234,7 @@ def register(app: typer.Typer) -> None:
         where_predictions: str = where_option(
             "predictions", "uid, label, label_key, score, metadata"
         ),
-        by: list[str] = typer.Option(
-            [],
-            "--by",
-            help="An image metadata field (repeatable): AP/AR/mAP/mAR again per value, with "
-            "slice_column, slice, n and gap (to the whole set); with --ci, each slice's interval "
-            "and the gap's.",
-        ),
+        by: list[str] = by_option("An image metadata field", "Sliced: AP, AR, mAP, mAR."),
         ci: float = CI,
         ci_method: str = CI_METHOD,
         num_bootstrap: int = NUM_BOOTSTRAP,

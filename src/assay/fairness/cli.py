@@ -13,6 +13,7 @@ import typer
 
 from assay.cli_support import (
     OutputFormat,
+    by_option,
     cluster_option,
     db_option,
     guarded,
@@ -233,13 +234,9 @@ def register(app: typer.Typer) -> None:
             "aggregates are computed within each of its values; repeat to control for "
             "every combination of several columns.",
         ),
-        by: list[str] = typer.Option(
-            [],
-            "--by",
-            help="Slice column (repeatable): the --sensitive metrics and the --group "
-            "differences and ratios again on each of its values' rows, with slice_column, "
-            "slice, n and gap (to the whole set); with --ci, each slice's interval and the "
-            "gap's.",
+        by: list[str] = by_option(
+            "A column of the table",
+            "Sliced: the --sensitive metrics and the --group differences and ratios.",
         ),
         sample_weight: str | None = typer.Option(
             None,

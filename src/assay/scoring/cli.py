@@ -25,6 +25,7 @@ from assay.cli_support import (
     CI_OPTIONS,
     OutputFormat,
     add_table,
+    by_option,
     cluster_option,
     db_option,
     emit,
@@ -121,13 +122,7 @@ _HUMAN2 = typer.Option(
 _SUBGROUP = typer.Option(
     [], "--subgroup", help="Group column for the by-group and fairness tables (repeatable)."
 )
-_BY = typer.Option(
-    [],
-    "--by",
-    help="Slice the responses by this column (repeatable): the eval metrics again per value, "
-    "with slice_column, slice, n and gap (the slice minus the whole set; with --ci its "
-    "interval).",
-)
+_BY = by_option("A response column", "Sliced: the eval metrics, DSM and PRMSE.")
 _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the CSV tables and metrics.json.")
 _KEEP_ZERO = typer.Option(
     False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."

@@ -20,6 +20,7 @@ import typer
 from assay.cli_support import (
     OutputFormat,
     apply_where,
+    by_option,
     cluster_option,
     db_option,
     guarded,
@@ -57,12 +58,8 @@ def register(app: typer.Typer) -> None:
             help="Value of a ratio with a zero denominator (default: null).",
         ),
         where: str = where_option("datums", "uid and the datum's metadata"),
-        by: list[str] = typer.Option(
-            [],
-            "--by",
-            help="A datum metadata field (repeatable): IOU/mIOU/Precision/Recall/F1/Accuracy "
-            "again per value, with slice_column, slice, n and gap (to the whole set); with --ci, "
-            "each slice's interval and the gap's.",
+        by: list[str] = by_option(
+            "A datum metadata field", "Sliced: IOU, mIOU, Precision, Recall, F1, Accuracy."
         ),
         ci: float = _CI,
         ci_method: str = _CI_METHOD,

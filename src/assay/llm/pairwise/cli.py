@@ -18,7 +18,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import interval_kwargs, interval_options
+from assay.cli_options import by_option, interval_kwargs, interval_options
 from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
 from assay.errors import InvalidInputError
 from assay.llm.run_cli import RunOpts
@@ -41,12 +41,9 @@ _NOPT = typer.Option(2, "--nopt", help="Options the judge chooses from: 2, 3 or 
 _XLSX = typer.Option(False, "--xlsx", help="Also write the win tables as .xlsx.")
 # --seed is random mode's on `judge`: the bootstrap's seed is --bootstrap-seed on both commands.
 _CI, _CI_METHOD, _NUM_BOOTSTRAP, _BSEED = interval_options(seed_flag="--bootstrap-seed")
-_BY = typer.Option(
-    [],
-    "--by",
-    help="A question-level column (repeatable; task, or a column of the input table such as "
-    "a topic): every rate record again per value, with slice_column, slice, n and gap (to the "
-    "whole set) and, with --ci, the gap's interval. No judge call is made for it.",
+_BY = by_option(
+    "A question-level column (task, or a column of the input table such as a topic)",
+    "No judge call is made for it.",
 )
 _NBOOT = typer.Option(None, "--n-boot", help="Deprecated: use --num-bootstrap.")
 _CONF = typer.Option(None, "--confidence", help="Deprecated: use --ci.")

@@ -49,6 +49,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.intervals import ci_options
 from assay.llm.driver import STOP_MESSAGE, LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
@@ -127,6 +128,34 @@ def loglik_pick(prepared: Prepared, text: str, mode: str) -> tuple[int, dict[str
 
 #: What a suite run returns (the driver's :class:`~assay.llm.driver.LLMRun`).
 SuiteResult = LLMRun
+
+
+class CountsEvaluator(Evaluator):
+    """A suite's evaluator of answer counts: ``dataset`` only names what is evaluated
+    (evaluators of different datasets refuse to merge); ``ci`` (with ``ci_method``,
+    ``num_bootstrap``, ``seed``) puts an interval over items on its rates
+    (:mod:`assay.llm.suites.intervals`). A subclass starts its empty counts in
+    :meth:`_start`."""
+
+    def __init__(
+        self,
+        *,
+        dataset: str | None = None,
+        ci: float | None = None,
+        ci_method: str = "bootstrap",
+        num_bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
+        self.dataset = dataset
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self._start()
+
+    @abstractmethod
+    def _start(self) -> None:
+        """Set the empty counts."""
+
+    def config(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
 
 class Suite(LLMTask):

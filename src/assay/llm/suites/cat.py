@@ -40,12 +40,10 @@ import numpy as np
 
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
-from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
 from assay.llm.suites import records
-from assay.llm.suites.base import Call, Prepared, Suite, loglik_pick, template
+from assay.llm.suites.base import Call, CountsEvaluator, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.intervals import attach_count_intervals
@@ -62,7 +60,7 @@ _CODE = {name: i for i, name in enumerate(OUTCOMES)}
 _FIXED_SCOPES = ("general", "intrasentence", "intersentence")
 
 
-class CATEvaluator(Evaluator):
+class CATEvaluator(CountsEvaluator):
     """Counts of the five outcomes per scope; LMS, SS, ICAT, CATCounts, ErrorRate from them.
 
     ``add(outcomes, test_types, bias_types)`` takes three arrays of one length: outcome
@@ -73,22 +71,9 @@ class CATEvaluator(Evaluator):
     (:mod:`assay.llm.suites.intervals`).
     """
 
-    def __init__(
-        self,
-        *,
-        dataset: str | None = None,
-        ci: float | None = None,
-        ci_method: str = "bootstrap",
-        num_bootstrap: int = 1000,
-        seed: int = 0,
-    ) -> None:
-        self.dataset = dataset
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+    def _start(self) -> None:
         self._scopes: list[str] = list(_FIXED_SCOPES)
         self._counts = np.zeros((len(_FIXED_SCOPES), len(OUTCOMES)), dtype=np.int64)
-
-    def config(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
     @property
     def is_empty(self) -> bool:

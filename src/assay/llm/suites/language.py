@@ -39,12 +39,10 @@ import numpy as np
 
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
-from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
 from assay.llm.suites import records
-from assay.llm.suites.base import Call, Prepared, Suite, loglik_pick, template
+from assay.llm.suites.base import Call, CountsEvaluator, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.language_data import ExamRow, load_exam
@@ -58,7 +56,7 @@ LANGUAGE_OUTCOMES = ("correct", "incorrect", "invalid", "error")
 TEMPLATE_VERSION = "v1"
 
 
-class LanguageEvaluator(Evaluator):
+class LanguageEvaluator(CountsEvaluator):
     """Counts of correct/incorrect/invalid/error answers per language.
 
     ``dataset`` only names what is evaluated: evaluators of different datasets refuse to merge.
@@ -66,22 +64,9 @@ class LanguageEvaluator(Evaluator):
     the three rates (Wilson with ``ci_method="wilson"``; :mod:`assay.llm.suites.intervals`).
     """
 
-    def __init__(
-        self,
-        *,
-        dataset: str | None = None,
-        ci: float | None = None,
-        ci_method: str = "bootstrap",
-        num_bootstrap: int = 1000,
-        seed: int = 0,
-    ) -> None:
-        self.dataset = dataset
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+    def _start(self) -> None:
         self._langs: list[str] = []
         self._counts = np.zeros((0, 4), dtype=np.int64)
-
-    def config(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
     @property
     def is_empty(self) -> bool:

@@ -25,7 +25,7 @@ Example:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -33,21 +33,18 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.intervals import ci_options
-from assay.results import Metric, MetricSet
+from assay.results import MetricSet
 from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
-from assay.stats.records import run_context
-from assay.stats.reduce import reduce_scores, value_keys
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
+from assay.stats.run_records import Scores, metric_records
 from assay.stats.sample_ci import SampleCI
 from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.types import SampleScore
-from assay.stats.value_mapping import ValueMapping, as_mapping
+from assay.stats.value_mapping import as_mapping
 
 __all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
-
-Scores = Sequence[SampleScore] | ScoreFrame
 
 
 def _metrics(metrics: Any) -> list[MetricFn]:
@@ -83,130 +80,6 @@ def _reducers(reducers: Any) -> list[Reducer]:
     if not out:
         raise InvalidInputError("give at least one reducer", source="reducers")
     return out
-
-
-def _columns(scores: Scores, to_float: Any = None) -> dict[Any, ScoreFrame]:
-    if isinstance(scores, ScoreFrame):
-        return {None: scores}
-    keys = value_keys(scores)
-    if keys is None:
-        return {None: ScoreFrame.from_scores(scores, to_float=to_float)}
-    return {k: ScoreFrame.from_scores(scores, key=k, to_float=to_float) for k in keys}
-
-
-def _objects(scores: Scores) -> list[SampleScore]:
-    return scores.to_scores() if isinstance(scores, ScoreFrame) else list(scores)
-
-
-def _raw_records(
-    scores: Scores, metric_fns: list[MetricFn], reducers: list[Reducer], to_float: Any
-) -> MetricSet:
-    """Records of the metrics over raw values (``takes`` "scores" or "unreduced")."""
-    records: list[Metric] = []
-    objs = _objects(scores)
-    unreduced = [m for m in metric_fns if m.takes == "unreduced"]
-    for m in unreduced:
-        records.extend(m.records(objs, run_context(n_failed=_n_none(objs))))
-    per_sample = [m for m in metric_fns if m.takes == "scores"]
-    if not per_sample:
-        return MetricSet(records)
-    single_epoch = len({s.sample_id for s in objs if s.sample_id is not None}) == sum(
-        1 for s in objs if s.sample_id is not None
-    )
-    for r in reducers:
-        # one score per sample already: the reducer is the identity, so raw values
-        # (strings, lists of ratings) reach the metric unchanged; else the epochs are
-        # converted with the metric's own mapping (aggregate's), or the evaluation's
-        by_mapping: dict[Any, list[SampleScore]] = {}
-        for m in per_sample:
-            mapping = m.epoch_to_float if m.epoch_to_float is not None else to_float
-            if mapping not in by_mapping:
-                by_mapping[mapping] = (
-                    objs if single_epoch and not r.collects else reduce_scores(objs, r, mapping)
-                )
-            reduced = by_mapping[mapping]
-            context = run_context(
-                reducer=r.name, reducer_to_float=_dict(r.to_float), n_failed=_n_none(reduced)
-            )
-            records.extend(m.records(reduced, context))
-    return MetricSet(records)
-
-
-def _n_none(objs: list[SampleScore]) -> int:
-    return sum(1 for s in objs if s.score.value is None)
-
-
-def _records(
-    scores: Scores,
-    metric_fns: list[MetricFn],
-    reducers: list[Reducer],
-    to_float: Any = None,
-    ci: SampleCI | None = None,
-) -> MetricSet:
-    raw = [m for m in metric_fns if m.takes != "frame"]
-    if raw:
-        frame_fns = [m for m in metric_fns if m.takes == "frame"]
-        done = _records(scores, frame_fns, reducers, to_float, ci) if frame_fns else MetricSet([])
-        return MetricSet([*done, *_raw_records(scores, raw, reducers, to_float)])
-    views = _Views(scores)
-    records: list[Metric] = []
-    for r in reducers:
-        if r.collects:  # lists of the epochs' values are for metrics over raw values
-            continue
-        by_mapping: dict[Any, dict[Any, ScoreFrame]] = {}
-        for m in metric_fns:
-            mapping = m.to_float if m.to_float is not None else to_float
-            if mapping not in by_mapping:
-                by_mapping[mapping] = views.reduced(r, mapping)
-        keys = list(dict.fromkeys(k for frames in by_mapping.values() for k in frames))
-        for key in keys:
-            for m in metric_fns:
-                frame = by_mapping[m.to_float if m.to_float is not None else to_float].get(key)
-                if frame is None:
-                    continue
-                context = run_context(
-                    reducer=r.name,
-                    reducer_to_float=_dict(r.to_float),
-                    score_key=key,
-                    n_failed=frame.n_none,
-                )
-                records.extend(m.records(frame, context, ci))
-    return MetricSet(records)
-
-
-def _dict(mapping: ValueMapping | None) -> dict[str, Any] | None:
-    return None if mapping is None else mapping.to_dict()
-
-
-class _Views:
-    """The score columns converted with each mapping (each built once) and their
-    reductions.
-
-    The reduction converts the epochs with the reducer's own mapping when it has one,
-    else with the metric's (``mapping``); a reducer that returns a raw representative
-    (``mode``, ``max``) has that value converted with the metric's mapping afterwards,
-    as Inspect AI's metrics convert the reduced value with their own ``to_float``.
-    """
-
-    def __init__(self, scores: Scores) -> None:
-        self.scores = scores
-        self._columns: dict[Any, dict[Any, ScoreFrame]] = {}
-
-    def columns(self, mapping: ValueMapping | None) -> dict[Any, ScoreFrame]:
-        if mapping not in self._columns:
-            self._columns[mapping] = _columns(self.scores, mapping)
-        return self._columns[mapping]
-
-    def reduced(self, r: Reducer, mapping: ValueMapping | None) -> dict[Any, ScoreFrame]:
-        if r.group_fn is None:
-            objs = reduce_scores(_objects(self.scores), r, mapping)
-            return _columns(objs, mapping)
-        conversion = r.to_float if r.to_float is not None else mapping
-        frames = {k: r.reduce_frame(f) for k, f in self.columns(conversion).items()}
-        if conversion == mapping:
-            return frames
-        again = mapping if mapping is not None else ValueMapping()  # None: the default
-        return {k: f.remap(again) for k, f in frames.items()}
 
 
 def _sample_ci(
@@ -272,7 +145,9 @@ def evaluate_scores(
     """
     interval = _sample_ci(ci, ci_method, num_bootstrap, seed, cluster)
     scores = as_native(scores)  # Inspect AI's objects: read once, attribute by attribute
-    return _records(scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float), interval)
+    return metric_records(
+        scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float), interval
+    )
 
 
 def evaluate(scores: Scores, metrics: Any = None, reducers: Any = None) -> MetricSet:
@@ -420,7 +295,7 @@ class ScoreEvaluator(Evaluator):
         return objs
 
     def _compute(self) -> MetricSet:
-        return _records(self.scores(), self.metrics, self.reducers, self.to_float, self.ci)
+        return metric_records(self.scores(), self.metrics, self.reducers, self.to_float, self.ci)
 
     def _state(self) -> dict[str, np.ndarray]:
         return encode_scores(self.scores())

@@ -134,8 +134,14 @@ def test_llm_task_resumes_after_an_interrupt_with_no_repeated_call(name: str, tm
 
     opts = RunOptions(cache=tmp_path / "cache.sqlite", concurrency=2)
     first = Scripted(interrupt_after=5)
-    with pytest.raises(EvaluationInterrupted) as stop:
-        evaluate(tasks()[name], first, opts)
+    # Ctrl-C as in a fresh process: a library an earlier test ran in this worker may have
+    # left its own SIGINT handler behind (seen once in a clean-clone run: no interrupt).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(EvaluationInterrupted) as stop:
+            evaluate(tasks()[name], first, opts)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert stop.value.signum == signal.SIGINT
     kinds = [c.record.error_kind for c in stop.value.run.calls]
     assert "interrupted" in kinds and stop.value.run.status == "failed"

@@ -29,7 +29,7 @@ from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator
 from assay.resampling import resample_counts
 from assay.results import Metric, MetricSet
-from assay.store import Store
+from assay.store import ItemRecord, Store
 from assay.testing.llm import FakeChatServer
 
 runner = CliRunner()
@@ -275,3 +275,51 @@ def test_a_run_stored_without_items_or_facts_gives_the_reason(runs, tmp_path):
     r = _llm("average", "--datasets", "compas", "--db", db, "--ci", "0.95", "--no-save")
     why = json.loads(r.stdout)[0]["parameters"]["ci_undefined"]
     assert why.startswith(f"evaluation {compas} (compas): item ") and "facts" in why
+
+
+def test_an_older_store_gets_the_info_column_and_its_rows_say_why(store_url):
+    """A store from before ``info``: opened, the column is added (rows kept, ``info`` null),
+    and the average's interval names the rows that lack it."""
+    from sqlalchemy import create_engine, text
+
+    with Store(store_url) as st:
+        pisa = st.save([Metric("Accuracy", 0.5)], kind="llm_fairness", dataset="pisa",
+                       items=[ItemRecord("0", "p", ok=True, parsed={"valid": True})])  # fmt: skip
+    eng = create_engine(store_url)
+    with eng.begin() as conn:
+        conn.execute(text("ALTER TABLE assay_items DROP COLUMN info"))
+    eng.dispose()
+    with Store(store_url) as st:
+        (old,) = st.get(pisa, items=True).items
+        assert old.item_id == "0" and old.info is None
+        evaluations = {"pisa": (pisa, st.get(pisa).metrics)}
+    out = average_fairness(evaluations, items={"pisa": [old]}, ci=0.95, num_bootstrap=10)
+    assert "stored without its row's facts" in out.get("Accuracy").parameters["ci_undefined"]
+
+
+def test_a_loglik_run_gives_its_records_back_too(tmp_path):
+    """In the loglik modes a row's counterfactual is asked with it: where the original call
+    failed, the stored counterfactual answer must not count (as in the run)."""
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    with FakeChatServer(_failing_prompts()) as srv:
+        r = _llm("fairness", "--dataset", "pisa", "--sample", "-m", srv.spec(), "--db", db,
+                 "--quiet", "--retries", "0", "--max-errors", "5", "--answer-mode", "loglik",
+                 "--loglik", "chat", "--no-cache")  # fmt: skip
+        assert r.exit_code == 0, r.output
+        assert srv.calls == 48  # originals and counterfactuals in one round
+    with Store(db) as st:
+        (ev,) = st.list()
+        full = st.get(ev.id, items=True)
+    failed = {it.info["row"] for it in full.items if not it.ok}
+    assert len(failed) == 2 and all(
+        it.ok for it in full.items if it.info["counterfactual"] and it.info["row"] in failed
+    )  # their counterfactuals were answered, and are stored
+    args, _ = stored_args(full.items)
+    assert args["counterfactual"].count(NOT_ASKED) == 2
+    spec = dataset_spec("pisa")
+    ev2 = LLMFairnessEvaluator(group_column=spec.sensitive_column, groups=spec.sensitive_values)
+    again = ev2.add(**args).compute().to_list()
+    assert again == [
+        {**d, "parameters": {k: v for k, v in d["parameters"].items() if k != "answer_mode"}}
+        for d in full.metrics.to_list()
+    ]

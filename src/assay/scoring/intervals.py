@@ -35,7 +35,8 @@ from assay.clusters import Clusters, collapse_by
 from assay.intervals import CIOptions, bootstrap
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
-from assay.scoring.consistency_ci import attach_consistency
+from assay.scoring.consistency_ci import attach_consistency, attach_consistency_by
+from assay.scoring.fairness_ci import attach_fairness
 from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
@@ -310,6 +311,9 @@ def attach_intervals(
     if true is not None:
         found = true_intervals(pairs, true, shift, given, opts, codes)
         _apply(records, "true_score_eval", found, TRUE_CI_COLUMNS, system)
+    groups = {c: units.group(c) for c in group_columns}
+    attach_fairness(records, pairs, groups, opts, codes)
     second = units.second()
     if second is not None:
         attach_consistency(records, pairs, second, system, shift, opts, codes)
+        attach_consistency_by(records, pairs[:, 0], second, groups, shift, opts, codes)

@@ -125,7 +125,7 @@ def scoring_groups(n: int, repeat: int, decimals: int | None) -> None:
     t = rng.normal(3.5, 1.0, n)
     h = np.clip(np.rint(t + rng.normal(0, 0.6, n)), 1, 6)
     h2 = np.where(rng.random(n) < 0.2, np.clip(np.rint(t + rng.normal(0, 0.6, n)), 1, 6), np.nan)
-    m = t + rng.normal(0, 0.5, n)
+    m = np.clip(t + rng.normal(0, 0.5, n), 0.5, 6.5)  # trimmed to the scale, as rsmeval does
     df = pd.DataFrame({"h": h, "h2": h2, "m": m if decimals is None else np.round(m, decimals)})
     df["g"] = rng.choice([f"L{i}" for i in range(8)], n)
     kw = {"human": "h", "system": "m", "human2": "h2", "group_columns": ["g"]}

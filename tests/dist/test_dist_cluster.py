@@ -43,6 +43,7 @@ FLOAT_SUMS = {
     "scoring-plain",
     "scoring-half-points-given-variance",
     "scoring-ci",
+    "scoring-fairness-consistency-by-ci-cluster",
     "scoring-smd-options",
     "scoring-cluster-g-by-ci",
 }

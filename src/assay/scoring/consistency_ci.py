@@ -27,7 +27,7 @@ from assay.clusters import collapse_by
 from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring.columns import ALL_DATA, METRIC_TYPES
-from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
+from assay.scoring.replicates import Pairs, columns, loo_pairs
 from assay.scoring.sufficient_stats import PairStats
 
 __all__ = ["CONSISTENCY_CI_COLUMNS", "attach_consistency", "attach_consistency_by"]
@@ -58,8 +58,10 @@ def _intervals(
     units, mult = collapse_by(rows, codes)
     h, m, two, h2 = units[:, 0], units[:, 1], units[:, 2] > 0, units[:, 3]
 
+    first, hh = Pairs(h, m, shift), Pairs(h, h2, shift, two)
+
     def statistic(w: F64) -> F64:
-        return _rows(resampled_pairs(h, m, w, shift), resampled_pairs(h, h2, w * two, shift))
+        return _rows(first.resampled(w), hh.resampled(w))
 
     def jackknife() -> F64:
         return _rows(loo_pairs(h, m, mult, shift), loo_pairs(h, h2, mult, shift, keep=two))
@@ -125,11 +127,12 @@ def _by_intervals(
     x, two, h2, c = units[:, 0], units[:, 1] > 0, units[:, 2], units[:, 3].astype(np.intp)
     ins = [two & (c == j) for j in range(len(names))]
 
+    whole, hh = Pairs(x, x, shift), Pairs(x, h2, shift, two)
+    groups = [Pairs(x, h2, shift, k) for k in ins]
+
     def statistic(w: F64) -> F64:
-        parts = [resampled_pairs(x, h2, w * k, shift) for k in ins]
-        return _by_rows(
-            resampled_pairs(x, x, w, shift), resampled_pairs(x, h2, w * two, shift), parts
-        )
+        parts = [p.resampled(w) for p in groups]
+        return _by_rows(whole.resampled(w), hh.resampled(w), parts)
 
     def jackknife() -> F64:
         parts = [loo_pairs(x, h2, mult, shift, keep=k) for k in ins]

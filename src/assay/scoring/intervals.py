@@ -39,7 +39,7 @@ from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.consistency_ci import attach_consistency, attach_consistency_by
 from assay.scoring.fairness_ci import attach_fairness
-from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
+from assay.scoring.replicates import Pairs, columns, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
 
@@ -188,8 +188,10 @@ def _intervals(
         units, mult = collapse_by(np.column_stack([pairs[:, 0], y]), codes)
         x_u, y_u = units[:, 0], units[:, 1]
 
-        def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u) -> F64:
-            return _matrix(resampled_pairs(x_u, y_u, w, shift), CI_COLUMNS)
+        prepared = Pairs(x_u, y_u, shift)
+
+        def statistic(w: F64, pairs: Pairs = prepared) -> F64:
+            return _matrix(pairs.resampled(w), CI_COLUMNS)
 
         def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, mult: Any = mult) -> F64:
             return _matrix(loo_pairs(x_u, y_u, mult, shift), CI_COLUMNS)
@@ -232,9 +234,10 @@ def grouped_intervals(
         units, mult = collapse_by(np.column_stack([pairs[:, 0], y, code]), codes)
         x_u, y_u, c_u = units[:, 0], units[:, 1], units[:, 2].astype(np.intp)
 
-        def statistic(w: F64, x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u) -> F64:
-            parts = [resampled_pairs(x_u, y_u, w * (c_u == j), shift) for j in range(g)]
-            return matrix(resampled_pairs(x_u, y_u, w, shift), parts)
+        prepared = [Pairs(x_u, y_u, shift)] + [Pairs(x_u, y_u, shift, c_u == j) for j in range(g)]
+
+        def statistic(w: F64, pairs: list[Pairs] = prepared) -> F64:
+            return matrix(pairs[0].resampled(w), [p.resampled(w) for p in pairs[1:]])
 
         def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, c_u: Any = c_u, m: Any = mult) -> F64:
             parts = [loo_pairs(x_u, y_u, m, shift, keep=c_u == j) for j in range(g)]

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
 
-__all__ = ["columns", "loo_pairs", "resampled_pairs"]
+__all__ = ["Pairs", "columns", "loo_pairs", "resampled_pairs"]
 
 F64 = NDArray[np.float64]
 _SUMS = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
@@ -72,20 +72,67 @@ def _stats(
     )
 
 
+#: How many of the smallest (largest) values are looked at for a resample's extremes
+#: before all of them: a resample misses all of them with probability about e^-CANDIDATES.
+CANDIDATES = 32
+
+
+def _drawn_min(v: F64, order: NDArray[np.intp], w: F64) -> F64:
+    """Per row of ``w``: the smallest ``v`` among the units drawn (``w > 0``; inf when none),
+    from the first units of ``order`` (``v`` ascending), every unit only for the rare row
+    that drew none of those."""
+    if v.size == 0:
+        return np.full(w.shape[0], np.inf)
+    cand = order[:CANDIDATES]
+    hit = w[:, cand] > 0
+    found = hit.any(axis=1)
+    out = v[cand[hit.argmax(axis=1)]]
+    if not found.all():
+        rest = ~found
+        out[rest] = np.where(w[rest] > 0, v, np.inf).min(axis=1, initial=np.inf)
+    return out
+
+
+class Pairs:
+    """The distinct (human, system) pairs of a bootstrap, prepared once for every chunk of
+    resamples: the per-pair terms and one-hot rows as one matrix (a resample's sums are one
+    product), and the orders that find a resample's extremes. ``keep`` restricts the pairs
+    to a subgroup (a resample's counts outside it are ignored); the one-hot categories are
+    the whole set's either way."""
+
+    def __init__(self, x: F64, y: F64, shift: float, keep: NDArray[np.bool_] | None = None):
+        lo, ox, oy = _onehots(x, y)
+        parts = [_terms(x, y, shift)] + ([] if ox is None or oy is None else [ox, oy])
+        self.idx = None if keep is None else np.flatnonzero(keep)
+        sub = slice(None) if self.idx is None else self.idx
+        self.x, self.y, self.shift, self.lo = x[sub], y[sub], shift, lo
+        self.k = 0 if ox is None else ox.shape[1]
+        self.matrix = np.hstack(parts)[sub]
+        self.orders = [np.argsort(v, kind="stable") for v in (self.x, -self.x, self.y, -self.y)]
+
+    def resampled(self, w: F64) -> PairStats:
+        """:class:`PairStats` whose group ``i`` is the resample with counts ``w[i]`` over
+        the distinct pairs (over every pair, not only the kept ones)."""
+        if self.idx is not None:
+            w = w[:, self.idx]
+        both = w @ self.matrix
+        sums, k = both[:, : len(_SUMS)], self.k
+        hx = None if k == 0 else both[:, len(_SUMS) : len(_SUMS) + k]
+        hy = None if k == 0 else both[:, len(_SUMS) + k :]
+        ox, oy = self.orders[0:2], self.orders[2:4]
+        extrema = [
+            _drawn_min(self.x, ox[0], w),
+            -_drawn_min(-self.x, ox[1], w),
+            _drawn_min(self.y, oy[0], w),
+            -_drawn_min(-self.y, oy[1], w),
+        ]
+        return _stats(sums, extrema, self.lo, hx, hy, self.shift)
+
+
 def resampled_pairs(x: F64, y: F64, w: F64, shift: float) -> PairStats:
     """:class:`PairStats` whose group ``i`` is the resample with counts ``w[i]`` over the
-    distinct pairs ``(x, y)``."""
-    drawn = w > 0
-    lo, ox, oy = _onehots(x, y)
-    extrema = [
-        np.where(drawn, x, np.inf).min(axis=1),
-        np.where(drawn, x, -np.inf).max(axis=1),
-        np.where(drawn, y, np.inf).min(axis=1),
-        np.where(drawn, y, -np.inf).max(axis=1),
-    ]
-    hx = None if ox is None else w @ ox
-    hy = None if oy is None else w @ oy
-    return _stats(w @ _terms(x, y, shift), extrema, lo, hx, hy, shift)
+    distinct pairs ``(x, y)`` (:class:`Pairs` prepares the pairs once for many calls)."""
+    return Pairs(x, y, shift).resampled(w)
 
 
 def _loo_min(v: F64, mult: F64, keep: NDArray[np.bool_]) -> F64:

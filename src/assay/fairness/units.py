@@ -1,0 +1,163 @@
+"""Classes of interchangeable datums: what the datum bootstrap draws when a family of records
+needs more than its own cells (the mean over definitions; anything with sample weights).
+
+A datum's whole contribution to every fairness record is its outcome (TP, FP, FN, TN), its
+privileged bit under every definition, its group in every group column and its weight. Two
+datums equal in all of these are interchangeable: a bootstrap that draws ``n`` datums and
+counts them per class draws ``Multinomial(n, m / n)`` over the classes (``m`` their
+multiplicities), exactly as drawing the datums. The evaluator keeps the classes with their
+multiplicities (:class:`Units`); they add up across batches and merge exactly, in one
+canonical (sorted) order whatever the batching. A resample's counts and weight sums of any
+record family are then the class counts times a sparse matrix (:func:`family_matrix`): each
+class adds its count to its cell of the family and its count times its weight to the cell's
+weight sum. Without weights the classes are at most ``4 * 2^D`` times the groups; with
+continuous weights they are the datums (the state then grows with the data).
+
+Example:
+    >>> u = Units.of_batch(np.array([0, 0, 3]), [np.array([True, True, False])],
+    ...                    [(np.array(["a"]), np.array([0, 0, 0]))], np.array([2.0, 2.0, 1.0]))
+    >>> u.keys.tolist(), u.weights.tolist(), u.counts.tolist()
+    ([[0, 1, 0], [3, 0, 0]], [2.0, 1.0], [2, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Units", "family_matrix", "grown", "joined", "units_from_state", "units_state"]
+
+I64 = NDArray[np.int64]
+F64 = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Units:
+    """Classes of interchangeable datums: ``keys`` (k, 1 + D + T) int: the outcome (0 TP,
+    1 FP, 2 FN, 3 TN), the privileged bit under each of the D definitions and the group code
+    (into ``names[j]``, sorted) in each of the T group columns; ``weights`` (k,) each
+    class's weight (1 for rows added without weights); ``counts`` (k,) its datums."""
+
+    names: tuple[NDArray[np.str_], ...]
+    keys: I64
+    weights: F64
+    counts: I64
+
+    @classmethod
+    def of_batch(
+        cls,
+        outcome: I64,
+        masks: Sequence[NDArray[np.bool_]],
+        groupings: Sequence[tuple[NDArray[np.str_], I64]],
+        weights: F64 | None,
+    ) -> Units:
+        """The classes of one batch: each datum's outcome, privileged masks, groups (names
+        and codes) and weights (None: every datum weighs 1)."""
+        n = len(outcome)
+        cols = [np.asarray(outcome, np.int64).reshape(n, 1)]
+        cols += [np.asarray(m, np.int64).reshape(n, 1) for m in masks]
+        cols += [np.asarray(c, np.int64).reshape(n, 1) for _, c in groupings]
+        w = np.ones(n) if weights is None else np.asarray(weights, np.float64)
+        names = tuple(np.asarray(x).astype(str) for x, _ in groupings)
+        return _collect(names, np.hstack(cols), w, np.ones(n, np.int64))
+
+    @property
+    def definitions(self) -> int:
+        return self.keys.shape[1] - 1 - len(self.names)
+
+    def on(self, names: Sequence[NDArray[np.str_]]) -> Units:
+        """The same classes with group codes into ``names`` (each a superset of ours)."""
+        keys = self.keys.copy()
+        start = 1 + self.definitions
+        for j, (mine, theirs) in enumerate(zip(self.names, names)):
+            keys[:, start + j] = np.searchsorted(theirs, mine)[keys[:, start + j]]
+        return Units(tuple(names), keys, self.weights, self.counts)
+
+    def __add__(self, other: Units) -> Units:
+        names = tuple(np.union1d(a, b).astype(str) for a, b in zip(self.names, other.names))
+        a, b = self.on(names), other.on(names)
+        keys = np.concatenate([a.keys, b.keys])
+        return _collect(names, keys, np.concatenate([a.weights, b.weights]),
+                        np.concatenate([a.counts, b.counts]))  # fmt: skip
+
+    def __sub__(self, other: Units) -> Units:
+        """These classes without ``other``'s datums (``other`` a part of them: a slice)."""
+        b = other.on(self.names)
+        keys = np.concatenate([self.keys, b.keys])
+        return _collect(self.names, keys, np.concatenate([self.weights, b.weights]),
+                        np.concatenate([self.counts, -b.counts]))  # fmt: skip
+
+
+def _collect(names: tuple[NDArray[np.str_], ...], keys: I64, weights: F64, counts: I64) -> Units:
+    """Classes summed by equal key and weight (bit for bit), in sorted order; empty ones
+    dropped."""
+    w = np.ascontiguousarray(weights, dtype=np.float64) + 0.0  # -0.0 is 0.0
+    rows = np.column_stack([keys, w.view(np.int64)])
+    if len(rows) == 0:
+        return Units(names, keys.reshape(0, keys.shape[1]), w, counts.astype(np.int64))
+    uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+    total = np.rint(np.bincount(inv.reshape(-1), weights=counts, minlength=len(uniq)))
+    total = total.astype(np.int64)
+    keep = total != 0
+    kept = uniq[keep]
+    weight = np.ascontiguousarray(kept[:, -1]).view(np.float64)
+    return Units(names, np.ascontiguousarray(kept[:, :-1]), weight, total[keep])
+
+
+def grown(
+    units: Units | None, ci: Any, outcome: I64, masked: Sequence[tuple[Any, Any]],
+    groupings: Sequence[tuple[NDArray[np.str_], I64]], weights: F64 | None,
+) -> Units | None:  # fmt: skip
+    """``units`` with a batch's classes added (its outcomes, privileged masks with matched
+    counts, groupings, weights); kept only for the datum bootstrap (``ci`` without
+    ``cluster``: clusters are drawn from their own counts)."""
+    if ci is None or ci.cluster:
+        return None
+    batch = Units.of_batch(outcome, [m for m, _ in masked], groupings, weights)
+    return batch if units is None else units + batch
+
+
+def joined(a: Units | None, b: Units | None) -> Units | None:
+    """Two evaluators' classes merged."""
+    return b if a is None else a if b is None else a + b
+
+
+def family_matrix(units: Units, cells: I64, size: int, weighted: bool) -> Any:
+    """The sparse matrix (k, size or 2 size) from class counts to a family's flat counts and,
+    ``weighted``, its weight sums after them: ``cells`` (k, r) are the cells (in
+    ``0 .. size - 1``) each class adds to (r of them: one per definition for the mean)."""
+    from scipy import sparse
+
+    k, r = cells.shape
+    rows = np.repeat(np.arange(k), r)
+    cols = cells.reshape(-1)
+    data = np.ones(k * r)
+    if weighted:
+        rows = np.concatenate([rows, rows])
+        cols = np.concatenate([cols, cols + size])
+        data = np.concatenate([data, np.repeat(units.weights, r)])
+    width = size * (2 if weighted else 1)
+    return sparse.csr_matrix((data, (rows, cols)), shape=(k, width))
+
+
+def units_state(units: Units | None) -> dict[str, NDArray[Any]]:
+    """Plain arrays of the classes (none when there are none)."""
+    if units is None:
+        return {}
+    out: dict[str, NDArray[Any]] = {f"unit_names_{j}": n for j, n in enumerate(units.names)}
+    return out | {"unit_keys": units.keys, "unit_weights": units.weights,
+                  "unit_counts": units.counts}  # fmt: skip
+
+
+def units_from_state(state: Any, tables: int) -> Units | None:
+    """What :func:`units_state` packed (None when the state has no classes)."""
+    if "unit_keys" not in state:
+        return None
+    names = tuple(np.asarray(state[f"unit_names_{j}"]).astype(str) for j in range(tables))
+    keys = np.asarray(state["unit_keys"], dtype=np.int64)
+    return Units(names, keys.reshape(len(keys), -1), np.asarray(state["unit_weights"], np.float64),
+                 np.asarray(state["unit_counts"], np.int64))  # fmt: skip

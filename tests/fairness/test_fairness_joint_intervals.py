@@ -1,0 +1,209 @@
+"""Fairness intervals drawn from classes of interchangeable datums: the mean over privileged-
+group definitions and everything with sample weights (records, slices and gaps, clusters).
+
+Each interval equals a naive loop that draws the same multinomial counts over the classes
+(rows equal in outcome, privileged bit under every definition, group in every group column
+and weight; sorted by those columns), materialises every resample as rows (each class's
+representative row copied as often as drawn, with its weight) and runs the point-estimate
+evaluator on them; one resample's materialised rows are checked against fairlearn's
+MetricFrame with ``sample_weight``; seeds, merge and state.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from fairlearn.metrics import MetricFrame
+from fairlearnkit import AGGREGATES, RATES
+
+from assay.fairness import FairnessEvaluator, PrivilegedGroup
+from assay.fairness.assembly import families
+from assay.fairness.draws import stacked
+from assay.intervals import resample_counts
+
+LEVEL, B, SEED = 0.9, 30, 3
+GROUPS = ["sex=F", "age:40:invert"]
+CONFIG = {"groups": GROUPS, "group_columns": ["race"]}
+WHERE = ("group_column", "group", "privileged", "average_over", "method", "agg", "slice")
+
+
+def _df(n: int = 300, seed: int = 0, grid: bool = True) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    w = rng.choice([0.5, 1.0, 2.25, 3.0], n) if grid else rng.uniform(0.1, 3.0, n)
+    return pd.DataFrame({
+        "y": y, "yhat": np.where(rng.random(n) < 0.75, y, 1 - y), "w": w,
+        "sex": rng.choice(["F", "M"], n), "age": rng.integers(20, 60, n),
+        "race": rng.choice(["a", "b", "c"], n), "site": rng.choice(["x", "y"], n),
+    })  # fmt: skip
+
+
+def _classes(df: pd.DataFrame, weighted: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each class's representative row and its datums, classes sorted by (outcome, bits,
+    group code among the rows' own sorted groups, weight)."""
+    outcome = 2 * (df["yhat"].to_numpy() != 1) + (df["y"].to_numpy() != 1)
+    bits = [PrivilegedGroup.coerce(g) for g in GROUPS]
+    masks = [
+        np.isin(df[g.group_column].astype(str), g.values)
+        if g.values
+        else g.privileged(df[g.group_column].to_numpy())
+        for g in bits
+    ]
+    code = np.unique(df["race"].to_numpy(), return_inverse=True)[1]
+    w = df["w"].to_numpy(float) if weighted else np.ones(len(df))
+    keys = np.column_stack([outcome, *masks, code, w.view(np.int64)]).astype(np.int64)
+    _, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    return first, counts
+
+
+def _key(m) -> tuple:
+    return (m.type, *(json.dumps(m.parameters.get(k)) for k in WHERE))
+
+
+def _values(df: pd.DataFrame, weighted: bool) -> dict[tuple, float]:
+    ev = FairnessEvaluator(**CONFIG)
+    ms = ev.add(df, label="y", prediction="yhat", sample_weight="w" if weighted else None)
+    return {_key(m): np.nan if m.value is None else float(m.value) for m in ms.compute()
+            if not isinstance(m.value, dict)}  # fmt: skip
+
+
+def _q(values: list[float]) -> list[float]:
+    v = np.asarray(values, dtype=float)
+    return np.quantile(v[~np.isnan(v)], [(1 - LEVEL) / 2, (1 + LEVEL) / 2]).tolist()
+
+
+def _loop(df: pd.DataFrame, weighted: bool) -> dict[tuple, list[float]]:
+    first, counts = _classes(df, weighted)
+    out: dict[tuple, list[float]] = {}
+    for k in np.concatenate(list(resample_counts(counts, B, SEED))):
+        rows = df.iloc[np.repeat(first, k.astype(int))]
+        for key, v in _values(rows, weighted).items():
+            out.setdefault(key, []).append(v)
+    return out
+
+
+def _check(ms, loops: dict[tuple, list[float]], only_means: bool = False) -> int:
+    n = 0
+    for m in ms:
+        p = m.parameters
+        if p.get("ci_low") is None or "slice" in p or (only_means and "average_over" not in p):
+            continue
+        assert p["ci_method"] == "bootstrap" and p["seed"] == SEED
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(_q(loops[_key(m)]), abs=1e-12), m
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_intervals_equal_a_loop_over_materialised_classes(weighted: bool) -> None:
+    df = _df()
+    ev = FairnessEvaluator(**CONFIG, ci=LEVEL, num_bootstrap=B, seed=SEED)
+    ms = ev.add(df, label="y", prediction="yhat", sample_weight="w" if weighted else None)
+    ms = ms.compute()
+    means = [m for m in ms if "average_over" in m.parameters and m.value is not None]
+    assert len(means) == 4 and all(m.parameters["ci_low"] is not None for m in means)
+    # without weights only the mean is drawn from the classes (the rest: each family's cells)
+    checked = _check(ms, _loop(df, weighted), only_means=not weighted)
+    assert checked >= (4 + 8 + 12 + 4 + 3 if weighted else 4), checked
+
+
+def test_weighted_slice_and_gap_intervals_equal_a_loop() -> None:
+    """A slice's records draw the slice's classes; its gaps draw the slice's classes (keyed by
+    the slice's groups) then the other rows' (keyed by the whole set's), jointly."""
+    df = _df(seed=1)
+    kw = {"ci": LEVEL, "num_bootstrap": B, "seed": SEED}
+    ms = (
+        FairnessEvaluator(**CONFIG, by=["site"], **kw)
+        .add(df, label="y", prediction="yhat", sample_weight="w")
+        .compute()
+    )
+    inside = (df["site"] == "x").to_numpy()
+    part, rest = df[inside], df[~inside]
+    own = _loop(part, True)
+    (fs, cs), (fr, cr) = _classes(part, True), _classes(rest, True)
+    gaps: dict[tuple, list[float]] = {}
+    for k in np.concatenate(list(resample_counts(np.concatenate([cs, cr]), B, SEED))):
+        s = part.iloc[np.repeat(fs, k[: len(cs)].astype(int))]
+        r = rest.iloc[np.repeat(fr, k[len(cs) :].astype(int))]
+        mine, whole = _values(s, True), _values(pd.concat([s, r]), True)
+        for key, v in mine.items():
+            gaps.setdefault(key, []).append(v - whole.get(key, np.nan))
+    n = 0
+    for m in ms.filter(slice="x"):
+        p, key = m.parameters, _key(m)[:-1] + ("null",)
+        assert [p["ci_low"], p["ci_high"]] == pytest.approx(_q(own[key]), abs=1e-12)
+        assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(_q(gaps[key]), abs=1e-12)
+        n += 1
+    assert n == 12, n
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cluster_intervals_with_weights_and_the_mean(weighted: bool) -> None:
+    df = _df(seed=2)
+    df["pid"] = np.repeat([f"p{i:02d}" for i in range(20)], 15)
+    kw = {"ci": LEVEL, "num_bootstrap": B, "seed": SEED, "cluster": "pid"}
+    sw = "w" if weighted else None
+    ms = FairnessEvaluator(**CONFIG, **kw).add(df, label="y", prediction="yhat", sample_weight=sw)
+    names = sorted(df["pid"].unique())
+    loops: dict[tuple, list[float]] = {}
+    for k in np.concatenate(list(resample_counts(np.ones(len(names), np.int64), B, SEED))):
+        idx = np.concatenate(
+            [np.flatnonzero(df["pid"] == g).repeat(c) for g, c in zip(names, k.astype(int))]
+        )
+        for key, v in _values(df.iloc[np.sort(idx)], weighted).items():
+            loops.setdefault(key, []).append(v)
+    assert _check(ms.compute(), loops) >= 31
+
+
+def test_one_resample_against_fairlearn_with_sample_weight() -> None:
+    """The per-group rates and aggregates assay computes from one resample's class counts
+    equal fairlearn's MetricFrame (``sample_weight``) on that resample's materialised rows."""
+    df = _df(seed=4, grid=False)  # continuous weights: the classes are the datums
+    ev = FairnessEvaluator(**CONFIG, ci=LEVEL, num_bootstrap=B, seed=SEED)
+    ev.add(df, label="y", prediction="yhat", sample_weight="w")
+    assert ev._units is not None and len(ev._units.counts) == len(df)
+    first, counts = _classes(df, True)
+    k = next(iter(resample_counts(counts, B, SEED)))[0]
+    rows = df.iloc[np.repeat(first, k.astype(int))]
+    fams = families(ev, mean=True)
+    flat = np.asarray(stacked(fams, ev._units).T @ k).ravel()
+    at = sum(f.width for f in fams[:3])  # two definitions and their mean, then the table
+    got = {_key(m): m.value for m in fams[3].rebuilt(flat[at : at + fams[3].width])}
+    sw = rows["w"].to_numpy()
+    mf = MetricFrame(metrics=RATES, y_true=rows["y"], y_pred=rows["yhat"],
+                     sensitive_features=rows["race"],
+                     sample_params={n: {"sample_weight": sw} for n in RATES})  # fmt: skip
+    n = 0
+    for (name, grp), v in mf.by_group.stack().items():
+        m = [x for x in fams[3].records if x.type == grp and x.parameters.get("group") == name]
+        assert got[_key(m[0])] == pytest.approx(v, abs=1e-12), (name, grp)
+        n += 1
+    for name, fn in AGGREGATES.items():
+        want = fn(rows["y"], rows["yhat"], sensitive_features=rows["race"], sample_weight=sw)
+        m = [x for x in fams[3].records if x.type == name]
+        assert got[_key(m[0])] == pytest.approx(want, abs=1e-12), name
+        n += 1
+    assert n == 16
+
+
+def test_seeded_merge_and_state() -> None:
+    df = _df(seed=5, grid=False)
+    kw = {"ci": 0.95, "num_bootstrap": 25, "seed": 1, "by": ["site"]}
+
+    def run(part: pd.DataFrame, **extra) -> FairnessEvaluator:
+        ev = FairnessEvaluator(**CONFIG, **{**kw, **extra})
+        return ev.add(part, label="y", prediction="yhat", sample_weight="w")
+
+    one = run(df).compute()
+    assert one.to_json() == run(df).compute().to_json()
+    assert one.to_json() != run(df, seed=2).compute().to_json()
+    a, b = run(df.iloc[:120]), run(df.iloc[120:])
+    merged = FairnessEvaluator.from_state(b.merge(FairnessEvaluator.from_state(a.state())).state())
+    for x, y in zip(one, merged.compute()):
+        assert x.type == y.type and x.parameters.keys() == y.parameters.keys()
+        for k in ("ci_low", "ci_high", "gap_ci_low", "gap_ci_high"):
+            if x.parameters.get(k) is not None:
+                assert y.parameters[k] == pytest.approx(x.parameters[k], abs=1e-12), (x, k)

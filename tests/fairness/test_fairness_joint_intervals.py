@@ -21,7 +21,7 @@ from fairlearnkit import AGGREGATES, RATES
 
 from assay.fairness import FairnessEvaluator, PrivilegedGroup
 from assay.fairness.assembly import families
-from assay.fairness.draws import stacked
+from assay.fairness.draws import mapped, stacked, transposed
 from assay.intervals import resample_counts
 
 LEVEL, B, SEED = 0.9, 30, 3
@@ -169,7 +169,7 @@ def test_one_resample_against_fairlearn_with_sample_weight() -> None:
     k = next(iter(resample_counts(counts, B, SEED)))[0]
     rows = df.iloc[np.repeat(first, k.astype(int))]
     fams = families(ev, mean=True)
-    flat = np.asarray(stacked(fams, ev._units).T @ k).ravel()
+    flat = mapped(transposed(stacked(fams, ev._units)), k[None, :])[0]
     at = sum(f.width for f in fams[:3])  # two definitions and their mean, then the table
     got = {_key(m): m.value for m in fams[3].rebuilt(flat[at : at + fams[3].width])}
     sw = rows["w"].to_numpy()

@@ -7,11 +7,11 @@ mean, a group column's (k, 4) table, the overall four) and, with sample weights,
 sums of the same cells. Its flat statistics are the counts, then the sums. A resample gives
 every family's flat statistics from what it draws:
 
-* the family's own cells (``drawn`` their counts, no matrix): the unweighted datum bootstrap;
+* the family's own cells (``drawn`` their counts, no ``chain``): the unweighted datum bootstrap;
 * classes of interchangeable datums (:class:`~assay.fairness.units.Units`; ``drawn`` their
-  multiplicities, a sparse matrix from class counts to flat statistics): the mean over
-  definitions and everything weighted;
-* clusters (:class:`~assay.clusters.Clusters` of each cluster's flat statistics, no matrix;
+  multiplicities, a ``chain`` of sparse matrices from class counts to flat statistics): the
+  mean over definitions and everything weighted;
+* clusters (:class:`~assay.clusters.Clusters` of each cluster's flat statistics, no chain;
   :func:`assay.fairness.clusters.membership`).
 
 For each resample the family's ``build`` (the point-estimate code) runs on the resampled
@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.fairness.units import Units, family_matrix
+from assay.fairness.units import Units, family_matrix, joint
 from assay.intervals import CIOptions, bootstrap, percentile
 from assay.results import Metric
 
-__all__ = ["Family", "attach", "gap_replicates", "stacked"]
+__all__ = ["Family", "attach", "gap_replicates", "mapped", "stacked", "transposed"]
 
 I64 = NDArray[np.int64]
 F64 = NDArray[np.float64]
@@ -71,9 +71,10 @@ class Family:
         sums = flat[self.size : 2 * self.size].reshape(self.shape) if self.weighted else None
         return self.build(counts, sums)
 
-    def matrix(self, units: Units) -> Any:
-        """The sparse map from class counts to this family's flat statistics."""
-        return family_matrix(units, self.cells(units), self.size, self.weighted)
+    def matrix(self, cells: Units) -> Any:
+        """The sparse map from the counts and weight sums of joint ``cells``
+        (:func:`~assay.fairness.units.joint`) to this family's flat statistics."""
+        return family_matrix(self.cells(cells), self.size, self.weighted)
 
 
 def _number(v: Any) -> float:
@@ -81,14 +82,16 @@ def _number(v: Any) -> float:
 
 
 def _replicates(
-    drawn: Any, matrix: Any, opts: CIOptions, row: Callable[[F64], list[float]], k: int
+    drawn: Any, chain: Any, opts: CIOptions, row: Callable[[F64], list[float]], k: int
 ) -> F64:
     """``row`` (k values) of every resample's flat statistics: ``drawn`` multiplicities (or
-    :class:`~assay.clusters.Clusters`), mapped by ``matrix`` (None: the draw is the flat
-    statistics)."""
+    :class:`~assay.clusters.Clusters`), mapped by the ``chain`` of sparse matrices
+    (None: the draw is the flat statistics)."""
+
+    rows = transposed(chain)
 
     def statistic(w: F64) -> F64:
-        flat = w if matrix is None else np.asarray((matrix.T @ w.T).T)
+        flat = mapped(rows, w)
         out = np.full((len(flat), k), np.nan)
         for i, f in enumerate(flat):
             out[i] = row(f)
@@ -97,14 +100,28 @@ def _replicates(
     return bootstrap(statistic, drawn, opts.num_bootstrap, opts.seed)
 
 
-def stacked(families: Sequence[Family], units: Units) -> Any:
-    """The families' matrices side by side (one draw of the classes serves them all)."""
+def transposed(chain: Sequence[Any] | None) -> list[Any]:
+    """A ``chain`` of sparse matrices transposed, row-major (a product with them is faster)."""
+    return [m.T.tocsr() for m in chain or ()]
+
+
+def mapped(rows: Sequence[Any], w: F64) -> F64:
+    """Resample weights (b, m) through a :func:`transposed` chain: the flat statistics."""
+    for m in rows:
+        w = np.asarray((m @ w.T).T)
+    return w
+
+
+def stacked(families: Sequence[Family], units: Units) -> list[Any]:
+    """The chain from class counts to the families' flat statistics side by side (one draw of
+    the classes serves them all): to the joint cells' counts and sums, then to the families'."""
     from scipy import sparse
 
-    return sparse.hstack([f.matrix(units) for f in families], format="csr")
+    a, cells = joint(units)
+    return [a, sparse.hstack([f.matrix(cells) for f in families], format="csr")]
 
 
-def attach(families: Sequence[Family], drawn: Any, opts: CIOptions, matrix: Any = None) -> None:
+def attach(families: Sequence[Family], drawn: Any, opts: CIOptions, chain: Any = None) -> None:
     """Bootstrap intervals on every family's records, from one draw whose flat statistics are
     the families' side by side; dict-valued records (counts) get none."""
     starts = np.cumsum([0, *(f.width for f in families)])
@@ -116,7 +133,7 @@ def attach(families: Sequence[Family], drawn: Any, opts: CIOptions, matrix: Any 
             out += [_number(m.value) for m in f.rebuilt(flat[a : a + f.width])]
         return out
 
-    reps = _replicates(drawn, matrix, opts, row, sum(sizes))
+    reps = _replicates(drawn, chain, opts, row, sum(sizes))
     lo, hi = percentile(reps, opts.level)
     at = 0
     for f, k in zip(families, sizes):
@@ -131,7 +148,7 @@ def attach(families: Sequence[Family], drawn: Any, opts: CIOptions, matrix: Any 
 Pair = tuple[Family, Family, list[tuple[int, int]]]
 
 
-def gap_replicates(pairs: Sequence[Pair], drawn: Any, opts: CIOptions, matrix: Any = None) -> F64:
+def gap_replicates(pairs: Sequence[Pair], drawn: Any, opts: CIOptions, chain: Any = None) -> F64:
     """Replicates (b, wanted) of slice-minus-whole differences: each pair is a slice's family,
     the whole set's, and the (slice record, whole record) indices wanted; the flat statistics
     are every pair's slice then whole statistics, side by side."""
@@ -145,4 +162,4 @@ def gap_replicates(pairs: Sequence[Pair], drawn: Any, opts: CIOptions, matrix: A
             out += [_number(mine[i].value) - _number(theirs[j].value) for i, j in want]
         return out
 
-    return _replicates(drawn, matrix, opts, row, sum(len(p[2]) for p in pairs))
+    return _replicates(drawn, chain, opts, row, sum(len(p[2]) for p in pairs))

@@ -38,6 +38,7 @@ from assay.fairness.assembly import families
 from assay.fairness.clusters import membership, restrict
 from assay.fairness.draws import gap_replicates
 from assay.fairness.group_text import group_column_values
+from assay.fairness.units import joint
 from assay.intervals import percentile
 from assay.results import Metric
 from assay.slices import annotate, record_key, value_masks
@@ -225,7 +226,7 @@ def _gaps(ev: Any, sub: Any, parts: Mapping[str, Any]) -> Gaps:
     return {k: (float(lo[c]), float(hi[c])) for c, k in enumerate(keys)}
 
 
-def _cells_draw(pair: Any, sub: Any, ev: Any) -> tuple[NDArray[np.int64], Any]:
+def _cells_draw(pair: Any, sub: Any, ev: Any) -> tuple[NDArray[np.int64], list[Any]]:
     """One pair's draw without weights: the cells of the slice's rows, then of the other rows;
     a slice cell adds to the slice's counts and to its cell of the whole set's."""
     from scipy import sparse
@@ -241,7 +242,7 @@ def _cells_draw(pair: Any, sub: Any, ev: Any) -> tuple[NDArray[np.int64], Any]:
     r = np.concatenate([np.arange(s.size), np.arange(s.size), s.size + np.arange(w.size)])
     c = np.concatenate([np.arange(s.size), s.size + rows, s.size + np.arange(w.size)])
     m = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, k))
-    return np.concatenate([part, rest]), m
+    return np.concatenate([part, rest]), [m]
 
 
 def _clusters_draw(pairs: list[Any], ev: Any, parts: Mapping[str, Any]) -> Any:
@@ -257,15 +258,18 @@ def _clusters_draw(pairs: list[Any], ev: Any, parts: Mapping[str, Any]) -> Any:
     return membership({g: g for g in ev._clusters}, flat)
 
 
-def _classes_draw(pairs: list[Any], sub: Any, ev: Any) -> tuple[NDArray[np.int64], Any]:
-    """With weights: the slice's classes of datums (adding to the slice's statistics and the
-    whole set's), then the other rows' classes (adding to the whole set's)."""
+def _classes_draw(pairs: list[Any], sub: Any, ev: Any) -> tuple[NDArray[np.int64], list[Any]]:
+    """With weights: the slice's classes of datums, then the other rows'; through their joint
+    cells (:func:`~assay.fairness.units.joint`), the slice's add to the slice's statistics and
+    the whole set's, the other rows' to the whole set's."""
     from scipy import sparse
 
     mine, rest = sub._units, ev._units - sub._units
-    whole = mine.on(ev._units.names)
-    top = [m for s, w, _ in pairs for m in (s.matrix(mine), w.matrix(whole))]
-    nothing = [sparse.csr_matrix((len(rest.counts), s.width)) for s, _, _ in pairs]
-    low = [m for (_, w, _), z in zip(pairs, nothing) for m in (z, w.matrix(rest))]
-    matrix = sparse.vstack([sparse.hstack(top), sparse.hstack(low)], format="csr")
-    return np.concatenate([mine.counts, rest.counts]), matrix
+    (a_s, cells_s), (a_r, cells_r) = joint(mine), joint(rest)
+    whole = cells_s.on(ev._units.names)
+    top = [m for s, w, _ in pairs for m in (s.matrix(cells_s), w.matrix(whole))]
+    nothing = [sparse.csr_matrix((2 * len(cells_r.counts), s.width)) for s, _, _ in pairs]
+    low = [m for (_, w, _), z in zip(pairs, nothing) for m in (z, w.matrix(cells_r))]
+    second = sparse.vstack([sparse.hstack(top), sparse.hstack(low)], format="csr")
+    first = sparse.block_diag([a_s, a_r], format="csr")
+    return np.concatenate([mine.counts, rest.counts]), [first, second]

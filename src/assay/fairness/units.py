@@ -8,10 +8,11 @@ counts them per class draws ``Multinomial(n, m / n)`` over the classes (``m`` th
 multiplicities), exactly as drawing the datums. The evaluator keeps the classes with their
 multiplicities (:class:`Units`); they add up across batches and merge exactly, in one
 canonical (sorted) order whatever the batching. A resample's counts and weight sums of any
-record family are then the class counts times a sparse matrix (:func:`family_matrix`): each
-class adds its count to its cell of the family and its count times its weight to the cell's
-weight sum. Without weights the classes are at most ``4 * 2^D`` times the groups; with
-continuous weights they are the datums (the state then grows with the data).
+record family are then sums over the joint cells (a class without its weight): the class
+counts, times a sparse matrix, give each joint cell's count and weight sum (:func:`joint`),
+and another gives the family's cells from those (:func:`family_matrix`). Without weights the
+classes are at most ``4 * 2^D`` times the groups; with continuous weights they are the datums
+(the state then grows with the data).
 
 Example:
     >>> u = Units.of_batch(np.array([0, 0, 3]), [np.array([True, True, False])],
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Units", "family_matrix", "grown", "joined", "units_from_state", "units_state"]
+__all__ = ["Units", "family_matrix", "grown", "joined", "joint", "units_from_state", "units_state"]
 
 I64 = NDArray[np.int64]
 F64 = NDArray[np.float64]
@@ -93,19 +94,37 @@ class Units:
 
 
 def _collect(names: tuple[NDArray[np.str_], ...], keys: I64, weights: F64, counts: I64) -> Units:
-    """Classes summed by equal key and weight (bit for bit), in sorted order; empty ones
-    dropped."""
+    """Classes summed by equal key and weight (bit for bit), sorted by the key's columns then
+    the weight (one ``lexsort``); empty ones dropped."""
     w = np.ascontiguousarray(weights, dtype=np.float64) + 0.0  # -0.0 is 0.0
-    rows = np.column_stack([keys, w.view(np.int64)])
+    rows = np.column_stack([keys, w.view(np.int64)]).astype(np.int64)
     if len(rows) == 0:
         return Units(names, keys.reshape(0, keys.shape[1]), w, counts.astype(np.int64))
-    uniq, inv = np.unique(rows, axis=0, return_inverse=True)
-    total = np.rint(np.bincount(inv.reshape(-1), weights=counts, minlength=len(uniq)))
-    total = total.astype(np.int64)
-    keep = total != 0
-    kept = uniq[keep]
-    weight = np.ascontiguousarray(kept[:, -1]).view(np.float64)
-    return Units(names, np.ascontiguousarray(kept[:, :-1]), weight, total[keep])
+    order = np.lexsort(rows.T[::-1])
+    rows = rows[order]
+    starts = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)])
+    total = np.add.reduceat(np.asarray(counts, np.int64)[order], starts)
+    keep = starts[total != 0]
+    weight = np.ascontiguousarray(rows[keep, -1]).view(np.float64)
+    return Units(names, np.ascontiguousarray(rows[keep, :-1]), weight, total[total != 0])
+
+
+def joint(units: Units) -> tuple[Any, Units]:
+    """The joint cells (the classes without their weight) and the sparse map (k, 2J) from
+    class counts to their counts and weight sums: a resample's statistics of every family
+    are sums over joint cells, so the map from the (many) classes runs once per resample
+    with two numbers per class, and the families read the (few) joint cells."""
+    from scipy import sparse
+
+    k = len(units.counts)
+    new = np.r_[True, (units.keys[1:] != units.keys[:-1]).any(axis=1)] if k else np.ones(0, bool)
+    cell = np.cumsum(new) - 1
+    j = int(new.sum())
+    rows, cols = np.r_[np.arange(k), np.arange(k)], np.r_[cell, cell + j]
+    data = np.r_[np.ones(k), units.weights]
+    a = sparse.csr_matrix((data, (rows, cols)), shape=(k, 2 * j))
+    total = np.bincount(cell, weights=units.counts, minlength=j).astype(np.int64)
+    return a, Units(units.names, units.keys[new], np.ones(j), total)
 
 
 def grown(
@@ -126,22 +145,20 @@ def joined(a: Units | None, b: Units | None) -> Units | None:
     return b if a is None else a if b is None else a + b
 
 
-def family_matrix(units: Units, cells: I64, size: int, weighted: bool) -> Any:
-    """The sparse matrix (k, size or 2 size) from class counts to a family's flat counts and,
-    ``weighted``, its weight sums after them: ``cells`` (k, r) are the cells (in
-    ``0 .. size - 1``) each class adds to (r of them: one per definition for the mean)."""
+def family_matrix(cells: I64, size: int, weighted: bool) -> Any:
+    """The sparse map (2J, size or 2 size) from the counts and weight sums of J joint cells
+    (:func:`joint`) to a family's flat counts and, ``weighted``, its weight sums after them:
+    ``cells`` (J, r) are the family cells (in ``0 .. size - 1``) each joint cell adds to (r of
+    them: one per definition for the mean)."""
     from scipy import sparse
 
-    k, r = cells.shape
-    rows = np.repeat(np.arange(k), r)
-    cols = cells.reshape(-1)
-    data = np.ones(k * r)
+    j, r = cells.shape
+    one = sparse.csr_matrix(
+        (np.ones(j * r), (np.repeat(np.arange(j), r), cells.reshape(-1))), shape=(j, size)
+    )
     if weighted:
-        rows = np.concatenate([rows, rows])
-        cols = np.concatenate([cols, cols + size])
-        data = np.concatenate([data, np.repeat(units.weights, r)])
-    width = size * (2 if weighted else 1)
-    return sparse.csr_matrix((data, (rows, cols)), shape=(k, width))
+        return sparse.block_diag([one, one], format="csr")
+    return sparse.vstack([one, sparse.csr_matrix((j, size))], format="csr")
 
 
 def units_state(units: Units | None) -> dict[str, NDArray[Any]]:

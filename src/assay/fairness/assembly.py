@@ -34,12 +34,15 @@ F64 = NDArray[np.float64]
 NO_UNITS = "the state has no classes of datums (saved by an older version)"
 
 
-def records_of(ev: FairnessEvaluator, subs: Mapping[str, FairnessEvaluator]) -> list[Metric]:
-    """Per definition, their mean, per group column and over all datums: the records of
-    ``ev``'s counts; ``subs``: the per-cluster counts of the same rows."""
-    fams = families(ev, mean=True)
+def records_of(
+    ev: FairnessEvaluator, subs: Mapping[str, FairnessEvaluator], *, mean: bool = True
+) -> list[Metric]:
+    """Per definition, their mean (unless not ``mean``: a slice's), per group column and over
+    all datums: the records of ``ev``'s counts; ``subs``: the per-cluster counts of the same
+    rows."""
+    fams = families(ev, mean=mean)
     if ev.ci is not None:
-        one_mean = len(ev.groups) == 1
+        one_mean = mean and len(ev.groups) == 1
         drawn = [f for f in fams if not (one_mean and _is_mean(f))]
         _intervals(ev, drawn, subs)
         if one_mean:  # the mean of one definition is that definition: the same interval

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from assay.fairness.assembly import families
+from assay.fairness.assembly import families, records_of
 from assay.fairness.clusters import membership, restrict
 from assay.fairness.draws import gap_replicates
 from assay.fairness.group_text import group_column_values
@@ -186,7 +186,7 @@ def slice_records(ev: Any, whole: list[Metric]) -> list[Metric]:
             parts = {
                 g: c._slices[column][v] for g, c in ev._clusters.items() if v in c._slices[column]
             }
-            recs = [m for m in sub._records(parts) if _sliced(m)]
+            recs = [m for m in records_of(sub, parts, mean=False) if _sliced(m)]  # mean: not sliced
             gaps = None if ev.ci is None or _no_units(ev, sub) else _gaps(ev, sub, parts)
             n = int(sub._overall.sum())
             out += annotate(recs, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)

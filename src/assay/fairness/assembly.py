@@ -47,9 +47,9 @@ def records_of(
         _intervals(ev, drawn, subs)
         if one_mean:  # the mean of one definition is that definition: the same interval
             d, m = fams[0], fams[1]
-            for mean, one in zip(m.records, d.records):
+            for avg, one in zip(m.records, d.records):
                 keys = INTERVAL_KEYS & one.parameters.keys()
-                mean.parameters.update({k: one.parameters[k] for k in keys})
+                avg.parameters.update({k: one.parameters[k] for k in keys})
     return [m for f in fams for m in f.records]
 
 

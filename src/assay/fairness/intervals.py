@@ -11,10 +11,11 @@ datums), so a resampled value is defined exactly when the point estimate would b
 
 Intervals go on SPD, DI, AOD and EOD of every definition, on every group's SelectionRate,
 TruePositiveRate, FalsePositiveRate and Accuracy and the four fairlearn-style aggregates of
-every group column, and on the overall Accuracy, Precision and Recall (four cells). Not
-(yet) on the mean over definitions (it needs each
-datum's cells under every definition jointly), and not with sample weights (a resample's
-weight sums are not functions of the counts): those records carry ``ci_undefined``.
+every group column, and on the overall Accuracy, Precision and Recall (four cells), each
+family drawn from its own cells when there are no sample weights. The mean over definitions
+and everything weighted draw classes of interchangeable datums instead
+(:mod:`assay.fairness.units`); the engine of all of them is :mod:`assay.fairness.draws`.
+:func:`attach_intervals` serves the LLM fairness suite's records.
 """
 
 from __future__ import annotations

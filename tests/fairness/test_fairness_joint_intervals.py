@@ -6,7 +6,8 @@ Each interval equals a naive loop that draws the same multinomial counts over th
 and weight; sorted by those columns), materialises every resample as rows (each class's
 representative row copied as often as drawn, with its weight) and runs the point-estimate
 evaluator on them; one resample's materialised rows are checked against fairlearn's
-MetricFrame with ``sample_weight``; seeds, merge and state.
+MetricFrame with ``sample_weight``; seeds, merge and state (the classes of any batching
+add up to one batch's), an old state, the CLI.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pandas as pd
 import pytest
 from fairlearn.metrics import MetricFrame
 from fairlearnkit import AGGREGATES, RATES
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.fairness import FairnessEvaluator, PrivilegedGroup
 from assay.fairness.assembly import families
@@ -207,3 +210,69 @@ def test_seeded_merge_and_state() -> None:
         for k in ("ci_low", "ci_high", "gap_ci_low", "gap_ci_high"):
             if x.parameters.get(k) is not None:
                 assert y.parameters[k] == pytest.approx(x.parameters[k], abs=1e-12), (x, k)
+
+
+def test_a_state_without_classes_says_why_not() -> None:
+    """A state saved before the classes were kept: the records that need them say why they
+    have no interval; the others keep theirs."""
+    df = _df(seed=6)
+    ev = FairnessEvaluator(**CONFIG, ci=LEVEL, num_bootstrap=B, seed=SEED)
+    ev.add(df, label="y", prediction="yhat")
+    old = {k: v for k, v in ev.state().items() if not k.startswith("unit_")}
+    ms = FairnessEvaluator.from_state(old).compute()
+    mean = [m for m in ms if "average_over" in m.parameters and m.value is not None]
+    assert mean and all("older version" in m.parameters["ci_undefined"] for m in mean)
+    spd = ms.filter("StatisticalParityDifference")[0].parameters
+    assert (
+        spd["ci_low"] == ev.compute().filter("StatisticalParityDifference")[0].parameters["ci_low"]
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=4), st.booleans())
+def test_property_classes_of_batches_add_up_to_one_batch(cuts: list[int], weighted: bool) -> None:
+    df = _df(n=120, seed=sum(cuts), grid=False)
+    sw = "w" if weighted else None
+    whole = FairnessEvaluator(**CONFIG, ci=LEVEL).add(
+        df, label="y", prediction="yhat", sample_weight=sw
+    )
+    parts, at = [], 0
+    for c in [*cuts, len(df)]:
+        if at < len(df):
+            part = FairnessEvaluator(**CONFIG, ci=LEVEL)
+            parts.append(
+                part.add(df.iloc[at : at + c], label="y", prediction="yhat", sample_weight=sw)
+            )
+            at += c
+    merged = parts[-1]
+    for p in parts[-2::-1]:
+        merged.merge(FairnessEvaluator.from_state(p.state()))
+    a, b = whole._units, merged._units
+    assert a is not None and b is not None and int(a.counts.sum()) == len(df)
+    assert [x.tolist() for x in a.names] == [x.tolist() for x in b.names]
+    assert a.keys.tolist() == b.keys.tolist() and a.counts.tolist() == b.counts.tolist()
+    assert a.weights.tolist() == b.weights.tolist()
+
+
+def test_cli_weights_and_the_mean_with_ci(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+    from assay.fairness import evaluate_fairness
+
+    df = _df(seed=7)
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    args = ["fairness", "--data", str(path), "--label", "y", "--prediction", "yhat",
+            "--sensitive", "sex=F", "--sensitive", "age:40:invert", "--group", "race",
+            "--sample-weight", "w", "--ci", "0.9", "--num-bootstrap", "25"]  # fmt: skip
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    got = [x for x in json.loads(r.stdout) if "average_over" in x["parameters"]]
+    want = evaluate_fairness(df, label="y", prediction="yhat", groups=GROUPS,
+                             group_columns=["race"], sample_weight="w", ci=0.9,
+                             num_bootstrap=25)  # fmt: skip
+    means = [m for m in want if "average_over" in m.parameters]
+    assert len(got) == len(means) == 4
+    for x, m in zip(got, means):
+        assert x["parameters"]["ci_low"] == m.parameters["ci_low"] is not None

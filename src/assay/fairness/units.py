@@ -95,18 +95,37 @@ class Units:
 
 def _collect(names: tuple[NDArray[np.str_], ...], keys: I64, weights: F64, counts: I64) -> Units:
     """Classes summed by equal key and weight (bit for bit), sorted by the key's columns then
-    the weight (one ``lexsort``); empty ones dropped."""
+    the weight; empty ones dropped. The key's columns are one mixed-radix code when it fits
+    62 bits (its order is the columns' lexicographic order): with one weight and few codes
+    the classes are a ``bincount`` of it, else one ``lexsort`` of (code, weight)."""
     w = np.ascontiguousarray(weights, dtype=np.float64) + 0.0  # -0.0 is 0.0
-    rows = np.column_stack([keys, w.view(np.int64)]).astype(np.int64)
-    if len(rows) == 0:
-        return Units(names, keys.reshape(0, keys.shape[1]), w, counts.astype(np.int64))
-    order = np.lexsort(rows.T[::-1])
-    rows = rows[order]
-    starts = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)])
-    total = np.add.reduceat(np.asarray(counts, np.int64)[order], starts)
-    keep = starts[total != 0]
-    weight = np.ascontiguousarray(rows[keep, -1]).view(np.float64)
-    return Units(names, np.ascontiguousarray(rows[keep, :-1]), weight, total[total != 0])
+    bits = w.view(np.int64)  # weights >= 0: ordered as the weights
+    c = np.asarray(counts, np.int64)
+    if len(keys) == 0:
+        return Units(names, keys.reshape(0, keys.shape[1]), w, c)
+    sizes = keys.max(axis=0) + 1
+    span = float(np.prod(sizes.astype(np.float64)))
+    if span >= 2.0**62:  # the columns themselves, least significant first
+        order = np.lexsort((bits, *(keys[:, i] for i in range(keys.shape[1] - 1, -1, -1))))
+        k = keys[order]
+        change = (k[1:] != k[:-1]).any(axis=1)
+    else:
+        code = np.zeros(len(keys), dtype=np.int64)
+        for i, size in enumerate(sizes.tolist()):
+            code = code * size + keys[:, i]
+        if span <= 4 * len(keys) and (bits == bits[0]).all():
+            total = np.rint(np.bincount(code, weights=c, minlength=int(span))).astype(np.int64)
+            at = np.flatnonzero(total)
+            cols = [(at // int(np.prod(sizes[i + 1 :]))) % sizes[i] for i in range(len(sizes))]
+            return Units(names, np.column_stack(cols).astype(np.int64), np.full(len(at), w[0]),
+                         total[at])  # fmt: skip
+        order = np.lexsort((bits, code))
+        change = code[order][1:] != code[order][:-1]
+    change |= bits[order][1:] != bits[order][:-1]
+    starts = np.flatnonzero(np.r_[True, change])
+    total = np.add.reduceat(c[order], starts)
+    first = order[starts[total != 0]]
+    return Units(names, np.ascontiguousarray(keys[first]), w[first], total[total != 0])
 
 
 def joint(units: Units) -> tuple[Any, Units]:

@@ -66,11 +66,16 @@ def _key(m) -> tuple:
     return (m.type, *(json.dumps(m.parameters.get(k)) for k in WHERE))
 
 
-def _values(df: pd.DataFrame, weighted: bool) -> dict[tuple, float]:
-    ev = FairnessEvaluator(**CONFIG)
+def _values(df: pd.DataFrame, weighted: bool, **kw) -> dict[tuple, float]:
+    """Every number record by key; with ``by``, per slice record its gap under ``("gap",
+    ...)`` too."""
+    ev = FairnessEvaluator(**CONFIG, **kw)
     ms = ev.add(df, label="y", prediction="yhat", sample_weight="w" if weighted else None)
-    return {_key(m): np.nan if m.value is None else float(m.value) for m in ms.compute()
-            if not isinstance(m.value, dict)}  # fmt: skip
+    out = {_key(m): np.nan if m.value is None else float(m.value) for m in ms.compute()
+           if not isinstance(m.value, dict)}  # fmt: skip
+    for key in [k for k in out if k[-1] != "null"]:
+        out[("gap", *key)] = out[key] - out.get((*key[:-1], "null"), np.nan)
+    return out
 
 
 def _q(values: list[float]) -> list[float]:
@@ -145,20 +150,32 @@ def test_weighted_slice_and_gap_intervals_equal_a_loop() -> None:
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_cluster_intervals_with_weights_and_the_mean(weighted: bool) -> None:
+    """Whole clusters drawn: every interval (the mean's too) and, with ``by``, each slice's
+    own and gap intervals, with the weights' sums drawn per cluster."""
     df = _df(seed=2)
     df["pid"] = np.repeat([f"p{i:02d}" for i in range(20)], 15)
     kw = {"ci": LEVEL, "num_bootstrap": B, "seed": SEED, "cluster": "pid"}
     sw = "w" if weighted else None
-    ms = FairnessEvaluator(**CONFIG, **kw).add(df, label="y", prediction="yhat", sample_weight=sw)
+    ev = FairnessEvaluator(**CONFIG, by=["site"], **kw)
+    ms = ev.add(df, label="y", prediction="yhat", sample_weight=sw).compute()
     names = sorted(df["pid"].unique())
     loops: dict[tuple, list[float]] = {}
     for k in np.concatenate(list(resample_counts(np.ones(len(names), np.int64), B, SEED))):
         idx = np.concatenate(
             [np.flatnonzero(df["pid"] == g).repeat(c) for g, c in zip(names, k.astype(int))]
         )
-        for key, v in _values(df.iloc[np.sort(idx)], weighted).items():
+        for key, v in _values(df.iloc[np.sort(idx)], weighted, by=["site"]).items():
             loops.setdefault(key, []).append(v)
-    assert _check(ms.compute(), loops) >= 31
+    assert _check(ms, loops) >= 31
+    gaps = 0
+    for m in ms:
+        p = m.parameters
+        if "slice" in p and p.get("ci_low") is not None:
+            assert [p["ci_low"], p["ci_high"]] == pytest.approx(_q(loops[_key(m)]), abs=1e-12)
+            want = _q(loops[("gap", *_key(m))])
+            assert [p["gap_ci_low"], p["gap_ci_high"]] == pytest.approx(want, abs=1e-12)
+            gaps += 1
+    assert gaps == 24, gaps
 
 
 def test_one_resample_against_fairlearn_with_sample_weight() -> None:

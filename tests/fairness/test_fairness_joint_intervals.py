@@ -243,6 +243,11 @@ def test_a_state_without_classes_says_why_not() -> None:
     assert (
         spd["ci_low"] == ev.compute().filter("StatisticalParityDifference")[0].parameters["ci_low"]
     )
+    # merged with a new evaluator either way: no interval from part of the data
+    for a, b in ((ev, FairnessEvaluator.from_state(old)), (FairnessEvaluator.from_state(old), ev)):
+        merged = FairnessEvaluator.from_state(a.state()).merge(b).compute()
+        mean = [m for m in merged if "average_over" in m.parameters and m.value is not None]
+        assert mean and all("older version" in m.parameters["ci_undefined"] for m in mean)
 
 
 @settings(max_examples=25, deadline=None)

@@ -373,11 +373,11 @@ class FairnessEvaluator(Evaluator):
             mine, theirs = self._definition_weights(), other._definition_weights()
             self._weighted_counts = [a + b for a, b in zip(mine, theirs)]
             self._overall_weights = self._weights() + other._weights()
+        self._units = joined(self._units, other._units, self.is_empty)
         self._counts = [a + b for a, b in zip(self._counts, other._counts)]
         self._matched = [a + b for a, b in zip(self._matched, other._matched)]
         self._tables = [a + b for a, b in zip(self._tables, other._tables)]
         self._overall = self._overall + other._overall
-        self._units = joined(self._units, other._units)
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
         merge_slices(self._slices, other._slices, FairnessEvaluator.from_state)

@@ -159,9 +159,13 @@ def grown(
     return batch if units is None else units + batch
 
 
-def joined(a: Units | None, b: Units | None) -> Units | None:
-    """Two evaluators' classes merged."""
-    return b if a is None else a if b is None else a + b
+def joined(a: Units | None, b: Units | None, a_empty: bool) -> Units | None:
+    """Two evaluators' classes merged (``b``'s evaluator holds data); None when either side
+    holds data without classes (a state saved by an older version), so no interval is drawn
+    from part of the data."""
+    if b is None or (a is None and not a_empty):
+        return None
+    return b if a is None else a + b
 
 
 def family_matrix(cells: I64, size: int, weighted: bool) -> Any:

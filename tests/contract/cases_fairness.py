@@ -1,5 +1,6 @@
-"""Contract cases for the fairness evaluator's crossed groups and sample weights (the
-privileged-definition and single-column cases are in ``cases_classification.py``)."""
+"""Contract cases for the fairness evaluator's crossed groups and sample weights, with and
+without intervals (the privileged-definition and single-column cases are in
+``cases_classification.py``)."""
 
 from __future__ import annotations
 
@@ -97,6 +98,47 @@ CASES = [
         name="fairness-by-weighted",
         make=lambda: FairnessEvaluator(["age:30"], group_columns=[("sex", "race")], by=["age"]),
         make_other=lambda: FairnessEvaluator(["age:30"], group_columns=[("sex", "race")]),
+        batches=_batches(True),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat", sample_weight="w"),
+    ),
+    ContractCase(
+        name="fairness-weighted-ci-by",
+        make=lambda: FairnessEvaluator(
+            ["sex=F", "age:30"],
+            group_columns=[("sex", "race")],
+            by=["age"],
+            ci=0.9,
+            num_bootstrap=15,
+        ),  # fmt: skip
+        make_other=lambda: FairnessEvaluator(
+            ["sex=F", "age:30"],
+            group_columns=[("sex", "race")],
+            by=["age"],
+            ci=0.9,
+            num_bootstrap=15,
+            seed=1,
+        ),  # fmt: skip
+        batches=_batches(True),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat", sample_weight="w"),
+    ),
+    ContractCase(
+        name="fairness-mean-ci",
+        make=lambda: FairnessEvaluator(["sex=F", "age:30", "race=a"], ci=0.9, num_bootstrap=20),
+        make_other=lambda: FairnessEvaluator(["sex=F", "age:30"], ci=0.9, num_bootstrap=20),
+        batches=_batches(False),
+        concat=_concat,
+        add=lambda ev, b: ev.add(b, label="y", prediction="yhat"),
+    ),
+    ContractCase(
+        name="fairness-cluster-weighted-mean-ci",
+        make=lambda: FairnessEvaluator(
+            ["sex=F", "age:30"], group_columns=["sex"], ci=0.9, num_bootstrap=15, cluster="race"
+        ),
+        make_other=lambda: FairnessEvaluator(
+            ["sex=F", "age:30"], group_columns=["sex"], ci=0.9, num_bootstrap=15
+        ),
         batches=_batches(True),
         concat=_concat,
         add=lambda ev, b: ev.add(b, label="y", prediction="yhat", sample_weight="w"),

@@ -32,8 +32,7 @@ def score_rows(n: int = 600, seed: int = 0) -> list[dict]:
         rows.append(row)
     meta = {"topic": "a"}
     rows += [
-        {"value": float(i % 2), "sample_id": 10_000 + i, "sample_metadata": meta}
-        for i in range(20)
+        {"value": float(i % 2), "sample_id": 10_000 + i, "sample_metadata": meta} for i in range(20)
     ]
     return rows
 

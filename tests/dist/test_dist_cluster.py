@@ -39,6 +39,8 @@ FLOAT_SUMS = {
     "fairness-crossed-weighted",
     "fairness-control-weighted",
     "fairness-by-weighted",
+    "fairness-weighted-ci-by",
+    "fairness-cluster-weighted-mean-ci",
     "scoring-all-tables",
     "scoring-plain",
     "scoring-half-points-given-variance",

@@ -1,23 +1,26 @@
 """The records of a :class:`~assay.fairness.evaluator.FairnessEvaluator`'s counts, each
-with its interval under ``ci`` (:mod:`assay.fairness.intervals`; whole clusters drawn
-under ``cluster``, :mod:`assay.fairness.clusters`)."""
+with its interval under ``ci``: per definition, their mean, per group column and over all
+datums, each a :class:`~assay.fairness.draws.Family` of the point-estimate code.
+
+What a resample draws (:mod:`assay.fairness.draws`): with ``cluster``, whole clusters
+(:mod:`assay.fairness.clusters`); otherwise, without sample weights, each family's own cells
+(:mod:`assay.fairness.intervals`) except the mean over definitions, and with weights every
+family, from the classes of interchangeable datums (:mod:`assay.fairness.units`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.fairness.clusters import aligned, membership
-from assay.fairness.intervals import (
-    attach_intervals,
-    counts_of,
-    definition_cells,
-    mark_no_interval,
-)
+from assay.fairness.clusters import membership
+from assay.fairness.compute import GroupCounts
+from assay.fairness.draws import Family, attach, stacked
+from assay.fairness.group_table import GroupTable
+from assay.fairness.intervals import counts_of, mark_no_interval
 from assay.fairness.summaries import average_records, definition_records, overall_records
 from assay.intervals import INTERVAL_KEYS
 from assay.results import Metric
@@ -25,69 +28,147 @@ from assay.results import Metric
 if TYPE_CHECKING:
     from assay.fairness.evaluator import FairnessEvaluator
 
-__all__ = ["records_of"]
+__all__ = ["families", "records_of"]
+
+F64 = NDArray[np.float64]
+NO_UNITS = "the state has no classes of datums (saved by an older version)"
 
 
-def records_of(ev: FairnessEvaluator, subs: Mapping[str, FairnessEvaluator]) -> list[Metric]:
-    """Per definition, their mean, per group column and over all datums: the records of
-    ``ev``'s counts; ``subs``: the per-cluster counts of the same rows."""
-    out: list[Metric] = []
-    sums = ev._weighted_counts
-    label = ev.positive_label
-    for i, (g, c) in enumerate(zip(ev.groups, ev._counts)):
-        w = None if sums is None else sums[i]
-        recs = definition_records(g, c, positive_label=label, weights=w)
-        _interval(
-            ev, recs, definition_cells(c), w is None,
-            lambda k, g=g: definition_records(g, counts_of(k), positive_label=label),
-            subs, lambda s, i=i: definition_cells(s._counts[i]),
-        )  # fmt: skip
-        out += recs
-    if ev.groups:
-        recs = average_records(
-            ev.groups, sums or ev._counts, positive_label=label, weighted=sums is not None
-        )
-        if ev.ci is not None and len(ev.groups) == 1:  # the mean of one: the same
-            for mean, one in zip(recs, out[: len(recs)]):
+def records_of(
+    ev: FairnessEvaluator, subs: Mapping[str, FairnessEvaluator], *, mean: bool = True
+) -> list[Metric]:
+    """Per definition, their mean (unless not ``mean``: a slice's), per group column and over
+    all datums: the records of ``ev``'s counts; ``subs``: the per-cluster counts of the same
+    rows."""
+    fams = families(ev, mean=mean)
+    if ev.ci is not None:
+        one_mean = mean and len(ev.groups) == 1
+        drawn = [f for f in fams if not (one_mean and _is_mean(f))]
+        _intervals(ev, drawn, subs)
+        if one_mean:  # the mean of one definition is that definition: the same interval
+            d, m = fams[0], fams[1]
+            for avg, one in zip(m.records, d.records):
                 keys = INTERVAL_KEYS & one.parameters.keys()
-                mean.parameters.update({k: one.parameters[k] for k in keys})
-        elif ev.ci is not None:
-            mark_no_interval(recs, "the mean over definitions has no interval yet", ev.ci)
-        out += recs
-    for j, (column, table) in enumerate(zip(ev.group_columns, ev._tables)):
-        recs = ev._by_group(column, table)
-        build = partial(ev._resampled_table, column, table)
-        cells = partial(_table_cells, j, table)
-        _interval(ev, recs, table.counts, table.sums is None, build, subs, cells)
-        out += recs
-    weighted = ev._overall_weights is not None
-    recs = overall_records(ev._weights(), positive_label=label, weighted=weighted)
-    overall = partial(overall_records, positive_label=label)
-    _interval(ev, recs, ev._overall, not weighted, overall, subs, _overall_cells)
-    out += recs
-    return out
+                avg.parameters.update({k: one.parameters[k] for k in keys})
+    return [m for f in fams for m in f.records]
 
 
-def _interval(
-    ev: FairnessEvaluator, recs: list[Metric], cells: Any, unweighted: bool, build: Any,
-    clusters: Mapping[str, FairnessEvaluator], cells_of: Any,
-) -> None:  # fmt: skip
-    """Bootstrap intervals on ``recs`` from their ``cells`` (see
-    :mod:`assay.fairness.intervals`), with ``cluster`` from each cluster's ``cells_of``
-    (:mod:`assay.fairness.clusters`); with sample weights, ``ci_undefined`` says why not."""
-    if ev.ci is None:
+def _is_mean(f: Family) -> bool:
+    return len(f.shape) == 3
+
+
+def _intervals(
+    ev: FairnessEvaluator, fams: list[Family], subs: Mapping[str, FairnessEvaluator]
+) -> None:
+    opts = ev.ci
+    assert opts is not None
+    if opts.cluster:
+        flats = [f.flat for f in fams]
+        attach(fams, membership(subs, lambda s: np.concatenate([g(s) for g in flats])), opts)
         return
-    if unweighted:
-        drawn = membership(clusters, cells_of) if ev.ci.cluster else None
-        attach_intervals(recs, cells, build, ev.ci, drawn)
-    else:
-        mark_no_interval(recs, "no interval with sample weights yet", ev.ci)
+    weighted = ev._overall_weights is not None
+    own = [f for f in fams if not weighted and not _is_mean(f)]
+    for f in own:  # the family's own cells: the datums' classes for this family alone
+        attach([f], np.rint(f.flat(ev)).astype(np.int64), opts)
+    joint = [f for f in fams if f not in own]
+    if joint and ev._units is None:
+        for f in joint:
+            mark_no_interval(f.records, NO_UNITS, opts)
+    elif joint and ev._units is not None:
+        attach(joint, ev._units.counts, opts, stacked(joint, ev._units))
 
 
-def _table_cells(j: int, table: Any, sub: FairnessEvaluator) -> NDArray[np.int64]:
-    """A cluster's counts of group column ``j`` in the rows of the whole ``table``."""
-    return aligned(sub._tables[j], table)
+def families(ev: FairnessEvaluator, *, mean: bool = False) -> list[Family]:
+    """The families of ``ev``'s records: per definition, their mean (with ``mean`` and at
+    least one definition), per group column, over all datums."""
+    weighted = ev._overall_weights is not None
+    sums = ev._definition_weights() if weighted else None
+    out = [_definition(ev, i, None if sums is None else sums[i]) for i in range(len(ev.groups))]
+    if mean and ev.groups:
+        out.append(_mean(ev, sums))
+    out += [_table(ev, j, t) for j, t in enumerate(ev._tables)]
+    return [*out, _overall(ev, weighted)]
 
 
-def _overall_cells(sub: FairnessEvaluator) -> NDArray[np.int64]:
-    return sub._overall
+def _cells(c: GroupCounts) -> F64:
+    return np.stack([c.tp, c.fp, c.fn, c.tn]).astype(np.float64)
+
+
+def _flat(counts: Any, sums: Any, weighted: bool) -> F64:
+    parts = [np.asarray(counts, np.float64).ravel()]
+    return np.concatenate(parts + ([np.asarray(sums, np.float64).ravel()] if weighted else []))
+
+
+def _definition(ev: FairnessEvaluator, i: int, sums: GroupCounts | None) -> Family:
+    g, label, weighted = ev.groups[i], ev.positive_label, sums is not None
+
+    def build(k: Any, s: Any) -> list[Metric]:
+        w = None if s is None else counts_of(s)
+        return definition_records(g, counts_of(k), positive_label=label, weights=w)
+
+    def flat(sub: Any) -> F64:
+        w = sub._definition_weights()[i] if weighted else None
+        return _flat(_cells(sub._counts[i]), None if w is None else _cells(w), weighted)
+
+    def cells(u: Any) -> Any:
+        return (u.keys[:, 0] * 2 + u.keys[:, 1 + i]).reshape(-1, 1)
+
+    recs = definition_records(g, ev._counts[i], positive_label=label, weights=sums)
+    return Family(recs, build, (4, 2), weighted, cells, flat)
+
+
+def _mean(ev: FairnessEvaluator, sums: list[GroupCounts] | None) -> Family:
+    groups, label, weighted, d = ev.groups, ev.positive_label, sums is not None, len(ev.groups)
+
+    def build(k: Any, s: Any) -> list[Metric]:
+        on = [counts_of(x) for x in (k if s is None else s)]
+        return average_records(groups, on, positive_label=label, weighted=weighted)
+
+    def flat(sub: Any) -> F64:
+        counts = [_cells(c) for c in sub._counts]
+        w = [_cells(c) for c in sub._definition_weights()] if weighted else None
+        return _flat(counts, w, weighted)
+
+    def cells(u: Any) -> Any:
+        return np.arange(d) * 8 + u.keys[:, :1] * 2 + u.keys[:, 1 : 1 + d]
+
+    recs = build(np.stack([_cells(c) for c in ev._counts]).astype(np.int64),
+                 None if sums is None else np.stack([_cells(c) for c in sums]))  # fmt: skip
+    return Family(recs, build, (d, 4, 2), weighted, cells, flat)
+
+
+def _table(ev: FairnessEvaluator, j: int, table: GroupTable) -> Family:
+    column, weighted = ev.group_columns[j], table.sums is not None
+    names = table.names
+
+    def build(k: Any, s: Any) -> list[Metric]:
+        return ev._by_group(column, GroupTable(names, k, s))
+
+    def flat(sub: Any) -> F64:
+        part = sub._tables[j]
+        at = np.searchsorted(names, part.names)
+        counts, w = np.zeros((len(names), 4)), np.zeros((len(names), 4))
+        counts[at], w[at] = part.counts, part.weights
+        return _flat(counts, w, weighted)
+
+    def cells(u: Any) -> Any:
+        return (u.keys[:, 1 + len(ev.groups) + j] * 4 + u.keys[:, 0]).reshape(-1, 1)
+
+    recs = ev._by_group(column, table)
+    return Family(recs, build, (len(names), 4), weighted, cells, flat, names)
+
+
+def _overall(ev: FairnessEvaluator, weighted: bool) -> Family:
+    label = ev.positive_label
+
+    def build(k: Any, s: Any) -> list[Metric]:
+        return overall_records(k if s is None else s, positive_label=label, weighted=weighted)
+
+    def flat(sub: Any) -> F64:
+        return _flat(sub._overall, sub._weights(), weighted)
+
+    def cells(u: Any) -> Any:
+        return u.keys[:, :1]
+
+    recs = overall_records(ev._weights(), positive_label=label, weighted=weighted)
+    return Family(recs, build, (4,), weighted, cells, flat)

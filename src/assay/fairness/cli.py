@@ -240,8 +240,9 @@ def register(app: typer.Typer) -> None:
         ),
         sample_weight: str | None = typer.Option(
             None,
-            help="Column of sample weights (numbers >= 0) weighing the per-group rates, "
-            "the aggregates and the overall metrics (--group only).",
+            help="Column of sample weights (numbers >= 0) weighing the --sensitive metrics, "
+            "the per-group rates, the aggregates and the overall metrics (and, with --ci, "
+            "their intervals).",
         ),
         method: str = typer.Option(
             "between_groups",

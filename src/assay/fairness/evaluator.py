@@ -57,9 +57,6 @@ from assay.fairness.clusters import cluster_rows, restrict
 from assay.fairness.compute import GroupCounts, group_counts
 from assay.fairness.group_table import check_weights
 from assay.fairness.grouping import batch_grouping, column_key, columns_of, control_key
-from assay.fairness.intervals import (
-    table_with,
-)
 from assay.fairness.slices import (
     feed,
     merge_slices,
@@ -68,6 +65,7 @@ from assay.fairness.slices import (
 )
 from assay.fairness.state import load_state, state_of
 from assay.fairness.types import PrivilegedGroup
+from assay.fairness.units import Units, grown, joined
 from assay.fairness.values import (
     check_same_language,
     check_value_sets,
@@ -181,6 +179,7 @@ class FairnessEvaluator(Evaluator):
         self._sources: list[str] = []
         self._slices: dict[str, dict[str, FairnessEvaluator]] = {c: {} for c in self.by}
         self._clusters: dict[str, FairnessEvaluator] = {}  # per cluster, its rows' counts
+        self._units: Units | None = None  # classes of datums (fairness/units.py)
 
     @property
     def pos_label(self) -> Any:
@@ -297,6 +296,7 @@ class FairnessEvaluator(Evaluator):
         for j, (names, codes) in enumerate(groupings):
             self._tables[j] = self._tables[j] + GroupTable.from_codes(names, codes, tb, pb, w)
         cell = confusion_cell(tb, pb)
+        self._units = grown(self._units, self.ci, cell, masked, groupings, w)
         if w is not None or self._overall_weights is not None:
             now = np.bincount(cell, weights=w, minlength=4)
             self._overall_weights = self._weights() + now
@@ -373,6 +373,7 @@ class FairnessEvaluator(Evaluator):
             mine, theirs = self._definition_weights(), other._definition_weights()
             self._weighted_counts = [a + b for a, b in zip(mine, theirs)]
             self._overall_weights = self._weights() + other._weights()
+        self._units = joined(self._units, other._units, self.is_empty)
         self._counts = [a + b for a, b in zip(self._counts, other._counts)]
         self._matched = [a + b for a, b in zip(self._matched, other._matched)]
         self._tables = [a + b for a, b in zip(self._tables, other._tables)]
@@ -415,9 +416,6 @@ class FairnessEvaluator(Evaluator):
             agg=self.agg,
             control_columns=self.control_columns,
         )
-
-    def _resampled_table(self, column: Any, table: GroupTable, counts: Any) -> list[Metric]:
-        return self._by_group(column, table_with(table, counts))
 
     def _definition_weights(self) -> list[GroupCounts]:
         """Per definition, the weight sums (the counts as floats when unweighted).

@@ -11,15 +11,16 @@ datums), so a resampled value is defined exactly when the point estimate would b
 
 Intervals go on SPD, DI, AOD and EOD of every definition, on every group's SelectionRate,
 TruePositiveRate, FalsePositiveRate and Accuracy and the four fairlearn-style aggregates of
-every group column, and on the overall Accuracy, Precision and Recall (four cells). Not
-(yet) on the mean over definitions (it needs each
-datum's cells under every definition jointly), and not with sample weights (a resample's
-weight sums are not functions of the counts): those records carry ``ci_undefined``.
+every group column, and on the overall Accuracy, Precision and Recall (four cells), each
+family drawn from its own cells when there are no sample weights. The mean over definitions
+and everything weighted draw classes of interchangeable datums instead
+(:mod:`assay.fairness.units`); the engine of all of them is :mod:`assay.fairness.draws`.
+:func:`attach_intervals` serves the LLM fairness suite's records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -29,19 +30,10 @@ from numpy.typing import NDArray
 from assay.clusters import Clusters
 from assay.fairness.compute import GroupCounts
 from assay.fairness.group_table import GroupTable
-from assay.intervals import CIOptions, bootstrap, percentile
+from assay.intervals import CIOptions
 from assay.results import Metric
 
 __all__ = ["attach_intervals", "counts_of", "definition_cells", "mark_no_interval", "table_with"]
-
-F64 = NDArray[np.float64]
-
-
-def _update(records: Sequence[Metric], reps: F64, opts: CIOptions) -> None:
-    lo, hi = percentile(reps, opts.level)
-    for j, m in enumerate(records):
-        if m.value is not None and not isinstance(m.value, dict):
-            m.parameters.update(opts.parameters(float(lo[j]), float(hi[j]), "bootstrap"))
 
 
 def attach_intervals(
@@ -51,18 +43,16 @@ def attach_intervals(
     """Intervals on ``records``, which ``build(cells)`` gave: ``build`` runs again on each
     resample's counts (an int array shaped as ``cells``) and its records, in the same order,
     give the replicates; dict-valued records (counts) get none. ``clusters``: each
-    cluster's cells (the cluster bootstrap, :mod:`assay.fairness.clusters`)."""
-    shape = np.shape(cells)
+    cluster's cells (the cluster bootstrap, :mod:`assay.fairness.clusters`). One family of
+    :mod:`assay.fairness.draws`, drawn from its own cells."""
+    from assay.fairness.draws import Family, attach
 
-    def statistic(w: F64) -> F64:
-        out = np.full((w.shape[0], len(records)), np.nan)
-        for i, row in enumerate(np.rint(w).astype(np.int64)):
-            out[i] = [_number(m.value) for m in build(row.reshape(shape))]
-        return out
+    def unused(_: Any) -> Any:
+        raise AssertionError("a family drawn from its own cells")
 
+    fam = Family(records, lambda k, _: build(k), np.shape(cells), False, unused, unused)
     flat = np.asarray(cells).reshape(-1).astype(np.int64)
-    drawn = flat if clusters is None else clusters
-    _update(records, bootstrap(statistic, drawn, opts.num_bootstrap, opts.seed), opts)
+    attach([fam], flat if clusters is None else clusters, opts)
 
 
 def definition_cells(c: GroupCounts) -> NDArray[np.int64]:
@@ -78,10 +68,6 @@ def counts_of(cells: NDArray[np.int64]) -> GroupCounts:
 def table_with(table: GroupTable, counts: NDArray[np.int64]) -> GroupTable:
     """``table`` with other counts (same groups)."""
     return replace(table, counts=counts)
-
-
-def _number(v: Any) -> float:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
 
 
 def mark_no_interval(records: list[Metric], why: str, opts: CIOptions) -> None:

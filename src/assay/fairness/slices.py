@@ -34,12 +34,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from assay.clusters import Clusters
-from assay.fairness.clusters import aligned, restrict
+from assay.fairness.assembly import families, records_of
+from assay.fairness.clusters import membership, restrict
+from assay.fairness.draws import gap_replicates
 from assay.fairness.group_text import group_column_values
-from assay.fairness.intervals import counts_of, definition_cells, table_with
-from assay.fairness.summaries import definition_records
-from assay.intervals import CIOptions, bootstrap, percentile
+from assay.fairness.units import joint
+from assay.intervals import percentile
 from assay.results import Metric
 from assay.slices import annotate, record_key, value_masks
 
@@ -47,7 +47,6 @@ __all__ = [
     "SLICE_TYPES",
     "WHERE",
     "feed",
-    "joint_gaps",
     "merge_slices",
     "row_slices",
     "slice_records",
@@ -87,62 +86,6 @@ def row_slices(
     """``(value, rows)`` of every slice of ``column`` in a batch (missing values: no slice)."""
     v = group_column_values(values, column, n, source)
     yield from value_masks(v, ~np.asarray(pd.isna(v), dtype=bool))
-
-
-def joint_gaps(
-    records: list[Metric],
-    whole: Sequence[Metric],
-    part: NDArray[np.int64],
-    full: NDArray[np.int64],
-    rows: NDArray[np.intp],
-    build: Callable[[NDArray[np.int64], NDArray[np.int64]], tuple[list[Metric], list[Metric]]],
-    opts: CIOptions,
-    clusters: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]] = (),
-) -> Gaps:
-    """The gaps' bootstrap intervals of a slice's defined ``records``, keyed as
-    :func:`assay.slices.record_key` with :data:`WHERE`.
-
-    ``part`` are the slice's counts (a definition's (4, 2) cells, or a group table's (k, 4)
-    counts), ``full`` the whole set's and ``rows`` where the slice's rows sit in ``full``
-    (so ``full - part`` placed there are the other rows' counts); ``build(slice_counts,
-    whole_counts)`` makes the slice's and the whole set's records from resampled counts, in
-    the order of ``records`` and ``whole``. ``clusters``: with ``cluster``, each cluster's
-    (slice counts, whole counts), laid out as ``part`` and ``full``: a resample draws them.
-    """
-
-    def embed(s: NDArray[np.int64]) -> NDArray[np.int64]:
-        out = np.zeros_like(full)
-        out[rows] = s
-        return out
-
-    rest = full - embed(part)
-    want = [
-        (i, j)
-        for i, m in enumerate(records)
-        if _sliced(m) and _number(m.value)
-        for j in _match(m, whole)
-    ]
-    if not want:
-        return {}
-    mult: Any = np.concatenate([part.ravel(), rest.ravel()]).astype(np.int64)
-    if opts.cluster:
-        from scipy import sparse
-
-        rows_g = [np.concatenate([s.ravel(), (w - embed(s)).ravel()]) for s, w in clusters]
-        mult = Clusters(sparse.csr_matrix(np.stack(rows_g).astype(np.float64)))
-
-    def statistic(w: NDArray[np.float64]) -> NDArray[np.float64]:
-        out = np.full((w.shape[0], len(want)), np.nan)
-        for r, row in enumerate(np.rint(w).astype(np.int64)):
-            s = row[: part.size].reshape(part.shape)
-            mine, theirs = build(s, row[part.size :].reshape(full.shape) + embed(s))
-            out[r] = [_value(mine[i]) - _value(theirs[j]) for i, j in want]
-        return out
-
-    lo, hi = percentile(bootstrap(statistic, mult, opts.num_bootstrap, opts.seed), opts.level)
-    return {
-        record_key(records[i], WHERE): (float(lo[c]), float(hi[c])) for c, (i, _) in enumerate(want)
-    }
 
 
 def _sliced(m: Metric) -> bool:
@@ -243,43 +186,90 @@ def slice_records(ev: Any, whole: list[Metric]) -> list[Metric]:
             parts = {
                 g: c._slices[column][v] for g, c in ev._clusters.items() if v in c._slices[column]
             }
-            recs = [m for m in sub._records(parts) if _sliced(m)]
-            weighted = ev._overall_weights is not None or sub._overall_weights is not None
-            gaps = None if ev.ci is None or weighted else _gaps(ev, sub, parts)
+            recs = [m for m in records_of(sub, parts, mean=False) if _sliced(m)]  # mean: not sliced
+            gaps = None if ev.ci is None or _no_units(ev, sub) else _gaps(ev, sub, parts)
             n = int(sub._overall.sum())
             out += annotate(recs, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)
     return out
 
 
+def _no_units(ev: Any, sub: Any) -> bool:
+    """Whether weighted gaps lack the classes of datums they draw (a state saved by an older
+    version)."""
+    weighted = ev._overall_weights is not None and not ev.ci.cluster
+    return weighted and (ev._units is None or sub._units is None)
+
+
 def _gaps(ev: Any, sub: Any, parts: Mapping[str, Any]) -> Gaps:
     """The gap intervals of every definition and group column of one slice (``parts``: the
-    slice's rows of each cluster, with ``cluster``)."""
-    label, opts = ev.positive_label, ev.ci
-    out: Gaps = {}
-    names = sorted(ev._clusters)
-    for i, (g, c_s, c_w) in enumerate(zip(ev.groups, sub._counts, ev._counts)):
-        part, full = definition_cells(c_s), definition_cells(c_w)
+    slice's rows of each cluster, with ``cluster``): the slice's family and the whole set's
+    side by side, drawn jointly (:mod:`assay.fairness.draws`)."""
+    pairs = []
+    for s, w in zip(families(sub)[:-1], families(ev)[:-1]):  # not the overall records
+        want = [(i, j) for i, m in enumerate(s.records)
+                if _sliced(m) and _number(m.value) for j in _match(m, w.records)]  # fmt: skip
+        if want:
+            pairs.append((s, w, want))
+    if not pairs:
+        return {}
+    opts = ev.ci
+    if opts.cluster:
+        reps = gap_replicates(pairs, _clusters_draw(pairs, ev, parts), opts)
+    elif ev._overall_weights is None:  # per pair, the slice's cells and the other rows'
+        draws = [(p, *_cells_draw(p, sub, ev)) for p in pairs]
+        reps = np.hstack([gap_replicates([p], d, opts, m) for p, d, m in draws])
+    else:  # the classes of the slice's datums and of the other rows'
+        drawn, matrix = _classes_draw(pairs, sub, ev)
+        reps = gap_replicates(pairs, drawn, opts, matrix)
+    lo, hi = percentile(reps, opts.level)
+    keys = [record_key(s.records[i], WHERE) for s, _, want in pairs for i, _ in want]
+    return {k: (float(lo[c]), float(hi[c])) for c, k in enumerate(keys)}
 
-        def build(s: Any, w: Any, g: Any = g) -> tuple[list[Metric], list[Metric]]:
-            return (definition_records(g, counts_of(s), positive_label=label),
-                    definition_records(g, counts_of(w), positive_label=label))  # fmt: skip
 
-        mine, theirs = build(part, full)
-        drawn = [
-            (definition_cells(parts[k]._counts[i]) if k in parts else np.zeros_like(part),
-             definition_cells(ev._clusters[k]._counts[i])) for k in names
-        ]  # fmt: skip
-        out |= joint_gaps(mine, theirs, part, full, np.arange(4), build, opts, drawn)
-    for j, (column, t_s, t_w) in enumerate(zip(ev.group_columns, sub._tables, ev._tables)):
-        rows = np.searchsorted(t_w.names, t_s.names)
+def _cells_draw(pair: Any, sub: Any, ev: Any) -> tuple[NDArray[np.int64], list[Any]]:
+    """One pair's draw without weights: the cells of the slice's rows, then of the other rows;
+    a slice cell adds to the slice's counts and to its cell of the whole set's."""
+    from scipy import sparse
 
-        def build_t(s: Any, w: Any, c: Any = column, t_s: Any = t_s, t_w: Any = t_w) -> Any:
-            return (ev._by_group(c, table_with(t_s, s)), ev._by_group(c, table_with(t_w, w)))
+    s, w, _ = pair
+    part, full = np.rint(s.flat(sub)).astype(np.int64), np.rint(w.flat(ev)).astype(np.int64)
+    rows = np.arange(s.size)
+    if s.groups is not None:  # a group column: the slice's groups among the whole set's
+        rows = (np.searchsorted(w.groups, s.groups)[:, None] * 4 + np.arange(4)).ravel()
+    rest = full.copy()
+    rest[rows] -= part
+    k = s.size + w.size
+    r = np.concatenate([np.arange(s.size), np.arange(s.size), s.size + np.arange(w.size)])
+    c = np.concatenate([np.arange(s.size), s.size + rows, s.size + np.arange(w.size)])
+    m = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, k))
+    return np.concatenate([part, rest]), [m]
 
-        mine, theirs = build_t(t_s.counts, t_w.counts)
-        drawn = [
-            (aligned(parts[k]._tables[j], t_s) if k in parts else np.zeros_like(t_s.counts),
-             aligned(ev._clusters[k]._tables[j], t_w)) for k in names
-        ]  # fmt: skip
-        out |= joint_gaps(mine, theirs, t_s.counts, t_w.counts, rows, build_t, opts, drawn)
-    return out
+
+def _clusters_draw(pairs: list[Any], ev: Any, parts: Mapping[str, Any]) -> Any:
+    """Per cluster, every pair's slice statistics (of the cluster's rows in the slice; none
+    when it has none) then whole-set statistics: whole clusters drawn."""
+    empty = [np.zeros(s.width) for s, _, _ in pairs]
+
+    def flat(g: str) -> NDArray[np.float64]:
+        mine = [s.flat(parts[g]) if g in parts else e for (s, _, _), e in zip(pairs, empty)]
+        theirs = [w.flat(ev._clusters[g]) for _, w, _ in pairs]
+        return np.concatenate([x for pair in zip(mine, theirs) for x in pair])
+
+    return membership({g: g for g in ev._clusters}, flat)
+
+
+def _classes_draw(pairs: list[Any], sub: Any, ev: Any) -> tuple[NDArray[np.int64], list[Any]]:
+    """With weights: the slice's classes of datums, then the other rows'; through their joint
+    cells (:func:`~assay.fairness.units.joint`), the slice's add to the slice's statistics and
+    the whole set's, the other rows' to the whole set's."""
+    from scipy import sparse
+
+    mine, rest = sub._units, ev._units - sub._units
+    (a_s, cells_s), (a_r, cells_r) = joint(mine), joint(rest)
+    whole = cells_s.on(ev._units.names)
+    top = [m for s, w, _ in pairs for m in (s.matrix(cells_s), w.matrix(whole))]
+    nothing = [sparse.csr_matrix((2 * len(cells_r.counts), s.width)) for s, _, _ in pairs]
+    low = [m for (_, w, _), z in zip(pairs, nothing) for m in (z, w.matrix(cells_r))]
+    second = sparse.vstack([sparse.hstack(top), sparse.hstack(low)], format="csr")
+    first = sparse.block_diag([a_s, a_r], format="csr")
+    return np.concatenate([mine.counts, rest.counts]), [first, second]

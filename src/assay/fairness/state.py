@@ -2,8 +2,9 @@
 
 The arrays: ``counts`` (definition x TP/FP/FN/TN x unprivileged/privileged),
 ``overall``, ``privileged_matched``, the group tables, the weight sums when weighted, the
-label and prediction values seen, then the slices' and clusters' own states under their
-prefixes (:func:`assay.fairness.slices.slices_state`).
+label and prediction values seen, the classes of datums with ``ci`` (``unit_*``,
+:mod:`assay.fairness.units`), then the slices' and clusters' own states under their prefixes
+(:func:`assay.fairness.slices.slices_state`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from assay.fairness.compute import GroupCounts
 from assay.fairness.group_table import tables_from_state, tables_state
 from assay.fairness.slices import slices_from, slices_state
+from assay.fairness.units import units_from_state, units_state
 
 if TYPE_CHECKING:
     from assay.fairness.evaluator import FairnessEvaluator
@@ -44,7 +46,7 @@ def state_of(ev: FairnessEvaluator) -> dict[str, np.ndarray]:
         state["label_values"] = ev._labels
         state["prediction_values"] = ev._predictions
     clusters = slices_state({"": ev._clusters}, "clusters") if ev._clusters else {}
-    return state | slices_state(ev._slices) | clusters
+    return state | units_state(ev._units) | slices_state(ev._slices) | clusters
 
 
 def load_state(ev: FairnessEvaluator, state: Mapping[str, np.ndarray]) -> None:
@@ -60,6 +62,7 @@ def load_state(ev: FairnessEvaluator, state: Mapping[str, np.ndarray]) -> None:
         cuts = np.cumsum([len(m) for m in ev._matched])[:-1]
         ev._matched = list(np.split(flat, cuts)) if ev._matched else []
     ev._tables = tables_from_state(state, len(ev.group_columns))
+    ev._units = units_from_state(state, len(ev.group_columns))
     if "overall_weights" in state:
         ev._overall_weights = np.asarray(state["overall_weights"], dtype=np.float64)
         sums = np.asarray(state.get("definition_weights", np.zeros((0, 4, 2))), np.float64)

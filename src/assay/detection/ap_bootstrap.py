@@ -31,9 +31,9 @@ __all__ = ["ROW_ELEMENTS", "ap_statistic"]
 F64 = NDArray[np.float64]
 I32 = NDArray[np.int32]
 EPS = np.spacing(1)
-#: Resamples x rows of the largest array of one chunk (32 MB of float64): the row passes
+#: Resamples x rows of the largest array of one chunk (16 MB of float64): the row passes
 #: pay one numpy call per row, so the more resamples a row holds the cheaper they are.
-ROW_ELEMENTS = 1 << 22
+ROW_ELEMENTS = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def _labels(
     return labels, npig
 
 
-def _reached(n: F64, rec_thr: F64) -> tuple[F64, NDArray[np.intp]]:
+def _reached(n: F64, rec_thr: F64) -> tuple[NDArray[Any], NDArray[np.intp]]:
     """COCO's recall points reached, as a flat table and each resample's offset in it: the
     table holds, for each distinct count ``n`` of ground truths among the resamples and
     each TP count ``v = 0 .. max n``, ``#{q: r_q <= v / n}`` with COCO's float division and
@@ -115,7 +115,8 @@ def _reached(n: F64, rec_thr: F64) -> tuple[F64, NDArray[np.intp]]:
     x = np.arange(width)[None, :] / nn
     k = np.clip(np.floor(x * steps), 0, steps).astype(np.intp)
     r = np.append(rec_thr, np.inf)
-    table = (k + (r[k] <= x) + (r[k + 1] <= x)).astype(np.float64).ravel()
+    small = np.min_scalar_type(rec_thr.size)  # counts up to len(r): a byte for COCO's 101
+    table = (k + (r[k] <= x) + (r[k + 1] <= x)).astype(small).ravel()
     return table, (which.reshape(-1) * width).astype(np.intp)
 
 
@@ -123,13 +124,13 @@ class _Work:
     """Buffers for the arrays (TPs, resamples) of every cell, allocated once: a fresh
     array of a few MB costs as much in page faults as the passes that fill it."""
 
-    def __init__(self, rows: int, b: int) -> None:
+    def __init__(self, rows: int, b: int, points: Any) -> None:
         self.b = b
         self.tpc = np.empty(rows * b, np.int32)
         self.total = np.empty(rows * b, np.int32)
         self.env = np.empty(rows * b)
         self.index = np.empty(rows * b, np.intp)
-        self.points = np.empty(rows * b)
+        self.points = np.empty(rows * b, points)  # recall points reached: small integers
 
     def rows(self, buf: NDArray[Any], p: int, dtype: Any = None) -> NDArray[Any]:
         """The first ``p`` rows of ``buf`` (viewed as ``dtype``)."""
@@ -143,7 +144,7 @@ def _running(counts: Any, wi: I32) -> I32:
 
 
 def _cell_ap(
-    cell: _Cell, wi: I32, dets: I32, reached: tuple[F64, NDArray[np.intp]], work: _Work
+    cell: _Cell, wi: I32, dets: I32, reached: tuple[NDArray[Any], NDArray[np.intp]], work: _Work
 ) -> F64:
     """Each resample's AP times the number of recall points (columns: resamples) at one
     threshold and label: the precision envelope at each TP weighted by the recall points it
@@ -161,14 +162,19 @@ def _cell_ap(
             cell.before, axis=0, out=work.rows(work.env, p - cell.first, np.int32), mode="clip"
         )
         np.subtract(total[cell.first :], less, out=total[cell.first :])
-    env = np.add(total, EPS, out=work.rows(work.env, p))
-    np.divide(tpc, env, out=env)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        env = np.divide(tpc, total, out=work.rows(work.env, p))  # total + eps is total from 2
+    for i in range(p):  # running totals only grow: the rows with one below 2 come first
+        low = total[i] < 2
+        if not low.any():
+            break
+        env[i, low] = tpc[i, low] / (total[i, low] + EPS)
     for i in range(p - 2, -1, -1):
         np.maximum(env[i], env[i + 1], out=env[i])
     table, offset = reached
     index = np.add(tpc, offset, out=work.rows(work.index, p))
     points = table.take(index, out=work.rows(work.points, p), mode="clip")
-    first = work.rows(work.index, p, np.float64)  # the index is read: its buffer is free
+    first = work.rows(work.index, p, table.dtype)  # the index is read: its buffer is free
     first[0] = points[0]
     np.subtract(points[1:], points[:-1], out=first[1:])
     return np.einsum("ij,ij->j", env, first)
@@ -190,7 +196,7 @@ def ap_statistic(
         n = w @ npig.T  # (b, K)
         wi = np.ascontiguousarray(w.T, dtype=np.int32)  # (D, b): an image's counts in one row
         out = np.empty((T, K, w.shape[0]))
-        work = _Work(rows, w.shape[0])
+        work = _Work(rows, w.shape[0], np.min_scalar_type(rec_thr.size))
         for k, label in enumerate(labels):
             dets = _running(label.segments, wi)
             reached = _reached(n[:, k], rec_thr)

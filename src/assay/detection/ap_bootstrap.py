@@ -48,6 +48,7 @@ class _Cell:
     ignored: NDArray[np.intp]
     before: NDArray[np.intp]
     first: int
+    tps: list[int]  # ``img`` as a list: read one at a time
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ def _cell(
     ignored = ignored[ignored < (pos[-1] if pos.size else -1)]
     before = np.searchsorted(ignored, pos) - 1  # the last ignored detection before a TP
     first = int(np.searchsorted(before, 0)) if ignored.size else pos.size
-    return _Cell(np.searchsorted(ends, pos), img[pos], img[ignored], before[first:], first)
+    tps = img[pos]
+    return _Cell(np.searchsorted(ends, pos), tps, img[ignored], before[first:], first, tps.tolist())
 
 
 def _labels(
@@ -121,20 +123,46 @@ def _reached(n: F64, rec_thr: F64) -> tuple[NDArray[Any], NDArray[np.intp]]:
 
 
 class _Work:
-    """Buffers for the arrays (TPs, resamples) of every cell, allocated once: a fresh
-    array of a few MB costs as much in page faults as the passes that fill it."""
+    """Buffers for the arrays (TPs, resamples) of every cell, allocated once per chunk of
+    resamples (a fresh array of a few MB costs as much in page faults as the passes that
+    fill it), with their rows as lists of views: the running sums along the rows are one
+    numpy call a row, and a view made once costs less than one made in every call."""
 
-    def __init__(self, rows: int, b: int, points: Any) -> None:
-        self.b = b
+    def __init__(self, rows: int, wi: I32, points: Any) -> None:
+        b = self.b = wi.shape[1]
         self.tpc = np.empty(rows * b, np.int32)
         self.total = np.empty(rows * b, np.int32)
         self.env = np.empty(rows * b)
         self.index = np.empty(rows * b, np.intp)
         self.points = np.empty(rows * b, points)  # recall points reached: small integers
+        self.w_rows, self.wx_rows = list(wi), list(wi.astype(np.intp))
+        self.tpc_rows, self.env_rows = (
+            list(self.rows(self.tpc, rows)),
+            list(self.rows(self.env, rows)),
+        )
+        self.index_rows = list(self.rows(self.index, rows))
 
     def rows(self, buf: NDArray[Any], p: int, dtype: Any = None) -> NDArray[Any]:
         """The first ``p`` rows of ``buf`` (viewed as ``dtype``)."""
         return (buf if dtype is None else buf.view(dtype))[: p * self.b].reshape(p, self.b)
+
+    def running_tps(self, img: list[int], offset: NDArray[np.intp]) -> None:
+        """Each resample's running TPs at the TPs of images ``img`` in ``tpc``, and the
+        same plus ``offset`` (the resample's in the table of recall points) in ``index``."""
+        w, wx, tpc, index = self.w_rows, self.wx_rows, self.tpc_rows, self.index_rows
+        prev, prev_x = tpc[0], index[0]
+        np.copyto(prev, w[img[0]])
+        np.add(wx[img[0]], offset, out=prev_x)
+        for i in range(1, len(img)):
+            prev = np.add(prev, w[img[i]], out=tpc[i])
+            prev_x = np.add(prev_x, wx[img[i]], out=index[i])
+
+    def envelope(self, p: int) -> None:
+        """The precision envelope in place in the first ``p`` rows of ``env``: each row the
+        maximum of itself and the rows after it."""
+        env = self.env_rows
+        for i in range(p - 2, -1, -1):
+            np.maximum(env[i], env[i + 1], out=env[i])
 
 
 def _running(counts: Any, wi: I32) -> I32:
@@ -153,8 +181,9 @@ def _cell_ap(
     p = cell.at.size
     if p == 0:
         return np.zeros(work.b)
-    tpc = wi.take(cell.img, axis=0, out=work.rows(work.tpc, p), mode="clip")
-    np.cumsum(tpc, axis=0, dtype=np.int32, out=tpc)
+    table, offset = reached
+    work.running_tps(cell.tps, offset)
+    tpc = work.rows(work.tpc, p)
     total = dets.take(cell.at, axis=0, out=work.rows(work.total, p), mode="clip")
     if cell.first < p:  # less the ignored detections before each TP
         ignored = np.cumsum(wi.take(cell.ignored, axis=0), axis=0, dtype=np.int32)
@@ -169,10 +198,8 @@ def _cell_ap(
         if not low.any():
             break
         env[i, low] = tpc[i, low] / (total[i, low] + EPS)
-    for i in range(p - 2, -1, -1):
-        np.maximum(env[i], env[i + 1], out=env[i])
-    table, offset = reached
-    index = np.add(tpc, offset, out=work.rows(work.index, p))
+    work.envelope(p)
+    index = work.rows(work.index, p)
     points = table.take(index, out=work.rows(work.points, p), mode="clip")
     first = work.rows(work.index, p, table.dtype)  # the index is read: its buffer is free
     first[0] = points[0]
@@ -196,7 +223,7 @@ def ap_statistic(
         n = w @ npig.T  # (b, K)
         wi = np.ascontiguousarray(w.T, dtype=np.int32)  # (D, b): an image's counts in one row
         out = np.empty((T, K, w.shape[0]))
-        work = _Work(rows, w.shape[0], np.min_scalar_type(rec_thr.size))
+        work = _Work(rows, wi, np.min_scalar_type(rec_thr.size))
         for k, label in enumerate(labels):
             dets = _running(label.segments, wi)
             reached = _reached(n[:, k], rec_thr)

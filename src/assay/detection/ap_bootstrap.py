@@ -133,29 +133,32 @@ class _Work:
         self.tpc = np.empty(rows * b, np.int32)
         self.total = np.empty(rows * b, np.int32)
         self.env = np.empty(rows * b)
-        self.index = np.empty(rows * b, np.intp)
+        self.first = np.empty(rows * b, points)
         self.points = np.empty(rows * b, points)  # recall points reached: small integers
         self.w_rows, self.wx_rows = list(wi), list(wi.astype(np.intp))
         self.tpc_rows, self.env_rows = (
             list(self.rows(self.tpc, rows)),
             list(self.rows(self.env, rows)),
         )
-        self.index_rows = list(self.rows(self.index, rows))
+        self.points_rows = list(self.rows(self.points, rows))
 
     def rows(self, buf: NDArray[Any], p: int, dtype: Any = None) -> NDArray[Any]:
         """The first ``p`` rows of ``buf`` (viewed as ``dtype``)."""
         return (buf if dtype is None else buf.view(dtype))[: p * self.b].reshape(p, self.b)
 
-    def running_tps(self, img: list[int], offset: NDArray[np.intp]) -> None:
+    def running_tps(self, img: list[int], reached: tuple[NDArray[Any], NDArray[np.intp]]) -> None:
         """Each resample's running TPs at the TPs of images ``img`` in ``tpc``, and the
-        same plus ``offset`` (the resample's in the table of recall points) in ``index``."""
-        w, wx, tpc, index = self.w_rows, self.wx_rows, self.tpc_rows, self.index_rows
-        prev, prev_x = tpc[0], index[0]
+        recall points they reach in ``points`` (read in ``reached``: the table and each
+        resample's offset in it, the running TPs plus the offset one row at a time)."""
+        w, wx, tpc, points = self.w_rows, self.wx_rows, self.tpc_rows, self.points_rows
+        table, offset = reached
+        prev, index = tpc[0], offset.copy()
         np.copyto(prev, w[img[0]])
-        np.add(wx[img[0]], offset, out=prev_x)
-        for i in range(1, len(img)):
-            prev = np.add(prev, w[img[i]], out=tpc[i])
-            prev_x = np.add(prev_x, wx[img[i]], out=index[i])
+        for i, j in enumerate(img):
+            if i:
+                prev = np.add(prev, w[j], out=tpc[i])
+            np.add(index, wx[j], out=index)
+            table.take(index, out=points[i], mode="clip")
 
     def envelope(self, p: int) -> None:
         """The precision envelope in place in the first ``p`` rows of ``env``: each row the
@@ -181,8 +184,7 @@ def _cell_ap(
     p = cell.at.size
     if p == 0:
         return np.zeros(work.b)
-    table, offset = reached
-    work.running_tps(cell.tps, offset)
+    work.running_tps(cell.tps, reached)
     tpc = work.rows(work.tpc, p)
     total = dets.take(cell.at, axis=0, out=work.rows(work.total, p), mode="clip")
     if cell.first < p:  # less the ignored detections before each TP
@@ -199,9 +201,7 @@ def _cell_ap(
             break
         env[i, low] = tpc[i, low] / (total[i, low] + EPS)
     work.envelope(p)
-    index = work.rows(work.index, p)
-    points = table.take(index, out=work.rows(work.points, p), mode="clip")
-    first = work.rows(work.index, p, table.dtype)  # the index is read: its buffer is free
+    points, first = work.rows(work.points, p), work.rows(work.first, p)
     first[0] = points[0]
     np.subtract(points[1:], points[:-1], out=first[1:])
     return np.einsum("ij,ij->j", env, first)

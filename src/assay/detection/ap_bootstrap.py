@@ -5,10 +5,13 @@ Per label, the detections in accumulation order are cut into segments ending at 
 position that is a TP at some threshold; one sparse product gives each resample's
 detections per segment and image, one cumulative sum the running detections at every such
 end (shared by the thresholds). Per threshold the running detections are read at its TPs,
-less those it ignores (a few crowd matches: counted per segment before a TP that holds one,
-then summed), and the running TPs are the cumulative sum of the TPs' image counts. Every
-array has one row per TP and one column per resample, so each pass over the TPs works on
-whole rows (the cumulative sums, the precision envelope) and every resample at once.
+less those it ignores (a few crowd matches: a running sum of their images' counts), and the
+running TPs are a running sum of the TPs' image counts.
+
+Every array has one row per TP and one column per resample (a whole chunk of them), so the
+running sums and the precision envelope go along the rows, one numpy call a row over row
+views made once; the rest are whole-array passes. Counts are int32 (exact, and half the
+bytes of a float), the recall points reached bytes.
 
 AP is COCO's 101-point read of the precision envelope: each TP's envelope counts once for
 every recall point it is the first to reach, those points read from a table of the points
@@ -31,24 +34,23 @@ __all__ = ["ROW_ELEMENTS", "ap_statistic"]
 F64 = NDArray[np.float64]
 I32 = NDArray[np.int32]
 EPS = np.spacing(1)
-#: Resamples x rows of the largest array of one chunk (16 MB of float64): the row passes
-#: pay one numpy call per row, so the more resamples a row holds the cheaper they are.
+#: Resamples x rows (TPs of one label, or images) of one chunk: about 40 MB of buffers. The
+#: row passes pay one numpy call a row, so the more resamples a row holds the cheaper.
 ROW_ELEMENTS = 1 << 21
 
 
 @dataclass(frozen=True)
 class _Cell:
-    """One (threshold, label): ``at`` its TPs' rows among the label's segment ends, ``img``
-    their image columns; ``ignored`` the image columns of the detections this threshold
-    ignores before its last TP (in order), and for each TP from ``first`` on, ``before``
-    the index in ``ignored`` of the last one before it."""
+    """One (threshold, label): ``at`` its TPs' rows among the label's segment ends, ``tps``
+    their image columns (a list: read one at a time); ``ignored`` the image columns of the
+    detections this threshold ignores before its last TP (in order), and for each TP from
+    ``first`` on, ``before`` the index in ``ignored`` of the last one before it."""
 
     at: NDArray[np.intp]
-    img: NDArray[np.intp]
+    tps: list[int]
     ignored: NDArray[np.intp]
     before: NDArray[np.intp]
     first: int
-    tps: list[int]  # ``img`` as a list: read one at a time
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,8 @@ def _cell(
     ignored = ignored[ignored < (pos[-1] if pos.size else -1)]
     before = np.searchsorted(ignored, pos) - 1  # the last ignored detection before a TP
     first = int(np.searchsorted(before, 0)) if ignored.size else pos.size
-    tps = img[pos]
-    return _Cell(np.searchsorted(ends, pos), tps, img[ignored], before[first:], first, tps.tolist())
+    at = np.searchsorted(ends, pos)
+    return _Cell(at, img[pos].tolist(), img[ignored], before[first:], first)
 
 
 def _labels(

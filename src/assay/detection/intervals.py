@@ -18,7 +18,8 @@ COCO's order; equal scores within an image would interleave them). Images are re
 uid order, so the interval does not depend on the order in which batches were added.
 
 A label without ground truths in a resample has no AP there (left out of mAP, as in the
-point estimate; ``zero_division`` gives it that value instead).
+point estimate; ``zero_division`` gives it that value instead). The AP of every resample
+comes from :mod:`assay.detection.ap_bootstrap`.
 """
 
 from __future__ import annotations

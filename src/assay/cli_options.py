@@ -105,6 +105,18 @@ def cluster_option(unit: str) -> Any:
     )
 
 
+def bootstrap_seed_option(what: str) -> Any:
+    """``--bootstrap-seed``: re-seeds only the interval of a command whose ``--seed`` also
+    changes what the model is asked (``what``); the one seed rule of docs/records.md."""
+    return typer.Option(
+        None,
+        "--bootstrap-seed",
+        help=f"Re-seed only the bootstrap interval (default: --seed, which also seeds {what}): "
+        "the interval is redrawn from the cache, with no new model call. Recorded as "
+        "parameters.seed.",
+    )
+
+
 def interval_kwargs(
     ci: float | None,
     ci_method: str,

@@ -164,7 +164,7 @@ class RunOptions:
 
         own = self.seed if self.seed is not None else seed
         own = self.bootstrap_seed if self.bootstrap_seed is not None else own
-        level = 0.5 if check and self.ci is None else self.ci
+        level = 0.5 if check and self.ci is None and self.cluster is None else self.ci
         try:
             if check and self.bootstrap_seed is not None:
                 ci_options(0.5, seed=self.bootstrap_seed)

@@ -115,6 +115,7 @@ def slice_records(
         got = found.get(key(m))
         if got is None:
             params = {k: m.parameters[k] for k in where if m.parameters.get(k) is not None}
+            params |= {"n": 0} if "n" in m.parameters else {}  # the record's own count
             got = record(m.type, None, undefined="no such comparison in this slice", **params)
         out.append(got)
     return annotate(out, whole, column=column, value=value, n=n, where=where, gap_ci=gap_ci)

@@ -20,6 +20,11 @@ shared machine), and prints the ratio:
 * ``QWK``: ``evaluate_scoring`` on ``--n`` responses (integer human scores, system scores
   with one decimal), 1000 resamples over responses; percentile and BCa (``ci_method="bca"``:
   the same resamples plus the jackknife, from the totals minus each response's terms).
+* ``all tables, 8 groups``: ``ScoringEvaluator`` with a second human score (on 20% of the
+  responses) and a group column of 8 groups, every table, without and with ``ci``
+  (percentile and BCa); then the time of the ``fairness_metrics_by`` and ``consistency_by``
+  intervals alone (``attach_fairness``, ``attach_consistency_by``). System scores with one
+  decimal at ``--n``, and continuous (every response distinct) at ``min(--n, 10^5)``.
 
 Usage: ``python benchmarks/intervals.py [--n 1000000] [--images 500] [--auc-resamples 1000]
 [--repeat 1]``. The goal (issue 22): under 20x the point estimate for 1000 resamples, DeLong
@@ -109,13 +114,58 @@ def scoring(n: int, repeat: int) -> None:
     _row("QWK etc., BCa", point, _best(run(ci=0.95, ci_method="bca"), repeat))
 
 
+def scoring_groups(n: int, repeat: int, decimals: int | None) -> None:
+    """The by-group tables: 8 groups, a second human on 20%; then the part of the interval
+    time that the ``fairness_metrics_by`` and ``consistency_by`` intervals take."""
+    import pandas as pd
+
+    from assay.scoring import ScoringEvaluator
+
+    rng = np.random.default_rng(2)
+    t = rng.normal(3.5, 1.0, n)
+    h = np.clip(np.rint(t + rng.normal(0, 0.6, n)), 1, 6)
+    h2 = np.where(rng.random(n) < 0.2, np.clip(np.rint(t + rng.normal(0, 0.6, n)), 1, 6), np.nan)
+    m = np.clip(t + rng.normal(0, 0.5, n), 0.5, 6.5)  # trimmed to the scale, as rsmeval does
+    df = pd.DataFrame({"h": h, "h2": h2, "m": m if decimals is None else np.round(m, decimals)})
+    df["g"] = rng.choice([f"L{i}" for i in range(8)], n)
+    kw = {"human": "h", "system": "m", "human2": "h2", "group_columns": ["g"]}
+
+    def run(**ci: object) -> Callable[[], object]:
+        return lambda: ScoringEvaluator(**kw, **ci).add(df).compute()
+
+    what = "continuous" if decimals is None else f"{decimals} decimals"
+    run()()  # warm up: the first fit imports statsmodels
+    point = _best(run(), repeat)
+    for method in ("bootstrap", "bca"):
+        with_ci = _best(run(ci=0.95, ci_method=method), repeat)
+        _row(f"all tables, 8 groups, {method}", point, with_ci, f"({n} responses, {what})")
+        ev = ScoringEvaluator(**kw, ci=0.95, ci_method=method).add(df)
+        fair, cons = _group_parts(ev, repeat)
+        print(f"{'':28s} of which fairness_metrics_by {fair:.3f}s, consistency_by {cons:.3f}s")
+
+
+def _group_parts(ev: object, repeat: int) -> tuple[float, float]:
+    """CPU seconds of the ``fairness_metrics_by`` and ``consistency_by`` intervals alone."""
+    from functools import partial
+
+    from assay.scoring.consistency_ci import attach_consistency_by
+    from assay.scoring.fairness_ci import attach_fairness
+
+    units, opts, shift = ev._units, ev.ci, ev._shift  # type: ignore[attr-defined]
+    groups = {"g": units.group("g")}
+    pairs, second = units.pairs(), units.second()
+    fair = partial(attach_fairness, [], pairs, groups, opts)
+    cons = partial(attach_consistency_by, [], pairs[:, 0], second, groups, shift, opts)
+    return _best(fair, repeat), _best(cons, repeat)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--images", type=int, default=500)
     ap.add_argument("--auc-resamples", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--only", choices=["classification", "detection", "scoring"])
+    ap.add_argument("--only", choices=["classification", "detection", "scoring", "scoring-groups"])
     a = ap.parse_args()
     if a.only in (None, "classification"):
         classification(a.n, a.auc_resamples, a.repeat)
@@ -123,6 +173,9 @@ def main() -> None:
         detection(a.images, a.repeat)
     if a.only in (None, "scoring"):
         scoring(a.n, a.repeat)
+    if a.only in (None, "scoring", "scoring-groups"):
+        scoring_groups(a.n, a.repeat, 1)
+        scoring_groups(min(a.n, 100_000), a.repeat, None)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@ takes about a second). Each numeric column gets a code instead (an integer colum
 range its offset from the minimum, any other column its place among its sorted distinct
 values), the codes of a row make one integer in the same lexicographic order, and the
 distinct integers are counted (``np.bincount`` when they are few, else a 1-D sort). Rows
-with NaN or a negative zero, and non-numeric rows, take ``np.unique``'s own path, whose
-conventions for those differ.
+with NaN and non-numeric rows take ``np.unique``'s own path, whose conventions for those
+differ. A negative zero is counted with zero, as ``np.unique`` counts it, and its row reads
+``0.0`` (``np.unique`` shows whichever of the two its sort put first).
 """
 
 from __future__ import annotations
@@ -62,9 +63,7 @@ def _column_code(col: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     else:
         if np.isnan(col).any():
             return None
-        values = np.unique(col)
-        if ((values == 0) & np.signbit(values)).any():
-            return None
+        values = np.unique(col) + 0.0  # -0.0 counts with 0.0 (as in np.unique) and reads 0.0
     return values, np.searchsorted(values, col).astype(np.int64)
 
 

@@ -79,6 +79,23 @@ CASES = [
         concat=_concat,
     ),
     ContractCase(
+        name="scoring-fairness-consistency-by-ci-cluster",
+        make=lambda: ScoringEvaluator(
+            human="h",
+            system="m",
+            human2="h2",
+            group_columns=["L1"],
+            ci=0.9,
+            num_bootstrap=20,
+            cluster="g",
+        ),  # fmt: skip
+        make_other=lambda: ScoringEvaluator(
+            human="h", system="m", human2="h2", group_columns=["L1"], ci=0.9, num_bootstrap=20
+        ),
+        batches=_batches(6),
+        concat=_concat,
+    ),
+    ContractCase(
         name="scoring-half-points-given-variance",
         make=lambda: ScoringEvaluator(
             human="h", system="m", group_columns=["g"], rater_error_variance=0.3

@@ -1,5 +1,6 @@
 """Scoring with ``cluster`` (a candidate's responses resampled together): every interval of
-``eval``, ``eval_by``, ``true_score_eval``, ``consistency``, ``degradation`` and the slices
+``eval``, ``eval_by``, ``true_score_eval``, ``consistency``, ``degradation``,
+``consistency_by``, ``fairness_metrics_by`` and the slices
 (and their gaps) equals a naive loop that materialises each resample's drawn clusters (every
 response of a drawn candidate copied as often as drawn) and runs the point estimate on the
 rows; BCa's jackknife leaves one candidate out (the point estimate on the data without it)."""
@@ -98,6 +99,7 @@ def test_intervals_equal_a_loop_over_materialised_clusters(method: str) -> None:
             gaps += 1
     tables = {m.parameters["table"] for m in ms if m.parameters.get("ci_low") is not None}
     assert {"eval", "eval_by_g", "true_score_eval", "consistency", "degradation"} <= tables
+    assert {"fairness_metrics_by_g", "consistency_by_g"} <= tables
     assert checked > 60 and (method == "bca" or gaps > 10), (checked, gaps)
 
 

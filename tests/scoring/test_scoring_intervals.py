@@ -60,7 +60,7 @@ def test_bootstrap_equals_peers_on_each_materialised_resample(form: str) -> None
         assert (p["ci_method"], p["num_bootstrap"], p["seed"]) == ("bootstrap", B, SEED)
 
 
-def test_seeded_value_unchanged_and_only_eval_tables() -> None:
+def test_seeded_value_unchanged_and_only_the_tables_with_intervals() -> None:
     df = _frame(seed=1)
     a = evaluate_scoring(df, human="h", system="m", group_columns=["g"], ci=0.95, seed=1)
     b = evaluate_scoring(df, human="h", system="m", group_columns=["g"], ci=0.95, seed=1)
@@ -69,7 +69,7 @@ def test_seeded_value_unchanged_and_only_eval_tables() -> None:
     assert a.to_json() == b.to_json() != c.to_json()
     assert [m.value for m in a] == [m.value for m in plain]
     with_ci = {(m.type, m.parameters["table"]) for m in a if "ci_low" in m.parameters}
-    assert {t for _, t in with_ci} == {"eval", "eval_by_g"}
+    assert {t for _, t in with_ci} == {"eval", "eval_by_g", "fairness_metrics_by_g"}
     assert len({k for k, t in with_ci if t == "eval"}) == 8
 
 

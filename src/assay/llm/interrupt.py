@@ -60,7 +60,11 @@ def interrupted_record(item_id: str, signum: int) -> Record:
 
 
 def run_interruptible(runner: Any, items: Sequence[Item]) -> list[Record]:
-    """``runner.run(items)``, turning SIGINT/SIGTERM into :class:`RunInterrupted`."""
+    """``runner.run(items)``, turning SIGINT/SIGTERM into :class:`RunInterrupted`.
+
+    On the main thread both signals go to this run's own handler while it runs (the
+    previous handlers are put back after), so a handler some library left behind cannot
+    swallow Ctrl-C; a SIGINT ignored on purpose (``SIG_IGN``) stays ignored."""
     done: dict[str, Record] = {}
     previous = runner.on_record
 
@@ -75,8 +79,7 @@ def run_interruptible(runner: Any, items: Sequence[Item]) -> list[Record]:
         received.append(signum)
         raise KeyboardInterrupt
 
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, on_term) if main else None
+    old = _install(on_term) if threading.current_thread() is threading.main_thread() else {}
     runner.on_record = on_record
     try:
         return runner.run(items)
@@ -88,5 +91,17 @@ def run_interruptible(runner: Any, items: Sequence[Item]) -> list[Record]:
         raise RunInterrupted(records, signum) from None
     finally:
         runner.on_record = previous
-        if main:
-            signal.signal(signal.SIGTERM, old)
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
+
+
+def _install(handler: Any) -> dict[int, Any]:
+    """Our handler for SIGTERM and SIGINT for the run; the handlers it replaced.
+
+    SIGINT is taken over too, so Ctrl-C stops a run the same way whatever handler a
+    library left in the process; only a SIGINT the process ignores on purpose (``SIG_IGN``,
+    as a shell does for a background job) stays ignored."""
+    replaced = {int(signal.SIGTERM): signal.signal(signal.SIGTERM, handler)}
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        replaced[int(signal.SIGINT)] = signal.signal(signal.SIGINT, handler)
+    return replaced

@@ -116,7 +116,7 @@ def run_task(
             task, model, options, preflight=lambda: check_outputs(out=out, save=save, db=db)
         )
     except EvaluationInterrupted as stop:
-        eid = _store(stop.run, stop.run.metrics, db) if save else None
+        eid = _store(stop.run, stop.run.metrics, db, task) if save else None
         where = f" (stored as failed evaluation {eid})" if eid is not None else ""
         print_error(
             f"{stop}{where}; their answers are cached. Run the same command again to resume."
@@ -125,7 +125,7 @@ def run_task(
     metrics = run.metrics if extra is None else extra + run.metrics
     if after is not None:
         after(run)
-    eid = _store(run, metrics, db) if save else None
+    eid = _store(run, metrics, db, task) if save else None
     (write or (lambda m, f, o: emit(m, fmt=f, out=o, title=title)))(metrics, fmt, out)
     if run.status != "finished":
         where = f"; stored as failed evaluation {eid}" if eid is not None else ""
@@ -138,12 +138,12 @@ def run_task(
     return run
 
 
-def _store(run: Any, metrics: Any, db: str | None) -> int:
+def _store(run: Any, metrics: Any, db: str | None, task: Any = None) -> int:
     """The run in the store with its status, its records and one item row per call."""
     from assay.cli_support import note
     from assay.store import Store
 
-    items = item_rows(run) or None
+    items = item_rows(run, task) or None
     with Store(db) as store:
         if run.status == "finished":
             eid = store.save(
@@ -172,14 +172,17 @@ def _store(run: Any, metrics: Any, db: str | None) -> int:
     return eid
 
 
-def item_rows(run: Any) -> list[Any]:
+def item_rows(run: Any, task: Any = None) -> list[Any]:
     """One store row per call of a run: prompt, params, raw reply, parsed result or error
-    (``{"invalid": reason}`` for a refused reply)."""
+    (``{"invalid": reason}`` for a refused reply), and the facts ``task.item_info`` keeps."""
     from assay.store import ItemRecord
 
     return [
         ItemRecord.from_llm(
-            c.item, c.record, c.parsed if c.invalid is None else {"invalid": c.invalid}
+            c.item,
+            c.record,
+            c.parsed if c.invalid is None else {"invalid": c.invalid},
+            info=None if task is None else task.item_info(c),
         )
         for c in run.calls
     ]

@@ -136,6 +136,11 @@ class LLMTask(ABC):
         """One raw reply -> a parsed result or :class:`Invalid` (default: the text)."""
         return text
 
+    def item_info(self, call: Call) -> dict[str, Any] | None:
+        """The facts of ``call``'s item to store with its row (plain JSON), so a stored run
+        can be scored again without the data (default: none kept)."""
+        return None
+
     def reask_prompt(self, reason: str) -> str:
         """The user message that re-asks after an invalid reply."""
         return f"Your reply was not valid: {reason}. Answer again in the required format."

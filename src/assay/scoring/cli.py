@@ -178,8 +178,12 @@ def register(app: typer.Typer) -> None:
         if config is not None or trim_min is not None or trim_max is not None:
             from assay.scoring.rsmeval_cli import run_rsmeval_command
 
-            if by:
-                raise InvalidInputError("is not offered in rsmeval mode (--config)", source="--by")
+            rsmeval_only = (("--by", by), ("--ci", ci is not None), ("--cluster", cluster))
+            for option, given in rsmeval_only:
+                if given:
+                    raise InvalidInputError(
+                        "is not offered in rsmeval mode (--config)", source=option
+                    )
 
             flags = {
                 "predictions_file": data,

@@ -8,6 +8,12 @@ the second human score against the first) and the ``degradation`` row (each huma
 value minus the human-human one: the unpooled SMD minus the pooled, as RSMTool) come from
 the same draw. ``bca`` applies (its jackknife leaves each response out of both). Not with
 ``use_diff_std_means`` (those tables then report DSM, which gets no interval here).
+
+``consistency_by_<column>`` (:func:`attach_consistency_by`): the same columns, DSM in place
+of SMD, for the ``All data`` row and every group: a group's human-human statistics are the
+counts restricted to its double-scored responses, and its DSM standardises with the same
+resample's whole-set mean and sd of the first human score (all responses) and of the second
+(the double-scored ones), as the table does.
 """
 
 from __future__ import annotations
@@ -20,11 +26,11 @@ from numpy.typing import NDArray
 from assay.clusters import collapse_by
 from assay.intervals import CIOptions
 from assay.results import Metric
-from assay.scoring.columns import METRIC_TYPES
+from assay.scoring.columns import ALL_DATA, METRIC_TYPES
 from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 
-__all__ = ["CONSISTENCY_CI_COLUMNS", "attach_consistency"]
+__all__ = ["CONSISTENCY_CI_COLUMNS", "attach_consistency", "attach_consistency_by"]
 
 #: The columns of both tables that get an interval.
 CONSISTENCY_CI_COLUMNS = ("corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD")
@@ -92,4 +98,72 @@ def attach_consistency(
             continue
         key = (table, None if table == "consistency" else p.get("score"), m.type)
         if key in found:
+            p.update(found[key])
+
+
+#: The columns of ``consistency_by_<column>`` that get an interval.
+BY_CONSISTENCY_COLUMNS = ("corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "DSM")
+
+
+def _by_rows(first: PairStats, hh: PairStats, parts: list[PairStats]) -> F64:
+    """Per resample: the ``All data`` row, then each group's; (b, (1 + g) k)."""
+    a, c = columns(first), columns(hh)
+    pop = (a["h_mean"], a["h_sd"], c["sys_mean"], c["sys_sd"])
+    found = [columns(s, pop) for s in [hh, *parts]]
+    return np.column_stack([f[k] for f in found for k in BY_CONSISTENCY_COLUMNS])
+
+
+def _by_intervals(
+    h: F64, second: F64, groups: np.ndarray, shift: float, opts: CIOptions, codes: Any = None
+) -> tuple[np.ndarray, F64, str]:
+    from assay.scoring.intervals import interval_of
+
+    names, code = np.unique(groups, return_inverse=True)
+    has = ~np.isnan(second)
+    rows = np.column_stack([h, has, np.where(has, second, 0.0), code.reshape(-1)])
+    units, mult = collapse_by(rows, codes)
+    x, two, h2, c = units[:, 0], units[:, 1] > 0, units[:, 2], units[:, 3].astype(np.intp)
+    ins = [two & (c == j) for j in range(len(names))]
+
+    def statistic(w: F64) -> F64:
+        parts = [resampled_pairs(x, h2, w * k, shift) for k in ins]
+        return _by_rows(
+            resampled_pairs(x, x, w, shift), resampled_pairs(x, h2, w * two, shift), parts
+        )
+
+    def jackknife() -> F64:
+        parts = [loo_pairs(x, h2, mult, shift, keep=k) for k in ins]
+        first, hh = loo_pairs(x, x, mult, shift), loo_pairs(x, h2, mult, shift, keep=two)
+        return _by_rows(first, hh, parts)
+
+    ci, method = interval_of(opts, statistic, jackknife, mult)
+    return names, ci, method
+
+
+def attach_consistency_by(
+    records: list[Metric],
+    h: F64,
+    second: F64,
+    groups: dict[str, np.ndarray],
+    shift: float,
+    opts: CIOptions,
+    codes: Any = None,
+) -> None:
+    """Add the interval parameters to the defined records of every ``consistency_by_<column>``
+    table (``groups``: each response's label per column; ``h``: the first human score), in
+    place."""
+    k = len(BY_CONSISTENCY_COLUMNS)
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for column, labels in groups.items():
+        names, ci, method = _by_intervals(h, second, labels, shift, opts, codes)
+        for i, group in enumerate([ALL_DATA, *(str(v) for v in names.tolist())]):
+            for j, c in enumerate(BY_CONSISTENCY_COLUMNS):
+                lo, hi = float(ci[0, i * k + j]), float(ci[1, i * k + j])
+                found[(f"consistency_by_{column}", group, METRIC_TYPES[c])] = opts.parameters(
+                    lo, hi, method
+                )
+    for m in records:
+        p = m.parameters
+        key = (str(p.get("table")), str(p.get("group")), m.type)
+        if m.value is not None and key in found:
             p.update(found[key])

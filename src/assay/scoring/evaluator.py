@@ -83,7 +83,9 @@ class ScoringEvaluator(Evaluator):
             ``group_columns``.
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over responses on the
             ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE, the by-group
-            tables' columns and DSM, and ``true_score_eval``'s PRMSE and its parts (default
+            tables' columns and DSM, the fairness regressions' R2 (OSA, OSD, CSD),
+            ``true_score_eval``'s PRMSE and its parts and, with ``human2``, ``consistency``,
+            ``degradation`` and ``consistency_by_<col>`` (default
             ``ci=None``: none); the evaluator then also keeps each response's score pair
             and rating summary (:mod:`assay.scoring.intervals`).
         cluster: a column whose values are clusters (a candidate, a prompt): the bootstrap

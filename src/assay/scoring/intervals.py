@@ -17,10 +17,12 @@ adjacent agreement, SMD (RSMTool's default, unpooled) and RMSE, for the system s
 rounded form, and on the same columns (DSM for SMD) of every group of the
 ``eval_by_<column>`` tables: the units then carry their group, a group's statistics are those
 of the counts restricted to it, and DSM compares it with the same resample's whole set; and
-on ``true_score_eval`` (:mod:`assay.scoring.true_score_ci`) and ``consistency`` /
-``degradation`` (:mod:`assay.scoring.consistency_ci`). ``ci_method="bca"`` gives the BCa
-interval of the same resamples (its jackknife from :func:`~assay.scoring.replicates.loo_pairs`);
-any other method the percentile bootstrap (``ci_method`` says which).
+on ``true_score_eval`` (:mod:`assay.scoring.true_score_ci`), ``consistency`` /
+``degradation`` / ``consistency_by_<column>`` (:mod:`assay.scoring.consistency_ci`) and the
+R^2 of ``fairness_metrics_by_<column>`` (:mod:`assay.scoring.fairness_ci`).
+``ci_method="bca"`` gives the BCa interval of the same resamples (its jackknife from
+:func:`~assay.scoring.replicates.loo_pairs`); any other method the percentile bootstrap
+(``ci_method`` says which).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from assay.clusters import Clusters, collapse_by
 from assay.intervals import CIOptions, bootstrap
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
-from assay.scoring.consistency_ci import attach_consistency
+from assay.scoring.consistency_ci import attach_consistency, attach_consistency_by
+from assay.scoring.fairness_ci import attach_fairness
 from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
@@ -287,9 +290,10 @@ def attach_intervals(
     given: float | None = None,
     group_columns: Sequence[str] = (),
 ) -> None:
-    """Add the interval parameters to the defined ``eval``, ``eval_by_<column>`` (for
-    ``group_columns``) and ``true_score_eval`` records, in place (``given``: the rater error
-    variance, when given)."""
+    """Add the interval parameters to the defined ``eval``, ``eval_by_<column>`` and
+    ``fairness_metrics_by_<column>`` (for ``group_columns``), ``true_score_eval`` and, with a
+    second human score, ``consistency``, ``degradation`` and ``consistency_by_<column>``
+    records, in place (``given``: the rater error variance, when given)."""
     pairs, codes = units.pairs(), units.codes()
     by = {
         f"eval_by_{c}": _by_intervals(pairs, units.group(c), shift, opts, codes)
@@ -310,6 +314,9 @@ def attach_intervals(
     if true is not None:
         found = true_intervals(pairs, true, shift, given, opts, codes)
         _apply(records, "true_score_eval", found, TRUE_CI_COLUMNS, system)
+    groups = {c: units.group(c) for c in group_columns}
+    attach_fairness(records, pairs, groups, opts, codes)
     second = units.second()
     if second is not None:
         attach_consistency(records, pairs, second, system, shift, opts, codes)
+        attach_consistency_by(records, pairs[:, 0], second, groups, shift, opts, codes)

@@ -42,9 +42,14 @@ class ItemRecord:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached: bool = False
+    #: the facts re-scoring the stored answer needs (LLM fairness: the row's target and
+    #: group), for the tasks that keep them (``LLMTask.item_info``); ``None`` otherwise
+    info: Mapping[str, Any] | None = None
 
     @classmethod
-    def from_llm(cls, item: Any, record: Any, parsed: Any = None) -> ItemRecord:
+    def from_llm(
+        cls, item: Any, record: Any, parsed: Any = None, info: Mapping[str, Any] | None = None
+    ) -> ItemRecord:
         """From a runner ``Item`` and its ``Record`` (:mod:`assay.llm.runner`)."""
         return cls(
             item_id=str(record.id),
@@ -61,10 +66,12 @@ class ItemRecord:
             prompt_tokens=record.usage.prompt_tokens,
             completion_tokens=record.usage.completion_tokens,
             cached=record.cached,
+            info=None if info is None else dict(info),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return to_jsonable({**self.__dict__, "params": dict(self.params)})
+        info = None if self.info is None else dict(self.info)
+        return to_jsonable({**self.__dict__, "params": dict(self.params), "info": info})
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@
   ``failed``) and the assay version that computed it.
 * ``assay_metrics``: its metric records, exactly as :class:`~assay.results.Metric` has
   them (type, JSON value, JSON parameters), in order.
-* ``assay_items``: for LLM runs, one row per item: prompt, raw answer, parsed result,
+* ``assay_items``: for LLM runs, one row per item: prompt, raw answer, parsed result
+  (and for LLM fairness the facts re-scoring needs, ``info``),
   or the call error, with attempts, latency and token usage.
 
 The same schema works on SQLite and PostgreSQL (JSON columns are ``json`` there, which
@@ -130,6 +131,9 @@ class ItemRow(Base):
     prompt_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     completion_tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)
     cached: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    # the facts re-scoring needs (LLM fairness: target, group); NULL for other tasks and
+    # for rows stored before the column existed (added by upgrade_schema)
+    info: Mapped[Any] = mapped_column(_json(none_as_null=True), nullable=True)
 
 
 def missing_columns(conn: Any) -> list[tuple[str, str]]:

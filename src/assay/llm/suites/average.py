@@ -8,6 +8,7 @@ result is the mean over the evaluations where the metric has a value: a metric t
 ``null`` for a dataset is left out of that metric's mean (not counted as 0), and the record
 says which evaluations it averaged (``parameters.evaluations``, ``parameters.datasets``)
 and how many (``parameters.n``). A metric no evaluation has is ``null`` with the reason.
+With ``ci``, an interval from the datasets' stored items (``average_ci``).
 
 Example:
     >>> from assay.results import Metric, MetricSet
@@ -20,8 +21,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from assay.intervals import ci_options
 from assay.llm.suites import records
 from assay.results import Metric, MetricSet
 
@@ -45,8 +48,24 @@ def _overall(ms: MetricSet, kind: str) -> Metric | None:
     return found[0] if found else None
 
 
-def average_fairness(evaluations: Mapping[str, tuple[int, MetricSet]]) -> MetricSet:
-    """``{dataset: (evaluation id, its metrics)}`` -> one mean record per metric."""
+def average_fairness(
+    evaluations: Mapping[str, tuple[int, MetricSet]],
+    *,
+    items: Mapping[str, Sequence[Any] | None] | None = None,
+    ci: float | None = None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
+    seed: int = 0,
+) -> MetricSet:
+    """``{dataset: (evaluation id, its metrics)}`` -> one mean record per metric.
+
+    With ``ci`` (and ``ci_method``, ``num_bootstrap``, ``seed``), each defined mean gets a
+    stratified bootstrap interval over the datasets' items (``items``: dataset -> its stored
+    item rows, ``Store.get(id, items=True).items``; :mod:`assay.llm.suites.average_ci`).
+    Every method gives the bootstrap (a mean over datasets is no proportion nor AUC), and
+    the records say so in ``ci_method``.
+    """
+    opts = ci_options(ci, ci_method, num_bootstrap, seed)
     out = []
     for kind in AVERAGED:
         ids, names, values = [], [], []
@@ -58,4 +77,8 @@ def average_fairness(evaluations: Mapping[str, tuple[int, MetricSet]]) -> Metric
                 values.append(float(m.value))
         mean = sum(values) / len(values) if values else None
         out.append(records.averaged(kind, mean, evaluations=ids, datasets=names))
+    if opts is not None:
+        from assay.llm.suites.average_ci import attach_average_intervals
+
+        attach_average_intervals(out, evaluations, items or {}, opts)
     return MetricSet(out)

@@ -79,6 +79,7 @@ SEED = _o(
 CI, CI_METHOD, NUM_BOOTSTRAP, _ = interval_options()  # the seed is the suite's --seed
 BOOTSTRAP_SEED = bootstrap_seed_option("the prompts' shuffles")
 CLUSTER = cluster_option("item")
+AVG_CI = interval_options()  # llm average: --ci, --ci-method, --num-bootstrap, --seed
 BY = by_option("An item column (bias_type, test_type, a CSV column, ...)")
 MAX_TOKENS = _o(None, "--max-tokens", help="Cap on each answer (default: the suite's own).")
 SAVE = _o(True, "--save/--no-save", help="Record the run in the evaluation store.")
@@ -304,14 +305,21 @@ def average(
     db: str = DB,
     out: Path = OUT,
     fmt: OutputFormat = FMT,
+    ci: float = AVG_CI[0],
+    ci_method: str = AVG_CI[1],
+    num_bootstrap: int = AVG_CI[2],
+    seed: int = AVG_CI[3],
 ) -> None:
-    """Mean fairness metrics over the last finished evaluation of each dataset."""
+    """Mean fairness metrics over the last finished evaluation of each dataset; with --ci,
+    a stratified bootstrap interval over each dataset's stored items (no model call)."""
+    from assay.cli_options import interval_kwargs
     from assay.cli_support import publish
     from assay.errors import InvalidInputError
     from assay.llm.suites.average import average_fairness
     from assay.results import MetricSet
     from assay.store import Store
 
+    ci_kw = interval_kwargs(ci, ci_method, num_bootstrap, seed)
     names = list(dict.fromkeys(d.strip() for d in datasets.split(",") if d.strip()))
     if not names:
         raise InvalidInputError(f"no dataset named, got {datasets!r}", source="--datasets")
@@ -323,7 +331,9 @@ def average(
         found = store.latest_per_dataset(
             kind="llm_fairness", datasets=names, model=model, require=True
         )
-    metrics = average_fairness({d: (ev.id, ev.metrics or MetricSet()) for d, ev in found.items()})
+        items = {d: store.get(ev.id, items=True).items for d, ev in found.items()} if ci_kw else {}
+    evaluations = {d: (ev.id, ev.metrics or MetricSet()) for d, ev in found.items()}
+    metrics = average_fairness(evaluations, items=items, **ci_kw)
     served = {ev.served_model for ev in found.values()}  # one model answered them all?
     publish(
         metrics,
@@ -335,7 +345,7 @@ def average(
         kind="llm_fairness_average",
         dataset=",".join(names),
         model=model,
-        parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()]},
+        parameters={"datasets": names, "evaluations": [ev.id for ev in found.values()], **ci_kw},
         served_model=served.pop() if len(served) == 1 else None,
     )
 

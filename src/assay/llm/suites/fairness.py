@@ -260,6 +260,12 @@ class FairnessSuite(Suite):
             group_column=self.spec.sensitive_column, groups=list(self.spec.sensitive_values)
         )
 
+    def item_info(self, call: Call) -> dict[str, Any]:
+        """Stored with each call's row: ``row``, ``target``, ``group``, ``privileged``,
+        ``counterfactual``, what scoring the stored answers again needs (``llm average
+        --ci``: :mod:`assay.llm.suites.average_ci`)."""
+        return dict(call.info)
+
     def item_columns(self) -> list[str]:
         """The columns of the test split (the sensitive column, the label, the features)."""
         return list(dict.fromkeys(k for r in self.data.test for k in r))

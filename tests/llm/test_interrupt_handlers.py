@@ -1,0 +1,81 @@
+"""Ctrl-C stops a run whatever SIGINT handler the process had, except one ignoring it on
+purpose; the handlers the run replaced are put back after it."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from assay.llm.interrupt import RunInterrupted, run_interruptible
+from assay.llm.items import Item
+from assay.llm.models.base import ChatResponse, Usage
+from assay.llm.runner import Runner
+
+
+class SelfInterrupting:
+    """Answers with the prompt; raises SIGINT in this process at its third call."""
+
+    name = identity = "self-interrupting"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def chat(self, messages: Any, **params: Any) -> ChatResponse:
+        self.calls += 1
+        if self.calls == 3:
+            signal.raise_signal(signal.SIGINT)
+        await asyncio.sleep(0)
+        return ChatResponse(str(messages[-1]["content"]), Usage(1, 1), 0.0)
+
+
+ITEMS = [Item.from_prompt(f"q{i}", f"prompt {i}") for i in range(8)]
+
+
+@pytest.fixture
+def restore_sigint() -> Iterator[None]:
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def _runner(model: SelfInterrupting) -> Runner:
+    return Runner(model, cache=None, quiet=True, max_concurrency=1)
+
+
+def test_a_foreign_sigint_handler_does_not_swallow_ctrl_c(restore_sigint: None) -> None:
+    """A library's handler that only takes note (and would let the run go on) is replaced
+    for the run: the run stops, and the library's handler is back afterwards."""
+    seen: list[int] = []
+
+    def foreign(signum: int, frame: Any) -> None:
+        seen.append(signum)
+
+    signal.signal(signal.SIGINT, foreign)
+    model = SelfInterrupting()
+    with pytest.raises(RunInterrupted) as stop:
+        run_interruptible(_runner(model), ITEMS)
+    assert stop.value.signum == signal.SIGINT
+    assert 2 <= stop.value.finished < len(ITEMS) and model.calls < len(ITEMS)
+    assert seen == [] and signal.getsignal(signal.SIGINT) is foreign
+
+
+def test_a_sigint_ignored_on_purpose_stays_ignored(restore_sigint: None) -> None:
+    """As a shell's background job: SIG_IGN is the process's choice, the run goes on."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    model = SelfInterrupting()
+    records = run_interruptible(_runner(model), ITEMS)
+    assert [r.text for r in records] == [f"prompt {i}" for i in range(8)]
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_the_default_handler_is_put_back(restore_sigint: None) -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    term = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(RunInterrupted):
+        run_interruptible(_runner(SelfInterrupting()), ITEMS)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) is term

@@ -34,7 +34,7 @@ def test_ambiguous_reads_are_the_inversion_of_a_double() -> None:
     gives ``#{k: F(k) <= x}``, for ``fine`` at both ends and inside the slot."""
     from assay.resampling import _Tables
 
-    t = _Tables.of(0.997)
+    t = _Tables.of(0.997, 12)
     slot = np.flatnonzero(t.table == 255)
     for fine in (0.0, 0.37, 0.999):
         got = t.resolve(slot, np.full(slot.size, fine))
@@ -124,3 +124,33 @@ def test_rows_of_units_read_from_the_table_or_searched(monkeypatch: pytest.Monke
     searched = r._PoissonPlan.of(m).rows_of(units)
     np.testing.assert_array_equal(table, np.repeat(np.arange(m.size), m))
     np.testing.assert_array_equal(searched, table)
+
+
+@pytest.mark.parametrize("bits", [12, 11, 10])
+def test_every_table_width_draws_the_exact_multinomial(bits: int, monkeypatch) -> None:
+    """Each width the Poisson scheme may choose (forced here): chi-square of every outcome
+    of a small problem, and the marginal of a row read in several parts."""
+    import assay.resampling as r
+
+    monkeypatch.setattr(r, "_BITS", (bits,))
+    m = np.array([1, 2, 1, 1])
+    w = np.concatenate(list(resample_counts(m, 20000, seed=5, scheme="poisson")))
+    outcomes = _compositions(5, 4)
+    index = {c: i for i, c in enumerate(outcomes)}
+    seen = np.bincount([index[tuple(x)] for x in w.astype(int).tolist()], minlength=len(outcomes))
+    pmf = np.array([sps.multinomial.pmf(c, 5, m / 5) for c in outcomes])
+    assert sps.chisquare(seen, pmf * len(w)).pvalue > 1e-3
+    big = np.array([150, 40, 7, 3])
+    w = np.concatenate(list(resample_counts(big, 20000, seed=6, scheme="poisson")))
+    assert (w.sum(axis=1) == 200).all()
+    k = np.arange(130, 171)
+    seen_k = np.array([(w[:, 0] == v).sum() for v in k])
+    want = sps.binom.pmf(k, 200, 0.75) * len(w)
+    assert sps.chisquare(seen_k, want * seen_k.sum() / want.sum()).pvalue > 1e-3
+
+
+def test_the_table_width_follows_the_multiplicities() -> None:
+    from assay.resampling import _choose_bits
+
+    assert _choose_bits(np.ones(10**5, np.int64)) == 12  # distinct scores
+    assert _choose_bits(np.full(20_000, 50)) in (10, 11)  # tie groups of rounded scores

@@ -19,13 +19,15 @@ as before the third was added, which takes over only where it is cheaper):
     chosen uniformly without replacement, leaves exactly ``Multinomial(n, m / n)``
     whatever ``s`` was. The factor puts ``S`` about three standard deviations below
     ``n``, so the cheap step (adding about ``3 sqrt(n)`` draws) is nearly always the one
-    taken. A ``Poisson(c m_c)`` count is the sum of ``m_c // 15`` draws of
-    ``Poisson(15 c)`` and one of ``Poisson((m_c % 15) c)``, each read by inversion from a
-    12-bit random number in a table of the 4096 slots of [0, 1) (the 16 tables side by
-    side, one 64 KiB array indexed by 16-bit numbers); the few slots that hold a jump of
-    the distribution function (about 1 in 400 draws) are resolved by inverting ``(u +
-    v) / 4096`` with a fresh double ``v``: the inversion of a uniform double, as numpy's
-    own samplers.
+    taken. A ``Poisson(c m_c)`` count is the sum of ``m_c // p`` draws of ``Poisson(p c)``
+    and one of ``Poisson((m_c % p) c)``, each read by inversion from a ``b``-bit random
+    number in a table of the ``2^b`` slots of [0, 1), ``p = 2^(16 - b) - 1``: the tables
+    side by side make one 64 KiB array indexed by 16-bit numbers. ``b`` is 12, 11 or 10,
+    whichever reads least for these multiplicities (fine slots for small ones, fewer
+    further reads for large ones). The few slots that hold a jump of the distribution
+    function (about 1 in 400 reads at 12 bits) are resolved by inverting ``(u + v) /
+    2^b`` with a fresh double ``v``: the inversion of a uniform double, as numpy's own
+    samplers.
 
 Every scheme consumes its random streams resample after resample, so the counts depend on
 ``(m, num_bootstrap, seed)`` only, never on how many resamples are drawn at a time.
@@ -60,9 +62,9 @@ CHUNK_ELEMENTS = 1 << 19
 SCHEMES = ("balls", "multinomial", "poisson")
 
 F64 = NDArray[np.float64]
-_BITS = 12  # random bits per table read
-_SLOTS = 1 << _BITS
-_PART = 15  # the largest multiplicity read from one table; larger ones are sums of parts
+#: Random bits per table read, chosen per multiplicities (:func:`_choose_bits`); ``b`` bits
+#: leave ``16 - b`` for the table, so multiplicities up to ``2^(16 - b) - 1`` are one read.
+_BITS = (12, 11, 10)
 _AMBIGUOUS = 255
 #: Table reads at a time: take() converts its 16-bit indices to a temporary of 8-byte
 #: ones; kept at 256 KiB it is reused from the heap instead of mapped afresh (and faulted
@@ -78,14 +80,15 @@ def choose_scheme(multiplicity: NDArray[np.int64]) -> str:
     n, m = int(multiplicity.sum()), multiplicity.size
     first = "balls" if n <= 4 * m else "multinomial"
     cost = 6.0 * n if first == "balls" else 60.0 * m
-    return "poisson" if 2.0 * (m + n // _PART) + 30_000.0 < cost else first
+    return "poisson" if 2.0 * (m + n // 31) + 30_000.0 < cost else first
 
 
 @lru_cache(maxsize=256)
-def poisson_table(mean: float) -> tuple[NDArray[np.uint8], F64]:
-    """Inversion table of ``Poisson(mean)`` (``mean <= 15``) over 4096 slots, and its CDF.
+def poisson_table(mean: float, bits: int = 12) -> tuple[NDArray[np.uint8], F64]:
+    """Inversion table of ``Poisson(mean)`` (``mean <= 63``) over ``S = 2^bits`` slots, and
+    its CDF.
 
-    Slot ``u`` covers ``[u, u + 1) / 4096``; its entry is the value ``#{k: F(k) <= x}``
+    Slot ``u`` covers ``[u, u + 1) / S``; its entry is the value ``#{k: F(k) <= x}``
     (the inversion) that every ``x`` in the slot gives, or 255 when a jump ``F(k)`` lies
     inside the slot. The CDF sums the probabilities (from ``lgamma``) in double precision
     and ends at exactly 1.
@@ -95,16 +98,17 @@ def poisson_table(mean: float) -> tuple[NDArray[np.uint8], F64]:
         >>> int(table[0]), int(table[2000]), int(table[4095]), round(float(cdf[0]), 4)
         (0, 1, 255, 0.3679)
     """
+    slots = 1 << bits
     if mean == 0:
-        return np.zeros(_SLOTS, dtype=np.uint8), np.ones(1)
+        return np.zeros(slots, dtype=np.uint8), np.ones(1)
     top = int(mean + 20 * math.sqrt(mean) + 40)
     logp = [k * math.log(mean) - mean - math.lgamma(k + 1) for k in range(top)]
     cdf = np.minimum(np.cumsum(np.exp(logp)), 1.0)
     cdf = np.append(cdf[cdf < 1.0], 1.0)
-    scaled = cdf[:-1] * _SLOTS  # exact: a power of two
-    count = np.zeros(_SLOTS + 1, dtype=np.int64)  # slot u's value: #{k: F(k) * 4096 <= u}
+    scaled = cdf[:-1] * slots  # exact: a power of two
+    count = np.zeros(slots + 1, dtype=np.int64)  # slot u's value: #{k: F(k) * S <= u}
     np.add.at(count, np.ceil(scaled).astype(np.int64), 1)
-    table = np.cumsum(count)[:_SLOTS].astype(np.uint8)
+    table = np.cumsum(count)[:slots].astype(np.uint8)
     inside = scaled != np.floor(scaled)
     table[np.floor(scaled[inside]).astype(np.int64)] = _AMBIGUOUS
     return table, cdf
@@ -112,35 +116,38 @@ def poisson_table(mean: float) -> tuple[NDArray[np.uint8], F64]:
 
 @dataclass(frozen=True)
 class _Tables:
-    """The tables of ``Poisson(scale v)`` for ``v = 0 .. 15`` side by side (table ``v`` at
-    ``v << 12``, so a read is ``table[v << 12 | u]`` for 12 random bits ``u``), and per
-    ambiguous slot (a row): the value at its left end and the jumps of the CDF inside it,
-    as positions in the slot (``4096 F(k) - u``, in (0, 1), exact), padded with inf."""
+    """The tables of ``Poisson(scale v)`` for ``v = 0 .. 2^(16 - bits) - 1`` side by side
+    (table ``v`` at ``v << bits``, so a read is ``table[v << bits | u]`` for ``bits`` random
+    bits ``u``: one 64 KiB array), and per ambiguous slot (a row): the value at its left end
+    and the jumps of the CDF inside it, as positions in the slot (``2^bits F(k) - u``, in
+    (0, 1), exact), padded with inf."""
 
+    bits: int
     table: NDArray[np.uint8]
-    row: NDArray[np.intp]  # (16 * 4096,) each ambiguous slot's row
+    row: NDArray[np.intp]  # (65536,) each ambiguous slot's row
     start: NDArray[np.uint8]
     jumps: F64  # (rows, most jumps in a slot)
 
     @classmethod
-    def of(cls, scale: float) -> _Tables:
-        parts = [poisson_table(scale * v) for v in range(_PART + 1)]
+    def of(cls, scale: float, bits: int) -> _Tables:
+        size = 1 << bits
+        parts = [poisson_table(scale * v, bits) for v in range(1 << (16 - bits))]
         table = np.concatenate([t for t, _ in parts])
         slots = np.flatnonzero(table == _AMBIGUOUS)
         row = np.zeros(table.size, dtype=np.intp)
         row[slots] = np.arange(slots.size)
         start, inner = [], []
         for s in slots.tolist():
-            at = parts[s // _SLOTS][1] * _SLOTS - s % _SLOTS  # the CDF, slot-relative
+            at = parts[s // size][1] * size - s % size  # the CDF, slot-relative
             start.append(np.count_nonzero(at <= 0.0))
             inner.append(at[(at > 0.0) & (at < 1.0)])
         jumps = np.full((slots.size, max([2] + [j.size for j in inner])), np.inf)
         for i, j in enumerate(inner):
             jumps[i, : j.size] = j
-        return cls(table, row, np.array(start, dtype=np.uint8), jumps)
+        return cls(bits, table, row, np.array(start, dtype=np.uint8), jumps)
 
     def resolve(self, slot: NDArray[np.intp], fine: F64) -> NDArray[np.uint8]:
-        """The values of the reads of ambiguous ``slot`` s at ``(u + fine) / 4096``: the
+        """The values of the reads of ambiguous ``slot`` s at ``(u + fine) / 2^bits``: the
         value at the slot's left end plus the jumps at or before ``fine`` (most slots hold
         one jump; the others are compared jump by jump)."""
         r = self.row[slot]
@@ -152,14 +159,48 @@ class _Tables:
         return out.astype(np.uint8)
 
 
+def _parts(mult: NDArray[np.int64], part: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Each row's multiplicity as table reads of at most ``part``: the first read of every
+    row, then the further ones (full parts, then the rest); and the row of each further
+    read. A row of multiplicity 0 reads ``Poisson(0)``."""
+    full, rest = mult // part, mult % part
+    first = np.where(full > 0, part, rest)
+    more = np.maximum(full - 1, 0)
+    tail = (full > 0) & (rest > 0)
+    extra = np.repeat(np.arange(mult.size), more + tail)
+    units = np.full(extra.size, part, dtype=np.int64)
+    units[(np.cumsum(more + tail) - 1)[tail]] = rest[tail]
+    return np.concatenate([first, units]), extra
+
+
+def _choose_bits(mult: NDArray[np.int64]) -> int:
+    """The table width with the least estimated cost (in ns): a read about 1, summing a
+    further read into its row about 3, resolving an ambiguous read about 100, with about
+    ``4 + 6 sqrt(v)`` ambiguous slots in the table of mean ``v`` (measured at 10^6 units:
+    continuous scores' classes, mostly below 15, take 12 bits; rounded scores' tie groups,
+    about 60 each, take 11)."""
+
+    value, count = np.unique(mult, return_counts=True)
+
+    def cost(bits: int) -> float:
+        part = (1 << (16 - bits)) - 1
+        full, rest = value // part, value % part
+        reads = np.maximum(full + (rest > 0), 1)
+        ambiguous = full * (4.0 + 6.0 * math.sqrt(part)) + (rest > 0) * (4.0 + 6.0 * np.sqrt(rest))
+        return float(count @ (reads + 3.0 * (reads - 1) + 100.0 * ambiguous / (1 << bits)))
+
+    return min(_BITS, key=cost)
+
+
 @dataclass(frozen=True)
 class _PoissonPlan:
     """The table reads of one resample: entry ``e < m`` reads row ``e``'s first part, the
-    entries after ``m`` the further parts of rows above 15 (row ``extra[e - m]``)."""
+    entries after ``m`` the further parts of rows above one table (row ``big[extra[e -
+    m]]``)."""
 
     m: int
     n: int
-    code: NDArray[np.uint16]  # (E,) each entry's table, ``v << 12``
+    code: NDArray[np.uint16]  # (E,) each entry's table, ``v << bits``
     tables: _Tables
     big: NDArray[np.intp]  # the rows with further parts (sorted)
     extra: NDArray[np.intp]  # (E - m,) the position in ``big`` of each further part
@@ -168,15 +209,10 @@ class _PoissonPlan:
     @classmethod
     def of(cls, mult: NDArray[np.int64]) -> _PoissonPlan:
         n = int(mult.sum())
-        full, rest = mult // _PART, mult % _PART
-        first = np.where(full > 0, _PART, rest)  # a row of multiplicity 0 reads Poisson(0)
-        more = np.maximum(full - 1, 0)  # further parts: full ones, then the rest
-        tail = (full > 0) & (rest > 0)
-        extra = np.repeat(np.arange(mult.size), more + tail)
-        part = np.full(extra.size, _PART, dtype=np.int64)
-        part[(np.cumsum(more + tail) - 1)[tail]] = rest[tail]
-        code = (np.concatenate([first, part]) << _BITS).astype(np.uint16)
-        tables = _Tables.of(1.0 - min(0.5, _SPARE / math.sqrt(n)))
+        bits = _choose_bits(mult)
+        units, extra = _parts(mult, (1 << (16 - bits)) - 1)
+        code = (units << bits).astype(np.uint16)
+        tables = _Tables.of(1.0 - min(0.5, _SPARE / math.sqrt(n)), bits)
         if (mult == 1).all():
             unit_row = None
         elif n <= _LOOKUP:
@@ -192,7 +228,7 @@ class _PoissonPlan:
         e = self.code.size
         words = -(-e // 4)  # 64-bit words per resample: each row its own words
         u = gen.bit_generator.random_raw((b, words)).view(np.uint16)[:, :e]
-        slot = np.right_shift(u, 16 - _BITS)  # the top 12 bits
+        slot = np.right_shift(u, 16 - self.tables.bits)  # the top bits
         slot |= self.code
         vals = np.empty((b, e), dtype=np.uint8)
         flat, at = vals.reshape(-1), slot.reshape(-1)
@@ -203,7 +239,7 @@ class _PoissonPlan:
         if amb.size:  # row-major order: the fix-up stream is consumed resample by resample
             flat[amb] = self.tables.resolve(at[amb].astype(np.intp), fix.random(amb.size))
         out = vals[:, : self.m].astype(np.float64)
-        if self.extra.size:  # rows above 15: their further parts summed
+        if self.extra.size:  # rows above one table: their further parts summed
             k = self.big.size
             idx = self.extra + k * np.arange(b)[:, None]
             sums = np.bincount(idx.ravel(), vals[:, self.m :].ravel(), minlength=b * k)

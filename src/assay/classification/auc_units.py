@@ -120,6 +120,9 @@ def binary_units(
     n = score.size
     order = np.argsort(score)  # ties in any order: the classes do not depend on it
     s, p = score[order], pos[order]
+    change = p[1:] != p[:-1]
+    if not inside.any() and not (change & (s[1:] == s[:-1])).any():
+        return _runs(order, p, change, weight)
     first = np.concatenate(([True], s[1:] != s[:-1]))
     start, group = np.flatnonzero(first), np.cumsum(first) - 1
     end = np.append(start[1:], n)
@@ -149,6 +152,33 @@ def binary_units(
     )
     mult = np.concatenate(mults).round().astype(np.int64)
     return paired(plan, mult, unit, np.concatenate(flags))
+
+
+def _runs(
+    order: NDArray[np.intp],
+    p: NDArray[np.bool_],
+    change: NDArray[np.bool_],
+    weight: NDArray[np.int64],
+) -> tuple[AucPlan, NDArray[np.int64], NDArray[np.intp], NDArray[np.bool_]]:
+    """:func:`binary_units` without a slice and without a tie across the labels: the
+    classes are the runs of one label in score order (``p``, the labels in that order;
+    ``change``, where they change), so no keys are needed."""
+    start = np.flatnonzero(np.concatenate(([True], change)))
+    label = p[start]
+    neg, pos = np.flatnonzero(~label), np.flatnonzero(label)
+    cls = np.empty(start.size, dtype=np.intp)  # each run's class
+    cls[neg], cls[pos] = np.arange(neg.size), neg.size + np.arange(pos.size)
+    if (weight == 1).all():  # no gather of the weights in score order
+        runs = np.diff(np.append(start, p.size))
+    else:
+        runs = np.add.reduceat(weight[order], start).astype(np.int64)
+    lo = pos - np.arange(pos.size)  # the negative runs below each positive run
+    plan = AucPlan(slice(0, neg.size), slice(neg.size, start.size), as_index(lo), None)
+    mult = np.concatenate([runs[neg], runs[pos]])
+    plan, mult, cls, flag = paired(plan, mult, cls, np.zeros(start.size, dtype=bool))
+    unit = np.empty(p.size, dtype=np.intp)
+    unit[order] = cls[np.cumsum(np.concatenate(([0], change)))]
+    return plan, mult, unit, flag
 
 
 def paired(

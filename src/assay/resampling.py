@@ -223,8 +223,11 @@ class _PoissonPlan:
         at = np.searchsorted(big, extra).astype(np.intp)
         return cls(mult.size, n, code, tables, big, at, unit_row)
 
-    def draw(self, gen: np.random.Generator, fix: np.random.Generator, b: int) -> F64:
-        """``b`` rows of independent Poisson counts (not yet summing to ``n``)."""
+    def draw(
+        self, gen: np.random.Generator, fix: np.random.Generator, b: int
+    ) -> tuple[F64, NDArray[np.integer[Any]]]:
+        """``b`` rows of independent Poisson counts (not yet summing to ``n``), and their
+        sums (of the 8-bit reads: half the time of a sum of the doubles)."""
         e = self.code.size
         words = -(-e // 4)  # 64-bit words per resample: each row its own words
         u = gen.bit_generator.random_raw((b, words)).view(np.uint16)[:, :e]
@@ -244,7 +247,8 @@ class _PoissonPlan:
             idx = self.extra + k * np.arange(b)[:, None]
             sums = np.bincount(idx.ravel(), vals[:, self.m :].ravel(), minlength=b * k)
             out[:, self.big] += sums.reshape(b, k)
-        return out
+        wide = np.uint32 if self.n < 1 << 31 else np.int64  # sums near n: no overflow
+        return out, vals.sum(axis=1, dtype=wide)
 
     def rows_of(self, units: NDArray[np.int64]) -> NDArray[np.integer[Any]]:
         """The row each of ``units`` (numbers ``0 .. n-1``, sorted) belongs to: read from
@@ -256,11 +260,11 @@ class _PoissonPlan:
             return self.unit_row[units]
         return np.searchsorted(self.unit_row, units, "right")
 
-    def fix_sum(self, rows: F64, gen: np.random.Generator) -> None:
-        """Bring every row's sum to ``n``, in place: add draws of probability ``m / n``, or
-        remove draws chosen uniformly without replacement."""
-        for row in rows:
-            s = int(row.sum())
+    def fix_sum(self, rows: F64, sums: NDArray[np.integer[Any]], gen: np.random.Generator) -> None:
+        """Bring every row's sum (``sums``) to ``n``, in place: add draws of probability ``m /
+        n``, or remove draws chosen uniformly without replacement."""
+        for row, total in zip(rows, sums.tolist()):
+            s = int(total)
             if s < self.n:
                 units = np.sort(gen.integers(0, self.n, self.n - s))  # sorted: a forward search
                 cells = self.rows_of(units)
@@ -355,7 +359,7 @@ def _poisson_counts(
     done = 0
     while done < num_bootstrap:
         b = min(per_chunk, num_bootstrap - done)
-        rows = plan.draw(gen, fix, b)
-        plan.fix_sum(rows, balls)
+        rows, sums = plan.draw(gen, fix, b)
+        plan.fix_sum(rows, sums, balls)
         yield rows
         done += b

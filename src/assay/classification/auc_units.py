@@ -19,6 +19,13 @@ not per datum; rounded scores: a tie group's positives and negatives). Drawing
 ``Multinomial(n, m / n)`` over the classes is exactly the per-datum bootstrap summed over
 each class, so nothing is approximated.
 
+When the classes alternate (continuous scores: no tie across the labels, no slice) they are
+the runs of one label in score order, found without keys (:func:`binary_units`), and laid
+out in pairs (a negative run and the positive run above it) in blocks of 16 side by side
+(:func:`paired`): a resample's running sum is then 15 additions of whole rows and one
+cumulative sum over the blocks' totals, instead of numpy's serial cumulative sum over every
+negative class (:func:`_paired_auc`; the same integers, so the same AUC).
+
 Example:
     >>> plan, mult, unit, flag = binary_units(
     ...     np.array([0.1, 0.2, 0.3, 0.4, 0.4, 0.9]), np.array([0, 0, 1, 1, 0, 1], bool),

@@ -65,6 +65,7 @@ F64 = NDArray[np.float64]
 #: Random bits per table read, chosen per multiplicities (:func:`_choose_bits`); ``b`` bits
 #: leave ``16 - b`` for the table, so multiplicities up to ``2^(16 - b) - 1`` are one read.
 _BITS = (12, 11, 10)
+_LOW = {b: np.uint64(((1 << b) - 1) * 0x0001_0001_0001_0001) for b in _BITS}
 _AMBIGUOUS = 255
 #: Table reads at a time: take() converts its 16-bit indices to a temporary of 8-byte
 #: ones; kept at 256 KiB it is reused from the heap instead of mapped afresh (and faulted
@@ -200,7 +201,7 @@ class _PoissonPlan:
 
     m: int
     n: int
-    code: NDArray[np.uint16]  # (E,) each entry's table, ``v << bits``
+    code: NDArray[np.uint64]  # (E / 4,) each entry's table ``v << bits``, 4 to a word
     tables: _Tables
     big: NDArray[np.intp]  # the rows with further parts (sorted)
     extra: NDArray[np.intp]  # (E - m,) the position in ``big`` of each further part
@@ -211,7 +212,9 @@ class _PoissonPlan:
         n = int(mult.sum())
         bits = _choose_bits(mult)
         units, extra = _parts(mult, (1 << (16 - bits)) - 1)
-        code = (units << bits).astype(np.uint16)
+        words = -(-units.size // 4)  # each row its own 64-bit words; the padding reads table 0
+        code = np.zeros(4 * words, dtype=np.uint16)
+        code[: units.size] = units << bits
         tables = _Tables.of(1.0 - min(0.5, _SPARE / math.sqrt(n)), bits)
         if (mult == 1).all():
             unit_row = None
@@ -221,20 +224,19 @@ class _PoissonPlan:
             unit_row = np.cumsum(mult)
         big = np.unique(extra).astype(np.intp)
         at = np.searchsorted(big, extra).astype(np.intp)
-        return cls(mult.size, n, code, tables, big, at, unit_row)
+        return cls(mult.size, n, code.view(np.uint64), tables, big, at, unit_row)
 
     def draw(
         self, gen: np.random.Generator, fix: np.random.Generator, b: int
     ) -> tuple[F64, NDArray[np.integer[Any]]]:
         """``b`` rows of independent Poisson counts (not yet summing to ``n``), and their
         sums (of the 8-bit reads: half the time of a sum of the doubles)."""
-        e = self.code.size
-        words = -(-e // 4)  # 64-bit words per resample: each row its own words
-        u = gen.bit_generator.random_raw((b, words)).view(np.uint16)[:, :e]
-        slot = np.right_shift(u, 16 - self.tables.bits)  # the top bits
-        slot |= self.code
-        vals = np.empty((b, e), dtype=np.uint8)
-        flat, at = vals.reshape(-1), slot.reshape(-1)
+        slot = gen.bit_generator.random_raw((b, self.code.size))
+        slot &= _LOW[self.tables.bits]  # each 16-bit lane's low bits: a read's random number
+        slot |= self.code  # ... and its table: four reads at once
+        at = slot.view(np.uint16).reshape(-1)
+        vals = np.empty((b, 4 * self.code.size), dtype=np.uint8)
+        flat = vals.reshape(-1)
         for i in range(0, flat.size, _PIECE):  # small index temporaries (see _PIECE)
             # indices always in range: "wrap" skips numpy's bounds checks (twice as fast)
             self.tables.table.take(at[i : i + _PIECE], mode="wrap", out=flat[i : i + _PIECE])
@@ -245,7 +247,8 @@ class _PoissonPlan:
         if self.extra.size:  # rows above one table: their further parts summed
             k = self.big.size
             idx = self.extra + k * np.arange(b)[:, None]
-            sums = np.bincount(idx.ravel(), vals[:, self.m :].ravel(), minlength=b * k)
+            further = vals[:, self.m : self.m + self.extra.size]
+            sums = np.bincount(idx.ravel(), further.ravel(), minlength=b * k)
             out[:, self.big] += sums.reshape(b, k)
         wide = np.uint32 if self.n < 1 << 31 else np.int64  # sums near n: no overflow
         return out, vals.sum(axis=1, dtype=wide)
@@ -355,7 +358,7 @@ def _poisson_counts(
 ) -> Iterator[F64]:
     plan = _PoissonPlan.of(m)
     gen, fix, balls = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
-    per_chunk = max(1, chunk_elements // max(1, plan.code.size))
+    per_chunk = max(1, chunk_elements // (4 * plan.code.size))
     done = 0
     while done < num_bootstrap:
         b = min(per_chunk, num_bootstrap - done)

@@ -128,10 +128,10 @@ def _by_intervals(
     ins = [two & (c == j) for j in range(len(names))]
 
     whole, hh = Pairs(x, x, shift), Pairs(x, h2, shift, two)
-    groups = [Pairs(x, h2, shift, k) for k in ins]
+    in_groups = [Pairs(x, h2, shift, k) for k in ins]
 
     def statistic(w: F64) -> F64:
-        parts = [p.resampled(w) for p in groups]
+        parts = [p.resampled(w) for p in in_groups]
         return _by_rows(whole.resampled(w), hh.resampled(w), parts)
 
     def jackknife() -> F64:

@@ -60,9 +60,10 @@ def definition_cells(c: GroupCounts) -> NDArray[np.int64]:
     return np.stack([c.tp, c.fp, c.fn, c.tn]).astype(np.int64)
 
 
-def counts_of(cells: NDArray[np.int64]) -> GroupCounts:
-    """Inverse of :func:`definition_cells`."""
-    return GroupCounts(cells[0], cells[1], cells[2], cells[3])
+def counts_of(cells: NDArray[Any]) -> GroupCounts:
+    """Inverse of :func:`definition_cells`; cells shaped (..., 4, 2) give counts shaped
+    (..., 2) (many resamples, or definitions, at once)."""
+    return GroupCounts(*(cells[..., i, :] for i in range(4)))
 
 
 def table_with(table: GroupTable, counts: NDArray[np.int64]) -> GroupTable:

@@ -186,7 +186,7 @@ def slice_records(ev: Any, whole: list[Metric]) -> list[Metric]:
             parts = {
                 g: c._slices[column][v] for g, c in ev._clusters.items() if v in c._slices[column]
             }
-            recs = [m for m in records_of(sub, parts, mean=False) if _sliced(m)]  # mean: not sliced
+            recs = records_of(sub, parts, mean=False, keep=_sliced)  # the mean: not sliced
             gaps = None if ev.ci is None or _no_units(ev, sub) else _gaps(ev, sub, parts)
             n = int(sub._overall.sum())
             out += annotate(recs, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)

@@ -21,7 +21,7 @@ the gap its interval ``gap_ci_low``, ``gap_ci_high``. Every resample draws from 
 with ``S`` the slice's counts and ``W`` the whole set's (cells of a definition, or groups x
 outcomes of a group column), the rest is ``W - S``, and a multinomial draw over the cells
 of ``S`` and of the rest gives the slice's resampled counts and, added, the whole set's, from
-the same draw; the record builders of the point estimate run on both.
+the same draw; the point estimate's formulas give both, every resample of a chunk at once.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ shared machine), and prints the ratio:
   ``benchmarks/classification.py`` has them): the datums collapse to tie groups;
 * ``binary ROCAUC DeLong``: ``metrics=[ROCAUC]``, ``ci_method="delong"``;
 * ``bbox mAP``: ``DetectionEvaluator`` on ``--images`` synthetic COCO images, AP/mAP records,
-  1000 resamples over images;
+  1000 resamples over images; and the same with ``by`` an image column of 4 values (each
+  slice's records, intervals and gap intervals);
 * ``QWK``: ``evaluate_scoring`` on ``--n`` responses (integer human scores, system scores
   with one decimal), 1000 resamples over responses; percentile and BCa (``ci_method="bca"``:
   the same resamples plus the jackknife, from the totals minus each response's terms).
@@ -84,17 +85,24 @@ def classification(n: int, auc_resamples: int, repeat: int) -> None:
 
 
 def detection(images: int, repeat: int) -> None:
+    from dataclasses import replace
+
     from assay.detection import DetectionEvaluator
     from assay.detection.io import load_coco
+    from assay.io.metadata import metadata_from_records
     from assay.testing.detection import make_coco
 
     data = load_coco(*make_coco(n_images=images, n_categories=10, seed=0))
+    cameras = [{"camera": "abcd"[i % 4]} for i in range(data.n_datums)]
+    data = replace(data, metadata=metadata_from_records(cameras, source="camera"))
     wanted = ["AP", "mAP", "mAPAveragedOverIOUs"]
 
     def run(**kw: object) -> Callable[[], object]:
         return lambda: DetectionEvaluator(**kw).add(data).compute(wanted)
 
     _row(f"bbox mAP ({images} images)", _best(run(), repeat), _best(run(ci=0.95), repeat))
+    by = {"by": ["camera"]}
+    _row("  by a column of 4 values", _best(run(**by), repeat), _best(run(ci=0.95, **by), repeat))
 
 
 def scoring(n: int, repeat: int) -> None:

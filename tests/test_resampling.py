@@ -13,19 +13,35 @@ from scipy import stats as sps
 from assay.resampling import SCHEMES, choose_scheme, poisson_table, resample_counts
 
 
-@pytest.mark.parametrize("lam", [0, 1, 7, 64])
-def test_poisson_table_is_the_inversion_of_its_slots(lam: int) -> None:
-    table, cdf = poisson_table(lam)
-    want = sps.poisson.cdf(np.arange(cdf.size), lam)
+@pytest.mark.parametrize("mean", [0.0, 1.0, 7.0, 14.96, 15.0])
+def test_poisson_table_is_the_inversion_of_its_slots(mean: float) -> None:
+    table, cdf = poisson_table(mean)
+    slots = table.size
+    want = sps.poisson.cdf(np.arange(cdf.size), mean)
     np.testing.assert_allclose(cdf, want, rtol=1e-12, atol=1e-15)
     assert cdf[-1] == 1.0 and (np.diff(cdf) >= 0).all()
-    lo = np.arange(65536) / 65536
+    lo = np.arange(slots) / slots
     at_lo = np.searchsorted(cdf, lo, "right")
-    at_hi = np.searchsorted(cdf, np.nextafter(lo + 1 / 65536, 0), "right")
+    at_hi = np.searchsorted(cdf, np.nextafter(lo + 1 / slots, 0), "right")
     sure = table != 255
     np.testing.assert_array_equal(table[sure], at_lo[sure])
     np.testing.assert_array_equal(at_lo[sure], at_hi[sure])  # constant over the slot
     assert (at_lo[~sure] < at_hi[~sure]).all()  # a jump inside every ambiguous slot
+
+
+def test_ambiguous_reads_are_the_inversion_of_a_double() -> None:
+    """Every table side by side: a read in an ambiguous slot at ``x = (u + fine) / 4096``
+    gives ``#{k: F(k) <= x}``, for ``fine`` at both ends and inside the slot."""
+    from assay.resampling import _Tables
+
+    t = _Tables.of(0.997, 12)
+    slot = np.flatnonzero(t.table == 255)
+    for fine in (0.0, 0.37, 0.999):
+        got = t.resolve(slot, np.full(slot.size, fine))
+        x = ((slot % 4096) + fine) / 4096
+        means = 0.997 * (slot // 4096)
+        want = [np.searchsorted(poisson_table(float(v))[1], xi, "right") for v, xi in zip(means, x)]
+        np.testing.assert_array_equal(got, want)
 
 
 def _compositions(n: int, k: int) -> list[tuple[int, ...]]:
@@ -49,7 +65,7 @@ def test_each_scheme_draws_the_exact_multinomial(scheme: str) -> None:
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_large_multiplicities_have_multinomial_moments(scheme: str) -> None:
-    """Multiplicities above one table (64) are sums of table reads: mean m, covariance
+    """Multiplicities above one table (15) are sums of table reads: mean m, covariance
     n (diag(p) - p p^T), and each marginal Binomial(n, p_c) (chi-square)."""
     m = np.array([70, 130, 5, 1, 64, 200])
     n, p = m.sum(), m / m.sum()
@@ -94,3 +110,47 @@ def test_the_blocked_search_finds_the_entry_holding_each_draw() -> None:
         want = np.searchsorted(np.cumsum(row), balls, "right")
         for block in (1, 3, 64):
             np.testing.assert_array_equal(_holding(row, balls, block), want)
+
+
+def test_rows_of_units_read_from_the_table_or_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The added draws' rows: the table of every unit's row (up to 2^23 units) and the
+    search of the cumulative multiplicities (above) agree."""
+    import assay.resampling as r
+
+    m = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    units = np.arange(int(m.sum()))
+    table = r._PoissonPlan.of(m).rows_of(units)
+    monkeypatch.setattr(r, "_LOOKUP", 0)
+    searched = r._PoissonPlan.of(m).rows_of(units)
+    np.testing.assert_array_equal(table, np.repeat(np.arange(m.size), m))
+    np.testing.assert_array_equal(searched, table)
+
+
+@pytest.mark.parametrize("bits", [12, 11, 10])
+def test_every_table_width_draws_the_exact_multinomial(bits: int, monkeypatch) -> None:
+    """Each width the Poisson scheme may choose (forced here): chi-square of every outcome
+    of a small problem, and the marginal of a row read in several parts."""
+    import assay.resampling as r
+
+    monkeypatch.setattr(r, "_BITS", (bits,))
+    m = np.array([1, 2, 1, 1])
+    w = np.concatenate(list(resample_counts(m, 20000, seed=5, scheme="poisson")))
+    outcomes = _compositions(5, 4)
+    index = {c: i for i, c in enumerate(outcomes)}
+    seen = np.bincount([index[tuple(x)] for x in w.astype(int).tolist()], minlength=len(outcomes))
+    pmf = np.array([sps.multinomial.pmf(c, 5, m / 5) for c in outcomes])
+    assert sps.chisquare(seen, pmf * len(w)).pvalue > 1e-3
+    big = np.array([150, 40, 7, 3])
+    w = np.concatenate(list(resample_counts(big, 20000, seed=6, scheme="poisson")))
+    assert (w.sum(axis=1) == 200).all()
+    k = np.arange(130, 171)
+    seen_k = np.array([(w[:, 0] == v).sum() for v in k])
+    want = sps.binom.pmf(k, 200, 0.75) * len(w)
+    assert sps.chisquare(seen_k, want * seen_k.sum() / want.sum()).pvalue > 1e-3
+
+
+def test_the_table_width_follows_the_multiplicities() -> None:
+    from assay.resampling import _choose_bits
+
+    assert _choose_bits(np.ones(10**5, np.int64)) == 12  # distinct scores
+    assert _choose_bits(np.full(20_000, 50)) in (10, 11)  # tie groups of rounded scores

@@ -99,9 +99,22 @@ def cluster_option(unit: str) -> Any:
     return typer.Option(
         None,
         "--cluster",
-        help=f"A {unit} metadata column whose values are clusters (e.g. a patient, a site): "
+        help=f"{'An' if unit[:1] in 'aeiou' else 'A'} {unit} metadata column whose values are "
+        "clusters (e.g. a patient, a site): "
         f"the bootstrap draws whole clusters instead of single {unit}s (needs --ci; every "
         "interval is then the bootstrap). Recorded as parameters.cluster.",
+    )
+
+
+def bootstrap_seed_option(what: str) -> Any:
+    """``--bootstrap-seed``: re-seeds only the interval of a command whose ``--seed`` also
+    changes what the model is asked (``what``); the one seed rule of docs/records.md."""
+    return typer.Option(
+        None,
+        "--bootstrap-seed",
+        help=f"Re-seed only the bootstrap interval (default: --seed, which also seeds {what}): "
+        "the interval is redrawn from the cache, with no new model call. Recorded as "
+        "parameters.seed.",
     )
 
 
@@ -190,13 +203,13 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
 
 def by_option(what: str, extra: str = "") -> Any:
     """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
-    column, with ``slice_column``, ``slice``, ``n`` and ``gap`` (docs/records.md#slices);
+    column, with ``slice_column``, ``slice``, ``slice_n`` and ``gap`` (docs/records.md#slices);
     ``extra``: a sentence the command adds (what it slices, where the column is read)."""
     return typer.Option(
         [],
         "--by",
         metavar="COLUMN",
         help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
-        "slice, n and gap (to the whole set); with --ci the gap's interval too."
+        "slice, slice_n (its size) and gap (to the whole set); with --ci the gap's interval too."
         + (f" {extra}" if extra else ""),
     )

@@ -3,16 +3,25 @@
 ``by=["site"]`` computes a domain's headline metrics on every subgroup of a unit-level
 column (a datum's metadata field in classification, an image's in detection), from the
 evaluator's own state. A slice record carries the metric's parameters, then
-``slice_column``, ``slice`` (the value as text), ``n`` (the units in the slice) and ``gap``
-(its value minus the whole set's; ``None`` when either is undefined), and, where computed,
-``gap_ci_low`` / ``gap_ci_high``. An undefined slice record keeps ``undefined`` last.
+``slice_column``, ``slice`` (the value as text), ``slice_n`` (the units in the slice), ``n``
+and ``gap`` (its value minus the whole set's; ``None`` when either is undefined), and, where
+computed, ``gap_ci_low`` / ``gap_ci_high``. An undefined slice record keeps ``undefined``
+last.
+
+``n`` means on a slice record what it means on the whole-set record: a record that has its
+own ``n`` (a rate's denominator, the values behind a mean) keeps it, computed on the slice;
+a record without one gets the slice's units there, as ``slice_n``.
 
 Example:
     >>> from assay.results import Metric
     >>> whole = [Metric("AP", 0.5, {"label_value": "cat"})]
     >>> part = [Metric("AP", 0.75, {"label_value": "cat"})]
     >>> annotate(part, whole, column="site", value="x", n=3, where=("label_value",))[0].parameters
-    {'label_value': 'cat', 'slice_column': 'site', 'slice': 'x', 'n': 3, 'gap': 0.25}
+    {'label_value': 'cat', 'slice_column': 'site', 'slice': 'x', 'slice_n': 3, 'n': 3, 'gap': 0.25}
+    >>> rate = [Metric("Recall", 0.5, {"n": 2})]
+    >>> annotate(rate, [Metric("Recall", 0.6, {"n": 5})], column="site", value="x", n=3,
+    ...          where=())[0].parameters["n"]
+    2
 """
 
 from __future__ import annotations
@@ -100,7 +109,9 @@ def annotate(
     for m in records:
         ref = base.get(record_key(m, where))
         gap = None if m.value is None or ref is None else float(m.value - ref)
-        extra: dict[str, Any] = {"slice_column": column, "slice": value, "n": n, "gap": gap}
+        own = m.parameters.get("n", n)  # the record's own n, or the slice's units
+        extra: dict[str, Any] = {"slice_column": column, "slice": value, "slice_n": n}
+        extra |= {"n": own, "gap": gap}
         lohi = None if gap_ci is None else gap_ci.get(record_key(m, where))
         if gap is not None and lohi is not None:
             ok = all(np.isfinite(lohi))

@@ -400,3 +400,23 @@ def test_cli_cluster_reads_the_column_and_records_it(tmp_path) -> None:
     assert p["ci_low"] == pytest.approx(want.get("ROCAUC", label_value="c1").parameters["ci_low"])
     r = CliRunner().invoke(app, [*base, "--cluster", "site"])
     assert r.exit_code == 2 and "--cluster" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_classes_without_cross_ties_are_the_runs_of_one_label(weighted) -> None:
+    """Without a slice and without a tie across the labels the classes are read off as runs
+    (no keys); they equal the keyed classes (forced by a slice holding every datum)."""
+    from assay.classification.auc_units import binary_units
+
+    rng = np.random.default_rng(11)
+    y = rng.random(500) < 0.3
+    s = np.round(rng.random(500) * 0.7 + 0.3 * y, 3)
+    s[y] = np.where(np.isin(s[y], s[~y]), s[y] + 1e-4, s[y])  # ties inside one label only
+    assert not np.isin(s[y], s[~y]).any() and np.unique(s).size < 500
+    w = rng.integers(1, 4, 500) if weighted else np.ones(500, np.int64)
+    runs = binary_units(s, y, w, np.zeros(500, bool))
+    keyed = binary_units(s, y, w, np.ones(500, bool))
+    assert runs[0] == keyed[0] and runs[0].block == 16
+    np.testing.assert_array_equal(runs[1], keyed[1])
+    np.testing.assert_array_equal(runs[2], keyed[2])
+    assert not runs[3].any() and keyed[3][keyed[1] > 0].all()

@@ -140,8 +140,8 @@ def test_rouge_and_bleu_slices_equal_each_topic_alone_in_a_file_and_streamed(tmp
         mine = [d for d in sliced if d["parameters"]["slice"] == topic]
         assert len(mine) == len(want) == 2
         for w, m in zip(want, mine):
-            own = {k: v for k, v in m["parameters"].items() if k not in
-                   ("slice_column", "slice", "n", "gap", "gap_ci_low", "gap_ci_high")}  # fmt: skip
-            w_own = {k: v for k, v in w["parameters"].items() if k != "n"}
+            drop = ("slice_column", "slice", "slice_n", "gap", "gap_ci_low", "gap_ci_high")
+            own = {k: v for k, v in m["parameters"].items() if k not in drop}
+            w_own = dict(w["parameters"])
             assert (m["type"], m["value"], own) == (w["type"], w["value"], w_own)
-            assert m["parameters"]["n"] == 10 and "gap_ci_low" in m["parameters"]
+            assert m["parameters"]["slice_n"] == 10 and "gap_ci_low" in m["parameters"]

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from assay.llm.judge.evaluator import JudgeEvaluator
+from assay.llm.pairwise import PairwiseEvaluator
 from assay.llm.slicing import SlicedEvaluator
 from assay.llm.suites import CATEvaluator, LanguageEvaluator, LLMFairnessEvaluator
 from assay.stats.means import datum_record
@@ -184,5 +185,114 @@ CASES = [
         batches=_text_batches(),
         concat=_text_join,
         add=_text_add,
+    ),
+]
+
+
+# ``cluster``: every interval draws whole clusters (a column of the items, of the questions).
+def _sited(batches: list[Any], columns: Any = lambda b: b["columns"]) -> list[Any]:
+    """The batches with a ``site`` column of four clusters (by running position)."""
+    k = 0
+    for b in batches:
+        cols = columns(b)
+        n = len(next(iter(cols.values())))
+        cols["site"] = [f"s{(k + i) * 7 % 4}" for i in range(n)]
+        k += n
+    return batches
+
+
+def _judge_sited_join(batches: list[Any]) -> Any:
+    records, cols = _judge_join(batches)
+    return records, cols | {"site": [s for b in batches for s in b[1]["site"]]}
+
+
+def _text_sited_join(batches: list[dict[str, Any]]) -> dict[str, Any]:
+    out = _text_join(batches)
+    out["columns"]["site"] = sum((b["columns"]["site"] for b in batches), [])
+    return out
+
+
+def _pairwise_sited() -> list[dict[str, list]]:
+    from contract.cases_pairwise import _BATCHES
+
+    out = []
+    for b in _BATCHES:
+        site = [f"s{int(q.split('_')[0][1:]) % 5}" for q in b["index"]]
+        out.append({**b, "site": site})
+    return out
+
+
+CASES += [
+    ContractCase(
+        name="llm-slices.cat-by-ci-cluster",
+        make=_sliced(CATEvaluator, ["bias_type"], cluster="site"),
+        make_other=_sliced(CATEvaluator, ["bias_type"]),
+        batches=_sited(_cat_batches()),
+        concat=_join,
+        add=_add,
+    ),
+    ContractCase(
+        name="llm-slices.fairness-by-ci-cluster",
+        make=_sliced(
+            LLMFairnessEvaluator,
+            ["region"],
+            cluster="site",
+            config={"group_column": "sex", "groups": ["f", "m"]},
+        ),  # fmt: skip
+        make_other=_sliced(
+            LLMFairnessEvaluator, ["region"], config={"group_column": "sex", "groups": ["f", "m"]}
+        ),
+        batches=_sited(_fair_batches()),
+        concat=_join,
+        add=_add,
+    ),
+    ContractCase(
+        name="llm-slices.judge-by-ci-cluster",
+        make=lambda: JudgeEvaluator(
+            metrics=["faithfulness", "bias"],
+            num_bootstrap=40,
+            ci=0.9,
+            by=["topic"],
+            cluster="site",
+        ),  # fmt: skip
+        make_other=lambda: JudgeEvaluator(
+            metrics=["faithfulness", "bias"], num_bootstrap=40, ci=0.9, by=["topic"]
+        ),
+        batches=_sited(_judge_batches(), lambda b: b[1]),
+        concat=_judge_sited_join,
+        add=lambda ev, b: ev.add(*b),
+    ),
+    ContractCase(
+        name="llm-slices.text-by-ci-cluster",
+        make=lambda: TextEvaluator(
+            metrics=["rouge"],
+            rouge_types=["rouge1"],
+            ci=0.9,
+            num_bootstrap=30,
+            by=["topic"],
+            cluster="site",
+        ),  # fmt: skip
+        make_other=lambda: TextEvaluator(metrics=["rouge"], rouge_types=["rouge1"]),
+        batches=_sited(_text_batches()),
+        concat=_text_sited_join,
+        add=_text_add,
+    ),
+    ContractCase(
+        name="llm-slices.pairwise-ci-by-cluster",
+        make=lambda: PairwiseEvaluator(
+            reference_model="ref",
+            nopt=3,
+            ci=0.9,
+            num_bootstrap=30,
+            seed=2,
+            by=["topic"],
+            cluster="site",
+        ),  # fmt: skip
+        make_other=lambda: PairwiseEvaluator(
+            reference_model="ref", nopt=3, ci=0.9, num_bootstrap=30, seed=2, by=["topic"]
+        ),
+        batches=_pairwise_sited(),
+        concat=lambda bs: {k: [v for b in bs for v in b[k]] for k in bs[0]},
+        rel=1e-7,
     ),
 ]

@@ -53,7 +53,7 @@ def test_judge_with_ci_and_by_pays_each_comparison_once_and_survives_the_store(s
     printed = json.loads(out.read_text())
     sliced = [m for m in printed if m["parameters"].get("slice_column") == "topic"]
     assert {m["parameters"]["slice"] for m in sliced} == {"api", "uml"}
-    assert all(m["parameters"]["n"] == 3 for m in sliced)
+    assert all(m["parameters"]["slice_n"] == 3 for m in sliced)
     assert any("gap_ci_low" in m["parameters"] for m in sliced)
     rates = [m for m in printed if m["type"] == "WinRate" and "slice" not in m["parameters"]]
     assert rates and all(
@@ -132,7 +132,7 @@ def test_the_originals_record_table_slices_by_task(tmp_path):
     tasks = {m["parameters"]["slice"] for m in ms if "slice" in m["parameters"]}
     assert len(tasks) >= 2
     n = sum(
-        m["parameters"]["n"]
+        m["parameters"]["slice_n"]
         for m in ms
         if m["type"] == "ExtractionRate" and "slice" in m["parameters"]
     )

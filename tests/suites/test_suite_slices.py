@@ -37,7 +37,7 @@ from assay.stats.means import datum_record
 from contract.llm_tasks import answer
 
 LEVEL, B = 0.9, 60
-SLICE_KEYS = ("slice_column", "slice", "n", "gap", "gap_ci_low", "gap_ci_high")
+SLICE_KEYS = ("slice_column", "slice", "slice_n", "gap", "gap_ci_low", "gap_ci_high")
 
 
 def _hashed(messages: list[dict[str, Any]]) -> str:
@@ -53,9 +53,11 @@ def _hashed(messages: list[dict[str, Any]]) -> str:
     return answer(messages)
 
 
-def _own(m: Any) -> dict[str, Any]:
-    """A record's own parameters (``n`` is the slice's size on a slice record)."""
-    return {k: v for k, v in m.parameters.items() if k not in SLICE_KEYS}
+def _own(m: Any, alone: Any = None) -> dict[str, Any]:
+    """A record's own parameters: ``n`` too where the record run ``alone`` has its own
+    (a rate's denominator, a mean's values), which the slice record keeps."""
+    keep = alone is None or "n" in alone.parameters
+    return {k: v for k, v in m.parameters.items() if k not in SLICE_KEYS and (keep or k != "n")}
 
 
 def _assert_slice_equals_alone(run: Any, alone: Any, column: str, value: str) -> int:
@@ -67,7 +69,7 @@ def _assert_slice_equals_alone(run: Any, alone: Any, column: str, value: str) ->
     for m in alone:
         if isinstance(m.value, dict) or "datum_uid" in m.parameters:
             continue
-        same = [s for s in sliced if s.type == m.type and _own(s) == _own(m)]
+        same = [s for s in sliced if s.type == m.type and _own(s, m) == _own(m)]
         assert len(same) == 1, (m, sliced)
         assert same[0].value == m.value
         found += 1

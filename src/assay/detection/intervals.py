@@ -18,17 +18,18 @@ COCO's order; equal scores within an image would interleave them). Images are re
 uid order, so the interval does not depend on the order in which batches were added.
 
 A label without ground truths in a resample has no AP there (left out of mAP, as in the
-point estimate; ``zero_division`` gives it that value instead).
+point estimate; ``zero_division`` gives it that value instead). The AP of every resample
+comes from :mod:`assay.detection.ap_bootstrap`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from assay.detection.ap_bootstrap import ROW_ELEMENTS, ap_statistic
 from assay.detection.compute import CocoEvaluation
 from assay.detection.types import DetectionData
 from assay.intervals import CIOptions, Clusters, bootstrap, cluster_codes, percentile
@@ -48,7 +49,6 @@ __all__ = [
 ]
 
 F64 = NDArray[np.float64]
-EPS = np.spacing(1)
 
 
 def image_order(data: DetectionData) -> NDArray[np.intp]:
@@ -68,139 +68,14 @@ def resampled(data: DetectionData, opts: CIOptions) -> NDArray[np.int64] | Clust
     return Clusters.of(image_order(data), codes, data.n_datums)
 
 
-@dataclass(frozen=True)
-class _LabelPlan:
-    """One label's detections for the AP bootstrap. ``segments`` (U x D, sparse) counts the
-    detections of each image between consecutive positions of ``union`` (every position
-    that is a TP at some threshold); per threshold, ``at`` indexes its TPs in ``union``,
-    ``tp_img`` their images and ``ignored`` (TPs x D, sparse, or None) the detections
-    ignored at that threshold between consecutive TPs."""
-
-    segments: Any
-    at: list[NDArray[np.intp]]
-    tp_img: list[NDArray[np.intp]]
-    ignored: list[Any]
-
-
-def _segment_counts(pos: NDArray[np.intp], img: NDArray[np.intp], ends: Any, d: int) -> Any:
-    """Sparse (len(ends), d): detections at positions ``pos`` (images ``img``) counted in the
-    segment ``(ends[j-1], ends[j]]`` that holds them (those after the last end dropped)."""
-    from scipy import sparse
-
-    seg = np.searchsorted(ends, pos, side="left")
-    keep = seg < len(ends)
-    shape = (len(ends), d)
-    return sparse.csr_matrix((np.ones(int(keep.sum())), (seg[keep], img[keep])), shape=shape)
-
-
-def _cells(ev: CocoEvaluation, t_idx: list[int]) -> tuple[list[_LabelPlan], F64]:
-    """Per label, its :class:`_LabelPlan` (detections in accumulation order); and (K, D)
-    not-ignored ground truths per label and image column."""
-    data, m = ev.data, ev.matching
-    col = image_order(data)
-    K, D = len(data.labels), data.n_datums
-    lab = data.predictions.label[m.det]
-    img = col[data.predictions.datum[m.det]].astype(np.intp)
-    gts = data.groundtruths
-    keep = ~m.gt_ignore[0]
-    npig = np.zeros((K, D))
-    np.add.at(npig, (gts.label[keep], col[gts.datum[keep]]), 1.0)
-    plans = []
-    for k in range(K):
-        mine = np.flatnonzero(lab == k)
-        ik = img[mine]
-        valid = ~m.dt_ignore[0][np.ix_(np.asarray(t_idx, dtype=np.intp), mine)]  # (T, dets)
-        tps = [np.flatnonzero(m.dtm[0, t, mine] & v) for t, v in zip(t_idx, valid)]
-        union = np.unique(np.concatenate([np.zeros(0, np.intp), *tps]))
-        plans.append(
-            _LabelPlan(
-                _segment_counts(np.arange(mine.size), ik, union, D),
-                [np.searchsorted(union, p) for p in tps],
-                [ik[p] for p in tps],
-                [
-                    None if v.all() else _segment_counts(np.flatnonzero(~v), ik[~v], p, D)
-                    for p, v in zip(tps, valid)
-                ],
-            )
-        )
-    return plans, npig
-
-
-def _reached(n: F64, rec_thr: F64) -> F64:
-    """Per resample (rows of ``n``, its ground truths) and TP count ``v = 0 .. max n``, how
-    many of COCO's recall points ``v`` reaches: ``#{q: r_q <= v / n}``, with COCO's float
-    division and comparison (``r`` ascending, each within a rounding of ``q / (len(r) - 1)``:
-    the count is ``floor`` of the scaled recall corrected by the two points next to it)."""
-    steps = rec_thr.size - 1
-    nn = np.where(n > 0, n, 1.0)[:, None]
-    x = np.arange(int(n.max(initial=0)) + 1)[None, :] / nn
-    k = np.clip(np.floor(x * steps), 0, steps).astype(np.intp)
-    r = np.append(rec_thr, np.inf)
-    return (k + (r[k] <= x) + (r[k + 1] <= x)).astype(np.float64)
-
-
-def _ap(tpc: F64, total: F64, n: F64, reached: F64, points: int) -> F64:
-    """AP of each resample from its running TP and detection counts at the TPs (rows:
-    resamples); NaN where the resample has no ground truth.
-
-    The counts are read at the TPs only: after an FP precision only falls until the next
-    TP, and recall changes only at TPs. COCO reads the precision envelope at the first TP
-    reaching each recall point; so each TP's envelope counts once for every recall point it
-    is the first to reach: ``AP = sum_j env_j (R_j - R_{j-1}) / points`` with ``R_j`` the
-    points reached at TP ``j`` (a read of :func:`_reached`), those never reached adding 0."""
-    b, p = tpc.shape
-    if p == 0:
-        return np.where(n > 0, 0.0, np.nan)
-    total += EPS  # the caller's array, not used again
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pr = np.divide(tpc, total, out=total)
-    env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-    at = tpc.astype(np.intp)
-    at += (reached.shape[1] * np.arange(b))[:, None]
-    first = np.diff(reached.ravel()[at], axis=1, prepend=0.0)
-    ap = np.einsum("ij,ij->i", env, first) / points
-    return np.where(n > 0, ap, np.nan)
-
-
-def ap_statistic(ev: CocoEvaluation, t_idx: list[int], zero_division: float | None) -> Any:
-    """Resample counts over the image columns (b, D) -> (b, T * K): the AP of each
-    threshold and label. Per label, one sparse product gives every resample's detections
-    per segment between TPs, one cumulative sum the running detections at every TP; per
-    threshold, the image counts of its TPs give the running TPs."""
-    plans, npig = _cells(ev, t_idx)
-    rec_thr = np.asarray(ev.params.recall_thresholds, dtype=np.float64)
-    T, K = len(t_idx), len(ev.data.labels)
-
-    def running(segments: Any, wt: F64) -> F64:
-        """(b, segments): each resample's detections up to the end of every segment."""
-        return np.cumsum(np.ascontiguousarray((segments @ wt).T), axis=1)
-
-    def statistic(w: F64) -> F64:
-        n = w @ npig.T  # (b, K)
-        wt = np.ascontiguousarray(w.T)  # (D, b): an image's counts in one row
-        out = np.empty((w.shape[0], T, K))
-        for k, plan in enumerate(plans):  # every array (resamples, positions), C order
-            dets = running(plan.segments, wt)
-            reached = _reached(n[:, k], rec_thr)
-            for ti in range(T):
-                total = dets[:, plan.at[ti]]
-                if plan.ignored[ti] is not None:
-                    total -= running(plan.ignored[ti], wt)
-                tpc = np.cumsum(w[:, plan.tp_img[ti]], axis=1)
-                out[:, ti, k] = _ap(tpc, total, n[:, k], reached, rec_thr.size)
-        if zero_division is not None:
-            out = np.where(np.isnan(out), float(zero_division), out)
-        return out.reshape(w.shape[0], T * K)
-
-    return statistic
-
-
 def ap_replicates(
     ev: CocoEvaluation, t_idx: list[int], opts: CIOptions, zero_division: float | None
 ) -> F64:
     """The AP of each threshold and label on every resample, shape (B, T, K)."""
-    statistic = ap_statistic(ev, t_idx, zero_division)
-    reps = bootstrap(statistic, resampled(ev.data, opts), opts.num_bootstrap, opts.seed)
+    statistic, rows = ap_statistic(ev, t_idx, zero_division, image_order(ev.data))
+    chunk = max(1, ROW_ELEMENTS // rows) * ev.data.n_datums
+    units = resampled(ev.data, opts)
+    reps = bootstrap(statistic, units, opts.num_bootstrap, opts.seed, chunk)
     return reps.reshape(-1, len(t_idx), len(ev.data.labels))
 
 

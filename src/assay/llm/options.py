@@ -36,10 +36,18 @@ field              option                meaning
 ``ci_method``      ``--ci-method``       ``bootstrap``, ``wilson``, ``t``, ``delong``
 ``num_bootstrap``  ``--num-bootstrap``   bootstrap resamples (>= 2)
 ``seed``           ``--seed``            the bootstrap's seed (None: the task's seed)
+``bootstrap_seed`` ``--bootstrap-seed``  re-seeds the bootstrap alone (None: ``seed``)
+``cluster``        ``--cluster``         an item column: the bootstrap draws whole clusters
 ``by``             ``--by``              item columns to slice every headline metric by
 =================  ====================  ===============================================
 
-The last five are read by the task (:meth:`~assay.llm.task.LLMTask.configure`), so every
+**One seed rule** (docs/records.md#intervals): ``--seed`` seeds everything random in a
+command. Where that seed also changes what the model is asked (a suite's prompt shuffle,
+pairwise random mode), ``--bootstrap-seed`` re-seeds only the interval, so the interval is
+redrawn from the cache without a new paid call. ``parameters.seed`` of a record is the seed
+its bootstrap used.
+
+The last seven are read by the task (:meth:`~assay.llm.task.LLMTask.configure`), so every
 evaluation gets intervals and slices the same way (:mod:`assay.llm.slicing`).
 
 Example:
@@ -80,6 +88,8 @@ OPTION_NAMES: dict[str, str] = {
     "ci_method": "--ci-method",
     "num_bootstrap": "--num-bootstrap",
     "seed": "--seed",
+    "bootstrap_seed": "--bootstrap-seed",
+    "cluster": "--cluster",
     "by": "--by",
 }
 
@@ -118,6 +128,8 @@ class RunOptions:
     num_bootstrap: int = 1000
     seed: int | None = None
     by: tuple[str, ...] = ()
+    bootstrap_seed: int | None = None
+    cluster: str | None = None
 
     def __post_init__(self) -> None:
         from assay.llm.constrain import check_mode
@@ -138,16 +150,30 @@ class RunOptions:
 
     def intervals(self, seed: int, *, check: bool = False) -> Any:
         """The :class:`~assay.intervals.CIOptions` asked for (``None`` without ``ci``);
-        ``seed`` is the task's own, used when no ``seed`` was given. ``check``: the method,
-        resamples and seed are checked even without ``ci``."""
+        the bootstrap's seed is ``bootstrap_seed``, else ``seed``, else the task's own
+        ``seed`` (the one seed rule). ``check``: the method, resamples, seeds and cluster
+        are checked even without ``ci``.
+
+        Example:
+            >>> RunOptions(ci=0.9, seed=3).intervals(1).seed, RunOptions(ci=0.9).intervals(1).seed
+            (3, 1)
+            >>> RunOptions(ci=0.9, seed=3, bootstrap_seed=7).intervals(1).seed
+            7
+        """
         from assay.intervals import ci_options
 
         own = self.seed if self.seed is not None else seed
-        level = 0.5 if check and self.ci is None else self.ci
+        own = self.bootstrap_seed if self.bootstrap_seed is not None else own
+        level = 0.5 if check and self.ci is None and self.cluster is None else self.ci
         try:
-            return ci_options(level, self.ci_method, self.num_bootstrap, own)
+            if check and self.bootstrap_seed is not None:
+                ci_options(0.5, seed=self.bootstrap_seed)
+            return ci_options(level, self.ci_method, self.num_bootstrap, own, cluster=self.cluster)
         except InvalidInputError as e:
-            raise InvalidInputError(e.reason, source=OPTION_NAMES.get(str(e.source))) from None
+            source = OPTION_NAMES.get(str(e.source))
+            if e.source == "seed" and self.bootstrap_seed is not None:
+                source = OPTION_NAMES["bootstrap_seed"]
+            raise InvalidInputError(e.reason, source=source) from None
 
     def replace(self, **changes: Any) -> RunOptions:
         """A copy with ``changes`` (checked like the original)."""

@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import CIOptions, bootstrap, ci_options, collapse, percentile
+from assay.intervals import CIOptions, Clusters, bootstrap, ci_options, collapse, percentile
 from assay.results import Metric, MetricSet
 from assay.slices import annotate, slice_text
 from assay.stats.means import mean_gap_intervals
@@ -73,7 +73,7 @@ WHERE = (
 F64 = NDArray[np.float64]
 
 
-def check_by(by: Sequence[str], columns: Sequence[str], what: str) -> None:
+def check_by(by: Sequence[str], columns: Sequence[str], what: str, source: str = "--by") -> None:
     """Every ``by`` column is an item column of the evaluation (before any call).
 
     Example:
@@ -88,7 +88,7 @@ def check_by(by: Sequence[str], columns: Sequence[str], what: str) -> None:
         if c not in have:
             shown = ", ".join(have) or "no column"
             raise InvalidInputError(
-                f"unknown column {c!r}; the {what} have: {shown}", source="--by"
+                f"unknown column {c!r}; the {what} have: {shown}", source=source
             )
 
 
@@ -130,13 +130,13 @@ def _value(m: Metric) -> float:
 
 def gap_bootstrap(
     keys: Sequence[tuple[Any, ...]],
-    multiplicity: NDArray[np.int64],
+    multiplicity: NDArray[np.int64] | Clusters,
     statistic: Callable[[F64], F64],
     opts: CIOptions,
 ) -> dict[tuple[Any, ...], tuple[float, float]]:
     """``{key: (low, high)}``: the percentile intervals of the columns of ``statistic`` (the
     gaps of ``keys``, in order, on a (b, m) chunk of resample counts over the distinct
-    units of ``multiplicity``).
+    units of ``multiplicity``, or of whole clusters with :class:`Clusters`).
 
     Example:
         >>> y = np.array([0.0, 1.0])  # two kinds of unit, one of each
@@ -155,7 +155,13 @@ class SlicedEvaluator(Evaluator):
     arguments) with slices by the item columns ``by`` and intervals under ``ci``.
 
     ``add(columns, **args)`` takes the evaluator's ``add`` arguments as item-aligned
-    arrays (one entry per item) and the item ``columns`` named in ``by``.
+    arrays (one entry per item) and the item ``columns`` named in ``by`` (and ``cluster``).
+
+    ``cluster`` (with ``ci``): an item column whose values are clusters; every interval
+    (the whole set's, each slice's, the gaps') is then the cluster bootstrap: a resample
+    draws whole clusters (:class:`assay.clusters.Clusters`), and the evaluator runs on the
+    distinct (arguments, cluster) rows weighted by their clusters' draws, which is exactly
+    the evaluator on a copy of every item of every drawn cluster.
     """
 
     def __init__(
@@ -168,6 +174,7 @@ class SlicedEvaluator(Evaluator):
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
+        cluster: str | None = None,
     ) -> None:
         if isinstance(evaluator, str):
             mod, _, name = evaluator.rpartition(".")
@@ -176,9 +183,11 @@ class SlicedEvaluator(Evaluator):
         self.cls = evaluator
         self.inner = dict(config or {})
         self.by = tuple(dict.fromkeys(by))
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
+        self.cluster = cluster
+        self.columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
         self._args: dict[str, list[np.ndarray]] = {}
-        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.by}
+        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.columns}
 
     def config(self) -> dict[str, Any]:
         name = f"{self.cls.__module__}.{self.cls.__qualname__}"
@@ -186,8 +195,11 @@ class SlicedEvaluator(Evaluator):
         return {"evaluator": name, "config": self.inner, "by": list(self.by), **ci}
 
     def make(self, ci: CIOptions | None) -> Evaluator:
-        """A fresh evaluator of the wrapped class (with the interval options ``ci``)."""
-        return self.cls(**self.inner, **(ci.config() if ci else {}))
+        """A fresh evaluator of the wrapped class (with the interval options ``ci``; the
+        cluster bootstrap is this class's, so the wrapped one never sees ``cluster``)."""
+        opts = ci.config() if ci else {}
+        opts.pop("cluster", None)
+        return self.cls(**self.inner, **opts)
 
     @property
     def is_empty(self) -> bool:
@@ -200,12 +212,17 @@ class SlicedEvaluator(Evaluator):
             raise InvalidInputError("item arguments differ in length", source="SlicedEvaluator")
         size = n.pop()
         cols = {}
-        for c in self.by:
+        for c in self.columns:
             if c not in columns:
                 raise InvalidInputError("missing item column", source="SlicedEvaluator", field=c)
             cols[c] = column_text(list(columns[c]))
             if cols[c].shape[0] != size:
                 raise InvalidInputError("length differs", source="SlicedEvaluator", field=c)
+        if self.cluster is not None and (cols[self.cluster] == "").any():
+            missing = int((cols[self.cluster] == "").sum())
+            raise InvalidInputError(
+                f"{missing} item(s) have no cluster", source="cluster", field=self.cluster
+            )
         if self._args and set(arrays) != set(self._args):
             raise InvalidInputError("other item arguments than before", source="SlicedEvaluator")
         self.make(None).add(**arrays)  # the evaluator checks the batch (nothing kept on error)
@@ -222,7 +239,7 @@ class SlicedEvaluator(Evaluator):
             raise InvalidInputError("other item arguments", source="SlicedEvaluator.merge")
         for k, parts in other._args.items():
             self._args.setdefault(k, []).extend(parts)
-        for c in self.by:
+        for c in self.columns:
             self._cols[c].extend(other._cols[c])
 
     def arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -241,20 +258,32 @@ class SlicedEvaluator(Evaluator):
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
         self._args = {k[4:]: [np.asarray(v)] for k, v in state.items() if k.startswith("arg:")}
-        self._cols = {c: [np.asarray(state[f"col:{c}"]).astype(str)] for c in self.by}
+        self._cols = {c: [np.asarray(state[f"col:{c}"]).astype(str)] for c in self.columns}
+
+    def _records(self, args: Mapping[str, np.ndarray], clusters: np.ndarray | None) -> MetricSet:
+        """The evaluator's records of ``args`` (with its intervals, or with the cluster
+        bootstrap's over ``clusters``)."""
+        out = self.make(self.ci).add(**args).compute()
+        if clusters is not None:
+            _cluster_intervals(self, args, clusters, list(out))
+        return out
 
     def _compute(self) -> MetricSet:
         args, cols = self.arrays()
-        whole = self.make(self.ci).add(**args).compute()
+        clusters = cols[self.cluster] if self.cluster else None
+        whole = self._records(args, clusters)
         out = list(whole)
         wanted = headline(whole)
         for c in self.by:
             values = cols[c]
             names = sorted(set(values.tolist()) - {""})
-            gaps = self._gap_intervals(args, values, names, wanted) if self.ci else {}
+            gaps = self._gap_intervals(args, values, names, wanted, clusters) if self.ci else {}
             for v in names:
                 keep = values == v
-                part = self.make(self.ci).add(**{k: a[keep] for k, a in args.items()}).compute()
+                part = self._records(
+                    {k: a[keep] for k, a in args.items()},
+                    None if clusters is None else clusters[keep],
+                )
                 found = {k[1:]: lohi for k, lohi in gaps.items() if k[0] == v}
                 out += annotate(
                     headline(part), wanted, column=c, value=v, n=int(keep.sum()),
@@ -268,40 +297,83 @@ class SlicedEvaluator(Evaluator):
         values: np.ndarray,
         names: list[str],
         whole: list[Metric],
+        clusters: np.ndarray | None = None,
     ) -> dict[tuple[Any, ...], tuple[float, float]]:
         """``{(slice, *record key): (low, high)}`` of every slice's gaps, one bootstrap."""
         assert self.ci is not None
-        codes = [
-            np.unique(a.astype(str), return_inverse=True)[1].reshape(-1) for a in args.values()
-        ]
         sl = np.unique(values, return_inverse=True)
-        table = np.column_stack([*codes, sl[1].reshape(-1)])
-        rows, mult, inverse = collapse(table)
-        rep = np.zeros(rows.shape[0], dtype=np.int64)  # an item of each distinct row
-        rep[inverse[::-1]] = np.arange(inverse.size)[::-1]
-        pattern = {k: a[rep] for k, a in args.items()}
-        slice_of = sl[0][rows[:, -1]]
+        pattern, rows, source = _distinct(args, [sl[1].reshape(-1)], clusters)
+        slice_of = sl[0][rows[:, 0]]
         keys = [_key(m) for m in whole]
-        index = {k: j for j, k in enumerate(keys)}
         wanted = [(v, *k) for v in names for k in keys]
-
-        def values_of(w: np.ndarray) -> F64:
-            out = np.full(len(keys), np.nan)
-            if w.sum() == 0:
-                return out
-            keep = w > 0
-            ev = self.make(None).add(**{k: np.repeat(a[keep], w[keep]) for k, a in pattern.items()})
-            for m in headline(ev.compute()):
-                j = index.get(_key(m))
-                if j is not None:
-                    out[j] = _value(m)
-            return out
 
         def statistic(chunk: F64) -> F64:
             res = np.empty((chunk.shape[0], len(wanted)))
-            for i, w in enumerate(chunk.astype(np.int64)):
-                base = values_of(w)
-                res[i] = np.concatenate([values_of(w * (slice_of == v)) - base for v in names])
+            for i, w in enumerate(np.rint(chunk).astype(np.int64)):
+                base = _values_of(self, pattern, w, keys)
+                res[i] = np.concatenate(
+                    [_values_of(self, pattern, w * (slice_of == v), keys) - base for v in names]
+                )
             return res
 
-        return gap_bootstrap(wanted, mult, statistic, self.ci)
+        return gap_bootstrap(wanted, source, statistic, self.ci)
+
+
+def _distinct(
+    args: Mapping[str, np.ndarray], extra: Sequence[np.ndarray], clusters: np.ndarray | None
+) -> tuple[dict[str, np.ndarray], np.ndarray, Any]:
+    """The distinct rows of the items' arguments (with the ``extra`` integer codes, and the
+    cluster): an item of each (``pattern``), the distinct ``extra`` codes (one column each)
+    and what a resample draws (the rows' multiplicities, or the :class:`Clusters`)."""
+    codes = [np.unique(a.astype(str), return_inverse=True)[1].reshape(-1) for a in args.values()]
+    groups = None if clusters is None else np.unique(clusters, return_inverse=True)[1].reshape(-1)
+    table = np.column_stack([*codes, *extra, *([] if groups is None else [groups])])
+    rows, mult, inverse = collapse(table)
+    rep = np.zeros(rows.shape[0], dtype=np.int64)  # an item of each distinct row
+    rep[inverse[::-1]] = np.arange(inverse.size)[::-1]
+    pattern = {k: a[rep] for k, a in args.items()}
+    source: Any = mult
+    if groups is not None:
+        source = Clusters.of(np.arange(len(rows)), rows[:, -1], len(rows), mult)
+    return pattern, rows[:, len(codes) :], source
+
+
+def _values_of(
+    ev: SlicedEvaluator, pattern: Mapping[str, np.ndarray], w: np.ndarray, keys: list[Any]
+) -> F64:
+    """The headline values (in the order of ``keys``) of the distinct rows ``pattern``
+    each taken ``w`` times (NaN where undefined or absent)."""
+    out = np.full(len(keys), np.nan)
+    if w.sum() == 0:
+        return out
+    index = {k: j for j, k in enumerate(keys)}
+    keep = w > 0
+    inner = ev.make(None).add(**{k: np.repeat(a[keep], w[keep]) for k, a in pattern.items()})
+    for m in headline(inner.compute()):
+        j = index.get(_key(m))
+        if j is not None:
+            out[j] = _value(m)
+    return out
+
+
+def _cluster_intervals(
+    ev: SlicedEvaluator, args: Mapping[str, np.ndarray], clusters: np.ndarray, records: list[Metric]
+) -> None:
+    """Replace, in place, the interval of every headline record that has one by the
+    percentile cluster bootstrap over ``clusters`` (the items' cluster values)."""
+    assert ev.ci is not None
+    targets = [m for m in headline(records) if "ci_low" in m.parameters]
+    if not targets:
+        return
+    keys = [_key(m) for m in targets]
+    pattern, _, source = _distinct(args, [], clusters)
+
+    def statistic(chunk: F64) -> F64:
+        return np.stack([_values_of(ev, pattern, w, keys) for w in np.rint(chunk).astype(np.int64)])
+
+    found = gap_bootstrap(keys, source, statistic, ev.ci)
+    for m, k in zip(targets, keys):
+        lo, hi = found[k] if m.value is not None else (None, None)
+        for stale in ("ci_undefined", "num_bootstrap", "seed"):
+            m.parameters.pop(stale, None)
+        m.parameters.update(ev.ci.parameters(lo, hi, "bootstrap"))

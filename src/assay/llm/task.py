@@ -170,9 +170,10 @@ class LLMTask(ABC):
         self.configure_scoring(options)
 
     def configure_scoring(self, options: RunOptions) -> None:
-        """Take the intervals (``ci``, ..., the seed defaulting to :meth:`ci_seed`) and the
-        slices (``by``: refused, before any call, unless every column is one of
-        :meth:`item_columns`) the options give; a task keeps its own where they give none."""
+        """Take the intervals (``ci``, ..., the seed defaulting to :meth:`ci_seed`; with
+        ``cluster``, an item column as ``by``) and the slices (``by``: refused, before any
+        call, unless every column is one of :meth:`item_columns`) the options give; a task
+        keeps its own where they give none."""
         from assay.llm.slicing import check_by
 
         ci = options.intervals(self.ci_seed())
@@ -181,6 +182,13 @@ class LLMTask(ABC):
         if options.by:
             check_by(options.by, self.item_columns(), f"{self.kind} items")
             self.by = tuple(options.by)
+        if options.cluster is not None:
+            check_by([options.cluster], self.item_columns(), f"{self.kind} items", "--cluster")
+
+    def scored_columns(self) -> tuple[str, ...]:
+        """The item columns scoring keeps: the ``by`` columns and the ``cluster`` one."""
+        cluster = getattr(self.ci, "cluster", None)
+        return tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
 
     def ci_seed(self) -> int:
         """The bootstrap's seed when the options give none (default 0)."""

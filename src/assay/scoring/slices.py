@@ -38,7 +38,7 @@ from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.metric_values import Population, pair_values, true_values
 from assay.scoring.replicates import columns
 from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
-from assay.scoring.true_score_ci import true_jackknife, true_replicates
+from assay.scoring.true_score_ci import true_jackknife, true_replicates, true_terms
 from assay.slices import annotate
 
 if TYPE_CHECKING:
@@ -196,9 +196,11 @@ def _true_gaps(
             v = np.stack([p[:, 3] for p in parts], axis=1)
             return np.concatenate([v, v - whole[:, 3:4]], axis=1)
 
-        def statistic(w: F64, y_u: F64 = y_u, t_u: F64 = t_u, c_u: Any = c_u) -> F64:
-            parts = [true_replicates(y_u, t_u, w * (c_u == j), shift, given) for j in range(g)]
-            return stack(true_replicates(y_u, t_u, w, shift, given), parts)
+        terms, members = true_terms(y_u, t_u, shift), [np.flatnonzero(c_u == j) for j in range(g)]
+
+        def statistic(w: F64, terms: F64 = terms, members: list[Any] = members) -> F64:
+            parts = [true_replicates(terms, w, given, keep) for keep in members]
+            return stack(true_replicates(terms, w, given), parts)
 
         def jackknife(y_u: F64 = y_u, t_u: F64 = t_u, c_u: Any = c_u, m: Any = mult) -> F64:
             parts = [true_jackknife(y_u, t_u, m, shift, given, c_u == j) for j in range(g)]

@@ -31,7 +31,14 @@ from numpy.typing import NDArray
 from assay.clusters import collapse_by
 from assay.intervals import CIOptions
 
-__all__ = ["TRUE_CI_COLUMNS", "true_columns", "true_intervals", "true_jackknife", "true_replicates"]
+__all__ = [
+    "TRUE_CI_COLUMNS",
+    "true_columns",
+    "true_intervals",
+    "true_jackknife",
+    "true_replicates",
+    "true_terms",
+]
 
 #: The ``true_score_eval`` columns that get an interval.
 TRUE_CI_COLUMNS = ("Variance of errors", "True score var", "MSE true", "PRMSE true")
@@ -60,11 +67,21 @@ def true_columns(sums: F64, given: float | None) -> F64:
     return np.column_stack([se2, vt, mse, prmse])
 
 
-def true_replicates(y: F64, true: F64, w: F64, shift: float, given: float | None) -> F64:
+def true_terms(y: F64, true: F64, shift: float) -> F64:
+    """Each unit's terms of the ``TrueScoreStats`` sums (made once for every chunk of
+    resamples); ``y`` the units' system scores, ``true`` their ``[c_i, Hbar_i, within_i]``."""
+    return _terms(y, true, shift)
+
+
+def true_replicates(
+    terms: F64, w: F64, given: float | None, keep: NDArray[np.intp] | None = None
+) -> F64:
     """Per resample (a row of counts ``w`` over the units) the :data:`TRUE_CI_COLUMNS`
-    (NaN where undefined); ``y`` the units' system scores, ``true`` their
-    ``[c_i, Hbar_i, within_i]``."""
-    return true_columns(w @ _terms(y, true, shift), given)
+    (NaN where undefined) from the units' :func:`true_terms`; with ``keep`` (a subgroup's
+    units) the subgroup's."""
+    if keep is None:
+        return true_columns(w @ terms, given)
+    return true_columns(w[:, keep] @ terms[keep], given)
 
 
 def true_jackknife(
@@ -95,8 +112,8 @@ def true_intervals(
         units, mult = collapse_by(np.column_stack([y, true]), codes)
         y_u, t_u = units[:, 0], units[:, 1:]
 
-        def statistic(w: F64, y_u: F64 = y_u, t_u: F64 = t_u) -> F64:
-            return true_replicates(y_u, t_u, w, shift, given)
+        def statistic(w: F64, terms: F64 = true_terms(y_u, t_u, shift)) -> F64:
+            return true_replicates(terms, w, given)
 
         def jackknife(y_u: F64 = y_u, t_u: F64 = t_u, mult: Any = mult) -> F64:
             return true_jackknife(y_u, t_u, mult, shift, given)

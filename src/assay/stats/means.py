@@ -46,7 +46,13 @@ from assay.results import Metric
 if TYPE_CHECKING:
     from assay.intervals import CIOptions
 
-__all__ = ["mean_record", "datum_record", "mean_gap_intervals", "NUM_BOOTSTRAP"]
+__all__ = [
+    "mean_record",
+    "datum_record",
+    "mean_gap_intervals",
+    "cluster_mean_interval",
+    "NUM_BOOTSTRAP",
+]
 
 NUM_BOOTSTRAP = 1000
 
@@ -73,16 +79,23 @@ def mean_record(
     num_bootstrap: int = NUM_BOOTSTRAP,
     seed: int = 0,
     ci: CIOptions | None = None,
+    clusters: tuple[Any, Any] | None = None,
 ) -> Metric:
-    """The aggregate record of one metric's per-datum values (see the module docstring)."""
+    """The aggregate record of one metric's per-datum values (see the module docstring).
+
+    ``clusters`` (with ``ci.cluster``): the cluster of each value and of each datum
+    without one; the interval is then the cluster bootstrap (:func:`cluster_mean_interval`).
+    """
     from assay.stats.compute import bootstrap_means
     from assay.stats.metrics import mean, stderr
 
     y = np.asarray(values, dtype=np.float64)
     order = np.argsort(np.asarray(uids, dtype=str), kind="stable")
     y = y[order]
+    if clusters is not None:
+        clusters = (np.asarray(clusters[0], dtype=str)[order], clusters[1])
     if ci is not None:
-        return _with_interval(type, y, parameters, ci, errors, undefined)
+        return _with_interval(type, y, parameters, ci, errors, undefined, clusters)
     params = {
         **parameters,
         "aggregate": "mean",
@@ -114,8 +127,10 @@ def _with_interval(
     ci: CIOptions,
     errors: int,
     undefined: int,
+    clusters: tuple[Any, Any] | None = None,
 ) -> Metric:
-    """:func:`mean_record` with the interval ``ci`` asks for (``y`` in uid order)."""
+    """:func:`mean_record` with the interval ``ci`` asks for (``y`` in uid order; the
+    cluster bootstrap with ``ci.cluster`` and ``clusters``)."""
     from assay.intervals import t_interval, wilson
     from assay.stats.compute import bootstrap_means
 
@@ -133,10 +148,16 @@ def _with_interval(
         se: float | None = float(stderr()(y))
     except UndefinedMetricError:
         se = None
-    method = ci.method
+    method = ci.method if ci.cluster is None else "cluster"
     if method == "wilson" and not np.isin(y, (0.0, 1.0)).all():
         method = "bootstrap"  # not a proportion
-    if method == "t":
+    if method == "cluster":
+        assert clusters is not None, "the cluster bootstrap needs each value's cluster"
+        mine, rest = np.asarray(clusters[0], str), np.asarray(clusters[1], str)
+        y_all = np.concatenate([y, np.full(rest.size, np.nan)])
+        ends = cluster_mean_interval(y_all, np.concatenate([mine, rest]), ci)
+        interval = ci.parameters(*ends, "bootstrap")
+    elif method == "t":
         if se is None:
             interval = ci.parameters(None, None, "t", undefined="needs two values")
         else:
@@ -153,12 +174,48 @@ def _with_interval(
     return Metric(type, value, {**head, **interval, "stderr": se, **counts})
 
 
+def cluster_mean_interval(
+    y: np.ndarray, clusters: np.ndarray, opts: CIOptions
+) -> tuple[float, float]:
+    """The percentile cluster-bootstrap interval of the mean of the defined values of
+    ``y`` (NaN: a datum without a value, drawn with its cluster, in no mean): each
+    resample draws the clusters of ``clusters`` (one per datum) with replacement and
+    takes the mean of every value of every drawn cluster, as often as it was drawn.
+
+    Example:
+        >>> from assay.intervals import CIOptions
+        >>> y, c = np.array([1.0, 1.0, 0.0, np.nan]), np.array(["a", "a", "b", "b"])
+        >>> lo, hi = cluster_mean_interval(y, c, CIOptions(0.9, num_bootstrap=200))
+        >>> float(lo), float(hi)
+        (0.0, 1.0)
+    """
+    from assay.clusters import collapse_by
+    from assay.intervals import bootstrap, percentile
+
+    has = ~np.isnan(y)
+    codes = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)[1].reshape(-1)
+    rows, source = collapse_by(np.column_stack([np.where(has, y, 0.0), has]), codes)
+    v, d = rows[:, 0], rows[:, 1]
+
+    def statistic(w: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray((w * d) @ v / (w @ d))
+
+    lo, hi = percentile(bootstrap(statistic, source, opts.num_bootstrap, opts.seed), opts.level)
+    return float(lo), float(hi)
+
+
 def mean_gap_intervals(
-    y: np.ndarray, slices: np.ndarray, names: Sequence[str], opts: CIOptions
+    y: np.ndarray,
+    slices: np.ndarray,
+    names: Sequence[str],
+    opts: CIOptions,
+    clusters: np.ndarray | None = None,
 ) -> dict[str, tuple[float, float]]:
     """``{slice: (low, high)}``: bootstrap intervals of each slice's mean minus the whole
     set's, from one joint bootstrap over all items (``y`` NaN where an item has no value:
-    it is drawn, and counts in no mean).
+    it is drawn, and counts in no mean); with ``clusters`` (each item's), over whole
+    clusters.
 
     Example:
         >>> y = np.array([1.0, 0.0, 1.0, np.nan, 0.5, 0.0])
@@ -168,12 +225,16 @@ def mean_gap_intervals(
         >>> sorted(cis), all(lo <= hi for lo, hi in cis.values())
         (['a', 'b'], True)
     """
-    from assay.intervals import bootstrap, collapse, percentile
+    from assay.clusters import collapse_by
+    from assay.intervals import bootstrap, percentile
 
     has = ~np.isnan(y)
     vals = np.where(has, y, 0.0)
     codes = np.unique(slices, return_inverse=True)
-    rows, mult, inverse = collapse(np.column_stack([vals, has, codes[1].reshape(-1)]))
+    groups = None
+    if clusters is not None:
+        groups = np.unique(np.asarray(clusters, str), return_inverse=True)[1].reshape(-1)
+    rows, mult = collapse_by(np.column_stack([vals, has, codes[1].reshape(-1)]), groups)
     v, d = rows[:, 0], rows[:, 1]
     member = [codes[0][rows[:, 2].astype(np.int64)] == s for s in names]
 

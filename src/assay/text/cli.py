@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import by_option, interval_options
+from assay.cli_options import by_option, cluster_option, interval_options
 
 __all__ = ["register", "text_command"]
 
@@ -78,11 +78,14 @@ def text_command(
     cache: Path = typer.Option(None, "--cache", help="Response cache file (default: assay's)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap intervals."),
+    seed: int = typer.Option(
+        0, "--seed", help="Seeds everything random in the command: the bootstrap intervals."
+    ),
     ci: float = CI,
     ci_method: str = CI_METHOD,
     num_bootstrap: int = NUM_BOOTSTRAP,
     by: list[str] = by_option("A column of the rows (e.g. topic)"),
+    cluster: str = cluster_option("row"),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
@@ -185,6 +188,7 @@ def _run(**o: Any) -> None:
         num_bootstrap=o["num_bootstrap"],
         seed=o["seed"],
         by=tuple(o["by"] or ()),
+        cluster=o["cluster"],
     )
     check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     text, judged = _plan(_names(o["metrics"]))
@@ -197,8 +201,10 @@ def _run(**o: Any) -> None:
     if not judged and not o["dry_run"]:
         _publish(_text_records(text, o), o)
         return
-    rows, columns = read_rows(o["data"], keep=options.by)
+    keep = _kept(o)
+    rows, columns = read_rows(o["data"], keep=keep, cluster=o["cluster"])
     _check_columns(text + judged, columns)
+    _check_by(keep, columns, str(o["data"]), o["cluster"])
     if not judged:
         return
     from assay.llm.judge import cli as judge_cli
@@ -211,7 +217,7 @@ def _run(**o: Any) -> None:
         num_bootstrap=o["num_bootstrap"],
         dataset=str(o["data"]),
         parameters={"metrics": o["metrics"]},
-        columns={c: [r["columns"][c] for r in rows] for c in options.by},
+        columns={c: [r["columns"][c] for r in rows] for c in keep},
     )
     if o["dry_run"]:
         judge_cli.dry_run(task, options)
@@ -220,7 +226,7 @@ def _run(**o: Any) -> None:
 
     records = MetricSet()
     if text:
-        records += _add_rows(_evaluator(text, o), rows, str(o["data"]), o["by"]).compute()
+        records += _add_rows(_evaluator(text, o), rows, str(o["data"]), keep).compute()
     judge_cli.run_judge_metrics(
         task,
         o["model"],
@@ -249,7 +255,13 @@ def _evaluator(names: list[str], o: dict[str, Any]) -> Any:
         ci=o["ci"],
         ci_method=o["ci_method"],
         by=o["by"] or (),
+        cluster=o["cluster"],
     )
+
+
+def _kept(o: dict[str, Any]) -> list[str]:
+    """The row columns the command keeps: the ``--by`` ones and the ``--cluster`` one."""
+    return list(dict.fromkeys([*(o["by"] or ()), *([o["cluster"]] if o["cluster"] else [])]))
 
 
 def _add_rows(ev: Any, rows: list[dict], source: str, by: Any = ()) -> Any:
@@ -275,13 +287,14 @@ def _add_batch(ev: Any, batch: Any, *, names: list[str], source: str) -> None:
     group, a Dask partition)."""
     from assay.text.io import normalise_row, read_rows
 
-    by = list(ev.by)
+    by = list(ev.columns)
     if isinstance(batch, (str, Path)):
-        rows, columns = read_rows(batch, keep=by)
+        rows, columns = read_rows(batch, keep=by, cluster=ev.cluster)
         _check_columns(names, columns)
+        _check_by(by, columns, source, ev.cluster)
     else:
         _check_columns(names, batch.columns)
-        _check_by(by, batch.columns, source)
+        _check_by(by, batch.columns, source, ev.cluster)
         records = batch.to_dict(orient="records")
         rows = [normalise_row(r, i, source=source) for i, r in enumerate(records)]
         for row, rec in zip(rows, records, strict=True):
@@ -289,15 +302,17 @@ def _add_batch(ev: Any, batch: Any, *, names: list[str], source: str) -> None:
     _add_rows(ev, rows, source, by)
 
 
-def _check_by(by: list[str], columns: Any, source: str) -> None:
-    """Every ``--by`` column is a column of the table (exit 2 naming it, before any row)."""
+def _check_by(by: list[str], columns: Any, source: str, cluster: str | None = None) -> None:
+    """Every ``--by`` (and ``--cluster``) column is a column of the table (exit 2 naming it,
+    before any row is scored or any call made)."""
     from assay.errors import InvalidInputError
 
     have = [str(c) for c in columns]
     for c in by:
         if c not in have:
+            flag = "--cluster" if c == cluster else "--by"
             raise InvalidInputError(
-                f"unknown column {c!r}; {source} has: {', '.join(have)}", source="--by"
+                f"unknown column {c!r}; {source} has: {', '.join(have)}", source=flag
             )
 
 
@@ -313,7 +328,7 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
     data, source = o["data"], str(o["data"])
     if is_parquet_dataset(data):  # the columns, before any row is read
         _check_columns(names, schema_frame(data).columns)
-        _check_by(list(o["by"] or ()), schema_frame(data).columns, source)
+        _check_by(_kept(o), schema_frame(data).columns, source, o["cluster"])
     ev = _evaluator(names, o)
     add_table(ev, data, partial(_add_batch, names=names, source=source), scheduler=o["scheduler"])
     if ev.is_empty:

@@ -61,6 +61,9 @@ class TextEvaluator(Evaluator):
         by: datum columns (``add(..., columns=...)``) to slice every aggregate by: each
             again per value, with ``slice_column``, ``slice``, ``n``, ``gap`` and under
             ``ci`` the gap's interval (:func:`~assay.stats.means.mean_gap_intervals`).
+        cluster: a datum column (``add(..., columns=...)``) whose values are clusters
+            (needs ``ci``): every interval is the cluster bootstrap, drawing whole clusters
+            (:func:`~assay.stats.means.cluster_mean_interval`); ``parameters.cluster``.
     """
 
     def __init__(
@@ -78,6 +81,7 @@ class TextEvaluator(Evaluator):
         ci: float | None = None,
         ci_method: str = "bootstrap",
         by: Sequence[str] = (),
+        cluster: str | None = None,
     ) -> None:
         self.metrics = tuple(dict.fromkeys(metrics))
         for m in self.metrics:
@@ -98,9 +102,11 @@ class TextEvaluator(Evaluator):
         self.bleu_tokenize = check_tokenize(bleu_tokenize)
         self.num_bootstrap = int(num_bootstrap)
         self.seed = int(seed)
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         self.by = tuple(dict.fromkeys(by))
-        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.by}
+        self.cluster = cluster
+        self.columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
+        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.columns}
         self._uids: list[np.ndarray] = []
         # Per batch: True where a datum was added without a uid. Such datums are numbered
         # by their position among all datums when the arrays are built, so a merged
@@ -130,6 +136,7 @@ class TextEvaluator(Evaluator):
             "seed": self.seed,
             **({"ci": self.ci.level, "ci_method": self.ci.method} if self.ci else {}),
             **({"by": list(self.by)} if self.by else {}),
+            **({"cluster": self.cluster} if self.cluster else {}),
         }
 
     def add(  # type: ignore[override]
@@ -144,7 +151,11 @@ class TextEvaluator(Evaluator):
         among all datums added and merged, in order; so does a ``None`` among ``uids``.
         With ``by``, ``columns`` holds each datum's value of every ``by`` column."""
         preds = list(predictions)
-        cols = _slice_columns(self.by, columns, len(preds))
+        cols = _slice_columns(self.columns, columns, len(preds))
+        if self.cluster and (cols[self.cluster] == "").any():
+            raise InvalidInputError(
+                "every datum needs a cluster", source="TextEvaluator.add", field=self.cluster
+            )
         if uids is None:
             ids = np.full(len(preds), "", dtype=str)
             unnamed = np.ones(len(preds), dtype=bool)
@@ -190,7 +201,7 @@ class TextEvaluator(Evaluator):
     def _merge(self, other: TextEvaluator) -> None:
         self._uids += other._uids
         self._unnamed += other._unnamed
-        for c in self.by:
+        for c in self.columns:
             self._cols[c] += other._cols[c]
         for k in self._values:
             self._values[k] += other._values[k]
@@ -240,7 +251,8 @@ class TextEvaluator(Evaluator):
             out += [rouge_record(u, x, t, use_stemmer=st, measure=m) for u, x in zip(uids, v)]
             params = {"rouge_type": t, "use_stemmer": st, "measure": m}
             specs.append(("ROUGE", v, params))
-        agg = [self._aggregate(t, v, uids, p) for t, v, p in specs]
+        clusters = self._column(self.cluster) if self.cluster else None
+        agg = [self._aggregate(t, v, uids, p, clusters) for t, v, p in specs]
         return MetricSet(out + agg + self._slices(uids, specs, agg))
 
     def _slices(
@@ -250,28 +262,39 @@ class TextEvaluator(Evaluator):
         """Every aggregate again per value of each ``by`` column, with the gap to the whole
         set's and, under ``ci``, the gap's interval (one joint bootstrap over datums)."""
         out: list[Metric] = []
+        clusters = self._column(self.cluster) if self.cluster else None
         for c in self.by:
-            values = np.concatenate(self._cols[c]) if self._cols[c] else np.zeros(0, str)
+            values = self._column(c)
             names = sorted(set(values.tolist()) - {""})
             gaps = [
-                mean_gap_intervals(v, values, names, self.ci) if self.ci else {}
+                mean_gap_intervals(v, values, names, self.ci, clusters) if self.ci else {}
                 for _, v, _ in specs
             ]
             for name in names:
                 keep = values == name
+                part = None if clusters is None else clusters[keep]
                 for (t, v, p), ref, g in zip(specs, whole, gaps, strict=True):
-                    rec = self._aggregate(t, v[keep], uids[keep], p)
+                    rec = self._aggregate(t, v[keep], uids[keep], p, part)
                     cis = {(t,): g[name]} if name in g else None
                     n = int(keep.sum())
                     out += annotate([rec], [ref], column=c, value=name, n=n, where=(), gap_ci=cis)
         return out
 
+    def _column(self, c: str) -> np.ndarray:
+        return np.concatenate(self._cols[c]) if self._cols[c] else np.zeros(0, str)
+
     def _aggregate(
-        self, type: str, v: np.ndarray, uids: np.ndarray, params: dict[str, Any]
+        self,
+        type: str,
+        v: np.ndarray,
+        uids: np.ndarray,
+        params: dict[str, Any],
+        clusters: np.ndarray | None = None,
     ) -> Metric:
         return aggregate(
-            type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed, ci=self.ci
-        )
+            type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed, ci=self.ci,
+            clusters=None if clusters is None else (clusters, clusters[:0]),
+        )  # fmt: skip
 
     def _state(self) -> dict[str, np.ndarray]:
         uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)
@@ -296,7 +319,7 @@ class TextEvaluator(Evaluator):
         for k in self._values:
             v = np.asarray(state[f"v:{k}"], dtype=np.float64)
             self._values[k] = [v] if v.size else []
-        for c in self.by:
+        for c in self.columns:
             col = np.asarray(state[f"col:{c}"]).astype(str)
             self._cols[c] = [col] if col.size else []
 

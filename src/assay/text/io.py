@@ -106,7 +106,7 @@ def normalise_rows(rows: Iterable[Mapping[str, Any]], *, source: str = "data") -
 
 
 def read_rows(
-    path: str | Path, *, keep: Iterable[str] = ()
+    path: str | Path, *, keep: Iterable[str] = (), cluster: str | None = None
 ) -> tuple[list[dict[str, Any]], set[str]]:
     """Rows of a file (see the module docstring) and the set of columns it has; the
     columns named in ``keep`` (slices, ``--by``) go as they are into each row's
@@ -121,7 +121,8 @@ def read_rows(
     for c in keep:
         if c not in cols:
             have = ", ".join(str(x) for x in df.columns)
-            raise InvalidInputError(f"unknown column {c!r}; {path} has: {have}", source="--by")
+            flag = "--cluster" if c == cluster else "--by"
+            raise InvalidInputError(f"unknown column {c!r}; {path} has: {have}", source=flag)
     records = df.to_dict(orient="records")
     rows = normalise_rows(records, source=str(path))
     for row, rec in zip(rows, records, strict=True):

@@ -49,6 +49,8 @@ class JudgeEvaluator(Evaluator):
             :func:`~assay.stats.means.mean_record`); without ``ci`` a 95% bootstrap.
         by: item columns to slice the aggregates by (:mod:`assay.llm.slicing`): ``add``
             then takes each record's datum ``columns``.
+        cluster: an item column (in ``columns``) whose values are clusters (needs ``ci``):
+            every interval is the cluster bootstrap, drawing whole clusters of datums.
     """
 
     def __init__(
@@ -60,15 +62,19 @@ class JudgeEvaluator(Evaluator):
         ci: float | None = None,
         ci_method: str = "bootstrap",
         by: Sequence[str] = (),
+        cluster: str | None = None,
     ) -> None:
         self.metrics = tuple(dict.fromkeys(metrics))
         self.types = tuple(get_metric(m).type for m in self.metrics)
         self.num_bootstrap = int(num_bootstrap)
         self.seed = int(seed)
         self.ci = ci_options(
-            ci, ci_method, num_bootstrap, seed, methods=("bootstrap", "t", "wilson", "delong")
-        )
+            ci, ci_method, num_bootstrap, seed, cluster=cluster,
+            methods=("bootstrap", "t", "wilson", "delong"),
+        )  # fmt: skip
         self.by = tuple(dict.fromkeys(by))
+        self.cluster = cluster
+        self._columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
         self._rows: list[tuple[str, str, float, str]] = []
         self._cols: list[str] = []  # per row: its datum's ``by`` columns as JSON
 
@@ -80,6 +86,7 @@ class JudgeEvaluator(Evaluator):
         }
         if self.ci is not None:
             out |= {"ci": self.ci.level, "ci_method": self.ci.method}
+        out |= {"cluster": self.cluster} if self.cluster else {}
         return out | ({"by": list(self.by)} if self.by else {})
 
     def add(  # type: ignore[override]
@@ -88,7 +95,9 @@ class JudgeEvaluator(Evaluator):
         """Fold per-datum records (``parameters["datum_uid"]``) of this evaluator's metrics;
         with ``by``, ``columns`` holds each record's datum's columns (one list per name)."""
         records = list(records)
-        cols = _columns(self.by, columns, len(records))
+        cols = _columns(self._columns, columns, len(records))
+        if self.cluster and any(not json.loads(c)[self.cluster] for c in cols):
+            raise InvalidInputError("every record needs a cluster", field=self.cluster)
         rows = []
         for i, m in enumerate(records):
             if m.type not in self.types:
@@ -120,20 +129,28 @@ class JudgeEvaluator(Evaluator):
         )
         rows = [self._rows[i] for i in order]
         per = [Metric(t, None if np.isnan(v) else v, json.loads(p)) for t, _, v, p in rows]
-        agg = self._aggregates(per)
+        cols = [json.loads(self._cols[i]) for i in order]
+        clusters = [c.get(self.cluster, "") for c in cols] if self.cluster else None
+        agg = self._aggregates(per, clusters)
         if not self.by:
             return MetricSet(per + agg)
-        cols = [json.loads(self._cols[i]) for i in order]
-        return MetricSet(per + agg + self._slices(per, cols, agg))
+        return MetricSet(per + agg + self._slices(per, cols, agg, clusters))
 
-    def _aggregates(self, per: Sequence[Metric]) -> list[Metric]:
-        """One mean record per metric type of the per-datum records ``per``."""
+    def _aggregates(
+        self, per: Sequence[Metric], clusters: Sequence[str] | None = None
+    ) -> list[Metric]:
+        """One mean record per metric type of the per-datum records ``per`` (``clusters``:
+        each record's cluster, for the cluster bootstrap)."""
         agg = []
         for t in self.types:
             mine = [m for m in per if m.type == t]
             if not mine:
                 continue
             ok = [m for m in mine if m.value is not None]
+            cl = None
+            if clusters is not None:
+                kinds = [(m.value is not None, c) for m, c in zip(per, clusters) if m.type == t]
+                cl = ([c for has, c in kinds if has], [c for has, c in kinds if not has])
             errors = sum(
                 str(m.parameters.get("undefined", "")).startswith(ERROR_PREFIX) for m in mine
             )
@@ -148,12 +165,17 @@ class JudgeEvaluator(Evaluator):
                     num_bootstrap=self.num_bootstrap,
                     seed=self.seed,
                     ci=self.ci,
+                    clusters=cl,
                 )
             )
         return agg
 
     def _slices(
-        self, per: Sequence[Metric], cols: Sequence[Mapping[str, str]], whole: list[Metric]
+        self,
+        per: Sequence[Metric],
+        cols: Sequence[Mapping[str, str]],
+        whole: list[Metric],
+        clusters: Sequence[str] | None = None,
     ) -> list[Metric]:
         """The aggregates of every slice of every ``by`` column, with their gaps (and, with
         ``ci``, the gaps' intervals: :func:`~assay.llm.slicing.mean_gap_intervals`)."""
@@ -166,14 +188,18 @@ class JudgeEvaluator(Evaluator):
                 for t in self.types:
                     mine = np.array([m.type == t for m in per])
                     y = np.array([np.nan if m.value is None else m.value for m in per])[mine]
-                    found = mean_gap_intervals(y, values[mine], names, self.ci)
+                    cl = None if clusters is None else np.asarray(clusters, str)[mine]
+                    found = mean_gap_intervals(y, values[mine], names, self.ci, cl)
                     gaps |= {(v, t): lohi for v, lohi in found.items()}
             for v in names:
                 part = [m for m, keep in zip(per, values == v) if keep]
+                part_cl = None
+                if clusters is not None:
+                    part_cl = [c for c, keep in zip(clusters, values == v) if keep]
                 n = len({m.parameters["datum_uid"] for m in part})
                 keys = {m.type: (m.type, *(m.parameters.get(k) for k in WHERE)) for m in whole}
                 cis = {keys[t]: lohi for (sv, t), lohi in gaps.items() if sv == v and t in keys}
-                recs = self._aggregates(part)
+                recs = self._aggregates(part, part_cl)
                 out += annotate(recs, whole, column=c, value=v, n=n, where=WHERE, gap_ci=cis)
         return out
 

@@ -370,8 +370,10 @@ def _records(task: JudgeTask, results: Mapping[str, TaskResult]) -> list[Metric]
         ci=None if ci is None else ci.level,
         ci_method="bootstrap" if ci is None else ci.method,
         by=task.by,
+        cluster=None if ci is None else ci.cluster,
     )
     row = {d.uid: i for i, d in enumerate(data)}
-    columns = {c: [task.columns[c][row[m.parameters["datum_uid"]]] for m in per] for c in task.by}
+    wanted = task.scored_columns()
+    columns = {c: [task.columns[c][row[m.parameters["datum_uid"]]] for m in per] for c in wanted}
     computed = ev.add(per, columns).compute()
     return per + [m for m in computed if "aggregate" in m.parameters]

@@ -50,7 +50,12 @@ from assay.llm.pairwise.ratings import (
     rating_fit,
 )
 from assay.llm.pairwise.resample import IDENT, Draw, ident, question_rates
-from assay.llm.pairwise.slicing import check_by, question_masks, slice_records
+from assay.llm.pairwise.slicing import (
+    check_by,
+    question_clusters,
+    question_masks,
+    slice_records,
+)
 from assay.results import Metric, MetricSet
 
 __all__ = ["Analysis", "analyze"]
@@ -143,6 +148,7 @@ def _beyond_records(
     fit: BradleyTerryFit | None, lcs: list[LengthControlled], boot: CIOptions
 ) -> list[Metric]:
     out = []
+    clustered = {"cluster": boot.cluster} if boot.cluster else {}
     for lc in lcs:
         out.append(
             records.length_controlled_win_rate(
@@ -160,6 +166,7 @@ def _beyond_records(
                 seed=boot.seed,
             )
         )
+        out[-1].parameters.update(clustered)
     if fit is not None:
         for r in fit.table().itertuples(index=False):
             out.append(
@@ -174,6 +181,7 @@ def _beyond_records(
                     seed=boot.seed,
                 )
             )
+            out[-1].parameters.update(clustered)
     return out
 
 
@@ -226,7 +234,7 @@ def _attach(
         j = col.get(ident(m))
         if m.value is None or j is None:
             continue
-        if opts.method == "wilson" and m.type in _PROPORTIONS:
+        if opts.uses("wilson") and m.type in _PROPORTIONS:
             lo, hi = wilson(float(w @ rates.num[:, j]), float(w @ rates.den[:, j]), opts.level)
             m.parameters.update(opts.parameters(float(lo), float(hi), "wilson"))
         else:
@@ -288,6 +296,7 @@ def analyze(
     by: Sequence[str] | str | None = None,
     n_boot: Any = UNSET,
     confidence: Any = UNSET,
+    cluster: str | None = None,
 ) -> Analysis:
     """Compute every count, table and record (see the module docstrings of ``compute``,
     ``ratings``, ``length``, ``resample`` and ``slicing`` for the formulas).
@@ -297,13 +306,16 @@ def analyze(
     ratings and length-controlled win rates always carry a bootstrap interval (at 0.95
     without ``ci``). All intervals come from one stream of ``num_bootstrap`` resamples of
     the questions, seeded by ``seed``. ``by`` adds the rate records of every slice of
-    these question-level columns. ``n_boot`` and ``confidence`` are the deprecated names
-    of ``num_bootstrap`` and ``ci``.
+    these question-level columns. ``cluster`` (with ``ci``): a question-level column whose
+    values are clusters; every interval then draws whole clusters of questions
+    (:func:`~assay.llm.pairwise.slicing.question_clusters`). ``n_boot`` and ``confidence``
+    are the deprecated names of ``num_bootstrap`` and ``ci``.
     """
     num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="analyze")
     ci = renamed("ci", ci, "confidence", confidence, where="analyze")
-    opts = ci_options(ci, ci_method, num_bootstrap, seed)
-    boot = ci_options(opts.level if opts else 0.95, "bootstrap", num_bootstrap, seed)
+    opts = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
+    level = opts.level if opts else 0.95
+    boot = ci_options(level, "bootstrap", num_bootstrap, seed, cluster=cluster)
     assert boot is not None  # the ratings' interval, always
     # Plain Python strings: iterating pandas' Arrow-backed strings costs ~10x more.
     text = [c for c in ("index", "model_a", "model_b", "task", "status", "choice") if c in rows]
@@ -313,7 +325,8 @@ def analyze(
     p = _point(rows, reference_model, questions)
     masks = [(col, v, mask) for col in by for v, mask in question_masks(rows, col, questions)]
     draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts)
-    reps = draw.intervals(boot)
+    clusters = None if cluster is None else question_clusters(rows, cluster, questions)
+    reps = draw.intervals(boot, clusters)
     fit = None
     if draw.wins is not None and reps.ratings is not None:
         theta = fit_bradley_terry(draw.wins.sum(axis=0), l2=l2)

@@ -18,7 +18,12 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import by_option, interval_kwargs, interval_options
+from assay.cli_options import (
+    bootstrap_seed_option,
+    by_option,
+    interval_kwargs,
+    interval_options,
+)
 from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
 from assay.errors import InvalidInputError
 from assay.llm.run_cli import RunOpts
@@ -39,8 +44,19 @@ _REF = typer.Option(
 )
 _NOPT = typer.Option(2, "--nopt", help="Options the judge chooses from: 2, 3 or 4.")
 _XLSX = typer.Option(False, "--xlsx", help="Also write the win tables as .xlsx.")
-# --seed is random mode's on `judge`: the bootstrap's seed is --bootstrap-seed on both commands.
-_CI, _CI_METHOD, _NUM_BOOTSTRAP, _BSEED = interval_options(seed_flag="--bootstrap-seed")
+# The one seed rule: --seed seeds everything random (on `judge` random mode's order too);
+# --bootstrap-seed re-seeds the interval alone (on `score`, where no model is asked, it is
+# the deprecated name of --seed).
+_CI, _CI_METHOD, _NUM_BOOTSTRAP, _ = interval_options()
+_BSEED = bootstrap_seed_option("random mode's order of the two answers")
+_OLD_BSEED = typer.Option(None, "--bootstrap-seed", help="Deprecated: use --seed.")
+_CLUSTER = typer.Option(
+    None,
+    "--cluster",
+    help="A question-level column of the input table whose values are clusters (e.g. a "
+    "source document): the bootstrap draws whole clusters of questions (needs --ci). "
+    "Recorded as parameters.cluster.",
+)
 _BY = by_option(
     "A question-level column (task, or a column of the input table such as a topic)",
     "No judge call is made for it.",
@@ -53,13 +69,15 @@ def _intervals(
     ci: float | None,
     ci_method: str,
     num_bootstrap: int,
-    bootstrap_seed: int,
+    seed: tuple[int, str],
     n_boot: int | None,
     confidence: float | None,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
-    """The interval options, checked (errors name the flag given); the deprecated --n-boot
-    and --confidence still work for one release, with a note."""
-    flags = {"--num-bootstrap": "--num-bootstrap", "--ci": "--ci"}
+    """The interval options, checked (errors name the flag given: ``seed`` is the
+    bootstrap's seed and its flag); the deprecated --n-boot and --confidence still work for
+    one release, with a note."""
+    flags = {"--num-bootstrap": "--num-bootstrap", "--ci": "--ci", "--seed": seed[1]}
     if n_boot is not None:
         num_bootstrap, flags["--num-bootstrap"] = n_boot, "--n-boot"
     if confidence is not None:
@@ -67,15 +85,20 @@ def _intervals(
     try:  # the ratings' interval is always computed: check the options with or without --ci
         level = 0.95 if ci is None else ci
         interval_kwargs(
-            level, ci_method, num_bootstrap, bootstrap_seed, seed_flag="--bootstrap-seed"
+            level, ci_method, num_bootstrap, seed[0], cluster if ci is not None else None
         )
+        if cluster is not None and ci is None:
+            raise InvalidInputError(
+                f"names the unit the bootstrap resamples ({cluster!r}): give --ci too",
+                source="--cluster",
+            )
     except InvalidInputError as e:
         raise InvalidInputError(e.reason, source=flags.get(str(e.source), e.source)) from None
     for old, given in (("--n-boot", n_boot), ("--confidence", confidence)):
         if given is not None:
             new = {"--n-boot": "--num-bootstrap", "--confidence": "--ci"}[old]
             typer.echo(f"note: {old} is deprecated; use {new}", err=True)
-    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap}
+    return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "cluster": cluster}
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -147,7 +170,12 @@ def judge_command(
     judge: str = typer.Option(..., "--judge", help="Judge model spec (see `assay llm`)."),
     nopt: int = _NOPT,
     mode: str = typer.Option("dual", "--mode", help="dual (both orders) or random (one order)."),
-    seed: int = typer.Option(2680, "--seed", help="Seed of random mode (negative: swap roles)."),
+    seed: int = typer.Option(
+        2680,
+        "--seed",
+        help="Seeds everything random in the command: random mode's order (negative: swap "
+        "roles) and the bootstrap intervals (|seed|; --bootstrap-seed re-seeds them alone).",
+    ),
     fill_contents: list[str] = typer.Option(
         None,
         "--fill-contents",
@@ -171,8 +199,9 @@ def judge_command(
     ci: float | None = _CI,
     ci_method: str = _CI_METHOD,
     num_bootstrap: int = _NUM_BOOTSTRAP,
-    bootstrap_seed: int = _BSEED,
+    bootstrap_seed: int | None = _BSEED,
     by: list[str] = _BY,
+    cluster: str | None = _CLUSTER,
     n_boot: int | None = _NBOOT,
     confidence: float | None = _CONF,
     fmt: OutputFormat = _FMT,
@@ -192,7 +221,8 @@ def judge_command(
     from assay.llm.run_cli import print_dry_run, run_task
 
     opts = dict(locals())
-    intervals = _intervals(ci, ci_method, num_bootstrap, bootstrap_seed, n_boot, confidence)
+    boot = (abs(seed), "--seed") if bootstrap_seed is None else (bootstrap_seed, "--bootstrap-seed")
+    intervals = _intervals(ci, ci_method, num_bootstrap, boot, n_boot, confidence, cluster)
     options = run_options(
         concurrency=concurrency,
         rpm=rpm,
@@ -253,8 +283,15 @@ def score_command(
     ci: float | None = _CI,
     ci_method: str = _CI_METHOD,
     num_bootstrap: int = _NUM_BOOTSTRAP,
-    bootstrap_seed: int = _BSEED,
+    seed: int = typer.Option(
+        2680,
+        "--seed",
+        help="Seeds everything random in the command: the bootstrap intervals (the same "
+        "default as `judge`, so its intervals come out again).",
+    ),
+    bootstrap_seed: int | None = _OLD_BSEED,
     by: list[str] = _BY,
+    cluster: str | None = _CLUSTER,
     n_boot: int | None = _NBOOT,
     confidence: float | None = _CONF,
     fmt: OutputFormat = _FMT,
@@ -269,7 +306,11 @@ def score_command(
 
     opts = dict(locals())
     check_nopt(nopt)
-    intervals = _intervals(ci, ci_method, num_bootstrap, bootstrap_seed, n_boot, confidence)
+    boot = (seed, "--seed")
+    if bootstrap_seed is not None:
+        boot = (bootstrap_seed, "--bootstrap-seed")
+        typer.echo("note: --bootstrap-seed is deprecated on score; use --seed", err=True)
+    intervals = _intervals(ci, ci_method, num_bootstrap, boot, n_boot, confidence, cluster)
     _check_out(out)
     _check_out_dir(out_dir)
     rows, judge = read_records(records, nopt=nopt)
@@ -285,10 +326,17 @@ def score_command(
         slice_by = check_by(rows, _split(by))
     except InvalidInputError as e:
         raise InvalidInputError(f"{e.field!r} {e.reason}", source="--by") from None
+    if cluster is not None:
+        from assay.llm.pairwise.slicing import question_clusters
+
+        try:
+            question_clusters(rows, cluster, sorted(set(rows["index"])))
+        except InvalidInputError as e:
+            raise InvalidInputError(f"{e.field!r} {e.reason}", source="--cluster") from None
     from assay.llm.pairwise.analysis import analyze
 
     analysis = analyze(
-        rows, reference_model=reference_model, by=slice_by, seed=bootstrap_seed, **intervals
+        rows, reference_model=reference_model, by=slice_by, seed=boot[0], **intervals
     )
     _write_folder(analysis, rows, stem=f"{records.stem}_score{{i}}", judge=judge, opts=opts)
     publish(

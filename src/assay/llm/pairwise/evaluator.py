@@ -108,6 +108,8 @@ class PairwiseEvaluator(Evaluator):
             ``ci``), all from the same ``num_bootstrap`` resamples seeded by ``seed``.
         by: question-level columns of the batches (``task``, a topic column) whose every
             value gets the rate records again (docs/pairwise.md#slices).
+        cluster: a question-level column whose values are clusters (with ``ci``): every
+            interval draws whole clusters of questions (docs/records.md#clusters).
         n_boot, confidence: deprecated names of ``num_bootstrap`` and ``ci``.
     """
 
@@ -124,13 +126,14 @@ class PairwiseEvaluator(Evaluator):
         by: Sequence[str] | str | None = None,
         n_boot: Any = UNSET,
         confidence: Any = UNSET,
+        cluster: str | None = None,
     ) -> None:
         self.reference_model = str(reference_model)
         self.nopt = check_nopt(nopt)
         where = "PairwiseEvaluator"
         num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where=where)
         ci = renamed("ci", ci, "confidence", confidence, where=where)
-        opts = ci_options(ci, ci_method, num_bootstrap, seed)
+        opts = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         ci_options(0.95, "bootstrap", num_bootstrap, seed)  # the ratings' interval, always
         if l2 < 0:
             raise InvalidInputError("must be >= 0", source="l2")
@@ -138,11 +141,13 @@ class PairwiseEvaluator(Evaluator):
         self.ci = None if opts is None else opts.level
         self.ci_method, self.num_bootstrap, self.seed = ci_method, int(num_bootstrap), int(seed)
         self.by = [by] if isinstance(by, str) else list(by or [])
+        self.cluster = cluster
         self._rows = pd.DataFrame({c: pd.Series(dtype=object) for c in self._columns})
 
     @property
     def _columns(self) -> tuple[str, ...]:
-        return (*ROW_COLUMNS, *(c for c in self.by if c not in ROW_COLUMNS))
+        extra = [*self.by, *([self.cluster] if self.cluster else [])]
+        return (*ROW_COLUMNS, *(c for c in dict.fromkeys(extra) if c not in ROW_COLUMNS))
 
     def config(self) -> dict[str, Any]:
         return {
@@ -154,11 +159,11 @@ class PairwiseEvaluator(Evaluator):
             "num_bootstrap": self.num_bootstrap,
             "seed": self.seed,
             "by": self.by,
-        }
+        } | ({"cluster": self.cluster} if self.cluster else {})
 
     def add(self, batch: Any) -> PairwiseEvaluator:
         """Add judged comparisons (see the module docstring for the columns)."""
-        rows = as_rows(batch, nopt=self.nopt, by=self.by)
+        rows = as_rows(batch, nopt=self.nopt, by=list(self._columns[len(ROW_COLUMNS) :]))
         self._rows = rows if self.is_empty else pd.concat([self._rows, rows], ignore_index=True)
         return self
 
@@ -186,6 +191,7 @@ class PairwiseEvaluator(Evaluator):
             num_bootstrap=self.num_bootstrap,
             seed=self.seed,
             by=self.by,
+            cluster=self.cluster,
         ).metrics
 
     def _state(self) -> dict[str, np.ndarray]:

@@ -17,7 +17,9 @@ resample:
 * a length-controlled win rate: per question the pair's outcome and length difference (the
   fit's row); the logistic fit weighted by ``w``.
 
-All of them come from the same counts, so one ``seed`` gives consistent intervals. A slice
+All of them come from the same counts, so one ``seed`` gives consistent intervals. With a
+``cluster`` column, ``w`` is the weight of each question when whole clusters of questions
+are drawn (:class:`assay.clusters.Clusters`): every formula above is unchanged. A slice
 (a subgroup of the questions) of a resample is the resample's counts times the slice's
 indicator: the slice's value and the whole set's come from the same draw, so the gap's
 interval is the percentile interval of the resampled gaps. A resample on which a value is
@@ -39,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay.intervals import CIOptions, bootstrap, percentile
+from assay.intervals import CIOptions, Clusters, bootstrap, percentile
 from assay.llm.pairwise.length import LengthDesign
 from assay.llm.pairwise.ratings import fit_bradley_terry
 from assay.results import Metric
@@ -189,12 +191,15 @@ class Draw:
                 parts.append(np.column_stack([fit, fit[:, 0] - whole_fits[j][:, 0]]))
         return np.concatenate(parts, axis=1) if parts else np.zeros((len(w), 0))
 
-    def intervals(self, opts: CIOptions) -> Replicates:
-        """Percentile intervals of every statistic, from one stream of resample counts."""
+    def intervals(self, opts: CIOptions, clusters: np.ndarray | None = None) -> Replicates:
+        """Percentile intervals of every statistic, from one stream of resample counts
+        (with ``clusters``, each question's cluster code: of whole clusters of questions)."""
         widths = self._widths()
         if sum(widths) == 0 or self.questions == 0:
             return Replicates()
-        units = np.ones(self.questions, dtype=np.int64)
+        units: Any = np.ones(self.questions, dtype=np.int64)
+        if clusters is not None:
+            units = Clusters.of(np.arange(self.questions), clusters, self.questions)
         reps = bootstrap(self, units, opts.num_bootstrap, opts.seed)
         ends = percentile(reps, opts.level)
         blocks = np.split(ends, np.cumsum(widths)[:-1], axis=1)

@@ -29,7 +29,7 @@ from assay.errors import InvalidInputError
 from assay.results import Metric, record
 from assay.slices import annotate, slice_text
 
-__all__ = ["check_by", "question_masks", "slice_records"]
+__all__ = ["check_by", "question_clusters", "question_masks", "slice_records"]
 
 
 def check_by(rows: pd.DataFrame, by: Sequence[str] | str | None) -> list[str]:
@@ -72,6 +72,30 @@ def question_masks(
         yield v, of_q == v
 
 
+def question_clusters(rows: pd.DataFrame, column: str, questions: Sequence[str]) -> np.ndarray:
+    """Each question's cluster (``0 .. G-1`` by the sorted values) of the question-level
+    ``column``; every question must have one.
+
+    Example:
+        >>> rows = pd.DataFrame({"index": ["q1", "q2", "q3"], "site": ["b", "a", "b"]})
+        >>> question_clusters(rows, "site", ["q1", "q2", "q3"]).tolist()
+        [1, 0, 1]
+    """
+    try:
+        check_by(rows, [column])
+    except InvalidInputError as e:
+        raise InvalidInputError(e.reason, source="cluster", field=column) from None
+    text = rows[column].map(_text)
+    value = dict(zip(rows["index"][text != ""], text[text != ""]))
+    of_q = np.array([value.get(q, "") for q in questions], dtype=object)
+    if (of_q == "").any():
+        missing = int((of_q == "").sum())
+        raise InvalidInputError(
+            f"{missing} question(s) have no value", source="cluster", field=column
+        )
+    return np.unique(of_q.astype(str), return_inverse=True)[1].reshape(-1).astype(np.intp)
+
+
 def slice_records(
     whole: Sequence[Metric],
     part: Sequence[Metric],
@@ -91,6 +115,7 @@ def slice_records(
         got = found.get(key(m))
         if got is None:
             params = {k: m.parameters[k] for k in where if m.parameters.get(k) is not None}
+            params |= {"n": 0} if "n" in m.parameters else {}  # the record's own count
             got = record(m.type, None, undefined="no such comparison in this slice", **params)
         out.append(got)
     return annotate(out, whole, column=column, value=value, n=n, where=where, gap_ci=gap_ci)

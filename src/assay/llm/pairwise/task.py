@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["PairwiseTask", "judge", "check_by_columns"]
 
 
-def check_by_columns(table: pd.DataFrame, by: Sequence[str], source: str) -> list[str]:
+def check_by_columns(
+    table: pd.DataFrame, by: Sequence[str], source: str, flag: str = "--by"
+) -> list[str]:
     """The slice columns, each a column of the input table (checked before any call).
 
     Example:
@@ -51,7 +53,9 @@ def check_by_columns(table: pd.DataFrame, by: Sequence[str], source: str) -> lis
     """
     for col in by:
         if col not in table.columns:
-            raise InvalidInputError("is not a column of the table (--by)", source=source, field=col)
+            raise InvalidInputError(
+                f"is not a column of the table ({flag})", source=source, field=col
+            )
     return list(by)
 
 
@@ -68,8 +72,11 @@ class PairwiseTask(LLMTask):
         max_tokens: cap on the judge's reply.
         ci, ci_method, num_bootstrap, bootstrap_seed: the intervals (``ci`` on every rate
             record; the ratings and length-controlled win rates always); see
-            :func:`~assay.llm.pairwise.analysis.analyze`. ``bootstrap_seed`` seeds the
-            bootstrap (``seed`` is random mode's).
+            :func:`~assay.llm.pairwise.analysis.analyze`. The one seed rule: ``seed``
+            seeds everything random (random mode's order and the bootstrap, ``|seed|``);
+            ``bootstrap_seed`` re-seeds only the bootstrap (no new judge call).
+        cluster: a question-level column of the table whose values are clusters (with
+            ``ci``): every interval draws whole clusters of questions.
         by: columns of the input table whose every value gets the rate records again.
         n_boot, confidence: deprecated names of ``num_bootstrap`` and ``ci``.
 
@@ -94,10 +101,11 @@ class PairwiseTask(LLMTask):
         ci: float | None = None,
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
-        bootstrap_seed: int = 0,
+        bootstrap_seed: int | None = None,
         by: Sequence[str] = (),
         n_boot: Any = UNSET,
         confidence: Any = UNSET,
+        cluster: str | None = None,
     ) -> None:
         from assay.intervals import ci_options
         from assay.llm.pairwise.prompts import check_nopt
@@ -106,12 +114,14 @@ class PairwiseTask(LLMTask):
         self.nopt = check_nopt(nopt)
         num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="judge")
         ci = renamed("ci", ci, "confidence", confidence, where="judge")
-        ci_options(ci, ci_method, num_bootstrap, bootstrap_seed)
+        boot_seed = abs(int(seed)) if bootstrap_seed is None else bootstrap_seed
+        ci_options(ci, ci_method, num_bootstrap, boot_seed, cluster=cluster)
         self.intervals: dict[str, Any] = {
             "ci": ci,
             "ci_method": ci_method,
             "num_bootstrap": num_bootstrap,
-            "seed": bootstrap_seed,
+            "seed": boot_seed,
+            "cluster": cluster,
         }
         if max_tokens < 1:
             raise InvalidInputError(f"must be >= 1, got {max_tokens}", source="--max-tokens")
@@ -130,7 +140,14 @@ class PairwiseTask(LLMTask):
         )
         self.by = check_by_columns(table, [by] if isinstance(by, str) else list(by), self.source)
         index = table["index"].astype(str)
-        self._by_values = {c: dict(zip(index, table[c])) for c in self.by}
+        kept = [*self.by, *check_by_columns(table, [cluster] if cluster else [], self.source,
+                                            "--cluster")]  # fmt: skip
+        if cluster is not None and table[cluster].isna().any():
+            raise InvalidInputError(
+                f"{int(table[cluster].isna().sum())} question(s) have no cluster (--cluster)",
+                source=self.source, field=cluster,
+            )  # fmt: skip
+        self._by_values = {c: dict(zip(index, table[c])) for c in dict.fromkeys(kept)}
         self.comparisons = build_comparisons(
             table, self.models, reference_model, mode=mode, seed=seed
         )

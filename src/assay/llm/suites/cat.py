@@ -287,7 +287,7 @@ class CATSuite(Suite):
             "test_types": [c.info["test_type"] for c in calls],
             "bias_types": [c.info["bias_type"] for c in calls],
         }
-        cols = {k: [c.info["columns"].get(k) for c in calls] for k in self.by}
+        cols = {k: [c.info["columns"].get(k) for c in calls] for k in self.scored_columns()}
         return args, cols
 
 

@@ -23,7 +23,12 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import by_option, interval_options
+from assay.cli_options import (
+    bootstrap_seed_option,
+    by_option,
+    cluster_option,
+    interval_options,
+)
 from assay.cli_support import OutputFormat, guarded
 from assay.llm.run_cli import MODEL_HELP, RunOpts
 
@@ -54,6 +59,8 @@ class _Run:
     ci_method: str
     num_bootstrap: int
     by: list[str]
+    bootstrap_seed: int | None
+    cluster: str | None
 
 
 def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
@@ -64,9 +71,14 @@ def _o(default: Any, *names: str, help: str, **kw: Any) -> Any:
 MODEL = _o(None, "--model", "-m", help=MODEL_HELP)
 MAX_QUERIES = _o(0, "--max-queries", "-n", help="Items to query at most (0 = all).")
 SEED = _o(
-    1, "--seed", help="Seed of the prompts' deterministic shuffles and of the bootstrap (--ci)."
+    1,
+    "--seed",
+    help="Seeds everything random in the command: the prompts' deterministic shuffles and "
+    "the bootstrap (--ci); --bootstrap-seed re-seeds the bootstrap alone.",
 )
 CI, CI_METHOD, NUM_BOOTSTRAP, _ = interval_options()  # the seed is the suite's --seed
+BOOTSTRAP_SEED = bootstrap_seed_option("the prompts' shuffles")
+CLUSTER = cluster_option("item")
 AVG_CI = interval_options()  # llm average: --ci, --ci-method, --num-bootstrap, --seed
 BY = by_option("An item column (bias_type, test_type, a CSV column, ...)")
 MAX_TOKENS = _o(None, "--max-tokens", help="Cap on each answer (default: the suite's own).")
@@ -113,6 +125,8 @@ _RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("ci_method", str, CI_METHOD),
     ("num_bootstrap", int, NUM_BOOTSTRAP),
     ("by", list[str], BY),
+    ("bootstrap_seed", int, BOOTSTRAP_SEED),
+    ("cluster", str, CLUSTER),
 )
 
 
@@ -156,6 +170,8 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
         ci_method=run.ci_method,
         num_bootstrap=run.num_bootstrap,
         by=tuple(run.by or ()),
+        bootstrap_seed=run.bootstrap_seed,
+        cluster=run.cluster,
     )
     if run.dry_run < 0:
         raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")

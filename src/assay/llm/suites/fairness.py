@@ -284,7 +284,7 @@ class FairnessSuite(Suite):
             ],
         }
         test = self.data.test
-        cols = {k: [test[c.info["row"]].get(k) for c in originals] for k in self.by}
+        cols = {k: [test[c.info["row"]].get(k) for c in originals] for k in self.scored_columns()}
         return args, cols
 
 

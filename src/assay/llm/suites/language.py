@@ -260,5 +260,5 @@ class LanguageSuite(Suite):
             "languages": [c.info["language"] for c in calls],
             "outcomes": [c.parsed["outcome"] if c.parsed is not None else "error" for c in calls],
         }
-        cols = {k: [c.info["columns"].get(k) for c in calls] for k in self.by}
+        cols = {k: [c.info["columns"].get(k) for c in calls] for k in self.scored_columns()}
         return args, cols

@@ -56,13 +56,13 @@ __all__ = [
     "AGGREGATES",
     "AGGS",
     "METHODS",
-    "aggregate_values",
     "RATES",
     "GroupTable",
     "confusion_cell",
     "as_group_text",
     "factorize_text",
     "group_column_values",
+    "aggregate_values",
     "disparities",
     "group_rates",
     "demographic_parity_difference",
@@ -214,7 +214,8 @@ def _why_part(
     defined."""
     r = group_rates(t.weights, zero_division)[rate]
     overall = group_rates(t.overall, zero_division)[rate]
-    if not np.isnan(_gaps(r, overall, method)[kind == "ratio"]):
+    difference, ratio = _gaps(r, overall, method)
+    if not np.isnan(ratio if kind == "ratio" else difference):
         return None
     why = _why_rate(rate, r, float(overall[0]), t, method)
     if why is None:  # the ratio's denominator is 0

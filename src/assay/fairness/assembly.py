@@ -10,7 +10,7 @@ family, from the classes of interchangeable datums (:mod:`assay.fairness.units`)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +21,15 @@ from assay.fairness.compute import GroupCounts
 from assay.fairness.draws import Family, attach, stacked
 from assay.fairness.group_table import GroupTable
 from assay.fairness.intervals import counts_of, mark_no_interval
-from assay.fairness.summaries import average_records, definition_records, overall_records
+from assay.fairness.records import by_group_values, control_rows
+from assay.fairness.summaries import (
+    average_records,
+    average_values,
+    definition_records,
+    definition_values,
+    overall_records,
+    overall_values,
+)
 from assay.intervals import INTERVAL_KEYS
 from assay.results import Metric
 
@@ -35,22 +43,25 @@ NO_UNITS = "the state has no classes of datums (saved by an older version)"
 
 
 def records_of(
-    ev: FairnessEvaluator, subs: Mapping[str, FairnessEvaluator], *, mean: bool = True
-) -> list[Metric]:
+    ev: FairnessEvaluator, subs: Mapping[str, FairnessEvaluator], *, mean: bool = True,
+    keep: Callable[[Metric], bool] | None = None,
+) -> list[Metric]:  # fmt: skip
     """Per definition, their mean (unless not ``mean``: a slice's), per group column and over
-    all datums: the records of ``ev``'s counts; ``subs``: the per-cluster counts of the same
-    rows."""
+    all datums: the records of ``ev``'s counts (only those ``keep`` wants, when given: no
+    interval is drawn for the others); ``subs``: the per-cluster counts of the same rows."""
     fams = families(ev, mean=mean)
+    if keep is not None:
+        fams = [f for f in fams if any(keep(m) for m in f.records)]
     if ev.ci is not None:
         one_mean = mean and len(ev.groups) == 1
         drawn = [f for f in fams if not (one_mean and _is_mean(f))]
-        _intervals(ev, drawn, subs)
+        _intervals(ev, drawn, subs, keep)
         if one_mean:  # the mean of one definition is that definition: the same interval
             d, m = fams[0], fams[1]
             for avg, one in zip(m.records, d.records):
                 keys = INTERVAL_KEYS & one.parameters.keys()
                 avg.parameters.update({k: one.parameters[k] for k in keys})
-    return [m for f in fams for m in f.records]
+    return [m for f in fams for m in f.records if keep is None or keep(m)]
 
 
 def _is_mean(f: Family) -> bool:
@@ -58,24 +69,26 @@ def _is_mean(f: Family) -> bool:
 
 
 def _intervals(
-    ev: FairnessEvaluator, fams: list[Family], subs: Mapping[str, FairnessEvaluator]
-) -> None:
+    ev: FairnessEvaluator, fams: list[Family], subs: Mapping[str, FairnessEvaluator],
+    keep: Callable[[Metric], bool] | None,
+) -> None:  # fmt: skip
     opts = ev.ci
     assert opts is not None
     if opts.cluster:
         flats = [f.flat for f in fams]
-        attach(fams, membership(subs, lambda s: np.concatenate([g(s) for g in flats])), opts)
+        drawn = membership(subs, lambda s: np.concatenate([g(s) for g in flats]))
+        attach(fams, drawn, opts, keep=keep)
         return
     weighted = ev._overall_weights is not None
     own = [f for f in fams if not weighted and not _is_mean(f)]
     for f in own:  # the family's own cells: the datums' classes for this family alone
-        attach([f], np.rint(f.flat(ev)).astype(np.int64), opts)
+        attach([f], np.rint(f.flat(ev)).astype(np.int64), opts, keep=keep)
     joint = [f for f in fams if f not in own]
     if joint and ev._units is None:
         for f in joint:
             mark_no_interval(f.records, NO_UNITS, opts)
     elif joint and ev._units is not None:
-        attach(joint, ev._units.counts, opts, stacked(joint, ev._units))
+        attach(joint, ev._units.counts, opts, stacked(joint, ev._units), keep)
 
 
 def families(ev: FairnessEvaluator, *, mean: bool = False) -> list[Family]:
@@ -113,8 +126,11 @@ def _definition(ev: FairnessEvaluator, i: int, sums: GroupCounts | None) -> Fami
     def cells(u: Any) -> Any:
         return (u.keys[:, 0] * 2 + u.keys[:, 1 + i]).reshape(-1, 1)
 
+    def values(k: F64, s: F64 | None) -> F64:
+        return definition_values(counts_of(k if s is None else s))
+
     recs = definition_records(g, ev._counts[i], positive_label=label, weights=sums)
-    return Family(recs, build, (4, 2), weighted, cells, flat)
+    return Family(recs, build, (4, 2), weighted, cells, flat, values=values)
 
 
 def _mean(ev: FairnessEvaluator, sums: list[GroupCounts] | None) -> Family:
@@ -132,9 +148,12 @@ def _mean(ev: FairnessEvaluator, sums: list[GroupCounts] | None) -> Family:
     def cells(u: Any) -> Any:
         return np.arange(d) * 8 + u.keys[:, :1] * 2 + u.keys[:, 1 : 1 + d]
 
+    def values(k: F64, s: F64 | None) -> F64:
+        return average_values(counts_of(k if s is None else s))
+
     recs = build(np.stack([_cells(c) for c in ev._counts]).astype(np.int64),
                  None if sums is None else np.stack([_cells(c) for c in sums]))  # fmt: skip
-    return Family(recs, build, (d, 4, 2), weighted, cells, flat)
+    return Family(recs, build, (d, 4, 2), weighted, cells, flat, values=values)
 
 
 def _table(ev: FairnessEvaluator, j: int, table: GroupTable) -> Family:
@@ -154,8 +173,15 @@ def _table(ev: FairnessEvaluator, j: int, table: GroupTable) -> Family:
     def cells(u: Any) -> Any:
         return (u.keys[:, 1 + len(ev.groups) + j] * 4 + u.keys[:, 0]).reshape(-1, 1)
 
+    levels = control_rows(column, names, ev.control_columns)
+
+    def values(k: F64, s: F64 | None) -> F64:
+        on = k if s is None else s
+        return by_group_values(on, levels, zero_division=ev.zero_division, method=ev.method,
+                               agg=ev.agg)  # fmt: skip
+
     recs = ev._by_group(column, table)
-    return Family(recs, build, (len(names), 4), weighted, cells, flat, names)
+    return Family(recs, build, (len(names), 4), weighted, cells, flat, names, values)
 
 
 def _overall(ev: FairnessEvaluator, weighted: bool) -> Family:
@@ -170,5 +196,8 @@ def _overall(ev: FairnessEvaluator, weighted: bool) -> Family:
     def cells(u: Any) -> Any:
         return u.keys[:, :1]
 
+    def values(k: F64, s: F64 | None) -> F64:
+        return overall_values(k if s is None else s)
+
     recs = overall_records(ev._weights(), positive_label=label, weighted=weighted)
-    return Family(recs, build, (4,), weighted, cells, flat)
+    return Family(recs, build, (4,), weighted, cells, flat, values=values)

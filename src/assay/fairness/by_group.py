@@ -62,6 +62,7 @@ __all__ = [
     "as_group_text",
     "factorize_text",
     "group_column_values",
+    "aggregate_values",
     "disparities",
     "group_rates",
     "demographic_parity_difference",
@@ -88,11 +89,12 @@ AGGREGATES = (
 def group_rates(
     counts: NDArray[Any], zero_division: float | None = None
 ) -> dict[str, NDArray[np.float64]]:
-    """The four per-group rates from (weighted) counts of shape (k, 4); NaN where undefined.
+    """The four per-group rates from (weighted) counts of shape (..., k, 4) (the leading axes:
+    resamples); NaN where undefined.
 
     With weights, each count is the sum of the weights of the group's rows in that cell
     (fairlearn's ``sample_weight``): the rates are weighted shares."""
-    tp, fp, fn, tn = (counts[:, i].astype(np.float64) for i in range(4))
+    tp, fp, fn, tn = (counts[..., i].astype(np.float64) for i in range(4))
     n = tp + fp + fn + tn
     return {
         "SelectionRate": ratios.divide(tp + fp, n),
@@ -140,40 +142,45 @@ def _shown(name: str) -> str:
     return name
 
 
-def _difference(r: NDArray[np.float64], overall: float, method: str) -> float:
+def _gaps(
+    r: NDArray[np.float64], overall: NDArray[np.float64], method: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The difference and the ratio over group rates ``r`` (..., k) with the ``overall``
+    rate (..., 1); NaN where undefined (a group's or, ``to_overall``, the overall rate
+    undefined; the ratio's denominator 0)."""
     if method == "between_groups":
-        return float(r.max() - r.min())
-    return float(np.abs(r - overall).max())
-
-
-def _ratio(r: NDArray[np.float64], overall: float, method: str) -> tuple[float, str | None]:
-    if method == "between_groups":
-        top = float(r.max())
-        if top == 0:
-            return np.nan, "the largest group rate is 0 (the ratio is 0/0)"
-        return float(r.min()) / top, None
-    if overall == 0:
-        return np.nan, "the overall rate is 0"
-    q = r / overall
+        top = r.max(axis=-1)
+        return top - r.min(axis=-1), ratios.divide(r.min(axis=-1), top)
+    q = ratios.divide(r, overall)
     with np.errstate(divide="ignore"):
         folded = np.where(q > 1, 1 / q, q)
-    return float(folded.min()), None
+    return np.abs(r - overall).max(axis=-1), folded.min(axis=-1)
 
 
-def _aggregate(
-    t: GroupTable, rate: str, kind: str, method: str, zero_division: float | None
-) -> tuple[float | None, str | None]:
-    r = group_rates(t.weights, zero_division)[rate]
-    overall = float(group_rates(t.overall, zero_division)[rate][0])
-    why = _why_rate(rate, r, overall, t, method)
-    if why is not None:
-        return None, why
-    if kind == "difference":
-        return _difference(r, overall, method), None
-    value, why = _ratio(r, overall, method)
-    if why is not None:
-        return None, f"{_RATE_NAME[rate]}: {why}"
-    return value, None
+def aggregate_values(
+    counts: NDArray[Any], *, method: str, zero_division: float | None, agg: str
+) -> dict[str, NDArray[np.float64]]:
+    """The four aggregates of (weighted) counts shaped (..., k, 4) (many resamples at once),
+    each shaped (...), NaN where undefined: the one formula of :func:`disparities`."""
+    rates = group_rates(counts, zero_division)
+    overall = group_rates(counts.sum(axis=-2, keepdims=True), zero_division)
+    parts = {r: _gaps(rates[r], overall[r], method) for r in _RATE_NAME}
+    (tpr_d, tpr_r), (fpr_d, fpr_r) = parts["TruePositiveRate"], parts["FalsePositiveRate"]
+    worst = agg == "worst_case"
+    return {
+        "DemographicParityDifference": parts["SelectionRate"][0],
+        "DemographicParityRatio": parts["SelectionRate"][1],
+        "EqualizedOddsDifference": np.maximum(tpr_d, fpr_d) if worst else (tpr_d + fpr_d) / 2,
+        "EqualizedOddsRatio": np.minimum(tpr_r, fpr_r) if worst else (tpr_r + fpr_r) / 2,
+    }
+
+
+_PARTS = {
+    "DemographicParityDifference": ("difference", ("SelectionRate",)),
+    "DemographicParityRatio": ("ratio", ("SelectionRate",)),
+    "EqualizedOddsDifference": ("difference", ("TruePositiveRate", "FalsePositiveRate")),
+    "EqualizedOddsRatio": ("ratio", ("TruePositiveRate", "FalsePositiveRate")),
+}
 
 
 def disparities(
@@ -187,27 +194,37 @@ def disparities(
 
     ``agg`` combines the TPR and FPR parts of equalized odds: ``"worst_case"`` (the larger
     difference, the smaller ratio) or ``"mean"`` (their mean)."""
-    out: dict[str, tuple[float | None, str | None]] = {
-        "DemographicParityDifference": _aggregate(
-            t, "SelectionRate", "difference", method, zero_division
-        ),
-        "DemographicParityRatio": _aggregate(t, "SelectionRate", "ratio", method, zero_division),
-    }
-    for kind, pick, name in (
-        ("difference", max, "EqualizedOddsDifference"),
-        ("ratio", min, "EqualizedOddsRatio"),
-    ):
-        parts = [
-            _aggregate(t, rate, kind, method, zero_division)
-            for rate in ("TruePositiveRate", "FalsePositiveRate")
-        ]
-        missing = [why for v, why in parts if v is None]
-        values = [v for v, _ in parts if v is not None]
-        if missing:
-            out[name] = (None, missing[0])
+    values = aggregate_values(t.weights, method=method, zero_division=zero_division, agg=agg)
+    out: dict[str, tuple[float | None, str | None]] = {}
+    for name, v in values.items():
+        value = ratios.value_or_none(v)
+        if value is None:  # the first part undefined says why
+            kind, rates = _PARTS[name]
+            whys = [_why_part(t, r, kind, method, zero_division) for r in rates]
+            out[name] = (None, next(w for w in whys if w))
         else:
-            out[name] = (float(pick(values) if agg == "worst_case" else np.mean(values)), None)
+            out[name] = (value, None)
     return out
+
+
+def _why_part(
+    t: GroupTable, rate: str, kind: str, method: str, zero_division: float | None
+) -> str | None:
+    """Why one part (the difference or ratio over one rate) is undefined; None when it is
+    defined."""
+    r = group_rates(t.weights, zero_division)[rate]
+    overall = group_rates(t.overall, zero_division)[rate]
+    difference, ratio = _gaps(r, overall, method)
+    if not np.isnan(ratio if kind == "ratio" else difference):
+        return None
+    why = _why_rate(rate, r, float(overall[0]), t, method)
+    if why is None:  # the ratio's denominator is 0
+        between = method == "between_groups"
+        zero = (
+            "the largest group rate is 0 (the ratio is 0/0)" if between else "the overall rate is 0"
+        )
+        why = f"{_RATE_NAME[rate]}: {zero}"
+    return why
 
 
 def _table(

@@ -35,6 +35,7 @@ __all__ = [
     "FAIRNESS_METRICS",
     "GroupCounts",
     "group_counts",
+    "FAIRNESS_VALUES",
     "statistical_parity_difference",
     "disparate_impact",
     "average_odds_difference",
@@ -123,28 +124,60 @@ def _require(cond: bool, metric: str, reason: str) -> None:
         raise UndefinedMetricError(metric, reason)
 
 
-def _positive_rates(c: GroupCounts, metric: str) -> NDArray[np.float64]:
+def _rates(num: NDArray[Any], den: NDArray[Any]) -> tuple[NDArray[np.float64], ...]:
+    """The unprivileged and the privileged group's rate (last axis), NaN where 0/0."""
+    r = ratios.divide(num, den)
+    return r[..., 0], r[..., 1]
+
+
+def spd_values(c: GroupCounts) -> NDArray[np.float64]:
+    """SPD of counts shaped (..., 2) (the last axis: unprivileged, privileged), NaN where
+    undefined: the one formula of :func:`spd_from_counts` and the bootstrap's replicates."""
+    u, p = _rates(c.predicted_positive, c.size)
+    return u - p
+
+
+def di_values(c: GroupCounts) -> NDArray[np.float64]:
+    """DI of counts shaped (..., 2), NaN where undefined (see :func:`spd_values`)."""
+    u, p = _rates(c.predicted_positive, c.size)
+    return ratios.divide(u, p)
+
+
+def aod_values(c: GroupCounts) -> NDArray[np.float64]:
+    """AOD of counts shaped (..., 2), NaN where undefined (see :func:`spd_values`)."""
+    tu, tp = _rates(c.tp, c.positives)
+    fu, fp = _rates(c.fp, c.negatives)
+    return ((fu - fp) + (tu - tp)) / 2
+
+
+def eod_values(c: GroupCounts) -> NDArray[np.float64]:
+    """EOD of counts shaped (..., 2): :data:`EOD_WORST` where a group has no positive
+    labels (see :func:`spd_values`)."""
+    u, p = _rates(c.tp, c.positives)
+    return np.where((np.asarray(c.positives) == 0).any(axis=-1), EOD_WORST, u - p)
+
+
+def _nonempty(c: GroupCounts, metric: str) -> None:
     n = c.size
     _require(n[0] > 0, metric, "requires the unprivileged group to have elements")
     _require(n[1] > 0, metric, "requires the privileged group to have elements")
-    return ratios.divide(c.predicted_positive, n)
 
 
 def spd_from_counts(c: GroupCounts) -> float:
     """Statistical parity difference from counts (see :func:`statistical_parity_difference`)."""
-    r = _positive_rates(c, "StatisticalParityDifference")
-    return float(r[0] - r[1])
+    _nonempty(c, "StatisticalParityDifference")
+    return float(spd_values(c))
 
 
 def di_from_counts(c: GroupCounts) -> float:
     """Disparate impact from group counts (see :func:`disparate_impact`)."""
-    r = _positive_rates(c, "DisparateImpact")
+    _nonempty(c, "DisparateImpact")
     _require(
-        r[1] > 0,
+        c.predicted_positive[1] > 0,
         "DisparateImpact",
         "requires a positive prediction in the privileged group (denominator 0)",
     )
-    return float(ratios.divide(r[0], r[1]))
+    return float(di_values(c))
 
 
 def aod_from_counts(c: GroupCounts) -> float:
@@ -160,17 +193,12 @@ def aod_from_counts(c: GroupCounts) -> float:
             "AverageOddsDifference",
             f"requires negative labels in the {name} group",
         )
-    tpr = ratios.divide(c.tp, c.positives)
-    fpr = ratios.divide(c.fp, c.negatives)
-    return float(((fpr[0] - fpr[1]) + (tpr[0] - tpr[1])) / 2)
+    return float(aod_values(c))
 
 
 def eod_from_counts(c: GroupCounts) -> float:
     """Equal opportunity difference from group counts (see :func:`equal_opportunity_difference`)."""
-    if c.positives[0] == 0 or c.positives[1] == 0:
-        return EOD_WORST
-    tpr = ratios.divide(c.tp, c.positives)
-    return float(tpr[0] - tpr[1])
+    return float(eod_values(c))
 
 
 #: Metric type -> kernel on :class:`GroupCounts`, in report order.
@@ -179,6 +207,14 @@ FAIRNESS_METRICS = {
     "DisparateImpact": di_from_counts,
     "AverageOddsDifference": aod_from_counts,
     "EqualOpportunityDifference": eod_from_counts,
+}
+
+#: Metric type -> the same metric on counts shaped (..., 2), NaN where undefined.
+FAIRNESS_VALUES = {
+    "StatisticalParityDifference": spd_values,
+    "DisparateImpact": di_values,
+    "AverageOddsDifference": aod_values,
+    "EqualOpportunityDifference": eod_values,
 }
 
 

@@ -14,10 +14,13 @@ every family's flat statistics from what it draws:
 * clusters (:class:`~assay.clusters.Clusters` of each cluster's flat statistics, no chain;
   :func:`assay.fairness.clusters.membership`).
 
-For each resample the family's ``build`` (the point-estimate code) runs on the resampled
-statistics; its records, in order, give the replicates (a loop over resamples on a few
-numbers, never over datums). The gap of a slice's record to the whole set's is the same with
-two families side by side, drawn jointly (:func:`gap_replicates`).
+The family's ``values`` give the replicates of every resample of a chunk at once: the
+point estimate's formulas on arrays with a leading axis of resamples (the point estimate is
+the one-row case), so a replicate is NaN (left out of the interval) exactly where the
+point-estimate ``build`` gives ``None``. The gap of a slice's record to the whole set's is
+the same with two families side by side, drawn jointly (:func:`gap_replicates`). A family
+without ``values`` (the LLM suite's, :func:`~assay.fairness.intervals.attach_intervals`)
+runs its ``build`` on each resample.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = ["Family", "attach", "gap_replicates", "mapped", "stacked", "transpose
 I64 = NDArray[np.int64]
 F64 = NDArray[np.float64]
 Build = Callable[[I64, F64 | None], list[Metric]]
+Values = Callable[[F64, F64 | None], F64]
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,10 @@ class Family:
     """Records built together: ``records`` (the point estimate's, they get the intervals),
     ``build(counts, sums)`` (the same records of other counts shaped ``shape`` and, when
     ``weighted``, weight sums; else None), ``cells(units)`` (each class's flat cells, (k, r)),
-    ``flat(sub)`` (a sub-evaluator's flat statistics in this layout) and ``groups`` (a
-    group column's group names, the rows of ``shape``; None for the others)."""
+    ``flat(sub)`` (a sub-evaluator's flat statistics in this layout), ``groups`` (a
+    group column's group names, the rows of ``shape``; None for the others) and
+    ``values(counts, sums)`` (the records' values, NaN where not a number, of counts and
+    sums shaped (b,) + ``shape``: shape (b, records))."""
 
     records: list[Metric]
     build: Build
@@ -56,6 +62,7 @@ class Family:
     cells: Callable[[Units], I64]
     flat: Callable[[Any], F64]
     groups: NDArray[np.str_] | None = None
+    values: Values | None = None
 
     @property
     def size(self) -> int:
@@ -71,6 +78,16 @@ class Family:
         sums = flat[self.size : 2 * self.size].reshape(self.shape) if self.weighted else None
         return self.build(counts, sums)
 
+    def replicates(self, flat: F64) -> F64:
+        """The records' values (b, records) of b resamples' flat statistics (b, width)."""
+        if self.values is None:
+            rows = [[_number(m.value) for m in self.rebuilt(f)] for f in flat]
+            return np.array(rows, dtype=np.float64).reshape(len(flat), len(self.records))
+        shape = (len(flat), *self.shape)
+        counts = np.rint(flat[:, : self.size]).reshape(shape)
+        sums = flat[:, self.size : 2 * self.size].reshape(shape) if self.weighted else None
+        return self.values(counts, sums)
+
     def matrix(self, cells: Units) -> Any:
         """The sparse map from the counts and weight sums of joint ``cells``
         (:func:`~assay.fairness.units.joint`) to this family's flat statistics."""
@@ -81,23 +98,12 @@ def _number(v: Any) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
 
 
-def _replicates(
-    drawn: Any, chain: Any, opts: CIOptions, row: Callable[[F64], list[float]], k: int
-) -> F64:
-    """``row`` (k values) of every resample's flat statistics: ``drawn`` multiplicities (or
-    :class:`~assay.clusters.Clusters`), mapped by the ``chain`` of sparse matrices
-    (None: the draw is the flat statistics)."""
-
+def _replicates(drawn: Any, chain: Any, opts: CIOptions, row: Callable[[F64], F64]) -> F64:
+    """``row`` (b, k) of every chunk of resamples' flat statistics (b, m): ``drawn``
+    multiplicities (or :class:`~assay.clusters.Clusters`), mapped by the ``chain`` of sparse
+    matrices (None: the draw is the flat statistics)."""
     rows = transposed(chain)
-
-    def statistic(w: F64) -> F64:
-        flat = mapped(rows, w)
-        out = np.full((len(flat), k), np.nan)
-        for i, f in enumerate(flat):
-            out[i] = row(f)
-        return out
-
-    return bootstrap(statistic, drawn, opts.num_bootstrap, opts.seed)
+    return bootstrap(lambda w: row(mapped(rows, w)), drawn, opts.num_bootstrap, opts.seed)
 
 
 def transposed(chain: Sequence[Any] | None) -> list[Any]:
@@ -121,28 +127,36 @@ def stacked(families: Sequence[Family], units: Units) -> list[Any]:
     return [a, sparse.hstack([f.matrix(cells) for f in families], format="csr")]
 
 
-def attach(families: Sequence[Family], drawn: Any, opts: CIOptions, chain: Any = None) -> None:
+def _interval(m: Metric, keep: Callable[[Metric], bool] | None) -> bool:
+    """Whether record ``m`` gets an interval: a number (not a dict of counts) that ``keep``
+    (None: every record) wants."""
+    return m.value is not None and not isinstance(m.value, dict) and (keep is None or keep(m))
+
+
+def attach(
+    families: Sequence[Family], drawn: Any, opts: CIOptions, chain: Any = None,
+    keep: Callable[[Metric], bool] | None = None,
+) -> None:  # fmt: skip
     """Bootstrap intervals on every family's records, from one draw whose flat statistics are
-    the families' side by side; dict-valued records (counts) get none."""
+    the families' side by side; dict-valued records (counts) and, with ``keep``, the records
+    it does not want get none (nor are their replicates' percentiles taken)."""
     starts = np.cumsum([0, *(f.width for f in families)])
-    sizes = [len(f.records) for f in families]
+    want = [[j for j, m in enumerate(f.records) if _interval(m, keep)] for f in families]
+    if not any(want):
+        return
 
-    def row(flat: F64) -> list[float]:
-        out: list[float] = []
-        for f, a in zip(families, starts):
-            out += [_number(m.value) for m in f.rebuilt(flat[a : a + f.width])]
-        return out
+    def row(flat: F64) -> F64:
+        parts = [f.replicates(flat[:, a : a + f.width])[:, w]
+                 for f, a, w in zip(families, starts, want)]  # fmt: skip
+        return np.concatenate(parts, axis=1)
 
-    reps = _replicates(drawn, chain, opts, row, sum(sizes))
-    lo, hi = percentile(reps, opts.level)
+    lo, hi = percentile(_replicates(drawn, chain, opts, row), opts.level)
     at = 0
-    for f, k in zip(families, sizes):
-        for j, m in enumerate(f.records):
-            if m.value is not None and not isinstance(m.value, dict):
-                m.parameters.update(
-                    opts.parameters(float(lo[at + j]), float(hi[at + j]), "bootstrap")
-                )
-        at += k
+    for f, w in zip(families, want):
+        for j in w:
+            m = f.records[j]
+            m.parameters.update(opts.parameters(float(lo[at]), float(hi[at]), "bootstrap"))
+            at += 1
 
 
 Pair = tuple[Family, Family, list[tuple[int, int]]]
@@ -154,12 +168,13 @@ def gap_replicates(pairs: Sequence[Pair], drawn: Any, opts: CIOptions, chain: An
     are every pair's slice then whole statistics, side by side."""
     starts = np.cumsum([0, *(s.width + w.width for s, w, _ in pairs)])
 
-    def row(flat: F64) -> list[float]:
-        out: list[float] = []
+    def row(flat: F64) -> F64:
+        out = []
         for (s, w, want), a in zip(pairs, starts):
-            mine = s.rebuilt(flat[a : a + s.width])
-            theirs = w.rebuilt(flat[a + s.width : a + s.width + w.width])
-            out += [_number(mine[i].value) - _number(theirs[j].value) for i, j in want]
-        return out
+            mine = s.replicates(flat[:, a : a + s.width])
+            theirs = w.replicates(flat[:, a + s.width : a + s.width + w.width])
+            i, j = (list(x) for x in zip(*want))
+            out.append(mine[:, i] - theirs[:, j])
+        return np.concatenate(out, axis=1)
 
-    return _replicates(drawn, chain, opts, row, sum(len(p[2]) for p in pairs))
+    return _replicates(drawn, chain, opts, row)

@@ -27,7 +27,8 @@ from assay.errors import InvalidInputError
 from assay.fairness.group_table import GroupTable, crossed_codes
 from assay.fairness.group_text import as_group_text, factorize_text, group_column_values
 
-__all__ = ["GroupColumn", "batch_grouping", "column_key", "control_key", "split_by_control"]
+__all__ = ["GroupColumn", "batch_grouping", "column_key", "control_key", "control_levels",
+           "split_by_control"]  # fmt: skip
 
 #: A group column, or several whose combinations are the groups (crossed groups).
 GroupColumn = str | tuple[str, ...]
@@ -96,20 +97,32 @@ def split_by_control(
         >>> [(c, s.names.tolist()) for c, s in split_by_control(t, 1, False)]
         [('x', ['F', 'M']), ('y', ['F'])]
     """
-    keys = [json.loads(name) for name in table.names.tolist()]
+    out = []
+    for control, names, rows in control_levels(table.names, controls, crossed):
+        sums = None if table.sums is None else table.sums[rows]
+        out.append((control, GroupTable(names, table.counts[rows], sums)))
+    return out
+
+
+def control_levels(
+    names: NDArray[np.str_], controls: int, crossed: bool
+) -> list[tuple[Any, NDArray[np.str_], NDArray[np.int64]]]:
+    """The control levels of a table's group ``names`` (keyed by ``controls`` control values,
+    then the group's): ``(control, the level's group names, their rows in the table)``, in
+    the order of :func:`split_by_control`."""
+    keys = [json.loads(name) for name in names.tolist()]
     levels: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
         levels.setdefault(json.dumps(key[:controls], ensure_ascii=False), []).append(i)
     out = []
     for level in sorted(levels):
-        rows = np.asarray(levels[level])
-        names = [
+        rows = np.asarray(levels[level], dtype=np.int64)
+        sub = [
             json.dumps(keys[i][controls:], ensure_ascii=False) if crossed else keys[i][controls]
             for i in rows
         ]
-        order = np.argsort(np.asarray(names, dtype=str), kind="stable")
-        sums = None if table.sums is None else table.sums[rows[order]]
-        sub = GroupTable(np.asarray(names, dtype=str)[order], table.counts[rows[order]], sums)
+        order = np.argsort(np.asarray(sub, dtype=str), kind="stable")
         control = json.loads(level)
-        out.append((control[0] if controls == 1 else control, sub))
+        out.append((control[0] if controls == 1 else control, np.asarray(sub, str)[order],
+                    rows[order]))  # fmt: skip
     return out

@@ -5,9 +5,10 @@ A datum's whole contribution to one privileged-group definition is its cell: (un
 or privileged) x (TP, FP, FN, TN), eight cells; to one group column, (group, or control level
 and group) x (TP, FP, FN, TN). Resampling datums and counting them per cell is a multinomial
 draw over the cells with probabilities count / n, so the kept counts are the sufficient
-statistics: no datum is re-read. For each resample the very record builders of the point
-estimate run on the resampled counts (a loop over resamples on a few counts, never over
-datums), so a resampled value is defined exactly when the point estimate would be.
+statistics: no datum is re-read. The replicates of a chunk of resamples come at once from
+the point estimate's own formulas on arrays with a resample axis (the point estimate is the
+one-row case; :mod:`assay.fairness.draws`), so a resampled value is defined exactly when the
+point estimate would be (NaN, and left out, where its record would be ``None``).
 
 Intervals go on SPD, DI, AOD and EOD of every definition, on every group's SelectionRate,
 TruePositiveRate, FalsePositiveRate and Accuracy and the four fairlearn-style aggregates of
@@ -15,7 +16,8 @@ every group column, and on the overall Accuracy, Precision and Recall (four cell
 family drawn from its own cells when there are no sample weights. The mean over definitions
 and everything weighted draw classes of interchangeable datums instead
 (:mod:`assay.fairness.units`); the engine of all of them is :mod:`assay.fairness.draws`.
-:func:`attach_intervals` serves the LLM fairness suite's records.
+:func:`attach_intervals` serves the LLM fairness suite's records (its builder runs on each
+resample's few counts: a family without vectorised values).
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def definition_cells(c: GroupCounts) -> NDArray[np.int64]:
     return np.stack([c.tp, c.fp, c.fn, c.tn]).astype(np.int64)
 
 
-def counts_of(cells: NDArray[np.int64]) -> GroupCounts:
-    """Inverse of :func:`definition_cells`."""
-    return GroupCounts(cells[0], cells[1], cells[2], cells[3])
+def counts_of(cells: NDArray[Any]) -> GroupCounts:
+    """Inverse of :func:`definition_cells`; cells shaped (..., 4, 2) give counts shaped
+    (..., 2) (many resamples, or definitions, at once)."""
+    return GroupCounts(*(cells[..., i, :] for i in range(4)))
 
 
 def table_with(table: GroupTable, counts: NDArray[np.int64]) -> GroupTable:

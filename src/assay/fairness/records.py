@@ -27,10 +27,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from assay import ratios
-from assay.fairness.by_group import RATES, GroupTable, disparities, group_rates
+from assay.fairness.by_group import RATES, GroupTable, aggregate_values, disparities, group_rates
 from assay.fairness.group_table import group_label
-from assay.fairness.grouping import split_by_control
+from assay.fairness.grouping import control_levels, split_by_control
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric, record
 
@@ -44,6 +47,8 @@ __all__ = [
     "per_group_counts",
     "disparity",
     "by_group",
+    "by_group_values",
+    "control_rows",
 ]
 
 
@@ -246,6 +251,41 @@ def by_group(
             head = {"group_column": p.pop("group_column"), "control_column": name}
             out.append(Metric(m.type, m.value, {**head, "control": control, **p}))
     return out
+
+
+def control_rows(
+    column: str | Sequence[str], names: NDArray[np.str_], control_columns: Sequence[str] = ()
+) -> list[NDArray[np.int64]]:
+    """The rows of a group column's table (``names``) of each control level, in the order of
+    :func:`by_group`'s records (one level of every row without control columns)."""
+    if not control_columns:
+        return [np.arange(len(names))]
+    crossed = not isinstance(column, str)
+    return [rows for _, _, rows in control_levels(names, len(control_columns), crossed)]
+
+
+def by_group_values(
+    counts: NDArray[Any],
+    levels: Sequence[NDArray[np.int64]],
+    *,
+    zero_division: float | None,
+    method: str,
+    agg: str = "worst_case",
+) -> NDArray[np.float64]:
+    """The values of :func:`by_group`'s records of (weighted) counts shaped (b, K, 4) (b
+    resamples of a table's K rows; ``levels``: :func:`control_rows`), shape (b, records):
+    per level, per group the four rates and NaN for ``GroupCounts``, then the aggregates;
+    NaN where undefined."""
+    out = []
+    for rows in levels:
+        w = counts[:, rows]
+        rates = group_rates(w, zero_division)
+        nan = np.full(w.shape[:-1], np.nan)
+        per = np.stack([*(rates[r] for r in RATES), nan], axis=-1)
+        out.append(per.reshape(len(w), -1))
+        aggs = aggregate_values(w, method=method, zero_division=zero_division, agg=agg)
+        out.append(np.stack(list(aggs.values()), axis=-1))
+    return np.concatenate(out, axis=-1)
 
 
 def _one_table(

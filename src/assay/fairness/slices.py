@@ -21,7 +21,7 @@ the gap its interval ``gap_ci_low``, ``gap_ci_high``. Every resample draws from 
 with ``S`` the slice's counts and ``W`` the whole set's (cells of a definition, or groups x
 outcomes of a group column), the rest is ``W - S``, and a multinomial draw over the cells
 of ``S`` and of the rest gives the slice's resampled counts and, added, the whole set's, from
-the same draw; the record builders of the point estimate run on both.
+the same draw; the point estimate's formulas give both, every resample of a chunk at once.
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def slice_records(ev: Any, whole: list[Metric]) -> list[Metric]:
             parts = {
                 g: c._slices[column][v] for g, c in ev._clusters.items() if v in c._slices[column]
             }
-            recs = [m for m in records_of(sub, parts, mean=False) if _sliced(m)]  # mean: not sliced
+            recs = records_of(sub, parts, mean=False, keep=_sliced)  # the mean: not sliced
             gaps = None if ev.ci is None or _no_units(ev, sub) else _gaps(ev, sub, parts)
             n = int(sub._overall.sum())
             out += annotate(recs, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)

@@ -24,11 +24,21 @@ from numpy.typing import NDArray
 from assay import ratios
 from assay.errors import UndefinedMetricError
 from assay.fairness import records
-from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts
+from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric
 
-__all__ = ["average_records", "definition_records", "metric_value", "overall_records"]
+__all__ = [
+    "average_records",
+    "average_values",
+    "definition_records",
+    "definition_values",
+    "metric_value",
+    "overall_records",
+    "overall_values",
+]
+
+F64 = NDArray[np.float64]
 
 
 def metric_value(name: str, c: GroupCounts) -> tuple[float | None, str | None]:
@@ -105,21 +115,43 @@ def average_records(
     return out
 
 
+def definition_values(c: GroupCounts) -> F64:
+    """The values of :func:`definition_records` of counts shaped (..., 2) (many resamples at
+    once), shape (..., 6): the four metrics (NaN where undefined) and NaN for the two
+    ``GroupCounts``."""
+    values = [f(c) for f in FAIRNESS_VALUES.values()]
+    nan = np.full(np.shape(values[0]), np.nan)
+    return np.stack([*values, nan, nan], axis=-1)
+
+
+def average_values(c: GroupCounts) -> F64:
+    """The values of :func:`average_records` of counts shaped (..., D, 2), shape (..., 4):
+    each metric's mean over the D definitions, NaN when one is undefined."""
+    return np.stack([np.mean(f(c), axis=-1) for f in FAIRNESS_VALUES.values()], axis=-1)
+
+
+_OVERALL = (
+    ("Accuracy", "requires at least one data point"),
+    ("Precision", "requires TP + FP > 0"),
+    ("Recall", "requires TP + FN > 0"),
+)
+
+
+def overall_values(overall: NDArray[Any]) -> F64:
+    """Accuracy, precision and recall of ``[TP, FP, FN, TN]`` (weighted) counts shaped
+    (..., 4), shape (..., 3), NaN where undefined."""
+    tp, fp, fn, tn = (np.asarray(overall, np.float64)[..., i] for i in range(4))
+    nums, dens = (tp + tn, tp, tp), (tp + fp + fn + tn, tp + fp, tp + fn)
+    return np.stack([ratios.divide(a, b) for a, b in zip(nums, dens)], axis=-1)
+
+
 def overall_records(
     overall: NDArray[Any], *, positive_label: Any, weighted: bool = False
 ) -> list[Metric]:
     """Accuracy, precision and recall from the overall ``[TP, FP, FN, TN]`` (weighted) counts."""
-    tp, fp, fn, tn = (float(x) for x in overall)
-    out = []
-    for name, num, den, req in (
-        ("Accuracy", tp + tn, tp + fp + fn + tn, "requires at least one data point"),
-        ("Precision", tp, tp + fp, "requires TP + FP > 0"),
-        ("Recall", tp, tp + fn, "requires TP + FN > 0"),
-    ):
-        value = ratios.value_or_none(ratios.divide(num, den))
-        out.append(
-            records.overall(
-                name, value, positive_label=positive_label, undefined=req, weighted=weighted
-            )
-        )
-    return out
+    values = overall_values(overall)
+    return [
+        records.overall(name, ratios.value_or_none(v), positive_label=positive_label,
+                        undefined=req, weighted=weighted)
+        for (name, req), v in zip(_OVERALL, values.tolist())
+    ]  # fmt: skip

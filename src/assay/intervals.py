@@ -208,7 +208,8 @@ def ci_options(
     if ci is None:
         if cluster is not None:
             raise InvalidInputError(
-                f"names the unit the bootstrap resamples ({cluster!r}): give ci too",
+                f"names the unit the bootstrap resamples ({cluster!r}): "
+                "give ci too (--ci on the command line)",
                 source="cluster",
             )
         return None

@@ -136,7 +136,8 @@ class CountsEvaluator(TalliedEvaluator):
     (evaluators of different datasets refuse to merge); ``ci`` (with ``ci_method``,
     ``num_bootstrap``, ``seed``) puts an interval over items on its rates
     (:mod:`assay.llm.suites.intervals`). A subclass starts its empty counts in
-    :meth:`_start`."""
+    :meth:`_start`, and its :meth:`tally` gives every resample's records at once
+    (:mod:`assay.llm.tally`)."""
 
     def __init__(
         self,

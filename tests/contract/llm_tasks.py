@@ -58,6 +58,7 @@ class Scripted:
     async def chat(self, messages: Any, **params: Any) -> ChatResponse:
         await asyncio.sleep(0)
         if self.interrupt_after is not None and sum(self.asked.values()) >= self.interrupt_after:
+            self.interrupt_after = None  # one Ctrl-C (a second one means "stop at once")
             signal.raise_signal(signal.SIGINT)
             await asyncio.sleep(5)  # the interrupt lands while this call is in flight
         self.asked[json.dumps(list(messages), sort_keys=True)] += 1

@@ -42,8 +42,8 @@ def restore_sigint() -> Iterator[None]:
     signal.signal(signal.SIGINT, before)
 
 
-def _runner(model: SelfInterrupting) -> Runner:
-    return Runner(model, cache=None, quiet=True, max_concurrency=1)
+def _runner(model: SelfInterrupting, concurrency: int = 1) -> Runner:
+    return Runner(model, cache=None, quiet=True, max_concurrency=concurrency)
 
 
 def test_a_foreign_sigint_handler_does_not_swallow_ctrl_c(restore_sigint: None) -> None:
@@ -79,3 +79,27 @@ def test_the_default_handler_is_put_back(restore_sigint: None) -> None:
         run_interruptible(_runner(SelfInterrupting()), ITEMS)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert signal.getsignal(signal.SIGTERM) is term
+
+
+def test_a_signal_inside_a_call_leaves_no_task_holding_it(
+    restore_sigint: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The signal lands while a call's own code runs (not while the loop waits): the run's
+    tasks are cancelled from the loop, so asyncio has no "exception was never retrieved"
+    traceback to print when the tasks are collected."""
+    import gc
+    import logging
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def interrupted() -> int:
+        try:
+            run_interruptible(_runner(SelfInterrupting(), concurrency=2), ITEMS)
+        except RunInterrupted as stop:
+            return stop.signum
+        return 0
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        assert interrupted() == signal.SIGINT
+        gc.collect()
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import threading
 from collections.abc import Sequence
@@ -77,13 +78,21 @@ def run_interruptible(runner: Any, items: Sequence[Item]) -> list[Record]:
 
     def on_term(signum: int, frame: Any) -> None:
         received.append(signum)
-        raise KeyboardInterrupt
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the run's loop is not running (yet, or any more)
+            raise KeyboardInterrupt from None
+        if len(received) > 1:
+            raise KeyboardInterrupt  # asked again: stop at once
+        loop.call_soon_threadsafe(_cancel_every_task, loop)
 
     old = _install(on_term) if threading.current_thread() is threading.main_thread() else {}
     runner.on_record = on_record
     try:
         return runner.run(items)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+        if isinstance(stop, asyncio.CancelledError) and not received:
+            raise
         signum = received[0] if received else int(signal.SIGINT)
         if runner.cache is not None:
             runner.cache.close()
@@ -93,6 +102,14 @@ def run_interruptible(runner: Any, items: Sequence[Item]) -> list[Record]:
         runner.on_record = previous
         for signum, handler in old.items():
             signal.signal(signum, handler)
+
+
+def _cancel_every_task(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the run's tasks from inside its loop, as ``asyncio.run`` does on Ctrl-C: the
+    calls in flight end, ``finally`` blocks commit what was received, and the run ends with
+    ``CancelledError`` (no task is left holding a ``KeyboardInterrupt`` nobody reads)."""
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
 
 
 def _install(handler: Any) -> dict[int, Any]:

@@ -18,9 +18,10 @@ The family's ``values`` give the replicates of every resample of a chunk at once
 point estimate's formulas on arrays with a leading axis of resamples (the point estimate is
 the one-row case), so a replicate is NaN (left out of the interval) exactly where the
 point-estimate ``build`` gives ``None``. The gap of a slice's record to the whole set's is
-the same with two families side by side, drawn jointly (:func:`gap_replicates`). A family
-without ``values`` (the LLM suite's, :func:`~assay.fairness.intervals.attach_intervals`)
-runs its ``build`` on each resample.
+the same with two families side by side, drawn jointly (:func:`gap_replicates`). Every
+family has its ``values`` (the LLM fairness suite's too:
+:func:`~assay.fairness.intervals.attach_intervals`); ``build`` (:meth:`Family.rebuilt`) is
+the record-by-record reference the tests hold them to.
 """
 
 from __future__ import annotations
@@ -81,8 +82,7 @@ class Family:
     def replicates(self, flat: F64) -> F64:
         """The records' values (b, records) of b resamples' flat statistics (b, width)."""
         if self.values is None:
-            rows = [[_number(m.value) for m in self.rebuilt(f)] for f in flat]
-            return np.array(rows, dtype=np.float64).reshape(len(flat), len(self.records))
+            raise TypeError("a family without vectorised values has no replicates")
         shape = (len(flat), *self.shape)
         counts = np.rint(flat[:, : self.size]).reshape(shape)
         sums = flat[:, self.size : 2 * self.size].reshape(shape) if self.weighted else None
@@ -92,10 +92,6 @@ class Family:
         """The sparse map from the counts and weight sums of joint ``cells``
         (:func:`~assay.fairness.units.joint`) to this family's flat statistics."""
         return family_matrix(self.cells(cells), self.size, self.weighted)
-
-
-def _number(v: Any) -> float:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
 
 
 def _replicates(drawn: Any, chain: Any, opts: CIOptions, row: Callable[[F64], F64]) -> F64:

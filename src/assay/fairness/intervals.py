@@ -16,8 +16,8 @@ every group column, and on the overall Accuracy, Precision and Recall (four cell
 family drawn from its own cells when there are no sample weights. The mean over definitions
 and everything weighted draw classes of interchangeable datums instead
 (:mod:`assay.fairness.units`); the engine of all of them is :mod:`assay.fairness.draws`.
-:func:`attach_intervals` serves the LLM fairness suite's records (its builder runs on each
-resample's few counts: a family without vectorised values).
+:func:`attach_intervals` serves the LLM fairness suite's records (a family of its own cells
+with the suite's formulas on arrays).
 """
 
 from __future__ import annotations
@@ -39,20 +39,22 @@ __all__ = ["attach_intervals", "counts_of", "definition_cells", "mark_no_interva
 
 
 def attach_intervals(
-    records: list[Metric], cells: NDArray[Any], build: Callable[[NDArray[np.int64]], list[Metric]],
+    records: list[Metric], cells: NDArray[Any], values: Callable[[NDArray[np.float64]], Any],
     opts: CIOptions, clusters: Clusters | None = None,
 ) -> None:  # fmt: skip
-    """Intervals on ``records``, which ``build(cells)`` gave: ``build`` runs again on each
-    resample's counts (an int array shaped as ``cells``) and its records, in the same order,
-    give the replicates; dict-valued records (counts) get none. ``clusters``: each
-    cluster's cells (the cluster bootstrap, :mod:`assay.fairness.clusters`). One family of
-    :mod:`assay.fairness.draws`, drawn from its own cells."""
+    """Intervals on ``records``: ``values`` of a chunk of resampled counts (b,) + the shape
+    of ``cells`` gives their values (b, records), in order, NaN where a record would be
+    ``None`` (the point estimate's formulas on arrays); dict-valued records (counts) get
+    none. ``clusters``: each cluster's cells (the cluster bootstrap,
+    :mod:`assay.fairness.clusters`). One family of :mod:`assay.fairness.draws`, drawn from
+    its own cells."""
     from assay.fairness.draws import Family, attach
 
-    def unused(_: Any) -> Any:
-        raise AssertionError("a family drawn from its own cells")
+    def unused(*_: Any) -> Any:
+        raise AssertionError("a family drawn from its own cells, never rebuilt")
 
-    fam = Family(records, lambda k, _: build(k), np.shape(cells), False, unused, unused)
+    fam = Family(records, unused, np.shape(cells), False, unused, unused,
+                 values=lambda k, _: values(k))  # fmt: skip
     flat = np.asarray(cells).reshape(-1).astype(np.int64)
     attach([fam], flat if clusters is None else clusters, opts)
 

@@ -17,9 +17,11 @@ and each slice through the evaluator itself.
 bootstrap in which every resample draws ``n`` items from all ``n`` items, and the slice's
 value and the whole set's are computed from the same draw. Items with equal arguments and
 equal slice value are collapsed first (:func:`assay.intervals.collapse`: the resample
-counts over the distinct rows are exactly those of per-item draws), so each resample runs
-the evaluator on a few distinct rows with their drawn counts: a loop over resamples on a
-few rows, never over items.
+counts over the distinct rows are exactly those of per-item draws), and every resample's
+records come at once from the evaluator's :class:`~assay.llm.tally.Tally` of the distinct
+rows: the drawn counts times each row's cells are the resamples' outcome counts, and the
+point estimate's own formulas run on all of them (NaN where a record would be ``null``).
+No evaluator runs per resample.
 
 Example:
     >>> from assay.llm.suites.language import LanguageEvaluator
@@ -43,6 +45,7 @@ from numpy.typing import NDArray
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.intervals import CIOptions, Clusters, bootstrap, ci_options, collapse, percentile
+from assay.llm.tally import WHERE, TalliedEvaluator, Tally, record_key
 from assay.results import Metric, MetricSet
 from assay.slices import annotate, slice_text
 from assay.stats.means import mean_gap_intervals
@@ -56,19 +59,6 @@ __all__ = [
     "headline",
     "mean_gap_intervals",
 ]
-
-#: What identifies an LLM record within a slice (beside its type): its gap is to the whole
-#: set's record with the same values of these parameters.
-WHERE = (
-    "scope",
-    "language",
-    "group_column",
-    "group",
-    "privileged",
-    "counterfactual",
-    "aggregate",
-    "prompt_version",
-)
 
 F64 = NDArray[np.float64]
 
@@ -120,12 +110,7 @@ def headline(records: Sequence[Metric]) -> list[Metric]:
 
 
 def _key(m: Metric) -> tuple[Any, ...]:
-    return (m.type, *(m.parameters.get(k) for k in WHERE))
-
-
-def _value(m: Metric) -> float:
-    v = m.value
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
+    return record_key(m.type, m.parameters)
 
 
 def gap_bootstrap(
@@ -159,9 +144,11 @@ class SlicedEvaluator(Evaluator):
 
     ``cluster`` (with ``ci``): an item column whose values are clusters; every interval
     (the whole set's, each slice's, the gaps') is then the cluster bootstrap: a resample
-    draws whole clusters (:class:`assay.clusters.Clusters`), and the evaluator runs on the
-    distinct (arguments, cluster) rows weighted by their clusters' draws, which is exactly
-    the evaluator on a copy of every item of every drawn cluster.
+    draws whole clusters (:class:`assay.clusters.Clusters`), and the records of the
+    distinct (arguments, cluster) rows weighted by their clusters' draws (the evaluator's
+    :class:`~assay.llm.tally.Tally`, every resample at once) are exactly the evaluator's on
+    a copy of every item of every drawn cluster. ``evaluator`` is a
+    :class:`~assay.llm.tally.TalliedEvaluator` (every suite's is).
     """
 
     def __init__(
@@ -179,7 +166,8 @@ class SlicedEvaluator(Evaluator):
         if isinstance(evaluator, str):
             mod, _, name = evaluator.rpartition(".")
             evaluator = getattr(importlib.import_module(mod), name)
-        assert isinstance(evaluator, type) and issubclass(evaluator, Evaluator)
+        if not (isinstance(evaluator, type) and issubclass(evaluator, TalliedEvaluator)):
+            raise TypeError(f"{evaluator!r}: not a TalliedEvaluator (see assay.llm.tally)")
         self.cls = evaluator
         self.inner = dict(config or {})
         self.by = tuple(dict.fromkeys(by))
@@ -193,6 +181,12 @@ class SlicedEvaluator(Evaluator):
         name = f"{self.cls.__module__}.{self.cls.__qualname__}"
         ci = self.ci.config() if self.ci else {}
         return {"evaluator": name, "config": self.inner, "by": list(self.by), **ci}
+
+    def tally(self, args: Mapping[str, np.ndarray]) -> Tally:
+        """The wrapped evaluator's :class:`~assay.llm.tally.Tally` of the items ``args``."""
+        ev = self.make(None)
+        assert isinstance(ev, TalliedEvaluator)
+        return ev.tally(**args)
 
     def make(self, ci: CIOptions | None) -> Evaluator:
         """A fresh evaluator of the wrapped class (with the interval options ``ci``; the
@@ -307,14 +301,13 @@ class SlicedEvaluator(Evaluator):
         keys = [_key(m) for m in whole]
         wanted = [(v, *k) for v in names for k in keys]
 
+        tally = self.tally(pattern)
+
         def statistic(chunk: F64) -> F64:
-            res = np.empty((chunk.shape[0], len(wanted)))
-            for i, w in enumerate(np.rint(chunk).astype(np.int64)):
-                base = _values_of(self, pattern, w, keys)
-                res[i] = np.concatenate(
-                    [_values_of(self, pattern, w * (slice_of == v), keys) - base for v in names]
-                )
-            return res
+            w = np.rint(chunk)
+            base = tally.replicates(w, keys)
+            parts = [tally.replicates(w * (slice_of == v), keys) - base for v in names]
+            return np.concatenate(parts, axis=1)
 
         return gap_bootstrap(wanted, source, statistic, self.ci)
 
@@ -338,24 +331,6 @@ def _distinct(
     return pattern, rows[:, len(codes) :], source
 
 
-def _values_of(
-    ev: SlicedEvaluator, pattern: Mapping[str, np.ndarray], w: np.ndarray, keys: list[Any]
-) -> F64:
-    """The headline values (in the order of ``keys``) of the distinct rows ``pattern``
-    each taken ``w`` times (NaN where undefined or absent)."""
-    out = np.full(len(keys), np.nan)
-    if w.sum() == 0:
-        return out
-    index = {k: j for j, k in enumerate(keys)}
-    keep = w > 0
-    inner = ev.make(None).add(**{k: np.repeat(a[keep], w[keep]) for k, a in pattern.items()})
-    for m in headline(inner.compute()):
-        j = index.get(_key(m))
-        if j is not None:
-            out[j] = _value(m)
-    return out
-
-
 def _cluster_intervals(
     ev: SlicedEvaluator, args: Mapping[str, np.ndarray], clusters: np.ndarray, records: list[Metric]
 ) -> None:
@@ -368,8 +343,10 @@ def _cluster_intervals(
     keys = [_key(m) for m in targets]
     pattern, _, source = _distinct(args, [], clusters)
 
+    tally = ev.tally(pattern)
+
     def statistic(chunk: F64) -> F64:
-        return np.stack([_values_of(ev, pattern, w, keys) for w in np.rint(chunk).astype(np.int64)])
+        return tally.replicates(np.rint(chunk), keys)
 
     found = gap_bootstrap(keys, source, statistic, ev.ci)
     for m, k in zip(targets, keys):

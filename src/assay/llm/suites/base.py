@@ -55,6 +55,7 @@ from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
 from assay.llm.options import RunOptions
 from assay.llm.slicing import SlicedEvaluator
+from assay.llm.tally import TalliedEvaluator
 from assay.llm.task import Call, LLMTask, Prepared
 from assay.results import Metric, MetricSet
 
@@ -130,12 +131,13 @@ def loglik_pick(prepared: Prepared, text: str, mode: str) -> tuple[int, dict[str
 SuiteResult = LLMRun
 
 
-class CountsEvaluator(Evaluator):
+class CountsEvaluator(TalliedEvaluator):
     """A suite's evaluator of answer counts: ``dataset`` only names what is evaluated
     (evaluators of different datasets refuse to merge); ``ci`` (with ``ci_method``,
     ``num_bootstrap``, ``seed``) puts an interval over items on its rates
     (:mod:`assay.llm.suites.intervals`). A subclass starts its empty counts in
-    :meth:`_start`."""
+    :meth:`_start`, and its :meth:`tally` gives every resample's records at once
+    (:mod:`assay.llm.tally`)."""
 
     def __init__(
         self,

@@ -41,11 +41,11 @@ import numpy as np
 
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.evaluator import Evaluator
-from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts, group_counts
-from assay.fairness.intervals import attach_intervals
+from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
+from assay.fairness.intervals import attach_intervals, counts_of
 from assay.intervals import ci_options
 from assay.llm.suites import records
+from assay.llm.tally import TalliedEvaluator, Tally, Values
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
 
@@ -54,7 +54,7 @@ __all__ = ["LLMFairnessEvaluator", "POSITIVE", "NEGATIVE", "INVALID", "ERROR", "
 POSITIVE, NEGATIVE, INVALID, ERROR, NOT_ASKED = 1, 0, -1, -2, -3
 
 
-class LLMFairnessEvaluator(Evaluator):
+class LLMFairnessEvaluator(TalliedEvaluator):
     """Accumulates the counts behind every LLM fairness metric (see the module docstring).
 
     Args:
@@ -95,33 +95,30 @@ class LLMFairnessEvaluator(Evaluator):
     def add(
         self, target: Any, predicted: Any, privileged: Any, counterfactual: Any = None
     ) -> LLMFairnessEvaluator:
-        t = _codes(target, "target", (0, 1)).astype(bool)
-        p = _codes(predicted, "predicted", (POSITIVE, NEGATIVE, INVALID, ERROR))
-        g = _codes(privileged, "privileged", (0, 1)).astype(bool)
-        cf = (
-            np.full(p.shape, NOT_ASKED, np.int64)
-            if counterfactual is None
-            else _codes(counterfactual, "counterfactual", (1, 0, -1, -2, -3))
-        )
-        check_same_length(target=t, predicted=p, privileged=g, counterfactual=cf)
-        valid = p >= 0
-        c = group_counts(t[valid], p[valid] == POSITIVE, g[valid])
-        self._confusion += np.concatenate([c.tp, c.fp, c.fn, c.tn])
-        self._responses += [int(valid.sum()), int((p == INVALID).sum()), int((p == ERROR).sum())]
-        self._cf_responses += [
-            int((cf >= 0).sum()),
-            int((cf == INVALID).sum()),
-            int((cf == ERROR).sum()),
-        ]
-        both = (p != ERROR) & (cf != ERROR) & (cf != NOT_ASKED)
-        changed = both & (((p >= 0) != (cf >= 0)) | ((p >= 0) & (cf >= 0) & (p != cf)))
-        informative = both & ((p >= 0) | (cf >= 0))  # at least one variant answered validly
-        for k in (0, 1):
-            in_g = g == bool(k)
-            self._cf[k] += int((both & in_g).sum())
-            self._cf[2 + k] += int((changed & in_g).sum())
-            self._cf[4 + k] += int((informative & in_g).sum())
+        total = _item_cells(target, predicted, privileged, counterfactual).sum(axis=0)
+        self._confusion += total[:8]
+        self._responses += total[8:11]
+        self._cf_responses += total[11:14]
+        self._cf += total[14:]
         return self
+
+    def tally(
+        self, target: Any, predicted: Any, privileged: Any, counterfactual: Any = None
+    ) -> Tally:
+        """Each point's cells: its confusion cell (valid answers), its original and
+        counterfactual response kind, and whether it was compared, changed, informative in
+        its group (see :mod:`assay.llm.tally`)."""
+        cells = _item_cells(target, predicted, privileged, counterfactual).astype(np.float64)
+        col = self.group_column
+        kinds = [*FAIRNESS_VALUES, *_RATES, *["CounterfactualChangeRate"] * 3]
+        params: list[dict[str, Any]] = [{"group_column": col, "privileged": self.groups[1]}] * 4
+        params += [{}] * 3 + [{"group_column": col, "group": g} for g in (None, *self.groups)]
+
+        def values(flat: np.ndarray) -> Values:
+            v = np.concatenate([group_values(flat[:, :8]), change_values(flat[:, 14:])], axis=1)
+            return [(k, p, v[:, j]) for j, (k, p) in enumerate(zip(kinds, params))]
+
+        return Tally(cells, values)
 
     def _merge(self, other: LLMFairnessEvaluator) -> None:
         for name in ("_confusion", "_responses", "_cf_responses", "_cf"):
@@ -150,7 +147,7 @@ class LLMFairnessEvaluator(Evaluator):
         out = self._group_records(self._confusion)
         if self.ci is not None:  # items: the valid answers' cells, then invalid and errors
             cells = np.concatenate([self._confusion, self._responses[1:]])
-            attach_intervals(out, cells, lambda k: self._group_records(k[:8]), self.ci)
+            attach_intervals(out, cells, lambda k: group_values(k[:, :8]), self.ci)
         for responses, cf in ((self._responses, False), (self._cf_responses, True)):
             v, i, e = (int(x) for x in responses)
             out.append(records.response_counts(v, i, e, counterfactual=cf))
@@ -166,67 +163,143 @@ class LLMFairnessEvaluator(Evaluator):
                     for k in (0, 1)
                 ]
             ).ravel()
-            attach_intervals(changes, np.append(cells, rest), self._resampled_changes, self.ci)
+            resampled = np.append(cells, rest)
+            attach_intervals(changes, resampled, lambda k: change_values(_compared(k)), self.ci)
         return MetricSet(out + changes)
 
     def _group_records(self, confusion: np.ndarray) -> list[Metric]:
         """The four fairness metrics and Accuracy, Precision, Recall of the valid answers'
-        confusion counts ``tp[2], fp[2], fn[2], tn[2]``."""
+        confusion counts ``tp[2], fp[2], fn[2], tn[2]`` (values: :func:`group_values`)."""
         tp, fp, fn, tn = np.asarray(confusion, dtype=np.int64).reshape(4, 2)
         c = GroupCounts(tp=tp.copy(), fp=fp.copy(), fn=fn.copy(), tn=tn.copy())
+        values = group_values(np.asarray(confusion)[None, :])[0]
         params = {"group_column": self.group_column, "privileged": self.groups[1]}
         out: list[Metric] = []
-        for name, kernel in FAIRNESS_METRICS.items():
-            empty = [n for n, size in zip(("unprivileged", "privileged"), c.size) if size == 0]
-            value, why = None, f"no valid answer in the {empty[0]} group" if empty else None
-            if not empty:
-                try:
-                    value = kernel(c)
-                except UndefinedMetricError as exc:
-                    why = exc.reason
+        empty = [n for n, size in zip(("unprivileged", "privileged"), c.size) if size == 0]
+        for value, (name, kernel) in zip(values, FAIRNESS_METRICS.items()):
+            why = f"no valid answer in the {empty[0]} group" if empty else _reason(kernel, c)
             out.append(records.fairness(name, value, reason=why, **params))
         tps, fps, fns, tns = (int(x.sum()) for x in (c.tp, c.fp, c.fn, c.tn))
-        for name, num, den, why in (
-            ("Accuracy", tps + tns, tps + fps + fns + tns, "no valid answer"),
-            ("Precision", tps, tps + fps, "no positive prediction (TP + FP = 0)"),
-            ("Recall", tps, tps + fns, "no positive label among valid answers (TP + FN = 0)"),
-        ):
-            out.append(_ratio(name, num, den, why))
+        dens = (tps + fps + fns + tns, tps + fps, tps + fns)
+        for value, den, (name, why) in zip(values[4:], dens, _RATES.items()):
+            out.append(_ratio(name, value, den, why))
         return out
-
-    def _resampled_changes(self, k: np.ndarray) -> list[Metric]:
-        """Change-rate records of resampled (changed, unchanged valid, both invalid) x group
-        counts."""
-        compared = [k[0] + k[1] + k[2], k[3] + k[4] + k[5]]
-        return self._change_records(np.array([*compared, k[0], k[3], k[0] + k[1], k[3] + k[4]]))
 
     def _change_records(self, cf: np.ndarray) -> list[Metric]:
         """``CounterfactualChangeRate`` overall and per group from ``compared[2], changed[2],
-        informative[2]``."""
-        compared, changed, informative = cf[:2], cf[2:4], cf[4:]
-        col = self.group_column
-        out = [_change_rate(changed.sum(), compared.sum(), informative.sum(), col)]
-        for k in (0, 1):
-            out.append(_change_rate(changed[k], compared[k], informative[k], col, self.groups[k]))
+        informative[2]`` (values: :func:`change_values`); ``null`` when nothing was compared
+        or no compared point has a valid answer in either variant (a rate of 0 would then
+        claim fairness unmeasured)."""
+        values = change_values(np.asarray(cf)[None, :])[0]
+        compared, informative = cf[:2], cf[4:]
+        col, name = self.group_column, "CounterfactualChangeRate"
+        out = []
+        for value, n, inf, group in zip(
+            values, [compared.sum(), *compared], [informative.sum(), *informative],
+            [None, *self.groups],
+        ):  # fmt: skip
+            if n > 0 and inf == 0:
+                why = "no valid answer in either variant of any compared point"
+                out.append(records.rate(name, None, n=int(n), reason=why, group_column=col,
+                                        group=group))  # fmt: skip
+            else:
+                why = "no point where both the original and the counterfactual call succeeded"
+                out.append(_ratio(name, value, n, why, group_column=col, group=group))
         return out
 
 
-def _change_rate(
-    changed: Any, compared: Any, informative: Any, col: str, group: Any = None
-) -> Metric:
-    """``CounterfactualChangeRate``; ``null`` when nothing was compared or no compared point
-    has a valid answer in either variant (a rate of 0 would then claim fairness unmeasured)."""
-    name = "CounterfactualChangeRate"
-    if compared > 0 and informative == 0:
-        why = "no valid answer in either variant of any compared point"
-        return records.rate(name, None, n=int(compared), reason=why, group_column=col, group=group)
-    why = "no point where both the original and the counterfactual call succeeded"
-    return _ratio(name, changed, compared, why, group_column=col, group=group)
+#: The rates of the valid answers, and why each is undefined.
+_RATES = {
+    "Accuracy": "no valid answer",
+    "Precision": "no positive prediction (TP + FP = 0)",
+    "Recall": "no positive label among valid answers (TP + FN = 0)",
+}
 
 
-def _ratio(name: str, num: Any, den: Any, why: str, **group: Any) -> Metric:
+def group_values(confusion: np.ndarray) -> np.ndarray:
+    """SPD, DI, AOD, EOD, Accuracy, Precision, Recall (b, 7) of confusion counts (b, 8):
+    ``tp[2], fp[2], fn[2], tn[2]`` (unprivileged, privileged); NaN where the record is
+    ``null`` (a group without a valid answer makes all four fairness metrics undefined).
+    The one formula of the records and of every resample's.
+
+    Example:
+        >>> group_values(np.array([[1, 1, 0, 1, 0, 0, 1, 1]])).round(3).tolist()
+        [[-0.167, 0.75, -0.25, 0.0, 0.8, 0.667, 1.0]]
+    """
+    c = counts_of(np.asarray(confusion, np.float64).reshape(-1, 4, 2))
+    empty = (np.asarray(c.size) == 0).any(axis=-1)
+    fair = [np.where(empty, np.nan, f(c)) for f in FAIRNESS_VALUES.values()]
+    tps, fps, fns, tns = (np.asarray(x).sum(axis=-1) for x in (c.tp, c.fp, c.fn, c.tn))
+    total = tps + fps + fns + tns
+    rates = [divide(tps + tns, total), divide(tps, tps + fps), divide(tps, tps + fns)]
+    return np.stack([*fair, *rates], axis=1)
+
+
+def change_values(cf: np.ndarray) -> np.ndarray:
+    """``CounterfactualChangeRate`` overall and per group (b, 3) of ``compared[2],
+    changed[2], informative[2]`` (b, 6); NaN where nothing informative was compared.
+
+    Example:
+        >>> change_values(np.array([[2, 1, 1, 0, 2, 0]])).tolist()
+        [[0.3333333333333333, 0.5, nan]]
+    """
+    cf = np.asarray(cf, dtype=np.float64)
+    compared, changed, informative = cf[:, :2], cf[:, 2:4], cf[:, 4:]
+    num = np.column_stack([changed.sum(axis=1), changed])
+    den = np.column_stack([compared.sum(axis=1), compared])
+    inf = np.column_stack([informative.sum(axis=1), informative])
+    return np.where(inf == 0, np.nan, divide(num, den))
+
+
+def _compared(k: np.ndarray) -> np.ndarray:
+    """``compared[2], changed[2], informative[2]`` (b, 6) of (changed, unchanged valid,
+    both invalid) x group counts (b, 7; the last: points not compared)."""
+    k = np.asarray(k, dtype=np.float64)
+    compared = [k[:, 0] + k[:, 1] + k[:, 2], k[:, 3] + k[:, 4] + k[:, 5]]
+    return np.column_stack([*compared, k[:, 0], k[:, 3], k[:, 0] + k[:, 1], k[:, 3] + k[:, 4]])
+
+
+def _reason(kernel: Any, c: GroupCounts) -> str | None:
+    """Why ``kernel`` is undefined on ``c`` (None where it is defined)."""
+    try:
+        kernel(c)
+    except UndefinedMetricError as exc:
+        return exc.reason
+    return None
+
+
+def _ratio(name: str, value: Any, den: Any, why: str, **group: Any) -> Metric:
     reason = f"requires a non-zero denominator: {why}"
-    return records.rate(name, float(divide(num, den)), n=int(den), reason=reason, **group)
+    return records.rate(name, float(value), n=int(den), reason=reason, **group)
+
+
+def _item_cells(
+    target: Any, predicted: Any, privileged: Any, counterfactual: Any = None
+) -> np.ndarray:
+    """Each point's contribution (n, 20) to the counts: ``tp, fp, fn, tn`` x group (valid
+    answers), the original answer's and the counterfactual's (valid, invalid, errors), and
+    ``compared, changed, informative`` x group."""
+    t = _codes(target, "target", (0, 1)).astype(bool)
+    p = _codes(predicted, "predicted", (POSITIVE, NEGATIVE, INVALID, ERROR))
+    g = _codes(privileged, "privileged", (0, 1))
+    cf = (
+        np.full(p.shape, NOT_ASKED, np.int64)
+        if counterfactual is None
+        else _codes(counterfactual, "counterfactual", (1, 0, -1, -2, -3))
+    )
+    check_same_length(target=t, predicted=p, privileged=g, counterfactual=cf)
+    cell = np.where(t, np.where(p == POSITIVE, 0, 2), np.where(p == POSITIVE, 1, 3))
+    both = (p != ERROR) & (cf != ERROR) & (cf != NOT_ASKED)
+    changed = both & (((p >= 0) != (cf >= 0)) | ((p >= 0) & (cf >= 0) & (p != cf)))
+    informative = both & ((p >= 0) | (cf >= 0))  # at least one variant answered validly
+    out = np.zeros((p.shape[0], 20), dtype=np.int64)
+    rows = np.arange(p.shape[0])
+    out[rows, cell * 2 + g] = p >= 0
+    for at, a in ((8, p), (11, cf)):
+        out[:, at : at + 3] = np.column_stack([a >= 0, a == INVALID, a == ERROR])
+    for at, flag in ((14, both), (16, changed), (18, informative)):
+        out[rows, at + g] = flag
+    return out
 
 
 def _codes(values: Any, field: str, allowed: tuple[int, ...]) -> np.ndarray:

@@ -13,7 +13,7 @@ denominator; every other metric gets the bootstrap.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,8 @@ from assay.results import Metric
 __all__ = ["attach_count_intervals"]
 
 F64 = NDArray[np.float64]
-#: Per metric: a function of resampled counts (b, outcomes) -> (b,) values.
-Formulas = Mapping[str, Callable[[F64], F64]]
+#: The suite's formulas: resampled counts (b, outcomes) -> {metric: (b,) values}.
+Formulas = Callable[[F64], Mapping[str, F64]]
 #: Per metric: (numerator, denominator) outcome columns of a proportion, for Wilson.
 Proportions = Mapping[str, tuple[list[int], list[int]]]
 
@@ -37,20 +37,22 @@ def attach_count_intervals(
     names: list[str],
     where: str,
     formulas: Formulas,
+    kinds: Sequence[str],
     opts: CIOptions,
     proportions: Proportions | None = None,
 ) -> None:
     """Intervals on the defined records whose ``parameters[where]`` is one of ``names``
-    (row ``i`` of ``counts`` holds the outcome counts of ``names[i]``), in place."""
+    (row ``i`` of ``counts`` holds the outcome counts of ``names[i]``) and whose type is
+    one of ``kinds`` (metrics of ``formulas``), in place."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    kinds = list(formulas)
     for row, name in zip(counts, names):
         if int(row.sum()) == 0:
             continue
 
         def statistic(w: F64) -> F64:
             with np.errstate(invalid="ignore", divide="ignore"):
-                return np.stack([formulas[k](w) for k in kinds], axis=1)
+                values = formulas(w)
+                return np.stack([values[k] for k in kinds], axis=1)
 
         lo, hi = percentile(bootstrap(statistic, row, opts.num_bootstrap, opts.seed), opts.level)
         for j, kind in enumerate(kinds):

@@ -47,6 +47,7 @@ from assay.llm.suites.columns import factorize
 from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.language_data import ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
+from assay.llm.tally import Tally, Values, one_hot
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
 
@@ -54,6 +55,8 @@ __all__ = ["LanguageEvaluator", "LanguageSuite", "parse_choice", "LANGUAGE_OUTCO
 
 LANGUAGE_OUTCOMES = ("correct", "incorrect", "invalid", "error")
 TEMPLATE_VERSION = "v1"
+#: The keys of ``LanguageCounts``, in the order of the counts.
+LANGUAGE_COUNTS = ("correct", "incorrect", "invalid", "errors")
 
 
 class LanguageEvaluator(CountsEvaluator):
@@ -73,23 +76,9 @@ class LanguageEvaluator(CountsEvaluator):
         return int(self._counts.sum()) == 0
 
     def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
-        langs = as_1d(languages, source="LanguageEvaluator.add", field="languages")
-        outs = as_1d(outcomes, source="LanguageEvaluator.add", field="outcomes")
-        check_same_length(languages=langs, outcomes=outs)
-        oi, onames = factorize(outs)
-        lookup = np.array(
-            [LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames]
-        )
-        codes = lookup[oi] if len(onames) else np.zeros(0, np.int64)
-        if (codes < 0).any():
-            raise InvalidInputError(
-                f"outcomes must be one of {list(LANGUAGE_OUTCOMES)}",
-                source="LanguageEvaluator.add",
-                field="outcomes",
-            )
-        li, lnames = factorize(langs)
-        per = np.bincount(li * 4 + codes, minlength=len(lnames) * 4).reshape(len(lnames), 4)
-        self._add_rows([str(x) for x in lnames], per)
+        li, codes, names = _items(languages, outcomes)
+        per = np.bincount(li * 4 + codes, minlength=len(names) * 4).reshape(len(names), 4)
+        self._add_rows(names, per)
         return self
 
     def _add_rows(self, names: list[str], rows: np.ndarray) -> None:
@@ -115,35 +104,82 @@ class LanguageEvaluator(CountsEvaluator):
             [self._counts.sum(axis=0), self._counts[[self._langs.index(x) for x in order]]]
         )
         names = ["all", *order]
-        ok, bad, inv, err = (c[:, i] for i in range(4))
-        answered = ok + bad + inv
-        rates = {
-            "FormatErrorRate": (divide(inv, answered), "no answer (every call failed)"),
-            "Accuracy": (divide(ok, answered), "no answer (every call failed)"),
-            "AccuracyOnValid": (divide(ok, ok + bad), "no valid answer (correct + incorrect = 0)"),
-        }
+        values = language_values(c)
         out: list[Metric] = []
         for i, lang in enumerate(names):
-            for kind, (values, why) in rates.items():
-                out.append(records.per_language(kind, values[i], language=lang, reason=why))
-            counts = {
-                "correct": int(ok[i]),
-                "incorrect": int(bad[i]),
-                "invalid": int(inv[i]),
-                "errors": int(err[i]),
-            }
+            for kind, why in _RATES.items():
+                out.append(records.per_language(kind, values[kind][i], language=lang, reason=why))
+            counts = dict(
+                zip(("correct", "incorrect", "invalid", "errors"), (int(x) for x in c[i]))
+            )
             out.append(records.per_language("LanguageCounts", counts, language=lang))
         if self.ci is not None:
-            attach_count_intervals(out, c, names, "language", _FORMULAS, self.ci, _PROPORTIONS)
+            attach_count_intervals(
+                out, c, names, "language", language_values, list(_RATES), self.ci, _PROPORTIONS
+            )
         return MetricSet(out)
 
+    def tally(self, languages: Any, outcomes: Any) -> Tally:
+        """Each answer counts once in ``all`` and once in its language (see
+        :mod:`assay.llm.tally`)."""
+        li, codes, order = _items(languages, outcomes)
+        cells = one_hot([codes, (li + 1) * 4 + codes], (len(order) + 1) * 4)
+        names = ["all", *order]
 
-#: The rates of resampled (correct, incorrect, invalid, errors) counts (b, 4).
-_FORMULAS = {
-    "FormatErrorRate": lambda w: w[:, 2] / w[:, :3].sum(axis=1),
-    "Accuracy": lambda w: w[:, 0] / w[:, :3].sum(axis=1),
-    "AccuracyOnValid": lambda w: w[:, 0] / w[:, :2].sum(axis=1),
+        def values(flat: np.ndarray) -> Values:
+            v = language_values(flat.reshape(len(flat), len(names), 4))
+            return [(k, {"language": x}, v[k][:, j]) for k in _RATES for j, x in enumerate(names)]
+
+        return Tally(cells, values)
+
+
+#: The rates, and why each is undefined.
+_RATES = {
+    "FormatErrorRate": "no answer (every call failed)",
+    "Accuracy": "no answer (every call failed)",
+    "AccuracyOnValid": "no valid answer (correct + incorrect = 0)",
 }
+
+
+def language_values(c: np.ndarray) -> dict[str, np.ndarray]:
+    """The three rates of counts shaped (..., 4) (correct, incorrect, invalid, errors): the
+    one formula of the records and of every resample's (NaN where undefined).
+
+    Example:
+        >>> language_values(np.array([[1, 1, 2, 5], [0, 0, 0, 3]]))["Accuracy"].tolist()
+        [0.25, nan]
+    """
+    ok, bad, inv, _ = np.moveaxis(np.asarray(c, dtype=np.float64), -1, 0)
+    answered = ok + bad + inv
+    return {
+        "FormatErrorRate": divide(inv, answered),
+        "Accuracy": divide(ok, answered),
+        "AccuracyOnValid": divide(ok, ok + bad),
+    }
+
+
+def _items(languages: Any, outcomes: Any) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Each answer's language (its index in the sorted languages), its outcome code, and
+    the sorted languages."""
+    langs = as_1d(languages, source="LanguageEvaluator.add", field="languages")
+    outs = as_1d(outcomes, source="LanguageEvaluator.add", field="outcomes")
+    check_same_length(languages=langs, outcomes=outs)
+    oi, onames = factorize(outs)
+    lookup = np.array(
+        [LANGUAGE_OUTCOMES.index(o) if o in LANGUAGE_OUTCOMES else -1 for o in onames]
+    )
+    codes = lookup[oi] if len(onames) else np.zeros(0, np.int64)
+    if (codes < 0).any():
+        raise InvalidInputError(
+            f"outcomes must be one of {list(LANGUAGE_OUTCOMES)}",
+            source="LanguageEvaluator.add",
+            field="outcomes",
+        )
+    li, lnames = factorize(langs)
+    order = [str(x) for x in lnames]
+    return li.astype(np.int64), codes.astype(np.int64), order
+
+
 #: Their numerator and denominator columns, for Wilson.
 _PROPORTIONS = {
     "FormatErrorRate": ([2], [0, 1, 2]),

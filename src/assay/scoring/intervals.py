@@ -156,6 +156,13 @@ def _matrix(s: PairStats, cols: Sequence[str], pop: Any = None) -> F64:
     return np.column_stack([found[c] for c in cols])
 
 
+#: Counts per chunk of resamples (16 MB): each chunk reads every unit's terms once, so with
+#: many distinct responses (continuous system scores) larger chunks than the default read
+#: them fewer times (10^5 responses, every table: 4.4 -> 3.5 s CPU); the counts do not
+#: depend on the chunk size.
+SCORING_CHUNK = 1 << 21
+
+
 def interval_of(
     opts: CIOptions,
     statistic: Any,
@@ -166,7 +173,7 @@ def interval_of(
     with the estimate (the statistic of the data's own counts) and ``jackknife()``; with
     :class:`Clusters` the jackknife leaves one cluster out (the statistic of each
     :meth:`~assay.clusters.Clusters.leave_one_out` weight row)."""
-    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
+    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed, SCORING_CHUNK)
     if opts.method != "bca":
         return opts.interval(reps)
     if isinstance(mult, Clusters):

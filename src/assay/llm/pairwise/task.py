@@ -138,7 +138,7 @@ class PairwiseTask(LLMTask):
         table = read_table(
             data, models=self.models, reference_model=reference_model, fill_contents=fill_contents
         )
-        self.by = check_by_columns(table, [by] if isinstance(by, str) else list(by), self.source)
+        self.by = tuple(check_by_columns(table, [by] if isinstance(by, str) else by, self.source))
         index = table["index"].astype(str)
         kept = [*self.by, *check_by_columns(table, [cluster] if cluster else [], self.source,
                                             "--cluster")]  # fmt: skip

@@ -71,7 +71,7 @@ TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py sr
 	$(wildcard src/assay/dist/*.py) \
 	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/report/*.py) \
 	$(wildcard src/assay/llm/*.py) \
-	$(wildcard src/assay/llm/models/*.py)
+	$(wildcard src/assay/llm/models/*.py) $(wildcard src/assay/llm/pairwise/*.py)
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks demo
 	$(BIN)/ruff format --check src tests benchmarks demo

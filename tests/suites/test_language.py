@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 from suitekit import EXAM, exam_responder
+from typer.testing import CliRunner
 
+from assay.cli import app
 from assay.errors import InvalidInputError
 from assay.llm.suites import LanguageEvaluator, LanguageSuite, run_language
 from assay.llm.suites.language import parse_choice
@@ -90,6 +92,11 @@ def test_option_notations():
         ("language,question,options,answer\nen,q,no list,0\n", "options", "line 2"),
         ("language,question,options,answer\nen,q,['a'],0\n", "options", "line 2"),
         ("language,question,answer\nen,q,0\n", "options", None),
+        (
+            "language,question,options,answer\nen,q,['a' 'b'],0\n all ,q,['a' 'b'],1\n",
+            "language",
+            "line 3",
+        ),  # "all" names the overall records
     ],
 )
 def test_malformed_exam_rows_name_file_line_and_field(tmp_path, body, field, line):
@@ -109,3 +116,21 @@ def test_evaluator_merges_languages_seen_on_either_side():
     assert ms.get("Accuracy", language="de").value == 0.0
     with pytest.raises(InvalidInputError):
         LanguageEvaluator().add(["en"], ["right"])
+
+
+def test_a_language_named_all_is_refused_it_names_the_overall_records(tmp_path, chat_server):
+    """Regression: a language ``all`` gave a second ``language="all"`` record of every
+    metric; the exam loader (before any call) and the evaluator refuse it, naming it."""
+    for ev in (LanguageEvaluator().add, LanguageEvaluator().tally):
+        with pytest.raises(InvalidInputError, match="records over every language") as e:
+            ev(["en", "all", "all"], ["correct", "incorrect", "correct"])
+        assert e.value.record == "index 1" and e.value.field == "languages"
+    exam = tmp_path / "exam.csv"
+    exam.write_text("language,question,options,answer\nen,q1,['a' 'b'],0\nall,q2,['a' 'b'],1\n")
+    srv = chat_server(responder=exam_responder(SCRIPT))
+    r = CliRunner().invoke(app, ["llm", "language", "--data", str(exam), "-m", srv.spec(),
+                                 "--no-cache", "--quiet"])  # fmt: skip
+    assert r.exit_code == 2, r.output
+    (line,) = r.output.strip().splitlines()
+    assert "line 3" in line and "field 'language'" in line and "'all'" in line
+    assert srv.calls == 0

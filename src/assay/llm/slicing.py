@@ -54,6 +54,7 @@ __all__ = [
     "SlicedEvaluator",
     "WHERE",
     "check_by",
+    "check_clusters",
     "column_text",
     "gap_bootstrap",
     "headline",
@@ -80,6 +81,29 @@ def check_by(by: Sequence[str], columns: Sequence[str], what: str, source: str =
             raise InvalidInputError(
                 f"unknown column {c!r}; the {what} have: {shown}", source=source
             )
+
+
+def check_clusters(column: str, items: Sequence[tuple[str, Any]], what: str = "items") -> None:
+    """Every item has a value of the ``--cluster`` column ``column`` (checked before any
+    call; scoring refuses an item without one): ``items`` are each item's name as the user
+    finds it in the data and its value. The first item without a value is refused.
+
+    Example:
+        >>> check_clusters("site", [("uid a", "s1"), ("uid b", 2.0)])
+        >>> check_clusters("site", [("uid a", "s1"), ("uid b", None)], "text rows")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: --cluster: uid b: field 'site': no cluster value \
+(1 of 2 text rows have none)
+    """
+    empty = np.flatnonzero(column_text([v for _, v in items]) == "")
+    if empty.size:
+        raise InvalidInputError(
+            f"no cluster value ({empty.size} of {len(items)} {what} have none)",
+            source="--cluster",
+            record=items[int(empty[0])][0],
+            field=column,
+        )
 
 
 def column_text(values: Sequence[Any]) -> NDArray[np.str_]:

@@ -173,8 +173,9 @@ class LLMTask(ABC):
         """Take the intervals (``ci``, ..., the seed defaulting to :meth:`ci_seed`; with
         ``cluster``, an item column as ``by``) and the slices (``by``: refused, before any
         call, unless every column is one of :meth:`item_columns`) the options give; a task
-        keeps its own where they give none."""
-        from assay.llm.slicing import check_by
+        keeps its own where they give none. Every item must have a ``cluster`` value
+        (:meth:`item_values`; refused before any call, naming the first without one)."""
+        from assay.llm.slicing import check_by, check_clusters
 
         ci = options.intervals(self.ci_seed())
         if ci is not None:
@@ -184,6 +185,7 @@ class LLMTask(ABC):
             self.by = tuple(options.by)
         if options.cluster is not None:
             check_by([options.cluster], self.item_columns(), f"{self.kind} items", "--cluster")
+            check_clusters(options.cluster, self.item_values(options.cluster))
 
     def scored_columns(self) -> tuple[str, ...]:
         """The item columns scoring keeps: the ``by`` columns and the ``cluster`` one."""
@@ -196,6 +198,11 @@ class LLMTask(ABC):
 
     def item_columns(self) -> list[str]:
         """The item columns ``by`` may name (default: none)."""
+        return []
+
+    def item_values(self, column: str) -> list[tuple[str, Any]]:
+        """Each item the run will score, named as the user finds it in the data (``line 7``,
+        ``uid d3``), with its value of the item column ``column`` (default: none)."""
         return []
 
     def constrain(self, model: ChatModel) -> bool:

@@ -152,10 +152,6 @@ class TextEvaluator(Evaluator):
         With ``by``, ``columns`` holds each datum's value of every ``by`` column."""
         preds = list(predictions)
         cols = _slice_columns(self.columns, columns, len(preds))
-        if self.cluster and (cols[self.cluster] == "").any():
-            raise InvalidInputError(
-                "every datum needs a cluster", source="TextEvaluator.add", field=self.cluster
-            )
         if uids is None:
             ids = np.full(len(preds), "", dtype=str)
             unnamed = np.ones(len(preds), dtype=bool)
@@ -163,6 +159,15 @@ class TextEvaluator(Evaluator):
             ids = np.array(["" if u is None else str(u) for u in uids], dtype=str)
             unnamed = np.array([u is None for u in uids], dtype=bool)
             check_same_length(predictions=preds, uids=ids)
+        if self.cluster and (cols[self.cluster] == "").any():
+            none = np.flatnonzero(cols[self.cluster] == "")
+            first = int(none[0])
+            raise InvalidInputError(
+                f"no cluster value ({none.size} of {len(preds)} datums have none)",
+                source="--cluster",
+                record=f"datum {first + 1} of the batch" if unnamed[first] else f"uid {ids[first]}",
+                field=self.cluster,
+            )
         new: dict[str, np.ndarray] = {}
         if "rouge" in self.metrics:
             scores = rouge_scores(

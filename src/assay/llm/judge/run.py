@@ -197,6 +197,10 @@ class JudgeTask(LLMTask):
         """The datums' other columns (given as ``columns``)."""
         return list(self.columns)
 
+    def item_values(self, column: str) -> list[tuple[str, Any]]:
+        """The datums by uid, with their value of ``column``."""
+        return [(f"uid {d.uid}", v) for d, v in zip(self.data, self.columns.get(column, []))]
+
     def ci_seed(self) -> int:
         return self.seed
 

@@ -29,7 +29,7 @@ from assay.errors import InvalidInputError
 from assay.results import Metric, record
 from assay.slices import annotate, slice_text
 
-__all__ = ["check_by", "question_clusters", "question_masks", "slice_records"]
+__all__ = ["cell_text", "check_by", "question_clusters", "question_masks", "slice_records"]
 
 
 def check_by(rows: pd.DataFrame, by: Sequence[str] | str | None) -> list[str]:
@@ -43,7 +43,7 @@ def check_by(rows: pd.DataFrame, by: Sequence[str] | str | None) -> list[str]:
                 source="by",
                 field=col,
             )
-        text = rows[col].map(_text)
+        text = rows[col].map(cell_text)
         values = text[text != ""].groupby(rows["index"][text != ""]).nunique()
         if (values > 1).any():
             q = str(values.index[np.flatnonzero(values.to_numpy() > 1)[0]])
@@ -55,7 +55,13 @@ def check_by(rows: pd.DataFrame, by: Sequence[str] | str | None) -> list[str]:
     return cols
 
 
-def _text(v: Any) -> str:
+def cell_text(v: Any) -> str:
+    """A cell as a value of a question-level column (``""``: none; blanks are none).
+
+    Example:
+        >>> [cell_text(v) for v in (3.0, " a ", None, float("nan"), "  ")]
+        ['3', 'a', '', '', '']
+    """
     if v is None or (isinstance(v, float) and np.isnan(v)):
         return ""
     return slice_text(v).strip()
@@ -65,7 +71,7 @@ def question_masks(
     rows: pd.DataFrame, column: str, questions: Sequence[str]
 ) -> Iterator[tuple[str, np.ndarray]]:
     """``(value, mask over questions)`` for every value of ``column``, in sorted order."""
-    text = rows[column].map(_text)
+    text = rows[column].map(cell_text)
     value = dict(zip(rows["index"][text != ""], text[text != ""]))
     of_q = np.array([value.get(q, "") for q in questions], dtype=object)
     for v in sorted(set(of_q.tolist()) - {""}):
@@ -85,7 +91,7 @@ def question_clusters(rows: pd.DataFrame, column: str, questions: Sequence[str])
         check_by(rows, [column])
     except InvalidInputError as e:
         raise InvalidInputError(e.reason, source="cluster", field=column) from None
-    text = rows[column].map(_text)
+    text = rows[column].map(cell_text)
     value = dict(zip(rows["index"][text != ""], text[text != ""]))
     of_q = np.array([value.get(q, "") for q in questions], dtype=object)
     if (of_q == "").any():

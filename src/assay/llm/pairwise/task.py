@@ -138,15 +138,16 @@ class PairwiseTask(LLMTask):
         table = read_table(
             data, models=self.models, reference_model=reference_model, fill_contents=fill_contents
         )
-        self.by = check_by_columns(table, [by] if isinstance(by, str) else list(by), self.source)
+        self.by = tuple(check_by_columns(table, [by] if isinstance(by, str) else by, self.source))
         index = table["index"].astype(str)
         kept = [*self.by, *check_by_columns(table, [cluster] if cluster else [], self.source,
                                             "--cluster")]  # fmt: skip
-        if cluster is not None and table[cluster].isna().any():
-            raise InvalidInputError(
-                f"{int(table[cluster].isna().sum())} question(s) have no cluster (--cluster)",
-                source=self.source, field=cluster,
-            )  # fmt: skip
+        if cluster is not None:  # every question has a cluster: checked before any call
+            from assay.llm.pairwise.slicing import cell_text
+            from assay.llm.slicing import check_clusters
+
+            values = zip((f"question {q}" for q in index), table[cluster].map(cell_text))
+            check_clusters(cluster, list(values), "questions")
         self._by_values = {c: dict(zip(index, table[c])) for c in dict.fromkeys(kept)}
         self.comparisons = build_comparisons(
             table, self.models, reference_model, mode=mode, seed=seed

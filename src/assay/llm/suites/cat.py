@@ -301,6 +301,10 @@ class CATSuite(Suite):
         ``target``, ...)."""
         return list(dict.fromkeys(k for q in self.questions for k in q.columns))
 
+    def item_values(self, column: str) -> list[tuple[str, Any]]:
+        """The items queried by id, with their field ``column``."""
+        return [(f"item {q.id}", q.columns.get(column)) for q in self.order()]
+
     def items(self, calls: Sequence[Call]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         args = {
             "outcomes": [c.parsed["outcome"] if c.parsed is not None else "error" for c in calls],

@@ -231,11 +231,15 @@ class FairnessSuite(Suite):
             it = Item.from_prompt(item_id, prompt, temperature=0, max_tokens=self.max_tokens)
         return Prepared(it, info)
 
+    def _rows(self) -> list[Row]:
+        """The test rows queried (the first ``max_queries``, or all)."""
+        return self.data.test if self.max_queries == 0 else self.data.test[: self.max_queries]
+
     def prepare(self) -> list[Prepared]:
         """The test rows' prompts; in the loglik modes each row's counterfactual too (it
         shares all of the prompt before the row's sensitive value, so an in-process model
         decodes only the rest; one whose original call failed is not counted)."""
-        rows = self.data.test if self.max_queries == 0 else self.data.test[: self.max_queries]
+        rows = self._rows()
         both = (False, True) if self.loglik else (False,)
         return [self._prepared(q, row, cf) for q, row in enumerate(rows) for cf in both]
 
@@ -269,6 +273,10 @@ class FairnessSuite(Suite):
     def item_columns(self) -> list[str]:
         """The columns of the test split (the sensitive column, the label, the features)."""
         return list(dict.fromkeys(k for r in self.data.test for k in r))
+
+    def item_values(self, column: str) -> list[tuple[str, Any]]:
+        """The test rows queried (numbered from 1), with their cell of ``column``."""
+        return [(f"test row {q + 1}", row.get(column)) for q, row in enumerate(self._rows())]
 
     def items(self, calls: Sequence[Call]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         """One item per test row: its original call, and its counterfactual one's answer."""

@@ -9,8 +9,8 @@ the order ``lcg_permutation(n, seed * r)`` (modulo 2**32). The model must reply
 the option texts: the right one is *correct*, another one *incorrect*, anything else
 (including a reply that is not that JSON object) *invalid*. Call errors are counted apart.
 
-Per language and overall (``parameters.language`` = ``"all"``), with C, I, V, E the
-correct, incorrect, invalid answers and call errors:
+Per language and overall (``parameters.language`` = ``"all"``, so no language may be
+named ``all``), with C, I, V, E the correct, incorrect, invalid answers and call errors:
 
 * ``FormatErrorRate = V / (C + I + V)`` (all answers, call errors excluded);
 * ``Accuracy = C / (C + I + V)``;
@@ -45,7 +45,7 @@ from assay.llm.suites import records
 from assay.llm.suites.base import Call, CountsEvaluator, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.intervals import attach_count_intervals
-from assay.llm.suites.language_data import ExamRow, load_exam
+from assay.llm.suites.language_data import OVERALL, ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
 from assay.llm.tally import Tally, Values, one_hot
 from assay.ratios import divide
@@ -103,7 +103,7 @@ class LanguageEvaluator(CountsEvaluator):
         c = np.vstack(
             [self._counts.sum(axis=0), self._counts[[self._langs.index(x) for x in order]]]
         )
-        names = ["all", *order]
+        names = [OVERALL, *order]
         values = language_values(c)
         out: list[Metric] = []
         for i, lang in enumerate(names):
@@ -124,7 +124,7 @@ class LanguageEvaluator(CountsEvaluator):
         :mod:`assay.llm.tally`)."""
         li, codes, order = _items(languages, outcomes)
         cells = one_hot([codes, (li + 1) * 4 + codes], (len(order) + 1) * 4)
-        names = ["all", *order]
+        names = [OVERALL, *order]
 
         def values(flat: np.ndarray) -> Values:
             v = language_values(flat.reshape(len(flat), len(names), 4))
@@ -177,6 +177,13 @@ def _items(languages: Any, outcomes: Any) -> tuple[np.ndarray, np.ndarray, list[
         )
     li, lnames = factorize(langs)
     order = [str(x) for x in lnames]
+    if OVERALL in order:  # the overall records' name: two records would share a key
+        raise InvalidInputError(
+            f"{OVERALL!r} names the records over every language; rename this language",
+            source="LanguageEvaluator.add",
+            record=f"index {int(np.argmax(li == order.index(OVERALL)))}",
+            field="languages",
+        )
     return li.astype(np.int64), codes.astype(np.int64), order
 
 
@@ -290,6 +297,10 @@ class LanguageSuite(Suite):
     def item_columns(self) -> list[str]:
         """The columns of the exam CSV (``language``, ``subject``, ...)."""
         return list(dict.fromkeys(k for r in self.rows for k in r.columns))
+
+    def item_values(self, column: str) -> list[tuple[str, Any]]:
+        """The chosen rows by CSV line, with their cell of ``column``."""
+        return [(f"line {r.position + 2}", r.columns.get(column)) for r in self.chosen()]
 
     def items(self, calls: Sequence[Call]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         args = {

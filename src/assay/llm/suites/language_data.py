@@ -3,7 +3,8 @@
 ``options`` is a list of texts in JSON (``["a", "b"]``), Python (``['a', 'b']``) or numpy
 (``['a' 'b']``, the form of the original export) notation; ``answer`` is the 0-based index
 of the right option. A missing column, an unreadable option list, fewer than two options,
-or an answer index that is not an integer in range is an
+or an answer index that is not an integer in range, or an empty language or one named
+``all`` (:data:`OVERALL`, the name of the records over every language) is an
 :class:`~assay.errors.InvalidInputError` naming the file, the line and the field.
 
 Example:
@@ -21,9 +22,11 @@ from pathlib import Path
 
 from assay.errors import InvalidInputError
 
-__all__ = ["ExamRow", "load_exam", "split_options", "EXAM_COLUMNS"]
+__all__ = ["ExamRow", "load_exam", "split_options", "EXAM_COLUMNS", "OVERALL"]
 
 EXAM_COLUMNS = ("language", "question", "options", "answer")
+#: ``parameters.language`` of the records over every language (no language may be named so)
+OVERALL = "all"
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
@@ -95,6 +98,11 @@ def load_exam(path: str | Path) -> list[ExamRow]:
             )
         if not rec.language.strip():
             raise InvalidInputError("empty", source=src, record=line, field="language")
+        if rec.language.strip() == OVERALL:
+            raise InvalidInputError(
+                f"{OVERALL!r} names the records over every language; rename this language",
+                source=src, record=line, field="language",
+            )  # fmt: skip
         row = ExamRow(pos, rec.language.strip(), rec.question, tuple(options), answer, cells[pos])
         out.append(row)
     return out

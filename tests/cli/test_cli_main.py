@@ -166,3 +166,19 @@ def test_a_usage_error_is_one_line_naming_the_option(argv, named):
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0]
     assert "Usage:" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_python_dash_m_assay_is_the_assay_command() -> None:
+    """``python -m assay`` runs the same app as the console script (help and exit codes)."""
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    ok = subprocess.run(
+        [sys.executable, "-m", "assay", "--help"], capture_output=True, text=True, env=env
+    )
+    assert ok.returncode == 0 and "classification" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "assay", "classification", "--data", "/nonexistent.csv"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ")

@@ -1,0 +1,6 @@
+"""``python -m assay ...``: the same as the ``assay`` command."""
+
+from assay.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -129,19 +129,16 @@ def test_llm_task_resumes_after_an_interrupt_with_no_repeated_call(name: str, tm
 
     from assay.llm import RunOptions, evaluate
     from assay.llm.driver import EvaluationInterrupted
+    from assay.testing.llm_resume import ctrl_c_ready
     from contract import assert_same_metrics
     from contract.llm_tasks import Scripted, tasks
 
     opts = RunOptions(cache=tmp_path / "cache.sqlite", concurrency=2)
     first = Scripted(interrupt_after=5)
     # Ctrl-C as in a fresh process: a library an earlier test ran in this worker may have
-    # left its own SIGINT handler behind (seen once in a clean-clone run: no interrupt).
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with pytest.raises(EvaluationInterrupted) as stop:
-            evaluate(tasks()[name], first, opts)
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    # left SIGINT ignored or blocked (seen once in a clean-clone run: no interrupt).
+    with ctrl_c_ready(), pytest.raises(EvaluationInterrupted) as stop:
+        evaluate(tasks()[name], first, opts)
     assert stop.value.signum == signal.SIGINT
     kinds = [c.record.error_kind for c in stop.value.run.calls]
     assert "interrupted" in kinds and stop.value.run.status == "failed"

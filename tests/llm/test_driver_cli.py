@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 from assay.cli import app
 from assay.store import Store
 from assay.testing.llm import FakeChatServer, cached_responses
+from assay.testing.llm_resume import shell_signals
 from assay.testing.pairwise import make_table, scripted_judge
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -174,6 +175,7 @@ def _interrupt(cmd: list[str], cache: Path, answered: int, signum: int) -> tuple
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
+        preexec_fn=shell_signals,
     )
     try:
         deadline = time.monotonic() + 90

@@ -14,6 +14,7 @@ from assay.llm.interrupt import RunInterrupted, run_interruptible
 from assay.llm.items import Item
 from assay.llm.models.base import ChatResponse, Usage
 from assay.llm.runner import Runner
+from assay.testing.llm_resume import ctrl_c_ready
 
 
 class SelfInterrupting:
@@ -37,9 +38,8 @@ ITEMS = [Item.from_prompt(f"q{i}", f"prompt {i}") for i in range(8)]
 
 @pytest.fixture
 def restore_sigint() -> Iterator[None]:
-    before = signal.getsignal(signal.SIGINT)
-    yield
-    signal.signal(signal.SIGINT, before)
+    with ctrl_c_ready():  # SIGINT unblocked (a library may have left it blocked); put back
+        yield
 
 
 def _runner(model: SelfInterrupting, concurrency: int = 1) -> Runner:

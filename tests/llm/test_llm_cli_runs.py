@@ -19,6 +19,7 @@ from assay.cli import app
 from assay.cli_support import emit
 from assay.results import Metric, MetricSet
 from assay.store import Store
+from assay.testing.llm_resume import shell_signals
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -110,7 +111,14 @@ def test_interrupted_run_writes_what_it_has_and_resumes(tmp_path, chat_server, s
     args = f"llm run {items} -m {srv.spec()} --out {out} --cache {cache} -q -c 2".split()
     cmd = [sys.executable, "-m", "assay.cli", *args]
     env = {**os.environ, "PYTHONPATH": SRC, "ASSAY_HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=shell_signals,  # Ctrl-C as from a shell, whatever this worker has
+    )
     deadline = time.monotonic() + 60
     while srv.answered < first or srv.calls < first + 2:  # 5 answered, 2 hanging in flight
         assert time.monotonic() < deadline and proc.poll() is None

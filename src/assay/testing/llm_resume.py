@@ -1,4 +1,5 @@
-"""Killing a run mid-way at a known point, for resume tests: :func:`kill_when_cached`.
+"""Killing a run mid-way at a known point, for resume tests: :func:`kill_when_cached`;
+and the signal state Ctrl-C tests need (:func:`shell_signals`, :func:`ctrl_c_ready`).
 
 A :class:`~assay.testing.llm.FakeChatServer` with ``answer_limit=N`` answers N calls and
 holds the rest; :func:`kill_when_cached` SIGKILLs the command once the response cache
@@ -12,10 +13,35 @@ import signal
 import sqlite3
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["cached_responses", "kill_when_cached"]
+__all__ = ["cached_responses", "ctrl_c_ready", "kill_when_cached", "shell_signals"]
+
+_STOP = (signal.SIGINT, signal.SIGTERM)
+
+
+def shell_signals() -> None:
+    """``preexec_fn`` for a command a test signals: SIGINT and SIGTERM as a process started
+    from an interactive shell has them (default action, not blocked). A child inherits an
+    ignored or blocked signal from the test process, where a library may have left one."""
+    for s in _STOP:
+        signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP)
+
+
+@contextmanager
+def ctrl_c_ready() -> Iterator[None]:
+    """Python's own SIGINT handler, SIGINT unblocked, for a test that raises SIGINT in its
+    own process; the previous handler and mask are put back after."""
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, handler)
 
 
 def cached_responses(path: str | Path) -> int:

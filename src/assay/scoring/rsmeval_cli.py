@@ -1,7 +1,9 @@
 """``assay scoring --config FILE.json`` (and ``--trim-min/--trim-max``): the rsmeval pipeline.
 
 With ``--config`` the rsmeval configuration decides everything and the tables are written as
-``<experiment_id>_<table>.csv`` (RSMTool's names); the other scoring options must not be given.
+``<experiment_id>_<table>.csv`` (RSMTool's names); the other scoring options must not be given,
+except the interval and slice options (``--ci``, ``--ci-method``, ``--num-bootstrap``,
+``--seed``, ``--cluster``, ``--by``), which go on the records, never into the tables.
 With ``--trim-min``/``--trim-max`` the options make the configuration and the tables are
 written as ``<table>.csv``. The folder is written all at once.
 """

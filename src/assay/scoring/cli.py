@@ -107,7 +107,9 @@ _CONFIG = typer.Option(
     None,
     "--config",
     help="An rsmeval configuration file (JSON): run that experiment, write RSMTool's tables "
-    "as <experiment_id>_<table>.csv (or .tsv/.xlsx, its file_format).",
+    "as <experiment_id>_<table>.csv (or .tsv/.xlsx, its file_format). --ci, --cluster and "
+    "--by (columns of its predictions file) go on the records of every score type "
+    "(--by: the main one), never into the tables.",
 )
 _TRIM_MIN = typer.Option(None, "--trim-min", help="Lowest score of the scale (trims scores).")
 _TRIM_MAX = typer.Option(None, "--trim-max", help="Highest score of the scale.")

@@ -229,7 +229,17 @@ def run_rsmeval(config: str | Path, **options: Any) -> RsmevalTables:
     :func:`rsmeval_tables`.
 
     Example (a bootstrap interval over candidates on every score type's records):
-        >>> t = run_rsmeval("experiment.json", ci=0.95, cluster="candidate")  # doctest: +SKIP
-        >>> t.metrics.get("QWK", table="eval", score="raw").parameters["ci_low"]  # doctest: +SKIP
+        >>> import json, tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> rows = [f"r{i},{1 + i % 3},{1 + i % 3 + (i % 5) / 5},c{i // 2}" for i in range(12)]
+        >>> _ = (d / "p.csv").write_text("\\n".join(["id,h,m,who", *rows]) + "\\n")
+        >>> cfg = {"experiment_id": "x", "predictions_file": "p.csv", "system_score_column": "m",
+        ...        "human_score_column": "h", "id_column": "id", "candidate_column": "who",
+        ...        "trim_min": 1, "trim_max": 3}
+        >>> _ = (d / "c.json").write_text(json.dumps(cfg))
+        >>> t = run_rsmeval(d / "c.json", ci=0.9, num_bootstrap=200, cluster="who")
+        >>> p = t.metrics.get("PearsonR", table="eval", score="raw").parameters
+        >>> p["cluster"], p["ci_low"] < p["ci_high"]
+        ('who', True)
     """
     return rsmeval_tables(RsmevalConfig.from_file(config), **options)

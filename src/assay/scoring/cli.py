@@ -107,7 +107,9 @@ _CONFIG = typer.Option(
     None,
     "--config",
     help="An rsmeval configuration file (JSON): run that experiment, write RSMTool's tables "
-    "as <experiment_id>_<table>.csv (or .tsv/.xlsx, its file_format).",
+    "as <experiment_id>_<table>.csv (or .tsv/.xlsx, its file_format). --ci, --cluster and "
+    "--by (columns of its predictions file) go on the records of every score type "
+    "(--by: the main one), never into the tables.",
 )
 _TRIM_MIN = typer.Option(None, "--trim-min", help="Lowest score of the scale (trims scores).")
 _TRIM_MAX = typer.Option(None, "--trim-max", help="Highest score of the scale.")
@@ -178,13 +180,6 @@ def register(app: typer.Typer) -> None:
         if config is not None or trim_min is not None or trim_max is not None:
             from assay.scoring.rsmeval_cli import run_rsmeval_command
 
-            rsmeval_only = (("--by", by), ("--ci", ci is not None), ("--cluster", cluster))
-            for option, given in rsmeval_only:
-                if given:
-                    raise InvalidInputError(
-                        "is not offered in rsmeval mode (--config)", source=option
-                    )
-
             flags = {
                 "predictions_file": data,
                 "human_score_column": human,
@@ -199,7 +194,9 @@ def register(app: typer.Typer) -> None:
                 "scale_with": scale_with,
                 "id_column": id_column,
             }
-            run_rsmeval_command(config, flags, out_dir, fmt, save=save, db=db)
+            options: dict[str, Any] = {"ci": ci, "ci_method": ci_method, "seed": seed}
+            options |= {"num_bootstrap": num_bootstrap, "cluster": cluster, "by": list(by)}
+            run_rsmeval_command(config, flags, out_dir, fmt, options, save=save, db=db)
             return
         if data is None or human is None or system is None:
             raise InvalidInputError(

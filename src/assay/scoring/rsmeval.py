@@ -25,10 +25,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from assay.errors import InvalidInputError
+from assay.intervals import ci_options
 from assay.results import Metric, MetricSet
 from assay.scoring.rsmeval_config import RsmevalConfig
 from assay.scoring.rsmeval_frames import (
@@ -39,7 +43,7 @@ from assay.scoring.rsmeval_frames import (
     input_tables,
     score_distribution,
 )
-from assay.scoring.rsmeval_preprocess import Preprocessed, preprocess
+from assay.scoring.rsmeval_preprocess import Preprocessed, input_column, preprocess
 from assay.scoring.tables import ScoringTables
 
 __all__ = ["RsmevalTables", "rsmeval_tables", "run_rsmeval"]
@@ -95,30 +99,51 @@ def _serialise(df: pd.DataFrame, file_format: str) -> str | bytes:
     return df.to_csv(index=False, sep="\t" if file_format == "tsv" else ",")
 
 
-def _score_view(cfg: RsmevalConfig, pre: Preprocessed, score: str) -> ScoringTables:
+def _score_view(
+    cfg: RsmevalConfig, frame: pd.DataFrame, score: str, options: dict[str, Any]
+) -> ScoringTables:
     from assay.scoring.evaluator import ScoringEvaluator
 
     ev = ScoringEvaluator(
         human="sc1",
         system=score,
-        human2="sc2" if pre.has_sc2 else None,
         group_columns=cfg.subgroups,
         exclude_zero_scores=cfg.exclude_zero_scores,
         rater_error_variance=cfg.rater_error_variance,
+        **options,
     )
-    return ev.add(pre.pred, source=str(cfg.predictions_file)).tables()
+    return ev.add(frame, source=str(cfg.predictions_file)).tables()
+
+
+def _eval_frame(cfg: RsmevalConfig, pre: Preprocessed, columns: dict[str, str]) -> pd.DataFrame:
+    """``pred`` with the input columns the intervals and slices need (name -> role), under
+    the names the user gave; a name that preprocessing gave another column is refused."""
+    extra: dict[str, Any] = {}
+    for name, role in columns.items():
+        values = input_column(cfg, pre, name, role)
+        if name in pre.pred.columns and not pre.pred[name].equals(values):
+            raise InvalidInputError(
+                f"is a column name rsmeval's preprocessing gives another column ({role}: "
+                "rename the column in the data)",
+                source=str(cfg.predictions_file),
+                field=name,
+            )
+        extra[name] = values
+    return pre.pred.assign(**extra) if extra else pre.pred
 
 
 def _metric_tables(
-    cfg: RsmevalConfig, pre: Preprocessed
+    cfg: RsmevalConfig, frame: pd.DataFrame, options: dict[str, Any], by: Sequence[str]
 ) -> tuple[dict[str, pd.DataFrame], MetricSet, tuple[str, ...]]:
     """The metric tables (per-score-type tables stacked, the rest from the main score) and
-    their records: every record of the main score, the per-score-type ones of the others."""
+    their records: every record of the main score (with its ``by`` slices), the per-score-type
+    ones of the others; ``options``: the second rater and interval options of every evaluator."""
     per: dict[str, list[pd.DataFrame]] = {name: [] for name in PER_SCORE}
     main: ScoringTables | None = None
     records: list[Metric] = []
     for score in [t for t in cfg.score_types if not t.endswith("_round")]:
-        view = _score_view(cfg, pre, score)
+        main_options = {**options, "by": list(by)} if score == cfg.main_score else options
+        view = _score_view(cfg, frame, score, main_options)
         rows = [score] if not score.endswith("_trim") else [score, f"{score}_round"]
         for name in PER_SCORE:
             if name in view.tables:
@@ -147,8 +172,25 @@ def _metric_tables(
     return out, MetricSet(records), tuple(main.notes)
 
 
-def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
-    """Every table rsmeval writes for this configuration (see the module docstring)."""
+def rsmeval_tables(
+    cfg: RsmevalConfig,
+    *,
+    ci: float | None = None,
+    ci_method: str = "bootstrap",
+    num_bootstrap: int = 1000,
+    seed: int = 0,
+    cluster: str | None = None,
+    by: Sequence[str] = (),
+) -> RsmevalTables:
+    """Every table rsmeval writes for this configuration (see the module docstring).
+
+    ``ci``, ``ci_method``, ``num_bootstrap``, ``seed`` and ``cluster`` put the intervals of
+    :class:`~assay.scoring.evaluator.ScoringEvaluator` on the records of every score type
+    (the tables are unchanged); ``cluster`` and ``by`` name input columns (the candidate
+    column, a subgroup, any other column of the predictions file, by the name it has there);
+    ``by`` slices the main score's records.
+    """
+    ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)  # before any reading
     pre = preprocess(cfg)
     pred = pre.pred
     tables = RsmevalTables()
@@ -161,7 +203,11 @@ def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
         pre.excluded, cfg.exclude_zero_scores, listwise=bool(cfg.min_items_per_candidate)
     )
     tables.update(composition_tables(pred, cfg.subgroups, bool(cfg.candidate_column)))
-    metric_tables, tables.metrics, tables.notes = _metric_tables(cfg, pre)
+    columns = {str(b): "by" for b in by} | ({cluster: "cluster"} if cluster else {})
+    options: dict[str, Any] = {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap}
+    options |= {"seed": seed, "cluster": cluster, "human2": "sc2" if pre.has_sc2 else None}
+    frame = _eval_frame(cfg, pre, columns)
+    metric_tables, tables.metrics, tables.notes = _metric_tables(cfg, frame, options, by)
     tables.update(metric_tables)
     kind = "scale" if cfg.scale_with is not None else "raw"
     tables["confMatrix"] = confusion_table(pred["sc1"], pred[f"{kind}_trim_round"])
@@ -177,6 +223,23 @@ def rsmeval_tables(cfg: RsmevalConfig) -> RsmevalTables:
     return tables
 
 
-def run_rsmeval(config: str | Path) -> RsmevalTables:
-    """Read an rsmeval configuration file and compute its tables."""
-    return rsmeval_tables(RsmevalConfig.from_file(config))
+def run_rsmeval(config: str | Path, **options: Any) -> RsmevalTables:
+    """Read an rsmeval configuration file and compute its tables; ``options`` (``ci``,
+    ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``, ``by``) as for
+    :func:`rsmeval_tables`.
+
+    Example (a bootstrap interval over candidates on every score type's records):
+        >>> import json, tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> rows = [f"r{i},{1 + i % 3},{1 + i % 3 + (i % 5) / 5},c{i // 2}" for i in range(12)]
+        >>> _ = (d / "p.csv").write_text("\\n".join(["id,h,m,who", *rows]) + "\\n")
+        >>> cfg = {"experiment_id": "x", "predictions_file": "p.csv", "system_score_column": "m",
+        ...        "human_score_column": "h", "id_column": "id", "candidate_column": "who",
+        ...        "trim_min": 1, "trim_max": 3}
+        >>> _ = (d / "c.json").write_text(json.dumps(cfg))
+        >>> t = run_rsmeval(d / "c.json", ci=0.9, num_bootstrap=200, cluster="who")
+        >>> p = t.metrics.get("PearsonR", table="eval", score="raw").parameters
+        >>> p["cluster"], p["ci_low"] < p["ci_high"]
+        ('who', True)
+    """
+    return rsmeval_tables(RsmevalConfig.from_file(config), **options)

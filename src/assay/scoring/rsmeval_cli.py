@@ -1,7 +1,9 @@
 """``assay scoring --config FILE.json`` (and ``--trim-min/--trim-max``): the rsmeval pipeline.
 
 With ``--config`` the rsmeval configuration decides everything and the tables are written as
-``<experiment_id>_<table>.csv`` (RSMTool's names); the other scoring options must not be given.
+``<experiment_id>_<table>.csv`` (RSMTool's names); the other scoring options must not be given,
+except the interval and slice options (``--ci``, ``--ci-method``, ``--num-bootstrap``,
+``--seed``, ``--cluster``, ``--by``), which go on the records, never into the tables.
 With ``--trim-min``/``--trim-max`` the options make the configuration and the tables are
 written as ``<table>.csv``. The folder is written all at once.
 """
@@ -78,20 +80,27 @@ def run_rsmeval_command(
     flags: dict[str, Any],
     out_dir: Path,
     fmt: OutputFormat,
+    options: dict[str, Any] | None = None,
     *,
     save: bool = False,
     db: str | None = None,
 ) -> None:
     """Run the pipeline, store it (``save``), write every table into ``out_dir`` at once,
-    print a summary."""
-    from assay.cli_support import save_metrics
+    print a summary. ``options``: ``ci``, ``ci_method``, ``num_bootstrap``, ``seed``,
+    ``cluster``, ``by`` (see :func:`assay.scoring.rsmeval.rsmeval_tables`)."""
+    from assay.cli_support import CI_OPTIONS, save_metrics
     from assay.io.files import write_files_atomic
     from assay.scoring.rsmeval import rsmeval_tables
 
     cfg = _config_only(config, flags) if config is not None else _from_flags(flags)
     if cfg.ignored:
         typer.echo(f"ignored (as rsmeval ignores them): {', '.join(cfg.ignored)}", err=True)
-    tables = rsmeval_tables(cfg)
+    options = dict(options or {})
+    try:
+        tables = rsmeval_tables(cfg, **options)
+    except InvalidInputError as e:  # an interval option: named as its flag
+        flag = CI_OPTIONS.get(str(e.source), e.source)
+        raise InvalidInputError(e.reason, source=flag, record=e.record, field=e.field) from None
     files = tables.files(cfg.experiment_id, cfg.file_format)
     for name in files:
         if (out_dir / name).is_dir():
@@ -103,7 +112,11 @@ def run_rsmeval_command(
         "score_types": cfg.score_types,
         "group_columns": cfg.subgroups,
         "exclude_zero_scores": cfg.exclude_zero_scores,
+        **({"by": options["by"]} if options.get("by") else {}),
     }
+    if options.get("ci") is not None:
+        params |= {k: options[k] for k in ("ci", "ci_method", "num_bootstrap", "seed")}
+        params |= {"cluster": options["cluster"]} if options.get("cluster") else {}
     # the store first: a failing --save leaves --out-dir untouched
     save_metrics(
         tables.metrics,

@@ -34,7 +34,14 @@ from assay.errors import InvalidInputError
 if TYPE_CHECKING:
     from assay.scoring.rsmeval_config import RsmevalConfig
 
-__all__ = ["Preprocessed", "flag_value", "preprocess", "read_scores_table", "trim"]
+__all__ = [
+    "Preprocessed",
+    "flag_value",
+    "input_column",
+    "preprocess",
+    "read_scores_table",
+    "trim",
+]
 
 # RSMTool's reserved column names; a data column bearing one it does not play is renamed
 RESERVED = ("spkitemid", "sc1", "sc2", "length", "raw", "candidate")
@@ -245,3 +252,47 @@ def preprocess(cfg: RsmevalConfig) -> Preprocessed:
     if cfg.candidate_column:
         out["candidate"] = kept["candidate"].astype(str)
     return Preprocessed(pred=out, excluded=excluded, has_sc2=has_sc2, flagged=flagged, kept=kept)
+
+
+def input_column(cfg: RsmevalConfig, pre: Preprocessed, name: str, role: str) -> pd.Series:
+    """The input column ``name`` on the evaluated responses (``pred``'s rows), under whatever
+    name preprocessing gave it: a subgroup as evaluated (``No info`` for empty values), the
+    candidate column as text, the id and score columns renamed, any other column as read.
+    ``role`` (``cluster``, ``by``) names the use in the error when there is no such column.
+
+    Example:
+        >>> import pandas as pd
+        >>> from assay.scoring.rsmeval_config import RsmevalConfig
+        >>> cfg = RsmevalConfig(experiment_id="x", predictions_file="p.csv", trim_min=1,
+        ...     trim_max=3, system_score_column="m", human_score_column="h",
+        ...     candidate_column="who")
+        >>> kept = pd.DataFrame({"spkitemid": ["a"], "sc1": [1.0], "raw": [1.0], "t": [7]})
+        >>> pred = pd.DataFrame({"spkitemid": ["a"], "sc1": [1.0], "candidate": ["c1"]})
+        >>> pre = Preprocessed(pred, kept.iloc[:0], False, kept.iloc[:0], kept)
+        >>> input_column(cfg, pre, "who", "cluster").tolist()
+        ['c1']
+        >>> input_column(cfg, pre, "t", "by").tolist()
+        [7]
+    """
+    if name in cfg.subgroups:
+        return pre.pred[name]
+    if cfg.candidate_column and name == cfg.candidate_column:
+        return pre.pred["candidate"]
+    names = {
+        cfg.id_column or "spkitemid": "spkitemid",
+        cfg.human_score_column: "sc1",
+        cfg.system_score_column: "raw",
+    }
+    if cfg.second_human_score_column:
+        names[cfg.second_human_score_column] = "sc2"
+    if not cfg.id_column and name == "spkitemid":  # the row number took its place
+        inner = "##spkitemid##"
+    else:
+        inner = names.get(name, f"##{name}##" if name in RESERVED else name)
+    if inner not in pre.kept.columns:
+        raise InvalidInputError(
+            f"missing column (named as the {role} column)",
+            source=str(cfg.predictions_file),
+            field=name,
+        )
+    return pre.kept[inner]

@@ -66,7 +66,23 @@ class Clusters:
 
     def weights(self, counts: F64) -> F64:
         """Row weights (b, m) of cluster counts (b, G)."""
+        single = self._single_cluster()
+        if single is not None:  # every row in one cluster: a gather, no product
+            cluster, units = single
+            out = np.take(counts, cluster, axis=1)
+            return np.multiply(out, units, out=out)
         return np.ascontiguousarray((self.membership.T @ counts.T).T)
+
+    def _single_cluster(self) -> tuple[NDArray[np.intp], F64] | None:
+        """Each row's cluster and its units there, when every row lies in one cluster (the
+        rows of :func:`collapse_by`, which keeps the cluster in the row); else None."""
+        found = self.__dict__.get("_single")
+        if found is None:
+            csc = self.membership.tocsc()
+            one = bool(np.all(np.diff(csc.indptr) == 1))
+            found = (csc.indices.astype(np.intp), csc.data.astype(np.float64)) if one else ()
+            object.__setattr__(self, "_single", found)
+        return found or None
 
     def totals(self) -> F64:
         """The data's own row weights (m,): every cluster once."""
@@ -105,7 +121,9 @@ def collapse_by(rows: ArrayLike, codes: ArrayLike | None) -> tuple[np.ndarray, A
     a = np.asarray(rows)
     a = a[:, None] if a.ndim == 1 else a
     g = np.asarray(codes, dtype=np.float64).reshape(-1, 1)
-    uniq, counts = np.unique(np.column_stack([a, g]), axis=0, return_counts=True)
+    from assay.intervals import collapse
+
+    uniq, counts, _ = collapse(np.column_stack([a, g]))
     m = len(uniq)
     c = Clusters.of(np.arange(m), uniq[:, -1].astype(np.intp), m, counts)
     return uniq[:, :-1], c

@@ -233,8 +233,6 @@ def test_cli_saves_shows_and_exports_the_intervals(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("extra", "flag"),
     [
-        (["--ci", "0.9", "--config", "x.json"], "--ci"),
-        (["--ci", "0.9", "--trim-min", "1", "--trim-max", "5"], "--ci"),
         (["--ci", "1.5"], "--ci"),
         (["--ci", "0.9", "--ci-method", "jackknife"], "--ci-method"),
         (["--cluster", "g"], "--cluster"),

@@ -1,7 +1,7 @@
 """The house rules that a reader of ``src/assay`` relies on, checked on the source itself.
 
-- Lower floors never import higher ones: outside the CLI layer (``cli.py`` files,
-  ``assay.cli``, ``assay.cli_support``), the store and the report, no module imports
+- Lower floors never import higher ones: outside the CLI layer (``cli.py`` and
+  ``__main__.py`` files, ``assay.cli``, ``assay.cli_support``), the store and the report, no module imports
   ``assay.cli``, ``assay.cli_support``, ``assay.store`` or ``assay.report``.
 - No module imports another domain's private (``_x``) names.
 - Bad user input raises ``InvalidInputError``: no ``raise ValueError(...)`` in the package.
@@ -46,7 +46,7 @@ def _names(node: ast.Import | ast.ImportFrom) -> list[str]:
 
 def _is_cli_layer(module: str) -> bool:
     last = module.rsplit(".", 1)[-1]
-    return last == "cli" or last.endswith("_cli") or module.startswith(HIGH)
+    return last in ("cli", "__main__") or last.endswith("_cli") or module.startswith(HIGH)
 
 
 def _domain(module: str) -> str:

@@ -1,8 +1,9 @@
 """The house rules that a reader of ``src/assay`` relies on, checked on the source itself.
 
 - Lower floors never import higher ones: outside the CLI layer (``cli.py`` and
-  ``__main__.py`` files, ``assay.cli``, ``assay.cli_support``), the store and the report, no module imports
-  ``assay.cli``, ``assay.cli_support``, ``assay.store`` or ``assay.report``.
+  ``__main__.py`` files, ``assay.cli``, ``assay.cli_support``), the store and the report,
+  no module imports ``assay.cli``, ``assay.cli_support``, ``assay.store`` or
+  ``assay.report``.
 - No module imports another domain's private (``_x``) names.
 - Bad user input raises ``InvalidInputError``: no ``raise ValueError(...)`` in the package.
 - One LLM driver: only ``assay.llm.driver`` builds a ``Runner`` and only

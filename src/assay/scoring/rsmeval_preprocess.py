@@ -144,11 +144,8 @@ def _scaling(cfg: RsmevalConfig) -> tuple[float, float, float, float]:
     return float(p.mean()), float(p.std()), float(h.mean()), float(h.std())
 
 
-def _renamed(df: pd.DataFrame, cfg: RsmevalConfig) -> pd.DataFrame:
-    src = str(cfg.predictions_file)
-    if not cfg.id_column:  # no id column: the row number (1-based) is the id
-        df = df.rename(columns={"spkitemid": "##spkitemid##"})
-        df.insert(0, "spkitemid", [str(i + 1) for i in range(len(df))])
+def _input_names(cfg: RsmevalConfig) -> dict[str, str]:
+    """The predictions file's columns rsmeval renames, and their names after preprocessing."""
     names = {
         cfg.id_column or "spkitemid": "spkitemid",
         cfg.human_score_column: "sc1",
@@ -158,6 +155,15 @@ def _renamed(df: pd.DataFrame, cfg: RsmevalConfig) -> pd.DataFrame:
         names[cfg.second_human_score_column] = "sc2"
     if cfg.candidate_column:
         names[cfg.candidate_column] = "candidate"
+    return names
+
+
+def _renamed(df: pd.DataFrame, cfg: RsmevalConfig) -> pd.DataFrame:
+    src = str(cfg.predictions_file)
+    if not cfg.id_column:  # no id column: the row number (1-based) is the id
+        df = df.rename(columns={"spkitemid": "##spkitemid##"})
+        df.insert(0, "spkitemid", [str(i + 1) for i in range(len(df))])
+    names = _input_names(cfg)
     for c in [*names, *cfg.subgroups]:
         if c not in df.columns:
             raise InvalidInputError("missing column", source=src, field=c)
@@ -278,13 +284,7 @@ def input_column(cfg: RsmevalConfig, pre: Preprocessed, name: str, role: str) ->
         return pre.pred[name]
     if cfg.candidate_column and name == cfg.candidate_column:
         return pre.pred["candidate"]
-    names = {
-        cfg.id_column or "spkitemid": "spkitemid",
-        cfg.human_score_column: "sc1",
-        cfg.system_score_column: "raw",
-    }
-    if cfg.second_human_score_column:
-        names[cfg.second_human_score_column] = "sc2"
+    names = _input_names(cfg)
     if not cfg.id_column and name == "spkitemid":  # the row number took its place
         inner = "##spkitemid##"
     else:

@@ -16,11 +16,9 @@ percentile interval, as everywhere in :mod:`assay.intervals`).
 :class:`~assay.llm.suites.fairness_metrics.LLMFairnessEvaluator` arguments come back from
 the stored item rows alone (:func:`stored_args`), no data file and no model call. Rows with
 equal codes collapse (at most 80 distinct rows); each distinct row's evaluator state (its
-counts) is one vector, so a resample's state is the count-weighted sum of them (the
-evaluator's state is additive: ``merge`` sums it), and the resample's metrics are the
-evaluator's own records of that state (``from_state(...).compute()``: the same formulas
-and the same undefined cases as the point estimate; a loop over resamples on 20 counts,
-never over items).
+counts) is one vector, so a resample's counts are the count-weighted sum of them, and the
+evaluator's :class:`~assay.llm.tally.Tally` gives every resample's records at once with
+the point estimate's own formulas and undefined cases (no evaluator runs per resample).
 
 An evaluation whose items cannot be scored again (stored without items, or before the
 ``info`` column) gives every averaged record ``ci_undefined`` with the reason, and so does
@@ -46,6 +44,7 @@ from numpy.typing import NDArray
 from assay.collapsing import collapse
 from assay.intervals import CIOptions, bootstrap, percentile
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator
+from assay.llm.tally import record_key
 from assay.results import Metric, MetricSet
 
 __all__ = ["FIELDS", "stored_args", "stratum_units", "stratum_seed", "attach_average_intervals"]
@@ -121,47 +120,36 @@ def stratum_seed(seed: int, j: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(j)]).generate_state(1)[0])
 
 
-def _overall(ms: MetricSet, kind: str) -> float:
+def _overall(ms: MetricSet, kind: str) -> Metric | None:
     from assay.llm.suites.average import _overall as pick
 
-    m = pick(ms, kind)
+    return pick(ms, kind)
+
+
+def _value(m: Metric | None) -> float:
     v = None if m is None else m.value
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
 
 
 class _Stratum:
-    """One dataset's distinct units as evaluator state vectors."""
+    """One dataset's distinct units: its records (the evaluator on every test row) and its
+    :class:`~assay.llm.tally.Tally` (every resample's records at once)."""
 
     def __init__(self, args: Args) -> None:
         self.rows, self.mult = stratum_units(args)
-        probe = LLMFairnessEvaluator().state()
-        self.config = probe.pop("config")
-        self.layout = [(k, np.shape(v)) for k, v in sorted(probe.items())]
-        states = []
-        for r in self.rows:
-            ev = LLMFairnessEvaluator().add(**{k: [int(x)] for k, x in zip(FIELDS, r)})
-            st = ev.state()
-            states.append(np.concatenate([np.ravel(st[k]) for k, _ in self.layout]))
-        self.states = np.asarray(states, dtype=np.float64)  # (distinct rows, counts)
+        columns = {k: self.rows[:, i].tolist() for i, k in enumerate(FIELDS)}
+        self.tally = LLMFairnessEvaluator().tally(**columns)
+        every = {k: np.repeat(self.rows[:, i], self.mult).tolist() for i, k in enumerate(FIELDS)}
+        self.records = LLMFairnessEvaluator().add(**every).compute()
 
     def statistic(self, kinds: Sequence[str]) -> Callable[[F64], F64]:
-        """:meth:`metrics` of ``kinds`` as a bootstrap statistic."""
-        return lambda weights: self.metrics(weights, kinds)
-
-    def metrics(self, weights: F64, kinds: Sequence[str]) -> F64:
-        """The ``kinds`` of each resample's state (weights: (b, distinct rows)) -> (b, k)."""
-        summed = np.rint(np.asarray(weights, dtype=np.float64) @ self.states).astype(np.int64)
-        out = np.full((summed.shape[0], len(kinds)), np.nan)
-        for i, vec in enumerate(summed):
-            state: dict[str, Any] = {"config": self.config}
-            at = 0
-            for k, shape in self.layout:
-                size = int(np.prod(shape))
-                state[k] = vec[at : at + size].reshape(shape)
-                at += size
-            ms = LLMFairnessEvaluator.from_state(state).compute()
-            out[i] = [_overall(ms, kind) for kind in kinds]
-        return out
+        """The overall records of ``kinds`` of each resample (weights: (b, distinct rows))
+        -> (b, k); NaN where undefined or where the data has no such record."""
+        keys = [
+            ("",) if m is None else record_key(kind, m.parameters)
+            for kind, m in ((k, _overall(self.records, k)) for k in kinds)
+        ]
+        return lambda weights: self.tally.replicates(np.asarray(weights, np.float64), keys)
 
 
 def attach_average_intervals(
@@ -181,8 +169,8 @@ def attach_average_intervals(
             why = f"evaluation {eid} ({dataset}): {reason}"
             break
         st = _Stratum(args)
-        again = st.metrics(st.mult[None, :].astype(np.float64), kinds)[0]
-        stored = np.array([_overall(ms, k) for k in kinds])
+        again = np.array([_value(_overall(st.records, k)) for k in kinds])
+        stored = np.array([_value(_overall(ms, k)) for k in kinds])
         if not np.array_equal(again, stored, equal_nan=True):
             j = int(np.flatnonzero(~((again == stored) | (np.isnan(again) & np.isnan(stored))))[0])
             why = (

@@ -37,7 +37,7 @@ def test_weights_equal_each_unit_counting_its_cluster(n, groups, b, seed) -> Non
     rows, c = collapse_by(values[:, None], codes)
     pair = {(float(v), int(g)): i for i, (v, g) in enumerate(zip(rows[:, 0], _codes_of(c)))}
     unit = np.array([pair[(float(v), int(g))] for v, g in zip(values, codes, strict=True)])
-    assert c._single_cluster() is not None
+    assert c._single is not None
     np.testing.assert_array_equal(c.weights(counts), _dense(unit, codes, len(pair), counts))
     # rows shared by clusters: the product
     shared = Clusters.of(unit=values.astype(np.intp), codes=codes, rows=4)

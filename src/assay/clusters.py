@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -66,23 +67,21 @@ class Clusters:
 
     def weights(self, counts: F64) -> F64:
         """Row weights (b, m) of cluster counts (b, G)."""
-        single = self._single_cluster()
+        single = self._single
         if single is not None:  # every row in one cluster: a gather, no product
             cluster, units = single
             out = np.take(counts, cluster, axis=1)
             return np.multiply(out, units, out=out)
         return np.ascontiguousarray((self.membership.T @ counts.T).T)
 
-    def _single_cluster(self) -> tuple[NDArray[np.intp], F64] | None:
+    @cached_property
+    def _single(self) -> tuple[NDArray[np.intp], F64] | None:
         """Each row's cluster and its units there, when every row lies in one cluster (the
         rows of :func:`collapse_by`, which keeps the cluster in the row); else None."""
-        found = self.__dict__.get("_single")
-        if found is None:
-            csc = self.membership.tocsc()
-            one = bool(np.all(np.diff(csc.indptr) == 1))
-            found = (csc.indices.astype(np.intp), csc.data.astype(np.float64)) if one else ()
-            object.__setattr__(self, "_single", found)
-        return found or None
+        csc = self.membership.tocsc()
+        if not np.all(np.diff(csc.indptr) == 1):
+            return None
+        return csc.indices.astype(np.intp), csc.data.astype(np.float64)
 
     def totals(self) -> F64:
         """The data's own row weights (m,): every cluster once."""

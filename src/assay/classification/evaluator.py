@@ -60,6 +60,12 @@ from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
 from assay.classification.intervals import attach_intervals, gap_intervals
 from assay.classification.io import parse_long_form
+from assay.classification.options import (
+    DEFAULT_METRICS,
+    METRIC_TYPES,
+    check_compact,
+    check_thresholds,
+)
 from assay.classification.slices import SLICE_TYPES, slice_records
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
 from assay.classification.types import (
@@ -85,61 +91,6 @@ __all__ = [
     "METRIC_TYPES",
     "DEFAULT_METRICS",
 ]
-
-METRIC_TYPES: tuple[str, ...] = (
-    "Counts",
-    "Precision",
-    "Recall",
-    "F1",
-    "Accuracy",
-    "ROCAUC",
-    "mROCAUC",
-    "ROCCurve",
-    "PrecisionRecallCurve",
-    "DetailedPrecisionRecallCurve",
-    "ConfusionMatrix",
-    "ConfusionMatrixWithExamples",
-    "Examples",
-)
-
-#: Computed when ``metrics`` is not given: all but the exact ROC curve (as long as the
-#: data) and the per-datum and example-carrying types.
-DEFAULT_METRICS: tuple[str, ...] = tuple(
-    t for t in METRIC_TYPES if t not in ("ROCCurve", "ConfusionMatrixWithExamples", "Examples")
-)
-
-
-def _thresholds(values: Iterable[float], source: str) -> tuple[float, ...]:
-    out = []
-    for i, v in enumerate(values):
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise InvalidInputError(
-                f"expected a number, got {v!r}", source=source, record=f"index {i}"
-            ) from None
-        if not 0.0 <= f <= 1.0:  # also refuses NaN
-            raise InvalidInputError(
-                f"a score threshold must be in [0, 1], got {v!r}",
-                source=source,
-                record=f"index {i}",
-            )
-        out.append(f)
-    return tuple(out)
-
-
-def _check_compact(compact: Any, max_examples: int, metrics: tuple[str, ...]) -> bool:
-    if not isinstance(compact, (bool, np.bool_)):
-        raise InvalidInputError(f"must be true or false, got {compact!r}", source="compact")
-    named = sorted(set(metrics) & {"ConfusionMatrixWithExamples", "Examples"})
-    if compact and (max_examples or named):
-        why = f"metric types {named}" if named else "pr_curve_max_examples > 0"
-        raise InvalidInputError(
-            f"compact keeps counts, not datums, but {why} name datums: set "
-            "pr_curve_max_examples=0 and leave out ConfusionMatrixWithExamples and Examples",
-            source="compact",
-        )
-    return bool(compact)
 
 
 class ClassificationEvaluator(Evaluator):
@@ -205,9 +156,9 @@ class ClassificationEvaluator(Evaluator):
         cluster: str | None = None,
         by: Sequence[str] = (),
     ) -> None:
-        self.score_thresholds = _thresholds(score_thresholds, "score_thresholds")
+        self.score_thresholds = check_thresholds(score_thresholds, "score_thresholds")
         self.pr_curve_thresholds = tuple(
-            sorted(_thresholds(pr_curve_thresholds, "pr_curve_thresholds"))
+            sorted(check_thresholds(pr_curve_thresholds, "pr_curve_thresholds"))
         )
         if isinstance(pr_curve_max_examples, bool) or int(pr_curve_max_examples) < 0:
             raise InvalidInputError(
@@ -239,7 +190,7 @@ class ClassificationEvaluator(Evaluator):
             )
         self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
         self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
-        self.compact = _check_compact(compact, self.pr_curve_max_examples, self.metrics)
+        self.compact = check_compact(compact, self.pr_curve_max_examples, self.metrics)
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         if isinstance(by, str) or not all(isinstance(c, str) for c in by):
             raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")

@@ -1338,3 +1338,298 @@ def _(ctx: Ctx) -> Any:
         "30",
         out=False,
     )
+
+
+# ---------------------------------------------------------------- more options per domain
+
+
+@case("cls-binary-examples-confusion")
+def _(ctx: Ctx) -> Any:
+    args = [ctx.path(a) if a.endswith(".csv") else a for a in BIN[:-2]]
+    return cli(
+        ctx,
+        *args,
+        "--pr-curve-max-examples",
+        "2",
+        "--score-thresholds",
+        "0,0.5",
+        "--metrics",
+        "Counts,ConfusionMatrix,ConfusionMatrixWithExamples,"
+        "DetailedPrecisionRecallCurve,Examples,PrecisionRecallCurve",
+        "--examples-limit",
+        "5",
+        "--examples-offset",
+        "2",
+    )
+
+
+@case("cls-multiclass-zero-division-compact")
+def _(ctx: Ctx) -> Any:
+    out = _cls(ctx, MULTI, "--zero-division", "0", "--score-thresholds", "0,0.9", "--no-hardmax")
+    return out + _cls(ctx, MULTI, "--compact", "--score-thresholds", "0,0.5")
+
+
+@case("cls-longform-filtered-by-ci")
+def _(ctx: Ctx) -> Any:
+    from assay.classification import ClassificationEvaluator
+
+    gts, pds = _long(ctx)
+    ev = ClassificationEvaluator(pr_curve_max_examples=0, ci=0.9, num_bootstrap=50, by=["batch"])
+    ev.add(gts, pds)
+    view = ev.filter(datums='site == "x"', predictions="score > 0.1")
+    return plain(view.compute())
+
+
+@case("fair-options")
+def _(ctx: Ctx) -> Any:
+    out = _fair(ctx, "--group", "race", "--method", "to_overall", "--equalized-odds-agg", "mean")
+    out += _fair(ctx, "--group", "race", "--control", "region", "--zero-division", "0")
+    return out
+
+
+@case("fair-crossed-groups-ci")
+def _(ctx: Ctx) -> Any:
+    from assay.fairness import evaluate_fairness
+
+    df = pd.read_csv(ctx.inputs / "fairness.csv")
+    return plain(
+        evaluate_fairness(
+            df,
+            label="y",
+            prediction="yhat",
+            groups=["sex=f"],
+            group_columns=[["sex", "race"]],
+            sample_weight="weight",
+            ci=0.9,
+            num_bootstrap=60,
+            by=["region"],
+        )
+    )
+
+
+@case("det-jsonl-options")
+def _(ctx: Ctx) -> Any:
+    out = _det(
+        ctx,
+        DETJ,
+        "--matching",
+        "valor",
+        "--score-thresholds",
+        "0,0.5,0.9",
+        "--zero-division",
+        "0",
+        "--pr-curve-max-examples",
+        "2",
+    )
+    out += _det(
+        ctx,
+        DETJ,
+        "--max-detections",
+        "2",
+        "--recall-score-threshold",
+        "0.3",
+        "--metrics",
+        "AP,mAP,AR,mAR,Counts,Examples",
+        "--examples-limit",
+        "3",
+    )
+    return out
+
+
+@case("det-jsonl-where-ci")
+def _(ctx: Ctx) -> Any:
+    return _det(
+        ctx,
+        DETJ,
+        "--where-predictions",
+        "score > 0.2",
+        "--where",
+        'site == "x"',
+        "--ci",
+        "0.9",
+        "--num-bootstrap",
+        "30",
+        "--iou-thresholds",
+        "0.5",
+    )
+
+
+@case("seg-api-metrics-ci")
+def _(ctx: Ctx) -> Any:
+    from assay.segmentation import evaluate_segmentation
+
+    gts = jsonl(ctx.inputs / "seg_groundtruths.jsonl")
+    prs = jsonl(ctx.inputs / "seg_predictions.jsonl")
+    return plain(
+        evaluate_segmentation(
+            gts,
+            prs,
+            metrics=["IOU", "mIOU", "Accuracy"],
+            by=["city"],
+            ci=0.8,
+            num_bootstrap=40,
+            seed=3,
+        )
+    )
+
+
+@case("scoring-options")
+def _(ctx: Ctx) -> Any:
+    out = _scoring(
+        ctx,
+        human2="h2",
+        group_columns=["L1"],
+        rater_error_variance=0.3,
+        smd_method="johnson",
+        population_sds={"h": 1.1},
+        base_groups={"L1": "en"},
+    )
+    out += _scoring(
+        ctx,
+        human2="h2",
+        use_diff_std_means=True,
+        population_means={"h": 3.0},
+        population_sds={"h": 1.1},
+        exclude_zero_scores=False,
+    )
+    return out
+
+
+@case("stats-api-panel-aggregate")
+def _(ctx: Ctx) -> Any:
+    """Categorical verdicts (frequency, Krippendorff's alpha, Wilson interval) and dict-valued
+    scores (aggregate, perplexity), built from the committed score files."""
+    import assay.stats as st
+
+    rows = jsonl(ctx.inputs / "scores.jsonl")
+    verdicts = {"C": "yes", "I": "no", "P": "no"}
+    panel = [
+        st.SampleScore(
+            st.Score(verdicts.get(r["value"]) if isinstance(r["value"], str) else None),
+            r["sample_id"],
+            r["epoch"],
+            r["sample_metadata"],
+        )
+        for r in rows
+    ]
+    out = plain(
+        st.evaluate_scores(
+            panel,
+            [
+                st.frequency(["yes", "no", "maybe"]),
+                st.krippendorff_alpha("nominal"),
+                st.ci_wilson(cluster="doc"),
+            ],
+            ["collect", "majority"],
+        )
+    )
+    nums = jsonl(ctx.inputs / "scores_numeric.jsonl")
+    dicts = []
+    for i, r in enumerate(nums):
+        d: dict[str, Any] = {"em": "CI"[i % 2]}
+        if r["value"] is not None:
+            d["f1"] = r["value"]
+        toks = {"num_tokens": i % 9, "sum_log_probs": -0.7 * (i % 9)}
+        dicts.append(
+            st.SampleScore(st.Score(d, metadata=toks), r["sample_id"], 1, r["sample_metadata"])
+        )
+    out += plain(
+        st.evaluate_scores(
+            dicts,
+            [
+                st.aggregate("f1", st.mean(), on_missing="skip"),
+                st.aggregate("f1", st.stderr(cluster="doc"), on_missing="zero"),
+                st.aggregate("em", st.accuracy()),
+                st.perplexity_per_token(),
+                st.perplexity_per_seq(),
+            ],
+        )
+    )
+    return out
+
+
+@case("stats-frames-ci-grouped")
+def _(ctx: Ctx) -> Any:
+    import numpy as np
+
+    import assay.stats as st
+
+    rows = [r for r in jsonl(ctx.inputs / "scores_numeric.jsonl") if r["value"] is not None]
+    frame = st.ScoreFrame.from_arrays(
+        np.array([r["value"] for r in rows]),
+        sample_id=np.array([r["sample_id"] for r in rows]),
+        epoch=np.ones(len(rows), dtype=int),
+        metadata={
+            "doc": np.array([r["sample_metadata"]["doc"] for r in rows]),
+            "topic": np.array([r["sample_metadata"]["topic"] for r in rows], dtype=object),
+        },
+    )
+    return plain(
+        st.evaluate_scores(
+            frame,
+            [st.mean(), st.grouped(st.mean(), "topic"), st.stderr(cluster="doc"), st.var()],
+            ci=0.9,
+            num_bootstrap=200,
+            cluster="doc",
+            seed=8,
+        )
+    )
+
+
+@case("text-rouge-bleu-options")
+def _(ctx: Ctx) -> Any:
+    return cli(
+        ctx,
+        "text",
+        "--data",
+        ctx.path("text.jsonl"),
+        "--metrics",
+        "rouge,bleu",
+        "--rouge-types",
+        "rouge1,rougeLsum",
+        "--use-stemmer",
+        "--rouge-measures",
+        "precision,recall",
+        "--bleu-weights",
+        "0.5,0.5",
+        "--bleu-smoothing",
+        "method2",
+        "--by",
+        "topic",
+        "--num-bootstrap",
+        "100",
+        "--seed",
+        "9",
+    )
+
+
+@case("llm-cat-bootstrap-seed-by-test-type")
+def _(ctx: Ctx) -> Any:
+    return _suite(
+        ctx,
+        "cat",
+        "--ci",
+        "0.9",
+        "--num-bootstrap",
+        "150",
+        "--bootstrap-seed",
+        "11",
+        "--by",
+        "test_type",
+    )
+
+
+@case("llm-fairness-ci-cluster")
+def _(ctx: Ctx) -> Any:
+    return _suite(
+        ctx,
+        "fairness",
+        "--ci",
+        "0.9",
+        "--num-bootstrap",
+        "150",
+        "--cluster",
+        "hours",
+        "--by",
+        "outcome",
+    )

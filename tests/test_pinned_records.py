@@ -51,3 +51,28 @@ def test_records_are_pinned(name: str, tmp_path) -> None:
 def test_every_pinned_file_has_a_case() -> None:
     stale = sorted(p.stem for p in RECORDS.glob("*.json") if p.stem not in CASES)
     assert not stale, f"pinned files without a case (delete them or restore the case): {stale}"
+
+
+def test_the_comparison_names_what_differs() -> None:
+    rec = {"type": "F1", "value": 0.5, "parameters": {"label": "a", "ci_low": 0.25, "n": 3}}
+    same = [rec, {**rec, "parameters": {**rec["parameters"], "label": "b"}}]
+    assert differences(same, list(reversed(same))) == []  # order is not compared
+    near = {
+        **rec,
+        "value": 0.5 + 4e-10,
+        "parameters": {**rec["parameters"], "ci_low": 0.25 * (1 + 5e-10)},
+    }
+    assert differences([rec], [near]) == []  # within 1e-9
+    moved = {**rec, "parameters": {**rec["parameters"], "ci_low": 0.2500001}}
+    (line,) = differences([rec], [moved])
+    assert line.startswith("F1 ") and "record.parameters.ci_low: 0.25 pinned, 0.2500001 new" in line
+    extra = {**rec, "parameters": {**rec["parameters"], "cluster": "doc"}}
+    assert any("record missing" in d for d in differences([rec], [extra]))
+    assert any("record added" in d and "cluster" in d for d in differences([rec], [extra]))
+    assert differences([{**rec, "value": None}], [rec]) == [
+        f"F1 {json.dumps(rec['parameters'], sort_keys=True)}: record.value: None pinned, 0.5 new"
+    ]
+    nan = {**rec, "value": float("nan")}
+    assert differences([nan], [nan]) == []
+    assert differences([nan], [rec]) != []
+    assert differences([{**rec, "value": {"tp": 1}}], [{**rec, "value": {"tp": 2}}]) != []

@@ -7,6 +7,18 @@ parameters), numbers within 1e-9 relative or absolute, ``None`` and NaN in the s
 (``tests/pinned/compare.py``; the order of the records is not compared). A failure names the
 case, the record and the field.
 
+Coverage (146 cases): classification (binary, multiclass, long form; bootstrap, Wilson, DeLong;
+clusters, slices, filters, examples), fairness (definitions and their mean, group columns,
+crossed groups, control columns, weights), detection (tiny COCO bbox and segm, JSONL; slices,
+clusters, filters, valor matching), segmentation, scoring (the records, SMD options, rsmeval's
+tables cell by cell), score statistics (Inspect-style metrics and reducers, clustered stderr,
+panels, aggregates, frames), text (ROUGE/BLEU with their default interval), judged text
+metrics, the CAT / LLM fairness / language suites, pairwise judging and scoring (the DevBench
+record file), ``llm average``; every domain under each of bootstrap, wilson, t, delong and
+bca (a method a metric does not offer falls back to the bootstrap, pinned as it is); each
+evaluator fed in batches, merged and rebuilt from its state; Parquet streamed by row group;
+states reduced by Dask. Runtime: about 37 CPU seconds (``-n 2``).
+
 The pins were generated on commit 42adf69 (main before the one-engine refactor, issue 29).
 They hold the records as that commit computed them: when a change makes this test fail, the
 change is wrong, not the pin, unless the change is *meant* to change a record (then say so

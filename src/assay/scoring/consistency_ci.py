@@ -27,7 +27,7 @@ from assay.clusters import collapse_by
 from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring.columns import ALL_DATA, METRIC_TYPES
-from assay.scoring.replicates import Pairs, columns, loo_pairs
+from assay.scoring.replicates import Pairs, columns, interval_of, loo_pairs
 from assay.scoring.sufficient_stats import PairStats
 
 __all__ = ["CONSISTENCY_CI_COLUMNS", "attach_consistency", "attach_consistency_by"]
@@ -50,8 +50,6 @@ def _rows(hm: PairStats, hh: PairStats) -> F64:
 def _intervals(
     pairs: F64, second: F64, form: int, shift: float, opts: CIOptions, codes: Any = None
 ) -> tuple[F64, str]:
-    from assay.scoring.intervals import interval_of
-
     y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
     has = ~np.isnan(second)
     rows = np.column_stack([pairs[:, 0], y, has, np.where(has, second, 0.0)])
@@ -118,8 +116,6 @@ def _by_rows(first: PairStats, hh: PairStats, parts: list[PairStats]) -> F64:
 def _by_intervals(
     h: F64, second: F64, groups: np.ndarray, shift: float, opts: CIOptions, codes: Any = None
 ) -> tuple[np.ndarray, F64, str]:
-    from assay.scoring.intervals import interval_of
-
     names, code = np.unique(groups, return_inverse=True)
     has = ~np.isnan(second)
     rows = np.column_stack([h, has, np.where(has, second, 0.0), code.reshape(-1)])

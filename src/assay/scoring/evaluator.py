@@ -245,8 +245,9 @@ class ScoringEvaluator(Evaluator):
     # ------------------------------------------------------------ results
 
     def _compute(self) -> MetricSet:
-        built = build(self)
-        found = slice_records(self, built.records)
+        assert self._stats is not None
+        built = build(self, self._stats)
+        found = slice_records(self, self._stats, built.records)
         if self.ci is not None and self._shift is not None:
             attach_intervals(
                 built.records,

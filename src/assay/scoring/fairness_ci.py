@@ -45,6 +45,7 @@ from assay.intervals import CIOptions
 from assay.resampling import CHUNK_ELEMENTS
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
+from assay.scoring.replicates import interval_of
 from assay.scoring.subgroup_ols import _ZERO_REL, FAIRNESS_METRICS
 
 __all__ = ["FAIRNESS_CI_TYPES", "attach_fairness", "fairness_r2"]
@@ -193,8 +194,6 @@ def fairness_intervals(
 ) -> dict[str, dict[str, Any]]:
     """Per record type (OSA, OSD, CSD) the interval parameters of one group column
     (``codes``: each response's cluster, with ``cluster``)."""
-    from assay.scoring.intervals import interval_of
-
     names, group = np.unique(groups, return_inverse=True)
     units, mult = collapse_by(np.column_stack([pairs, group.reshape(-1)]), codes)
     h, e = units[:, 0], units[:, 1] - units[:, 0]

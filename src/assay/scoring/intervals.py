@@ -33,13 +33,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import Clusters, collapse_by
-from assay.intervals import CIOptions, bootstrap
+from assay.clusters import collapse_by
+from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.consistency_ci import attach_consistency, attach_consistency_by
 from assay.scoring.fairness_ci import attach_fairness
-from assay.scoring.replicates import Pairs, columns, loo_pairs, resampled_pairs
+from assay.scoring.replicates import Pairs, columns, interval_of, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
 
@@ -154,34 +154,6 @@ def _matrix(s: PairStats, cols: Sequence[str], pop: Any = None) -> F64:
     """The columns ``cols`` of every group of ``s`` (NaN where undefined), shape (g, k)."""
     found = columns(s, pop)
     return np.column_stack([found[c] for c in cols])
-
-
-#: Counts per chunk of resamples (16 MB): each chunk reads every unit's terms once, so with
-#: many distinct responses (continuous system scores) larger chunks than the default read
-#: them fewer times (10^5 responses, every table: 4.4 -> 3.5 s CPU); the counts do not
-#: depend on the chunk size.
-SCORING_CHUNK = 1 << 21
-
-
-def interval_of(
-    opts: CIOptions,
-    statistic: Any,
-    jackknife: Any,
-    mult: NDArray[np.int64] | Clusters,
-) -> tuple[F64, str]:
-    """The interval of ``statistic`` (of resample counts) and its method: BCa when asked,
-    with the estimate (the statistic of the data's own counts) and ``jackknife()``; with
-    :class:`Clusters` the jackknife leaves one cluster out (the statistic of each
-    :meth:`~assay.clusters.Clusters.leave_one_out` weight row)."""
-    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed, SCORING_CHUNK)
-    if opts.method != "bca":
-        return opts.interval(reps)
-    if isinstance(mult, Clusters):
-        est = statistic(mult.totals()[None, :])[0]
-        jack = np.concatenate([statistic(w) for w in mult.leave_one_out()], axis=0)
-        return opts.interval(reps, est, jack, np.ones(mult.size))
-    est = statistic(mult[None, :].astype(np.float64))[0]
-    return opts.interval(reps, est, jackknife(), mult)
 
 
 def _intervals(

@@ -21,13 +21,17 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from assay.clusters import Clusters
+from assay.intervals import CIOptions, bootstrap
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
 
-__all__ = ["Pairs", "columns", "loo_pairs", "resampled_pairs"]
+__all__ = ["Pairs", "columns", "interval_of", "loo_pairs", "resampled_pairs"]
 
 F64 = NDArray[np.float64]
 _SUMS = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
@@ -207,3 +211,31 @@ def _kappa(s: PairStats, n: F64) -> F64:
     one = pe_num == np.rint(n) ** 2  # one category only: SKLL returns 1
     k = 1.0 - (1.0 - s.rexact / n) / (1.0 - pe_num / (n * n))
     return np.where(one, 1.0, k)
+
+
+#: Counts per chunk of resamples (16 MB): each chunk reads every unit's terms once, so with
+#: many distinct responses (continuous system scores) larger chunks than the default read
+#: them fewer times (10^5 responses, every table: 4.4 -> 3.5 s CPU); the counts do not
+#: depend on the chunk size.
+SCORING_CHUNK = 1 << 21
+
+
+def interval_of(
+    opts: CIOptions,
+    statistic: Any,
+    jackknife: Any,
+    mult: NDArray[np.int64] | Clusters,
+) -> tuple[F64, str]:
+    """The interval of ``statistic`` (of resample counts) and its method: BCa when asked,
+    with the estimate (the statistic of the data's own counts) and ``jackknife()``; with
+    :class:`Clusters` the jackknife leaves one cluster out (the statistic of each
+    :meth:`~assay.clusters.Clusters.leave_one_out` weight row)."""
+    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed, SCORING_CHUNK)
+    if opts.method != "bca":
+        return opts.interval(reps)
+    if isinstance(mult, Clusters):
+        est = statistic(mult.totals()[None, :])[0]
+        jack = np.concatenate([statistic(w) for w in mult.leave_one_out()], axis=0)
+        return opts.interval(reps, est, jack, np.ones(mult.size))
+    est = statistic(mult[None, :].astype(np.float64))[0]
+    return opts.interval(reps, est, jackknife(), mult)

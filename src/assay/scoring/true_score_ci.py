@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from assay.clusters import collapse_by
 from assay.intervals import CIOptions
+from assay.scoring.replicates import interval_of
 
 __all__ = [
     "TRUE_CI_COLUMNS",
@@ -104,8 +105,6 @@ def true_intervals(
 ) -> dict[tuple[int, str], dict[str, Any]]:
     """Per score form (0: as given, 1: rounded) and column, the interval parameters
     (``codes``: each response's cluster, with ``cluster``)."""
-    from assay.scoring.intervals import interval_of
-
     out: dict[tuple[int, str], dict[str, Any]] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])

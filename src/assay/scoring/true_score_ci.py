@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
+from assay.uncertainty.clusters import collapse_by
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = [
     "TRUE_CI_COLUMNS",

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.intervals import ci_options
 from assay.llm.suites import records
 from assay.results import Metric, MetricSet
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["average_fairness", "AVERAGED"]
 

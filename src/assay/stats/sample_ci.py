@@ -115,23 +115,27 @@ def _units(y: F64, clusters: Any) -> tuple[F64, F64, float]:
 
 def tally(y: F64, clusters: Any = None) -> Tally:
     """The tally of ``mean(y)``: its units (the samples, or with ``clusters`` the clusters:
-    a cluster's sum and size), the resampled mean ``w @ s / w @ c``, the jackknife (the
-    totals minus each unit's sum and size) and the closed forms (t; Wilson for values in
-    [0, 1]), which raise :class:`UndefinedMetricError` where undefined."""
+    a cluster's sum and size), the resampled mean ``w @ s / w @ c`` of values centred on a
+    data value (``offset``), the jackknife (the totals minus each unit's sum and size) and
+    the closed forms (t; Wilson for values in [0, 1]), which raise
+    :class:`UndefinedMetricError` where undefined."""
     units, mult, centre = _units(y, clusters)
     s, c = units[:, 0], units[:, 1]
     total_s, total_c = float(mult @ s), float(mult @ c)
 
     def values(w: F64) -> F64:
-        return ((w @ s) / (w @ c) + centre)[:, None]
+        return ((w @ s) / (w @ c))[:, None]
 
     def jackknife() -> F64:
-        return ((total_s - s) / (total_c - c) + centre)[:, None]
+        return ((total_s - s) / (total_c - c))[:, None]
 
     closed = {"t": lambda level: {MEAN: t_bounds(y, clusters, level)}}
     if bool(((y >= 0.0) & (y <= 1.0)).all()):
         closed["wilson"] = lambda level: {MEAN: wilson_bounds(y, clusters, level)}
-    return Tally((MEAN,), values, mult, closed=closed, jackknife=jackknife)
+    point = np.array([total_s / total_c]) if total_c else None
+    return Tally(
+        (MEAN,), values, mult, closed=closed, jackknife=jackknife, point=point, offset=centre
+    )
 
 
 @dataclass(frozen=True)

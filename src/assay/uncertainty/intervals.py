@@ -383,13 +383,16 @@ def tally_bounds(tally: Tally, opts: CIOptions) -> tuple[F64, str]:
     drawn = draws(tally, opts)
     reps = replicates(tally, opts, drawn)
     if opts.method != "bca" or tally.jackknife is None:
-        return percentile(reps, opts.level), "bootstrap"
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if isinstance(drawn, Clusters):
-            est = tally.values(drawn.totals()[None, :])[0]
-            jack = np.concatenate([tally.values(w) for w in drawn.leave_one_out()], axis=0)
-            return opts.interval(reps, est, jack, np.ones(drawn.size))
-        return opts.interval(reps, tally.estimate(), tally.jackknife(), drawn)
+        ci, method = percentile(reps, opts.level), "bootstrap"
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if isinstance(drawn, Clusters):
+                est = tally.values(drawn.totals()[None, :])[0]
+                jack = np.concatenate([tally.values(w) for w in drawn.leave_one_out()], axis=0)
+                ci, method = opts.interval(reps, est, jack, np.ones(drawn.size))
+            else:
+                ci, method = opts.interval(reps, tally.estimate(), tally.jackknife(), drawn)
+    return (ci + tally.offset if tally.offset else ci), method
 
 
 def tally_intervals(tally: Tally, opts: CIOptions) -> dict[Key, dict[str, Any]]:

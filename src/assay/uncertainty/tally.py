@@ -33,6 +33,11 @@ the ROC AUCs; most evaluators: one). A tally holds
     them by ``multiplicity``): BCa is offered. :func:`leave_one_out` gives them for a
     ``values`` of weighted row sums; a domain with a closed form gives its own. With a
     cluster the engine leaves one cluster out through ``values`` itself;
+``point`` and ``offset``
+    the point estimate BCa compares the replicates with, as the domain computes it
+    (default: ``values`` of the data's own weights), and a constant the values are centred
+    on (a mean centred on a data value resamples constant data exactly): the bootstrap
+    interval's ends add it back (closed forms give their own ends);
 ``chunk``
     numbers drawn at a time (memory; the draws do not depend on it).
 
@@ -85,6 +90,8 @@ class Tally:
     inside: NDArray[np.bool_] | None = None
     closed: Mapping[str, Closed] = field(default_factory=dict)
     jackknife: Callable[[], F64] | None = None
+    point: F64 | None = None
+    offset: float = 0.0
     chunk: int = CHUNK_ELEMENTS
 
     @property
@@ -97,7 +104,10 @@ class Tally:
         return np.arange(self.rows, dtype=np.intp) if self.unit is None else self.unit
 
     def estimate(self) -> F64:
-        """The values of the data itself (every row taken as often as it stands for)."""
+        """The values of the data itself (every row taken as often as it stands for), or
+        the domain's ``point``."""
+        if self.point is not None:
+            return self.point
         w = np.asarray(self.multiplicity, dtype=np.float64)[None, :]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.asarray(self.values(w), dtype=np.float64)[0]
@@ -118,7 +128,7 @@ class Tally:
         def values(w: F64) -> F64:
             return p.values(w * inside)[:, pj] - self.values(w)[:, wj]
 
-        return replace(self, keys=keys, values=values, closed={}, jackknife=None)
+        return replace(self, keys=keys, values=values, closed={}, jackknife=None, point=None)
 
 
 def leave_one_out(values: Callable[[F64], F64], multiplicity: NDArray[np.int64]) -> F64:

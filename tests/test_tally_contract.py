@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 import contract
+from assay.uncertainty.tally import Tallied
 from contract.tallies import TALLY_CHECKS, TallyCase
 
 
@@ -29,6 +30,8 @@ CASES = _cases()
 
 def test_cases_are_registered() -> None:
     assert len(CASES) >= 2
+    for case in CASES:
+        assert isinstance(case.make({}), Tallied), case.name
     assert len({c.name for c in CASES}) == len(CASES), "case names must be unique"
 
 

@@ -151,9 +151,9 @@ def slice_records(
         >>> whole = [Metric("Accuracy", 0.5, {})]
         >>> part = lambda keep: [Metric("Accuracy", float(keep.mean()), {})]
         >>> masks = value_masks(np.array(["a", "b", "b"]), [1, 1, 1])
-        >>> [m.parameters["gap"] for m in slice_records(
+        >>> [round(m.parameters["gap"], 4) for m in slice_records(
         ...     whole, masks, column="c", where=(), records=part)]
-        [-0.16666666666666663, 0.16666666666666663]
+        [-0.1667, 0.1667]
     """
     out: list[Metric] = []
     for v, keep in masks:

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -152,10 +152,9 @@ def leave_one_out(values: Callable[[F64], F64], multiplicity: NDArray[np.int64])
     return np.concatenate(parts, axis=0)
 
 
-class Tallied:
+@runtime_checkable
+class Tallied(Protocol):
     """The contract's tally side: an evaluator that can carry intervals gives its tallies
-    (one bootstrap each) of the data it holds. Mixed into evaluators; the engine needs
-    nothing else from them."""
+    (one bootstrap each) of the data it holds; the engine needs nothing else from it."""
 
-    def tally(self) -> Sequence[Tally]:  # pragma: no cover - the contract's signature
-        raise NotImplementedError
+    def tally(self) -> Sequence[Tally]: ...

@@ -226,7 +226,6 @@ def import_circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 #: Circles being cut on other branches (issue 29); the lead empties this when they merge.
 #: A circle found here must lie inside one of these; one of these no longer found fails too.
 ALLOWED_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"assay.clusters", "assay.intervals"}): "branch engine (the uncertainty engine)",
     frozenset(
         {
             "assay.fairness.assembly",

@@ -5,8 +5,8 @@ column, the evaluation's headline records computed on the items whose column is 
 exactly as evaluating that subgroup alone would give them (with its own interval under
 ``ci``), with ``slice_column``, ``slice``, ``n`` (the items in the slice) and ``gap`` (the
 slice's value minus the whole set's) after the record's own parameters
-(:func:`assay.slices.annotate`). Items whose column is empty are in no slice. A slice too
-small for a metric gives ``value: null`` with the reason, as the whole set would.
+(:func:`assay.uncertainty.slices.annotate`). Items whose column is empty are in no slice. A
+slice too small for a metric gives ``value: null`` with the reason, as the whole set would.
 
 Everything comes from the parsed answers the evaluation already has (one pass over the
 model, no call made twice): :class:`SlicedEvaluator` keeps each item's arguments to the
@@ -16,7 +16,7 @@ and each slice through the evaluator itself.
 **The gap's interval** (``gap_ci_low``, ``gap_ci_high``, with ``ci``): a percentile
 bootstrap in which every resample draws ``n`` items from all ``n`` items, and the slice's
 value and the whole set's are computed from the same draw. Items with equal arguments and
-equal slice value are collapsed first (:func:`assay.intervals.collapse`: the resample
+equal slice value are collapsed first (:func:`assay.uncertainty.intervals.collapse`: the resample
 counts over the distinct rows are exactly those of per-item draws), and every resample's
 records come at once from the evaluator's :class:`~assay.llm.tally.Tally` of the distinct
 rows: the drawn counts times each row's cells are the resamples' outcome counts, and the
@@ -44,11 +44,18 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import CIOptions, Clusters, bootstrap, ci_options, collapse, percentile
 from assay.llm.tally import WHERE, TalliedEvaluator, Tally, record_key
 from assay.results import Metric, MetricSet
-from assay.slices import annotate, slice_text
 from assay.stats.means import mean_gap_intervals
+from assay.uncertainty.intervals import (
+    CIOptions,
+    Clusters,
+    bootstrap,
+    ci_options,
+    collapse,
+    percentile,
+)
+from assay.uncertainty.slices import annotate, slice_text
 
 __all__ = [
     "SlicedEvaluator",
@@ -168,7 +175,7 @@ class SlicedEvaluator(Evaluator):
 
     ``cluster`` (with ``ci``): an item column whose values are clusters; every interval
     (the whole set's, each slice's, the gaps') is then the cluster bootstrap: a resample
-    draws whole clusters (:class:`assay.clusters.Clusters`), and the records of the
+    draws whole clusters (:class:`assay.uncertainty.clusters.Clusters`), and the records of the
     distinct (arguments, cluster) rows weighted by their clusters' draws (the evaluator's
     :class:`~assay.llm.tally.Tally`, every resample at once) are exactly the evaluator's on
     a copy of every item of every drawn cluster. ``evaluator`` is a

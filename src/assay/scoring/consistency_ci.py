@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring.columns import ALL_DATA, METRIC_TYPES
 from assay.scoring.replicates import Pairs, columns, interval_of, loo_pairs
 from assay.scoring.sufficient_stats import PairStats
+from assay.uncertainty.clusters import collapse_by
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = ["CONSISTENCY_CI_COLUMNS", "attach_consistency", "attach_consistency_by"]
 

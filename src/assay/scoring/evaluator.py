@@ -34,7 +34,6 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.results import MetricSet
 from assay.scoring.batch import (
     BatchStats,
@@ -50,6 +49,7 @@ from assay.scoring.slices import attach_slice_intervals, slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.types import ScoringData, check_clusters, resolve_group_columns
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["ScoringEvaluator", "evaluate_scoring", "scoring_tables"]
 

@@ -40,13 +40,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
-from assay.resampling import CHUNK_ELEMENTS
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.replicates import interval_of
 from assay.scoring.subgroup_ols import _ZERO_REL, FAIRNESS_METRICS
+from assay.uncertainty.clusters import collapse_by
+from assay.uncertainty.intervals import CIOptions
+from assay.uncertainty.resampling import CHUNK_ELEMENTS
 
 __all__ = ["FAIRNESS_CI_TYPES", "attach_fairness", "fairness_r2"]
 

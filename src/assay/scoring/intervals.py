@@ -1,4 +1,4 @@
-"""Confidence intervals of the scoring metrics, over responses (see :mod:`assay.intervals`).
+"""Confidence intervals of the scoring metrics, over responses (see :mod:`assay.uncertainty`).
 
 With ``ci`` set the evaluator keeps, beside its sums, each response's (human, system) score
 pair, its group labels and, with true scores, its rating summary and second human score
@@ -33,8 +33,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.consistency_ci import attach_consistency, attach_consistency_by
@@ -42,6 +40,8 @@ from assay.scoring.fairness_ci import attach_fairness
 from assay.scoring.replicates import Pairs, columns, interval_of, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
+from assay.uncertainty.clusters import collapse_by
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = ["CI_COLUMNS", "ResponseUnits", "attach_intervals", "resampled_pairs", "true_rows"]
 

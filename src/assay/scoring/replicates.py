@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay.clusters import Clusters
-from assay.intervals import CIOptions, bootstrap
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
+from assay.uncertainty.clusters import Clusters
+from assay.uncertainty.intervals import CIOptions, bootstrap
 
 __all__ = ["Pairs", "columns", "interval_of", "loo_pairs", "resampled_pairs"]
 

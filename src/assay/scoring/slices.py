@@ -9,7 +9,7 @@ as ``eval_by_<col>`` computes it), and with true scores ``PRMSE`` (``table:
 "true_score_eval"``; the evaluator then keeps the true-score sums per group of the ``by``
 columns, :class:`~assay.scoring.grouped_true.GroupedTrueStats`), for the system score and its
 rounded form. Each carries its table (``eval``; ``true_score_eval`` for PRMSE), ``score`` and
-the slice keys of :mod:`assay.slices`: ``slice_column``, ``slice`` (the value as text),
+the slice keys of :mod:`assay.uncertainty.slices`: ``slice_column``, ``slice`` (the value as text),
 ``n`` and ``gap`` (the slice's value minus the whole set's; ``null`` for DSM, itself a
 difference against the whole set). A slice too small for a metric (one response: no R) is
 ``null`` with the reason.
@@ -30,8 +30,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring import records
 from assay.scoring.batch import BatchStats
@@ -42,7 +40,9 @@ from assay.scoring.metric_values import Population, pair_values, true_values
 from assay.scoring.replicates import columns, interval_of
 from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
 from assay.scoring.true_score_ci import true_jackknife, true_replicates, true_terms
-from assay.slices import annotate
+from assay.uncertainty.clusters import collapse_by
+from assay.uncertainty.intervals import CIOptions
+from assay.uncertainty.slices import annotate
 
 __all__ = ["SLICE_COLUMNS", "gap_intervals", "slice_records"]
 

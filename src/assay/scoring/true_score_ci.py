@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
 from assay.scoring.replicates import interval_of
+from assay.uncertainty.clusters import collapse_by
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = [
     "TRUE_CI_COLUMNS",

@@ -32,7 +32,6 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.results import MetricSet
 from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
@@ -43,6 +42,7 @@ from assay.stats.score import SampleScore
 from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.value_mapping import as_mapping
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
 

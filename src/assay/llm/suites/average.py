@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.intervals import ci_options
 from assay.llm.suites import records
 from assay.llm.suites.average_ci import attach_average_intervals
 from assay.results import MetricSet
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["average_fairness", "AVERAGED"]
 

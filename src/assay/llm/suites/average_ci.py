@@ -7,7 +7,7 @@ is stratified: every resample draws each dataset's ``n_d`` test rows from its ow
 replacement (each dataset its own random stream, :func:`stratum_seed`), scores each
 dataset's resample as its run was scored, and averages the resampled metrics over the
 datasets where they are defined (``NaN`` when none is; such resamples are left out of the
-percentile interval, as everywhere in :mod:`assay.intervals`).
+percentile interval, as everywhere in :mod:`assay.uncertainty.intervals`).
 
 **The unit and its state.** An LLM fairness run's unit is a test row: its target, its group
 (privileged or not), the answer to its prompt and to its counterfactual prompt, coded as in
@@ -41,12 +41,12 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.collapsing import collapse
-from assay.intervals import CIOptions, bootstrap, percentile
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator
 from assay.llm.suites.records import overall
 from assay.llm.tally import record_key
 from assay.results import Metric, MetricSet
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import CIOptions, bootstrap, percentile
 
 __all__ = ["FIELDS", "stored_args", "stratum_units", "stratum_seed", "attach_average_intervals"]
 

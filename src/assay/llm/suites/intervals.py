@@ -1,5 +1,5 @@
 """Confidence intervals of the suite metrics from their outcome counts: a bootstrap over
-items (see :mod:`assay.intervals`).
+items (see :mod:`assay.uncertainty.intervals`).
 
 A suite metric of one scope (a CAT scope, a language) is a function of the counts of that
 scope's items per outcome (S, A, U, O, errors for CAT; correct, incorrect, invalid, errors
@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, bootstrap, percentile, wilson
 from assay.results import Metric
+from assay.uncertainty.intervals import CIOptions, bootstrap, percentile, wilson
 
 __all__ = ["attach_count_intervals"]
 

@@ -37,10 +37,9 @@ from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.consistency_ci import attach_consistency, attach_consistency_by
 from assay.scoring.fairness_ci import attach_fairness
-from assay.scoring.replicates import Pairs, columns, interval_of, loo_pairs, resampled_pairs
+from assay.scoring.replicates import Pairs, collapsed, columns, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
-from assay.uncertainty.clusters import collapse_by
 from assay.uncertainty.intervals import CIOptions
 
 __all__ = ["CI_COLUMNS", "ResponseUnits", "attach_intervals", "resampled_pairs", "true_rows"]
@@ -164,7 +163,8 @@ def _intervals(
     out: dict[tuple[int, str], Any] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([pairs[:, 0], y]), codes)
+        drawn = collapsed(np.column_stack([pairs[:, 0], y]), codes)
+        units, mult = drawn.units, drawn.mult
         x_u, y_u = units[:, 0], units[:, 1]
 
         prepared = Pairs(x_u, y_u, shift)
@@ -175,7 +175,7 @@ def _intervals(
         def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, mult: Any = mult) -> F64:
             return _matrix(loo_pairs(x_u, y_u, mult, shift), CI_COLUMNS)
 
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+        ci, method = drawn.bounds(opts, statistic, jackknife)
         for j, c in enumerate(CI_COLUMNS):
             out[(form, c)] = opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
     return out
@@ -210,7 +210,8 @@ def grouped_intervals(
     found = []
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([pairs[:, 0], y, code]), codes)
+        drawn = collapsed(np.column_stack([pairs[:, 0], y, code]), codes)
+        units, mult = drawn.units, drawn.mult
         x_u, y_u, c_u = units[:, 0], units[:, 1], units[:, 2].astype(np.intp)
 
         prepared = [Pairs(x_u, y_u, shift)] + [Pairs(x_u, y_u, shift, c_u == j) for j in range(g)]
@@ -222,7 +223,7 @@ def grouped_intervals(
             parts = [loo_pairs(x_u, y_u, m, shift, keep=c_u == j) for j in range(g)]
             return matrix(loo_pairs(x_u, y_u, m, shift), parts)
 
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+        ci, method = drawn.bounds(opts, statistic, jackknife)
         found.append((form, ci, method))
     return names, code, found
 

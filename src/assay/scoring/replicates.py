@@ -21,17 +21,19 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
-from assay.uncertainty.clusters import Clusters
-from assay.uncertainty.intervals import CIOptions, bootstrap
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import CIOptions, tally_bounds
+from assay.uncertainty.tally import Tally
 
-__all__ = ["Pairs", "columns", "interval_of", "loo_pairs", "resampled_pairs"]
+__all__ = ["Collapsed", "Pairs", "collapsed", "columns", "loo_pairs", "resampled_pairs"]
 
 F64 = NDArray[np.float64]
 _SUMS = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
@@ -220,22 +222,51 @@ def _kappa(s: PairStats, n: F64) -> F64:
 SCORING_CHUNK = 1 << 21
 
 
-def interval_of(
-    opts: CIOptions,
-    statistic: Any,
-    jackknife: Any,
-    mult: NDArray[np.int64] | Clusters,
-) -> tuple[F64, str]:
-    """The interval of ``statistic`` (of resample counts) and its method: BCa when asked,
-    with the estimate (the statistic of the data's own counts) and ``jackknife()``; with
-    :class:`Clusters` the jackknife leaves one cluster out (the statistic of each
-    :meth:`~assay.clusters.Clusters.leave_one_out` weight row)."""
-    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed, SCORING_CHUNK)
-    if opts.method != "bca":
-        return opts.interval(reps)
-    if isinstance(mult, Clusters):
-        est = statistic(mult.totals()[None, :])[0]
-        jack = np.concatenate([statistic(w) for w in mult.leave_one_out()], axis=0)
-        return opts.interval(reps, est, jack, np.ones(mult.size))
-    est = statistic(mult[None, :].astype(np.float64))[0]
-    return opts.interval(reps, est, jackknife(), mult)
+@dataclass(frozen=True)
+class Collapsed:
+    """Responses collapsed for a bootstrap: the distinct rows of their per-response
+    statistics (``units``), how many responses each stands for (``mult``) and, with a
+    ``cluster``, each row's cluster (``clusters``: the cluster is part of the row, so a row
+    shared by two clusters appears once per cluster)."""
+
+    units: np.ndarray
+    mult: NDArray[np.int64]
+    clusters: NDArray[np.intp] | None = None
+
+    def bounds(
+        self, opts: CIOptions, values: Callable[[F64], F64], jackknife: Callable[[], F64]
+    ) -> tuple[F64, str]:
+        """The interval (2, k) of ``values`` (row weights (b, rows) -> (b, k)) and its method,
+        from the one engine (:func:`~assay.uncertainty.intervals.tally_bounds`): BCa with
+        ``jackknife()`` (the values leaving one response out) when asked; with a cluster,
+        whole clusters drawn and BCa's jackknife leaving one cluster out."""
+        found = self.clusters
+        tally = Tally(
+            (),  # the caller reads the columns by position
+            values,
+            self.mult,
+            unit_weight=None if found is None else self.mult,
+            codes=None if found is None else (lambda column: found),
+            jackknife=jackknife,
+            chunk=SCORING_CHUNK,
+        )
+        return tally_bounds(tally, opts)
+
+
+def collapsed(rows: ArrayLike, codes: ArrayLike | None = None) -> Collapsed:
+    """:class:`Collapsed` responses of per-response ``rows`` (``codes``: each response's
+    cluster, ``0 .. G-1``, with a ``cluster``).
+
+    Example:
+        >>> c = collapsed(np.array([[1.0], [1.0], [2.0]]), np.array([0, 1, 1]))
+        >>> c.units.ravel().tolist(), c.mult.tolist(), c.clusters.tolist()
+        ([1.0, 1.0, 2.0], [1, 1, 1], [0, 1, 1])
+    """
+    if codes is None:
+        units, mult, _ = collapse(rows)
+        return Collapsed(units, mult)
+    a = np.asarray(rows)
+    a = a[:, None] if a.ndim == 1 else a
+    g = np.asarray(codes, dtype=np.float64).reshape(-1, 1)
+    uniq, mult, _ = collapse(np.column_stack([a, g]))
+    return Collapsed(uniq[:, :-1], mult, uniq[:, -1].astype(np.intp))

@@ -37,10 +37,9 @@ from assay.scoring.build import Setup
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.intervals import ResponseUnits, grouped_intervals
 from assay.scoring.metric_values import Population, pair_values, true_values
-from assay.scoring.replicates import columns, interval_of
+from assay.scoring.replicates import collapsed, columns
 from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
 from assay.scoring.true_score_ci import true_jackknife, true_replicates, true_terms
-from assay.uncertainty.clusters import collapse_by
 from assay.uncertainty.intervals import CIOptions
 from assay.uncertainty.slices import annotate
 
@@ -183,7 +182,8 @@ def _true_gaps(
     g = len(names)
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([y, true, code]), codes)
+        drawn = collapsed(np.column_stack([y, true, code]), codes)
+        units, mult = drawn.units, drawn.mult
         y_u, t_u, c_u = units[:, 0], units[:, 1:4], units[:, 4].astype(np.intp)
 
         def stack(whole: F64, parts: list[F64]) -> F64:
@@ -200,7 +200,7 @@ def _true_gaps(
             parts = [true_jackknife(y_u, t_u, m, shift, given, c_u == j) for j in range(g)]
             return stack(true_jackknife(y_u, t_u, m, shift, given), parts)
 
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+        ci, method = drawn.bounds(opts, statistic, jackknife)
         _store(out, opts, ci.reshape(2, 2, g, 1), method, form, names, ("PRMSE",))
 
 

@@ -50,7 +50,8 @@ def test_the_brute_force_catches_wrong_formulas() -> None:
         tallies = ev.tally()
 
         def halved():  # type: ignore[no-untyped-def]
-            return [replace(t, values=lambda w, f=t.values: 0.5 * f(w)) for t in tallies]
+            ready = [t.ready() for t in tallies]
+            return [replace(t, values=lambda w, f=t.values: 0.5 * f(w)) for t in ready]
 
         ev.tally = halved
         return ev

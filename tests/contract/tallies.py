@@ -78,7 +78,7 @@ def _brute(case: TallyCase, opts: Mapping[str, Any]) -> None:
     assert options is not None
     records = {case.key(m): m for m in ev.compute() if case.key(m) is not None}
     checked = 0
-    for t in ev.tally():  # type: ignore[attr-defined]
+    for t in (t.ready() for t in ev.tally()):  # type: ignore[attr-defined]
         assert t.ids is not None, "a tally names its units"
         rows = t.unit_rows()
         first = np.full(t.rows, -1, dtype=np.intp)

@@ -191,14 +191,35 @@ def _dense_plan(score: F64, pos: NDArray[np.bool_]) -> AucPlan:
 
 
 def _auc_tally(b: KeyBlock, want: frozenset[str], mask: NDArray[np.bool_] | None = None) -> Tally:
-    """ROC AUC of each label, then their mean (mROCAUC), the wanted ones. With one score
-    column for two labels (the binary form) the other label's AUC is the same number and is
-    not computed again."""
-    plans, mult, unit, inside = score_units(b, mask)
-    k = len(b.labels)
+    """ROC AUC of each label, then their mean (mROCAUC), the wanted ones; the units are
+    made only when a resample is drawn (DeLong alone draws none)."""
     keys: list[Key] = [("ROCAUC", b.key, lab, None) for lab in b.labels]
     keys.append(("mROCAUC", b.key, None, None))
     cols = np.array([j for j, key in enumerate(keys) if key[0] in want], dtype=np.intp)
+
+    def delong_ends(level: float) -> dict[Key, tuple[float, float]]:
+        splits = b.sorted_splits()
+        # the binary form: the other label's scores are 1 - s with the roles swapped, the
+        # same AUC and variance (the same structural components), computed once
+        one = None if b.binary_row is None else delong_interval(*splits[b.binary_row], level)
+        return {
+            ("ROCAUC", b.key, lab, None): one or delong_interval(pos, neg, level)
+            for lab, (pos, neg) in zip(b.labels, splits)
+        }
+
+    wanted = tuple(keys[j] for j in cols)
+    closed = {"delong": delong_ends} if "ROCAUC" in want else {}
+    return Tally(wanted, closed=closed, prepare=lambda: _auc_units(b, wanted, cols, mask))
+
+
+def _auc_units(
+    b: KeyBlock, keys: tuple[Key, ...], cols: NDArray[np.intp], mask: NDArray[np.bool_] | None
+) -> Tally:
+    """The ROC AUC tally's rows (:func:`score_units`) and values. With one score column
+    for two labels (the binary form) the other label's AUC is the same number and is not
+    computed again."""
+    plans, mult, unit, inside = score_units(b, mask)
+    k = len(b.labels)
 
     def values(w: F64) -> F64:
         out = np.empty((w.shape[0], k))
@@ -212,18 +233,8 @@ def _auc_tally(b: KeyBlock, want: frozenset[str], mask: NDArray[np.bool_] | None
             mean = np.where(defined, out, 0.0).sum(axis=1) / defined.sum(axis=1)
         return np.concatenate([out, mean[:, None]], axis=1)[:, cols]
 
-    def delong_ends(level: float) -> dict[Key, tuple[float, float]]:
-        splits = b.sorted_splits()
-        # the binary form: the other label's scores are 1 - s with the roles swapped, the
-        # same AUC and variance (the same structural components), computed once
-        one = None if b.binary_row is None else delong_interval(*splits[b.binary_row], level)
-        return {
-            ("ROCAUC", b.key, lab, None): one or delong_interval(pos, neg, level)
-            for lab, (pos, neg) in zip(b.labels, splits)
-        }
-
     return Tally(
-        tuple(keys[j] for j in cols),
+        keys,
         values,
         mult,
         unit=unit,
@@ -231,5 +242,4 @@ def _auc_tally(b: KeyBlock, want: frozenset[str], mask: NDArray[np.bool_] | None
         ids=b.uid_array(),
         codes=_codes(b),
         inside=None if mask is None else inside,
-        closed={"delong": delong_ends} if "ROCAUC" in want else {},
     )

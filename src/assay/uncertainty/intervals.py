@@ -403,7 +403,7 @@ def tally_intervals(tally: Tally, opts: CIOptions) -> dict[Key, dict[str, Any]]:
     closed = tally.closed.get(opts.method) if opts.uses(opts.method) else None
     found = {} if closed is None else closed(opts.level)
     if any(k not in found for k in tally.keys):
-        ci, method = tally_bounds(tally, opts)
+        ci, method = tally_bounds(tally.ready(), opts)
         for j, k in enumerate(tally.keys):
             out[k] = opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
     for k, (lo, hi) in found.items():
@@ -430,7 +430,7 @@ def attach(
 def replicates_by_key(tallies: Sequence[Tally], opts: CIOptions) -> dict[Key, F64]:
     """Every key's values (num_bootstrap,) over the resamples of its tally."""
     out: dict[Key, F64] = {}
-    for t in tallies:
+    for t in (t.ready() for t in tallies):
         reps = replicates(t, opts)
         out |= {k: reps[:, j] for j, k in enumerate(t.keys)}
     return out
@@ -445,7 +445,7 @@ def gap_bounds(
     slice) and each tally is a slice's, over the same units drawn the same way (the slice's
     units kept, the others weighing nothing), the gap its values minus the whole's."""
     out: dict[Key, tuple[float, float]] = {}
-    for t in tallies:
+    for t in (t.ready() for t in tallies):
         keys, reps = t.keys, replicates(t, opts)
         if whole is not None:
             cols = [j for j, k in enumerate(t.keys) if k in whole]

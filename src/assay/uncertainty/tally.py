@@ -39,7 +39,10 @@ the ROC AUCs; most evaluators: one). A tally holds
     on (a mean centred on a data value resamples constant data exactly): the bootstrap
     interval's ends add it back (closed forms give their own ends);
 ``chunk``
-    numbers drawn at a time (memory; the draws do not depend on it).
+    numbers drawn at a time (memory; the draws do not depend on it);
+``prepare``
+    the rows made on demand (:meth:`Tally.ready`): a tally may give only its keys and
+    closed forms, and how to make the rest.
 
 The engine (:mod:`assay.uncertainty.intervals`) turns a tally into interval parameters
 with one set of options (``ci``, ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``),
@@ -81,8 +84,8 @@ class Tally:
     """One bootstrap of some records of an evaluator (see the module docstring)."""
 
     keys: tuple[Key, ...]
-    values: Callable[[F64], F64]
-    multiplicity: NDArray[np.int64]
+    values: Callable[[F64], F64] = field(default=lambda w: np.full((len(w), 0), np.nan))
+    multiplicity: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     unit: NDArray[np.intp] | None = None
     unit_weight: NDArray[np.int64] | None = None
     ids: NDArray[Any] | None = None
@@ -93,6 +96,13 @@ class Tally:
     point: F64 | None = None
     offset: float = 0.0
     chunk: int = CHUNK_ELEMENTS
+    prepare: Callable[[], Tally] | None = None
+
+    def ready(self) -> Tally:
+        """The tally with its rows: itself, or the one ``prepare`` makes (a domain whose
+        rows cost time to make and whose closed forms may cover every key makes them only
+        when a resample is drawn; the engine calls this before drawing)."""
+        return self if self.prepare is None else self.prepare()
 
     @property
     def rows(self) -> int:
@@ -117,8 +127,10 @@ class Tally:
         whole set's values (``self``) and the slice's (``part``, default ``self``, over the
         same rows, at ``w * inside``); keys are the slice's keys the whole set also has.
         ``self.inside`` marks the slice's rows. Closed forms do not apply to a gap."""
+        if self.prepare is not None:
+            return self.ready().gap(part)
         assert self.inside is not None, "a gap needs the tally made with the slice's mask"
-        p = self if part is None else part
+        p = self if part is None else part.ready()
         where = {k: j for j, k in enumerate(self.keys)}
         keys = tuple(k for k in p.keys if k in where)
         pj = np.array([j for j, k in enumerate(p.keys) if k in where], dtype=np.intp)

@@ -104,6 +104,28 @@ def _fold_scores(ev: Any, scores: Path, scheduler: str | None) -> Any:
     return ev
 
 
+def _with_ppi(ms: Any, ev: Any, path: Path, intervals: dict[str, Any]) -> Any:
+    """``ms`` and the PPI++ records of its means with the human labels at ``path``."""
+    from assay.cli_support import check_input_file
+    from assay.io.human_labels import read_human_labels
+    from assay.results import MetricSet
+    from assay.stats.ppi_records import ppi_records
+
+    labels = read_human_labels(check_input_file(path, option="--human-labels"))
+    extra = ppi_records(
+        ev.scores(),
+        ev.metrics,
+        ev.reducers,
+        ev.to_float,
+        labels,
+        intervals.get("ci", 0.95),
+        cluster=intervals.get("cluster"),
+        num_bootstrap=intervals.get("num_bootstrap", 1000),
+        seed=intervals.get("seed", 0),
+    )
+    return MetricSet([*ms, *extra])
+
+
 def register(app: typer.Typer) -> None:
     @app.command("stats")
     @guarded
@@ -142,6 +164,12 @@ def register(app: typer.Typer) -> None:
             help="With --ci: a sample_metadata key whose clusters are the independent units "
             "of the intervals (clustered standard error; whole clusters resampled).",
         ),
+        human_labels: Path | None = typer.Option(
+            None,
+            help="JSONL, CSV or Parquet of human labels: id (a sample_id) and value (or one "
+            "column per score key). Each mean gets a PPI++ record (estimator=ppi) calibrated "
+            "on the labels, with its interval (--ci level, default 0.95).",
+        ),
         scheduler: str | None = scheduler_option(),
         format: OutputFormat = format_option(),
         out: Path | None = out_option(),
@@ -178,6 +206,8 @@ def register(app: typer.Typer) -> None:
                     e.reason, source=str(scores), record=e.record, field=e.field
                 ) from None
             raise
+        if human_labels is not None:
+            ms = _with_ppi(ms, ev, human_labels, intervals)
         publish(
             ms,
             fmt=format,
@@ -192,5 +222,6 @@ def register(app: typer.Typer) -> None:
                 "reducers": list(reducer),
                 "to_float": None if mapping is None else mapping.to_dict(),
                 **intervals,
+                **({} if human_labels is None else {"human_labels": str(human_labels)}),
             },
         )

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
+from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
 from assay.cli import app
@@ -37,6 +39,10 @@ def _run(*args: str) -> tuple[int, str, list[dict]]:
     if res.exit_code != 0:
         return res.exit_code, res.output, []
     return 0, res.output, json.loads(res.stdout)
+
+
+def _agreement(records: list[dict]) -> list[dict]:
+    return [r for r in records if r["type"] == "JudgeAgreement"]
 
 
 def _ppi(records: list[dict]) -> list[dict]:
@@ -70,6 +76,37 @@ def test_ppi_record_equals_ppi_python(tmp_path: Path, suffix: str) -> None:
     assert p["confidence_level"] == 0.95 and p["ci_method"] == "ppi"
     assert p["reducer"] == "mean" and p["n_failed"] == 1
     assert not set(p) - documented_parameters()  # docs/records.md lists every key
+    [agree] = _agreement(records)  # numeric values: correlations and MAE
+    v = agree["value"]
+    assert agree["parameters"]["n"] == 20 and "agreement" not in v
+    assert v["pearson"] == pytest.approx(sps.pearsonr(human[labelled], judge[labelled])[0])
+    assert v["spearman"] == pytest.approx(sps.spearmanr(human[labelled], judge[labelled])[0])
+    assert v["mae"] == pytest.approx(np.mean(np.abs(human[labelled] - judge[labelled])))
+
+
+def test_accuracy_and_agreement_on_verdicts(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    human = (rng.random(60) < 0.6).astype(int)
+    judge = np.where(rng.random(60) < 0.8, human, 1 - human)
+    rows = [{"sample_id": i, "value": "C" if j else "I"} for i, j in enumerate(judge)]
+    scores = tmp_path / "verdicts.jsonl"
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = tmp_path / "labels.csv"
+    pd.DataFrame({"id": range(0, 60, 3), "value": human[::3].astype(bool)}).to_csv(
+        labels, index=False
+    )
+    code, out, records = _run(
+        "--scores", str(scores), "--metric", "accuracy", "--human-labels", str(labels)
+    )
+    assert code == 0, out
+    [rec] = _ppi(records)
+    assert rec["type"] == "Accuracy"
+    rest = np.setdiff1d(np.arange(60), np.arange(0, 60, 3))
+    want = ppi_py.ppi_mean_pointestimate(human[::3], judge[::3], judge[rest])
+    assert rec["value"] == pytest.approx(float(np.squeeze(want)), abs=1e-9)
+    [agree] = _agreement(records)
+    assert agree["value"]["agreement"] == pytest.approx(np.mean(human[::3] == judge[::3]))
+    assert agree["value"]["cohen_kappa"] == pytest.approx(cohen_kappa_score(human[::3], judge[::3]))
 
 
 def test_dict_scores_label_columns_and_ci_level(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Prediction-powered records of score means (``assay stats --human-labels FILE``).
+"""Prediction-powered records of score means, and the judge's agreement with the human
+labels (``assay stats --human-labels FILE``).
 
 Each metric that is a mean of per-sample values (``Accuracy``, ``Mean``; not per group) gets,
 under each reducer and score key whose column has human labels (:mod:`assay.io.human_labels`),
@@ -18,6 +19,11 @@ the judged samples without a label. Its parameters are the judged record's conte
     ``ppi_cluster_bootstrap`` (whole clusters resampled, ``lam`` re-tuned on each resample;
     with ``num_bootstrap``, ``seed`` and ``cluster``).
 
+Each judged column with labels (per reducer and score key) also gets one ``JudgeAgreement``
+record on its labelled samples (:mod:`assay.stats.judge_agreement`: MAE, Pearson, Spearman,
+and for integer values the agreement share and Cohen's kappa), with ``n`` the labelled
+samples and ``undefined_measures`` (measure -> reason) where a measure is undefined.
+
 Example:
     >>> from assay.io.human_labels import human_labels_from
     >>> from assay.stats import ScoreFrame, mean
@@ -25,9 +31,11 @@ Example:
     >>> f = ScoreFrame.from_arrays([1.0, 0.0, 1.0, 1.0, 0.0], sample_id=[1, 2, 3, 4, 5])
     >>> h = human_labels_from(pd.DataFrame({"id": [1, 2, 3], "value": [1.0, 0.0, 0.0]}), "h")
     >>> from assay.stats.reducer_registry import get_reducer
-    >>> [r] = ppi_records(f, [mean()], [get_reducer("mean")], None, h, 0.95)
+    >>> r, a = ppi_records(f, [mean()], [get_reducer("mean")], None, h, 0.95)
     >>> r.type, r.parameters["estimator"], r.parameters["n_labeled"], r.parameters["n_unlabeled"]
     ('Mean', 'ppi', 3, 2)
+    >>> a.type, round(a.value["agreement"], 6), a.parameters["n"]
+    ('JudgeAgreement', 0.666667, 3)
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from assay.errors import InvalidInputError
 from assay.io.human_labels import HumanLabels
 from assay.results import Metric
 from assay.stats.frame import ScoreFrame
+from assay.stats.judge_agreement import judge_agreement
 from assay.stats.metrics import MetricFn
 from assay.stats.records import run_context
 from assay.stats.reducer_registry import Reducer
@@ -74,12 +83,8 @@ def _check_ids(scores: Scores, labels: HumanLabels) -> None:
 
 
 def _estimate(
-    judged: np.ndarray, ids: list[str], human: dict[str, float], frame: ScoreFrame, opts: dict
-) -> PPIEstimate | None:
-    has = np.array([i in human for i in ids], dtype=bool)
-    if not has.any():
-        return None
-    y = np.array([human[i] for i, h in zip(ids, has) if h])
+    judged: np.ndarray, has: np.ndarray, y: np.ndarray, frame: ScoreFrame, opts: dict
+) -> PPIEstimate:
     if opts.get("cluster") is None:
         return ppi_mean(y, judged[has], judged[~has], level=opts["level"])
     codes = np.unique(frame.column(opts["cluster"]).astype(str), return_inverse=True)[1]
@@ -115,6 +120,12 @@ def _record(base: Metric, e: PPIEstimate, opts: dict) -> Metric:
     return Metric(base.type, e.estimate, params)
 
 
+def _agreement(y: np.ndarray, judged: np.ndarray, ctx: dict[str, Any]) -> Metric:
+    value, why = judge_agreement(y, judged)
+    params = {k: v for k, v in ctx.items() if k != "n_failed"} | {"n": int(y.size)}
+    return Metric("JudgeAgreement", value, params | ({"undefined_measures": why} if why else {}))
+
+
 def ppi_records(
     scores: Scores,
     metrics: Sequence[MetricFn],
@@ -136,7 +147,7 @@ def ppi_records(
     """
     _check_ids(scores, labels)
     opts = {"level": level, "cluster": cluster, "num_bootstrap": num_bootstrap, "seed": seed}
-    views, out, used = _Views(scores), [], set()
+    views, out, used, agreed = _Views(scores), [], set(), set()
     for r in (r for r in reducers if not r.collects):
         for m in metrics:
             mean_of = getattr(m, "mean_of", None)
@@ -147,10 +158,12 @@ def ppi_records(
                 column = "value" if key is None else str(key)
                 used.add(column)
                 human = labels.labelled(column)
-                ids = [_text(i) for i in frame.sample_id.tolist()]
-                e = _estimate(np.asarray(mean_of(frame), np.float64), ids, human, frame, opts)
-                if e is None:
+                has = np.array([_text(i) in human for i in frame.sample_id.tolist()], bool)
+                if not has.any():
                     continue
+                y = np.array([human[_text(i)] for i in frame.sample_id[has].tolist()])
+                judged = np.asarray(mean_of(frame), np.float64)
+                e = _estimate(judged, has, y, frame, opts)
                 ctx = run_context(
                     reducer=r.name,
                     reducer_to_float=None if r.to_float is None else r.to_float.to_dict(),
@@ -160,6 +173,9 @@ def ppi_records(
                 out.extend(
                     _record(b, e, opts) for b in m.records(frame, ctx) if b.value is not None
                 )
+                if (r.name, key) not in agreed:  # once per judged column, not per metric
+                    agreed.add((r.name, key))
+                    out.append(_agreement(y, judged[has], ctx))
     unused = [c for c in labels.columns if c not in used]
     if unused:
         raise InvalidInputError(

@@ -151,13 +151,21 @@ def _add_input(
             source="--groundtruths" if gts is None else "--predictions",
         )
     columns = wide["metadata_columns"]
-    _add_files(ev, gts, pds, None if columns is None else [c.strip() for c in columns.split(",")])
+    given = None if columns is None else [c.strip() for c in columns.split(",")]
+    _add_files(ev, gts, pds, given, read=wide.get("read_columns", []))
     return str(gts)
 
 
 def _add_files(
-    ev: Any, groundtruths: Path, predictions: Path, metadata_columns: list[str] | None
+    ev: Any,
+    groundtruths: Path,
+    predictions: Path,
+    metadata_columns: list[str] | None,
+    *,
+    read: list[str],
 ) -> None:
+    """Add the long-form files; a ``--by`` or ``--cluster`` column (``read``) of the
+    ground-truth file is datum metadata without repeating it in ``--metadata-columns``."""
     from assay.errors import InvalidInputError
     from assay.io.tables import read_table
 
@@ -165,6 +173,9 @@ def _add_files(
     for path, table in tables.items():
         if len(table) == 0:
             raise InvalidInputError("the file holds no rows", source=str(path))
+    found = [c for c in read if c in tables[groundtruths].columns]
+    if found:
+        metadata_columns = list(dict.fromkeys([*(metadata_columns or []), *found]))
     ev.add(
         tables[groundtruths],
         tables[predictions],
@@ -220,9 +231,13 @@ def _run(
         "dataset": dataset,
         "parameters": parameters,
     }
+    from functools import partial
+
     from assay.classification.report import classification_report
 
-    publish(ev.compute(), fmt=fmt, out=out, save=save, db=db, view=classification_report, **record)
+    binary = data is not None and wide["y_score"] is not None  # the positive label first
+    view = partial(classification_report, positive_label=wide["positive_label"] if binary else None)
+    publish(ev.compute(), fmt=fmt, out=out, save=save, db=db, view=view, **record)
 
 
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
@@ -373,6 +388,8 @@ def register(app: typer.Typer) -> None:
             "uid_column": uid_column,
             "metadata_columns": metadata_columns,
         }
+        if data is None:  # long form: those columns are metadata where the file has them
+            wide["read_columns"] = read
         where_by = {
             "datums": where,
             "groundtruths": where_groundtruths,

@@ -80,7 +80,7 @@ def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
     """Refuse an ``--out-dir`` that cannot take the files, before or after the work."""
     from assay.io.files import check_writable_file
 
-    check_writable_file(out_dir / METRICS_JSON, option="--out-dir")
+    check_writable_file(out_dir / METRICS_JSON, option="--out-dir", new_folders=True)
     for name in names or []:
         if (out_dir / name).is_dir():
             raise InvalidInputError(

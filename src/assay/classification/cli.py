@@ -107,13 +107,32 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any], scheduler: str | None) 
     layout = dict(
         y_true=wide["y_true"],
         y_score=wide["y_score"],
-        y_score_columns=None if columns is None else [c.strip() for c in columns.split(",")],
+        y_score_columns=None if columns is None else _score_columns(columns),
         positive_label=wide["positive_label"],
         uid=wide["uid_column"],
         source=str(data),
         metadata_columns=None if meta is None else [c.strip() for c in meta.split(",")],
     )
     add_table(ev, data, partial(_add_wide_batch, layout=layout), scheduler=scheduler)
+
+
+def _score_columns(text: str) -> list[str]:
+    """``--y-score-columns``: distinct column names, one per label (else one line)."""
+    from assay.errors import InvalidInputError
+
+    names = [c.strip() for c in text.split(",")]
+    if not any(names) or "" in names:
+        raise InvalidInputError(
+            f"expected comma-separated score column names, one per label, got {text!r}",
+            source="--y-score-columns",
+        )
+    twice = next((c for i, c in enumerate(names) if c in names[:i]), None)
+    if twice is not None:
+        raise InvalidInputError(
+            f"column {twice!r} is named twice (one score column per label)",
+            source="--y-score-columns",
+        )
+    return names
 
 
 def _add_wide_batch(ev: Any, frame: Any, layout: dict[str, Any]) -> None:

@@ -158,12 +158,6 @@ def _add_input(
     if data is not None:
         _add_wide(ev, data, wide, scheduler)
         return str(data)
-    if scheduler is not None:
-        raise InvalidInputError(
-            "--scheduler evaluates --data (one row per datum); long-form files are joined "
-            "by uid in one process",
-            source="--scheduler",
-        )
     if gts is None or pds is None:
         raise InvalidInputError(
             "give --groundtruths and --predictions (long form), or --data with --y-true",
@@ -171,7 +165,7 @@ def _add_input(
         )
     columns = wide["metadata_columns"]
     given = None if columns is None else [c.strip() for c in columns.split(",")]
-    _add_files(ev, gts, pds, given, read=wide.get("read_columns", []))
+    _add_files(ev, gts, pds, given, read=wide.get("read_columns", []), scheduler=scheduler)
     return str(gts)
 
 
@@ -182,24 +176,54 @@ def _add_files(
     metadata_columns: list[str] | None,
     *,
     read: list[str],
+    scheduler: str | None = None,
 ) -> None:
-    """Add the long-form files; a ``--by`` or ``--cluster`` column (``read``) of the
-    ground-truth file is datum metadata without repeating it in ``--metadata-columns``."""
+    """Add the long-form files: in process, or joined by uid on the Dask cluster at
+    ``scheduler`` (:func:`assay.dist.join.evaluate_joined`; the same records)."""
+    from functools import partial
+
     from assay.errors import InvalidInputError
     from assay.io.tables import read_table
 
+    add = partial(
+        _add_long,
+        sources=(str(groundtruths), str(predictions)),
+        metadata_columns=metadata_columns,
+        read=read,
+    )
+    if scheduler is not None:
+        from assay.cli_options import check_scheduler
+        from assay.dist.join import evaluate_joined
+
+        check_scheduler(scheduler)
+        evaluate_joined(ev, groundtruths, predictions, add=add, scheduler=scheduler)
+        return
     tables = {path: read_table(path) for path in (groundtruths, predictions)}
     for path, table in tables.items():
         if len(table) == 0:
             raise InvalidInputError("the file holds no rows", source=str(path))
-    found = [c for c in read if c in tables[groundtruths].columns]
+    add(ev, tables[groundtruths], tables[predictions])
+
+
+def _add_long(
+    ev: Any,
+    groundtruths: Any,
+    predictions: Any,
+    *,
+    sources: tuple[str, str],
+    metadata_columns: list[str] | None,
+    read: list[str],
+) -> None:
+    """Add long-form frames; a ``--by`` or ``--cluster`` column (``read``) of the
+    ground-truth file is datum metadata without repeating it in ``--metadata-columns``."""
+    found = [c for c in read if c in groundtruths.columns]
     if found:
         metadata_columns = list(dict.fromkeys([*(metadata_columns or []), *found]))
     ev.add(
-        tables[groundtruths],
-        tables[predictions],
-        gt_source=str(groundtruths),
-        pd_source=str(predictions),
+        groundtruths,
+        predictions,
+        gt_source=sources[0],
+        pd_source=sources[1],
         metadata_columns=metadata_columns,
     )
 

@@ -23,6 +23,9 @@ def _both(argv, env=WIDE):
     runner = CliRunner()
     js = runner.invoke(app, argv)
     assert js.exit_code == 0, js.output
+    if "--out-dir" in argv:  # a second folder for the second run
+        i = argv.index("--out-dir") + 1
+        argv = [*argv[:i], argv[i] + "-table", *argv[i + 1 :]]
     table = runner.invoke(app, [*argv, "--format", "table"], env=env)
     assert table.exit_code == 0, table.output
     return json.loads(js.stdout), table.stdout
@@ -272,3 +275,20 @@ def test_nothing_is_cut_off_in_80_columns(long_form, coco_files, tmp_path):
     for argv in ([*coco_files, "--all-records"], [*coco_files]):
         _, text = _both(argv, env={"COLUMNS": "80"})
         assert "…" not in text
+
+
+def test_scoring_table_shows_the_intervals_and_slices(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    h = rng.integers(1, 5, 120)
+    s = np.clip(h + rng.normal(0, 0.8, 120), 1, 4)
+    data = tmp_path / "sc.csv"
+    pd.DataFrame({"h": h, "s": s, "g": rng.choice(["a", "b"], 120)}).to_csv(data, index=False)
+    base = ["scoring", "--data", str(data), "--human", "h", "--system", "s", "--ci", "0.9",
+            "--num-bootstrap", "50", "--by", "g"]  # fmt: skip
+    records, text = _both([*base, "--out-dir", str(tmp_path / "a")])
+    shown = [r for r in records if {"ci_low", "slice_column"} & set(r["parameters"])]
+    assert len(shown) > 10 and any("slice_column" in r["parameters"] for r in shown)
+    assert _generic(shown, text) == len(shown)

@@ -73,6 +73,14 @@ def _print_tables(view: ScoringTables, out_dir: Path) -> None:
     for name, table in view.tables.items():
         if name.startswith("fairness_metrics_by_"):
             console.print(frame_table(table, title=name))
+    # RSMTool's tables hold point values: the records with an interval (--ci) or of a slice
+    # (--by) are shown as the JSON says them, one row each.
+    from assay.report.table import metrics_table
+    from assay.results import MetricSet
+
+    extra = [m for m in view.metrics if {"ci_low", "slice_column"} & set(m.parameters)]
+    if extra:
+        console.print(metrics_table(MetricSet(extra), title="intervals and slices"))
     console.print(f"all tables written to {out_dir}", markup=False, highlight=False)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.io.tables import check_text_file
-from assay.stats.types import SampleScore, Score
+from assay.stats.score import SampleScore, Score
 
 __all__ = ["read_scores", "frame_scores", "SCORE_COLUMNS"]
 

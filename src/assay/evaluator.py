@@ -163,12 +163,12 @@ class Evaluator(ABC):
             child: the evaluator class of a ``children`` dict (default: this class).
         """
         if isinstance(reduce, str) and reduce not in REDUCTIONS:
-            raise ValueError(f"unknown reduction {reduce!r}; choose from {REDUCTIONS}")
+            raise TypeError(f"unknown reduction {reduce!r}; choose from {REDUCTIONS}")
         if "_declared" not in self.__dict__:
             self._declared: dict[str, _Declared] = {}
         entry = _Declared(attr, copy.deepcopy(start), reduce, encode, decode, child)
         if any(d.key == entry.key for d in self._declared.values() if d.attr != attr):
-            raise ValueError(f"two accumulators named {entry.key!r}")
+            raise TypeError(f"two accumulators named {entry.key!r}")
         self._declared[attr] = entry
         setattr(self, attr, start)
 

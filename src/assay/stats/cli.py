@@ -104,6 +104,29 @@ def _fold_scores(ev: Any, scores: Path, scheduler: str | None) -> Any:
     return ev
 
 
+def _inspect_log(scores: Path, scorer: str | None) -> Any:
+    """An Inspect log's scores of one scorer (default its first) and the scorer's epoch
+    reducer in the log, and the scorer's name; ``None`` when ``scores`` is not an
+    Inspect log."""
+    from assay.errors import InvalidInputError
+    from assay.importers.files import sniff
+
+    if not scores.is_file() or sniff(scores) != "inspect":
+        if scorer is not None:
+            raise InvalidInputError("applies to an Inspect log (.eval, .json)", source="--scorer")
+        return None
+    from assay.importers.inspect_log import read_inspect_log, sample_scores
+
+    log = read_inspect_log(scores)
+    name = scorer or log.scorers[0]
+    reducers = [
+        es.get("reducer")
+        for es in log.results.get("scores") or []
+        if isinstance(es, dict) and es.get("scorer") == name and es.get("reducer")
+    ]
+    return sample_scores(log, name), reducers[:1], name
+
+
 def register(app: typer.Typer) -> None:
     @app.command("stats")
     @guarded
@@ -112,7 +135,13 @@ def register(app: typer.Typer) -> None:
             ...,
             help="JSONL, one sample score per line: value (null = failed), sample_id, "
             "epoch (default 1), sample_metadata; or a Parquet file, directory or glob of "
-            "those columns (streamed one row group at a time).",
+            "those columns (streamed one row group at a time); or an Inspect log (.eval, "
+            ".json), whose scores of one scorer are read (--scorer).",
+        ),
+        scorer: str | None = typer.Option(
+            None,
+            help="With an Inspect log: the scorer whose scores are read (default the "
+            "log's first); its epoch reducer in the log is the default --reducer.",
         ),
         metric: list[str] = typer.Option(
             [],
@@ -162,14 +191,16 @@ def register(app: typer.Typer) -> None:
             check_writable_file(out, option="--out")
         mapping = _mapping(to_float)
         metrics = _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
-        reducers = _parsed(reducer or ["mean"], reducer_from_text, "--reducer")
+        log = _inspect_log(scores, scorer)
+        default_reducer = (log[1] if log else None) or ["mean"]
+        reducers = _parsed(reducer or default_reducer, reducer_from_text, "--reducer")
         intervals = interval_kwargs(ci, ci_method, num_bootstrap, seed)
         if cluster is not None and not intervals:
             raise InvalidInputError("is used by the intervals: give --ci too", source="--cluster")
         if cluster is not None:
             intervals["cluster"] = cluster
         ev = ScoreEvaluator(metrics, reducers, to_float=mapping, **intervals)
-        ev = _fold_scores(ev, scores, scheduler)
+        ev = ev.add(log[0]) if log else _fold_scores(ev, scores, scheduler)
         try:
             ms = ev.compute()
         except InvalidInputError as e:
@@ -191,6 +222,7 @@ def register(app: typer.Typer) -> None:
                 "metrics": list(metric),
                 "reducers": list(reducer),
                 "to_float": None if mapping is None else mapping.to_dict(),
+                **({"scorer": log[2]} if log else {}),
                 **intervals,
             },
         )

@@ -227,9 +227,18 @@ def _truncated(logs: Path) -> Path:
     return p
 
 
+def _nul_id(logs: Path) -> Path:
+    obj = json.loads((logs / "a.json").read_text())
+    obj["samples"][0]["id"] = "one\u0000two"
+    p = logs / "nul.json"
+    p.write_text(json.dumps(obj))
+    return p
+
+
 @pytest.mark.parametrize(
     ("make", "says"),
     [
+        (_nul_id, "NUL"),
         (_binary_jsonl, "a binary file"),
         (_zip_not_inspect, "not an Inspect log"),
         (lambda logs: logs / "noscore.eval", "no scores"),

@@ -55,18 +55,46 @@ def import_runs(paths: list[str], *, db: str | None, dry_run: bool) -> list[dict
     if not sources:
         raise InvalidInputError("no run found to import", source=" ".join(paths))
     runs = [read_run(s) for s in sources]  # every file checked before anything is stored
+    for r in runs:
+        _check_storable(r)
     if dry_run:
         out = []
         for r in runs:
             note(f"would import {r.source}: {r.kind}, {r.dataset}, {r.model}, "
                  f"{len(r.metrics)} records, {len(r.items)} items")  # fmt: skip
+            for n in r.notices:
+                note(f"  {n}")
             out.append(_entry(r, "would_import", None))
         return out
     return _store(runs, db)
 
 
+def _check_storable(run: Any) -> None:
+    """The store's own checks on names and ids (no NUL, valid Unicode), made before
+    anything is stored; errors name the file and the item."""
+    from assay.errors import InvalidInputError
+    from assay.store.rows import check_text
+
+    try:
+        for name in ("kind", "dataset", "model"):
+            check_text(getattr(run, name), name)
+        for it in run.items:
+            check_text(it["item_id"], "item_id", record=f"item {it['item_id']!r}")
+    except InvalidInputError as e:
+        raise InvalidInputError(
+            e.reason, source=run.source, record=e.record, field=e.field
+        ) from None
+
+
+def _row(item: dict[str, Any]) -> Any:
+    from assay.store import ItemRecord
+
+    prompt = item.get("prompt")
+    return ItemRecord(**{**item, "prompt": "" if prompt is None else prompt})
+
+
 def _store(runs: list[Any], db: str | None) -> list[dict[str, Any]]:
-    from assay.store import ItemRecord, Store
+    from assay.store import Store
 
     out = []
     with Store(db) as st:
@@ -83,7 +111,7 @@ def _store(runs: list[Any], db: str | None) -> list[dict[str, Any]]:
                 dataset=r.dataset,
                 model=r.model,
                 parameters=r.stored_parameters(),
-                items=[ItemRecord(**it) for it in r.items],
+                items=[_row(it) for it in r.items],
                 created=r.created,
             )
             seen[r.sha256] = eid

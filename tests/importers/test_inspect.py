@@ -112,6 +112,17 @@ def test_stats_on_a_log_gives_inspects_numbers(logs, scorer, metrics):
         assert r["parameters"]["n_failed"] == 1
 
 
+@pytest.mark.parametrize("scorer", ["match", "length_score"])
+def test_stats_on_a_log_defaults_to_the_logs_metrics(logs, scorer):
+    _, theirs = _inspect(logs / "a.json")
+    res = runner.invoke(app, ["stats", "--scores", str(logs / "a.json"), "--scorer", scorer])
+    assert res.exit_code == 0, res.output
+    got = {r["type"].lower(): r["value"] for r in json.loads(res.stdout)}
+    want = {name: v for (s, name), v in theirs.items() if s == scorer}
+    assert set(got) == set(want)
+    assert all(abs(got[k] - want[k]) <= TOL for k in want)
+
+
 def test_stats_refuses_an_unknown_scorer_and_scorer_without_a_log(logs, tmp_path):
     res = runner.invoke(app, ["stats", "--scores", str(logs / "a.eval"), "--scorer", "nope"])
     assert res.exit_code == 2 and "no such scorer" in res.stderr and "match" in res.stderr

@@ -36,7 +36,8 @@ from assay.errors import InvalidInputError
 from assay.importers.evalzip import EvalZip
 from assay.stats.types import SampleScore, Score
 
-__all__ = ["InspectLog", "read_inspect_log", "sample_scores", "is_inspect_json"]
+__all__ = ["InspectLog", "read_inspect_log", "sample_scores", "is_inspect_json", "ScorerScores",
+           "scorer_scores"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -163,3 +164,45 @@ def sample_scores(log: InspectLog, scorer: str) -> list[SampleScore]:
         )
         out.append(SampleScore(score, s["id"], int(s.get("epoch", 1)), s.get("metadata")))
     return out
+
+
+@dataclass(frozen=True)
+class ScorerScores:
+    """One scorer of a log, for ``assay stats``: its scores, and the epoch reducer and
+    metrics (``(name, params)``) the log's results give it."""
+
+    scorer: str
+    scores: list[SampleScore]
+    reducer: str | None
+    metrics: list[tuple[str, dict[str, Any]]]
+
+
+def scorer_scores(path: str | Path, scorer: str | None = None) -> ScorerScores:
+    """The scores of ``scorer`` (default the log's first) with its reducer and metrics.
+
+    Example:
+        >>> import json, os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "log.json")
+        >>> res = {"scores": [{"scorer": "m", "reducer": "max", "metrics": {
+        ...     "accuracy": {"name": "accuracy", "value": 1.0, "params": {}}}}]}
+        >>> _ = open(p, "w").write(json.dumps({"eval": {"task": "t"}, "results": res,
+        ...     "samples": [{"id": 1, "scores": {"m": {"value": "C"}}}]}))
+        >>> s = scorer_scores(p)
+        >>> s.scorer, s.reducer, s.metrics, len(s.scores)
+        ('m', 'max', [('accuracy', {})], 1)
+    """
+    log = read_inspect_log(path)
+    name = scorer or log.scorers[0]
+    scores = sample_scores(log, name)
+    mine = [
+        es
+        for es in log.results.get("scores") or []
+        if isinstance(es, dict) and es.get("scorer", es.get("name")) == name
+    ]
+    reducer = mine[0].get("reducer") if mine else None
+    metrics = [
+        (str(m.get("name", k)), dict(m.get("params") or {}))
+        for k, m in ((mine[0].get("metrics") or {}) if mine else {}).items()
+        if isinstance(m, dict)
+    ]
+    return ScorerScores(name, scores, reducer, metrics)

@@ -26,7 +26,7 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.results import Metric, record
 
-__all__ = ["reported_records", "assay_records", "TOLERANCE", "NOT_RECOMPUTED"]
+__all__ = ["reported_records", "assay_records", "assay_metric", "TOLERANCE", "NOT_RECOMPUTED"]
 
 #: the relative difference above which a reported value and assay's are called different
 TOLERANCE = 1e-12
@@ -39,7 +39,7 @@ def _short(name: str) -> str:
     return name.rsplit("/", 1)[-1]
 
 
-def _assay_metric(name: str, params: dict[str, Any]) -> Any:
+def assay_metric(name: str, params: dict[str, Any]) -> Any:
     """assay's metric of that name and parameters, or ``None`` where it has none."""
     from assay.stats.metric_registry import get_metric
 
@@ -101,7 +101,7 @@ def reported_records(
     notes: list[str] = []
     for i, (name, value, params) in enumerate(reported):
         label = labels[i] if labels is not None else name
-        metric = None if red is None else _assay_metric(name, params)
+        metric = None if red is None else assay_metric(name, params)
         mine = [] if metric is None or not scores else assay_records(scores, metric, red)
         if value is None and len(mine) == 1:  # not reported: assay's number is the record
             m = mine[0]

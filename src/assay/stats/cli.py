@@ -105,9 +105,9 @@ def _fold_scores(ev: Any, scores: Path, scheduler: str | None) -> Any:
 
 
 def _inspect_log(scores: Path, scorer: str | None) -> Any:
-    """An Inspect log's scores of one scorer (default its first) and the scorer's epoch
-    reducer in the log, and the scorer's name; ``None`` when ``scores`` is not an
-    Inspect log."""
+    """An Inspect log's scores of one scorer, with its reducer and metrics in the log
+    (:class:`assay.importers.inspect_log.ScorerScores`); ``None`` when ``scores`` is not
+    an Inspect log."""
     from assay.errors import InvalidInputError
     from assay.importers.files import sniff
 
@@ -115,16 +115,17 @@ def _inspect_log(scores: Path, scorer: str | None) -> Any:
         if scorer is not None:
             raise InvalidInputError("applies to an Inspect log (.eval, .json)", source="--scorer")
         return None
-    from assay.importers.inspect_log import read_inspect_log, sample_scores
+    from assay.importers.inspect_log import scorer_scores
 
-    log = read_inspect_log(scores)
-    name = scorer or log.scorers[0]
-    reducers = [
-        es.get("reducer")
-        for es in log.results.get("scores") or []
-        if isinstance(es, dict) and es.get("scorer") == name and es.get("reducer")
-    ]
-    return sample_scores(log, name), reducers[:1], name
+    return scorer_scores(scores, scorer)
+
+
+def _log_metrics(log: Any) -> list[Any]:
+    """The metrics the log reports for the scorer that assay computes (Inspect's
+    ``bootstrap_stderr`` is random, and custom metrics are unknown)."""
+    from assay.importers.recompute import assay_metric
+
+    return [m for m in (assay_metric(n, p) for n, p in log.metrics) if m is not None]
 
 
 def register(app: typer.Typer) -> None:
@@ -141,7 +142,8 @@ def register(app: typer.Typer) -> None:
         scorer: str | None = typer.Option(
             None,
             help="With an Inspect log: the scorer whose scores are read (default the "
-            "log's first); its epoch reducer in the log is the default --reducer.",
+            "log's first); its metrics and epoch reducer in the log are the defaults of "
+            "--metric and --reducer.",
         ),
         metric: list[str] = typer.Option(
             [],
@@ -190,9 +192,10 @@ def register(app: typer.Typer) -> None:
         if out is not None:
             check_writable_file(out, option="--out")
         mapping = _mapping(to_float)
-        metrics = _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
         log = _inspect_log(scores, scorer)
-        default_reducer = (log[1] if log else None) or ["mean"]
+        metrics = _log_metrics(log) if log is not None and not metric else []
+        metrics = metrics or _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
+        default_reducer = [log.reducer] if log is not None and log.reducer else ["mean"]
         reducers = _parsed(reducer or default_reducer, reducer_from_text, "--reducer")
         intervals = interval_kwargs(ci, ci_method, num_bootstrap, seed)
         if cluster is not None and not intervals:
@@ -200,7 +203,7 @@ def register(app: typer.Typer) -> None:
         if cluster is not None:
             intervals["cluster"] = cluster
         ev = ScoreEvaluator(metrics, reducers, to_float=mapping, **intervals)
-        ev = ev.add(log[0]) if log else _fold_scores(ev, scores, scheduler)
+        ev = ev.add(log.scores) if log is not None else _fold_scores(ev, scores, scheduler)
         try:
             ms = ev.compute()
         except InvalidInputError as e:
@@ -222,7 +225,7 @@ def register(app: typer.Typer) -> None:
                 "metrics": list(metric),
                 "reducers": list(reducer),
                 "to_float": None if mapping is None else mapping.to_dict(),
-                **({"scorer": log[2]} if log else {}),
+                **({"scorer": log.scorer} if log is not None else {}),
                 **intervals,
             },
         )

@@ -9,7 +9,8 @@ answers ``2n`` unless ``n * epoch`` (``+ shift``) is a multiple of 3, when it an
 one (mean, stderr, std, var). Three epochs.
 
 Written to DIR: ``a.eval`` and ``a.json`` (model A, both log formats), ``b.eval``
-(model B: the same samples, shifted answers), ``noscore.eval`` (a task without a scorer).
+(model B: the same samples, shifted answers), ``c.eval`` (model A with the epoch reducers
+``max``, ``pass_at_2`` and ``at_least_2``), ``noscore.eval`` (a task without a scorer).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from inspect_ai import Task, eval
+from inspect_ai import Epochs, Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Target, match, mean, scorer, std, stderr, var
@@ -48,7 +49,7 @@ def length_score():  # type: ignore[no-untyped-def]
     return score
 
 
-def _task(shift: int, scored: bool = True) -> Task:
+def _task(shift: int, scored: bool = True, reducers: list[str] | None = None) -> Task:
     samples = [
         Sample(input=f"double {i}", target=str(2 * i), id=i, metadata={"parity": i % 2})
         for i in range(1, 10)
@@ -57,7 +58,7 @@ def _task(shift: int, scored: bool = True) -> Task:
         dataset=samples,
         solver=canned(shift),
         scorer=[match(), length_score()] if scored else None,
-        epochs=3,
+        epochs=Epochs(3, reducers) if reducers else 3,
         name="doubling",
     )
 
@@ -74,6 +75,7 @@ def main(out: Path) -> None:
     _one(_task(0), "eval", out / "a.eval")
     _one(_task(0), "json", out / "a.json")
     _one(_task(1), "eval", out / "b.eval")
+    _one(_task(0, reducers=["max", "pass_at_2", "at_least_2"]), "eval", out / "c.eval")
     _one(_task(0, scored=False), "eval", out / "noscore.eval")
 
 

@@ -61,6 +61,19 @@ def test_record_parameters_follow_the_vocabulary(logs):
     assert keys and keys <= documented_parameters()
 
 
+def test_epoch_reducers_of_the_log_are_recomputed(logs):
+    log, _ = _inspect(logs / "c.eval")
+    theirs = {
+        (s.scorer, s.reducer, n): m.value for s in log.results.scores for n, m in s.metrics.items()
+    }
+    run = inspect_run(logs / "c.eval")
+    assert run.notices == [] and len(run.metrics) == len(theirs) == 18
+    for m in run.metrics:
+        p = m.parameters
+        assert abs(m.value - theirs[(p["scorer"], p["reducer"], p["log_metric"])]) <= TOL
+    assert {m.parameters["reducer"] for m in run.metrics} == {"max", "pass_at_2", "at_least_2"}
+
+
 def test_items_are_units_by_sample_and_epoch_errored_ones_kept(logs):
     log, _ = _inspect(logs / "a.eval")
     run = inspect_run(logs / "a.eval")
@@ -184,10 +197,10 @@ def test_a_directory_or_a_glob_imports_every_log(logs, db, tmp_path):
     res = _import(db, logs)
     assert res.exit_code == 0, res.output
     assert sorted(Path(e["source"]).name for e in json.loads(res.stdout)) == [
-        "a.eval", "a.json", "b.eval",
+        "a.eval", "a.json", "b.eval", "c.eval",
     ]  # fmt: skip
     other = f"sqlite:///{tmp_path / 'other.db'}"
-    res = _import(other, str(logs / "*.eval"))
+    res = _import(other, str(logs / "[ab].eval"))
     assert res.exit_code == 0, res.output
     assert len(json.loads(res.stdout)) == 2
 

@@ -111,7 +111,7 @@ def _sources(p: Path, *, explicit: bool) -> list[Source]:
         return [Source("every_eval_ever", _aggregate_of(p))] if explicit else []
     if kind == "lm_eval":
         # in a folder, samples with a results file come with it
-        if explicit or results_for(p) is None and p.name.startswith("samples_"):
+        if explicit or (results_for(p) is None and p.name.startswith("samples_")):
             return [Source("lm_eval", p)]
         return []
     if explicit:

@@ -171,16 +171,18 @@ def eee_run(path: str | Path) -> ImportedRun:
         "schema_version": agg.get("schema_version"),
         "eval_library": (agg.get("eval_library") or {}).get("name"),
     }
+    model = model_info.get("id")
     if "assay_parameters" in details:  # a run assay exported: its own fields back
         params = {**json.loads(details["assay_parameters"]), "every_eval_ever": params}
         dataset = details.get("assay_dataset") or None
+        model = details.get("assay_model") or None
     return ImportedRun(
         format="every_eval_ever",
         source=str(p),
         sha256=sha256_of(files),
         kind=details.get("assay_kind") or "every_eval_ever",
         dataset=dataset,
-        model=details.get("assay_model") or model_info.get("id"),
+        model=model,
         parameters=params,
         metrics=MetricSet(records),
         items=_items(rows),

@@ -28,7 +28,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assay.importers.inspect_log import InspectLog, read_inspect_log, sample_scores
+from assay.importers.inspect_log import (
+    InspectLog,
+    read_inspect_log,
+    reported_metrics,
+    sample_scores,
+)
 from assay.importers.recompute import reported_records
 from assay.importers.types import ImportedRun, sha256_of
 from assay.results import Metric, MetricSet
@@ -102,15 +107,6 @@ def inspect_items(log: InspectLog) -> list[dict[str, Any]]:
     return items
 
 
-def _reported(es: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]]:
-    metrics = es.get("metrics") or {}
-    return [
-        (str(m.get("name", key)), m.get("value"), dict(m.get("params") or {}))
-        for key, m in metrics.items()
-        if isinstance(m, dict)
-    ]
-
-
 def inspect_records(log: InspectLog) -> tuple[list[Metric], list[str]]:
     """The log's metrics per scorer, checked against assay's recomputation."""
     out: list[Metric] = []
@@ -124,7 +120,7 @@ def inspect_records(log: InspectLog) -> tuple[list[Metric], list[str]]:
             continue
         covered.add(scorer)
         recs, n = reported_records(
-            sample_scores(log, scorer), _reported(es), es.get("reducer"), scorer=scorer
+            sample_scores(log, scorer), reported_metrics(es), es.get("reducer"), scorer=scorer
         )
         out += recs
         notes += n

@@ -37,7 +37,7 @@ from assay.importers.evalzip import EvalZip
 from assay.stats.types import SampleScore, Score
 
 __all__ = ["InspectLog", "read_inspect_log", "sample_scores", "is_inspect_json", "ScorerScores",
-           "scorer_scores"]  # fmt: skip
+           "scorer_scores", "reported_metrics"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def _scorer_names(header: dict[str, Any], samples: list[dict[str, Any]]) -> list
         if isinstance(s, dict) and isinstance(s.get("name"), str):
             names[s["name"]] = None
     for s in (header.get("results") or {}).get("scores") or []:
-        name = s.get("scorer", s.get("name")) if isinstance(s, dict) else None
+        name = (s.get("scorer") or s.get("name")) if isinstance(s, dict) else None
         if isinstance(name, str):
             names[name] = None
     for smp in samples:
@@ -197,12 +197,18 @@ def scorer_scores(path: str | Path, scorer: str | None = None) -> ScorerScores:
     mine = [
         es
         for es in log.results.get("scores") or []
-        if isinstance(es, dict) and es.get("scorer", es.get("name")) == name
+        if isinstance(es, dict) and (es.get("scorer") or es.get("name")) == name
     ]
     reducer = mine[0].get("reducer") if mine else None
-    metrics = [
-        (str(m.get("name", k)), dict(m.get("params") or {}))
-        for k, m in ((mine[0].get("metrics") or {}) if mine else {}).items()
+    metrics = [(n, p) for n, _, p in reported_metrics(mine[0])] if mine else []
+    return ScorerScores(name, scores, reducer, metrics)
+
+
+def reported_metrics(score: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]]:
+    """``(name, value, params)`` of each metric of one entry of the log's
+    ``results.scores`` (a scorer under one epoch reducer)."""
+    return [
+        (str(m.get("name", key)), m.get("value"), dict(m.get("params") or {}))
+        for key, m in (score.get("metrics") or {}).items()
         if isinstance(m, dict)
     ]
-    return ScorerScores(name, scores, reducer, metrics)

@@ -71,7 +71,7 @@ def test_paired_bootstrap_is_the_bootstrap_of_the_paired_units() -> None:
 def _accuracy(right: list[bool], ids: list[int]) -> Tally:
     cells = np.array(right, dtype=np.float64)[:, None]
     return Tally(
-        ("Accuracy",),
+        (("Accuracy",),),
         lambda w: w @ cells / w.sum(1, keepdims=True),
         np.ones(len(ids), np.int64),
         ids=np.array(ids),
@@ -86,8 +86,9 @@ def test_swapping_the_runs_negates_the_bootstrap(units: list, seed: int) -> None
     ids = list(range(len(units)))
     a = _accuracy([u[0] for u in units], ids)
     b = _accuracy([u[1] for u in units], ids)
-    fwd = paired_bootstrap(a, b, num_bootstrap=99, seed=seed)["Accuracy"]
-    back = paired_bootstrap(b, a, num_bootstrap=99, seed=seed)["Accuracy"]
+    fwd = paired_bootstrap(a, b, num_bootstrap=99, seed=seed)[("Accuracy",)]
+    back = paired_bootstrap(b, a, num_bootstrap=99, seed=seed)[("Accuracy",)]
+    assert fwd.ci is not None and back.ci is not None
     assert back.diff == pytest.approx(-fwd.diff, abs=1e-12)
     assert back.p_value == pytest.approx(fwd.p_value)
     assert back.ci == pytest.approx((-fwd.ci[1], -fwd.ci[0]), abs=1e-12)
@@ -99,7 +100,7 @@ def test_swapping_the_runs_negates_the_bootstrap(units: list, seed: int) -> None
 def test_cluster_pairing_and_bad_ids() -> None:
     a = _accuracy([True, False, True, True], [0, 1, 2, 3])
     b = _accuracy([True, True, True, True], [0, 1, 2, 3])
-    one = paired_bootstrap(a, b, num_bootstrap=50, clusters=np.zeros(4, np.intp))["Accuracy"]
+    one = paired_bootstrap(a, b, num_bootstrap=50, clusters=np.zeros(4, np.intp))[("Accuracy",)]
     assert one.ci == pytest.approx((0.25, 0.25))  # one cluster: every resample is the data
     assert paired_bootstrap(a, _accuracy([True], [9]), num_bootstrap=10) == {}
     with pytest.raises(InvalidInputError, match="not unique"):

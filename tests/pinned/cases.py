@@ -1633,3 +1633,82 @@ def _(ctx: Ctx) -> Any:
         "--by",
         "outcome",
     )
+
+
+# ---------------------------------------------------------------- Dask: states reduced in a tree
+#
+# assay.dist.evaluate_dask ships each partition's evaluator state and merges them in a tree
+# (here on Dask's synchronous scheduler, which runs the same graph a cluster runs).
+
+
+def _dask_frame(ctx: Ctx, csv: str, parts: int) -> Any:
+    import dask.dataframe as dd
+
+    return dd.from_pandas(pd.read_csv(ctx.inputs / csv), npartitions=parts, sort=False)
+
+
+@case("dask-classification-ci-by-cluster")
+def _(ctx: Ctx) -> Any:
+    from assay.classification import ClassificationEvaluator
+    from assay.dist import evaluate_dask
+
+    def add(ev: Any, part: pd.DataFrame) -> None:
+        ev.add_arrays(
+            part.label.to_numpy(),
+            part.proba.to_numpy(),
+            labels=["neg", "pos"],
+            uids=part.uid.to_numpy(),
+            metadata=[{"site": s, "patient": p} for s, p in zip(part.site, part.patient)],
+        )
+
+    ev = ClassificationEvaluator(
+        pr_curve_max_examples=0, ci=0.9, num_bootstrap=60, by=["site"], cluster="patient", seed=2
+    )
+    return plain(
+        evaluate_dask(
+            ev, _dask_frame(ctx, "binary.csv", 4), add=add, split_every=2, scheduler="sync"
+        ).compute()
+    )
+
+
+@case("dask-fairness-ci-by")
+def _(ctx: Ctx) -> Any:
+    from assay.dist import evaluate_dask
+    from assay.fairness import FairnessEvaluator
+
+    ev = FairnessEvaluator(
+        ["sex=m", "age:40:invert"],
+        group_columns=["race"],
+        ci=0.9,
+        num_bootstrap=60,
+        by=["region"],
+        cluster="site",
+    )
+    add = lambda e, part: e.add(part, label="y", prediction="yhat")  # noqa: E731
+    return plain(
+        evaluate_dask(
+            ev, _dask_frame(ctx, "fairness.csv", 5), add=add, split_every=2, scheduler="sync"
+        ).compute()
+    )
+
+
+@case("dask-scoring-ci-by-cluster")
+def _(ctx: Ctx) -> Any:
+    from assay.dist import evaluate_dask
+    from assay.scoring import ScoringEvaluator
+
+    ev = ScoringEvaluator(
+        human="h",
+        system="m",
+        human2="h2",
+        group_columns=["L1"],
+        by=["site"],
+        ci=0.9,
+        num_bootstrap=30,
+        cluster="g",
+    )
+    return plain(
+        evaluate_dask(
+            ev, _dask_frame(ctx, "scoring.csv", 5), split_every=2, scheduler="sync"
+        ).compute()
+    )

@@ -56,8 +56,26 @@ $(RSM_VENV)/.installed:
 	$(RSM_VENV)/bin/python -m pip install --quiet 'rsmtool==12.0.0'
 	touch $@
 
-test: lint $(RSM_VENV)/.installed postgres chromium
-	ASSAY_RSMTOOL_PYTHON=$(CURDIR)/$(RSM_VENV)/bin/python $(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+# The every-eval-ever package, whose validator checks `assay runs export --format
+# every-eval-ever` (tests/importers): it needs Python >= 3.12 (assay supports 3.11), so it
+# lives in its own environment and the test runs its validator as a subprocess
+# (ASSAY_EEE_PYTHON). The first Python >= 3.12 found is used: $(EEE_PYTHON) if set,
+# python3.13, python3.12, or one of pyenv's versions.
+EEE_PYTHON ?=
+EEE_VENV := .venv-eee
+$(EEE_VENV)/.installed:
+	@py=$$(for p in $(EEE_PYTHON) python3.13 python3.12 $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3; do \
+	  "$$p" -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1 && echo "$$p" && break; done); \
+	test -n "$$py" || { echo "every-eval-ever needs Python >= 3.12: set EEE_PYTHON"; exit 1; }; \
+	echo ">> installing every-eval-ever 0.3.0 into its own environment $(EEE_VENV) ($$py)"; \
+	"$$py" -m venv $(EEE_VENV)
+	$(EEE_VENV)/bin/python -m pip install --quiet 'every-eval-ever==0.3.0'
+	touch $@
+
+test: lint $(RSM_VENV)/.installed $(EEE_VENV)/.installed postgres chromium
+	ASSAY_RSMTOOL_PYTHON=$(CURDIR)/$(RSM_VENV)/bin/python \
+	ASSAY_EEE_PYTHON=$(CURDIR)/$(EEE_VENV)/bin/python \
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 # The same suite without the tests marked slow (peers in subprocesses, the embedded model, servers).
 test-fast: lint
@@ -68,7 +86,8 @@ TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py sr
 	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
 	src/assay/cli.py src/assay/cli_support.py src/assay/cli_options.py src/assay/paths.py src/assay/io/files.py \
 	src/assay/filtering.py src/assay/io/metadata.py src/assay/io/xlsx.py src/assay/io/parquet.py \
-	$(wildcard src/assay/dist/*.py) $(wildcard src/assay/uncertainty/*.py) \
+	$(wildcard src/assay/dist/*.py) $(wildcard src/assay/uncertainty/*.py) $(wildcard src/assay/importers/*.py) \
+	$(wildcard src/assay/compare/*.py) \
 	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/report/*.py) \
 	$(wildcard src/assay/llm/*.py) \
 	$(wildcard src/assay/llm/models/*.py) $(wildcard src/assay/llm/pairwise/*.py)
@@ -81,7 +100,7 @@ bench: $(VENV)/.installed-dev
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(RSM_VENV) demo-output .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RSM_VENV) $(EEE_VENV) demo-output .pytest_cache .hypothesis
 
 # The store tests start a throwaway PostgreSQL server; install Debian's binaries if missing.
 postgres:

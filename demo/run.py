@@ -2,9 +2,10 @@
 
 Each domain contributes one section, a module in this folder with
 ``run(out_dir: Path, console: rich.console.Console) -> None``. Results are printed as
-tables, written as JSON under ``demo-output/`` and saved in its store (``assay.db``); the
-demo ends by writing the HTML report of its runs (``demo-output/report.html``) and printing
-its path.
+tables, written as JSON under ``demo-output/`` and saved in its store (``assay.db``, made
+afresh by each run: a re-run replaces the runs of the one before and says so); the demo
+ends by writing the HTML report of its runs (``demo-output/report.html``) and printing its
+path.
 """
 
 from __future__ import annotations
@@ -35,31 +36,38 @@ SECTIONS: tuple[str, ...] = (
 LLM_SECTIONS = ("llm", "text", "pairwise", "suites")
 
 
-def main() -> int:
+def main(sections: list[str] | None = None, out: Path = OUT) -> int:
+    """Run ``sections`` (default: every one) into ``out`` with a fresh store."""
     console = Console()
-    OUT.mkdir(exist_ok=True)
+    out.mkdir(exist_ok=True)
     sys.path.insert(0, str(HERE))
     import saving
 
-    before = saving.last_id(OUT)
+    replaced = saving.fresh_store(out)
+    if replaced:
+        console.print(
+            f"[dim]replaced the store of an earlier demo run ({replaced} runs): "
+            f"{out / 'assay.db'} holds this run's evaluations only[/]"
+        )
     times: dict[str, float] = {}
-    for name in sys.argv[1:] or SECTIONS:  # `python demo/run.py text pairwise`: only those
+    for name in sections or SECTIONS:  # `python demo/run.py text pairwise`: only those
         t0 = time.perf_counter()
         console.rule(f"[bold]{name}")
-        importlib.import_module(name).run(OUT, console)
+        importlib.import_module(name).run(out, console)
         times[name] = time.perf_counter() - t0
         console.print(f"[dim]{name}: {times[name]:.1f} s[/]")
     llm = {k: v for k, v in times.items() if k in LLM_SECTIONS}
-    console.print(
-        f"\nLLM sections ({', '.join(f'{k} {v:.0f} s' for k, v in llm.items())}): "
-        f"{sum(llm.values()):.0f} s in total"
-    )
-    console.print(f"\nAll results written under [bold]{OUT}[/]")
+    if llm:
+        console.print(
+            f"\nLLM sections ({', '.join(f'{k} {v:.0f} s' for k, v in llm.items())}): "
+            f"{sum(llm.values()):.0f} s in total"
+        )
+    console.print(f"\nAll results written under [bold]{out}[/]")
     console.rule("[bold]report")
-    report = saving.write_report(OUT, before, console)
+    report = saving.write_report(out, console)
     print(report)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

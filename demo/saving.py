@@ -24,19 +24,25 @@ def save(out_dir: Path, metrics: MetricSet, console: Console, **meta: Any) -> in
     return eid
 
 
-def last_id(out_dir: Path) -> int:
-    """The newest evaluation id in the demo's store (0 when empty)."""
+def fresh_store(out_dir: Path) -> int:
+    """Remove the store of an earlier demo run, so that each run's store holds its own runs
+    only; returns how many runs it held (0 when there was none)."""
+    path = out_dir / "assay.db"
+    if not path.exists():
+        return 0
     with store(out_dir) as st:
-        found = st.list(limit=1)
-    return found[0].id if found else 0
+        n = len(st.list(limit=100_000))
+    for p in (path, path.with_name("assay.db-wal"), path.with_name("assay.db-shm")):
+        p.unlink(missing_ok=True)
+    return n
 
 
-def write_report(out_dir: Path, after: int, console: Console) -> Path:
-    """The report of every run saved after evaluation ``after`` (this demo's runs)."""
+def write_report(out_dir: Path, console: Console) -> Path:
+    """The report of every run in the demo's store (this demo's runs)."""
     from assay.report.page import write_report as write
 
     with store(out_dir) as st:
-        runs = [st.get(e.id, items=True) for e in reversed(st.list(limit=1000)) if e.id > after]
+        runs = [st.get(e.id, items=True) for e in reversed(st.list(limit=1000))]
     path = write(runs, out_dir / "report.html", title="assay demo report")
     kinds = sorted({r.kind for r in runs})
     console.print(

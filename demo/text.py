@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from assay.results import MetricSet
 from saving import save
 
 PAIRS = [
@@ -30,39 +31,62 @@ PAIRS = [
 ]
 
 
-def run(out_dir: Path, console: Console) -> None:
+#: BLEU-4 of one short sentence is 0 whenever no 4-gram matches (the geometric mean of the
+#: n-gram precisions has a zero factor); Chen & Cherry's method1 (NLTK's SmoothingFunction)
+#: gives a zero count a small epsilon instead, the usual choice for sentence-level BLEU.
+BLEU_SMOOTHING = "method1"
+
+
+def rouge_bleu(console: Console) -> MetricSet:
+    """ROUGE and smoothed sentence BLEU of the three summaries, each checked against the peer."""
     import warnings
 
-    from nltk.translate.bleu_score import sentence_bleu
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
     from rouge_score.rouge_scorer import RougeScorer
 
-    from assay.llm.judge import Datum, judge
     from assay.text import evaluate_text, rouge
 
     preds = [p for p, _ in PAIRS]
     refs = [r for _, r in PAIRS]
-    ms = evaluate_text(preds, refs, uids=["council", "rain", "profits"], use_stemmer=True)
+    uids = ["council", "rain", "profits"]
+    ms = evaluate_text(preds, refs, uids=uids, use_stemmer=True, smoothing=BLEU_SMOOTHING)
     ours = rouge(preds, refs, use_stemmer=True)
     scorer = RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True)
+    smooth = getattr(SmoothingFunction(), BLEU_SMOOTHING)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        nltk = [sentence_bleu([x.split() for x in r], p.split()) for p, r in PAIRS]
-    table = Table("datum", "rouge1", "rougeL", "rougeLsum", "BLEU", "= rouge-score & nltk")
-    for i, uid in enumerate(["council", "rain", "profits"]):
+        nltk = [
+            sentence_bleu([x.split() for x in r], p.split(), smoothing_function=smooth)
+            for p, r in PAIRS
+        ]
+    table = Table("datum", "rouge1", "rougeL", "rougeLsum", "BLEU-4", "= rouge-score & nltk")
+    for i, uid in enumerate(uids):
         theirs = scorer.score_multi(refs[i], preds[i])
-        same = all(ours[t][i] == theirs[t].fmeasure for t in ours) and (
-            ms.get("BLEU", datum_uid=uid).value == nltk[i]
-        )
+        bleu = ms.get("BLEU", datum_uid=uid).value
+        same = all(ours[t][i] == theirs[t].fmeasure for t in ours) and bleu == nltk[i]
         table.add_row(
             uid,
             *(f"{ours[t][i]:.4f}" for t in ("rouge1", "rougeL", "rougeLsum")),
-            f"{ms.get('BLEU', datum_uid=uid).value:.4f}",
+            f"{bleu:.4f}",
             "yes" if same else "NO",
         )
     console.print(table)
+    console.print(
+        f"BLEU-4 is sentence BLEU with smoothing {BLEU_SMOOTHING} (Chen & Cherry, NLTK's "
+        "SmoothingFunction): unsmoothed, a short sentence with no matching 4-gram scores 0 "
+        "however close it is. BLEU counts exact n-grams, ROUGE stemmed unigrams and subsequences, "
+        "so a paraphrase scores lower in BLEU."
+    )
     agg = ms.get("ROUGE", rouge_type="rouge1", aggregate="mean")
     lo, hi = agg.parameters["ci_low"], agg.parameters["ci_high"]
     console.print(f"ROUGE-1 mean {agg.value:.4f}, 95% CI [{lo:.4f}, {hi:.4f}]")
+    return ms
+
+
+def run(out_dir: Path, console: Console) -> None:
+    from assay.llm.judge import Datum, judge
+
+    ms = rouge_bleu(console)
 
     data = [
         Datum(

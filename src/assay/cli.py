@@ -55,6 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
     ),
     "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
+    "import": (
+        "assay.importers.cli",
+        "Store runs made by Inspect AI, lm-evaluation-harness or Every Eval Ever.",
+    ),
     "compare": (
         "assay.store.cli",
         "Stored runs side by side: metrics matched, differences, interval overlap.",

@@ -173,6 +173,21 @@ def scheduler_option() -> Any:
     return typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP)
 
 
+def check_scheduler(scheduler: str) -> None:
+    """``--scheduler`` is an address and Dask is installed (else one line)."""
+    if "://" not in scheduler:
+        raise InvalidInputError(
+            f"expected a scheduler address such as tcp://HOST:8786, got {scheduler!r}",
+            source="--scheduler",
+        )
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise InvalidInputError(
+            "needs Dask: pip install 'assay[dist]'", source="--scheduler"
+        ) from None
+
+
 def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler: str | None) -> Any:
     """Fold the table at ``path`` into ``ev`` with ``add(ev, frame_or_path)``: the one door of
     the commands' tables. A Parquet file, directory or glob is streamed by row group
@@ -182,17 +197,7 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
     from assay.dist.table import evaluate_table
 
     if scheduler is not None:
-        if "://" not in scheduler:
-            raise InvalidInputError(
-                f"expected a scheduler address such as tcp://HOST:8786, got {scheduler!r}",
-                source="--scheduler",
-            )
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise InvalidInputError(
-                "needs Dask: pip install 'assay[dist]'", source="--scheduler"
-            ) from None
+        check_scheduler(scheduler)
     from assay.io.parquet import is_parquet_dataset
 
     if scheduler is None and not is_parquet_dataset(path):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["printable"]
+__all__ = ["printable", "value_text"]
 
 _KEPT = frozenset("\n\t")
 
@@ -40,3 +40,25 @@ def printable(value: Any, *, keep_newlines: bool = False) -> str:
         return text
     kept = _KEPT if keep_newlines else frozenset()
     return "".join(ch if ch.isprintable() or ch in kept else _escape(ch) for ch in text)
+
+
+def value_text(value: Any, parameters: Any = None, *, digits: int = 4, prefix: str = "") -> str:
+    """A record's number as a table shows it: ``-`` when undefined, else the value with
+    the interval its parameters carry (``{prefix}ci_low``, ``{prefix}ci_high``), if any.
+
+    Example:
+        >>> value_text(0.842, {"ci_low": 0.81, "ci_high": 0.87}, digits=3)
+        '0.842 [0.810, 0.870]'
+        >>> value_text(None), value_text(0.5, {})
+        ('-', '0.5000')
+    """
+    if value is None:
+        return "-"
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    text = f"{value:.{digits}f}"
+    p = parameters or {}
+    lo, hi = p.get(f"{prefix}ci_low"), p.get(f"{prefix}ci_high")
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+        text += f" [{lo:.{digits}f}, {hi:.{digits}f}]"
+    return text

@@ -107,7 +107,8 @@ def test_state_is_plain_arrays_and_round_trips():
     )
     state = ev.state()
     assert all(v.dtype != object for v in state.values())
-    assert state["0.uids"].dtype.kind == "U" and state["0.labels"].tolist() == ["cat", "dog"]
+    assert state["blocks.0.uids"].dtype.kind == "U"
+    assert state["blocks.0.labels"].tolist() == ["cat", "dog"]
     back = ClassificationEvaluator.from_state(state)
     assert back.compute().to_json() == ev.compute().to_json()
 

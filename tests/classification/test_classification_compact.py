@@ -85,8 +85,8 @@ def test_state_is_bounded_by_the_distinct_scores_and_auc_matches_sklearn() -> No
         ss.append(s)
     state = ev.state()
     # 1e6 datums, 101 score values x 2 truths: at most 202 columns.
-    assert state["0.weights"].sum() == 1_000_000
-    assert len(state["0.gt"]) <= 202 and state["0.scores"].size <= 202
+    assert state["blocks.0.weights"].sum() == 1_000_000
+    assert len(state["blocks.0.gt"]) <= 202 and state["blocks.0.scores"].size <= 202
     auc = ev.compute().get("ROCAUC", label_value="1").value
     assert auc == pytest.approx(roc_auc_score(np.concatenate(ys), np.concatenate(ss)), abs=1e-12)
 

@@ -165,6 +165,50 @@ def check_state_round_trip(case: ContractCase) -> None:
     assert_same_metrics(ev.compute(), back.compute(), case.rel)
 
 
+def _round_trip(ev: Evaluator) -> Evaluator:
+    """``ev`` rebuilt from its state after a trip through ``numpy.savez``."""
+    buf = io.BytesIO()
+    np.savez(buf, **ev.state())
+    buf.seek(0)
+    with np.load(buf, allow_pickle=False) as z:
+        return type(ev).from_state(dict(z))
+
+
+def check_any_split_any_order(case: ContractCase) -> None:
+    """A property (hypothesis): the batches in any order, split among any number of
+    evaluators, each of them possibly rebuilt from its state, then merged in any order,
+    give the records of one evaluator given all the data as one batch."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    one = _fed(case, [case.concat(case.batches)]).compute()
+    n = len(case.batches)
+    parts = st.lists(st.integers(0, n - 1), min_size=n, max_size=n)
+
+    @settings(
+        max_examples=6,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(order=st.permutations(range(n)), part=parts, trips=st.sets(st.integers(0, n)))
+    def prop(order: list[int], part: list[int], trips: set[int]) -> None:
+        groups: dict[int, list[Any]] = {}
+        for i in order:
+            groups.setdefault(part[i], []).append(case.batches[i])
+        evs = [_fed(case, groups[g]) for g in sorted(groups)]
+        evs = [_round_trip(ev) if j in trips else ev for j, ev in enumerate(evs)]
+        merged = evs[0]
+        for ev in evs[1:]:
+            merged.merge(ev)
+        if n in trips:  # the merged one too
+            merged = _round_trip(merged)
+        assert_same_metrics(one, merged.compute(), case.rel)
+
+    prop()
+
+
 def check_empty_refuses(case: ContractCase) -> None:
     ev = case.make()
     try:
@@ -197,6 +241,7 @@ CHECKS: dict[str, Callable[[ContractCase], None]] = {
     "merge_order": check_merge_order,
     "merge_refuses_other_config": check_merge_refuses_other_config,
     "state_round_trip": check_state_round_trip,
+    "any_split_any_order": check_any_split_any_order,
     "empty_refuses": check_empty_refuses,
     "parameter_keys_documented": check_parameter_keys_documented,
 }

@@ -97,7 +97,7 @@ def test_scoring_reads_a_dataset_by_row_group(tmp_path: Path) -> None:
         (["--data", "{tmp}/nothing-*.parquet"], "no file matches the pattern"),
         (["--data", "{ds}", "--scheduler", "localhost"], "expected a scheduler address"),
         (["--groundtruths", "{csv}", "--predictions", "{csv}", "--scheduler", "tcp://x:1"],
-         "--scheduler evaluates --data"),
+         "field 'uid': missing column"),  # long form is joined by uid on the cluster
         (["--data", "{ds}", "--y-true", "nope"], "nope"),
     ],
 )  # fmt: skip

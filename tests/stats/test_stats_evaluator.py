@@ -96,8 +96,10 @@ def test_state_of_a_fast_frame_keeps_typed_columns():
         [1.0, 0.0, 0.5], sample_id=[1, 2, 3], metadata={"doc": [1, 1, 2], "t": ["a", "b", "a"]}
     )
     state = st.ScoreEvaluator([st.mean()]).add(f).state()
-    assert state["values"].dtype == np.float64 and state["sample_id"].dtype.kind == "i"
-    assert state["meta.0"].dtype.kind == "i" and state["meta.1"].dtype.kind == "U"
+    assert state["batches.values"].dtype == np.float64
+    assert state["batches.sample_id"].dtype.kind == "i"
+    assert state["batches.meta.0"].dtype.kind == "i"
+    assert state["batches.meta.1"].dtype.kind == "U"
 
 
 def test_merge_refuses_other_metrics_reducers_or_seed():
@@ -205,7 +207,9 @@ def test_input_faults_are_invalid_input_errors():
     with pytest.raises(InvalidInputError, match="index 0"):
         compute.mean(np.array(["x"], dtype=object))
     with pytest.raises(InvalidInputError, match="kind"):
-        st.ScoreEvaluator.from_state({**st.ScoreEvaluator().state(), "kind": np.array("other")})
+        st.ScoreEvaluator.from_state(
+            {**st.ScoreEvaluator().state(), "batches.kind": np.array("other")}
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match="unknown metric"):

@@ -107,13 +107,32 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any], scheduler: str | None) 
     layout = dict(
         y_true=wide["y_true"],
         y_score=wide["y_score"],
-        y_score_columns=None if columns is None else [c.strip() for c in columns.split(",")],
+        y_score_columns=None if columns is None else _score_columns(columns),
         positive_label=wide["positive_label"],
         uid=wide["uid_column"],
         source=str(data),
         metadata_columns=None if meta is None else [c.strip() for c in meta.split(",")],
     )
     add_table(ev, data, partial(_add_wide_batch, layout=layout), scheduler=scheduler)
+
+
+def _score_columns(text: str) -> list[str]:
+    """``--y-score-columns``: distinct column names, one per label (else one line)."""
+    from assay.errors import InvalidInputError
+
+    names = [c.strip() for c in text.split(",")]
+    if not any(names) or "" in names:
+        raise InvalidInputError(
+            f"expected comma-separated score column names, one per label, got {text!r}",
+            source="--y-score-columns",
+        )
+    twice = next((c for i, c in enumerate(names) if c in names[:i]), None)
+    if twice is not None:
+        raise InvalidInputError(
+            f"column {twice!r} is named twice (one score column per label)",
+            source="--y-score-columns",
+        )
+    return names
 
 
 def _add_wide_batch(ev: Any, frame: Any, layout: dict[str, Any]) -> None:
@@ -139,37 +158,72 @@ def _add_input(
     if data is not None:
         _add_wide(ev, data, wide, scheduler)
         return str(data)
-    if scheduler is not None:
-        raise InvalidInputError(
-            "--scheduler evaluates --data (one row per datum); long-form files are joined "
-            "by uid in one process",
-            source="--scheduler",
-        )
     if gts is None or pds is None:
         raise InvalidInputError(
             "give --groundtruths and --predictions (long form), or --data with --y-true",
             source="--groundtruths" if gts is None else "--predictions",
         )
     columns = wide["metadata_columns"]
-    _add_files(ev, gts, pds, None if columns is None else [c.strip() for c in columns.split(",")])
+    given = None if columns is None else [c.strip() for c in columns.split(",")]
+    _add_files(ev, gts, pds, given, read=wide.get("read_columns", []), scheduler=scheduler)
     return str(gts)
 
 
 def _add_files(
-    ev: Any, groundtruths: Path, predictions: Path, metadata_columns: list[str] | None
+    ev: Any,
+    groundtruths: Path,
+    predictions: Path,
+    metadata_columns: list[str] | None,
+    *,
+    read: list[str],
+    scheduler: str | None = None,
 ) -> None:
+    """Add the long-form files: in process, or joined by uid on the Dask cluster at
+    ``scheduler`` (:func:`assay.dist.join.evaluate_joined`; the same records)."""
+    from functools import partial
+
     from assay.errors import InvalidInputError
     from assay.io.tables import read_table
 
+    add = partial(
+        _add_long,
+        sources=(str(groundtruths), str(predictions)),
+        metadata_columns=metadata_columns,
+        read=read,
+    )
+    if scheduler is not None:
+        from assay.cli_options import check_scheduler
+        from assay.dist.join import evaluate_joined
+
+        check_scheduler(scheduler)
+        evaluate_joined(ev, groundtruths, predictions, add=add, scheduler=scheduler)
+        return
     tables = {path: read_table(path) for path in (groundtruths, predictions)}
     for path, table in tables.items():
         if len(table) == 0:
             raise InvalidInputError("the file holds no rows", source=str(path))
+    add(ev, tables[groundtruths], tables[predictions])
+
+
+def _add_long(
+    ev: Any,
+    groundtruths: Any,
+    predictions: Any,
+    *,
+    sources: tuple[str, str],
+    metadata_columns: list[str] | None,
+    read: list[str],
+) -> None:
+    """Add long-form frames; a ``--by`` or ``--cluster`` column (``read``) of the
+    ground-truth file is datum metadata without repeating it in ``--metadata-columns``."""
+    found = [c for c in read if c in groundtruths.columns]
+    if found:
+        metadata_columns = list(dict.fromkeys([*(metadata_columns or []), *found]))
     ev.add(
-        tables[groundtruths],
-        tables[predictions],
-        gt_source=str(groundtruths),
-        pd_source=str(predictions),
+        groundtruths,
+        predictions,
+        gt_source=sources[0],
+        pd_source=sources[1],
         metadata_columns=metadata_columns,
     )
 
@@ -220,9 +274,13 @@ def _run(
         "dataset": dataset,
         "parameters": parameters,
     }
+    from functools import partial
+
     from assay.classification.report import classification_report
 
-    publish(ev.compute(), fmt=fmt, out=out, save=save, db=db, view=classification_report, **record)
+    binary = data is not None and wide["y_score"] is not None  # the positive label first
+    view = partial(classification_report, positive_label=wide["positive_label"] if binary else None)
+    publish(ev.compute(), fmt=fmt, out=out, save=save, db=db, view=view, **record)
 
 
 EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
@@ -373,6 +431,8 @@ def register(app: typer.Typer) -> None:
             "uid_column": uid_column,
             "metadata_columns": metadata_columns,
         }
+        if data is None:  # long form: those columns are metadata where the file has them
+            wide["read_columns"] = read
         where_by = {
             "datums": where,
             "groundtruths": where_groundtruths,

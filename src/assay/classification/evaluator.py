@@ -46,7 +46,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Self
 
@@ -195,7 +195,10 @@ class ClassificationEvaluator(Evaluator):
         if isinstance(by, str) or not all(isinstance(c, str) for c in by):
             raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
         self.by = tuple(dict.fromkeys(by))
-        self._blocks: dict[str, list[KeyBlock]] = {}
+        # per label key, its datums in blocks (the compact form folds them into one)
+        self._blocks: dict[str, list[KeyBlock]]
+        rule = _compact_cat if self.compact else "cat"
+        self.add_state("_blocks", {}, rule, encode=blocks_to_arrays, decode=blocks_from_arrays)
 
     def config(self) -> dict[str, Any]:
         return {
@@ -282,18 +285,13 @@ class ClassificationEvaluator(Evaluator):
 
     def _append(self, key: str, blocks: list[KeyBlock]) -> None:
         """Keep the blocks of a key; the compact form folds them into one at once."""
-        kept = self._blocks.setdefault(key, [])
-        kept.extend(blocks)
-        if self.compact:
-            kept[:] = [compact_block(concat_blocks(kept))]
+        kept = self._blocks.get(key, [])
+        self._blocks[key] = _compact_cat(kept, blocks) if self.compact else kept + blocks
 
     @property
     def is_empty(self) -> bool:
+        # not derived: a key's block may hold labels but no datum
         return not any(b.n for blocks in self._blocks.values() for b in blocks)
-
-    def _merge(self, other: Self) -> None:
-        for key, blocks in other._blocks.items():
-            self._append(key, blocks)
 
     # ------------------------------------------------------------ compute
 
@@ -418,13 +416,10 @@ class ClassificationEvaluator(Evaluator):
                 view._blocks[key] = [b]
         return view
 
-    # ------------------------------------------------------------ state
 
-    def _state(self) -> dict[str, np.ndarray]:
-        return blocks_to_arrays(self._blocks)
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._blocks.update(blocks_from_arrays(state))
+def _compact_cat(mine: list[KeyBlock], theirs: list[KeyBlock]) -> list[KeyBlock]:
+    """A label key's blocks joined and folded into one compact block."""
+    return [compact_block(concat_blocks(mine + theirs))]
 
 
 def evaluate_classification(groundtruths: Any, predictions: Any, **options: Any) -> MetricSet:

@@ -137,6 +137,7 @@ def _run(
     save: bool,
     db: str | None,
     where: dict[str, str | None],
+    view: str | None = "headline",
 ) -> None:
     """Evaluate, then store (``--save``), write ``--out`` and print: records, or with
     ``--coco`` the classic summary (the records then go to ``--out`` only)."""
@@ -159,7 +160,10 @@ def _run(
     if summary is not None and out is None:  # stdout is the classic summary alone
         save_metrics(records, save=save, url=db, **meta)
     else:
-        publish(records, fmt=fmt, out=out, title="detection", save=save, db=db, **meta)
+        from assay.detection.report import detection_tables
+
+        shown = detection_tables if view == "headline" else None
+        publish(records, fmt=fmt, out=out, title="detection", save=save, db=db, view=shown, **meta)
     if summary is not None:
         typer.echo(format_coco_summary(summary.stats()))
 
@@ -240,7 +244,15 @@ def register(app: typer.Typer) -> None:
         num_bootstrap: int = NUM_BOOTSTRAP,
         seed: int = SEED,
         cluster: str = cluster_option("image"),
-        fmt: OutputFormat = typer.Option(OutputFormat.json, "--format", help="json or table."),
+        fmt: OutputFormat = typer.Option(
+            OutputFormat.json,
+            "--format",
+            help="json or table (the summary and the per-class headline; --all-records for "
+            "every record).",
+        ),
+        all_records: bool = typer.Option(
+            False, "--all-records", help="With --format table: one row per record."
+        ),
         out: Path = typer.Option(None, "--out", help="Write the JSON records here."),
         save: bool = save_option(),
         db: str = db_option(),
@@ -275,4 +287,6 @@ def register(app: typer.Typer) -> None:
             "groundtruths": where_groundtruths,
             "predictions": where_predictions,
         }
-        _run(files, options, wanted, coco=coco, fmt=fmt, out=out, save=save, db=db, where=where_by)
+        view = None if all_records else "headline"
+        _run(files, options, wanted, coco=coco, fmt=fmt, out=out, save=save, db=db, where=where_by,
+             view=view)  # fmt: skip

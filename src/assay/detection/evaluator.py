@@ -120,8 +120,9 @@ class DetectionEvaluator(Evaluator):
         )
         if interval is not None:
             self.options |= interval.config()
-        self._parts: list[DetectionData] = []
-        self._merged: DetectionData | None = None
+        self._parts: list[DetectionData]  # the batches, in the order added
+        self.add_state("_parts", [], "cat", encode=_parts_arrays, decode=_parts_from_arrays)
+        self._merged: tuple[int, DetectionData] | None = None  # (parts joined, their data)
 
     def config(self) -> dict[str, Any]:
         return {**self.options, **({"by": list(self.by)} if self.by else {})}
@@ -137,7 +138,6 @@ class DetectionEvaluator(Evaluator):
         self._check_iou_type([data])
         if data.n_datums:
             self._parts.append(data)
-            self._merged = None
         return self
 
     def add_datums(
@@ -145,10 +145,6 @@ class DetectionEvaluator(Evaluator):
     ) -> DetectionEvaluator:
         """Add a batch given as datum dicts (the JSONL records of :mod:`assay.detection.io`)."""
         return self.add(parse_datums(groundtruths, predictions))
-
-    @property
-    def is_empty(self) -> bool:
-        return not self._parts
 
     def _check_iou_type(self, parts: list[DetectionData]) -> None:
         """Refuse batches read for another IoU type than this evaluator's (or its data's)."""
@@ -162,21 +158,16 @@ class DetectionEvaluator(Evaluator):
                 )
             have |= {data.iou_type} - {None}
 
-    def _merge(self, other: DetectionEvaluator) -> None:
-        self._check_iou_type(other._parts)  # all checked before anything changes
-        for part in other._parts:
-            self.add(part)
+    def _check_merge(self, other: DetectionEvaluator) -> None:
+        self._check_iou_type(other._parts)
 
     @property
     def data(self) -> DetectionData:
         """All batches as one :class:`DetectionData` (datums in the order added)."""
-        if self._merged is None:
-            self._merged = (
-                self._parts[0]
-                if len(self._parts) == 1
-                else DetectionData.merge(self._parts, unique=False)
-            )
-        return self._merged
+        # parts are only ever appended, so their number says whether the cache is current
+        if self._merged is None or self._merged[0] != len(self._parts):
+            self._merged = (len(self._parts), _joined(self._parts))
+        return self._merged[1]
 
     def compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         """Metric records (see :func:`assay.detection.metrics.compute_metrics`).
@@ -303,12 +294,17 @@ class DetectionEvaluator(Evaluator):
                 "no data was added; call add() first", source=f"DetectionEvaluator.{what}"
             )
 
-    def _state(self) -> dict[str, np.ndarray]:
-        return data_to_arrays(self.data) if self._parts else {}
 
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        if state:
-            self.add(data_from_arrays(state))
+def _joined(parts: list[DetectionData]) -> DetectionData:
+    return parts[0] if len(parts) == 1 else DetectionData.merge(parts, unique=False)
+
+
+def _parts_arrays(parts: list[DetectionData]) -> dict[str, np.ndarray]:
+    return data_to_arrays(_joined(parts)) if parts else {}
+
+
+def _parts_from_arrays(state: Mapping[str, np.ndarray]) -> list[DetectionData]:
+    return [data_from_arrays(state)]
 
 
 def evaluate_detection(

@@ -35,6 +35,7 @@ _EXPORTS = {
     "evaluate_dask": "assay.dist.dask",
     "evaluate_stream": "assay.dist.stream",
     "evaluate_table": "assay.dist.table",
+    "evaluate_joined": "assay.dist.join",
     "dask_frame": "assay.dist.table",
     "tree_reduce": "assay.dist.reduce",
     "iter_parquet": "assay.io.parquet",

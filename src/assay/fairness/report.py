@@ -34,7 +34,7 @@ from rich.table import Table
 from rich.text import Text
 
 from assay.results import Metric, MetricSet
-from assay.terminal import printable
+from assay.terminal import printable, value_text
 
 __all__ = ["fairness_tables"]
 
@@ -61,7 +61,8 @@ OVERALL = ("Accuracy", "Precision", "Recall")
 
 
 def _num(v: Any) -> str:
-    return "-" if v is None else f"{v:.4f}"
+    """A value, or a record's value with its interval (``0.8420 [0.8100, 0.8700]``)."""
+    return value_text(v.value, v.parameters) if isinstance(v, Metric) else value_text(v)
 
 
 def _text(v: Any) -> str:
@@ -95,9 +96,7 @@ def _caption(aggregates: list[Metric]) -> str | None:
     for m in aggregates:
         family, kind = AGGREGATES[m.type]
         agg = m.parameters.get("agg")
-        parts.setdefault(family + (f" ({agg})" if agg else ""), []).append(
-            f"{kind} {_num(m.value)}"
-        )
+        parts.setdefault(family + (f" ({agg})" if agg else ""), []).append(f"{kind} {_num(m)}")
     lines = [f"{family}: {', '.join(values)}" for family, values in parts.items()]
     if aggregates:
         lines.append(
@@ -115,7 +114,7 @@ def _by_group_grid(records: list[Metric]) -> Table:
         if m.type == "GroupCounts":
             row["n"] = sum(m.value[k] for k in ("tp", "fp", "fn", "tn"))
         else:
-            row[m.type] = m.value
+            row[m.type] = m
     caption = _caption([m for m in records if m.type in AGGREGATES])
     table = Table(title=_shown(_grid_title(records[0])), caption=caption)
     table.add_column("group", style="bold")
@@ -137,7 +136,7 @@ def _definitions_grid(records: list[Metric]) -> Table:
         if k == 1:
             continue  # the mean of one definition is that definition's row
         name = p.get("privileged") or f"mean over {k} definition{'s' * (k != 1)}"
-        rows.setdefault(name, {})[m.type] = m.value
+        rows.setdefault(name, {})[m.type] = m
     legend = ", ".join(f"{short} = {name}" for name, short in DEFINITION_METRICS.items())
     weighted = " (weighted)" if records[0].parameters.get("weighted") else ""
     table = Table(title="privileged groups (--sensitive)" + weighted, caption=legend)
@@ -162,8 +161,8 @@ def _slice_grid(column: str, records: list[Metric]) -> Table:
         if "control_column" in p:
             where += f" | {_text(p['control_column'])} = {_text(p['control'])}"
         metric = f"{short} ({where})"
-        table.add_row(_shown(str(p["slice"])), str(p["n"]), _shown(metric), _num(m.value),
-                      _num(p.get("gap")))  # fmt: skip
+        gap = value_text(p.get("gap"), p, prefix="gap_")
+        table.add_row(_shown(str(p["slice"])), str(p["n"]), _shown(metric), _num(m), gap)
     return table
 
 
@@ -192,6 +191,6 @@ def fairness_tables(metrics: MetricSet) -> list[Table]:
         table = Table(title="overall" + weighted)
         for m in overall:
             table.add_column(m.type, justify="right")
-        table.add_row(*(_num(m.value) for m in overall))
+        table.add_row(*(_num(m) for m in overall))
         tables.append(table)
     return tables + [_slice_grid(c, records) for c, records in slices.items()]

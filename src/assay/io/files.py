@@ -112,12 +112,16 @@ def is_special_file(path: str | Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def check_writable_file(path: str | Path, *, option: str | None = None) -> Path:
+def check_writable_file(
+    path: str | Path, *, option: str | None = None, new_folders: bool = False
+) -> Path:
     """``path`` if a file can be written there: not a directory, its parent not a file.
 
     Checked before any work is done, so a bad ``--out`` costs nothing. ``-`` (standard
     output) and special files (``/dev/null``, a FIFO) need write permission on themselves,
-    not on their folder: they are written in place.
+    not on their folder: they are written in place. The file's folder must exist (a typo in
+    ``--out`` never makes folders) unless ``new_folders`` (an ``--out-dir``, the cache), when
+    the missing folders are made on writing.
     """
     p = Path(path)
     where = option or str(p)
@@ -129,6 +133,11 @@ def check_writable_file(path: str | Path, *, option: str | None = None) -> Path:
         if not os.access(p, os.W_OK):
             raise InvalidInputError(f"no permission to write {p}", source=where)
         return p
+    if not new_folders and not p.parent.exists():
+        raise InvalidInputError(
+            f"the folder {p.parent} does not exist (create it first; nothing was written)",
+            source=where,
+        )
     for parent in p.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -209,7 +218,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     ``-`` and special files (:func:`is_special_file`) are written in place instead; a
     symbolic link's target is replaced, not the link.
     """
-    p = check_writable_file(path)
+    p = check_writable_file(path, new_folders=True)
     if is_special_file(p):
         _write_in_place(path, data)
         return p

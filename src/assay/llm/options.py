@@ -234,6 +234,6 @@ def run_options(
     if cache is not None:
         from assay.io.files import check_writable_file
 
-        check_writable_file(Path(cache), option="--cache")
+        check_writable_file(Path(cache), option="--cache", new_folders=True)
     kept = {k: v for k, v in given.items() if v is not None or _BOUNDS.get(k, (0, 0, False))[2]}
     return RunOptions(cache=False if no_cache else (cache if cache is not None else True), **kept)

@@ -164,6 +164,7 @@ def _store(run: Any, metrics: Any, db: str | None, task: Any = None) -> int:
             model=run.model,
             parameters=run.parameters,
             served_model=run.served_model,
+            created=run.started,
         )
         if items:
             store.add_items(eid, items)

@@ -200,8 +200,11 @@ class SlicedEvaluator(Evaluator):
         self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         self.cluster = cluster
         self.columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
-        self._args: dict[str, list[np.ndarray]] = {}
-        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.columns}
+        # per item, in batches (lists of array chunks): the evaluator's arguments, the columns
+        self._args: dict[str, list[np.ndarray]]
+        self._cols: dict[str, list[np.ndarray]]
+        self.add_state("_args", {}, "cat")
+        self.add_state("_cols", {c: [] for c in self.columns}, "cat")
 
     def config(self) -> dict[str, Any]:
         name = f"{self.cls.__module__}.{self.cls.__qualname__}"
@@ -220,10 +223,6 @@ class SlicedEvaluator(Evaluator):
         opts = ci.config() if ci else {}
         opts.pop("cluster", None)
         return self.cls(**self.inner, **opts)
-
-    @property
-    def is_empty(self) -> bool:
-        return not any(a.size for parts in self._args.values() for a in parts)
 
     def add(self, columns: Mapping[str, Sequence[Any]], **args: Any) -> SlicedEvaluator:  # type: ignore[override]
         arrays = {k: np.asarray(v) for k, v in args.items()}
@@ -252,15 +251,9 @@ class SlicedEvaluator(Evaluator):
             self._cols[c].append(v)
         return self
 
-    def _merge(self, other: SlicedEvaluator) -> None:
-        if other.is_empty:
-            return
-        if self._args and set(other._args) != set(self._args):
+    def _check_merge(self, other: SlicedEvaluator) -> None:
+        if self._args and other._args and set(other._args) != set(self._args):
             raise InvalidInputError("other item arguments", source="SlicedEvaluator.merge")
-        for k, parts in other._args.items():
-            self._args.setdefault(k, []).extend(parts)
-        for c in self.columns:
-            self._cols[c].extend(other._cols[c])
 
     def arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """The items' arguments and columns, each one array."""
@@ -268,17 +261,6 @@ class SlicedEvaluator(Evaluator):
         n = next(iter(args.values())).shape[0] if args else 0
         cols = {c: np.concatenate(v) if v else np.zeros(n, str) for c, v in self._cols.items()}
         return args, cols
-
-    def _state(self) -> dict[str, np.ndarray]:
-        args, cols = self.arrays()
-        return {
-            **{f"arg:{k}": v for k, v in args.items()},
-            **{f"col:{c}": v for c, v in cols.items()},
-        }
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._args = {k[4:]: [np.asarray(v)] for k, v in state.items() if k.startswith("arg:")}
-        self._cols = {c: [np.asarray(state[f"col:{c}"]).astype(str)] for c in self.columns}
 
     def _records(self, args: Mapping[str, np.ndarray], clusters: np.ndarray | None) -> MetricSet:
         """The evaluator's records of ``args`` (with its intervals, or with the cluster

@@ -2,7 +2,10 @@
 
 Flat dict values (counts) are shown as ``k=v`` pairs; larger or nested ones (curves) are
 summarised by their size so that the table stays readable; the JSON output carries them
-in full. Parameters get twice the room (160 characters), since they tell records apart.
+in full. Parameters get twice the room (160 characters), since they tell records apart, and
+their column folds rather than cuts: a label or slice is never shown in part. A record's
+interval is shown with its value, ``0.8420 [0.8100, 0.8700]`` (and a slice's gap with its
+own, ``gap=-0.0500 [-0.0900, -0.0100]``), as the JSON's ``ci_low``/``ci_high`` say.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from assay.results import MetricSet
-from assay.terminal import printable
+from assay.terminal import printable, value_text
 
 __all__ = ["metrics_table"]
 
@@ -59,15 +62,24 @@ def metrics_table(metrics: MetricSet, title: str | None = None) -> Table:
     """
     table = Table(title=None if title is None else Text(printable(title)))
     # Cells are Text: labels and parameters from the data are shown verbatim, never as markup.
-    table.add_column("metric", style="bold")
-    table.add_column("parameters")
-    table.add_column("value", justify="right")
+    table.add_column("metric", style="bold", overflow="fold")
+    table.add_column("parameters", overflow="fold", ratio=3)
+    table.add_column("value", justify="right", overflow="fold", ratio=1)
     for m in metrics:
+        p = m.parameters
+        shown = [k for k in p if k not in _WITH_VALUE]
         params = ", ".join(
-            f"{k}={_fmt(v, parameter=True)}" for k, v in m.parameters.items() if k != "undefined"
+            f"{k}={value_text(p[k], p, prefix='gap_')}"
+            if k == "gap" and p[k] is not None
+            else f"{k}={_fmt(p[k], parameter=True)}"
+            for k in shown
         )
-        value = _fmt(m.value)
-        if m.value is None and "undefined" in m.parameters:
-            value = f"undefined ({m.parameters['undefined']})"
+        value = value_text(m.value, p) if isinstance(m.value, (int, float)) else _fmt(m.value)
+        if m.value is None and "undefined" in p:
+            value = f"undefined ({p['undefined']})"
         table.add_row(Text(printable(m.type)), Text(printable(params)), Text(printable(value)))
     return table
+
+
+#: Parameters shown with the value (or the gap) rather than as ``k=v``.
+_WITH_VALUE = ("undefined", "ci_low", "ci_high", "gap_ci_low", "gap_ci_high")

@@ -51,14 +51,23 @@ def _print_tables(view: ScoringTables, out_dir: Path) -> None:
     from rich.console import Console
 
     print_tables(view.tables, by_group=True)
-    Console().print(f"all tables written to {out_dir}", markup=False, highlight=False)
+    # RSMTool's tables hold point values: the records with an interval (--ci) or of a slice
+    # (--by) are shown as the JSON says them, one row each.
+    from assay.report.table import metrics_table
+    from assay.results import MetricSet
+
+    console = Console()
+    extra = [m for m in view.metrics if {"ci_low", "slice_column"} & set(m.parameters)]
+    if extra:
+        console.print(metrics_table(MetricSet(extra), title="intervals and slices"))
+    console.print(f"all tables written to {out_dir}", markup=False, highlight=False)
 
 
 def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
     """Refuse an ``--out-dir`` that cannot take the files, before or after the work."""
     from assay.io.files import check_writable_file
 
-    check_writable_file(out_dir / METRICS_JSON, option="--out-dir")
+    check_writable_file(out_dir / METRICS_JSON, option="--out-dir", new_folders=True)
     for name in names or []:
         if (out_dir / name).is_dir():
             raise InvalidInputError(

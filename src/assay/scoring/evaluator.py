@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, Self
 
 import numpy as np
@@ -147,7 +148,6 @@ class ScoringEvaluator(Evaluator):
         self._kept = list(
             dict.fromkeys([*self._columns, *([self.cluster] if self.cluster else [])])
         )
-        self._units = ResponseUnits(self._kept, self.cluster)
         self.exclude_zero_scores = bool(exclude_zero_scores)
         if rater_error_variance is not None and (
             not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
@@ -158,10 +158,27 @@ class ScoringEvaluator(Evaluator):
             )
         self.rater_error_variance = rater_error_variance
         self.base_groups = dict(base_groups or {})
-        self.dropped: dict[str, int] = {}
-        self._shift: float | None = None
-        self._stats: BatchStats | None = None
         self.fast = True  # cell-based statistics when human scores have few distinct values
+        self.dropped: dict[str, int]  # responses dropped, per reason
+        self._shift: float | None  # the sums are of score - shift (the first batch's)
+        self._stats: BatchStats | None  # the sufficient statistics (None: nothing yet)
+        self._units: ResponseUnits  # with ci: each response's scores, for the intervals
+        self.add_state("dropped", {}, "sum")
+        self.add_state("_shift", None, "first")
+        self.add_state(
+            "_stats",
+            None,
+            merge_batches,
+            encode=partial(batch_state, group_columns=self._columns),
+            decode=partial(load_batch_state, group_columns=self._columns),
+        )
+        self.add_state(
+            "_units",
+            ResponseUnits(self._kept, self.cluster),
+            _joined_units,
+            encode=_units_arrays,
+            decode=partial(ResponseUnits.from_state, columns=self._kept, cluster=self.cluster),
+        )
 
     @property
     def subgroups(self) -> list[str]:
@@ -228,19 +245,8 @@ class ScoringEvaluator(Evaluator):
 
     @property
     def is_empty(self) -> bool:
+        # not derived: the per-response units are an object without a size
         return self._stats is None
-
-    def _merge(self, other: Self) -> None:
-        if other._stats is None:
-            return
-        self._units.merge(other._units)
-        if self._stats is None:
-            self._shift = other._shift
-            self._stats = merge_batches(BatchStats(), other._stats)
-        else:
-            self._stats = merge_batches(self._stats, other._stats)
-        for k, c in other.dropped.items():
-            self.dropped[k] = self.dropped.get(k, 0) + c
 
     # ------------------------------------------------------------ results
 
@@ -282,29 +288,16 @@ class ScoringEvaluator(Evaluator):
         assert isinstance(metrics, ScoringMetricSet)
         return metrics._tables_view()
 
-    # ------------------------------------------------------------ state
 
-    def _state(self) -> dict[str, np.ndarray]:
-        out = {
-            "dropped.reasons": np.array(list(self.dropped), dtype=str),
-            "dropped.counts": np.array(list(self.dropped.values()), dtype=np.int64),
-        }
-        if self._shift is not None:
-            out["shift"] = np.array(self._shift)
-        if self._stats is not None:
-            out.update(batch_state(self._stats, self._columns))
-        if self.ci is not None:
-            out.update(self._units.state())
-        return out
+def _joined_units(mine: ResponseUnits, theirs: ResponseUnits) -> ResponseUnits:
+    out = ResponseUnits(mine.columns, mine.cluster)
+    out.merge(mine)
+    out.merge(theirs)
+    return out
 
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        reasons = [str(k) for k in state.get("dropped.reasons", np.array([], dtype=str))]
-        counts = state.get("dropped.counts", np.array([], dtype=np.int64))
-        self.dropped = {k: int(c) for k, c in zip(reasons, counts)}
-        self._shift = float(state["shift"]) if "shift" in state else None
-        if "hm.n" in state:
-            self._stats = load_batch_state(dict(state), self._columns)
-        self._units = ResponseUnits.from_state(state, self._kept, self.cluster)
+
+def _units_arrays(units: ResponseUnits) -> dict[str, np.ndarray]:
+    return units.state() if units.parts else {}
 
 
 def evaluate_scoring(

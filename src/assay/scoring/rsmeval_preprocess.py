@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,10 @@ def read_scores_table(path: Path, text_columns: list[str]) -> pd.DataFrame:
             from assay.io.tables import read_table
 
             df = read_table(path)
+    except (KeyError, zipfile.BadZipFile):  # a zip that is no workbook (an Inspect .eval log)
+        raise InvalidInputError(
+            "cannot read the table: not an Excel workbook", source=str(path)
+        ) from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise InvalidInputError(f"cannot read the table: {e}", source=str(path)) from None
     for c in text_columns:

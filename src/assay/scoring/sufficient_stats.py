@@ -75,6 +75,35 @@ def grouped_extrema(
     return lo, hi
 
 
+def _histograms_joined(
+    a: PairStats, b: PairStats, ia: np.ndarray, ib: np.ndarray, g: int
+) -> tuple[int, np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """Both sides' rounded-score histograms (``hist_lo``, ``hist_x``, ``hist_y``,
+    ``hist_xy``) on the union of their category ranges, added, with groups ``ia`` and ``ib``
+    of ``g``; none beyond :data:`MAX_KAPPA_CATEGORIES` categories (no joint one beyond
+    :data:`MAX_JOINT_CATEGORIES`) or where either side has none."""
+    if a.hist_x is None or b.hist_x is None:
+        return 0, None, None, None
+    lo = min(a.hist_lo, b.hist_lo)
+    k = max(a.hist_lo + a.hist_x.shape[1], b.hist_lo + b.hist_x.shape[1]) - lo
+    if k > MAX_KAPPA_CATEGORIES:
+        return 0, None, None, None
+    hx = np.zeros((g, k), dtype=np.int64)
+    hy = np.zeros((g, k), dtype=np.int64)
+    joint = a.hist_xy is not None and b.hist_xy is not None and k <= MAX_JOINT_CATEGORIES
+    hxy = np.zeros((g, k, k), dtype=np.int64) if joint else None
+    for s, idx in ((a, ia), (b, ib)):
+        assert s.hist_x is not None and s.hist_y is not None
+        o = s.hist_lo - lo
+        span = slice(o, o + s.hist_x.shape[1])
+        hx[idx, span] += s.hist_x
+        hy[idx, span] += s.hist_y
+        if hxy is not None and s.hist_xy is not None:
+            m = s.hist_xy.shape[1]
+            hxy[idx, o : o + m, o : o + m] += s.hist_xy
+    return lo, hx, hy, hxy
+
+
 @dataclass
 class PairStats:
     """Sufficient statistics of a score pair ``(x, y)`` for each of ``len(labels)`` groups.
@@ -195,50 +224,9 @@ class PairStats:
         ):
             a = _scatter(getattr(self, name), ia, g, fill)
             kw[name] = pick(a, _scatter(getattr(other, name), ib, g, fill))
-        kw["hist_lo"], kw["hist_x"], kw["hist_y"] = self._merged_hists(other, ia, ib, g)
-        kw["hist_xy"] = self._merged_joint(other, ia, ib, g, kw["hist_lo"], kw["hist_x"])
+        hists = _histograms_joined(self, other, ia, ib, g)
+        kw["hist_lo"], kw["hist_x"], kw["hist_y"], kw["hist_xy"] = hists
         return PairStats(labels=labels, shift=self.shift, **kw)
-
-    def _merged_joint(
-        self,
-        other: PairStats,
-        ia: np.ndarray,
-        ib: np.ndarray,
-        g: int,
-        lo: int,
-        hist_x: np.ndarray | None,
-    ) -> np.ndarray | None:
-        """Both joint histograms on the merged category range (None if either has none)."""
-        if hist_x is None or self.hist_xy is None or other.hist_xy is None:
-            return None
-        k = hist_x.shape[1]
-        if k > MAX_JOINT_CATEGORIES:
-            return None
-        out = np.zeros((g, k, k), dtype=np.int64)
-        for s, idx in ((self, ia), (other, ib)):
-            assert s.hist_xy is not None
-            o, m = s.hist_lo - lo, s.hist_xy.shape[1]
-            out[idx, o : o + m, o : o + m] += s.hist_xy
-        return out
-
-    def _merged_hists(
-        self, other: PairStats, ia: np.ndarray, ib: np.ndarray, g: int
-    ) -> tuple[int, np.ndarray | None, np.ndarray | None]:
-        if self.hist_x is None or other.hist_x is None:
-            return 0, None, None
-        lo = min(self.hist_lo, other.hist_lo)
-        hi = max(self.hist_lo + self.hist_x.shape[1], other.hist_lo + other.hist_x.shape[1])
-        if hi - lo > MAX_KAPPA_CATEGORIES:
-            return 0, None, None
-        hx = np.zeros((g, hi - lo), dtype=np.int64)
-        hy = np.zeros((g, hi - lo), dtype=np.int64)
-        for s, idx in ((self, ia), (other, ib)):
-            assert s.hist_x is not None and s.hist_y is not None
-            o = s.hist_lo - lo
-            k = s.hist_x.shape[1]
-            hx[idx, o : o + k] += s.hist_x
-            hy[idx, o : o + k] += s.hist_y
-        return lo, hx, hy
 
     def total(self, label: str = "All data") -> PairStats:
         """All groups pooled into one."""

@@ -58,6 +58,9 @@ class DatumCounts:
     def n_datums(self) -> int:
         return len(self.uids)
 
+    def __len__(self) -> int:
+        return self.n_datums
+
     @property
     def metadata(self) -> Metadata:
         """The datums' metadata (one row per datum)."""

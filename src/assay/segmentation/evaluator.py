@@ -82,7 +82,14 @@ class SegmentationEvaluator(Evaluator):
         check_zero_division(zero_division)
         self.zero_division = zero_division
         self.by = check_by(by)
-        self._datums = DatumCounts()  # per-datum counts: filter() and exact merges
+        self._datums: DatumCounts  # per-datum counts: filter() and exact merges
+        self.add_state(
+            "_datums",
+            DatumCounts(),
+            "cat",
+            encode=DatumCounts.to_arrays,
+            decode=DatumCounts.from_arrays,
+        )
 
     @property
     def n_datums(self) -> int:
@@ -96,10 +103,6 @@ class SegmentationEvaluator(Evaluator):
             **(self.ci.config() if self.ci else {}),
             **({"by": list(self.by)} if self.by else {}),
         }
-
-    @property
-    def is_empty(self) -> bool:
-        return self.n_datums == 0
 
     @staticmethod
     def _local(uid: Any, g: Any, p: Any, labels: Sequence[str]) -> np.ndarray:
@@ -160,9 +163,6 @@ class SegmentationEvaluator(Evaluator):
         for uid, key, labels, local in locals_:
             self._datums.add_block(index[uid], key, labels, local)
         return self
-
-    def _merge(self, other: SegmentationEvaluator) -> None:
-        self._datums.extend(other._datums)
 
     def filter(
         self, *, datums: Any = None, labels: Sequence[Any] | None = None
@@ -267,12 +267,6 @@ class SegmentationEvaluator(Evaluator):
         ev = SegmentationEvaluator(**{k: v for k, v in self.config().items() if k != "by"})
         ev._datums = datums
         return list(ev._compute())
-
-    def _state(self) -> dict[str, np.ndarray]:
-        return self._datums.to_arrays()
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._datums = DatumCounts.from_arrays(state)
 
 
 def _confusion_value(labels: list[str], c: np.ndarray, zd: float | None) -> dict[str, Any]:

@@ -126,6 +126,30 @@ def _with_ppi(ms: Any, ev: Any, path: Path, intervals: dict[str, Any]) -> Any:
     return MetricSet([*ms, *extra])
 
 
+def _inspect_log(scores: Path, scorer: str | None) -> Any:
+    """An Inspect log's scores of one scorer, with its reducer and metrics in the log
+    (:class:`assay.importers.inspect_log.ScorerScores`); ``None`` when ``scores`` is not
+    an Inspect log."""
+    from assay.errors import InvalidInputError
+    from assay.importers.files import sniff
+
+    if not scores.is_file() or sniff(scores) != "inspect":
+        if scorer is not None:
+            raise InvalidInputError("applies to an Inspect log (.eval, .json)", source="--scorer")
+        return None
+    from assay.importers.inspect_log import scorer_scores
+
+    return scorer_scores(scores, scorer)
+
+
+def _log_metrics(log: Any) -> list[Any]:
+    """The metrics the log reports for the scorer that assay computes (Inspect's
+    ``bootstrap_stderr`` is random, and custom metrics are unknown)."""
+    from assay.importers.recompute import assay_metric
+
+    return [m for m in (assay_metric(n, p) for n, p in log.metrics) if m is not None]
+
+
 def register(app: typer.Typer) -> None:
     @app.command("stats")
     @guarded
@@ -134,7 +158,14 @@ def register(app: typer.Typer) -> None:
             ...,
             help="JSONL, one sample score per line: value (null = failed), sample_id, "
             "epoch (default 1), sample_metadata; or a Parquet file, directory or glob of "
-            "those columns (streamed one row group at a time).",
+            "those columns (streamed one row group at a time); or an Inspect log (.eval, "
+            ".json), whose scores of one scorer are read (--scorer).",
+        ),
+        scorer: str | None = typer.Option(
+            None,
+            help="With an Inspect log: the scorer whose scores are read (default the "
+            "log's first); its metrics and epoch reducer in the log are the defaults of "
+            "--metric and --reducer.",
         ),
         metric: list[str] = typer.Option(
             [],
@@ -189,15 +220,18 @@ def register(app: typer.Typer) -> None:
         if out is not None:
             check_writable_file(out, option="--out")
         mapping = _mapping(to_float)
-        metrics = _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
-        reducers = _parsed(reducer or ["mean"], reducer_from_text, "--reducer")
+        log = _inspect_log(scores, scorer)
+        metrics = _log_metrics(log) if log is not None and not metric else []
+        metrics = metrics or _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
+        default_reducer = [log.reducer] if log is not None and log.reducer else ["mean"]
+        reducers = _parsed(reducer or default_reducer, reducer_from_text, "--reducer")
         intervals = interval_kwargs(ci, ci_method, num_bootstrap, seed)
         if cluster is not None and not intervals:
             raise InvalidInputError("is used by the intervals: give --ci too", source="--cluster")
         if cluster is not None:
             intervals["cluster"] = cluster
         ev = ScoreEvaluator(metrics, reducers, to_float=mapping, **intervals)
-        ev = _fold_scores(ev, scores, scheduler)
+        ev = ev.add(log.scores) if log is not None else _fold_scores(ev, scores, scheduler)
         try:
             ms = ev.compute()
         except InvalidInputError as e:
@@ -221,6 +255,7 @@ def register(app: typer.Typer) -> None:
                 "metrics": list(metric),
                 "reducers": list(reducer),
                 "to_float": None if mapping is None else mapping.to_dict(),
+                **({"scorer": log.scorer} if log is not None else {}),
                 **intervals,
                 **({} if human_labels is None else {"human_labels": str(human_labels)}),
             },

@@ -233,7 +233,8 @@ class ScoreEvaluator(Evaluator):
         self.metrics = _metrics(metrics)
         self.reducers = _reducers(reducers)
         self.to_float = as_mapping(to_float)
-        self._batches: list[list[SampleScore] | ScoreFrame] = []
+        self._batches: list[list[SampleScore] | ScoreFrame]
+        self.add_state("_batches", [], "cat", encode=_encode_batches, decode=_decode_batches)
 
     def __repr__(self) -> str:
         return f"ScoreEvaluator({len(self)} scores)"
@@ -259,6 +260,7 @@ class ScoreEvaluator(Evaluator):
 
     @property
     def is_empty(self) -> bool:
+        # not derived: a frame's scores of None count (n_none) but are not among its rows
         return len(self) == 0
 
     def add(self, scores: Scores) -> ScoreEvaluator:
@@ -282,24 +284,28 @@ class ScoreEvaluator(Evaluator):
         self._batches.append(batch)
         return self
 
-    def _merge(self, other: ScoreEvaluator) -> None:
-        self._batches.extend(other._batches)
-
     def scores(self) -> Scores:
         """All accumulated scores, in the order added (a frame when only frames were added)."""
-        if all(isinstance(b, ScoreFrame) for b in self._batches):
-            return ScoreFrame.concat(self._batches)  # type: ignore[arg-type]
-        objs: list[SampleScore] = []
-        for b in self._batches:
-            objs.extend(b.to_scores() if isinstance(b, ScoreFrame) else b)
-        return objs
+        return _joined(self._batches)
 
     def _compute(self) -> MetricSet:
         return metric_records(self.scores(), self.metrics, self.reducers, self.to_float, self.ci)
 
-    def _state(self) -> dict[str, np.ndarray]:
-        return encode_scores(self.scores())
 
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        scores = decode_scores(state)
-        self._batches = [scores] if len(scores) else []
+def _joined(batches: list[list[SampleScore] | ScoreFrame]) -> Scores:
+    """The batches as one (a frame when they are all frames)."""
+    if all(isinstance(b, ScoreFrame) for b in batches):
+        return ScoreFrame.concat(batches)  # type: ignore[arg-type]
+    objs: list[SampleScore] = []
+    for b in batches:
+        objs.extend(b.to_scores() if isinstance(b, ScoreFrame) else b)
+    return objs
+
+
+def _encode_batches(batches: list[list[SampleScore] | ScoreFrame]) -> dict[str, np.ndarray]:
+    return encode_scores(_joined(batches))
+
+
+def _decode_batches(state: Mapping[str, np.ndarray]) -> list[list[SampleScore] | ScoreFrame]:
+    scores = decode_scores(state)
+    return [scores] if len(scores) else []

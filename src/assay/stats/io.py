@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
+from assay.io.tables import check_text_file
 from assay.stats.score import SampleScore, Score
 
 __all__ = ["read_scores", "frame_scores", "SCORE_COLUMNS"]
@@ -55,6 +56,7 @@ def read_scores(path: str | Path, *, source: str | None = None) -> list[SampleSc
     """The scores of a JSONL file, one per non-blank line (errors name the line)."""
     src = source or str(path)
     out = []
+    check_text_file(path)  # a binary file (an Inspect .eval zip): one line, no traceback
     with open(path, encoding="utf-8") as fh:
         for i, line in enumerate(fh, 1):
             if not line.strip():

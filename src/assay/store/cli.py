@@ -44,6 +44,7 @@ DB_HELP = "Store URL or SQLite file (default: $ASSAY_DATABASE_URL or $ASSAY_HOME
 class ExportFormat(str, Enum):
     json = "json"
     csv = "csv"
+    every_eval_ever = "every-eval-ever"
 
 
 def open_store(db: str | None):  # type: ignore[no-untyped-def]
@@ -204,7 +205,13 @@ def export(
     items: bool = typer.Option(
         False, "--items", help="Export per-item LLM records (CSV: one row per item)."
     ),
-    fmt: ExportFormat = typer.Option(ExportFormat.json, "--format", "-f", help="json or csv."),
+    fmt: ExportFormat = typer.Option(
+        ExportFormat.json,
+        "--format",
+        "-f",
+        help="json, csv, or every-eval-ever (the Every Eval Ever files of each run, "
+        "under --out DIRECTORY: see docs/import.md).",
+    ),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write here (atomically) instead of stdout."
     ),
@@ -214,6 +221,10 @@ def export(
 
     Give evaluation ids, or filters (--kind, --dataset, --model, --status), not both.
     """
+    if fmt is ExportFormat.every_eval_ever:
+        from assay.importers.cli import export_every_eval_ever
+
+        return export_every_eval_ever(open_store(db), list(evaluation_ids or []), out)
     check_output_file(out)
     with open_store(db) as st:
         ids = list(evaluation_ids or [])

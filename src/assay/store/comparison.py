@@ -5,8 +5,9 @@ every parameter except the ones that describe a value's precision or support rat
 what it measures (:data:`NOT_IDENTITY`: ``n`` and the failure counts, ``stderr``, the
 interval keys ``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method``,
 ``num_bootstrap``, ``seed``, ``ci_undefined``, a slice's ``gap`` and its interval, the
-reason a value is ``undefined`` and per-datum ``details``). Only scalar values are compared (counts
-and curves are dicts; ``assay runs show`` has them).
+reason a value is ``undefined``, per-datum ``details`` and an imported run's
+``assay_value``). Only scalar values are compared (counts and curves are dicts; ``assay
+runs show`` has them).
 
 The first run is the baseline. For every other run ``r`` the frame has ``diff_r`` =
 ``value_r - value_base`` and, where both records carry an interval (``ci_low``/``ci_high``),
@@ -68,6 +69,7 @@ NOT_IDENTITY = frozenset(
         "gap",
         "gap_ci_low",
         "gap_ci_high",
+        "assay_value",
     }
 )
 

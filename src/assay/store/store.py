@@ -136,10 +136,16 @@ class Store:
         model: str | None = None,
         parameters: Mapping[str, Any] | None = None,
         served_model: str | None = None,
+        created: datetime | None = None,
     ) -> int:
-        """Record a new evaluation with status ``running``; returns its id."""
+        """Record a new evaluation with status ``running``; returns its id.
+
+        ``created`` is when the work began (default: now), so a run stored after it stopped
+        keeps its real duration."""
         check_kind(kind)
         row = eval_row(kind, dataset, model, parameters, "running", served_model)
+        if created is not None:
+            row["created"] = created if created.tzinfo else created.replace(tzinfo=UTC)
         with self._tx() as conn:
             return int(
                 conn.execute(insert(EvaluationRow).returning(EvaluationRow.id), [row]).scalar_one()

@@ -64,8 +64,10 @@ def check_weights(weights: Sequence[float]) -> tuple[float, ...]:
         w = tuple(float(x) for x in weights)
     except (TypeError, ValueError):
         raise InvalidInputError("expected a sequence of numbers", field="weights") from None
-    if not w or not all(math.isfinite(x) for x in w):
-        raise InvalidInputError("expected one or more finite numbers", field="weights")
+    if not w or not all(math.isfinite(x) and x >= 0 for x in w) or not any(w):
+        raise InvalidInputError(
+            f"expected one or more finite numbers >= 0, not all 0; got {list(w)}", field="weights"
+        )
     return w
 
 

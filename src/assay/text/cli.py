@@ -119,10 +119,28 @@ def text_command(
     guarded(_run)(**locals())
 
 
-def _floats(text: str, option: str) -> list[float]:
-    from assay.cli_support import parse_floats
+def _bleu_weights(text: str) -> list[float]:
+    """``--bleu-weights``: one or more finite weights >= 0, not all 0 (else one line)."""
+    import math
 
-    return parse_floats(text, option=option) or []
+    from assay.cli_support import parse_floats
+    from assay.errors import InvalidInputError
+
+    weights = parse_floats(text, option="--bleu-weights") or []
+    if not weights:
+        raise InvalidInputError(
+            f"expected comma-separated n-gram weights (e.g. 0.25,0.25,0.25,0.25), got {text!r}",
+            source="--bleu-weights",
+        )
+    for i, w in enumerate(weights, start=1):
+        if not math.isfinite(w) or w < 0:
+            raise InvalidInputError(
+                f"weight {i} is {w:g}: each weight must be a finite number >= 0 (got {text!r})",
+                source="--bleu-weights",
+            )
+    if not any(weights):
+        raise InvalidInputError(f"every weight is 0 (got {text!r})", source="--bleu-weights")
+    return weights
 
 
 def _names(text: str) -> list[str]:
@@ -247,7 +265,7 @@ def _evaluator(names: list[str], o: dict[str, Any]) -> Any:
         rouge_types=_names(o["rouge_types"]),
         use_stemmer=o["use_stemmer"],
         rouge_measures=_names(o["rouge_measures"]),
-        bleu_weights=_floats(o["bleu_weights"], "--bleu-weights"),
+        bleu_weights=_bleu_weights(o["bleu_weights"]),
         smoothing=o["smoothing"],
         bleu_tokenize=o["bleu_tokenize"],
         seed=o["seed"],

@@ -106,13 +106,19 @@ class TextEvaluator(Evaluator):
         self.by = tuple(dict.fromkeys(by))
         self.cluster = cluster
         self.columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
-        self._cols: dict[str, list[np.ndarray]] = {c: [] for c in self.columns}
-        self._uids: list[np.ndarray] = []
-        # Per batch: True where a datum was added without a uid. Such datums are numbered
-        # by their position among all datums when the arrays are built, so a merged
-        # evaluator numbers them as one that was given all batches (never "0" twice).
-        self._unnamed: list[np.ndarray] = []
-        self._values: dict[str, list[np.ndarray]] = {k: [] for k in self._keys()}
+        # Per datum, in batches (lists of array chunks): its ``by`` columns, uid, and value
+        # of every metric.
+        self._cols: dict[str, list[np.ndarray]]
+        self._uids: list[np.ndarray]
+        self._unnamed: list[np.ndarray]
+        self._values: dict[str, list[np.ndarray]]
+        self.add_state("_cols", {c: [] for c in self.columns}, "cat")
+        self.add_state("_uids", [], "cat")
+        # True where a datum was added without a uid. Such datums are numbered by their
+        # position among all datums when the arrays are built, so a merged evaluator
+        # numbers them as one that was given all batches (never "0" twice).
+        self.add_state("_unnamed", [], "cat")
+        self.add_state("_values", {k: [] for k in self._keys()}, "cat")
 
     def _keys(self) -> list[str]:
         keys = []
@@ -195,21 +201,6 @@ class TextEvaluator(Evaluator):
         for k, v in new.items():
             self._values[k].append(np.asarray(v, dtype=np.float64))
         return self
-
-    def _count(self) -> int:
-        return sum(len(u) for u in self._uids)
-
-    @property
-    def is_empty(self) -> bool:
-        return self._count() == 0
-
-    def _merge(self, other: TextEvaluator) -> None:
-        self._uids += other._uids
-        self._unnamed += other._unnamed
-        for c in self.columns:
-            self._cols[c] += other._cols[c]
-        for k in self._values:
-            self._values[k] += other._values[k]
 
     def _arrays(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)
@@ -300,33 +291,6 @@ class TextEvaluator(Evaluator):
             type, v, uids, params, num_bootstrap=self.num_bootstrap, seed=self.seed, ci=self.ci,
             clusters=None if clusters is None else (clusters, clusters[:0]),
         )  # fmt: skip
-
-    def _state(self) -> dict[str, np.ndarray]:
-        uids = np.concatenate(self._uids) if self._uids else np.zeros(0, dtype=str)
-        unnamed = np.concatenate(self._unnamed) if self._unnamed else np.zeros(0, dtype=bool)
-        _, values = self._arrays()
-        cols = {
-            f"col:{c}": np.concatenate(parts) if parts else np.zeros(0, str)
-            for c, parts in self._cols.items()
-        }
-        return {
-            "uids": uids,
-            "unnamed": unnamed,
-            **cols,
-            **{f"v:{k}": v for k, v in values.items()},
-        }
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        uids = np.asarray(state["uids"]).astype(str)
-        self._uids = [uids] if uids.size else []
-        unnamed = np.asarray(state.get("unnamed", np.zeros(uids.size, dtype=bool)), dtype=bool)
-        self._unnamed = [unnamed] if uids.size else []
-        for k in self._values:
-            v = np.asarray(state[f"v:{k}"], dtype=np.float64)
-            self._values[k] = [v] if v.size else []
-        for c in self.columns:
-            col = np.asarray(state[f"col:{c}"]).astype(str)
-            self._cols[c] = [col] if col.size else []
 
 
 def evaluate_text(

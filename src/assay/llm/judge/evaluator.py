@@ -39,6 +39,10 @@ __all__ = ["JudgeEvaluator", "ERROR_PREFIX"]
 ERROR_PREFIX = "judge error: "
 
 
+#: What the evaluator keeps of each record (the names of its accumulated columns).
+_ROW_FIELDS = ("type", "uid", "value", "parameters", "columns")
+
+
 class JudgeEvaluator(Evaluator):
     """Per-datum judge records in, the same records plus one aggregate per metric out.
 
@@ -75,8 +79,10 @@ class JudgeEvaluator(Evaluator):
         self.by = tuple(dict.fromkeys(by))
         self.cluster = cluster
         self._columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
-        self._rows: list[tuple[str, str, float, str]] = []
-        self._cols: list[str] = []  # per row: its datum's ``by`` columns as JSON
+        # per record, in batches (lists of array chunks): its type, datum uid, value,
+        # parameters (JSON) and its datum's ``by`` columns (JSON)
+        self._rows: dict[str, list[np.ndarray]]
+        self.add_state("_rows", {k: [] for k in _ROW_FIELDS}, "cat")
 
     def config(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -110,26 +116,22 @@ class JudgeEvaluator(Evaluator):
             value = np.nan if m.value is None else float(m.value)
             params = json.dumps(to_jsonable(m.parameters), sort_keys=True)
             rows.append((m.type, str(uid), value, params))
-        self._rows += rows
-        self._cols += cols
+        if rows:
+            fields = [*zip(*rows, strict=True), cols]
+            for k, values in zip(_ROW_FIELDS, fields, strict=True):
+                kind = np.float64 if k == "value" else str
+                self._rows[k].append(np.array(values, dtype=kind))
         return self
 
-    @property
-    def is_empty(self) -> bool:
-        return not self._rows
-
-    def _merge(self, other: JudgeEvaluator) -> None:
-        self._rows += other._rows
-        self._cols += other._cols
-
     def _compute(self) -> MetricSet:
+        table = {k: np.concatenate(v).tolist() for k, v in self._rows.items()}
+        every = list(zip(table["type"], table["uid"], table["value"], table["parameters"]))
         order = sorted(
-            range(len(self._rows)),
-            key=lambda i: (self.types.index(self._rows[i][0]), self._rows[i][1]),
+            range(len(every)), key=lambda i: (self.types.index(every[i][0]), every[i][1])
         )
-        rows = [self._rows[i] for i in order]
+        rows = [every[i] for i in order]
         per = [Metric(t, None if np.isnan(v) else v, json.loads(p)) for t, _, v, p in rows]
-        cols = [json.loads(self._cols[i]) for i in order]
+        cols = [json.loads(table["columns"][i]) for i in order]
         clusters = [c.get(self.cluster, "") for c in cols] if self.cluster else None
         agg = self._aggregates(per, clusters)
         if not self.by:
@@ -202,26 +204,6 @@ class JudgeEvaluator(Evaluator):
                 recs = self._aggregates(part, part_cl)
                 out += annotate(recs, whole, column=c, value=v, n=n, where=WHERE, gap_ci=cis)
         return out
-
-    def _state(self) -> dict[str, np.ndarray]:
-        cols = list(zip(*self._rows, strict=True)) if self._rows else [(), (), (), ()]
-        return {
-            "type": np.array(cols[0], dtype=str),
-            "uid": np.array(cols[1], dtype=str),
-            "value": np.array(cols[2], dtype=np.float64),
-            "parameters": np.array(cols[3], dtype=str),
-            "columns": np.array(self._cols, dtype=str),
-        }
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._rows = [
-            (str(t), str(u), float(v), str(p))
-            for t, u, v, p in zip(
-                state["type"], state["uid"], state["value"], state["parameters"], strict=True
-            )
-        ]
-        cols = state.get("columns")
-        self._cols = [str(c) for c in cols] if cols is not None else ["{}"] * len(self._rows)
 
 
 def _columns(by: Sequence[str], columns: Mapping[str, Sequence[Any]] | None, n: int) -> list[str]:

@@ -261,18 +261,31 @@ def _headers(api_key: str, extra: Mapping[str, str]) -> dict[str, str]:
 
 
 def _status_message(status: int, content: bytes) -> str:
-    """The ``error.message`` of an OpenAI-style error body, else the body's start."""
+    """What a failed call stores: the ``error.message`` of an OpenAI-style error body (when
+    it says something), then always the status and the body's start, so that an answer
+    with an empty message (llama-cpp-python's HTTP 500) still says what the server sent.
+
+    Example:
+        >>> _status_message(500, b'{"error": {"message": "", "type": "internal_server_error"}}')
+        'HTTP 500: {"error": {"message": "", "type": "internal_server_error"}}'
+        >>> _status_message(401, b'{"error": {"message": "bad key"}}')
+        'bad key (HTTP 401: {"error": {"message": "bad key"}})'
+        >>> _status_message(502, b"")
+        'HTTP 502 (empty body)'
+    """
+    message = ""
     try:
         body = json.loads(content)
         err = body.get("error") if isinstance(body, dict) else None
         if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-        if isinstance(err, str):
-            return err
+            message = str(err["message"])
+        elif isinstance(err, str):
+            message = err
     except (ValueError, UnicodeDecodeError):
         pass
     text = content[:500].decode("utf-8", "replace").strip()
-    return text or f"HTTP {status}"
+    raw = f"HTTP {status}: {text}" if text else f"HTTP {status} (empty body)"
+    return f"{message} ({raw})" if message else raw
 
 
 def parse_completion(body: bytes | str, latency: float) -> ChatResponse:

@@ -142,7 +142,8 @@ class PairwiseEvaluator(Evaluator):
         self.ci_method, self.num_bootstrap, self.seed = ci_method, int(num_bootstrap), int(seed)
         self.by = [by] if isinstance(by, str) else list(by or [])
         self.cluster = cluster
-        self._rows = pd.DataFrame({c: pd.Series(dtype=object) for c in self._columns})
+        self._rows: list[pd.DataFrame]  # the batches' rows
+        self.add_state("_rows", [], "cat", encode=_rows_arrays, decode=_rows_from_arrays)
 
     @property
     def _columns(self) -> tuple[str, ...]:
@@ -164,22 +165,15 @@ class PairwiseEvaluator(Evaluator):
     def add(self, batch: Any) -> PairwiseEvaluator:
         """Add judged comparisons (see the module docstring for the columns)."""
         rows = as_rows(batch, nopt=self.nopt, by=list(self._columns[len(ROW_COLUMNS) :]))
-        self._rows = rows if self.is_empty else pd.concat([self._rows, rows], ignore_index=True)
+        self._rows.append(rows)
         return self
-
-    @property
-    def is_empty(self) -> bool:
-        return len(self._rows) == 0
 
     @property
     def rows(self) -> pd.DataFrame:
         """All rows, in canonical order (question, first model, second model)."""
-        return self._rows.sort_values(["index", "model_a", "model_b", "status"]).reset_index(
-            drop=True
-        )
-
-    def _merge(self, other: PairwiseEvaluator) -> None:
-        self._rows = pd.concat([self._rows, other._rows], ignore_index=True)
+        if not self._rows:
+            return pd.DataFrame({c: pd.Series(dtype=object) for c in self._columns})
+        return _sorted(self._rows)
 
     def _compute(self) -> MetricSet:
         return analyze(
@@ -194,13 +188,21 @@ class PairwiseEvaluator(Evaluator):
             cluster=self.cluster,
         ).metrics
 
-    def _state(self) -> dict[str, np.ndarray]:
-        rows = self.rows
-        texts = [c for c in self._columns if c not in NUMBER_COLUMNS]
-        state = {c: rows[c].to_numpy(dtype=str) for c in texts}
-        state.update({c: rows[c].to_numpy(dtype=float) for c in NUMBER_COLUMNS})
-        return state
 
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        data: Mapping[str, Any] = {c: np.asarray(state[c]).tolist() for c in self._columns}
-        self._rows = pd.DataFrame(data) if len(data["index"]) else self._rows
+def _sorted(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The batches' rows as one table, in canonical order."""
+    rows = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return rows.sort_values(["index", "model_a", "model_b", "status"]).reset_index(drop=True)
+
+
+def _rows_arrays(parts: list[pd.DataFrame]) -> dict[str, np.ndarray]:
+    """The rows as one array per column (text, or numbers for :data:`NUMBER_COLUMNS`)."""
+    if not parts:
+        return {}
+    rows = _sorted(parts)
+    return {c: rows[c].to_numpy(dtype=float if c in NUMBER_COLUMNS else str) for c in rows.columns}
+
+
+def _rows_from_arrays(state: Mapping[str, np.ndarray]) -> list[pd.DataFrame]:
+    rows = pd.DataFrame({c: np.asarray(v).tolist() for c, v in state.items()})
+    return [rows] if len(rows) else []

@@ -202,18 +202,24 @@ def read_records(path: str | Path, *, nopt: int) -> tuple[pd.DataFrame, str]:
 
 
 def _check_unique(rows: pd.DataFrame, source: str, field: str) -> None:
-    """One row per comparison: a repeated (index, model A, model B) would be counted twice."""
-    first: dict[tuple[str, str, str], int] = {}
+    """One row per comparison: a repeated (index, model A, model B) would be counted twice.
+
+    A model compared with itself (DevBench's config compares the reference model with every
+    model, itself included) is asked in both positions, so its key appears twice: that pair
+    of rows is one comparison and its swap, not a duplicate; a third row is.
+    """
+    seen: dict[tuple[str, str, str], list[int]] = {}
     keys = zip(rows["index"].astype(str), rows["model_a"].astype(str), rows["model_b"].astype(str))
     for row, key in enumerate(keys, start=1):
-        if key in first:
+        rows_of_key = seen.setdefault(key, [])
+        if len(rows_of_key) >= (2 if key[1] == key[2] else 1):
             raise InvalidInputError(
-                f"comparison {';'.join(key)!r} repeats (first at row {first[key]})",
+                f"comparison {';'.join(key)!r} repeats (first at row {rows_of_key[0]})",
                 source=source,
                 record=row,
                 field=field,
             )
-        first[key] = row
+        rows_of_key.append(row)
 
 
 def _judge_cell(status: str, reply: Any) -> str:

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,6 +93,10 @@ def _load(data: str | Path | pd.DataFrame) -> tuple[pd.DataFrame, str]:
             raise InvalidInputError("expected a .xlsx, .csv, .tsv or .jsonl table", source=source)
     except InvalidInputError:
         raise
+    except (KeyError, zipfile.BadZipFile):  # a zip that is no workbook (an Inspect .eval log)
+        raise InvalidInputError(
+            "cannot read the table: not an Excel workbook", source=source
+        ) from None
     except (ValueError, OSError, ImportError) as e:
         raise InvalidInputError(f"cannot read the table: {e}", source=source) from None
     return df, source

@@ -73,19 +73,15 @@ class CATEvaluator(CountsEvaluator):
     """
 
     def _start(self) -> None:
-        self._scopes: list[str] = list(_FIXED_SCOPES)
-        self._counts = np.zeros((len(_FIXED_SCOPES), len(OUTCOMES)), dtype=np.int64)
-
-    @property
-    def is_empty(self) -> bool:
-        return int(self._counts[0].sum()) == 0
+        zero = np.zeros(len(OUTCOMES), dtype=np.int64)
+        self.add_state("_counts", {scope: zero for scope in _FIXED_SCOPES}, "sum")  # per scope
 
     def add(self, outcomes: Any, test_types: Any, bias_types: Any) -> CATEvaluator:
-        codes, rows, scopes = _items(self._scopes, outcomes, test_types, bias_types)
-        counts = np.zeros((len(scopes), len(OUTCOMES)), dtype=np.int64)
-        counts[: len(self._counts)] = self._counts
-        flat = np.bincount((rows * len(OUTCOMES) + codes).ravel(), minlength=counts.size)
-        self._scopes, self._counts = scopes, counts + flat.reshape(counts.shape)
+        codes, rows, scopes = _items(list(self._counts), outcomes, test_types, bias_types)
+        k = len(OUTCOMES)
+        flat = np.bincount((rows * k + codes).ravel(), minlength=len(scopes) * k)
+        new = dict.fromkeys(scopes, np.zeros(k, np.int64)) | self._counts
+        self._counts = {s: new[s] + row for s, row in zip(scopes, flat.reshape(-1, k))}
         return self
 
     def tally(self, outcomes: Any, test_types: Any, bias_types: Any) -> Tally:
@@ -103,23 +99,9 @@ class CATEvaluator(CountsEvaluator):
 
         return Tally(cells, values)
 
-    def _merge(self, other: CATEvaluator) -> None:
-        for name, row in zip(other._scopes, other._counts):
-            if name not in self._scopes:
-                self._scopes.append(name)
-                self._counts = np.vstack([self._counts, np.zeros((1, len(OUTCOMES)), np.int64)])
-            self._counts[self._scopes.index(name)] += row
-
-    def _state(self) -> dict[str, np.ndarray]:
-        return {"scopes": np.array(self._scopes, dtype=str), "counts": self._counts.copy()}
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._scopes = [str(s) for s in state["scopes"].tolist()]
-        self._counts = np.asarray(state["counts"], dtype=np.int64).reshape(-1, len(OUTCOMES))
-
     def _compute(self) -> MetricSet:
-        order = list(_FIXED_SCOPES) + sorted(s for s in self._scopes if s not in _FIXED_SCOPES)
-        c = self._counts[[self._scopes.index(s) for s in order]]
+        order = list(_FIXED_SCOPES) + sorted(s for s in self._counts if s not in _FIXED_SCOPES)
+        c = np.array([self._counts[s] for s in order])
         v = scope_values(c)
         out: list[Metric] = []
         for i, scope in enumerate(order):

@@ -34,7 +34,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -79,18 +79,16 @@ class LLMFairnessEvaluator(TalliedEvaluator):
             )
         self.group_column = str(group_column)
         self.groups = [str(g) for g in groups]
-        self._confusion = np.zeros(8, dtype=np.int64)  # tp[2], fp[2], fn[2], tn[2]
-        self._responses = np.zeros(3, dtype=np.int64)  # valid, invalid, errors
-        self._cf_responses = np.zeros(3, dtype=np.int64)
-        self._cf = np.zeros(6, dtype=np.int64)  # compared[2], changed[2], informative[2]
+        # counts: tp[2], fp[2], fn[2], tn[2] of the valid answers; valid, invalid and error
+        # responses (original, counterfactual); compared[2], changed[2], informative[2]
+        self.add_state("_confusion", np.zeros(8, np.int64), "sum")
+        self.add_state("_responses", np.zeros(3, np.int64), "sum")
+        self.add_state("_cf_responses", np.zeros(3, np.int64), "sum")
+        self.add_state("_cf", np.zeros(6, np.int64), "sum")
 
     def config(self) -> dict[str, Any]:
         ci = self.ci.config() if self.ci else {}
         return {"group_column": self.group_column, "groups": self.groups, **ci}
-
-    @property
-    def is_empty(self) -> bool:
-        return int(self._responses.sum()) == 0
 
     def add(
         self, target: Any, predicted: Any, privileged: Any, counterfactual: Any = None
@@ -119,24 +117,6 @@ class LLMFairnessEvaluator(TalliedEvaluator):
             return [(k, p, v[:, j]) for j, (k, p) in enumerate(zip(kinds, params))]
 
         return Tally(cells, values)
-
-    def _merge(self, other: LLMFairnessEvaluator) -> None:
-        for name in ("_confusion", "_responses", "_cf_responses", "_cf"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-
-    def _state(self) -> dict[str, np.ndarray]:
-        return {
-            "confusion": self._confusion.copy(),
-            "responses": self._responses.copy(),
-            "cf_responses": self._cf_responses.copy(),
-            "cf": self._cf.copy(),
-        }
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._confusion = np.asarray(state["confusion"], dtype=np.int64).copy()
-        self._responses = np.asarray(state["responses"], dtype=np.int64).copy()
-        self._cf_responses = np.asarray(state["cf_responses"], dtype=np.int64).copy()
-        self._cf = np.asarray(state["cf"], dtype=np.int64).copy()
 
     def counts(self) -> GroupCounts:
         """Confusion counts of the valid answers, ``[unprivileged, privileged]``."""

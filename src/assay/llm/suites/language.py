@@ -31,7 +31,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,41 +68,19 @@ class LanguageEvaluator(CountsEvaluator):
     """
 
     def _start(self) -> None:
-        self._langs: list[str] = []
-        self._counts = np.zeros((0, 4), dtype=np.int64)
-
-    @property
-    def is_empty(self) -> bool:
-        return int(self._counts.sum()) == 0
+        self.add_state("_counts", {}, "sum")  # language -> counts of the four outcomes
 
     def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
         li, codes, names = _items(languages, outcomes)
         per = np.bincount(li * 4 + codes, minlength=len(names) * 4).reshape(len(names), 4)
-        self._add_rows(names, per)
+        zero = np.zeros(4, np.int64)
+        self._counts = self._counts | {n: self._counts.get(n, zero) + r for n, r in zip(names, per)}
         return self
 
-    def _add_rows(self, names: list[str], rows: np.ndarray) -> None:
-        for name, row in zip(names, rows):
-            if name not in self._langs:
-                self._langs.append(name)
-                self._counts = np.vstack([self._counts, np.zeros((1, 4), np.int64)])
-            self._counts[self._langs.index(name)] += row
-
-    def _merge(self, other: LanguageEvaluator) -> None:
-        self._add_rows(other._langs, other._counts)
-
-    def _state(self) -> dict[str, np.ndarray]:
-        return {"languages": np.array(self._langs, dtype=str), "counts": self._counts.copy()}
-
-    def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        self._langs = [str(x) for x in state["languages"].tolist()]
-        self._counts = np.asarray(state["counts"], dtype=np.int64).reshape(-1, 4).copy()
-
     def _compute(self) -> MetricSet:
-        order = sorted(self._langs)
-        c = np.vstack(
-            [self._counts.sum(axis=0), self._counts[[self._langs.index(x) for x in order]]]
-        )
+        order = sorted(self._counts)
+        c = np.array([self._counts[x] for x in order], dtype=np.int64).reshape(-1, 4)
+        c = np.vstack([c.sum(axis=0), c])
         names = [OVERALL, *order]
         values = language_values(c)
         out: list[Metric] = []

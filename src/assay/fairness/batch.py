@@ -1,4 +1,11 @@
-"""Checks that labels, predictions and the positive label speak the same language.
+"""A validated batch of the fairness evaluator, and the checks that labels, predictions and
+the positive label speak the same language.
+
+:func:`read_batch` checks everything about a batch before the evaluator's state changes:
+labels and predictions (of the same length and language), weights, each privileged-group
+definition's mask (and how many rows matched each privileged value), each group column's
+groups, each slice's rows and each cluster's rows. A :class:`Batch` restricted to some of its
+rows (:meth:`Batch.on`: a slice's, a cluster's) has the groups those rows have.
 
 Fairness binarises labels and predictions by equality with the positive label, so a
 mismatch (``"yes"``/``"no"`` predictions against ``1``/``0`` labels, a positive label
@@ -26,16 +33,34 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from assay._validation import show
+from assay._validation import as_1d, check_same_length, show
 from assay.errors import InvalidInputError
+from assay.fairness.group_table import check_weights
+from assay.fairness.grouping import (
+    GroupColumn,
+    Groupings,
+    Masked,
+    as_group_text,
+    batch_grouping,
+    cluster_rows,
+    group_column_values,
+    restrict,
+    row_slices,
+)
+from assay.fairness.types import PrivilegedGroup
+from assay.intervals import CIOptions
 
 __all__ = [
+    "Batch",
+    "read_batch",
     "kind_and_values",
     "kind_of",
     "check_same_language",
@@ -138,3 +163,81 @@ def check_value_sets(
             f"predictions hold {shown(predictions)}",
             source=source,
         )
+
+
+class Options(Protocol):
+    """What a batch is checked against: the evaluator's configuration."""
+
+    groups: tuple[PrivilegedGroup, ...]
+    group_columns: tuple[GroupColumn, ...]
+    control_columns: tuple[str, ...]
+    positive_label: Any
+    by: tuple[str, ...]
+    ci: CIOptions | None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Labels ``t``, predictions ``p``, weights ``w`` (None: none given), per definition the
+    privileged mask and the rows matching each privileged value (``masked``), per group column
+    the group names and each row's code (``groupings``), the distinct labels and predictions
+    (``seen``), each slice's rows (``cuts``: column, value, rows) and each cluster's
+    (``clusters``: cluster, row indices)."""
+
+    t: NDArray[Any]
+    p: NDArray[Any]
+    w: NDArray[np.float64] | None
+    masked: Masked
+    groupings: Groupings
+    seen: tuple[NDArray[Any], NDArray[Any]]
+    cuts: Sequence[tuple[str, str, NDArray[np.bool_]]] = ()
+    clusters: Sequence[tuple[str, NDArray[np.intp]]] = ()
+
+    def on(self, rows: NDArray[Any]) -> Batch:
+        """The batch on some of its ``rows`` (a mask or indices): its slices' rows among them,
+        the groups those rows have, no clusters."""
+        masked, groupings = restrict(self.masked, self.groupings, rows)
+        cuts = [(c, v, r[rows]) for c, v, r in self.cuts]
+        w = None if self.w is None else self.w[rows]
+        return Batch(self.t[rows], self.p[rows], w, masked, groupings, self.seen, cuts)
+
+
+def read_batch(
+    ev: Options,
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    values: Mapping[str, ArrayLike],
+    *,
+    source: str | None,
+    fields: tuple[str, str],
+    sample_weight: ArrayLike | None,
+    weight_field: str,
+) -> Batch:
+    """A batch checked against ``ev``'s configuration (see the module docstring)."""
+    t = as_1d(y_true, source=source or fields[0], field=fields[0] if source else None)
+    p = as_1d(y_pred, source=source or fields[1], field=fields[1] if source else None)
+    n = check_same_length(**{fields[0]: t, fields[1]: p})
+    w = None
+    if sample_weight is not None:
+        w = check_weights(sample_weight, n, source=source, field=weight_field)
+    masked = [_privileged(g, values, n, source) for g in ev.groups]
+    groupings = [batch_grouping(values, c, ev.control_columns, n, source) for c in ev.group_columns]
+    _, labels = kind_and_values(t, source=source, field=fields[0])
+    _, predictions = kind_and_values(p, source=source, field=fields[1])
+    check_same_language(labels, predictions, ev.positive_label, source=source, fields=fields)
+    cuts = [(c, v, rows) for c in ev.by for v, rows in row_slices(values, c, n, source)]
+    column = ev.ci.cluster if ev.ci is not None else None
+    clusters = [] if column is None else cluster_rows(values, column, n, source)
+    return Batch(t, p, w, masked, groupings, (labels, predictions), cuts, clusters)
+
+
+def _privileged(
+    g: PrivilegedGroup, values: Mapping[str, ArrayLike], n: int, source: str | None
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """The privileged mask and, for privileged values, how many datums matched each."""
+    v = group_column_values(values, g.group_column, n, source)
+    if g.values is None:
+        return g.privileged(v, source=source), np.zeros(0, dtype=np.int64)
+    text = as_group_text(v, source=source, field=g.group_column)
+    matched = np.array([int((text == x).sum()) for x in g.values], dtype=np.int64)
+    return np.isin(text, np.asarray(g.values, dtype=str)), matched

@@ -193,13 +193,13 @@ class Batch:
     cuts: Sequence[tuple[str, str, NDArray[np.bool_]]] = ()
     clusters: Sequence[tuple[str, NDArray[np.intp]]] = ()
 
-    def on(self, rows: NDArray[Any]) -> Batch:
-        """The batch on some of its ``rows`` (a mask or indices): its slices' rows among them,
-        the groups those rows have, no clusters."""
+    def on(self, rows: NDArray[Any], *, cuts: bool = True) -> Batch:
+        """The batch on some of its ``rows`` (a mask or indices): the groups those rows have,
+        no clusters, and (with ``cuts``) its slices' rows among them."""
         masked, groupings = restrict(self.masked, self.groupings, rows)
-        cuts = [(c, v, r[rows]) for c, v, r in self.cuts]
+        within = [(c, v, r[rows]) for c, v, r in self.cuts] if cuts else []
         w = None if self.w is None else self.w[rows]
-        return Batch(self.t[rows], self.p[rows], w, masked, groupings, self.seen, cuts)
+        return Batch(self.t[rows], self.p[rows], w, masked, groupings, self.seen, within)
 
 
 def read_batch(

@@ -227,7 +227,7 @@ class FairnessEvaluator(Evaluator):
         self._remember(*batch.seen, source)
         for column, v, rows in batch.cuts if self.by else ():
             sub = self._slices[column].setdefault(v, self._sub())
-            sub._take(batch.on(rows), None)
+            sub._take(batch.on(rows, cuts=False), None)
 
     def _cluster_sub(self) -> FairnessEvaluator:
         """An evaluator configured as this one without intervals: a cluster's counts."""

@@ -20,8 +20,10 @@ record would be ``None``):
   resample's are the drawn clusters' summed. Every row must have a cluster.
 
 The gap of a slice's record to the whole set's is the same with two families side by side,
-drawn jointly (:func:`gap_replicates`). :func:`attach_intervals` serves the LLM fairness
-suite's records (a family of its own cells with the suite's formulas on arrays).
+drawn jointly (:func:`gap_draw`). Each way of drawing is a :class:`Draw`: rows with their
+multiplicities (or clusters) and the records' values of resample weights over them, the shape
+of the per-unit tally the one engine of assay takes. :func:`attach_intervals` serves the LLM
+fairness suite's records (a family of its own cells with the suite's formulas on arrays).
 
 Example:
     >>> import numpy as np
@@ -37,6 +39,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,9 +52,11 @@ from assay.intervals import INTERVAL_KEYS, CIOptions, bootstrap, percentile
 from assay.results import Metric
 
 __all__ = [
-    "attach",
+    "Draw",
     "attach_intervals",
-    "gap_replicates",
+    "draw",
+    "draws",
+    "gap_draw",
     "intervals",
     "mapped",
     "mark_no_interval",
@@ -65,40 +70,65 @@ Keep = Callable[[Metric], bool] | None
 NO_UNITS = "the state has no classes of datums (saved by an older version)"
 
 
+@dataclass(frozen=True)
+class Draw:
+    """One bootstrap of some records, in the shape of the per-unit tally every engine of
+    assay takes (:class:`assay.llm.tally.Tally`): ``records`` (the point estimate's, in the
+    order of the values' columns), ``values(w)`` their values (b, k) of resample weights
+    ``w`` (b, m) over the drawn rows, NaN where a record would be ``None``, and
+    ``multiplicity``: how many units each row stands for (a multinomial draw over the rows),
+    or :class:`~assay.clusters.Clusters` (the cluster bootstrap)."""
+
+    records: list[Metric]
+    values: Callable[[F64], F64]
+    multiplicity: NDArray[np.int64] | Clusters
+
+    def replicates(self, opts: CIOptions) -> F64:
+        """The values (num_bootstrap, k) of every resample."""
+        return bootstrap(self.values, self.multiplicity, opts.num_bootstrap, opts.seed)
+
+    def attach(self, opts: CIOptions) -> None:
+        """The percentile interval on each record."""
+        if not self.records:
+            return
+        lo, hi = percentile(self.replicates(opts), opts.level)
+        for m, a, b in zip(self.records, lo.tolist(), hi.tolist()):
+            m.parameters.update(opts.parameters(float(a), float(b), "bootstrap"))
+
+
 def intervals(tally: Tally, opts: CIOptions, keep: Keep = None) -> None:
     """Intervals on the records of ``tally``'s families (those ``keep`` wants, when given: no
-    interval is drawn for the others). With ``cluster`` every family from the clusters' draw;
-    otherwise, without sample weights, each family from its own cells except the mean over
-    definitions, and with weights every family, from the classes of datums."""
+    interval is drawn for the others), from its :func:`draws`."""
     fams = [f for f in tally.families if keep is None or any(keep(m) for m in f.records)]
     means = [f for f in fams if f.kind == "mean"]
     one = len(means) == 1 and sum(f.kind == "definition" for f in fams) == 1
-    drawn = [f for f in fams if not (one and f.kind == "mean")]
-    if opts.cluster:
-        flats = [f.flat for f in drawn]
-        clusters = membership(tally.clusters, lambda c: np.concatenate([g(c) for g in flats]))
-        attach(drawn, clusters, opts, keep=keep)
-    else:
-        _datums(tally, drawn, opts, keep)
+    for d in draws(tally, [f for f in fams if not (one and f.kind == "mean")], opts, keep):
+        d.attach(opts)
     if one:  # the mean of one definition is that definition: the same interval
-        d = next(f for f in fams if f.kind == "definition")
-        for avg, it in zip(means[0].records, d.records):
+        first = next(f for f in fams if f.kind == "definition")
+        for avg, it in zip(means[0].records, first.records):
             keys = INTERVAL_KEYS & it.parameters.keys()
             avg.parameters.update({k: it.parameters[k] for k in keys})
 
 
-def _datums(tally: Tally, fams: list[Family], opts: CIOptions, keep: Keep) -> None:
-    """The datum bootstrap of ``fams``: each family from its own cells when the rows came
-    without weights (not the mean), the rest from the classes of datums."""
+def draws(tally: Tally, fams: list[Family], opts: CIOptions, keep: Keep = None) -> list[Draw]:
+    """What the resamples of ``fams`` (families of ``tally``) draw: with ``cluster`` the
+    clusters, every family at once; without, each family its own cells when the rows came
+    without weights (not the mean over definitions), and the others the classes of datums
+    at once (none, and ``ci_undefined`` on their records, from a state without them)."""
+    if opts.cluster:
+        flats = [f.flat for f in fams]
+        clusters = membership(tally.clusters, lambda c: np.concatenate([g(c) for g in flats]))
+        return [draw(fams, clusters, keep=keep)]
     own = [f for f in fams if not tally.counts.weighted and f.kind != "mean"]
-    for f in own:  # the family's own cells: the datums' classes for this family alone
-        attach([f], np.rint(f.flat(tally.counts)).astype(np.int64), opts, keep=keep)
-    joint_ = [f for f in fams if f not in own]
-    if joint_ and tally.units is None:
-        for f in joint_:
+    out = [draw([f], np.rint(f.flat(tally.counts)).astype(np.int64), keep=keep) for f in own]
+    rest = [f for f in fams if f not in own]
+    if rest and tally.units is None:
+        for f in rest:
             mark_no_interval(f.records, NO_UNITS, opts)
-    elif joint_ and tally.units is not None:
-        attach(joint_, tally.units.counts, opts, stacked(joint_, tally.units), keep)
+    elif rest and tally.units is not None:
+        out.append(draw(rest, tally.units.counts, stacked(rest, tally.units), keep))
+    return out
 
 
 def membership(clusters: Mapping[str, Any], flat: Callable[[Any], F64]) -> Clusters:
@@ -108,14 +138,6 @@ def membership(clusters: Mapping[str, Any], flat: Callable[[Any], F64]) -> Clust
 
     rows = [np.asarray(flat(clusters[v]), dtype=np.float64).ravel() for v in sorted(clusters)]
     return Clusters(sparse.csr_matrix(np.stack(rows)))
-
-
-def _replicates(drawn: Any, chain: Any, opts: CIOptions, row: Callable[[F64], F64]) -> F64:
-    """``row`` (b, k) of every chunk of resamples' flat statistics (b, m): ``drawn``
-    multiplicities (or :class:`~assay.clusters.Clusters`), mapped by the ``chain`` of sparse
-    matrices (None: the draw is the flat statistics)."""
-    rows = transposed(chain)
-    return bootstrap(lambda w: row(mapped(rows, w)), drawn, opts.num_bootstrap, opts.seed)
 
 
 def transposed(chain: Sequence[Any] | None) -> list[Any]:
@@ -145,42 +167,39 @@ def _interval(m: Metric, keep: Keep) -> bool:
     return m.value is not None and not isinstance(m.value, dict) and (keep is None or keep(m))
 
 
-def attach(
-    families: Sequence[Family], drawn: Any, opts: CIOptions, chain: Any = None, keep: Keep = None
-) -> None:
-    """Bootstrap intervals on every family's records, from one draw whose flat statistics are
-    the families' side by side; dict-valued records (counts) and, with ``keep``, the records
-    it does not want get none (nor are their replicates' percentiles taken)."""
+def draw(
+    families: Sequence[Family], multiplicity: Any, chain: Any = None, keep: Keep = None
+) -> Draw:
+    """The draw of ``families`` whose flat statistics, side by side, are the drawn rows
+    mapped by the ``chain`` of sparse matrices (None: the rows are the flat statistics);
+    dict-valued records (counts) and, with ``keep``, the records it does not want are left
+    out."""
     starts = np.cumsum([0, *(f.width for f in families)])
     want = [[j for j, m in enumerate(f.records) if _interval(m, keep)] for f in families]
-    if not any(want):
-        return
+    rows = transposed(chain)
 
-    def row(flat: F64) -> F64:
-        parts = [f.replicates(flat[:, a : a + f.width])[:, w]
-                 for f, a, w in zip(families, starts, want)]  # fmt: skip
+    def values(w: F64) -> F64:
+        flat = mapped(rows, w)
+        parts = [f.replicates(flat[:, a : a + f.width])[:, j]
+                 for f, a, j in zip(families, starts, want)]  # fmt: skip
         return np.concatenate(parts, axis=1)
 
-    lo, hi = percentile(_replicates(drawn, chain, opts, row), opts.level)
-    at = 0
-    for f, w in zip(families, want):
-        for j in w:
-            m = f.records[j]
-            m.parameters.update(opts.parameters(float(lo[at]), float(hi[at]), "bootstrap"))
-            at += 1
+    records = [f.records[j] for f, js in zip(families, want) for j in js]
+    return Draw(records, values, multiplicity)
 
 
 Pair = tuple[Family, Family, list[tuple[int, int]]]
 
 
-def gap_replicates(pairs: Sequence[Pair], drawn: Any, opts: CIOptions, chain: Any = None) -> F64:
-    """Replicates (b, wanted) of slice-minus-whole differences: each pair is a slice's family,
-    the whole set's, and the (slice record, whole record) indices wanted; the flat statistics
-    are every pair's slice then whole statistics, side by side."""
+def gap_draw(pairs: Sequence[Pair], multiplicity: Any, chain: Any = None) -> Draw:
+    """The draw of slice-minus-whole differences: each pair is a slice's family, the whole
+    set's, and the (slice record, whole record) indices wanted; the flat statistics are every
+    pair's slice then whole statistics, side by side (the records: the slice's)."""
     starts = np.cumsum([0, *(s.width + w.width for s, w, _ in pairs)])
+    rows = transposed(chain)
 
-    def row(flat: F64) -> F64:
-        out = []
+    def values(weights: F64) -> F64:
+        flat, out = mapped(rows, weights), []
         for (s, w, want), a in zip(pairs, starts):
             mine = s.replicates(flat[:, a : a + s.width])
             theirs = w.replicates(flat[:, a + s.width : a + s.width + w.width])
@@ -188,7 +207,7 @@ def gap_replicates(pairs: Sequence[Pair], drawn: Any, opts: CIOptions, chain: An
             out.append(mine[:, i] - theirs[:, j])
         return np.concatenate(out, axis=1)
 
-    return _replicates(drawn, chain, opts, row)
+    return Draw([s.records[i] for s, _, want in pairs for i, _ in want], values, multiplicity)
 
 
 def attach_intervals(
@@ -207,7 +226,7 @@ def attach_intervals(
     fam = Family(records, "own", unused, np.shape(cells), False, unused, unused,
                  lambda k, _: values(k))  # fmt: skip
     flat = np.asarray(cells).reshape(-1).astype(np.int64)
-    attach([fam], flat if clusters is None else clusters, opts)
+    draw([fam], flat if clusters is None else clusters).attach(opts)
 
 
 def mark_no_interval(records: list[Metric], why: str, opts: CIOptions) -> None:

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from assay.clusters import Clusters
-from assay.fairness.intervals import Pair, gap_replicates, intervals, membership
+from assay.fairness.intervals import Pair, gap_draw, intervals, membership
 from assay.fairness.tally import Tally
 from assay.fairness.units import joint
 from assay.intervals import CIOptions, percentile
@@ -171,14 +171,12 @@ def _gaps(whole: Tally, part: Tally, opts: CIOptions) -> Gaps:
     if not pairs:
         return {}
     if opts.cluster:
-        reps = gap_replicates(pairs, _clusters_draw(pairs, whole, part), opts)
+        draws = [gap_draw(pairs, _clusters_draw(pairs, whole, part))]
     elif not whole.counts.weighted:  # per pair, the slice's cells and the other rows'
-        draws = [(p, *_cells_draw(p, part, whole)) for p in pairs]
-        reps = np.hstack([gap_replicates([p], d, opts, m) for p, d, m in draws])
+        draws = [gap_draw([p], *_cells_draw(p, part, whole)) for p in pairs]
     else:  # the classes of the slice's datums and of the other rows'
-        drawn, matrix = _classes_draw(pairs, part, whole)
-        reps = gap_replicates(pairs, drawn, opts, matrix)
-    lo, hi = percentile(reps, opts.level)
+        draws = [gap_draw(pairs, *_classes_draw(pairs, part, whole))]
+    lo, hi = percentile(np.hstack([d.replicates(opts) for d in draws]), opts.level)
     keys = [record_key(s.records[i], WHERE) for s, _, want in pairs for i, _ in want]
     return {k: (float(lo[c]), float(hi[c])) for c, k in enumerate(keys)}
 

@@ -24,8 +24,10 @@ TOL = 1e-9
 
 
 def dumps(records: list[Any]) -> str:
-    """The pinned file's text: one record per line group, stable key order."""
-    return json.dumps(records, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    """The pinned file's text: a JSON list with one record per line (keys sorted), so a
+    regenerated pin's diff shows the records that changed."""
+    lines = [json.dumps(r, sort_keys=True, ensure_ascii=False) for r in records]
+    return "[\n" + ",\n".join(lines) + "\n]\n"
 
 
 def _blank(v: Any) -> Any:

@@ -289,6 +289,38 @@ def suites() -> None:
         shutil.copyfile(src / name, dst / name)
 
 
+def pairwise_table() -> None:
+    """12 questions over two tasks and topics; models m1, m2 and the reference answer
+    ``quality=N`` (the scripted judge of tests/pinned/cases.py prefers the higher; some
+    questions ask it for a tie, garbage or a fixed letter); m2 skips one question."""
+    rng = np.random.default_rng(110)
+    rules = ["quality", "quality", "first", "second", "both", "garbage", "quality", "neither",
+             "quality", "letter:Z", "quality", "quality"]  # fmt: skip
+    n = len(rules)
+    df = pd.DataFrame(
+        {
+            "question": [f"Question {i} [judge:{r}]" for i, r in enumerate(rules)],
+            "index": [
+                f"proj{i}_{'uml_class' if i % 2 else 'architecture'}-general" for i in range(n)
+            ],
+            "evaluating_guidance": ["Prefer the better design."] * n,
+            "task": [
+                "uml_class-general" if i % 2 else "architecture_design-general" for i in range(n)
+            ],
+            "reference_answer": [""] * n,
+            "topic": [["web", "games", "data"][i % 3] for i in range(n)],
+            "project": [f"proj{i // 3}" for i in range(n)],
+        }
+    )
+    for model in ("m1", "m2", "ref"):
+        q = rng.integers(1, 6, n)
+        df[f"answer-{model}"] = [
+            f"Answer by {model} to question {i}: quality={q[i]}" for i in range(n)
+        ]
+    df.loc[4, "answer-m2"] = None
+    df.to_csv(INPUTS / "pairwise_table.csv", index=False)
+
+
 def main() -> None:
     INPUTS.mkdir(exist_ok=True)
     for make in (
@@ -303,6 +335,7 @@ def main() -> None:
         stats,
         text,
         suites,
+        pairwise_table,
     ):
         make()
 

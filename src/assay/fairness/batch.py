@@ -1,11 +1,12 @@
 """A validated batch of the fairness evaluator, and the checks that labels, predictions and
 the positive label speak the same language.
 
-:func:`read_batch` checks everything about a batch before the evaluator's state changes:
-labels and predictions (of the same length and language), weights, each privileged-group
-definition's mask (and how many rows matched each privileged value), each group column's
-groups, each slice's rows and each cluster's rows. A :class:`Batch` restricted to some of its
-rows (:meth:`Batch.on`: a slice's, a cluster's) has the groups those rows have.
+:func:`read_table` reads a batch's columns from a table; :func:`read_batch` checks everything
+about a batch before the evaluator's state changes: labels and predictions (of the same length
+and language), weights, each privileged-group definition's mask (and how many rows matched
+each privileged value), each group column's groups, each slice's rows and each cluster's rows.
+A :class:`Batch` restricted to some of its rows (:meth:`Batch.on`: a slice's, a cluster's) has
+the groups those rows have.
 
 Fairness binarises labels and predictions by equality with the positive label, so a
 mismatch (``"yes"``/``"no"`` predictions against ``1``/``0`` labels, a positive label
@@ -51,16 +52,19 @@ from assay.fairness.grouping import (
     as_group_text,
     batch_grouping,
     cluster_rows,
+    columns_of,
     group_column_values,
     restrict,
     row_slices,
 )
 from assay.fairness.types import PrivilegedGroup
 from assay.intervals import CIOptions
+from assay.io.tables import as_dataframe, require_columns
 
 __all__ = [
     "Batch",
     "read_batch",
+    "read_table",
     "kind_and_values",
     "kind_of",
     "check_same_language",
@@ -229,6 +233,40 @@ def read_batch(
     column = ev.ci.cluster if ev.ci is not None else None
     clusters = [] if column is None else cluster_rows(values, column, n, source)
     return Batch(t, p, w, masked, groupings, (labels, predictions), cuts, clusters)
+
+
+def read_table(
+    ev: Options, data: Any, label: str, prediction: str, source: str, sample_weight: str | None
+) -> dict[str, Any]:
+    """The arrays of a table (pandas/polars frame, file path or records) by column names, as
+    :meth:`~assay.fairness.FairnessEvaluator.add_arrays` takes them: labels and predictions
+    (none missing), every column the configuration names and the weights (``sample_weight``:
+    a column name)."""
+    df = as_dataframe(data, source=source)
+    columns = dict.fromkeys(
+        [
+            *(g.group_column for g in ev.groups),
+            *(c for key in ev.group_columns for c in columns_of(key)),
+            *ev.control_columns,
+            *ev.by,
+            *([ev.ci.cluster] if ev.ci is not None and ev.ci.cluster else []),
+        ]
+    )
+    weights = [] if sample_weight is None else [sample_weight]
+    require_columns(df, [label, prediction, *columns, *weights], source=source)
+    for c in (label, prediction):
+        miss = df[c].isna().to_numpy()
+        if miss.any():
+            row = int(np.flatnonzero(miss)[0]) + 1
+            raise InvalidInputError("missing value", source=source, record=row, field=c)
+    return {
+        "y_true": df[label].to_numpy(),
+        "y_pred": df[prediction].to_numpy(),
+        "group_values": {c: df[c].to_numpy() for c in columns},
+        "fields": (label, prediction),
+        "sample_weight": None if sample_weight is None else df[sample_weight].to_numpy(),
+        "weight_field": sample_weight or "sample_weight",
+    }
 
 
 def _privileged(

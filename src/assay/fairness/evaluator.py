@@ -47,18 +47,17 @@ from numpy.typing import ArrayLike, NDArray
 from assay._compat import UNSET, renamed
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.fairness.batch import Batch, check_value_sets, read_batch
+from assay.fairness.batch import Batch, check_value_sets, read_batch, read_table
 from assay.fairness.by_group import check_options
 from assay.fairness.compute import GroupCounts, group_counts
 from assay.fairness.group_table import GroupTable, confusion_cell, tables_from_state, tables_state
-from assay.fairness.grouping import column_key, columns_of, control_key
+from assay.fairness.grouping import column_key, control_key
 from assay.fairness.intervals import intervals
 from assay.fairness.slices import slice_records, slices_from, slices_state
 from assay.fairness.tally import Counts, Tally, families
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.units import Units, grown, joined, units_from_state, units_state
 from assay.intervals import ci_options
-from assay.io.tables import as_dataframe, require_columns
 from assay.results import MetricSet
 from assay.slices import check_by
 
@@ -284,34 +283,8 @@ class FairnessEvaluator(Evaluator):
     ) -> Self:
         """Add a batch from a table (pandas/polars frame, file path or records) by column
         names; ``sample_weight`` names a column of weights."""
-        df = as_dataframe(data, source=source)
-        columns = dict.fromkeys(
-            [
-                *(g.group_column for g in self.groups),
-                *(c for key in self.group_columns for c in columns_of(key)),
-                *self.control_columns,
-                *self.by,
-                *([self.ci.cluster] if self.ci is not None and self.ci.cluster else []),
-            ]
-        )
-        weights = [] if sample_weight is None else [sample_weight]
-        cols = [label, prediction, *columns, *weights]
-        require_columns(df, cols, source=source)
-        for c in (label, prediction):
-            miss = df[c].isna().to_numpy()
-            if miss.any():
-                raise InvalidInputError(
-                    "missing value", source=source, record=int(np.flatnonzero(miss)[0]) + 1, field=c
-                )
-        return self.add_arrays(
-            df[label].to_numpy(),
-            df[prediction].to_numpy(),
-            {c: df[c].to_numpy() for c in columns},
-            source=source,
-            fields=(label, prediction),
-            sample_weight=None if sample_weight is None else df[sample_weight].to_numpy(),
-            weight_field=sample_weight or "sample_weight",
-        )
+        arrays = read_table(self, data, label, prediction, source, sample_weight)
+        return self.add_arrays(**arrays, source=source)
 
     @property
     def is_empty(self) -> bool:

@@ -333,9 +333,9 @@ class FairnessEvaluator(Evaluator):
     def counts(self) -> Counts:
         """The counts of the rows added: per definition, per group column, overall, each with
         its weight sums (:class:`~assay.fairness.tally.Counts`)."""
-        weighted = self._overall_weights is not None
-        return Counts(list(self._counts), self._definition_weights(), list(self._tables),
-                      self._overall, self._weights(), weighted)  # fmt: skip
+        sums = None if self._weighted_counts is None else list(self._weighted_counts)
+        return Counts(list(self._counts), list(self._tables), self._overall, sums,
+                      self._overall_weights)  # fmt: skip
 
     def tally(self, *, mean: bool = True) -> Tally:
         """The :class:`~assay.fairness.tally.Tally` of the rows added: the point estimate's

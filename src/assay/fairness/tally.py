@@ -65,21 +65,37 @@ Values = Callable[[F64, F64 | None], F64]
 
 @dataclass(frozen=True)
 class Counts:
-    """The counts of a set of rows: per definition its cells and their weight sums, per group
-    column its table, the overall TP, FP, FN, TN and their weight sums; ``weighted``: rows
-    came with sample weights (else the sums are the counts as floats)."""
+    """The counts of a set of rows: per definition its cells, per group column its table, the
+    overall TP, FP, FN, TN and, when rows came with sample weights, the weight sums of the
+    definitions' cells and of the overall four (None: no weights)."""
 
     definitions: Sequence[GroupCounts]
-    definition_sums: Sequence[GroupCounts]
     tables: Sequence[GroupTable]
     overall: I64
-    overall_sums: F64
-    weighted: bool
+    definition_weights: Sequence[GroupCounts] | None = None
+    overall_weights: F64 | None = None
+
+    @property
+    def weighted(self) -> bool:
+        return self.overall_weights is not None
 
     @property
     def n(self) -> int:
         """The number of rows."""
         return int(self.overall.sum())
+
+    @property
+    def definition_sums(self) -> Sequence[GroupCounts]:
+        """Per definition, the weight sums (the counts as floats without weights)."""
+        if self.definition_weights is not None:
+            return self.definition_weights
+        return [GroupCounts.of_cells(_cells(c)) for c in self.definitions]
+
+    @property
+    def overall_sums(self) -> F64:
+        """The overall weight sums (the counts as floats without weights)."""
+        w = self.overall_weights
+        return self.overall.astype(np.float64) if w is None else w
 
 
 class Setup(Protocol):
@@ -186,7 +202,7 @@ def _definition(setup: Setup, counts: Counts, i: int) -> Family:
         return definition_records(g, GroupCounts.of_cells(k), positive_label=label, weights=w)
 
     def flat(c: Counts) -> F64:
-        w = _cells(c.definition_sums[i]) if weighted else None
+        w = _cells(c.definition_sums[i]) if weighted else None  # a cluster's: maybe unweighted
         return _flat(_cells(c.definitions[i]), w, weighted)
 
     def cells(u: Units) -> I64:

@@ -68,7 +68,7 @@ TYPED := src/assay/results.py src/assay/evaluator.py src/assay/_validation.py sr
 	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
 	src/assay/cli.py src/assay/cli_support.py src/assay/cli_options.py src/assay/paths.py src/assay/io/files.py \
 	src/assay/filtering.py src/assay/io/metadata.py src/assay/io/xlsx.py src/assay/io/parquet.py \
-	$(wildcard src/assay/dist/*.py) \
+	$(wildcard src/assay/dist/*.py) $(wildcard src/assay/uncertainty/*.py) \
 	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/report/*.py) \
 	$(wildcard src/assay/llm/*.py) \
 	$(wildcard src/assay/llm/models/*.py) $(wildcard src/assay/llm/pairwise/*.py)

@@ -8,7 +8,7 @@ at 500 repetitions is about 1 point).
 * accuracy (Wilson and bootstrap): 200 datums, a classifier right with probability 0.8;
 * ROC AUC (DeLong and bootstrap): 150 datums, 40% positive, binormal scores with
   ``AUC = Phi(1 / sqrt 2)``; and the bootstrap at 20000 datums, where the resample counts
-  are drawn by the ``poisson`` scheme (:mod:`assay.resampling`);
+  are drawn by the ``poisson`` scheme (:mod:`assay.uncertainty.resampling`);
 * mAP at IoU 0.5 (bootstrap over images): images with 2 ground truths each, a detection per
   ground truth hitting it with probability 0.7 (else displaced), and 1 false alarm per
   image, scores higher for hits; the truth is the mAP of one very large draw (20000 images);

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.clusters import Clusters, collapse_by
+from assay.uncertainty.clusters import Clusters, collapse_by
 
 
 def _dense(unit: np.ndarray, codes: np.ndarray, rows: int, counts: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from assay.collapsing import collapse
+from assay.uncertainty.collapsing import collapse
 
 
 def _unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -69,7 +69,7 @@ def test_collapse_edge_rows(a: np.ndarray) -> None:
 def test_a_negative_zero_takes_the_fast_path_and_reads_zero() -> None:
     """A system score rounded to -0.0 once sent every collapse down np.unique's sort of whole
     rows (about 10x slower at 10^6 rows); it is counted with 0.0 and its row reads 0.0."""
-    import assay.collapsing as c
+    import assay.uncertainty.collapsing as c
 
     a = np.array([[-0.0, 1.0], [0.0, 1.0], [0.5, 1.0]])
     assert c._by_codes(a) is not None

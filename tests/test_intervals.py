@@ -1,4 +1,4 @@
-"""The shared interval kernels (``assay.intervals``): DeLong against the paper's formulas
+"""The shared interval kernels (``assay.uncertainty``): DeLong against the paper's formulas
 written out naively, Wilson against statsmodels, the bootstrap's resample stream, and a
 fast seeded coverage check (nominal 95% covers 93-97%)."""
 
@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from assay.errors import InvalidInputError
-from assay.intervals import (
+from assay.uncertainty.intervals import (
     bootstrap,
     ci_options,
     collapse,

@@ -1,4 +1,4 @@
-"""The bootstrap's count schemes (``assay.resampling``): each draws exactly
+"""The bootstrap's count schemes (``assay.uncertainty.resampling``): each draws exactly
 ``Multinomial(n, m / n)``, checked against the exact distribution; seeded and independent
 of the chunk size."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from assay.resampling import SCHEMES, choose_scheme, poisson_table, resample_counts
+from assay.uncertainty.resampling import SCHEMES, choose_scheme, poisson_table, resample_counts
 
 
 @pytest.mark.parametrize("mean", [0.0, 1.0, 7.0, 14.96, 15.0])
@@ -32,7 +32,7 @@ def test_poisson_table_is_the_inversion_of_its_slots(mean: float) -> None:
 def test_ambiguous_reads_are_the_inversion_of_a_double() -> None:
     """Every table side by side: a read in an ambiguous slot at ``x = (u + fine) / 4096``
     gives ``#{k: F(k) <= x}``, for ``fine`` at both ends and inside the slot."""
-    from assay.resampling import _Tables
+    from assay.uncertainty.resampling import _Tables
 
     t = _Tables.of(0.997, 12)
     slot = np.flatnonzero(t.table == 255)
@@ -98,7 +98,7 @@ def test_the_cheapest_scheme_is_chosen() -> None:
 
 def test_the_blocked_search_finds_the_entry_holding_each_draw() -> None:
     """The removal step's blocked search equals a search of the full running sum."""
-    from assay.resampling import _holding
+    from assay.uncertainty.resampling import _holding
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -115,7 +115,7 @@ def test_the_blocked_search_finds_the_entry_holding_each_draw() -> None:
 def test_rows_of_units_read_from_the_table_or_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     """The added draws' rows: the table of every unit's row (up to 2^23 units) and the
     search of the cumulative multiplicities (above) agree."""
-    import assay.resampling as r
+    import assay.uncertainty.resampling as r
 
     m = np.array([3, 1, 4, 1, 5, 9, 2, 6])
     units = np.arange(int(m.sum()))
@@ -130,7 +130,7 @@ def test_rows_of_units_read_from_the_table_or_searched(monkeypatch: pytest.Monke
 def test_every_table_width_draws_the_exact_multinomial(bits: int, monkeypatch) -> None:
     """Each width the Poisson scheme may choose (forced here): chi-square of every outcome
     of a small problem, and the marginal of a row read in several parts."""
-    import assay.resampling as r
+    import assay.uncertainty.resampling as r
 
     monkeypatch.setattr(r, "_BITS", (bits,))
     m = np.array([1, 2, 1, 1])
@@ -150,7 +150,7 @@ def test_every_table_width_draws_the_exact_multinomial(bits: int, monkeypatch) -
 
 
 def test_the_table_width_follows_the_multiplicities() -> None:
-    from assay.resampling import _choose_bits
+    from assay.uncertainty.resampling import _choose_bits
 
     assert _choose_bits(np.ones(10**5, np.int64)) == 12  # distinct scores
     assert _choose_bits(np.full(20_000, 50)) in (10, 11)  # tie groups of rounded scores

@@ -131,7 +131,7 @@ def interval_kwargs(
 
     Empty when ``--ci`` is not given, so a command without it configures as before.
     """
-    from assay.intervals import ci_options
+    from assay.uncertainty.intervals import ci_options
 
     try:
         ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)

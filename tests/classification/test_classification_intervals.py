@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score, roc_auc_score
 
 from assay.classification import ClassificationEvaluator, evaluate_classification
-from assay.classification.intervals import count_units, score_units
+from assay.classification.tally import count_units, score_units
 from assay.classification.types import block_from_arrays
 from assay.errors import InvalidInputError
-from assay.intervals import delong_interval, resample_counts, wilson
+from assay.uncertainty.intervals import delong_interval, resample_counts, wilson
 
 LEVEL, B, SEED = 0.9, 60, 5
 TYPES = ["Precision", "Recall", "F1", "Accuracy", "ROCAUC", "mROCAUC"]

@@ -9,7 +9,7 @@ import pytest
 
 from assay.detection import DetectionEvaluator, evaluate_detection
 from assay.errors import InvalidInputError
-from assay.intervals import resample_counts
+from assay.uncertainty.intervals import resample_counts
 
 LEVEL, B, SEED = 0.9, 25, 7
 LABELS = ["cat", "dog", "owl"]
@@ -330,16 +330,16 @@ def test_slices_with_clusters_draw_the_clusters_for_the_gap() -> None:
 def test_no_slice_replicates_without_by(monkeypatch) -> None:
     """Regression: without ``by`` the slices' replicates of the whole set (a second full AP
     bootstrap) were computed anyway; the records are unchanged."""
-    import assay.detection.slices as slices
+    import assay.detection.evaluator as evaluator
 
     calls = []
-    real = slices.ap_replicates
+    real = evaluator.interval_tallies
 
     def counted(*a, **kw):
         calls.append(1)
         return real(*a, **kw)
 
-    monkeypatch.setattr(slices, "ap_replicates", counted)
+    monkeypatch.setattr(evaluator, "interval_tallies", counted)
     gts, pds = _datums(seed=2)
     evaluate_detection(gts, pds, metrics=["mAP"], ci=0.9, num_bootstrap=20)
     assert calls == []

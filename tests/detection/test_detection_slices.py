@@ -18,9 +18,9 @@ from pycocotools.cocoeval import COCOeval
 
 from assay.detection import DetectionEvaluator, evaluate_detection
 from assay.detection.io import load_coco
-from assay.intervals import resample_counts
 from assay.io.metadata import metadata_from_records
 from assay.testing.detection import make_coco
+from assay.uncertainty.intervals import resample_counts
 
 IOUS = [0.5, 0.75]
 

@@ -1,7 +1,7 @@
 """``cluster`` on the LLM evaluations (issue 22): every interval resamples whole clusters.
 
 Each interval is checked against a naive loop: draw the clusters (sorted by value) with
-``assay.intervals.resample_counts`` over them, copy every item of every drawn cluster as
+``assay.uncertainty.intervals.resample_counts`` over them, copy every item of every drawn cluster as
 often as it was drawn, evaluate the copy with a fresh evaluator (no interval), take the
 percentile interval of the values (1e-12). Suites run end to end on the loopback chat
 server (the calls counted); a bad or missing cluster column exits 2 with one line before
@@ -21,7 +21,6 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.intervals import resample_counts
 from assay.llm import RunOptions, evaluate
 from assay.llm.judge.evaluator import JudgeEvaluator
 from assay.llm.pairwise import analyze
@@ -31,6 +30,7 @@ from assay.stats.means import datum_record
 from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import make_table
 from assay.text.evaluator import TextEvaluator
+from assay.uncertainty.intervals import resample_counts
 
 LEVEL, B, SEED = 0.9, 40, 3
 runner = CliRunner()

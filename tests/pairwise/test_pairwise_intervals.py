@@ -1,6 +1,7 @@
 """Pairwise intervals over questions and slices (issue 22), proven against naive loops.
 
-The naive bootstrap draws the same question counts (``assay.intervals.resample_counts``),
+The naive bootstrap draws the same question counts
+(``assay.uncertainty.intervals.resample_counts``),
 materialises each resample (a question drawn k times becomes k renamed copies of its
 comparisons), runs ``analyze``'s point estimate on it, and takes the percentiles: the
 vectorised intervals from per-question sufficient statistics must equal it to 1e-12.
@@ -18,11 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError
-from assay.intervals import resample_counts, wilson
 from assay.llm.pairwise import PairwiseEvaluator, analyze
 from assay.llm.pairwise.length import length_design
 from assay.llm.pairwise.ratings import logistic_newton
 from assay.llm.pairwise.resample import IDENT, ident
+from assay.uncertainty.intervals import resample_counts, wilson
 
 REF = "ref"
 LEVEL, B, SEED = 0.9, 40, 3

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from assay.intervals import bca, collapse
 from assay.scoring import ScoringEvaluator, evaluate_scoring
 from assay.scoring.intervals import CI_COLUMNS
 from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
 from assay.scoring.true_score import prmse_true
+from assay.uncertainty.intervals import bca, collapse
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 300, 11
@@ -164,7 +164,7 @@ def test_qwk_coverage_is_near_nominal_percentile_and_bca() -> None:
     1e-4/12); the percentile and the BCa interval of the same 400 resamples, 300
     repetitions. The band is wider than 93-97% because 300 repetitions give a binomial sd of
     1.4 points around the ~93.5% the 500-repetition run measured (docs/records.md)."""
-    from assay.intervals import bootstrap, percentile
+    from assay.uncertainty.intervals import bootstrap, percentile
 
     truth = 4 / (4.64 + 1e-4 / 12)
     rng = np.random.default_rng(7)

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.errors import InvalidInputError
-from assay.intervals import bca, resample_counts
 from assay.scoring import ScoringEvaluator, evaluate_scoring
+from assay.uncertainty.intervals import bca, resample_counts
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 30, 4

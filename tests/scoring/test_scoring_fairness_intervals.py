@@ -2,7 +2,8 @@
 ``consistency_by_<column>``: equal to a naive loop that materialises every resample as
 responses (each distinct response repeated by its count) and refits the models with numpy
 least squares (fairness) or runs numpy / scipy / scikit-learn (consistency); BCa against the
-same loop's jackknife (each distinct response left out once) through ``assay.intervals.bca``;
+same loop's jackknife (each distinct response left out once) through
+``assay.uncertainty.intervals.bca``;
 seeded; merged and stored; the CLI refuses bad combinations with one line."""
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.intervals import bca, collapse, resample_counts
 from assay.scoring import ScoringEvaluator, evaluate_scoring
 from assay.scoring.fairness_ci import FAIRNESS_CI_TYPES, fairness_r2
 from assay.scoring.level_stats import CellStats
 from assay.scoring.subgroup_ols import FAIRNESS_METRICS, fairness_analyses
+from assay.uncertainty.intervals import bca, collapse, resample_counts
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 40, 5

@@ -11,8 +11,8 @@ from scipy.stats import pearsonr
 from sklearn.metrics import cohen_kappa_score, r2_score
 
 from assay.errors import UndefinedMetricError
-from assay.intervals import collapse, resample_counts
 from assay.scoring import ScoringEvaluator, evaluate_scoring
+from assay.uncertainty.intervals import collapse, resample_counts
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 40, 3

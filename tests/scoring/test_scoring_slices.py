@@ -15,8 +15,8 @@ from scipy.stats import pearsonr
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.intervals import collapse, resample_counts
 from assay.scoring import evaluate_scoring
+from assay.uncertainty.intervals import collapse, resample_counts
 
 LEVEL, B, SEED = 0.9, 40, 2
 KINDS = (

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from assay.errors import InvalidInputError
-from assay.intervals import resample_counts
 from assay.segmentation import SegmentationEvaluator
+from assay.uncertainty.intervals import resample_counts
 
 LEVEL, B, SEED = 0.9, 30, 4
 LABELS = ["road", "car", "sky"]

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError
-from assay.intervals import resample_counts
 from assay.segmentation import SegmentationEvaluator, evaluate_segmentation
+from assay.uncertainty.intervals import resample_counts
 
 LABELS = ["road", "car", "sky"]
 TYPES = {"IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy"}

@@ -215,7 +215,8 @@ def test_input_faults_are_invalid_input_errors():
 def test_old_import_paths_still_work():
     from assay.stats.metrics import GroupedMetricFn, MetricFn, as_frame, get_metric
     from assay.stats.reducers import EpochGroups, Reducer, reduce_scores
-    from assay.stats.types import ScoreFrame
+    from assay.stats.types import SampleScore, Score, ScoreFrame
 
     assert ScoreFrame is st.ScoreFrame and MetricFn is st.MetricFn and Reducer is st.Reducer
+    assert Score is st.Score and SampleScore is st.SampleScore
     assert GroupedMetricFn and as_frame and get_metric and EpochGroups and reduce_scores

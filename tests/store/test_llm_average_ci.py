@@ -27,10 +27,10 @@ from assay.llm.suites.average_ci import FIELDS, stored_args, stratum_seed, strat
 from assay.llm.suites.datasets import dataset_spec
 from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator
-from assay.resampling import resample_counts
 from assay.results import Metric, MetricSet
 from assay.store import ItemRecord, Store
 from assay.testing.llm import FakeChatServer
+from assay.uncertainty.resampling import resample_counts
 
 runner = CliRunner()
 DATASETS = ("pisa", "compas")

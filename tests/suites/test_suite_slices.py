@@ -5,7 +5,8 @@
   costs zero calls (CAT, language exams, judge metrics); for LLM fairness, whose prompts
   depend on the row's position, the subgroup's calls scored alone.
 * The gap's interval equals a Python loop that materialises each resample (the distinct
-  items, in sorted order, drawn ``assay.intervals.resample_counts`` times) and evaluates the
+  items, in sorted order, drawn ``assay.uncertainty.intervals.resample_counts`` times) and
+  evaluates the
   whole set and the slice on it with fresh evaluators; the judge's aggregate interval equals
   a loop over materialised resamples of the per-datum values.
 * Seeds: the same seed gives the same intervals, another seed others.
@@ -23,7 +24,6 @@ import numpy as np
 import pytest
 from suitekit import TOY, make_dev
 
-from assay.intervals import resample_counts
 from assay.llm import RunOptions, evaluate
 from assay.llm.judge import Datum
 from assay.llm.judge.evaluator import JudgeEvaluator
@@ -34,6 +34,7 @@ from assay.llm.suites.cat import OUTCOMES, CATSuite
 from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 from assay.llm.suites.language import LanguageSuite
 from assay.stats.means import datum_record
+from assay.uncertainty.intervals import resample_counts
 from contract.llm_tasks import answer
 
 LEVEL, B = 0.9, 60

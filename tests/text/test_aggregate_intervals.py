@@ -9,10 +9,10 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
-from assay.intervals import CIOptions
 from assay.llm.judge.evaluator import JudgeEvaluator
 from assay.stats.means import datum_record, mean_record
 from assay.text.evaluator import TextEvaluator
+from assay.uncertainty.intervals import CIOptions
 
 UIDS = [f"u{i}" for i in range(30)]
 

@@ -1,4 +1,4 @@
-"""The ROC AUC bootstrap's units and its per-resample kernel (see :mod:`assay.intervals`).
+"""The ROC AUC bootstrap's units and its per-resample kernel (see :mod:`assay.uncertainty`).
 
 A resample gives every unit a count ``w``. Per label, with the negative units in score order
 and the running sum ``N_<=i`` of their counts (a leading 0), the resampled Mann-Whitney count

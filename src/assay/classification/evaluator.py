@@ -48,7 +48,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import Any, Self
 
 import numpy as np
@@ -58,7 +57,6 @@ from assay.classification.confusion import CONFUSION_TYPES, confusion_records
 from assay.classification.curves import CURVE_TYPES, curve_records
 from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
-from assay.classification.intervals import attach_intervals, gap_intervals
 from assay.classification.io import parse_long_form
 from assay.classification.options import (
     DEFAULT_METRICS,
@@ -66,8 +64,8 @@ from assay.classification.options import (
     check_compact,
     check_thresholds,
 )
-from assay.classification.slices import SLICE_TYPES, slice_records
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
+from assay.classification.tally import SLICE_TYPES, WHERE, gap_tallies, tallies
 from assay.classification.types import (
     DEFAULT_KEY,
     KeyBlock,
@@ -79,11 +77,13 @@ from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
-from assay.intervals import ci_options
 from assay.io.metadata import metadata_from, metadata_from_frame
 from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
+from assay.uncertainty.intervals import attach, ci_options, gap_bounds
+from assay.uncertainty.slices import record_key, slice_masks, slice_records
+from assay.uncertainty.tally import Tally
 
 __all__ = [
     "ClassificationEvaluator",
@@ -120,16 +120,16 @@ class ClassificationEvaluator(Evaluator):
             is refused.
         ci: confidence level of intervals on Precision, Recall, F1, Accuracy, ROCAUC and
             mROCAUC (default ``None``: no intervals); see
-            :mod:`assay.classification.intervals`.
+            :mod:`assay.classification.tally`.
         ci_method: ``bootstrap`` (default), ``wilson`` (Accuracy, Precision, Recall) or
             ``delong`` (ROCAUC); the other metrics get the bootstrap.
         num_bootstrap, seed: the bootstrap's resamples over datums and its seed.
         cluster: a datum metadata field whose values are clusters: the bootstrap draws
             whole clusters instead of datums (every interval is then the bootstrap, with
-            ``cluster`` in its parameters; see :class:`assay.clusters.Clusters`).
+            ``cluster`` in its parameters; see :class:`assay.uncertainty.clusters.Clusters`).
         by: datum metadata fields whose every value is a slice: the headline records again
             per slice, with ``slice_column``, ``slice``, ``n`` and ``gap``
-            (:mod:`assay.classification.slices`).
+            (:mod:`assay.uncertainty.slices`).
 
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
@@ -307,15 +307,45 @@ class ClassificationEvaluator(Evaluator):
                 continue
             whole = self._block_records(b, want)
             out += whole
-            sliced = partial(self._block_records, want=want & SLICE_TYPES)
-            gap_ci = None if self.ci is None else partial(gap_intervals, **self._ci_kw(want))
             for column in self.by:
-                out += slice_records(b, column, whole, sliced, gap_ci)
+                out += self._slices(b, column, whole, want)
         return MetricSet(out)
 
-    def _ci_kw(self, want: frozenset[str]) -> dict[str, Any]:
-        kw = {"hardmax": self.hardmax, "zero_division": self.zero_division, "opts": self.ci}
-        return {"thresholds": self.score_thresholds, "want": want, **kw}
+    def _slices(
+        self, b: KeyBlock, column: str, whole: list[Metric], want: frozenset[str]
+    ) -> list[Metric]:
+        """The headline records of every slice of ``column`` in ``b`` (each the slice's
+        datums evaluated alone, intervals included), gaps to ``whole``, and with ``ci`` the
+        gaps' intervals (one resample of all datums gives both values)."""
+        sliced = want & SLICE_TYPES
+
+        def records(keep: np.ndarray) -> list[Metric]:
+            return [m for m in self._block_records(b.take(keep), sliced) if m.type in sliced]
+
+        def gaps(keep: np.ndarray) -> dict[tuple[Any, ...], tuple[float, float]]:
+            assert self.ci is not None
+            return gap_bounds(gap_tallies(b, keep, want=want, **self._tally_kw()), self.ci)
+
+        masks = slice_masks(b.metadata, column, f"datums of label key {b.key!r}")
+        return slice_records(
+            whole,
+            masks,
+            column=column,
+            where=WHERE,
+            records=records,
+            gaps=None if self.ci is None else gaps,
+        )
+
+    def _tally_kw(self) -> dict[str, Any]:
+        kw = {"hardmax": self.hardmax, "zero_division": self.zero_division}
+        return {"thresholds": self.score_thresholds, **kw}
+
+    def tally(self) -> list[Tally]:
+        """The per-unit tallies of the records that carry intervals, every label key's
+        (:mod:`assay.classification.tally`; the engine: :mod:`assay.uncertainty`)."""
+        want = frozenset(self.metrics)
+        blocks = (concat_blocks(self._blocks[key]) for key in sorted(self._blocks))
+        return [t for b in blocks if b.n for t in tallies(b, want=want, **self._tally_kw())]
 
     def _block_records(self, b: KeyBlock, want: frozenset[str]) -> list[Metric]:
         """The records of one label key's datums (the whole set, or one slice)."""
@@ -327,7 +357,8 @@ class ClassificationEvaluator(Evaluator):
             most = self.pr_curve_max_examples
             out += curve_records(b, grid, want=want, zero_division=zd, max_examples=most)
         if self.ci is not None:
-            attach_intervals(out, b, th, want, hardmax=self.hardmax, zero_division=zd, opts=self.ci)
+            found = tallies(b, want=want, **self._tally_kw())
+            attach(out, found, self.ci, key=lambda m: record_key(m, WHERE))
         if want & CONFUSION_TYPES:
             page, each = (self.examples_offset, self.examples_limit), self.number_of_examples
             out += confusion_records(

@@ -93,6 +93,18 @@ class KeyBlock:
         """The uids, numbering datums ``0 .. n-1`` when none were given."""
         return np.arange(self.n) if self.uids is None else self.uids
 
+    def take(self, keep: NDArray[np.bool_]) -> KeyBlock:
+        """The datums ``keep`` (a bool mask; a slice), uids kept (positions when none were
+        given)."""
+        assert self.metadata is not None
+        return replace(
+            self,
+            uids=self.uid_array()[keep],
+            gt=self.gt[keep],
+            scores=self.scores[:, keep],
+            metadata=self.metadata.take(keep),
+        )
+
     def dense_scores(self) -> NDArray[np.float64]:
         """Scores as (len(labels), n), building the complement row of the binary form."""
         if self.binary_row is None:

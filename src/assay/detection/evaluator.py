@@ -26,19 +26,28 @@ from typing import Any
 
 import numpy as np
 
-from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate
+from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate, resolve_iou_type
 from assay.detection.filters import subset
 from assay.detection.jsonl import parse_datums
-from assay.detection.metrics import check_matching, check_options, coco_summary, compute_metrics
+from assay.detection.metrics import (
+    check_matching,
+    check_options,
+    coco_summary,
+    compute_metrics,
+    matched,
+)
+from assay.detection.options import DEFAULT_METRICS, check_score_thresholds, max_det
 from assay.detection.params import check_iou_type
-from assay.detection.slices import slice_records
 from assay.detection.state import data_from_arrays, data_to_arrays
+from assay.detection.tally import SLICE_TYPES, WHERE, ap_tally, ar_tally, slice_only
 from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
-from assay.intervals import ci_options
-from assay.results import MetricSet
+from assay.results import Metric, MetricSet
+from assay.uncertainty.intervals import ci_options, config_options, gap_bounds, replicates_by_key
+from assay.uncertainty.slices import slice_masks, slice_records
+from assay.uncertainty.tally import Tally
 
 __all__ = ["DetectionEvaluator", "evaluate_detection"]
 
@@ -50,7 +59,7 @@ class DetectionEvaluator(Evaluator):
     the IoU type the data was read for, bbox for JSONL data; ``ci``, ``ci_method``,
     ``num_bootstrap``, ``seed``: a bootstrap interval over images on the AP and AR families;
     ``by``: image metadata fields whose every value is a slice, the AP/AR family again per
-    slice with ``slice_column``, ``slice``, ``n`` and ``gap``, see :mod:`assay.slices`).
+    slice with ``slice_column``, ``slice``, ``n`` and ``gap``, see :mod:`assay.uncertainty.slices`).
     """
 
     def __init__(
@@ -181,7 +190,52 @@ class DetectionEvaluator(Evaluator):
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         whole = compute_metrics(self.data, metrics=metrics, **self.options)
-        return MetricSet([*whole, *slice_records(self.data, self.by, whole, self.options)])
+        return MetricSet([*whole, *self._slices(list(whole))])
+
+    def tally(self) -> list[Tally]:
+        """The per-unit tallies (images) of the default AP and AR records
+        (:mod:`assay.detection.tally`; the engine: :mod:`assay.uncertainty`)."""
+        return interval_tallies(self.data, sorted(set(DEFAULT_METRICS) & SLICE_TYPES), self.options)
+
+    def _slices(self, whole: list[Metric]) -> list[Metric]:
+        """The AP/AR family again on every slice of each ``by`` column: each slice's images
+        evaluated alone (COCO matches within an image, so the subset's matching is the whole
+        set's restricted to it), gaps to ``whole`` and with ``ci`` their intervals (the
+        whole set's replicates made once; :mod:`assay.detection.tally`)."""
+        wanted = sorted({m.type for m in whole} & SLICE_TYPES)
+        if not wanted or not self.by:  # no slice: no replicates of the whole set to prepare
+            return []
+        data, options = self.data, self.options
+        opts = config_options(options)
+        base = (
+            None
+            if opts is None
+            else replicates_by_key(interval_tallies(data, wanted, options), opts)
+        )
+
+        def part(keep: np.ndarray) -> DetectionData:
+            return subset(data, datums=[u for u, k in zip(data.uids, keep) if k])
+
+        def records(keep: np.ndarray) -> list[Metric]:
+            return list(compute_metrics(part(keep), metrics=wanted, **options))
+
+        def gaps(keep: np.ndarray) -> dict[tuple[Any, ...], tuple[float, float]]:
+            assert opts is not None and base is not None
+            labels = part(keep).labels
+            if not labels:
+                return {}
+            return gap_bounds(
+                interval_tallies(slice_only(data, keep, labels), wanted, options), opts, base
+            )
+
+        out: list[Metric] = []
+        for column in self.by:
+            masks = slice_masks(data.metadata, column, "images")
+            out += slice_records(
+                whole, masks, column=column, where=WHERE, records=records,
+                gaps=None if opts is None else gaps,
+            )  # fmt: skip
+        return out
 
     def filter(
         self,
@@ -287,3 +341,38 @@ def evaluate_detection(
     else:
         ev.add_datums(list(groundtruths), list(predictions or []))
     return ev.compute(metrics)
+
+
+def interval_tallies(
+    data: DetectionData, wanted: Sequence[str], options: Mapping[str, Any]
+) -> list[Tally]:
+    """The tallies of the AP (COCO matching only) and AR records of the types ``wanted``
+    on ``data`` under an evaluator's ``options``."""
+    ious, ar_ious, _ = check_options(
+        iou_thresholds=options["iou_thresholds"],
+        ar_iou_thresholds=options["ar_iou_thresholds"],
+        recall_score_threshold=options["recall_score_threshold"],
+        pr_curve_iou_threshold=options["pr_curve_iou_threshold"],
+        pr_curve_max_examples=options["pr_curve_max_examples"],
+        zero_division=options["zero_division"],
+        metrics=list(wanted),
+        score_thresholds=options["score_thresholds"],
+    )
+    scores = list(
+        check_score_thresholds(options["score_thresholds"], options["recall_score_threshold"])
+    )
+    need_ar = bool({"AR", "mAR"} & set(wanted))
+    need_ap = bool(set(wanted) - {"AR", "mAR"}) and options["matching"] == "coco"
+    iou_type = resolve_iou_type(data, options["iou_type"])
+    md = max_det(data, options["max_detections"])
+    ev, chosen, all_t = matched(
+        data, iou_type, ious, ar_ious if need_ar else None, md, options["matching"]
+    )
+    zd, out = options["zero_division"], []
+    if need_ap:  # AP intervals replay COCO's accumulation only
+        t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
+        out.append(ap_tally(ev, t_idx, ious, zd))
+    if need_ar:
+        ar_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ar_ious]
+        out.append(ar_tally(data, chosen, ar_idx, scores, zd))
+    return out

@@ -54,7 +54,6 @@ from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
 from assay.detection.interpolated import binned_curves, interpolated_pr_curves
-from assay.detection.intervals import attach_ap_intervals, attach_ar_intervals
 from assay.detection.options import (
     AR_TYPES,
     DEFAULT_METRICS,
@@ -65,6 +64,7 @@ from assay.detection.options import (
     max_det,
 )
 from assay.detection.params import STAT_NAMES, CocoParams
+from assay.detection.tally import WHERE, ap_tally, ar_tally
 from assay.detection.thresholded import (
     THRESHOLDED_TYPES,
     ar_records,
@@ -75,10 +75,11 @@ from assay.detection.types import DetectionData
 from assay.detection.valor_match import matching_for
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.filtering import examples_page
-from assay.intervals import ci_options
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
+from assay.uncertainty.intervals import attach, ci_options
+from assay.uncertainty.slices import record_key
 
 __all__ = [
     "METRIC_TYPES",
@@ -216,7 +217,7 @@ def compute_metrics(
             ``limit`` and ``offset``; default: all).
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on AP,
             APAveragedOverIOUs, mAP, mAPAveragedOverIOUs, AR and mAR (default ``ci=None``:
-            none; any ``ci_method`` gives the bootstrap); see :mod:`assay.detection.intervals`.
+            none; any ``ci_method`` gives the bootstrap); see :mod:`assay.detection.tally`.
         cluster: an image metadata field whose values are clusters: the bootstrap draws
             whole clusters of images instead of images (``parameters.cluster``).
     """
@@ -254,7 +255,7 @@ def compute_metrics(
                 ap = np.where(n_gt > 0, curve.mean(axis=2), np.nan)
             ap_out = _ap_records(data, ap[t_idx], ious, wanted, zero_division)
             if opts is not None and matching == "coco":
-                attach_ap_intervals(ap_out, ev, t_idx, ious, opts, zero_division)
+                attach(ap_out, [ap_tally(ev, t_idx, ious, zero_division)], opts, _key)
             elif opts is not None:  # the bootstrap replays COCO's accumulation only
                 why = "AP intervals are computed under matching='coco' only"
                 for m in ap_out:
@@ -269,7 +270,8 @@ def compute_metrics(
                 data, tp, fn, ar_ious, scores, order, _keys(data), wanted, zero_division
             )
             if opts is not None:
-                attach_ar_intervals(ar_out, data, chosen, ar_idx, list(scores), opts, zero_division)
+                found = ar_tally(data, chosen, ar_idx, list(scores), zero_division)
+                attach(ar_out, [found], opts, _key)
             out += ar_out
         if need_counts:
             t_idx = [int(np.flatnonzero(all_t == t)[0]) for t in ious]
@@ -282,6 +284,10 @@ def compute_metrics(
         wanted, zero_division, matching, page,
     )  # fmt: skip
     return MetricSet(out)
+
+
+def _key(m: Metric) -> tuple[Any, ...]:
+    return record_key(m, WHERE)
 
 
 def matched(

@@ -58,7 +58,7 @@ from assay.fairness.grouping import (
     row_slices,
 )
 from assay.fairness.types import PrivilegedGroup
-from assay.intervals import CIOptions
+from assay.uncertainty.intervals import CIOptions
 from assay.io.tables import as_dataframe, require_columns
 
 __all__ = [

@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from assay._validation import as_1d
 from assay.errors import InvalidInputError
-from assay.slices import slice_text, value_masks
+from assay.uncertainty.slices import slice_text, value_masks
 
 __all__ = ["GroupColumn", "as_group_text", "batch_grouping", "cluster_rows", "column_key",
            "control_key", "control_levels", "crossed_codes", "factorize_text",

@@ -16,7 +16,7 @@ record would be ``None``):
   mean over definitions and everything weighted;
 * clusters (``cluster=COLUMN``, CLI ``--cluster``): every resample draws whole clusters (a
   patient, a site) and every row counts as often as its cluster was drawn; a cluster's flat
-  statistics are one row of :class:`~assay.clusters.Clusters` (:func:`membership`), and a
+  statistics are one row of :class:`~assay.uncertainty.clusters.Clusters` (:func:`membership`), and a
   resample's are the drawn clusters' summed. Every row must have a cluster.
 
 The gap of a slice's record to the whole set's is the same with two families side by side,
@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import Clusters
+from assay.uncertainty.clusters import Clusters
 from assay.fairness.tally import Family, Tally
 from assay.fairness.units import Units, joint
-from assay.intervals import INTERVAL_KEYS, CIOptions, bootstrap, percentile
+from assay.uncertainty.intervals import INTERVAL_KEYS, CIOptions, bootstrap, percentile
 from assay.results import Metric
 
 __all__ = [
@@ -77,7 +77,7 @@ class Draw:
     order of the values' columns), ``values(w)`` their values (b, k) of resample weights
     ``w`` (b, m) over the drawn rows, NaN where a record would be ``None``, and
     ``multiplicity``: how many units each row stands for (a multinomial draw over the rows),
-    or :class:`~assay.clusters.Clusters` (the cluster bootstrap)."""
+    or :class:`~assay.uncertainty.clusters.Clusters` (the cluster bootstrap)."""
 
     records: list[Metric]
     values: Callable[[F64], F64]

@@ -8,7 +8,7 @@ privileged-group definition and the ``DemographicParityDifference``/``Ratio`` an
 ``EqualizedOddsDifference``/``Ratio`` of every group column (per control level too), computed
 on the rows whose ``site`` is ``v`` alone: SPD between the sexes at site x, and so on. Each
 record carries ``slice_column``, ``slice``, ``n`` (the slice's rows) and ``gap`` (to the whole
-set's record; :mod:`assay.slices`). A slice where a group is missing gives the value the
+set's record; :mod:`assay.uncertainty.slices`). A slice where a group is missing gives the value the
 subset alone gives: ``null`` with the reason (an empty privileged group), or a single group's
 difference 0 and ratio 1.
 
@@ -33,13 +33,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import Clusters
+from assay.uncertainty.clusters import Clusters
 from assay.fairness.intervals import Pair, gap_draw, intervals, membership
 from assay.fairness.tally import Tally
 from assay.fairness.units import joint
-from assay.intervals import CIOptions, percentile
+from assay.uncertainty.intervals import CIOptions, percentile
 from assay.results import Metric
-from assay.slices import annotate, record_key
+from assay.uncertainty.slices import annotate, record_key
 
 __all__ = [
     "SLICE_TYPES",

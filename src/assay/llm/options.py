@@ -149,7 +149,7 @@ class RunOptions:
         object.__setattr__(self, "by", tuple(dict.fromkeys(by)))
 
     def intervals(self, seed: int, *, check: bool = False) -> Any:
-        """The :class:`~assay.intervals.CIOptions` asked for (``None`` without ``ci``);
+        """The :class:`~assay.uncertainty.intervals.CIOptions` asked for (``None`` without ``ci``);
         the bootstrap's seed is ``bootstrap_seed``, else ``seed``, else the task's own
         ``seed`` (the one seed rule). ``check``: the method, resamples, seeds and cluster
         are checked even without ``ci``.
@@ -160,7 +160,7 @@ class RunOptions:
             >>> RunOptions(ci=0.9, seed=3, bootstrap_seed=7).intervals(1).seed
             7
         """
-        from assay.intervals import ci_options
+        from assay.uncertainty.intervals import ci_options
 
         own = self.seed if self.seed is not None else seed
         own = self.bootstrap_seed if self.bootstrap_seed is not None else own

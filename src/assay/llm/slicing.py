@@ -5,8 +5,8 @@ column, the evaluation's headline records computed on the items whose column is 
 exactly as evaluating that subgroup alone would give them (with its own interval under
 ``ci``), with ``slice_column``, ``slice``, ``n`` (the items in the slice) and ``gap`` (the
 slice's value minus the whole set's) after the record's own parameters
-(:func:`assay.slices.annotate`). Items whose column is empty are in no slice. A slice too
-small for a metric gives ``value: null`` with the reason, as the whole set would.
+(:func:`assay.uncertainty.slices.annotate`). Items whose column is empty are in no slice. A
+slice too small for a metric gives ``value: null`` with the reason, as the whole set would.
 
 Everything comes from the parsed answers the evaluation already has (one pass over the
 model, no call made twice): :class:`SlicedEvaluator` keeps each item's arguments to the
@@ -16,7 +16,7 @@ and each slice through the evaluator itself.
 **The gap's interval** (``gap_ci_low``, ``gap_ci_high``, with ``ci``): a percentile
 bootstrap in which every resample draws ``n`` items from all ``n`` items, and the slice's
 value and the whole set's are computed from the same draw. Items with equal arguments and
-equal slice value are collapsed first (:func:`assay.intervals.collapse`: the resample
+equal slice value are collapsed first (:func:`assay.uncertainty.intervals.collapse`: the resample
 counts over the distinct rows are exactly those of per-item draws), and every resample's
 records come at once from the evaluator's :class:`~assay.llm.tally.Tally` of the distinct
 rows: the drawn counts times each row's cells are the resamples' outcome counts, and the
@@ -44,11 +44,18 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import CIOptions, Clusters, bootstrap, ci_options, collapse, percentile
 from assay.llm.tally import WHERE, TalliedEvaluator, Tally, record_key
 from assay.results import Metric, MetricSet
-from assay.slices import annotate, slice_text
 from assay.stats.means import mean_gap_intervals
+from assay.uncertainty.intervals import (
+    CIOptions,
+    ci_options,
+    collapse,
+    gap_bounds,
+    tally_bounds,
+)
+from assay.uncertainty.slices import annotate, slice_text
+from assay.uncertainty.tally import Tally as Bootstrap
 
 __all__ = [
     "SlicedEvaluator",
@@ -56,7 +63,6 @@ __all__ = [
     "check_by",
     "check_clusters",
     "column_text",
-    "gap_bootstrap",
     "headline",
     "mean_gap_intervals",
 ]
@@ -137,26 +143,22 @@ def _key(m: Metric) -> tuple[Any, ...]:
     return record_key(m.type, m.parameters)
 
 
-def gap_bootstrap(
+def _bootstrap(
     keys: Sequence[tuple[Any, ...]],
-    multiplicity: NDArray[np.int64] | Clusters,
     statistic: Callable[[F64], F64],
-    opts: CIOptions,
-) -> dict[tuple[Any, ...], tuple[float, float]]:
-    """``{key: (low, high)}``: the percentile intervals of the columns of ``statistic`` (the
-    gaps of ``keys``, in order, on a (b, m) chunk of resample counts over the distinct
-    units of ``multiplicity``, or of whole clusters with :class:`Clusters`).
-
-    Example:
-        >>> y = np.array([0.0, 1.0])  # two kinds of unit, one of each
-        >>> cis = gap_bootstrap(["mean"], np.array([1, 1]), lambda w: (w @ y / 2)[:, None],
-        ...                     CIOptions(0.9, num_bootstrap=200))
-        >>> cis["mean"]
-        (0.0, 1.0)
-    """
-    reps = bootstrap(statistic, multiplicity, opts.num_bootstrap, opts.seed)
-    lo, hi = percentile(reps, opts.level).reshape(2, -1)
-    return {k: (float(a), float(b)) for k, a, b in zip(keys, lo, hi)}
+    mult: NDArray[np.int64],
+    clusters: NDArray[np.intp] | None,
+) -> Bootstrap:
+    """The engine's tally (:mod:`assay.uncertainty`) of the columns ``keys`` of ``statistic``
+    (a (b, m) chunk of resample counts over the distinct rows, standing for ``mult`` items
+    each) and, with a cluster, of each row's cluster: whole clusters are drawn."""
+    return Bootstrap(
+        tuple(keys),
+        statistic,
+        mult,
+        unit_weight=None if clusters is None else mult,
+        codes=None if clusters is None else (lambda column: clusters),
+    )
 
 
 class SlicedEvaluator(Evaluator):
@@ -168,7 +170,7 @@ class SlicedEvaluator(Evaluator):
 
     ``cluster`` (with ``ci``): an item column whose values are clusters; every interval
     (the whole set's, each slice's, the gaps') is then the cluster bootstrap: a resample
-    draws whole clusters (:class:`assay.clusters.Clusters`), and the records of the
+    draws whole clusters (:class:`assay.uncertainty.clusters.Clusters`), and the records of the
     distinct (arguments, cluster) rows weighted by their clusters' draws (the evaluator's
     :class:`~assay.llm.tally.Tally`, every resample at once) are exactly the evaluator's on
     a copy of every item of every drawn cluster. ``evaluator`` is a
@@ -320,7 +322,7 @@ class SlicedEvaluator(Evaluator):
         """``{(slice, *record key): (low, high)}`` of every slice's gaps, one bootstrap."""
         assert self.ci is not None
         sl = np.unique(values, return_inverse=True)
-        pattern, rows, source = _distinct(args, [sl[1].reshape(-1)], clusters)
+        pattern, rows, mult, groups = _distinct(args, [sl[1].reshape(-1)], clusters)
         slice_of = sl[0][rows[:, 0]]
         keys = [_key(m) for m in whole]
         wanted = [(v, *k) for v in names for k in keys]
@@ -333,15 +335,15 @@ class SlicedEvaluator(Evaluator):
             parts = [tally.replicates(w * (slice_of == v), keys) - base for v in names]
             return np.concatenate(parts, axis=1)
 
-        return gap_bootstrap(wanted, source, statistic, self.ci)
+        return gap_bounds([_bootstrap(wanted, statistic, mult, groups)], self.ci)
 
 
 def _distinct(
     args: Mapping[str, np.ndarray], extra: Sequence[np.ndarray], clusters: np.ndarray | None
-) -> tuple[dict[str, np.ndarray], np.ndarray, Any]:
+) -> tuple[dict[str, np.ndarray], np.ndarray, NDArray[np.int64], NDArray[np.intp] | None]:
     """The distinct rows of the items' arguments (with the ``extra`` integer codes, and the
-    cluster): an item of each (``pattern``), the distinct ``extra`` codes (one column each)
-    and what a resample draws (the rows' multiplicities, or the :class:`Clusters`)."""
+    cluster): an item of each (``pattern``), the distinct ``extra`` codes (one column each),
+    the rows' multiplicities and, with ``clusters``, each row's cluster (``0 .. G-1``)."""
     codes = [np.unique(a.astype(str), return_inverse=True)[1].reshape(-1) for a in args.values()]
     groups = None if clusters is None else np.unique(clusters, return_inverse=True)[1].reshape(-1)
     table = np.column_stack([*codes, *extra, *([] if groups is None else [groups])])
@@ -349,10 +351,8 @@ def _distinct(
     rep = np.zeros(rows.shape[0], dtype=np.int64)  # an item of each distinct row
     rep[inverse[::-1]] = np.arange(inverse.size)[::-1]
     pattern = {k: a[rep] for k, a in args.items()}
-    source: Any = mult
-    if groups is not None:
-        source = Clusters.of(np.arange(len(rows)), rows[:, -1], len(rows), mult)
-    return pattern, rows[:, len(codes) :], source
+    found = None if groups is None else rows[:, -1].astype(np.intp)
+    return pattern, rows[:, len(codes) :], mult, found
 
 
 def _cluster_intervals(
@@ -365,16 +365,16 @@ def _cluster_intervals(
     if not targets:
         return
     keys = [_key(m) for m in targets]
-    pattern, _, source = _distinct(args, [], clusters)
+    pattern, _, mult, groups = _distinct(args, [], clusters)
 
     tally = ev.tally(pattern)
 
     def statistic(chunk: F64) -> F64:
         return tally.replicates(np.rint(chunk), keys)
 
-    found = gap_bootstrap(keys, source, statistic, ev.ci)
-    for m, k in zip(targets, keys):
-        lo, hi = found[k] if m.value is not None else (None, None)
+    ci, _ = tally_bounds(_bootstrap(keys, statistic, mult, groups), ev.ci)
+    for j, m in enumerate(targets):
+        lo, hi = (float(ci[0, j]), float(ci[1, j])) if m.value is not None else (None, None)
         for stale in ("ci_undefined", "num_bootstrap", "seed"):
             m.parameters.pop(stale, None)
         m.parameters.update(ev.ci.parameters(lo, hi, "bootstrap"))

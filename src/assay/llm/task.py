@@ -110,7 +110,8 @@ class LLMTask(ABC):
     structured: str = "off"
     can_structure: bool = False
     constraint: str | None = None
-    #: the interval options of the run (:class:`~assay.intervals.CIOptions`; ``None``: none)
+    #: the interval options of the run (``None``: none)
+    #: (:class:`~assay.uncertainty.intervals.CIOptions`)
     ci: Any = None
     #: the item columns every headline metric is sliced by (:mod:`assay.llm.slicing`)
     by: tuple[str, ...] = ()

@@ -38,7 +38,8 @@ if TYPE_CHECKING:
         partial_correlations,
     )
     from assay.scoring.rsmeval import RsmevalTables, rsmeval_tables, run_rsmeval
-    from assay.scoring.rsmeval_config import RsmevalConfig, trim
+    from assay.scoring.rsmeval_config import RsmevalConfig
+    from assay.scoring.rsmeval_preprocess import trim
     from assay.scoring.subgroup_ols import fairness_analyses, fairness_analyses_ols
     from assay.scoring.tables import ScoringTables
     from assay.scoring.true_score import (
@@ -126,7 +127,8 @@ _HOME = {
         "helpers",
     ),
     **dict.fromkeys(("RsmevalTables", "rsmeval_tables", "run_rsmeval"), "rsmeval"),
-    **dict.fromkeys(("RsmevalConfig", "trim"), "rsmeval_config"),
+    "RsmevalConfig": "rsmeval_config",
+    "trim": "rsmeval_preprocess",
     "ScoringTables": "tables",
     "ScoringData": "types",
 }

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from assay.results import Metric
 from assay.scoring import records
+from assay.scoring.batch import BatchStats
 from assay.scoring.columns import (
     ALL_DATA,
     CONSISTENCY_COLUMNS,
@@ -39,17 +40,30 @@ from assay.scoring.metric_values import (
     second_score_population,
     true_values,
 )
+from assay.scoring.smd_options import SmdOptions
 from assay.scoring.subgroup_ols import FAIRNESS_METRICS, fairness_from_cells
 from assay.scoring.sufficient_stats import PairStats
 
-if TYPE_CHECKING:
-    from assay.scoring.evaluator import ScoringEvaluator
-
-__all__ = ["Built", "build"]
+__all__ = ["Built", "Setup", "build"]
 
 Row = dict[str, Any]
 #: A builder of :mod:`assay.scoring.records` with everything but ``table`` bound.
 CellRecord = Callable[..., Metric]
+
+
+class Setup(Protocol):
+    """What the tables are made of besides the statistics: the evaluator's configuration and
+    its dropped responses (:class:`~assay.scoring.evaluator.ScoringEvaluator` is one)."""
+
+    human: str
+    system: str
+    human2: list[str]
+    smd: SmdOptions
+    group_columns: list[str]
+    by: list[str]
+    base_groups: dict[str, str]
+    rater_error_variance: float | None
+    dropped: dict[str, int]
 
 
 @dataclass
@@ -108,10 +122,9 @@ def _nan_none(x: Any) -> float | None:
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
 
 
-def build(ev: ScoringEvaluator) -> Built:
-    """Rows and records of every table of a non-empty evaluator."""
-    st = ev._stats
-    assert st is not None and st.hm is not None and st.hr is not None
+def build(ev: Setup, st: BatchStats) -> Built:
+    """Rows and records of every table of the statistics ``st`` (of at least one response)."""
+    assert st.hm is not None and st.hr is not None
     b = Built(system=ev.system, dropped=dict(ev.dropped))
     sysname, rname = ev.system, f"{ev.system}_round"
     b.smd_column = "DSM" if ev.smd.use_diff_std_means else "SMD"
@@ -169,13 +182,13 @@ def _named(columns: Sequence[str], smd_column: str) -> list[str]:
     return [c if c != "SMD" else smd_column for c in columns]
 
 
-def _population(ev: ScoringEvaluator, x: str, y: str) -> Population:
+def _population(ev: Setup, x: str, y: str) -> Population:
     """The population (mean, sd) of scores ``x`` and ``y`` the evaluator was given."""
     mean, sd = ev.smd.population_means, ev.smd.population_sds
     return (mean.get(x), sd.get(x), mean.get(y), sd.get(y))
 
 
-def _default_smd(s: PairStats, v: Values, method: str, ev: ScoringEvaluator) -> float:
+def _default_smd(s: PairStats, v: Values, method: str, ev: Setup) -> float:
     """The SMD of RSMTool's default options (NaN where undefined): ``v``'s when the
     evaluator uses them, else computed again."""
     if not ev.smd.use_diff_std_means and ev.smd.smd_method == method:
@@ -185,7 +198,7 @@ def _default_smd(s: PairStats, v: Values, method: str, ev: ScoringEvaluator) -> 
     return float("nan") if value is None else float(value)
 
 
-def _consistency(b: Built, hh: PairStats, ev: ScoringEvaluator, eval_rows: dict[Any, Row]) -> None:
+def _consistency(b: Built, hh: PairStats, ev: Setup, eval_rows: dict[Any, Row]) -> None:
     """``consistency`` (human-human), ``degradation`` and ``disattenuated_correlations``."""
     score = ev.human2[0]
     columns = _named(CONSISTENCY_COLUMNS, b.smd_column)

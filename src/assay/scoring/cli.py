@@ -36,10 +36,10 @@ from assay.cli_support import (
     scheduler_option,
 )
 from assay.errors import InvalidInputError
+from assay.scoring.rsmeval_cli import run_rsmeval_command
+from assay.scoring.tables_cli import print_tables
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from assay.scoring.tables import ScoringTables
 
 __all__ = ["register"]
@@ -47,33 +47,11 @@ __all__ = ["register"]
 METRICS_JSON = "metrics.json"
 
 
-def frame_table(df: pd.DataFrame, title: str) -> Any:
-    """A rich table of a small DataFrame (index first; NaN shown as 'undefined')."""
-    from rich.table import Table
-
-    from assay.cli_support import cell
-    from assay.scoring.tables import format_value
-
-    t = Table(title=cell(title))
-    t.add_column("")
-    for c in df.columns:
-        t.add_column(cell(c), justify="right")
-    for idx, row in df.iterrows():
-        t.add_row(cell(idx), *(cell(format_value(v)) for v in row))
-    return t
-
-
 def _print_tables(view: ScoringTables, out_dir: Path) -> None:
     from rich.console import Console
 
-    console = Console()
-    for name in ("eval", "consistency", "true_score_eval"):
-        if name in view.tables:
-            console.print(frame_table(view.tables[name].T, title=name))
-    for name, table in view.tables.items():
-        if name.startswith("fairness_metrics_by_"):
-            console.print(frame_table(table, title=name))
-    console.print(f"all tables written to {out_dir}", markup=False, highlight=False)
+    print_tables(view.tables, by_group=True)
+    Console().print(f"all tables written to {out_dir}", markup=False, highlight=False)
 
 
 def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
@@ -178,8 +156,6 @@ def register(app: typer.Typer) -> None:
         _check_variance(rater_error_variance)
         _check_out_dir(out_dir)
         if config is not None or trim_min is not None or trim_max is not None:
-            from assay.scoring.rsmeval_cli import run_rsmeval_command
-
             flags = {
                 "predictions_file": data,
                 "human_score_column": human,

@@ -23,12 +23,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring.columns import ALL_DATA, METRIC_TYPES
-from assay.scoring.replicates import Pairs, columns, loo_pairs
+from assay.scoring.replicates import Pairs, collapsed, columns, loo_pairs
 from assay.scoring.sufficient_stats import PairStats
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = ["CONSISTENCY_CI_COLUMNS", "attach_consistency", "attach_consistency_by"]
 
@@ -50,12 +49,11 @@ def _rows(hm: PairStats, hh: PairStats) -> F64:
 def _intervals(
     pairs: F64, second: F64, form: int, shift: float, opts: CIOptions, codes: Any = None
 ) -> tuple[F64, str]:
-    from assay.scoring.intervals import interval_of
-
     y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
     has = ~np.isnan(second)
     rows = np.column_stack([pairs[:, 0], y, has, np.where(has, second, 0.0)])
-    units, mult = collapse_by(rows, codes)
+    c = collapsed(rows, codes)
+    units, mult = c.units, c.mult
     h, m, two, h2 = units[:, 0], units[:, 1], units[:, 2] > 0, units[:, 3]
 
     first, hh = Pairs(h, m, shift), Pairs(h, h2, shift, two)
@@ -66,7 +64,7 @@ def _intervals(
     def jackknife() -> F64:
         return _rows(loo_pairs(h, m, mult, shift), loo_pairs(h, h2, mult, shift, keep=two))
 
-    return interval_of(opts, statistic, jackknife, mult)
+    return c.bounds(opts, statistic, jackknife)
 
 
 def attach_consistency(
@@ -118,12 +116,11 @@ def _by_rows(first: PairStats, hh: PairStats, parts: list[PairStats]) -> F64:
 def _by_intervals(
     h: F64, second: F64, groups: np.ndarray, shift: float, opts: CIOptions, codes: Any = None
 ) -> tuple[np.ndarray, F64, str]:
-    from assay.scoring.intervals import interval_of
-
     names, code = np.unique(groups, return_inverse=True)
     has = ~np.isnan(second)
     rows = np.column_stack([h, has, np.where(has, second, 0.0), code.reshape(-1)])
-    units, mult = collapse_by(rows, codes)
+    found = collapsed(rows, codes)
+    units, mult = found.units, found.mult
     x, two, h2, c = units[:, 0], units[:, 1] > 0, units[:, 2], units[:, 3].astype(np.intp)
     ins = [two & (c == j) for j in range(len(names))]
 
@@ -139,7 +136,7 @@ def _by_intervals(
         first, hh = loo_pairs(x, x, mult, shift), loo_pairs(x, h2, mult, shift, keep=two)
         return _by_rows(first, hh, parts)
 
-    ci, method = interval_of(opts, statistic, jackknife, mult)
+    ci, method = found.bounds(opts, statistic, jackknife)
     return names, ci, method
 
 

@@ -34,7 +34,6 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.results import MetricSet
 from assay.scoring.batch import (
     BatchStats,
@@ -50,6 +49,7 @@ from assay.scoring.slices import attach_slice_intervals, slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.types import ScoringData, check_clusters, resolve_group_columns
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["ScoringEvaluator", "evaluate_scoring", "scoring_tables"]
 
@@ -245,8 +245,9 @@ class ScoringEvaluator(Evaluator):
     # ------------------------------------------------------------ results
 
     def _compute(self) -> MetricSet:
-        built = build(self)
-        found = slice_records(self, built.records)
+        assert self._stats is not None
+        built = build(self, self._stats)
+        found = slice_records(self, self._stats, built.records)
         if self.ci is not None and self._shift is not None:
             attach_intervals(
                 built.records,

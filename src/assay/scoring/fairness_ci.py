@@ -40,12 +40,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
-from assay.resampling import CHUNK_ELEMENTS
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
+from assay.scoring.replicates import collapsed
 from assay.scoring.subgroup_ols import _ZERO_REL, FAIRNESS_METRICS
+from assay.uncertainty.intervals import CIOptions
+from assay.uncertainty.resampling import CHUNK_ELEMENTS
 
 __all__ = ["FAIRNESS_CI_TYPES", "attach_fairness", "fairness_r2"]
 
@@ -193,13 +193,12 @@ def fairness_intervals(
 ) -> dict[str, dict[str, Any]]:
     """Per record type (OSA, OSD, CSD) the interval parameters of one group column
     (``codes``: each response's cluster, with ``cluster``)."""
-    from assay.scoring.intervals import interval_of
-
     names, group = np.unique(groups, return_inverse=True)
-    units, mult = collapse_by(np.column_stack([pairs, group.reshape(-1)]), codes)
+    found = collapsed(np.column_stack([pairs, group.reshape(-1)]), codes)
+    units = found.units
     h, e = units[:, 0], units[:, 1] - units[:, 0]
     cells = _Cells(h, e, units[:, 2].astype(np.intp), len(names))
-    ci, method = interval_of(opts, cells.statistic, lambda: cells.jackknife(mult), mult)
+    ci, method = found.bounds(opts, cells.statistic, lambda: cells.jackknife(found.mult))
     return {
         kind: opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
         for j, kind in enumerate(FAIRNESS_CI_TYPES)

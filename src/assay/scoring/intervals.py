@@ -1,4 +1,4 @@
-"""Confidence intervals of the scoring metrics, over responses (see :mod:`assay.intervals`).
+"""Confidence intervals of the scoring metrics, over responses (see :mod:`assay.uncertainty`).
 
 With ``ci`` set the evaluator keeps, beside its sums, each response's (human, system) score
 pair, its group labels and, with true scores, its rating summary and second human score
@@ -33,15 +33,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import Clusters, collapse_by
-from assay.intervals import CIOptions, bootstrap
 from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.consistency_ci import attach_consistency, attach_consistency_by
 from assay.scoring.fairness_ci import attach_fairness
-from assay.scoring.replicates import Pairs, columns, loo_pairs, resampled_pairs
+from assay.scoring.replicates import Pairs, collapsed, columns, loo_pairs, resampled_pairs
 from assay.scoring.sufficient_stats import PairStats
 from assay.scoring.true_score_ci import TRUE_CI_COLUMNS, true_intervals
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = ["CI_COLUMNS", "ResponseUnits", "attach_intervals", "resampled_pairs", "true_rows"]
 
@@ -156,34 +155,6 @@ def _matrix(s: PairStats, cols: Sequence[str], pop: Any = None) -> F64:
     return np.column_stack([found[c] for c in cols])
 
 
-#: Counts per chunk of resamples (16 MB): each chunk reads every unit's terms once, so with
-#: many distinct responses (continuous system scores) larger chunks than the default read
-#: them fewer times (10^5 responses, every table: 4.4 -> 3.5 s CPU); the counts do not
-#: depend on the chunk size.
-SCORING_CHUNK = 1 << 21
-
-
-def interval_of(
-    opts: CIOptions,
-    statistic: Any,
-    jackknife: Any,
-    mult: NDArray[np.int64] | Clusters,
-) -> tuple[F64, str]:
-    """The interval of ``statistic`` (of resample counts) and its method: BCa when asked,
-    with the estimate (the statistic of the data's own counts) and ``jackknife()``; with
-    :class:`Clusters` the jackknife leaves one cluster out (the statistic of each
-    :meth:`~assay.clusters.Clusters.leave_one_out` weight row)."""
-    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed, SCORING_CHUNK)
-    if opts.method != "bca":
-        return opts.interval(reps)
-    if isinstance(mult, Clusters):
-        est = statistic(mult.totals()[None, :])[0]
-        jack = np.concatenate([statistic(w) for w in mult.leave_one_out()], axis=0)
-        return opts.interval(reps, est, jack, np.ones(mult.size))
-    est = statistic(mult[None, :].astype(np.float64))[0]
-    return opts.interval(reps, est, jackknife(), mult)
-
-
 def _intervals(
     pairs: F64, shift: float, opts: CIOptions, codes: Any = None
 ) -> dict[tuple[int, str], Any]:
@@ -192,7 +163,8 @@ def _intervals(
     out: dict[tuple[int, str], Any] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([pairs[:, 0], y]), codes)
+        drawn = collapsed(np.column_stack([pairs[:, 0], y]), codes)
+        units, mult = drawn.units, drawn.mult
         x_u, y_u = units[:, 0], units[:, 1]
 
         prepared = Pairs(x_u, y_u, shift)
@@ -203,7 +175,7 @@ def _intervals(
         def jackknife(x_u: F64 = x_u, y_u: F64 = y_u, mult: Any = mult) -> F64:
             return _matrix(loo_pairs(x_u, y_u, mult, shift), CI_COLUMNS)
 
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+        ci, method = drawn.bounds(opts, statistic, jackknife)
         for j, c in enumerate(CI_COLUMNS):
             out[(form, c)] = opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
     return out
@@ -238,7 +210,8 @@ def grouped_intervals(
     found = []
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([pairs[:, 0], y, code]), codes)
+        drawn = collapsed(np.column_stack([pairs[:, 0], y, code]), codes)
+        units, mult = drawn.units, drawn.mult
         x_u, y_u, c_u = units[:, 0], units[:, 1], units[:, 2].astype(np.intp)
 
         prepared = [Pairs(x_u, y_u, shift)] + [Pairs(x_u, y_u, shift, c_u == j) for j in range(g)]
@@ -250,7 +223,7 @@ def grouped_intervals(
             parts = [loo_pairs(x_u, y_u, m, shift, keep=c_u == j) for j in range(g)]
             return matrix(loo_pairs(x_u, y_u, m, shift), parts)
 
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+        ci, method = drawn.bounds(opts, statistic, jackknife)
         found.append((form, ci, method))
     return names, code, found
 

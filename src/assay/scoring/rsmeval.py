@@ -32,7 +32,6 @@ from typing import Any
 import pandas as pd
 
 from assay.errors import InvalidInputError
-from assay.intervals import ci_options
 from assay.results import Metric, MetricSet
 from assay.scoring.rsmeval_config import RsmevalConfig
 from assay.scoring.rsmeval_frames import (
@@ -45,6 +44,7 @@ from assay.scoring.rsmeval_frames import (
 )
 from assay.scoring.rsmeval_preprocess import Preprocessed, input_column, preprocess
 from assay.scoring.tables import ScoringTables
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["RsmevalTables", "rsmeval_tables", "run_rsmeval"]
 

@@ -17,6 +17,7 @@ import typer
 
 from assay.cli_support import OutputFormat
 from assay.errors import InvalidInputError
+from assay.scoring.tables_cli import print_tables
 
 __all__ = ["run_rsmeval_command"]
 
@@ -128,14 +129,7 @@ def run_rsmeval_command(
     )
     write_files_atomic(out_dir, files)
     if fmt is OutputFormat.table:
-        from rich.console import Console
-
-        from assay.scoring.cli import frame_table
-
-        console = Console()
-        for name in ("eval", "consistency", "true_score_eval"):
-            if name in tables:
-                console.print(frame_table(tables[name].T, title=name))
+        print_tables(tables)
     else:
         typer.echo(tables["eval"].to_json(orient="index", indent=2))
     typer.echo(f"{len(files)} tables written to {out_dir}", err=True)

@@ -30,14 +30,8 @@ from typing import Any
 import numpy as np
 
 from assay.errors import InvalidInputError
-from assay.scoring.rsmeval_preprocess import (
-    Preprocessed,
-    preprocess,
-    read_scores_table,
-    trim,
-)
 
-__all__ = ["RsmevalConfig", "Preprocessed", "preprocess", "read_scores_table", "trim"]
+__all__ = ["RsmevalConfig"]
 
 REQUIRED = ("experiment_id", "predictions_file", "system_score_column", "trim_min", "trim_max")
 OPTIONAL = (

@@ -9,7 +9,7 @@ as ``eval_by_<col>`` computes it), and with true scores ``PRMSE`` (``table:
 "true_score_eval"``; the evaluator then keeps the true-score sums per group of the ``by``
 columns, :class:`~assay.scoring.grouped_true.GroupedTrueStats`), for the system score and its
 rounded form. Each carries its table (``eval``; ``true_score_eval`` for PRMSE), ``score`` and
-the slice keys of :mod:`assay.slices`: ``slice_column``, ``slice`` (the value as text),
+the slice keys of :mod:`assay.uncertainty.slices`: ``slice_column``, ``slice`` (the value as text),
 ``n`` and ``gap`` (the slice's value minus the whole set's; ``null`` for DSM, itself a
 difference against the whole set). A slice too small for a metric (one response: no R) is
 ``null`` with the reason.
@@ -25,25 +25,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
 from assay.results import Metric
 from assay.scoring import records
+from assay.scoring.batch import BatchStats
+from assay.scoring.build import Setup
 from assay.scoring.columns import METRIC_TYPES
+from assay.scoring.intervals import ResponseUnits, grouped_intervals
 from assay.scoring.metric_values import Population, pair_values, true_values
-from assay.scoring.replicates import columns
+from assay.scoring.replicates import collapsed, columns
 from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
 from assay.scoring.true_score_ci import true_jackknife, true_replicates, true_terms
-from assay.slices import annotate
-
-if TYPE_CHECKING:
-    from assay.scoring.evaluator import ScoringEvaluator
-    from assay.scoring.intervals import ResponseUnits
+from assay.uncertainty.intervals import CIOptions
+from assay.uncertainty.slices import annotate
 
 __all__ = ["SLICE_COLUMNS", "gap_intervals", "slice_records"]
 
@@ -72,11 +70,10 @@ def _slice_cells(
     return out
 
 
-def slice_records(ev: ScoringEvaluator, whole: Sequence[Metric]) -> list[Metric]:
-    """Every slice record of the evaluator's ``by`` columns (``whole``: the records of the
-    whole set, for the gaps)."""
-    st = ev._stats
-    assert st is not None and st.hm is not None and st.hr is not None
+def slice_records(ev: Setup, st: BatchStats, whole: Sequence[Metric]) -> list[Metric]:
+    """Every slice record of the ``by`` columns of ``ev`` from the statistics ``st``
+    (``whole``: the records of the whole set, for the gaps)."""
+    assert st.hm is not None and st.hr is not None
     # the gaps' references; none for DSM (the eval table's, with use_diff_std_means, is
     # against the population, a slice's against the whole set)
     evals = [
@@ -143,8 +140,6 @@ def gap_intervals(
     """Per score form, slice and column: the slice value's interval parameters and the gap's
     ``gap_ci_low``, ``gap_ci_high`` (NaN where undefined); ``true`` (the responses'
     true-score rows) adds PRMSE."""
-    from assay.scoring.intervals import grouped_intervals
-
     names, code, found = grouped_intervals(pairs, groups, shift, opts, _slice_matrix, codes)
     g, k = len(names), len(SLICE_COLUMNS)
     out: dict[tuple[int, str, str], dict[str, Any]] = {}
@@ -184,12 +179,11 @@ def _true_gaps(
     codes: Any = None,
 ) -> None:
     """The slices' PRMSE intervals and their gaps' (the true-score sums of the same draw)."""
-    from assay.scoring.intervals import interval_of
-
     g = len(names)
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([y, true, code]), codes)
+        drawn = collapsed(np.column_stack([y, true, code]), codes)
+        units, mult = drawn.units, drawn.mult
         y_u, t_u, c_u = units[:, 0], units[:, 1:4], units[:, 4].astype(np.intp)
 
         def stack(whole: F64, parts: list[F64]) -> F64:
@@ -206,7 +200,7 @@ def _true_gaps(
             parts = [true_jackknife(y_u, t_u, m, shift, given, c_u == j) for j in range(g)]
             return stack(true_jackknife(y_u, t_u, m, shift, given), parts)
 
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+        ci, method = drawn.bounds(opts, statistic, jackknife)
         _store(out, opts, ci.reshape(2, 2, g, 1), method, form, names, ("PRMSE",))
 
 

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.clusters import collapse_by
-from assay.intervals import CIOptions
+from assay.scoring.replicates import collapsed
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = [
     "TRUE_CI_COLUMNS",
@@ -104,12 +104,11 @@ def true_intervals(
 ) -> dict[tuple[int, str], dict[str, Any]]:
     """Per score form (0: as given, 1: rounded) and column, the interval parameters
     (``codes``: each response's cluster, with ``cluster``)."""
-    from assay.scoring.intervals import interval_of
-
     out: dict[tuple[int, str], dict[str, Any]] = {}
     for form in (0, 1):
         y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        units, mult = collapse_by(np.column_stack([y, true]), codes)
+        drawn = collapsed(np.column_stack([y, true]), codes)
+        units, mult = drawn.units, drawn.mult
         y_u, t_u = units[:, 0], units[:, 1:]
 
         def statistic(w: F64, terms: F64 = true_terms(y_u, t_u, shift)) -> F64:
@@ -118,7 +117,7 @@ def true_intervals(
         def jackknife(y_u: F64 = y_u, t_u: F64 = t_u, mult: Any = mult) -> F64:
             return true_jackknife(y_u, t_u, mult, shift, given)
 
-        ci, method = interval_of(opts, statistic, jackknife, mult)
+        ci, method = drawn.bounds(opts, statistic, jackknife)
         for j, col in enumerate(TRUE_CI_COLUMNS):
             if col == "Variance of errors" and given is not None:
                 continue  # given, not estimated

@@ -25,7 +25,6 @@ import numpy as np
 from assay._validation import check_zero_division
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.io.labels import natural_key
 from assay.io.metadata import metadata_from_records
 from assay.ratios import value_or_none
@@ -39,9 +38,10 @@ from assay.segmentation.compute import (
     prf_from_confusion,
 )
 from assay.segmentation.datums import DatumCounts
-from assay.segmentation.intervals import attach_intervals, image_units
-from assay.segmentation.slices import slice_records
-from assay.slices import check_by
+from assay.segmentation.tally import SLICE_TYPES, WHERE, gap_tally, key_tally
+from assay.uncertainty.intervals import attach, ci_options, gap_bounds
+from assay.uncertainty.slices import annotate, check_by, record_key, slice_masks
+from assay.uncertainty.tally import Tally
 
 __all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
 
@@ -58,11 +58,11 @@ class SegmentationEvaluator(Evaluator):
             pixel anywhere, precision, recall, F1); default None = undefined.
         by: datum metadata fields whose every value is a slice: IOU, mIOU, Precision, Recall,
             F1 and Accuracy again per slice, with ``slice_column``, ``slice``, ``n``, ``gap``
-            and, with ``ci``, the gap's interval (:mod:`assay.segmentation.slices`).
+            and, with ``ci``, the gap's interval (:mod:`assay.uncertainty.slices`).
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over images on IOU, mIOU,
             Precision, Recall, F1 and Accuracy (default ``ci=None``: none; the evaluator then
             each image's per-label pixel counts come from the per-datum counts it keeps anyway,
-            :mod:`assay.segmentation.intervals`).
+            :mod:`assay.segmentation.tally`).
         cluster: a datum metadata field whose values are clusters: the bootstrap draws whole
             clusters of images instead of images (``parameters.cluster``).
     """
@@ -227,26 +227,46 @@ class SegmentationEvaluator(Evaluator):
             cm = _confusion_value(labels, c, zd)
             out.append(records.confusion_matrix(cm, label_key=key, zero_division=zd))
             if self.ci is not None:
-                self._attach(out, key, labels)
-        if self.by:
-            out += slice_records(self._datums, self.by, out, self._alone, self.ci,
-                                 self.zero_division)  # fmt: skip
+                attach(out, [key_tally(self._datums, key, labels, zd)], self.ci, self._key)
+        whole = list(out)
+        for column in self.by:
+            out += self._slices(column, whole)
         return MetricSet(out)
+
+    @staticmethod
+    def _key(m: Metric) -> tuple[Any, ...]:
+        return record_key(m, WHERE)
+
+    def _slices(self, column: str, whole: list[Metric]) -> list[Metric]:
+        """The records of every slice of ``column`` (each slice's datums evaluated alone,
+        intervals included), by label key, with ``n`` the key's images in the slice, the
+        gaps to ``whole`` and with ``ci`` their intervals."""
+        out: list[Metric] = []
+        datums, zd = self._datums, self.zero_division
+        for v, keep in slice_masks(datums.metadata, column, "datums"):
+            part = datums.take(keep)
+            recs = [m for m in self._alone(part) if m.type in SLICE_TYPES]
+            for key in sorted(part.labels, key=natural_key):
+                mine = [m for m in recs if m.parameters["label_key"] == key]
+                images, _ = datums.image_rows(key)
+                gaps = None
+                if self.ci is not None:
+                    gaps = gap_bounds([gap_tally(datums, part, key, keep, zd)], self.ci)
+                n = int(keep[images].sum())
+                out += annotate(mine, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)
+        return out
+
+    def tally(self) -> list[Tally]:
+        """The per-unit tallies of the records that carry intervals, one per label key
+        (:mod:`assay.segmentation.tally`; the engine: :mod:`assay.uncertainty`)."""
+        keys = sorted(self._datums.labels, key=natural_key)
+        return [key_tally(self._datums, k, None, self.zero_division) for k in keys]
 
     def _alone(self, datums: DatumCounts) -> list[Metric]:
         """The records of ``datums`` (a slice's) evaluated alone, intervals included."""
         ev = SegmentationEvaluator(**{k: v for k, v in self.config().items() if k != "by"})
         ev._datums = datums
         return list(ev._compute())
-
-    def _attach(self, out: list[Metric], key: str, labels: list[str]) -> None:
-        """Intervals on ``key``'s records (the image rows in the natural label order)."""
-        assert self.ci is not None
-        known = self._datums.labels[key]
-        datums, rows = self._datums.image_rows(key)
-        idx = np.array([0, *[known.index(v) + 1 for v in labels]], dtype=np.int64)
-        units = image_units(self._datums.metadata, datums, self.ci)
-        attach_intervals(out, key, labels, rows[:, :, idx], self.ci, self.zero_division, units)
 
     def _state(self) -> dict[str, np.ndarray]:
         return self._datums.to_arrays()

@@ -10,11 +10,11 @@ newer metrics (``ci``, ``ci_wilson``, ``krippendorff_alpha``, ``frequency``, ``a
 ``perplexity_per_token``/``_seq``), the ``collect`` and ``majority`` reducers, and custom
 value mappings (:class:`ValueMapping`).
 
-Modules: :mod:`~assay.stats.types` (Score, SampleScore), :mod:`~assay.stats.frame`
+Modules: :mod:`~assay.stats.score` (Score, SampleScore), :mod:`~assay.stats.frame`
 (ScoreFrame), :mod:`~assay.stats.compute` (pure numpy formulas),
 :mod:`~assay.stats.metric_registry`, :mod:`~assay.stats.metrics`,
 :mod:`~assay.stats.grouped`, :mod:`~assay.stats.reducer_registry`,
-:mod:`~assay.stats.reducers`, :mod:`~assay.stats.reduce`, :mod:`~assay.stats.evaluator`
+:mod:`~assay.stats.reducers`, :mod:`~assay.stats.evaluator`
 (evaluate_scores, ScoreEvaluator), :mod:`~assay.stats.state`, :mod:`~assay.stats.intervals`,
 :mod:`~assay.stats.agreement`, :mod:`~assay.stats.categorical`,
 :mod:`~assay.stats.perplexity`, :mod:`~assay.stats.panel`,
@@ -42,18 +42,18 @@ from assay._lazy import lazy_exports
 
 # Names load on first use (PEP 562), so importing assay.stats.cli for `--help` stays light.
 _WHERE = {
-    "CORRECT": "assay.stats.types",
+    "CORRECT": "assay.stats.score",
     "GroupedMetricFn": "assay.stats.grouped",
-    "INCORRECT": "assay.stats.types",
+    "INCORRECT": "assay.stats.score",
     "MetricFn": "assay.stats.metric_registry",
-    "NOANSWER": "assay.stats.types",
-    "PARTIAL": "assay.stats.types",
+    "NOANSWER": "assay.stats.score",
+    "PARTIAL": "assay.stats.score",
     "Reducer": "assay.stats.reducer_registry",
-    "SampleScore": "assay.stats.types",
-    "Score": "assay.stats.types",
+    "SampleScore": "assay.stats.score",
+    "Score": "assay.stats.score",
     "ScoreEvaluator": "assay.stats.evaluator",
     "ScoreFrame": "assay.stats.frame",
-    "Value": "assay.stats.types",
+    "Value": "assay.stats.score",
     "ValueMapping": "assay.stats.value_mapping",
     "accuracy": "assay.stats.metrics",
     "aggregate": "assay.stats.categorical",
@@ -79,7 +79,7 @@ _WHERE = {
     "mean_score": "assay.stats.reducers",
     "median_score": "assay.stats.reducers",
     "metric": "assay.stats.metric_registry",
-    "metric_from_spec": "assay.stats.metric_registry",
+    "metric_from_spec": "assay.stats.grouped",
     "mode_score": "assay.stats.reducers",
     "pass_at": "assay.stats.reducers",
     "pass_at_k": "assay.stats.compute",
@@ -87,14 +87,14 @@ _WHERE = {
     "pass_k": "assay.stats.reducers",
     "perplexity_per_seq": "assay.stats.perplexity",
     "perplexity_per_token": "assay.stats.perplexity",
-    "reduce_scores": "assay.stats.reduce",
+    "reduce_scores": "assay.stats.reducer_registry",
     "reducer": "assay.stats.reducer_registry",
     "reducer_from_spec": "assay.stats.reducer_registry",
     "registered_metrics": "assay.stats.metric_registry",
     "registered_reducers": "assay.stats.reducer_registry",
     "std": "assay.stats.metrics",
     "stderr": "assay.stats.metrics",
-    "value_to_float": "assay.stats.types",
+    "value_to_float": "assay.stats.score",
     "var": "assay.stats.metrics",
 }
 
@@ -166,14 +166,13 @@ if TYPE_CHECKING:
     )
     from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
     from assay.stats.frame import ScoreFrame
-    from assay.stats.grouped import GroupedMetricFn, grouped
+    from assay.stats.grouped import GroupedMetricFn, grouped, metric_from_spec
     from assay.stats.intervals import ci, ci_wilson
     from assay.stats.means import mean_record
     from assay.stats.metric_registry import (
         MetricFn,
         get_metric,
         metric,
-        metric_from_spec,
         registered_metrics,
     )
     from assay.stats.metrics import (
@@ -186,10 +185,10 @@ if TYPE_CHECKING:
     )
     from assay.stats.panel import collect, majority
     from assay.stats.perplexity import perplexity_per_seq, perplexity_per_token
-    from assay.stats.reduce import reduce_scores
     from assay.stats.reducer_registry import (
         Reducer,
         get_reducer,
+        reduce_scores,
         reducer,
         reducer_from_spec,
         registered_reducers,
@@ -203,7 +202,7 @@ if TYPE_CHECKING:
         pass_at,
         pass_k,
     )
-    from assay.stats.types import (
+    from assay.stats.score import (
         CORRECT,
         INCORRECT,
         NOANSWER,

@@ -21,7 +21,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.stats.metric_registry import MetricFn, metric
-from assay.stats.types import SampleScore, _rec, value_to_float
+from assay.stats.score import SampleScore, _rec, value_to_float
 from assay.stats.value_mapping import as_mapping
 
 __all__ = ["alpha_from_ratings", "krippendorff_alpha"]

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.stats.metric_registry import _ALIASES, MetricFn, metric, metric_from_spec
-from assay.stats.types import SampleScore, Score, _rec
+from assay.stats.grouped import metric_from_spec
+from assay.stats.metric_registry import _ALIASES, MetricFn, metric
+from assay.stats.score import SampleScore, Score, _rec
 from assay.stats.value_mapping import ValueMapping, as_mapping, convert_values
 
 __all__ = ["aggregate", "categorical", "frequency"]

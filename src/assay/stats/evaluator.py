@@ -32,17 +32,17 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.results import MetricSet
 from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
 from assay.stats.run_records import Scores, metric_records
 from assay.stats.sample_ci import SampleCI
+from assay.stats.score import SampleScore
 from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
-from assay.stats.types import SampleScore
 from assay.stats.value_mapping import as_mapping
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
 

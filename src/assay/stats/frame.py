@@ -26,7 +26,7 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 from assay.stats.frame_build import arrays_columns, object_array, scores_columns
-from assay.stats.types import SampleScore, Score
+from assay.stats.score import SampleScore, Score
 from assay.stats.value_mapping import as_mapping, convert_values
 
 __all__ = ["ScoreFrame"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from assay._validation import as_1d, check_finite, check_same_length
 from assay.errors import InvalidInputError
-from assay.stats.types import SampleScore, Score, _item, _rec, value_to_float
+from assay.stats.score import SampleScore, Score, _item, _rec, value_to_float
 from assay.stats.value_mapping import as_mapping, convert_values, is_partial
 
 __all__ = ["arrays_columns", "object_array", "score_kind", "scores_columns"]

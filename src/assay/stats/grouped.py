@@ -29,12 +29,12 @@ from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
-from assay.stats.metric_registry import MetricFn, as_frame, as_objects
+from assay.stats.metric_registry import MetricFn, as_frame, as_objects, check_spec, get_metric
 from assay.stats.records import aggregate_context, group_context, record, undefined_record
 from assay.stats.sample_ci import SampleCI
-from assay.stats.types import SampleScore
+from assay.stats.score import SampleScore
 
-__all__ = ["GroupedMetricFn", "grouped"]
+__all__ = ["GroupedMetricFn", "grouped", "metric_from_spec"]
 
 AllMode = Literal["samples", "groups", False]
 _DEFAULT_TEMPLATE = "{group_name}"
@@ -245,3 +245,20 @@ def grouped(
             field="metric",
         )
     return GroupedMetricFn(metric, column, all, all_label, name_template)
+
+
+def metric_from_spec(spec: Mapping[str, Any] | str) -> MetricFn:
+    """Rebuild a metric from its ``spec`` (or a bare registered name).
+
+    Example:
+        >>> from assay.stats import stderr
+        >>> metric_from_spec(stderr(cluster="doc").spec)
+        Stderr(cluster='doc')
+    """
+    if isinstance(spec, str):
+        return get_metric(spec)
+    check_spec(spec, "metric")
+    if spec.get("grouped") is not None:
+        inner = metric_from_spec({k: v for k, v in spec.items() if k != "grouped"})
+        return grouped(inner, **spec["grouped"])
+    return get_metric(str(spec["metric"]), **dict(spec.get("params") or {}))

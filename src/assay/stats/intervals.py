@@ -22,11 +22,11 @@ import numpy as np
 from scipy import stats as sps
 
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.intervals import CIOptions
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn, metric
 from assay.stats.sample_ci import t_bounds, wilson_bounds
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = ["ci", "ci_wilson", "cluster_bootstrap_means", "t_quantile"]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.stats.types import SampleScore, Score
+from assay.stats.score import SampleScore, Score
 
 __all__ = ["read_scores", "frame_scores", "SCORE_COLUMNS"]
 

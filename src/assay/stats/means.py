@@ -19,8 +19,8 @@ these parameters beside the configuration:
     the number of datums with a value, the number whose value could not be obtained (e.g.
     a judge call failed), and the number for which the metric is undefined.
 
-``ci`` (a :class:`~assay.intervals.CIOptions`, from ``--ci``) sets the interval's level and
-method: ``bootstrap`` (the seeded percentile bootstrap above, ``num_bootstrap`` and
+``ci`` (a :class:`~assay.uncertainty.intervals.CIOptions`, from ``--ci``) sets the interval's
+level and method: ``bootstrap`` (the seeded percentile bootstrap above, ``num_bootstrap`` and
 ``seed`` from ``ci``), ``t`` (``mean +- t_{n-1} stderr``; undefined below two values) or
 ``wilson`` (where the values are a proportion: every one 0 or 1, so the mean is k / n;
 other values get the bootstrap, and ``ci_method`` says so).
@@ -44,7 +44,7 @@ from assay.errors import UndefinedMetricError
 from assay.results import Metric
 
 if TYPE_CHECKING:
-    from assay.intervals import CIOptions
+    from assay.uncertainty.intervals import CIOptions
 
 __all__ = [
     "mean_record",
@@ -131,8 +131,8 @@ def _with_interval(
 ) -> Metric:
     """:func:`mean_record` with the interval ``ci`` asks for (``y`` in uid order; the
     cluster bootstrap with ``ci.cluster`` and ``clusters``)."""
-    from assay.intervals import t_interval, wilson
     from assay.stats.compute import bootstrap_means
+    from assay.uncertainty.intervals import t_interval, wilson
 
     n = int(y.size)
     counts = {"n": n, "n_errors": int(errors), "n_undefined": int(undefined)}
@@ -183,14 +183,14 @@ def cluster_mean_interval(
     takes the mean of every value of every drawn cluster, as often as it was drawn.
 
     Example:
-        >>> from assay.intervals import CIOptions
+        >>> from assay.uncertainty.intervals import CIOptions
         >>> y, c = np.array([1.0, 1.0, 0.0, np.nan]), np.array(["a", "a", "b", "b"])
         >>> lo, hi = cluster_mean_interval(y, c, CIOptions(0.9, num_bootstrap=200))
         >>> float(lo), float(hi)
         (0.0, 1.0)
     """
-    from assay.clusters import collapse_by
-    from assay.intervals import bootstrap, percentile
+    from assay.uncertainty.clusters import collapse_by
+    from assay.uncertainty.intervals import bootstrap, percentile
 
     has = ~np.isnan(y)
     codes = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)[1].reshape(-1)
@@ -220,13 +220,13 @@ def mean_gap_intervals(
     Example:
         >>> y = np.array([1.0, 0.0, 1.0, np.nan, 0.5, 0.0])
         >>> s = np.array(["a", "a", "b", "b", "b", ""])
-        >>> from assay.intervals import CIOptions
+        >>> from assay.uncertainty.intervals import CIOptions
         >>> cis = mean_gap_intervals(y, s, ["a", "b"], CIOptions(0.9, num_bootstrap=50))
         >>> sorted(cis), all(lo <= hi for lo, hi in cis.values())
         (['a', 'b'], True)
     """
-    from assay.clusters import collapse_by
-    from assay.intervals import bootstrap, percentile
+    from assay.uncertainty.clusters import collapse_by
+    from assay.uncertainty.intervals import bootstrap, percentile
 
     has = ~np.isnan(y)
     vals = np.where(has, y, 0.0)

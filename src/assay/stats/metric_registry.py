@@ -61,7 +61,6 @@ __all__ = [
     "get_metric",
     "metric",
     "metric_factory",
-    "metric_from_spec",
     "registered_metrics",
 ]
 
@@ -101,11 +100,11 @@ class MetricFn:
     Calling it on scores returns the value (a float, or a dict for grouped/dict metrics)
     and raises :class:`UndefinedMetricError` where the value is not defined.
     :meth:`records` gives the :class:`~assay.results.Metric` records. ``spec`` is the
-    JSON description that rebuilds it (:func:`metric_from_spec`), or None when the metric
-    was not built by a registered factory from JSON-able arguments. ``to_float`` is the
-    metric's own :class:`~assay.stats.ValueMapping` (None: the evaluation's), set by a
-    factory's ``to_float`` argument: the scores' raw values are converted with it for
-    this metric alone.
+    JSON description that rebuilds it (:func:`~assay.stats.grouped.metric_from_spec`), or
+    None when the metric was not built by a registered factory from JSON-able arguments.
+    ``to_float`` is the metric's own :class:`~assay.stats.ValueMapping` (None: the
+    evaluation's), set by a factory's ``to_float`` argument: the scores' raw values are
+    converted with it for this metric alone.
 
     Example:
         >>> m = MetricFn("Share", {}, lambda frame: float(frame.values.mean()))
@@ -364,25 +363,6 @@ def check_spec(spec: Any, kind: str) -> Mapping[str, Any]:
             source=f"{kind}s",
         )
     return spec
-
-
-def metric_from_spec(spec: Mapping[str, Any] | str) -> MetricFn:
-    """Rebuild a metric from its ``spec`` (or a bare registered name).
-
-    Example:
-        >>> from assay.stats import stderr
-        >>> metric_from_spec(stderr(cluster="doc").spec)
-        Stderr(cluster='doc')
-    """
-    if isinstance(spec, str):
-        return get_metric(spec)
-    check_spec(spec, "metric")
-    if spec.get("grouped") is not None:
-        from assay.stats.grouped import grouped
-
-        inner = metric_from_spec({k: v for k, v in spec.items() if k != "grouped"})
-        return grouped(inner, **spec["grouped"])
-    return get_metric(str(spec["metric"]), **dict(spec.get("params") or {}))
 
 
 def registered_metrics() -> list[str]:

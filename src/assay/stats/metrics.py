@@ -42,13 +42,12 @@ import numpy as np
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.stats import compute
 from assay.stats.frame import ScoreFrame
-from assay.stats.grouped import GroupedMetricFn, grouped
+from assay.stats.grouped import GroupedMetricFn, grouped, metric_from_spec
 from assay.stats.metric_registry import (
     MetricFn,
     as_frame,
     get_metric,
     metric,
-    metric_from_spec,
     registered_metrics,
 )
 

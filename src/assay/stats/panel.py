@@ -18,7 +18,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.stats.reducer_registry import Reducer, reducer
-from assay.stats.types import Score
+from assay.stats.score import Score
 
 __all__ = ["collect", "majority"]
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.stats.metric_registry import MetricFn, metric
-from assay.stats.types import SampleScore, _rec
+from assay.stats.score import SampleScore, _rec
 
 __all__ = ["perplexity_per_seq", "perplexity_per_token"]
 

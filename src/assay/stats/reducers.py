@@ -25,10 +25,10 @@ their ``n_failed`` parameter.
 Reduced scores keep ``answer`` and ``explanation`` only where they are equal across all
 epochs, and take ``metadata`` (and the sample metadata) from the first epoch.
 
-The :class:`Reducer` type and the ``@reducer`` registry are in
-:mod:`assay.stats.reducer_registry`, :func:`reduce_scores` in :mod:`assay.stats.reduce`
-(all re-exported here). Custom reducers receive one sample's scores (scored epochs, in
-epoch order) and return a :class:`~assay.stats.Score` or a value::
+The :class:`Reducer` type, the ``@reducer`` registry and :func:`reduce_scores` are in
+:mod:`assay.stats.reducer_registry` (all re-exported here). Custom reducers receive one
+sample's scores (scored epochs, in epoch order) and return a :class:`~assay.stats.Score` or
+a value::
 
     @reducer
     def last():
@@ -52,11 +52,11 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.stats import compute
-from assay.stats.reduce import reduce_scores
 from assay.stats.reducer_registry import (
     EpochGroups,
     Reducer,
     get_reducer,
+    reduce_scores,
     reducer,
     reducer_from_spec,
     registered_reducers,

@@ -12,10 +12,9 @@ from assay.results import Metric, MetricSet
 from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn
 from assay.stats.records import run_context
-from assay.stats.reduce import reduce_scores, value_keys
-from assay.stats.reducer_registry import Reducer
+from assay.stats.reducer_registry import Reducer, reduce_scores, value_keys
 from assay.stats.sample_ci import SampleCI
-from assay.stats.types import SampleScore
+from assay.stats.score import SampleScore
 from assay.stats.value_mapping import ValueMapping
 
 __all__ = ["Scores", "metric_records"]

@@ -14,10 +14,12 @@ clustered. Methods, for n sample values y:
 * ``bca``: the bias-corrected and accelerated bootstrap of those resamples, the jackknife's
   leave-one-unit-out means being the totals minus each unit's sum and size.
 * ``bootstrap`` (and ``delong``, which does not apply to a mean): the percentile bootstrap
-  of :mod:`assay.intervals` over samples, or over whole clusters with ``cluster``. A
-  resample with counts ``w`` over the units has mean ``w @ s / w @ c`` (``s`` a unit's
-  sum, ``c`` its size; one sample per unit without a cluster), so only the counts are
-  drawn.
+  over samples, or over whole clusters with ``cluster``. A resample with counts ``w`` over
+  the units has mean ``w @ s / w @ c`` (``s`` a unit's sum, ``c`` its size; one sample per
+  unit without a cluster), so only the counts are drawn.
+
+The mean's :func:`tally` (units: the samples, or their clusters; the t and Wilson forms
+as its closed forms) goes through the one engine (:mod:`assay.uncertainty.intervals`).
 
 Example:
     >>> ci = SampleCI(CIOptions(0.9, "t"))
@@ -37,11 +39,15 @@ import numpy as np
 from scipy import stats as sps
 
 from assay.errors import UndefinedMetricError
-from assay.intervals import CIOptions, collapse, percentile
-from assay.intervals import bootstrap as count_bootstrap
 from assay.stats import compute
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import CIOptions, tally_intervals
+from assay.uncertainty.tally import Tally
 
-__all__ = ["SampleCI", "t_bounds", "wilson_bounds"]
+__all__ = ["SampleCI", "t_bounds", "tally", "wilson_bounds"]
+
+#: The one key of a mean's tally.
+MEAN = ("mean",)
 
 F64 = np.ndarray
 
@@ -96,7 +102,7 @@ def _units(y: F64, clusters: Any) -> tuple[F64, F64, float]:
     to distinct rows (their multiplicities), and the centre (a data value, so constant
     data resample exactly)."""
     levels = np.unique(y)
-    centre = float(levels[levels.size // 2])
+    centre = float(levels[levels.size // 2]) if levels.size else 0.0
     if clusters is None:
         rows = np.column_stack([y - centre, np.ones_like(y)])
     else:
@@ -105,6 +111,31 @@ def _units(y: F64, clusters: Any) -> tuple[F64, F64, float]:
         rows = np.column_stack([sums, np.bincount(codes, minlength=len(uniques))])
     units, mult, _ = collapse(rows.astype(np.float64))
     return units, mult, centre
+
+
+def tally(y: F64, clusters: Any = None) -> Tally:
+    """The tally of ``mean(y)``: its units (the samples, or with ``clusters`` the clusters:
+    a cluster's sum and size), the resampled mean ``w @ s / w @ c`` of values centred on a
+    data value (``offset``), the jackknife (the totals minus each unit's sum and size) and
+    the closed forms (t; Wilson for values in [0, 1]), which raise
+    :class:`UndefinedMetricError` where undefined."""
+    units, mult, centre = _units(y, clusters)
+    s, c = units[:, 0], units[:, 1]
+    total_s, total_c = float(mult @ s), float(mult @ c)
+
+    def values(w: F64) -> F64:
+        return ((w @ s) / (w @ c))[:, None]
+
+    def jackknife() -> F64:
+        return ((total_s - s) / (total_c - c))[:, None]
+
+    closed = {"t": lambda level: {MEAN: t_bounds(y, clusters, level)}}
+    if bool(((y >= 0.0) & (y <= 1.0)).all()):
+        closed["wilson"] = lambda level: {MEAN: wilson_bounds(y, clusters, level)}
+    point = np.array([total_s / total_c]) if total_c else None
+    return Tally(
+        (MEAN,), values, mult, closed=closed, jackknife=jackknife, point=point, offset=centre
+    )
 
 
 @dataclass(frozen=True)
@@ -126,38 +157,18 @@ class SampleCI:
             return m
         return "bootstrap"
 
-    def bounds(self, y: F64, clusters: Any, method: str) -> tuple[float, float]:
-        """The interval's ends (raises :class:`UndefinedMetricError` where undefined)."""
-        level = self.opts.level
-        if method == "t":
-            return t_bounds(y, clusters, level)
-        if method == "wilson":
-            return wilson_bounds(y, clusters, level)
-        n_units = y.shape[0] if clusters is None else len(compute.factorize(clusters)[1])
-        if n_units < 2:
-            what = "scores" if clusters is None else "clusters"
-            raise UndefinedMetricError("ci", f"requires at least 2 {what}, got {n_units}")
-        units, mult, centre = _units(y, clusters)
-        s, c = units[:, 0], units[:, 1]
-        reps = count_bootstrap(
-            lambda w: (w @ s) / (w @ c), mult, self.opts.num_bootstrap, self.opts.seed
-        )
-        if method == "bca":  # leave one unit out: the totals minus its sum and size
-            total_s, total_c = float(mult @ s), float(mult @ c)
-            jack = (total_s - s) / (total_c - c)
-            ci, _ = self.opts.interval(reps[:, None], [total_s / total_c], jack[:, None], mult)
-            lo, hi = ci[:, 0]
-        else:
-            lo, hi = percentile(reps, level)
-        return float(lo) + centre, float(hi) + centre
-
     def parameters(self, y: F64, clusters: Any = None) -> dict[str, Any]:
         """The record parameters of the interval of ``mean(y)`` (``ci_undefined`` with the
         reason when it cannot be computed)."""
+        y = np.asarray(y, dtype=np.float64)
         method = self.method_for(y)
         try:
-            lo, hi = self.bounds(np.asarray(y, dtype=np.float64), clusters, method)
-            out = self.opts.parameters(lo, hi, method)
+            if method in ("bootstrap", "bca"):
+                n_units = y.shape[0] if clusters is None else len(compute.factorize(clusters)[1])
+                if n_units < 2:
+                    what = "scores" if clusters is None else "clusters"
+                    raise UndefinedMetricError("ci", f"requires at least 2 {what}, got {n_units}")
+            out = tally_intervals(tally(y, clusters), self.opts)[MEAN]
         except UndefinedMetricError as e:
             out = self.opts.parameters(None, None, method, e.reason)
         if self.cluster is not None:

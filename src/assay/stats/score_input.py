@@ -21,7 +21,7 @@ import numpy as np
 
 from assay.stats.frame import ScoreFrame
 from assay.stats.frame_build import score_kind, scores_columns
-from assay.stats.types import SampleScore, Score
+from assay.stats.score import SampleScore, Score
 from assay.stats.value_mapping import ValueMapping
 
 __all__ = ["as_frame", "as_objects", "as_native"]

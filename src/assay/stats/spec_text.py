@@ -22,8 +22,8 @@ import json
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.stats.grouped import grouped
-from assay.stats.metric_registry import MetricFn, get_metric, metric_factory, metric_from_spec
+from assay.stats.grouped import grouped, metric_from_spec
+from assay.stats.metric_registry import MetricFn, get_metric, metric_factory
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_factory, reducer_from_spec
 
 __all__ = ["metric_from_text", "reducer_from_text"]

@@ -36,7 +36,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.stats.frame import ScoreFrame
-from assay.stats.types import SampleScore, Score
+from assay.stats.score import SampleScore, Score
 
 __all__ = ["decode_scores", "encode_scores"]
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from assay.errors import InvalidInputError
-from assay.stats.types import CORRECT, INCORRECT, NOANSWER, PARTIAL, _rec, value_to_float
+from assay.stats.score import CORRECT, INCORRECT, NOANSWER, PARTIAL, _rec, value_to_float
 
 __all__ = ["ValueMapping", "as_mapping", "convert_values", "is_partial"]
 

@@ -20,9 +20,7 @@ import numpy as np
 from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.results import Metric, MetricSet
-from assay.slices import annotate, slice_text
 from assay.stats.means import mean_gap_intervals
 from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
 from assay.text.records import (
@@ -34,6 +32,8 @@ from assay.text.records import (
 )
 from assay.text.rouge import MEASURES, ROUGE_TYPES, check_rouge_types, rouge_scores
 from assay.text.sacre import chrf_sentence, sacrebleu_sentence
+from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.slices import annotate, slice_text
 
 __all__ = ["TextEvaluator", "evaluate_text", "TEXT_METRICS"]
 

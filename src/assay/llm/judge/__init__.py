@@ -12,8 +12,9 @@ Example:
     ('answer_correctness', 'answer_relevance', 'bias')
 """
 
+from assay.llm.judge.registry import get_metric, register, registered
 from assay.llm.judge.run import JudgeResult, judge
-from assay.llm.judge.types import Datum, JudgeMetric, get_metric, register, registered
+from assay.llm.judge.types import Datum, JudgeMetric
 
 JUDGE_METRICS: tuple[str, ...] = (
     "answer_correctness",

@@ -34,7 +34,6 @@ from assay.llm.judge.types import (
     Outcome,
     Replies,
     Task,
-    register,
 )
 
 
@@ -124,15 +123,13 @@ def _ac_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     return Outcome(best, details={"answer_statements": mine, "per_groundtruth": per})
 
 
-register(
-    JudgeMetric(
-        "answer_correctness",
-        "AnswerCorrectness",
-        ("prediction", "groundtruths"),
-        _ac_extracts,
-        _ac_plan,
-        _ac_score,
-    )
+ANSWER_CORRECTNESS = JudgeMetric(
+    "answer_correctness",
+    "AnswerCorrectness",
+    ("prediction", "groundtruths"),
+    _ac_extracts,
+    _ac_plan,
+    _ac_score,
 )
 
 
@@ -185,10 +182,10 @@ def _share_metric(
             compute.share_yes(_verdicts(r)), details={"verdicts": _explain(r, xs, label)}
         )
 
-    return register(JudgeMetric(name, type_, fields, extracts, plan, score))
+    return JudgeMetric(name, type_, fields, extracts, plan, score)
 
 
-_share_metric(
+ANSWER_RELEVANCE = _share_metric(
     "answer_relevance",
     "AnswerRelevance",
     ("query", "prediction"),
@@ -198,10 +195,10 @@ _share_metric(
     Outcome(None, "the answer has no statements"),
     lambda d: {"query": d.query or ""},
 )
-_share_metric(
+BIAS = _share_metric(
     "bias", "Bias", ("prediction",), "opinions", "prediction", "opinion", Outcome(0.0), lambda d: {}
 )
-_share_metric(
+TOXICITY = _share_metric(
     "toxicity",
     "Toxicity",
     ("prediction",),
@@ -211,7 +208,7 @@ _share_metric(
     Outcome(0.0),
     lambda d: {},
 )
-_share_metric(
+FAITHFULNESS = _share_metric(
     "faithfulness",
     "Faithfulness",
     ("prediction", "contexts"),
@@ -263,15 +260,13 @@ def _cp_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     )
 
 
-register(
-    JudgeMetric(
-        "context_precision",
-        "ContextPrecision",
-        ("query", "groundtruths", "contexts"),
-        _none,
-        _cp_plan,
-        _cp_score,
-    )
+CONTEXT_PRECISION = JudgeMetric(
+    "context_precision",
+    "ContextPrecision",
+    ("query", "groundtruths", "contexts"),
+    _none,
+    _cp_plan,
+    _cp_score,
 )
 
 
@@ -321,15 +316,13 @@ def _cr_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
     return Outcome(max(float(p["value"]) for p in per), details={"per_groundtruth": per})
 
 
-register(
-    JudgeMetric(
-        "context_recall",
-        "ContextRecall",
-        ("groundtruths", "contexts"),
-        _cr_extracts,
-        _cr_plan,
-        _cr_score,
-    )
+CONTEXT_RECALL = JudgeMetric(
+    "context_recall",
+    "ContextRecall",
+    ("groundtruths", "contexts"),
+    _cr_extracts,
+    _cr_plan,
+    _cr_score,
 )
 
 
@@ -359,16 +352,16 @@ def _per_context(name: str, type_: str, fields: tuple[str, ...], values) -> Judg
             details={"verdicts": _explain(r, list(d.contexts or ()), "context")},
         )
 
-    return register(JudgeMetric(name, type_, fields, _none, plan, score))
+    return JudgeMetric(name, type_, fields, _none, plan, score)
 
 
-_per_context(
+CONTEXT_RELEVANCE = _per_context(
     "context_relevance",
     "ContextRelevance",
     ("query", "contexts"),
     lambda d: {"query": d.query or ""},
 )
-_per_context(
+HALLUCINATION = _per_context(
     "hallucination",
     "Hallucination",
     ("prediction", "contexts"),
@@ -389,13 +382,30 @@ def _rating(name: str, type_: str, fields: tuple[str, ...], values) -> JudgeMetr
         r = replies[f"{d.uid}/{name}"]
         return Outcome(float(r.score), details={"analysis": r.analysis})
 
-    return register(JudgeMetric(name, type_, fields, _none, plan, score))
+    return JudgeMetric(name, type_, fields, _none, plan, score)
 
 
-_rating("coherence", "Coherence", ("prediction",), lambda d: {"text": d.prediction or ""})
-_rating(
+COHERENCE = _rating(
+    "coherence", "Coherence", ("prediction",), lambda d: {"text": d.prediction or ""}
+)
+SUMMARY_COHERENCE = _rating(
     "summary_coherence",
     "SummaryCoherence",
     ("query", "prediction"),
     lambda d: {"source": d.query or "", "text": d.prediction or ""},
+)
+
+#: The built-in metrics, in the order :func:`~assay.llm.judge.registry.registered` lists them.
+BUILT_IN: tuple[JudgeMetric, ...] = (
+    ANSWER_CORRECTNESS,
+    ANSWER_RELEVANCE,
+    BIAS,
+    TOXICITY,
+    FAITHFULNESS,
+    CONTEXT_PRECISION,
+    CONTEXT_RECALL,
+    CONTEXT_RELEVANCE,
+    HALLUCINATION,
+    COHERENCE,
+    SUMMARY_COHERENCE,
 )

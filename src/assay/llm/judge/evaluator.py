@@ -26,13 +26,13 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.llm.judge.prompts import PROMPT_VERSION
-from assay.llm.judge.types import get_metric
+from assay.llm.judge.registry import get_metric
 from assay.llm.slicing import WHERE, column_text
 from assay.results import Metric, MetricSet, to_jsonable
-from assay.slices import annotate
 from assay.stats.means import NUM_BOOTSTRAP, mean_gap_intervals, mean_record
+from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.slices import annotate
 
 __all__ = ["JudgeEvaluator", "ERROR_PREFIX"]
 

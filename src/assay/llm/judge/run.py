@@ -28,6 +28,7 @@ from assay.errors import InvalidInputError
 from assay.llm.driver import LLMRun, evaluate
 from assay.llm.items import Item
 from assay.llm.judge.prompts import PROMPT_VERSION, messages, render
+from assay.llm.judge.registry import get_metric
 from assay.llm.judge.schemas import Invalid as SchemaInvalid
 from assay.llm.judge.schemas import parse, reply_format
 from assay.llm.judge.types import (
@@ -38,7 +39,6 @@ from assay.llm.judge.types import (
     Outcome,
     Task,
     extraction_task,
-    get_metric,
     text_key,
 )
 from assay.llm.options import RunOptions

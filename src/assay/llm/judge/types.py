@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.errors import InvalidInputError
 from assay.llm.judge.schemas import Claims, Opinions, Statements
 
 __all__ = [
@@ -24,9 +23,6 @@ __all__ = [
     "Task",
     "Outcome",
     "JudgeMetric",
-    "register",
-    "get_metric",
-    "registered",
     "extraction_task",
 ]
 
@@ -103,32 +99,6 @@ class JudgeMetric:
     extracts: Callable[[Datum], Sequence[tuple[str, str]]]
     plan: Callable[[Datum, Extracted], Sequence[Task]]
     score: Callable[[Datum, Extracted, Replies], Outcome]
-
-
-_REGISTRY: dict[str, JudgeMetric] = {}
-
-
-def register(metric: JudgeMetric) -> JudgeMetric:
-    """Add a metric to the registry (a new judge metric is one file calling this)."""
-    _REGISTRY[metric.name] = metric
-    return metric
-
-
-def registered() -> list[str]:
-    """Names of the registered judge metrics."""
-    from assay.llm.judge import definitions  # noqa: F401  (registers the built-ins)
-
-    return list(_REGISTRY)
-
-
-def get_metric(name: str) -> JudgeMetric:
-    """A registered metric by name; an :class:`InvalidInputError` listing them otherwise."""
-    names = registered()
-    if name not in _REGISTRY:
-        raise InvalidInputError(
-            f"unknown judge metric {name!r}; use one of {', '.join(names)}", field="metrics"
-        )
-    return _REGISTRY[name]
 
 
 def text_key(kind: str, text: str) -> str:

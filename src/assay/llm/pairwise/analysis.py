@@ -26,7 +26,6 @@ import numpy as np
 import pandas as pd
 
 from assay._compat import UNSET, renamed
-from assay.intervals import CIOptions, ci_options, wilson
 from assay.llm.pairwise import records
 from assay.llm.pairwise.compute import (
     consistent_mask,
@@ -57,6 +56,7 @@ from assay.llm.pairwise.slicing import (
     slice_records,
 )
 from assay.results import Metric, MetricSet
+from assay.uncertainty.intervals import CIOptions, ci_options, wilson
 
 __all__ = ["Analysis", "analyze"]
 

@@ -40,10 +40,10 @@ import pandas as pd
 from assay._compat import UNSET, renamed
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.llm.pairwise.analysis import analyze
 from assay.llm.pairwise.prompts import OPTION_LETTERS, check_nopt
 from assay.results import MetricSet
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["PairwiseEvaluator", "ROW_COLUMNS", "STATUSES", "as_rows"]
 

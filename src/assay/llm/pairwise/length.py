@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from assay.intervals import bootstrap, percentile
 from assay.llm.pairwise.ratings import logistic_newton
+from assay.uncertainty.intervals import bootstrap, percentile
 
 __all__ = [
     "LENGTH_UNIT",

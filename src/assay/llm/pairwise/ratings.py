@@ -38,7 +38,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from assay.errors import InvalidInputError
-from assay.intervals import bootstrap, percentile
+from assay.uncertainty.intervals import bootstrap, percentile
 
 __all__ = [
     "ELO_SCALE",
@@ -236,7 +236,7 @@ def bradley_terry(
     seed: int = 0,
 ) -> BradleyTerryFit:
     """Bradley-Terry ratings of the models in ``outcomes`` with bootstrap intervals over
-    questions (:func:`assay.intervals.bootstrap`, ``n_boot`` resamples)."""
+    questions (:func:`assay.uncertainty.intervals.bootstrap`, ``n_boot`` resamples)."""
     if len(outcomes) == 0:
         raise InvalidInputError("no judged comparison", source="bradley_terry")
     models = sorted(set(outcomes["model"]) | set(outcomes["opponent"]))

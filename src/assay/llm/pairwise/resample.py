@@ -4,7 +4,7 @@ The unit of pairwise data is the question: its comparisons (every model against 
 reference, in one or both orders) stand or fall together, so a resample draws whole
 questions. Each metric keeps per-question sufficient statistics, and the metric of a
 resample is the metric of the count-weighted statistics (``w`` the counts of how often each
-question was drawn, :func:`assay.intervals.resample_counts`); nothing is re-analysed per
+question was drawn, :func:`assay.uncertainty.intervals.resample_counts`); nothing is re-analysed per
 resample:
 
 * every rate record (``ExtractionRate``, ``ConsistencyRate``, the three ``WinRate``
@@ -19,7 +19,7 @@ resample:
 
 All of them come from the same counts, so one ``seed`` gives consistent intervals. With a
 ``cluster`` column, ``w`` is the weight of each question when whole clusters of questions
-are drawn (:class:`assay.clusters.Clusters`): every formula above is unchanged. A slice
+are drawn (:class:`assay.uncertainty.clusters.Clusters`): every formula above is unchanged. A slice
 (a subgroup of the questions) of a resample is the resample's counts times the slice's
 indicator: the slice's value and the whole set's come from the same draw, so the gap's
 interval is the percentile interval of the resampled gaps. A resample on which a value is
@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay.intervals import CIOptions, Clusters, bootstrap, percentile
 from assay.llm.pairwise.length import LengthDesign
 from assay.llm.pairwise.ratings import fit_bradley_terry
 from assay.results import Metric
+from assay.uncertainty.intervals import CIOptions, Clusters, bootstrap, percentile
 
 __all__ = ["IDENT", "ident", "QuestionRates", "question_rates", "Draw", "Replicates"]
 

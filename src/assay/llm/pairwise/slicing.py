@@ -6,8 +6,8 @@ have the same value (a question with two values is refused); a question without 
 empty cell) is in no slice. Each slice's records are the rate records and length-controlled
 win rates of the comparisons of its questions analysed alone (:func:`slice_records`), in
 the order of the whole set's, with ``slice_column``, ``slice`` (the value as text), ``n``
-(the slice's questions) and ``gap`` (:func:`assay.slices.annotate`). A record of the whole
-set that the slice cannot define (a task or model absent from it) is ``null`` with the
+(the slice's questions) and ``gap`` (:func:`assay.uncertainty.slices.annotate`). A record of
+the whole set that the slice cannot define (a task or model absent from it) is ``null`` with the
 reason. No model is called: slices are computed from the stored comparisons.
 
 Example:
@@ -27,7 +27,7 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 from assay.results import Metric, record
-from assay.slices import annotate, slice_text
+from assay.uncertainty.slices import annotate, slice_text
 
 __all__ = ["cell_text", "check_by", "question_clusters", "question_masks", "slice_records"]
 

@@ -107,9 +107,9 @@ class PairwiseTask(LLMTask):
         confidence: Any = UNSET,
         cluster: str | None = None,
     ) -> None:
-        from assay.intervals import ci_options
         from assay.llm.pairwise.prompts import check_nopt
         from assay.llm.pairwise.table import build_comparisons, read_table
+        from assay.uncertainty.intervals import ci_options
 
         self.nopt = check_nopt(nopt)
         num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="judge")

@@ -24,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.intervals import ci_options
 from assay.llm.suites import records
-from assay.results import Metric, MetricSet
+from assay.llm.suites.average_ci import attach_average_intervals
+from assay.results import MetricSet
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["average_fairness", "AVERAGED"]
 
@@ -40,12 +41,6 @@ AVERAGED = (
     "Recall",
     "CounterfactualChangeRate",
 )
-
-
-def _overall(ms: MetricSet, kind: str) -> Metric | None:
-    found = [m for m in ms.filter(kind) if "group" not in m.parameters]
-    found = [m for m in found if "slice" not in m.parameters]  # a run with --by: the whole set
-    return found[0] if found else None
 
 
 def average_fairness(
@@ -70,7 +65,7 @@ def average_fairness(
     for kind in AVERAGED:
         ids, names, values = [], [], []
         for dataset, (eid, ms) in evaluations.items():
-            m = _overall(ms, kind)
+            m = records.overall(ms, kind)
             if m is not None and isinstance(m.value, (int, float)):
                 ids.append(eid)
                 names.append(dataset)
@@ -78,7 +73,5 @@ def average_fairness(
         mean = sum(values) / len(values) if values else None
         out.append(records.averaged(kind, mean, evaluations=ids, datasets=names))
     if opts is not None:
-        from assay.llm.suites.average_ci import attach_average_intervals
-
         attach_average_intervals(out, evaluations, items or {}, opts)
     return MetricSet(out)

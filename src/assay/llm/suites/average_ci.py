@@ -7,7 +7,7 @@ is stratified: every resample draws each dataset's ``n_d`` test rows from its ow
 replacement (each dataset its own random stream, :func:`stratum_seed`), scores each
 dataset's resample as its run was scored, and averages the resampled metrics over the
 datasets where they are defined (``NaN`` when none is; such resamples are left out of the
-percentile interval, as everywhere in :mod:`assay.intervals`).
+percentile interval, as everywhere in :mod:`assay.uncertainty.intervals`).
 
 **The unit and its state.** An LLM fairness run's unit is a test row: its target, its group
 (privileged or not), the answer to its prompt and to its counterfactual prompt, coded as in
@@ -41,11 +41,12 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.collapsing import collapse
-from assay.intervals import CIOptions, bootstrap, percentile
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator
+from assay.llm.suites.records import overall
 from assay.llm.tally import record_key
 from assay.results import Metric, MetricSet
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import CIOptions, bootstrap, percentile
 
 __all__ = ["FIELDS", "stored_args", "stratum_units", "stratum_seed", "attach_average_intervals"]
 
@@ -120,12 +121,6 @@ def stratum_seed(seed: int, j: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(j)]).generate_state(1)[0])
 
 
-def _overall(ms: MetricSet, kind: str) -> Metric | None:
-    from assay.llm.suites.average import _overall as pick
-
-    return pick(ms, kind)
-
-
 def _value(m: Metric | None) -> float:
     v = None if m is None else m.value
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
@@ -147,7 +142,7 @@ class _Stratum:
         -> (b, k); NaN where undefined or where the data has no such record."""
         keys = [
             ("",) if m is None else record_key(kind, m.parameters)
-            for kind, m in ((k, _overall(self.records, k)) for k in kinds)
+            for kind, m in ((k, overall(self.records, k)) for k in kinds)
         ]
         return lambda weights: self.tally.replicates(np.asarray(weights, np.float64), keys)
 
@@ -169,8 +164,8 @@ def attach_average_intervals(
             why = f"evaluation {eid} ({dataset}): {reason}"
             break
         st = _Stratum(args)
-        again = np.array([_value(_overall(st.records, k)) for k in kinds])
-        stored = np.array([_value(_overall(ms, k)) for k in kinds])
+        again = np.array([_value(overall(st.records, k)) for k in kinds])
+        stored = np.array([_value(overall(ms, k)) for k in kinds])
         if not np.array_equal(again, stored, equal_nan=True):
             j = int(np.flatnonzero(~((again == stored) | (np.isnan(again) & np.isnan(stored))))[0])
             why = (

@@ -49,7 +49,6 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.intervals import ci_options
 from assay.llm.driver import STOP_MESSAGE, LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
@@ -58,6 +57,7 @@ from assay.llm.slicing import SlicedEvaluator
 from assay.llm.tally import TalliedEvaluator
 from assay.llm.task import Call, LLMTask, Prepared
 from assay.results import Metric, MetricSet
+from assay.uncertainty.intervals import ci_options
 
 if TYPE_CHECKING:
     from assay.llm.models.base import ChatModel

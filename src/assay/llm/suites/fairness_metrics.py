@@ -43,11 +43,11 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
 from assay.fairness.intervals import attach_intervals
-from assay.intervals import ci_options
 from assay.llm.suites import records
 from assay.llm.tally import TalliedEvaluator, Tally, Values
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
+from assay.uncertainty.intervals import ci_options
 
 __all__ = ["LLMFairnessEvaluator", "POSITIVE", "NEGATIVE", "INVALID", "ERROR", "NOT_ASKED"]
 

@@ -1,5 +1,5 @@
 """Confidence intervals of the suite metrics from their outcome counts: a bootstrap over
-items (see :mod:`assay.intervals`).
+items (see :mod:`assay.uncertainty.intervals`).
 
 A suite metric of one scope (a CAT scope, a language) is a function of the counts of that
 scope's items per outcome (S, A, U, O, errors for CAT; correct, incorrect, invalid, errors
@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.intervals import CIOptions, bootstrap, percentile, wilson
 from assay.results import Metric
+from assay.uncertainty.intervals import CIOptions, tally_intervals, wilson
+from assay.uncertainty.tally import Key, Tally
 
 __all__ = ["attach_count_intervals"]
 
@@ -29,6 +30,32 @@ F64 = NDArray[np.float64]
 Formulas = Callable[[F64], Mapping[str, F64]]
 #: Per metric: (numerator, denominator) outcome columns of a proportion, for Wilson.
 Proportions = Mapping[str, tuple[list[int], list[int]]]
+
+
+def count_tally(
+    row: NDArray[np.int64],
+    name: str,
+    formulas: Formulas,
+    kinds: Sequence[str],
+    proportions: Proportions | None = None,
+) -> Tally:
+    """The engine's tally (:mod:`assay.uncertainty`) of one scope's records ``kinds``, keyed
+    ``(kind, name)``: its outcome counts ``row`` are the units a resample draws, and the
+    proportions have Wilson's interval as a closed form."""
+    keys: tuple[Key, ...] = tuple((kind, name) for kind in kinds)
+
+    def values(w: F64) -> F64:
+        found = formulas(w)
+        return np.stack([found[k] for k in kinds], axis=1)
+
+    def by_wilson(level: float) -> dict[Key, tuple[float, float]]:
+        out = {}
+        for kind, (num, den) in (proportions or {}).items():
+            lo, hi = wilson(float(row[num].sum()), float(row[den].sum()), level)
+            out[(kind, name)] = (float(lo), float(hi))
+        return out
+
+    return Tally(keys, values, row, closed={"wilson": by_wilson})
 
 
 def attach_count_intervals(
@@ -44,24 +71,10 @@ def attach_count_intervals(
     """Intervals on the defined records whose ``parameters[where]`` is one of ``names``
     (row ``i`` of ``counts`` holds the outcome counts of ``names[i]``) and whose type is
     one of ``kinds`` (metrics of ``formulas``), in place."""
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    found: dict[Key, dict[str, Any]] = {}
     for row, name in zip(counts, names):
-        if int(row.sum()) == 0:
-            continue
-
-        def statistic(w: F64) -> F64:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                values = formulas(w)
-                return np.stack([values[k] for k in kinds], axis=1)
-
-        lo, hi = percentile(bootstrap(statistic, row, opts.num_bootstrap, opts.seed), opts.level)
-        for j, kind in enumerate(kinds):
-            found[(kind, name)] = opts.parameters(float(lo[j]), float(hi[j]), "bootstrap")
-        if opts.method == "wilson":
-            for kind, (num, den) in (proportions or {}).items():
-                k, n = float(row[num].sum()), float(row[den].sum())
-                wl, wh = wilson(k, n, opts.level)
-                found[(kind, name)] = opts.parameters(float(wl), float(wh), "wilson")
+        if int(row.sum()) > 0:
+            found |= tally_intervals(count_tally(row, name, formulas, kinds, proportions), opts)
     for m in records:
         key = (m.type, str(m.parameters.get(where)))
         if m.value is not None and key in found:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assay.results import Metric, record
+from assay.results import Metric, MetricSet, record
 
 __all__ = [
     "scoped",
@@ -31,6 +31,7 @@ __all__ = [
     "rate",
     "response_counts",
     "averaged",
+    "overall",
 ]
 
 
@@ -89,3 +90,11 @@ def averaged(
     """The mean of ``kind`` over stored evaluations, naming which ones it averaged."""
     params = {"evaluations": list(evaluations), "datasets": list(datasets), "n": len(evaluations)}
     return record(kind, value, undefined="no evaluation has a value for it", **params)
+
+
+def overall(ms: MetricSet, kind: str) -> Metric | None:
+    """The record of ``kind`` over the whole run in ``ms`` (not one group's, not one slice's,
+    as a run with ``--by`` has), or None when the run has none."""
+    found = [m for m in ms.filter(kind) if "group" not in m.parameters]
+    found = [m for m in found if "slice" not in m.parameters]
+    return found[0] if found else None

@@ -58,8 +58,8 @@ from assay.fairness.grouping import (
     row_slices,
 )
 from assay.fairness.types import PrivilegedGroup
-from assay.uncertainty.intervals import CIOptions
 from assay.io.tables import as_dataframe, require_columns
+from assay.uncertainty.intervals import CIOptions
 
 __all__ = [
     "Batch",

@@ -57,8 +57,8 @@ from assay.fairness.slices import slice_records, slices_from, slices_state
 from assay.fairness.tally import Counts, Tally, families
 from assay.fairness.types import PrivilegedGroup
 from assay.fairness.units import Units, grown, joined, units_from_state, units_state
-from assay.uncertainty.intervals import ci_options
 from assay.results import MetricSet
+from assay.uncertainty.intervals import ci_options
 from assay.uncertainty.slices import check_by
 
 __all__ = ["FairnessEvaluator"]

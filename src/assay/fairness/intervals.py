@@ -16,8 +16,9 @@ record would be ``None``):
   mean over definitions and everything weighted;
 * clusters (``cluster=COLUMN``, CLI ``--cluster``): every resample draws whole clusters (a
   patient, a site) and every row counts as often as its cluster was drawn; a cluster's flat
-  statistics are one row of :class:`~assay.uncertainty.clusters.Clusters` (:func:`membership`), and a
-  resample's are the drawn clusters' summed. Every row must have a cluster.
+  statistics are one row of :class:`~assay.uncertainty.clusters.Clusters`
+  (:func:`membership`), and a resample's are the drawn clusters' summed. Every row must have a
+  cluster.
 
 The gap of a slice's record to the whole set's is the same with two families side by side,
 drawn jointly (:func:`gap_draw`). Each way of drawing is a :class:`Draw`: rows with their
@@ -45,11 +46,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.uncertainty.clusters import Clusters
 from assay.fairness.tally import Family, Tally
 from assay.fairness.units import Units, joint
-from assay.uncertainty.intervals import INTERVAL_KEYS, CIOptions, bootstrap, percentile
 from assay.results import Metric
+from assay.uncertainty.clusters import Clusters
+from assay.uncertainty.intervals import INTERVAL_KEYS, CIOptions, bootstrap, percentile
 
 __all__ = [
     "Draw",

@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.uncertainty.clusters import Clusters
 from assay.fairness.intervals import Pair, gap_draw, intervals, membership
 from assay.fairness.tally import Tally
 from assay.fairness.units import joint
-from assay.uncertainty.intervals import CIOptions, percentile
 from assay.results import Metric
+from assay.uncertainty.clusters import Clusters
+from assay.uncertainty.intervals import CIOptions, percentile
 from assay.uncertainty.slices import annotate, record_key
 
 __all__ = [

@@ -59,7 +59,7 @@ def test_mixed_column_values_are_shown_as_written():
     import pytest
 
     from assay.errors import InvalidInputError
-    from assay.fairness.values import kind_and_values
+    from assay.fairness.batch import kind_and_values
 
     a = np.array([np.str_("fox"), np.int64(3)], dtype=object)
     with pytest.raises(InvalidInputError) as e:

@@ -23,9 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.fairness import FairnessEvaluator, PrivilegedGroup
-from assay.fairness.assembly import families
-from assay.fairness.draws import mapped, stacked, transposed
-from assay.intervals import resample_counts
+from assay.fairness.intervals import mapped, stacked, transposed
+from assay.uncertainty.intervals import resample_counts
 
 LEVEL, B, SEED = 0.9, 30, 3
 GROUPS = ["sex=F", "age:40:invert"]
@@ -184,12 +183,13 @@ def test_one_resample_against_fairlearn_with_sample_weight() -> None:
     df = _df(seed=4, grid=False)  # continuous weights: the classes are the datums
     ev = FairnessEvaluator(**CONFIG, ci=LEVEL, num_bootstrap=B, seed=SEED)
     ev.add(df, label="y", prediction="yhat", sample_weight="w")
-    assert ev._units is not None and len(ev._units.counts) == len(df)
+    tally = ev.tally()
+    assert tally.units is not None and len(tally.units.counts) == len(df)
     first, counts = _classes(df, True)
     k = next(iter(resample_counts(counts, B, SEED)))[0]
     rows = df.iloc[np.repeat(first, k.astype(int))]
-    fams = families(ev, mean=True)
-    flat = mapped(transposed(stacked(fams, ev._units)), k[None, :])[0]
+    fams = tally.families
+    flat = mapped(transposed(stacked(fams, tally.units)), k[None, :])[0]
     at = sum(f.width for f in fams[:3])  # two definitions and their mean, then the table
     got = {_key(m): m.value for m in fams[3].rebuilt(flat[at : at + fams[3].width])}
     sw = rows["w"].to_numpy()
@@ -269,7 +269,7 @@ def test_property_classes_of_batches_add_up_to_one_batch(cuts: list[int], weight
     merged = parts[-1]
     for p in parts[-2::-1]:
         merged.merge(FairnessEvaluator.from_state(p.state()))
-    a, b = whole._units, merged._units
+    a, b = whole.tally().units, merged.tally().units
     assert a is not None and b is not None and int(a.counts.sum()) == len(df)
     assert [x.tolist() for x in a.names] == [x.tolist() for x in b.names]
     assert a.keys.tolist() == b.keys.tolist() and a.counts.tolist() == b.counts.tolist()

@@ -49,8 +49,13 @@ from numpy.typing import ArrayLike, NDArray
 from assay import ratios
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.fairness.group_table import GroupTable, check_weights, confusion_cell, crossed_codes
-from assay.fairness.group_text import as_group_text, factorize_text, group_column_values
+from assay.fairness.group_table import GroupTable, check_weights, confusion_cell
+from assay.fairness.grouping import (
+    as_group_text,
+    crossed_codes,
+    factorize_text,
+    group_column_values,
+)
 
 __all__ = [
     "AGGREGATES",

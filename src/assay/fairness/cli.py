@@ -97,8 +97,8 @@ def _check_columns(
     import numpy as np
 
     from assay.errors import InvalidInputError
+    from assay.fairness.batch import shown
     from assay.fairness.by_group import as_group_text
-    from assay.fairness.values import shown
 
     have = ", ".join(map(str, df.columns))
     named = [("--sensitive", g.group_column) for g in groups]

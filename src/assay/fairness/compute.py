@@ -81,6 +81,12 @@ class GroupCounts:
         return self.fp + self.tn
 
     @classmethod
+    def of_cells(cls, cells: NDArray[Any]) -> GroupCounts:
+        """The counts of cells shaped (..., 4, 2): TP, FP, FN, TN x (unprivileged,
+        privileged); each count shaped (..., 2) (many resamples, or definitions, at once)."""
+        return cls(*(cells[..., i, :] for i in range(4)))
+
+    @classmethod
     def zeros(cls) -> GroupCounts:
         z = np.zeros(2, dtype=np.int64)
         return cls(z, z, z, z)

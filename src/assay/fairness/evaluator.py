@@ -7,12 +7,16 @@ seen and, with sample weights, their weight sums (a
 :class:`~assay.fairness.group_table.GroupTable`), and the four counts (and weight sums)
 over all datums; so batches and merged evaluators add up exactly. It also keeps the
 distinct label and prediction values seen, to refuse data whose labels and predictions do
-not match (see :mod:`assay.fairness.values`), and how many datums matched each privileged
-value, to refuse a value that occurs nowhere.
+not match (see :mod:`assay.fairness.batch`), and how many datums matched each privileged
+value, to refuse a value that occurs nowhere. With ``ci`` it keeps the classes of
+interchangeable datums (:mod:`assay.fairness.units`), with ``by`` each slice's counts and with
+``cluster`` each cluster's (each a sub-evaluator of the same configuration). Its
+:meth:`~FairnessEvaluator.tally` gives its records in families with the point estimate's
+formulas on a resample axis (:mod:`assay.fairness.tally`), from which
+:mod:`assay.fairness.intervals` and :mod:`assay.fairness.slices` draw intervals, slices and gaps.
 
-Records (built by :mod:`assay.fairness.records`, assembled by
-:mod:`assay.fairness.summaries`): per definition and their mean, the four AIF360-style
-metrics and ``GroupCounts``; per group ``SelectionRate``, ``TruePositiveRate``,
+Records (built by :mod:`assay.fairness.records`): per definition and their mean, the four
+AIF360-style metrics and ``GroupCounts``; per group ``SelectionRate``, ``TruePositiveRate``,
 ``FalsePositiveRate``, ``Accuracy``, ``GroupCounts`` and over the groups
 ``DemographicParityDifference``/``Ratio``, ``EqualizedOddsDifference``/``Ratio`` (see
 :mod:`assay.fairness.by_group`); ``Accuracy``, ``Precision``, ``Recall`` over all datums.
@@ -41,40 +45,21 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay._compat import UNSET, renamed
-from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.fairness import records
-from assay.fairness.assembly import records_of
-from assay.fairness.by_group import (
-    GroupTable,
-    as_group_text,
-    check_options,
-    confusion_cell,
-    group_column_values,
-)
-from assay.fairness.clusters import cluster_rows, restrict
+from assay.fairness.batch import Batch, check_value_sets, read_batch, read_table
+from assay.fairness.by_group import check_options
 from assay.fairness.compute import GroupCounts, group_counts
-from assay.fairness.group_table import check_weights
-from assay.fairness.grouping import batch_grouping, column_key, columns_of, control_key
-from assay.fairness.slices import (
-    feed,
-    merge_slices,
-    row_slices,
-    slice_records,
-)
-from assay.fairness.state import load_state, state_of
+from assay.fairness.group_table import GroupTable, confusion_cell, tables_from_state, tables_state
+from assay.fairness.grouping import column_key, control_key
+from assay.fairness.intervals import intervals
+from assay.fairness.slices import slice_records, slices_from, slices_state
+from assay.fairness.tally import Counts, Tally, families
 from assay.fairness.types import PrivilegedGroup
-from assay.fairness.units import Units, grown, joined
-from assay.fairness.values import (
-    check_same_language,
-    check_value_sets,
-    kind_and_values,
-)
-from assay.intervals import ci_options
-from assay.io.tables import as_dataframe, require_columns
-from assay.results import Metric, MetricSet
-from assay.slices import check_by
+from assay.fairness.units import Units, grown, joined, units_from_state, units_state
+from assay.results import MetricSet
+from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.slices import check_by
 
 __all__ = ["FairnessEvaluator"]
 
@@ -121,7 +106,7 @@ class FairnessEvaluator(Evaluator):
             ``gap`` and, with ``ci``, the gap's interval (:mod:`assay.fairness.slices`).
         cluster: a column whose values are clusters (a patient, a site): the bootstrap
             draws whole clusters instead of rows, for every interval and gap interval
-            (``parameters.cluster``; needs ``ci``; :mod:`assay.fairness.clusters`).
+            (``parameters.cluster``; needs ``ci``; :mod:`assay.fairness.intervals`).
     """
 
     def __init__(
@@ -227,45 +212,21 @@ class FairnessEvaluator(Evaluator):
         group_values = renamed(
             "group_values", group_values, "sensitive", sensitive, where="add_arrays"
         )
-        t = as_1d(y_true, source=source or fields[0], field=fields[0] if source else None)
-        p = as_1d(y_pred, source=source or fields[1], field=fields[1] if source else None)
-        n = check_same_length(**{fields[0]: t, fields[1]: p})
-        values = group_values or {}
-        w = None
-        if sample_weight is not None:
-            w = check_weights(sample_weight, n, source=source, field=weight_field)
-        masked = [self._mask(g, values, n, source) for g in self.groups]
-        groupings = [
-            batch_grouping(values, c, self.control_columns, n, source) for c in self.group_columns
-        ]
-        _, labels = kind_and_values(t, source=source, field=fields[0])
-        _, predictions = kind_and_values(p, source=source, field=fields[1])
-        check_same_language(labels, predictions, self.positive_label, source=source, fields=fields)
-        cuts = [(c, v, rows) for c in self.by for v, rows in row_slices(values, c, n, source)]
-        column = self.ci.cluster if self.ci is not None else None
-        clusters = [] if column is None else cluster_rows(values, column, n, source)
+        batch = read_batch(self, y_true, y_pred, group_values or {}, source=source, fields=fields,
+                           sample_weight=sample_weight, weight_field=weight_field)  # fmt: skip
         # Everything is validated: only now does the state change.
-        self._take((t, p, w), masked, groupings, (labels, predictions), cuts, source)
-        for v, r in clusters:
-            sub = self._clusters.setdefault(v, self._cluster_sub())
-            part = (t[r], p[r], None if w is None else w[r])
-            within = [(c, x, rows[r]) for c, x, rows in cuts]
-            sub._take(part, *restrict(masked, groupings, r), (labels, predictions), within, None)
+        self._take(batch, source)
+        for v, r in batch.clusters:
+            self._clusters.setdefault(v, self._cluster_sub())._take(batch.on(r), None)
         return self
 
-    def _take(
-        self,
-        batch: tuple[NDArray[Any], NDArray[Any], NDArray[np.float64] | None],
-        masked: Any,
-        groupings: Any,
-        seen: tuple[NDArray[Any], NDArray[Any]],
-        cuts: Any,
-        source: Any,
-    ) -> None:
-        """Count a validated batch (labels, predictions, weights) and its slices' rows."""
-        self._accumulate(batch[0], batch[1], batch[2], masked, groupings)
-        self._remember(seen[0], seen[1], source)
-        feed(self._slices, cuts, self._sub, batch, masked, groupings, seen)
+    def _take(self, batch: Batch, source: str | None) -> None:
+        """Count a validated batch and its slices' rows."""
+        self._accumulate(batch.t, batch.p, batch.w, batch.masked, batch.groupings)
+        self._remember(*batch.seen, source)
+        for column, v, rows in batch.cuts if self.by else ():
+            sub = self._slices[column].setdefault(v, self._sub())
+            sub._take(batch.on(rows, cuts=False), None)
 
     def _cluster_sub(self) -> FairnessEvaluator:
         """An evaluator configured as this one without intervals: a cluster's counts."""
@@ -302,17 +263,6 @@ class FairnessEvaluator(Evaluator):
             self._overall_weights = self._weights() + now
         self._overall = self._overall + np.bincount(cell, minlength=4)
 
-    def _mask(
-        self, g: PrivilegedGroup, values: Mapping[str, ArrayLike], n: int, source: str | None
-    ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
-        """The privileged mask and, for privileged values, how many datums matched each."""
-        v = group_column_values(values, g.group_column, n, source)
-        if g.values is None:
-            return g.privileged(v, source=source), np.zeros(0, dtype=np.int64)
-        text = as_group_text(v, source=source, field=g.group_column)
-        matched = np.array([int((text == x).sum()) for x in g.values], dtype=np.int64)
-        return np.isin(text, np.asarray(g.values, dtype=str)), matched
-
     def _remember(self, labels: NDArray[Any], predictions: NDArray[Any], source: Any) -> None:
         if self._labels is None or self._predictions is None:
             self._labels, self._predictions = labels, predictions
@@ -333,34 +283,8 @@ class FairnessEvaluator(Evaluator):
     ) -> Self:
         """Add a batch from a table (pandas/polars frame, file path or records) by column
         names; ``sample_weight`` names a column of weights."""
-        df = as_dataframe(data, source=source)
-        columns = dict.fromkeys(
-            [
-                *(g.group_column for g in self.groups),
-                *(c for key in self.group_columns for c in columns_of(key)),
-                *self.control_columns,
-                *self.by,
-                *([self.ci.cluster] if self.ci is not None and self.ci.cluster else []),
-            ]
-        )
-        weights = [] if sample_weight is None else [sample_weight]
-        cols = [label, prediction, *columns, *weights]
-        require_columns(df, cols, source=source)
-        for c in (label, prediction):
-            miss = df[c].isna().to_numpy()
-            if miss.any():
-                raise InvalidInputError(
-                    "missing value", source=source, record=int(np.flatnonzero(miss)[0]) + 1, field=c
-                )
-        return self.add_arrays(
-            df[label].to_numpy(),
-            df[prediction].to_numpy(),
-            {c: df[c].to_numpy() for c in columns},
-            source=source,
-            fields=(label, prediction),
-            sample_weight=None if sample_weight is None else df[sample_weight].to_numpy(),
-            weight_field=sample_weight or "sample_weight",
-        )
+        arrays = read_table(self, data, label, prediction, source, sample_weight)
+        return self.add_arrays(**arrays, source=source)
 
     @property
     def is_empty(self) -> bool:
@@ -380,12 +304,13 @@ class FairnessEvaluator(Evaluator):
         self._overall = self._overall + other._overall
         self._remember(other._labels, other._predictions, None)
         self._sources += [s for s in other._sources if s not in self._sources]
-        merge_slices(self._slices, other._slices, FairnessEvaluator.from_state)
-        for v, sub in other._clusters.items():
-            if v in self._clusters:
-                self._clusters[v]._merge(sub)
-            else:
-                self._clusters[v] = FairnessEvaluator.from_state(sub.state())
+        parts = [(self._slices[c], other._slices[c]) for c in self.by]
+        for here, there in [*parts, (self._clusters, other._clusters)]:
+            for v, sub in there.items():  # one new here is copied: later adds stay here
+                if v in here:
+                    here[v]._merge(sub)
+                else:
+                    here[v] = FairnessEvaluator.from_state(sub.state())
 
     # ------------------------------------------------------------ compute
 
@@ -398,24 +323,36 @@ class FairnessEvaluator(Evaluator):
             source=", ".join(self._sources) or "labels and predictions",
         )
         self._check_privileged_values()
-        out = self._records()
-        return MetricSet([*out, *slice_records(self, out)])
+        whole = self.tally()
+        if self.ci is not None:
+            intervals(whole, self.ci)
+        out = whole.records()
+        parts = {c: {v: self._slice_tally(c, v) for v in subs} for c, subs in self._slices.items()}
+        return MetricSet([*out, *slice_records(whole, out, parts, self.ci)])
 
-    def _records(self, clusters: Mapping[str, FairnessEvaluator] | None = None) -> list[Metric]:
-        """The records of the counts (a slice's too: the whole set's checks are done);
-        ``clusters``: the per-cluster counts of these rows (default: this evaluator's)."""
-        return records_of(self, self._clusters if clusters is None else clusters)
+    def counts(self) -> Counts:
+        """The counts of the rows added: per definition, per group column, overall, each with
+        its weight sums (:class:`~assay.fairness.tally.Counts`)."""
+        sums = None if self._weighted_counts is None else list(self._weighted_counts)
+        return Counts(list(self._counts), list(self._tables), self._overall, sums,
+                      self._overall_weights)  # fmt: skip
 
-    def _by_group(self, column: Any, table: GroupTable) -> list[Metric]:
-        return records.by_group(
-            column,
-            table,
-            positive_label=self.positive_label,
-            zero_division=self.zero_division,
-            method=self.method,
-            agg=self.agg,
-            control_columns=self.control_columns,
-        )
+    def tally(self, *, mean: bool = True) -> Tally:
+        """The :class:`~assay.fairness.tally.Tally` of the rows added: the point estimate's
+        records in families (with ``mean``, their mean over the definitions too), the classes
+        of datums and, with ``cluster``, each cluster's counts."""
+        clusters = {g: c.counts() for g, c in self._clusters.items()}
+        return self._tally_of(clusters, mean=mean)
+
+    def _tally_of(self, clusters: Mapping[str, Counts], *, mean: bool) -> Tally:
+        counts = self.counts()
+        return Tally(families(self, counts, mean=mean), counts, self._units, clusters)
+
+    def _slice_tally(self, column: str, value: str) -> Tally:
+        """The tally of one slice: its rows' counts, and each cluster's rows in the slice."""
+        clusters = {g: c._slices[column][value].counts() for g, c in self._clusters.items()
+                    if value in c._slices[column]}  # fmt: skip
+        return self._slices[column][value]._tally_of(clusters, mean=False)
 
     def _definition_weights(self) -> list[GroupCounts]:
         """Per definition, the weight sums (the counts as floats when unweighted).
@@ -444,18 +381,61 @@ class FairnessEvaluator(Evaluator):
 
     # ------------------------------------------------------------ state
 
-    def _state(self) -> dict[str, np.ndarray]:
-        return state_of(self)
+    # The arrays: ``counts`` (definition x TP/FP/FN/TN x unprivileged/privileged),
+    # ``overall``, ``privileged_matched``, the group tables, the weight sums when weighted, the
+    # label and prediction values seen, the classes of datums with ``ci`` (``unit_*``), then
+    # the slices' and clusters' own states under their prefixes (``slices.*``, ``clusters.*``).
 
-    def _load_sub(self, arrays: dict[str, Any]) -> FairnessEvaluator:
-        sub = self._sub()
-        sub._load_state(arrays)
-        return sub
+    def _state(self) -> dict[str, np.ndarray]:
+        counts = np.zeros((0, 4, 2), dtype=np.int64)
+        if self._counts:
+            counts = np.stack([np.stack([c.tp, c.fp, c.fn, c.tn]) for c in self._counts])
+        state = {
+            "counts": counts.astype(np.int64),
+            "overall": self._overall.astype(np.int64),
+            "privileged_matched": np.concatenate([np.zeros(0, np.int64), *self._matched]),
+        }
+        state |= tables_state(self._tables)
+        if self._overall_weights is not None:
+            state["overall_weights"] = self._overall_weights.astype(np.float64)
+        if self._weighted_counts:
+            sums = [np.stack(astuple(c)) for c in self._weighted_counts]
+            state["definition_weights"] = np.stack(sums).astype(np.float64)
+        if self._labels is not None and self._predictions is not None:
+            state["label_values"] = self._labels
+            state["prediction_values"] = self._predictions
+        clusters = slices_state({"": self._clusters}, "clusters") if self._clusters else {}
+        return state | units_state(self._units) | slices_state(self._slices) | clusters
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        load_state(self, state)
+        """Fill this (configured, empty) evaluator from :meth:`_state`'s arrays (older
+        states too)."""
+        counts = np.asarray(state["counts"], dtype=np.int64)
+        self._counts = [GroupCounts(tp=c[0], fp=c[1], fn=c[2], tn=c[3]) for c in counts]
+        if "overall" in state:
+            self._overall = np.asarray(state["overall"], dtype=np.int64)
+        elif len(counts):  # a state from before group columns: one definition's sums
+            self._overall = counts[0].sum(axis=1)
+        if "privileged_matched" in state:
+            flat = np.asarray(state["privileged_matched"], dtype=np.int64)
+            cuts = np.cumsum([len(m) for m in self._matched])[:-1]
+            self._matched = list(np.split(flat, cuts)) if self._matched else []
+        self._tables = tables_from_state(state, len(self.group_columns))
+        self._units = units_from_state(state, len(self.group_columns))
+        if "overall_weights" in state:
+            self._overall_weights = np.asarray(state["overall_weights"], dtype=np.float64)
+            sums = np.asarray(state.get("definition_weights", np.zeros((0, 4, 2))), np.float64)
+            # a state from before weighted definitions had none: its rows weigh 1
+            self._weighted_counts = [GroupCounts(*c) for c in sums] or self._definition_weights()
+        if "label_values" in state:
+            self._labels = np.asarray(state["label_values"])
+            self._predictions = np.asarray(state["prediction_values"])
+        self._slices = slices_from(state, self.by, lambda a: self._loaded(self._sub(), a))
+        if "clusters.0.values" in state:
+            load = lambda a: self._loaded(self._cluster_sub(), a)  # noqa: E731
+            self._clusters = slices_from(state, [""], load, "clusters")[""]
 
-    def _load_cluster(self, arrays: dict[str, Any]) -> FairnessEvaluator:
-        sub = self._cluster_sub()
+    @staticmethod
+    def _loaded(sub: FairnessEvaluator, arrays: Mapping[str, np.ndarray]) -> FairnessEvaluator:
         sub._load_state(arrays)
         return sub

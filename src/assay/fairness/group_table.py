@@ -31,14 +31,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from assay._validation import as_1d
 from assay.errors import InvalidInputError
-from assay.fairness.group_text import factorize_text
+from assay.fairness.grouping import control_levels, factorize_text
 
 __all__ = [
     "GroupTable",
     "check_weights",
     "confusion_cell",
-    "crossed_codes",
     "group_label",
+    "split_by_control",
     "tables_from_state",
     "tables_state",
 ]
@@ -124,39 +124,6 @@ class GroupTable:
         return self.weights.sum(axis=0, keepdims=True)
 
 
-def crossed_codes(texts: Sequence[NDArray[np.str_]]) -> tuple[NDArray[np.str_], NDArray[np.int64]]:
-    """The crossed groups of several columns' texts: the sorted names of the combinations
-    present (JSON lists of the values, in column order) and each row's index among them.
-
-    The per-column codes are combined into one code per row (code so far times the next
-    column's number of values plus its code, re-factorised after each column), so there is
-    no Python loop over rows; only the distinct combinations are turned into names.
-
-    Example:
-        >>> names, codes = crossed_codes([np.array(["F", "M", "F"]), np.array(["b", "a", "b"])])
-        >>> names.tolist(), codes.tolist()
-        (['["F", "b"]', '["M", "a"]'], [0, 1, 0])
-    """
-    n = len(texts[0])
-    codes, k = np.zeros(n, dtype=np.int64), 1
-    per_column = []
-    for t in texts:
-        names, inv = factorize_text(np.asarray(t))
-        per_column.append((names, inv))
-        codes, seen = pd.factorize(codes * len(names) + inv)
-        codes, k = codes.astype(np.int64), len(seen)
-    first = np.zeros(k, dtype=np.int64)
-    first[codes[::-1]] = np.arange(n - 1, -1, -1)  # each combination's first row
-    values = [names[inv[first]].tolist() for names, inv in per_column]
-    labels = np.asarray(
-        [json.dumps(list(combo), ensure_ascii=False) for combo in zip(*values)], dtype=str
-    )
-    order = np.argsort(labels, kind="stable")
-    rank = np.empty(k, dtype=np.int64)
-    rank[order] = np.arange(k)
-    return labels[order], rank[codes]
-
-
 def group_label(name: str, crossed: bool) -> Any:
     """A group's value for a record: its text, or for a crossed group the list of values.
 
@@ -223,4 +190,24 @@ def tables_from_state(state: Any, k: int) -> list[GroupTable]:
         if sums is not None:
             sums = np.asarray(sums, dtype=np.float64).reshape(-1, 4)
         out.append(GroupTable(names, counts, sums))
+    return out
+
+
+def split_by_control(
+    table: GroupTable, controls: int, crossed: bool
+) -> list[tuple[Any, GroupTable]]:
+    """Cut a table keyed by ``controls`` control values and then the group values into one
+    group table per control level: ``(control value or list of values, table)``, the
+    groups named as without controls (their text, or a JSON list when ``crossed``).
+
+    Example:
+        >>> t = GroupTable(np.array(['["x", "F"]', '["x", "M"]', '["y", "F"]']),
+        ...                np.ones((3, 4), dtype=np.int64))
+        >>> [(c, s.names.tolist()) for c, s in split_by_control(t, 1, False)]
+        [('x', ['F', 'M']), ('y', ['F'])]
+    """
+    out = []
+    for control, names, rows in control_levels(table.names, controls, crossed):
+        sums = None if table.sums is None else table.sums[rows]
+        out.append((control, GroupTable(names, table.counts[rows], sums)))
     return out

@@ -9,8 +9,15 @@ Per group of a ``group_column`` (``--group``), ``SelectionRate``, ``TruePositive
 ``FalsePositiveRate``, ``Accuracy`` and ``GroupCounts`` carry ``group_column``, ``group``
 and ``positive_label``; the aggregates over its groups (``DemographicParityDifference``, ...)
 carry ``group_column``, ``method`` and ``positive_label`` (the equalized odds ones also
-``agg``). Both add ``zero_division`` when
-it is set.
+``agg``). Both add ``zero_division`` when it is set.
+
+From counts to records: per definition the four
+:data:`~assay.fairness.compute.FAIRNESS_METRICS` of its eight counts (undefined ones carry the
+reason) and the ``GroupCounts`` of its two groups (:func:`definition_records`); each metric's
+mean over the definitions, undefined as soon as one definition's value is, naming it
+(:func:`average_records`); every record of a group column (:func:`by_group`); over all datums
+accuracy ``(TP + TN) / n``, precision ``TP / (TP + FP)`` and recall ``TP / (TP + FN)``
+(:func:`overall_records`). With sample weights the values come from the weight sums.
 
 Example:
     >>> from assay.fairness.types import PrivilegedGroup
@@ -31,9 +38,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from assay import ratios
-from assay.fairness.by_group import RATES, GroupTable, aggregate_values, disparities, group_rates
-from assay.fairness.group_table import group_label
-from assay.fairness.grouping import control_levels, split_by_control
+from assay.errors import UndefinedMetricError
+from assay.fairness.by_group import RATES, GroupTable, disparities, group_rates
+from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts
+from assay.fairness.group_table import group_label, split_by_control
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric, record
 
@@ -47,8 +55,11 @@ __all__ = [
     "per_group_counts",
     "disparity",
     "by_group",
-    "by_group_values",
-    "control_rows",
+    "definition_records",
+    "average_records",
+    "overall_records",
+    "overall_values",
+    "metric_value",
 ]
 
 
@@ -253,41 +264,6 @@ def by_group(
     return out
 
 
-def control_rows(
-    column: str | Sequence[str], names: NDArray[np.str_], control_columns: Sequence[str] = ()
-) -> list[NDArray[np.int64]]:
-    """The rows of a group column's table (``names``) of each control level, in the order of
-    :func:`by_group`'s records (one level of every row without control columns)."""
-    if not control_columns:
-        return [np.arange(len(names))]
-    crossed = not isinstance(column, str)
-    return [rows for _, _, rows in control_levels(names, len(control_columns), crossed)]
-
-
-def by_group_values(
-    counts: NDArray[Any],
-    levels: Sequence[NDArray[np.int64]],
-    *,
-    zero_division: float | None,
-    method: str,
-    agg: str = "worst_case",
-) -> NDArray[np.float64]:
-    """The values of :func:`by_group`'s records of (weighted) counts shaped (b, K, 4) (b
-    resamples of a table's K rows; ``levels``: :func:`control_rows`), shape (b, records):
-    per level, per group the four rates and NaN for ``GroupCounts``, then the aggregates;
-    NaN where undefined."""
-    out = []
-    for rows in levels:
-        w = counts[:, rows]
-        rates = group_rates(w, zero_division)
-        nan = np.full(w.shape[:-1], np.nan)
-        per = np.stack([*(rates[r] for r in RATES), nan], axis=-1)
-        out.append(per.reshape(len(w), -1))
-        aggs = aggregate_values(w, method=method, zero_division=zero_division, agg=agg)
-        out.append(np.stack(list(aggs.values()), axis=-1))
-    return np.concatenate(out, axis=-1)
-
-
 def _one_table(
     column: str | Sequence[str],
     table: GroupTable,
@@ -332,3 +308,94 @@ _WEIGHTED_WHY = {
     "TruePositiveRate": "the group's positive labels have total weight 0",
     "FalsePositiveRate": "the group's negative labels have total weight 0",
 }
+
+
+# ---------------------------------------------------------------- records of counts
+
+
+def metric_value(name: str, c: GroupCounts) -> tuple[float | None, str | None]:
+    """``(value, None)`` of fairness metric ``name`` on counts ``c``, or ``(None, reason)``."""
+    try:
+        return FAIRNESS_METRICS[name](c), None
+    except UndefinedMetricError as e:
+        return None, e.reason
+
+
+def _definition_counts(c: GroupCounts, i: int, weights: GroupCounts | None) -> dict[str, Any]:
+    value: dict[str, Any] = {k: int(getattr(c, k)[i]) for k in _CELLS}
+    if weights is not None:
+        value |= {f"weighted_{k}": float(getattr(weights, k)[i]) for k in _CELLS}
+    return value
+
+
+def definition_records(
+    g: PrivilegedGroup, c: GroupCounts, *, positive_label: Any, weights: GroupCounts | None = None
+) -> list[Metric]:
+    """The metric records and the two ``GroupCounts`` records of definition ``g``; with
+    ``weights`` (the weight sums of the same cells) the metrics are computed from them."""
+    on = c if weights is None else weights
+    weighted = weights is not None
+    out = []
+    for name in FAIRNESS_METRICS:
+        value, why = metric_value(name, on)
+        worst = None
+        if name == "EqualOpportunityDifference" and (on.positives == 0).any():
+            worst = "a group has no positive labels"
+        out.append(per_definition(name, value, g, positive_label=positive_label, undefined=why,
+                                  worst_value=worst, weighted=weighted))  # fmt: skip
+    for i, which in ((0, "unprivileged"), (1, "privileged")):
+        cells = _definition_counts(c, i, weights)
+        out.append(group_counts(cells, g, which=which, positive_label=positive_label,
+                                weighted=weighted))  # fmt: skip
+    return out
+
+
+def average_records(
+    groups: Sequence[PrivilegedGroup],
+    counts: Sequence[GroupCounts],
+    *,
+    positive_label: Any,
+    weighted: bool = False,
+) -> list[Metric]:
+    """Each metric's mean over the definitions ``groups`` (with their ``counts``, the weight
+    sums when ``weighted``)."""
+    out = []
+    for name in FAIRNESS_METRICS:
+        values = [metric_value(name, c) for c in counts]
+        missing = [(g, why) for g, (v, why) in zip(groups, values) if v is None]
+        mean = None if missing else float(np.mean([v for v, _ in values]))
+        why = (
+            f"undefined for definition {missing[0][0].label}: {missing[0][1]}" if missing else None
+        )
+        out.append(
+            average(
+                name, mean, groups, positive_label=positive_label, undefined=why, weighted=weighted
+            )
+        )
+    return out
+
+
+_OVERALL = (
+    ("Accuracy", "requires at least one data point"),
+    ("Precision", "requires TP + FP > 0"),
+    ("Recall", "requires TP + FN > 0"),
+)
+
+
+def overall_values(overall: NDArray[Any]) -> NDArray[np.float64]:
+    """Accuracy, precision and recall of ``[TP, FP, FN, TN]`` (weighted) counts shaped
+    (..., 4) (many resamples at once), shape (..., 3), NaN where undefined."""
+    tp, fp, fn, tn = (np.asarray(overall, np.float64)[..., i] for i in range(4))
+    nums, dens = (tp + tn, tp, tp), (tp + fp + fn + tn, tp + fp, tp + fn)
+    return np.stack([ratios.divide(a, b) for a, b in zip(nums, dens)], axis=-1)
+
+
+def overall_records(
+    counts: NDArray[Any], *, positive_label: Any, weighted: bool = False
+) -> list[Metric]:
+    """Accuracy, precision and recall from the overall ``[TP, FP, FN, TN]`` (weighted) counts."""
+    return [
+        overall(name, ratios.value_or_none(v), positive_label=positive_label, undefined=req,
+                weighted=weighted)
+        for (name, req), v in zip(_OVERALL, overall_values(counts).tolist())
+    ]  # fmt: skip

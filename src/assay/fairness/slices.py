@@ -8,7 +8,7 @@ privileged-group definition and the ``DemographicParityDifference``/``Ratio`` an
 ``EqualizedOddsDifference``/``Ratio`` of every group column (per control level too), computed
 on the rows whose ``site`` is ``v`` alone: SPD between the sexes at site x, and so on. Each
 record carries ``slice_column``, ``slice``, ``n`` (the slice's rows) and ``gap`` (to the whole
-set's record; :mod:`assay.slices`). A slice where a group is missing gives the value the
+set's record; :mod:`assay.uncertainty.slices`). A slice where a group is missing gives the value the
 subset alone gives: ``null`` with the reason (an empty privileged group), or a single group's
 difference 0 and ratio 1.
 
@@ -27,29 +27,25 @@ the same draw; the point estimate's formulas give both, every resample of a chun
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from assay.fairness.assembly import families, records_of
-from assay.fairness.clusters import membership, restrict
-from assay.fairness.draws import gap_replicates
-from assay.fairness.group_text import group_column_values
+from assay.fairness.intervals import Pair, gap_draw, intervals, membership
+from assay.fairness.tally import Tally
 from assay.fairness.units import joint
-from assay.intervals import percentile
 from assay.results import Metric
-from assay.slices import annotate, record_key, value_masks
+from assay.uncertainty.clusters import Clusters
+from assay.uncertainty.intervals import CIOptions, percentile
+from assay.uncertainty.slices import annotate, record_key
 
 __all__ = [
     "SLICE_TYPES",
     "WHERE",
-    "feed",
-    "merge_slices",
-    "row_slices",
     "slice_records",
+    "sliced",
     "slices_from",
     "slices_state",
 ]
@@ -80,15 +76,7 @@ WHERE = (
 Gaps = dict[tuple[Any, ...], tuple[float, float]]
 
 
-def row_slices(
-    values: Mapping[str, ArrayLike], column: str, n: int, source: str | None
-) -> Iterator[tuple[str, NDArray[np.bool_]]]:
-    """``(value, rows)`` of every slice of ``column`` in a batch (missing values: no slice)."""
-    v = group_column_values(values, column, n, source)
-    yield from value_masks(v, ~np.asarray(pd.isna(v), dtype=bool))
-
-
-def _sliced(m: Metric) -> bool:
+def sliced(m: Metric) -> bool:
     """A record computed per slice: a definition's metric or a group column's aggregate
     (not the mean over definitions)."""
     return m.type in SLICE_TYPES and "average_over" not in m.parameters
@@ -105,40 +93,6 @@ def _number(v: Any) -> bool:
 
 def _value(m: Metric) -> float:
     return float(m.value) if _number(m.value) else np.nan
-
-
-def feed(
-    slices: dict[str, dict[str, Any]],
-    cuts: list[tuple[str, str, NDArray[np.bool_]]],
-    make: Callable[[], Any],
-    batch: tuple[Any, Any, Any],
-    masked: list[tuple[NDArray[np.bool_], NDArray[np.int64]]],
-    groupings: list[tuple[NDArray[np.str_], NDArray[np.int64]]],
-    seen: tuple[Any, Any],
-) -> None:
-    """Count a validated batch's rows into their slices' sub-evaluators (made by ``make``):
-    ``cuts`` are (column, value, rows), ``batch`` the labels, predictions and weights,
-    ``masked`` and ``groupings`` the batch's privileged masks and groups, ``seen`` its
-    distinct labels and predictions. A slice's groups are those its rows have."""
-    t, p, w = batch
-    for column, v, r in cuts:
-        sub = slices[column].setdefault(v, make())
-        parts, within = restrict(masked, groupings, r)
-        sub._accumulate(t[r], p[r], None if w is None else w[r], parts, within)
-        sub._remember(*seen, None)
-
-
-def merge_slices(
-    mine: dict[str, dict[str, Any]], other: Mapping[str, Mapping[str, Any]], copy: Any
-) -> None:
-    """Add ``other``'s slices to ``mine`` in place (a slice new to ``mine`` is copied with
-    ``copy(state)``, so later adds to ``mine`` do not reach ``other``)."""
-    for column, subs in other.items():
-        for v, sub in subs.items():
-            if v in mine[column]:
-                mine[column][v]._merge(sub)
-            else:
-                mine[column][v] = copy(sub.state())
 
 
 def slices_state(
@@ -176,98 +130,104 @@ def slices_from(
     return out
 
 
-def slice_records(ev: Any, whole: list[Metric]) -> list[Metric]:
-    """The sliced records of a :class:`~assay.fairness.FairnessEvaluator` ``ev`` (``whole``:
-    its records), every column of its ``by``, values in sorted order."""
+def slice_records(
+    whole: Tally, records: list[Metric], slices: Mapping[str, Mapping[str, Tally]],
+    opts: CIOptions | None,
+) -> list[Metric]:  # fmt: skip
+    """The sliced records of every column's slices (``slices``: each value's tally, of the
+    slice's rows alone; ``whole``: the whole set's tally and ``records`` its records), values
+    in sorted order; with ``opts`` each with its interval and its gap's."""
     out: list[Metric] = []
-    for column, subs in ev._slices.items():
-        for v in sorted(subs):
-            sub = subs[v]
-            parts = {
-                g: c._slices[column][v] for g, c in ev._clusters.items() if v in c._slices[column]
-            }
-            recs = records_of(sub, parts, mean=False, keep=_sliced)  # the mean: not sliced
-            gaps = None if ev.ci is None or _no_units(ev, sub) else _gaps(ev, sub, parts)
-            n = int(sub._overall.sum())
-            out += annotate(recs, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)
+    for column, tallies in slices.items():
+        for v in sorted(tallies):
+            part = tallies[v]
+            if opts is not None:
+                intervals(part, opts, keep=sliced)
+            drawn = opts is not None and not _no_units(whole, part, opts)
+            gaps = _gaps(whole, part, opts) if drawn and opts is not None else None
+            recs = part.records(keep=sliced)  # the mean over definitions: not sliced
+            out += annotate(recs, records, column=column, value=v, n=part.counts.n, where=WHERE,
+                            gap_ci=gaps)  # fmt: skip
     return out
 
 
-def _no_units(ev: Any, sub: Any) -> bool:
+def _no_units(whole: Tally, part: Tally, opts: CIOptions) -> bool:
     """Whether weighted gaps lack the classes of datums they draw (a state saved by an older
     version)."""
-    weighted = ev._overall_weights is not None and not ev.ci.cluster
-    return weighted and (ev._units is None or sub._units is None)
+    weighted = whole.counts.weighted and not opts.cluster
+    return weighted and (whole.units is None or part.units is None)
 
 
-def _gaps(ev: Any, sub: Any, parts: Mapping[str, Any]) -> Gaps:
-    """The gap intervals of every definition and group column of one slice (``parts``: the
-    slice's rows of each cluster, with ``cluster``): the slice's family and the whole set's
-    side by side, drawn jointly (:mod:`assay.fairness.draws`)."""
+def _gaps(whole: Tally, part: Tally, opts: CIOptions) -> Gaps:
+    """The gap intervals of every definition and group column of one slice (``part``): the
+    slice's family and the whole set's side by side, drawn jointly."""
+    theirs = [f for f in whole.families if f.kind != "mean"]
     pairs = []
-    for s, w in zip(families(sub)[:-1], families(ev)[:-1]):  # not the overall records
+    for s, w in zip(part.families[:-1], theirs[:-1]):  # not the overall records
         want = [(i, j) for i, m in enumerate(s.records)
-                if _sliced(m) and _number(m.value) for j in _match(m, w.records)]  # fmt: skip
+                if sliced(m) and _number(m.value) for j in _match(m, w.records)]  # fmt: skip
         if want:
             pairs.append((s, w, want))
     if not pairs:
         return {}
-    opts = ev.ci
     if opts.cluster:
-        reps = gap_replicates(pairs, _clusters_draw(pairs, ev, parts), opts)
-    elif ev._overall_weights is None:  # per pair, the slice's cells and the other rows'
-        draws = [(p, *_cells_draw(p, sub, ev)) for p in pairs]
-        reps = np.hstack([gap_replicates([p], d, opts, m) for p, d, m in draws])
+        draws = [gap_draw(pairs, _clusters_draw(pairs, whole, part))]
+    elif not whole.counts.weighted:  # per pair, the slice's cells and the other rows'
+        draws = [gap_draw([p], *_cells_draw(p, part, whole)) for p in pairs]
     else:  # the classes of the slice's datums and of the other rows'
-        drawn, matrix = _classes_draw(pairs, sub, ev)
-        reps = gap_replicates(pairs, drawn, opts, matrix)
-    lo, hi = percentile(reps, opts.level)
+        draws = [gap_draw(pairs, *_classes_draw(pairs, part, whole))]
+    lo, hi = percentile(np.hstack([d.replicates(opts) for d in draws]), opts.level)
     keys = [record_key(s.records[i], WHERE) for s, _, want in pairs for i, _ in want]
     return {k: (float(lo[c]), float(hi[c])) for c, k in enumerate(keys)}
 
 
-def _cells_draw(pair: Any, sub: Any, ev: Any) -> tuple[NDArray[np.int64], list[Any]]:
+def _cells_draw(pair: Pair, part: Tally, whole: Tally) -> tuple[NDArray[np.int64], list[Any]]:
     """One pair's draw without weights: the cells of the slice's rows, then of the other rows;
     a slice cell adds to the slice's counts and to its cell of the whole set's."""
     from scipy import sparse
 
     s, w, _ = pair
-    part, full = np.rint(s.flat(sub)).astype(np.int64), np.rint(w.flat(ev)).astype(np.int64)
+    mine = np.rint(s.flat(part.counts)).astype(np.int64)
+    full = np.rint(w.flat(whole.counts)).astype(np.int64)
     rows = np.arange(s.size)
-    if s.groups is not None:  # a group column: the slice's groups among the whole set's
+    if s.groups is not None and w.groups is not None:  # the slice's groups among the whole's
         rows = (np.searchsorted(w.groups, s.groups)[:, None] * 4 + np.arange(4)).ravel()
     rest = full.copy()
-    rest[rows] -= part
+    rest[rows] -= mine
     k = s.size + w.size
     r = np.concatenate([np.arange(s.size), np.arange(s.size), s.size + np.arange(w.size)])
     c = np.concatenate([np.arange(s.size), s.size + rows, s.size + np.arange(w.size)])
     m = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(k, k))
-    return np.concatenate([part, rest]), [m]
+    return np.concatenate([mine, rest]), [m]
 
 
-def _clusters_draw(pairs: list[Any], ev: Any, parts: Mapping[str, Any]) -> Any:
+def _clusters_draw(pairs: list[Pair], whole: Tally, part: Tally) -> Clusters:
     """Per cluster, every pair's slice statistics (of the cluster's rows in the slice; none
     when it has none) then whole-set statistics: whole clusters drawn."""
     empty = [np.zeros(s.width) for s, _, _ in pairs]
 
     def flat(g: str) -> NDArray[np.float64]:
-        mine = [s.flat(parts[g]) if g in parts else e for (s, _, _), e in zip(pairs, empty)]
-        theirs = [w.flat(ev._clusters[g]) for _, w, _ in pairs]
-        return np.concatenate([x for pair in zip(mine, theirs) for x in pair])
+        here = part.clusters.get(g)
+        mine = [e if here is None else s.flat(here) for (s, _, _), e in zip(pairs, empty)]
+        theirs = [w.flat(whole.clusters[g]) for _, w, _ in pairs]
+        return np.concatenate([x for two in zip(mine, theirs) for x in two])
 
-    return membership({g: g for g in ev._clusters}, flat)
+    return membership({g: g for g in whole.clusters}, flat)
 
 
-def _classes_draw(pairs: list[Any], sub: Any, ev: Any) -> tuple[NDArray[np.int64], list[Any]]:
+def _classes_draw(
+    pairs: list[Pair], part: Tally, whole: Tally
+) -> tuple[NDArray[np.int64], list[Any]]:
     """With weights: the slice's classes of datums, then the other rows'; through their joint
     cells (:func:`~assay.fairness.units.joint`), the slice's add to the slice's statistics and
     the whole set's, the other rows' to the whole set's."""
     from scipy import sparse
 
-    mine, rest = sub._units, ev._units - sub._units
+    assert part.units is not None and whole.units is not None
+    mine, rest = part.units, whole.units - part.units
     (a_s, cells_s), (a_r, cells_r) = joint(mine), joint(rest)
-    whole = cells_s.on(ev._units.names)
-    top = [m for s, w, _ in pairs for m in (s.matrix(cells_s), w.matrix(whole))]
+    full = cells_s.on(whole.units.names)
+    top = [m for s, w, _ in pairs for m in (s.matrix(cells_s), w.matrix(full))]
     nothing = [sparse.csr_matrix((2 * len(cells_r.counts), s.width)) for s, _, _ in pairs]
     low = [m for (_, w, _), z in zip(pairs, nothing) for m in (z, w.matrix(cells_r))]
     second = sparse.vstack([sparse.hstack(top), sparse.hstack(low)], format="csr")

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay.errors import InvalidInputError
-from assay.fairness.by_group import as_group_text
+from assay.fairness.grouping import as_group_text
 
 __all__ = ["PrivilegedGroup"]
 

@@ -42,7 +42,7 @@ import numpy as np
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
-from assay.fairness.intervals import attach_intervals, counts_of
+from assay.fairness.intervals import attach_intervals
 from assay.llm.suites import records
 from assay.llm.tally import TalliedEvaluator, Tally, Values
 from assay.ratios import divide
@@ -206,7 +206,7 @@ def group_values(confusion: np.ndarray) -> np.ndarray:
         >>> group_values(np.array([[1, 1, 0, 1, 0, 0, 1, 1]])).round(3).tolist()
         [[-0.167, 0.75, -0.25, 0.0, 0.8, 0.667, 1.0]]
     """
-    c = counts_of(np.asarray(confusion, np.float64).reshape(-1, 4, 2))
+    c = GroupCounts.of_cells(np.asarray(confusion, np.float64).reshape(-1, 4, 2))
     empty = (np.asarray(c.size) == 0).any(axis=-1)
     fair = [np.where(empty, np.nan, f(c)) for f in FAIRNESS_VALUES.values()]
     tps, fps, fns, tns = (np.asarray(x).sum(axis=-1) for x in (c.tp, c.fp, c.fn, c.tn))

@@ -51,6 +51,7 @@ from assay.cli_options import (
 )
 from assay.errors import AssayError, InvalidInputError
 from assay.io.files import check_writable_file, write_atomic
+from assay.io.protect import protected, refuse_protected
 from assay.terminal import printable
 
 if TYPE_CHECKING:
@@ -145,6 +146,10 @@ def _os_error_message(e: OSError) -> str:
 def guarded(fn: F) -> F:
     """Turn assay errors into one readable line on stderr and exit code 2.
 
+    Before the command runs, its ``--out`` must not be a file it reads (an input, the
+    store, the response cache): refused in one line, nothing touched; every file it then
+    writes is checked the same way (:mod:`assay.io.protect`).
+
     Also: a file the operating system refuses (a directory given as a file, no
     permission) is exit 2 naming the path; Ctrl-C is exit 130 without a traceback.
     """
@@ -152,7 +157,10 @@ def guarded(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with protected(_read_files(kwargs)):
+                for name in OUTPUT_OPTIONS:
+                    refuse_protected(kwargs.get(name), option=_option_name(name))
+                return fn(*args, **kwargs)
         except AssayError as e:
             print_error(str(e))
             raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -164,6 +172,50 @@ def guarded(fn: F) -> F:
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+#: the parameters that name a file a command writes (checked against every file it reads)
+OUTPUT_OPTIONS = ("out",)
+#: parameters that name a folder the command writes into (never an input of its own)
+_OUTPUT_FOLDERS = ("out_dir",)
+
+
+def _option_name(param: str) -> str:
+    """How the user typed parameter ``param`` (``--groundtruths``), from click's context."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    for p in ctx.command.params if ctx is not None else ():
+        if p.name == param and p.opts:
+            longest = max(p.opts, key=len)
+            return longest if longest.startswith("-") else longest.upper()
+    return "--" + param.replace("_", "-")
+
+
+def _read_files(kwargs: dict[str, Any]) -> dict[str, Path | None]:
+    """Every file a command reads, by what it is: the evaluation store (``--db``, or the
+    default one), the LLM response cache (``--cache``, or the default one), each input
+    (a path option or argument, or a text option naming an existing file)."""
+    from assay.paths import default_cache_path
+    from assay.store.config import store_file
+
+    files: dict[str, Path | None] = {}
+    for name, value in kwargs.items():
+        if name in OUTPUT_OPTIONS or name in _OUTPUT_FOLDERS or name in ("db", "cache"):
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            if isinstance(v, Path) or (isinstance(v, str) and v and Path(v).is_file()):
+                files[f"the input {_option_name(name)} {v}"] = Path(v)
+    db = kwargs.get("db")
+    store = store_file(db if isinstance(db, str) else None)
+    cache = kwargs.get("cache")
+    cache = Path(cache) if isinstance(cache, (str, Path)) else default_cache_path()
+    for what, path in (("the evaluation store", store), ("the LLM response cache", cache)):
+        if path is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                files[f"{what} {path}{suffix}"] = Path(f"{path}{suffix}")
+    return files
 
 
 _command_started: datetime | None = None

@@ -79,8 +79,11 @@ def _print_tables(view: ScoringTables, out_dir: Path) -> None:
 def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
     """Refuse an ``--out-dir`` that cannot take the files, before or after the work."""
     from assay.io.files import check_writable_file
+    from assay.io.protect import refuse_protected
 
     check_writable_file(out_dir / METRICS_JSON, option="--out-dir")
+    for name in [METRICS_JSON, *(names or [])]:  # never a file the command reads
+        refuse_protected(out_dir / name, option="--out-dir")
     for name in names or []:
         if (out_dir / name).is_dir():
             raise InvalidInputError(

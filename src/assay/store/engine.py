@@ -17,6 +17,7 @@ from sqlalchemy.pool import StaticPool
 from assay.errors import AssayError
 from assay.io.files import is_special_file
 from assay.io.urls import mask_credentials
+from assay.store.config import sqlite_path
 
 __all__ = ["StoreError", "open_engines", "display_url", "short_error", "sqlite_path"]
 
@@ -37,16 +38,6 @@ def short_error(e: BaseException) -> str:
     """The first line of a database error, passwords masked."""
     text = str(getattr(e, "orig", None) or e).strip().splitlines()
     return mask_credentials(text[0]) or "" if text else type(e).__name__
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The database file of a ``sqlite:///`` URL (None for other URLs and in-memory)."""
-    if not url.startswith("sqlite"):
-        return None
-    database = url.split(":///", 1)[1] if ":///" in url else ""
-    if database in ("", ":memory:"):
-        return None
-    return Path(database).expanduser()
 
 
 def open_engines(url: str, *, create: bool) -> tuple[Engine, Engine]:

@@ -54,7 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "assay.llm.pairwise.cli",
         "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
     ),
-    "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
+    "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export, upgrade."),
     "compare": (
         "assay.store.cli",
         "Stored runs side by side: metrics matched, differences, interval overlap.",

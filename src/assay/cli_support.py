@@ -343,8 +343,10 @@ def save_metrics(
     items: Any = None,
     started: datetime | None = None,
     served_model: str | None = None,
+    error: str | None = None,
 ) -> int | None:
-    """Store ``metrics`` as a finished evaluation when ``save`` is true; returns its id.
+    """Store ``metrics`` as a finished evaluation when ``save`` is true (``failed``, with
+    its reason, when ``error`` is given); returns its id.
 
     ``started`` is when the work began (it becomes the evaluation's ``created``; default:
     when the command started, :func:`mark_command_start`, else now). A note naming the
@@ -366,8 +368,10 @@ def save_metrics(
             items=items,
             created=started or _command_started,
             served_model=served_model,
+            error=error,
         )
-        note(f"saved evaluation {eid} ({kind}) to {store.display_url}")
+        how = "saved" if error is None else "stored as failed"
+        note(f"{how} evaluation {eid} ({kind}) to {store.display_url}")
     return eid
 
 

@@ -208,17 +208,23 @@ class Store:
         items: Iterable[ItemRecord] | None = None,
         created: datetime | None = None,
         served_model: str | None = None,
+        error: str | None = None,
     ) -> int:
         """Store a finished evaluation with its metrics (and items) in one transaction.
 
-        ``created`` is when the work began (default: now); ``finished`` is now.
+        ``created`` is when the work began (default: now); ``finished`` is now. With
+        ``error`` (why it failed: "3 of 40 items failed") it is stored ``failed``, so
+        ``latest``, ``compare --last`` and ``report --last`` never pick it.
         ``served_model`` is the model as its answers named it (an LLM run's
         :attr:`~assay.llm.driver.LLMRun.served_model`); filters by ``model`` match it too.
         Returns the evaluation's id.
         """
         check_kind(kind)
-        row = eval_row(kind, dataset, model, parameters, "finished", served_model)
+        status = "finished" if error is None else "failed"
+        row = eval_row(kind, dataset, model, parameters, status, served_model)
         row["finished"] = row["created"]
+        if error is not None:
+            row["error"] = error.replace("\x00", "\\x00")
         if created is not None:
             row["created"] = created if created.tzinfo else created.replace(tzinfo=UTC)
         with self._tx() as conn:

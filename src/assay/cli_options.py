@@ -27,6 +27,8 @@ __all__ = [
     "apply_where",
     "SCHEDULER_HELP",
     "scheduler_option",
+    "scheduler_timeout_option",
+    "scheduler_address",
     "add_table",
 ]
 
@@ -173,6 +175,28 @@ def scheduler_option() -> Any:
     return typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP)
 
 
+def scheduler_timeout_option() -> Any:
+    """``--scheduler-timeout SECONDS``, beside every ``--scheduler``."""
+    return typer.Option(
+        30.0,
+        "--scheduler-timeout",
+        min=0.1,
+        metavar="SECONDS",
+        help="With --scheduler: seconds allowed to connect (connection and handshake), for "
+        "a first worker to join, and without any worker mid-run.",
+    )
+
+
+def scheduler_address(address: str | None, timeout: float) -> str | None:
+    """``--scheduler`` with its ``--scheduler-timeout`` (an :class:`assay.dist.dask.Address`);
+    None stays None (in process)."""
+    if address is None:
+        return None
+    from assay.dist.dask import Address
+
+    return Address(address, timeout=timeout)
+
+
 def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler: str | None) -> Any:
     """Fold the table at ``path`` into ``ev`` with ``add(ev, frame_or_path)``: the one door of
     the commands' tables. A Parquet file, directory or glob is streamed by row group
@@ -187,6 +211,9 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
                 f"expected a scheduler address such as tcp://HOST:8786, got {scheduler!r}",
                 source="--scheduler",
             )
+        from assay.dist.dask import check_address
+
+        check_address(scheduler)
         try:
             import distributed  # noqa: F401
         except ImportError:

@@ -46,7 +46,9 @@ from assay.cli_options import (
     examples_page_options,
     interval_kwargs,
     interval_options,
+    scheduler_address,
     scheduler_option,
+    scheduler_timeout_option,
     where_option,
 )
 from assay.errors import AssayError, InvalidInputError
@@ -91,6 +93,8 @@ __all__ = [
     "where_option",
     "examples_page_options",
     "scheduler_option",
+    "scheduler_timeout_option",
+    "scheduler_address",
     "add_table",
 ]
 
@@ -163,7 +167,7 @@ def guarded(fn: F) -> F:
                 return fn(*args, **kwargs)
         except AssayError as e:
             print_error(str(e))
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            raise typer.Exit(getattr(e, "exit_code", EXIT_BAD_INPUT)) from None
         except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as e:
             print_error(_os_error_message(e))
             raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -182,9 +186,12 @@ _OUTPUT_FOLDERS = ("out_dir",)
 
 def _option_name(param: str) -> str:
     """How the user typed parameter ``param`` (``--groundtruths``), from click's context."""
-    import click
+    try:  # typer ships its own click
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - typer with the click package
+        from click import get_current_context
 
-    ctx = click.get_current_context(silent=True)
+    ctx = get_current_context(silent=True)
     for p in ctx.command.params if ctx is not None else ():
         if p.name == param and p.opts:
             longest = max(p.opts, key=len)

@@ -33,7 +33,9 @@ from assay.cli_support import (
     interval_options,
     save_metrics,
     save_option,
+    scheduler_address,
     scheduler_option,
+    scheduler_timeout_option,
 )
 from assay.errors import InvalidInputError
 
@@ -170,6 +172,7 @@ def register(app: typer.Typer) -> None:
         scale_with: str | None = _SCALE_WITH,
         id_column: str | None = _ID,
         scheduler: str | None = scheduler_option(),
+        scheduler_timeout: float = scheduler_timeout_option(),
         ci: float | None = _CI,
         ci_method: str = _CI_METHOD,
         num_bootstrap: int = _NUM_BOOTSTRAP,
@@ -227,7 +230,9 @@ def register(app: typer.Typer) -> None:
         from functools import partial
 
         add = partial(_add_batch, source=str(data))
-        view = add_table(ev, data, add, scheduler=scheduler).tables()
+        view = add_table(
+            ev, data, add, scheduler=scheduler_address(scheduler, scheduler_timeout)
+        ).tables()
         params = {
             "human": human,
             "system": system,

@@ -186,12 +186,13 @@ _OUTPUT_FOLDERS = ("out_dir",)
 
 def _option_name(param: str) -> str:
     """How the user typed parameter ``param`` (``--groundtruths``), from click's context."""
-    try:  # typer ships its own click
-        from typer._click.globals import get_current_context
-    except ImportError:  # pragma: no cover - typer with the click package
-        from click import get_current_context
+    import importlib
 
-    ctx = get_current_context(silent=True)
+    try:  # typer ships its own click
+        click: Any = importlib.import_module("typer._click.globals")
+    except ImportError:  # pragma: no cover - typer with the click package
+        click = importlib.import_module("click")
+    ctx = click.get_current_context(silent=True)
     for p in ctx.command.params if ctx is not None else ():
         if p.name == param and p.opts:
             longest = max(p.opts, key=len)

@@ -347,6 +347,9 @@ def compare_command(
     with open_store(db) as st:
         ids = select_runs(st, evaluation_ids, kind, dataset, last, model=model)
         df = compare(ids, store=st)
+        unfinished = [e for e in map(st.get, df.attrs["runs"]) if e.status != "finished"]
+    for e in unfinished:  # its records may be partial: said, not hidden
+        note(f"evaluation {e.id} is {e.status}: its records may be partial or missing")
     if fmt is CompareFormat.table:
         Console().print(_compare_table(df))
     elif fmt is CompareFormat.csv:

@@ -54,7 +54,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "assay.llm.pairwise.cli",
         "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
     ),
-    "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export."),
+    "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export, upgrade."),
     "import": (
         "assay.importers.cli",
         "Store runs made by Inspect AI, lm-evaluation-harness or Every Eval Ever.",

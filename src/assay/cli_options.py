@@ -27,6 +27,8 @@ __all__ = [
     "apply_where",
     "SCHEDULER_HELP",
     "scheduler_option",
+    "scheduler_timeout_option",
+    "scheduler_address",
     "add_table",
 ]
 
@@ -180,12 +182,37 @@ def check_scheduler(scheduler: str) -> None:
             f"expected a scheduler address such as tcp://HOST:8786, got {scheduler!r}",
             source="--scheduler",
         )
+    from assay.dist.dask import check_address
+
+    check_address(scheduler)
     try:
         import distributed  # noqa: F401
     except ImportError:
         raise InvalidInputError(
             "needs Dask: pip install 'assay[dist]'", source="--scheduler"
         ) from None
+
+
+def scheduler_timeout_option() -> Any:
+    """``--scheduler-timeout SECONDS``, beside every ``--scheduler``."""
+    return typer.Option(
+        30.0,
+        "--scheduler-timeout",
+        min=0.1,
+        metavar="SECONDS",
+        help="With --scheduler: seconds allowed to connect (connection and handshake), for "
+        "a first worker to join, and without any worker mid-run.",
+    )
+
+
+def scheduler_address(address: str | None, timeout: float) -> str | None:
+    """``--scheduler`` with its ``--scheduler-timeout`` (an :class:`assay.dist.dask.Address`);
+    None stays None (in process)."""
+    if address is None:
+        return None
+    from assay.dist.dask import Address
+
+    return Address(address, timeout=timeout)
 
 
 def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler: str | None) -> Any:

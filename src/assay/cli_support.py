@@ -46,11 +46,14 @@ from assay.cli_options import (
     examples_page_options,
     interval_kwargs,
     interval_options,
+    scheduler_address,
     scheduler_option,
+    scheduler_timeout_option,
     where_option,
 )
 from assay.errors import AssayError, InvalidInputError
 from assay.io.files import check_writable_file, write_atomic
+from assay.io.protect import protected, refuse_protected
 from assay.terminal import printable
 
 if TYPE_CHECKING:
@@ -90,6 +93,8 @@ __all__ = [
     "where_option",
     "examples_page_options",
     "scheduler_option",
+    "scheduler_timeout_option",
+    "scheduler_address",
     "add_table",
 ]
 
@@ -145,6 +150,10 @@ def _os_error_message(e: OSError) -> str:
 def guarded(fn: F) -> F:
     """Turn assay errors into one readable line on stderr and exit code 2.
 
+    Before the command runs, its ``--out`` must not be a file it reads (an input, the
+    store, the response cache): refused in one line, nothing touched; every file it then
+    writes is checked the same way (:mod:`assay.io.protect`).
+
     Also: a file the operating system refuses (a directory given as a file, no
     permission) is exit 2 naming the path; Ctrl-C is exit 130 without a traceback.
     """
@@ -152,10 +161,13 @@ def guarded(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with protected(_read_files(kwargs)):
+                for name in OUTPUT_OPTIONS:
+                    refuse_protected(kwargs.get(name), option=_option_name(name))
+                return fn(*args, **kwargs)
         except AssayError as e:
             print_error(str(e))
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            raise typer.Exit(getattr(e, "exit_code", EXIT_BAD_INPUT)) from None
         except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as e:
             print_error(_os_error_message(e))
             raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -164,6 +176,54 @@ def guarded(fn: F) -> F:
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+#: the parameters that name a file a command writes (checked against every file it reads)
+OUTPUT_OPTIONS = ("out",)
+#: parameters that name a folder the command writes into (never an input of its own)
+_OUTPUT_FOLDERS = ("out_dir",)
+
+
+def _option_name(param: str) -> str:
+    """How the user typed parameter ``param`` (``--groundtruths``), from click's context."""
+    import importlib
+
+    try:  # typer ships its own click
+        click: Any = importlib.import_module("typer._click.globals")
+    except ImportError:  # pragma: no cover - typer with the click package
+        click = importlib.import_module("click")
+    ctx = click.get_current_context(silent=True)
+    for p in ctx.command.params if ctx is not None else ():
+        if p.name == param and p.opts:
+            longest = max(p.opts, key=len)
+            return longest if longest.startswith("-") else longest.upper()
+    return "--" + param.replace("_", "-")
+
+
+def _read_files(kwargs: dict[str, Any]) -> dict[str, Path | None]:
+    """Every file a command reads, by what it is: the evaluation store (``--db``, or the
+    default one), the LLM response cache (``--cache``, or the default one), each input
+    (a path option or argument, or a text option naming an existing file)."""
+    from assay.paths import default_cache_path
+    from assay.store.config import store_file
+
+    files: dict[str, Path | None] = {}
+    for name, value in kwargs.items():
+        if name in OUTPUT_OPTIONS or name in _OUTPUT_FOLDERS or name in ("db", "cache"):
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            if isinstance(v, Path) or (isinstance(v, str) and v and Path(v).is_file()):
+                files[f"the input {_option_name(name)} {v}"] = Path(v)
+    db = kwargs.get("db")
+    store = store_file(db if isinstance(db, str) else None)
+    cache = kwargs.get("cache")
+    cache = Path(cache) if isinstance(cache, (str, Path)) else default_cache_path()
+    for what, path in (("the evaluation store", store), ("the LLM response cache", cache)):
+        if path is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                files[f"{what} {path}{suffix}"] = Path(f"{path}{suffix}")
+    return files
 
 
 _command_started: datetime | None = None
@@ -291,8 +351,10 @@ def save_metrics(
     items: Any = None,
     started: datetime | None = None,
     served_model: str | None = None,
+    error: str | None = None,
 ) -> int | None:
-    """Store ``metrics`` as a finished evaluation when ``save`` is true; returns its id.
+    """Store ``metrics`` as a finished evaluation when ``save`` is true (``failed``, with
+    its reason, when ``error`` is given); returns its id.
 
     ``started`` is when the work began (it becomes the evaluation's ``created``; default:
     when the command started, :func:`mark_command_start`, else now). A note naming the
@@ -314,8 +376,10 @@ def save_metrics(
             items=items,
             created=started or _command_started,
             served_model=served_model,
+            error=error,
         )
-        note(f"saved evaluation {eid} ({kind}) to {store.display_url}")
+        how = "saved" if error is None else "stored as failed"
+        note(f"{how} evaluation {eid} ({kind}) to {store.display_url}")
     return eid
 
 

@@ -39,6 +39,8 @@ def _answer(messages):
         return scripted_judge()(messages)
     if '"statements": [' in text:
         return json.dumps({"statements": ["One thing."]})
+    if '"claims": [' in text:  # (a verdict here would be invalid: a failed call)
+        return json.dumps({"claims": ["One thing."]})
     return json.dumps({"verdicts": [{"verdict": "yes", "reason": ""}]})
 
 

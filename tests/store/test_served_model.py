@@ -27,7 +27,7 @@ from assay.cli import app
 from assay.io.urls import mask_credentials
 from assay.llm.models.spec import canonical_model_name, served_model
 from assay.results import Metric
-from assay.store import Store
+from assay.store import Store, StoreError
 from assay.store.tables import Base, EvaluationRow
 from assay.testing.llm import FakeChatServer
 
@@ -207,10 +207,12 @@ def _old_store(url: str) -> None:
     eng.dispose()
 
 
-@pytest.mark.parametrize("create", [False, True])
-def test_an_older_store_is_upgraded_on_open_without_losing_a_row(store_url, create):
+def test_an_older_store_is_upgraded_by_a_write_without_losing_a_row(store_url):
     _old_store(store_url)
-    with Store(store_url, create=create) as st:  # runs list/latest open with create=False
+    # a read (runs list/latest open with create=False) names it and changes nothing
+    with pytest.raises(StoreError, match="older assay.*served_model.*assay runs upgrade"):
+        Store(store_url, create=False)
+    with Store(store_url) as st:  # the first write upgrades it
         (old,) = st.list(model="http://h/v1#m")
         assert old.model == "http://h/v1#m" and old.served_model is None
         st.save([Metric("Accuracy", 1.0)], kind="classification", dataset="d",

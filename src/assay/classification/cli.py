@@ -34,7 +34,9 @@ from assay.cli_support import (
     parse_floats,
     publish,
     save_option,
+    scheduler_address,
     scheduler_option,
+    scheduler_timeout_option,
     where_option,
 )
 
@@ -384,6 +386,7 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str | None = db_option(),
         scheduler: str | None = scheduler_option(),
+        scheduler_timeout: float = scheduler_timeout_option(),
         compact: bool = typer.Option(
             False,
             "--compact",
@@ -410,7 +413,7 @@ def register(app: typer.Typer) -> None:
             "number_of_examples": number_of_examples,
             "examples_limit": examples_limit,
             "examples_offset": examples_offset,
-            "scheduler": scheduler,
+            "scheduler": scheduler_address(scheduler, scheduler_timeout),
             "compact": compact,
             "ci": ci,
             "ci_method": ci_method,

@@ -5,7 +5,8 @@
 * ``scheduler=None`` (the CLI's default, "in-process"): the table is read in batches by
   :func:`assay.io.tables.iter_table`: a Parquet file, directory or glob one row group at a
   time (memory bounded by the row group plus the evaluator's state), any other file whole;
-* ``scheduler="tcp://host:port"`` (or a ``Client``, or ``"threads"``/``"sync"``): a Parquet
+* ``scheduler="tcp://host:port"`` (an :class:`~assay.dist.dask.Address` carries its time
+  limit; or a ``Client``, or ``"threads"``/``"sync"``): a Parquet
   dataset becomes a Dask DataFrame (``dask.dataframe.read_parquet`` on the dataset's
   files in path order), another file a Dask DataFrame of ``batch_rows``-row partitions, and
   :func:`assay.dist.dask.evaluate_dask` runs the reduction on the cluster.
@@ -32,7 +33,7 @@ from typing import Any, TypeVar
 from assay.dist.reduce import AddFn
 from assay.dist.stream import evaluate_stream
 from assay.evaluator import Evaluator
-from assay.io.parquet import is_parquet_dataset, parquet_files
+from assay.io.parquet import is_parquet_dataset, read_row_group, row_groups, schema_frame
 from assay.io.tables import iter_table, read_table
 
 __all__ = ["evaluate_table", "dask_frame"]
@@ -55,8 +56,13 @@ def dask_frame(
     # frame the in-process path sees.
     with dask.config.set({"dataframe.convert-string": False}):
         if is_parquet_dataset(path):
-            files = [str(f) for f in parquet_files(path)]
-            return dd.read_parquet(files, columns=columns, split_row_groups=True)
+            # one partition per row group, read by assay's own reader on the workers: the
+            # same frames, and the same errors naming the file, as in process
+            groups = row_groups(path, columns)
+            meta = schema_frame(path)
+            meta = meta if columns is None else meta[list(columns)]
+            parts = [dask.delayed(read_row_group)(f, i, columns) for f, i in groups]
+            return dd.from_delayed(parts, meta=meta, verify_meta=False)
         df = read_table(path)
         if columns is not None:
             df = df[list(columns)]
@@ -91,5 +97,9 @@ def evaluate_table(
         )
     from assay.dist.dask import evaluate_dask
 
+    from assay.dist.dask import check_address
+
+    if isinstance(scheduler, str) and "://" in scheduler:
+        check_address(scheduler)  # before any file is read
     frame = dask_frame(path, columns=columns, batch_rows=batch_rows)
     return evaluate_dask(evaluator, frame, add=add, split_every=split_every, scheduler=scheduler)

@@ -21,7 +21,9 @@ from assay.cli_support import (
     interval_options,
     publish,
     save_option,
+    scheduler_address,
     scheduler_option,
+    scheduler_timeout_option,
 )
 
 
@@ -279,6 +281,7 @@ def register(app: typer.Typer) -> None:
         save: bool = save_option(),
         db: str | None = db_option(),
         scheduler: str | None = scheduler_option(),
+        scheduler_timeout: float = scheduler_timeout_option(),
     ) -> None:
         """Group fairness: privileged vs unprivileged (--sensitive), per group (--group).
 
@@ -303,7 +306,7 @@ def register(app: typer.Typer) -> None:
             list(group),
             positive_label,
             sample_weight=sample_weight,
-            scheduler=scheduler,
+            scheduler=scheduler_address(scheduler, scheduler_timeout),
             control_columns=list(control),
             **({"by": list(by)} if by else {}),
             method=method,

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from assay.errors import InvalidInputError
+from assay.io.protect import refuse_protected
 
 __all__ = [
     "write_atomic",
@@ -219,6 +220,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     symbolic link's target is replaced, not the link.
     """
     p = check_writable_file(path, new_folders=True)
+    refuse_protected(p)  # never a file the running command reads (assay.io.protect)
     if is_special_file(p):
         _write_in_place(path, data)
         return p
@@ -246,6 +248,8 @@ def write_files_atomic(folder: str | Path, files: Mapping[str, str | bytes]) -> 
     for name in files:
         if name != Path(name).name or name in ("", ".", ".."):
             raise InvalidInputError(f"{name!r} is not a plain file name", source=str(d))
+    for name in files:
+        refuse_protected(d / name)
     _mkdir(d)
     staged: list[tuple[str, Path]] = []
     in_place = {name: data for name, data in files.items() if is_special_file(d / name)}

@@ -23,6 +23,7 @@ from __future__ import annotations
 import glob
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -33,6 +34,8 @@ __all__ = [
     "is_parquet_dataset",
     "parquet_files",
     "iter_parquet",
+    "read_row_group",
+    "row_groups",
     "schema_frame",
 ]
 
@@ -91,28 +94,63 @@ def iter_parquet(
         columns: read only these columns (default: all).
         batch_rows: cut each row group into batches of at most this many rows.
     """
-    import pyarrow.parquet as pq
-
     if batch_rows is not None and batch_rows < 1:
         raise InvalidInputError(f"must be >= 1, got {batch_rows!r}", source="batch_rows")
     for f in parquet_files(path):
-        try:
-            pf = pq.ParquetFile(f)
-            missing = [c for c in columns or () if c not in pf.schema_arrow.names]
-            if missing:
-                raise InvalidInputError(f"missing column {missing[0]!r}", source=str(f))
-            for i in range(pf.num_row_groups):
-                table = pf.read_row_group(
-                    i, columns=None if columns is None else list(columns), use_threads=False
-                )
-                step = batch_rows or max(table.num_rows, 1)
-                for start in range(0, table.num_rows, step):
-                    yield table.slice(start, step).to_pandas()
-                del table
-        except InvalidInputError:
-            raise
-        except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
-            raise InvalidInputError(f"cannot read Parquet: {e}", source=str(f)) from None
+        pf = _open(f, columns)
+        for i in range(pf.num_row_groups):
+            table = _table(pf, f, i, columns)
+            step = batch_rows or max(table.num_rows, 1)
+            for start in range(0, table.num_rows, step):
+                yield _pandas(table.slice(start, step), f)
+            del table
+
+
+def row_groups(path: str | Path, columns: Sequence[str] | None = None) -> list[tuple[str, int]]:
+    """``(file, row group)`` of every row group of a dataset, in order: each file's footer
+    read and its columns checked (a truncated file, a missing column: an
+    :class:`InvalidInputError` naming the file), no data read."""
+    return [
+        (str(f), i) for f in parquet_files(path) for i in range(_open(f, columns).num_row_groups)
+    ]
+
+
+def read_row_group(
+    file: str | Path, index: int, columns: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """One row group of one file as a DataFrame; the same frame wherever it is read (in this
+    process or on a Dask worker), and the same :class:`InvalidInputError` naming the file
+    when it cannot be read."""
+    return _pandas(_table(_open(file, columns), file, index, columns), file)
+
+
+def _table(pf: Any, file: str | Path, index: int, columns: Sequence[str] | None) -> Any:
+    try:
+        return pf.read_row_group(
+            index, columns=None if columns is None else list(columns), use_threads=False
+        )
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        raise InvalidInputError(f"cannot read Parquet: {e}", source=str(file)) from None
+
+
+def _pandas(table: Any, file: str | Path) -> pd.DataFrame:
+    try:
+        return table.to_pandas()
+    except (OSError, ValueError) as e:
+        raise InvalidInputError(f"cannot read Parquet: {e}", source=str(file)) from None
+
+
+def _open(file: str | Path, columns: Sequence[str] | None) -> Any:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(file)
+    except (OSError, ValueError) as e:
+        raise InvalidInputError(f"cannot read Parquet: {e}", source=str(file)) from None
+    missing = [c for c in columns or () if c not in pf.schema_arrow.names]
+    if missing:
+        raise InvalidInputError(f"missing column {missing[0]!r}", source=str(file))
+    return pf
 
 
 def schema_frame(path: str | Path) -> pd.DataFrame:

@@ -167,10 +167,15 @@ def _run_command(o: dict[str, Any]) -> None:
             + (" (nothing was saved to the store)." if save else ".")
         )
         raise typer.Exit(128 + stop.signum) from None
+    failed = sum(not r.ok for r in records)
+    error = None
+    if failed > options.allowed_errors():
+        error = f"{failed} of {len(records)} items failed"
+    eid = None
     if save:  # the store first: a failing save leaves --out untouched
         stored = {k: o[k] for k in ("concurrency", "rpm", "timeout", "retries")}
         dataset = o["dataset"] or o["items"].name
-        _save_run(
+        eid = _save_run(
             batch,
             records,
             m,
@@ -179,13 +184,14 @@ def _run_command(o: dict[str, Any]) -> None:
             db=db,
             started=started,
             options=stored,
+            error=error,
         )
     _write_records(records, out)
-    failed = sum(not r.ok for r in records)
-    if failed > options.allowed_errors():
+    if error is not None:
+        where = "" if eid is None else f"; stored as failed evaluation {eid}"
         print_error(
-            f"{failed} of {len(records)} items failed (allowed: {options.allowed_errors()}, "
-            "--max-errors); run again to retry them, answered calls are cached"
+            f"{error} (allowed: {options.allowed_errors()}, --max-errors){where}; run again "
+            "to retry them, answered calls are cached"
         )
         raise typer.Exit(1)
 
@@ -209,7 +215,9 @@ def _save_run(
     db: str | None,
     started: datetime,
     options: dict[str, Any],
-) -> None:
+    error: str | None,
+) -> int | None:
+    """The run in the store: ``failed`` with ``error`` when too many items failed."""
     from assay.llm.models.spec import served_model
     from assay.llm.runner import summarize
     from assay.results import Metric, MetricSet
@@ -224,7 +232,7 @@ def _save_run(
         ("PromptTokens", st.prompt_tokens),
         ("CompletionTokens", st.completion_tokens),
     )
-    save_metrics(
+    return save_metrics(
         MetricSet(Metric(name, value) for name, value in counts),
         kind=kind,
         dataset=dataset,
@@ -234,6 +242,7 @@ def _save_run(
         url=db,
         started=started,
         served_model=served_model(m, (r.raw for r in records if r.ok)),
+        error=error,
     )
 
 

@@ -11,7 +11,8 @@ It owns what every evaluation needs, so a task only declares items, parsing and 
   re-asked with the reason where the task allows it;
 * **error budget**: with ``max_errors=N`` the run stops once more than N calls have
   failed (calls in flight finish, nothing new starts; status ``failed``); without it the
-  run goes on, and any failed call makes its status ``failed``;
+  run goes on, and any failed call makes its status ``failed``; for a task that re-asks
+  invalid replies, a reply still invalid after the re-asks counts as a failed call;
 * **interrupts**: SIGINT/SIGTERM stop the run cleanly: :class:`EvaluationInterrupted`
   carries every call made (unfinished ones marked ``interrupted``); answered calls are in
   the cache, so running the same evaluation again resumes without paying twice;
@@ -371,6 +372,9 @@ def _result(
 
     status, error = "finished", None
     failed = sum(not c.record.ok and c.record.error_kind != INTERRUPTED for c in calls)
+    # a reply still invalid after the task's re-asks is a failed call too
+    invalid = sum(c.final and c.invalid is not None for c in calls) if task.reasks else 0
+    failed += invalid
     if guard.stopped:
         status = "failed"
         error = (
@@ -379,9 +383,11 @@ def _result(
         )
     elif failed > options.allowed_errors():
         status = "failed"
+        replies = f", {invalid} of them replies still invalid after {task.reasks} re-asks"
         error = (
             f"{failed} of {len(calls)} calls failed (allowed: {options.allowed_errors()}, "
-            "--max-errors); run again to retry them, answered calls are cached"
+            f"--max-errors){replies if invalid else ''}; run again to retry them, answered "
+            "calls are cached"
         )
     metrics = task.score(calls) if score else MetricSet()
     params = task.stored_parameters()

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from assay.cli_support import check_output_file, guarded, note
+from assay.errors import InvalidInputError
 
 __all__ = ["register"]
 
@@ -48,6 +49,9 @@ def report_command(
     check_output_file(out)
     with open_store(db) as st:
         ids = select_runs(st, evaluation_ids, kind, dataset, last, model=model)
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise InvalidInputError(f"evaluation {twice[0]} is named twice", source="report")
         runs = [st.get(i, items=True) for i in ids]
     path = write_report(runs, out, title=title)
     note(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB, {len(runs)} runs)")

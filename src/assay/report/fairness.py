@@ -13,7 +13,9 @@ from typing import Any
 
 from assay.report.figures import (
     Figure,
+    Markup,
     band,
+    esc_plot,
     figure,
     hline,
     label_of,
@@ -49,7 +51,7 @@ def _definition_figure(
             for m in records(ev, t, lambda m: "group" not in m.parameters):
                 if m.value is None or "average_over" in m.parameters:
                     continue
-                xs.append(f"{t}<br>{label_of(m, _DEFINITION)}")
+                xs.append(Markup(f"{esc_plot(t)}<br>{esc_plot(label_of(m, _DEFINITION))}"))
                 found.append(m)
         if xs:
             traces.append(record_bar(xs, found, run_label(ev)))

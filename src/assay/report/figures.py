@@ -2,7 +2,12 @@
 
 The page renders them with the plotly.js inlined in it (:mod:`assay.report.page`); building
 plain dicts keeps plotly's Python package out of the hot path (it is only asked for its
-JavaScript). Curves are thinned to at most :data:`MAX_POINTS` points (the exact points stay
+JavaScript). plotly.js reads pseudo-HTML in every text it draws (titles, ticks, legends, hover
+labels: ``<span style>``, ``<a href>``, entities), so each figure goes to the page through
+:func:`plot_text`, which escapes ``&``, ``<`` and ``>`` in every string: a label from the
+data is drawn as the text it is, and never fetches or links anything. The few strings assay
+writes as markup itself are :class:`Markup` (their data parts escaped by :func:`esc_plot`).
+Curves are thinned to at most :data:`MAX_POINTS` points (the exact points stay
 in the store's records).
 
 Example:
@@ -12,6 +17,8 @@ Example:
     >>> x, y = downsample(list(range(1000)), list(range(1000)))
     >>> len(x) <= MAX_POINTS, x[0], x[-1]
     (True, 0, 999)
+    >>> plot_text({"name": '<a href="http://x">cat</a>', "hovertemplate": Markup("%{x}<br>")})
+    {'name': '&lt;a href="http://x"&gt;cat&lt;/a&gt;', 'hovertemplate': '%{x}<br>'}
 """
 
 from __future__ import annotations
@@ -25,6 +32,9 @@ from assay.store.records import Evaluation
 
 __all__ = [
     "MAX_POINTS",
+    "Markup",
+    "esc_plot",
+    "plot_text",
     "Figure",
     "figure",
     "line",
@@ -45,6 +55,30 @@ __all__ = [
 MAX_POINTS = 300
 Figure = dict[str, Any]
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
+
+
+class Markup(str):
+    """Text assay writes as plotly markup (a ``<br>``, a hover template): :func:`plot_text`
+    leaves it as it is, so any data inside it must already be escaped (:func:`esc_plot`)."""
+
+
+def esc_plot(text: object) -> str:
+    """``text`` as plotly draws it literally: ``&``, ``<``, ``>`` as entities."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def plot_text(obj: Any) -> Any:
+    """A figure (or any part of one) with every string escaped (:func:`esc_plot`) but
+    :class:`Markup`; numbers, keys and structure unchanged."""
+    if isinstance(obj, Markup):
+        return str(obj)
+    if isinstance(obj, str):
+        return esc_plot(obj)
+    if isinstance(obj, dict):
+        return {k: plot_text(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plot_text(v) for v in obj]
+    return obj
 
 
 def figure(
@@ -123,7 +157,7 @@ def heatmap(z: Sequence[Sequence[float]], x: Sequence[str], y: Sequence[str], **
         "colorscale": "Blues",
         "reversescale": True,
         "texttemplate": "%{z}",
-        "hovertemplate": "truth %{y}<br>predicted %{x}<br>%{z}<extra></extra>",
+        "hovertemplate": Markup("truth %{y}<br>predicted %{x}<br>%{z}<extra></extra>"),
         **kw,
     }
 

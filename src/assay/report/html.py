@@ -1,9 +1,12 @@
 """HTML pieces of the report: escaping, tables, the item table, the page shell.
 
 Everything user-supplied (labels, prompts, answers, model names) is escaped; JSON placed in
-a ``<script>`` has ``<`` written as ``\\u003c`` so no text can close the script. The page
+a ``<script>`` has ``<`` written as ``\\u003c`` so no text can close the script (and the
+figures' texts are escaped for plotly, :func:`assay.report.figures.plot_text`). The page
 has no external reference: styles and scripts are inline, and the only script besides the
-figures is the table filter below.
+figures is the table filter below. Its Content Security Policy (:func:`csp`) forbids every
+network request: ``default-src 'none'``, the three inline scripts by their SHA-256 (no
+inline event handler), inline styles, and ``data:`` images (plotly draws heat maps as one).
 
 Example:
     >>> "<b>" in table(["a"], [["<b>x</b>"]])
@@ -14,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import math
@@ -22,7 +27,7 @@ from typing import Any
 
 from assay.store.records import ItemRecord
 
-__all__ = ["esc", "table", "items_table", "page", "script_json", "cell_text", "MAX_ITEMS"]
+__all__ = ["esc", "table", "items_table", "page", "script_json", "cell_text", "csp", "MAX_ITEMS"]
 
 #: Items shown per run (the rest are counted; ``assay runs export --items`` has them all).
 MAX_ITEMS = 5000
@@ -63,6 +68,13 @@ function assayFilter(id){
     r.style.display=ok?'':'none';if(ok)shown++;});
   box.querySelector('.count').textContent=shown+' of '+rows.length+' rows';
 }
+document.addEventListener('DOMContentLoaded',function(){
+  document.querySelectorAll('.filterable').forEach(function(box){
+    var run=function(){assayFilter(box.id);};
+    box.querySelector('input.search').addEventListener('input',run);
+    var sel=box.querySelector('select.status');if(sel)sel.addEventListener('change',run);
+    run();});
+});
 """
 
 
@@ -107,13 +119,13 @@ def filterable(box_id: str, inner: str, *, statuses: Sequence[str] = ()) -> str:
     if statuses:
         opts = "".join(f'<option value="{esc(s)}">{esc(s)}</option>' for s in statuses)
         menu = (
-            f'<label>status <select class="status" onchange="assayFilter(\'{box_id}\')">'
+            '<label>status <select class="status">'
             f'<option value="">all</option>{opts}</select></label>'
         )
     return (
-        f'<div class="filterable" id="{box_id}"><div class="filters">'
-        f'<input class="search" type="search" placeholder="search rows" '
-        f'oninput="assayFilter(\'{box_id}\')">{menu}<span class="count"></span></div>'
+        f'<div class="filterable" id="{esc(box_id)}"><div class="filters">'
+        '<input class="search" type="search" placeholder="search rows">'
+        f'{menu}<span class="count"></span></div>'
         f'<div class="scroll">{inner}</div></div>'
     )
 
@@ -183,16 +195,41 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
+def csp(*scripts: str) -> str:
+    """The page's Content Security Policy: nothing from the network, these inline scripts
+    (by hash), inline styles, ``data:`` images.
+
+    Example:
+        >>> csp("var a=1;").split("; ")[:2]
+        ["default-src 'none'", "script-src 'sha256-gaaMFNHZyRta8zB2VHkWLMP4tMxJ+d8v3dTW7nw2r6M='"]
+    """
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode("utf-8")).digest()).decode() + "'"
+        for s in scripts
+    )
+    return "; ".join(
+        (
+            "default-src 'none'",
+            f"script-src {hashes}",
+            "style-src 'unsafe-inline'",
+            "img-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        )
+    )
+
+
 def page(title: str, subtitle: str, nav: str, body: str, plotly_js: str, figures: str) -> str:
     """The whole document: plotly.js once, the figures' JSON once, the sections."""
     render = (
         "var FIGS=" + figures + ";"
         "Object.keys(FIGS).forEach(function(id){var f=FIGS[id];"
         "Plotly.newPlot(id,f.data,f.layout,{displaylogo:false,responsive:true});});"
-        "document.querySelectorAll('.filterable').forEach(function(b){assayFilter(b.id);});"
     )
+    policy = esc(csp(plotly_js, FILTER_JS, render))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         f"<title>{esc(title)}</title><style>{CSS}</style>"
         f"<script>{plotly_js}</script><script>{FILTER_JS}</script></head><body>"
         f"<header><h1>{esc(title)}</h1><p>{esc(subtitle)}</p></header>"

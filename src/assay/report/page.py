@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.report.figures import Figure, run_label, scalar
+from assay.report.figures import Figure, plot_text, run_label, scalar
 from assay.report.html import esc, filterable, items_table, page, script_json, table
 from assay.store.comparison import compare, identity
 from assay.store.records import Evaluation
@@ -169,7 +169,9 @@ def build_report(runs: Sequence[Evaluation], *, title: str = "assay report") -> 
         nav.append(f'<a href="#kind-{idx}">{esc(kind)}</a>')
     subtitle = f"{len(runs)} run(s): " + ", ".join(run_label(e) for e in runs)
     subtitle += time.strftime(" · built %Y-%m-%d %H:%M UTC", time.gmtime())
-    return page(title, subtitle, "".join(nav), "".join(sections), _plotly_js(), script_json(figs))
+    return page(
+        title, subtitle, "".join(nav), "".join(sections), _plotly_js(), script_json(plot_text(figs))
+    )
 
 
 def write_report(

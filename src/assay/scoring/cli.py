@@ -33,7 +33,9 @@ from assay.cli_support import (
     interval_options,
     save_metrics,
     save_option,
+    scheduler_address,
     scheduler_option,
+    scheduler_timeout_option,
 )
 from assay.errors import InvalidInputError
 from assay.scoring.rsmeval_cli import run_rsmeval_command
@@ -66,8 +68,11 @@ def _print_tables(view: ScoringTables, out_dir: Path) -> None:
 def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
     """Refuse an ``--out-dir`` that cannot take the files, before or after the work."""
     from assay.io.files import check_writable_file
+    from assay.io.protect import refuse_protected
 
     check_writable_file(out_dir / METRICS_JSON, option="--out-dir", new_folders=True)
+    for name in [METRICS_JSON, *(names or [])]:  # never a file the command reads
+        refuse_protected(out_dir / name, option="--out-dir")
     for name in names or []:
         if (out_dir / name).is_dir():
             raise InvalidInputError(
@@ -154,6 +159,7 @@ def register(app: typer.Typer) -> None:
         scale_with: str | None = _SCALE_WITH,
         id_column: str | None = _ID,
         scheduler: str | None = scheduler_option(),
+        scheduler_timeout: float = scheduler_timeout_option(),
         ci: float | None = _CI,
         ci_method: str = _CI_METHOD,
         num_bootstrap: int = _NUM_BOOTSTRAP,
@@ -209,7 +215,9 @@ def register(app: typer.Typer) -> None:
         from functools import partial
 
         add = partial(_add_batch, source=str(data))
-        view = add_table(ev, data, add, scheduler=scheduler).tables()
+        view = add_table(
+            ev, data, add, scheduler=scheduler_address(scheduler, scheduler_timeout)
+        ).tables()
         params = {
             "human": human,
             "system": system,

@@ -21,7 +21,9 @@ from assay.cli_support import (
     out_option,
     publish,
     save_option,
+    scheduler_address,
     scheduler_option,
+    scheduler_timeout_option,
 )
 
 _CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
@@ -202,6 +204,7 @@ def register(app: typer.Typer) -> None:
             "on the labels, with its interval (--ci level, default 0.95).",
         ),
         scheduler: str | None = scheduler_option(),
+        scheduler_timeout: float = scheduler_timeout_option(),
         format: OutputFormat = format_option(),
         out: Path | None = out_option(),
         save: bool = save_option(),
@@ -231,7 +234,11 @@ def register(app: typer.Typer) -> None:
         if cluster is not None:
             intervals["cluster"] = cluster
         ev = ScoreEvaluator(metrics, reducers, to_float=mapping, **intervals)
-        ev = ev.add(log.scores) if log is not None else _fold_scores(ev, scores, scheduler)
+        ev = (
+            ev.add(log.scores)
+            if log is not None
+            else _fold_scores(ev, scores, scheduler_address(scheduler, scheduler_timeout))
+        )
         try:
             ms = ev.compute()
         except InvalidInputError as e:

@@ -23,6 +23,7 @@ from assay.cli_support import (
     check_output_file,
     format_option,
     guarded,
+    note,
     write_atomic,
 )
 from assay.errors import InvalidInputError
@@ -31,7 +32,9 @@ from assay.terminal import printable
 __all__ = ["register", "runs_app", "select_runs", "RUNS_HELP", "LAST_HELP"]
 
 runs_app = typer.Typer(
-    name="runs", help="Stored evaluations: list, show, latest, export.", no_args_is_help=True
+    name="runs",
+    help="Stored evaluations: list, show, latest, export, upgrade.",
+    no_args_is_help=True,
 )
 
 MODEL_FILTER_HELP = (
@@ -242,6 +245,25 @@ def export(
         write_atomic(out, text if text.endswith("\n") else text + "\n")
 
 
+@runs_app.command("upgrade")
+@guarded
+def upgrade(db: str = typer.Option(None, "--db", help=DB_HELP)) -> None:
+    """Bring a store made by an older assay up to date: add the tables and columns added
+    since (every row kept). Reading never changes a store; any --save upgrades it too."""
+    from assay.store import Store
+    from assay.store.config import store_file
+
+    path = store_file(db)
+    if path is not None and not path.exists():
+        raise InvalidInputError(
+            "no such store (nothing has been saved there yet)", source=str(path)
+        )
+    with Store(db) as st:
+        added = st.upgraded
+        where = st.display_url
+    note(f"{where}: added {', '.join(added)}" if added else f"{where}: already up to date")
+
+
 RUNS_HELP = "Evaluation ids (the first is the baseline); or --kind with --last."
 LAST_HELP = "With --kind: the newest N finished runs of that kind (oldest first)."
 
@@ -336,6 +358,9 @@ def compare_command(
     with open_store(db) as st:
         ids = select_runs(st, evaluation_ids, kind, dataset, last, model=model)
         df = compare(ids, store=st)
+        unfinished = [e for e in map(st.get, df.attrs["runs"]) if e.status != "finished"]
+    for e in unfinished:  # its records may be partial: said, not hidden
+        note(f"evaluation {e.id} is {e.status}: its records may be partial or missing")
     if fmt is CompareFormat.table:
         Console().print(_compare_table(df))
     elif fmt is CompareFormat.csv:

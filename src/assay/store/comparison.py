@@ -143,6 +143,11 @@ def _load(runs: Iterable[Evaluation | int], store: Store | None) -> list[Evaluat
     ids = [e.id for e in evs]
     if len(set(ids)) != len(ids):
         raise InvalidInputError("a run is named twice", source="compare", field="runs")
+    if len({e.kind for e in evs}) > 1:  # nothing would match: every row half empty
+        kinds = ", ".join(f"{e.id} is {e.kind}" for e in evs)
+        raise InvalidInputError(
+            f"runs of different kinds have no records in common ({kinds})", source="compare"
+        )
     return evs
 
 

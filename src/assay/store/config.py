@@ -34,6 +34,8 @@ __all__ = [
     "default_cache_path",
     "default_database_url",
     "normalize_database_url",
+    "sqlite_path",
+    "store_file",
 ]
 
 
@@ -54,3 +56,20 @@ def normalize_database_url(url: str) -> str:
     if "://" not in url:
         return f"sqlite:///{Path(url).expanduser().resolve()}"
     return url
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The database file of a ``sqlite:///`` URL (None for other URLs and in-memory)."""
+    if not url.startswith("sqlite"):
+        return None
+    database = url.split(":///", 1)[1] if ":///" in url else ""
+    database = database.split("?", 1)[0]
+    if database in ("", ":memory:"):
+        return None
+    return Path(database).expanduser()
+
+
+def store_file(url: str | None) -> Path | None:
+    """The SQLite file of the store ``--db URL`` names (default: the environment's store);
+    None for PostgreSQL and in-memory stores."""
+    return sqlite_path(normalize_database_url(url) if url else default_database_url())

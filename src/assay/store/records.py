@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from assay.errors import InvalidInputError
 from assay.io.urls import mask_credentials
 from assay.results import MetricSet, to_jsonable
 
-__all__ = ["Evaluation", "ItemRecord", "evaluation_from_row"]
+__all__ = ["Evaluation", "ItemRecord", "evaluation_from_row", "BadJson", "json_cell"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,37 @@ def _utc(dt: datetime | None) -> datetime | None:
     return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 
+class BadJson:
+    """A stored cell that is not JSON, kept as it was so that the reader names its run and
+    field (:func:`json_cell`) instead of failing inside the database layer."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: Any) -> None:
+        self.text = text
+
+
+def json_cell(value: Any, *, evaluation: Any, field: str) -> Any:
+    """``value``, or :class:`~assay.errors.InvalidInputError` naming the evaluation and the
+    field when the cell was not JSON.
+
+    Example:
+        >>> json_cell(BadJson("{oops"), evaluation=3, field="parameters")
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: store: evaluation 3: field 'parameters': is not JSON ...
+    """
+    if isinstance(value, BadJson):
+        raise InvalidInputError(
+            f"is not JSON (the cell holds {str(value.text)[:60]!r}); the store was changed "
+            "outside assay",
+            source="store",
+            record=f"evaluation {evaluation}",
+            field=field,
+        )
+    return value
+
+
 def evaluation_from_row(r: Mapping[str, Any]) -> Evaluation:
     """An :class:`Evaluation` (without metrics) from an ``assay_evaluations`` row.
 
@@ -145,7 +177,7 @@ def evaluation_from_row(r: Mapping[str, Any]) -> Evaluation:
         kind=r["kind"],
         dataset=r["dataset"],
         model=mask_credentials(r["model"]),
-        parameters=dict(r["parameters"] or {}),
+        parameters=dict(json_cell(r["parameters"], evaluation=r["id"], field="parameters") or {}),
         status=r["status"],
         error=mask_credentials(r["error"]),
         assay_version=r["assay_version"],

@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from assay.errors import InvalidInputError
 from assay.results import Metric, MetricSet, to_jsonable
-from assay.store.records import Evaluation, ItemRecord
+from assay.store.records import Evaluation, ItemRecord, json_cell
 from assay.store.tables import EvaluationRow, ItemRow, MetricRow
 
 __all__ = [
@@ -100,7 +100,14 @@ def load_evaluation(conn: Any, ev: Evaluation, items: bool) -> Evaluation:
         .where(MetricRow.evaluation_id == ev.id)
         .order_by(MetricRow.position)
     ).all()
-    metrics = MetricSet(Metric(t, v, dict(p or {})) for t, v, p in mrows)
+    metrics = MetricSet(
+        Metric(
+            t,
+            json_cell(v, evaluation=ev.id, field=f"{t} value"),
+            dict(json_cell(p, evaluation=ev.id, field=f"{t} parameters") or {}),
+        )
+        for t, v, p in mrows
+    )
     its = None
     if items:
         cols = [
@@ -113,7 +120,11 @@ def load_evaluation(conn: Any, ev: Evaluation, items: bool) -> Evaluation:
         ).mappings()
         its = []
         for r in irows:
-            values: dict[str, Any] = {k: (dict(v) if k == "params" else v) for k, v in r.items()}
+            where = f"item {r['item_id']!r} "
+            values: dict[str, Any] = {
+                k: json_cell(v, evaluation=ev.id, field=where + k) for k, v in r.items()
+            }
+            values["params"] = dict(values["params"] or {})
             its.append(ItemRecord(**values))
     return Evaluation(**{**ev.__dict__, "metrics": metrics, "items": its})
 

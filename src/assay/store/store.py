@@ -4,8 +4,10 @@ SQLite by default (``$ASSAY_HOME/assay.db``, see :mod:`assay.store.config`), Pos
 through ``ASSAY_DATABASE_URL=postgresql://...`` (psycopg 3). Several processes can write
 to one store at once: on SQLite every write transaction takes the write lock up front
 (``BEGIN IMMEDIATE``, WAL mode, a 60 s busy timeout), on PostgreSQL each save is one
-transaction. ``Store(url, create=False)`` opens an existing store only (the read-only
-commands use it, so they never create a database).
+transaction. ``Store(url, create=False)`` opens an existing store for reading only (the
+read commands use it): nothing on disk changes, not even the journal mode, so a store in a
+read-only folder reads; an older store is upgraded by the first write (``Store(url)``,
+``assay runs upgrade``), never by a read.
 
 Example:
     >>> import tempfile, os
@@ -67,14 +69,20 @@ class Store:
             a file path; default ``$ASSAY_DATABASE_URL`` or ``$ASSAY_HOME/assay.db``.
     """
 
-    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
+    def __init__(
+        self, url: str | None = None, *, create: bool = True, _older_ok: bool = False
+    ) -> None:
+        #: what opening it added to an older store (tables, ``table.column``)
+        self.upgraded: list[str] = []
         self.url = normalize_database_url(url) if url else default_database_url()
         try:
+            if create and _existing_sqlite(self.url):  # a foreign file: named, untouched
+                Store(self.url, create=False, _older_ok=True).close()
             self._write, self._read = open_engines(self.url, create=create)
             if create:
-                self._create_schema()
+                self.upgraded = self._create_schema()
             else:
-                self._check_schema()
+                self._check_schema(older_ok=_older_ok)
         except SQLAlchemyError as e:
             raise StoreError(
                 f"cannot open the evaluation store at {self.display_url}: {short_error(e)}"
@@ -100,23 +108,45 @@ class Store:
         if self._read is not self._write:
             self._read.dispose()
 
-    def _check_schema(self) -> None:
+    def _check_schema(self, *, older_ok: bool = False) -> None:
+        """A store opened for reading is read as it is: a file that is no assay store, or
+        one an older assay made (columns added since), is named and left untouched."""
         with self._read.connect() as conn:
             if not inspect(conn).has_table(EvaluationRow.__tablename__):
+                if older_ok:  # an empty or new file: the writer creates the tables
+                    return
                 raise StoreError(f"no evaluation store at {self.display_url} (nothing saved yet)")
-            older = missing_columns(conn)
-        if older:  # a store from an older assay: add its new columns (no row changes)
-            self._create_schema(tables=False)
+            gaps = missing_columns(conn)
+        foreign = [f"{t}.{c}" for t, c in gaps if not Base.metadata.tables[t].columns[c].nullable]
+        if foreign:
+            raise StoreError(
+                f"{self.display_url} is not an assay evaluation store: its table "
+                f"{foreign[0].split('.')[0]} has no column {foreign[0].split('.')[1]!r}"
+            )
+        if gaps and not older_ok:
+            raise StoreError(
+                f"the evaluation store {self.display_url} was made by an older assay (it lacks "
+                f"{', '.join(f'{t}.{c}' for t, c in gaps)}); reading never changes a store: "
+                f"upgrade it with 'assay runs upgrade --db {self.display_url}' (any --save "
+                "to it does the same)"
+            )
 
-    def _create_schema(self, *, tables: bool = True) -> None:
-        """Create the missing tables (unless ``tables=False``) and add the columns an
-        older store lacks, under the store's lock."""
+    def _create_schema(self) -> list[str]:
+        """Create the missing tables and add the columns an older store lacks, under the
+        store's lock; returns what was added (``table`` or ``table.column``)."""
         with self._write.begin() as conn:
             if conn.dialect.name == "postgresql":  # serialise concurrent first opens
                 conn.execute(text("SELECT pg_advisory_xact_lock(7311893)"))
-            if tables:
-                Base.metadata.create_all(conn)
-            upgrade_schema(conn)
+            insp = inspect(conn)
+            new = [t.name for t in Base.metadata.sorted_tables if not insp.has_table(t.name)]
+            try:
+                added = upgrade_schema(conn)
+            except StoreError as e:
+                raise StoreError(
+                    f"{self.display_url} is not an assay evaluation store: {e}"
+                ) from None
+            Base.metadata.create_all(conn)
+        return new + added
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[Any]:
@@ -184,17 +214,23 @@ class Store:
         items: Iterable[ItemRecord] | None = None,
         created: datetime | None = None,
         served_model: str | None = None,
+        error: str | None = None,
     ) -> int:
         """Store a finished evaluation with its metrics (and items) in one transaction.
 
-        ``created`` is when the work began (default: now); ``finished`` is now.
+        ``created`` is when the work began (default: now); ``finished`` is now. With
+        ``error`` (why it failed: "3 of 40 items failed") it is stored ``failed``, so
+        ``latest``, ``compare --last`` and ``report --last`` never pick it.
         ``served_model`` is the model as its answers named it (an LLM run's
         :attr:`~assay.llm.driver.LLMRun.served_model`); filters by ``model`` match it too.
         Returns the evaluation's id.
         """
         check_kind(kind)
-        row = eval_row(kind, dataset, model, parameters, "finished", served_model)
+        status = "finished" if error is None else "failed"
+        row = eval_row(kind, dataset, model, parameters, status, served_model)
         row["finished"] = row["created"]
+        if error is not None:
+            row["error"] = error.replace("\x00", "\\x00")
         if created is not None:
             row["created"] = created if created.tzinfo else created.replace(tzinfo=UTC)
         with self._tx() as conn:
@@ -239,6 +275,7 @@ class Store:
 
     def delete(self, evaluation_id: int) -> None:
         """Remove an evaluation with its metrics and items."""
+        self._check_id(evaluation_id)
         with self._tx() as conn:
             conn.execute(delete(MetricRow).where(MetricRow.evaluation_id == evaluation_id))
             conn.execute(delete(ItemRow).where(ItemRow.evaluation_id == evaluation_id))
@@ -288,6 +325,7 @@ class Store:
         Raises:
             InvalidInputError: no evaluation has that id.
         """
+        self._check_id(evaluation_id)
         with self._tx(write=False) as conn:
             row = (
                 conn.execute(select(EvaluationRow).where(EvaluationRow.id == evaluation_id))
@@ -302,6 +340,20 @@ class Store:
                     field="id",
                 )
             return load_evaluation(conn, evaluation_from_row(row), items)
+
+    def _check_id(self, evaluation_id: int) -> None:
+        """Ids are positive 64-bit integers: anything else is no evaluation of this store."""
+        try:
+            ok = 0 < int(evaluation_id) < 2**63
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InvalidInputError(
+                "no such evaluation (ids are whole numbers from 1 to 2^63 - 1)",
+                source=f"store {self.display_url}",
+                record=f"evaluation {evaluation_id}",
+                field="id",
+            )
 
     def latest(
         self,
@@ -382,6 +434,14 @@ class Store:
         """JSON or CSV of these evaluations (see :mod:`assay.store.export`)."""
         evs = [self.get(i, items=items) for i in evaluation_ids]
         return export_evaluations(evs, fmt=fmt, items=items)
+
+
+def _existing_sqlite(url: str) -> bool:
+    """The URL names a SQLite file that exists and holds something."""
+    from assay.store.config import sqlite_path
+
+    path = sqlite_path(url)
+    return path is not None and path.is_file() and path.stat().st_size > 0
 
 
 class EvaluationHandle:

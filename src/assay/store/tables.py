@@ -38,6 +38,8 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from assay.store.records import BadJson
+
 __all__ = ["Base", "EvaluationRow", "MetricRow", "ItemRow", "STATUSES", "missing_columns",
            "upgrade_schema"]  # fmt: skip
 
@@ -61,7 +63,12 @@ class _JsonText(TypeDecorator[Any]):
         return None if value is None else json.dumps(value, allow_nan=False)
 
     def process_result_value(self, value: Any, dialect: Any) -> Any:
-        return None if value is None else json.loads(value)
+        if value is None:
+            return None
+        try:
+            return json.loads(value)
+        except (TypeError, ValueError):  # a cell edited by hand, a foreign file
+            return BadJson(value)
 
 
 def _json(none_as_null: bool = False) -> Any:

@@ -104,6 +104,14 @@ def text_command(
         "refuse it. Default: in process; a Parquet directory or glob is streamed one row "
         "group at a time.",
     ),
+    scheduler_timeout: float = typer.Option(
+        30.0,
+        "--scheduler-timeout",
+        min=0.1,
+        metavar="SECONDS",
+        help="With --scheduler: seconds allowed to connect (connection and handshake), for "
+        "a first worker to join, and without any worker mid-run.",
+    ),
     save: bool = typer.Option(False, "--save", help="Also record the evaluation in the store."),
     db: str = typer.Option(None, "--db", help="Evaluation store URL or SQLite file."),
 ) -> None:
@@ -339,7 +347,7 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
     streamed by row group, or either on the Dask cluster at ``--scheduler``."""
     from functools import partial
 
-    from assay.cli_support import add_table
+    from assay.cli_support import add_table, scheduler_address
     from assay.errors import InvalidInputError
     from assay.io.parquet import is_parquet_dataset, schema_frame
 
@@ -348,7 +356,8 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
         _check_columns(names, schema_frame(data).columns)
         _check_by(_kept(o), schema_frame(data).columns, source, o["cluster"])
     ev = _evaluator(names, o)
-    add_table(ev, data, partial(_add_batch, names=names, source=source), scheduler=o["scheduler"])
+    scheduler = scheduler_address(o["scheduler"], o["scheduler_timeout"])
+    add_table(ev, data, partial(_add_batch, names=names, source=source), scheduler=scheduler)
     if ev.is_empty:
         raise InvalidInputError("no rows", source=source)
     uids = ev.uids()

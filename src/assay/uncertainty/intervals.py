@@ -203,6 +203,10 @@ class CIOptions:
         return percentile(reps, self.level)
 
 
+#: The most bootstrap resamples asked for (``--num-bootstrap``): 10^9 would run for hours.
+MAX_BOOTSTRAP = 100_000
+
+
 def ci_options(
     ci: float | None,
     ci_method: str = "bootstrap",
@@ -229,6 +233,12 @@ def ci_options(
                 "give ci too (--ci on the command line)",
                 source="cluster",
             )
+        if ci_method != "bootstrap":  # a method asked for with no interval: not ignored
+            raise InvalidInputError(
+                f"chooses how an interval is computed ({ci_method!r}): give ci too "
+                "(--ci on the command line)",
+                source="ci_method",
+            )
         return None
     if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0.0 < float(ci) < 1.0:
         raise InvalidInputError(f"must be a confidence level in (0, 1), got {ci!r}", source="ci")
@@ -237,9 +247,11 @@ def ci_options(
             f"unknown interval method {ci_method!r}; choose from {', '.join(methods)}",
             source="ci_method",
         )
-    if isinstance(num_bootstrap, bool) or int(num_bootstrap) < 2:
+    if isinstance(num_bootstrap, bool) or not 2 <= int(num_bootstrap) <= MAX_BOOTSTRAP:
         raise InvalidInputError(
-            f"must be at least 2, got {num_bootstrap!r}", source="num_bootstrap"
+            f"must be from 2 to {MAX_BOOTSTRAP:,} (more resamples move a 95% interval's "
+            f"bounds by far less than its width), got {num_bootstrap!r}",
+            source="num_bootstrap",
         )
     if isinstance(seed, bool) or int(seed) < 0:
         raise InvalidInputError(f"must be an integer >= 0, got {seed!r}", source="seed")

@@ -9,7 +9,6 @@ unchanged (see :mod:`assay.uncertainty.tally`).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -23,11 +22,9 @@ from assay.uncertainty.collapsing import collapse
 from assay.uncertainty.resampling import CHUNK_ELEMENTS, resample_counts
 from assay.uncertainty.slices import slice_text
 
-__all__ = ["Clusters", "cluster_codes", "collapse_by", "resample_weights", "MIN_CLUSTERS"]
+__all__ = ["Clusters", "cluster_codes", "collapse_by", "resample_weights"]
 
 F64 = NDArray[np.float64]
-#: Below this many clusters a cluster bootstrap warns (docs/records.md#intervals).
-MIN_CLUSTERS = 10
 
 
 @dataclass(frozen=True)
@@ -168,18 +165,6 @@ def resample_weights(
         yield from resample_counts(multiplicity, num_bootstrap, seed, chunk_elements)
         return
     c = multiplicity
-    if c.size < 2:
-        raise InvalidInputError(
-            f"a cluster bootstrap needs at least two clusters; the cluster column has "
-            f"{c.size} value{'' if c.size == 1 else 's'}",
-            source="cluster",
-        )
-    if c.size < MIN_CLUSTERS:
-        warnings.warn(
-            f"a cluster bootstrap over {c.size} clusters (fewer than {MIN_CLUSTERS}): its "
-            "intervals are too narrow, they cover less often than their level says",
-            stacklevel=2,
-        )
     rows = max(1, chunk_elements // max(1, c.membership.shape[1]))
     for counts in resample_counts(np.ones(c.size, np.int64), num_bootstrap, seed, chunk_elements):
         for i in range(0, len(counts), rows):

@@ -12,7 +12,12 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import by_option, cluster_option, interval_options
+from assay.cli_options import (
+    by_option,
+    cluster_option,
+    interval_options,
+    scheduler_timeout_option,
+)
 
 __all__ = ["register", "text_command"]
 
@@ -104,14 +109,7 @@ def text_command(
         "refuse it. Default: in process; a Parquet directory or glob is streamed one row "
         "group at a time.",
     ),
-    scheduler_timeout: float = typer.Option(
-        30.0,
-        "--scheduler-timeout",
-        min=0.1,
-        metavar="SECONDS",
-        help="With --scheduler: seconds allowed to connect (connection and handshake), for "
-        "a first worker to join, and without any worker mid-run.",
-    ),
+    scheduler_timeout: float = scheduler_timeout_option(),
     save: bool = typer.Option(False, "--save", help="Also record the evaluation in the store."),
     db: str = typer.Option(None, "--db", help="Evaluation store URL or SQLite file."),
 ) -> None:

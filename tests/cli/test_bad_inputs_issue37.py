@@ -42,7 +42,7 @@ CASES = {
     "score columns empty": ([*SCORES, "--y-score-columns="], WIDE,
                             ["--y-score-columns", "one per label", "''"]),
     "stats binary .eval": (["stats", "--scores", "{d}/log.eval", "--out", "{out}"],
-                           {"log.eval": _zip()}, ["log.eval", "not text", "binary"]),
+                           {"log.eval": _zip()}, ["log.eval", "not an Inspect log"]),
     "stats binary .jsonl": (["stats", "--scores", "{d}/log.jsonl", "--out", "{out}"],
                             {"log.jsonl": _zip()}, ["log.jsonl", "not text"]),
     "pairwise judge zip as .xlsx": (

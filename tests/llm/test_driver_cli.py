@@ -131,7 +131,7 @@ def test_an_unusable_store_fails_before_any_call(srv, inputs, tmp_path, name):
 @pytest.mark.parametrize(
     "extra, needle",
     [
-        (["--num-bootstrap", "-1"], "--num-bootstrap: must be at least 2"),
+        (["--num-bootstrap", "-1"], "--num-bootstrap: must be from 2 to 100,000"),
         (["--ci", "1.5"], "--ci: must be a confidence level in (0, 1)"),
         (["--out-dir", "FILE"], "--out-dir: "),
     ],

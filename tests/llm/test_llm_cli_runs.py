@@ -46,6 +46,7 @@ def test_files_assay_writes_honour_the_umask(tmp_path, chat_server, umask_022):
     res = CliRunner().invoke(app, [*argv, "--out", str(out), "--save", "--db", str(db)])
     assert res.exit_code == 0, res.output
     exported = tmp_path / "export" / "runs.csv"
+    exported.parent.mkdir()  # --out never creates folders (issue 37 item 9)
     res = CliRunner().invoke(
         app, ["runs", "export", "--db", str(db), "-f", "csv", "-o", str(exported)]
     )

@@ -364,9 +364,12 @@ def test_llm_run_save_stores_every_item(chat_server, tmp_path):
             str(tmp_path / "o.jsonl"),
         ],
     )
-    assert res.exit_code == 1 and "saved evaluation" in res.stderr
+    assert res.exit_code == 1 and "stored as failed evaluation" in res.stderr
     with Store(db) as s:
-        ev = s.latest(kind="llm_run", dataset="qs.jsonl", items=True)
+        # a run with failed items is stored failed (issue 36 item 7): latest() skips it
+        (only,) = s.list(kind="llm_run")
+        assert only.status == "failed"
+        ev = s.get(only.id, items=True)
     assert ev.model == srv.spec()
     assert [(m.type, m.value) for m in ev.metrics][:3] == [
         ("Items", 3),

@@ -30,7 +30,7 @@ from assay.llm.options import OPTION_NAMES, run_options
         ("cache", 3, "--cache: expected a file path"),
         ("ci", 1.5, "--ci: must be a confidence level in (0, 1)"),
         ("ci_method", "exact", "--ci-method: unknown interval method 'exact'"),
-        ("num_bootstrap", 1, "--num-bootstrap: must be at least 2"),
+        ("num_bootstrap", 1, "--num-bootstrap: must be from 2 to 100,000"),
         ("seed", -1, "--seed: must be an integer >= 0"),
         ("by", [3], "--by: expected column names"),
     ],

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -153,17 +154,18 @@ def scoring_groups(n: int, repeat: int, decimals: int | None) -> None:
 
 
 def _group_parts(ev: object, repeat: int) -> tuple[float, float]:
-    """CPU seconds of the ``fairness_metrics_by`` and ``consistency_by`` intervals alone."""
-    from functools import partial
-
-    from assay.scoring.consistency_ci import attach_consistency_by
-    from assay.scoring.fairness_ci import attach_fairness
+    """CPU seconds of the ``fairness_metrics_by`` and ``consistency_by`` intervals alone
+    (each tally made from the responses, then its intervals from the engine)."""
+    from assay.scoring import tally
+    from assay.uncertainty.intervals import tally_intervals
 
     units, opts, shift = ev._units, ev.ci, ev._shift  # type: ignore[attr-defined]
-    groups = {"g": units.group("g")}
-    pairs, second = units.pairs(), units.second()
-    fair = partial(attach_fairness, [], pairs, groups, opts)
-    cons = partial(attach_consistency_by, [], pairs[:, 0], second, groups, shift, opts)
+
+    def part(make: Callable[..., Any]) -> Callable[[], object]:
+        return lambda: tally_intervals(make(tally._Maker(units, shift, None), "g"), opts)
+
+    fair = part(tally._fairness_tally)
+    cons = part(tally._consistency_by_tally)
     return _best(fair, repeat), _best(cons, repeat)
 
 

@@ -12,8 +12,8 @@ import pytest
 from scipy import stats as sps
 
 from assay.scoring import ScoringEvaluator, evaluate_scoring
-from assay.scoring.intervals import CI_COLUMNS
-from assay.scoring.replicates import columns, loo_pairs, resampled_pairs
+from assay.scoring.tally import CI_COLUMNS
+from assay.scoring.tally import columns, loo_pairs, resampled_pairs
 from assay.scoring.true_score import prmse_true
 from assay.uncertainty.intervals import bca, collapse
 from contract import assert_same_metrics
@@ -81,7 +81,7 @@ def test_bca_prmse_equals_scipy_on_the_same_resamples() -> None:
     h = rng.integers(1, 6, n).astype(float)
     h2 = np.where(rng.random(n) < 0.6, np.clip(h + rng.integers(-1, 2, n), 1, 5), np.nan)
     m = np.round(h + rng.normal(0, 0.7, n), 4)
-    from assay.scoring.intervals import true_rows
+    from assay.scoring.tally import true_rows
 
     ratings = np.column_stack([h, h2])
     order = np.lexsort(tuple(np.column_stack([m, true_rows(ratings)]).T[::-1]))

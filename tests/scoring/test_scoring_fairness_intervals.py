@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.scoring import ScoringEvaluator, evaluate_scoring
-from assay.scoring.fairness_ci import FAIRNESS_CI_TYPES, fairness_r2
+from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES, fairness_r2
 from assay.scoring.level_stats import CellStats
 from assay.scoring.subgroup_ols import FAIRNESS_METRICS, fairness_analyses
 from assay.uncertainty.intervals import bca, collapse, resample_counts

@@ -164,7 +164,7 @@ def _rated(n: int = 140, seed: int = 0, raters: int = 2) -> pd.DataFrame:
 def test_prmse_interval_equals_a_loop_over_materialised_resamples(raters, given) -> None:
     """Each resample materialised as responses (a representative of every collapsed unit,
     repeated by its count) and run through ``prmse_true`` and its parts: to 1e-12."""
-    from assay.scoring.intervals import true_rows
+    from assay.scoring.tally import true_rows
     from assay.scoring.true_score import mse_true, prmse_true, true_score_variance
 
     df = _rated(seed=raters, raters=raters)

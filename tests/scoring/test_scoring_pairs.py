@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.scoring import replicates
-from assay.scoring.replicates import Pairs
+from assay.scoring import tally as replicates
+from assay.scoring.tally import Pairs
 
 
 def _direct(x, y, w, shift):

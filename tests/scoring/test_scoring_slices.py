@@ -150,7 +150,7 @@ def _rated(n: int = 160, seed: int = 4) -> pd.DataFrame:
 
 
 def test_prmse_slices_equal_prmse_true_of_each_subgroup_and_their_gap_intervals() -> None:
-    from assay.scoring.intervals import true_rows
+    from assay.scoring.tally import true_rows
     from assay.scoring.true_score import prmse_true
 
     df = _rated()

@@ -45,12 +45,13 @@ from assay.scoring.batch import (
 )
 from assay.scoring.build import build
 from assay.scoring.compat import ScoringMetricSet
-from assay.scoring.intervals import ResponseUnits, attach_intervals
-from assay.scoring.slices import attach_slice_intervals, slice_records
+from assay.scoring.slices import slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
+from assay.scoring.tally import ResponseUnits, attach_slices, record_key, tallies
 from assay.scoring.types import ScoringData, check_clusters, resolve_group_columns
-from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.intervals import attach, ci_options
+from assay.uncertainty.tally import Tally
 
 __all__ = ["ScoringEvaluator", "evaluate_scoring", "scoring_tables"]
 
@@ -88,7 +89,8 @@ class ScoringEvaluator(Evaluator):
             ``true_score_eval``'s PRMSE and its parts and, with ``human2``, ``consistency``,
             ``degradation`` and ``consistency_by_<col>`` (default
             ``ci=None``: none); the evaluator then also keeps each response's score pair
-            and rating summary (:mod:`assay.scoring.intervals`).
+            and rating summary; :meth:`tally` gives what the one engine resamples
+            (:mod:`assay.scoring.tally`).
         cluster: a column whose values are clusters (a candidate, a prompt): the bootstrap
             draws whole clusters of responses instead of responses, for every interval
             (BCa's jackknife then leaves one cluster out); ``parameters.cluster``; needs
@@ -250,22 +252,27 @@ class ScoringEvaluator(Evaluator):
 
     # ------------------------------------------------------------ results
 
+    def tally(self) -> list[Tally]:
+        """The tallies of the records that get an interval (units: the responses, in the
+        order added; kept with ``ci`` only): :func:`assay.scoring.tally.tallies`."""
+        if self._shift is None or not self._units.parts:
+            return []
+        return tallies(
+            self._units,
+            self.system,
+            self._shift,
+            self.rater_error_variance,
+            self.group_columns,
+        )
+
     def _compute(self) -> MetricSet:
         assert self._stats is not None
         built = build(self, self._stats)
         found = slice_records(self, self._stats, built.records)
         if self.ci is not None and self._shift is not None:
-            attach_intervals(
-                built.records,
-                self._units,
-                self.system,
-                self._shift,
-                self.ci,
-                self.rater_error_variance,
-                self.group_columns,
-            )
+            attach(built.records, self.tally(), self.ci, record_key)
             smd = "dsm" if self.smd.use_diff_std_means else self.smd.smd_method
-            attach_slice_intervals(
+            attach_slices(
                 found,
                 self._units,
                 self.by,

@@ -17,37 +17,27 @@ difference against the whole set). A slice too small for a metric (one response:
 With ``ci`` each slice record gets its interval and the gap's (``gap_ci_low``,
 ``gap_ci_high``): every resample draws from all responses (their (human, system, slice)
 rows collapsed), and a slice's value and the whole set's come from the same draw
-(:func:`gap_intervals`); ``bca`` applies, its jackknife leaving each response out of the
-whole set and of its slice.
+(:func:`assay.scoring.tally.attach_slices`); ``bca`` applies, its jackknife leaving each
+response out of the whole set and of its slice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
 
 from assay.results import Metric
 from assay.scoring import records
 from assay.scoring.batch import BatchStats
 from assay.scoring.build import Setup
 from assay.scoring.columns import METRIC_TYPES
-from assay.scoring.intervals import ResponseUnits, grouped_intervals
 from assay.scoring.metric_values import Population, pair_values, true_values
-from assay.scoring.replicates import collapsed, columns
 from assay.scoring.sufficient_stats import PairStats, TrueScoreStats
-from assay.scoring.true_score_ci import true_jackknife, true_replicates, true_terms
-from assay.uncertainty.intervals import CIOptions
+from assay.scoring.tally import SLICE_COLUMNS
 from assay.uncertainty.slices import annotate
 
-__all__ = ["SLICE_COLUMNS", "gap_intervals", "slice_records"]
+__all__ = ["slice_records"]
 
-#: The ``eval`` columns a slice reports (DSM: against the whole set).
-SLICE_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "DSM", "RMSE")
-F64 = NDArray[np.float64]
 WHERE = ("table", "score", "smd_method")
 
 
@@ -109,129 +99,3 @@ def _prmse_cell(t: TrueScoreStats, score: str, given: float | None) -> Metric:
         reason = r.get("PRMSE true", records.UNDEFINED)
         return records.cell("PRMSE", None, reason, table="true_score_eval", score=score)
     return records.cell("PRMSE", value, table="true_score_eval", score=score)
-
-
-def _slice_matrix(whole: PairStats, parts: Sequence[PairStats]) -> F64:
-    """Per resample: every slice's :data:`SLICE_COLUMNS` (SMD unpooled), then each minus the
-    same resample's whole-set value (NaN for DSM's gap); shape (b, 2 g k)."""
-    wc = columns(whole)
-    pop = (wc["h_mean"], wc["h_sd"], wc["sys_mean"], wc["sys_sd"])
-    ref = np.column_stack(
-        [np.full_like(wc["RMSE"], np.nan) if c == "DSM" else wc[c] for c in SLICE_COLUMNS]
-    )
-    vals = []
-    for p in parts:
-        pc = columns(p, pop)
-        vals.append(np.column_stack([pc[c] for c in SLICE_COLUMNS]))
-    v = np.stack(vals, axis=1)
-    gaps = v - ref[:, None, :]
-    return np.concatenate([v.reshape(v.shape[0], -1), gaps.reshape(v.shape[0], -1)], axis=1)
-
-
-def gap_intervals(
-    pairs: F64,
-    groups: np.ndarray,
-    shift: float,
-    opts: CIOptions,
-    true: F64 | None = None,
-    given: float | None = None,
-    codes: Any = None,
-) -> dict[tuple[int, str, str], dict[str, Any]]:
-    """Per score form, slice and column: the slice value's interval parameters and the gap's
-    ``gap_ci_low``, ``gap_ci_high`` (NaN where undefined); ``true`` (the responses'
-    true-score rows) adds PRMSE."""
-    names, code, found = grouped_intervals(pairs, groups, shift, opts, _slice_matrix, codes)
-    g, k = len(names), len(SLICE_COLUMNS)
-    out: dict[tuple[int, str, str], dict[str, Any]] = {}
-    for form, ci, method in found:
-        _store(out, opts, ci.reshape(2, 2, g, k), method, form, names, SLICE_COLUMNS)
-    if true is not None:
-        _true_gaps(out, pairs, true, code, names, shift, given, opts, codes)
-    return out
-
-
-def _store(
-    out: dict[tuple[int, str, str], dict[str, Any]],
-    opts: CIOptions,
-    ci: F64,
-    method: str,
-    form: int,
-    names: np.ndarray,
-    cols: Sequence[str],
-) -> None:
-    """``ci`` (2, 2 [value, gap], g, k) as the parameters of each slice and column."""
-    for j, name in enumerate(names.tolist()):
-        for c, col in enumerate(cols):
-            p = opts.parameters(float(ci[0, 0, j, c]), float(ci[1, 0, j, c]), method)
-            p["gap"] = (float(ci[0, 1, j, c]), float(ci[1, 1, j, c]))
-            out[(form, str(name), col)] = p
-
-
-def _true_gaps(
-    out: dict[tuple[int, str, str], dict[str, Any]],
-    pairs: F64,
-    true: F64,
-    code: np.ndarray,
-    names: np.ndarray,
-    shift: float,
-    given: float | None,
-    opts: CIOptions,
-    codes: Any = None,
-) -> None:
-    """The slices' PRMSE intervals and their gaps' (the true-score sums of the same draw)."""
-    g = len(names)
-    for form in (0, 1):
-        y = pairs[:, 1] if form == 0 else np.rint(pairs[:, 1])
-        drawn = collapsed(np.column_stack([y, true, code]), codes)
-        units, mult = drawn.units, drawn.mult
-        y_u, t_u, c_u = units[:, 0], units[:, 1:4], units[:, 4].astype(np.intp)
-
-        def stack(whole: F64, parts: list[F64]) -> F64:
-            v = np.stack([p[:, 3] for p in parts], axis=1)
-            return np.concatenate([v, v - whole[:, 3:4]], axis=1)
-
-        terms, members = true_terms(y_u, t_u, shift), [np.flatnonzero(c_u == j) for j in range(g)]
-
-        def statistic(w: F64, terms: F64 = terms, members: list[Any] = members) -> F64:
-            parts = [true_replicates(terms, w, given, keep) for keep in members]
-            return stack(true_replicates(terms, w, given), parts)
-
-        def jackknife(y_u: F64 = y_u, t_u: F64 = t_u, c_u: Any = c_u, m: Any = mult) -> F64:
-            parts = [true_jackknife(y_u, t_u, m, shift, given, c_u == j) for j in range(g)]
-            return stack(true_jackknife(y_u, t_u, m, shift, given), parts)
-
-        ci, method = drawn.bounds(opts, statistic, jackknife)
-        _store(out, opts, ci.reshape(2, 2, g, 1), method, form, names, ("PRMSE",))
-
-
-def attach_slice_intervals(
-    found: list[Metric],
-    units: ResponseUnits,
-    by: Sequence[str],
-    system: str,
-    shift: float,
-    opts: CIOptions,
-    smd_method: str,
-    given: float | None = None,
-) -> None:
-    """Add the intervals (and the gaps') to the defined slice records, in place. An SMD of
-    another method than ``unpooled`` gets none (the resampled SMD is the unpooled one)."""
-    types = {METRIC_TYPES.get(c, c): c for c in SLICE_COLUMNS} | {"PRMSE": "PRMSE"}
-    forms = {system: 0, f"{system}_round": 1}
-    pairs, true = units.pairs(), units.true()
-    codes = units.codes()
-    cache = {c: gap_intervals(pairs, units.group(c), shift, opts, true, given, codes) for c in by}
-    for m in found:
-        p = m.parameters
-        col = types.get(m.type)
-        if m.value is None or col is None or (col == "SMD" and smd_method != "unpooled"):
-            continue
-        got = cache[p["slice_column"]].get((forms[p["score"]], p["slice"], col))
-        if got is None:
-            continue
-        params = dict(got)
-        lo, hi = params.pop("gap")
-        p.update(params)
-        if p.get("gap") is not None:
-            ok = bool(np.isfinite(lo) and np.isfinite(hi))
-            p["gap_ci_low"], p["gap_ci_high"] = (lo, hi) if ok else (None, None)

@@ -15,7 +15,7 @@ Modules: :mod:`~assay.stats.score` (Score, SampleScore), :mod:`~assay.stats.fram
 :mod:`~assay.stats.metric_registry`, :mod:`~assay.stats.metrics`,
 :mod:`~assay.stats.grouped`, :mod:`~assay.stats.reducer_registry`,
 :mod:`~assay.stats.reducers`, :mod:`~assay.stats.evaluator`
-(evaluate_scores, ScoreEvaluator), :mod:`~assay.stats.state`, :mod:`~assay.stats.intervals`,
+(evaluate_scores, ScoreEvaluator), :mod:`~assay.stats.state`, :mod:`~assay.stats.tally`,
 :mod:`~assay.stats.agreement`, :mod:`~assay.stats.categorical`,
 :mod:`~assay.stats.perplexity`, :mod:`~assay.stats.panel`,
 :mod:`~assay.stats.value_mapping` and :mod:`~assay.stats.records` (the record builders).
@@ -61,8 +61,8 @@ _WHERE = {
     "bootstrap_means": "assay.stats.compute",
     "bootstrap_stderr": "assay.stats.metrics",
     "categorical": "assay.stats.categorical",
-    "ci": "assay.stats.intervals",
-    "ci_wilson": "assay.stats.intervals",
+    "ci": "assay.stats.metrics",
+    "ci_wilson": "assay.stats.metrics",
     "clustered_stderr": "assay.stats.compute",
     "collect": "assay.stats.panel",
     "evaluate": "assay.stats.evaluator",
@@ -167,7 +167,7 @@ if TYPE_CHECKING:
     from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
     from assay.stats.frame import ScoreFrame
     from assay.stats.grouped import GroupedMetricFn, grouped, metric_from_spec
-    from assay.stats.intervals import ci, ci_wilson
+    from assay.stats.metrics import ci, ci_wilson
     from assay.stats.means import mean_record
     from assay.stats.metric_registry import (
         MetricFn,

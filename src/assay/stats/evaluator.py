@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -37,12 +38,13 @@ from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
 from assay.stats.run_records import Scores, metric_records
-from assay.stats.sample_ci import SampleCI
+from assay.stats.tally import SampleCI
 from assay.stats.score import SampleScore
 from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.value_mapping import as_mapping
 from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.tally import Tally
 
 __all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
 
@@ -125,7 +127,7 @@ def evaluate_scores(
         A confidence interval of level ``ci`` (off by default) on every record that is a
         mean of per-sample values (``Accuracy``, ``Mean``, per group too): ``t``,
         ``wilson`` (values in [0, 1]) or ``bootstrap`` over samples
-        (:mod:`assay.stats.sample_ci`; docs/records.md#intervals).
+        (:mod:`assay.stats.tally`; docs/records.md#intervals).
     cluster
         A sample-metadata key: the intervals treat its clusters as the independent units
         (clustered standard error, or whole clusters resampled).
@@ -287,6 +289,16 @@ class ScoreEvaluator(Evaluator):
     def scores(self) -> Scores:
         """All accumulated scores, in the order added (a frame when only frames were added)."""
         return _joined(self._batches)
+
+    def tally(self) -> list[Tally]:
+        """The tally of every record that gets an interval (with ``ci``; :mod:`assay.stats.tally`):
+        units the samples (their ids), or with ``cluster`` the clusters."""
+        if self.ci is None or self.is_empty:
+            return []
+        sink: list[Tally] = []
+        ci = replace(self.ci, sink=sink)
+        metric_records(self.scores(), self.metrics, self.reducers, self.to_float, ci)
+        return sink
 
     def _compute(self) -> MetricSet:
         return metric_records(self.scores(), self.metrics, self.reducers, self.to_float, self.ci)

@@ -50,7 +50,7 @@ from assay.stats.score_input import as_frame, as_objects
 from assay.stats.value_mapping import ValueMapping, as_mapping
 
 if TYPE_CHECKING:
-    from assay.stats.sample_ci import SampleCI
+    from assay.stats.tally import SampleCI
 
 __all__ = [
     "MetricFn",
@@ -133,7 +133,7 @@ class MetricFn:
         # evaluator reduces the epochs with, as a frame metric's own to_float does
         self.epoch_to_float: ValueMapping | None = None
         # a metric whose value is the mean of per-sample values: those values (the
-        # evaluation's ``ci`` puts an interval on its records, assay.stats.sample_ci)
+        # evaluation's ``ci`` puts an interval on its records, assay.stats.tally)
         self.mean_of: Callable[[ScoreFrame], np.ndarray] | None = None
         # record parameters computed from the value (an interval metric's ci_low, ...)
         self.record_params: Callable[[Any], dict[str, Any]] | None = None
@@ -173,7 +173,7 @@ class MetricFn:
         mapping, or SampleScore objects for a metric that takes raw scores); ``context``
         (reducer, score key, counts) is added to the parameters. An undefined value becomes
         an ``undefined`` record. With ``ci``, a metric that is a mean of per-sample values
-        (``mean_of``) gets its interval (:mod:`assay.stats.sample_ci`)."""
+        (``mean_of``) gets its interval (:mod:`assay.stats.tally`)."""
         if self.takes != "frame":
             frame = as_objects(frame)
         ctx, n = context or {}, len(frame)
@@ -187,7 +187,7 @@ class MetricFn:
         out = record(self.name, value, params=params, context=ctx, n=n)
         if ci is not None and self.mean_of is not None and isinstance(frame, ScoreFrame):
             clusters = None if ci.cluster is None else frame.column(ci.cluster)
-            out.parameters.update(ci.parameters(self.mean_of(frame), clusters))
+            ci.attach(out, self.mean_of(frame), clusters, frame.sample_id)
         return [out]
 
 
@@ -294,7 +294,6 @@ def metric(
 
 BUILTIN_MODULES = (
     "assay.stats.metrics",
-    "assay.stats.intervals",
     "assay.stats.agreement",
     "assay.stats.categorical",
     "assay.stats.perplexity",

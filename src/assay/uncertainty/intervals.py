@@ -427,7 +427,7 @@ def attach(
     records: Sequence[Metric],
     tallies: Sequence[Tally],
     opts: CIOptions,
-    key: Callable[[Metric], Key],
+    key: Callable[[Metric], Key | None],
 ) -> None:
     """Add the interval parameters to the defined ``records``, in place; ``key`` gives a
     record's key among the tallies' (a record no tally has keeps no interval)."""

@@ -1,4 +1,4 @@
-"""Bootstrap intervals of the fairness regressions (``fairness_metrics_by_<column>``).
+"""The fairness regressions' R^2 of many resamples at once (``fairness_metrics_by_<column>``).
 
 The headline values of RSMTool's additional fairness analyses are their R^2: overall score
 accuracy (OSA, the adjusted R^2 of OLS ``e^2 ~ group``), overall score difference (OSD,
@@ -6,8 +6,9 @@ accuracy (OSA, the adjusted R^2 of OLS ``e^2 ~ group``), overall score differenc
 minus that of ``e ~ C(H)``), ``e = M - H``. Each gets an interval over responses; the
 p-values (``...PValue``) are tests, not estimates, and get none.
 
-Sufficient statistics: every regressor is categorical, so each fit is a function of the
-per-cell sums (cell = group x human score) ``n``, ``sum e``, ``sum e^2`` and ``sum e^4``
+This module holds the formulas; the intervals come from the one engine through the scoring
+tally (:mod:`assay.scoring.tally`). Sufficient statistics: every regressor is categorical, so
+each fit is a function of the per-cell sums (cell = group x human score) ``n``, ``sum e``, ``sum e^2`` and ``sum e^4``
 (:class:`~assay.scoring.level_stats.CellStats`). Responses collapse to their distinct
 (human, system, group) rows; a resample's cell sums are its counts times a sparse
 (rows x 4 cells) matrix of ``[1, e, e^2, e^4]`` placed in each row's cell, for a chunk of
@@ -35,19 +36,15 @@ least squares on every resample materialised as responses.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.results import Metric
 from assay.scoring.columns import METRIC_TYPES
-from assay.scoring.replicates import collapsed
 from assay.scoring.subgroup_ols import _ZERO_REL, FAIRNESS_METRICS
-from assay.uncertainty.intervals import CIOptions
 from assay.uncertainty.resampling import CHUNK_ELEMENTS
 
-__all__ = ["FAIRNESS_CI_TYPES", "attach_fairness", "fairness_r2"]
+__all__ = ["FAIRNESS_CI_TYPES", "Cells", "fairness_r2"]
 
 F64 = NDArray[np.float64]
 
@@ -153,7 +150,7 @@ def fairness_r2(n: F64, s1: F64, s2: F64, s4: F64) -> F64:
     return np.where(few[:, None], np.nan, out)
 
 
-class _Cells:
+class Cells:
     """The distinct (human, system, group) rows' cell terms: a sparse (m, 4 G L) matrix."""
 
     def __init__(self, h: F64, e: F64, group: NDArray[np.intp], groups: int) -> None:
@@ -186,40 +183,3 @@ class _Cells:
         rows = max(1, CHUNK_ELEMENTS // self.terms.shape[1])
         for i in range(0, self.terms.shape[0], rows):
             yield self._r2(total - self.terms[i : i + rows].toarray())
-
-
-def fairness_intervals(
-    pairs: F64, groups: np.ndarray, opts: CIOptions, codes: Any = None
-) -> dict[str, dict[str, Any]]:
-    """Per record type (OSA, OSD, CSD) the interval parameters of one group column
-    (``codes``: each response's cluster, with ``cluster``)."""
-    names, group = np.unique(groups, return_inverse=True)
-    found = collapsed(np.column_stack([pairs, group.reshape(-1)]), codes)
-    units = found.units
-    h, e = units[:, 0], units[:, 1] - units[:, 0]
-    cells = _Cells(h, e, units[:, 2].astype(np.intp), len(names))
-    ci, method = found.bounds(opts, cells.statistic, lambda: cells.jackknife(found.mult))
-    return {
-        kind: opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
-        for j, kind in enumerate(FAIRNESS_CI_TYPES)
-    }
-
-
-def attach_fairness(
-    records: list[Metric],
-    pairs: F64,
-    groups: dict[str, np.ndarray],
-    opts: CIOptions,
-    codes: Any = None,
-) -> None:
-    """Add the interval parameters to the defined R^2 records of every
-    ``fairness_metrics_by_<column>`` table (``groups``: each response's label per column),
-    in place."""
-    found = {
-        f"fairness_metrics_by_{c}": fairness_intervals(pairs, labels, opts, codes)
-        for c, labels in groups.items()
-    }
-    for m in records:
-        table = found.get(str(m.parameters.get("table")))
-        if m.value is not None and table is not None and m.type in table:
-            m.parameters.update(table[m.type])

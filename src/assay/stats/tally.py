@@ -1,4 +1,4 @@
-"""Intervals of a mean over samples, in the spelling of every domain (docs/records.md).
+"""The stats tally: intervals of a mean over samples, from the one engine (docs/records.md).
 
 ``ScoreEvaluator(..., ci=0.95)`` (CLI ``assay stats --ci 0.95``) puts an interval on every
 record that is a mean of per-sample values (``Accuracy``, ``Mean``, and their ``grouped``
@@ -18,8 +18,12 @@ clustered. Methods, for n sample values y:
   the units has mean ``w @ s / w @ c`` (``s`` a unit's sum, ``c`` its size; one sample per
   unit without a cluster), so only the counts are drawn.
 
-The mean's :func:`tally` (units: the samples, or their clusters; the t and Wilson forms
-as its closed forms) goes through the one engine (:mod:`assay.uncertainty.intervals`).
+The mean's :func:`tally` (units: the samples, by sample id, or with ``cluster`` the
+clusters, by cluster id: the cluster is then the unit the data comes in, and a resample
+draws counts over the clusters' distinct (sum, size) rows; the t and Wilson forms as its
+closed forms) goes through the one engine (:mod:`assay.uncertainty.intervals`).
+:meth:`ScoreEvaluator.tally <assay.stats.evaluator.ScoreEvaluator.tally>` gives the tally of
+every record with an interval, keyed by :func:`record_key`.
 
 Example:
     >>> ci = SampleCI(CIOptions(0.9, "t"))
@@ -31,7 +35,7 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
 
@@ -39,15 +43,19 @@ import numpy as np
 from scipy import stats as sps
 
 from assay.errors import UndefinedMetricError
+from assay.results import Metric
 from assay.stats import compute
 from assay.uncertainty.collapsing import collapse
 from assay.uncertainty.intervals import CIOptions, tally_intervals
-from assay.uncertainty.tally import Tally
+from assay.uncertainty.slices import record_key as _record_key
+from assay.uncertainty.tally import Key, Tally
 
-__all__ = ["SampleCI", "t_bounds", "tally", "wilson_bounds"]
+__all__ = ["SampleCI", "record_key", "t_bounds", "tally", "wilson_bounds"]
 
-#: The one key of a mean's tally.
+#: The one key of a mean's tally (a record's key, :func:`record_key`, when it has one).
 MEAN = ("mean",)
+#: What identifies a record among an evaluation's (beside its type).
+WHERE = ("reducer", "score_key", "group_column", "group")
 
 F64 = np.ndarray
 
@@ -97,29 +105,35 @@ def wilson_bounds(y: F64, clusters: Any, level: float) -> tuple[float, float]:
     return _wilson(p_hat, n, critical)
 
 
-def _units(y: F64, clusters: Any) -> tuple[F64, F64, float]:
+def record_key(m: Metric) -> Key:
+    """A record's key among an evaluation's tallies: its type, reducer, score key and group."""
+    return _record_key(m, WHERE)
+
+
+def _units(y: F64, clusters: Any) -> tuple[F64, F64, Any, Any, float]:
     """Per unit (a sample, or a cluster) the sum of centred values and the size, collapsed
-    to distinct rows (their multiplicities), and the centre (a data value, so constant
-    data resample exactly)."""
+    to distinct rows (their multiplicities), each unit's row, the clusters' ids (None
+    without), and the centre (a data value, so constant data resample exactly)."""
     levels = np.unique(y)
     centre = float(levels[levels.size // 2]) if levels.size else 0.0
+    uniques = None
     if clusters is None:
         rows = np.column_stack([y - centre, np.ones_like(y)])
     else:
         codes, uniques = compute.factorize(clusters)
         sums = np.bincount(codes, weights=y - centre, minlength=len(uniques))
         rows = np.column_stack([sums, np.bincount(codes, minlength=len(uniques))])
-    units, mult, _ = collapse(rows.astype(np.float64))
-    return units, mult, centre
+    units, mult, unit = collapse(rows.astype(np.float64))
+    return units, mult, unit, uniques, centre
 
 
-def tally(y: F64, clusters: Any = None) -> Tally:
-    """The tally of ``mean(y)``: its units (the samples, or with ``clusters`` the clusters:
-    a cluster's sum and size), the resampled mean ``w @ s / w @ c`` of values centred on a
-    data value (``offset``), the jackknife (the totals minus each unit's sum and size) and
-    the closed forms (t; Wilson for values in [0, 1]), which raise
-    :class:`UndefinedMetricError` where undefined."""
-    units, mult, centre = _units(y, clusters)
+def tally(y: F64, clusters: Any = None, key: Key = MEAN, ids: Any = None) -> Tally:
+    """The tally of ``mean(y)`` keyed ``key``: its units (the samples, ``ids`` their ids, or
+    with ``clusters`` the clusters, by id: a cluster's sum and size), the resampled mean ``w
+    @ s / w @ c`` of values centred on a data value (``offset``), the jackknife (the totals
+    minus each unit's sum and size) and the closed forms (t; Wilson for values in [0, 1]),
+    which raise :class:`UndefinedMetricError` where undefined."""
+    units, mult, unit, uniques, centre = _units(y, clusters)
     s, c = units[:, 0], units[:, 1]
     total_s, total_c = float(mult @ s), float(mult @ c)
 
@@ -129,22 +143,33 @@ def tally(y: F64, clusters: Any = None) -> Tally:
     def jackknife() -> F64:
         return ((total_s - s) / (total_c - c))[:, None]
 
-    closed = {"t": lambda level: {MEAN: t_bounds(y, clusters, level)}}
+    closed = {"t": lambda level: {key: t_bounds(y, clusters, level)}}
     if bool(((y >= 0.0) & (y <= 1.0)).all()):
-        closed["wilson"] = lambda level: {MEAN: wilson_bounds(y, clusters, level)}
+        closed["wilson"] = lambda level: {key: wilson_bounds(y, clusters, level)}
     point = np.array([total_s / total_c]) if total_c else None
+    found = ids if uniques is None else uniques
     return Tally(
-        (MEAN,), values, mult, closed=closed, jackknife=jackknife, point=point, offset=centre
+        (key,),
+        values,
+        mult,
+        unit=unit,
+        ids=None if found is None else np.asarray(found, dtype=object),
+        closed=closed,
+        jackknife=jackknife,
+        point=point,
+        offset=centre,
     )
 
 
 @dataclass(frozen=True)
 class SampleCI:
     """The interval options of a stats evaluation and its cluster key (``None``: samples
-    are independent)."""
+    are independent); with a ``sink`` the records' tallies are collected there instead
+    (:meth:`ScoreEvaluator.tally <assay.stats.evaluator.ScoreEvaluator.tally>`)."""
 
     opts: CIOptions
     cluster: str | None = None
+    sink: list[Tally] | None = field(default=None, compare=False, repr=False)
 
     def config(self) -> dict[str, Any]:
         """As evaluator configuration (``ci``, ``ci_method``, ..., ``cluster``)."""
@@ -156,6 +181,17 @@ class SampleCI:
         if m in ("t", "bca") or (m == "wilson" and bool(((y >= 0.0) & (y <= 1.0)).all())):
             return m
         return "bootstrap"
+
+    def attach(self, out: Metric, y: F64, clusters: Any = None, ids: Any = None) -> None:
+        """Add the interval of ``mean(y)`` to the record ``out`` (``ids``: the samples'),
+        or with a ``sink`` put its tally there (a record with fewer than 2 units has no
+        bootstrap, and no tally)."""
+        if self.sink is None:
+            out.parameters.update(self.parameters(y, clusters))
+            return
+        y = np.asarray(y, dtype=np.float64)
+        if (y.shape[0] if clusters is None else len(compute.factorize(clusters)[1])) >= 2:
+            self.sink.append(tally(y, clusters, record_key(out), ids))
 
     def parameters(self, y: F64, clusters: Any = None) -> dict[str, Any]:
         """The record parameters of the interval of ``mean(y)`` (``ci_undefined`` with the

@@ -59,7 +59,7 @@ def test_cluster_bootstrap_widens_the_interval_for_correlated_clusters():
     width = clustered["upper"] - clustered["lower"]
     assert width > 3 * (plain["upper"] - plain["lower"])
     assert abs(width - (t_clustered["upper"] - t_clustered["lower"])) < 0.25 * width
-    means = st.intervals.cluster_bootstrap_means(ys, doc, 2000, seed=5)
+    means = st.metrics.cluster_bootstrap_means(ys, doc, 2000, seed=5)
     assert abs(means.mean() - ys.mean()) < 0.02
 
 

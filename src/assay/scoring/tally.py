@@ -55,13 +55,14 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay.results import Metric
-from assay.scoring.columns import ALL_DATA, METRIC_TYPES
+from assay.scoring.columns import ALL_DATA, METRIC_TYPES, SHORT_CONTINUOUS, SHORT_ROUNDED
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES, Cells
 from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
@@ -560,11 +561,11 @@ def _eval_tally(mk: _Maker, form: int, score: str) -> Tally:
     return mk.tally(keys, np.column_stack([mk.pairs[:, 0], mk.form(form)]), make)
 
 
-def _by_matrix(whole: PairStats, parts: Sequence[PairStats]) -> F64:
-    """Per resample (group of ``whole``) and subgroup: the ``BY_COLUMNS``, DSM against the
+def _by_matrix(cols: Sequence[str], whole: PairStats, parts: Sequence[PairStats]) -> F64:
+    """Per resample (group of ``whole``) and subgroup: the columns ``cols``, DSM against the
     same resample's whole set; shape (b, g * k)."""
     pop = _pop(whole)
-    out = np.stack([_matrix(p, BY_COLUMNS, pop) for p in parts], axis=1)
+    out = np.stack([_matrix(p, cols, pop) for p in parts], axis=1)
     return out.reshape(out.shape[0], -1)
 
 
@@ -598,12 +599,17 @@ def _grouped(
 
 
 def _eval_by_tally(mk: _Maker, form: int, score: str, column: str) -> Tally:
+    """``eval_by_<column>``: of the :data:`BY_COLUMNS`, those the table has for the form
+    (RSMTool's short columns: R, QWK, R2, DSM, RMSE as given; kappa, the agreements and DSM
+    rounded)."""
     table = f"eval_by_{column}"
+    short = SHORT_CONTINUOUS if form == 0 else SHORT_ROUNDED
+    cols = [c for c in BY_COLUMNS if c in short or (c == "DSM" and "SMD" in short)]
 
     def keys(names: list[str]) -> list[Key]:
-        return [(_kind(c), table, score, name) for name in names for c in BY_COLUMNS]
+        return [(_kind(c), table, score, name) for name in names for c in cols]
 
-    return _grouped(mk, form, mk.units.group(column), keys, _by_matrix)
+    return _grouped(mk, form, mk.units.group(column), keys, partial(_by_matrix, cols))
 
 
 def _true_tally(mk: _Maker, form: int, score: str) -> Tally:

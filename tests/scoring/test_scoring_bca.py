@@ -12,8 +12,7 @@ import pytest
 from scipy import stats as sps
 
 from assay.scoring import ScoringEvaluator, evaluate_scoring
-from assay.scoring.tally import CI_COLUMNS
-from assay.scoring.tally import columns, loo_pairs, resampled_pairs
+from assay.scoring.tally import CI_COLUMNS, columns, loo_pairs, resampled_pairs
 from assay.scoring.true_score import prmse_true
 from assay.uncertainty.intervals import bca, collapse
 from contract import assert_same_metrics

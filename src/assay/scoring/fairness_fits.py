@@ -7,12 +7,12 @@ minus that of ``e ~ C(H)``), ``e = M - H``. Each gets an interval over responses
 p-values (``...PValue``) are tests, not estimates, and get none.
 
 This module holds the formulas; the intervals come from the one engine through the scoring
-tally (:mod:`assay.scoring.tally`). Sufficient statistics: every regressor is categorical, so
-each fit is a function of the per-cell sums (cell = group x human score) ``n``, ``sum e``, ``sum e^2`` and ``sum e^4``
-(:class:`~assay.scoring.level_stats.CellStats`). Responses collapse to their distinct
-(human, system, group) rows; a resample's cell sums are its counts times a sparse
-(rows x 4 cells) matrix of ``[1, e, e^2, e^4]`` placed in each row's cell, for a chunk of
-resamples at once. From the sums, with ``k`` non-empty groups:
+tally (:mod:`assay.scoring.tally`). Sufficient statistics: every regressor is categorical,
+so each fit is a function of the per-cell sums (cell = group x human score) ``n``, ``sum
+e``, ``sum e^2`` and ``sum e^4`` (:class:`~assay.scoring.level_stats.CellStats`). Responses
+collapse to their distinct (human, system, group) rows; a resample's cell sums are its
+counts times a sparse (rows x 4 cells) matrix of ``[1, e, e^2, e^4]`` placed in each row's
+cell, for a chunk of resamples at once. From the sums, with ``k`` non-empty groups:
 
 * OSA and OSD are one-way fits: the residual sum of squares is the within-group one,
   ``sum_g (S2_g - S1_g^2 / n_g)`` (of ``e^2`` for OSA, from ``S4`` and ``S2``), ``k - 1``
@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from assay.scoring.columns import METRIC_TYPES
 from assay.scoring.subgroup_ols import _ZERO_REL, FAIRNESS_METRICS
@@ -174,7 +174,7 @@ class Cells:
         parts = sums.reshape(sums.shape[0], 4, *self.shape)
         return fairness_r2(parts[:, 0], parts[:, 1], parts[:, 2], parts[:, 3])
 
-    def jackknife(self, mult: F64) -> F64:
+    def jackknife(self, mult: ArrayLike) -> F64:
         """The statistic of the data less one draw of each distinct row (m, 3)."""
         return np.concatenate(list(self._leave_one_out(np.asarray(mult, dtype=np.float64))))
 

@@ -457,11 +457,12 @@ def _true_terms(y: F64, true: F64, shift: float) -> F64:
     return np.column_stack([np.ones_like(c), c, c * c, c * d, c * d * d, within, c - 1, c * e * e])
 
 
-def _true_loo(terms: F64, mult: F64, given: float | None, keep: Any = None) -> F64:
+def _true_loo(terms: F64, mult: ArrayLike, given: float | None, keep: Any = None) -> F64:
     """Per row: the columns with one of its responses left out (total minus its terms); with
     ``keep`` (a subgroup's rows) the subgroup's, whole when the row is outside it."""
     k = np.ones(terms.shape[0]) if keep is None else keep.astype(np.float64)
-    return true_columns(((mult * k) @ terms)[None, :] - terms * k[:, None], given)
+    m = np.asarray(mult, dtype=np.float64)
+    return true_columns(((m * k) @ terms)[None, :] - terms * k[:, None], given)
 
 
 # ---------------------------------------------------------------- the tallies
@@ -745,9 +746,7 @@ def _slice_keys(score: str, cols: Sequence[str]) -> Callable[[list[str]], list[K
     """The keys of a slice tally's columns: each slice's values, then their gaps."""
 
     def keys(names: list[str]) -> list[Key]:
-        return [
-            (what, score, name, c) for what in ("slice", "gap") for name in names for c in cols
-        ]
+        return [(what, score, name, c) for what in ("slice", "gap") for name in names for c in cols]
 
     return keys
 

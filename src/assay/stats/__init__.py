@@ -167,7 +167,6 @@ if TYPE_CHECKING:
     from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
     from assay.stats.frame import ScoreFrame
     from assay.stats.grouped import GroupedMetricFn, grouped, metric_from_spec
-    from assay.stats.metrics import ci, ci_wilson
     from assay.stats.means import mean_record
     from assay.stats.metric_registry import (
         MetricFn,
@@ -178,6 +177,8 @@ if TYPE_CHECKING:
     from assay.stats.metrics import (
         accuracy,
         bootstrap_stderr,
+        ci,
+        ci_wilson,
         mean,
         std,
         stderr,

@@ -38,10 +38,10 @@ from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
 from assay.stats.run_records import Scores, metric_records
-from assay.stats.tally import SampleCI
 from assay.stats.score import SampleScore
 from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
+from assay.stats.tally import SampleCI
 from assay.stats.value_mapping import as_mapping
 from assay.uncertainty.intervals import ci_options
 from assay.uncertainty.tally import Tally

@@ -31,8 +31,8 @@ from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn, as_frame, as_objects, check_spec, get_metric
 from assay.stats.records import aggregate_context, group_context, record, undefined_record
-from assay.stats.tally import SampleCI
 from assay.stats.score import SampleScore
+from assay.stats.tally import SampleCI
 
 __all__ = ["GroupedMetricFn", "grouped", "metric_from_spec"]
 

@@ -13,8 +13,8 @@ from assay.stats.frame import ScoreFrame
 from assay.stats.metrics import MetricFn
 from assay.stats.records import run_context
 from assay.stats.reducer_registry import Reducer, reduce_scores, value_keys
-from assay.stats.tally import SampleCI
 from assay.stats.score import SampleScore
+from assay.stats.tally import SampleCI
 from assay.stats.value_mapping import ValueMapping
 
 __all__ = ["Scores", "metric_records"]

@@ -435,7 +435,8 @@ def attach(
     for t in tallies:
         found |= tally_intervals(t, opts)
     for m in records:
-        if m.value is not None and (params := found.get(key(m))) is not None:
+        k = None if m.value is None else key(m)
+        if k is not None and (params := found.get(k)) is not None:
             m.parameters.update(params)
 
 

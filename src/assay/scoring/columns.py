@@ -12,6 +12,7 @@ __all__ = [
     "TRUE_SCORE_COLUMNS",
     "METRIC_TYPES",
     "ALL_DATA",
+    "SLICE_COLUMNS",
 ]
 
 # The row of a by-group table that pools every group.
@@ -114,3 +115,6 @@ METRIC_TYPES = {
     "sqrt_HH": "SqrtHumanHumanPearsonR",
     "corr_disattenuated": "DisattenuatedCorrelation",
 }
+
+#: The ``eval`` columns a slice (``by``) reports (DSM: against the whole set).
+SLICE_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "DSM", "RMSE")

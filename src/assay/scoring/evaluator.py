@@ -43,9 +43,8 @@ from assay.scoring.batch import (
     load_batch_state,
     merge_batches,
 )
-from assay.scoring.build import build
+from assay.scoring.build import build, slice_records
 from assay.scoring.compat import ScoringMetricSet
-from assay.scoring.slices import slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.tally import ResponseUnits, attach_slices, record_key, tallies
@@ -81,7 +80,7 @@ class ScoringEvaluator(Evaluator):
             :mod:`assay.scoring.smd_options`.
         by: columns whose values slice the responses: the ``eval`` table's headline metrics
             again per value (records with ``slice_column``, ``slice``, ``n``, ``gap``; see
-            :mod:`assay.scoring.slices`), from the same per-group state as
+            :func:`assay.scoring.build.slice_records`), from the same per-group state as
             ``group_columns``.
         ci, ci_method, num_bootstrap, seed: a bootstrap interval over responses on the
             ``eval`` table's R, QWK, R2, kappa, agreements, SMD and RMSE, the by-group

@@ -62,7 +62,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay.results import Metric
-from assay.scoring.columns import ALL_DATA, METRIC_TYPES, SHORT_CONTINUOUS, SHORT_ROUNDED
+from assay.scoring.columns import (
+    ALL_DATA,
+    METRIC_TYPES,
+    SHORT_CONTINUOUS,
+    SHORT_ROUNDED,
+    SLICE_COLUMNS,
+)
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES, Cells
 from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
@@ -74,7 +80,6 @@ __all__ = [
     "BY_COLUMNS",
     "CI_COLUMNS",
     "CONSISTENCY_CI_COLUMNS",
-    "SLICE_COLUMNS",
     "TRUE_CI_COLUMNS",
     "Pairs",
     "ResponseUnits",
@@ -100,8 +105,6 @@ TRUE_CI_COLUMNS = ("Variance of errors", "True score var", "MSE true", "PRMSE tr
 CONSISTENCY_CI_COLUMNS = ("corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD")
 #: The columns of ``consistency_by_<column>`` that get an interval.
 BY_CONSISTENCY_COLUMNS = ("corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "DSM")
-#: The ``eval`` columns a slice reports (DSM: against the whole set).
-SLICE_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "DSM", "RMSE")
 
 #: Counts per chunk of resamples (16 MB): each chunk reads every unit's terms once, so with
 #: many distinct responses (continuous system scores) larger chunks than the default read

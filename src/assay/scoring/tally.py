@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from assay.errors import InvalidInputError
 from assay.results import Metric
 from assay.scoring.columns import (
     ALL_DATA,
@@ -487,11 +488,15 @@ class _Maker:
     def tally(
         self,
         keys: Sequence[Key],
-        rows: F64,
+        rows: Callable[[], F64],
         make: Callable[[F64, NDArray[np.int64]], tuple[Callable[[F64], F64], Callable[[], F64]]],
     ) -> Tally:
-        """A tally of per-response ``rows``: collapsed, then ``make(units, mult)`` gives the
+        """A tally of per-response ``rows()``, made when a resample is drawn (the engine
+        holds one table's rows at a time): collapsed, then ``make(units, mult)`` gives the
         values (row weights -> (b, k)) and the jackknife of the distinct rows."""
+        return Tally(tuple(keys), prepare=lambda: self._ready(tuple(keys), rows(), make))
+
+    def _ready(self, keys: tuple[Key, ...], rows: F64, make: Any) -> Tally:
         rows = np.asarray(rows, dtype=np.float64)
         rows = rows[:, None] if rows.ndim == 1 else rows
         own = self.cluster
@@ -502,7 +507,7 @@ class _Maker:
         values, jackknife = make(uniq, mult)
         units = self.units
         return Tally(
-            tuple(keys),
+            keys,
             values,
             mult,
             unit=unit,
@@ -514,8 +519,7 @@ class _Maker:
 
 
 def _codes(units: ResponseUnits, column: str) -> NDArray[np.intp]:
-    from assay.errors import InvalidInputError
-
+    """Each response's cluster in ``column`` (one the evaluator keeps per response)."""
     if column not in units.columns:
         raise InvalidInputError(
             "is not a column the evaluator keeps per response (give it as cluster)",
@@ -562,7 +566,7 @@ def _eval_tally(mk: _Maker, form: int, score: str) -> Tally:
             lambda: _matrix(loo_pairs(u[:, 0], u[:, 1], mult, shift), CI_COLUMNS),
         )
 
-    return mk.tally(keys, np.column_stack([mk.pairs[:, 0], mk.form(form)]), make)
+    return mk.tally(keys, lambda: np.column_stack([mk.pairs[:, 0], mk.form(form)]), make)
 
 
 def _by_matrix(cols: Sequence[str], whole: PairStats, parts: Sequence[PairStats]) -> F64:
@@ -598,7 +602,9 @@ def _grouped(
 
         return values, jackknife
 
-    rows = np.column_stack([mk.pairs[:, 0], mk.form(form), code.reshape(-1)])
+    def rows() -> F64:
+        return np.column_stack([mk.pairs[:, 0], mk.form(form), code.reshape(-1)])
+
     return mk.tally(keys([str(v) for v in names.tolist()]), rows, make)
 
 
@@ -630,7 +636,7 @@ def _true_tally(mk: _Maker, form: int, score: str) -> Tally:
             lambda: _true_loo(terms, mult, given)[:, cols],
         )
 
-    return mk.tally(keys, np.column_stack([mk.form(form), true]), make)
+    return mk.tally(keys, lambda: np.column_stack([mk.form(form), true]), make)
 
 
 def _consistency_rows(hm: PairStats, hh: PairStats) -> F64:
@@ -666,7 +672,9 @@ def _consistency_tally(mk: _Maker, form: int, score: str) -> Tally:
             )[:, cols],
         )
 
-    rows = np.column_stack([mk.pairs[:, 0], mk.form(form), has, np.where(has, second, 0.0)])
+    def rows() -> F64:
+        return np.column_stack([mk.pairs[:, 0], mk.form(form), has, np.where(has, second, 0.0)])
+
     return mk.tally([keys[j] for j in cols], rows, make)
 
 
@@ -711,7 +719,9 @@ def _consistency_by_tally(mk: _Maker, column: str) -> Tally:
 
         return values, jackknife
 
-    rows = np.column_stack([mk.pairs[:, 0], has, np.where(has, second, 0.0), code.reshape(-1)])
+    def rows() -> F64:
+        return np.column_stack([mk.pairs[:, 0], has, np.where(has, second, 0.0), code.reshape(-1)])
+
     return mk.tally(keys, rows, make)
 
 
@@ -726,7 +736,7 @@ def _fairness_tally(mk: _Maker, column: str) -> Tally:
         cells = Cells(u[:, 0], u[:, 1] - u[:, 0], u[:, 2].astype(np.intp), len(names))
         return cells.statistic, lambda: cells.jackknife(mult)
 
-    return mk.tally(keys, np.column_stack([mk.pairs, group.reshape(-1)]), make)
+    return mk.tally(keys, lambda: np.column_stack([mk.pairs, group.reshape(-1)]), make)
 
 
 # ---------------------------------------------------------------- slices
@@ -779,7 +789,9 @@ def _true_slice_tally(mk: _Maker, form: int, score: str, labels: np.ndarray) -> 
 
         return values, jackknife
 
-    rows = np.column_stack([mk.form(form), true, code.reshape(-1)])
+    def rows() -> F64:
+        return np.column_stack([mk.form(form), true, code.reshape(-1)])
+
     return mk.tally(_slice_keys(score, ("PRMSE",))([str(v) for v in names.tolist()]), rows, make)
 
 

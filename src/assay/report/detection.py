@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.report.classification import pr_figures
-from assay.report.figures import Figure, figure, line, record_bar, records, run_label
+from assay.report.figures import Figure, figure, line, ranked_bars, records, run_label
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "ap_figure", "interpolated_figures"]
@@ -21,7 +21,7 @@ _RECALL = [i / 100 for i in range(101)]
 
 
 def ap_figure(runs: list[Evaluation]) -> Figure | None:
-    traces = []
+    series = []
     title = "AP per class"
     for ev in runs:
         found = records(ev, "APAveragedOverIOUs")
@@ -32,11 +32,10 @@ def ap_figure(runs: list[Evaluation]) -> Figure | None:
         found = [m for m in found if m.value is not None]
         if found:
             title = f"{what} per class"
-            xs = [str(m.parameters.get("label_value")) for m in found]
-            traces.append(record_bar(xs, found, run_label(ev)))
-    if not traces:
+            series.append((run_label(ev), {str(m.parameters.get("label_value")): m for m in found}))
+    if not series:
         return None
-    return figure(title, traces, x_title="class", y_title="AP", barmode="group")
+    return ranked_bars(series, title, x_title="class", y_title="AP", caption="ap_per_class")
 
 
 def _curves(ev: Evaluation) -> dict[float, dict[str, list[Any]]]:
@@ -51,6 +50,8 @@ def _curves(ev: Evaluation) -> dict[float, dict[str, list[Any]]]:
 
 def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
     per_iou, per_class = [], []
+    # the best and worst classes are drawn, the others wait in the legend
+    shown = _shown_classes([_curves(ev).get(0.5, {}) for ev in runs])
     for ev in runs:
         curves = _curves(ev)
         prefix = f"{run_label(ev)} · " if len(runs) > 1 else ""
@@ -60,8 +61,12 @@ def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
             ]
             per_iou.append(line(_RECALL, mean, f"{prefix}IoU {iou:g}"))
         first = curves.get(0.5) or (curves[min(curves)] if curves else {})
-        for label, p in first.items():
-            per_class.append(line(_RECALL, p, f"{prefix}{label}"))
+        for label, p in sorted(first.items(), key=lambda lp: -_area(lp[1])):
+            trace = line(_RECALL, p, f"{prefix}{label}")
+            if label not in shown:
+                trace["visible"] = "legendonly"
+            per_class.append(trace)
+    hidden = any(t.get("visible") == "legendonly" for t in per_class)
     out = []
     axes: dict[str, Any] = {"xaxis": {"range": [0, 1.02]}, "yaxis": {"range": [0, 1.02]}}
     if per_iou:
@@ -71,20 +76,39 @@ def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
                 per_iou,
                 x_title="recall",
                 y_title="precision",
+                caption="pr_per_iou",
                 **axes,
             )
         )
     if per_class:
         out.append(
             figure(
-                "PR curve per class at IoU 0.5",
+                "PR curve per class at IoU 0.5"
+                + (f" (best and worst {len(shown)} drawn; the legend has all)" if hidden else ""),
                 per_class,
                 x_title="recall",
                 y_title="precision",
+                caption="pr_per_class",
+                wide=hidden,
                 **axes,
             )
         )
     return out
+
+
+def _area(p: list[float | None]) -> float:
+    return float(sum(x for x in p if x is not None))
+
+
+def _shown_classes(curves: list[dict[str, list[float]]], k: int = 4) -> set[str]:
+    """The ``k`` classes with the largest and the ``k`` with the smallest area under their
+    curve (mean over the runs); all of them when there are at most ``3 k``."""
+    area: dict[str, list[float]] = {}
+    for by_label in curves:
+        for label, p in by_label.items():
+            area.setdefault(label, []).append(_area(p))
+    order = sorted(area, key=lambda c: -sum(area[c]) / len(area[c]))
+    return set(order) if len(order) <= 3 * k else set(order[:k] + order[-k:])
 
 
 def figures(runs: list[Evaluation]) -> list[Figure]:

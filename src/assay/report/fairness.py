@@ -42,7 +42,13 @@ _DEFINITION = ("group_column", "privileged", "control", "method", "agg")
 
 
 def _definition_figure(
-    runs: list[Evaluation], types: tuple[str, ...], title: str, fair: float, lo: float, hi: float
+    runs: list[Evaluation],
+    types: tuple[str, ...],
+    title: str,
+    fair: float,
+    lo: float,
+    hi: float,
+    caption: str,
 ) -> Figure | None:
     traces = []
     for ev in runs:
@@ -64,6 +70,7 @@ def _definition_figure(
         barmode="group",
         shapes=[band(lo, hi), hline(fair)],
         height=420,
+        caption=caption,
     )
 
 
@@ -92,7 +99,13 @@ def _rates_figure(runs: list[Evaluation]) -> list[Figure]:
             name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
             xs = [_text(m.parameters["group"]) for m in found]
             traces.append(record_bar(xs, found, name))
-        out.append(figure(f"Rates by group ({col})", traces, y_title="rate", barmode="group"))
+        out.append(figure(
+                f"Rates by group ({col})",
+                traces,
+                y_title="rate",
+                barmode="group",
+                caption="fair_rates",
+            ))
     return out
 
 
@@ -113,6 +126,7 @@ def _counterfactual(runs: list[Evaluation]) -> list[Figure]:
             y_title="share of answers changed",
             barmode="group",
             shapes=[hline(0.0)],
+            caption="counterfactual",
         )
     ]
 
@@ -121,10 +135,12 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
     """Differences, ratios, rates by group, counterfactual change rates."""
     out = [
         _definition_figure(
-            runs, DIFFERENCES, "Fairness differences (fair: 0; band +-0.1)", 0.0, -0.1, 0.1
+            runs, DIFFERENCES, "Fairness differences (fair: 0; band +-0.1)", 0.0, -0.1, 0.1,
+            "fair_differences",
         ),
         _definition_figure(
-            runs, RATIOS, "Fairness ratios (fair: 1; band 0.8-1.25)", 1.0, 0.8, 1.25
+            runs, RATIOS, "Fairness ratios (fair: 1; band 0.8-1.25)", 1.0, 0.8, 1.25,
+            "fair_ratios",
         ),
     ]
     return [f for f in out if f is not None] + _rates_figure(runs) + _counterfactual(runs)

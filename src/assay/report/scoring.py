@@ -51,6 +51,7 @@ def _distribution(runs: list[Evaluation]) -> list[Figure]:
             x_title="score",
             y_title="% of responses",
             barmode="group",
+            caption="score_dist",
         )
     ]
 
@@ -72,6 +73,7 @@ def _confusion(runs: list[Evaluation]) -> list[Figure]:
                     height=max(320, 60 + 34 * len(levels)),
                     yaxis={"autorange": "reversed", "type": "category"},
                     xaxis={"type": "category"},
+                    caption="score_confusion",
                 )
             )
     return out
@@ -106,7 +108,13 @@ def _by_group(runs: list[Evaluation]) -> list[Figure]:
         if traces:
             col = table.removeprefix("eval_by_")
             out.append(
-                figure(f"{table}: agreement and DSM by {col}", traces, x_title=col, barmode="group")
+                figure(
+                    f"{table}: agreement and DSM by {col}",
+                    traces,
+                    x_title=col,
+                    barmode="group",
+                    caption="score_by_group",
+                )
             )
     return out
 

@@ -12,7 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from assay.report.classification import pr_figures
-from assay.report.figures import Figure, figure, line, ranked_bars, records, run_label
+from assay.report.figures import (
+    DASHES,
+    WIDE_PALETTE,
+    Figure,
+    figure,
+    line,
+    ranked_bars,
+    records,
+    run_label,
+)
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "ap_figure", "interpolated_figures"]
@@ -49,20 +58,39 @@ def _curves(ev: Evaluation) -> dict[float, dict[str, list[Any]]]:
 
 
 def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
+    """The class-averaged curve per IoU threshold (one colour per threshold, one dash per
+    run; COCO's 0.5, 0.75 and 0.95 drawn, the others in the legend), and the curve per
+    class at IoU 0.5 (one colour per class, one dash per run; the best and worst classes
+    drawn when there are many)."""
     per_iou, per_class = [], []
+    all_curves = [_curves(ev) for ev in runs]
     # the best and worst classes are drawn, the others wait in the legend
-    shown = _shown_classes([_curves(ev).get(0.5, {}) for ev in runs])
-    for ev in runs:
-        curves = _curves(ev)
+    shown = _shown_classes([c.get(0.5, {}) for c in all_curves])
+    coco = (0.5, 0.75, 0.95)  # drawn first, in the first colours
+    ious = sorted({iou for c in all_curves for iou in c}, key=lambda i: (round(i, 2) not in coco, i))
+    labels = sorted(
+        {lb for c in all_curves for lb in (c.get(0.5) or {})},
+        key=lambda lb: -sum(_area(c.get(0.5, {}).get(lb, [])) for c in all_curves),
+    )
+    for r, (ev, curves) in enumerate(zip(runs, all_curves)):
         prefix = f"{run_label(ev)} · " if len(runs) > 1 else ""
+        dash = DASHES[r % len(DASHES)]
         for iou, by_label in sorted(curves.items()):
             mean = [
                 sum(c[i] for c in by_label.values()) / len(by_label) for i in range(len(_RECALL))
             ]
-            per_iou.append(line(_RECALL, mean, f"{prefix}IoU {iou:g}"))
+            color = WIDE_PALETTE[ious.index(iou) % len(WIDE_PALETTE)]
+            trace = line(_RECALL, mean, f"{prefix}IoU {iou:g}", line={"color": color, "dash": dash})
+            if len(ious) > 3 and round(iou, 2) not in (0.5, 0.75, 0.95):
+                trace["visible"] = "legendonly"
+            per_iou.append(trace)
         first = curves.get(0.5) or (curves[min(curves)] if curves else {})
-        for label, p in sorted(first.items(), key=lambda lp: -_area(lp[1])):
-            trace = line(_RECALL, p, f"{prefix}{label}")
+        for label in labels:
+            if label not in first:
+                continue
+            color = WIDE_PALETTE[labels.index(label) % len(WIDE_PALETTE)]
+            trace = line(_RECALL, first[label], f"{prefix}{label}",
+                         line={"color": color, "dash": dash})  # fmt: skip
             if label not in shown:
                 trace["visible"] = "legendonly"
             per_class.append(trace)
@@ -72,7 +100,7 @@ def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
     if per_iou:
         out.append(
             figure(
-                "PR curves per IoU threshold (mean over classes, 101-point interpolated)",
+                "PR curves per IoU threshold (mean over classes)",
                 per_iou,
                 x_title="recall",
                 y_title="precision",
@@ -84,7 +112,7 @@ def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
         out.append(
             figure(
                 "PR curve per class at IoU 0.5"
-                + (f" (best and worst {len(shown)} drawn; the legend has all)" if hidden else ""),
+                + (f" (best and worst {len(shown) // 2} drawn; the legend has all)" if hidden else ""),
                 per_class,
                 x_title="recall",
                 y_title="precision",

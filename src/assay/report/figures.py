@@ -47,6 +47,8 @@ __all__ = [
     "run_name",
     "model_text",
     "COUNT_AXIS",
+    "WIDE_PALETTE",
+    "DASHES",
     "THIN_ERRORS",
     "ranked_bars",
     "records",
@@ -60,6 +62,9 @@ __all__ = [
 MAX_POINTS = 300
 Figure = dict[str, Any]
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
+#: Ten colours for lines told apart by colour (classes, thresholds); runs by :data:`DASHES`.
+WIDE_PALETTE = (*PALETTE, "#7f7f7f", "#bcbd22", "#17becf")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
 class Markup(str):

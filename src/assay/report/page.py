@@ -164,7 +164,14 @@ def _params_block(runs: list[Evaluation]) -> str:
     return "".join(out)
 
 
-def _drill(box: str, m: Metric, known: set[str], facet_rows: list[set[str]], label: str) -> Raw:
+def _drill(
+    box: str, m: Metric, known: set[str], facet_rows: list[set[str]], label: str, typed: bool
+) -> Raw | None:
+    """The button that shows the items behind ``m``. When the run's item ids name the metric
+    they were asked for (a judge's ``cat/coherence``), a record of another metric (ROUGE of
+    the same datum) gets none: no call was made for it."""
+    if typed and f"id={m.type.lower()}" not in known:
+        return None
     want = metric_facets(m, known)
     n = sum(1 for fs in facet_rows if all(w in fs for w in want))
     text = f"{n:,} item{'s' if n != 1 else ''}" + ("" if want else " (all)")
@@ -197,9 +204,16 @@ def _metrics_table(
         )
         row: list[Any] = [*identity(m), value, interval]
         if drill is not None:
-            row.append(_drill(drill[0], m, drill[1], drill[2], f"{m.type} {identity(m)[1]}"))
+            label = f"{m.type} {identity(m)[1]}"
+            row.append(_drill(drill[0], m, drill[1], drill[2], label, _typed(ev, drill[1])))
         rows.append(row)
     return _metrics_details(box, len(rows), table(cols, rows), _METRICS_ONE)
+
+
+def _typed(ev: Evaluation, known: set[str]) -> bool:
+    """Whether the run's item ids name the metric each call was for (a judge's
+    ``datum/metric``): some metric type of the run, lowercased, is a part of an item id."""
+    return any(f"id={m.type.lower()}" in known for m in ev.metrics or [])
 
 
 _METRICS_ONE = (
@@ -254,10 +268,12 @@ def _compare_table(
     }
     for eid, found in by_run.items():
         box_id, known, facet_rows = drills[eid]
+        typed = _typed(next(e for e in runs if e.id == eid), known)
         cols.append(f"items {next(run_name(e) for e in runs if e.id == eid)}")
         for r, cells in zip(rows, classes):
             m = found.get((str(r[0]), str(r[1])))
-            r.append(None if m is None else _drill(box_id, m, known, facet_rows, f"{r[0]} {r[1]}"))
+            label = f"{r[0]} {r[1]}"
+            r.append(None if m is None else _drill(box_id, m, known, facet_rows, label, typed))
             cells.append("")
     inner = table(cols, rows, classes=classes, row_classes=row_classes)
     return _metrics_details(box, len(rows), inner, _METRICS_MANY)

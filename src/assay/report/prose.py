@@ -153,8 +153,9 @@ CAPTIONS: dict[str, Caption] = {
         "docs/detection.md",
     ),
     "pr_per_iou": _C(
-        "Precision at COCO's 101 recall points, averaged over classes, one line per IoU "
-        "threshold (and run).",
+        "Precision at COCO's 101 recall points (interpolated), averaged over classes, one "
+        "colour per IoU threshold and one dash per run; IoU 0.5, 0.75 and 0.95 are drawn, the "
+        "other thresholds wait in the legend (click a name to draw it).",
         "Stricter IoU (higher) lines sit lower: the gap between IoU 0.5 and 0.95 shows how "
         "tight the boxes are.",
         "Lines close together and high: boxes that are found are also well placed.",
@@ -162,8 +163,9 @@ CAPTIONS: dict[str, Caption] = {
         "docs/detection.md",
     ),
     "pr_per_class": _C(
-        "Precision against recall per class at IoU 0.5; the best and the worst classes are "
-        "drawn, the others are in the legend (click a name to draw it).",
+        "Precision against recall per class at IoU 0.5, one colour per class and one dash "
+        "per run; with many classes the best and the worst are drawn, the others wait in the "
+        "legend (click a name to draw it).",
         "Each line is one class: a line that drops early is a class the detector finds "
         "little of.",
         "Lines that stay high to the right.",

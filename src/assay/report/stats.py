@@ -38,14 +38,18 @@ def _interval(m: Any, stderr: dict[tuple[Any, ...], float]) -> tuple[Any, Any, b
 def group_order(groups: list[str]) -> list[str]:
     """Groups in their natural order: as numbers when all are numbers, else by name.
 
+    The whole set (group ``all``) comes first.
+
     Example:
-        >>> group_order(["10", "9", "1"]), group_order(["b", "a"])
-        (['1', '9', '10'], ['a', 'b'])
+        >>> group_order(["10", "9", "1"]), group_order(["b", "all", "a"])
+        (['1', '9', '10'], ['all', 'a', 'b'])
     """
+    head = [g for g in groups if g == "all"]
+    rest = [g for g in groups if g != "all"]
     try:
-        return sorted(groups, key=float)
+        return head + sorted(rest, key=float)
     except ValueError:
-        return sorted(groups)
+        return head + sorted(rest)
 
 
 def figures(runs: list[Evaluation]) -> list[Figure]:

@@ -71,26 +71,27 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
 
 
 def tables(runs: list[Evaluation]) -> list[dict[str, Any]]:
-    """A table of counts per value for each per-datum metric with few distinct values."""
-    out = []
-    for name, pairs in _values(runs).items():
-        values = _distinct(pairs)
-        if len(values) >= MIN_DISTINCT:
-            continue
-        counts = [{v: vs.count(v) for v in values} for _, vs in pairs]
-        rows = [[v, *(c[v] for c in counts)] for v in values]
-        out.append(
-            {
-                "title": f"{name}: datums per value ({len(values)} distinct)",
-                "columns": ["value", *(run_label(ev) for ev, _ in pairs)],
-                "rows": rows,
-                "caption": (
-                    f"How many datums got each value of {name}, per run. It takes "
-                    f"{len(values)} distinct value(s), too few for a histogram to say more "
-                    "than these counts. A judge on a 1-5 scale reads this way; a value that "
-                    "never varies says the metric did not discriminate on this data. "
-                    "See docs/text.md."
-                ),
-            }
-        )
-    return out
+    """One table of counts per value for the per-datum metrics with few distinct values."""
+    few = [(n, p) for n, p in _values(runs).items() if len(_distinct(p)) < MIN_DISTINCT]
+    if not few:
+        return []
+    shown = list(dict.fromkeys(ev.id for _, pairs in few for ev, _ in pairs))
+    names = {ev.id: run_label(ev) for _, pairs in few for ev, _ in pairs}
+    rows = []
+    for name, pairs in few:
+        by_run = {ev.id: vs for ev, vs in pairs}
+        for v in _distinct(pairs):
+            rows.append([name, v, *(by_run.get(i, []).count(v) for i in shown)])
+    return [
+        {
+            "title": "Per-datum metrics with few distinct values: datums per value",
+            "columns": ["metric", "value", *(f"datums {names[i]}" for i in shown)],
+            "rows": rows,
+            "caption": (
+                f"How many datums got each value, per metric and run. These metrics take fewer "
+                f"than {MIN_DISTINCT} distinct values here, too few for a histogram to say more "
+                "than its counts: a judge on a 1-5 scale reads this way, and a metric with one "
+                "value did not tell the datums apart on this data. See docs/text.md."
+            ),
+        }
+    ]

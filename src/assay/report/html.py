@@ -35,7 +35,7 @@ header{background:#1f3b57;color:#fff;padding:14px 28px}header h1{margin:0;font-s
 header p{margin:4px 0 0;opacity:.8;font-size:13px}
 main{padding:8px 28px 40px;max-width:1400px}
 nav a{margin-right:14px;font-size:14px}
-section.kind{background:#fff;border:1px solid #ddd;border-radius:6px;margin:18px 0;
+section.kind,section.overview{background:#fff;border:1px solid #ddd;border-radius:6px;margin:18px 0;
 padding:6px 18px 16px}
 h2{font-size:19px;border-bottom:1px solid #eee;padding-bottom:6px}h3{font-size:15px}
 .plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}

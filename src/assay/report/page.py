@@ -360,7 +360,7 @@ def build_report(runs: Sequence[Evaluation], *, title: str = "assay report") -> 
         sections.append(_section(idx, kind, evs, figs))
         nav.append(f'<a href="#kind-{idx}">{esc(kind)}</a>')
     overview = (
-        '<section class="kind" id="runs"><h2>The runs</h2>'
+        '<section class="overview" id="runs"><h2>The runs</h2>'
         '<p class="intro">Each run once: its name (the one it was saved with, else its '
         "number in the store), what it evaluated, the model as it was typed, when it started "
         "and how long it took. The sections below take the runs kind by kind: a short "

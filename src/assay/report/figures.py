@@ -132,8 +132,9 @@ def figure(
     fig: Figure = {"data": list(traces), "layout": lay}
     if caption is not None:
         fig["caption"] = caption
-    if wide:
-        fig["wide"] = True
+    names = [str(t.get("name", "")) for t in traces if t.get("showlegend", True)]
+    if wide or (len(names) > 1 and max(map(len, names)) * min(len(names), 2) > 56):
+        fig["wide"] = True  # a long legend would squeeze the axes in half a row
     return fig
 
 

@@ -254,7 +254,8 @@ def items_block(box_id: str, items: Sequence[ItemRecord]) -> tuple[str, set[str]
         msgs = _messages(it.prompt)
         prompt = msgs[-1]["content"] if msgs else ""
         options = _options(it)
-        value = ", ".join(f.split("=", 1)[1] for f in _values(it))
+        vals = _values(it)
+        value = vals[0].split("=", 1)[1] if len(vals) == 1 else ", ".join(vals)
         cells = (
             f'<td><a href="#{esc(box_id)}-t" class="open">{esc(it.item_id)}</a></td>'
             f"<td>{st}</td><td>{esc(', '.join(_slices(it)))}</td><td>{esc(value)}</td>"

@@ -363,7 +363,8 @@ def pairwise_report(tmp_path_factory) -> Path:
     (records,) = [p for p in (tmp / "pw").rglob("record_*.tsv")]
     url = f"sqlite:///{tmp / 'scored.db'}"
     args = ["pairwise", "score", "--records", str(records), "--reference-model", "ref",
-            "--out-dir", str(tmp / "scored"), "--num-bootstrap", "50", "--save", "--db", url]  # fmt: skip
+            "--out-dir", str(tmp / "scored"), "--num-bootstrap", "50",
+            "--save", "--db", url]  # fmt: skip
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     with sqlite3.connect(tmp / "scored.db") as conn:

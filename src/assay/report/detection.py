@@ -9,6 +9,7 @@ and one with each class at IoU 0.5; without those records, from ``PrecisionRecal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from assay.report.classification import pr_figures
@@ -67,7 +68,9 @@ def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
     # the best and worst classes are drawn, the others wait in the legend
     shown = _shown_classes([c.get(0.5, {}) for c in all_curves])
     coco = (0.5, 0.75, 0.95)  # drawn first, in the first colours
-    ious = sorted({iou for c in all_curves for iou in c}, key=lambda i: (round(i, 2) not in coco, i))
+    ious = sorted(
+        {iou for c in all_curves for iou in c}, key=lambda i: (round(i, 2) not in coco, i)
+    )
     labels = sorted(
         {lb for c in all_curves for lb in (c.get(0.5) or {})},
         key=lambda lb: -sum(_area(c.get(0.5, {}).get(lb, [])) for c in all_curves),
@@ -112,7 +115,7 @@ def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
         out.append(
             figure(
                 "PR curve per class at IoU 0.5"
-                + (f" (best and worst {len(shown) // 2} drawn; the legend has all)" if hidden else ""),
+                + (f" (best and worst {len(shown) // 2} drawn; the legend has all)" * hidden),
                 per_class,
                 x_title="recall",
                 y_title="precision",
@@ -124,7 +127,7 @@ def interpolated_figures(runs: list[Evaluation]) -> list[Figure]:
     return out
 
 
-def _area(p: list[float | None]) -> float:
+def _area(p: Sequence[float | None]) -> float:
     return float(sum(x for x in p if x is not None))
 
 

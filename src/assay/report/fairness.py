@@ -99,13 +99,15 @@ def _rates_figure(runs: list[Evaluation]) -> list[Figure]:
             name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
             xs = [_text(m.parameters["group"]) for m in found]
             traces.append(record_bar(xs, found, name))
-        out.append(figure(
+        out.append(
+            figure(
                 f"Rates by group ({col})",
                 traces,
                 y_title="rate",
                 barmode="group",
                 caption="fair_rates",
-            ))
+            )
+        )
     return out
 
 
@@ -135,11 +137,21 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
     """Differences, ratios, rates by group, counterfactual change rates."""
     out = [
         _definition_figure(
-            runs, DIFFERENCES, "Fairness differences (fair: 0; band +-0.1)", 0.0, -0.1, 0.1,
+            runs,
+            DIFFERENCES,
+            "Fairness differences (fair: 0; band +-0.1)",
+            0.0,
+            -0.1,
+            0.1,
             "fair_differences",
         ),
         _definition_figure(
-            runs, RATIOS, "Fairness ratios (fair: 1; band 0.8-1.25)", 1.0, 0.8, 1.25,
+            runs,
+            RATIOS,
+            "Fairness ratios (fair: 1; band 0.8-1.25)",
+            1.0,
+            0.8,
+            1.25,
             "fair_ratios",
         ),
     ]

@@ -5,7 +5,8 @@ a ``<script>`` has ``<`` written as ``\\u003c`` so no text can close the script 
 figures' texts are escaped for plotly, :func:`assay.report.figures.plot_text`). The page
 has no external reference: styles and scripts are inline, and the only script besides the
 figures is :data:`PAGE_JS` below (the filters, the drill-down from a metric row to its items
-and an item's transcript, written with ``textContent``: data is never parsed as HTML). Its Content Security Policy (:func:`csp`) forbids every
+and an item's transcript, written with ``textContent``: data is never parsed as HTML). Its
+Content Security Policy (:func:`csp`) forbids every
 network request: ``default-src 'none'``, the three inline scripts by their SHA-256 (no
 inline event handler), inline styles, and ``data:`` images (plotly draws heat maps as one).
 
@@ -26,7 +27,17 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["esc", "table", "filterable", "page", "script_json", "cell_text", "csp", "Raw", "PAGE_JS"]
+__all__ = [
+    "esc",
+    "table",
+    "filterable",
+    "page",
+    "script_json",
+    "cell_text",
+    "csp",
+    "Raw",
+    "PAGE_JS",
+]
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#222;
@@ -99,20 +110,25 @@ function showItem(box,row){
   var h=el('h4',null,'item '+d.id+' \u00b7 '+d.status+' ');var x=el('button','close','close');
   x.addEventListener('click',function(){t.hidden=true;row.classList.remove('opened');});
   h.appendChild(x);t.appendChild(h);
-  t.appendChild(el('h5',null,'prompt ('+d.messages.length+' message'+(d.messages.length===1?'':'s')+')'));
+  var nm=d.messages.length;
+  t.appendChild(el('h5',null,'prompt ('+nm+' message'+(nm===1?'':'s')+')'));
   d.messages.forEach(function(m){var w=el('div','msg');w.appendChild(el('span','role',m.role));
     w.appendChild(el('pre',null,m.content));t.appendChild(w);});
   if(d.options){t.appendChild(el('h5',null,'log-likelihood of each option'));
     var ot=el('table','options');var hd=el('tr');
-    ['option','log-likelihood','tokens','greedy','highest'].forEach(function(c){hd.appendChild(el('th',null,c));});
+    ['option','log-likelihood','tokens','greedy','highest'].forEach(function(c){
+      hd.appendChild(el('th',null,c));});
     var th=el('thead');th.appendChild(hd);ot.appendChild(th);var ob=el('tbody');ot.appendChild(ob);
     d.options.forEach(function(o){var r=el('tr');r.appendChild(el('td',null,o.option));
-      r.appendChild(el('td','num',o.logprob===null?'':(+o.logprob).toFixed(4)+(o.bound?' (upper bound)':'')));
+      var lp=o.logprob===null?'':(+o.logprob).toFixed(4)+(o.bound?' (upper bound)':'');
+      r.appendChild(el('td','num',lp));
       r.appendChild(el('td','num',o.tokens));r.appendChild(el('td',null,o.greedy));
       r.appendChild(el('td',null,o.highest?'yes':''));ob.appendChild(r);});
     t.appendChild(ot);}
-  else{t.appendChild(el('h5',null,'raw answer'));t.appendChild(el('pre',null,d.answer===null?'(no answer)':d.answer));}
-  var p=kvTable(d.parsed);t.appendChild(el('h5',null,'parsed result'+(p?'':': none')));if(p)t.appendChild(p);
+  else{t.appendChild(el('h5',null,'raw answer'));
+    t.appendChild(el('pre',null,d.answer===null?'(no answer)':d.answer));}
+  var p=kvTable(d.parsed);t.appendChild(el('h5',null,'parsed result'+(p?'':': none')));
+  if(p)t.appendChild(p);
   t.appendChild(el('h5',null,'the call'));var f=kvTable(d.facts);if(f)t.appendChild(f);
   t.hidden=false;t.scrollIntoView({block:'nearest'});
 }

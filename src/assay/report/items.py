@@ -225,7 +225,7 @@ def _menu(cls: str, label: str, values: Sequence[str], *, keyed: bool = True) ->
     or the value alone when ``keyed`` is false)."""
     opts = "".join(
         f'<option value="{esc(v)}">'
-        f'{esc(v.replace("=", " = ", 1) if keyed else v.split("=", 1)[1])}</option>'
+        f"{esc(v.replace('=', ' = ', 1) if keyed else v.split('=', 1)[1])}</option>"
         for v in values
     )
     return (

@@ -155,7 +155,7 @@ def _params_block(runs: list[Evaluation]) -> str:
     ]
     if differ:
         rows = [[k, *vs] for k, vs in differ.items()]
-        marks = [["", ""] + ["down" if v != vs[0] else "" for v in vs[1:]] for vs in differ.values()]
+        marks = [["", ""] + ["down" * (v != vs[0]) for v in vs[1:]] for vs in differ.values()]
         out.append(table(["parameter", *(run_name(e) for e in runs)], rows, classes=marks))
     else:
         out.append('<p class="note">every parameter is the same in all runs</p>')

@@ -166,8 +166,7 @@ CAPTIONS: dict[str, Caption] = {
         "Precision against recall per class at IoU 0.5, one colour per class and one dash "
         "per run; with many classes the best and the worst are drawn, the others wait in the "
         "legend (click a name to draw it).",
-        "Each line is one class: a line that drops early is a class the detector finds "
-        "little of.",
+        "Each line is one class: a line that drops early is a class the detector finds little of.",
         "Lines that stay high to the right.",
         "With many classes, compare a class across runs rather than classes with each other.",
         "docs/detection.md",
@@ -219,8 +218,7 @@ CAPTIONS: dict[str, Caption] = {
         "swapped, overall and per group.",
         "Every change is a decision that depended on the group alone.",
         "0: no answer depends on the group.",
-        "A small model may change answers at random; compare with a run that swaps a "
-        "neutral word.",
+        "A small model may change answers at random; compare with a run that swaps a neutral word.",
         "docs/suites.md",
     ),
     "score_dist": _C(
@@ -234,8 +232,7 @@ CAPTIONS: dict[str, Caption] = {
         "docs/scoring.md",
     ),
     "score_confusion": _C(
-        "How many responses with each human score (rows) got each rounded system score "
-        "(columns).",
+        "How many responses with each human score (rows) got each rounded system score (columns).",
         "The diagonal is exact agreement; cells next to it are off by one.",
         "Most counts on the diagonal and next to it.",
         "Counts: common levels dominate the colours.",
@@ -297,8 +294,7 @@ CAPTIONS: dict[str, Caption] = {
         "docs/pairwise.md",
     ),
     "bt_ratings": _C(
-        "Each model's Bradley-Terry rating from all the verdicts, with its bootstrap "
-        "interval.",
+        "Each model's Bradley-Terry rating from all the verdicts, with its bootstrap interval.",
         "A higher rating wins more often; models whose intervals overlap are not told apart.",
         "Intervals that do not overlap between the models you care about.",
         "Ratings are relative to the reference model, not absolute quality.",

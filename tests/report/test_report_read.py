@@ -161,6 +161,7 @@ def test_coco_80_classes_two_runs_read(reports, browser):
         ".find(e => e.layout.title.text.startsWith('AP@')).data.map(t => t.x.length)"
     )
     assert n == [80, 80]
+    _figure_shot(page, "AP@", "coco80-ap-all")
     # 80 PR curves per run wait in the legend: at most 8 classes per run are drawn
     (per_class,) = [f for f in figs if f["title"].startswith("PR curve per class")]
     assert len(per_class["data"]) == 160
@@ -170,7 +171,18 @@ def test_coco_80_classes_two_runs_read(reports, browser):
         ".data.filter(t => t.visible !== 'legendonly').length"
     )
     assert drawn == 16
+    _figure_shot(page, "PR curve per class", "coco80-pr-per-class")
     page.close()
+
+
+def _figure_shot(page: Any, title: str, name: str) -> None:
+    """A screenshot of one figure with its caption (for the docs page)."""
+    fig = page.evaluate_handle(
+        "Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        f".find(e => e.layout.title.text.startsWith({title!r})).closest('figure')"
+    ).as_element()
+    fig.scroll_into_view_if_needed()
+    fig.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 # ---------------------------------------------------------------------- every kind at once
@@ -253,6 +265,7 @@ def test_drill_down_from_a_metric_row_to_an_items_transcript(reports, browser):
     btn.click()
     assert _visible_items(page, box) == ["rain/coherence"]
     assert "items of Coherence" in page.text_content(f"#{box} .want")
+    page.query_selector(f"#{box}").screenshot(path=str(SHOTS / "mixed-drill-judge.png"))
     # ROUGE of the same datum was not a call: no button
     rouge = page.evaluate(
         "Array.from(document.querySelectorAll('section[data-kind=text] details tbody tr'))"
@@ -379,6 +392,7 @@ def test_pairwise_from_a_record_file_reads(reports, browser):
     titles = [f["title"] for f in figs]
     for want in ("Win rates", "Judge consistency", "Bradley-Terry ratings"):
         assert any(t.startswith(want) for t in titles), (want, titles)
+    _figure_shot(page, "Win rates", "pairwise-win-rates")
     params = page.text_content("section[data-kind=pairwise]")
     assert "Parameters" in params and "reference_model" in params
     page.close()

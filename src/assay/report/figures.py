@@ -352,7 +352,13 @@ def ranked_bars(
 
     n = len(order)
     height = 420
-    layout: dict[str, Any] = {"barmode": "group", "bargap": 0.25, "bargroupgap": 0.05}
+    layout: dict[str, Any] = {
+        "barmode": "group",
+        "bargap": 0.25,
+        "bargroupgap": 0.05,
+        # a label under every bar group: plotly would skip some when they crowd
+        "xaxis": {"tickmode": "linear", "dtick": 1, "tickangle": -45, "tickfont": {"size": 11}},
+    }
     if n <= SHOWN_CLASSES:
         return figure(title, traces(order), x_title=x_title, y_title=y_title,
                       caption=caption, wide=n * len(series) > 24, height=height,
@@ -369,7 +375,9 @@ def ranked_bars(
         change: dict[str, Any] = {"x": [t["x"] for t in ts], "y": [t["y"] for t in ts]}
         if any("error_y" in t for t in ts):
             change["error_y"] = [t.get("error_y", {"visible": False}) for t in ts]
-        buttons.append({"label": label, "method": "restyle", "args": [change]})
+        many = len(shown) > SHOWN_CLASSES  # every label drawn, upright to fit
+        ticks = {"xaxis.tickangle": -90 if many else -45, "xaxis.tickfont.size": 10 if many else 11}
+        buttons.append({"label": label, "method": "update", "args": [change, ticks]})
     menu = {
         "buttons": buttons,
         "direction": "down",

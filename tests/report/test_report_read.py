@@ -95,6 +95,13 @@ def _read_as_a_person(browser: Any, path: Path, name: str) -> tuple[Any, list[di
     for s in page.query_selector_all("section.kind"):
         intro = s.query_selector("p.intro")
         assert intro is not None and "docs/" in intro.text_content()
+    # every table and item list under a heading has its words too
+    bare = page.evaluate(
+        "Array.from(document.querySelectorAll('section.kind h3'))"
+        ".filter(h => !(h.nextElementSibling && h.nextElementSibling.matches('p.caption')"
+        " && h.nextElementSibling.textContent.length > 40)).map(h => h.textContent)"
+    )
+    assert bare == []
     assert errors == []
     assert requests == [path.as_uri()]  # the file itself, nothing else
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -303,6 +303,40 @@ CAPTIONS: dict[str, Caption] = {
 }
 
 
+#: RSMTool's tables (by name, or by prefix for the per-group ones), in a sentence each.
+SCORING_TABLES: dict[str, str] = {
+    "eval_short": "The headline agreement of system and human scores in one row: means and "
+    "deviations, weighted kappa, correlation, standardised mean difference, RMSE and R2, for "
+    "the raw and the rounded system score. Good: kappa and correlation near the human-human "
+    "values in 'consistency', |SMD| below 0.15.",
+    "eval": "Every agreement measure of the system score (raw and rounded) against the first "
+    "human score. Read exact and adjacent agreement as percentages.",
+    "consistency": "How well the two humans agree where a second score exists: the ceiling "
+    "the system is compared with.",
+    "degradation": "System-human agreement minus human-human agreement: below 0 the system "
+    "agrees with a human less than another human does. Good: close to 0.",
+    "disattenuated_correlations": "The system-human correlation corrected for the humans' own "
+    "disagreement: near 1 means the system measures what the humans measure.",
+    "true_score_eval": "How well the system predicts the true score (what many humans would "
+    "agree on), from the variance of the human scores (PRMSE). Good: PRMSE near 1.",
+    "eval_by_": "The agreement measures per subgroup: a group whose values stand apart is "
+    "scored differently by the system.",
+    "consistency_by_": "Human-human agreement per subgroup.",
+    "disattenuated_correlations_by_": "Disattenuated correlations per subgroup.",
+    "fairness_metrics_by_": "RSMTool's fairness analysis: how much of the system's error is "
+    "explained by group membership (overall score accuracy and difference, conditional "
+    "score difference), with p-values. Good: small shares and large p-values.",
+}
+
+
+def scoring_table(name: str) -> str:
+    """The sentence about one of RSMTool's tables (``""`` for a table without one)."""
+    for key in sorted(SCORING_TABLES, key=len, reverse=True):
+        if name == key or (key.endswith("_") and name.startswith(key)):
+            return SCORING_TABLES[key] + " See docs/scoring.md."
+    return ""
+
+
 def caption(key: str) -> Caption:
     """The caption of a figure by its key (a ``KeyError`` names a key without one)."""
     return CAPTIONS[key]

@@ -24,6 +24,7 @@ from assay.report.figures import (
     run_label,
     scalar,
 )
+from assay.report.prose import scoring_table
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "tables", "Table"]
@@ -144,7 +145,12 @@ def _eval_short(ev: Evaluation) -> Table | None:
     columns += [(c, score) for c in SHORT_CONTINUOUS] + [(c, rnd) for c in SHORT_ROUNDED]
     heads = [c if c in ("N", "h_mean", "h_sd") else f"{c}.{s}" for c, s in columns]
     row = [cells.get((s, METRIC_TYPES.get(c, c))) for c, s in columns]
-    return {"title": f"eval_short ({run_label(ev)})", "columns": heads, "rows": [row]}
+    return {
+        "title": f"eval_short ({run_label(ev)})",
+        "columns": heads,
+        "rows": [row],
+        "caption": scoring_table("eval_short"),
+    }
 
 
 def tables(runs: list[Evaluation]) -> list[Table]:
@@ -175,6 +181,7 @@ def tables(runs: list[Evaluation]) -> list[Table]:
                     "title": f"{table} ({run_label(ev)})",
                     "columns": head + columns[table],
                     "rows": body,
+                    "caption": scoring_table(table),
                 }
             )
     return out

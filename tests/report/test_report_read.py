@@ -157,6 +157,7 @@ def test_coco_80_classes_two_runs_read(reports, browser):
     means = [(a + b) / 2 for a, b in zip(*ys)]
     assert means[:10] == sorted(means[:10], reverse=True)
     assert min(means[:10]) >= max(means[10:])
+    _figure_shot(page, "AP@", "coco80-ap")
     # the menu, clicked as a person would, shows every class, still sorted
     fig = _figure(page, "AP@")
     fig.query_selector(".updatemenu-header-group").click()
@@ -263,6 +264,15 @@ def test_every_kind_report_reads(reports, browser):
         ".filter(r => r.cells[0].textContent === 'Coherence').map(r => r.cells[1].textContent)"
     )
     assert counts == ["2.0000", "3.0000", "4.0000"]
+    # several runs: the parameters diff and the side-by-side metrics, differences marked
+    lang = page.query_selector("section[data-kind=llm_language]")
+    diff = lang.query_selector(".params")
+    assert "Parameters diff" in diff.text_content() and "answer_mode" in diff.text_content()
+    assert diff.query_selector_all("td.down")  # the cells that differ from the baseline
+    diff.screenshot(path=str(SHOTS / "mixed-params-diff.png"))
+    cls = page.query_selector("section[data-kind=classification] details")
+    assert cls.query_selector_all("tr.differs") and cls.query_selector_all("td.up, td.down")
+    cls.screenshot(path=str(SHOTS / "mixed-compare-table.png"))
     page.close()
 
 

@@ -297,7 +297,7 @@ def _section(idx: int, kind: str, runs: list[Evaluation], figs_out: dict[str, Fi
         f'<p class="intro">{esc(intro.text)} <span class="docs">More: {esc(intro.docs)}</span></p>'
     )
     parts.append(_runs_table(runs))
-    parts.append(_params_block(runs))
+    parts.append(f'<div class="params">{_params_block(runs)}</div>')
     if figs:
         divs = []
         for j, f in enumerate(figs):

@@ -1,12 +1,16 @@
 """One self-contained HTML report of stored runs: :func:`build_report`, :func:`write_report`.
 
-Runs are grouped by kind (in the order given). Each kind's section has: the runs (id,
-dataset, model, when, status), the plots its users expect (one module per kind of plot,
-:data:`PLOTS`), tables where the domain reads tables (scoring: RSMTool's), the scalar
-metrics side by side (one value column per run; with several runs, the differences and
-interval overlap of :func:`assay.store.compare`), and for LLM runs the per-item table with
-a search box and a status filter. plotly.js is inlined once; the page makes no network
-request. Everything comes from the store's records and items.
+The page opens on the runs (name, kind, dataset, the model as typed, when, how long), then
+takes them kind by kind (in the order given). Each kind's section has: an introduction
+(:mod:`assay.report.prose`), its runs and their parameters apart from the metrics (a
+parameters diff for several runs), the plots its users expect (one module per kind,
+:data:`PLOTS`), each with its caption, tables where the domain reads tables (scoring:
+RSMTool's), the scalar metrics side by side (one value column per run; with several runs
+the differences of :func:`assay.store.compare`, highlighted), the paired comparison's hook
+(:mod:`assay.report.paired`), and for LLM runs the items (:mod:`assay.report.items`): a
+drill-down from each metric row to its items and from each item to its transcript.
+plotly.js is inlined once; the page makes no network request. Everything comes from the
+store's records and items.
 
 Example:
     >>> import os, tempfile

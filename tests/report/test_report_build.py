@@ -255,8 +255,9 @@ def test_run_names_and_models_as_the_reader_knows_them():
     @dataclass(frozen=True)
     class Named(Evaluation):
         name: str | None = None
+        tags: tuple[str, ...] = ()
 
-    named = Named(**{**ev.__dict__, "name": "baseline"})
+    named = Named(**{**ev.__dict__, "name": "baseline", "tags": ("smoke", "v2")})
     assert run_label(named) == "baseline embedded:SmolLM2-135M-Instruct.Q8_0"
     text = build_report([Named(**{**named.__dict__, "metrics": []})])
-    assert "/home/me/build" not in text and ">baseline<" in text
+    assert "/home/me/build" not in text and ">baseline [smoke, v2]<" in text

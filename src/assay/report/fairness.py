@@ -63,6 +63,15 @@ def _definition_figure(
             traces.append(record_bar(xs, found, run_label(ev)))
     if not traces:
         return None
+    # the band is drawn inside a wider range, so a bar inside it reads as inside
+    ends: list[float] = [lo, hi]
+    for trace in traces:
+        err: dict[str, Any] = trace.get("error_y", {})
+        ups = err.get("array") or [None] * len(trace["y"])
+        downs = err.get("arrayminus") or [None] * len(trace["y"])
+        for v, up, down in zip(trace["y"], ups, downs):
+            ends += [v] + ([v + up] if up is not None else []) + ([v - down] if down else [])
+    pad = 0.15 * (max(ends) - min(ends))
     return figure(
         title,
         traces,
@@ -71,6 +80,7 @@ def _definition_figure(
         shapes=[band(lo, hi), hline(fair)],
         height=420,
         caption=caption,
+        yaxis={"range": [min(ends) - pad, max(ends) + pad]},
     )
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "downsample",
     "run_label",
     "run_name",
+    "run_tags",
     "model_text",
     "COUNT_AXIS",
     "WIDE_PALETTE",
@@ -254,6 +255,14 @@ def run_name(ev: Evaluation) -> str:
     ``#id``."""
     name = getattr(ev, "name", None)
     return str(name) if name else f"#{ev.id}"
+
+
+def run_tags(ev: Evaluation) -> str | None:
+    """A run's tags (``--tag``, where the store has them), comma-separated."""
+    tags = getattr(ev, "tags", None)
+    if not tags:
+        return None
+    return ", ".join(map(str, tags)) if isinstance(tags, (list, tuple, set)) else str(tags)
 
 
 def run_label(ev: Evaluation) -> str:

@@ -34,7 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.report.figures import Figure, model_text, plot_text, run_label, run_name, scalar
+from assay.report.figures import (
+    Figure,
+    model_text,
+    plot_text,
+    run_label,
+    run_name,
+    run_tags,
+    scalar,
+)
 from assay.report.html import Raw, cell_text, esc, filterable, page, script_json, table
 from assay.report.items import MAX_ITEMS, facets, items_block, metric_facets
 from assay.report.paired import paired_section
@@ -112,9 +120,10 @@ def _runs_table(runs: list[Evaluation], *, kind: bool = False) -> str:
     rows, classes = [], []
     for e in runs:
         served = e.served_model if e.served_model and e.served_model != e.model else None
+        tags = run_tags(e)
         rows.append(
             [
-                run_name(e),
+                run_name(e) + (f" [{tags}]" if tags else ""),
                 *([e.kind] if kind else []),
                 e.dataset,
                 model_text(e.model),

@@ -37,6 +37,17 @@ DIFFERENCES = (
 )
 #: Ratio metrics: fair at 1, the four-fifths rule's band 0.8-1.25.
 RATIOS = ("DisparateImpact", "DemographicParityRatio", "EqualizedOddsRatio")
+#: The short names on the axis (the caption spells them out).
+SHORT = {
+    "StatisticalParityDifference": "SPD",
+    "AverageOddsDifference": "AOD",
+    "EqualOpportunityDifference": "EOD",
+    "DemographicParityDifference": "DP difference",
+    "EqualizedOddsDifference": "EO difference",
+    "DisparateImpact": "DI",
+    "DemographicParityRatio": "DP ratio",
+    "EqualizedOddsRatio": "EO ratio",
+}
 _RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
 _DEFINITION = ("group_column", "privileged", "control", "method", "agg")
 
@@ -57,7 +68,8 @@ def _definition_figure(
             for m in records(ev, t, lambda m: "group" not in m.parameters):
                 if m.value is None or "average_over" in m.parameters:
                     continue
-                xs.append(Markup(f"{esc_plot(t)}<br>{esc_plot(label_of(m, _DEFINITION))}"))
+                short = SHORT.get(t, t)
+                xs.append(Markup(f"{esc_plot(short)}<br>{esc_plot(label_of(m, _DEFINITION))}"))
                 found.append(m)
         if xs:
             traces.append(record_bar(xs, found, run_label(ev)))
@@ -80,6 +92,7 @@ def _definition_figure(
         shapes=[band(lo, hi), hline(fair)],
         height=420,
         caption=caption,
+        wide=sum(len(t["x"]) for t in traces) > 4,
         yaxis={"range": [min(ends) - pad, max(ends) + pad]},
     )
 

@@ -188,8 +188,9 @@ CAPTIONS: dict[str, Caption] = {
     ),
     "fair_differences": _C(
         "Each difference between the unprivileged and the privileged group, per group "
-        "definition; the dashed line is fairness (0) and the shaded band the usual tolerance "
-        "(plus or minus 0.1).",
+        "definition (SPD: statistical parity, AOD: average odds, EOD: equal opportunity, DP "
+        "and EO: demographic parity and equalized odds); the dashed line is fairness (0) and "
+        "the shaded band the usual tolerance (plus or minus 0.1).",
         "A bar below 0 favours the privileged group, above 0 the other; outside the band is "
         "worth a look.",
         "Bars inside the band, with intervals that cross 0.",
@@ -197,7 +198,8 @@ CAPTIONS: dict[str, Caption] = {
         "docs/fairness.md",
     ),
     "fair_ratios": _C(
-        "Each ratio of the unprivileged to the privileged group's rate; the dashed line is "
+        "Each ratio of the unprivileged to the privileged group's rate (DI: disparate "
+        "impact, DP and EO: demographic parity and equalized odds); the dashed line is "
         "fairness (1) and the band the four-fifths rule (0.8 to 1.25).",
         "Below 0.8 the unprivileged group gets the outcome much less often.",
         "Bars inside the band.",

@@ -83,7 +83,9 @@ def _definition_figure(
         downs = err.get("arrayminus") or [None] * len(trace["y"])
         for v, up, down in zip(trace["y"], ups, downs):
             ends += [v] + ([v + up] if up is not None else []) + ([v - down] if down else [])
+    ends.append(0.0)  # a bar is read from its base: 0 stays in view
     pad = 0.15 * (max(ends) - min(ends))
+    low = min(ends) - pad if min(ends) < 0 else 0.0
     return figure(
         title,
         traces,
@@ -93,7 +95,7 @@ def _definition_figure(
         height=420,
         caption=caption,
         wide=sum(len(t["x"]) for t in traces) > 4,
-        yaxis={"range": [min(ends) - pad, max(ends) + pad]},
+        yaxis={"range": [low, max(ends) + pad]},
     )
 
 

@@ -393,6 +393,8 @@ def tally_bounds(tally: Tally, opts: CIOptions, drawn: Any = None) -> tuple[F64,
     asked and the tally has a jackknife (with ``cluster``, leave one cluster out), else the
     percentile (``drawn``: its :func:`draws`, when already made)."""
     drawn = draws(tally, opts) if drawn is None else drawn
+    if isinstance(drawn, Clusters) and too_few_clusters(drawn, opts):
+        return np.full((2, len(tally.keys)), np.nan), "bootstrap"  # no interval (see there)
     reps = replicates(tally, opts, drawn)
     if opts.method != "bca" or tally.jackknife is None:
         ci, method = percentile(reps, opts.level), "bootstrap"
@@ -419,15 +421,14 @@ def too_few_clusters(drawn: Clusters, opts: CIOptions) -> str | None:
     n = drawn.occupied
     if n < 2:
         return (
-            f"a cluster bootstrap needs at least two clusters; cluster={opts.cluster} has "
-            f"{n} here"
+            f"a cluster bootstrap needs at least two clusters; cluster={opts.cluster} has {n} here"
         )
     if n < MIN_CLUSTERS:
         warnings.warn(
             f"a cluster bootstrap over fewer than {MIN_CLUSTERS} clusters tends to give too "
             f"narrow an interval (cluster={opts.cluster})",
             UserWarning,
-            stacklevel=2,
+            stacklevel=1,  # one place: shown once per process
         )
     return None
 

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+import assay.scoring.records as records
 from assay.results import Metric
-from assay.scoring import records
 from assay.scoring.batch import BatchStats
 from assay.scoring.build import Setup
 from assay.scoring.columns import METRIC_TYPES

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
+import assay.stats.compute as compute
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn, metric
 from assay.stats.sample_ci import t_bounds, wilson_bounds

@@ -162,7 +162,7 @@ def _targets(
     module: str, is_package: bool, node: ast.Import | ast.ImportFrom, known: set[str]
 ) -> list[str]:
     """The modules of ``known`` that an import statement of ``module`` names: ``from p import
-    x`` is ``p.x`` when that is a module, else ``p``; relative imports are resolved. The
+    x`` is ``p`` and also ``p.x`` when that is a module; relative imports are resolved. The
     packages above a module, which every import runs first, are not counted."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names if a.name in known]
@@ -170,7 +170,10 @@ def _targets(
     if node.level:
         parts = module.split(".")[: len(module.split(".")) - node.level + is_package]
         base = ".".join(parts + ([node.module] if node.module else []))
-    found = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+    # ``from p import m`` runs ``p/__init__`` as well as ``p.m``: both are edges (a module
+    # inside ``p`` that does this goes through its package's public face, which may import it
+    # back; ``import p.m as m`` names the module alone)
+    found = [base] + [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in known]
     return [t for t in found if t in known]
 
 
@@ -264,14 +267,16 @@ def test_the_circle_check_finds_a_circle_added_on_purpose(tmp_path: Path) -> Non
     }
     parsed = _package(tmp_path, files)
     graph = import_graph(parsed)
-    # a package and its submodules, a submodule imported by name: no circle of its own
-    assert graph["pkg"] == {"pkg.a"} and graph["pkg.a"] == {"pkg.base", "pkg.b"}
+    # ``from pkg import base`` inside pkg runs pkg's __init__, which imports a back: a circle
+    assert graph["pkg"] == {"pkg.a"} and graph["pkg.a"] == {"pkg", "pkg.base", "pkg.b"}
     assert graph["pkg.sub.c"] == {"pkg.d"}
     assert import_circles(graph) == [
-        frozenset({"pkg.a", "pkg.b"}),
+        frozenset({"pkg", "pkg.a", "pkg.b"}),
         frozenset({"pkg.d", "pkg.sub.c"}),
     ]
-    # with the circles cut (b no longer imports a; d's import moved below c's), none is left
+    # with the circles cut (a names the module alone; b no longer imports a; d's import moved
+    # below c's), none is left
+    files["pkg/a.py"] = files["pkg/a.py"].replace("from pkg import base", "import pkg.base as base")
     files["pkg/b.py"] = "B = 2\n"
     files["pkg/d.py"] = "D = 3\n"
     assert import_circles(import_graph(_package(tmp_path, files))) == []

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+import assay.classification.records as records
 from assay import ratios
-from assay.classification import records
 from assay.classification.compute import sorted_roc_auc, sorted_threshold_counts
 from assay.classification.detailed import detailed_curve
 from assay.classification.types import KeyBlock

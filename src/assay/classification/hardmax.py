@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+import assay.classification.records as records
 from assay import ratios
-from assay.classification import records
 from assay.classification.compute import sorted_threshold_counts
 from assay.classification.types import KeyBlock
 from assay.results import Metric

@@ -34,8 +34,8 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+import assay.scoring.records as records
 from assay.results import Metric
-from assay.scoring import records
 from assay.scoring.batch import BatchStats
 from assay.scoring.columns import (
     ALL_DATA,

@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+import assay.stats.compute as compute
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
-from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn, as_frame, as_objects, check_spec, get_metric
 from assay.stats.records import aggregate_context, group_context, record, undefined_record

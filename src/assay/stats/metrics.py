@@ -53,8 +53,8 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
+import assay.stats.compute as compute
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.grouped import GroupedMetricFn, grouped, metric_from_spec
 from assay.stats.metric_registry import (

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+import assay.stats.compute as compute
 from assay.errors import InvalidInputError
-from assay.stats import compute
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import check_spec, load_builtins
 from assay.stats.score import SampleScore, Score

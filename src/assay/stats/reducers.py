@@ -50,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
+import assay.stats.compute as compute
 from assay.errors import InvalidInputError
-from assay.stats import compute
 from assay.stats.reducer_registry import (
     EpochGroups,
     Reducer,

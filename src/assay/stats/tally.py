@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
+import assay.stats.compute as compute
 from assay.errors import UndefinedMetricError
 from assay.results import Metric
-from assay.stats import compute
 from assay.uncertainty.collapsing import collapse
 from assay.uncertainty.intervals import CIOptions, tally_intervals
 from assay.uncertainty.slices import record_key as _record_key

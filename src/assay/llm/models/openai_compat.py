@@ -188,7 +188,7 @@ class OpenAIChatModel:
     ) -> LoglikResponse:
         """Each continuation's log-likelihood after the conversation, as the model option
         ``loglik`` says (see :mod:`assay.llm.models.openai_loglik`); one request."""
-        from assay.llm.models import openai_loglik as ll
+        import assay.llm.models.openai_loglik as ll
 
         if self.loglik_mode == "completions":
             prompt = ll.plain_prompt(messages) + prefix

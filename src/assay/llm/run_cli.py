@@ -104,8 +104,8 @@ def run_task(
     """Run ``task`` through the driver and finish the command (see the module docstring).
 
     ``extra``: records computed without a model (ROUGE/BLEU), stored and printed before the
-    task's. ``after(run)``: the command's own outputs (pairwise's run folder), before the
-    records are published. ``write(metrics, fmt, out)``: how the records are printed
+    task's. ``after(run)``: the command's own outputs (pairwise's run folder) and records
+    (``run.metrics`` may be replaced), before the records are published. ``write(metrics, fmt, out)``: how the records are printed
     (default :func:`assay.cli_support.emit`).
     """
     from assay.cli_support import emit, print_error
@@ -122,9 +122,9 @@ def run_task(
             f"{stop}{where}; their answers are cached. Run the same command again to resume."
         )
         raise typer.Exit(128 + stop.signum) from None
-    metrics = run.metrics if extra is None else extra + run.metrics
-    if after is not None:
+    if after is not None:  # it may add records (human labels) and parameters (a caution)
         after(run)
+    metrics = run.metrics if extra is None else extra + run.metrics
     eid = _store(run, metrics, db, task) if save else None
     (write or (lambda m, f, o: emit(m, fmt=f, out=o, title=title)))(metrics, fmt, out)
     if run.status != "finished":

@@ -95,6 +95,13 @@ def text_command(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
     fmt: str = typer.Option("json", "--format", help="json or table (stdout)."),
+    human_labels: Path = typer.Option(
+        None,
+        "--human-labels",
+        help="JSONL, CSV or Parquet of human labels: id (a datum uid) and one column per judge "
+        "metric (or value, with one judge metric). Each judged mean gets a PPI++ record "
+        "(estimator=ppi) calibrated on the labels, and a JudgeAgreement record.",
+    ),
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
@@ -240,12 +247,17 @@ def _run(**o: Any) -> None:
         seed=o["seed"],
         num_bootstrap=o["num_bootstrap"],
         dataset=str(o["data"]),
-        parameters={"metrics": o["metrics"]},
+        parameters={"metrics": o["metrics"]}
+        | ({} if o["human_labels"] is None else {"human_labels": str(o["human_labels"])}),
         columns={c: [r["columns"][c] for r in rows] for c in keep},
     )
+    labels = None
+    if o["human_labels"] is not None:
+        labels = judge_cli.read_labels(o["human_labels"], rows, judged)
     if o["dry_run"]:
         judge_cli.dry_run(task, options)
         return
+    caution = judge_cli.demo_caution(o["model"])
     from assay.results import MetricSet
 
     records = MetricSet()
@@ -260,6 +272,15 @@ def _run(**o: Any) -> None:
         fmt=o["fmt"],
         save=o["save"],
         db=o["db"],
+        after=judge_cli.trust_step(
+            judged,
+            caution,
+            labels,
+            options,
+            cluster_of=None
+            if o["cluster"] is None
+            else {judge_cli.uid_text(r["uid"]): r["columns"][o["cluster"]] for r in rows},
+        ),
     )
 
 

@@ -25,8 +25,8 @@ def _data(tmp: Path) -> Path:
     rows = []
     for i in range(N):
         claims = " ".join(f"Part {i} {k} {'bad' if k < i % 3 else 'ok'}." for k in range(3))
-        rows.append({"uid": f"u{i}", "query": f"Question {i}?", "prediction": claims,
-                     "groundtruth": f"Ref {i}.", "context": [f"Context {i}."], "doc": i % 6})  # fmt: skip
+        rows.append({"uid": f"u{i}", "query": f"Q{i}?", "prediction": claims,
+                     "groundtruth": f"Ref {i}.", "context": [f"C{i}."], "doc": i % 6})  # fmt: skip
     p = tmp / "t.jsonl"
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return p

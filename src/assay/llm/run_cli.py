@@ -105,8 +105,9 @@ def run_task(
 
     ``extra``: records computed without a model (ROUGE/BLEU), stored and printed before the
     task's. ``after(run)``: the command's own outputs (pairwise's run folder) and records
-    (``run.metrics`` may be replaced), before the records are published. ``write(metrics, fmt, out)``: how the records are printed
-    (default :func:`assay.cli_support.emit`).
+    (``run.metrics`` may be replaced), before the records are published.
+    ``write(metrics, fmt, out)``: how the records are printed (default
+    :func:`assay.cli_support.emit`).
     """
     from assay.cli_support import emit, print_error
     from assay.llm.driver import EvaluationInterrupted, evaluate

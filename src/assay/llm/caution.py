@@ -58,12 +58,17 @@ MIN_CORRELATION = 0.4
 
 def demo_judge(spec: str | None) -> bool:
     """Whether the model ``spec`` (``None``: ``$ASSAY_MODEL`` or embedded) is the 135M judge."""
-    from assay.llm.models.spec import parse_model_spec
+    import os
 
-    parsed = parse_model_spec(spec)
-    if parsed.kind == "embedded":
-        return parsed.path is None or "135m" in parsed.model.lower()
-    return "smollm2-135m" in parsed.model.lower()
+    from assay.llm.models.spec import DEFAULT_MODEL_ENV, canonical_model_name
+
+    text = spec if spec and spec.strip() else (os.environ.get(DEFAULT_MODEL_ENV) or "embedded")
+    name = canonical_model_name(text)
+    if name == "embedded":
+        return True
+    if name.startswith("embedded:"):
+        return "135m" in os.path.basename(name).lower()
+    return "smollm2-135m" in name.partition("#")[2].lower()
 
 
 def weak_agreement(agreement: Mapping[str, Any]) -> str | None:

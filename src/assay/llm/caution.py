@@ -39,6 +39,8 @@ __all__ = [
     "MIN_CORRELATION",
     "MIN_KAPPA",
     "PARAMETER",
+    "announce",
+    "demo_caution",
     "demo_judge",
     "weak_agreement",
 ]
@@ -69,6 +71,21 @@ def demo_judge(spec: str | None) -> bool:
     if name.startswith("embedded:"):
         return "135m" in os.path.basename(name).lower()
     return "smollm2-135m" in name.partition("#")[2].lower()
+
+
+def announce(caution: str) -> None:
+    """One caution line on stderr (stdout stays the command's records)."""
+    import sys
+
+    sys.stderr.write(f"caution: {caution}\n")
+
+
+def demo_caution(model: str | None) -> str | None:
+    """:data:`DEMO_JUDGE`, announced, when ``model`` is the 135M judge; else ``None``."""
+    if not demo_judge(model):
+        return None
+    announce(DEMO_JUDGE)
+    return DEMO_JUDGE
 
 
 def weak_agreement(agreement: Mapping[str, Any]) -> str | None:

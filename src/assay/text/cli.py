@@ -257,7 +257,9 @@ def _run(**o: Any) -> None:
     if o["dry_run"]:
         judge_cli.dry_run(task, options)
         return
-    caution = judge_cli.demo_caution(o["model"])
+    from assay.llm.caution import demo_caution
+
+    caution = demo_caution(o["model"])
     from assay.results import MetricSet
 
     records = MetricSet()

@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "announce",
     "datums",
-    "demo_caution",
     "dry_run",
     "judge_task",
     "read_labels",
@@ -78,23 +76,6 @@ def dry_run(task: Any, options: Any) -> None:
     print_dry_run(dry_run_items(task, options))
 
 
-def announce(caution: str) -> None:
-    """One caution line on stderr (stdout stays the command's records)."""
-    import sys
-
-    sys.stderr.write(f"caution: {caution}\n")
-
-
-def demo_caution(model: str | None) -> str | None:
-    """The caution of the 135M judge (:mod:`assay.llm.caution`), announced, or ``None``."""
-    from assay.llm.caution import DEMO_JUDGE, demo_judge
-
-    if not demo_judge(model):
-        return None
-    announce(DEMO_JUDGE)
-    return DEMO_JUDGE
-
-
 def uid_text(v: Any) -> str:
     """A uid as the labels' ids are matched: its text (``7.0`` as ``7``)."""
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
@@ -126,7 +107,7 @@ def trust_step(
     (0.95 without), ``num_bootstrap``, ``seed`` and ``cluster`` they take) and the caution
     of a weakly agreeing judge, announced; every caution in the run's parameters and on
     its judged aggregates (``judge_caution``)."""
-    from assay.llm.caution import PARAMETER
+    from assay.llm.caution import PARAMETER, announce
     from assay.llm.judge import get_metric
     from assay.results import MetricSet
 

@@ -252,8 +252,17 @@ def judge_command(
     if dry_run:
         print_dry_run(dry_run_items(task, options))
         return
+    from assay.llm.caution import demo_caution
+
+    caution = demo_caution(judge)
 
     def write_folder(run: Any) -> None:
+        if caution is not None:  # the run's parameters and every judged record say it
+            from assay.llm.caution import PARAMETER
+
+            run.parameters[PARAMETER] = caution
+            for m in run.metrics:
+                m.parameters[PARAMETER] = caution
         stem = f"{data.stem}_record{{i}}_{task.judge_name}_{nopt}"
         _write_folder(task.analysis, task.rows, stem=stem, judge=task.judge_name, opts=opts)
 

@@ -29,6 +29,7 @@ __all__ = [
     "check_outputs",
     "item_rows",
     "print_dry_run",
+    "print_estimate",
     "MODEL_HELP",
     "RunOpts",
 ]
@@ -57,6 +58,13 @@ class RunOpts:
     )
     no_cache = typer.Option(False, "--no-cache", help="No response cache (so no resume).")
     quiet = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+    price_per_mtok = typer.Option(
+        None,
+        "--price-per-mtok",
+        metavar="IN,OUT",
+        help="With --dry-run: prices per million input and output tokens, for the expected "
+        "cost of the calls to pay.",
+    )
     structured = typer.Option(
         "auto",
         "--structured",
@@ -85,6 +93,17 @@ def print_dry_run(items: Any, limit: int | None = None) -> None:
     for it in list(items)[:limit]:
         d = {"id": it.id, "messages": list(it.messages), "params": dict(it.params)}
         sys.stdout.write(json.dumps(d, ensure_ascii=False) + "\n")
+
+
+def print_estimate(
+    task: Any, model: str | None, options: Any, prices: Any = None, *, start: bool = True
+) -> None:
+    """``--dry-run``'s line on stderr: the calls a run would make, how many are cached, their
+    prompt tokens and, with ``prices`` (IN, OUT per million tokens), the expected cost
+    (:mod:`assay.llm.estimate`); no call is made."""
+    from assay.llm.estimate import estimate_task
+
+    sys.stderr.write(estimate_task(task, model, options, start=start).line(prices) + "\n")
 
 
 def run_task(

@@ -105,7 +105,15 @@ def text_command(
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
-        help="Print the first judge calls as JSONL items (no call is made) and exit.",
+        help="Print the first judge calls as JSONL items and, on stderr, how many calls and "
+        "prompt tokens a run would pay and how many are cached (no call is made); exit.",
+    ),
+    price_per_mtok: str = typer.Option(
+        None,
+        "--price-per-mtok",
+        metavar="IN,OUT",
+        help="With --dry-run: prices per million input and output tokens, for the expected "
+        "cost of the judge calls to pay.",
     ),
     scheduler: str = typer.Option(
         None,
@@ -221,6 +229,9 @@ def _run(**o: Any) -> None:
         by=tuple(o["by"] or ()),
         cluster=o["cluster"],
     )
+    from assay.llm.estimate import parse_prices
+
+    parse_prices(o["price_per_mtok"])  # before the data is read
     check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     text, judged = _plan(_names(o["metrics"]))
     if judged and o["scheduler"] is not None:
@@ -255,7 +266,7 @@ def _run(**o: Any) -> None:
     if o["human_labels"] is not None:
         labels = judge_cli.read_labels(o["human_labels"], rows, judged)
     if o["dry_run"]:
-        judge_cli.dry_run(task, options)
+        judge_cli.dry_run(task, options, o["model"], parse_prices(o["price_per_mtok"]))
         return
     from assay.llm.caution import demo_caution
 

@@ -68,12 +68,14 @@ def judge_task(
     )
 
 
-def dry_run(task: Any, options: Any) -> None:
-    """Print the calls of the first stage (their prompts are known before any reply)."""
+def dry_run(task: Any, options: Any, model: str | None = None, prices: Any = None) -> None:
+    """Print the calls of the first stage (their prompts are known before any reply), then
+    the estimate of what the run would pay on stderr (:mod:`assay.llm.estimate`)."""
     from assay.llm.driver import dry_run_items
-    from assay.llm.run_cli import print_dry_run
+    from assay.llm.run_cli import print_dry_run, print_estimate
 
     print_dry_run(dry_run_items(task, options))
+    print_estimate(task, model, options, prices)
 
 
 def uid_text(v: Any) -> str:

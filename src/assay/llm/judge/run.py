@@ -219,6 +219,11 @@ class JudgeTask(LLMTask):
             "prompt_version": PROMPT_VERSION,
         }
 
+    def has_later_stages(self) -> bool:
+        """Whether judgements follow the first stage (built on its extracted texts): what
+        a dry run cannot count before the replies."""
+        return any(s.extracts(d) for d in self.data for s in self.specs)
+
     def _prepared(self, tasks: Sequence[Task]) -> list[Prepared]:
         items = items_of(tasks, self.gen, self.constraint)
         return [Prepared(it, {"task": t}) for it, t in zip(items, tasks, strict=True)]

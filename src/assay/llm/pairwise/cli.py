@@ -193,8 +193,12 @@ def judge_command(
     cache: Path = RunOpts.cache,
     no_cache: bool = RunOpts.no_cache,
     dry_run: bool = typer.Option(
-        False, "--dry-run", help="Print the judge items (JSONL); no call."
+        False,
+        "--dry-run",
+        help="Print the judge items (JSONL) and, on stderr, the calls, cached calls and "
+        "prompt tokens a run would pay; no call.",
     ),
+    price_per_mtok: str | None = RunOpts.price_per_mtok,
     quiet: bool = RunOpts.quiet,
     ci: float | None = _CI,
     ci_method: str = _CI_METHOD,
@@ -216,10 +220,12 @@ def judge_command(
     Ctrl-C/SIGTERM store what was done and the same command resumes from the cache.
     """
     from assay.llm.driver import dry_run_items
+    from assay.llm.estimate import parse_prices
     from assay.llm.options import run_options
     from assay.llm.pairwise.task import PairwiseTask
-    from assay.llm.run_cli import print_dry_run, run_task
+    from assay.llm.run_cli import print_dry_run, print_estimate, run_task
 
+    prices = parse_prices(price_per_mtok)
     opts = dict(locals())
     boot = (abs(seed), "--seed") if bootstrap_seed is None else (bootstrap_seed, "--bootstrap-seed")
     intervals = _intervals(ci, ci_method, num_bootstrap, boot, n_boot, confidence, cluster)
@@ -251,6 +257,7 @@ def judge_command(
     )
     if dry_run:
         print_dry_run(dry_run_items(task, options))
+        print_estimate(task, judge, options, prices)
         return
     from assay.llm.caution import demo_caution
 

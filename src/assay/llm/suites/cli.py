@@ -52,6 +52,7 @@ class _Run:
     out: Path | None
     fmt: OutputFormat
     dry_run: int
+    price_per_mtok: str | None
     quiet: bool
     answer_mode: str | None
     loglik: str | None
@@ -86,7 +87,12 @@ SAVE = _o(True, "--save/--no-save", help="Record the run in the evaluation store
 DB = _o(None, "--db", help="Evaluation store URL or SQLite file.")
 OUT = _o(None, "--out", "-o", help="Write the metric records (JSON) here.")
 FMT = _o(OutputFormat.json, "--format", "-f", help="json or table.")
-DRY_RUN = _o(0, "--dry-run", help="Print the first N prompts and stop (no model call).")
+DRY_RUN = _o(
+    0,
+    "--dry-run",
+    help="Print the first N prompts and, on stderr, the calls, cached calls and prompt tokens "
+    "a run would pay; stop (no model call).",
+)
 ANSWER_MODE = _o(
     None,
     "--answer-mode",
@@ -118,6 +124,7 @@ _RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("out", Path, OUT),
     ("fmt", OutputFormat, FMT),
     ("dry_run", int, DRY_RUN),
+    ("price_per_mtok", str, RunOpts.price_per_mtok),
     ("quiet", bool, RunOpts.quiet),
     ("answer_mode", str, ANSWER_MODE),
     ("loglik", str, LOGLIK),
@@ -152,8 +159,9 @@ def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
 def _execute(suite: Any, run: _Run, title: str) -> None:
     from assay.errors import InvalidInputError
     from assay.llm.driver import dry_run_items
+    from assay.llm.estimate import parse_prices
     from assay.llm.options import run_options
-    from assay.llm.run_cli import run_task
+    from assay.llm.run_cli import print_estimate, run_task
     from assay.terminal import printable
 
     options = run_options(
@@ -175,6 +183,7 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
     )
     if run.dry_run < 0:
         raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")
+    prices = parse_prices(run.price_per_mtok)
     if run.dry_run > 0:
         _dry_run_mode(suite, run)
         for it in dry_run_items(suite, options)[: run.dry_run]:
@@ -185,6 +194,7 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
                 shown = printable(f"{spec['prefix']!r}: {spec['continuations']}")
                 sys.stdout.write(f"(scored after {shown})\n")
             sys.stdout.write("\n")
+        print_estimate(suite, run.model, options, prices, start=False)
         return
     run_task(
         suite, run.model, options, out=run.out, fmt=run.fmt, save=run.save, db=run.db, title=title

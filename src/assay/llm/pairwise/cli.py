@@ -199,6 +199,14 @@ def judge_command(
         "prompt tokens a run would pay; no call.",
     ),
     price_per_mtok: str | None = RunOpts.price_per_mtok,
+    human_labels: Path | None = typer.Option(
+        None,
+        "--human-labels",
+        help="JSONL, CSV or Parquet of human preferences: id (a question's index), model, "
+        "opponent, value (1: model better, 0: opponent better, 0.5: tie). Each labelled pair "
+        "gets a PPI++ WinRate (estimator=ppi) and a JudgeAgreement record with the "
+        "position-swap flip rate.",
+    ),
     quiet: bool = RunOpts.quiet,
     ci: float | None = _CI,
     ci_method: str = _CI_METHOD,
@@ -255,6 +263,13 @@ def judge_command(
         by=_split(by),
         **intervals,
     )
+    prefs = None
+    if human_labels is not None:  # checked before any call
+        from assay.cli_support import check_input_file
+        from assay.llm.pairwise.human_labels import read_preferences
+
+        judged = [(c.index, c.model_a, c.model_b) for c in task.comparisons]
+        prefs = read_preferences(check_input_file(human_labels, option="--human-labels"), judged)
     if dry_run:
         print_dry_run(dry_run_items(task, options))
         print_estimate(task, judge, options, prices)
@@ -264,12 +279,35 @@ def judge_command(
     caution = demo_caution(judge)
 
     def write_folder(run: Any) -> None:
-        if caution is not None:  # the run's parameters and every judged record say it
-            from assay.llm.caution import PARAMETER
+        from assay.llm.caution import PARAMETER, announce
 
-            run.parameters[PARAMETER] = caution
+        lines = [caution] if caution is not None else []
+        if caution is not None:  # the run's parameters and every judged record say it
             for m in run.metrics:
                 m.parameters[PARAMETER] = caution
+        if prefs is not None and task.rows is not None:
+            from assay.llm.pairwise.human_labels import preference_records
+            from assay.results import MetricSet
+            from assay.uncertainty.intervals import ci_options
+
+            level = intervals["ci"]
+            ci = ci_options(
+                0.95 if level is None else level,
+                num_bootstrap=intervals["num_bootstrap"],
+                seed=boot[0],
+                cluster=intervals["cluster"],
+            )
+            assert ci is not None
+            clusters = task._by_values.get(intervals["cluster"]) if intervals["cluster"] else None
+            new = preference_records(task.rows, prefs, ci, clusters)
+            for m in new:
+                if PARAMETER in m.parameters and m.type == "JudgeAgreement":
+                    line = f"{m.parameters['model']} vs {m.parameters['opponent']}: "
+                    lines.append(line + m.parameters[PARAMETER])
+                    announce(lines[-1])
+            run.metrics = MetricSet([*run.metrics, *new])
+        if lines:
+            run.parameters[PARAMETER] = "; ".join(lines)
         stem = f"{data.stem}_record{{i}}_{task.judge_name}_{nopt}"
         _write_folder(task.analysis, task.rows, stem=stem, judge=task.judge_name, opts=opts)
 

@@ -95,6 +95,13 @@ def text_command(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
     fmt: str = typer.Option("json", "--format", help="json or table (stdout)."),
+    repeats: int = typer.Option(
+        1,
+        "--repeats",
+        help="Judge calls per datum and metric (distinct seeds, each cached): the per-datum "
+        "value is their mean, and a JudgeRepeatability record per metric gives the flakiness "
+        "and the judge's noise against the between-item variance.",
+    ),
     human_labels: Path = typer.Option(
         None,
         "--human-labels",
@@ -232,6 +239,11 @@ def _run(**o: Any) -> None:
     from assay.llm.estimate import parse_prices
 
     parse_prices(o["price_per_mtok"])  # before the data is read
+    if isinstance(o["repeats"], bool) or o["repeats"] < 1:
+        raise InvalidInputError(
+            f"must be an integer >= 1 (judge calls per datum), got {o['repeats']}",
+            source="--repeats",
+        )
     check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     text, judged = _plan(_names(o["metrics"]))
     if judged and o["scheduler"] is not None:
@@ -259,8 +271,10 @@ def _run(**o: Any) -> None:
         num_bootstrap=o["num_bootstrap"],
         dataset=str(o["data"]),
         parameters={"metrics": o["metrics"]}
-        | ({} if o["human_labels"] is None else {"human_labels": str(o["human_labels"])}),
+        | ({} if o["human_labels"] is None else {"human_labels": str(o["human_labels"])})
+        | ({} if o["repeats"] == 1 else {"repeats": o["repeats"]}),
         columns={c: [r["columns"][c] for r in rows] for c in keep},
+        repeats=o["repeats"],
     )
     labels = None
     if o["human_labels"] is not None:

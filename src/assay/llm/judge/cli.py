@@ -50,6 +50,7 @@ def judge_task(
     dataset: str,
     parameters: Mapping[str, Any],
     columns: Mapping[str, Sequence[Any]] | None = None,
+    repeats: int = 1,
 ) -> Any:
     """The judge task of ``names`` over ``rows``, stored as a ``text`` evaluation."""
     from assay.llm.judge.run import JudgeTask
@@ -65,6 +66,7 @@ def judge_task(
         dataset=dataset,
         parameters=parameters,
         columns=columns,
+        repeats=repeats,
     )
 
 

@@ -137,3 +137,22 @@ def test_embedded_token_count_is_what_its_calls_report() -> None:
     records = run_items(model, items, RunOptions(cache=False))
     assert est.counted and est.calls == 2
     assert est.prompt_tokens == sum(r.usage.prompt_tokens for r in records)
+
+
+def test_llm_run_dry_run_counts_cached_items(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    lines = [{"id": i, "prompt": f"Say {i}.", "params": {"max_tokens": 8}} for i in range(5)]
+    items.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with FakeChatServer() as srv:
+        base = ["llm", "run", str(items), "-m", srv.spec(), "--cache", str(tmp_path / "c.sqlite"),
+                "-q"]  # fmt: skip
+        dry = runner.invoke(app, [*base, "--dry-run", "--price-per-mtok", "1,1"])
+        assert dry.exit_code == 0, dry.output
+        assert srv.calls == 0 and dry.stdout == ""
+        calls, cached, _, tokens, _, cost = _line(dry.stderr)
+        assert (calls, cached) == (5, 0)
+        assert cost == pytest.approx((tokens + 5 * 8) / 1e6, rel=1e-5)
+        assert runner.invoke(app, [*base, "--out", str(tmp_path / "o.jsonl")]).exit_code == 0
+        paid = srv.calls
+        again = runner.invoke(app, [*base, "--dry-run"])
+        assert _line(again.stderr)[:3] == (5, 5, 0) and srv.calls == paid == 5

@@ -39,7 +39,7 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.llm.items import Item
 
-__all__ = ["CallEstimate", "estimate_items", "estimate_task", "parse_prices"]
+__all__ = ["CallEstimate", "estimate_items", "estimate_task", "existing_cache", "parse_prices"]
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ def _is_embedded(model: Any) -> bool:
     return isinstance(model, EmbeddedChatModel)
 
 
-def _existing_cache(option: Any) -> Any:
+def existing_cache(option: Any) -> Any:
     """The response cache a run would read, or ``None`` (no cache, or no file yet: a dry
     run writes nothing)."""
     from assay.llm.runner import cache_file, open_cache
@@ -208,7 +208,7 @@ def estimate_task(task: Any, model: Any, options: Any, *, start: bool = True) ->
     task.constrain(chat_model)
     items = [p.item for p in task.stage(0, [])]
     later = bool(getattr(task, "has_later_stages", lambda: False)())
-    cache = _existing_cache(options.runner_cache())
+    cache = existing_cache(options.runner_cache())
     try:
         return estimate_items(chat_model, items, cache, later_stages=later)
     finally:

@@ -40,7 +40,7 @@ from assay.stats.means import datum_record
 JudgeTask = Any  # assay.llm.judge.run.JudgeTask (which imports this module)
 TaskResult = Any
 
-__all__ = ["REPEAT", "repeated", "repeated_records"]
+__all__ = ["REPEAT", "repeatability", "repeated", "repeated_records"]
 
 #: The item id of repeat r > 0 is ``KEY + REPEAT + r``.
 REPEAT = "#r"
@@ -91,11 +91,16 @@ def _combined(reps: list[Metric]) -> Metric:
     return datum_record(first.type, uid, value, reason=reason, **params, details=details)
 
 
-def _repeatability(name: str, reps: list[list[float]], k: int, task: JudgeTask) -> Metric:
-    rows = [r for r in reps if len(r) >= 2]
-    params: dict[str, Any] = {"metric": name, "repeats": k, "n": len(rows)}
+def repeatability(
+    reps: Sequence[Sequence[float]], k: int, ci: Any = None, params: dict[str, Any] | None = None
+) -> Metric:
+    """The ``JudgeRepeatability`` record (module docstring) of each unit's repeat values
+    (units with fewer than two are left out); ``ci``: the run's ``CIOptions`` (an interval
+    on the flakiness, over units); ``params``: the record's identifying parameters."""
+    rows = [list(r) for r in reps if len(r) >= 2]
+    params = dict(params or {}) | {"repeats": k, "n": len(rows)}
     if not rows:
-        why = "no datum has two defined repeats"
+        why = "no unit has two defined repeats"
         return Metric("JudgeRepeatability", None, params | {"undefined": why})
     flaky = np.array([float(len(set(r)) > 1) for r in rows])
     noise = float(np.mean([np.var(r, ddof=1) for r in rows]))
@@ -106,7 +111,7 @@ def _repeatability(name: str, reps: list[list[float]], k: int, task: JudgeTask) 
         "judge_noise_variance": noise,
         "between_item_variance": between,
     }
-    if task.ci is not None:
+    if ci is not None:
         from dataclasses import replace
 
         from assay.uncertainty.intervals import tally_intervals
@@ -120,7 +125,7 @@ def _repeatability(name: str, reps: list[list[float]], k: int, task: JudgeTask) 
             values,
             multiplicity=np.ones(flaky.size, dtype=np.int64),
         )
-        opts = replace(task.ci, method="bootstrap", cluster=None)
+        opts = replace(ci, method="bootstrap", cluster=None)
         (p,) = tally_intervals(tally, opts).values()
         params["measure_ci"] = {"flakiness": [p["ci_low"], p["ci_high"]]}
         params |= {k: p[k] for k in ("confidence_level", "ci_method", "num_bootstrap", "seed")}
@@ -145,5 +150,5 @@ def repeated_records(
             for i in range(len(runs[0]))
             if runs[0][i].type == s.type
         ]
-        out.append(_repeatability(s.name, reps, k, task))
+        out.append(repeatability(reps, k, task.ci, {"metric": s.name}))
     return out

@@ -199,6 +199,12 @@ def judge_command(
         "prompt tokens a run would pay; no call.",
     ),
     price_per_mtok: str | None = RunOpts.price_per_mtok,
+    repeats: int = typer.Option(
+        1,
+        "--repeats",
+        help="Judge calls per comparison (distinct seeds, each cached): a JudgeRepeatability "
+        "record gives how often the verdict changes; the other records are repeat 0's.",
+    ),
     human_labels: Path | None = typer.Option(
         None,
         "--human-labels",
@@ -261,6 +267,7 @@ def judge_command(
         max_tokens=max_tokens,
         bootstrap_seed=bootstrap_seed,
         by=_split(by),
+        repeats=repeats,
         **intervals,
     )
     prefs = None

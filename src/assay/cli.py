@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from typing import Any
 
 import typer
@@ -125,6 +126,8 @@ class LazyGroup(TyperGroup):
         run: Any = super().main
         if not standalone_mode:
             return run(*args, standalone_mode=False, **kwargs)
+        shown = warnings.formatwarning
+        warnings.formatwarning = _one_line_warning
         try:
             code = run(*args, standalone_mode=False, **kwargs)
         except _USAGE_ERROR as e:  # (Any: typer's click, vendored or not)
@@ -140,6 +143,8 @@ class LazyGroup(TyperGroup):
         except typer.Abort:
             print("error: aborted", file=sys.stderr)
             sys.exit(1)
+        finally:
+            warnings.formatwarning = shown
         sys.exit(code if isinstance(code, int) else 0)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
@@ -147,6 +152,12 @@ class LazyGroup(TyperGroup):
         if name in COMMANDS and name not in self.commands:
             self.add_command(load_command(name), name)
         return super().resolve_command(ctx, args)
+
+
+def _one_line_warning(message: Warning | str, *_: Any, **__: Any) -> str:
+    """A warning on the command line: ``warning: ...``, one line (Python's own names the
+    source file and line and prints the code)."""
+    return f"warning: {message}\n"
 
 
 app = typer.Typer(

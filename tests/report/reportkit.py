@@ -189,7 +189,12 @@ def llm_demo(srv_factory: Callable[..., Any], store: Store) -> int:
 
 
 def _save_suite(store: Store, result: Any, model: str) -> int:
-    items = [ItemRecord.from_llm(c.item, c.record, c.parsed) for c in result.calls]
+    # the facts a suite keeps per item, as `assay llm fairness --save` stores them
+    keep = result.kind == "llm_fairness"
+    items = [
+        ItemRecord.from_llm(c.item, c.record, c.parsed, info=dict(c.info) if keep else None)
+        for c in result.calls
+    ]
     return store.save(
         result.metrics,
         kind=result.kind,
@@ -247,6 +252,46 @@ def pairwise(srv_factory: Callable[..., Any], store_url: str, tmp: Path) -> None
             "--save", "--db", store_url]  # fmt: skip
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
+
+
+#: COCO's 80 category names, so the 80-class report reads as a COCO one.
+COCO_NAMES = (
+    "person bicycle car motorcycle airplane bus train truck boat traffic_light fire_hydrant "
+    "stop_sign parking_meter bench bird cat dog horse sheep cow elephant bear zebra giraffe "
+    "backpack umbrella handbag tie suitcase frisbee skis snowboard sports_ball kite "
+    "baseball_bat baseball_glove skateboard surfboard tennis_racket bottle wine_glass cup fork "
+    "knife spoon bowl banana apple sandwich orange broccoli carrot hot_dog pizza donut cake "
+    "chair couch potted_plant bed dining_table toilet tv laptop mouse remote keyboard "
+    "cell_phone microwave oven toaster sink refrigerator book clock vase scissors teddy_bear "
+    "hair_drier toothbrush"
+).split(" ")
+
+
+def coco80(seed: int, n_images: int = 400) -> MetricSet:
+    """A COCO bbox run over 80 classes with COCO's names (generated boxes)."""
+    from assay.detection import DetectionEvaluator, coco_summary, load_coco
+    from assay.detection.options import DEFAULT_METRICS
+    from assay.testing.detection import make_coco
+
+    gt, dt = make_coco(n_images=n_images, n_categories=80, gt_per_image=6.0,
+                       dets_per_image=15, seed=seed)  # fmt: skip
+    for c in gt["categories"]:
+        if c["id"] <= len(COCO_NAMES):
+            c["name"] = COCO_NAMES[c["id"] - 1].replace("_", " ")
+    ev = DetectionEvaluator().add(load_coco(gt, dt))
+    extra = ["APAveragedOverIOUs", "mAPAveragedOverIOUs", "InterpolatedPrecisionRecallCurve"]
+    return ev.compute([*DEFAULT_METRICS, *extra]) + coco_summary(ev.coco())
+
+
+def loglik_exam(srv_factory: Callable[..., Any], store: Store) -> int:
+    """The language exam answered by per-option log-likelihoods (``/v1/completions`` with
+    echo), saved under a local weights path as a user might type it."""
+    from assay.llm.suites import run_language
+
+    srv = srv_factory(responder=lambda messages: "unused")
+    result = run_language(SUITES / "exam.csv", srv.spec(), answer_mode="loglik",
+                          loglik="completions", **RUN)  # fmt: skip
+    return _save_suite(store, result, "embedded:/opt/build/models/SmolLM2-135M-Instruct.Q4_1.gguf")
 
 
 def fill(store_url: str, srv_factory: Callable[..., Any], tmp: Path) -> dict[str, list[int]]:

@@ -202,3 +202,62 @@ def test_records_with_intervals_get_error_bars(kind, type_, params):
     (trace,) = [t for f in figs for t in f["data"] if t.get("y") == [0.6]]
     err = trace["error_y"]
     assert err["array"] == pytest.approx([0.15]) and err["arrayminus"] == pytest.approx([0.1])
+
+
+def test_per_class_bars_at_80_classes_and_10_runs_open_on_the_best_and_worst():
+    """80 classes x 10 runs: 20 classes by default (the best 10 and the worst 10 by their mean
+    over the runs), a menu for all and for each page of 20, intervals only where they exist."""
+    from assay.report.figures import ranked_bars
+
+    rng = np.random.default_rng(0)
+    classes = [f"class {i:02d}" for i in range(80)]
+    skill = rng.random(80)
+    series = []
+    for r in range(10):
+        found = {}
+        for c, s in zip(classes, skill):
+            v = float(np.clip(s + rng.normal(0, 0.05), 0, 1))
+            params = {"ci_low": v - 0.02, "ci_high": v + 0.02} if r == 0 else {}
+            found[c] = Metric("AP", v, params)
+        series.append((f"run {r}", found))
+    fig = ranked_bars(series, "AP per class", x_title="class", y_title="AP", caption="iou")
+    means = {c: np.mean([s[1][c].value for s in series]) for c in classes}
+    order = sorted(classes, key=lambda c: -means[c])
+    assert len(fig["data"]) == 10
+    for t in fig["data"]:
+        assert t["x"] == order[:10] + order[-10:]
+    assert "error_y" in fig["data"][0] and all("error_y" not in t for t in fig["data"][1:])
+    assert fig["data"][0]["error_y"]["thickness"] == 1
+    (menu,) = fig["layout"]["updatemenus"]
+    labels = [b["label"] for b in menu["buttons"]]
+    assert labels == ["best 10 and worst 10", "all 80 classes"] + [
+        f"classes {i + 1}-{i + 20} of 80" for i in range(0, 80, 20)
+    ]
+    every = menu["buttons"][1]["args"][0]["x"]
+    assert every == [order] * 10
+    assert fig["wide"] and fig["caption"] == "iou"
+
+
+def test_run_names_and_models_as_the_reader_knows_them():
+    """A stored name (the compare-runs branch adds one) names the run, else #id; a local
+    weights path is never shown, the file's stem is."""
+    from dataclasses import dataclass
+    from datetime import UTC, datetime
+
+    from assay.report.figures import run_label
+    from assay.store.records import Evaluation
+
+    ev = Evaluation(7, datetime.now(UTC), None, "llm_cat", "cat.json",
+                    "embedded:/home/me/build/SmolLM2-135M-Instruct.Q8_0.gguf", {}, "finished",
+                    None, "0", metrics=None)  # fmt: skip
+    assert run_label(ev) == "#7 embedded:SmolLM2-135M-Instruct.Q8_0"
+
+    @dataclass(frozen=True)
+    class Named(Evaluation):
+        name: str | None = None
+        tags: tuple[str, ...] = ()
+
+    named = Named(**{**ev.__dict__, "name": "baseline", "tags": ("smoke", "v2")})
+    assert run_label(named) == "baseline embedded:SmolLM2-135M-Instruct.Q8_0"
+    text = build_report([Named(**{**named.__dict__, "metrics": []})])
+    assert "/home/me/build" not in text and ">baseline [smoke, v2]<" in text

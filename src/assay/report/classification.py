@@ -41,6 +41,7 @@ def roc_figures(runs: list[Evaluation]) -> list[Figure]:
                     [*traces, chance],
                     x_title="false positive rate",
                     y_title="true positive rate",
+                    caption="roc",
                 )
             )
     return out
@@ -79,6 +80,7 @@ def pr_figures(runs: list[Evaluation], title: str = "Precision-recall curves") -
                     traces,
                     x_title="recall",
                     y_title="precision",
+                    caption="pr",
                     xaxis={"range": [0, 1.02]},
                     yaxis={"range": [0, 1.02]},
                 )
@@ -122,6 +124,7 @@ def confusion_figures(runs: list[Evaluation]) -> list[Figure]:
                     y_title="ground truth",
                     height=max(320, 60 + 40 * len(truths)),
                     yaxis={"autorange": "reversed"},
+                    caption="confusion",
                 )
             )
     return out

@@ -37,12 +37,29 @@ DIFFERENCES = (
 )
 #: Ratio metrics: fair at 1, the four-fifths rule's band 0.8-1.25.
 RATIOS = ("DisparateImpact", "DemographicParityRatio", "EqualizedOddsRatio")
+#: The short names on the axis (the caption spells them out).
+SHORT = {
+    "StatisticalParityDifference": "SPD",
+    "AverageOddsDifference": "AOD",
+    "EqualOpportunityDifference": "EOD",
+    "DemographicParityDifference": "DP difference",
+    "EqualizedOddsDifference": "EO difference",
+    "DisparateImpact": "DI",
+    "DemographicParityRatio": "DP ratio",
+    "EqualizedOddsRatio": "EO ratio",
+}
 _RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
 _DEFINITION = ("group_column", "privileged", "control", "method", "agg")
 
 
 def _definition_figure(
-    runs: list[Evaluation], types: tuple[str, ...], title: str, fair: float, lo: float, hi: float
+    runs: list[Evaluation],
+    types: tuple[str, ...],
+    title: str,
+    fair: float,
+    lo: float,
+    hi: float,
+    caption: str,
 ) -> Figure | None:
     traces = []
     for ev in runs:
@@ -51,12 +68,24 @@ def _definition_figure(
             for m in records(ev, t, lambda m: "group" not in m.parameters):
                 if m.value is None or "average_over" in m.parameters:
                     continue
-                xs.append(Markup(f"{esc_plot(t)}<br>{esc_plot(label_of(m, _DEFINITION))}"))
+                short = SHORT.get(t, t)
+                xs.append(Markup(f"{esc_plot(short)}<br>{esc_plot(label_of(m, _DEFINITION))}"))
                 found.append(m)
         if xs:
             traces.append(record_bar(xs, found, run_label(ev)))
     if not traces:
         return None
+    # the band is drawn inside a wider range, so a bar inside it reads as inside
+    ends: list[float] = [lo, hi]
+    for trace in traces:
+        err: dict[str, Any] = trace.get("error_y", {})
+        ups = err.get("array") or [None] * len(trace["y"])
+        downs = err.get("arrayminus") or [None] * len(trace["y"])
+        for v, up, down in zip(trace["y"], ups, downs):
+            ends += [v] + ([v + up] if up is not None else []) + ([v - down] if down else [])
+    ends.append(0.0)  # a bar is read from its base: 0 stays in view
+    pad = 0.15 * (max(ends) - min(ends))
+    low = min(ends) - pad if min(ends) < 0 else 0.0
     return figure(
         title,
         traces,
@@ -64,6 +93,9 @@ def _definition_figure(
         barmode="group",
         shapes=[band(lo, hi), hline(fair)],
         height=420,
+        caption=caption,
+        wide=sum(len(t["x"]) for t in traces) > 4,
+        yaxis={"range": [low, max(ends) + pad]},
     )
 
 
@@ -92,7 +124,15 @@ def _rates_figure(runs: list[Evaluation]) -> list[Figure]:
             name = f"{run_label(ev)} · {t}" if len(runs) > 1 else t
             xs = [_text(m.parameters["group"]) for m in found]
             traces.append(record_bar(xs, found, name))
-        out.append(figure(f"Rates by group ({col})", traces, y_title="rate", barmode="group"))
+        out.append(
+            figure(
+                f"Rates by group ({col})",
+                traces,
+                y_title="rate",
+                barmode="group",
+                caption="fair_rates",
+            )
+        )
     return out
 
 
@@ -113,6 +153,7 @@ def _counterfactual(runs: list[Evaluation]) -> list[Figure]:
             y_title="share of answers changed",
             barmode="group",
             shapes=[hline(0.0)],
+            caption="counterfactual",
         )
     ]
 
@@ -121,10 +162,22 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
     """Differences, ratios, rates by group, counterfactual change rates."""
     out = [
         _definition_figure(
-            runs, DIFFERENCES, "Fairness differences (fair: 0; band +-0.1)", 0.0, -0.1, 0.1
+            runs,
+            DIFFERENCES,
+            "Fairness differences (fair: 0; band +-0.1)",
+            0.0,
+            -0.1,
+            0.1,
+            "fair_differences",
         ),
         _definition_figure(
-            runs, RATIOS, "Fairness ratios (fair: 1; band 0.8-1.25)", 1.0, 0.8, 1.25
+            runs,
+            RATIOS,
+            "Fairness ratios (fair: 1; band 0.8-1.25)",
+            1.0,
+            0.8,
+            1.25,
+            "fair_ratios",
         ),
     ]
     return [f for f in out if f is not None] + _rates_figure(runs) + _counterfactual(runs)

@@ -4,7 +4,9 @@ Everything user-supplied (labels, prompts, answers, model names) is escaped; JSO
 a ``<script>`` has ``<`` written as ``\\u003c`` so no text can close the script (and the
 figures' texts are escaped for plotly, :func:`assay.report.figures.plot_text`). The page
 has no external reference: styles and scripts are inline, and the only script besides the
-figures is the table filter below. Its Content Security Policy (:func:`csp`) forbids every
+figures is :data:`PAGE_JS` below (the filters, the drill-down from a metric row to its items
+and an item's transcript, written with ``textContent``: data is never parsed as HTML). Its
+Content Security Policy (:func:`csp`) forbids every
 network request: ``default-src 'none'``, the three inline scripts by their SHA-256 (no
 inline event handler), inline styles, and ``data:`` images (plotly draws heat maps as one).
 
@@ -25,13 +27,17 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from assay.store.records import ItemRecord
-
-__all__ = ["esc", "table", "items_table", "page", "script_json", "cell_text", "csp", "MAX_ITEMS"]
-
-#: Items shown per run (the rest are counted; ``assay runs export --items`` has them all).
-MAX_ITEMS = 5000
-_TEXT = 600  # characters of a prompt or answer shown in a cell (the rest on hover)
+__all__ = [
+    "esc",
+    "table",
+    "filterable",
+    "page",
+    "script_json",
+    "cell_text",
+    "csp",
+    "Raw",
+    "PAGE_JS",
+]
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#222;
@@ -40,7 +46,7 @@ header{background:#1f3b57;color:#fff;padding:14px 28px}header h1{margin:0;font-s
 header p{margin:4px 0 0;opacity:.8;font-size:13px}
 main{padding:8px 28px 40px;max-width:1400px}
 nav a{margin-right:14px;font-size:14px}
-section.kind{background:#fff;border:1px solid #ddd;border-radius:6px;margin:18px 0;
+section.kind,section.overview{background:#fff;border:1px solid #ddd;border-radius:6px;margin:18px 0;
 padding:6px 18px 16px}
 h2{font-size:19px;border-bottom:1px solid #eee;padding-bottom:6px}h3{font-size:15px}
 .plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
@@ -55,27 +61,105 @@ tabular-nums}
 td.prompt,td.answer{max-width:420px;white-space:pre-wrap;word-break:break-word}
 tr.error td{background:#fff0f0}tr.invalid td{background:#fff8e6}
 .note{color:#666;font-size:12.5px}.wide{overflow-x:auto;max-width:100%}
+figure.fig{margin:0;border:1px solid #eee;border-radius:4px;background:#fff;min-width:0}
+figure.fig.full{grid-column:1/-1}figure.fig .plot{border:0}
+figcaption,p.caption{font-size:12.5px;color:#333;line-height:1.45;padding:4px 10px 8px;margin:0}
+figcaption b,p.caption b{color:#1f3b57}.docs{color:#666;font-style:italic}
+p.intro{font-size:13.5px;color:#333;max-width:1000px}
+td.up{background:#e9f7ec}td.down{background:#fdecec}td.sig{font-weight:700}
+tr.differs td:first-child{border-left:3px solid #d9822b}
+.runs td.params{max-width:520px;font-size:12px;white-space:normal}
+button.drill{font-size:11.5px;padding:1px 6px;cursor:pointer}
+.want{background:#fff3cd;border:1px solid #e6c200;border-radius:10px;padding:1px 8px}
+.want button{margin-left:6px;font-size:11px}
+.items tbody tr{cursor:pointer}.items tr.opened td{outline:2px solid #1f77b4}
+.transcript{border:1px solid #bcd;border-radius:4px;margin:8px 0;padding:6px 12px;
+background:#f7fbff}.transcript h4{margin:6px 0}.transcript h5{margin:10px 0 4px;font-size:13px}
+.transcript pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #e3e3e3;
+padding:6px 8px;margin:2px 0 6px;font-size:12.5px;max-height:360px;overflow:auto}
+.msg .role{font-size:11.5px;font-weight:700;text-transform:uppercase;color:#555}
+.hook{border:1px dashed #bbb;padding:6px 10px;color:#555;font-size:12.5px}
 """
 
-FILTER_JS = """
-function assayFilter(id){
-  var box=document.getElementById(id);
+PAGE_JS = """
+function assayFilter(box){
   var q=box.querySelector('input.search').value.toLowerCase();
-  var sel=box.querySelector('select.status');var want=sel?sel.value:'';
+  var want=[];
+  box.querySelectorAll('select.facet').forEach(function(s){if(s.value)want.push(s.value);});
+  if(box.dataset.want)want=want.concat(box.dataset.want.split('\\n'));
   var shown=0;var rows=box.querySelectorAll('tbody tr');
   rows.forEach(function(r){
-    var ok=(!q||r.textContent.toLowerCase().indexOf(q)>=0)&&(!want||r.dataset.status===want);
+    var f=r.dataset.facets===undefined?null:'\\n'+r.dataset.facets+'\\n';
+    var ok=!q||r.textContent.toLowerCase().indexOf(q)>=0;
+    for(var i=0;ok&&i<want.length;i++){ok=f!==null&&f.indexOf('\\n'+want[i]+'\\n')>=0;}
     r.style.display=ok?'':'none';if(ok)shown++;});
   box.querySelector('.count').textContent=shown+' of '+rows.length+' rows';
 }
+function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
+  if(text!==undefined&&text!==null)e.textContent=String(text);return e;}
+function kvTable(obj){var t=el('table');var b=el('tbody');t.appendChild(b);var n=0;
+  Object.keys(obj).forEach(function(k){var v=obj[k];if(v===null||v===undefined||v==='')return;
+    var r=el('tr');r.appendChild(el('th',null,k||'parsed'));
+    r.appendChild(el('td',null,typeof v==='object'?JSON.stringify(v):v));b.appendChild(r);n++;});
+  return n?t:null;}
+function showItem(box,row){
+  if(!box._data)box._data=JSON.parse(box.querySelector('script.item-data').textContent);
+  var d=box._data[+row.dataset.i];var t=box.querySelector('.transcript');t.textContent='';
+  box.querySelectorAll('tr.opened').forEach(function(r){r.classList.remove('opened');});
+  row.classList.add('opened');
+  var h=el('h4',null,'item '+d.id+' \u00b7 '+d.status+' ');var x=el('button','close','close');
+  x.addEventListener('click',function(){t.hidden=true;row.classList.remove('opened');});
+  h.appendChild(x);t.appendChild(h);
+  var nm=d.messages.length;
+  t.appendChild(el('h5',null,'prompt ('+nm+' message'+(nm===1?'':'s')+')'));
+  d.messages.forEach(function(m){var w=el('div','msg');w.appendChild(el('span','role',m.role));
+    w.appendChild(el('pre',null,m.content));t.appendChild(w);});
+  if(d.options){t.appendChild(el('h5',null,'log-likelihood of each option'));
+    var ot=el('table','options');var hd=el('tr');
+    ['option','log-likelihood','tokens','greedy','highest'].forEach(function(c){
+      hd.appendChild(el('th',null,c));});
+    var th=el('thead');th.appendChild(hd);ot.appendChild(th);var ob=el('tbody');ot.appendChild(ob);
+    d.options.forEach(function(o){var r=el('tr');r.appendChild(el('td',null,o.option));
+      var lp=o.logprob===null?'':(+o.logprob).toFixed(4)+(o.bound?' (upper bound)':'');
+      r.appendChild(el('td','num',lp));
+      r.appendChild(el('td','num',o.tokens));r.appendChild(el('td',null,o.greedy));
+      r.appendChild(el('td',null,o.highest?'yes':''));ob.appendChild(r);});
+    t.appendChild(ot);}
+  else{t.appendChild(el('h5',null,'raw answer'));
+    t.appendChild(el('pre',null,d.answer===null?'(no answer)':d.answer));}
+  var p=kvTable(d.parsed);t.appendChild(el('h5',null,'parsed result'+(p?'':': none')));
+  if(p)t.appendChild(p);
+  t.appendChild(el('h5',null,'the call'));var f=kvTable(d.facts);if(f)t.appendChild(f);
+  t.hidden=false;t.scrollIntoView({block:'nearest'});
+}
+function drill(btn){
+  var box=document.getElementById(btn.dataset.box);if(!box)return;
+  box.querySelectorAll('select.facet').forEach(function(s){s.value='';});
+  box.querySelector('input.search').value='';
+  box.dataset.want=btn.dataset.want||'';
+  var chip=box.querySelector('.want');chip.textContent='';
+  if(box.dataset.want){chip.appendChild(el('span',null,'items of '+btn.dataset.label+': '+
+    box.dataset.want.split('\\n').join(', ')));var c=el('button',null,'show all');
+    c.addEventListener('click',function(){box.dataset.want='';chip.hidden=true;assayFilter(box);});
+    chip.appendChild(c);chip.hidden=false;}else{chip.hidden=true;}
+  assayFilter(box);box.scrollIntoView({block:'start'});
+}
 document.addEventListener('DOMContentLoaded',function(){
   document.querySelectorAll('.filterable').forEach(function(box){
-    var run=function(){assayFilter(box.id);};
+    var run=function(){assayFilter(box);};
     box.querySelector('input.search').addEventListener('input',run);
-    var sel=box.querySelector('select.status');if(sel)sel.addEventListener('change',run);
+    box.querySelectorAll('select.facet').forEach(function(s){s.addEventListener('change',run);});
+    if(box.classList.contains('items'))box.querySelector('tbody').addEventListener('click',function(e){
+      var r=e.target.closest('tr');if(!r)return;e.preventDefault();showItem(box,r);});
     run();});
+  document.querySelectorAll('button.drill').forEach(function(b){
+    b.addEventListener('click',function(){drill(b);});});
 });
 """
+
+
+class Raw(str):
+    """A table cell assay writes as HTML itself (a drill-down button): never user text."""
 
 
 def esc(v: Any) -> str:
@@ -88,6 +172,8 @@ def cell_text(v: Any) -> str:
         return "–"
     if isinstance(v, bool):
         return str(v).lower()
+    if isinstance(v, int):
+        return f"{v:,}" if abs(v) >= 10_000 else str(v)  # a count, never "19.958k"
     if isinstance(v, float):
         if not math.isfinite(v):
             return str(v)
@@ -97,19 +183,32 @@ def cell_text(v: Any) -> str:
     return str(v)
 
 
-def table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, table_id: str = "") -> str:
-    """An HTML table (numbers right-aligned)."""
+def table(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    table_id: str = "",
+    classes: Sequence[Sequence[str]] | None = None,
+    row_classes: Sequence[str] | None = None,
+    cls: str = "",
+) -> str:
+    """An HTML table (numbers right-aligned; ``classes`` per cell and ``row_classes`` per row
+    mark what the page highlights). A cell that is :class:`Raw` is assay's own markup."""
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = []
-    for r in rows:
-        tds = "".join(
-            f'<td class="num">{esc(cell_text(v))}</td>'
-            if isinstance(v, (int, float)) and not isinstance(v, bool)
-            else f"<td>{esc(cell_text(v))}</td>"
-            for v in r
-        )
-        body.append(f"<tr>{tds}</tr>")
+    for i, r in enumerate(rows):
+        tds = []
+        for j, v in enumerate(r):
+            extra = classes[i][j] if classes is not None else ""
+            num = isinstance(v, (int, float)) and not isinstance(v, bool)
+            c = " ".join(x for x in ("num" if num else "", extra) if x)
+            attr = f' class="{c}"' if c else ""
+            text = str(v) if isinstance(v, Raw) else esc(cell_text(v))
+            tds.append(f"<td{attr}>{text}</td>")
+        rc = f' class="{row_classes[i]}"' if row_classes is not None and row_classes[i] else ""
+        body.append(f"<tr{rc}>{''.join(tds)}</tr>")
     ident = f' id="{esc(table_id)}"' if table_id else ""
+    ident += f' class="{esc(cls)}"' if cls else ""
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
@@ -117,9 +216,9 @@ def filterable(box_id: str, inner: str, *, statuses: Sequence[str] = ()) -> str:
     """A search box (and a status menu) filtering the rows of the table in ``inner``."""
     menu = ""
     if statuses:
-        opts = "".join(f'<option value="{esc(s)}">{esc(s)}</option>' for s in statuses)
+        opts = "".join(f'<option value="status={esc(s)}">{esc(s)}</option>' for s in statuses)
         menu = (
-            '<label>status <select class="status">'
+            '<label>status <select class="facet status">'
             f'<option value="">all</option>{opts}</select></label>'
         )
     return (
@@ -128,53 +227,6 @@ def filterable(box_id: str, inner: str, *, statuses: Sequence[str] = ()) -> str:
         f'{menu}<span class="count"></span></div>'
         f'<div class="scroll">{inner}</div></div>'
     )
-
-
-def _message_text(prompt: Any) -> str:
-    if isinstance(prompt, list) and prompt:
-        last = prompt[-1]
-        return str(last.get("content", "")) if isinstance(last, dict) else str(last)
-    return "" if prompt is None else str(prompt)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= _TEXT else text[:_TEXT] + " …"
-
-
-def item_status(it: ItemRecord) -> str:
-    """``error`` (the call failed), ``invalid`` (the answer could not be parsed) or ``ok``."""
-    if not it.ok:
-        return "error"
-    p = it.parsed
-    if isinstance(p, dict) and ("invalid" in p or p.get("outcome") == "invalid"):
-        return "invalid"
-    return "ok"
-
-
-def items_table(box_id: str, items: Sequence[ItemRecord]) -> str:
-    """The per-item table of a run, searchable and filterable by status (as Inspect's viewer)."""
-    cols = ("item", "status", "prompt", "answer", "parsed", "error", "latency s", "tokens")
-    rows = []
-    for it in items[:MAX_ITEMS]:
-        st = item_status(it)
-        prompt = _message_text(it.prompt)
-        answer = it.raw_answer or ""
-        tokens = (it.prompt_tokens or 0) + (it.completion_tokens or 0)
-        error = " ".join(x for x in (it.error_kind, it.error) if x)
-        cells = (
-            f"<td>{esc(it.item_id)}</td><td>{st}</td>"
-            f'<td class="prompt" title="{esc(prompt[:4000])}">{esc(_short(prompt))}</td>'
-            f'<td class="answer">{esc(_short(answer))}</td>'
-            f"<td>{esc(cell_text(it.parsed))}</td><td>{esc(error)}</td>"
-            f'<td class="num">{esc(cell_text(it.latency))}</td><td class="num">{tokens}</td>'
-        )
-        rows.append(f'<tr class="{st}" data-status="{st}">{cells}</tr>')
-    head = "".join(f"<th>{c}</th>" for c in cols)
-    inner = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    more = ""
-    if len(items) > MAX_ITEMS:
-        more = f'<p class="note">first {MAX_ITEMS} of {len(items)} items shown</p>'
-    return filterable(box_id, inner, statuses=("ok", "invalid", "error")) + more
 
 
 def script_json(obj: Any) -> str:
@@ -226,12 +278,12 @@ def page(title: str, subtitle: str, nav: str, body: str, plotly_js: str, figures
         "Object.keys(FIGS).forEach(function(id){var f=FIGS[id];"
         "Plotly.newPlot(id,f.data,f.layout,{displaylogo:false,responsive:true});});"
     )
-    policy = esc(csp(plotly_js, FILTER_JS, render))
+    policy = esc(csp(plotly_js, PAGE_JS, render))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         f"<title>{esc(title)}</title><style>{CSS}</style>"
-        f"<script>{plotly_js}</script><script>{FILTER_JS}</script></head><body>"
+        f"<script>{plotly_js}</script><script>{PAGE_JS}</script></head><body>"
         f"<header><h1>{esc(title)}</h1><p>{esc(subtitle)}</p></header>"
         f"<main><nav>{nav}</nav>{body}</main><script>{render}</script></body></html>\n"
     )

@@ -62,6 +62,7 @@ def _wins(runs: list[Evaluation]) -> list[Figure]:
             barmode="group",
             shapes=[hline(0.5)],
             yaxis={"range": [0, 1.02]},
+            caption="win_rates",
         )
     ]
 
@@ -85,6 +86,7 @@ def _rates(runs: list[Evaluation]) -> list[Figure]:
             y_title="rate",
             barmode="group",
             yaxis={"range": [0, 1.02]},
+            caption="judge_consistency",
         )
     ]
 
@@ -115,6 +117,7 @@ def _ratings(runs: list[Evaluation]) -> list[Figure]:
             traces,
             x_title="model",
             y_title="rating",
+            caption="bt_ratings",
         )
     ]
 

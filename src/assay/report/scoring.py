@@ -24,6 +24,7 @@ from assay.report.figures import (
     run_label,
     scalar,
 )
+from assay.report.prose import scoring_table
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "tables", "Table"]
@@ -51,6 +52,7 @@ def _distribution(runs: list[Evaluation]) -> list[Figure]:
             x_title="score",
             y_title="% of responses",
             barmode="group",
+            caption="score_dist",
         )
     ]
 
@@ -72,6 +74,7 @@ def _confusion(runs: list[Evaluation]) -> list[Figure]:
                     height=max(320, 60 + 34 * len(levels)),
                     yaxis={"autorange": "reversed", "type": "category"},
                     xaxis={"type": "category"},
+                    caption="score_confusion",
                 )
             )
     return out
@@ -106,7 +109,13 @@ def _by_group(runs: list[Evaluation]) -> list[Figure]:
         if traces:
             col = table.removeprefix("eval_by_")
             out.append(
-                figure(f"{table}: agreement and DSM by {col}", traces, x_title=col, barmode="group")
+                figure(
+                    f"{table}: agreement and DSM by {col}",
+                    traces,
+                    x_title=col,
+                    barmode="group",
+                    caption="score_by_group",
+                )
             )
     return out
 
@@ -136,7 +145,12 @@ def _eval_short(ev: Evaluation) -> Table | None:
     columns += [(c, score) for c in SHORT_CONTINUOUS] + [(c, rnd) for c in SHORT_ROUNDED]
     heads = [c if c in ("N", "h_mean", "h_sd") else f"{c}.{s}" for c, s in columns]
     row = [cells.get((s, METRIC_TYPES.get(c, c))) for c, s in columns]
-    return {"title": f"eval_short ({run_label(ev)})", "columns": heads, "rows": [row]}
+    return {
+        "title": f"eval_short ({run_label(ev)})",
+        "columns": heads,
+        "rows": [row],
+        "caption": scoring_table("eval_short"),
+    }
 
 
 def tables(runs: list[Evaluation]) -> list[Table]:
@@ -167,6 +181,7 @@ def tables(runs: list[Evaluation]) -> list[Table]:
                     "title": f"{table} ({run_label(ev)})",
                     "columns": head + columns[table],
                     "rows": body,
+                    "caption": scoring_table(table),
                 }
             )
     return out

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from assay.report.figures import Figure, figure, heatmap, record_bar, records, run_label
+from assay.report.figures import Figure, figure, heatmap, ranked_bars, records, run_label
 from assay.store.records import Evaluation
 
 __all__ = ["figures"]
 
 
 def _iou_figure(runs: list[Evaluation]) -> list[Figure]:
-    traces = []
+    series = []
     for ev in runs:
         found = [m for m in records(ev, "IOU") if m.value is not None]
         if found:
-            xs = [str(m.parameters.get("label_value")) for m in found]
-            traces.append(record_bar(xs, found, run_label(ev)))
-    if not traces:
+            series.append((run_label(ev), {str(m.parameters.get("label_value")): m for m in found}))
+    if not series:
         return []
-    return [figure("IoU per class", traces, x_title="class", y_title="IoU", barmode="group")]
+    return [ranked_bars(series, "IoU per class", x_title="class", y_title="IoU", caption="iou")]
 
 
 def _confusion(runs: list[Evaluation]) -> list[Figure]:
@@ -36,6 +35,7 @@ def _confusion(runs: list[Evaluation]) -> list[Figure]:
                     y_title="ground truth",
                     height=max(320, 60 + 40 * len(labels)),
                     yaxis={"autorange": "reversed"},
+                    caption="pixel_confusion",
                 )
             )
     return out

@@ -20,7 +20,12 @@ __all__ = ["figures"]
 
 
 def _per(
-    runs: list[Evaluation], types: tuple[str, ...], key: str, title: str, **layout: Any
+    runs: list[Evaluation],
+    types: tuple[str, ...],
+    key: str,
+    title: str,
+    caption: str,
+    **layout: Any,
 ) -> list[Figure]:
     traces = []
     for ev in runs:
@@ -31,7 +36,7 @@ def _per(
                 traces.append(record_bar([str(m.parameters[key]) for m in found], found, name))
     if not traces:
         return []
-    return [figure(title, traces, x_title=key, barmode="group", **layout)]
+    return [figure(title, traces, x_title=key, barmode="group", caption=caption, **layout)]
 
 
 def figures(runs: list[Evaluation]) -> list[Figure]:
@@ -43,6 +48,7 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
         ("LMS", "SS", "ICAT"),
         "scope",
         "Context association tests by scope (SS: 50 is unbiased)",
+        "cat",
         shapes=[hline(50.0)],
         yaxis={"range": [0, 100]},
     )
@@ -51,6 +57,7 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
         ("Accuracy", "AccuracyOnValid", "FormatErrorRate"),
         "language",
         "Exam results by language",
+        "exam",
         yaxis={"range": [0, 1.02]},
     )
     return cat + exam + fairness.figures(runs)

@@ -67,6 +67,12 @@ class Clusters:
         """The number of clusters."""
         return int(self.membership.shape[0])
 
+    @property
+    def occupied(self) -> int:
+        """The number of clusters that hold a unit (a slice's codes may number clusters of
+        the whole set that it does not reach)."""
+        return int(np.count_nonzero(np.asarray(self.membership.sum(axis=1)).reshape(-1) > 0))
+
     def weights(self, counts: F64) -> F64:
         """Row weights (b, m) of cluster counts (b, G)."""
         single = self._single

@@ -388,11 +388,13 @@ def replicates(tally: Tally, opts: CIOptions, drawn: Any = None) -> F64:
     return bootstrap(statistic, drawn, opts.num_bootstrap, opts.seed, tally.chunk)
 
 
-def tally_bounds(tally: Tally, opts: CIOptions) -> tuple[F64, str]:
+def tally_bounds(tally: Tally, opts: CIOptions, drawn: Any = None) -> tuple[F64, str]:
     """The bootstrap interval (2, k) of each key of ``tally`` and its method: BCa when
     asked and the tally has a jackknife (with ``cluster``, leave one cluster out), else the
-    percentile."""
-    drawn = draws(tally, opts)
+    percentile (``drawn``: its :func:`draws`, when already made)."""
+    drawn = draws(tally, opts) if drawn is None else drawn
+    if isinstance(drawn, Clusters) and too_few_clusters(drawn, opts):
+        return np.full((2, len(tally.keys)), np.nan), "bootstrap"  # no interval (see there)
     reps = replicates(tally, opts, drawn)
     if opts.method != "bca" or tally.jackknife is None:
         ci, method = percentile(reps, opts.level), "bootstrap"
@@ -407,6 +409,30 @@ def tally_bounds(tally: Tally, opts: CIOptions) -> tuple[F64, str]:
     return (ci + tally.offset if tally.offset else ci), method
 
 
+#: Below this many clusters a cluster bootstrap's interval tends to be too narrow (it draws
+#: from few distinct resamples): assay warns (docs/architecture.md, "Clusters").
+MIN_CLUSTERS = 10
+
+
+def too_few_clusters(drawn: Clusters, opts: CIOptions) -> str | None:
+    """Why a cluster bootstrap over ``drawn`` gives no interval (fewer than two clusters
+    hold a unit: every resample is the data again, an interval of width 0), or None; warns
+    once below :data:`MIN_CLUSTERS`."""
+    n = drawn.occupied
+    if n < 2:
+        return (
+            f"a cluster bootstrap needs at least two clusters; cluster={opts.cluster} has {n} here"
+        )
+    if n < MIN_CLUSTERS:
+        warnings.warn(
+            f"a cluster bootstrap over fewer than {MIN_CLUSTERS} clusters tends to give too "
+            f"narrow an interval (cluster={opts.cluster})",
+            UserWarning,
+            stacklevel=1,  # one place: shown once per process
+        )
+    return None
+
+
 def tally_intervals(tally: Tally, opts: CIOptions) -> dict[Key, dict[str, Any]]:
     """The interval parameters of every key of ``tally``: the closed form of the method
     asked for where the tally has one for the key (and no ``cluster``), else the bootstrap
@@ -415,7 +441,13 @@ def tally_intervals(tally: Tally, opts: CIOptions) -> dict[Key, dict[str, Any]]:
     closed = tally.closed.get(opts.method) if opts.uses(opts.method) else None
     found = {} if closed is None else closed(opts.level)
     if any(k not in found for k in tally.keys):
-        ci, method = tally_bounds(tally.ready(), opts)
+        ready = tally.ready()
+        drawn = draws(ready, opts)
+        if isinstance(drawn, Clusters) and (reason := too_few_clusters(drawn, opts)):
+            for k in tally.keys:
+                out[k] = opts.parameters(None, None, "bootstrap", undefined=reason)
+            return out
+        ci, method = tally_bounds(ready, opts, drawn)
         for j, k in enumerate(tally.keys):
             out[k] = opts.parameters(float(ci[0, j]), float(ci[1, j]), method)
     for k, (lo, hi) in found.items():

@@ -121,6 +121,13 @@ def run(
     dataset: str = typer.Option(
         None, "--dataset", help="Dataset name to record with --save (default: the items file name)."
     ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Print (stderr) the calls the items would make, how many are cached and their "
+        "prompt tokens; no call.",
+    ),
+    price_per_mtok: str = RunOpts.price_per_mtok,
 ) -> None:
     """Run every item of a JSONL file; one record per item (ok text, or the error).
 
@@ -151,7 +158,22 @@ def _run_command(o: dict[str, Any]) -> None:
         no_cache=o["no_cache"],
         quiet=o["quiet"],
     )
+    from assay.llm.estimate import parse_prices
+
+    prices = parse_prices(o["price_per_mtok"])
     batch = read_items(o["items"])
+    if o["dry_run"]:
+        from assay.llm.estimate import estimate_items, existing_cache
+
+        check_cache(options.runner_cache())
+        cache = existing_cache(options.runner_cache())
+        try:
+            est = estimate_items(resolve_model(o["model"], options), batch, cache)
+        finally:
+            if cache is not None:
+                cache.close()
+        sys.stderr.write(est.line(prices) + "\n")
+        return
     out, save, db = o["out"], o["save"], o["db"]
     check_output_file(out)
     check_cache(options.runner_cache())  # a file that is no cache: before the store opens

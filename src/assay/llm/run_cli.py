@@ -29,6 +29,7 @@ __all__ = [
     "check_outputs",
     "item_rows",
     "print_dry_run",
+    "print_estimate",
     "MODEL_HELP",
     "RunOpts",
 ]
@@ -57,6 +58,13 @@ class RunOpts:
     )
     no_cache = typer.Option(False, "--no-cache", help="No response cache (so no resume).")
     quiet = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+    price_per_mtok = typer.Option(
+        None,
+        "--price-per-mtok",
+        metavar="IN,OUT",
+        help="With --dry-run: prices per million input and output tokens, for the expected "
+        "cost of the calls to pay.",
+    )
     structured = typer.Option(
         "auto",
         "--structured",
@@ -87,6 +95,17 @@ def print_dry_run(items: Any, limit: int | None = None) -> None:
         sys.stdout.write(json.dumps(d, ensure_ascii=False) + "\n")
 
 
+def print_estimate(
+    task: Any, model: str | None, options: Any, prices: Any = None, *, start: bool = True
+) -> None:
+    """``--dry-run``'s line on stderr: the calls a run would make, how many are cached, their
+    prompt tokens and, with ``prices`` (IN, OUT per million tokens), the expected cost
+    (:mod:`assay.llm.estimate`); no call is made."""
+    from assay.llm.estimate import estimate_task
+
+    sys.stderr.write(estimate_task(task, model, options, start=start).line(prices) + "\n")
+
+
 def run_task(
     task: Any,
     model: str | None,
@@ -104,9 +123,10 @@ def run_task(
     """Run ``task`` through the driver and finish the command (see the module docstring).
 
     ``extra``: records computed without a model (ROUGE/BLEU), stored and printed before the
-    task's. ``after(run)``: the command's own outputs (pairwise's run folder), before the
-    records are published. ``write(metrics, fmt, out)``: how the records are printed
-    (default :func:`assay.cli_support.emit`).
+    task's. ``after(run)``: the command's own outputs (pairwise's run folder) and records
+    (``run.metrics`` may be replaced), before the records are published.
+    ``write(metrics, fmt, out)``: how the records are printed (default
+    :func:`assay.cli_support.emit`).
     """
     from assay.cli_support import emit, print_error
     from assay.llm.driver import EvaluationInterrupted, evaluate
@@ -122,9 +142,9 @@ def run_task(
             f"{stop}{where}; their answers are cached. Run the same command again to resume."
         )
         raise typer.Exit(128 + stop.signum) from None
-    metrics = run.metrics if extra is None else extra + run.metrics
-    if after is not None:
+    if after is not None:  # it may add records (human labels) and parameters (a caution)
         after(run)
+    metrics = run.metrics if extra is None else extra + run.metrics
     eid = _store(run, metrics, db, task) if save else None
     (write or (lambda m, f, o: emit(m, fmt=f, out=o, title=title)))(metrics, fmt, out)
     if run.status != "finished":

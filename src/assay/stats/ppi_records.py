@@ -22,7 +22,9 @@ the judged samples without a label. Its parameters are the judged record's conte
 Each judged column with labels (per reducer and score key) also gets one ``JudgeAgreement``
 record on its labelled samples (:mod:`assay.stats.judge_agreement`: MAE, Pearson, Spearman,
 and for integer values the agreement share and Cohen's kappa), with ``n`` the labelled
-samples and ``undefined_measures`` (measure -> reason) where a measure is undefined.
+samples, ``undefined_measures`` (measure -> reason) where a measure is undefined, and
+``measure_ci`` (measure -> ``[low, high]``): the bootstrap interval over the labelled samples
+at the same level, seed and number of resamples (whole clusters with a cluster key).
 
 Example:
     >>> from assay.io.human_labels import human_labels_from
@@ -49,11 +51,12 @@ from assay.errors import InvalidInputError
 from assay.io.human_labels import HumanLabels
 from assay.results import Metric
 from assay.stats.frame import ScoreFrame
-from assay.stats.judge_agreement import judge_agreement
+from assay.stats.judge_agreement import agreement_record
 from assay.stats.metrics import MetricFn
 from assay.stats.records import run_context
 from assay.stats.reducer_registry import Reducer
 from assay.stats.run_records import Scores, _columns, _Views
+from assay.uncertainty.intervals import CIOptions
 from assay.uncertainty.ppi import PPIEstimate, ppi_cluster_interval, ppi_mean
 
 __all__ = ["ppi_records"]
@@ -82,18 +85,25 @@ def _check_ids(scores: Scores, labels: HumanLabels) -> None:
         )
 
 
+def _codes(frame: ScoreFrame, opts: dict) -> np.ndarray | None:
+    if opts.get("cluster") is None:
+        return None
+    return np.unique(frame.column(opts["cluster"]).astype(str), return_inverse=True)[1].reshape(-1)
+
+
 def _estimate(
     judged: np.ndarray, has: np.ndarray, y: np.ndarray, frame: ScoreFrame, opts: dict
 ) -> PPIEstimate:
     if opts.get("cluster") is None:
         return ppi_mean(y, judged[has], judged[~has], level=opts["level"])
-    codes = np.unique(frame.column(opts["cluster"]).astype(str), return_inverse=True)[1]
+    codes = _codes(frame, opts)
+    assert codes is not None
     return ppi_cluster_interval(
         y,
         judged[has],
         judged[~has],
-        codes.reshape(-1)[has],
-        codes.reshape(-1)[~has],
+        codes[has],
+        codes[~has],
         level=opts["level"],
         num_bootstrap=opts["num_bootstrap"],
         seed=opts["seed"],
@@ -120,10 +130,12 @@ def _record(base: Metric, e: PPIEstimate, opts: dict) -> Metric:
     return Metric(base.type, e.estimate, params)
 
 
-def _agreement(y: np.ndarray, judged: np.ndarray, ctx: dict[str, Any]) -> Metric:
-    value, why = judge_agreement(y, judged)
-    params = {k: v for k, v in ctx.items() if k != "n_failed"} | {"n": int(y.size)}
-    return Metric("JudgeAgreement", value, params | ({"undefined_measures": why} if why else {}))
+def _agreement(
+    y: np.ndarray, judged: np.ndarray, ctx: dict[str, Any], opts: dict, codes: np.ndarray | None
+) -> Metric:
+    ci = CIOptions(opts["level"], "bootstrap", opts["num_bootstrap"], opts["seed"], opts["cluster"])
+    context = {k: v for k, v in ctx.items() if k != "n_failed"}
+    return agreement_record(y, judged, context, ci, codes)
 
 
 def ppi_records(
@@ -175,7 +187,9 @@ def ppi_records(
                 )
                 if (r.name, key) not in agreed:  # once per judged column, not per metric
                     agreed.add((r.name, key))
-                    out.append(_agreement(y, judged[has], ctx))
+                    codes = _codes(frame, opts)
+                    labelled_codes = None if codes is None else codes[has]
+                    out.append(_agreement(y, judged[has], ctx, opts, labelled_codes))
     unused = [c for c in labels.columns if c not in used]
     if unused:
         raise InvalidInputError(

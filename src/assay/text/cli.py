@@ -95,10 +95,32 @@ def text_command(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
     fmt: str = typer.Option("json", "--format", help="json or table (stdout)."),
+    repeats: int = typer.Option(
+        1,
+        "--repeats",
+        help="Judge calls per datum and metric (distinct seeds, each cached): the per-datum "
+        "value is their mean, and a JudgeRepeatability record per metric gives the flakiness "
+        "and the judge's noise against the between-item variance.",
+    ),
+    human_labels: Path = typer.Option(
+        None,
+        "--human-labels",
+        help="JSONL, CSV or Parquet of human labels: id (a datum uid) and one column per judge "
+        "metric (or value, with one judge metric). Each judged mean gets a PPI++ record "
+        "(estimator=ppi) calibrated on the labels, and a JudgeAgreement record.",
+    ),
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
-        help="Print the first judge calls as JSONL items (no call is made) and exit.",
+        help="Print the first judge calls as JSONL items and, on stderr, how many calls and "
+        "prompt tokens a run would pay and how many are cached (no call is made); exit.",
+    ),
+    price_per_mtok: str = typer.Option(
+        None,
+        "--price-per-mtok",
+        metavar="IN,OUT",
+        help="With --dry-run: prices per million input and output tokens, for the expected "
+        "cost of the judge calls to pay.",
     ),
     scheduler: str = typer.Option(
         None,
@@ -214,6 +236,14 @@ def _run(**o: Any) -> None:
         by=tuple(o["by"] or ()),
         cluster=o["cluster"],
     )
+    from assay.llm.estimate import parse_prices
+
+    parse_prices(o["price_per_mtok"])  # before the data is read
+    if isinstance(o["repeats"], bool) or o["repeats"] < 1:
+        raise InvalidInputError(
+            f"must be an integer >= 1 (judge calls per datum), got {o['repeats']}",
+            source="--repeats",
+        )
     check_outputs(out=o["out"], save=False, db=None)  # the store: before the first call
     text, judged = _plan(_names(o["metrics"]))
     if judged and o["scheduler"] is not None:
@@ -240,12 +270,21 @@ def _run(**o: Any) -> None:
         seed=o["seed"],
         num_bootstrap=o["num_bootstrap"],
         dataset=str(o["data"]),
-        parameters={"metrics": o["metrics"]},
+        parameters={"metrics": o["metrics"]}
+        | ({} if o["human_labels"] is None else {"human_labels": str(o["human_labels"])})
+        | ({} if o["repeats"] == 1 else {"repeats": o["repeats"]}),
         columns={c: [r["columns"][c] for r in rows] for c in keep},
+        repeats=o["repeats"],
     )
+    labels = None
+    if o["human_labels"] is not None:
+        labels = judge_cli.read_labels(o["human_labels"], rows, judged)
     if o["dry_run"]:
-        judge_cli.dry_run(task, options)
+        judge_cli.dry_run(task, options, o["model"], parse_prices(o["price_per_mtok"]))
         return
+    from assay.llm.caution import demo_caution
+
+    caution = demo_caution(o["model"])
     from assay.results import MetricSet
 
     records = MetricSet()
@@ -260,6 +299,15 @@ def _run(**o: Any) -> None:
         fmt=o["fmt"],
         save=o["save"],
         db=o["db"],
+        after=judge_cli.trust_step(
+            judged,
+            caution,
+            labels,
+            options,
+            cluster_of=None
+            if o["cluster"] is None
+            else {judge_cli.uid_text(r["uid"]): r["columns"][o["cluster"]] for r in rows},
+        ),
     )
 
 

@@ -152,6 +152,7 @@ class JudgeTask(LLMTask):
         kind, dataset, parameters: how the run is stored.
         columns: the datums' other columns (one list per name, in the datums' order): what
             the run options' ``by`` may slice the aggregates by.
+        repeats: judgement calls per datum and metric (:mod:`assay.llm.judge.repeats`).
     """
 
     can_reask = True
@@ -170,7 +171,14 @@ class JudgeTask(LLMTask):
         dataset: str = "judge",
         parameters: Mapping[str, Any] | None = None,
         columns: Mapping[str, Sequence[Any]] | None = None,
+        repeats: int = 1,
     ) -> None:
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise InvalidInputError(
+                f"must be an integer >= 1 (judge calls per item), got {repeats!r}",
+                source="--repeats",
+            )
+        self.repeats = repeats
         self.specs = [get_metric(n) for n in dict.fromkeys(metrics)]
         self.columns = {k: list(v) for k, v in (columns or {}).items()}
         for k, v in self.columns.items():
@@ -219,9 +227,17 @@ class JudgeTask(LLMTask):
             "prompt_version": PROMPT_VERSION,
         }
 
+    def has_later_stages(self) -> bool:
+        """Whether judgements follow the first stage (built on its extracted texts): what
+        a dry run cannot count before the replies."""
+        return any(s.extracts(d) for d in self.data for s in self.specs)
+
     def _prepared(self, tasks: Sequence[Task]) -> list[Prepared]:
+        from assay.llm.judge.repeats import repeated
+
         items = items_of(tasks, self.gen, self.constraint)
-        return [Prepared(it, {"task": t}) for it, t in zip(items, tasks, strict=True)]
+        out = [Prepared(it, {"task": t}) for it, t in zip(items, tasks, strict=True)]
+        return out if self.repeats == 1 else repeated(out, self.repeats)
 
     def stage(self, n: int, calls: Sequence[Call]) -> list[Prepared]:
         """Stage 0: intermediates and direct judgements; stage 1: judgements on intermediates."""
@@ -265,7 +281,11 @@ class JudgeTask(LLMTask):
 
     def score(self, calls: Sequence[Call]) -> MetricSet:
         results = _Missing(self.results(calls))
-        return MetricSet(_records(self, results))
+        if self.repeats == 1:
+            return MetricSet(_records(self, results))
+        from assay.llm.judge.repeats import repeated_records
+
+        return MetricSet(repeated_records(self, results, per_datum, aggregate))
 
 
 class _Missing(dict):  # type: ignore[type-arg]
@@ -340,7 +360,12 @@ def _outcome(d: Datum, s: JudgeMetric, results: Mapping[str, TaskResult]):
 def _records(task: JudgeTask, results: Mapping[str, TaskResult]) -> list[Metric]:
     """Per-datum records of every metric, then the aggregates (and their slices) through
     the :class:`~assay.llm.judge.evaluator.JudgeEvaluator`."""
-    from assay.llm.judge.evaluator import ERROR_PREFIX, JudgeEvaluator
+    return aggregate(task, per_datum(task, results))
+
+
+def per_datum(task: JudgeTask, results: Mapping[str, TaskResult]) -> list[Metric]:
+    """One record per datum and metric (the value, or ``None`` with the error)."""
+    from assay.llm.judge.evaluator import ERROR_PREFIX
 
     data, specs = task.data, task.specs
     per: list[Metric] = []
@@ -366,6 +391,15 @@ def _records(task: JudgeTask, results: Mapping[str, TaskResult]) -> list[Metric]
             per.append(
                 datum_record(s.type, d.uid, out.value, reason=out.reason, **common, details=details)
             )
+    return per
+
+
+def aggregate(task: JudgeTask, per: list[Metric]) -> list[Metric]:
+    """The per-datum records and their aggregates (and slices) through the
+    :class:`~assay.llm.judge.evaluator.JudgeEvaluator`."""
+    from assay.llm.judge.evaluator import JudgeEvaluator
+
+    data, specs = task.data, task.specs
     ci = task.ci
     ev = JudgeEvaluator(
         metrics=[s.name for s in specs],

@@ -193,7 +193,25 @@ def judge_command(
     cache: Path = RunOpts.cache,
     no_cache: bool = RunOpts.no_cache,
     dry_run: bool = typer.Option(
-        False, "--dry-run", help="Print the judge items (JSONL); no call."
+        False,
+        "--dry-run",
+        help="Print the judge items (JSONL) and, on stderr, the calls, cached calls and "
+        "prompt tokens a run would pay; no call.",
+    ),
+    price_per_mtok: str | None = RunOpts.price_per_mtok,
+    repeats: int = typer.Option(
+        1,
+        "--repeats",
+        help="Judge calls per comparison (distinct seeds, each cached): a JudgeRepeatability "
+        "record gives how often the verdict changes; the other records are repeat 0's.",
+    ),
+    human_labels: Path | None = typer.Option(
+        None,
+        "--human-labels",
+        help="JSONL, CSV or Parquet of human preferences: id (a question's index), model, "
+        "opponent, value (1: model better, 0: opponent better, 0.5: tie). Each labelled pair "
+        "gets a PPI++ WinRate (estimator=ppi) and a JudgeAgreement record with the "
+        "position-swap flip rate.",
     ),
     quiet: bool = RunOpts.quiet,
     ci: float | None = _CI,
@@ -216,10 +234,12 @@ def judge_command(
     Ctrl-C/SIGTERM store what was done and the same command resumes from the cache.
     """
     from assay.llm.driver import dry_run_items
+    from assay.llm.estimate import parse_prices
     from assay.llm.options import run_options
     from assay.llm.pairwise.task import PairwiseTask
-    from assay.llm.run_cli import print_dry_run, run_task
+    from assay.llm.run_cli import print_dry_run, print_estimate, run_task
 
+    prices = parse_prices(price_per_mtok)
     opts = dict(locals())
     boot = (abs(seed), "--seed") if bootstrap_seed is None else (bootstrap_seed, "--bootstrap-seed")
     intervals = _intervals(ci, ci_method, num_bootstrap, boot, n_boot, confidence, cluster)
@@ -247,13 +267,54 @@ def judge_command(
         max_tokens=max_tokens,
         bootstrap_seed=bootstrap_seed,
         by=_split(by),
+        repeats=repeats,
         **intervals,
     )
+    prefs = None
+    if human_labels is not None:  # checked before any call
+        from assay.cli_support import check_input_file
+        from assay.llm.pairwise.human_labels import read_preferences
+
+        judged = [(c.index, c.model_a, c.model_b) for c in task.comparisons]
+        prefs = read_preferences(check_input_file(human_labels, option="--human-labels"), judged)
     if dry_run:
         print_dry_run(dry_run_items(task, options))
+        print_estimate(task, judge, options, prices)
         return
+    from assay.llm.caution import demo_caution
+
+    caution = demo_caution(judge)
 
     def write_folder(run: Any) -> None:
+        from assay.llm.caution import PARAMETER, announce
+
+        lines = [caution] if caution is not None else []
+        if caution is not None:  # the run's parameters and every judged record say it
+            for m in run.metrics:
+                m.parameters[PARAMETER] = caution
+        if prefs is not None and task.rows is not None:
+            from assay.llm.pairwise.human_labels import preference_records
+            from assay.results import MetricSet
+            from assay.uncertainty.intervals import ci_options
+
+            level = intervals["ci"]
+            ci = ci_options(
+                0.95 if level is None else level,
+                num_bootstrap=intervals["num_bootstrap"],
+                seed=boot[0],
+                cluster=intervals["cluster"],
+            )
+            assert ci is not None
+            clusters = task._by_values.get(intervals["cluster"]) if intervals["cluster"] else None
+            new = preference_records(task.rows, prefs, ci, clusters)
+            for m in new:
+                if PARAMETER in m.parameters and m.type == "JudgeAgreement":
+                    line = f"{m.parameters['model']} vs {m.parameters['opponent']}: "
+                    lines.append(line + m.parameters[PARAMETER])
+                    announce(lines[-1])
+            run.metrics = MetricSet([*run.metrics, *new])
+        if lines:
+            run.parameters[PARAMETER] = "; ".join(lines)
         stem = f"{data.stem}_record{{i}}_{task.judge_name}_{nopt}"
         _write_folder(task.analysis, task.rows, stem=stem, judge=task.judge_name, opts=opts)
 

@@ -106,12 +106,19 @@ class PairwiseTask(LLMTask):
         n_boot: Any = UNSET,
         confidence: Any = UNSET,
         cluster: str | None = None,
+        repeats: int = 1,
     ) -> None:
         from assay.llm.pairwise.prompts import check_nopt
         from assay.llm.pairwise.table import build_comparisons, read_table
         from assay.uncertainty.intervals import ci_options
 
         self.nopt = check_nopt(nopt)
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise InvalidInputError(
+                f"must be an integer >= 1 (judge calls per comparison), got {repeats!r}",
+                source="--repeats",
+            )
+        self.repeats = repeats
         num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="judge")
         ci = renamed("ci", ci, "confidence", confidence, where="judge")
         boot_seed = abs(int(seed)) if bootstrap_seed is None else bootstrap_seed
@@ -181,7 +188,7 @@ class PairwiseTask(LLMTask):
             "mode": self.mode,
             "seed": self.seed,
             "prompt_version": PROMPT_VERSION,
-        }
+        } | ({} if self.repeats == 1 else {"repeats": self.repeats})
 
     def stage(self, n: int, calls: Sequence[Call]) -> list[Prepared]:
         from assay.llm.pairwise.calls import judge_items
@@ -195,7 +202,14 @@ class PairwiseTask(LLMTask):
 
             letters = OPTION_LETTERS[self.nopt]
             params.update(choice_constraint(letters, self.constraint, self.max_tokens))
-        return [Prepared(it) for it in judge_items(self.comparisons, nopt=self.nopt, params=params)]
+        items = [
+            Prepared(it) for it in judge_items(self.comparisons, nopt=self.nopt, params=params)
+        ]
+        if self.repeats == 1:
+            return items
+        from assay.llm.pairwise.repeats import repeated_items
+
+        return repeated_items(items, self.repeats)
 
     def parse(self, prepared: Prepared, text: str) -> Any:
         from assay.llm.pairwise.prompts import extract_choice
@@ -224,7 +238,19 @@ class PairwiseTask(LLMTask):
         self.analysis = analyze(
             self.rows, reference_model=self.reference_model, by=self.by, **self.intervals
         )
-        return self.analysis.metrics
+        if self.repeats == 1:
+            return self.analysis.metrics
+        from assay.llm.pairwise.repeats import repeat_record
+
+        def rows_of(recs: list[Any]) -> Any:
+            return judged_rows(self.comparisons, recs, judge=self.judge_name, nopt=self.nopt)
+
+        from assay.uncertainty.intervals import ci_options
+
+        iv = self.intervals
+        ci = ci_options(iv["ci"], num_bootstrap=iv["num_bootstrap"], seed=iv["seed"])
+        rec = repeat_record(records, self.repeats, rows_of, ci)
+        return MetricSet([*self.analysis.metrics, rec])
 
 
 def judge(

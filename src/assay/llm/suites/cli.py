@@ -52,6 +52,8 @@ class _Run:
     out: Path | None
     fmt: OutputFormat
     dry_run: int
+    price_per_mtok: str | None
+    human_labels: Path | None
     quiet: bool
     answer_mode: str | None
     loglik: str | None
@@ -86,7 +88,19 @@ SAVE = _o(True, "--save/--no-save", help="Record the run in the evaluation store
 DB = _o(None, "--db", help="Evaluation store URL or SQLite file.")
 OUT = _o(None, "--out", "-o", help="Write the metric records (JSON) here.")
 FMT = _o(OutputFormat.json, "--format", "-f", help="json or table.")
-DRY_RUN = _o(0, "--dry-run", help="Print the first N prompts and stop (no model call).")
+HUMAN_LABELS = _o(
+    None,
+    "--human-labels",
+    help="JSONL, CSV or Parquet of human labels by item id (language: each item's true "
+    "accuracy, 1 or 0). The suite's per-item mean gets a PPI++ record (estimator=ppi) and a "
+    "JudgeAgreement record.",
+)
+DRY_RUN = _o(
+    0,
+    "--dry-run",
+    help="Print the first N prompts and, on stderr, the calls, cached calls and prompt tokens "
+    "a run would pay; stop (no model call).",
+)
 ANSWER_MODE = _o(
     None,
     "--answer-mode",
@@ -118,6 +132,8 @@ _RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("out", Path, OUT),
     ("fmt", OutputFormat, FMT),
     ("dry_run", int, DRY_RUN),
+    ("price_per_mtok", str, RunOpts.price_per_mtok),
+    ("human_labels", Path, HUMAN_LABELS),
     ("quiet", bool, RunOpts.quiet),
     ("answer_mode", str, ANSWER_MODE),
     ("loglik", str, LOGLIK),
@@ -152,8 +168,9 @@ def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
 def _execute(suite: Any, run: _Run, title: str) -> None:
     from assay.errors import InvalidInputError
     from assay.llm.driver import dry_run_items
+    from assay.llm.estimate import parse_prices
     from assay.llm.options import run_options
-    from assay.llm.run_cli import run_task
+    from assay.llm.run_cli import print_estimate, run_task
     from assay.terminal import printable
 
     options = run_options(
@@ -175,6 +192,8 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
     )
     if run.dry_run < 0:
         raise InvalidInputError(f"must be >= 0, got {run.dry_run}", source="--dry-run")
+    prices = parse_prices(run.price_per_mtok)
+    labels = None if run.human_labels is None else _read_labels(suite, run.human_labels, options)
     if run.dry_run > 0:
         _dry_run_mode(suite, run)
         for it in dry_run_items(suite, options)[: run.dry_run]:
@@ -185,10 +204,69 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
                 shown = printable(f"{spec['prefix']!r}: {spec['continuations']}")
                 sys.stdout.write(f"(scored after {shown})\n")
             sys.stdout.write("\n")
+        print_estimate(suite, run.model, options, prices, start=False)
         return
     run_task(
-        suite, run.model, options, out=run.out, fmt=run.fmt, save=run.save, db=run.db, title=title
+        suite,
+        run.model,
+        options,
+        out=run.out,
+        fmt=run.fmt,
+        save=run.save,
+        db=run.db,
+        title=title,
+        after=None if labels is None else _labelled(suite, labels, options),
     )
+
+
+def _read_labels(suite: Any, path: Path, options: Any) -> Any:
+    """``--human-labels`` of a suite: by item id, checked before any call (a suite without
+    per-item scores refuses them)."""
+    from assay.cli_support import check_input_file
+    from assay.errors import InvalidInputError
+    from assay.io.human_labels import read_human_labels
+    from assay.llm.driver import dry_run_items
+    from assay.llm.human_labels import check_labels
+
+    if not hasattr(suite, "item_scores"):
+        raise InvalidInputError(
+            f"the {suite.kind} suite has no per-item score to calibrate (the language suite has)",
+            source="--human-labels",
+        )
+    labels = read_human_labels(check_input_file(path, option="--human-labels"))
+    ids = [it.id for it in dry_run_items(suite, options)]
+    check_labels(labels, ids, {t.lower(): t for t in suite.item_scores([])})
+    return labels
+
+
+def _labelled(suite: Any, labels: Any, options: Any) -> Any:
+    """The ``after(run)`` adding the PPI and ``JudgeAgreement`` records of the labels, and
+    the caution of a weakly agreeing grader."""
+    from assay.llm.caution import PARAMETER, announce
+    from assay.llm.human_labels import labelled_records
+    from assay.results import Metric, MetricSet
+    from assay.uncertainty.intervals import ci_options
+
+    def after(run: Any) -> None:
+        opts = ci_options(
+            0.95 if options.ci is None else options.ci,
+            num_bootstrap=options.num_bootstrap,
+            seed=suite.ci_seed() if options.seed is None else options.seed,
+        )
+        assert opts is not None
+        new: list[Any] = []
+        for type_, (scores, context) in suite.item_scores(run.calls).items():
+            per = [Metric(type_, v, {"item_id": i}) for i, v in scores.items()]
+            new += labelled_records(
+                per, labels, {type_.lower(): type_}, opts, item_key="item_id", context=context
+            )
+        for m in new:
+            if m.type == "JudgeAgreement" and PARAMETER in m.parameters:
+                announce(f"{m.parameters['metric']}: {m.parameters[PARAMETER]}")
+                run.parameters[PARAMETER] = m.parameters[PARAMETER]
+        run.metrics = MetricSet([*run.metrics, *new])
+
+    return after
 
 
 @_suite_command

@@ -243,6 +243,11 @@ class FairnessSuite(Suite):
         both = (False, True) if self.loglik else (False,)
         return [self._prepared(q, row, cf) for q, row in enumerate(rows) for cf in both]
 
+    def has_later_stages(self) -> bool:
+        """Generated answers are followed by their counterfactual prompts (a dry run cannot
+        count them before the replies)."""
+        return not self.loglik
+
     def follow_up(self, calls: Sequence[Call]) -> list[Prepared]:
         if self.loglik:  # asked in the first round
             return []

@@ -269,6 +269,19 @@ class LanguageSuite(Suite):
             return {"outcome": outcome, "choice": info["options"][picked], **kept}
         return parse_choice(text, info["options"], info["answer"])
 
+    def item_scores(
+        self, calls: Sequence[Call]
+    ) -> dict[str, tuple[dict[str, float], dict[str, Any]]]:
+        """Each answered item's accuracy (1 correct; 0 incorrect or invalid; a failed call
+        has none), by item id: what ``--human-labels`` calibrates (record type -> (scores,
+        the record's identifying parameters))."""
+        scores = {
+            c.item.id: float(c.parsed["outcome"] == "correct")
+            for c in calls
+            if c.parsed is not None
+        }
+        return {"Accuracy": (scores, {"language": "all"})}
+
     def evaluator(self) -> LanguageEvaluator:
         return LanguageEvaluator(dataset=self.dataset)
 

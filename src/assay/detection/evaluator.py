@@ -177,7 +177,9 @@ class DetectionEvaluator(Evaluator):
         """
         if metrics is None or self.is_empty:
             return super().compute()
-        return self._compute(metrics)
+        ms = self._compute(metrics)
+        ms.source = self
+        return ms
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         whole = compute_metrics(self.data, metrics=metrics, **self.options)

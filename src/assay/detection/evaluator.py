@@ -185,6 +185,9 @@ class DetectionEvaluator(Evaluator):
         whole = compute_metrics(self.data, metrics=metrics, **self.options)
         return MetricSet([*whole, *self._slices(list(whole))])
 
+    #: the parameters after the type in the tallies' keys (:func:`record_key`)
+    tally_where = WHERE
+
     def tally(self) -> list[Tally]:
         """The per-unit tallies (images) of the default AP and AR records
         (:mod:`assay.detection.tally`; the engine: :mod:`assay.uncertainty`)."""

@@ -303,36 +303,38 @@ class CompareFormat(str, Enum):
     csv = "csv"
 
 
-def _compare_table(df: object) -> Table:
-    """The comparison for people: per record, each run's value and, per other run, the
-    difference with its interval, the adjusted p-value and the test (names and labels
-    never cut: they wrap)."""
+def _compare_tables(df: object) -> list[Table]:
+    """The comparison for people, one table per run compared with the baseline: per
+    record, both values, the difference with its interval, the adjusted p-value with the
+    test and the paired units (names and parameters wrap, never cut)."""
     from assay.store.comparison import finite_or_none
 
     attrs = df.attrs  # type: ignore[attr-defined]
     runs, labels = attrs["runs"], attrs.get("labels") or {}
     base = runs[0]
-    t = Table(title=f"runs compared (baseline: {labels.get(base, base)})", show_lines=False)
-    t.add_column("record", overflow="fold", min_width=24)
-    for r in runs:
-        t.add_column(Text(str(labels.get(r, r))), justify="right", overflow="fold")
+    rows = [{k: finite_or_none(v) for k, v in r.items()} for r in df.to_dict("records")]  # type: ignore[attr-defined]
+    out = []
     for r in runs[1:]:
-        name = labels.get(r, r)
-        t.add_column(Text(f"diff {name} [CI]"), justify="right", overflow="fold")
-        t.add_column(Text(f"p adj. {name} (test, n)"), justify="right", overflow="fold")
-    for row in df.to_dict("records"):  # type: ignore[attr-defined]
-        row = {k: finite_or_none(v) for k, v in row.items()}
-        cells = [Text(_record(row["type"], row["parameters"]))]
-        cells += [Text(_num(row.get(f"value_{r}"))) for r in runs]
-        for r in runs[1:]:
+        t = Table(title=Text(f"{labels.get(r, r)} against {labels.get(base, base)} (baseline)"))
+        t.add_column("record", overflow="fold", ratio=3)
+        t.add_column(Text(str(labels.get(base, base))), justify="right", overflow="fold", ratio=1)
+        t.add_column(Text(str(labels.get(r, r))), justify="right", overflow="fold", ratio=1)
+        t.add_column("difference [interval]", justify="right", overflow="fold", ratio=2)
+        t.add_column("adjusted p (test, n)", justify="right", overflow="fold", ratio=2)
+        for row in rows:
             lo, hi = row.get(f"diff_ci_low_{r}"), row.get(f"diff_ci_high_{r}")
             ci = "" if lo is None or hi is None else f"\n[{lo:+.4f}, {hi:+.4f}]"
-            cells.append(Text(_num(row.get(f"diff_{r}"), signed=True) + ci))
             test, n = row.get(f"test_{r}"), row.get(f"n_paired_{r}")
             how = "" if test is None else f"\n{test}" + (f", n={n}" if n else "")
-            cells.append(Text(_p(row.get(f"p_adjusted_{r}")) + how))
-        t.add_row(*cells)
-    return t
+            t.add_row(
+                Text(_record(row["type"], row["parameters"])),
+                _num(row.get(f"value_{base}")),
+                _num(row.get(f"value_{r}")),
+                _num(row.get(f"diff_{r}"), signed=True) + ci,
+                _p(row.get(f"p_adjusted_{r}")) + how,
+            )
+        out.append(t)
+    return out
 
 
 def _record(kind: object, parameters: object) -> str:
@@ -455,7 +457,8 @@ def compare_command(
     df = found.frame()
     if fmt is CompareFormat.table:
         c = Console()
-        c.print(_compare_table(df))
+        for table in _compare_tables(df):
+            c.print(table)
         if found.ranks is not None:
             c.print(_rank_table(found.ranks, found.labels))
     elif fmt is CompareFormat.csv:

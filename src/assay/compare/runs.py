@@ -153,7 +153,7 @@ def _closed(
         la, lb = np.asarray(va[3])[ia], np.asarray(vb[3])[ib]
         if not np.array_equal(la, lb):
             return None  # the runs disagree on a unit's truth: no paired ROC test
-        return delong_test(la.astype(int), xa[ia], xb[ib], level)
+        return delong_test(la.astype(int), _finite_ranks(xa[ia]), _finite_ranks(xb[ib]), level)
     if test == "mcnemar":
         return mcnemar(xa[ia], xb[ib])
     if test == "paired_t":
@@ -161,12 +161,20 @@ def _closed(
     return None
 
 
+def _finite_ranks(x: np.ndarray) -> np.ndarray:
+    """Scores with -inf / +inf (a label not predicted) moved just below / above the
+    finite ones: the same order, so the same ranks and the same AUC."""
+    finite = x[np.isfinite(x)]
+    lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 0.0)
+    return np.where(x == -np.inf, lo - 1.0, np.where(x == np.inf, hi + 1.0, x))
+
+
 def _reproduces(test: str, v: tuple[str, Any, Any, Any], m: Metric) -> bool:
     """Whether per-unit values give the record's own value."""
     if not isinstance(m.value, (int, float)) or isinstance(m.value, bool):
         return False
     x = np.asarray(v[2], dtype=np.float64)
-    if x.size == 0:
+    if x.size == 0 or np.isnan(x).any():
         return False
     if test == "delong":
         y = np.asarray(v[3]).astype(bool)

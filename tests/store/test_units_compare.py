@@ -87,7 +87,9 @@ def test_a_store_without_the_units_table_reads_and_upgrades(tmp_path):
 
 def _save_cli(tmp_path, db, y, s, name, *extra):
     path = tmp_path / f"{name}.csv"
-    pd.DataFrame({"uid": [f"d{i}" for i in range(len(y))], "y": y, "p": s}).to_csv(path, index=False)
+    pd.DataFrame({"uid": [f"d{i}" for i in range(len(y))], "y": y, "p": s}).to_csv(
+        path, index=False
+    )
     args = ["classification", "--data", str(path), "--y-true", "y", "--y-score", "p"]
     args += ["--uid-column", "uid", "--metrics", "Accuracy,ROCAUC", "--score-thresholds", "0.0"]
     r = runner.invoke(app, [*args, "--save", "--db", str(db), "--name", name, *extra])

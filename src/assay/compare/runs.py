@@ -231,4 +231,3 @@ def paired_records(
             res = replace(closed, ci=closed.ci if closed.test == "delong" else res.ci)
         out.results[row] = res
     return out
-

@@ -116,8 +116,8 @@ def units_row(metrics: Any, units: Any) -> dict[str, Any] | None:
 
     if units is False or units is None:
         return None
-    ev = getattr(metrics, "source", None) if units is True else units
-    if not keeps_units(ev):
+    ev: Any = getattr(metrics, "source", None) if units is True else units
+    if ev is None or not keeps_units(ev):
         if units is not True:
             raise InvalidInputError(
                 "units= must be True, False or a non-empty evaluator with a tally()",

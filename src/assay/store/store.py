@@ -40,17 +40,16 @@ from assay.store.export import export_evaluations
 from assay.store.records import Evaluation, ItemRecord, evaluation_from_row
 from assay.store.rows import (
     check_kind,
-    name_row,
-    units_row,
     eval_row,
     insert_items,
     insert_metrics,
     load_evaluation,
     model_filter,
     model_key,
+    name_row,
     set_status,
+    units_row,
 )
-from assay.store.units import rebuild
 from assay.store.tables import (
     STATUSES,
     Base,
@@ -62,6 +61,7 @@ from assay.store.tables import (
     missing_columns,
     upgrade_schema,
 )
+from assay.store.units import rebuild
 
 __all__ = ["Store", "Evaluation", "ItemRecord", "StoreError", "EvaluationHandle"]
 

@@ -55,8 +55,11 @@ def main() -> None:
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, n)
     data = pd.DataFrame(
-        {"uid": [f"item-{i:07d}" for i in range(n)], "y": y,
-         "p": np.clip(0.5 * y + rng.normal(0.25, 0.3, n), 0, 1)}  # fmt: skip
+        {
+            "uid": [f"item-{i:07d}" for i in range(n)],
+            "y": y,
+            "p": np.clip(0.5 * y + rng.normal(0.25, 0.3, n), 0, 1),
+        }  # fmt: skip
     )
     path = folder / "data.parquet"
     data.to_parquet(path)

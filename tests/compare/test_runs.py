@@ -1,0 +1,95 @@
+"""The paired comparison of runs' records (:mod:`assay.compare.runs`) and ranks
+(:mod:`assay.compare.ranks`) on evaluators rebuilt from their kept units."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.compare import paired_bootstrap
+from assay.compare.ranks import letters, ranks_of
+from assay.compare.runs import RunUnits, paired_records, tally_key
+from assay.detection import DetectionEvaluator, load_coco
+from assay.results import Metric
+from assay.store.units import pack_state, rebuild, unpack_state
+from assay.testing.detection import make_coco
+
+
+def test_generic_key_match_by_parameter_values():
+    keys = [("AP", "k", "cat", 0.5, 0.0), ("AP", "k", "dog", 0.5, 0.0), ("mAP", "k", None, 0.5)]
+    m = Metric("AP", 0.3, {"label_key": "k", "label_value": "dog", "iou_threshold": 0.5,
+                           "score_threshold": 0.0, "n": 4})  # fmt: skip
+    assert tally_key(object(), m, keys) == keys[1]
+    assert tally_key(object(), Metric("mAP", 0.3, {"label_key": "k", "iou_threshold": 0.5}), keys)
+    # the values 1 and 1.0 are not the same parameter: no key of another type's value
+    one = [("Acc", 1, None), ("Acc", 1.0, None)]
+    assert tally_key(object(), Metric("Acc", 0.5, {"x": 1}), one) == one[0]
+    # two keys equally good: none chosen
+    assert tally_key(object(), Metric("AP", 0.1, {"label_key": "k"}), keys) is None
+
+
+def test_state_codec_keeps_every_dtype():
+    state = {
+        "config": np.array('{"a": 1}'),
+        "f": np.linspace(0, 1, 7).reshape(7, 1),
+        "i": np.arange(5, dtype=np.int32),
+        "b": np.array([True, False]),
+        "s": np.array(["x", "yy"]),
+        "o": np.array(["é", "b"], dtype=object),
+        "mixed": np.array([1, "a", None], dtype=object),
+        "empty": np.zeros((0, 3)),
+    }
+    back = unpack_state(pack_state(state))
+    assert sorted(back) == sorted(state)
+    for k, v in state.items():
+        assert back[k].shape == v.shape and back[k].tolist() == v.tolist(), k
+        assert (back[k].dtype == object) == (v.dtype == object), k
+
+
+def _detection(seed: int, drop: int = 0) -> DetectionEvaluator:
+    gt, dt = make_coco(n_images=30, n_categories=3, dets_per_image=12, seed=0)
+    rng = np.random.default_rng(seed)
+    kept = [d for d in dt if rng.random() > 0.15]  # another model: other detections
+    return DetectionEvaluator().add(load_coco(gt, kept))
+
+
+def test_detection_units_rebuild_and_pair_with_the_engine():
+    a, b = _detection(1), _detection(2)
+    ra = rebuild("assay.detection.evaluator:DetectionEvaluator", pack_state(a.state()))
+    rb = rebuild("assay.detection.evaluator:DetectionEvaluator", pack_state(b.state()))
+    ma, mb = a.compute(), b.compute()
+    assert ra.compute() == ma
+    rows = {}
+    for m in ma:
+        if m.type == "mAP" and isinstance(m.value, float):
+            other = mb.get(
+                "mAP",
+                **{
+                    k: v
+                    for k, v in m.parameters.items()
+                    if k in ("label_key", "iou_threshold", "score_threshold")
+                },
+            )
+            rows[(m.type, m.parameters.get("iou_threshold"))] = (m, other)  # fmt: skip
+    assert rows
+    found = paired_records(RunUnits(ra), RunUnits(rb), rows, num_bootstrap=200, seed=3)
+    assert found.paired and found.n_paired == 30 and found.only_a == found.only_b == 0
+    direct = paired_bootstrap(a.tally()[0], b.tally()[0], num_bootstrap=200, seed=3)
+    for row, (m, other) in rows.items():
+        res = found.results[row]
+        assert res.test == "paired_bootstrap"
+        assert res.diff == pytest.approx(other.value - m.value, abs=1e-12)
+        key = tally_key(a, m, a.tally()[0].keys)
+        assert res.ci == direct[key].ci and res.p_value == direct[key].p_value
+
+
+def test_ranks_and_letters():
+    assert ranks_of(np.array([[0.2, 0.5, 0.5], [0.9, 0.1, np.nan]])).tolist() == [
+        [3, 1, 1],
+        [1, 2, 3],
+    ]
+    assert ranks_of(np.array([0.2, 0.5]), lower_is_better=True).tolist() == [1, 2]
+    # nothing separated: one group; everything separated: one letter each
+    assert letters([3.0, 2.0, 1.0], lambda i, j: False) == ["a", "a", "a"]
+    assert letters([3.0, 2.0, 1.0], lambda i, j: True) == ["a", "b", "c"]
+    assert letters([1.0, 3.0, 2.0], lambda i, j: {i, j} == {0, 1}) == ["b", "a", "ab"]

@@ -203,7 +203,8 @@ def paired_records(
     run's record, the second's). Records without a tally in both runs, or whose tallies
     share no unit, are left out (the caller shows them unpaired)."""
     out = PairedRecords({})
-    found: dict[tuple[int, int], tuple[Pairing | None, dict[Key, Paired]]] = {}
+    pairs: dict[tuple[int, int], tuple[Tally, Tally, Pairing | None]] = {}
+    boots: dict[tuple[int, int], dict[Key, Paired]] = {}
     biggest = -1
     for row, (ma, mb) in records.items():
         fa, fb = a.find(ma), b.find(mb)
@@ -211,23 +212,29 @@ def paired_records(
             continue
         (ta, ka), (tb, kb) = fa, fb
         tag = (id(ta), id(tb))
-        if tag not in found:
+        if tag not in pairs:
             ra, rb = ta.ready(), tb.ready()
-            pairing = shared_units(ra, rb)
-            boot = {} if pairing is None or pairing.n == 0 else paired_bootstrap(
-                ra, rb, level=level, num_bootstrap=num_bootstrap, seed=seed, pairing=pairing
-            )  # fmt: skip
-            found[tag] = (pairing, boot)
+            pairs[tag] = (ra, rb, shared_units(ra, rb))
+            pairing = pairs[tag][2]
             if pairing is not None and pairing.n + pairing.only_a + pairing.only_b > biggest:
                 biggest = pairing.n + pairing.only_a + pairing.only_b
                 out.n_paired, out.only_a, out.only_b = pairing.n, pairing.only_a, pairing.only_b
                 out.paired = out.paired or pairing.n > 0
-        pairing, boot = found[tag]
-        if pairing is None or pairing.n == 0 or ka != kb or ka not in boot:
+        ra, rb, pairing = pairs[tag]
+        if pairing is None or pairing.n == 0 or ka != kb:
             continue
-        res = boot[ka]
         closed = _closed(a, b, ka, kb, ma, mb, level)
-        if closed is not None:  # its p-value and se (sd(d) / sqrt(n) for per-unit values)
-            res = replace(closed, ci=closed.ci if closed.test == "delong" else res.ci)
+        if closed is not None and closed.test == "delong":  # its own interval: no bootstrap
+            out.results[row] = replace(closed, n=pairing.n)
+            continue
+        if tag not in boots:  # one paired bootstrap per pair of tallies, made when needed
+            boots[tag] = paired_bootstrap(
+                ra, rb, level=level, num_bootstrap=num_bootstrap, seed=seed, pairing=pairing
+            )
+        res = boots[tag].get(ka)
+        if res is None:
+            continue
+        if closed is not None:  # its p-value and se (sd(d) / sqrt(n)), the bootstrap's interval
+            res = replace(closed, ci=res.ci)
         out.results[row] = res
     return out

@@ -89,7 +89,10 @@ def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-a
         collapse_padding=True,
         caption="times in UTC",
     )
+    named = any(getattr(e, "name", None) or getattr(e, "tags", None) for e in evs)
     t.add_column("id", no_wrap=True, justify="right")
+    if named:  # --name and --tag of the runs that have them
+        t.add_column("name", overflow="fold", min_width=8)
     t.add_column("created", no_wrap=True)
     t.add_column("kind / dataset", overflow="fold", min_width=max(kinds, 14))
     t.add_column("model", overflow="fold", min_width=8)
@@ -101,7 +104,11 @@ def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-a
         what = printable(e.kind) + ("" if e.dataset is None else "\n" + printable(e.dataset))
         # user values verbatim (never markup), control characters escaped
         model = Text(printable(e.model) + _served_line(e))
-        t.add_row(cell(e.id), Text(when), Text(what), model, cell(e.status), cell(n))
+        first = [cell(e.id)]
+        if named:
+            tags = "".join(f"\n{k}={v}" for k, v in (e.tags or {}).items())
+            first.append(Text(printable((e.name or "") + tags)))
+        t.add_row(*first, Text(when), Text(what), model, cell(e.status), cell(n))
     return t
 
 

@@ -93,3 +93,46 @@ def test_ranks_and_letters():
     assert letters([3.0, 2.0, 1.0], lambda i, j: False) == ["a", "a", "a"]
     assert letters([3.0, 2.0, 1.0], lambda i, j: True) == ["a", "b", "c"]
     assert letters([1.0, 3.0, 2.0], lambda i, j: {i, j} == {0, 1}) == ["b", "a", "ab"]
+
+
+class _Scores:
+    """A toy evaluator: the mean of per-item scores, a tally over items and the per-unit
+    hook (``lie``: the hook's values do not give the record)."""
+
+    tally_where = ()
+
+    def __init__(self, ids, x, lie=False):
+        self.ids, self.x, self.lie = np.asarray(ids), np.asarray(x, float), lie
+
+    def tally(self):
+        from assay.uncertainty.tally import Tally
+
+        cells = np.column_stack([self.x, np.ones_like(self.x)])
+        return [Tally((("Mean",),), lambda w: (w @ cells)[:, :1] / (w @ cells)[:, 1:],
+                      np.ones(self.x.size, np.int64), ids=self.ids)]  # fmt: skip
+
+    def unit_values(self, key):
+        return "paired_t", self.ids, self.x + (1.0 if self.lie else 0.0), None
+
+
+def test_paired_t_on_shared_units_against_scipy_and_the_guard():
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    q = rng.normal(5, 1, 80)
+    xa, xb = q + rng.normal(0, 1, 80), q + 0.3 + rng.normal(0, 1, 80)
+    ids = np.array([f"q{i}" for i in range(80)])
+    a, b = _Scores(ids[:70], xa[:70]), _Scores(ids[10:][::-1], xb[10:][::-1])
+    rec = {"m": (Metric("Mean", float(xa[:70].mean())), Metric("Mean", float(xb[10:].mean())))}
+    found = paired_records(RunUnits(a), RunUnits(b), rec, num_bootstrap=300, seed=1)
+    res = found.results["m"]
+    ref = stats.ttest_rel(xb[10:70], xa[10:70])
+    assert res.test == "paired_t" and res.n == 60
+    assert (found.n_paired, found.only_a, found.only_b) == (60, 10, 10)
+    assert res.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    assert res.diff == pytest.approx((xb[10:70] - xa[10:70]).mean(), abs=1e-12)
+    boot = paired_bootstrap(a.tally()[0], b.tally()[0], num_bootstrap=300, seed=1)[("Mean",)]
+    assert res.ci == boot.ci  # the paired bootstrap's interval
+    liar = _Scores(ids[10:][::-1], xb[10:][::-1], lie=True)
+    res = paired_records(RunUnits(a), RunUnits(liar), rec, num_bootstrap=300, seed=1).results
+    assert res["m"].test == "paired_bootstrap"  # values that do not give the record: unused

@@ -223,3 +223,21 @@ def test_plan_from_a_pilot_run(tmp_path):
     assert acc["se"] == pytest.approx(se, rel=0.15)
     k = (1.959963984540054 + 0.8416212335729143) * np.sqrt(2) * acc["se"] * np.sqrt(N) / 0.02
     assert acc["n_needed"] == int(np.ceil(k * k))
+
+
+def test_ignore_param_lines_up_runs_that_differ_in_a_setting(tmp_path):
+    from assay.results import Metric, MetricSet
+
+    db = tmp_path / "s.db"
+    with Store(str(db)) as st:
+        a = st.save(MetricSet([Metric("Accuracy", 0.5, {"answer_mode": "letter", "k": 1})]),
+                    kind="llm_exam")  # fmt: skip
+        b = st.save(MetricSet([Metric("Accuracy", 0.7, {"answer_mode": "logprob", "k": 1})]),
+                    kind="llm_exam")  # fmt: skip
+    r = runner.invoke(app, ["compare", str(a), str(b), "--db", str(db)])
+    assert len(json.loads(r.stdout)["rows"]) == 2  # nothing matched
+    r = runner.invoke(app, ["compare", str(a), str(b), "--db", str(db), "--ignore-param",
+                            "answer_mode"])  # fmt: skip
+    (row,) = json.loads(r.stdout)["rows"]
+    assert row["parameters"] == "k=1" and row[f"diff_{b}"] == pytest.approx(0.2)
+    assert row[f"test_{b}"] == "unpaired" and row[f"p_value_{b}"] is None

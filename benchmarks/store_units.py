@@ -8,9 +8,11 @@ The CPU time of each child process (user + system, from ``getrusage``; on a shar
 machine it moves far less than wall time) is the best of ``--repeat`` runs, round robin.
 
 Printed: the store's growth per run (the units' compressed bytes, from ``assay_units``,
-and the SQLite file's growth), bytes per datum, and the CPU time of each variant with
-its ratio to the run without ``--save``. The issue's bars: at most 50 MB added at 10^6
-datums, and ``--save`` at most 1.5x the run without it.
+and the SQLite file's growth), bytes per datum, the CPU time of each variant with its
+ratio to the run without ``--save``, and the CPU time of ``assay compare`` of two of the
+kept runs (paired: the counts' records by the paired bootstrap, ROC AUC by DeLong). The
+issue's bars: at most 50 MB added at 10^6 datums, and ``--save`` at most 1.5x the run
+without it.
 
 Usage: ``python benchmarks/store_units.py [--n N] [--repeat R]``
 """
@@ -90,6 +92,11 @@ def main() -> None:
     ref = best["no --save"][0]
     for name, (cpu, wall) in best.items():
         print(f"{name:22s} cpu {cpu:6.2f} s  wall {wall:6.2f} s  ratio {cpu / ref:.2f}x")
+    with sqlite3.connect(db) as c:
+        ids = [r[0] for r in c.execute("SELECT evaluation_id FROM assay_units ORDER BY 1")]
+    cpu, wall = _run(["compare", str(ids[-2]), str(ids[-1]), "--db", str(db)])
+    print(f"assay compare of two runs with units: cpu {cpu:.2f} s  wall {wall:.2f} s "
+          "(1000 resamples)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -241,3 +241,17 @@ def test_ignore_param_lines_up_runs_that_differ_in_a_setting(tmp_path):
     (row,) = json.loads(r.stdout)["rows"]
     assert row["parameters"] == "k=1" and row[f"diff_{b}"] == pytest.approx(0.2)
     assert row[f"test_{b}"] == "unpaired" and row[f"p_value_{b}"] is None
+
+
+def test_units_of_an_evaluator_this_assay_lacks_compare_unpaired(tmp_path):
+    db = tmp_path / "s.db"
+    y, scores = _data(6)
+    a = _save_cli(tmp_path, db, y, scores[0], "a")
+    b = _save_cli(tmp_path, db, y, scores[1], "b")
+    for bad in ("assay.nowhere:Gone", "os:system"):
+        with sqlite3.connect(db) as c:
+            c.execute("UPDATE assay_units SET evaluator = ? WHERE evaluation_id = ?", (bad, a))
+        r = runner.invoke(app, ["compare", str(a), str(b), "--db", str(db)])
+        assert r.exit_code == 0, r.output
+        assert "cannot be rebuilt" in r.stderr
+        assert {row[f"test_{b}"] for row in json.loads(r.stdout)["rows"]} == {"unpaired"}

@@ -261,9 +261,8 @@ def comparison(
     keys: dict[tuple[str, str, int], None] = {}
     for t in tables:
         keys.update(dict.fromkeys(t))
-    units = [RunUnits(_units(store, e)) for e in evs]
-    notices = [f"evaluation {e.label}: no units kept, compared unpaired" for e, u in
-               zip(evs, units) if u.evaluator is None]  # fmt: skip
+    notices: list[str] = []
+    units = [RunUnits(_units(store, e, notices)) for e in evs]
     pairs = []
     for e, t, u in zip(evs[1:], tables[1:], units[1:]):
         both = {k: (tables[0][k], t[k]) for k in keys if k in tables[0] and k in t}
@@ -365,9 +364,17 @@ def _finite(v: float) -> float | None:
     return float(v) if v is not None and math.isfinite(v) else None
 
 
-def _units(store: Store | None, e: Evaluation) -> Any:
-    """The evaluator the run's units rebuild, or ``None``."""
-    return None if store is None else store.units(e.id)
+def _units(store: Store | None, e: Evaluation, notices: list[str]) -> Any:
+    """The evaluator the run's units rebuild, or ``None`` (with a notice why)."""
+    try:
+        ev = None if store is None else store.units(e.id)
+    except InvalidInputError as err:  # kept by an evaluator this assay does not have
+        notices.append(f"evaluation {e.label}: its units cannot be rebuilt ({err.reason}), "
+                       "compared unpaired")  # fmt: skip
+        return None
+    if ev is None:
+        notices.append(f"evaluation {e.label}: no units kept, compared unpaired")
+    return ev
 
 
 def finite_or_none(v: Any) -> Any:

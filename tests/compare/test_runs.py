@@ -136,3 +136,23 @@ def test_paired_t_on_shared_units_against_scipy_and_the_guard():
     liar = _Scores(ids[10:][::-1], xb[10:][::-1], lie=True)
     res = paired_records(RunUnits(a), RunUnits(liar), rec, num_bootstrap=300, seed=1).results
     assert res["m"].test == "paired_bootstrap"  # values that do not give the record: unused
+
+
+def test_studentized_interval_of_a_mean_difference():
+    from scipy import stats
+
+    from assay.testing.compare_sim import _mean_tally
+
+    rng = np.random.default_rng(11)
+    q = rng.normal(0, 1, 400)
+    xa, xb = q + rng.normal(0, 1, 400), q + 0.2 + rng.normal(0, 1, 400)
+    ta, tb = _mean_tally(xa), _mean_tally(xb)
+    res = paired_bootstrap(ta, tb, num_bootstrap=2000, seed=2, studentized=True)[("mean",)]
+    perc = paired_bootstrap(ta, tb, num_bootstrap=2000, seed=2)[("mean",)]
+    d = xb - xa
+    ci = stats.ttest_rel(xb, xa).confidence_interval(0.95)
+    assert res.ci[0] < d.mean() < res.ci[1]
+    # the bootstrap-t of a mean is close to the t interval (the jackknife se of a mean
+    # difference is sd(d) / sqrt(n) exactly); the p-value stays the percentile bootstrap's
+    assert res.ci == pytest.approx((ci.low, ci.high), abs=0.2 * d.std() / 20)
+    assert res.p_value == perc.p_value and res.ci != perc.ci

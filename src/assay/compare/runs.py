@@ -126,6 +126,8 @@ class PairedRecords:
     only_a: int = 0
     only_b: int = 0
     paired: bool = False
+    #: whether any record was found in both runs' tallies
+    tallied: bool = False
 
 
 def _values(ev: Any, key: Key) -> tuple[str, Any, Any, Any] | None:
@@ -211,6 +213,7 @@ def paired_records(
         if fa is None or fb is None:
             continue
         (ta, ka), (tb, kb) = fa, fb
+        out.tallied = True
         tag = (id(ta), id(tb))
         if tag not in pairs:
             ra, rb = ta.ready(), tb.ready()

@@ -271,7 +271,12 @@ def comparison(
         )
         pairs.append(found)
         if units[0].evaluator is not None and u.evaluator is not None:
-            if not found.paired:
+            if not found.tallied:
+                notices.append(
+                    f"evaluations {evs[0].label} and {e.label}: no record has a per-unit tally "
+                    "in both (some evaluators make one only with --ci): compared unpaired"
+                )
+            elif not found.paired:
                 notices.append(
                     f"evaluation {e.label} shares no unit with {evs[0].label}: compared unpaired"
                 )

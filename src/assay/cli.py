@@ -62,7 +62,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "compare": (
         "assay.store.cli",
-        "Stored runs side by side: metrics matched, differences, interval overlap.",
+        "Which run is better: paired differences, tests, adjusted p-values, ranks, power.",
+    ),
+    "plan": (
+        "assay.store.cli",
+        "The units a comparison needs (--mde, --target-width), from one pilot run.",
     ),
     "report": (
         "assay.report.cli",

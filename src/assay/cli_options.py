@@ -8,7 +8,8 @@ module imports nothing heavy at module level (every command's ``--help`` imports
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ __all__ = [
     "scheduler_timeout_option",
     "scheduler_address",
     "add_table",
+    "SAVE_LABELS",
+    "save_label_parameters",
+    "parse_tags",
 ]
 
 
@@ -245,3 +249,64 @@ def by_option(what: str, extra: str = "") -> Any:
         "slice, slice_n (its size) and gap (to the whole set); with --ci the gap's interval too."
         + (f" {extra}" if extra else ""),
     )
+
+
+#: What ``--name``, ``--tag`` and ``--no-units`` are to every command with ``--save``: its
+#: parameter name -> (type, the option). :func:`assay.cli_support.guarded` adds them to
+#: any command that declares ``--save`` (:func:`assay.cli_support.save_option`), so they
+#: are declared here once, not in every command.
+SAVE_LABELS: dict[str, tuple[Any, Any]] = {
+    "save_name": (
+        str | None,
+        typer.Option(
+            None,
+            "--name",
+            help="With --save: a name people know the run by (runs list, compare and the "
+            "report show it).",
+        ),
+    ),
+    "save_tags": (
+        list[str],
+        typer.Option(
+            [],
+            "--tag",
+            metavar="KEY=VALUE",
+            help="With --save: a label of the run (repeatable), e.g. --tag prompt=v2.",
+        ),
+    ),
+    "no_units": (
+        bool,
+        typer.Option(
+            False,
+            "--no-units",
+            help="With --save: do not keep the run's units (what 'assay compare' pairs runs "
+            "on; kept by default, compressed).",
+        ),
+    ),
+}
+
+
+def save_label_parameters() -> list[inspect.Parameter]:
+    """The :data:`SAVE_LABELS` as keyword parameters of a command's signature."""
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=kind)
+        for name, (kind, opt) in SAVE_LABELS.items()
+    ]
+
+
+def parse_tags(tags: Sequence[str]) -> dict[str, str]:
+    """``["k=v", ...]`` as ``{k: v}`` (one line naming ``--tag`` for a malformed one).
+
+    Example:
+        >>> parse_tags(["prompt=v2", "seed=3"])
+        {'prompt': 'v2', 'seed': '3'}
+    """
+    out: dict[str, str] = {}
+    for t in tags:
+        key, eq, value = t.partition("=")
+        if not eq or not key.strip():
+            raise InvalidInputError(f"expected KEY=VALUE, got {t!r}", source="--tag")
+        if key.strip() in out:
+            raise InvalidInputError(f"the key {key.strip()!r} is given twice", source="--tag")
+        out[key.strip()] = value
+    return out

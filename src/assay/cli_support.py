@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -37,6 +38,7 @@ import typer
 
 from assay.cli_options import (
     CI_OPTIONS,
+    SAVE_LABELS,
     SCHEDULER_HELP,
     WHERE_OPTIONS,
     add_table,
@@ -46,6 +48,8 @@ from assay.cli_options import (
     examples_page_options,
     interval_kwargs,
     interval_options,
+    parse_tags,
+    save_label_parameters,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
@@ -96,6 +100,9 @@ __all__ = [
     "scheduler_timeout_option",
     "scheduler_address",
     "add_table",
+    "SAVE_LABELS",
+    "save_label_parameters",
+    "parse_tags",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -158,9 +165,14 @@ def guarded(fn: F) -> F:
     permission) is exit 2 naming the path; Ctrl-C is exit 130 without a traceback.
     """
 
+    labels = _has_save(fn)
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        global _save_labels
         try:
+            if labels:
+                _save_labels = _take_save_labels(kwargs)
             with protected(_read_files(kwargs)):
                 for name in OUTPUT_OPTIONS:
                     refuse_protected(kwargs.get(name), option=_option_name(name))
@@ -174,8 +186,39 @@ def guarded(fn: F) -> F:
         except KeyboardInterrupt:
             print_error("interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        finally:
+            if labels:
+                _save_labels = {}
 
+    if labels:  # --name, --tag and --no-units beside --save (cli_options.SAVE_LABELS)
+        sig = inspect.signature(fn)
+        extra = save_label_parameters()
+        wrapper.__signature__ = sig.replace(  # type: ignore[attr-defined]
+            parameters=[*sig.parameters.values(), *extra]
+        )
+        wrapper.__annotations__ = {**fn.__annotations__, **{p.name: p.annotation for p in extra}}
     return wrapper  # type: ignore[return-value]
+
+
+#: What --name, --tag and --no-units said to the running command (``guarded`` sets it;
+#: :func:`save_metrics` reads it).
+_save_labels: dict[str, Any] = {}
+
+
+def _has_save(fn: Callable[..., Any]) -> bool:
+    """Whether the command declares ``--save`` (:func:`save_option`)."""
+    p = inspect.signature(fn).parameters.get("save")
+    return p is not None and "--save" in (getattr(p.default, "param_decls", None) or ())
+
+
+def _take_save_labels(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Pop the save labels out of the command's arguments, checked."""
+    name = kwargs.pop("save_name", None)
+    tags = parse_tags(kwargs.pop("save_tags", None) or [])
+    units = not kwargs.pop("no_units", False)
+    if name is not None and not name.strip():
+        raise InvalidInputError("must not be empty", source="--name")
+    return {"name": name, "tags": tags, "units": units}
 
 
 #: the parameters that name a file a command writes (checked against every file it reads)
@@ -366,9 +409,13 @@ def save_metrics(
         return None
     from assay.store import Store
 
+    labels = _save_labels
     with Store(url) as store:
         eid = store.save(
             metrics,
+            units=labels.get("units", True),
+            name=labels.get("name"),
+            tags=labels.get("tags") or None,
             kind=kind,
             dataset=dataset,
             model=model,

@@ -254,7 +254,9 @@ class Evaluator(ABC):
             raise InvalidInputError(
                 "no data was added; call add() first", source=f"{type(self).__name__}.compute"
             )
-        return self._compute()
+        ms = self._compute()
+        ms.source = self  # Store.save keeps the units of the evaluator that computed them
+        return ms
 
     def state(self) -> dict[str, np.ndarray]:
         """Configuration and accumulated state as plain numpy arrays.

@@ -154,6 +154,10 @@ class MetricSet(Sequence[Metric]):
         ['type', 'value', 'label_value']
     """
 
+    #: the evaluator that computed these records (set by ``Evaluator.compute()``), so that
+    #: ``Store.save`` keeps its units; ``None`` for records made any other way
+    source: Any = None
+
     def __init__(self, metrics: Iterable[Metric] = ()) -> None:
         self._metrics: list[Metric] = list(metrics)
 

@@ -338,6 +338,27 @@ class ClassificationEvaluator(Evaluator):
         kw = {"hardmax": self.hardmax, "zero_division": self.zero_division}
         return {"thresholds": self.score_thresholds, **kw}
 
+    #: the parameters after the type in the tallies' keys (:func:`record_key`)
+    tally_where = WHERE
+
+    def unit_values(self, key: tuple[Any, ...]) -> tuple[str, Any, Any, Any] | None:
+        """Each datum's part in one tally key's record, for the closed-form paired tests
+        (:mod:`assay.compare.runs`): ``("mcnemar", uids, right, None)`` for Accuracy (top
+        prediction right and at or above the threshold), ``("delong", uids, scores,
+        truth)`` for a label's ROCAUC; ``None`` for any other (or a compact evaluator)."""
+        kind, label_key = key[0], key[1]
+        if self.compact or label_key not in self._blocks or kind not in ("Accuracy", "ROCAUC"):
+            return None
+        b = concat_blocks(self._blocks[label_key])
+        if kind == "Accuracy" and self.hardmax:
+            top, score = b.top()
+            right = (top == b.gt) & (score >= key[3])
+            return "mcnemar", b.uid_array(), right.astype(np.float64), None
+        if kind == "ROCAUC" and key[2] in b.labels:
+            c = b.labels.index(key[2])
+            return "delong", b.uid_array(), b.dense_scores()[c], (b.gt == c).astype(np.int64)
+        return None
+
     def tally(self) -> list[Tally]:
         """The per-unit tallies of the records that carry intervals, every label key's
         (:mod:`assay.classification.tally`; the engine: :mod:`assay.uncertainty`)."""

@@ -177,11 +177,16 @@ class DetectionEvaluator(Evaluator):
         """
         if metrics is None or self.is_empty:
             return super().compute()
-        return self._compute(metrics)
+        ms = self._compute(metrics)
+        ms.source = self
+        return ms
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
         whole = compute_metrics(self.data, metrics=metrics, **self.options)
         return MetricSet([*whole, *self._slices(list(whole))])
+
+    #: the parameters after the type in the tallies' keys (:func:`record_key`)
+    tally_where = WHERE
 
     def tally(self) -> list[Tally]:
         """The per-unit tallies (images) of the default AP and AR records

@@ -256,6 +256,9 @@ class SegmentationEvaluator(Evaluator):
                 out += annotate(mine, whole, column=column, value=v, n=n, where=WHERE, gap_ci=gaps)
         return out
 
+    #: the parameters after the type in the tallies' keys (:func:`record_key`)
+    tally_where = WHERE
+
     def tally(self) -> list[Tally]:
         """The per-unit tallies of the records that carry intervals, one per label key
         (:mod:`assay.segmentation.tally`; the engine: :mod:`assay.uncertainty`)."""

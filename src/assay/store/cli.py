@@ -89,7 +89,10 @@ def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-a
         collapse_padding=True,
         caption="times in UTC",
     )
+    named = any(getattr(e, "name", None) or getattr(e, "tags", None) for e in evs)
     t.add_column("id", no_wrap=True, justify="right")
+    if named:  # --name and --tag of the runs that have them
+        t.add_column("name", overflow="fold", min_width=8)
     t.add_column("created", no_wrap=True)
     t.add_column("kind / dataset", overflow="fold", min_width=max(kinds, 14))
     t.add_column("model", overflow="fold", min_width=8)
@@ -101,7 +104,11 @@ def _table(evs: list, title: str | None = None) -> Table:  # type: ignore[type-a
         what = printable(e.kind) + ("" if e.dataset is None else "\n" + printable(e.dataset))
         # user values verbatim (never markup), control characters escaped
         model = Text(printable(e.model) + _served_line(e))
-        t.add_row(cell(e.id), Text(when), Text(what), model, cell(e.status), cell(n))
+        first = [cell(e.id)]
+        if named:
+            tags = "".join(f"\n{k}={v}" for k, v in (e.tags or {}).items())
+            first.append(Text(printable((e.name or "") + tags)))
+        t.add_row(*first, Text(when), Text(what), model, cell(e.status), cell(n))
     return t
 
 
@@ -303,29 +310,73 @@ class CompareFormat(str, Enum):
     csv = "csv"
 
 
-def _compare_table(df: object) -> Table:
+def _compare_tables(df: object) -> list[Table]:
+    """The comparison for people, one table per run compared with the baseline: per
+    record, both values, the difference with its interval, the adjusted p-value with the
+    test and the paired units (names and parameters wrap, never cut)."""
     from assay.store.comparison import finite_or_none
 
-    base = df.attrs["baseline"]  # type: ignore[attr-defined]
-    t = Table(title=f"runs compared (baseline: evaluation {base})")
-    cols = list(df.columns)  # type: ignore[attr-defined]
-    for c in cols:
-        t.add_column(
-            c.replace("_", " "), justify="left" if c in ("type", "parameters") else "right"
-        )
-    for row in df.itertuples(index=False):  # type: ignore[attr-defined]
-        t.add_row(*(cell(_compare_cell(c, finite_or_none(v))) for c, v in zip(cols, row)))
-    return t
+    attrs = df.attrs  # type: ignore[attr-defined]
+    runs, labels = attrs["runs"], attrs.get("labels") or {}
+    base = runs[0]
+    rows = [{k: finite_or_none(v) for k, v in r.items()} for r in df.to_dict("records")]  # type: ignore[attr-defined]
+    out = []
+    for r in runs[1:]:
+        t = Table(title=Text(f"{labels.get(r, r)} against {labels.get(base, base)} (baseline)"))
+        t.add_column("record", overflow="fold", ratio=3)
+        t.add_column(Text(str(labels.get(base, base))), justify="right", overflow="fold", ratio=1)
+        t.add_column(Text(str(labels.get(r, r))), justify="right", overflow="fold", ratio=1)
+        t.add_column("difference [interval]", justify="right", overflow="fold", ratio=2)
+        t.add_column("adjusted p (test, n)", justify="right", overflow="fold", ratio=2)
+        for row in rows:
+            lo, hi = row.get(f"diff_ci_low_{r}"), row.get(f"diff_ci_high_{r}")
+            ci = "" if lo is None or hi is None else f"\n[{lo:+.4f}, {hi:+.4f}]"
+            test, n = row.get(f"test_{r}"), row.get(f"n_paired_{r}")
+            how = "" if test is None else f"\n{test}" + (f", n={n}" if n else "")
+            t.add_row(
+                Text(_record(row["type"], row["parameters"])),
+                _num(row.get(f"value_{base}")),
+                _num(row.get(f"value_{r}")),
+                _num(row.get(f"diff_{r}"), signed=True) + ci,
+                _p(row.get(f"p_adjusted_{r}")) + how,
+            )
+        out.append(t)
+    return out
 
 
-def _compare_cell(column: str, v: object) -> str:
+def _record(kind: object, parameters: object) -> str:
+    """A record's type over its parameters (user text verbatim, control characters
+    escaped)."""
+    return printable(str(kind)) + (f"\n{printable(str(parameters))}" if parameters else "")
+
+
+def _num(v: object, signed: bool = False) -> str:
     if v is None:
         return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "NO"
-    if isinstance(v, float):
-        return f"{v:+.4f}" if column.startswith("diff_") else f"{v:.4f}"
-    return str(v)
+    return f"{v:+.4f}" if signed else f"{v:.4f}"  # type: ignore[str-format]
+
+
+def _p(v: object) -> str:
+    if v is None:
+        return "-"
+    return "<0.0001" if v < 1e-4 else f"{v:.4f}"  # type: ignore[operator]
+
+
+def _rank_table(ranks: list, labels: dict) -> Table:  # type: ignore[type-arg]
+    t = Table(title="ranks (1 = best; interval over resamples of the shared units)")
+    for c in ("record", "run", "value", "rank", "rank interval", "group"):
+        t.add_column(c, overflow="fold", justify="left" if c in ("record", "run") else "right")
+    for r in ranks:
+        lo, hi = r["rank_low"], r["rank_high"]
+        t.add_row(
+            Text(_record(r["type"], r["parameters"])),
+            Text(printable(str(labels.get(r["run"], r["run"])))),
+            _num(r["value"]),
+            str(r["rank"]),
+            "-" if lo is None else f"{lo}-{hi}",
+            r["group"],
+        )
+    return t
 
 
 def compare_command(
@@ -339,38 +390,139 @@ def compare_command(
         "-m",
         help="With --kind: only runs of this model (matched as runs list --model matches).",
     ),
+    adjust: str = typer.Option(
+        "holm",
+        "--adjust",
+        help="p-values adjusted over the runs compared: holm (default), bh "
+        "(Benjamini-Hochberg) or none.",
+    ),
+    rank: str = typer.Option(
+        None,
+        "--rank",
+        metavar="METRIC",
+        help="Rank the runs by this record type, with rank intervals and significance groups.",
+    ),
+    lower_is_better: bool = typer.Option(
+        False, "--lower-is-better", help="With --rank: the lowest value ranks first."
+    ),
+    mde: float = typer.Option(
+        None, "--mde", metavar="D", help="Add n_needed_R: the units needed to detect D."
+    ),
+    target_width: float = typer.Option(
+        None,
+        "--target-width",
+        metavar="W",
+        help="Add n_for_width_R: the units needed for an interval of the difference W wide.",
+    ),
+    ignore_param: str = typer.Option(
+        None,
+        "--ignore-param",
+        metavar="A,B",
+        help="Parameters left out when records are matched (runs differing in a setting, "
+        "e.g. answer_mode, line up).",
+    ),
+    level: float = typer.Option(
+        0.95, "--level", help="Level of the intervals; tests at alpha = 1 - level."
+    ),
+    num_bootstrap: int = typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     fmt: CompareFormat = typer.Option(
         CompareFormat.json, "--format", "-f", help="json (default), table or csv."
     ),
     db: str = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
-    """Metrics of several stored runs side by side, with differences and interval overlap.
+    """Compare stored runs with the first (the baseline), paired on the units they share.
 
-    Records are matched by type and parameters (not n, stderr or interval bounds); the
-    first run is the baseline: diff_R = value_R - value_baseline, and overlap_R says
-    whether both records' intervals (ci_low, ci_high) share a point (- without intervals).
+    For every record: each run's value, and per other run R the difference with its
+    interval (diff_R, diff_ci_low_R, diff_ci_high_R), the p-value of the test named in
+    test_R (delong for ROC AUC, mcnemar for right/wrong units, paired_t for per-unit
+    means, paired_bootstrap otherwise; unpaired without shared units), p_adjusted_R
+    (--adjust), mde_R (the minimum detectable difference at power 0.8) and n_paired_R.
 
-    Examples: assay compare 12 15; assay compare --kind classification -d iris.csv --last 3;
-    assay compare --kind llm_fairness -d pisa -m http://host/v1#smollm2 --last 2
+    Examples: assay compare 12 15; assay compare 3 4 5 --rank Accuracy -f table;
+    assay compare --kind classification -d iris.csv --last 3
     """
-    from assay.store.comparison import compare, finite_or_none
+    from assay.store.comparison import comparison, finite_or_none
 
+    if num_bootstrap < 2 or num_bootstrap > 100_000:
+        raise InvalidInputError(
+            f"must be from 2 to 100,000, got {num_bootstrap}", source="--num-bootstrap"
+        )
+    ignore = [p.strip() for p in (ignore_param or "").split(",") if p.strip()]
     with open_store(db) as st:
         ids = select_runs(st, evaluation_ids, kind, dataset, last, model=model)
-        df = compare(ids, store=st)
-        unfinished = [e for e in map(st.get, df.attrs["runs"]) if e.status != "finished"]
+        found = comparison(
+            ids, store=st, adjust=adjust, level=level, num_bootstrap=num_bootstrap, seed=seed,
+            mde=mde, target_width=target_width, ignore_params=ignore, rank=rank,
+            lower_is_better=lower_is_better,
+        )  # fmt: skip
+        unfinished = [e for e in map(st.get, found.runs) if e.status != "finished"]
     for e in unfinished:  # its records may be partial: said, not hidden
         note(f"evaluation {e.id} is {e.status}: its records may be partial or missing")
+    for line in found.notices:
+        note(line)
+    df = found.frame()
     if fmt is CompareFormat.table:
-        Console().print(_compare_table(df))
+        c = Console()
+        for table in _compare_tables(df):
+            c.print(table)
+        if found.ranks is not None:
+            c.print(_rank_table(found.ranks, found.labels))
     elif fmt is CompareFormat.csv:
         sys.stdout.write(df.to_csv(index=False))
     else:
         rows = [{k: finite_or_none(v) for k, v in r.items()} for r in df.to_dict("records")]
-        _print_json({"runs": df.attrs["runs"], "baseline": df.attrs["baseline"], "rows": rows})
+        out: dict[str, object] = {"runs": found.runs, "baseline": found.runs[0]}
+        out |= {"labels": {str(k): v for k, v in found.labels.items()}, "rows": rows}
+        if found.ranks is not None:
+            out["ranks"] = found.ranks
+        _print_json(out)
+
+
+def plan_command(
+    run: int = typer.Option(..., "--from", help="The pilot run (its units are needed)."),
+    mde: float = typer.Option(
+        None, "--mde", metavar="D", help="The difference to detect (with power 0.8)."
+    ),
+    target_width: float = typer.Option(
+        None, "--target-width", metavar="W", help="The width of the difference's interval."
+    ),
+    level: float = typer.Option(0.95, "--level", help="Level; tests at alpha = 1 - level."),
+    num_bootstrap: int = typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    fmt: OutputFormat = format_option(),
+    db: str = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """How many units a comparison needs, from one pilot run, before a second is paid for.
+
+    Assumes the second model's per-unit variance equals the pilot's and the two runs are
+    independent given the unit (the variance of a difference is then twice the pilot's):
+    for every record with a tally, the pilot's standard error gives mde (power 0.8 on the
+    pilot's units), n_needed (with --mde) and n_for_width (with --target-width).
+    """
+    from assay.store.plan import plan
+
+    with open_store(db) as st:
+        rows = plan(st, run, mde=mde, target_width=target_width, level=level,
+                    num_bootstrap=num_bootstrap, seed=seed)  # fmt: skip
+    if fmt is OutputFormat.table:
+        t = Table(title=f"plan from evaluation {run}")
+        for c in ("record", "value", "se", "n", "mde", "n_needed", "n_for_width"):
+            t.add_column(c, overflow="fold", justify="left" if c == "record" else "right")
+        for r in rows:
+            t.add_row(
+                Text(_record(r["type"], r["parameters"])),
+                *(cell("-" if r.get(c) is None else (f"{r[c]:.4f}" if isinstance(r[c], float)
+                   else str(r[c]))) for c in ("value", "se", "n", "mde", "n_needed",
+                                             "n_for_width")),
+            )  # fmt: skip
+        Console().print(t)
+    else:
+        _print_json({"run": run, "rows": rows})
 
 
 def register(app: typer.Typer) -> None:
     """Add ``assay runs`` and ``assay compare`` to the ``assay`` command."""
     app.add_typer(runs_app, name="runs")
     app.command("compare")(guarded(compare_command))
+    app.command("plan")(guarded(plan_command))

@@ -95,6 +95,14 @@ class Evaluation:
     metric_count: int | None = None
     #: the model as its answers named it (an LLM run's server ``model`` field), if known
     served_model: str | None = None
+    #: the run's ``--name`` and ``--tag KEY=VALUE`` labels (``assay_names``)
+    name: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """How people tell the run apart: its name with its id, or the id alone."""
+        return f"{self.name} (#{self.id})" if self.name else f"#{self.id}"
 
     @property
     def n_metrics(self) -> int | None:
@@ -113,6 +121,8 @@ class Evaluation:
             "dataset": self.dataset,
             "model": self.model,
             "served_model": self.served_model,
+            "name": self.name,
+            "tags": dict(self.tags),
             "parameters": self.parameters,
             "status": self.status,
             "error": self.error,

@@ -28,6 +28,8 @@ __all__ = [
     "eval_row",
     "model_key",
     "model_filter",
+    "name_row",
+    "units_row",
 ]
 
 
@@ -88,6 +90,43 @@ def set_status(conn: Any, eid: int, status: str, error: str | None) -> None:
     )
     if res.rowcount == 0:
         raise InvalidInputError("no such evaluation", source="store", record=eid, field="id")
+
+
+def name_row(name: str | None, tags: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The ``assay_names`` row of a run's name and tags (checked), or ``None`` for none."""
+    if name is None and not tags:
+        return None
+    if name is not None:
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInputError("must be a non-empty text", source="--name")
+        check_text(name, "name")
+    clean: dict[str, str] = {}
+    for k, v in (tags or {}).items():
+        if not isinstance(k, str) or not k.strip():
+            raise InvalidInputError(f"a tag needs a KEY, got {k!r}", source="--tag")
+        check_text(k, "tag")
+        check_text(str(v), "tag", record=k)
+        clean[k] = str(v)
+    return {"name": name, "tags": clean}
+
+
+def units_row(metrics: Any, units: Any) -> dict[str, Any] | None:
+    """The ``assay_units`` row of a run (see :meth:`Store.save`), or ``None``."""
+    from assay.store.units import CODEC, evaluator_path, keeps_units, pack_state
+
+    if units is False or units is None:
+        return None
+    ev: Any = getattr(metrics, "source", None) if units is True else units
+    if ev is None or not keeps_units(ev):
+        if units is not True:
+            raise InvalidInputError(
+                "units= must be True, False or a non-empty evaluator with a tally()",
+                source="store",
+                field="units",
+            )
+        return None
+    blob = pack_state(ev.state())
+    return {"evaluator": evaluator_path(ev), "codec": CODEC, "size": len(blob), "data": blob}
 
 
 # -- reading ----------------------------------------------------------------------

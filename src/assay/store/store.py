@@ -46,7 +46,9 @@ from assay.store.rows import (
     load_evaluation,
     model_filter,
     model_key,
+    name_row,
     set_status,
+    units_row,
 )
 from assay.store.tables import (
     STATUSES,
@@ -54,9 +56,12 @@ from assay.store.tables import (
     EvaluationRow,
     ItemRow,
     MetricRow,
+    NameRow,
+    UnitsRow,
     missing_columns,
     upgrade_schema,
 )
+from assay.store.units import rebuild
 
 __all__ = ["Store", "Evaluation", "ItemRecord", "StoreError", "EvaluationHandle"]
 
@@ -215,8 +220,18 @@ class Store:
         created: datetime | None = None,
         served_model: str | None = None,
         error: str | None = None,
+        units: Any = True,
+        name: str | None = None,
+        tags: Mapping[str, str] | None = None,
     ) -> int:
         """Store a finished evaluation with its metrics (and items) in one transaction.
+
+        ``units``: keep the run's units (its evaluator's declared state, compressed, from
+        which ``assay compare`` rebuilds its per-unit tally; :mod:`assay.store.units`):
+        ``True`` (default) keeps those of the evaluator that computed ``metrics`` (its
+        :meth:`~assay.evaluator.Evaluator.compute` marks them, ``metrics.source``), an
+        evaluator keeps that one's, ``False`` none. Only an evaluator with a ``tally()``
+        has units to keep. ``name`` and ``tags`` (``{KEY: VALUE}``) label the run.
 
         ``created`` is when the work began (default: now); ``finished`` is now. With
         ``error`` (why it failed: "3 of 40 items failed") it is stored ``failed``, so
@@ -233,6 +248,8 @@ class Store:
             row["error"] = error.replace("\x00", "\\x00")
         if created is not None:
             row["created"] = created if created.tzinfo else created.replace(tzinfo=UTC)
+        labels = name_row(name, tags)
+        kept = units_row(metrics, units)
         with self._tx() as conn:
             eid = int(
                 conn.execute(insert(EvaluationRow).returning(EvaluationRow.id), [row]).scalar_one()
@@ -240,7 +257,44 @@ class Store:
             insert_metrics(conn, eid, metrics)
             if items is not None:
                 insert_items(conn, eid, items)
+            if labels is not None:
+                conn.execute(insert(NameRow), [{"evaluation_id": eid, **labels}])
+            if kept is not None:
+                conn.execute(insert(UnitsRow), [{"evaluation_id": eid, **kept}])
         return eid
+
+    def units(self, evaluation_id: int) -> Any:
+        """The evaluator a run's units rebuild (its ``tally()`` gives the run's tallies), or
+        ``None`` for a run kept without units (``--no-units``, an older store, an
+        evaluator without a tally)."""
+        self._check_id(evaluation_id)
+        if not self._has(UnitsRow.__tablename__):
+            return None
+        with self._tx(write=False) as conn:
+            row = conn.execute(
+                select(UnitsRow.evaluator, UnitsRow.data).where(
+                    UnitsRow.evaluation_id == evaluation_id
+                )
+            ).first()
+        return None if row is None else rebuild(row[0], bytes(row[1]), evaluation=evaluation_id)
+
+    def units_size(self, evaluation_id: int) -> int | None:
+        """The compressed size in bytes of a run's units (``None``: none kept)."""
+        if not self._has(UnitsRow.__tablename__):
+            return None
+        with self._tx(write=False) as conn:
+            return conn.execute(
+                select(UnitsRow.size).where(UnitsRow.evaluation_id == evaluation_id)
+            ).scalar_one_or_none()
+
+    def _has(self, table: str) -> bool:
+        """Whether the store has ``table`` (a store made before it was added may not, and
+        reading never adds it)."""
+        known = self.__dict__.setdefault("_tables", {})
+        if table not in known:
+            with self._tx(write=False) as conn:
+                known[table] = inspect(conn).has_table(table)
+        return bool(known[table])
 
     @contextmanager
     def evaluation(
@@ -277,6 +331,8 @@ class Store:
         """Remove an evaluation with its metrics and items."""
         self._check_id(evaluation_id)
         with self._tx() as conn:
+            for extra in (UnitsRow, NameRow):
+                conn.execute(delete(extra).where(extra.evaluation_id == evaluation_id))
             conn.execute(delete(MetricRow).where(MetricRow.evaluation_id == evaluation_id))
             conn.execute(delete(ItemRow).where(ItemRow.evaluation_id == evaluation_id))
             conn.execute(delete(EvaluationRow).where(EvaluationRow.id == evaluation_id))
@@ -317,7 +373,24 @@ class Store:
                     .group_by(MetricRow.evaluation_id)
                 ).all()
             )
-        return [replace(e, metric_count=int(counts.get(e.id, 0))) for e in evs]
+            names = self._names(conn, [e.id for e in evs])
+        return [
+            replace(e, metric_count=int(counts.get(e.id, 0)), **names.get(e.id, {})) for e in evs
+        ]
+
+    def _names(self, conn: Any, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """The ``name`` and ``tags`` of these runs (those that have any)."""
+        if not ids or not self._has(NameRow.__tablename__):
+            return {}
+        rows = conn.execute(
+            select(NameRow.evaluation_id, NameRow.name, NameRow.tags).where(
+                NameRow.evaluation_id.in_(list(ids))
+            )
+        ).all()
+        return {int(i): {"name": n, "tags": dict(t or {})} for i, n, t in rows}
+
+    def _named(self, conn: Any, ev: Evaluation) -> Evaluation:
+        return replace(ev, **self._names(conn, [ev.id]).get(ev.id, {}))
 
     def get(self, evaluation_id: int, *, items: bool = False) -> Evaluation:
         """One evaluation with its metrics (and items if asked).
@@ -339,7 +412,7 @@ class Store:
                     record=evaluation_id,
                     field="id",
                 )
-            return load_evaluation(conn, evaluation_from_row(row), items)
+            return self._named(conn, load_evaluation(conn, evaluation_from_row(row), items))
 
     def _check_id(self, evaluation_id: int) -> None:
         """Ids are positive 64-bit integers: anything else is no evaluation of this store."""
@@ -374,7 +447,9 @@ class Store:
         q = q.order_by(EvaluationRow.created.desc(), EvaluationRow.id.desc()).limit(1)
         with self._tx(write=False) as conn:
             row = conn.execute(q).mappings().first()
-            return None if row is None else load_evaluation(conn, evaluation_from_row(row), items)
+            if row is None:
+                return None
+            return self._named(conn, load_evaluation(conn, evaluation_from_row(row), items))
 
     def latest_per_dataset(
         self,

@@ -9,6 +9,13 @@
 * ``assay_items``: for LLM runs, one row per item: prompt, raw answer, parsed result
   (and for LLM fairness the facts re-scoring needs, ``info``),
   or the call error, with attempts, latency and token usage.
+* ``assay_units`` (issue 30): the run's units, what rebuilds its per-unit tally: the
+  evaluator's class and its compressed state (:mod:`assay.store.units`); none for a run
+  saved with ``--no-units`` or by an evaluator without a tally.
+* ``assay_names`` (issue 30): the run's ``--name`` and ``--tag KEY=VALUE`` labels.
+
+The two tables added later are new tables, not new columns: a store made before them is
+read as it is (a reader finds no units and no names) and gets them on its first write.
 
 The same schema works on SQLite and PostgreSQL (JSON columns are ``json`` there, which
 keeps numbers and key order exactly as written). A store made by an older assay gets the
@@ -30,6 +37,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     inspect,
@@ -40,8 +48,8 @@ from sqlalchemy.types import TypeDecorator
 
 from assay.store.records import BadJson
 
-__all__ = ["Base", "EvaluationRow", "MetricRow", "ItemRow", "STATUSES", "missing_columns",
-           "upgrade_schema"]  # fmt: skip
+__all__ = ["Base", "EvaluationRow", "MetricRow", "ItemRow", "UnitsRow", "NameRow", "STATUSES",
+           "missing_columns", "upgrade_schema"]  # fmt: skip
 
 STATUSES = ("running", "finished", "failed")
 
@@ -141,6 +149,28 @@ class ItemRow(Base):
     # the facts re-scoring needs (LLM fairness: target, group); NULL for other tasks and
     # for rows stored before the column existed (added by upgrade_schema)
     info: Mapped[Any] = mapped_column(_json(none_as_null=True), nullable=True)
+
+
+class UnitsRow(Base):
+    __tablename__ = "assay_units"
+
+    evaluation_id: Mapped[int] = mapped_column(
+        _Id, ForeignKey("assay_evaluations.id", ondelete="CASCADE"), primary_key=True
+    )
+    evaluator: Mapped[str] = mapped_column(String(300), nullable=False)  # module:Class
+    codec: Mapped[str] = mapped_column(String(50), nullable=False)
+    size: Mapped[int] = mapped_column(BigInteger, nullable=False)  # compressed bytes
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+
+
+class NameRow(Base):
+    __tablename__ = "assay_names"
+
+    evaluation_id: Mapped[int] = mapped_column(
+        _Id, ForeignKey("assay_evaluations.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str | None] = mapped_column(String(500), nullable=True, index=True)
+    tags: Mapped[dict[str, Any]] = mapped_column(_json(), nullable=False, default=dict)
 
 
 def missing_columns(conn: Any) -> list[tuple[str, str]]:

@@ -84,6 +84,7 @@ __all__ = [
     "format_option",
     "out_option",
     "save_metrics",
+    "save_labels",
     "publish",
     "print_error",
     "note",
@@ -205,10 +206,18 @@ def guarded(fn: F) -> F:
 _save_labels: dict[str, Any] = {}
 
 
+def save_labels() -> dict[str, Any]:
+    """What ``--name``, ``--tag`` and ``--no-units`` said to the running command
+    (``{"name": ..., "tags": {...}, "units": bool}``; empty outside a command), for a
+    command that stores its run without :func:`save_metrics`."""
+    return dict(_save_labels)
+
+
 def _has_save(fn: Callable[..., Any]) -> bool:
     """Whether the command declares ``--save`` (:func:`save_option`)."""
     p = inspect.signature(fn).parameters.get("save")
-    return p is not None and "--save" in (getattr(p.default, "param_decls", None) or ())
+    decls = getattr(p.default, "param_decls", None) or () if p is not None else ()
+    return any(d.split("/")[0] == "--save" for d in decls)  # --save or --save/--no-save
 
 
 def _take_save_labels(kwargs: dict[str, Any]) -> dict[str, Any]:

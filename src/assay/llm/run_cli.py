@@ -160,14 +160,18 @@ def run_task(
 
 def _store(run: Any, metrics: Any, db: str | None, task: Any = None) -> int:
     """The run in the store with its status, its records and one item row per call."""
-    from assay.cli_support import note
+    from assay.cli_support import note, save_labels
     from assay.store import Store
 
     items = item_rows(run, task) or None
+    labels = save_labels()
+    named = {"name": labels.get("name"), "tags": labels.get("tags") or None}
     with Store(db) as store:
         if run.status == "finished":
             eid = store.save(
                 metrics,
+                units=labels.get("units", True),
+                **named,
                 kind=run.kind,
                 dataset=run.dataset,
                 model=run.model,
@@ -185,6 +189,7 @@ def _store(run: Any, metrics: Any, db: str | None, task: Any = None) -> int:
             parameters=run.parameters,
             served_model=run.served_model,
             created=run.started,
+            **named,
         )
         if items:
             store.add_items(eid, items)

@@ -172,19 +172,25 @@ class Store:
         parameters: Mapping[str, Any] | None = None,
         served_model: str | None = None,
         created: datetime | None = None,
+        name: str | None = None,
+        tags: Mapping[str, str] | None = None,
     ) -> int:
         """Record a new evaluation with status ``running``; returns its id.
 
         ``created`` is when the work began (default: now), so a run stored after it stopped
-        keeps its real duration."""
+        keeps its real duration; ``name`` and ``tags`` label it (as :meth:`save`)."""
         check_kind(kind)
         row = eval_row(kind, dataset, model, parameters, "running", served_model)
         if created is not None:
             row["created"] = created if created.tzinfo else created.replace(tzinfo=UTC)
+        labels = name_row(name, tags)
         with self._tx() as conn:
-            return int(
+            eid = int(
                 conn.execute(insert(EvaluationRow).returning(EvaluationRow.id), [row]).scalar_one()
             )
+            if labels is not None:
+                conn.execute(insert(NameRow), [{"evaluation_id": eid, **labels}])
+            return eid
 
     def add_metrics(self, evaluation_id: int, metrics: Iterable[Metric]) -> None:
         """Append metric records to an evaluation."""

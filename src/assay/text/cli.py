@@ -142,9 +142,7 @@ def text_command(
     run fail (exit 1) unless --max-errors allows them; Ctrl-C/SIGTERM keep what was done
     and the same command resumes from the cache.
     """
-    from assay.cli_support import guarded
-
-    guarded(_run)(**locals())
+    _run(**locals())  # registered through guarded (errors, protected files, --name/--tag)
 
 
 def _bleu_weights(text: str) -> list[float]:
@@ -433,4 +431,6 @@ def _publish(records: Any, o: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``assay text`` to the ``assay`` command."""
-    app.command("text")(text_command)
+    from assay.cli_support import guarded
+
+    app.command("text")(guarded(text_command))

@@ -187,8 +187,8 @@ def _child(name, gt_path, dt_path, iou_type, q):
 
 
 def run_tool(name, gt_path, dt_path, iou_type, repeats=1):
-    """Best (least CPU) of ``repeats`` runs, each in a fresh interpreter (the peak RSS is the tool's alone);
-    every tool gets the same number of runs."""
+    """Best (least CPU) of ``repeats`` runs, each in a fresh interpreter (the peak RSS is the
+    tool's alone); every tool gets the same number of runs."""
     best = None
     for _ in range(repeats):
         ctx = mp.get_context("spawn")

@@ -37,6 +37,7 @@ from assay.detection.params import check_iou_type
 from assay.detection.types import BOX, RASTER, Annotations, DetectionData, Label
 from assay.errors import InvalidInputError
 from assay.io.coco import (
+    AnnotationColumns,
     coco_boxes,
     coco_categories,
     coco_images,
@@ -128,10 +129,47 @@ def _gt_rows(
     return _datums(img_ids, cols["image_id"], src), lab, ann_ids
 
 
+def _label_index(labels: _Labels, cat: np.ndarray) -> np.ndarray:
+    """The label of every category id (one lookup per distinct id)."""
+    if len(cat) == 0:
+        return np.zeros(0, np.int64)
+    uniq, inv = np.unique(cat, return_inverse=True)
+    return np.array([labels.of(u) for u in uniq.tolist()], dtype=np.int64)[inv.reshape(-1)]
+
+
+def _groundtruth_columns(
+    cols: AnnotationColumns, images: Any, labels: _Labels, segm: bool, src: str
+) -> Annotations:
+    """Ground truths from the columns of a well-formed file (no object per annotation)."""
+    img_ids, heights, widths = images
+    n = len(cols.image_id)
+    if img_ids.dtype == object or labels.kind != "int":
+        raise AssertionError("columns are read only for integer ids")  # read_coco_annotations
+    d = _datums(img_ids, cols.image_id, src)
+    lab = _label_index(labels, cols.category_id)
+
+    def where(i: int) -> str:
+        return datum_record(img_ids[d[i]], int(cols.ann_id[i]))
+
+    box = coco_boxes(cols.bbox, source=src, record=where)
+    area = box[:, 2] * box[:, 3]
+    rles = np.empty(n, dtype=object)
+    if segm and n:
+        rles, area = coco_rles(cols.segmentation or [], heights[d], widths[d], source=src,
+                               record=where)  # fmt: skip
+    area = np.where(np.isnan(cols.area), area, cols.area)  # pycocotools reads the file's area
+    kind = np.full(n, RASTER if segm else BOX, np.int8)
+    return Annotations(
+        d, lab, box, area, np.ones(n), cols.crowd, cols.ann_id, kind, np.empty(n, object), rles
+    )
+
+
 def _groundtruths(
     gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, src: str
 ) -> Annotations:
     anns = gt["annotations"]
+    if isinstance(anns, AnnotationColumns):
+        return _groundtruth_columns(anns, images, labels, segm, src)
     img_ids, heights, widths = images
     d, lab, ann_ids = _gt_rows(anns, img_ids, labels, src)
 
@@ -176,10 +214,7 @@ def _predictions(dt: list[Any], images: Any, labels: _Labels, segm: bool, src: s
     )
     n = len(cols["score"])
     d = _datums(img_ids, cols["image_id"], src)
-    lab = np.zeros(0, np.int64)
-    if n:
-        uniq, inv = np.unique(cols["category_id"], return_inverse=True)
-        lab = np.array([labels.of(u) for u in uniq.tolist()], dtype=np.int64)[inv]
+    lab = _label_index(labels, cols["category_id"])
     boxes, segms = cols["bbox"], cols["segmentation"]
     use_box = n > 0 and boxes[0] is not None and len(boxes[0]) > 0  # loadRes: the first decides
 
@@ -225,7 +260,7 @@ def load_coco(groundtruths: Any, predictions: Any, *, iou_type: str = "bbox") ->
     check_iou_type(iou_type)
     gsrc = source_name(groundtruths, "groundtruths")
     psrc = source_name(predictions, "predictions")
-    gt = read_coco_annotations(groundtruths)
+    gt = read_coco_annotations(groundtruths, columns=iou_type)
     dt = read_coco_results(predictions)
     images = coco_images(gt, source=gsrc)
     labels = _Labels(*coco_categories(gt, source=gsrc))

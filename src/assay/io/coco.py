@@ -113,7 +113,7 @@ class _BoxAnnotation(msgspec.Struct, gc=False):
     id: int | msgspec.UnsetType = msgspec.UNSET
     area: float | None = None
     iscrowd: int = 0
-    segmentation: msgspec.Raw | None = None
+    segmentation: msgspec.Raw = msgspec.Raw(b"null")
 
 
 class _MaskAnnotation(msgspec.Struct, gc=False):

@@ -122,3 +122,23 @@ def test_matches_hotcoco_from_files(tmp_path, seed, iou_type):
     K = precision.shape[2]
     np.testing.assert_allclose(ours.precision[:, :, :K], precision, atol=1e-12, rtol=0)
     np.testing.assert_allclose(ours.recall[:, :K], np.asarray(peer.eval["recall"]), atol=1e-12)
+
+
+@pytest.mark.parametrize("iou_type", ["bbox", "segm"])
+def test_results_decoded_in_chunks_equal_one_decode(tmp_path, monkeypatch, iou_type):
+    import assay.io.coco as coco
+
+    gt, dt = make_coco(n_images=8, n_categories=4, dets_per_image=10, segm=iou_type == "segm")
+    # a field the reader ignores, holding objects in a list and a string with "}, {" in it:
+    # cuts that land there fail to decode, and the whole file is decoded at once instead
+    dt[3]["extra"] = [{"a": 1}, {"b": "}, {"}]
+    g, p = write(tmp_path, gt, dt)
+    whole = load_coco(g, p, iou_type=iou_type)
+    monkeypatch.setattr(coco, "_CHUNK_BYTES", 64)  # a cut after every result or so
+    assert coco._chunked_columns(p.read_bytes()) is None  # a cut landed inside dt[3]
+    del dt[3]["extra"]
+    p.write_text(json.dumps(dt, indent=1))  # pretty-printed: newlines between results
+    cols = coco._chunked_columns(p.read_bytes())
+    assert isinstance(cols, ResultColumns) and len(cols) == len(dt)
+    assert_same_data(load_coco(g, p, iou_type=iou_type), whole)
+    assert_same_data(whole, load_coco(gt, dt, iou_type=iou_type))

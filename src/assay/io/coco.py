@@ -306,10 +306,58 @@ def read_coco_results(source: Any) -> list[Any] | ResultColumns:
     return dt
 
 
-def _decode_results(raw: bytes, name: str) -> Any:
+_CHUNK_BYTES = 1 << 22
+_BETWEEN = re.compile(rb"\}\s*,\s*\{")  # between two results (or a wrong guess: see below)
+
+
+def _chunked_columns(raw: bytes) -> ResultColumns | None:
+    """The columns of a results list with integer ids, decoded a few MB at a time, so that
+    at most one chunk's Python objects exist at once; None if that does not apply.
+
+    The list is cut after a ``}``, before a ``{``, with only a comma between them. A cut
+    that is not between two results (inside a string or a nested list) leaves an unbalanced
+    chunk, which fails to decode: then None, and the caller decodes the whole file.
+    """
+    start, stop = raw.find(b"[") + 1, raw.rfind(b"]")
+    if start == 0 or stop < start or raw[stop + 1 :].strip():
+        return None
+    cuts, pos = [start], start + _CHUNK_BYTES
+    while pos < stop and (m := _BETWEEN.search(raw, pos, stop)) is not None:
+        cuts += [m.start() + 1, m.end() - 1]
+        pos = m.end() + _CHUNK_BYTES
+    cuts.append(stop)
+    parts = []
     try:
-        # the collector stays paused until the structs are gone: their box tuples then never
-        # cost a collection (and the structs never outlive this call)
+        for a, b in zip(cuts[::2], cuts[1::2]):
+            # the collector stays paused until the structs are gone: their box tuples then
+            # never cost a collection
+            with paused_gc():
+                part = _int_result_columns(_INT_RESULTS.decode(b"[" + raw[a:b] + b"]"))
+            if part is None:
+                return None
+            parts.append(part)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    boxes = [p.bbox for p in parts]
+    segms = [p.segmentation for p in parts]
+    if len({b is None for b in boxes}) > 1 or len({x is None for x in segms}) > 1:
+        return None  # boxes or masks in some chunks only
+    return ResultColumns(
+        np.concatenate([p.image_id for p in parts]),
+        np.concatenate([p.category_id for p in parts]),
+        np.concatenate([p.score for p in parts]),
+        None if boxes[0] is None else np.concatenate(boxes),
+        None if segms[0] is None else [x for seg in segms for x in seg or []],
+    )
+
+
+def _decode_results(raw: bytes, name: str) -> Any:
+    cols = _chunked_columns(raw)
+    if cols is not None:
+        return cols
+    try:
         with paused_gc():
             structs = _INT_RESULTS.decode(raw)
             cols = _int_result_columns(structs)

@@ -142,3 +142,13 @@ def test_results_decoded_in_chunks_equal_one_decode(tmp_path, monkeypatch, iou_t
     assert isinstance(cols, ResultColumns) and len(cols) == len(dt)
     assert_same_data(load_coco(g, p, iou_type=iou_type), whole)
     assert_same_data(whole, load_coco(gt, dt, iou_type=iou_type))
+
+
+def test_ground_truth_categories_missing_from_the_list_keep_their_first_seen_order(tmp_path):
+    gt, dt = make_coco(n_images=6, n_categories=3, dets_per_image=5, seed=4)
+    for a, c in zip(gt["annotations"], [9, 7, 9, 8]):
+        a["category_id"] = c  # not among the categories, and not in ascending order
+    g, p = write(tmp_path, gt, dt)
+    data = load_coco(g, p)
+    assert [x for x in data.label_ids if x > 3][:3] == [9, 7, 8]
+    assert_same_data(data, load_coco(gt, dt))

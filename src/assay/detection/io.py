@@ -73,15 +73,32 @@ class _Labels:
         return self.index[cid]
 
 
+def _dense(ids: np.ndarray) -> tuple[int, int] | None:
+    """``(lo, hi)`` of integer ids when a lookup table over ``[lo, hi]`` is cheap, else None."""
+    if ids.dtype == object or len(ids) == 0:
+        return None
+    lo, hi = int(ids.min()), int(ids.max())
+    return (lo, hi) if hi - lo <= 4 * len(ids) + (1 << 16) else None
+
+
 def _datums(img_ids: np.ndarray, ids: np.ndarray, source: str) -> np.ndarray:
     """Positions of ``ids`` among the (sorted) image ids; unknown ids are an error."""
     if len(ids) == 0:
         return np.zeros(0, np.int64)
-    pos = np.searchsorted(img_ids, ids) if len(img_ids) else np.zeros(len(ids), np.int64)
-    pos_c = np.minimum(pos, max(len(img_ids) - 1, 0))
-    bad = np.flatnonzero(
-        (pos >= len(img_ids)) | (img_ids[pos_c] != ids) if len(img_ids) else ids == ids
-    )
+    span = _dense(ids)
+    if span is not None and len(img_ids):  # one table lookup per id instead of a search
+        lo, hi = span
+        table = np.full(hi - lo + 1, -1, np.int64)
+        inside = (img_ids >= lo) & (img_ids <= hi)
+        table[img_ids[inside] - lo] = np.flatnonzero(inside)
+        pos = table[ids - lo]
+        bad = np.flatnonzero(pos < 0)
+    else:
+        pos = np.searchsorted(img_ids, ids) if len(img_ids) else np.zeros(len(ids), np.int64)
+        pos_c = np.minimum(pos, max(len(img_ids) - 1, 0))
+        bad = np.flatnonzero(
+            (pos >= len(img_ids)) | (img_ids[pos_c] != ids) if len(img_ids) else ids == ids
+        )
     if len(bad):
         i = int(bad[0])
         v = ids[i].item() if isinstance(ids[i], np.generic) else ids[i]
@@ -133,6 +150,13 @@ def _label_index(labels: _Labels, cat: np.ndarray) -> np.ndarray:
     """The label of every category id (one lookup per distinct id)."""
     if len(cat) == 0:
         return np.zeros(0, np.int64)
+    span = _dense(cat)
+    if span is not None:  # a table over the ids instead of a sort
+        lo = span[0]
+        uniq = np.flatnonzero(np.bincount(cat - lo)) + lo
+        table = np.zeros(span[1] - lo + 1, np.int64)
+        table[uniq - lo] = [labels.of(u) for u in uniq.tolist()]
+        return table[cat - lo]
     uniq, inv = np.unique(cat, return_inverse=True)
     return np.array([labels.of(u) for u in uniq.tolist()], dtype=np.int64)[inv.reshape(-1)]
 
@@ -146,6 +170,9 @@ def _groundtruth_columns(
     if img_ids.dtype == object or labels.kind != "int":
         raise AssertionError("columns are read only for integer ids")  # read_coco_annotations
     d = _datums(img_ids, cols.image_id, src)
+    unknown = ~np.isin(cols.category_id, np.asarray(labels.ids, np.int64))
+    for c in dict.fromkeys(cols.category_id[unknown].tolist()):  # first-seen order, as dicts
+        labels.of(c)
     lab = _label_index(labels, cols.category_id)
 
     def where(i: int) -> str:

@@ -29,3 +29,19 @@ def test_text_of_a_column_equals_str_of_every_value(name):
     want = np.array([str(v) for v in s.tolist()], dtype=str)
     assert got.dtype.kind == "U" and len(got) == N
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3])
+@pytest.mark.parametrize(
+    "labels", [["0", "1"], ["a", "bb", "ccc"], ["x"], ["1", "10", "é", "ab"], ["", "b"]]
+)
+def test_label_codes_of_short_text_equal_a_lookup_of_each_value(width, labels):
+    from assay.classification.types import _label_codes
+    from assay.classification.wide import _distinct
+
+    values = np.array([*labels, "zz", "q", "", "ccc"])
+    t = rng.choice(values, 2_000).astype(f"U{width}")  # labels longer than width never match
+    want = pd.Index(list(labels)).get_indexer(t)
+    np.testing.assert_array_equal(_label_codes(t, labels), want)
+    assert (want >= 0).any() and (want < 0).any()
+    assert sorted(_distinct(t).tolist()) == sorted(set(t.tolist()))

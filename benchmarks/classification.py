@@ -16,7 +16,8 @@ loaded machine it moves far less than wall time (the work is single-threaded).
 * ``assay evaluator``: ``ClassificationEvaluator(metrics=[Counts, Precision, Recall, F1,
   Accuracy, ROCAUC])`` with ``add_arrays`` and ``compute`` (it reports every label, so it
   does at least the peers' work);
-* ``scikit-learn``: the functions of the same names and ``confusion_matrix``;
+* ``scikit-learn``: ``roc_auc_score``, ``precision_recall_fscore_support`` (once, as its
+  users call it), ``accuracy_score`` and ``confusion_matrix``;
 * ``torchmetrics functional`` / ``stateful``: ``binary_auroc`` ... ``binary_confusion_matrix``
   (multiclass: the ``multiclass_*`` forms), or the metric classes in a ``MetricCollection``
   with ``update`` and ``compute``; one torch thread, as numpy and scikit-learn use one core;

@@ -66,9 +66,9 @@ def sklearn_functional(y: np.ndarray, s: np.ndarray) -> None:
     if s.ndim == 1:
         skm.roc_auc_score(y, s)
         pred = (s >= THRESHOLD).astype(np.int64)
-        skm.precision_score(y, pred)
-        skm.recall_score(y, pred)
-        skm.f1_score(y, pred)
+        # one call, as scikit-learn users get the three together (precision_score,
+        # recall_score and f1_score separately would each redo the same counting)
+        skm.precision_recall_fscore_support(y, pred, average="binary")
     else:
         skm.roc_auc_score(y, s, multi_class="ovr", average=None)
         pred = s.argmax(axis=1)

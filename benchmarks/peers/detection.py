@@ -55,6 +55,35 @@ def run_assay(gt_path, dt_path, iou_type):
     }
 
 
+def run_assay_cli(gt_path, dt_path, iou_type):
+    """``assay detection --coco`` in a subprocess: the command a user types, from the files to
+    the 12 printed numbers. Its CPU time (user + sys) and peak RSS are the subprocess's own
+    (``getrusage(RUSAGE_CHILDREN)``), interpreter start-up and imports included."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "assay", "detection", "--groundtruths", gt_path]
+    cmd += ["--predictions", dt_path, "--iou-type", iou_type, "--coco"]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
+    t2 = time.perf_counter()
+    r2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stats = [float(line.rsplit("=", 1)[1]) for line in out.splitlines() if "] = " in line]
+    return {
+        "stats": stats,
+        "read": float("nan"),
+        "eval": float("nan"),
+        "total": t2 - t0,
+        "cpu": (r2.ru_utime - r0.ru_utime) + (r2.ru_stime - r0.ru_stime),
+        "peak_mb": r2.ru_maxrss / 1024,
+    }
+
+
 def run_pycocotools(gt_path, dt_path, iou_type):
     from pycocotools.coco import COCO
     from pycocotools.cocoeval import COCOeval
@@ -87,6 +116,30 @@ def run_faster_coco_eval(gt_path, dt_path, iou_type):
         dt = gt.loadRes(dt_path)
         t1 = time.perf_counter()
         e = COCOeval_faster(gt, dt, iou_type, print_function=lambda *a, **k: None)
+        e.evaluate()
+        e.accumulate()
+        e.summarize()
+        t2, c2 = time.perf_counter(), time.process_time()
+    return {
+        "stats": list(map(float, e.stats[:12])),
+        "read": t1 - t0,
+        "eval": t2 - t1,
+        "total": t2 - t0,
+        "cpu": c2 - c0,
+    }
+
+
+def run_hotcoco(gt_path, dt_path, iou_type):
+    """hotcoco (Rust, pycocotools-exact) with its COCOeval API. Its thread count is the
+    ``RAYON_NUM_THREADS`` the driver sets in the child's environment (1 = single-threaded)."""
+    import hotcoco
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        t0, c0 = time.perf_counter(), time.process_time()
+        gt = hotcoco.COCO(gt_path)
+        dt = gt.load_res(dt_path)
+        t1 = time.perf_counter()
+        e = hotcoco.COCOeval(gt, dt, iou_type)
         e.evaluate()
         e.accumulate()
         e.summarize()
@@ -271,8 +324,12 @@ CM_TOOLS = {"assay": run_assay_cm, "valor-lite": run_valor_cm}
 
 TOOLS = {
     "assay": run_assay,
+    "assay-cli": run_assay_cli,
     "pycocotools": run_pycocotools,
     "faster-coco-eval": run_faster_coco_eval,
+    # the same tool twice: single-threaded (RAYON_NUM_THREADS=1) and with its default threads
+    "hotcoco-1thread": run_hotcoco,
+    "hotcoco": run_hotcoco,
     "valor-lite": run_valor_lite,
     "torchmetrics": run_torchmetrics,
 }

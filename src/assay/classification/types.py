@@ -190,6 +190,7 @@ def _label_codes(t: NDArray[Any], labels: Sequence[Any]) -> NDArray[np.signedint
         return pd.Index(list(labels)).get_indexer(t)
     if len(labs) <= 64:  # one comparison per label: no n-sized integer temporaries
         codes = np.full(len(t), -1, dtype=np.int8)
+        t, labs = _as_words(t, labs)
         for j, lab in enumerate(labs):
             codes[t == lab] = j
         return codes
@@ -197,6 +198,21 @@ def _label_codes(t: NDArray[Any], labels: Sequence[Any]) -> NDArray[np.signedint
     sl = labs[order]
     i = np.minimum(np.searchsorted(sl, t), len(sl) - 1)
     return np.where(sl[i] == t, order[i], -1)
+
+
+def _as_words(t: NDArray[Any], labs: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Text of one or two characters as one integer each (numpy's UCS-4 code units, zero
+    padded), so that equality is one integer comparison; other arrays as they are. Equal
+    integers are equal strings (numpy pads strings with zeros and ignores them in ``==``)."""
+    width = t.dtype.itemsize
+    if t.dtype.kind != "U" or width not in (4, 8) or labs.dtype.kind != "U":
+        return t, labs
+    word = np.uint32 if width == 4 else np.uint64
+    fits = np.array([len(x) <= width // 4 for x in labs.tolist()], dtype=bool)
+    padded = np.asarray(labs, dtype=t.dtype)  # a label too long to fit matches nothing:
+    out = padded.view(word).copy()
+    out[~fits] = np.iinfo(word).max  # no text of this width is these bytes (not UCS-4)
+    return np.ascontiguousarray(t).view(word), out
 
 
 def _uids(uids: ArrayLike | None, n: int) -> NDArray[Any] | None:

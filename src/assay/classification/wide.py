@@ -49,8 +49,17 @@ def _label_text(df: pd.DataFrame, column: str, source: str) -> NDArray[np.str_]:
     return _text_column(df, column, source)
 
 
+def _distinct(truth: NDArray[np.str_]) -> NDArray[np.str_]:
+    """The distinct values of a text column (labels of one or two characters: as integers)."""
+    width = truth.dtype.itemsize
+    if truth.dtype.kind == "U" and width in (4, 8):
+        word = np.uint32 if width == 4 else np.uint64
+        return np.unique(np.ascontiguousarray(truth).view(word)).view(truth.dtype)
+    return np.unique(truth)
+
+
 def _negative_label(truth: NDArray[np.str_], positive: str, column: str, source: str) -> str:
-    others = sorted(set(np.unique(truth).tolist()) - {positive})
+    others = sorted(set(_distinct(truth).tolist()) - {positive})
     if len(others) > 1:
         raise InvalidInputError(
             f"a single score column needs two classes; y_true has {len(others) + 1} "

@@ -57,7 +57,9 @@ def accumulate(
     gts, dts = data.groundtruths, data.predictions
     T, R = len(params.iou_thresholds), len(params.recall_thresholds)
     K, A, M = len(data.labels), len(params.area_ranges), len(params.max_dets)
-    precision = -np.ones((T, R, K, A, M))
+    # filled one contiguous (T, K, R) block per (area, max-dets) cell, laid out as COCO's
+    # (T, R, K, A, M) once at the end (one copy instead of twelve strided writes)
+    cells = np.empty((A, M, T, K, R))
     recall = -np.ones((T, K, A, M))
     lab = dts.label[m.det]
     # per max-dets: the kept detections (rank < max_det) and their positions among the kept
@@ -76,10 +78,10 @@ def accumulate(
             params,
             restrict,
             all_precision,
-            precision[..., a, :],
+            cells[a],
             recall[..., a, :],
         )
-    return precision, recall
+    return np.ascontiguousarray(cells.transpose(2, 4, 3, 0, 1)), recall
 
 
 def _accumulate_area(
@@ -93,7 +95,7 @@ def _accumulate_area(
     precision: np.ndarray,
     recall: np.ndarray,
 ) -> None:
-    """Fill ``precision (T, R, K, M)`` and ``recall (T, K, M)`` of area range ``a`` in place.
+    """Fill ``precision (M, T, K, R)`` and ``recall (T, K, M)`` of area range ``a`` in place.
 
     ``npig`` holds each label's ground truths that are not ignored in this area range.
     """
@@ -116,7 +118,7 @@ def _accumulate_area(
         rec = divide(cnt.reshape(T, K), npig[None, :])  # NaN where n = 0
         recall[:, :, mi] = np.where(live[None, :], rec, -1.0)
         if not all_precision and mi < M - 1:
-            precision[:, :, :, mi] = np.nan
+            precision[mi] = np.nan
             continue
         if last:
             q = _cell_precision(cell, pos, tp, lab, m.dt_out[a], cnt, npig, T, K, rec_thr, tp_at)
@@ -127,7 +129,7 @@ def _accumulate_area(
             q = _cell_precision(
                 cell[w], newpos[pos[w]], tp[w], lab_m, out, cnt, npig, T, K, rec_thr
             )
-        precision[:, :, :, mi] = np.where(live[None, :, None], q, -1.0).transpose(0, 2, 1)
+        precision[mi] = np.where(live[None, :, None], q, -1.0)
 
 
 def _points_needed(npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:

@@ -24,10 +24,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import shapely
 
 from assay.detection.types import BOX, POLYGON, RASTER, Annotations
 from assay.io.masks import (
@@ -39,6 +38,9 @@ from assay.io.masks import (
     rle_iou,
     rle_to_mask,
 )
+
+if TYPE_CHECKING:  # shapely loads with the first polygon: box-only runs never need it
+    import shapely
 
 __all__ = [
     "box_iou",
@@ -103,6 +105,8 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
         >>> raster_to_polygon({"size": r["size"], "counts": r["counts"].encode()}).area
         4.0
     """
+    import shapely
+
     mask = decode_rle(rle).astype(bool)
     h, w = mask.shape
     padded = np.zeros((h + 2, w), dtype=np.int8)
@@ -120,6 +124,8 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
 def _to_shapely(
     kind: np.ndarray, box: np.ndarray, polygons: np.ndarray, rles: np.ndarray
 ) -> np.ndarray:
+    import shapely
+
     out = np.empty(len(kind), dtype=object)
     b = kind == BOX
     if b.any():
@@ -136,6 +142,8 @@ def tight_bounds(
     kind: np.ndarray, box: np.ndarray, polygons: np.ndarray, rles: np.ndarray
 ) -> np.ndarray:
     """Tight ``[x, y, w, h]`` of each geometry (the box itself for BOX rows)."""
+    import shapely
+
     out = box.astype(np.float64, copy=True)
     p = np.flatnonzero(kind == POLYGON)
     if len(p):
@@ -156,6 +164,8 @@ def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray)
     tight boxes do not overlap are 0 without touching the geometry. Crowd ground truths
     divide by the detection's area.
     """
+    import shapely
+
     n = len(di)
     out = np.zeros(n)
     if n == 0:

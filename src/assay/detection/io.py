@@ -37,6 +37,7 @@ from assay.detection.params import check_iou_type
 from assay.detection.types import BOX, RASTER, Annotations, DetectionData, Label
 from assay.errors import InvalidInputError
 from assay.io.coco import (
+    AnnotationColumns,
     coco_boxes,
     coco_categories,
     coco_images,
@@ -72,15 +73,32 @@ class _Labels:
         return self.index[cid]
 
 
+def _dense(ids: np.ndarray) -> tuple[int, int] | None:
+    """``(lo, hi)`` of integer ids when a lookup table over ``[lo, hi]`` is cheap, else None."""
+    if ids.dtype == object or len(ids) == 0:
+        return None
+    lo, hi = int(ids.min()), int(ids.max())
+    return (lo, hi) if hi - lo <= 4 * len(ids) + (1 << 16) else None
+
+
 def _datums(img_ids: np.ndarray, ids: np.ndarray, source: str) -> np.ndarray:
     """Positions of ``ids`` among the (sorted) image ids; unknown ids are an error."""
     if len(ids) == 0:
         return np.zeros(0, np.int64)
-    pos = np.searchsorted(img_ids, ids) if len(img_ids) else np.zeros(len(ids), np.int64)
-    pos_c = np.minimum(pos, max(len(img_ids) - 1, 0))
-    bad = np.flatnonzero(
-        (pos >= len(img_ids)) | (img_ids[pos_c] != ids) if len(img_ids) else ids == ids
-    )
+    span = _dense(ids)
+    if span is not None and len(img_ids):  # one table lookup per id instead of a search
+        lo, hi = span
+        table = np.full(hi - lo + 1, -1, np.int64)
+        inside = (img_ids >= lo) & (img_ids <= hi)
+        table[img_ids[inside] - lo] = np.flatnonzero(inside)
+        pos = table[ids - lo]
+        bad = np.flatnonzero(pos < 0)
+    else:
+        pos = np.searchsorted(img_ids, ids) if len(img_ids) else np.zeros(len(ids), np.int64)
+        pos_c = np.minimum(pos, max(len(img_ids) - 1, 0))
+        bad = np.flatnonzero(
+            (pos >= len(img_ids)) | (img_ids[pos_c] != ids) if len(img_ids) else ids == ids
+        )
     if len(bad):
         i = int(bad[0])
         v = ids[i].item() if isinstance(ids[i], np.generic) else ids[i]
@@ -128,10 +146,57 @@ def _gt_rows(
     return _datums(img_ids, cols["image_id"], src), lab, ann_ids
 
 
+def _label_index(labels: _Labels, cat: np.ndarray) -> np.ndarray:
+    """The label of every category id (one lookup per distinct id)."""
+    if len(cat) == 0:
+        return np.zeros(0, np.int64)
+    span = _dense(cat)
+    if span is not None:  # a table over the ids instead of a sort
+        lo = span[0]
+        uniq = np.flatnonzero(np.bincount(cat - lo)) + lo
+        table = np.zeros(span[1] - lo + 1, np.int64)
+        table[uniq - lo] = [labels.of(u) for u in uniq.tolist()]
+        return table[cat - lo]
+    uniq, inv = np.unique(cat, return_inverse=True)
+    return np.array([labels.of(u) for u in uniq.tolist()], dtype=np.int64)[inv.reshape(-1)]
+
+
+def _groundtruth_columns(
+    cols: AnnotationColumns, images: Any, labels: _Labels, segm: bool, src: str
+) -> Annotations:
+    """Ground truths from the columns of a well-formed file (no object per annotation)."""
+    img_ids, heights, widths = images
+    n = len(cols.image_id)
+    if img_ids.dtype == object or labels.kind != "int":
+        raise AssertionError("columns are read only for integer ids")  # read_coco_annotations
+    d = _datums(img_ids, cols.image_id, src)
+    unknown = ~np.isin(cols.category_id, np.asarray(labels.ids, np.int64))
+    for c in dict.fromkeys(cols.category_id[unknown].tolist()):  # first-seen order, as dicts
+        labels.of(c)
+    lab = _label_index(labels, cols.category_id)
+
+    def where(i: int) -> str:
+        return datum_record(img_ids[d[i]], int(cols.ann_id[i]))
+
+    box = coco_boxes(cols.bbox, source=src, record=where)
+    area = box[:, 2] * box[:, 3]
+    rles = np.empty(n, dtype=object)
+    if segm and n:
+        rles, area = coco_rles(cols.segmentation or [], heights[d], widths[d], source=src,
+                               record=where)  # fmt: skip
+    area = np.where(np.isnan(cols.area), area, cols.area)  # pycocotools reads the file's area
+    kind = np.full(n, RASTER if segm else BOX, np.int8)
+    return Annotations(
+        d, lab, box, area, np.ones(n), cols.crowd, cols.ann_id, kind, np.empty(n, object), rles
+    )
+
+
 def _groundtruths(
     gt: dict[str, Any], images: Any, labels: _Labels, segm: bool, src: str
 ) -> Annotations:
     anns = gt["annotations"]
+    if isinstance(anns, AnnotationColumns):
+        return _groundtruth_columns(anns, images, labels, segm, src)
     img_ids, heights, widths = images
     d, lab, ann_ids = _gt_rows(anns, img_ids, labels, src)
 
@@ -176,10 +241,7 @@ def _predictions(dt: list[Any], images: Any, labels: _Labels, segm: bool, src: s
     )
     n = len(cols["score"])
     d = _datums(img_ids, cols["image_id"], src)
-    lab = np.zeros(0, np.int64)
-    if n:
-        uniq, inv = np.unique(cols["category_id"], return_inverse=True)
-        lab = np.array([labels.of(u) for u in uniq.tolist()], dtype=np.int64)[inv]
+    lab = _label_index(labels, cols["category_id"])
     boxes, segms = cols["bbox"], cols["segmentation"]
     use_box = n > 0 and boxes[0] is not None and len(boxes[0]) > 0  # loadRes: the first decides
 
@@ -225,7 +287,7 @@ def load_coco(groundtruths: Any, predictions: Any, *, iou_type: str = "bbox") ->
     check_iou_type(iou_type)
     gsrc = source_name(groundtruths, "groundtruths")
     psrc = source_name(predictions, "predictions")
-    gt = read_coco_annotations(groundtruths)
+    gt = read_coco_annotations(groundtruths, columns=iou_type)
     dt = read_coco_results(predictions)
     images = coco_images(gt, source=gsrc)
     labels = _Labels(*coco_categories(gt, source=gsrc))

@@ -184,7 +184,7 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
             np.bincount(pd, minlength=n) >= 2
         )  # detections with >= 2 candidates
         general = (
-            np.isin(group[pd], np.unique(group[several]))
+            np.isin(group[pd], _distinct(group[several]))
             if len(several)
             else np.zeros(len(pd), bool)
         )
@@ -205,6 +205,21 @@ def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> 
         area_key=area_key,
         area_gt=area_gt,
     )
+
+
+def _distinct(x: np.ndarray) -> np.ndarray:
+    """The distinct values of ``x``, sorted (``np.unique`` without its masked-array import)."""
+    x = np.sort(x)
+    return x[np.r_[True, x[1:] != x[:-1]]] if len(x) else x
+
+
+def _dense_rank(x: np.ndarray) -> np.ndarray:
+    """Each value's position among the distinct values of ``x`` (``np.unique``'s inverse)."""
+    o = np.argsort(x, kind="stable")
+    v = x[o]
+    out = np.empty(len(x), np.int64)
+    out[o] = np.cumsum(np.r_[False, v[1:] != v[:-1]]) if len(x) else out[o]
+    return out
 
 
 def match_simple(
@@ -278,7 +293,7 @@ def match_general(
     idx = np.arange(len(pd))
     pos = idx - np.maximum.accumulate(np.where(new_seg, idx, 0))
     pos_bits = max(1, int(pos.max()).bit_length())
-    iou_rank = np.unique(iou, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    iou_rank = _dense_rank(iou)
     base = (iou_rank << pos_bits) | pos
     regular = np.int64(1) << (pos_bits + max(1, int(iou_rank.max()).bit_length()))
     steps = np.flatnonzero(np.r_[True, prank[1:] != prank[:-1], True])

@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import shapely
 
 from assay.detection.types import POLYGON, RASTER, Annotations, DetectionData
 from assay.io.metadata import Metadata
@@ -48,7 +47,11 @@ def _annotations_to_arrays(a: Annotations, prefix: str) -> dict[str, np.ndarray]
     out = {f"{prefix}{f}": np.asarray(getattr(a, f)) for f in _NUMERIC}
     poly_rows = np.flatnonzero(a.kind == POLYGON)
     rle_rows = np.flatnonzero(a.kind == RASTER)
-    wkb = list(shapely.to_wkb(a.polygons[poly_rows])) if len(poly_rows) else []
+    wkb: list[bytes] = []
+    if len(poly_rows):
+        import shapely  # only data with polygons needs it
+
+        wkb = list(shapely.to_wkb(a.polygons[poly_rows]))
     out[f"{prefix}poly_buf"], out[f"{prefix}poly_off"] = _pack(wkb)
     counts = [bytes(a.rles[i]["counts"]) for i in rle_rows]
     out[f"{prefix}rle_buf"], out[f"{prefix}rle_off"] = _pack(counts)
@@ -66,6 +69,8 @@ def _annotations_from_arrays(s: Mapping[str, np.ndarray], prefix: str) -> Annota
     rles = np.empty(n, dtype=object)
     poly_rows = np.flatnonzero(cols["kind"] == POLYGON)
     if len(poly_rows):
+        import shapely  # only data with polygons needs it
+
         polygons[poly_rows] = shapely.from_wkb(
             _unpack(s[f"{prefix}poly_buf"], s[f"{prefix}poly_off"])
         )

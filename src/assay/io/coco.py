@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import re
 from operator import attrgetter
 from pathlib import Path
@@ -39,6 +40,8 @@ from assay.io.coco_geometry import coco_boxes, coco_rles
 from assay.io.jsonfiles import paused_gc, read_bytes, read_json
 
 __all__ = [
+    "AnnotationColumns",
+    "ResultColumns",
     "CocoImages",
     "read_coco_annotations",
     "coco_images",
@@ -68,10 +71,23 @@ def id_kind(v: Any) -> str | None:
     return "str" if isinstance(v, str) else None
 
 
-def read_coco_annotations(source: Any) -> dict[str, Any]:
-    """A COCO annotations object (``images``, ``annotations`` lists), from a path or a dict."""
+def read_coco_annotations(source: Any, *, columns: str | None = None) -> dict[str, Any]:
+    """A COCO annotations object (``images``, ``annotations`` lists), from a path or a dict.
+
+    ``columns="bbox"`` or ``"segm"``: when the file is a well-formed COCO file (integer image
+    and category ids, every annotation with an integer ``image_id`` and ``category_id`` and a
+    4-number ``bbox``), its annotations are decoded by msgspec straight into columns
+    (:class:`AnnotationColumns`; with ``"bbox"`` the segmentations are skipped unparsed).
+    Anything else is read as plain JSON and validated record by record (the precise errors).
+    """
     name = str(source) if isinstance(source, (str, Path)) else "groundtruths"
-    gt = read_json(source)
+    if columns is not None and isinstance(source, (str, Path)):
+        raw = read_bytes(source)
+        fast = _decode_annotations(raw, segm=columns == "segm") if raw.isascii() else None
+        if fast is not None:
+            return fast
+        source = raw
+    gt = read_json(source, name=name)
     if not isinstance(gt, dict) or "images" not in gt or "annotations" not in gt:
         hint = " (this looks like assay JSONL or a results list)" if isinstance(gt, list) else ""
         raise InvalidInputError(
@@ -86,6 +102,93 @@ def read_coco_annotations(source: Any) -> dict[str, Any]:
                     "must be a JSON object", source=name, record=f"{f[:-1]} {i}", field=f
                 )
     return gt
+
+
+class _BoxAnnotation(msgspec.Struct, gc=False):
+    """A ground-truth annotation of a well-formed file; the segmentation left unparsed."""
+
+    image_id: int
+    category_id: int
+    bbox: tuple[float, float, float, float]
+    id: int | msgspec.UnsetType = msgspec.UNSET
+    area: float | None = None
+    iscrowd: int = 0
+    segmentation: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class _MaskAnnotation(msgspec.Struct, gc=False):
+    """The same, with the segmentation parsed (for masks)."""
+
+    image_id: int
+    category_id: int
+    bbox: tuple[float, float, float, float]
+    id: int | msgspec.UnsetType = msgspec.UNSET
+    area: float | None = None
+    iscrowd: int = 0
+    segmentation: Any = None
+
+
+class _BoxFile(msgspec.Struct):
+    images: list[dict[str, Any]]
+    annotations: list[_BoxAnnotation]
+    categories: list[dict[str, Any]] = []
+
+
+class _MaskFile(msgspec.Struct):
+    images: list[dict[str, Any]]
+    annotations: list[_MaskAnnotation]
+    categories: list[dict[str, Any]] = []
+
+
+_GT_DECODERS = {False: msgspec.json.Decoder(_BoxFile), True: msgspec.json.Decoder(_MaskFile)}
+
+
+class AnnotationColumns(NamedTuple):
+    """The annotations of a well-formed COCO file as columns (no object per annotation).
+
+    ``area`` is NaN where the file gives none; ``segmentation`` is None unless decoded for
+    masks."""
+
+    image_id: NDArray[np.int64]
+    category_id: NDArray[np.int64]
+    ann_id: NDArray[np.int64]
+    bbox: NDArray[np.float64]
+    area: NDArray[np.float64]
+    crowd: NDArray[np.bool_]
+    segmentation: list[Any] | None
+
+
+def _decode_annotations(raw: bytes, *, segm: bool) -> dict[str, Any] | None:
+    """The file as ``{"images", "categories", "annotations": AnnotationColumns}``, or None
+    when it is not a well-formed COCO file with integer ids (then the generic path reads it
+    and names any problem)."""
+    try:
+        with paused_gc():
+            f = _GT_DECODERS[segm].decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    for items in (f.images, f.categories):  # the ground truth's own ids: integers here
+        if not all(type(x.get("id")) is int for x in items):
+            return None
+    anns = f.annotations
+    n = len(anns)
+    try:
+        img = np.fromiter(map(attrgetter("image_id"), anns), dtype=np.int64, count=n)
+        cat = np.fromiter(map(attrgetter("category_id"), anns), dtype=np.int64, count=n)
+        ids = list(map(attrgetter("id"), anns))
+        if msgspec.UNSET in ids:  # pycocotools numbers annotations without an id from 1
+            ids = [i + 1 if v is msgspec.UNSET else v for i, v in enumerate(ids)]
+        ann_id = np.array(ids, dtype=np.int64).reshape(n)
+        crowd = np.fromiter(map(attrgetter("iscrowd"), anns), dtype=np.int64, count=n) != 0
+    except OverflowError:
+        return None
+    boxes = itertools.chain.from_iterable(map(attrgetter("bbox"), anns))
+    bbox = np.fromiter(boxes, dtype=np.float64, count=4 * n).reshape(n, 4)
+    given = list(map(attrgetter("area"), anns))
+    area = np.array(given, dtype=np.float64).reshape(n)  # None -> NaN
+    seg = list(map(attrgetter("segmentation"), anns)) if segm else None
+    cols = AnnotationColumns(img, cat, ann_id, bbox, area, crowd, seg)
+    return {"images": f.images, "categories": f.categories, "annotations": cols}
 
 
 def _ids(items: list[dict[str, Any]], what: str, source: str) -> tuple[list[Any], str]:
@@ -161,11 +264,24 @@ class _Result(msgspec.Struct, gc=False):
     segmentation: Any = None
 
 
+class _IntResult(msgspec.Struct, gc=False):
+    """One COCO result with integer ids (the common case): its columns need no type check."""
+
+    image_id: int
+    category_id: int
+    score: float
+    bbox: tuple[float, float, float, float] | None = None
+    segmentation: Any = None
+
+
 _RESULTS = msgspec.json.Decoder(list[_Result])
+_INT_RESULTS = msgspec.json.Decoder(list[_IntResult])
 
 
-def read_coco_results(source: Any) -> list[Any]:
-    """A COCO results list (typed structs when read from a file; dicts as given otherwise).
+def read_coco_results(source: Any) -> list[Any] | ResultColumns:
+    """A COCO results list: from a file, :class:`ResultColumns` when every result has integer
+    ids, a finite score and a box (or none has a box), else typed structs; dicts as given
+    otherwise.
 
     A ``{"annotations": [...]}`` object is accepted too (its annotations are the results).
     """
@@ -177,6 +293,8 @@ def read_coco_results(source: Any) -> list[Any]:
         dt = _decode_results(raw, name) if raw.lstrip()[:1] == b"[" else read_json(raw, name=name)
     else:
         dt = source
+    if isinstance(dt, ResultColumns):
+        return dt
     if isinstance(dt, dict) and "images" in dt:
         raise InvalidInputError(
             "expected a JSON list of COCO results, got a COCO annotations file", source=name
@@ -188,7 +306,67 @@ def read_coco_results(source: Any) -> list[Any]:
     return dt
 
 
+_CHUNK_BYTES = 1 << 22
+_BETWEEN = re.compile(rb"\}\s*,\s*\{")  # between two results (or a wrong guess: see below)
+
+
+def _chunked_columns(raw: bytes) -> ResultColumns | None:
+    """The columns of a results list with integer ids, decoded a few MB at a time, so that
+    at most one chunk's Python objects exist at once; None if that does not apply.
+
+    The list is cut after a ``}``, before a ``{``, with only a comma between them. A cut
+    that is not between two results (inside a string or a nested list) leaves an unbalanced
+    chunk, which fails to decode: then None, and the caller decodes the whole file.
+    """
+    start, stop = raw.find(b"[") + 1, raw.rfind(b"]")
+    if start == 0 or stop < start or raw[stop + 1 :].strip():
+        return None
+    cuts, pos = [start], start + _CHUNK_BYTES
+    while pos < stop and (m := _BETWEEN.search(raw, pos, stop)) is not None:
+        cuts += [m.start() + 1, m.end() - 1]
+        pos = m.end() + _CHUNK_BYTES
+    cuts.append(stop)
+    parts = []
+    try:
+        for a, b in zip(cuts[::2], cuts[1::2]):
+            # the collector stays paused until the structs are gone: their box tuples then
+            # never cost a collection
+            with paused_gc():
+                part = _int_result_columns(_INT_RESULTS.decode(b"[" + raw[a:b] + b"]"))
+            if part is None:
+                return None
+            parts.append(part)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    boxes = [p.bbox for p in parts]
+    segms = [p.segmentation for p in parts]
+    if len({b is None for b in boxes}) > 1 or len({x is None for x in segms}) > 1:
+        return None  # boxes or masks in some chunks only
+    return ResultColumns(
+        np.concatenate([p.image_id for p in parts]),
+        np.concatenate([p.category_id for p in parts]),
+        np.concatenate([p.score for p in parts]),
+        None if boxes[0] is None else np.concatenate(boxes),
+        None if segms[0] is None else [x for seg in segms for x in seg or []],
+    )
+
+
 def _decode_results(raw: bytes, name: str) -> Any:
+    cols = _chunked_columns(raw)
+    if cols is not None:
+        return cols
+    try:
+        with paused_gc():
+            structs = _INT_RESULTS.decode(raw)
+            cols = _int_result_columns(structs)
+            if cols is None:
+                return structs
+            del structs
+            return cols
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        pass  # string ids, or a problem the next decoders name
     try:
         with paused_gc():
             return _RESULTS.decode(raw)
@@ -254,7 +432,22 @@ def result_columns(
     """Columns of a results list (structs or dicts): image_id, category_id, score, bbox,
     segmentation. Ids must have the ground truth's id types; scores must be finite."""
     n = len(dt)
-    if n and isinstance(dt[0], _Result):
+    img_kind = "str" if image_ids.dtype == object else "int"
+    if isinstance(dt, ResultColumns):
+        # integer ids: usable only if the ground truth's are too (else the first is wrong)
+        _typed_ids(dt.image_id[:1].tolist(), img_kind, source=source, field="image_id",
+                   what="image")  # fmt: skip
+        _typed_ids(dt.category_id[:1].tolist(), category_kind, source=source,
+                   field="category_id", what="category")  # fmt: skip
+        return {
+            "typed": True,
+            "image_id": dt.image_id,
+            "category_id": dt.category_id,
+            "score": dt.score,
+            "bbox": [None] * n if dt.bbox is None else dt.bbox,
+            "segmentation": [None] * n if dt.segmentation is None else dt.segmentation,
+        }
+    if n and isinstance(dt[0], (_Result, _IntResult)):
         img = list(map(attrgetter("image_id"), dt))
         cat = list(map(attrgetter("category_id"), dt))
         score = np.fromiter(map(attrgetter("score"), dt), dtype=np.float64, count=n)
@@ -286,7 +479,6 @@ def result_columns(
         score = np.array([a["score"] for a in dt], dtype=np.float64)
         bbox = [a.get("bbox") for a in dt]
         seg = [a.get("segmentation") for a in dt]
-    img_kind = "str" if image_ids.dtype == object else "int"
     if n and not np.isfinite(score).all():
         i = int(np.flatnonzero(~np.isfinite(score))[0])
         raise InvalidInputError(
@@ -296,7 +488,7 @@ def result_columns(
             field="score",
         )
     return {
-        "typed": bool(n) and isinstance(dt[0], _Result),
+        "typed": bool(n) and isinstance(dt[0], (_Result, _IntResult)),
         "image_id": _typed_ids(img, img_kind, source=source, field="image_id", what="image"),
         "category_id": _typed_ids(
             cat, category_kind, source=source, field="category_id", what="category"
@@ -305,3 +497,45 @@ def result_columns(
         "bbox": bbox,
         "segmentation": seg,
     }
+
+
+class ResultColumns(NamedTuple):
+    """COCO results as columns: integer ids, finite scores, ``(n, 4)`` boxes (None when no
+    result has one), segmentations (None when none has one)."""
+
+    image_id: NDArray[np.int64]
+    category_id: NDArray[np.int64]
+    score: NDArray[np.float64]
+    bbox: NDArray[np.float64] | None
+    segmentation: list[Any] | None
+
+    def __len__(self) -> int:  # the number of results (not of columns)
+        return len(self.score)
+
+
+def _int_result_columns(dt: list[Any]) -> ResultColumns | None:
+    """The columns of results decoded with integer ids; None if an id overflows int64, a
+    score is not finite or only some results have a box (the general path names these)."""
+    n = len(dt)
+    if n == 0:
+        return None
+    try:
+        img = np.fromiter(map(attrgetter("image_id"), dt), dtype=np.int64, count=n)
+        cat = np.fromiter(map(attrgetter("category_id"), dt), dtype=np.int64, count=n)
+    except OverflowError:
+        return None
+    score = np.fromiter(map(attrgetter("score"), dt), dtype=np.float64, count=n)
+    if not np.isfinite(score).all():
+        return None
+    boxes = list(map(attrgetter("bbox"), dt))
+    n_box = n - boxes.count(None)
+    if n_box not in (0, n):
+        return None
+    bbox = None
+    if n_box:
+        flat = itertools.chain.from_iterable(boxes)
+        bbox = np.fromiter(flat, dtype=np.float64, count=4 * n).reshape(n, 4)
+    del boxes
+    seg = list(map(attrgetter("segmentation"), dt))
+    segm = None if seg.count(None) == n else seg
+    return ResultColumns(img, cat, score, bbox, segm)

@@ -39,6 +39,11 @@ def _not_a_box(b: Any) -> bool:
     )
 
 
+def _shown(box: Any) -> list[Any]:
+    """A box as the file wrote it (integral floats of an array shown as integers)."""
+    return [int(v) if float(v).is_integer() else float(v) for v in box]
+
+
 def coco_boxes(
     boxes: Sequence[Any],
     *,
@@ -50,9 +55,12 @@ def coco_boxes(
     finite corner and area. ``record(i)`` names box ``i`` in errors. ``typed``: the boxes
     were decoded as 4-tuples of numbers already (msgspec), so only their values are checked."""
     n = len(boxes)
+    if isinstance(boxes, np.ndarray):  # (n, 4) numbers already: only their values are checked
+        typed, arr = True, boxes.astype(np.float64).reshape(n, 4)
     bad_at = None if typed else next((i for i, b in enumerate(boxes) if _not_a_box(b)), None)
-    arr = np.zeros((0, 4))
-    if bad_at is None:
+    if not isinstance(boxes, np.ndarray):
+        arr = np.zeros((0, 4))
+    if bad_at is None and not isinstance(boxes, np.ndarray):
         try:
             flat = itertools.chain.from_iterable(boxes)
             arr = np.fromiter(flat, dtype=np.float64, count=4 * n).reshape(n, 4)
@@ -74,7 +82,7 @@ def coco_boxes(
         i = int(bad[0])
         why = check_box(*(float(v) for v in arr[i])) or "is unusable"
         raise InvalidInputError(
-            f"bbox {list(boxes[i])}: {why}",
+            f"bbox {_shown(boxes[i]) if isinstance(boxes, np.ndarray) else list(boxes[i])}: {why}",
             source=source,
             record=record(i),
             field="bbox",

@@ -21,13 +21,15 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import shapely
 
 from assay.errors import InvalidInputError
 from assay.io.masks import CorruptRLE, check_raster_size, rle_area, rle_bbox, to_rle
+
+if TYPE_CHECKING:  # shapely loads with the first polygon: box-only runs never need it
+    import shapely
 
 __all__ = [
     "BOX",
@@ -136,6 +138,7 @@ def _parse_box(val: Any, source: str, record: str) -> Geometry:
 
 def parse_polygon(val: Any, *, source: str, record: str) -> shapely.Polygon:
     """A shapely polygon from closed rings of ``[x, y]`` points (exterior first, then holes)."""
+    import shapely
 
     def bad(reason: str) -> InvalidInputError:
         return InvalidInputError(reason, source=source, record=record, field="polygon")

@@ -356,12 +356,45 @@ class FairnessEvaluator(Evaluator):
             )
 
     def _load_state(self, state: Mapping[str, np.ndarray]) -> None:
-        # Hand-written because a declaration cannot tell a state without classes of datums
-        # (saved by an older version) from one with none yet: such data gets no interval
-        # drawn from its classes, here or merged (``Units.complete``).
+        # Hand-written for states saved by older versions, which no declaration reads: their
+        # keys are renamed first (:func:`_upgraded`), and a state without classes of datums
+        # is told from one with none yet, so such data gets no interval drawn from its
+        # classes, here or merged (``Units.complete``).
+        state = _upgraded(state)
         super()._load_state(state)
         if self._units is not None and not any(k.startswith("units.") for k in state):
             self._units = replace(self._units, complete=not self._overall.any())
+
+
+def _upgraded(state: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+    """A state of an older version in today's keys: the group tables and classes of datums
+    under their accumulators' names, the overall counts of one from before group columns,
+    the weight sums of one without weights (its counts). Slices and clusters of an older
+    state are refused (they would be lost silently)."""
+    if "counts" not in state:
+        return state
+    if any(k.endswith(".column") and k.startswith(("slices.", "clusters.")) for k in state):
+        raise InvalidInputError(
+            "a state saved by an older version with slices or clusters: compute it again",
+            source="FairnessEvaluator.from_state",
+        )
+    out: dict[str, np.ndarray] = {}
+    for k, v in state.items():
+        if k.startswith("group_"):
+            k = f"tables.{k}"
+        elif k.startswith("unit_"):
+            k = "units." + k[len("unit_") :]
+        out[k] = v
+    counts = np.asarray(out["counts"], dtype=np.int64)
+    if "overall" not in out and len(counts):  # from before group columns: one definition's
+        out["overall"] = counts[0].sum(axis=1)
+    if "weighted" not in out:
+        out["weighted"] = np.array("overall_weights" in out)
+    if "overall_weights" not in out:
+        out["overall_weights"] = np.asarray(out.get("overall", np.zeros(4)), np.float64)
+    if "definition_weights" not in out:
+        out["definition_weights"] = counts.astype(np.float64)
+    return out
 
 
 def _cells(c: GroupCounts) -> NDArray[Any]:

@@ -444,7 +444,8 @@ class Units:
     def state(self) -> dict[str, NDArray[Any]]:
         """Plain arrays of the classes (:meth:`of_state` reads them)."""
         out: dict[str, NDArray[Any]] = {f"names_{j}": n for j, n in enumerate(self.names)}
-        return out | {"keys": self.keys, "weights": self.weights, "counts": self.counts}
+        out |= {"keys": self.keys, "weights": self.weights, "counts": self.counts}
+        return out if self.complete else out | {"incomplete": np.array(True)}
 
     @classmethod
     def of_state(cls, state: Mapping[str, NDArray[Any]]) -> Units:
@@ -452,9 +453,10 @@ class Units:
         tables = sum(k.startswith("names_") for k in state)
         names = tuple(np.asarray(state[f"names_{j}"]).astype(str) for j in range(tables))
         keys = np.asarray(state["keys"], dtype=np.int64)
-        return cls(names, keys.reshape(len(keys), -1),
+        return cls(names, keys if keys.ndim == 2 else keys.reshape(len(keys), -1),
                    np.asarray(state["weights"], np.float64),
-                   np.asarray(state["counts"], np.int64))  # fmt: skip
+                   np.asarray(state["counts"], np.int64),
+                   "incomplete" not in state)  # fmt: skip
 
     @classmethod
     def of_batch(

@@ -58,8 +58,8 @@ from assay.fairness.tally import Counts, Stats, Units, families, intervals, slic
 from assay.fairness.types import PrivilegedGroup
 from assay.results import MetricSet
 from assay.uncertainty.intervals import CIOptions, ci_options
-from assay.uncertainty.tally import Tally
 from assay.uncertainty.slices import check_by
+from assay.uncertainty.tally import Tally
 
 __all__ = ["FairnessEvaluator"]
 
@@ -154,6 +154,19 @@ class FairnessEvaluator(Evaluator):
             )
         self.zero_division = None if zero_division is None else float(zero_division)
         d, t = len(self.groups), len(self.group_columns)
+        self._counts: NDArray[np.int64]
+        self._definition_weights: NDArray[np.float64]
+        self._privileged_matched: NDArray[np.int64]
+        self._tables: list[GroupTable]
+        self._overall: NDArray[np.int64]
+        self._overall_weights: NDArray[np.float64]
+        self._weighted: bool
+        self._label_values: NDArray[Any] | None
+        self._prediction_values: NDArray[Any] | None
+        self._sources: list[str]
+        self._slices: dict[str, dict[str | None, FairnessEvaluator]]
+        self._clusters: dict[str, FairnessEvaluator]
+        self._units: Units | None
         self.add_state("_counts", np.zeros((d, 4, 2), np.int64), "sum")  # TP/FP/FN/TN x priv.
         # their weight sums (the counts as floats for rows added without weights)
         self.add_state("_definition_weights", np.zeros((d, 4, 2)), "sum")

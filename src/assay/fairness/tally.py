@@ -560,7 +560,6 @@ def joint(units: Units) -> tuple[Any, Units]:
     return a, Units(units.names, units.keys[new], np.ones(j), total)
 
 
-
 def family_matrix(cells: I64, size: int, weighted: bool) -> Any:
     """The sparse map (2J, size or 2 size) from the counts and weight sums of J joint cells
     (:func:`joint`) to a family's flat counts and, ``weighted``, its weight sums after them:
@@ -686,7 +685,7 @@ def _clustered(
     g, r = np.nonzero(m)
     gone = np.setdiff1d(np.arange(len(m)), g)  # a cluster with nothing here still is drawn
     g, r = np.r_[g, gone], np.r_[r, np.zeros(len(gone), np.intp)]
-    weight = np.asarray(m[g, r])
+    weight: NDArray[Any] = np.asarray(m[g, r])  # counts, or weight sums
     codes = g.astype(np.intp)
     return Tally(
         keys,
@@ -753,9 +752,7 @@ def intervals(stats: Stats, opts: CIOptions, keep: Keep = None) -> None:
 Pair = tuple[Family, Family, list[tuple[int, int]]]
 
 
-def _gap_values(
-    pairs: Sequence[Pair], chain: Any
-) -> tuple[tuple[Key, ...], Callable[[F64], F64]]:
+def _gap_values(pairs: Sequence[Pair], chain: Any) -> tuple[tuple[Key, ...], Callable[[F64], F64]]:
     """Slice-minus-whole differences: each pair is a slice's family, the whole set's, and the
     (slice record, whole record) indices wanted; the flat statistics are every pair's slice
     then whole statistics, side by side (the keys: the slice's records')."""

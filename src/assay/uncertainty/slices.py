@@ -80,9 +80,7 @@ def slice_order(value: str | None) -> tuple[bool, str]:
     return (value is None, "" if value is None else value)
 
 
-def slice_masks(
-    metadata: Any, column: str, what: str
-) -> Iterator[tuple[str | None, np.ndarray]]:
+def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str | None, np.ndarray]]:
     """``(value, mask)`` for every value of a :class:`~assay.io.metadata.Metadata` field, in
     sorted order, then ``(None, mask)`` of the units without the field when there are any."""
     if metadata is None or column not in metadata.values:

@@ -54,7 +54,16 @@ from assay.fairness.by_group import check_options
 from assay.fairness.compute import GroupCounts, group_counts
 from assay.fairness.group_table import GroupTable, confusion_cell, tables_from_state, tables_state
 from assay.fairness.grouping import column_key, control_key
-from assay.fairness.tally import Counts, Stats, Units, families, intervals, slice_records, tallies
+from assay.fairness.tally import (
+    Counts,
+    Stats,
+    Units,
+    drawn,
+    families,
+    intervals,
+    slice_records,
+    tallies,
+)
 from assay.fairness.types import PrivilegedGroup
 from assay.results import MetricSet
 from assay.uncertainty.intervals import CIOptions, ci_options
@@ -341,9 +350,8 @@ class FairnessEvaluator(Evaluator):
     def tally(self) -> list[Tally]:
         """The tallies of the whole set's records (:func:`~assay.fairness.tally.tallies`):
         what the engine draws for their intervals (``ci``; the percentile bootstrap)."""
-        opts = self.ci or CIOptions(0.95)
         stats = self.stats()
-        return tallies(stats, stats.families, opts)
+        return tallies(stats, drawn(stats)[0], self.ci or CIOptions(0.95))
 
     def _stats_of(self, clusters: Mapping[str, Counts], *, mean: bool) -> Stats:
         counts = self.counts()

@@ -103,6 +103,7 @@ __all__ = [
     "by_group_values",
     "control_rows",
     "definition_values",
+    "drawn",
     "families",
     "gap_tallies",
     "intervals",
@@ -731,18 +732,25 @@ def tallies(
     return out
 
 
-def intervals(stats: Stats, opts: CIOptions, keep: Keep = None) -> None:
-    """Intervals on the records of ``stats``' families (those ``keep`` wants, when given: no
-    interval is drawn for the others), from its :func:`tallies`."""
+def drawn(stats: Stats, keep: Keep = None) -> tuple[list[Family], Family | None]:
+    """The families of ``stats`` whose records get intervals drawn (those ``keep`` wants
+    records of), and the mean over definitions when it is the mean of one definition (that
+    definition's records, with the same intervals: not drawn again)."""
     fams = [f for f in stats.families if keep is None or any(keep(m) for m in f.records)]
     means = [f for f in fams if f.kind == "mean"]
     one = len(means) == 1 and sum(f.kind == "definition" for f in fams) == 1
-    drawn = [f for f in fams if not (one and f.kind == "mean")]
-    attach([m for f in drawn for m in f.records], tallies(stats, drawn, opts, keep), opts,
+    return [f for f in fams if not (one and f.kind == "mean")], means[0] if one else None
+
+
+def intervals(stats: Stats, opts: CIOptions, keep: Keep = None) -> None:
+    """Intervals on the records of ``stats``' families (those ``keep`` wants, when given: no
+    interval is drawn for the others), from its :func:`tallies`."""
+    fams, mean = drawn(stats, keep)
+    attach([m for f in fams for m in f.records], tallies(stats, fams, opts, keep), opts,
            record_id)  # fmt: skip
-    if one:  # the mean of one definition is that definition: the same interval
+    if mean is not None:  # the mean of one definition is that definition: the same interval
         first = next(f for f in fams if f.kind == "definition")
-        for avg, it in zip(means[0].records, first.records):
+        for avg, it in zip(mean.records, first.records):
             keys = INTERVAL_KEYS & it.parameters.keys()
             avg.parameters.update({k: it.parameters[k] for k in keys})
 

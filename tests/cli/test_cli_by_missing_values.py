@@ -101,3 +101,22 @@ def test_fairness_missing_values_are_the_null_slice(tmp_path) -> None:
         assert "gap_ci_low" in r["parameters"] or r["value"] is None
     table = CliRunner().invoke(app, [*args, "--format", "table"])
     assert table.exit_code == 0 and "null" in table.stdout
+
+
+def test_the_null_slice_merges_and_travels_in_state() -> None:
+    """Batches, merge and ``state()`` give the one-evaluator null slice (its key ``None``
+    travels as JSON ``null``)."""
+    from assay.fairness import FairnessEvaluator
+
+    df = _fairness_frame()
+    kw = {"groups": ["sex=F"], "group_columns": ["sex"], "by": ["site"], "ci": 0.9,
+          "num_bootstrap": 30}  # fmt: skip
+
+    def run(part: pd.DataFrame) -> FairnessEvaluator:
+        return FairnessEvaluator(**kw).add(part, label="y", prediction="yhat")
+
+    one = run(df).compute().to_json()
+    a, b = run(df.iloc[:70]), run(df.iloc[70:])
+    merged = FairnessEvaluator.from_state(b.merge(FairnessEvaluator.from_state(a.state())).state())
+    assert merged.compute().to_json() == one
+    assert '"slice": null' in one

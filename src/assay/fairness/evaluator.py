@@ -349,9 +349,11 @@ class FairnessEvaluator(Evaluator):
 
     def tally(self) -> list[Tally]:
         """The tallies of the whole set's records (:func:`~assay.fairness.tally.tallies`):
-        what the engine draws for their intervals (``ci``; the percentile bootstrap)."""
+        what the engine draws for their intervals (``ci``; the percentile bootstrap). With
+        ``cluster``, one tally per family (its rows are units); ``compute()`` draws them
+        in one tally, the same clusters in every resample."""
         stats = self.stats()
-        return tallies(stats, drawn(stats)[0], self.ci or CIOptions(0.95))
+        return tallies(stats, drawn(stats)[0], self.ci or CIOptions(0.95), apart=True)
 
     def _stats_of(self, clusters: Mapping[str, Counts], *, mean: bool) -> Stats:
         counts = self.counts()

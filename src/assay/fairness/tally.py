@@ -700,14 +700,26 @@ def _clustered(
 
 
 def tallies(
-    stats: Stats, families: Sequence[Family], opts: CIOptions, keep: Keep = None
+    stats: Stats,
+    families: Sequence[Family],
+    opts: CIOptions,
+    keep: Keep = None,
+    *,
+    apart: bool = False,
 ) -> list[Tally]:
-    """The tallies of ``families`` (of ``stats``): with ``cluster`` each family's cells over
-    the clusters; without, each family its own cells when the rows came without weights
-    (not the mean over definitions), and the others the classes of datums at once (none,
-    and ``ci_undefined`` on their records, from a state without them)."""
+    """The tallies of ``families`` (of ``stats``): with ``cluster`` the families' cells over
+    the clusters, all in one tally (one draw of the clusters serves them all), or with
+    ``apart`` one tally per family, whose rows are then units (a datum is in one cell of a
+    family; the draws are the same, each tally drawing the clusters with the same seed);
+    without ``cluster``, each family its own cells when the rows came without weights (not
+    the mean over definitions), and the others the classes of datums at once (none, and
+    ``ci_undefined`` on their records, from a state without them)."""
     if opts.cluster:
         groups = sorted(stats.clusters)
+        if not apart:
+            keys, values = _family_values(families, None, keep)
+            flats = [np.concatenate([f.flat(stats.clusters[g]) for f in families]) for g in groups]
+            return [_clustered(keys, values, flats)]
         out = []
         for f in families:
             keys, values = _family_values([f], None, keep)

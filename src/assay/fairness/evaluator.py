@@ -334,11 +334,10 @@ class FairnessEvaluator(Evaluator):
         """The counts of the rows added: per definition, per group column, overall, each with
         its weight sums when some rows came with weights
         (:class:`~assay.fairness.tally.Counts`)."""
-        definitions = [GroupCounts.of_cells(c) for c in self._counts]
-        sums = [GroupCounts.of_cells(c) for c in self._definition_weights]
-        w = self._weighted
-        return Counts(definitions, list(self._tables), self._overall, sums if w else None,
-                      self._overall_weights if w else None)  # fmt: skip
+        if not self._weighted:
+            return Counts(self._counts, list(self._tables), self._overall)
+        tables, w = list(self._tables), self._overall_weights
+        return Counts(self._counts, tables, self._overall, self._definition_weights, w)
 
     def stats(self, *, mean: bool = True) -> Stats:
         """The :class:`~assay.fairness.tally.Stats` of the rows added: the point estimate's

@@ -127,14 +127,15 @@ OUTCOMES = ("TP", "FP", "FN", "TN")
 
 @dataclass(frozen=True)
 class Counts:
-    """The counts of a set of rows: per definition its cells, per group column its table, the
-    overall TP, FP, FN, TN and, when rows came with sample weights, the weight sums of the
-    definitions' cells and of the overall four (None: no weights)."""
+    """The counts of a set of rows: per definition its (4, 2) cells (``cells``, (D, 4, 2):
+    TP, FP, FN, TN x unprivileged, privileged), per group column its table, the overall TP,
+    FP, FN, TN and, when rows came with sample weights, the weight sums of the definitions'
+    cells and of the overall four (None: no weights)."""
 
-    definitions: Sequence[GroupCounts]
+    cells: I64
     tables: Sequence[GroupTable]
     overall: I64
-    definition_weights: Sequence[GroupCounts] | None = None
+    cell_weights: F64 | None = None
     overall_weights: F64 | None = None
 
     @property
@@ -147,11 +148,21 @@ class Counts:
         return int(self.overall.sum())
 
     @property
-    def definition_sums(self) -> Sequence[GroupCounts]:
+    def sums(self) -> F64:
+        """The definitions' cells' weight sums, (D, 4, 2) (the counts as floats without
+        weights)."""
+        w = self.cell_weights
+        return self.cells.astype(np.float64) if w is None else w
+
+    @property
+    def definitions(self) -> list[GroupCounts]:
+        """Per definition, its counts."""
+        return [GroupCounts(*c) for c in self.cells]
+
+    @property
+    def definition_sums(self) -> list[GroupCounts]:
         """Per definition, the weight sums (the counts as floats without weights)."""
-        if self.definition_weights is not None:
-            return self.definition_weights
-        return [GroupCounts.of_cells(_cells(c)) for c in self.definitions]
+        return [GroupCounts(*c) for c in self.sums]
 
     @property
     def overall_sums(self) -> F64:
@@ -250,10 +261,6 @@ def families(setup: Setup, counts: Counts, *, mean: bool = False) -> list[Family
     return [*out, _overall(setup, counts, weighted)]
 
 
-def _cells(c: GroupCounts) -> F64:
-    return np.stack([c.tp, c.fp, c.fn, c.tn]).astype(np.float64)
-
-
 def _flat(counts: Any, sums: Any, weighted: bool) -> F64:
     parts = [np.asarray(counts, np.float64).ravel()]
     return np.concatenate(parts + ([np.asarray(sums, np.float64).ravel()] if weighted else []))
@@ -267,8 +274,8 @@ def _definition(setup: Setup, counts: Counts, i: int) -> Family:
         return definition_records(g, GroupCounts.of_cells(k), positive_label=label, weights=w)
 
     def flat(c: Counts) -> F64:
-        w = _cells(c.definition_sums[i]) if weighted else None  # a cluster's: maybe unweighted
-        return _flat(_cells(c.definitions[i]), w, weighted)
+        w = c.sums[i] if weighted else None  # a cluster's: maybe unweighted
+        return _flat(c.cells[i], w, weighted)
 
     def cells(u: Units) -> I64:
         return (u.keys[:, 0] * 2 + u.keys[:, 1 + i]).reshape(-1, 1)
@@ -291,8 +298,7 @@ def _mean(setup: Setup, counts: Counts) -> Family:
         return average_records(groups, on, positive_label=label, weighted=weighted)
 
     def flat(c: Counts) -> F64:
-        w = [_cells(x) for x in c.definition_sums] if weighted else None
-        return _flat([_cells(x) for x in c.definitions], w, weighted)
+        return _flat(c.cells, c.sums if weighted else None, weighted)
 
     def cells(u: Units) -> I64:
         return np.arange(d) * 8 + u.keys[:, :1] * 2 + u.keys[:, 1 : 1 + d]
@@ -300,8 +306,8 @@ def _mean(setup: Setup, counts: Counts) -> Family:
     def values(k: F64, s: F64 | None) -> F64:
         return average_values(GroupCounts.of_cells(k if s is None else s))
 
-    sums = np.stack([_cells(c) for c in counts.definition_sums]) if weighted else None
-    recs = build(np.stack([_cells(c) for c in counts.definitions]).astype(np.int64), sums)
+    sums = counts.sums if weighted else None
+    recs = build(counts.cells.reshape(d, 4, 2).astype(np.int64), sums)
     return Family(recs, "mean", build, (d, 4, 2), weighted, cells, flat, values)
 
 

@@ -55,6 +55,7 @@ from assay.fairness.compute import GroupCounts, group_counts
 from assay.fairness.group_table import GroupTable, confusion_cell, tables_from_state, tables_state
 from assay.fairness.grouping import column_key, control_key
 from assay.fairness.tally import (
+    KEY,
     Counts,
     Stats,
     Units,
@@ -345,6 +346,9 @@ class FairnessEvaluator(Evaluator):
         of datums and, with ``cluster``, each cluster's counts."""
         clusters = {g: c.counts() for g, c in self._clusters.items()}
         return self._stats_of(clusters, mean=mean)
+
+    #: What identifies a record among its tally's keys (``assay compare``).
+    tally_where = KEY
 
     def tally(self) -> list[Tally]:
         """The tallies of the whole set's records (:func:`~assay.fairness.tally.tallies`):

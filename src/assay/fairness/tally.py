@@ -682,6 +682,17 @@ def _objects(items: Sequence[Any]) -> NDArray[Any]:
     return out
 
 
+def _compact(
+    keys: tuple[Key, ...], values: Callable[[F64], F64], multiplicity: NDArray[np.int64], ids: Any
+) -> Tally:
+    """A tally of rows that each stand for their multiplicity's datums (a cell, a class),
+    named by the row (``ids``: the cell in words, the class's key): in the compact form
+    (``unit_weight``), as datums have no ids of their own: a comparison of two runs does
+    not pair such rows as units."""
+    return Tally(keys, values, multiplicity, unit=np.arange(len(multiplicity), dtype=np.intp),
+                 unit_weight=multiplicity, ids=ids)  # fmt: skip
+
+
 def _clustered(
     keys: tuple[Key, ...], values: Callable[[F64], F64], flats: Sequence[F64], ids: Any = None
 ) -> Tally:
@@ -737,7 +748,7 @@ def tallies(
     for f in own:
         keys, values = _family_values([f], None, keep)
         mult = np.rint(f.flat(stats.counts)).astype(np.int64)
-        out.append(Tally(keys, values, mult, ids=_objects(f.ids)))
+        out.append(_compact(keys, values, mult, _objects(f.ids)))
     rest = [f for f in families if f not in own]
     if rest and stats.units is None:
         for f in rest:
@@ -746,7 +757,7 @@ def tallies(
                     m.parameters.update(opts.parameters(None, None, "bootstrap", NO_UNITS))
     elif rest and stats.units is not None:
         keys, values = _family_values(rest, stacked(rest, stats.units), keep)
-        out.append(Tally(keys, values, stats.units.counts, ids=stats.units.keys))
+        out.append(_compact(keys, values, stats.units.counts, stats.units.keys))
     return out
 
 

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.fairness import FairnessEvaluator, PrivilegedGroup
-from assay.fairness.intervals import mapped, stacked, transposed
+from assay.fairness.tally import mapped, stacked, transposed
 from assay.uncertainty.intervals import resample_counts
 
 LEVEL, B, SEED = 0.9, 30, 3
@@ -183,7 +183,7 @@ def test_one_resample_against_fairlearn_with_sample_weight() -> None:
     df = _df(seed=4, grid=False)  # continuous weights: the classes are the datums
     ev = FairnessEvaluator(**CONFIG, ci=LEVEL, num_bootstrap=B, seed=SEED)
     ev.add(df, label="y", prediction="yhat", sample_weight="w")
-    tally = ev.tally()
+    tally = ev.stats()
     assert tally.units is not None and len(tally.units.counts) == len(df)
     first, counts = _classes(df, True)
     k = next(iter(resample_counts(counts, B, SEED)))[0]
@@ -235,7 +235,7 @@ def test_a_state_without_classes_says_why_not() -> None:
     df = _df(seed=6)
     ev = FairnessEvaluator(**CONFIG, ci=LEVEL, num_bootstrap=B, seed=SEED)
     ev.add(df, label="y", prediction="yhat")
-    old = {k: v for k, v in ev.state().items() if not k.startswith("unit_")}
+    old = {k: v for k, v in ev.state().items() if not k.startswith("units.")}
     ms = FairnessEvaluator.from_state(old).compute()
     mean = [m for m in ms if "average_over" in m.parameters and m.value is not None]
     assert mean and all("older version" in m.parameters["ci_undefined"] for m in mean)
@@ -269,7 +269,7 @@ def test_property_classes_of_batches_add_up_to_one_batch(cuts: list[int], weight
     merged = parts[-1]
     for p in parts[-2::-1]:
         merged.merge(FairnessEvaluator.from_state(p.state()))
-    a, b = whole.tally().units, merged.tally().units
+    a, b = whole.stats().units, merged.stats().units
     assert a is not None and b is not None and int(a.counts.sum()) == len(df)
     assert [x.tolist() for x in a.names] == [x.tolist() for x in b.names]
     assert a.keys.tolist() == b.keys.tolist() and a.counts.tolist() == b.counts.tolist()

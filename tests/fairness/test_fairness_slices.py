@@ -44,7 +44,7 @@ def _df(n: int = 300, seed: int = 0) -> pd.DataFrame:
     y = rng.integers(0, 2, n)
     yhat = np.where(rng.random(n) < 0.7, y, 1 - y) * (rng.random(n) < np.where(sex == "F", 0.8, 1))
     site = rng.choice(["x", "y", "z"], n).astype(object)
-    site[:5] = None  # rows without a site are in no slice
+    site[:5] = None  # rows without a site: the slice null
     cols = {"y": y, "yhat": yhat.astype(int), "sex": sex, "site": site}
     more = {"age": rng.integers(20, 60, n), "race": rng.choice(["a", "b"], n)}
     last = {"lab": rng.choice(["p", "q"], n), "w": rng.uniform(0.5, 2, n)}
@@ -221,7 +221,11 @@ def test_cli_by_survives_save_show_export(tmp_path) -> None:
     kw = {"group_columns": ["sex"], "by": ["site"], "ci": 0.9, "num_bootstrap": 20}
     want = evaluate_fairness(df, label="y", prediction="yhat", groups=["sex=F"], **kw)
     assert printed == json.loads(want.to_json())
-    assert sum("gap_ci_low" in m["parameters"] for m in printed) == 3 * 8
+    valued = [m for m in printed if m["parameters"].get("slice") is not None]
+    assert sum("gap_ci_low" in m["parameters"] for m in valued) == 3 * 8
+    null = [m for m in printed if "slice" in m["parameters"] and m["parameters"]["slice"] is None]
+    assert null and all(m["parameters"]["slice_n"] == 5 for m in null)  # the rows without site
+    assert printed.index(null[0]) > printed.index(valued[-1])  # listed last
     shown = CliRunner().invoke(app, ["runs", "show", "1", "--db", db])
     assert json.loads(shown.stdout)["metrics"] == printed
     exported = CliRunner().invoke(app, ["runs", "export", "1", "--db", db])

@@ -65,7 +65,7 @@ def test_vectorised_replicates_equal_the_builders(
     ev = _evaluator(seed, weighted, controls, crossed, method=method, agg=agg,
                     zero_division=zero_division)  # fmt: skip
     rng = np.random.default_rng(seed + 1)
-    for f in ev.tally().families:
+    for f in ev.stats().families:
         flat = _random_flat(f, 12, rng)
         got = f.replicates(flat)
         want = np.array([[_number(m.value) for m in f.rebuilt(row)] for row in flat])
@@ -78,7 +78,7 @@ def test_zero_cells_give_the_builders_undefined_values() -> None:
     """A resample with an empty privileged group, a group without positives and nothing at
     all: the replicates are NaN where the records are None (and EOD its worst value 1)."""
     ev = _evaluator(0, False, False, False)
-    d, table = ev.tally().families[0], ev.tally().families[3]
+    d, table = ev.stats().families[0], ev.stats().families[3]
     cells = np.zeros((3, 4, 2))
     cells[0, :, 0] = [1, 2, 0, 3]  # privileged group empty
     cells[1] = [[0, 1], [2, 1], [0, 0], [1, 1]]  # no positive labels in either group

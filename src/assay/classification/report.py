@@ -200,9 +200,8 @@ def _slices(ms: MetricSet) -> dict[str, MetricSet]:
         title = ""
         if "slice_column" in p:
             n = p.get("slice_n", p.get("n"))
-            title = f", slice {p['slice_column']}={p['slice']}" + (
-                f", n={n}" if n is not None else ""
-            )
+            value = "null" if p["slice"] is None else p["slice"]
+            title = f", slice {p['slice_column']}={value}" + (f", n={n}" if n is not None else "")
         out.setdefault(title, []).append(m)
     return {k: MetricSet(v) for k, v in out.items() if v}
 

@@ -55,7 +55,8 @@ def _slice_title(m: Metric) -> str:
     if "slice_column" not in p:
         return ""
     n = p.get("slice_n", p.get("n"))
-    return f" | slice {p['slice_column']}={p['slice']}" + (f", n={n}" if n is not None else "")
+    value = "null" if p["slice"] is None else p["slice"]
+    return f" | slice {p['slice_column']}={value}" + (f", n={n}" if n is not None else "")
 
 
 def _matches(m: Metric, type_: str, iou: float | None) -> bool:

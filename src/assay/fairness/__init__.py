@@ -34,7 +34,7 @@ _WHERE = {
     "equalized_odds_difference": "assay.fairness.by_group",
     "equalized_odds_ratio": "assay.fairness.by_group",
     "FairnessEvaluator": "assay.fairness.evaluator",
-    "evaluate_fairness": "assay.fairness.evaluate",
+    "evaluate_fairness": "assay.fairness.evaluator",
     "PrivilegedGroup": "assay.fairness.types",
 }
 
@@ -73,8 +73,7 @@ if TYPE_CHECKING:
         group_counts,
         statistical_parity_difference,
     )
-    from assay.fairness.evaluate import evaluate_fairness
-    from assay.fairness.evaluator import FairnessEvaluator
+    from assay.fairness.evaluator import FairnessEvaluator, evaluate_fairness
     from assay.fairness.types import PrivilegedGroup
 
 

@@ -194,7 +194,7 @@ class Batch:
     masked: Masked
     groupings: Groupings
     seen: tuple[NDArray[Any], NDArray[Any]]
-    cuts: Sequence[tuple[str, str, NDArray[np.bool_]]] = ()
+    cuts: Sequence[tuple[str, str | None, NDArray[np.bool_]]] = ()
     clusters: Sequence[tuple[str, NDArray[np.intp]]] = ()
 
     def on(self, rows: NDArray[Any], *, cuts: bool = True) -> Batch:

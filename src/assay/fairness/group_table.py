@@ -101,6 +101,10 @@ class GroupTable:
             sums = np.asarray(summed, dtype=np.float64).reshape(-1, 4)
         return cls(names, counts, sums)
 
+    def __len__(self) -> int:
+        """The number of groups (0: nothing counted yet)."""
+        return len(self.names)
+
     @property
     def weights(self) -> NDArray[np.float64]:
         """The weighted sums per cell (the counts as floats when unweighted)."""

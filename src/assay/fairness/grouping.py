@@ -293,7 +293,8 @@ def restrict(masked: Masked, groupings: Groupings, rows: NDArray[Any]) -> tuple[
 
 def row_slices(
     values: Mapping[str, ArrayLike], column: str, n: int, source: str | None
-) -> Iterator[tuple[str, NDArray[np.bool_]]]:
-    """``(value, rows)`` of every slice of ``column`` in a batch (missing values: no slice)."""
+) -> Iterator[tuple[str | None, NDArray[np.bool_]]]:
+    """``(value, rows)`` of every slice of ``column`` in a batch (missing values: the slice
+    ``None``, last)."""
     v = group_column_values(values, column, n, source)
     yield from value_masks(v, ~np.asarray(pd.isna(v), dtype=bool))

@@ -162,7 +162,13 @@ def _slice_grid(column: str, records: list[Metric]) -> Table:
             where += f" | {_text(p['control_column'])} = {_text(p['control'])}"
         metric = f"{short} ({where})"
         gap = value_text(p.get("gap"), p, prefix="gap_")
-        table.add_row(_shown(str(p["slice"])), str(p["n"]), _shown(metric), _num(m), gap)
+        table.add_row(
+            _shown("null" if p["slice"] is None else str(p["slice"])),
+            str(p["n"]),
+            _shown(metric),
+            _num(m),
+            gap,
+        )
     return table
 
 

@@ -8,6 +8,10 @@ and ``gap`` (its value minus the whole set's; ``None`` when either is undefined)
 computed, ``gap_ci_low`` / ``gap_ci_high``. An undefined slice record keeps ``undefined``
 last.
 
+Units without a value in the column (missing metadata, an empty cell) are a slice of their
+own, ``slice: null``, counted like any other and listed after the values (:func:`slice_order`
+puts it last wherever slices are sorted).
+
 ``n`` means on a slice record what it means on the whole-set record: a record that has its
 own ``n`` (a rate's denominator, the values behind a mean) keeps it, computed on the slice;
 a record without one gets the slice's units there, as ``slice_n``.
@@ -39,6 +43,7 @@ __all__ = [
     "check_by",
     "record_key",
     "slice_masks",
+    "slice_order",
     "slice_records",
     "slice_text",
     "value_masks",
@@ -64,9 +69,20 @@ def slice_text(v: Any) -> str:
     return str(v.item() if isinstance(v, np.generic) else v)
 
 
-def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str, np.ndarray]]:
+def slice_order(value: str | None) -> tuple[bool, str]:
+    """The sort key of a slice value: the values in text order, the missing one (``None``)
+    last.
+
+    Example:
+        >>> sorted(["b", None, "a"], key=slice_order)
+        ['a', 'b', None]
+    """
+    return (value is None, "" if value is None else value)
+
+
+def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str | None, np.ndarray]]:
     """``(value, mask)`` for every value of a :class:`~assay.io.metadata.Metadata` field, in
-    sorted order (units without the field are in no slice)."""
+    sorted order, then ``(None, mask)`` of the units without the field when there are any."""
     if metadata is None or column not in metadata.values:
         raise InvalidInputError(
             f"is not a metadata field of the {what} (give it as metadata)",
@@ -76,18 +92,21 @@ def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str, np
     yield from value_masks(metadata.values[column], metadata.present[column])
 
 
-def value_masks(values: Any, present: Any) -> Iterator[tuple[str, np.ndarray]]:
+def value_masks(values: Any, present: Any) -> Iterator[tuple[str | None, np.ndarray]]:
     """``(value, mask)`` for every value (as text, sorted) of a column's ``values`` where
-    ``present``: the slices of a column.
+    ``present``, then ``(None, mask)`` of the units not present when there are any: the
+    slices of a column.
 
     Example:
         >>> [(v, m.tolist()) for v, m in value_masks(np.array([1.0, 2.0, 1.0]), [1, 1, 0])]
-        [('1', [True, False, False]), ('2', [False, True, False])]
+        [('1', [True, False, False]), ('2', [False, True, False]), (None, [False, False, True])]
     """
     ok = np.asarray(present, dtype=bool)
     text = np.array([slice_text(v) for v in np.asarray(values).tolist()], dtype=object)
     for v in sorted(set(text[ok].tolist())):
         yield v, ok & (text == v)
+    if not ok.all():
+        yield None, ~ok
 
 
 def _hashable(v: Any) -> Any:
@@ -105,7 +124,7 @@ def annotate(
     whole: Sequence[Metric],
     *,
     column: str,
-    value: str,
+    value: str | None,
     n: int,
     where: Sequence[str],
     gap_ci: dict[tuple[Any, ...], tuple[float, float]] | None = None,
@@ -133,7 +152,7 @@ def annotate(
 
 def slice_records(
     whole: Sequence[Metric],
-    masks: Iterable[tuple[str, np.ndarray]],
+    masks: Iterable[tuple[str | None, np.ndarray]],
     *,
     column: str,
     where: Sequence[str],

@@ -42,7 +42,7 @@ import numpy as np
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
-from assay.fairness.intervals import attach_intervals
+from assay.fairness.tally import attach_intervals
 from assay.llm.suites import records
 from assay.llm.tally import TalliedEvaluator, Tally, Values
 from assay.ratios import divide

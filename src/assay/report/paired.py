@@ -110,6 +110,12 @@ def _diff_text(row: dict[str, Any], rid: int) -> str:
     return text if lo is None or hi is None else f"{text} [{lo:+.4f}, {hi:+.4f}]"
 
 
+def _p_text(p: Any) -> str:
+    """A p-value to three significant digits (``–`` without a test)."""
+    v = _num(p)
+    return "–" if v is None else f"{v:.3g}"
+
+
 def _run_table(box: str, cmp: Comparison, base: Evaluation, e: Evaluation) -> str:
     """One run against the baseline: every record both have, paired or not."""
     rid = e.id
@@ -123,7 +129,7 @@ def _run_table(box: str, cmp: Comparison, base: Evaluation, e: Evaluation) -> st
         n = r.get(f"n_paired_{rid}")
         rows.append([r["type"], r["parameters"], r.get(f"value_{base.id}"), r.get(f"value_{rid}"),
                      _diff_text(r, rid), r[f"test_{rid}"], n or None,
-                     r.get(f"p_adjusted_{rid}")])  # fmt: skip
+                     _p_text(r.get(f"p_adjusted_{rid}"))])  # fmt: skip
         sig = _excludes_zero(r, rid)
         mark = ("up" if (_num(r.get(f"diff_{rid}")) or 0) > 0 else "down") + " sig"
         classes.append(["", "", "", "", mark if sig else "", "", "", ""])
@@ -203,7 +209,7 @@ def forest(cmp: Comparison, base: Evaluation, shown: Sequence[Evaluation]) -> Fi
             p = r.get(f"p_adjusted_{rid}")
             interval = "" if lo is None or hi is None else f"[{lo:+.4f}, {hi:+.4f}]"
             custom.append([f"{r['type']} {r['parameters']}".strip(), interval, r[f"test_{rid}"],
-                           cell_text(p), cell_text(r.get(f"n_paired_{rid}"))])  # fmt: skip
+                           _p_text(p), cell_text(r.get(f"n_paired_{rid}"))])  # fmt: skip
         traces.append({
             "type": "scatter", "mode": "markers", "x": xs, "y": ys,
             "name": f"{run_name(e)} minus {run_name(base)}", "showlegend": True,

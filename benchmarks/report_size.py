@@ -10,7 +10,7 @@ and the two COCO-like runs side by side:
   the per-class bars with their class menu and 80 curves per IoU threshold;
 * the same detection run twice (two runs compared: the side-by-side table, the
   parameters diff, every per-class figure with two series);
-* two classification runs of 1e5 datums (the same datums, the second model sharper) kept
+* two classification runs of 5e4 datums (the same datums, the second model sharper) kept
   with their units and reported with their store: the paired comparison's tables and
   forest plot (:mod:`assay.report.paired`, its bootstrap at ``REPORT_BOOTSTRAP``
   resamples), which the units and the bootstrap make the slowest report here.
@@ -85,11 +85,11 @@ def build(runs: list[Any], repeat: int, store: Any = None) -> dict[str, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="1e5 (paired: 1e4) datums, 500 images")
+    ap.add_argument("--quick", action="store_true", help="1e5 (paired: 5e3) datums, 500 images")
     ap.add_argument("--repeat", type=int, default=5, help="timed builds per report")
     args = ap.parse_args()
     n, images = (100_000, 500) if args.quick else (1_000_000, 5_000)
-    n_paired = n // 10
+    n_paired = n // 20
 
     from assay.store import Store
 

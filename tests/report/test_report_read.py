@@ -484,5 +484,6 @@ def test_paired_comparison_reads(reports, browser):
     )
     assert cut == 0
     page.query_selector("div.paired").screenshot(path=str(SHOTS / "paired-section.png"))
+    page.query_selector("div.paired .filterable").screenshot(path=str(SHOTS / "paired-table.png"))
     _figure_shot(page, "Paired differences", "paired-forest")
     page.close()

@@ -20,8 +20,9 @@ machine measures the neighbours), best and median of ``--repeat`` builds after a
 The limits are checked: the script exits 1 when a build takes 2 s or more or a report
 weighs 10 MB or more.
 
-Usage: ``python benchmarks/report_size.py [--quick] [--repeat 5]`` (``--quick``: 1e5 datums
-and 500 images, for a smoke run).
+Usage: ``python benchmarks/report_size.py [--quick] [--repeat 5] [--paired N]``
+(``--quick``: 1e5 datums and 500 images, for a smoke run; ``--paired``: the paired runs'
+datums, 5e4 by default).
 """
 
 from __future__ import annotations
@@ -87,9 +88,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="1e5 (paired: 5e3) datums, 500 images")
     ap.add_argument("--repeat", type=int, default=5, help="timed builds per report")
+    ap.add_argument("--paired", type=int, default=None, help="datums of the paired runs")
     args = ap.parse_args()
     n, images = (100_000, 500) if args.quick else (1_000_000, 5_000)
-    n_paired = n // 20
+    n_paired = args.paired or n // 20
 
     from assay.store import Store
 

@@ -334,3 +334,9 @@ def test_runs_with_units_get_the_paired_comparison_of_assay_compare(tmp_path):
         assert "Paired comparison" not in build_report([st.get(a), st.get(b)])
         plain = st.save(reportkit.classification(1), kind="classification", units=False)
         assert "Paired comparison" not in build_report([st.get(c), st.get(plain)], store=st)
+        # a baseline without units: only the notice says why nothing pairs
+        text = build_report([st.get(c), st.get(b)], store=st)
+    assert "no paired test" in text and "no units kept, compared unpaired" in text
+    assert "paired-table" not in text and not any(
+        k.endswith("-paired") for k in _figures_json(text)
+    )

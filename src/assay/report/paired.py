@@ -65,15 +65,15 @@ def paired_section(
     )  # fmt: skip
     base = runs[0]
     shown = [e for e in runs[1:] if any(_paired(r, e.id) for r in cmp.rows)]
+    words = PAIRED_TABLE.format(b=REPORT_BOOTSTRAP, s=SEED) if shown else _NONE_PAIRED
     parts = [
         f"<h3>Paired comparison with the baseline {esc(run_name(base))}</h3>",
-        f'<p class="caption">{esc(PAIRED_TABLE.format(b=REPORT_BOOTSTRAP, s=SEED))}</p>',
+        f'<p class="caption">{esc(words)}</p>',
     ]
     if cmp.notices:
         notes = "".join(f"<li>{esc(n)}</li>" for n in cmp.notices)
         parts.append(f'<ul class="note notices">{notes}</ul>')
     if not shown:
-        parts.append('<p class="note">no record pairs on shared units: nothing to test</p>')
         return f'<div class="paired">{"".join(parts)}</div>'
     for e in shown:
         parts.append(_run_table(f"paired-{idx}-{e.id}", cmp, base, e))
@@ -86,6 +86,13 @@ def paired_section(
             f'data-kind="{esc(base.kind)}"></div>{caption_html("paired_forest")}</figure></div>'
         )
     return f'<div class="paired">{"".join(parts)}</div>'
+
+
+_NONE_PAIRED = (
+    "Some of these runs kept their units, but no record of a run pairs with the baseline's "
+    "on shared units (why, below), so there is no paired test: the side-by-side table above "
+    "compares the values. See docs/compare.md."
+)
 
 
 def _paired(row: dict[str, Any], rid: int) -> bool:

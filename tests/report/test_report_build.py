@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 
 import numpy as np
@@ -340,3 +341,41 @@ def test_runs_with_units_get_the_paired_comparison_of_assay_compare(tmp_path):
     assert "paired-table" not in text and not any(
         k.endswith("-paired") for k in _figures_json(text)
     )
+
+
+def test_forest_plot_of_many_records_keeps_those_furthest_from_zero(tmp_path):
+    """Two detection runs (30 classes: hundreds of records) paired on their images: the
+    forest plot draws FOREST_ROWS records, those whose difference lies furthest from 0 in
+    half-widths of its interval, and says so; the table keeps every record."""
+    from assay.detection import DetectionEvaluator, load_coco
+    from assay.report.paired import FOREST_ROWS, REPORT_BOOTSTRAP
+    from assay.store.comparison import comparison
+    from assay.testing.detection import make_coco
+
+    with Store(str(tmp_path / "s.db")) as st:
+        ids = []
+        for seed in (1, 2):
+            gt, dt = make_coco(n_images=60, n_categories=30, dets_per_image=12, seed=seed)
+            ids.append(st.save(DetectionEvaluator().add(load_coco(gt, dt)).compute(),
+                               kind="detection"))  # fmt: skip
+        want = comparison(ids, store=st, num_bootstrap=REPORT_BOOTSTRAP, seed=0)
+        text = build_report([st.get(i) for i in ids], store=st)
+    b = ids[1]
+    rows = [w for w in want.rows if w[f"diff_ci_low_{b}"] is not None]
+    assert len(rows) > 3 * FOREST_ROWS
+    (fig,) = [f for k, f in _figures_json(text).items() if k.endswith("-paired")]
+    assert fig["layout"]["title"]["text"].endswith(
+        f"({FOREST_ROWS} of {len(rows)} records: furthest from 0)"
+    )
+    (trace,) = fig["data"]
+
+    def far(w):
+        lo, hi, d = w[f"diff_ci_low_{b}"], w[f"diff_ci_high_{b}"], w[f"diff_{b}"]
+        return abs(d) / ((hi - lo) / 2) if hi > lo else (math.inf if d else 0.0)
+
+    cut = sorted(map(far, rows), reverse=True)[FOREST_ROWS - 1]
+    names = {f"{w['type']} {w['parameters']}": far(w) for w in rows}
+    drawn = [html.unescape(c[0]) for c in trace["customdata"]]
+    assert len(set(drawn)) == FOREST_ROWS and all(names[n] >= cut for n in drawn)
+    (table_rows,) = _paired_tables(text)
+    assert len(table_rows) == sum(1 for w in want.rows if w[f"diff_{b}"] is not None)

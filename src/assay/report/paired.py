@@ -125,7 +125,7 @@ def _p_text(p: Any) -> str:
 
 
 def _run_table(box: str, cmp: Comparison, base: Evaluation, e: Evaluation) -> str:
-    """One run against the baseline: every record both have, paired or not."""
+    """One run against the baseline: every record both have a value of, paired or not."""
     rid = e.id
     cols = ["record", "parameters", f"baseline {run_name(base)}", run_name(e),
             f"difference [{LEVEL:.0%} interval]", "test", "n paired",
@@ -133,7 +133,7 @@ def _run_table(box: str, cmp: Comparison, base: Evaluation, e: Evaluation) -> st
     rows, classes, row_classes = [], [], []
     for r in cmp.rows:
         if r.get(f"test_{rid}") is None:
-            continue  # a record one of the two runs lacks
+            continue  # one of the two runs lacks the record or its value (undefined)
         n = r.get(f"n_paired_{rid}")
         rows.append([r["type"], r["parameters"], r.get(f"value_{base.id}"), r.get(f"value_{rid}"),
                      _diff_text(r, rid), r[f"test_{rid}"], n or None,
@@ -145,7 +145,8 @@ def _run_table(box: str, cmp: Comparison, base: Evaluation, e: Evaluation) -> st
     n_sig = sum(1 for c in row_classes if c)
     head = (
         f'<p class="caption"><b>{esc(run_name(e))} minus {esc(run_name(base))}</b>: '
-        f"{len(rows)} records, {n_sig} with an interval that leaves out 0 (highlighted).</p>"
+        f"the {len(rows)} records with a value in both runs, {n_sig} with an interval that "
+        "leaves out 0 (highlighted).</p>"
     )
     inner = table(cols, rows, classes=classes, row_classes=row_classes, cls="paired-table")
     return head + filterable(box, inner)

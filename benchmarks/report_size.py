@@ -9,15 +9,20 @@ and the two COCO-like runs side by side:
   records plus ``APAveragedOverIOUs`` and COCO's interpolated PR curves per IoU and class:
   the per-class bars with their class menu and 80 curves per IoU threshold;
 * the same detection run twice (two runs compared: the side-by-side table, the
-  parameters diff, every per-class figure with two series).
+  parameters diff, every per-class figure with two series);
+* two classification runs of 5e4 datums (the same datums, the second model sharper) kept
+  with their units and reported with their store: the paired comparison's tables and
+  forest plot (:mod:`assay.report.paired`, its bootstrap at ``REPORT_BOOTSTRAP``
+  resamples), which the units and the bootstrap make the slowest report here.
 
 The build is timed in CPU seconds (the work is single-threaded; wall time on a shared
 machine measures the neighbours), best and median of ``--repeat`` builds after a warm-up.
 The limits are checked: the script exits 1 when a build takes 2 s or more or a report
 weighs 10 MB or more.
 
-Usage: ``python benchmarks/report_size.py [--quick] [--repeat 5]`` (``--quick``: 1e5 datums
-and 500 images, for a smoke run).
+Usage: ``python benchmarks/report_size.py [--quick] [--repeat 5] [--paired N]``
+(``--quick``: 1e5 datums and 500 images, for a smoke run; ``--paired``: the paired runs'
+datums, 5e4 by default).
 """
 
 from __future__ import annotations
@@ -36,16 +41,16 @@ LIMIT_S = 2.0
 LIMIT_MB = 10.0
 
 
-def classification(n: int) -> Any:
+def classification(n: int, skill: float = 1.2, curve: bool = True) -> Any:
     from assay.classification import DEFAULT_METRICS, ClassificationEvaluator
 
     rng = np.random.default_rng(0)
     labels = ["a", "b", "c"]
     y = rng.integers(0, 3, n)
     logits = rng.normal(size=(n, 3))
-    logits[np.arange(n), y] += 1.2
+    logits[np.arange(n), y] += skill
     p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-    ev = ClassificationEvaluator(metrics=[*DEFAULT_METRICS, "ROCCurve"])
+    ev = ClassificationEvaluator(metrics=[*DEFAULT_METRICS, *(["ROCCurve"] if curve else [])])
     return ev.add_arrays(np.asarray(labels)[y], p, labels=labels).compute()
 
 
@@ -60,15 +65,15 @@ def detection(n_images: int, seed: int) -> Any:
     return ev.compute([*DEFAULT_METRICS, *extra]) + coco_summary(ev.coco())
 
 
-def build(runs: list[Any], repeat: int) -> dict[str, float]:
+def build(runs: list[Any], repeat: int, store: Any = None) -> dict[str, float]:
     from assay.report.page import build_report
 
-    build_report(runs)  # warm-up: imports, plotly.js read once
+    build_report(runs, store=store)  # warm-up: imports, plotly.js read once
     cpu, wall = [], []
     text = ""
     for _ in range(repeat):
         w, c = time.perf_counter(), time.process_time()
-        text = build_report(runs)
+        text = build_report(runs, store=store)
         cpu.append(time.process_time() - c)
         wall.append(time.perf_counter() - w)
     return {
@@ -81,10 +86,12 @@ def build(runs: list[Any], repeat: int) -> dict[str, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="1e5 datums and 500 images")
+    ap.add_argument("--quick", action="store_true", help="1e5 (paired: 5e3) datums, 500 images")
     ap.add_argument("--repeat", type=int, default=5, help="timed builds per report")
+    ap.add_argument("--paired", type=int, default=None, help="datums of the paired runs")
     args = ap.parse_args()
     n, images = (100_000, 500) if args.quick else (1_000_000, 5_000)
+    n_paired = args.paired or n // 20
 
     from assay.store import Store
 
@@ -96,7 +103,12 @@ def main() -> int:
                     model=f"detector-{seed}")
             for seed in (1, 2)
         ]  # fmt: skip
-        runs = {i: st.get(i, items=True) for i in (cls, *det)}
+        paired = [
+            st.save(classification(n_paired, skill, curve=False), kind="classification",
+                    dataset=f"{n_paired} datums", model=f"logit-{skill}")
+            for skill in (1.2, 1.4)
+        ]  # fmt: skip
+        runs = {i: st.get(i, items=True) for i in (cls, *det, *paired)}
         cases = [
             (f"classification, {n:,} datums + ROCCurve", [runs[cls]]),
             (f"COCO bbox, {images:,} images, 80 classes", [runs[det[0]]]),
@@ -104,6 +116,8 @@ def main() -> int:
         ]
         for name, case in cases:
             rows.append((name, build(case, args.repeat)))
+        name = f"classification, {n_paired:,} datums, 2 runs paired on their units"
+        rows.append((name, build([runs[i] for i in paired], args.repeat, store=st)))
     over = False
     for name, r in rows:
         ok = r["build CPU s (median)"] < LIMIT_S and r["report MB"] < LIMIT_MB

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import math
 import re
 
 import numpy as np
@@ -261,3 +263,119 @@ def test_run_names_and_models_as_the_reader_knows_them():
     assert run_label(named) == "baseline embedded:SmolLM2-135M-Instruct.Q8_0"
     text = build_report([Named(**{**named.__dict__, "metrics": []})])
     assert "/home/me/build" not in text and ">baseline [smoke, v2]<" in text
+
+
+def _paired_tables(text: str) -> list[list[list[str]]]:
+    """The rows (cell texts) of each paired table on the page, in order."""
+    out = []
+    for body in re.findall(r'<table class="paired-table">.*?<tbody>(.*?)</tbody>', text, re.S):
+        rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)
+        cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
+        out.append([[html.unescape(c) for c in row] for row in cells])
+    return out
+
+
+def test_runs_with_units_get_the_paired_comparison_of_assay_compare(tmp_path):
+    """Two classification runs saved with their units on the same datums (and a third kept
+    without units), reported through the CLI: each paired cell is comparison()'s."""
+    import reportkit
+
+    from assay.report.paired import REPORT_BOOTSTRAP
+    from assay.store.comparison import comparison
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    with Store(url) as st:
+        a = st.save(reportkit.classification(0), kind="classification", name="base")
+        b = st.save(reportkit.classification(0, skill=2.0), kind="classification",
+                    name="<b>better</b>")  # fmt: skip
+        c = st.save(reportkit.classification(0, skill=1.7), kind="classification",
+                    name="kept-no-units", units=False)  # fmt: skip
+        want = comparison([a, b, c], store=st, num_bootstrap=REPORT_BOOTSTRAP, seed=0)
+    out = tmp_path / "r.html"
+    r = runner.invoke(app, ["report", str(a), str(b), str(c), "-o", str(out), "--db", url])
+    assert r.exit_code == 0, r.output
+    text = out.read_text()
+    assert "Paired comparison with the baseline base" in text
+    assert f"{REPORT_BOOTSTRAP} paired resamples" in text and "docs/compare.md" in text
+    # the notice of the run without units, as text; that run gets no paired table
+    assert f"evaluation kept-no-units (#{c}): no units kept, compared unpaired" in text
+    (rows,) = _paired_tables(text)
+    assert len(rows) == len(want.rows) > 10
+    tests = set()
+    for got, w in zip(rows, want.rows):
+        d, lo, hi = w[f"diff_{b}"], w[f"diff_ci_low_{b}"], w[f"diff_ci_high_{b}"]
+        assert got[:2] == [w["type"], w["parameters"]]
+        assert got[4] == f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
+        assert got[5] == w[f"test_{b}"] and got[6] == str(w[f"n_paired_{b}"]) == "400"
+        p = w[f"p_adjusted_{b}"]
+        assert float(got[7]) == pytest.approx(p, rel=5e-3)
+        tests.add(got[5])
+    assert tests == {"mcnemar", "delong", "paired_bootstrap"}
+    # highlighted exactly where the interval leaves out 0
+    sig = re.findall(r'<td class="(up|down) sig">', text.split('class="paired-table"')[1])
+    assert (
+        len(sig)
+        == sum(1 for w in want.rows if w[f"diff_ci_low_{b}"] > 0 or w[f"diff_ci_high_{b}"] < 0)
+        > 0
+    )
+    # the forest plot: one point per record, the difference and its interval's ends
+    figs = _figures_json(text)
+    fid = next(k for k in figs if k.endswith("-paired"))
+    (trace,) = figs[fid]["data"]
+    assert "&lt;b&gt;better&lt;/b&gt;" in trace["name"] and "<b>" not in trace["name"]
+    assert trace["x"] == [w[f"diff_{b}"] for w in want.rows]
+    ends = zip(trace["x"], trace["error_x"]["arrayminus"], trace["error_x"]["array"])
+    for (x, down, up), w in zip(ends, want.rows):
+        assert x - down == pytest.approx(w[f"diff_ci_low_{b}"], abs=1e-12)
+        assert x + up == pytest.approx(w[f"diff_ci_high_{b}"], abs=1e-12)
+    (zero,) = figs[fid]["layout"]["shapes"]
+    assert zero["x0"] == zero["x1"] == 0
+    # the same runs without the store (or without units): nothing paired
+    with Store(url) as st:
+        assert "Paired comparison" not in build_report([st.get(a), st.get(b)])
+        plain = st.save(reportkit.classification(1), kind="classification", units=False)
+        assert "Paired comparison" not in build_report([st.get(c), st.get(plain)], store=st)
+        # a baseline without units: only the notice says why nothing pairs
+        text = build_report([st.get(c), st.get(b)], store=st)
+    assert "no paired test" in text and "no units kept, compared unpaired" in text
+    assert "paired-table" not in text and not any(
+        k.endswith("-paired") for k in _figures_json(text)
+    )
+
+
+def test_forest_plot_of_many_records_keeps_those_furthest_from_zero(tmp_path):
+    """Two detection runs (30 classes: hundreds of records) paired on their images: the
+    forest plot draws FOREST_ROWS records, those whose difference lies furthest from 0 in
+    half-widths of its interval, and says so; the table keeps every record."""
+    from assay.detection import DetectionEvaluator, load_coco
+    from assay.report.paired import FOREST_ROWS, REPORT_BOOTSTRAP
+    from assay.store.comparison import comparison
+    from assay.testing.detection import make_coco
+
+    with Store(str(tmp_path / "s.db")) as st:
+        ids = []
+        for seed in (1, 2):
+            gt, dt = make_coco(n_images=60, n_categories=30, dets_per_image=12, seed=seed)
+            ids.append(st.save(DetectionEvaluator().add(load_coco(gt, dt)).compute(),
+                               kind="detection"))  # fmt: skip
+        want = comparison(ids, store=st, num_bootstrap=REPORT_BOOTSTRAP, seed=0)
+        text = build_report([st.get(i) for i in ids], store=st)
+    b = ids[1]
+    rows = [w for w in want.rows if w[f"diff_ci_low_{b}"] is not None]
+    assert len(rows) > 3 * FOREST_ROWS
+    (fig,) = [f for k, f in _figures_json(text).items() if k.endswith("-paired")]
+    assert fig["layout"]["title"]["text"].endswith(
+        f"({FOREST_ROWS} of {len(rows)} records: furthest from 0)"
+    )
+    (trace,) = fig["data"]
+
+    def far(w):
+        lo, hi, d = w[f"diff_ci_low_{b}"], w[f"diff_ci_high_{b}"], w[f"diff_{b}"]
+        return abs(d) / ((hi - lo) / 2) if hi > lo else (math.inf if d else 0.0)
+
+    cut = sorted(map(far, rows), reverse=True)[FOREST_ROWS - 1]
+    names = {f"{w['type']} {w['parameters']}": far(w) for w in rows}
+    drawn = [html.unescape(c[0]) for c in trace["customdata"]]
+    assert len(set(drawn)) == FOREST_ROWS and all(names[n] >= cut for n in drawn)
+    (table_rows,) = _paired_tables(text)
+    assert len(table_rows) == sum(1 for w in want.rows if w[f"diff_{b}"] is not None)

@@ -3,7 +3,9 @@
 * COCO bbox, 80 classes x 2 runs (generated boxes under COCO's class names);
 * every kind in one report (the filled store: 14 runs of 12 kinds, LLM suites and judges
   on a scripted model, a loglik exam saved under a local weights path);
-* one pairwise run scored from a record file (``assay pairwise score --records``).
+* one pairwise run scored from a record file (``assay pairwise score --records``);
+* two classification runs kept with their units on the same datums (and one without):
+  the paired comparison's tables and forest plot.
 
 Each is opened offline: every figure has data and a caption, no element of a figure
 (legend, menu, title, colour bar, tick labels) overlaps an axis title, a title fits its
@@ -130,10 +132,11 @@ def coco_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def reports(coco_report, mixed_report, pairwise_report) -> dict[str, Any]:
-    """The three reports, all built before the browser starts (the LLM runs use their own
+def reports(coco_report, mixed_report, pairwise_report, paired_report) -> dict[str, Any]:
+    """The reports, all built before the browser starts (the LLM runs use their own
     event loop, which playwright's would refuse)."""
-    return {"coco": coco_report, "mixed": mixed_report, "pairwise": pairwise_report}
+    return {"coco": coco_report, "mixed": mixed_report, "pairwise": pairwise_report,
+            "paired": paired_report}  # fmt: skip
 
 
 def test_coco_80_classes_two_runs_read(reports, browser):
@@ -425,4 +428,62 @@ def test_pairwise_from_a_record_file_reads(reports, browser):
     _figure_shot(page, "Win rates", "pairwise-win-rates")
     params = page.text_content("section[data-kind=pairwise]")
     assert "Parameters" in params and "reference_model" in params
+    page.close()
+
+
+# ------------------------------------------------------------ runs paired on their units
+
+
+@pytest.fixture(scope="module")
+def paired_report(tmp_path_factory) -> tuple[Path, Any, int]:
+    """Two classification runs on the same 400 datums kept with their units (the second
+    model sharper), and a third kept without; ``(path, comparison(), the second's id)``."""
+    from assay.report.paired import REPORT_BOOTSTRAP
+    from assay.store.comparison import comparison
+
+    tmp = tmp_path_factory.mktemp("paired")
+    with Store(str(tmp / "s.db")) as st:
+        a = st.save(reportkit.classification(0), kind="classification", dataset="three-pets",
+                    model="logit-1.5", name="baseline")  # fmt: skip
+        b = st.save(reportkit.classification(0, skill=2.0), kind="classification",
+                    dataset="three-pets", model="logit-2.0", name="sharper")  # fmt: skip
+        c = st.save(reportkit.classification(0, skill=1.7), kind="classification", units=False,
+                    dataset="three-pets", model="logit-1.7", name="no-units")  # fmt: skip
+        want = comparison([a, b, c], store=st, num_bootstrap=REPORT_BOOTSTRAP, seed=0)
+        runs = [st.get(i) for i in (a, b, c)]
+        path = write_report(runs, tmp / "paired.html", title="Two runs paired", store=st)
+    return path, want, b
+
+
+def test_paired_comparison_reads(reports, browser):
+    path, want, b = reports["paired"]
+    page, figs = _read_as_a_person(browser, path, "paired")
+    (forest,) = [f for f in figs if f["title"].startswith("Paired differences")]
+    assert forest["data"] == [len(want.rows)]  # one point per record
+    assert "Holm" in forest["caption"] and "docs/compare.md" in forest["caption"]
+    # the table as shown: each difference and interval is comparison()'s
+    shown = page.evaluate(
+        "Array.from(document.querySelectorAll('table.paired-table tbody tr'))"
+        ".map(r => Array.from(r.cells).map(c => c.textContent))"
+    )
+    assert len(shown) == len(want.rows)
+    for got, w in zip(shown, want.rows):
+        d, lo, hi = w[f"diff_{b}"], w[f"diff_ci_low_{b}"], w[f"diff_ci_high_{b}"]
+        assert got[0] == w["type"] and got[4] == f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
+    bold = page.evaluate(
+        "Array.from(document.querySelectorAll('table.paired-table td.sig'))"
+        ".map(c => getComputedStyle(c).fontWeight)"
+    )
+    assert bold and all(int(w) >= 700 for w in bold)
+    notes = page.text_content("div.paired .notices")
+    assert "no-units" in notes and "no units kept" in notes
+    # a row's record is never cut: the parameters cell shows its whole text
+    cut = page.evaluate(
+        "Array.from(document.querySelectorAll('table.paired-table td:nth-child(2)'))"
+        ".filter(c => c.scrollWidth > c.clientWidth + 1).length"
+    )
+    assert cut == 0
+    page.query_selector("div.paired").screenshot(path=str(SHOTS / "paired-section.png"))
+    page.query_selector("div.paired .filterable").screenshot(path=str(SHOTS / "paired-table.png"))
+    _figure_shot(page, "Paired differences", "paired-forest")
     page.close()

@@ -53,7 +53,7 @@ def report_command(
         if twice:
             raise InvalidInputError(f"evaluation {twice[0]} is named twice", source="report")
         runs = [st.get(i, items=True) for i in ids]
-    path = write_report(runs, out, title=title)
+        path = write_report(runs, out, title=title, store=st)
     note(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB, {len(runs)} runs)")
     typer.echo(str(path))
 

@@ -72,13 +72,13 @@ tr.differs td:first-child{border-left:3px solid #d9822b}
 button.drill{font-size:11.5px;padding:1px 6px;cursor:pointer}
 .want{background:#fff3cd;border:1px solid #e6c200;border-radius:10px;padding:1px 8px}
 .want button{margin-left:6px;font-size:11px}
+.notices{margin:4px 0 8px;padding-left:22px}
 .items tbody tr{cursor:pointer}.items tr.opened td{outline:2px solid #1f77b4}
 .transcript{border:1px solid #bcd;border-radius:4px;margin:8px 0;padding:6px 12px;
 background:#f7fbff}.transcript h4{margin:6px 0}.transcript h5{margin:10px 0 4px;font-size:13px}
 .transcript pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #e3e3e3;
 padding:6px 8px;margin:2px 0 6px;font-size:12.5px;max-height:360px;overflow:auto}
 .msg .role{font-size:11.5px;font-weight:700;text-transform:uppercase;color:#555}
-.hook{border:1px dashed #bbb;padding:6px 10px;color:#555;font-size:12.5px}
 """
 
 PAGE_JS = """

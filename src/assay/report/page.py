@@ -6,8 +6,9 @@ takes them kind by kind (in the order given). Each kind's section has: an introd
 parameters diff for several runs), the plots its users expect (one module per kind,
 :data:`PLOTS`), each with its caption, tables where the domain reads tables (scoring:
 RSMTool's), the scalar metrics side by side (one value column per run; with several runs
-the differences of :func:`assay.store.compare`, highlighted), the paired comparison's hook
-(:mod:`assay.report.paired`), and for LLM runs the items (:mod:`assay.report.items`): a
+the differences of :func:`assay.store.compare`, highlighted), with the store the runs
+come from the paired comparison of runs that kept their units (:mod:`assay.report.paired`:
+tables and a forest plot), and for LLM runs the items (:mod:`assay.report.items`): a
 drill-down from each metric row to its items and from each item to its transcript.
 plotly.js is inlined once; the page makes no network request. Everything comes from the
 store's records and items.
@@ -31,7 +32,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import InvalidInputError
 from assay.report.figures import (
@@ -46,10 +47,13 @@ from assay.report.figures import (
 from assay.report.html import Raw, cell_text, esc, filterable, page, script_json, table
 from assay.report.items import MAX_ITEMS, facets, items_block, metric_facets
 from assay.report.paired import paired_section
-from assay.report.prose import caption, section
+from assay.report.prose import caption_html, section
 from assay.results import Metric
 from assay.store.comparison import compare, identity
 from assay.store.records import Evaluation
+
+if TYPE_CHECKING:
+    from assay.store.store import Store
 
 __all__ = ["build_report", "write_report", "PLOTS", "report_figures"]
 
@@ -292,16 +296,9 @@ def _compare_table(
     return _metrics_details(box, len(rows), inner, _METRICS_MANY)
 
 
-def _caption_html(key: str) -> str:
-    c = caption(key)
-    return (
-        f"<figcaption><b>Shows</b> {esc(c.shows)} <b>Read</b> {esc(c.read)} "
-        f"<b>Good</b> {esc(c.good)} <b>Caveat</b> {esc(c.caveat)} "
-        f'<span class="docs">More: {esc(c.docs)}</span></figcaption>'
-    )
-
-
-def _section(idx: int, kind: str, runs: list[Evaluation], figs_out: dict[str, Figure]) -> str:
+def _section(
+    idx: int, kind: str, runs: list[Evaluation], figs_out: dict[str, Figure], store: Store | None
+) -> str:
     figs, tables = report_figures(kind, runs)
     intro = section(kind)
     parts = [f'<section class="kind" id="kind-{idx}" data-kind="{esc(kind)}">']
@@ -316,7 +313,7 @@ def _section(idx: int, kind: str, runs: list[Evaluation], figs_out: dict[str, Fi
         for j, f in enumerate(figs):
             fid = f"fig-{idx}-{j}"
             figs_out[fid] = {"data": f["data"], "layout": f["layout"]}
-            cap = _caption_html(f["caption"]) if "caption" in f else ""
+            cap = caption_html(f["caption"]) if "caption" in f else ""
             full = " full" if f.get("wide") else ""
             divs.append(
                 f'<figure class="fig{full}"><div class="plot" id="{fid}" '
@@ -341,7 +338,7 @@ def _section(idx: int, kind: str, runs: list[Evaluation], figs_out: dict[str, Fi
             item_parts.append(html_items)
     parts.append(_metrics_table(f"metrics-{idx}", runs, drills))
     if len(runs) > 1:
-        parts.append(paired_section(runs))
+        parts.append(paired_section(runs, store, figs_out, idx))
     parts.extend(item_parts)
     parts.append("</section>")
     return "".join(parts)
@@ -357,8 +354,12 @@ _ITEMS_CAPTION = (
 )
 
 
-def build_report(runs: Sequence[Evaluation], *, title: str = "assay report") -> str:
-    """The report as one HTML document (runs with their metrics and, if loaded, items)."""
+def build_report(
+    runs: Sequence[Evaluation], *, title: str = "assay report", store: Store | None = None
+) -> str:
+    """The report as one HTML document (runs with their metrics and, if loaded, items);
+    with the ``store`` the runs come from, runs that kept their units are also compared
+    paired (:mod:`assay.report.paired`)."""
     if not runs:
         raise InvalidInputError("no runs to report", source="report")
     for ev in runs:
@@ -370,7 +371,7 @@ def build_report(runs: Sequence[Evaluation], *, title: str = "assay report") -> 
     figs: dict[str, Figure] = {}
     sections, nav = [], []
     for idx, (kind, evs) in enumerate(groups.items()):
-        sections.append(_section(idx, kind, evs, figs))
+        sections.append(_section(idx, kind, evs, figs, store))
         nav.append(f'<a href="#kind-{idx}">{esc(kind)}</a>')
     overview = (
         '<section class="overview" id="runs"><h2>The runs</h2>'
@@ -395,12 +396,17 @@ def build_report(runs: Sequence[Evaluation], *, title: str = "assay report") -> 
 
 
 def write_report(
-    runs: Sequence[Evaluation], path: str | Path, *, title: str = "assay report"
+    runs: Sequence[Evaluation],
+    path: str | Path,
+    *,
+    title: str = "assay report",
+    store: Store | None = None,
 ) -> Path:
-    """Build the report and write it to ``path`` atomically; returns the path."""
+    """Build the report (:func:`build_report`) and write it to ``path`` atomically; returns
+    the path."""
     from assay.io.files import write_atomic
 
-    text = build_report(runs, title=title)
+    text = build_report(runs, title=title, store=store)
     out = Path(path)
     write_atomic(out, text)
     return out

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Caption", "caption", "SECTIONS", "Section", "section"]
+from assay.report.html import esc
+
+__all__ = ["Caption", "caption", "caption_html", "SECTIONS", "Section", "section", "PAIRED_TABLE"]
 
 
 @dataclass(frozen=True)
@@ -295,6 +297,23 @@ CAPTIONS: dict[str, Caption] = {
         "A judge can be consistent and still wrong.",
         "docs/pairwise.md",
     ),
+    "paired_forest": _C(
+        "For each record both runs have, the difference between a run and the baseline on the "
+        "units (datums, images, items) they share, with its interval; one row per record, one "
+        "colour per run compared, the dashed line at 0 is no difference.",
+        "A bar that does not cross the line is a difference the data support (filled marker); "
+        "right of the line the run is higher than the baseline. Hover a marker for the test, "
+        "the units paired and the adjusted p-value.",
+        "For a score where higher is better, markers right of the line with bars clear of it; "
+        "for an error rate, left of it.",
+        "Paired on the shared units: a unit hard for both runs cancels, so these intervals "
+        "are narrower than the two runs' own. Each row names its test (McNemar, DeLong, paired "
+        "t or the paired bootstrap) in the table and the hover; a p-value is Holm-adjusted over "
+        "the runs compared for that record, not over the records, so with many records some "
+        "clear 0 by chance. With many records the plot keeps those furthest from 0; the "
+        "tables keep all.",
+        "docs/compare.md",
+    ),
     "bt_ratings": _C(
         "Each model's Bradley-Terry rating from all the verdicts, with its bootstrap interval.",
         "A higher rating wins more often; models whose intervals overlap are not told apart.",
@@ -342,3 +361,27 @@ def scoring_table(name: str) -> str:
 def caption(key: str) -> Caption:
     """The caption of a figure by its key (a ``KeyError`` names a key without one)."""
     return CAPTIONS[key]
+
+
+def caption_html(key: str) -> str:
+    """A figure's caption as the page shows it under the plot (escaped)."""
+    c = caption(key)
+    return (
+        f"<figcaption><b>Shows</b> {esc(c.shows)} <b>Read</b> {esc(c.read)} "
+        f"<b>Good</b> {esc(c.good)} <b>Caveat</b> {esc(c.caveat)} "
+        f'<span class="docs">More: {esc(c.docs)}</span></figcaption>'
+    )
+
+
+#: The words over the paired tables (``{b}`` resamples, ``{s}`` the seed).
+PAIRED_TABLE = (
+    "The runs carry their units, so each record is compared on the units both runs share, as "
+    "'assay compare' does: one table per run against the baseline (the first run), with the "
+    "two values, the difference (run minus baseline) and its 95% interval, the test that "
+    "gave the p-value (mcnemar for accuracy, delong for a ROC AUC, paired_t for a mean of "
+    "per-unit scores, paired_bootstrap for the rest), the units paired, and the p-value "
+    "Holm-adjusted over the runs compared for that record. Highlighted: a difference whose "
+    "interval leaves out 0. Intervals and bootstrap p-values come from {b} paired resamples "
+    "(seed {s}); 'assay compare' draws 1000 by default, so the ends can differ a little "
+    "there. See docs/compare.md."
+)

@@ -18,7 +18,7 @@ __all__ = ["datums", "judge_task", "run_judge_metrics", "dry_run"]
 
 def datums(rows: Sequence[Mapping[str, Any]]) -> list[Any]:
     """Rows ``{uid, query, prediction, groundtruth, context}`` -> judge datums."""
-    from assay.llm.judge import Datum
+    from assay.llm.judge.types import Datum
 
     return [
         Datum(

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assay.llm.judge import compute
+import assay.llm.judge.compute as compute
 from assay.llm.judge.prompts import numbered
 from assay.llm.judge.schemas import CorrectnessVerdicts, Rating, Verdicts
 from assay.llm.judge.types import (

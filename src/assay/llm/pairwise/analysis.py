@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from assay._compat import UNSET, renamed
-from assay.llm.pairwise import records
+import assay.llm.pairwise.records as records
 from assay.llm.pairwise.compute import (
     consistent_mask,
     new_question_counts,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.llm.suites import records
+import assay.llm.suites.records as records
 from assay.llm.suites.average_ci import attach_average_intervals
 from assay.results import MetricSet
 from assay.uncertainty.intervals import ci_options

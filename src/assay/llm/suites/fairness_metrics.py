@@ -43,7 +43,7 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
 from assay.fairness.intervals import attach_intervals
-from assay.llm.suites import records
+import assay.llm.suites.records as records
 from assay.llm.tally import TalliedEvaluator, Tally, Values
 from assay.ratios import divide
 from assay.results import Metric, MetricSet

@@ -41,7 +41,7 @@ from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
-from assay.llm.suites import records
+import assay.llm.suites.records as records
 from assay.llm.suites.base import Call, CountsEvaluator, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.intervals import attach_count_intervals

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay._compat import UNSET, renamed
 import assay.llm.pairwise.records as records
+from assay._compat import UNSET, renamed
 from assay.llm.pairwise.compute import (
     consistent_mask,
     new_question_counts,
@@ -48,13 +48,13 @@ from assay.llm.pairwise.ratings import (
     question_wins,
     rating_fit,
 )
-from assay.llm.pairwise.resample import IDENT, Draw, ident, question_rates
 from assay.llm.pairwise.slicing import (
     check_by,
     question_clusters,
     question_masks,
     slice_records,
 )
+from assay.llm.pairwise.tally import IDENT, Draw, ident, question_rates
 from assay.results import Metric, MetricSet
 from assay.uncertainty.intervals import CIOptions, ci_options, wilson
 
@@ -257,12 +257,13 @@ def _draw(
     masks: list[np.ndarray],
     l2: float,
     opts: CIOptions | None,
+    clusters: np.ndarray | None = None,
 ) -> Draw:
     """What one stream of question resamples computes: ratings and length fits always, the
-    rate records (whole set and slices) with ``ci``."""
+    rate records (whole set and slices) with ``ci``; ``clusters``: each question's."""
     outcomes = p.outcomes
     models = sorted(set(outcomes["model"]) | set(outcomes["opponent"]))
-    draw = Draw(len(questions), l2, models=models)
+    draw = Draw(questions, l2, models=models, clusters=clusters)
     if len(models) >= 2:
         draw.wins = question_wins(outcomes, models, questions)
     qpos = {q: i for i, q in enumerate(questions)}
@@ -324,9 +325,9 @@ def analyze(
     questions = sorted(set(rows["index"]))
     p = _point(rows, reference_model, questions)
     masks = [(col, v, mask) for col in by for v, mask in question_masks(rows, col, questions)]
-    draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts)
     clusters = None if cluster is None else question_clusters(rows, cluster, questions)
-    reps = draw.intervals(boot, clusters)
+    draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts, clusters)
+    reps = draw.intervals(boot)
     fit = None
     if draw.wins is not None and reps.ratings is not None:
         theta = fit_bradley_terry(draw.wins.sum(axis=0), l2=l2)

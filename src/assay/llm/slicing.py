@@ -103,6 +103,9 @@ class TalliedEvaluator(Evaluator):
     items is the tally over them (:func:`assay.llm.suites.tally.item_tally`) that
     :class:`SlicedEvaluator` draws its cluster bootstrap and gaps from."""
 
+    #: the record types that carry an interval (None: every record of the item tally)
+    kinds: tuple[str, ...] | None = None
+
     @abstractmethod
     def item_tally(self, *args: Any, **kwargs: Any) -> Tally:
         """The tally over the items ``add`` would take (checked as ``add`` checks)."""
@@ -246,13 +249,21 @@ class SlicedEvaluator(Evaluator):
     def tally(self) -> list[Tally]:
         """The tallies of the whole set's intervals, each item a unit named by its position:
         with ``cluster`` one over the distinct (arguments, cluster) rows of the items, of
-        every record (:func:`record_key`); else the wrapped evaluator's own."""
+        every record with an interval (:func:`record_key`); else the wrapped evaluator's
+        own."""
         args, cols = self.arrays()
+        ev = self.make(self.ci)
+        assert isinstance(ev, TalliedEvaluator)
+        if not args:
+            return []
         if self.cluster is None:
-            ev = self.make(self.ci)
-            assert isinstance(ev, TalliedEvaluator)
-            return ev.unit_tallies(**args) if args else []
-        return [self._joint(args, [], cols[self.cluster])[0]]
+            return ev.unit_tallies(**args)
+        joint, _ = self._joint(args, [], cols[self.cluster])
+        if ev.kinds is None:
+            return [joint]
+        keep = np.array([k[0] in ev.kinds for k in joint.keys])
+        keys = tuple(k for k, ok in zip(joint.keys, keep) if ok)
+        return [replace(joint, keys=keys, values=lambda w: joint.values(w)[:, keep])]
 
     def _joint(
         self, args: Mapping[str, np.ndarray], extra: Sequence[np.ndarray], clusters: Any

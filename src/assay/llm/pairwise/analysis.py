@@ -57,8 +57,9 @@ from assay.llm.pairwise.slicing import (
 from assay.llm.pairwise.tally import IDENT, Draw, ident, question_rates
 from assay.results import Metric, MetricSet
 from assay.uncertainty.intervals import CIOptions, ci_options, wilson
+from assay.uncertainty.tally import Tally
 
-__all__ = ["Analysis", "analyze"]
+__all__ = ["Analysis", "analyze", "question_tally"]
 
 
 @dataclass
@@ -281,6 +282,32 @@ def _draw(
     return draw
 
 
+def question_tally(
+    rows: pd.DataFrame,
+    *,
+    reference_model: str,
+    l2: float = 0.01,
+    ci: float | None = None,
+    cluster: str | None = None,
+) -> Tally:
+    """The whole set's tally over questions (:meth:`~assay.llm.pairwise.tally.Draw.whole`):
+    the rate records with ``ci``, the ratings and the length fits; each question's cluster
+    with ``cluster``."""
+    rows = _plain(rows)
+    questions = sorted(set(rows["index"]))
+    p = _point(rows, reference_model, questions)
+    clusters = None if cluster is None else question_clusters(rows, cluster, questions)
+    opts = None if ci is None else ci_options(ci, cluster=cluster)
+    return _draw(rows, p, reference_model, questions, [], l2, opts, clusters).whole()
+
+
+def _plain(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows with their text columns as plain Python strings (iterating pandas'
+    Arrow-backed strings costs ~10x more)."""
+    text = [c for c in ("index", "model_a", "model_b", "task", "status", "choice") if c in rows]
+    return rows.astype({c: object for c in text})
+
+
 def _positions(d: LengthDesign, qpos: dict[str, int]) -> np.ndarray:
     return np.array([qpos[q] for q in d.questions], dtype=int)
 
@@ -318,9 +345,7 @@ def analyze(
     level = opts.level if opts else 0.95
     boot = ci_options(level, "bootstrap", num_bootstrap, seed, cluster=cluster)
     assert boot is not None  # the ratings' interval, always
-    # Plain Python strings: iterating pandas' Arrow-backed strings costs ~10x more.
-    text = [c for c in ("index", "model_a", "model_b", "task", "status", "choice") if c in rows]
-    rows = rows.astype({c: object for c in text})
+    rows = _plain(rows)
     by = check_by(rows, by)
     questions = sorted(set(rows["index"]))
     p = _point(rows, reference_model, questions)

@@ -97,7 +97,7 @@ def mean_record(
     """The aggregate record of one metric's per-datum values (see the module docstring).
 
     ``clusters`` (with ``ci.cluster``): the cluster of each value and of each datum
-    without one; the interval is then the cluster bootstrap (:func:`cluster_mean_interval`).
+    without one; the interval is then the cluster bootstrap (:func:`mean_tally`).
     """
     from assay.stats.compute import bootstrap_means
     from assay.stats.metrics import mean, stderr

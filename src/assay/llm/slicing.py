@@ -53,7 +53,6 @@ from assay.uncertainty.intervals import (
     ci_options,
     collapse,
     gap_bounds,
-    replicates_by_key,
     tally_bounds,
 )
 from assay.uncertainty.slices import annotate, slice_text
@@ -367,23 +366,25 @@ class SlicedEvaluator(Evaluator):
         whole: list[Metric],
         clusters: np.ndarray | None = None,
     ) -> dict[tuple[Any, ...], tuple[float, float]]:
-        """``{(slice, *record key): (low, high)}`` of every slice's gaps: the whole set's
-        resamples drawn once, each slice's values read from the same draws."""
+        """``{(slice, *record key): (low, high)}`` of every slice's gaps: one tally of every
+        gap, its resamples drawn once, each slice's values read from the same draws as the
+        whole set's (a key the tally lacks: NaN)."""
         assert self.ci is not None
         sl = np.unique(values, return_inverse=True)
         tally, rows = self._joint(args, [sl[1].reshape(-1)], clusters)
-        slice_of = sl[0][rows[:, 0]]
-        reps = replicates_by_key([tally], self.ci)
-        out: dict[tuple[Any, ...], tuple[float, float]] = {}
-        for v in names:
-            found = gap_bounds([_part(tally, slice_of == v)], self.ci, reps)
-            out |= {(v, *k): found.get(k, (np.nan, np.nan)) for k in map(_key, whole)}
-        return out
+        keep = [sl[0][rows[:, 0]] == v for v in names]
+        col = {k: j for j, k in enumerate(tally.keys)}
+        keys = [_key(m) for m in whole]
+        at = np.array([col.get(k, -1) for k in keys], dtype=np.intp)
 
+        def gaps(w: F64) -> F64:
+            base = tally.values(w)
+            parts = [tally.values(w * mask) - base for mask in keep]
+            out = np.concatenate([np.where(at >= 0, p[:, at], np.nan) for p in parts], axis=1)
+            return out
 
-def _part(tally: Tally, keep: np.ndarray) -> Tally:
-    """The tally of the rows ``keep`` on the same draws (the other rows weigh nothing)."""
-    return replace(tally, values=lambda w: tally.values(w * keep))
+        gap = replace(tally, keys=tuple((v, *k) for v in names for k in keys), values=gaps)
+        return gap_bounds([gap], self.ci)
 
 
 def _distinct(args: Mapping[str, np.ndarray], extra: Sequence[np.ndarray], clusters: Any) -> Any:

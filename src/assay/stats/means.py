@@ -255,7 +255,7 @@ def mean_gap_intervals(
         (['a', 'b'], True)
     """
     from assay.uncertainty.collapsing import collapse
-    from assay.uncertainty.intervals import gap_bounds, replicates_by_key
+    from assay.uncertainty.intervals import gap_bounds
     from assay.uncertainty.tally import Tally
 
     has = ~np.isnan(y)
@@ -269,18 +269,14 @@ def mean_gap_intervals(
     v, d = rows[:, 0], rows[:, 1]
     g = None if groups is None else rows[:, 3].astype(np.intp)
 
-    def mean(w: np.ndarray) -> np.ndarray:
+    member = [codes[0][rows[:, 2].astype(np.int64)] == s for s in names]
+
+    def gaps(w: np.ndarray) -> np.ndarray:
         wd = w * d
-        return ((wd @ v) / wd.sum(axis=1))[:, None]
+        whole = (wd @ v) / wd.sum(axis=1)
+        return np.stack([(wd * m) @ v / (wd * m).sum(axis=1) - whole for m in member], 1)
 
     with_codes = None if g is None else (lambda column: g)
-    whole = Tally(
-        (("gap",),), mean, mult, unit_weight=None if g is None else mult, codes=with_codes
-    )
-    reps = replicates_by_key([whole], opts)
-    out = {}
-    for s in names:
-        keep = codes[0][rows[:, 2].astype(np.int64)] == s
-        part = replace(whole, values=lambda w, keep=keep: mean(w * keep))
-        out[s] = gap_bounds([part], opts, reps)[("gap",)]
-    return out
+    keys = tuple((s,) for s in names)
+    tally = Tally(keys, gaps, mult, unit_weight=None if g is None else mult, codes=with_codes)
+    return {s: lohi for (s,), lohi in gap_bounds([tally], opts).items()}

@@ -21,7 +21,7 @@ per resample:
 These are one tally's values (:meth:`Draw.whole`, keyed by the records' :func:`ident`; the
 length coefficient, a parameter of its record, as ``LengthCoefficient``), so the
 Bradley-Terry and logistic fits run once per resample. A slice (a subgroup of the
-questions) is read from the same draws (:meth:`Draw.part`: the counts times the slice's
+questions) is read from the same draws (:meth:`Draw.joint`: the counts times the slice's
 indicator), and its gap is its values minus the whole set's of the same resample. Every
 tally draws ``ones(questions)`` with the one ``seed``, so all of them see the same
 resamples; with a ``cluster`` column whole clusters of questions are drawn
@@ -189,71 +189,77 @@ class Draw:
             codes=None if codes is None else (lambda column: codes),
         )
 
+    def _whole_keys(self) -> list[Key]:
+        keys: list[Key] = [] if self.rates is None else list(self.rates.keys)
+        if self.wins is not None:
+            keys += [rating_key(m) for m in self.models]
+        return keys + [k for d, _ in self.lengths for k in length_keys(d)]
+
+    def _whole_values(self, w: np.ndarray) -> list[np.ndarray]:
+        parts = [] if self.rates is None else [self.rates.rates(w)]
+        if self.wins is not None:
+            wins = np.einsum("bq,qij->bij", w, self.wins)
+            theta = fit_bradley_terry(wins, l2=self.l2)
+            theta[wins.sum(axis=2) + wins.sum(axis=1) == 0] = np.nan  # a model not drawn
+            parts.append(theta)
+        return parts + [design.fit(w[:, pos], l2=self.l2) for design, pos in self.lengths]
+
+    def _part_keys(self, k: int) -> list[Key]:
+        keys: list[Key] = [] if self.rates is None else list(self.rates.keys)
+        return keys + [key for d, _, _ in self.slice_lengths[k] for key in length_keys(d)]
+
+    def _part_values(self, k: int, w: np.ndarray) -> list[np.ndarray]:
+        mask = None if self.masks is None else self.masks[k]
+        parts = [] if self.rates is None else [self.rates.rates(w * mask)]
+        return parts + [d.fit(w[:, pos], l2=self.l2) for d, pos, _ in self.slice_lengths[k]]
+
     def whole(self) -> Tally:
         """The whole set's tally: rates, ratings (log-strengths: the records' Elo scale is an
         increasing affine map of them, applied to the interval's ends), length fits (win
         rate, coefficient)."""
-        keys: list[Key] = [] if self.rates is None else list(self.rates.keys)
-        if self.wins is not None:
-            keys += [rating_key(m) for m in self.models]
-        keys += [k for d, _ in self.lengths for k in length_keys(d)]
+        return self._tally(self._whole_keys(), lambda w: _joined(self._whole_values(w), w))
+
+    def joint(self) -> Tally:
+        """The whole set's tally, then every slice's on the same draws (keys prefixed by the
+        slice's position): one tally, so the fits of a resample run once."""
+        keys = [("whole", *k) for k in self._whole_keys()]
+        for k in range(len(self.slice_lengths)):
+            keys += [(k, *key) for key in self._part_keys(k)]
 
         def values(w: np.ndarray) -> np.ndarray:
-            parts = [] if self.rates is None else [self.rates.rates(w)]
-            if self.wins is not None:
-                wins = np.einsum("bq,qij->bij", w, self.wins)
-                theta = fit_bradley_terry(wins, l2=self.l2)
-                theta[wins.sum(axis=2) + wins.sum(axis=1) == 0] = np.nan  # a model not drawn
-                parts.append(theta)
-            parts += [design.fit(w[:, pos], l2=self.l2) for design, pos in self.lengths]
-            return np.concatenate(parts, axis=1) if parts else np.zeros((len(w), 0))
-
-        return self._tally(keys, values)
-
-    def part(self, k: int) -> Tally:
-        """Slice ``k``'s tally on the same draws: its rates (the counts times its mask),
-        then its length fits."""
-        keys: list[Key] = [] if self.rates is None else list(self.rates.keys)
-        fits = self.slice_lengths[k]
-        keys += [key for d, _, _ in fits for key in length_keys(d)]
-        mask = None if self.masks is None else self.masks[k]
-
-        def values(w: np.ndarray) -> np.ndarray:
-            parts = [] if self.rates is None else [self.rates.rates(w * mask)]
-            parts += [design.fit(w[:, pos], l2=self.l2) for design, pos, _ in fits]
-            return np.concatenate(parts, axis=1) if parts else np.zeros((len(w), 0))
+            parts = self._whole_values(w)
+            for k in range(len(self.slice_lengths)):
+                parts += self._part_values(k, w)
+            return _joined(parts, w)
 
         return self._tally(keys, values)
 
     def intervals(self, opts: CIOptions) -> Replicates:
         """Percentile intervals of every statistic, from one stream of resample counts
-        (with ``clusters``: of whole clusters of questions)."""
-        whole = self.whole()
-        if not whole.keys or not self.questions:
+        (with ``clusters``: of whole clusters of questions); a slice's gaps are its
+        resampled values minus the whole set's of the same resample."""
+        whole = self._whole_keys()
+        if not whole or not self.questions:
             return Replicates()
-        reps = replicates(whole, opts)
+        reps = replicates(self.joint(), opts)
         ends = percentile(reps, opts.level)
         out = Replicates()
         at = 0
         if self.rates is not None:
-            k = len(self.rates.keys)
-            out.rates, at = ends[:, :k], k
+            r = len(self.rates.keys)
+            out.rates, at = ends[:, :r], r
         if self.wins is not None:
             out.ratings, at = ends[:, at : at + len(self.models)], at + len(self.models)
         out.lengths = [ends[:, at + 2 * j : at + 2 * j + 2] for j in range(len(self.lengths))]
+        start = len(whole)
         for k, fits in enumerate(self.slice_lengths):
-            has_rates = self.rates is not None and self.masks is not None
-            if not has_rates and not fits:
-                out.slice_lengths.append([])
-                continue
-            part = replicates(self.part(k), opts)
-            mine = percentile(part, opts.level)
+            width = len(self._part_keys(k))
+            part, mine = reps[:, start : start + width], ends[:, start : start + width]
+            start += width
             r = 0
-            if has_rates:
-                assert self.rates is not None
+            if self.rates is not None:
                 r = len(self.rates.keys)
-                gap = percentile(part[:, :r] - reps[:, :r], opts.level)
-                out.slices.append((mine[:, :r], gap))
+                out.slices.append((mine[:, :r], percentile(part[:, :r] - reps[:, :r], opts.level)))
             lengths = []
             for j, (_, _, i) in enumerate(fits):
                 c = r + 2 * j
@@ -261,3 +267,7 @@ class Draw:
                 lengths.append(np.column_stack([mine[:, c : c + 2], gap]))
             out.slice_lengths.append(lengths)
         return out
+
+
+def _joined(parts: list[np.ndarray], w: np.ndarray) -> np.ndarray:
+    return np.concatenate(parts, axis=1) if parts else np.zeros((len(w), 0))

@@ -203,12 +203,17 @@ def mean_tally(
     if codes is not None:
         g = np.asarray(codes, dtype=np.intp)
         rows, mult, unit = collapse(np.column_stack([np.where(has, y, 0.0), has, g]))
-        v, d = rows[:, 0], rows[:, 1]
+        v, d, row_g = rows[:, 0], rows[:, 1], rows[:, 2].astype(np.intp)
+        first = np.zeros(mult.size, dtype=np.intp)  # a datum of each row (rows of equals)
+        first[unit[::-1]] = np.arange(unit.size)[::-1]
 
         def clustered(w: np.ndarray) -> np.ndarray:
             return np.asarray((w * d) @ v / (w @ d))[:, None]
 
-        return Tally((key,), clustered, mult, unit=unit, ids=names, codes=lambda column: g)
+        return Tally(
+            (key,), clustered, mult, unit_weight=mult, ids=names[first],
+            codes=lambda column: row_g,
+        )  # fmt: skip
     x = y[has]
     levels, unit, counts = np.unique(x, return_inverse=True, return_counts=True)
     n, total = x.size, float(x.sum())

@@ -215,11 +215,7 @@ def mean_tally(
             codes=lambda column: row_g,
         )  # fmt: skip
     x = y[has]
-    levels, unit, counts = np.unique(x, return_inverse=True, return_counts=True)
     n, total = x.size, float(x.sum())
-
-    def mean(w: np.ndarray) -> np.ndarray:
-        return (w @ levels / w.sum(axis=1))[:, None]
 
     def seeded(level: float) -> dict[Key, tuple[float, float]]:
         tail = (1.0 - level) / 2.0
@@ -235,8 +231,18 @@ def mean_tally(
         return {key: (float(lo), float(hi))}
 
     closed = {"bootstrap": seeded, "t": by_t, "wilson": by_wilson}
-    return Tally((key,), mean, counts.astype(np.int64), unit=unit.reshape(-1), ids=names[has],
-                 closed=closed)  # fmt: skip
+
+    def rows() -> Tally:
+        """The distinct values and how many datums hold each (made when drawn)."""
+        levels, unit, counts = np.unique(x, return_inverse=True, return_counts=True)
+
+        def mean(w: np.ndarray) -> np.ndarray:
+            return (w @ levels / w.sum(axis=1))[:, None]
+
+        return Tally((key,), mean, counts.astype(np.int64), unit=unit.reshape(-1),
+                     ids=names[has], closed=closed)  # fmt: skip
+
+    return Tally((key,), closed=closed, prepare=rows)
 
 
 def mean_gap_intervals(

@@ -24,7 +24,7 @@ from assay.cli import app
 from assay.llm import RunOptions, evaluate
 from assay.llm.judge.evaluator import JudgeEvaluator
 from assay.llm.pairwise import analyze
-from assay.llm.pairwise.resample import ident
+from assay.llm.pairwise.tally import ident
 from assay.llm.suites.language import LanguageEvaluator, LanguageSuite
 from assay.stats.means import datum_record
 from assay.testing.llm import FakeChatServer

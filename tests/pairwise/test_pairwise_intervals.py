@@ -22,7 +22,7 @@ from assay.errors import InvalidInputError
 from assay.llm.pairwise import PairwiseEvaluator, analyze
 from assay.llm.pairwise.length import length_design
 from assay.llm.pairwise.ratings import logistic_newton
-from assay.llm.pairwise.resample import IDENT, ident
+from assay.llm.pairwise.tally import IDENT, ident
 from assay.uncertainty.intervals import resample_counts, wilson
 
 REF = "ref"

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.llm.suites import average_fairness
-from assay.llm.suites.average_ci import FIELDS, stored_args, stratum_seed, stratum_units
+from assay.llm.suites.average import FIELDS, stored_args, stratum_seed, stratum_units
 from assay.llm.suites.datasets import dataset_spec
 from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator

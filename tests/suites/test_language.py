@@ -121,7 +121,7 @@ def test_evaluator_merges_languages_seen_on_either_side():
 def test_a_language_named_all_is_refused_it_names_the_overall_records(tmp_path, chat_server):
     """Regression: a language ``all`` gave a second ``language="all"`` record of every
     metric; the exam loader (before any call) and the evaluator refuse it, naming it."""
-    for ev in (LanguageEvaluator().add, LanguageEvaluator().tally):
+    for ev in (LanguageEvaluator().add, LanguageEvaluator().item_tally):
         with pytest.raises(InvalidInputError, match="records over every language") as e:
             ev(["en", "all", "all"], ["correct", "incorrect", "correct"])
         assert e.value.record == "index 1" and e.value.field == "languages"

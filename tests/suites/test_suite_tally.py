@@ -1,4 +1,4 @@
-"""Every resample's records at once (:mod:`assay.llm.tally`) equal the suite's evaluator run
+"""Every resample's records at once (:mod:`assay.llm.suites.tally`) equal the suite's evaluator run
 on each resample's rows.
 
 For random items of each suite evaluator (CAT, language exams, LLM fairness) and random
@@ -20,11 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.evaluator import Evaluator
-from assay.llm.slicing import SlicedEvaluator, _key, headline
+from assay.llm.slicing import SlicedEvaluator, TalliedEvaluator, _key, headline
 from assay.llm.suites.cat import OUTCOMES, CATEvaluator
 from assay.llm.suites.fairness_metrics import LLMFairnessEvaluator
 from assay.llm.suites.language import LANGUAGE_OUTCOMES, LanguageEvaluator
-from assay.llm.tally import TalliedEvaluator
 from assay.stats.evaluator import ScoreEvaluator
 
 
@@ -52,6 +51,13 @@ def _fairness(rng: np.random.Generator, n: int) -> tuple[Evaluator, dict[str, An
         "privileged": rng.integers(0, 2, n),
         "counterfactual": rng.choice([1, 0, -1, -2, -3], n),
     }
+
+
+def _values(tally: Any, w: np.ndarray, keys: list[Any]) -> np.ndarray:
+    """The tally's values of ``keys`` (NaN where it has no such key)."""
+    v = tally.values(w)
+    col = {k: j for j, k in enumerate(tally.keys)}
+    return np.stack([v[:, col[k]] if k in col else np.full(len(w), np.nan) for k in keys], 1)
 
 
 def _reference(ev: Evaluator, args: dict[str, Any], w: np.ndarray, keys: list[Any]) -> np.ndarray:
@@ -84,7 +90,7 @@ def test_tally_replicates_equal_the_evaluator_on_each_resample(
     keys = [_key(m) for m in headline(type(ev)(**ev.config()).add(**args).compute())]
     w = rng.integers(0, 4, (b, n)) * (rng.random((b, n)) >= sparse)
     w[0] = 0  # an empty resample: every record undefined
-    got = ev.tally(**args).replicates(w.astype(np.float64), keys)
+    got = _values(ev.item_tally(**args), w.astype(np.float64), keys)
     want = np.stack([_reference(ev, args, row, keys) for row in w])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
@@ -94,7 +100,7 @@ def test_zero_counts_in_a_scope_are_undefined_not_zero() -> None:
     ev, args = _cat(np.random.default_rng(0), 6)
     args["bias_types"] = np.array(["gender"] * 3 + ["race"] * 3)
     keys = [("LMS", "race", *[None] * 7), ("LMS", "gender", *[None] * 7)]
-    got = ev.tally(**args).replicates(np.array([[1.0, 1, 1, 0, 0, 0]]), keys)
+    got = _values(ev.item_tally(**args), np.array([[1.0, 1, 1, 0, 0, 0]]), keys)
     assert np.isnan(got[0, 0]) and not np.isnan(got[0, 1])
 
 

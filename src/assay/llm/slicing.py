@@ -16,12 +16,12 @@ and each slice through the evaluator itself.
 **The gap's interval** (``gap_ci_low``, ``gap_ci_high``, with ``ci``): a percentile
 bootstrap in which every resample draws ``n`` items from all ``n`` items, and the slice's
 value and the whole set's are computed from the same draw. Items with equal arguments and
-equal slice value are collapsed first (:func:`assay.uncertainty.intervals.collapse`: the resample
-counts over the distinct rows are exactly those of per-item draws), and every resample's
-records come at once from the evaluator's :class:`~assay.llm.tally.Tally` of the distinct
-rows: the drawn counts times each row's cells are the resamples' outcome counts, and the
-point estimate's own formulas run on all of them (NaN where a record would be ``null``).
-No evaluator runs per resample.
+equal slice value are collapsed first (:func:`assay.uncertainty.intervals.collapse`: the
+resample counts over the distinct rows are exactly those of per-item draws), and every
+resample's records come at once from the evaluator's item tally
+(:mod:`assay.llm.suites.tally`) of the distinct rows: the drawn counts times each row's
+cells are the resamples' outcome counts, and the point estimate's own formulas run on all
+of them (NaN where a record would be ``null``). No evaluator runs per resample.
 
 Example:
     >>> from assay.llm.suites.language import LanguageEvaluator
@@ -36,7 +36,9 @@ Example:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -44,7 +46,6 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.llm.tally import WHERE, TalliedEvaluator, Tally, record_key
 from assay.results import Metric, MetricSet
 from assay.stats.means import mean_gap_intervals
 from assay.uncertainty.intervals import (
@@ -55,19 +56,64 @@ from assay.uncertainty.intervals import (
     tally_bounds,
 )
 from assay.uncertainty.slices import annotate, slice_text
-from assay.uncertainty.tally import Tally as Bootstrap
+from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
     "SlicedEvaluator",
+    "TalliedEvaluator",
     "WHERE",
     "check_by",
     "check_clusters",
     "column_text",
     "headline",
     "mean_gap_intervals",
+    "record_key",
 ]
 
 F64 = NDArray[np.float64]
+
+#: What identifies an LLM record within a slice (beside its type): its gap is to the whole
+#: set's record with the same values of these parameters.
+WHERE = (
+    "scope",
+    "language",
+    "group_column",
+    "group",
+    "privileged",
+    "counterfactual",
+    "aggregate",
+    "prompt_version",
+)
+
+
+def record_key(kind: str, parameters: Mapping[str, Any]) -> Key:
+    """The record's type and its :data:`WHERE` parameters (None where absent): its key
+    among the tallies' keys.
+
+    Example:
+        >>> record_key("LMS", {"scope": "gender", "n": 3})[:2]
+        ('LMS', 'gender')
+    """
+    return (kind, *(parameters.get(k) for k in WHERE))
+
+
+class TalliedEvaluator(Evaluator):
+    """An LLM evaluator whose state is counts that items add to: :meth:`item_tally` of some
+    items is the tally over them (:func:`assay.llm.suites.tally.item_tally`) that
+    :class:`SlicedEvaluator` draws its cluster bootstrap and gaps from."""
+
+    #: the record types that carry an interval (None: every record of the item tally)
+    kinds: tuple[str, ...] | None = None
+
+    @abstractmethod
+    def item_tally(self, *args: Any, **kwargs: Any) -> Tally:
+        """The tally over the items ``add`` would take (checked as ``add`` checks)."""
+
+    def unit_tallies(self, *args: Any, **kwargs: Any) -> list[Tally]:
+        """The tallies its own intervals come from (``tally()``), made of the items ``add``
+        would take, each item a unit named by its position (default: none; its intervals
+        are not on the engine)."""
+        return []
 
 
 def check_by(by: Sequence[str], columns: Sequence[str], what: str, source: str = "--by") -> None:
@@ -143,24 +189,6 @@ def _key(m: Metric) -> tuple[Any, ...]:
     return record_key(m.type, m.parameters)
 
 
-def _bootstrap(
-    keys: Sequence[tuple[Any, ...]],
-    statistic: Callable[[F64], F64],
-    mult: NDArray[np.int64],
-    clusters: NDArray[np.intp] | None,
-) -> Bootstrap:
-    """The engine's tally (:mod:`assay.uncertainty`) of the columns ``keys`` of ``statistic``
-    (a (b, m) chunk of resample counts over the distinct rows, standing for ``mult`` items
-    each) and, with a cluster, of each row's cluster: whole clusters are drawn."""
-    return Bootstrap(
-        tuple(keys),
-        statistic,
-        mult,
-        unit_weight=None if clusters is None else mult,
-        codes=None if clusters is None else (lambda column: clusters),
-    )
-
-
 class SlicedEvaluator(Evaluator):
     """An LLM evaluator (``evaluator``: the class or its dotted name, ``config`` its keyword
     arguments) with slices by the item columns ``by`` and intervals under ``ci``.
@@ -172,9 +200,9 @@ class SlicedEvaluator(Evaluator):
     (the whole set's, each slice's, the gaps') is then the cluster bootstrap: a resample
     draws whole clusters (:class:`assay.uncertainty.clusters.Clusters`), and the records of the
     distinct (arguments, cluster) rows weighted by their clusters' draws (the evaluator's
-    :class:`~assay.llm.tally.Tally`, every resample at once) are exactly the evaluator's on
+    item tally, every resample at once) are exactly the evaluator's on
     a copy of every item of every drawn cluster. ``evaluator`` is a
-    :class:`~assay.llm.tally.TalliedEvaluator` (every suite's is).
+    :class:`TalliedEvaluator` (every suite's is).
     """
 
     def __init__(
@@ -193,7 +221,7 @@ class SlicedEvaluator(Evaluator):
             mod, _, name = evaluator.rpartition(".")
             evaluator = getattr(importlib.import_module(mod), name)
         if not (isinstance(evaluator, type) and issubclass(evaluator, TalliedEvaluator)):
-            raise TypeError(f"{evaluator!r}: not a TalliedEvaluator (see assay.llm.tally)")
+            raise TypeError(f"{evaluator!r}: not a TalliedEvaluator (see assay.llm.slicing)")
         self.cls = evaluator
         self.inner = dict(config or {})
         self.by = tuple(dict.fromkeys(by))
@@ -211,11 +239,48 @@ class SlicedEvaluator(Evaluator):
         ci = self.ci.config() if self.ci else {}
         return {"evaluator": name, "config": self.inner, "by": list(self.by), **ci}
 
-    def tally(self, args: Mapping[str, np.ndarray]) -> Tally:
-        """The wrapped evaluator's :class:`~assay.llm.tally.Tally` of the items ``args``."""
+    def item_tally(self, args: Mapping[str, np.ndarray]) -> Tally:
+        """The wrapped evaluator's tally over the items ``args``."""
         ev = self.make(None)
         assert isinstance(ev, TalliedEvaluator)
-        return ev.tally(**args)
+        return ev.item_tally(**args)
+
+    def tally(self) -> list[Tally]:
+        """The tallies of the whole set's intervals, each item a unit named by its position:
+        with ``cluster`` one over the distinct (arguments, cluster) rows of the items, of
+        every record with an interval (:func:`record_key`); else the wrapped evaluator's
+        own."""
+        args, cols = self.arrays()
+        ev = self.make(self.ci)
+        assert isinstance(ev, TalliedEvaluator)
+        if not args:
+            return []
+        if self.cluster is None:
+            return ev.unit_tallies(**args)
+        joint, _ = self._joint(args, [], cols[self.cluster])
+        if ev.kinds is None:
+            return [joint]
+        keep = np.array([k[0] in ev.kinds for k in joint.keys])
+        keys = tuple(k for k, ok in zip(joint.keys, keep) if ok)
+        return [replace(joint, keys=keys, values=lambda w: joint.values(w)[:, keep])]
+
+    def _joint(
+        self, args: Mapping[str, np.ndarray], extra: Sequence[np.ndarray], clusters: Any
+    ) -> tuple[Tally, np.ndarray]:
+        """The tally over the distinct rows of the items' arguments (with the ``extra``
+        integer codes, and the cluster), each item a unit named by its position, and each
+        row's ``extra`` codes: the wrapped evaluator's item tally of an item of each row."""
+        pattern, rows, mult, inverse, groups = _distinct(args, extra, clusters)
+        inner = self.item_tally(pattern)
+        tally = replace(
+            inner,
+            values=lambda w: inner.values(np.rint(w)),
+            multiplicity=mult,
+            unit=inverse,
+            ids=np.arange(inverse.size),
+            codes=None if groups is None else (lambda column: groups[inverse]),
+        )
+        return tally, rows
 
     def make(self, ci: CIOptions | None) -> Evaluator:
         """A fresh evaluator of the wrapped class (with the interval options ``ci``; the
@@ -301,31 +366,32 @@ class SlicedEvaluator(Evaluator):
         whole: list[Metric],
         clusters: np.ndarray | None = None,
     ) -> dict[tuple[Any, ...], tuple[float, float]]:
-        """``{(slice, *record key): (low, high)}`` of every slice's gaps, one bootstrap."""
+        """``{(slice, *record key): (low, high)}`` of every slice's gaps: one tally of every
+        gap, its resamples drawn once, each slice's values read from the same draws as the
+        whole set's (a key the tally lacks: NaN)."""
         assert self.ci is not None
         sl = np.unique(values, return_inverse=True)
-        pattern, rows, mult, groups = _distinct(args, [sl[1].reshape(-1)], clusters)
-        slice_of = sl[0][rows[:, 0]]
+        tally, rows = self._joint(args, [sl[1].reshape(-1)], clusters)
+        keep = [sl[0][rows[:, 0]] == v for v in names]
+        col = {k: j for j, k in enumerate(tally.keys)}
         keys = [_key(m) for m in whole]
-        wanted = [(v, *k) for v in names for k in keys]
+        at = np.array([col.get(k, -1) for k in keys], dtype=np.intp)
 
-        tally = self.tally(pattern)
+        def gaps(w: F64) -> F64:
+            base = tally.values(w)
+            parts = [tally.values(w * mask) - base for mask in keep]
+            out = np.concatenate([np.where(at >= 0, p[:, at], np.nan) for p in parts], axis=1)
+            return out
 
-        def statistic(chunk: F64) -> F64:
-            w = np.rint(chunk)
-            base = tally.replicates(w, keys)
-            parts = [tally.replicates(w * (slice_of == v), keys) - base for v in names]
-            return np.concatenate(parts, axis=1)
-
-        return gap_bounds([_bootstrap(wanted, statistic, mult, groups)], self.ci)
+        gap = replace(tally, keys=tuple((v, *k) for v in names for k in keys), values=gaps)
+        return gap_bounds([gap], self.ci)
 
 
-def _distinct(
-    args: Mapping[str, np.ndarray], extra: Sequence[np.ndarray], clusters: np.ndarray | None
-) -> tuple[dict[str, np.ndarray], np.ndarray, NDArray[np.int64], NDArray[np.intp] | None]:
+def _distinct(args: Mapping[str, np.ndarray], extra: Sequence[np.ndarray], clusters: Any) -> Any:
     """The distinct rows of the items' arguments (with the ``extra`` integer codes, and the
     cluster): an item of each (``pattern``), the distinct ``extra`` codes (one column each),
-    the rows' multiplicities and, with ``clusters``, each row's cluster (``0 .. G-1``)."""
+    the rows' multiplicities, each item's row and, with ``clusters``, each row's cluster
+    (``0 .. G-1``)."""
     codes = [np.unique(a.astype(str), return_inverse=True)[1].reshape(-1) for a in args.values()]
     groups = None if clusters is None else np.unique(clusters, return_inverse=True)[1].reshape(-1)
     table = np.column_stack([*codes, *extra, *([] if groups is None else [groups])])
@@ -334,7 +400,7 @@ def _distinct(
     rep[inverse[::-1]] = np.arange(inverse.size)[::-1]
     pattern = {k: a[rep] for k, a in args.items()}
     found = None if groups is None else rows[:, -1].astype(np.intp)
-    return pattern, rows[:, len(codes) :], mult, found
+    return pattern, rows[:, len(codes) :], mult, inverse, found
 
 
 def _cluster_intervals(
@@ -346,15 +412,11 @@ def _cluster_intervals(
     targets = [m for m in headline(records) if "ci_low" in m.parameters]
     if not targets:
         return
-    keys = [_key(m) for m in targets]
-    pattern, _, mult, groups = _distinct(args, [], clusters)
-
-    tally = ev.tally(pattern)
-
-    def statistic(chunk: F64) -> F64:
-        return tally.replicates(np.rint(chunk), keys)
-
-    ci, _ = tally_bounds(_bootstrap(keys, statistic, mult, groups), ev.ci)
+    tally, _ = ev._joint(args, [], clusters)
+    ends, _ = tally_bounds(tally, ev.ci)
+    col = {k: j for j, k in enumerate(tally.keys)}
+    nan = np.full(2, np.nan)
+    ci = np.column_stack([ends[:, col[k]] if k in col else nan for k in map(_key, targets)])
     for j, m in enumerate(targets):
         lo, hi = (float(ci[0, j]), float(ci[1, j])) if m.value is not None else (None, None)
         for stale in ("ci_undefined", "num_bootstrap", "seed"):

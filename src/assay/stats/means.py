@@ -25,6 +25,17 @@ level and method: ``bootstrap`` (the seeded percentile bootstrap above, ``num_bo
 ``wilson`` (where the values are a proportion: every one 0 or 1, so the mean is k / n;
 other values get the bootstrap, and ``ci_method`` says so).
 
+**The tally** (:func:`mean_tally`, :mod:`assay.uncertainty`): the units are the datums (by
+uid). Without a cluster its rows are the distinct defined values and the plain bootstrap is
+the closed form ``bootstrap``: :func:`assay.stats.bootstrap_means`' seeded draws, the
+records' since they first carried an interval (where the values have few levels,
+``10 L <= n``, those draws are exactly the engine's multinomial counts over the levels);
+``t`` and ``wilson`` are closed forms too. With a cluster every datum is a unit (one
+without a value is drawn with its cluster and counts in no mean): the engine's cluster
+bootstrap of ``sum w y / sum w`` over the rows of (value, has a value, cluster). A slice's
+gap (:func:`mean_gap_intervals`) is read from the whole set's draws over the rows of
+(value, has a value, slice).
+
 Example:
     >>> r = mean_record("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
     >>> r.value, r.parameters["n"], r.parameters["n_errors"], r.parameters["aggregate"]
@@ -36,6 +47,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,12 +57,13 @@ from assay.results import Metric
 
 if TYPE_CHECKING:
     from assay.uncertainty.intervals import CIOptions
+    from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
     "mean_record",
+    "mean_tally",
     "datum_record",
     "mean_gap_intervals",
-    "cluster_mean_interval",
     "NUM_BOOTSTRAP",
 ]
 
@@ -84,7 +97,7 @@ def mean_record(
     """The aggregate record of one metric's per-datum values (see the module docstring).
 
     ``clusters`` (with ``ci.cluster``): the cluster of each value and of each datum
-    without one; the interval is then the cluster bootstrap (:func:`cluster_mean_interval`).
+    without one; the interval is then the cluster bootstrap (:func:`mean_tally`).
     """
     from assay.stats.compute import bootstrap_means
     from assay.stats.metrics import mean, stderr
@@ -131,8 +144,7 @@ def _with_interval(
 ) -> Metric:
     """:func:`mean_record` with the interval ``ci`` asks for (``y`` in uid order; the
     cluster bootstrap with ``ci.cluster`` and ``clusters``)."""
-    from assay.stats.compute import bootstrap_means
-    from assay.uncertainty.intervals import t_interval, wilson
+    from assay.uncertainty.intervals import tally_intervals
 
     n = int(y.size)
     counts = {"n": n, "n_errors": int(errors), "n_undefined": int(undefined)}
@@ -148,61 +160,89 @@ def _with_interval(
         se: float | None = float(stderr()(y))
     except UndefinedMetricError:
         se = None
-    method = ci.method if ci.cluster is None else "cluster"
-    if method == "wilson" and not np.isin(y, (0.0, 1.0)).all():
-        method = "bootstrap"  # not a proportion
-    if method == "cluster":
-        assert clusters is not None, "the cluster bootstrap needs each value's cluster"
-        mine, rest = np.asarray(clusters[0], str), np.asarray(clusters[1], str)
-        y_all = np.concatenate([y, np.full(rest.size, np.nan)])
-        ends = cluster_mean_interval(y_all, np.concatenate([mine, rest]), ci)
-        interval = ci.parameters(*ends, "bootstrap")
-    elif method == "t":
-        if se is None:
-            interval = ci.parameters(None, None, "t", undefined="needs two values")
-        else:
-            lo, hi = t_interval(value, se, n - 1, ci.level)
-            interval = ci.parameters(float(lo), float(hi), "t")
-    elif method == "wilson":
-        lo, hi = wilson(float(y.sum()), n, ci.level)
-        interval = ci.parameters(float(lo), float(hi), "wilson")
+    method = ci.method if ci.cluster is None else "bootstrap"
+    if method not in ("t", "wilson") or (method == "wilson" and not np.isin(y, (0.0, 1.0)).all()):
+        method = "bootstrap"  # not a proportion, or a method a mean does not have
+    if method == "t" and se is None:
+        interval = ci.parameters(None, None, "t", undefined="needs two values")
     else:
-        tail = (1.0 - ci.level) / 2.0
-        means = bootstrap_means(y, ci.num_bootstrap, ci.seed)
-        lo, hi = np.quantile(means, [tail, 1.0 - tail])
-        interval = ci.parameters(float(lo), float(hi), "bootstrap")
+        y_all, codes = y, None
+        if ci.cluster is not None:
+            assert clusters is not None, "the cluster bootstrap needs each value's cluster"
+            mine, rest = np.asarray(clusters[0], str), np.asarray(clusters[1], str)
+            y_all = np.concatenate([y, np.full(rest.size, np.nan)])
+            codes = np.unique(np.concatenate([mine, rest]), return_inverse=True)[1].reshape(-1)
+        tally = mean_tally((type,), y_all, codes, ci.num_bootstrap, ci.seed)
+        interval = tally_intervals(tally, replace(ci, method=method))[(type,)]
     return Metric(type, value, {**head, **interval, "stderr": se, **counts})
 
 
-def cluster_mean_interval(
-    y: np.ndarray, clusters: np.ndarray, opts: CIOptions
-) -> tuple[float, float]:
-    """The percentile cluster-bootstrap interval of the mean of the defined values of
-    ``y`` (NaN: a datum without a value, drawn with its cluster, in no mean): each
-    resample draws the clusters of ``clusters`` (one per datum) with replacement and
-    takes the mean of every value of every drawn cluster, as often as it was drawn.
-
-    Example:
-        >>> from assay.uncertainty.intervals import CIOptions
-        >>> y, c = np.array([1.0, 1.0, 0.0, np.nan]), np.array(["a", "a", "b", "b"])
-        >>> lo, hi = cluster_mean_interval(y, c, CIOptions(0.9, num_bootstrap=200))
-        >>> float(lo), float(hi)
-        (0.0, 1.0)
+def mean_tally(
+    key: Key,
+    y: np.ndarray,
+    codes: np.ndarray | None = None,
+    num_bootstrap: int = NUM_BOOTSTRAP,
+    seed: int = 0,
+    ids: np.ndarray | None = None,
+) -> Tally:
+    """The tally of the mean of the defined values of ``y`` (NaN: a datum without a value),
+    keyed ``key`` (see the module docstring): over the defined values, or with ``codes``
+    (each datum's cluster, ``0 .. G-1``) over every datum; ``ids``: the datums' uids
+    (default their positions).
     """
-    from assay.uncertainty.clusters import collapse_by
-    from assay.uncertainty.intervals import bootstrap, percentile
+    from assay.stats.compute import bootstrap_means
+    from assay.stats.metrics import mean as mean_of
+    from assay.stats.metrics import stderr
+    from assay.uncertainty.closed_form import t_interval, wilson
+    from assay.uncertainty.collapsing import collapse
+    from assay.uncertainty.tally import Tally
 
+    y = np.asarray(y, dtype=np.float64)
+    names = np.arange(y.size) if ids is None else np.asarray(ids)
     has = ~np.isnan(y)
-    codes = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)[1].reshape(-1)
-    rows, source = collapse_by(np.column_stack([np.where(has, y, 0.0), has]), codes)
-    v, d = rows[:, 0], rows[:, 1]
+    if codes is not None:
+        g = np.asarray(codes, dtype=np.intp)
+        rows, mult, unit = collapse(np.column_stack([np.where(has, y, 0.0), has, g]))
+        v, d, row_g = rows[:, 0], rows[:, 1], rows[:, 2].astype(np.intp)
+        first = np.zeros(mult.size, dtype=np.intp)  # a datum of each row (rows of equals)
+        first[unit[::-1]] = np.arange(unit.size)[::-1]
 
-    def statistic(w: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray((w * d) @ v / (w @ d))
+        def clustered(w: np.ndarray) -> np.ndarray:
+            return np.asarray((w * d) @ v / (w @ d))[:, None]
 
-    lo, hi = percentile(bootstrap(statistic, source, opts.num_bootstrap, opts.seed), opts.level)
-    return float(lo), float(hi)
+        return Tally(
+            (key,), clustered, mult, unit_weight=mult, ids=names[first],
+            codes=lambda column: row_g,
+        )  # fmt: skip
+    x = y[has]
+    n, total = x.size, float(x.sum())
+
+    def seeded(level: float) -> dict[Key, tuple[float, float]]:
+        tail = (1.0 - level) / 2.0
+        lo, hi = np.quantile(bootstrap_means(x, num_bootstrap, seed), [tail, 1.0 - tail])
+        return {key: (float(lo), float(hi))}
+
+    def by_t(level: float) -> dict[Key, tuple[float, float]]:
+        lo, hi = t_interval(float(mean_of()(x)), float(stderr()(x)), n - 1, level)
+        return {key: (float(lo), float(hi))}
+
+    def by_wilson(level: float) -> dict[Key, tuple[float, float]]:
+        lo, hi = wilson(total, n, level)
+        return {key: (float(lo), float(hi))}
+
+    closed = {"bootstrap": seeded, "t": by_t, "wilson": by_wilson}
+
+    def rows() -> Tally:
+        """The distinct values and how many datums hold each (made when drawn)."""
+        levels, unit, counts = np.unique(x, return_inverse=True, return_counts=True)
+
+        def mean(w: np.ndarray) -> np.ndarray:
+            return (w @ levels / w.sum(axis=1))[:, None]
+
+        return Tally((key,), mean, counts.astype(np.int64), unit=unit.reshape(-1),
+                     ids=names[has], closed=closed)  # fmt: skip
+
+    return Tally((key,), closed=closed, prepare=rows)
 
 
 def mean_gap_intervals(
@@ -225,8 +265,9 @@ def mean_gap_intervals(
         >>> sorted(cis), all(lo <= hi for lo, hi in cis.values())
         (['a', 'b'], True)
     """
-    from assay.uncertainty.clusters import collapse_by
-    from assay.uncertainty.intervals import bootstrap, percentile
+    from assay.uncertainty.collapsing import collapse
+    from assay.uncertainty.intervals import gap_bounds
+    from assay.uncertainty.tally import Tally
 
     has = ~np.isnan(y)
     vals = np.where(has, y, 0.0)
@@ -234,16 +275,19 @@ def mean_gap_intervals(
     groups = None
     if clusters is not None:
         groups = np.unique(np.asarray(clusters, str), return_inverse=True)[1].reshape(-1)
-    rows, mult = collapse_by(np.column_stack([vals, has, codes[1].reshape(-1)]), groups)
+    table = [vals, has, codes[1].reshape(-1), *([] if groups is None else [groups])]
+    rows, mult, unit = collapse(np.column_stack(table))
     v, d = rows[:, 0], rows[:, 1]
+    g = None if groups is None else rows[:, 3].astype(np.intp)
+
     member = [codes[0][rows[:, 2].astype(np.int64)] == s for s in names]
 
-    def statistic(w: np.ndarray) -> np.ndarray:
+    def gaps(w: np.ndarray) -> np.ndarray:
         wd = w * d
-        with np.errstate(invalid="ignore", divide="ignore"):
-            whole = (wd @ v) / wd.sum(axis=1)
-            return np.stack([(wd * m) @ v / (wd * m).sum(axis=1) - whole for m in member], 1)
+        whole = (wd @ v) / wd.sum(axis=1)
+        return np.stack([(wd * m) @ v / (wd * m).sum(axis=1) - whole for m in member], 1)
 
-    reps = bootstrap(statistic, mult, opts.num_bootstrap, opts.seed)
-    lo, hi = percentile(reps, opts.level)
-    return {s: (float(a), float(b)) for s, a, b in zip(names, lo, hi)}
+    with_codes = None if g is None else (lambda column: g)
+    keys = tuple((s,) for s in names)
+    tally = Tally(keys, gaps, mult, unit_weight=None if g is None else mult, codes=with_codes)
+    return {s: lohi for (s,), lohi in gap_bounds([tally], opts).items()}

@@ -21,7 +21,7 @@ from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
-from assay.stats.means import mean_gap_intervals
+from assay.stats.means import mean_gap_intervals, mean_tally
 from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
 from assay.text.records import (
     NUM_BOOTSTRAP,
@@ -34,6 +34,7 @@ from assay.text.rouge import MEASURES, ROUGE_TYPES, check_rouge_types, rouge_sco
 from assay.text.sacre import chrf_sentence, sacrebleu_sentence
 from assay.uncertainty.intervals import ci_options
 from assay.uncertainty.slices import annotate, slice_text
+from assay.uncertainty.tally import Key, Tally
 
 __all__ = ["TextEvaluator", "evaluate_text", "TEXT_METRICS"]
 
@@ -63,7 +64,7 @@ class TextEvaluator(Evaluator):
             ``ci`` the gap's interval (:func:`~assay.stats.means.mean_gap_intervals`).
         cluster: a datum column (``add(..., columns=...)``) whose values are clusters
             (needs ``ci``): every interval is the cluster bootstrap, drawing whole clusters
-            (:func:`~assay.stats.means.cluster_mean_interval`); ``parameters.cluster``.
+            (:func:`~assay.stats.means.mean_tally`); ``parameters.cluster``.
     """
 
     def __init__(
@@ -220,6 +221,24 @@ class TextEvaluator(Evaluator):
         """
         return self._arrays()[0]
 
+    def tally(self) -> list[Tally]:
+        """The tallies of the aggregates' intervals (:func:`~assay.stats.means.mean_tally`;
+        units: the datums, by uid), keyed by :func:`aggregate_key`."""
+        uids, values = self._arrays()
+        order = np.argsort(uids, kind="stable")
+        codes = None
+        if self.cluster:
+            clusters = self._column(self.cluster)[order]
+            codes = np.unique(clusters, return_inverse=True)[1].reshape(-1)
+        b, seed = (
+            (self.ci.num_bootstrap, self.ci.seed) if self.ci else (self.num_bootstrap, self.seed)
+        )
+        out = []
+        for key, v in values.items():
+            k = _aggregate_key(key)
+            out.append(mean_tally(k, v[order], codes, b, seed, ids=uids[order]))
+        return out
+
     def _compute(self) -> MetricSet:
         uids, values = self._arrays()
         out: list[Metric] = []
@@ -308,6 +327,21 @@ def evaluate_text(
         ('ROUGE', 1.0)
     """
     return TextEvaluator(**options).add(predictions, references, uids=uids).compute()
+
+
+def aggregate_key(m: Metric) -> Key | None:
+    """An aggregate record's key among the tallies' (None: a per-datum record)."""
+    if m.parameters.get("aggregate") != "mean":
+        return None
+    return (m.type, m.parameters.get("rouge_type"), m.parameters.get("measure"))
+
+
+def _aggregate_key(key: str) -> Key:
+    """The aggregate key of a metric's values (``rouge:rouge1:fmeasure``, ``bleu``, ...)."""
+    if key.startswith("rouge:"):
+        _, t, m = key.split(":")
+        return ("ROUGE", t, m)
+    return ("BLEU" if key == "bleu" else _SACRE[key], None, None)
 
 
 def _slice_columns(

@@ -12,9 +12,19 @@ Example:
     ('answer_correctness', 'answer_relevance', 'bias')
 """
 
-from assay.llm.judge.registry import get_metric, register, registered
-from assay.llm.judge.run import JudgeResult, judge
-from assay.llm.judge.types import Datum, JudgeMetric
+from assay._lazy import lazy_exports
+
+# Names are imported on first use: the package imports none of its modules, so a module of
+# it importing a sibling (``assay.llm.judge.registry``) never runs back through here.
+_EXPORTS = {
+    "get_metric": "registry",
+    "register": "registry",
+    "registered": "registry",
+    "JudgeResult": "run",
+    "judge": "run",
+    "Datum": "types",
+    "JudgeMetric": "types",
+}
 
 JUDGE_METRICS: tuple[str, ...] = (
     "answer_correctness",
@@ -30,13 +40,8 @@ JUDGE_METRICS: tuple[str, ...] = (
     "hallucination",
 )
 
-__all__ = [
-    "JUDGE_METRICS",
-    "Datum",
-    "JudgeMetric",
-    "JudgeResult",
-    "get_metric",
-    "judge",
-    "register",
-    "registered",
-]
+__all__ = ["JUDGE_METRICS", *sorted(_EXPORTS)]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__, {name: f"{__name__}.{module}" for name, module in _EXPORTS.items()}
+)

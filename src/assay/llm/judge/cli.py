@@ -26,7 +26,7 @@ __all__ = [
 
 def datums(rows: Sequence[Mapping[str, Any]]) -> list[Any]:
     """Rows ``{uid, query, prediction, groundtruth, context}`` -> judge datums."""
-    from assay.llm.judge import Datum
+    from assay.llm.judge.types import Datum
 
     return [
         Datum(

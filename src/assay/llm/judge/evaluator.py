@@ -30,9 +30,10 @@ from assay.llm.judge.prompts import PROMPT_VERSION
 from assay.llm.judge.registry import get_metric
 from assay.llm.slicing import WHERE, column_text
 from assay.results import Metric, MetricSet, to_jsonable
-from assay.stats.means import NUM_BOOTSTRAP, mean_gap_intervals, mean_record
+from assay.stats.means import NUM_BOOTSTRAP, mean_gap_intervals, mean_record, mean_tally
 from assay.uncertainty.intervals import ci_options
 from assay.uncertainty.slices import annotate
+from assay.uncertainty.tally import Key, Tally
 
 __all__ = ["JudgeEvaluator", "ERROR_PREFIX"]
 
@@ -123,6 +124,38 @@ class JudgeEvaluator(Evaluator):
                 self._rows[k].append(np.array(values, dtype=kind))
         return self
 
+    def tally(self) -> list[Tally]:
+        """The tallies of the aggregates' intervals (:func:`~assay.stats.means.mean_tally`;
+        units: the datums, by uid), keyed by :func:`aggregate_key`: each metric's defined
+        values, or with ``cluster`` every datum (one without a value drawn with its
+        cluster)."""
+        if not self._rows["type"]:
+            return []
+        table = {k: np.concatenate(v) for k, v in self._rows.items()}
+        cols = [json.loads(c) for c in table["columns"].tolist()]
+        b, seed = (
+            (self.ci.num_bootstrap, self.ci.seed) if self.ci else (self.num_bootstrap, self.seed)
+        )
+        out = []
+        for t in self.types:
+            mine = table["type"] == t
+            if not mine.any():
+                continue
+            y, uids = table["value"][mine], table["uid"][mine]
+            has = ~np.isnan(y)
+            # the defined values by uid, then the datums without one (by uid)
+            order = np.concatenate(
+                [np.flatnonzero(k)[np.argsort(uids[k], kind="stable")] for k in (has, ~has)]
+            )
+            codes = None
+            if self.cluster:
+                clusters = np.array([c.get(self.cluster, "") for c in cols], dtype=str)[mine]
+                codes = np.unique(clusters[order], return_inverse=True)[1].reshape(-1)
+            else:
+                order = order[: int(has.sum())]
+            out.append(mean_tally((t,), y[order], codes, b, seed, ids=uids[order]))
+        return out
+
     def _compute(self) -> MetricSet:
         table = {k: np.concatenate(v).tolist() for k, v in self._rows.items()}
         every = list(zip(table["type"], table["uid"], table["value"], table["parameters"]))
@@ -204,6 +237,11 @@ class JudgeEvaluator(Evaluator):
                 recs = self._aggregates(part, part_cl)
                 out += annotate(recs, whole, column=c, value=v, n=n, where=WHERE, gap_ci=cis)
         return out
+
+
+def aggregate_key(m: Metric) -> Key | None:
+    """An aggregate record's key among the tallies' (None: a per-datum record)."""
+    return (m.type,) if m.parameters.get("aggregate") == "mean" else None
 
 
 def _columns(by: Sequence[str], columns: Mapping[str, Sequence[Any]] | None, n: int) -> list[str]:

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+import assay.llm.pairwise.records as records
 from assay._compat import UNSET, renamed
-from assay.llm.pairwise import records
 from assay.llm.pairwise.compute import (
     consistent_mask,
     new_question_counts,
@@ -48,17 +48,18 @@ from assay.llm.pairwise.ratings import (
     question_wins,
     rating_fit,
 )
-from assay.llm.pairwise.resample import IDENT, Draw, ident, question_rates
 from assay.llm.pairwise.slicing import (
     check_by,
     question_clusters,
     question_masks,
     slice_records,
 )
+from assay.llm.pairwise.tally import IDENT, Draw, ident, question_rates
 from assay.results import Metric, MetricSet
 from assay.uncertainty.intervals import CIOptions, ci_options, wilson
+from assay.uncertainty.tally import Tally
 
-__all__ = ["Analysis", "analyze"]
+__all__ = ["Analysis", "analyze", "question_tally"]
 
 
 @dataclass
@@ -257,12 +258,13 @@ def _draw(
     masks: list[np.ndarray],
     l2: float,
     opts: CIOptions | None,
+    clusters: np.ndarray | None = None,
 ) -> Draw:
     """What one stream of question resamples computes: ratings and length fits always, the
-    rate records (whole set and slices) with ``ci``."""
+    rate records (whole set and slices) with ``ci``; ``clusters``: each question's."""
     outcomes = p.outcomes
     models = sorted(set(outcomes["model"]) | set(outcomes["opponent"]))
-    draw = Draw(len(questions), l2, models=models)
+    draw = Draw(questions, l2, models=models, clusters=clusters)
     if len(models) >= 2:
         draw.wins = question_wins(outcomes, models, questions)
     qpos = {q: i for i, q in enumerate(questions)}
@@ -278,6 +280,32 @@ def _draw(
         draw.rates = question_rates(rows, p.mask, outcomes, ref, questions, *p.per_question)
         draw.masks = np.array(masks, float).reshape(len(masks), len(questions))
     return draw
+
+
+def question_tally(
+    rows: pd.DataFrame,
+    *,
+    reference_model: str,
+    l2: float = 0.01,
+    ci: float | None = None,
+    cluster: str | None = None,
+) -> Tally:
+    """The whole set's tally over questions (:meth:`~assay.llm.pairwise.tally.Draw.whole`):
+    the rate records with ``ci``, the ratings and the length fits; each question's cluster
+    with ``cluster``."""
+    rows = _plain(rows)
+    questions = sorted(set(rows["index"]))
+    p = _point(rows, reference_model, questions)
+    clusters = None if cluster is None else question_clusters(rows, cluster, questions)
+    opts = None if ci is None else ci_options(ci, cluster=cluster)
+    return _draw(rows, p, reference_model, questions, [], l2, opts, clusters).whole()
+
+
+def _plain(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows with their text columns as plain Python strings (iterating pandas'
+    Arrow-backed strings costs ~10x more)."""
+    text = [c for c in ("index", "model_a", "model_b", "task", "status", "choice") if c in rows]
+    return rows.astype({c: object for c in text})
 
 
 def _positions(d: LengthDesign, qpos: dict[str, int]) -> np.ndarray:
@@ -317,16 +345,14 @@ def analyze(
     level = opts.level if opts else 0.95
     boot = ci_options(level, "bootstrap", num_bootstrap, seed, cluster=cluster)
     assert boot is not None  # the ratings' interval, always
-    # Plain Python strings: iterating pandas' Arrow-backed strings costs ~10x more.
-    text = [c for c in ("index", "model_a", "model_b", "task", "status", "choice") if c in rows]
-    rows = rows.astype({c: object for c in text})
+    rows = _plain(rows)
     by = check_by(rows, by)
     questions = sorted(set(rows["index"]))
     p = _point(rows, reference_model, questions)
     masks = [(col, v, mask) for col in by for v, mask in question_masks(rows, col, questions)]
-    draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts)
     clusters = None if cluster is None else question_clusters(rows, cluster, questions)
-    reps = draw.intervals(boot, clusters)
+    draw = _draw(rows, p, reference_model, questions, [m for _, _, m in masks], l2, opts, clusters)
+    reps = draw.intervals(boot)
     fit = None
     if draw.wins is not None and reps.ratings is not None:
         theta = fit_bradley_terry(draw.wins.sum(axis=0), l2=l2)

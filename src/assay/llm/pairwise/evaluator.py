@@ -40,10 +40,11 @@ import pandas as pd
 from assay._compat import UNSET, renamed
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.llm.pairwise.analysis import analyze
+from assay.llm.pairwise.analysis import analyze, question_tally
 from assay.llm.pairwise.prompts import OPTION_LETTERS, check_nopt
 from assay.results import MetricSet
 from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.tally import Tally
 
 __all__ = ["PairwiseEvaluator", "ROW_COLUMNS", "STATUSES", "as_rows"]
 
@@ -187,6 +188,18 @@ class PairwiseEvaluator(Evaluator):
             by=self.by,
             cluster=self.cluster,
         ).metrics
+
+    def tally(self) -> list[Tally]:
+        """The tally over questions every interval of the whole set is drawn from (one
+        stream; slices read from the same draws: :mod:`assay.llm.pairwise.tally`)."""
+        if not self._rows:
+            return []
+        rows = self.rows
+        tally = question_tally(
+            rows, reference_model=self.reference_model, l2=self.l2, ci=self.ci,
+            cluster=self.cluster,
+        )  # fmt: skip
+        return [tally]
 
 
 def _sorted(parts: list[pd.DataFrame]) -> pd.DataFrame:

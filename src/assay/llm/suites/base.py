@@ -39,7 +39,8 @@ Example:
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -53,11 +54,12 @@ from assay.llm.driver import STOP_MESSAGE, LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
 from assay.llm.options import RunOptions
-from assay.llm.slicing import SlicedEvaluator
-from assay.llm.tally import TalliedEvaluator
+from assay.llm.slicing import SlicedEvaluator, TalliedEvaluator, record_key
+from assay.llm.suites.tally import count_tally
 from assay.llm.task import Call, LLMTask, Prepared
 from assay.results import Metric, MetricSet
-from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.intervals import attach, ci_options
+from assay.uncertainty.tally import Key, Tally
 
 if TYPE_CHECKING:
     from assay.llm.models.base import ChatModel
@@ -132,12 +134,19 @@ SuiteResult = LLMRun
 
 
 class CountsEvaluator(TalliedEvaluator):
-    """A suite's evaluator of answer counts: ``dataset`` only names what is evaluated
-    (evaluators of different datasets refuse to merge); ``ci`` (with ``ci_method``,
-    ``num_bootstrap``, ``seed``) puts an interval over items on its rates
-    (:mod:`assay.llm.suites.intervals`). A subclass starts its empty counts in
-    :meth:`_start`, and its :meth:`tally` gives every resample's records at once
-    (:mod:`assay.llm.tally`)."""
+    """A suite's evaluator of answer counts per scope (a CAT scope, a language): ``dataset``
+    only names what is evaluated (evaluators of different datasets refuse to merge); ``ci``
+    (with ``ci_method``, ``num_bootstrap``, ``seed``) puts an interval over each scope's
+    items on its rates (:func:`assay.llm.suites.tally.count_tally`). A subclass starts its
+    empty counts in :meth:`_start` and says which records a scope's counts give."""
+
+    #: the records' parameter that names the scope, and the outcomes counted
+    where: str
+    width: int
+    #: the rates that carry an interval, and Wilson's (numerator, denominator) outcome
+    #: columns of those that are proportions
+    kinds: tuple[str, ...]
+    proportions: Mapping[str, tuple[list[int], list[int]]] = {}
 
     def __init__(
         self,
@@ -156,8 +165,50 @@ class CountsEvaluator(TalliedEvaluator):
     def _start(self) -> None:
         """Set the empty counts."""
 
+    @abstractmethod
+    def scope_counts(self) -> tuple[np.ndarray, list[str]]:
+        """The outcome counts (scopes, outcomes) of every scope, and the scopes' names."""
+
+    @abstractmethod
+    def scopes(self, *args: Any, **kwargs: Any) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """The outcome code of each item ``add`` would take, its scopes (rows of scope
+        indices, one per scope an item is in) and the scopes' names."""
+
+    @staticmethod
+    @abstractmethod
+    def formulas(c: np.ndarray) -> Mapping[str, np.ndarray]:
+        """The rates of outcome counts shaped (..., outcomes), NaN where undefined."""
+
     def config(self) -> dict[str, Any]:
         return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
+
+    def _count_tally(self, row: np.ndarray, name: str) -> Tally:
+        def key(kind: str) -> Key:
+            return record_key(kind, {self.where: name})
+
+        return count_tally(row, key, self.formulas, self.kinds, self.proportions)
+
+    def tally(self) -> list[Tally]:
+        """One tally per scope with answers: its items, by outcome."""
+        c, names = self.scope_counts()
+        return [self._count_tally(row, n) for row, n in zip(c, names) if int(row.sum()) > 0]
+
+    def unit_tallies(self, *args: Any, **kwargs: Any) -> list[Tally]:
+        """:meth:`tally` of the items ``args``, each item a unit in its scopes' tallies."""
+        codes, rows, names = self.scopes(*args, **kwargs)
+        out = []
+        for j, name in enumerate(names):
+            inside = (rows == j).any(axis=0)
+            if inside.any():
+                row = np.bincount(codes[inside], minlength=self.width)
+                t = self._count_tally(row, name)
+                out.append(replace(t, unit=codes[inside], ids=np.flatnonzero(inside)))
+        return out
+
+    def attach_intervals(self, records: Sequence[Metric]) -> None:
+        """The intervals of ``ci`` on the defined rate records, in place."""
+        if self.ci is not None:
+            attach(records, self.tally(), self.ci, lambda m: record_key(m.type, m.parameters))
 
 
 class Suite(LLMTask):

@@ -38,19 +38,19 @@ from typing import Any
 
 import numpy as np
 
+import assay.llm.suites.records as records
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
-from assay.llm.suites import records
 from assay.llm.suites.base import Call, CountsEvaluator, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
 from assay.llm.suites.columns import factorize
-from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, lcg_shuffle, u32
-from assay.llm.tally import Tally, Values, one_hot
+from assay.llm.suites.tally import item_tally, one_hot
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
+from assay.uncertainty.tally import Tally
 
 __all__ = ["CATEvaluator", "CATSuite", "OUTCOMES", "TEMPLATE_VERSION"]
 
@@ -69,8 +69,10 @@ class CATEvaluator(CountsEvaluator):
     ``"intersentence"``, and the bias type of each answer. ``dataset`` only names what is
     evaluated: evaluators of different datasets refuse to merge. ``ci`` (with ``ci_method``,
     ``num_bootstrap``, ``seed``) puts a bootstrap interval over items on LMS, SS and ICAT
-    (:mod:`assay.llm.suites.intervals`).
+    (:mod:`assay.llm.suites.tally`).
     """
+
+    where, width, kinds = "scope", len(OUTCOMES), ("LMS", "SS", "ICAT")
 
     def _start(self) -> None:
         zero = np.zeros(len(OUTCOMES), dtype=np.int64)
@@ -84,24 +86,33 @@ class CATEvaluator(CountsEvaluator):
         self._counts = {s: new[s] + row for s, row in zip(scopes, flat.reshape(-1, k))}
         return self
 
-    def tally(self, outcomes: Any, test_types: Any, bias_types: Any) -> Tally:
+    def scopes(self, outcomes: Any, test_types: Any, bias_types: Any) -> Any:
+        return _items(list(_FIXED_SCOPES), outcomes, test_types, bias_types)
+
+    @staticmethod
+    def formulas(c: np.ndarray) -> dict[str, np.ndarray]:
+        return scope_values(c)
+
+    def item_tally(self, outcomes: Any, test_types: Any, bias_types: Any) -> Tally:
         """Each answer counts once in ``general``, its test type's and its bias type's
-        scope (see :mod:`assay.llm.tally`)."""
-        codes, rows, scopes = _items(list(_FIXED_SCOPES), outcomes, test_types, bias_types)
+        scope (:func:`~assay.llm.suites.tally.item_tally`)."""
+        codes, rows, scopes = self.scopes(outcomes, test_types, bias_types)
         k = len(OUTCOMES)
         cells = one_hot([r * k + codes for r in rows], len(scopes) * k)
+        names = [(kind, {"scope": s}) for kind in _RATES for s in scopes]
 
-        def values(flat: np.ndarray) -> Values:
+        def values(flat: np.ndarray) -> np.ndarray:
             v = scope_values(flat.reshape(len(flat), len(scopes), k))
-            out: Values = [(kind, {"scope": s}, v[kind][:, j])
-                           for kind in _RATES for j, s in enumerate(scopes)]  # fmt: skip
-            return [*out, ("ErrorRate", {"scope": "general"}, v["ErrorRate"][:, 0])]
+            return np.column_stack([*(v[kind] for kind in _RATES), v["ErrorRate"][:, :1]])
 
-        return Tally(cells, values)
+        return item_tally(cells, [*names, ("ErrorRate", {"scope": "general"})], values)
+
+    def scope_counts(self) -> tuple[np.ndarray, list[str]]:
+        order = list(_FIXED_SCOPES) + sorted(s for s in self._counts if s not in _FIXED_SCOPES)
+        return np.array([self._counts[s] for s in order]), order
 
     def _compute(self) -> MetricSet:
-        order = list(_FIXED_SCOPES) + sorted(s for s in self._counts if s not in _FIXED_SCOPES)
-        c = np.array([self._counts[s] for s in order])
+        c, order = self.scope_counts()
         v = scope_values(c)
         out: list[Metric] = []
         for i, scope in enumerate(order):
@@ -110,8 +121,7 @@ class CATEvaluator(CountsEvaluator):
             counts = dict(zip(_COUNT_NAMES, (int(x) for x in c[i])))
             out.append(records.scoped("CATCounts", counts, scope=scope))
         out.append(records.error_rate(v["ErrorRate"][0], calls=int(c[0].sum())))
-        if self.ci is not None:
-            attach_count_intervals(out, c, order, "scope", scope_values, list(_RATES), self.ci)
+        self.attach_intervals(out)
         return MetricSet(out)
 
 

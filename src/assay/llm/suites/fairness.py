@@ -272,7 +272,7 @@ class FairnessSuite(Suite):
     def item_info(self, call: Call) -> dict[str, Any]:
         """Stored with each call's row: ``row``, ``target``, ``group``, ``privileged``,
         ``counterfactual``, what scoring the stored answers again needs (``llm average
-        --ci``: :mod:`assay.llm.suites.average_ci`)."""
+        --ci``: :mod:`assay.llm.suites.average`)."""
         return dict(call.info)
 
     def item_columns(self) -> list[str]:

@@ -39,15 +39,17 @@ from typing import Any
 
 import numpy as np
 
+import assay.llm.suites.records as records
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
 from assay.fairness.tally import attach_intervals
-from assay.llm.suites import records
-from assay.llm.tally import TalliedEvaluator, Tally, Values
+from assay.llm.slicing import TalliedEvaluator
+from assay.llm.suites.tally import item_tally
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
 from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.tally import Tally
 
 __all__ = ["LLMFairnessEvaluator", "POSITIVE", "NEGATIVE", "INVALID", "ERROR", "NOT_ASKED"]
 
@@ -100,23 +102,22 @@ class LLMFairnessEvaluator(TalliedEvaluator):
         self._cf += total[14:]
         return self
 
-    def tally(
+    def item_tally(
         self, target: Any, predicted: Any, privileged: Any, counterfactual: Any = None
     ) -> Tally:
         """Each point's cells: its confusion cell (valid answers), its original and
         counterfactual response kind, and whether it was compared, changed, informative in
-        its group (see :mod:`assay.llm.tally`)."""
+        its group (:func:`~assay.llm.suites.tally.item_tally`)."""
         cells = _item_cells(target, predicted, privileged, counterfactual).astype(np.float64)
         col = self.group_column
         kinds = [*FAIRNESS_VALUES, *_RATES, *["CounterfactualChangeRate"] * 3]
         params: list[dict[str, Any]] = [{"group_column": col, "privileged": self.groups[1]}] * 4
         params += [{}] * 3 + [{"group_column": col, "group": g} for g in (None, *self.groups)]
 
-        def values(flat: np.ndarray) -> Values:
-            v = np.concatenate([group_values(flat[:, :8]), change_values(flat[:, 14:])], axis=1)
-            return [(k, p, v[:, j]) for j, (k, p) in enumerate(zip(kinds, params))]
+        def values(flat: np.ndarray) -> np.ndarray:
+            return np.concatenate([group_values(flat[:, :8]), change_values(flat[:, 14:])], 1)
 
-        return Tally(cells, values)
+        return item_tally(cells, list(zip(kinds, params)), values)
 
     def counts(self) -> GroupCounts:
         """Confusion counts of the valid answers, ``[unprivileged, privileged]``."""

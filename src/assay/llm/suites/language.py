@@ -37,19 +37,19 @@ from typing import Any
 
 import numpy as np
 
+import assay.llm.suites.records as records
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
 from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.runner import Item
-from assay.llm.suites import records
 from assay.llm.suites.base import Call, CountsEvaluator, Prepared, Suite, loglik_pick, template
 from assay.llm.suites.columns import factorize
-from assay.llm.suites.intervals import attach_count_intervals
 from assay.llm.suites.language_data import OVERALL, ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
-from assay.llm.tally import Tally, Values, one_hot
+from assay.llm.suites.tally import item_tally, one_hot
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
+from assay.uncertainty.tally import Tally
 
 __all__ = ["LanguageEvaluator", "LanguageSuite", "parse_choice", "LANGUAGE_OUTCOMES"]
 
@@ -59,13 +59,24 @@ TEMPLATE_VERSION = "v1"
 LANGUAGE_COUNTS = ("correct", "incorrect", "invalid", "errors")
 
 
+#: The rates that are proportions: their numerator and denominator columns, for Wilson.
+_PROPORTIONS = {
+    "FormatErrorRate": ([2], [0, 1, 2]),
+    "Accuracy": ([0], [0, 1, 2]),
+    "AccuracyOnValid": ([0], [0, 1]),
+}
+
+
 class LanguageEvaluator(CountsEvaluator):
     """Counts of correct/incorrect/invalid/error answers per language.
 
     ``dataset`` only names what is evaluated: evaluators of different datasets refuse to merge.
     ``ci`` (with ``ci_method``, ``num_bootstrap``, ``seed``) puts an interval over items on
-    the three rates (Wilson with ``ci_method="wilson"``; :mod:`assay.llm.suites.intervals`).
+    the three rates (Wilson with ``ci_method="wilson"``; :mod:`assay.llm.suites.tally`).
     """
+
+    where, width = "language", len(LANGUAGE_OUTCOMES)
+    kinds, proportions = ("FormatErrorRate", "Accuracy", "AccuracyOnValid"), _PROPORTIONS
 
     def _start(self) -> None:
         self.add_state("_counts", {}, "sum")  # language -> counts of the four outcomes
@@ -77,11 +88,13 @@ class LanguageEvaluator(CountsEvaluator):
         self._counts = self._counts | {n: self._counts.get(n, zero) + r for n, r in zip(names, per)}
         return self
 
-    def _compute(self) -> MetricSet:
+    def scope_counts(self) -> tuple[np.ndarray, list[str]]:
         order = sorted(self._counts)
         c = np.array([self._counts[x] for x in order], dtype=np.int64).reshape(-1, 4)
-        c = np.vstack([c.sum(axis=0), c])
-        names = [OVERALL, *order]
+        return np.vstack([c.sum(axis=0), c]), [OVERALL, *order]
+
+    def _compute(self) -> MetricSet:
+        c, names = self.scope_counts()
         values = language_values(c)
         out: list[Metric] = []
         for i, lang in enumerate(names):
@@ -91,24 +104,29 @@ class LanguageEvaluator(CountsEvaluator):
                 zip(("correct", "incorrect", "invalid", "errors"), (int(x) for x in c[i]))
             )
             out.append(records.per_language("LanguageCounts", counts, language=lang))
-        if self.ci is not None:
-            attach_count_intervals(
-                out, c, names, "language", language_values, list(_RATES), self.ci, _PROPORTIONS
-            )
+        self.attach_intervals(out)
         return MetricSet(out)
 
-    def tally(self, languages: Any, outcomes: Any) -> Tally:
-        """Each answer counts once in ``all`` and once in its language (see
-        :mod:`assay.llm.tally`)."""
+    def scopes(self, languages: Any, outcomes: Any) -> Any:
         li, codes, order = _items(languages, outcomes)
-        cells = one_hot([codes, (li + 1) * 4 + codes], (len(order) + 1) * 4)
-        names = [OVERALL, *order]
+        return codes, np.stack([np.zeros_like(li), li + 1]), [OVERALL, *order]
 
-        def values(flat: np.ndarray) -> Values:
+    @staticmethod
+    def formulas(c: np.ndarray) -> dict[str, np.ndarray]:
+        return language_values(c)
+
+    def item_tally(self, languages: Any, outcomes: Any) -> Tally:
+        """Each answer counts once in ``all`` and once in its language
+        (:func:`~assay.llm.suites.tally.item_tally`)."""
+        codes, rows, names = self.scopes(languages, outcomes)
+        cells = one_hot([r * 4 + codes for r in rows], len(names) * 4)
+        keys = [(k, {"language": x}) for k in _RATES for x in names]
+
+        def values(flat: np.ndarray) -> np.ndarray:
             v = language_values(flat.reshape(len(flat), len(names), 4))
-            return [(k, {"language": x}, v[k][:, j]) for k in _RATES for j, x in enumerate(names)]
+            return np.column_stack([v[k] for k in _RATES])
 
-        return Tally(cells, values)
+        return item_tally(cells, keys, values)
 
 
 #: The rates, and why each is undefined.
@@ -163,14 +181,6 @@ def _items(languages: Any, outcomes: Any) -> tuple[np.ndarray, np.ndarray, list[
             field="languages",
         )
     return li.astype(np.int64), codes.astype(np.int64), order
-
-
-#: Their numerator and denominator columns, for Wilson.
-_PROPORTIONS = {
-    "FormatErrorRate": ([2], [0, 1, 2]),
-    "Accuracy": ([0], [0, 1, 2]),
-    "AccuracyOnValid": ([0], [0, 1]),
-}
 
 
 def parse_choice(text: str, options: Sequence[str], correct: int) -> dict[str, Any]:

@@ -55,7 +55,7 @@ from assay.uncertainty.intervals import (
     gap_bounds,
     tally_bounds,
 )
-from assay.uncertainty.slices import annotate, slice_text
+from assay.uncertainty.slices import annotate, slice_text, text_slices
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
@@ -343,7 +343,7 @@ class SlicedEvaluator(Evaluator):
         wanted = headline(whole)
         for c in self.by:
             values = cols[c]
-            names = sorted(set(values.tolist()) - {""})
+            names = text_slices(values)  # "" last: the units without a value (slice null)
             gaps = self._gap_intervals(args, values, names, wanted, clusters) if self.ci else {}
             for v in names:
                 keep = values == v
@@ -353,7 +353,7 @@ class SlicedEvaluator(Evaluator):
                 )
                 found = {k[1:]: lohi for k, lohi in gaps.items() if k[0] == v}
                 out += annotate(
-                    headline(part), wanted, column=c, value=v, n=int(keep.sum()),
+                    headline(part), wanted, column=c, value=v or None, n=int(keep.sum()),
                     where=WHERE, gap_ci=found,
                 )  # fmt: skip
         return MetricSet(out)

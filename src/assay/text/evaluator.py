@@ -33,7 +33,7 @@ from assay.text.records import (
 from assay.text.rouge import MEASURES, ROUGE_TYPES, check_rouge_types, rouge_scores
 from assay.text.sacre import chrf_sentence, sacrebleu_sentence
 from assay.uncertainty.intervals import ci_options
-from assay.uncertainty.slices import annotate, slice_text
+from assay.uncertainty.slices import annotate, slice_text, text_slices
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = ["TextEvaluator", "evaluate_text", "TEXT_METRICS"]
@@ -280,7 +280,7 @@ class TextEvaluator(Evaluator):
         clusters = self._column(self.cluster) if self.cluster else None
         for c in self.by:
             values = self._column(c)
-            names = sorted(set(values.tolist()) - {""})
+            names = text_slices(values)  # "" last: the units without a value (slice null)
             gaps = [
                 mean_gap_intervals(v, values, names, self.ci, clusters) if self.ci else {}
                 for _, v, _ in specs
@@ -292,7 +292,9 @@ class TextEvaluator(Evaluator):
                     rec = self._aggregate(t, v[keep], uids[keep], p, part)
                     cis = {(t,): g[name]} if name in g else None
                     n = int(keep.sum())
-                    out += annotate([rec], [ref], column=c, value=name, n=n, where=(), gap_ci=cis)
+                    out += annotate(
+                        [rec], [ref], column=c, value=name or None, n=n, where=(), gap_ci=cis
+                    )
         return out
 
     def _column(self, c: str) -> np.ndarray:

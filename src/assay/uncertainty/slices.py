@@ -40,6 +40,7 @@ from assay.results import Metric
 
 __all__ = [
     "annotate",
+    "text_slices",
     "check_by",
     "record_key",
     "slice_masks",
@@ -78,6 +79,19 @@ def slice_order(value: str | None) -> tuple[bool, str]:
         ['a', 'b', None]
     """
     return (value is None, "" if value is None else value)
+
+
+def text_slices(values: np.ndarray) -> list[str]:
+    """The slices of a column held as text, ``""`` for a unit without a value: the values
+    in text order, then ``""`` when some unit has none (the slice ``null``: annotate it with
+    ``value=name or None``).
+
+    Example:
+        >>> text_slices(np.array(["b", "", "a", "b"]))
+        ['a', 'b', '']
+    """
+    seen = set(np.asarray(values).tolist())
+    return sorted(seen - {""}) + ([""] if "" in seen else [])
 
 
 def slice_masks(metadata: Any, column: str, what: str) -> Iterator[tuple[str | None, np.ndarray]]:

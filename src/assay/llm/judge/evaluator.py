@@ -32,7 +32,7 @@ from assay.llm.slicing import WHERE, column_text
 from assay.results import Metric, MetricSet, to_jsonable
 from assay.stats.means import NUM_BOOTSTRAP, mean_gap_intervals, mean_record, mean_tally
 from assay.uncertainty.intervals import ci_options
-from assay.uncertainty.slices import annotate
+from assay.uncertainty.slices import annotate, text_slices
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = ["JudgeEvaluator", "ERROR_PREFIX"]
@@ -217,7 +217,7 @@ class JudgeEvaluator(Evaluator):
         out: list[Metric] = []
         for c in self.by:
             values = np.array([row.get(c, "") for row in cols], dtype=str)
-            names = sorted(set(values.tolist()) - {""})
+            names = text_slices(values)  # "" last: the units without a value (slice null)
             gaps: dict[tuple[Any, ...], tuple[float, float]] = {}
             if self.ci is not None:
                 for t in self.types:
@@ -235,7 +235,9 @@ class JudgeEvaluator(Evaluator):
                 keys = {m.type: (m.type, *(m.parameters.get(k) for k in WHERE)) for m in whole}
                 cis = {keys[t]: lohi for (sv, t), lohi in gaps.items() if sv == v and t in keys}
                 recs = self._aggregates(part, part_cl)
-                out += annotate(recs, whole, column=c, value=v, n=n, where=WHERE, gap_ci=cis)
+                out += annotate(
+                    recs, whole, column=c, value=v or None, n=n, where=WHERE, gap_ci=cis
+                )
         return out
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from assay.errors import InvalidInputError
 from assay.results import Metric, record
-from assay.uncertainty.slices import annotate, slice_text
+from assay.uncertainty.slices import annotate, slice_text, text_slices
 
 __all__ = ["cell_text", "check_by", "question_clusters", "question_masks", "slice_records"]
 
@@ -69,13 +69,13 @@ def cell_text(v: Any) -> str:
 
 def question_masks(
     rows: pd.DataFrame, column: str, questions: Sequence[str]
-) -> Iterator[tuple[str, np.ndarray]]:
+) -> Iterator[tuple[str | None, np.ndarray]]:
     """``(value, mask over questions)`` for every value of ``column``, in sorted order."""
     text = rows[column].map(cell_text)
     value = dict(zip(rows["index"][text != ""], text[text != ""]))
     of_q = np.array([value.get(q, "") for q in questions], dtype=object)
-    for v in sorted(set(of_q.tolist()) - {""}):
-        yield v, of_q == v
+    for v in text_slices(of_q):  # "" last: the questions without a value (slice null)
+        yield v or None, of_q == v
 
 
 def question_clusters(rows: pd.DataFrame, column: str, questions: Sequence[str]) -> np.ndarray:

@@ -25,8 +25,10 @@ for one tally key: ``test`` is ``"delong"`` (``values`` the scores, ``labels`` 0
 has none. The values are used only if they give the run's own record value (their mean,
 or the AUC), so a hook can never change a number silently.
 
-A record is matched to its tally key by the evaluator's ``tally_where`` (the parameter
-names after the type, as its tallies key records), else by its parameter values.
+A record is matched to its tally key by the evaluator's ``record_tally_key(m)`` (its own
+map; None for a record no tally holds, e.g. one datum's), else its ``tally_where`` (the
+parameter names after the type, as its tallies key records), else by its parameter values.
+A slice's record is never paired through the whole set's tally.
 """
 
 from __future__ import annotations
@@ -63,7 +65,10 @@ class RunUnits:
         return self._tallies
 
     def find(self, m: Metric) -> tuple[Tally, Key] | None:
-        """The tally holding record ``m`` and its key there."""
+        """The tally holding record ``m`` and its key there (none for a slice's record: its
+        units are the slice's, not the tally's)."""
+        if "slice_column" in m.parameters:
+            return None
         for t in self.tallies:
             k = tally_key(self.evaluator, m, t.keys)
             if k is not None:
@@ -79,6 +84,10 @@ def tally_key(ev: Any, m: Metric, keys: Sequence[Key]) -> Key | None:
     """The key among ``keys`` of record ``m``: by the evaluator's ``tally_where`` names, or
     the one key of ``m``'s type whose every defined value is one of ``m``'s parameters (the
     most such values; ``None`` when two tie)."""
+    own: Callable[[Metric], Key | None] | None = getattr(ev, "record_tally_key", None)
+    if own is not None:  # the evaluator's own record -> key (None: a per-datum record)
+        k = own(m)
+        return k if k in keys else None
     where = getattr(ev, "tally_where", None)
     if where is not None:
         k = record_key(m, where)

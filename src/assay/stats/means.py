@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "mean_record",
     "mean_tally",
+    "mean_unit_values",
     "datum_record",
     "mean_gap_intervals",
     "NUM_BOOTSTRAP",
@@ -175,6 +176,22 @@ def _with_interval(
         tally = mean_tally((type,), y_all, codes, ci.num_bootstrap, ci.seed)
         interval = tally_intervals(tally, replace(ci, method=method))[(type,)]
     return Metric(type, value, {**head, **interval, "stderr": se, **counts})
+
+
+def mean_unit_values(uids: np.ndarray, y: np.ndarray) -> tuple[str, Any, Any, None] | None:
+    """A mean's per-unit values for the paired t test of two runs (``unit_values`` of an
+    evaluator, :mod:`assay.compare.runs`): the defined values by uid, or None without any or
+    when a uid repeats.
+
+    Example:
+        >>> mean_unit_values(np.array(["a", "b", "c"]), np.array([1.0, np.nan, 0.0]))[1:3]
+        (array(['a', 'c'], dtype='<U1'), array([1., 0.]))
+    """
+    has = ~np.isnan(np.asarray(y, dtype=np.float64))
+    ids = np.asarray(uids)[has]
+    if not has.any() or np.unique(ids).size != ids.size:
+        return None
+    return "paired_t", ids, np.asarray(y, dtype=np.float64)[has], None
 
 
 def mean_tally(

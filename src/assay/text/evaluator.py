@@ -21,7 +21,7 @@ from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
-from assay.stats.means import mean_gap_intervals, mean_tally
+from assay.stats.means import mean_gap_intervals, mean_tally, mean_unit_values
 from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
 from assay.text.records import (
     NUM_BOOTSTRAP,
@@ -238,6 +238,17 @@ class TextEvaluator(Evaluator):
             k = _aggregate_key(key)
             out.append(mean_tally(k, v[order], codes, b, seed, ids=uids[order]))
         return out
+
+    def record_tally_key(self, m: Metric) -> Key | None:
+        """Record ``m``'s key among :meth:`tally`'s (None for a per-datum record)."""
+        return aggregate_key(m)
+
+    def unit_values(self, key: Key) -> tuple[str, Any, Any, None] | None:
+        """Each datum's value of one aggregate (its :func:`aggregate_key`), for the paired t
+        test of two runs (:mod:`assay.compare.runs`); None for another key."""
+        uids, values = self._arrays()
+        found = [v for k, v in values.items() if _aggregate_key(k) == tuple(key)]
+        return mean_unit_values(uids, found[0]) if found else None
 
     def _compute(self) -> MetricSet:
         uids, values = self._arrays()

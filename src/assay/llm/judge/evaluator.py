@@ -30,7 +30,13 @@ from assay.llm.judge.prompts import PROMPT_VERSION
 from assay.llm.judge.registry import get_metric
 from assay.llm.slicing import WHERE, column_text
 from assay.results import Metric, MetricSet, to_jsonable
-from assay.stats.means import NUM_BOOTSTRAP, mean_gap_intervals, mean_record, mean_tally
+from assay.stats.means import (
+    NUM_BOOTSTRAP,
+    mean_gap_intervals,
+    mean_record,
+    mean_tally,
+    mean_unit_values,
+)
 from assay.uncertainty.intervals import ci_options
 from assay.uncertainty.slices import annotate, text_slices
 from assay.uncertainty.tally import Key, Tally
@@ -155,6 +161,22 @@ class JudgeEvaluator(Evaluator):
                 order = order[: int(has.sum())]
             out.append(mean_tally((t,), y[order], codes, b, seed, ids=uids[order]))
         return out
+
+    def record_tally_key(self, m: Metric) -> Key | None:
+        """Record ``m``'s key among :meth:`tally`'s (None for a per-datum record)."""
+        return aggregate_key(m)
+
+    def unit_values(self, key: Key) -> tuple[str, Any, Any, None] | None:
+        """Each judged datum's value of one metric (key ``(type,)``), for the paired t test
+        of two runs (:mod:`assay.compare.runs`): the datums with a value."""
+        if not self._rows["type"] or len(key) != 1:
+            return None
+        types = np.concatenate(self._rows["type"])
+        mine = types == key[0]
+        if not mine.any():
+            return None
+        uids = np.concatenate(self._rows["uid"])[mine]
+        return mean_unit_values(uids, np.concatenate(self._rows["value"])[mine])
 
     def _compute(self) -> MetricSet:
         table = {k: np.concatenate(v).tolist() for k, v in self._rows.items()}

@@ -100,7 +100,9 @@ def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
     return mid - half, mid + half
 
 
-def newcombe_paired(n11: int, n10: int, n01: int, n00: int, level: float = 0.95) -> tuple[float, float]:
+def newcombe_paired(
+    n11: int, n10: int, n01: int, n00: int, level: float = 0.95
+) -> tuple[float, float]:
     """Newcombe's hybrid score interval of ``p_b - p_a`` from the paired 2x2 table: ``n11``
     units both runs get right, ``n10`` only run A, ``n01`` only run B, ``n00`` neither (see
     the module).
@@ -115,11 +117,11 @@ def newcombe_paired(n11: int, n10: int, n01: int, n00: int, level: float = 0.95)
     la, ua = _wilson(n11 + n10, n, z)
     lb, ub = _wilson(n11 + n01, n, z)
     margins = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
-    cross = n11 * n00 - n10 * n01
+    cross = float(n11 * n00 - n10 * n01)
     if cross > n / 2:
         cross -= n / 2
     elif cross > 0:
-        cross = 0
+        cross = 0.0
     phi = cross / math.sqrt(margins) if margins > 0 else 0.0
     d = pb - pa
     lo = d - math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2))

@@ -96,9 +96,10 @@ def test_swapping_the_runs_negates_the_bootstrap(units: list, seed: int) -> None
     assert back.diff == pytest.approx(-fwd.diff, abs=1e-12)
     assert back.p_value == pytest.approx(fwd.p_value)
     assert back.ci == pytest.approx((-fwd.ci[1], -fwd.ci[0]), abs=1e-12)
-    assert fwd.ci[0] <= fwd.diff + 1e-12 or fwd.ci[1] >= fwd.diff - 1e-12
-    if fwd.ci[0] > 0 or fwd.ci[1] < 0:  # a 95% interval leaving out 0: p < 0.05
-        assert fwd.p_value <= 0.05 + 2 / 100
+    # the normal interval, symmetric about the difference: d +- z se (its p-value is the
+    # percentile bootstrap's, which at a handful of units can disagree with it)
+    z = NormalDist().inv_cdf(0.975)
+    assert fwd.ci == pytest.approx((fwd.diff - z * fwd.se, fwd.diff + z * fwd.se), abs=1e-12)
 
 
 def test_cluster_pairing_and_bad_ids() -> None:

@@ -27,8 +27,7 @@ def _rates(name: str, reps: int) -> dict[str, tuple[float, float]]:
             for test, (covered, p) in out.items():
                 into.setdefault(test, []).append(covered if not null else bool(p < 0.05))
     return {
-        t: (float(np.mean([c is True for c in cover[t]])), float(np.mean(reject[t])))
-        for t in cover
+        t: (float(np.mean([c is True for c in cover[t]])), float(np.mean(reject[t]))) for t in cover
     }
 
 

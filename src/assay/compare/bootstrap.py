@@ -10,7 +10,8 @@ has a bootstrap distribution that keeps the pairing. Units only one run has weig
 
 The interval is the normal one with the bootstrap's standard error, ``d +- z_{1-a/2} se``
 (``se`` the resampled differences' standard deviation): for a ratio such as QWK the
-percentile interval covered 92-93% in the simulation (docs/compare.md), this one 94-95%.
+percentile interval covered 92.2-93.8% in the simulation, this one 94.4% (2000 repetitions,
+docs/compare.md).
 The p-value is the
 smallest two-sided level whose interval leaves out zero, ``min(1, 2 (min(#{d* < 0},
 #{d* > 0}) + #{d* = 0} / 2 + 1) / (B + 1))`` over the ``B`` defined resamples (the ``+ 1``

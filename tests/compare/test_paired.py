@@ -1,6 +1,8 @@
-"""The paired tests against their references: McNemar against statsmodels, paired t against
-scipy, DeLong's test against the paper's formulas written out here (the Mann-Whitney
-kernel over every positive-negative pair, O(m n)); the swap invariants by hypothesis."""
+"""The paired tests against their references: McNemar against statsmodels (its interval,
+Newcombe's hybrid score interval, against the published value of Fagerland, Lydersen &
+Laake's ch. 8 and statsmodels' Wilson intervals), paired t against scipy, DeLong's test
+against the paper's formulas written out here (the Mann-Whitney kernel over every
+positive-negative pair, O(m n)); the swap invariants by hypothesis."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+from statsmodels.stats.proportion import proportion_confint
 
-from assay.compare import delong_test, mcnemar, paired_t
+from assay.compare import delong_test, mcnemar, newcombe_paired, paired_t
 from assay.errors import InvalidInputError
 
 # ---------------------------------------------------------------- McNemar
@@ -28,9 +31,47 @@ def test_mcnemar_matches_statsmodels_exact(seed: int) -> None:
     table = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
     ref = sm_mcnemar(table, exact=True)
     got = mcnemar(a, b)
-    assert got.test == "mcnemar" and got.n == n and got.ci is None
+    assert got.test == "mcnemar" and got.n == n and got.ci_method == "newcombe_hybrid_score"
+    assert got.ci == newcombe_paired(*np.ravel(table).tolist())
     assert got.p_value == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-15)
     assert got.diff == pytest.approx(b.mean() - a.mean(), abs=1e-15)
+
+
+def test_newcombe_interval_matches_the_published_example() -> None:
+    # Cavo et al. 2012 in Fagerland, Lydersen & Laake (2017), ch. 8, rows the first
+    # measurement: 59 6 / 16 80, estimate -0.0621, 95% CI -0.1186 to -0.0046 (first minus
+    # second; ours is the second run minus the first)
+    lo, hi = newcombe_paired(59, 6, 16, 80)
+    assert (round(lo, 4), round(hi, 4)) == (0.0046, 0.1186)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=4, max_size=4), st.sampled_from([0.8, 0.9, 0.95]))
+def test_newcombe_interval_by_its_formula(cells: list[int], level: float) -> None:
+    n11, n10, n01, n00 = cells
+    n = sum(cells)
+    if n == 0:
+        return
+    lo, hi = newcombe_paired(n11, n10, n01, n00, level)
+    d = (n01 - n10) / n
+    assert -1.0 <= lo <= d + 1e-12 and d - 1e-12 <= hi <= 1.0
+    # swapping the runs negates the interval
+    back = newcombe_paired(n11, n01, n10, n00, level)
+    assert back == pytest.approx((-hi, -lo), abs=1e-12)
+    # phi = 0 (a margin empty or a table near independence): the square-and-add of the two
+    # Wilson intervals of statsmodels
+    la, ua = proportion_confint(n11 + n10, n, 1 - level, method="wilson")
+    lb, ub = proportion_confint(n11 + n01, n, 1 - level, method="wilson")
+    pa, pb = (n11 + n10) / n, (n11 + n01) / n
+    cross = n11 * n00 - n10 * n01
+    if 0 <= cross <= n / 2 or min(n11 + n10, n01 + n00, n11 + n01, n10 + n00) == 0:
+        want_lo = d - math.hypot(pb - lb, ua - pa)
+        want_hi = d + math.hypot(ub - pb, pa - la)
+        assert (lo, hi) == pytest.approx((max(-1, want_lo), min(1, want_hi)), abs=1e-12)
+    elif cross < 0:  # negative correlation: wider than the independent square-and-add
+        assert hi - lo >= math.hypot(pb - lb, ua - pa) + math.hypot(ub - pb, pa - la) - 1e-12 or (
+            lo == -1.0 or hi == 1.0
+        )
 
 
 def test_mcnemar_edges() -> None:

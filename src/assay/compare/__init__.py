@@ -24,7 +24,7 @@ Example:
 
 from assay.compare.adjust import ADJUST_METHODS, adjust
 from assay.compare.bootstrap import Pairing, pair_units, paired_bootstrap
-from assay.compare.paired import Paired, delong_test, mcnemar, paired_t
+from assay.compare.paired import Paired, delong_test, mcnemar, newcombe_paired, paired_t
 from assay.compare.power import mde, n_for_width, n_needed
 
 __all__ = [
@@ -39,5 +39,6 @@ __all__ = [
     "n_needed",
     "pair_units",
     "paired_bootstrap",
+    "newcombe_paired",
     "paired_t",
 ]

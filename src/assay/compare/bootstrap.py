@@ -8,11 +8,14 @@ draws of its units there: every record of either run is recomputed on the same r
 so the difference of any two records (a ROC AUC, a mAP, a QWK, a corpus BLEU, a win rate)
 has a bootstrap distribution that keeps the pairing. Units only one run has weigh nothing.
 
-The interval is the percentile interval of the resampled differences; the p-value the
+The interval is the normal one with the bootstrap's standard error, ``d +- z_{1-a/2} se``
+(``se`` the resampled differences' standard deviation): for a ratio such as QWK the
+percentile interval covered 92.2-93.8% in the simulation, this one 94.4% (2000 repetitions,
+docs/compare.md).
+The p-value is the
 smallest two-sided level whose interval leaves out zero, ``min(1, 2 (min(#{d* < 0},
 #{d* > 0}) + #{d* = 0} / 2 + 1) / (B + 1))`` over the ``B`` defined resamples (the ``+ 1``
-counts the data among the resamples, so it is never 0); ``se`` the resampled differences'
-standard deviation.
+counts the data among the resamples, so it is never 0).
 
 Example:
     >>> def run(right, ids):  # accuracy over units, one row each
@@ -30,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -38,7 +42,6 @@ from numpy.typing import NDArray
 from assay.compare.paired import Paired
 from assay.errors import InvalidInputError
 from assay.uncertainty.clusters import Clusters
-from assay.uncertainty.intervals import percentile
 from assay.uncertainty.resampling import resample_counts
 from assay.uncertainty.tally import Key, Tally
 
@@ -120,7 +123,7 @@ def paired_bootstrap(
     ``a``'s on the shared units (see the module). ``clusters``: each shared unit's cluster
     code (``0 .. G-1``, in the pairing's order): whole clusters are drawn instead of units.
     ``studentized``: the interval is the bootstrap-t's (:func:`_studentized`) instead of the
-    percentile one (the p-value stays the percentile bootstrap's).
+    normal one (the p-value stays the percentile bootstrap's).
     """
     a, b = a.ready(), b.ready()
     p = pair_units(a, b) if pairing is None else pairing
@@ -149,9 +152,8 @@ def paired_bootstrap(
     reps = np.concatenate(
         [diff(w) for w in resample_counts(draw, num_bootstrap, seed, chunk)], axis=0
     )
-    ci = percentile(reps, level)
-    if studentized:
-        ci = _studentized(diff, draw, point, num_bootstrap, seed, chunk, level)
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    ci = _studentized(diff, draw, point, num_bootstrap, seed, chunk, level) if studentized else None
     out: dict[Key, Paired] = {}
     for j, k in enumerate(keys):
         r = reps[:, j][np.isfinite(reps[:, j])]
@@ -162,7 +164,9 @@ def paired_bootstrap(
         tail = min(below, above) + (r.size - below - above) / 2.0
         pv = min(1.0, 2.0 * (tail + 1.0) / (r.size + 1.0))
         se = float(r.std(ddof=1)) if r.size > 1 else math.nan
-        out[k] = Paired("paired_bootstrap", float(point[j]), se, pv, p.n, (ci[0, j], ci[1, j]))
+        d = float(point[j])
+        lo, hi = (d - z * se, d + z * se) if ci is None else (float(ci[0, j]), float(ci[1, j]))
+        out[k] = Paired("paired_bootstrap", d, se, pv, p.n, (lo, hi))
     return out
 
 
@@ -191,7 +195,7 @@ def _studentized(
     """The bootstrap-t interval (2, k) of the differences: each resample's difference
     studentized by its own jackknife standard error, ``t* = (d* - d) / se*``, and the
     interval ``[d - t*_(1 - a/2) se, d - t*_(a/2) se]`` with ``se`` the data's jackknife
-    standard error (the same resample counts as the percentile interval's)."""
+    standard error (the same resample counts as the normal interval's)."""
     se = _jackknife_se(diff, draw.astype(np.float64))
     ts = []
     for w in resample_counts(draw, num_bootstrap, seed, chunk):

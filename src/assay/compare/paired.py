@@ -8,7 +8,14 @@ of paired units.
     the exact McNemar test of paired right/wrong units: of the ``n01`` units only the
     second run gets right and the ``n10`` only the first does, ``p = min(1, 2 P(X <=
     min(n01, n10)))`` for ``X ~ Binomial(n01 + n10, 1/2)`` (1 when no unit is discordant).
-    It has no interval of its own: the comparison takes the paired bootstrap's.
+    The interval is Newcombe's hybrid score interval for a difference of paired
+    proportions (Newcombe 1998, Stat Med 17:2635, method 10): the Wilson intervals
+    ``[l_r, u_r]`` of each run's proportion ``p_r`` combined as ``d - sqrt((p_b - l_b)^2 -
+    2 phi (p_b - l_b)(u_a - p_a) + (u_a - p_a)^2)`` and ``d + sqrt((u_b - p_b)^2 - 2 phi
+    (u_b - p_b)(p_a - l_a) + (p_a - l_a)^2)``, ``phi`` the 2x2 table's correlation with
+    Newcombe's correction (``n11 n00 - n10 n01`` less ``n / 2`` when above it, 0 when
+    between 0 and ``n / 2``; 0 when a margin is empty). At 200 units it covered 94.7% in the
+    simulation, the paired bootstrap's percentile interval 92.6-93.8% (docs/compare.md).
 ``paired_t``
     the paired t test of per-unit scores: ``d_i = b_i - a_i``, ``t = mean(d) / (sd(d) /
     sqrt(n))`` on ``n - 1`` degrees of freedom, the interval ``mean(d) +- t_{1-alpha/2}
@@ -39,7 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from assay.errors import InvalidInputError
 
-__all__ = ["Paired", "delong_test", "mcnemar", "paired_t"]
+__all__ = ["CI_METHODS", "Paired", "delong_test", "mcnemar", "newcombe_paired", "paired_t"]
 
 F64 = NDArray[np.float64]
 
@@ -57,6 +64,21 @@ class Paired:
     n: int
     ci: tuple[float, float] | None = None
 
+    @property
+    def ci_method(self) -> str:
+        """How the interval is made, one rule per test (see the module and
+        :mod:`assay.compare.bootstrap`)."""
+        return CI_METHODS[self.test]
+
+
+#: each test's interval
+CI_METHODS = {
+    "mcnemar": "newcombe_hybrid_score",
+    "paired_t": "t",
+    "delong": "delong_normal",
+    "paired_bootstrap": "bootstrap_normal",
+}
+
 
 def _pair(a: ArrayLike, b: ArrayLike, source: str) -> tuple[F64, F64]:
     x, y = np.asarray(a, dtype=np.float64).ravel(), np.asarray(b, dtype=np.float64).ravel()
@@ -70,7 +92,44 @@ def _pair(a: ArrayLike, b: ArrayLike, source: str) -> tuple[F64, F64]:
     return x, y
 
 
-def mcnemar(a_right: ArrayLike, b_right: ArrayLike) -> Paired:
+def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n``."""
+    p, zz = k / n, z * z
+    mid = (p + zz / (2 * n)) / (1 + zz / n)
+    half = z / (1 + zz / n) * math.sqrt(p * (1 - p) / n + zz / (4 * n * n))
+    return mid - half, mid + half
+
+
+def newcombe_paired(
+    n11: int, n10: int, n01: int, n00: int, level: float = 0.95
+) -> tuple[float, float]:
+    """Newcombe's hybrid score interval of ``p_b - p_a`` from the paired 2x2 table: ``n11``
+    units both runs get right, ``n10`` only run A, ``n01`` only run B, ``n00`` neither (see
+    the module).
+
+    Example (Fagerland, Lydersen & Laake 2017, ch. 8's table: 0.0046 to 0.1186):
+        >>> [round(v, 4) for v in newcombe_paired(59, 6, 16, 80)]
+        [0.0046, 0.1186]
+    """
+    n = n11 + n10 + n01 + n00
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    pa, pb = (n11 + n10) / n, (n11 + n01) / n
+    la, ua = _wilson(n11 + n10, n, z)
+    lb, ub = _wilson(n11 + n01, n, z)
+    margins = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+    cross = float(n11 * n00 - n10 * n01)
+    if cross > n / 2:
+        cross -= n / 2
+    elif cross > 0:
+        cross = 0.0
+    phi = cross / math.sqrt(margins) if margins > 0 else 0.0
+    d = pb - pa
+    lo = d - math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2))
+    hi = d + math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2))
+    return max(-1.0, lo), min(1.0, hi)
+
+
+def mcnemar(a_right: ArrayLike, b_right: ArrayLike, level: float = 0.95) -> Paired:
     """The exact McNemar test of right (1) / wrong (0) units of two runs (see the module).
 
     Example:
@@ -90,7 +149,11 @@ def mcnemar(a_right: ArrayLike, b_right: ArrayLike) -> Paired:
     diff = float(d.mean()) if n else math.nan
     se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
     p = min(1.0, 2.0 * float(stats.binom.cdf(min(only_a, only_b), only_a + only_b, 0.5)))
-    return Paired("mcnemar", diff, se, p if n else math.nan, n)
+    if not n:
+        return Paired("mcnemar", diff, se, math.nan, n)
+    both = int(np.count_nonzero((a == 1) & (b == 1)))
+    ci = newcombe_paired(both, only_a, only_b, n - both - only_a - only_b, level)
+    return Paired("mcnemar", diff, se, p, n, ci)
 
 
 def paired_t(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Paired:

@@ -5,19 +5,22 @@ A run here is its records and, where its units were kept, the evaluator they reb
 :class:`~assay.compare.paired.Paired`: the difference (the second run minus the first),
 its interval, the two-sided p-value and the test's name, on the shared units:
 
+Each test has its own interval, one rule per test (``Paired.ci_method``):
+
 ``delong``
     a ROC AUC whose evaluator gives each unit's label and score (``unit_values``): DeLong's
-    test and its interval;
+    test and its normal interval;
 ``mcnemar``
     a proportion of units right or wrong (``unit_values`` gives 0/1 per unit): the exact
-    McNemar p-value with the paired bootstrap's interval;
+    McNemar p-value and Newcombe's hybrid score interval of paired proportions;
 ``paired_t``
-    a mean of per-unit values (``unit_values`` gives them): the paired t test and the
-    paired bootstrap's interval;
+    a mean of per-unit values (``unit_values`` gives them): the paired t test and its t
+    interval;
 ``paired_bootstrap``
-    every other record of a tally (mAP, QWK, corpus BLEU, a ratio): the interval and the
-    p-value from the bootstrap distribution of the difference, one set of resample
-    weights for both runs (:func:`~assay.compare.bootstrap.paired_bootstrap`).
+    every other record of a tally (mAP, QWK, corpus BLEU, a ratio): the p-value from the
+    bootstrap distribution of the difference, one set of resample weights for both runs,
+    and the normal interval with the bootstrap's standard error
+    (:func:`~assay.compare.bootstrap.paired_bootstrap`).
 
 An evaluator's ``unit_values(key)`` (optional) returns ``(test, ids, values, labels)``
 for one tally key: ``test`` is ``"delong"`` (``values`` the scores, ``labels`` 0/1),
@@ -166,7 +169,7 @@ def _closed(
             return None  # the runs disagree on a unit's truth: no paired ROC test
         return delong_test(la.astype(int), _finite_ranks(xa[ia]), _finite_ranks(xb[ib]), level)
     if test == "mcnemar":
-        return mcnemar(xa[ia], xb[ib])
+        return mcnemar(xa[ia], xb[ib], level)
     if test == "paired_t":
         return paired_t(xa[ia], xb[ib], level)
     return None
@@ -236,17 +239,14 @@ def paired_records(
         if pairing is None or pairing.n == 0 or ka != kb:
             continue
         closed = _closed(a, b, ka, kb, ma, mb, level)
-        if closed is not None and closed.test == "delong":  # its own interval: no bootstrap
-            out.results[row] = replace(closed, n=pairing.n)
+        if closed is not None:  # its own test and interval: no bootstrap
+            out.results[row] = replace(closed, n=pairing.n) if closed.test == "delong" else closed
             continue
         if tag not in boots:  # one paired bootstrap per pair of tallies, made when needed
             boots[tag] = paired_bootstrap(
                 ra, rb, level=level, num_bootstrap=num_bootstrap, seed=seed, pairing=pairing
             )
         res = boots[tag].get(ka)
-        if res is None:
-            continue
-        if closed is not None:  # its p-value and se (sd(d) / sqrt(n)), the bootstrap's interval
-            res = replace(closed, ci=res.ci)
-        out.results[row] = res
+        if res is not None:
+            out.results[row] = res
     return out

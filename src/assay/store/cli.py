@@ -436,8 +436,9 @@ def compare_command(
     For every record: each run's value, and per other run R the difference with its
     interval (diff_R, diff_ci_low_R, diff_ci_high_R), the p-value of the test named in
     test_R (delong for ROC AUC, mcnemar for right/wrong units, paired_t for per-unit
-    means, paired_bootstrap otherwise; unpaired without shared units), p_adjusted_R
-    (--adjust), mde_R (the minimum detectable difference at power 0.8) and n_paired_R.
+    means, paired_bootstrap otherwise; unpaired without shared units), ci_method_R (how
+    the interval is made: delong_normal, newcombe_hybrid_score, t, bootstrap_normal),
+    p_adjusted_R (--adjust), mde_R (the minimum detectable difference at power 0.8) and n_paired_R.
 
     Examples: assay compare 12 15; assay compare 3 4 5 --rank Accuracy -f table;
     assay compare --kind classification -d iris.csv --last 3

@@ -232,6 +232,10 @@ def comparison(
         the two-sided p-value of the test named (``delong``, ``mcnemar``, ``paired_t``,
         ``paired_bootstrap``, or ``unpaired``: no p-value), and the p-value adjusted over
         the runs compared for that record (``adjust``: ``holm``, ``bh`` or ``none``);
+    ``ci_method_R``
+        how the difference's interval was made, one rule per test (``delong_normal``,
+        ``newcombe_hybrid_score``, ``t``, ``bootstrap_normal``; None without one:
+        :data:`assay.compare.paired.CI_METHODS`);
     ``mde_R``, ``n_paired_R``
         the minimum detectable difference at power 0.8 (two-sided, alpha ``1 - level``)
         on the ``n_paired_R`` shared units (:mod:`assay.compare.power`);
@@ -318,8 +322,8 @@ def comparison(
     return out
 
 
-_PER_RUN = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_adjusted", "test", "mde",
-            "n_paired", "n_needed", "n_for_width", "overlap")  # fmt: skip
+_PER_RUN = ("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_adjusted", "test", "ci_method",
+            "mde", "n_paired", "n_needed", "n_for_width", "overlap")  # fmt: skip
 
 
 def _ordered(row: dict[str, Any], evs: Sequence[Evaluation]) -> dict[str, Any]:
@@ -336,11 +340,13 @@ def _cells(a: Metric | None, b: Metric | None, paired: Any, level: float) -> dic
     vb = None if b is None else _scalar(b.value)
     out: dict[str, Any] = {"diff": None if va is None or vb is None else vb - va}
     out |= {"diff_ci_low": None, "diff_ci_high": None, "p_value": None, "p_adjusted": None}
-    out |= {"test": None if out["diff"] is None else "unpaired", "se": None, "n_paired": 0}
+    out |= {"test": None if out["diff"] is None else "unpaired", "ci_method": None}
+    out |= {"se": None, "n_paired": 0}
     if paired is not None and out["diff"] is not None:
         out["diff"] = _finite(paired.diff)
         if paired.ci is not None:
             out["diff_ci_low"], out["diff_ci_high"] = map(_finite, paired.ci)
+            out["ci_method"] = paired.ci_method
         out |= {"p_value": _finite(paired.p_value), "test": paired.test}
         out |= {"se": _finite(paired.se), "n_paired": int(paired.n)}
     out["overlap"] = intervals_overlap(

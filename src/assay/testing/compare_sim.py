@@ -10,7 +10,7 @@ second run is better by a known amount (the interval should cover it).
 ``accuracy``
     200 datums; right/wrong of the two runs from a 2x2 table (``p11 p10 p01 p00`` = .65
     .0775 .15 .1225, accuracies .7275 and .80; null .65 .10 .10 .15); the classification
-    evaluator's tally; McNemar and the paired bootstrap.
+    evaluator's tally; McNemar (Newcombe's interval) and the paired bootstrap.
 ``roc_auc``
     150 datums, 40% positive; scores ``mu_r y + z + e_r`` with a shared ``z ~ N(0, 0.5)``
     and own ``e_r ~ N(0, 0.5)``, so ``AUC_r = Phi(mu_r / sqrt 2)``; ``mu`` = 1.0 and 1.4
@@ -107,8 +107,8 @@ def _accuracy(rng: np.random.Generator, b: int, seed: int, null: bool) -> Outcom
         paired_bootstrap(run(a_right), run(b_right), num_bootstrap=b, seed=seed), "Accuracy"
     )
     test = mcnemar(a_right, b_right)
-    # McNemar has no interval of its own: a comparison shows the paired bootstrap's
-    return {"mcnemar": (None, test.p_value), "paired_bootstrap": _outcome(boot, t)}
+    # a comparison shows McNemar's (Newcombe's interval); the bootstrap's for the other records
+    return {"mcnemar": _outcome(test, t), "paired_bootstrap": _outcome(boot, t)}
 
 
 # ---------------------------------------------------------------- ROC AUC

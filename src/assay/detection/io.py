@@ -32,25 +32,27 @@ from typing import Any
 
 import numpy as np
 
-from assay.detection.jsonl import datum_record, load_jsonl, parse_datums
+from assay.detection.jsonl import datum_record
 from assay.detection.params import check_iou_type
-from assay.detection.types import BOX, RASTER, Annotations, DetectionData, Label
+from assay.detection.types import Annotations, DetectionData
 from assay.errors import InvalidInputError
 from assay.io.coco import (
     AnnotationColumns,
-    coco_boxes,
     coco_categories,
     coco_images,
-    coco_rles,
     read_coco_annotations,
     read_coco_results,
     result_columns,
 )
-from assay.io.jsonfiles import read_json, source_name
-from assay.io.labels import DEFAULT_KEY
+from assay.io.coco_geometry import coco_boxes, coco_rles
+from assay.io.geometry import BOX, RASTER
+from assay.io.jsonfiles import source_name
+from assay.io.labels import DEFAULT_KEY, Label
 from assay.io.masks import rle_bbox
 
-__all__ = ["load_coco", "load_jsonl", "parse_datums", "read_json"]
+__all__ = [
+    "load_coco",
+]
 
 
 class _Labels:

@@ -47,14 +47,8 @@ from numpy.typing import NDArray
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
-from assay.stats.means import mean_gap_intervals
-from assay.uncertainty.intervals import (
-    CIOptions,
-    ci_options,
-    collapse,
-    gap_bounds,
-    tally_bounds,
-)
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import CIOptions, ci_options, gap_bounds, tally_bounds
 from assay.uncertainty.slices import annotate, slice_text, text_slices
 from assay.uncertainty.tally import Key, Tally
 
@@ -66,7 +60,6 @@ __all__ = [
     "check_clusters",
     "column_text",
     "headline",
-    "mean_gap_intervals",
     "record_key",
 ]
 

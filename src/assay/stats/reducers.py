@@ -26,7 +26,7 @@ Reduced scores keep ``answer`` and ``explanation`` only where they are equal acr
 epochs, and take ``metadata`` (and the sample metadata) from the first epoch.
 
 The :class:`Reducer` type, the ``@reducer`` registry and :func:`reduce_scores` are in
-:mod:`assay.stats.reducer_registry` (all re-exported here). Custom reducers receive one
+:mod:`assay.stats.reducer_registry` (public from :mod:`assay.stats`). Custom reducers receive one
 sample's scores (scored epochs, in epoch order) and return a :class:`~assay.stats.Score` or
 a value::
 
@@ -55,28 +55,17 @@ from assay.errors import InvalidInputError
 from assay.stats.reducer_registry import (
     EpochGroups,
     Reducer,
-    get_reducer,
-    reduce_scores,
     reducer,
-    reducer_from_spec,
-    registered_reducers,
 )
 
 __all__ = [
-    "EpochGroups",
-    "Reducer",
     "at_least",
-    "get_reducer",
     "max_score",
     "mean_score",
     "median_score",
     "mode_score",
     "pass_at",
     "pass_k",
-    "reduce_scores",
-    "reducer",
-    "reducer_from_spec",
-    "registered_reducers",
 ]
 
 Reduced = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]

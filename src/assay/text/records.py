@@ -23,10 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.results import Metric
-from assay.stats.means import NUM_BOOTSTRAP, datum_record
-from assay.stats.means import mean_record as aggregate
 
-__all__ = ["aggregate", "rouge_record", "bleu_record", "datum_record", "NUM_BOOTSTRAP"]
+__all__ = [
+    "rouge_record",
+    "bleu_record",
+]
 
 
 def rouge_record(

@@ -152,7 +152,7 @@ def test_runner_built_and_model_spec_parsed_in_one_place() -> None:
 
 def test_llm_never_imports_text() -> None:
     assert _llm_to_text(MODULES) == []
-    rogue = ast.parse("def f():\n    from assay.text.records import aggregate\n")
+    rogue = ast.parse("def f():\n    from assay.text.records import bleu_record\n")
     assert _llm_to_text([("assay.llm.judge.rogue", rogue)]) == [
         "assay.llm.judge.rogue imports assay.text.records (line 2)"
     ]

@@ -91,6 +91,7 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
     Example:
         >>> import numpy as np
         >>> m = np.zeros((4, 4), bool); m[1:3, 1:3] = True
+        >>> from assay.io.masks import mask_to_rle
         >>> r = mask_to_rle(m)
         >>> raster_to_polygon({"size": r["size"], "counts": r["counts"].encode()}).area
         4.0

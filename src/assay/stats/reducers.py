@@ -37,7 +37,7 @@ a value::
         return reduce
 
 Example:
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("pass_at_2")([Score("C"), Score("I"), Score("I"), Score("I")]).value
     0.5
     >>> get_reducer("mode")([Score("I"), Score("C"), Score("C")]).value
@@ -77,7 +77,7 @@ def mean_reducer(to_float: Any = None) -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("mean")([Score("C"), Score("I"), Score("P")]).value
     0.5
     """
@@ -94,7 +94,7 @@ def median_reducer(to_float: Any = None) -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("median")([Score(0.0), Score(1.0), Score(0.5), Score(1.0)]).value
     0.75
     """
@@ -114,7 +114,7 @@ def max_reducer(to_float: Any = None) -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("max")([Score("I"), Score("yes"), Score("C")]).value
     'yes'
     """
@@ -136,7 +136,7 @@ def mode_reducer() -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("mode")([Score("I"), Score("C"), Score("C"), Score("I")]).value
     'I'
     """

@@ -47,6 +47,7 @@ Methods (``level`` = 1 - alpha):
 
 Example:
     >>> opts = CIOptions(0.9, "wilson")
+    >>> from assay.uncertainty.closed_form import wilson
     >>> lo, hi = wilson(8, 10, 0.9)
     >>> opts.parameters(lo, hi)  # doctest: +ELLIPSIS
     {'ci_low': 0.5407..., 'ci_high': 0.9314..., 'confidence_level': 0.9, 'ci_method': 'wilson'}

@@ -23,8 +23,8 @@ import numpy as np
 def run_assay(gt_path, dt_path, iou_type):
     """assay with its default settings: the full COCOeval arrays, as pycocotools computes them
     (precision for every max-dets, not only the one the summary reads)."""
+    from assay.detection.compute import CocoParams
     from assay.detection.io import load_coco
-    from assay.detection.params import CocoParams
 
     try:
         from assay.detection.compute import coco_evaluate
@@ -33,7 +33,7 @@ def run_assay(gt_path, dt_path, iou_type):
     except ImportError:  # the layout before the split (for before/after figures)
         from assay.detection.compute import _rank_detections as rank_detections
         from assay.detection.compute import evaluate as coco_evaluate
-        from assay.detection.match import pair_ious
+        from assay.detection.compute import pair_ious
 
     t0, c0 = time.perf_counter(), time.process_time()
     data = load_coco(gt_path, dt_path, iou_type=iou_type)

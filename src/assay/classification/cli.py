@@ -35,7 +35,7 @@ from assay.cli_options import (
 )
 from assay.cli_support import OutputFormat, db_option, guarded, parse_floats, publish, save_option
 
-# Kept in step with assay.classification.evaluator.METRIC_TYPES (a test checks it).
+# Kept in step with assay.classification.options.METRIC_TYPES (a test checks it).
 METRIC_CHOICES = (
     "Counts, Precision, Recall, F1, Accuracy, ROCAUC, mROCAUC, ROCCurve, PrecisionRecallCurve, "
     "DetailedPrecisionRecallCurve, ConfusionMatrix, ConfusionMatrixWithExamples, Examples"

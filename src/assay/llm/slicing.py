@@ -16,7 +16,7 @@ and each slice through the evaluator itself.
 **The gap's interval** (``gap_ci_low``, ``gap_ci_high``, with ``ci``): a percentile
 bootstrap in which every resample draws ``n`` items from all ``n`` items, and the slice's
 value and the whole set's are computed from the same draw. Items with equal arguments and
-equal slice value are collapsed first (:func:`assay.uncertainty.intervals.collapse`: the
+equal slice value are collapsed first (:func:`assay.uncertainty.collapsing.collapse`: the
 resample counts over the distinct rows are exactly those of per-item draws), and every
 resample's records come at once from the evaluator's item tally
 (:mod:`assay.llm.suites.tally`) of the distinct rows: the drawn counts times each row's

@@ -21,7 +21,7 @@ import pandas as pd
 
 from assay.llm.pairwise import analyze
 from assay.llm.pairwise.ratings import fit_bradley_terry
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 
 def _outcomes(n_models: int, n_questions: int, rng: np.random.Generator):

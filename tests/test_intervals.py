@@ -9,17 +9,10 @@ import pytest
 from scipy import stats as sps
 
 from assay.errors import InvalidInputError
-from assay.uncertainty.intervals import (
-    bootstrap,
-    ci_options,
-    collapse,
-    delong,
-    delong_interval,
-    percentile,
-    resample_counts,
-    t_interval,
-    wilson,
-)
+from assay.uncertainty.closed_form import delong, delong_interval, t_interval, wilson
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import bootstrap, ci_options, percentile
+from assay.uncertainty.resampling import resample_counts
 
 
 def _psi(x: float, y: float) -> float:

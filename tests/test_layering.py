@@ -9,6 +9,9 @@
 - One LLM driver: only ``assay.llm.driver`` builds a ``Runner`` and only
   ``assay.llm.models.spec`` parses a model spec; ``assay.llm`` never imports ``assay.text``
   (``assay text`` delegates its judge metrics to ``assay.llm.judge``, not the reverse).
+- One path per name: no module but a package's ``__init__`` (its public face) offers a name
+  it does not define: none lists an imported name in its ``__all__``, and no import (nor a
+  package's lazy export table) takes a name from a plain module that only imports it.
 - No import circle: the modules' import graph (every import statement, those inside
   functions and under ``TYPE_CHECKING`` included) has no strongly connected component of
   more than one module.
@@ -149,13 +152,21 @@ def test_runner_built_and_model_spec_parsed_in_one_place() -> None:
 
 def test_llm_never_imports_text() -> None:
     assert _llm_to_text(MODULES) == []
-    rogue = ast.parse("def f():\n    from assay.text.records import aggregate\n")
+    rogue = ast.parse("def f():\n    from assay.text.records import bleu_record\n")
     assert _llm_to_text([("assay.llm.judge.rogue", rogue)]) == [
         "assay.llm.judge.rogue imports assay.text.records (line 2)"
     ]
 
 
 # ------------------------------------------------------------------ no import circle
+
+
+def _from(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The module that ``from ... import`` in ``module`` names, relative imports resolved."""
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")[: len(module.split(".")) - node.level + is_package]
+    return ".".join(parts + ([node.module] if node.module else []))
 
 
 def _targets(
@@ -166,10 +177,7 @@ def _targets(
     packages above a module, which every import runs first, are not counted."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names if a.name in known]
-    base = node.module or ""
-    if node.level:
-        parts = module.split(".")[: len(module.split(".")) - node.level + is_package]
-        base = ".".join(parts + ([node.module] if node.module else []))
+    base = _from(module, is_package, node)
     # ``from p import m`` runs ``p/__init__`` as well as ``p.m``: both are edges (a module
     # inside ``p`` that does this goes through its package's public face, which may import it
     # back; ``import p.m as m`` names the module alone)
@@ -280,3 +288,153 @@ def test_the_circle_check_finds_a_circle_added_on_purpose(tmp_path: Path) -> Non
     files["pkg/b.py"] = "B = 2\n"
     files["pkg/d.py"] = "D = 3\n"
     assert import_circles(import_graph(_package(tmp_path, files))) == []
+
+
+# --------------------------------------------------------- one path per name (issue 35)
+
+#: Deprecated old homes of names that moved, kept for one release (issue 35 item 2 removes
+#: them): they may list what they import. One no longer found fails too.
+DEPRECATED_PATHS = {
+    "assay.stats.types": "the old home of Score, SampleScore (assay.stats.score), ScoreFrame",
+    "assay.llm.testing": "the old name of assay.testing.llm",
+}
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements, those under a top-level ``if``, ``try``, ``with`` or ``for``
+    included (they bind module names too); not those inside functions or classes."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.Try):
+            blocks = [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
+        elif isinstance(node, (ast.If, ast.For, ast.While)):
+            blocks = [node.body, node.orelse]
+        elif isinstance(node, ast.With):
+            blocks = [node.body]
+        else:
+            blocks = []
+        for block in blocks:
+            out += _top_level(block)
+    return out
+
+
+def _bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The names a module defines (``def``, ``class``, assignments) and those it only
+    imports."""
+    defined: set[str] = set()
+    imported: set[str] = set()
+    for node in _top_level(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return defined, imported - defined
+
+
+def _all(tree: ast.Module) -> list[str]:
+    return [
+        e.value
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        and "__all__"
+        in [getattr(t, "id", None) for t in getattr(node, "targets", [])]
+        + [getattr(getattr(node, "target", None), "id", None)]
+        and isinstance(node.value, (ast.List, ast.Tuple))
+        for e in node.value.elts
+        if isinstance(e, ast.Constant)
+    ]
+
+
+def reexports(
+    parsed: list[tuple[str, ast.Module, bool]], deprecated: frozenset[str] = frozenset()
+) -> list[str]:
+    """Every second path to a name: a plain module (not a package's ``__init__``, not one of
+    ``deprecated``) listing an imported name in ``__all__``; an import taking a name from a
+    plain module that does not define it; a package's lazy export table (``{name: module}``)
+    pointing at such a module."""
+    plain = {name: _bindings(tree) for name, tree, is_package in parsed if not is_package}
+    known = {name for name, _, _ in parsed}
+
+    def second_path(module: str, name: str) -> bool:
+        return module in plain and name not in plain[module][0] and f"{module}.{name}" not in known
+
+    bad = []
+    for mod, tree, is_package in parsed:
+        if mod in plain and mod not in deprecated:
+            bad += [
+                f"{mod} lists {name} in __all__ but imports it"
+                for name in _all(tree)
+                if name in plain[mod][1]
+            ]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = _from(mod, is_package, node)
+                bad += [
+                    f"{mod} imports {a.name} from {base} (line {node.lineno}): not defined there"
+                    for a in node.names
+                    if second_path(base, a.name)
+                ]
+            elif is_package and isinstance(node, ast.Dict):
+                bad += [
+                    f"{mod} exports {k.value} from {v.value} (line {v.lineno}): not defined there"
+                    for k, v in zip(node.keys, node.values, strict=True)
+                    if isinstance(k, ast.Constant)
+                    and isinstance(v, ast.Constant)
+                    and isinstance(v.value, str)
+                    and second_path(v.value, k.value)
+                ]
+    return bad
+
+
+def test_one_path_per_name() -> None:
+    assert reexports(PARSED, frozenset(DEPRECATED_PATHS)) == []
+    names = {name for name, _, _ in PARSED}
+    gone = [name for name in DEPRECATED_PATHS if name not in names]
+    assert not gone, f"these modules are gone: remove them from DEPRECATED_PATHS: {gone}"
+
+
+def test_the_one_path_check_finds_a_reexport_added_on_purpose(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": """
+            from pkg.b import B
+            __all__ = ["B"]
+            _LAZY = {"A": "pkg.b", "B": "pkg.b"}
+        """,
+        "pkg/a.py": "A = 1\n",
+        "pkg/b.py": """
+            from typing import TYPE_CHECKING
+            from pkg.a import A
+            from pkg import sub
+            __all__ = ["A", "B", "sub"]
+            if TYPE_CHECKING:
+                from pkg.a import A as Alias
+            try:
+                from pkg.a import A as Fallback
+            except ImportError:
+                Fallback = 0
+            class B: ...
+        """,
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/c.py": """
+            from ..b import A, B, sub
+            def f():
+                from pkg.b import Alias
+                from pkg.b import Fallback
+        """,
+    }
+    assert reexports(_package(tmp_path, files)) == [
+        "pkg exports A from pkg.b (line 4): not defined there",
+        "pkg.b lists A in __all__ but imports it",
+        "pkg.b lists sub in __all__ but imports it",
+        "pkg.sub.c imports A from pkg.b (line 2): not defined there",
+        "pkg.sub.c imports sub from pkg.b (line 2): not defined there",
+        "pkg.sub.c imports Alias from pkg.b (line 4): not defined there",
+    ]
+    # a package's __init__ may offer what it imports; a deprecated old home may list it
+    files["pkg/__init__.py"] = 'from pkg.a import A\n_LAZY = {"A": "pkg.a", "B": "pkg.b"}\n'
+    files["pkg/sub/c.py"] = "from pkg import A, B, sub\nfrom pkg.b import Fallback\n"
+    assert reexports(_package(tmp_path, files), frozenset({"pkg.b"})) == []

@@ -37,23 +37,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 
 from assay.cli_options import (
-    CI_OPTIONS,
-    SAVE_LABELS,
-    SCHEDULER_HELP,
-    WHERE_OPTIONS,
-    add_table,
-    apply_where,
-    by_option,
-    cluster_option,
-    examples_page_options,
-    interval_kwargs,
-    interval_options,
     parse_tags,
     save_label_parameters,
-    scheduler_address,
-    scheduler_option,
-    scheduler_timeout_option,
-    where_option,
 )
 from assay.errors import AssayError, InvalidInputError
 from assay.io.files import check_writable_file, write_atomic
@@ -66,16 +51,10 @@ if TYPE_CHECKING:
     from assay.results import MetricSet
 
 __all__ = [
-    "CI_OPTIONS",
-    "SCHEDULER_HELP",
-    "cluster_option",
-    "interval_kwargs",
-    "interval_options",
     "mark_command_start",
     "OutputFormat",
     "guarded",
     "emit",
-    "write_atomic",
     "parse_floats",
     "EXIT_BAD_INPUT",
     "EXIT_INTERRUPTED",
@@ -92,18 +71,6 @@ __all__ = [
     "check_input_file",
     "check_output_file",
     "check_nonnegative",
-    "WHERE_OPTIONS",
-    "apply_where",
-    "by_option",
-    "where_option",
-    "examples_page_options",
-    "scheduler_option",
-    "scheduler_timeout_option",
-    "scheduler_address",
-    "add_table",
-    "SAVE_LABELS",
-    "save_label_parameters",
-    "parse_tags",
 ]
 
 EXIT_BAD_INPUT = 2

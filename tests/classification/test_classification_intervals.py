@@ -14,7 +14,8 @@ from assay.classification import ClassificationEvaluator, evaluate_classificatio
 from assay.classification.tally import count_units, score_units
 from assay.classification.types import block_from_arrays
 from assay.errors import InvalidInputError
-from assay.uncertainty.intervals import delong_interval, resample_counts, wilson
+from assay.uncertainty.closed_form import delong_interval, wilson
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 60, 5
 TYPES = ["Precision", "Recall", "F1", "Accuracy", "ROCAUC", "mROCAUC"]

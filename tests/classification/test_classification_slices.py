@@ -121,7 +121,7 @@ def test_gap_interval_equals_a_loop_over_joint_resamples() -> None:
 
     from assay.classification.tally import count_units, score_units
     from assay.classification.types import block_from_arrays
-    from assay.uncertainty.intervals import resample_counts
+    from assay.uncertainty.resampling import resample_counts
 
     y, s, md = _data(n=80, seed=5)
     level, b, seed = 0.9, 30, 2

@@ -249,6 +249,6 @@ def test_cli_modules_load_no_domain_code():
 
 def test_help_lists_every_metric_type():
     from assay.classification.cli import METRIC_CHOICES
-    from assay.classification.evaluator import METRIC_TYPES
+    from assay.classification.options import METRIC_TYPES
 
     assert METRIC_CHOICES.split(", ") == list(METRIC_TYPES)

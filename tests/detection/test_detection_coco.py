@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
-from assay.detection.compute import CocoParams, coco_evaluate
+from assay.detection.compute import coco_evaluate
 from assay.detection.io import load_coco
+from assay.detection.params import CocoParams
 from assay.testing.detection import make_coco
 
 TOL = 1e-9

@@ -14,8 +14,9 @@ import json
 import numpy as np
 import pytest
 
-from assay.detection.compute import CocoParams, coco_evaluate
+from assay.detection.compute import coco_evaluate
 from assay.detection.io import load_coco
+from assay.detection.params import CocoParams
 from assay.io.coco import (
     AnnotationColumns,
     ResultColumns,

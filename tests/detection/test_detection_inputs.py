@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from pycocotools import mask as mask_utils
 
-from assay.detection.io import load_coco, load_jsonl, parse_datums
+from assay.detection.io import load_coco
+from assay.detection.jsonl import load_jsonl, parse_datums
 from assay.detection.metrics import compute_metrics
 from assay.errors import InvalidInputError
 

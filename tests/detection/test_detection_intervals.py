@@ -9,7 +9,7 @@ import pytest
 
 from assay.detection import DetectionEvaluator, evaluate_detection
 from assay.errors import InvalidInputError
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 25, 7
 LABELS = ["cat", "dog", "owl"]

@@ -14,8 +14,8 @@ from assay.detection import (
     load_coco,
     parse_datums,
 )
-from assay.detection.compute import CocoParams
 from assay.detection.geometry import box_iou, box_iou_matrix, raster_to_polygon
+from assay.detection.params import CocoParams
 from assay.testing.detection import make_coco
 
 

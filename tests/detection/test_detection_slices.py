@@ -20,7 +20,7 @@ from assay.detection import DetectionEvaluator, evaluate_detection
 from assay.detection.io import load_coco
 from assay.io.metadata import metadata_from_records
 from assay.testing.detection import make_coco
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 IOUS = [0.5, 0.75]
 

@@ -3,8 +3,9 @@ where not)."""
 
 import pytest
 
+from assay.detection.curves import PR_SCORE_THRESHOLDS
 from assay.detection.io import load_coco
-from assay.detection.metrics import PR_SCORE_THRESHOLDS, compute_metrics
+from assay.detection.metrics import compute_metrics
 from assay.testing.detection import make_coco
 
 valor = pytest.importorskip("valor_lite.object_detection")

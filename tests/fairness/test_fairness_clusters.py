@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from assay.cli import app
 from assay.errors import InvalidInputError
 from assay.fairness import FairnessEvaluator, evaluate_fairness
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 40, 5
 WHERE = ("group_column", "group", "privileged", "control_column", "control", "method", "agg")

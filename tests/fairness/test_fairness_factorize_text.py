@@ -4,7 +4,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.fairness.by_group import GroupTable, factorize_text
+from assay.fairness.group_table import GroupTable
+from assay.fairness.grouping import factorize_text
 
 TEXTS = st.text(alphabet=st.sampled_from(list("abz é日\x01")), max_size=11)
 

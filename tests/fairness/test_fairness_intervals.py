@@ -17,7 +17,7 @@ from assay.fairness.compute import (
     equal_opportunity_difference,
     statistical_parity_difference,
 )
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 30, 6
 OUTCOMES = [(1, 1), (0, 1), (1, 0), (0, 0)]  # (label, prediction) of TP, FP, FN, TN

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from assay.fairness import FairnessEvaluator, PrivilegedGroup
 from assay.fairness.tally import mapped, stacked, transposed
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 30, 3
 GROUPS = ["sex=F", "age:40:invert"]

@@ -28,7 +28,7 @@ from assay.fairness import (
     evaluate_fairness,
     statistical_parity_difference,
 )
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 TYPES = {
     "StatisticalParityDifference", "DisparateImpact", "AverageOddsDifference",

@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.store import Store
-from assay.testing.llm import FakeChatServer, cached_responses
-from assay.testing.llm_resume import shell_signals
+from assay.testing.llm import FakeChatServer
+from assay.testing.llm_resume import cached_responses, shell_signals
 from assay.testing.pairwise import make_table, scripted_judge
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -30,7 +30,7 @@ from assay.stats.means import datum_record
 from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import make_table
 from assay.text.evaluator import TextEvaluator
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 40, 3
 runner = CliRunner()

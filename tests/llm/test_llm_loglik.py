@@ -21,7 +21,7 @@ from assay.llm.models.base import ChatResponse, LoglikResponse, Usage
 from assay.llm.runner import Runner
 from assay.llm.suites import CATSuite, FairnessSuite, LanguageSuite, load_fairness_data
 from assay.store import Store
-from assay.testing.llm import toy_token_logprobs
+from assay.testing.llm_answers import toy_token_logprobs
 
 SUITES = Path(__file__).resolve().parents[1] / "suites"
 sys.path.insert(0, str(SUITES))

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from assay.testing.llm import cached_responses, kill_when_cached
+from assay.testing.llm_resume import cached_responses, kill_when_cached
 
 
 @pytest.mark.parametrize("concurrency", [4])

@@ -23,7 +23,8 @@ from assay.llm.pairwise import PairwiseEvaluator, analyze
 from assay.llm.pairwise.length import length_design
 from assay.llm.pairwise.ratings import logistic_newton
 from assay.llm.pairwise.tally import IDENT, ident
-from assay.uncertainty.intervals import resample_counts, wilson
+from assay.uncertainty.closed_form import wilson
+from assay.uncertainty.resampling import resample_counts
 
 REF = "ref"
 LEVEL, B, SEED = 0.9, 40, 3

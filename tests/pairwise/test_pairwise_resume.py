@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from assay.testing.llm import kill_when_cached
+from assay.testing.llm_resume import kill_when_cached
 from assay.testing.pairwise import make_table
 
 

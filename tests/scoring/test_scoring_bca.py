@@ -14,7 +14,8 @@ from scipy import stats as sps
 from assay.scoring import ScoringEvaluator, evaluate_scoring
 from assay.scoring.tally import CI_COLUMNS, columns, loo_pairs, resampled_pairs
 from assay.scoring.true_score import prmse_true
-from assay.uncertainty.intervals import bca, collapse
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import bca
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 300, 11

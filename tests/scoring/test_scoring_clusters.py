@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 from assay.cli import app
 from assay.errors import InvalidInputError
 from assay.scoring import ScoringEvaluator, evaluate_scoring
-from assay.uncertainty.intervals import bca, resample_counts
+from assay.uncertainty.intervals import bca
+from assay.uncertainty.resampling import resample_counts
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 30, 4

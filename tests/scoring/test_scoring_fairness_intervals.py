@@ -24,7 +24,9 @@ from assay.scoring import ScoringEvaluator, evaluate_scoring
 from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES, fairness_r2
 from assay.scoring.level_stats import CellStats
 from assay.scoring.subgroup_ols import FAIRNESS_METRICS, fairness_analyses
-from assay.uncertainty.intervals import bca, collapse, resample_counts
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import bca
+from assay.uncertainty.resampling import resample_counts
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 40, 5

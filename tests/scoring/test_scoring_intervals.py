@@ -12,7 +12,8 @@ from sklearn.metrics import cohen_kappa_score, r2_score
 
 from assay.errors import UndefinedMetricError
 from assay.scoring import ScoringEvaluator, evaluate_scoring
-from assay.uncertainty.intervals import collapse, resample_counts
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.resampling import resample_counts
 from contract import assert_same_metrics
 
 LEVEL, B, SEED = 0.9, 40, 3

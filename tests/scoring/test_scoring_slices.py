@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.scoring import evaluate_scoring
-from assay.uncertainty.intervals import collapse, resample_counts
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 40, 2
 KINDS = (

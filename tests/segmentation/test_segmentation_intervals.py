@@ -9,7 +9,7 @@ import pytest
 
 from assay.errors import InvalidInputError
 from assay.segmentation import SegmentationEvaluator
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 30, 4
 LABELS = ["road", "car", "sky"]

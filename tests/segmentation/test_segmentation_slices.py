@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError
 from assay.segmentation import SegmentationEvaluator, evaluate_segmentation
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LABELS = ["road", "car", "sky"]
 TYPES = {"IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy"}

@@ -217,9 +217,12 @@ def test_input_faults_are_invalid_input_errors():
 
 
 def test_old_import_paths_still_work():
-    from assay.stats.metrics import GroupedMetricFn, MetricFn, as_frame, get_metric
-    from assay.stats.reducers import EpochGroups, Reducer, reduce_scores
-    from assay.stats.types import SampleScore, Score, ScoreFrame
+    from assay.stats.frame import ScoreFrame
+    from assay.stats.grouped import GroupedMetricFn
+    from assay.stats.metric_registry import MetricFn, get_metric
+    from assay.stats.reducer_registry import EpochGroups, Reducer, reduce_scores
+    from assay.stats.score import SampleScore, Score
+    from assay.stats.score_input import as_frame
 
     assert ScoreFrame is st.ScoreFrame and MetricFn is st.MetricFn and Reducer is st.Reducer
     assert Score is st.Score and SampleScore is st.SampleScore

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 import assay.stats as st
 from assay.cli import app
 from assay.errors import InvalidInputError
-from assay.uncertainty.intervals import collapse, resample_counts
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 60, 4
 

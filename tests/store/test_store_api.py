@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import assay
 from assay.errors import InvalidInputError
+from assay.llm.items import Item, Record
 from assay.llm.models.base import Usage
-from assay.llm.runner import Item, Record
 from assay.results import Metric, MetricSet, undefined
 from assay.store import ItemRecord, Store, StoreError
 

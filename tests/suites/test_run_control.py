@@ -10,7 +10,7 @@ import pytest
 from suitekit import first_option_answer, make_dev
 
 from assay.llm.suites import CATSuite, run_cat
-from assay.testing.llm import kill_when_cached
+from assay.testing.llm_resume import kill_when_cached
 
 RUN = {"cache": False, "retries": 0, "quiet": True}
 

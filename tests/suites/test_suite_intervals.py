@@ -10,7 +10,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from assay.llm.suites.cat import OUTCOMES, CATEvaluator
 from assay.llm.suites.language import LanguageEvaluator
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 
 LEVEL, B, SEED = 0.9, 40, 3
 

@@ -34,7 +34,7 @@ from assay.llm.suites.cat import OUTCOMES, CATSuite
 from assay.llm.suites.fairness import FairnessSuite, load_fairness_data
 from assay.llm.suites.language import LanguageSuite
 from assay.stats.means import datum_record
-from assay.uncertainty.intervals import resample_counts
+from assay.uncertainty.resampling import resample_counts
 from contract.llm_tasks import answer
 
 LEVEL, B = 0.9, 60

@@ -21,26 +21,21 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import (
+from assay.cli_options import (
     CI_OPTIONS,
-    OutputFormat,
     apply_where,
     by_option,
     cluster_option,
-    db_option,
     examples_page_options,
-    guarded,
     interval_options,
-    parse_floats,
-    publish,
-    save_option,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
     where_option,
 )
+from assay.cli_support import OutputFormat, db_option, guarded, parse_floats, publish, save_option
 
-# Kept in step with assay.classification.evaluator.METRIC_TYPES (a test checks it).
+# Kept in step with assay.classification.options.METRIC_TYPES (a test checks it).
 METRIC_CHOICES = (
     "Counts, Precision, Recall, F1, Accuracy, ROCAUC, mROCAUC, ROCCurve, PrecisionRecallCurve, "
     "DetailedPrecisionRecallCurve, ConfusionMatrix, ConfusionMatrixWithExamples, Examples"
@@ -94,7 +89,7 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any], scheduler: str | None) 
     process or on the Dask cluster at ``scheduler``."""
     from functools import partial
 
-    from assay.cli_support import add_table
+    from assay.cli_options import add_table
     from assay.errors import InvalidInputError
 
     if wide["y_true"] is None:

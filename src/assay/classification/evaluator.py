@@ -88,8 +88,6 @@ from assay.uncertainty.tally import Tally
 __all__ = [
     "ClassificationEvaluator",
     "evaluate_classification",
-    "METRIC_TYPES",
-    "DEFAULT_METRICS",
 ]
 
 

@@ -21,21 +21,23 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import (
-    OutputFormat,
+from assay.cli_options import (
     apply_where,
     by_option,
     cluster_option,
-    db_option,
     examples_page_options,
-    guarded,
     interval_kwargs,
     interval_options,
+    where_option,
+)
+from assay.cli_support import (
+    OutputFormat,
+    db_option,
+    guarded,
     parse_floats,
     publish,
     save_metrics,
     save_option,
-    where_option,
 )
 from assay.errors import InvalidInputError
 
@@ -93,7 +95,8 @@ def _input_format(path: Path, given: str) -> str:
 
 
 def _load(groundtruths: Path, predictions: Path, input_format: str, iou_type: str) -> Any:
-    from assay.detection.io import load_coco, load_jsonl
+    from assay.detection.io import load_coco
+    from assay.detection.jsonl import load_jsonl
 
     kinds = {_input_format(groundtruths, input_format), _input_format(predictions, input_format)}
     if len(kinds) != 1 or not kinds <= {"coco", "jsonl"}:
@@ -117,7 +120,7 @@ def _iou_type(text: str) -> str:
 
 
 def _metric_list(text: str | None) -> list[str] | None:
-    from assay.detection.metrics import METRIC_TYPES
+    from assay.detection.options import METRIC_TYPES
 
     wanted = [m.strip() for m in text.split(",") if m.strip()] if text else None
     from assay._validation import check_known

@@ -35,34 +35,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from assay.detection.accumulate import accumulate, summarize
-from assay.detection.match import Matching, match, pair_ious
+from assay.detection.match import Matching, match
 from assay.detection.params import (
-    COCO_AREA_RANGES,
-    COCO_IOU_THRESHOLDS,
-    COCO_MAX_DETS,
-    COCO_RECALL_THRESHOLDS,
-    STAT_NAMES,
     CocoParams,
 )
 from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError
 
 __all__ = [
-    "COCO_IOU_THRESHOLDS",
-    "COCO_RECALL_THRESHOLDS",
-    "COCO_AREA_RANGES",
-    "COCO_MAX_DETS",
-    "STAT_NAMES",
-    "CocoParams",
     "CocoEvaluation",
-    "Matching",
-    "accumulate",
     "coco_evaluate",
     "evaluate",
-    "match",
-    "pair_ious",
     "resolve_iou_type",
-    "summarize",
 ]
 
 

@@ -19,7 +19,7 @@ truth is chosen by the greedy pass, so each round takes all such pairs at once a
 pairs they block; datums are handled in chunks, so memory grows with the chunk, not the data.
 
 Example:
-    >>> from assay.detection.io import parse_datums
+    >>> from assay.detection.jsonl import parse_datums
     >>> gt = [{"uid": "a", "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}]
     >>> pr = [{"uid": "a", "annotations": [{"label": "dog", "score": 0.9, "box": [0, 0, 10, 9]}]}]
     >>> (rec,) = confusion_matrices(parse_datums(gt, pr), "bbox", [0.5], [0.5])

@@ -18,7 +18,7 @@ another value scoring >= s overlaps it, else a *missed detection*. Each observat
 with up to ``max_examples`` examples ``{datum, annotation, geometry}``.
 
 Example:
-    >>> from assay.detection.io import parse_datums
+    >>> from assay.detection.jsonl import parse_datums
     >>> from assay.detection.params import CocoParams
     >>> box = {"label": "cat", "box": [0, 0, 10, 10]}
     >>> data = parse_datums([{"uid": "a", "annotations": [box]}],
@@ -40,7 +40,8 @@ from assay.detection import records
 from assay.detection.geometry import box_iou, segm_iou
 from assay.detection.match import match
 from assay.detection.params import CocoParams
-from assay.detection.types import POLYGON, RASTER, DetectionData
+from assay.detection.types import DetectionData
+from assay.io.geometry import POLYGON, RASTER
 from assay.io.labels import natural_key
 from assay.ratios import precision_recall_f1, value_or_none
 from assay.results import Metric

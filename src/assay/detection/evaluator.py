@@ -26,18 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from assay.detection.compute import CocoEvaluation, CocoParams, coco_evaluate, resolve_iou_type
+from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.filters import subset
 from assay.detection.jsonl import parse_datums
-from assay.detection.metrics import (
+from assay.detection.metrics import coco_summary, compute_metrics, matched
+from assay.detection.options import (
+    DEFAULT_METRICS,
     check_matching,
     check_options,
-    coco_summary,
-    compute_metrics,
-    matched,
+    check_score_thresholds,
+    max_det,
 )
-from assay.detection.options import DEFAULT_METRICS, check_score_thresholds, max_det
-from assay.detection.params import check_iou_type
+from assay.detection.params import CocoParams, check_iou_type
 from assay.detection.state import data_from_arrays, data_to_arrays
 from assay.detection.tally import SLICE_TYPES, WHERE, ap_tally, ar_tally, slice_only
 from assay.detection.types import DetectionData

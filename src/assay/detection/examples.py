@@ -20,7 +20,7 @@ Identifiers are the annotation ids (COCO ids; in assay JSONL the position in the
 0) and datum uids; lists are in datum, then annotation order.
 
 Example:
-    >>> from assay.detection.io import parse_datums
+    >>> from assay.detection.jsonl import parse_datums
     >>> gt = [{"uid": "a", "annotations": [{"label": "cat", "box": [0, 0, 10, 10]}]}]
     >>> pr = [{"uid": "a", "annotations": [{"label": "dog", "score": 0.9, "box": [0, 0, 10, 9]}]}]
     >>> (rec,) = examples(parse_datums(gt, pr), "bbox", [0.5], [0.5])

@@ -20,7 +20,7 @@ subset gives exactly what loading only those datums and annotations would give. 
 are pandas-query strings or pyarrow Expressions (:mod:`assay.filtering`).
 
 Example:
-    >>> from assay.detection.io import parse_datums
+    >>> from assay.detection.jsonl import parse_datums
     >>> box = {"box": [0, 0, 10, 10]}
     >>> data = parse_datums(
     ...     [{"uid": "a", "annotations": [{"label": "cat", **box}, {"label": "dog", **box}]},

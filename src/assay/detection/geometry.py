@@ -9,8 +9,7 @@ Kinds and conversions (see ``docs/detection.md``):
 * box - box: closed form, the same floating-point operations as pycocotools' ``bbIou``,
   so the values are bit-identical.
 * raster - raster: pycocotools ``maskUtils.iou`` on the RLEs (exact pixel counts).
-  The mask codec itself (RLE in and out, areas, bounds) lives in :mod:`assay.io.masks`
-  and is re-exported here.
+  The mask codec itself (RLE in and out, areas, bounds) lives in :mod:`assay.io.masks`.
 * polygon/box - polygon/box: exact areas with shapely 2 (``shapely.intersection`` over
   arrays of geometries).
 * raster - polygon/box: the raster is converted to the exact polygon it covers (the union of
@@ -28,15 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assay.detection.types import BOX, POLYGON, RASTER, Annotations
+from assay.detection.types import Annotations
+from assay.io.geometry import BOX, POLYGON, RASTER
 from assay.io.masks import (
     decode_rle,
-    mask_to_rle,
-    polygon_to_rle,
-    rle_area,
     rle_bbox,
     rle_iou,
-    rle_to_mask,
 )
 
 if TYPE_CHECKING:  # shapely loads with the first polygon: box-only runs never need it
@@ -47,12 +43,6 @@ __all__ = [
     "box_iou_matrix",
     "segm_iou",
     "raster_to_polygon",
-    "polygon_to_rle",
-    "mask_to_rle",
-    "rle_to_mask",
-    "decode_rle",
-    "rle_area",
-    "rle_bbox",
 ]
 
 
@@ -101,6 +91,7 @@ def raster_to_polygon(rle: dict[str, Any]) -> shapely.Geometry:
     Example:
         >>> import numpy as np
         >>> m = np.zeros((4, 4), bool); m[1:3, 1:3] = True
+        >>> from assay.io.masks import mask_to_rle
         >>> r = mask_to_rle(m)
         >>> raster_to_polygon({"size": r["size"], "counts": r["counts"].encode()}).area
         4.0

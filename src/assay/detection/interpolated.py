@@ -17,8 +17,8 @@ each recall point). A label without ground truths has an undefined curve, or, wi
 ``zero_division``, precisions equal to it and the scores as above.
 
 Example:
-    >>> from assay.detection.io import parse_datums
-    >>> from assay.detection.compute import CocoParams
+    >>> from assay.detection.jsonl import parse_datums
+    >>> from assay.detection.params import CocoParams
     >>> box = {"label": "cat", "box": [0, 0, 10, 10]}
     >>> data = parse_datums([{"uid": "a", "annotations": [box]}],
     ...                     [{"uid": "a", "annotations": [{**box, "score": 0.7}]}])

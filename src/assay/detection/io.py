@@ -8,9 +8,9 @@ when the results carry boxes (decided by the first result), else its mask's pixe
 polygons and uncompressed RLEs are rasterised at the image size. The data remembers the
 ``iou_type`` it was read for.
 
-assay JSONL (:func:`load_jsonl`, :func:`parse_datums`: in :mod:`assay.detection.jsonl`,
-re-exported here), one datum per line; see :mod:`assay.io.geometry` for the record shape.
-The files are read by the shared readers of :mod:`assay.io` (the same ones
+assay JSONL (:func:`~assay.detection.jsonl.load_jsonl`,
+:func:`~assay.detection.jsonl.parse_datums`), one datum per line; see :mod:`assay.io.geometry`
+for the record shape. The files are read by the shared readers of :mod:`assay.io` (the same ones
 semantic segmentation uses). Bad input raises :class:`~assay.errors.InvalidInputError`
 naming the file, the datum, the annotation and the field.
 
@@ -21,6 +21,7 @@ Example:
     >>> ann = {"label": "cat", "box": [0, 0, 10, 10]}
     >>> _ = open(gt, "w").write(json.dumps({"uid": "a", "annotations": [ann]}))
     >>> _ = open(pr, "w").write(json.dumps({"uid": "a", "annotations": [{**ann, "score": 0.9}]}))
+    >>> from assay.detection.jsonl import load_jsonl
     >>> data = load_jsonl(gt, pr)
     >>> data.labels, len(data.predictions)
     ([('class', 'cat')], 1)
@@ -32,25 +33,27 @@ from typing import Any
 
 import numpy as np
 
-from assay.detection.jsonl import datum_record, load_jsonl, parse_datums
+from assay.detection.jsonl import datum_record
 from assay.detection.params import check_iou_type
-from assay.detection.types import BOX, RASTER, Annotations, DetectionData, Label
+from assay.detection.types import Annotations, DetectionData
 from assay.errors import InvalidInputError
 from assay.io.coco import (
     AnnotationColumns,
-    coco_boxes,
     coco_categories,
     coco_images,
-    coco_rles,
     read_coco_annotations,
     read_coco_results,
     result_columns,
 )
-from assay.io.jsonfiles import read_json, source_name
-from assay.io.labels import DEFAULT_KEY
+from assay.io.coco_geometry import coco_boxes, coco_rles
+from assay.io.geometry import BOX, RASTER
+from assay.io.jsonfiles import source_name
+from assay.io.labels import DEFAULT_KEY, Label
 from assay.io.masks import rle_bbox
 
-__all__ = ["load_coco", "load_jsonl", "parse_datums", "read_json"]
+__all__ = [
+    "load_coco",
+]
 
 
 class _Labels:

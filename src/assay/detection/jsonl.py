@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from assay.detection.types import Annotations, DetectionData, Label
+from assay.detection.types import Annotations, DetectionData
 from assay.errors import InvalidInputError
 from assay.io.geometry import datum_size, parse_geometry
 from assay.io.jsonfiles import read_jsonl_records, source_name
-from assay.io.labels import parse_labels
+from assay.io.labels import Label, parse_labels
 from assay.io.metadata import metadata_from_records
 
 __all__ = ["datum_record", "load_jsonl", "parse_datums"]

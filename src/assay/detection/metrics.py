@@ -52,12 +52,10 @@ import numpy as np
 
 from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
-from assay.detection.curves import PR_SCORE_THRESHOLDS, pr_curves
+from assay.detection.curves import pr_curves
 from assay.detection.interpolated import binned_curves, interpolated_pr_curves
 from assay.detection.options import (
     AR_TYPES,
-    DEFAULT_METRICS,
-    METRIC_TYPES,
     check_matching,
     check_options,
     check_score_thresholds,
@@ -82,13 +80,9 @@ from assay.uncertainty.intervals import attach, ci_options
 from assay.uncertainty.slices import record_key
 
 __all__ = [
-    "METRIC_TYPES",
-    "DEFAULT_METRICS",
-    "PR_SCORE_THRESHOLDS",
     "compute_metrics",
     "coco_summary",
     "average_precision",
-    "check_options",
     "label_order",
 ]
 

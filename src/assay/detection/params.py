@@ -33,7 +33,6 @@ __all__ = [
     "STAT_NAMES",
     "CocoParams",
     "check_iou_type",
-    "check_thresholds",
 ]
 
 IOU_TYPES = ("bbox", "segm")

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from assay.detection.types import POLYGON, RASTER, Annotations, DetectionData
+from assay.detection.types import Annotations, DetectionData
+from assay.io.geometry import POLYGON, RASTER
 from assay.io.metadata import Metadata
 
 __all__ = ["data_to_arrays", "data_from_arrays"]

@@ -15,8 +15,9 @@ A detection matched to a crowd region is neither TP nor FP. Ratios go through
 :mod:`assay.ratios` (0 / 0 is undefined, or ``zero_division``).
 
 Example:
-    >>> from assay.detection.io import parse_datums
-    >>> from assay.detection.compute import CocoParams, match
+    >>> from assay.detection.jsonl import parse_datums
+    >>> from assay.detection.match import match
+    >>> from assay.detection.params import CocoParams
     >>> box = {"label": "cat", "box": [0, 0, 10, 10]}
     >>> data = parse_datums([{"uid": "a", "annotations": [box]}],
     ...                     [{"uid": "a", "annotations": [{**box, "score": 0.7}]}])

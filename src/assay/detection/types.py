@@ -31,7 +31,10 @@ from assay.io.geometry import BOX, POLYGON, RASTER
 from assay.io.labels import Label
 from assay.io.metadata import Metadata
 
-__all__ = ["BOX", "POLYGON", "RASTER", "Annotations", "DetectionData", "Label"]
+__all__ = [
+    "Annotations",
+    "DetectionData",
+]
 
 KIND_NAMES = {BOX: "box", POLYGON: "polygon", RASTER: "raster"}
 

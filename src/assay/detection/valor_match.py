@@ -12,7 +12,7 @@ ignored the same way. Crowd regions (which valor-lite lacks) are never used up.
 
 Example (two ground truths side by side, two predictions; at IoU 0.1 COCO lets the second
 prediction take the ground truth its better match left free, valor-lite does not):
-    >>> from assay.detection.io import parse_datums
+    >>> from assay.detection.jsonl import parse_datums
     >>> from assay.detection.params import CocoParams
     >>> g = [{"label": "a", "box": [0, 0, 10, 10]}, {"label": "a", "box": [8, 0, 18, 10]}]
     >>> p = [{"label": "a", "score": 0.9, "box": [0, 0, 10, 10]},

@@ -49,12 +49,10 @@ from numpy.typing import ArrayLike, NDArray
 from assay import ratios
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.fairness.group_table import GroupTable, check_weights, confusion_cell
+from assay.fairness.group_table import GroupTable, check_weights
 from assay.fairness.grouping import (
     as_group_text,
     crossed_codes,
-    factorize_text,
-    group_column_values,
 )
 
 __all__ = [
@@ -62,11 +60,6 @@ __all__ = [
     "AGGS",
     "METHODS",
     "RATES",
-    "GroupTable",
-    "confusion_cell",
-    "as_group_text",
-    "factorize_text",
-    "group_column_values",
     "aggregate_values",
     "disparities",
     "group_rates",

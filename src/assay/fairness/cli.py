@@ -11,20 +11,16 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import (
-    OutputFormat,
+from assay.cli_options import (
     by_option,
     cluster_option,
-    db_option,
-    guarded,
     interval_kwargs,
     interval_options,
-    publish,
-    save_option,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
 )
+from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
 
 
 def _positive_label(text: str, column: Any, source: str) -> Any:
@@ -100,7 +96,7 @@ def _check_columns(
 
     from assay.errors import InvalidInputError
     from assay.fairness.batch import shown
-    from assay.fairness.by_group import as_group_text
+    from assay.fairness.grouping import as_group_text
 
     have = ", ".join(map(str, df.columns))
     named = [("--sensitive", g.group_column) for g in groups]
@@ -160,7 +156,7 @@ def _evaluate_file(
     schema), or any of them on the Dask cluster at ``scheduler``."""
     from functools import partial
 
-    from assay.cli_support import add_table
+    from assay.cli_options import add_table
     from assay.errors import InvalidInputError
     from assay.io.parquet import is_parquet_dataset, schema_frame
     from assay.io.tables import read_table, require_columns

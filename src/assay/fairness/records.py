@@ -39,9 +39,9 @@ from numpy.typing import NDArray
 
 from assay import ratios
 from assay.errors import UndefinedMetricError
-from assay.fairness.by_group import RATES, GroupTable, disparities, group_rates
+from assay.fairness.by_group import RATES, disparities, group_rates
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts
-from assay.fairness.group_table import group_label, split_by_control
+from assay.fairness.group_table import GroupTable, group_label, split_by_control
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric, record
 

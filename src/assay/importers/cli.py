@@ -159,9 +159,9 @@ def export_every_eval_ever(st: Any, ids: list[int], out: Any) -> None:
     import time
     from pathlib import Path
 
-    from assay.cli_support import write_atomic
     from assay.errors import InvalidInputError
     from assay.importers.eee_write import every_eval_ever_files
+    from assay.io.files import write_atomic
 
     with st:
         if not ids:

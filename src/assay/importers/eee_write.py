@@ -132,7 +132,7 @@ def _result(i: int, m: Mapping[str, Any], dataset: str) -> dict[str, Any]:
 
 
 def _score(v: Any) -> float | None:
-    from assay.stats.types import value_to_float
+    from assay.stats.score import value_to_float
 
     try:
         f = value_to_float(v)

@@ -34,7 +34,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.importers.evalzip import EvalZip
-from assay.stats.types import SampleScore, Score
+from assay.stats.score import SampleScore, Score
 
 __all__ = ["InspectLog", "read_inspect_log", "sample_scores", "is_inspect_json", "ScorerScores",
            "scorer_scores", "reported_metrics"]  # fmt: skip

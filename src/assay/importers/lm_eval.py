@@ -44,7 +44,7 @@ from assay.errors import InvalidInputError
 from assay.importers.recompute import reported_records
 from assay.importers.types import ImportedRun, sha256_of
 from assay.results import Metric, MetricSet
-from assay.stats.types import SampleScore, Score
+from assay.stats.score import SampleScore, Score
 
 __all__ = ["lm_eval_run", "samples_name", "results_for", "samples_for", "read_samples"]
 

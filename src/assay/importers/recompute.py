@@ -10,7 +10,7 @@ the two differ by more than :data:`TOLERANCE` (relative) the record also carries
 (``bootstrap_stderr``), is kept as reported with ``recomputed: false``.
 
 Example:
-    >>> from assay.stats.types import SampleScore, Score
+    >>> from assay.stats.score import SampleScore, Score
     >>> s = [SampleScore(Score(v), i, 1) for i, v in enumerate([1.0, 0.0, 1.0, 1.0])]
     >>> recs, notes = reported_records(s, [("accuracy", 0.75, {})], None, scorer="match")
     >>> recs[0].type, recs[0].value, recs[0].parameters["n"], notes

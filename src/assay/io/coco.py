@@ -36,7 +36,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
-from assay.io.coco_geometry import coco_boxes, coco_rles
 from assay.io.jsonfiles import paused_gc, read_bytes, read_json
 
 __all__ = [
@@ -48,8 +47,6 @@ __all__ = [
     "coco_categories",
     "read_coco_results",
     "result_columns",
-    "coco_boxes",
-    "coco_rles",
     "id_kind",
 ]
 

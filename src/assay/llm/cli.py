@@ -31,9 +31,9 @@ from assay.cli_support import (
     print_error,
     save_metrics,
     save_option,
-    write_atomic,
 )
 from assay.errors import InvalidInputError
+from assay.io.files import write_atomic
 from assay.llm.run_cli import MODEL_HELP, RunOpts
 from assay.terminal import printable
 
@@ -241,7 +241,7 @@ def _save_run(
 ) -> int | None:
     """The run in the store: ``failed`` with ``error`` when too many items failed."""
     from assay.llm.models.spec import served_model
-    from assay.llm.runner import summarize
+    from assay.llm.policy import summarize
     from assay.results import Metric, MetricSet
     from assay.store import ItemRecord
 

@@ -47,13 +47,16 @@ from assay.llm.cache import FLUSH_INTERVAL, ResponseCache, cache_key
 from assay.llm.items import Item, Record, check_unique_ids
 from assay.llm.models.base import CallError, ChatModel, ChatResponse, ask
 from assay.llm.models.clock import attempt_clock
-from assay.llm.policy import RateLimiter, RetryPolicy, RunStats, summarize
+from assay.llm.policy import RateLimiter, RetryPolicy, RunStats
 from assay.llm.progress import Progress, summary_line
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["Item", "Record", "RetryPolicy", "RunStats", "Runner", "summarize", "open_cache"]
+__all__ = [
+    "Runner",
+    "open_cache",
+]
 
 
 class Runner:

@@ -16,7 +16,7 @@ and each slice through the evaluator itself.
 **The gap's interval** (``gap_ci_low``, ``gap_ci_high``, with ``ci``): a percentile
 bootstrap in which every resample draws ``n`` items from all ``n`` items, and the slice's
 value and the whole set's are computed from the same draw. Items with equal arguments and
-equal slice value are collapsed first (:func:`assay.uncertainty.intervals.collapse`: the
+equal slice value are collapsed first (:func:`assay.uncertainty.collapsing.collapse`: the
 resample counts over the distinct rows are exactly those of per-item draws), and every
 resample's records come at once from the evaluator's item tally
 (:mod:`assay.llm.suites.tally`) of the distinct rows: the drawn counts times each row's
@@ -47,14 +47,8 @@ from numpy.typing import NDArray
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
-from assay.stats.means import mean_gap_intervals
-from assay.uncertainty.intervals import (
-    CIOptions,
-    ci_options,
-    collapse,
-    gap_bounds,
-    tally_bounds,
-)
+from assay.uncertainty.collapsing import collapse
+from assay.uncertainty.intervals import CIOptions, ci_options, gap_bounds, tally_bounds
 from assay.uncertainty.slices import annotate, slice_text, text_slices
 from assay.uncertainty.tally import Key, Tally
 
@@ -66,7 +60,6 @@ __all__ = [
     "check_clusters",
     "column_text",
     "headline",
-    "mean_gap_intervals",
     "record_key",
 ]
 

@@ -21,22 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from assay.cli_support import (
+from assay.cli_options import (
     CI_OPTIONS,
-    OutputFormat,
     add_table,
     by_option,
     cluster_option,
-    db_option,
-    emit,
-    guarded,
     interval_options,
-    save_metrics,
-    save_option,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
 )
+from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
 from assay.errors import InvalidInputError
 from assay.scoring.rsmeval_cli import run_rsmeval_command
 from assay.scoring.tables_cli import print_tables

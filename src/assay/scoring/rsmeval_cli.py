@@ -89,7 +89,8 @@ def run_rsmeval_command(
     """Run the pipeline, store it (``save``), write every table into ``out_dir`` at once,
     print a summary. ``options``: ``ci``, ``ci_method``, ``num_bootstrap``, ``seed``,
     ``cluster``, ``by`` (see :func:`assay.scoring.rsmeval.rsmeval_tables`)."""
-    from assay.cli_support import CI_OPTIONS, save_metrics
+    from assay.cli_options import CI_OPTIONS
+    from assay.cli_support import save_metrics
     from assay.io.files import write_files_atomic
     from assay.scoring.rsmeval import rsmeval_tables
 

@@ -33,7 +33,10 @@ from assay.scoring.histograms import (
     kappa_histograms,
 )
 
-__all__ = ["PairStats", "TrueScoreStats", "MAX_KAPPA_CATEGORIES", "MAX_JOINT_CATEGORIES"]
+__all__ = [
+    "PairStats",
+    "TrueScoreStats",
+]
 
 _SUMS = ("n", "sx", "sy", "sxx", "syy", "sxy", "sdd", "exact", "adj", "rexact")
 _EXTREMA = ("xmin", "xmax", "ymin", "ymax")

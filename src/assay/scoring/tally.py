@@ -72,7 +72,8 @@ from assay.scoring.columns import (
 )
 from assay.scoring.compute import DSM_SD_ATOL
 from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES, Cells
-from assay.scoring.sufficient_stats import MAX_KAPPA_CATEGORIES, PairStats
+from assay.scoring.histograms import MAX_KAPPA_CATEGORIES
+from assay.scoring.sufficient_stats import PairStats
 from assay.uncertainty.collapsing import collapse
 from assay.uncertainty.intervals import CIOptions, tally_intervals
 from assay.uncertainty.tally import Key, Tally

@@ -17,19 +17,15 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import (
-    OutputFormat,
+from assay.cli_options import (
     apply_where,
     by_option,
     cluster_option,
-    db_option,
-    guarded,
     interval_kwargs,
     interval_options,
-    publish,
-    save_option,
     where_option,
 )
+from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
 
 __all__ = ["register"]
 

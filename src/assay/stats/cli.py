@@ -12,7 +12,13 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import interval_kwargs, interval_options
+from assay.cli_options import (
+    interval_kwargs,
+    interval_options,
+    scheduler_address,
+    scheduler_option,
+    scheduler_timeout_option,
+)
 from assay.cli_support import (
     OutputFormat,
     db_option,
@@ -21,9 +27,6 @@ from assay.cli_support import (
     out_option,
     publish,
     save_option,
-    scheduler_address,
-    scheduler_option,
-    scheduler_timeout_option,
 )
 
 _CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
@@ -88,7 +91,7 @@ def _fold_scores(ev: Any, scores: Path, scheduler: str | None) -> Any:
     glob streamed by row group, or any of them on the Dask cluster at ``scheduler``."""
     from functools import partial
 
-    from assay.cli_support import add_table
+    from assay.cli_options import add_table
     from assay.errors import InvalidInputError
     from assay.io.parquet import is_parquet_dataset, schema_frame
 

@@ -35,7 +35,9 @@ from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import MetricSet
 from assay.stats.frame import ScoreFrame
-from assay.stats.metrics import MetricFn, mean, metric_from_spec, stderr
+from assay.stats.grouped import metric_from_spec
+from assay.stats.metric_registry import MetricFn
+from assay.stats.metrics import mean, stderr
 from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
 from assay.stats.run_records import Scores, metric_records
 from assay.stats.score import SampleScore

@@ -29,9 +29,10 @@ import assay.stats.compute as compute
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
 from assay.stats.frame import ScoreFrame
-from assay.stats.metric_registry import MetricFn, as_frame, as_objects, check_spec, get_metric
+from assay.stats.metric_registry import MetricFn, check_spec, get_metric
 from assay.stats.records import aggregate_context, group_context, record, undefined_record
 from assay.stats.score import SampleScore
+from assay.stats.score_input import as_frame, as_objects
 from assay.stats.tally import SampleCI
 
 __all__ = ["GroupedMetricFn", "grouped", "metric_from_spec"]

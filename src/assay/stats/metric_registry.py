@@ -54,8 +54,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MetricFn",
-    "as_frame",
-    "as_objects",
     "camel_case",
     "check_spec",
     "get_metric",

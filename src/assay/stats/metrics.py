@@ -26,8 +26,8 @@ Each also takes ``to_float=``: its own value mapping (as Inspect AI's metrics do
 instead of the evaluation's for that metric; the record's parameters then carry it.
 
 The registry, the ``@metric`` decorator and :class:`MetricFn` live in
-:mod:`assay.stats.metric_registry`; :func:`grouped` in :mod:`assay.stats.grouped` (both
-re-exported here).
+:mod:`assay.stats.metric_registry`; :func:`grouped` in :mod:`assay.stats.grouped`;
+all are public from :mod:`assay.stats`.
 
 ``ci`` and ``ci_wilson`` are Inspect AI's interval metrics (a value that is an interval);
 the ``ci`` option of an evaluation instead puts an interval on every mean's record
@@ -56,32 +56,17 @@ from scipy import stats as sps
 import assay.stats.compute as compute
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.stats.frame import ScoreFrame
-from assay.stats.grouped import GroupedMetricFn, grouped, metric_from_spec
-from assay.stats.metric_registry import (
-    MetricFn,
-    as_frame,
-    get_metric,
-    metric,
-    registered_metrics,
-)
+from assay.stats.metric_registry import MetricFn, metric
 from assay.stats.tally import t_bounds, wilson_bounds
 from assay.uncertainty.intervals import CIOptions
 
 __all__ = [
-    "GroupedMetricFn",
-    "MetricFn",
     "accuracy",
-    "as_frame",
     "bootstrap_stderr",
     "ci",
     "ci_wilson",
     "cluster_bootstrap_means",
-    "get_metric",
-    "grouped",
     "mean",
-    "metric",
-    "metric_from_spec",
-    "registered_metrics",
     "std",
     "stderr",
     "t_quantile",

@@ -52,7 +52,7 @@ from assay.io.human_labels import HumanLabels
 from assay.results import Metric
 from assay.stats.frame import ScoreFrame
 from assay.stats.judge_agreement import agreement_record
-from assay.stats.metrics import MetricFn
+from assay.stats.metric_registry import MetricFn
 from assay.stats.records import run_context
 from assay.stats.reducer_registry import Reducer
 from assay.stats.run_records import Scores, _columns, _Views

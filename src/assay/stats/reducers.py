@@ -26,7 +26,7 @@ Reduced scores keep ``answer`` and ``explanation`` only where they are equal acr
 epochs, and take ``metadata`` (and the sample metadata) from the first epoch.
 
 The :class:`Reducer` type, the ``@reducer`` registry and :func:`reduce_scores` are in
-:mod:`assay.stats.reducer_registry` (all re-exported here). Custom reducers receive one
+:mod:`assay.stats.reducer_registry` (public from :mod:`assay.stats`). Custom reducers receive one
 sample's scores (scored epochs, in epoch order) and return a :class:`~assay.stats.Score` or
 a value::
 
@@ -37,7 +37,7 @@ a value::
         return reduce
 
 Example:
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("pass_at_2")([Score("C"), Score("I"), Score("I"), Score("I")]).value
     0.5
     >>> get_reducer("mode")([Score("I"), Score("C"), Score("C")]).value
@@ -55,28 +55,17 @@ from assay.errors import InvalidInputError
 from assay.stats.reducer_registry import (
     EpochGroups,
     Reducer,
-    get_reducer,
-    reduce_scores,
     reducer,
-    reducer_from_spec,
-    registered_reducers,
 )
 
 __all__ = [
-    "EpochGroups",
-    "Reducer",
     "at_least",
-    "get_reducer",
     "max_score",
     "mean_score",
     "median_score",
     "mode_score",
     "pass_at",
     "pass_k",
-    "reduce_scores",
-    "reducer",
-    "reducer_from_spec",
-    "registered_reducers",
 ]
 
 Reduced = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
@@ -88,7 +77,7 @@ def mean_reducer(to_float: Any = None) -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("mean")([Score("C"), Score("I"), Score("P")]).value
     0.5
     """
@@ -105,7 +94,7 @@ def median_reducer(to_float: Any = None) -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("median")([Score(0.0), Score(1.0), Score(0.5), Score(1.0)]).value
     0.75
     """
@@ -125,7 +114,7 @@ def max_reducer(to_float: Any = None) -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("max")([Score("I"), Score("yes"), Score("C")]).value
     'yes'
     """
@@ -147,7 +136,7 @@ def mode_reducer() -> Reducer:
 
     Examples
     --------
-    >>> from assay.stats import Score
+    >>> from assay.stats import Score, get_reducer
     >>> get_reducer("mode")([Score("I"), Score("C"), Score("C"), Score("I")]).value
     'I'
     """

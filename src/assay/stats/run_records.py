@@ -10,7 +10,7 @@ from typing import Any
 
 from assay.results import Metric, MetricSet
 from assay.stats.frame import ScoreFrame
-from assay.stats.metrics import MetricFn
+from assay.stats.metric_registry import MetricFn
 from assay.stats.records import run_context
 from assay.stats.reducer_registry import Reducer, reduce_scores, value_keys
 from assay.stats.score import SampleScore

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING
 from assay._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from assay.paths import assay_home, default_cache_path
     from assay.store.comparison import compare
-    from assay.store.config import assay_home, default_cache_path, default_database_url
+    from assay.store.config import default_database_url
+    from assay.store.engine import StoreError
     from assay.store.records import Evaluation, ItemRecord
-    from assay.store.store import EvaluationHandle, Store, StoreError
+    from assay.store.store import EvaluationHandle, Store
     from assay.store.tables import STATUSES
 
 #: public name -> the module that defines it
@@ -27,10 +29,10 @@ _LAZY = {
     "EvaluationHandle": "assay.store.store",
     "ItemRecord": "assay.store.records",
     "Store": "assay.store.store",
-    "StoreError": "assay.store.store",
-    "assay_home": "assay.store.config",
+    "StoreError": "assay.store.engine",
+    "assay_home": "assay.paths",
     "compare": "assay.store.comparison",
-    "default_cache_path": "assay.store.config",
+    "default_cache_path": "assay.paths",
     "default_database_url": "assay.store.config",
 }
 

@@ -17,16 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from assay.cli_support import (
-    OutputFormat,
-    cell,
-    check_output_file,
-    format_option,
-    guarded,
-    note,
-    write_atomic,
-)
+from assay.cli_support import OutputFormat, cell, check_output_file, format_option, guarded, note
 from assay.errors import InvalidInputError
+from assay.io.files import write_atomic
 from assay.terminal import printable
 
 __all__ = ["register", "runs_app", "select_runs", "RUNS_HELP", "LAST_HELP"]

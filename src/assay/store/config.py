@@ -24,14 +24,9 @@ from pathlib import Path
 
 # The folder and the cache path live in the leaf module assay.paths (the LLM runner uses
 # them too, without importing the store); they are re-exported here.
-from assay.paths import CACHE_ENV, DATABASE_ENV, HOME_ENV, assay_home, default_cache_path
+from assay.paths import DATABASE_ENV, assay_home
 
 __all__ = [
-    "CACHE_ENV",
-    "DATABASE_ENV",
-    "HOME_ENV",
-    "assay_home",
-    "default_cache_path",
     "default_database_url",
     "normalize_database_url",
     "sqlite_path",

@@ -26,7 +26,12 @@ from assay.io.files import is_special_file
 from assay.io.urls import mask_credentials
 from assay.store.config import sqlite_path
 
-__all__ = ["StoreError", "open_engines", "display_url", "short_error", "sqlite_path"]
+__all__ = [
+    "StoreError",
+    "open_engines",
+    "display_url",
+    "short_error",
+]
 
 
 class StoreError(AssayError):

@@ -63,7 +63,10 @@ from assay.store.tables import (
 )
 from assay.store.units import rebuild
 
-__all__ = ["Store", "Evaluation", "ItemRecord", "StoreError", "EvaluationHandle"]
+__all__ = [
+    "Store",
+    "EvaluationHandle",
+]
 
 
 class Store:

@@ -62,9 +62,10 @@ from assay.testing.llm_answers import (
     text_completion,
     toy_token_logprobs,
 )
-from assay.testing.llm_resume import cached_responses, kill_when_cached
 
-__all__ = ["FakeChatServer", "cached_responses", "kill_when_cached", "toy_token_logprobs"]
+__all__ = [
+    "FakeChatServer",
+]
 
 
 _JSON = [(b"content-type", b"application/json")]

@@ -391,7 +391,7 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
     streamed by row group, or either on the Dask cluster at ``--scheduler``."""
     from functools import partial
 
-    from assay.cli_support import add_table, scheduler_address
+    from assay.cli_options import add_table, scheduler_address
     from assay.errors import InvalidInputError
     from assay.io.parquet import is_parquet_dataset, schema_frame
 

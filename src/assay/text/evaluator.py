@@ -21,15 +21,16 @@ from assay._validation import check_same_length
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import Metric, MetricSet
-from assay.stats.means import mean_gap_intervals, mean_tally, mean_unit_values
-from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
-from assay.text.records import (
+from assay.stats.means import (
     NUM_BOOTSTRAP,
-    aggregate,
-    bleu_record,
     datum_record,
-    rouge_record,
+    mean_gap_intervals,
+    mean_tally,
+    mean_unit_values,
 )
+from assay.stats.means import mean_record as aggregate
+from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
+from assay.text.records import bleu_record, rouge_record
 from assay.text.rouge import MEASURES, ROUGE_TYPES, check_rouge_types, rouge_scores
 from assay.text.sacre import chrf_sentence, sacrebleu_sentence
 from assay.uncertainty.intervals import ci_options

@@ -6,11 +6,12 @@ whose value is the mean of the per-datum values that are defined (``None`` when 
 is), with these parameters beside the configuration:
 
 with the parameters of :func:`assay.stats.means.mean_record` (``stderr``, a seeded
-bootstrap interval ``ci_low``/``ci_high``, ``n``, ``n_errors``, ``n_undefined``):
-``aggregate`` here is that function.
+bootstrap interval ``ci_low``/``ci_high``, ``n``, ``n_errors``, ``n_undefined``),
+which builds it.
 
 Example:
-    >>> r = aggregate("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
+    >>> from assay.stats.means import mean_record
+    >>> r = mean_record("BLEU", [0.5, 0.25, 1.0], ["a", "b", "c"], {"weights": [1.0]}, errors=1)
     >>> r.value, r.parameters["n"], r.parameters["n_errors"], r.parameters["aggregate"]
     (0.5833333333333334, 3, 1, 'mean')
     >>> rouge_record("d1", 0.5, "rouge1", use_stemmer=False).parameters
@@ -23,10 +24,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.results import Metric
-from assay.stats.means import NUM_BOOTSTRAP, datum_record
-from assay.stats.means import mean_record as aggregate
 
-__all__ = ["aggregate", "rouge_record", "bleu_record", "datum_record", "NUM_BOOTSTRAP"]
+__all__ = [
+    "rouge_record",
+    "bleu_record",
+]
 
 
 def rouge_record(

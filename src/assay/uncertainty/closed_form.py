@@ -1,6 +1,6 @@
 """Closed-form confidence intervals: Wilson's score interval of a proportion, the t interval
-of a mean and DeLong's interval of a ROC AUC (re-exported by
-:mod:`assay.uncertainty.intervals`, which documents the methods and the record keys).
+of a mean and DeLong's interval of a ROC AUC (:mod:`assay.uncertainty.intervals`
+documents the methods and the record keys).
 
 Example:
     >>> lo, hi = wilson(8, 10, 0.9)

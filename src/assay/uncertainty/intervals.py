@@ -47,6 +47,7 @@ Methods (``level`` = 1 - alpha):
 
 Example:
     >>> opts = CIOptions(0.9, "wilson")
+    >>> from assay.uncertainty.closed_form import wilson
     >>> lo, hi = wilson(8, 10, 0.9)
     >>> opts.parameters(lo, hi)  # doctest: +ELLIPSIS
     {'ci_low': 0.5407..., 'ci_high': 0.9314..., 'confidence_level': 0.9, 'ci_method': 'wilson'}
@@ -66,30 +67,18 @@ from numpy.typing import ArrayLike, NDArray
 
 from assay.errors import InvalidInputError
 from assay.results import Metric
-from assay.uncertainty.closed_form import delong, delong_interval, t_interval, wilson
-from assay.uncertainty.clusters import Clusters, cluster_codes, resample_weights
-from assay.uncertainty.collapsing import collapse
-from assay.uncertainty.resampling import CHUNK_ELEMENTS, resample_counts
+from assay.uncertainty.clusters import Clusters, resample_weights
+from assay.uncertainty.resampling import CHUNK_ELEMENTS
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
     "CI_METHODS",
     "INTERVAL_KEYS",
-    "CHUNK_ELEMENTS",
     "CIOptions",
-    "Clusters",
     "ci_options",
-    "cluster_codes",
-    "collapse",
-    "resample_counts",
-    "resample_weights",
     "bootstrap",
     "percentile",
     "bca",
-    "wilson",
-    "t_interval",
-    "delong",
-    "delong_interval",
     "draws",
     "replicates",
     "tally_bounds",

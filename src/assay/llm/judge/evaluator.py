@@ -235,7 +235,7 @@ class JudgeEvaluator(Evaluator):
         clusters: Sequence[str] | None = None,
     ) -> list[Metric]:
         """The aggregates of every slice of every ``by`` column, with their gaps (and, with
-        ``ci``, the gaps' intervals: :func:`~assay.llm.slicing.mean_gap_intervals`)."""
+        ``ci``, the gaps' intervals: :func:`~assay.stats.means.mean_gap_intervals`)."""
         out: list[Metric] = []
         for c in self.by:
             values = np.array([row.get(c, "") for row in cols], dtype=str)

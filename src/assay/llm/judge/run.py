@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from assay.llm.models.base import ChatModel
 
 __all__ = [
-    "Call",
     "TaskResult",
     "JudgeResult",
     "JudgeTask",

@@ -32,7 +32,10 @@ import numpy as np
 
 from assay.llm.models.base import OptionScore
 
-__all__ = ["OptionScore", "LlamaLoglik", "log_softmax_at"]
+__all__ = [
+    "LlamaLoglik",
+    "log_softmax_at",
+]
 
 
 def log_softmax_at(logits: np.ndarray, token: int) -> tuple[float, bool]:

@@ -56,7 +56,8 @@ from assay.llm.pairwise.slicing import (
 )
 from assay.llm.pairwise.tally import IDENT, Draw, ident, question_rates
 from assay.results import Metric, MetricSet
-from assay.uncertainty.intervals import CIOptions, ci_options, wilson
+from assay.uncertainty.closed_form import wilson
+from assay.uncertainty.intervals import CIOptions, ci_options
 from assay.uncertainty.tally import Tally
 
 __all__ = ["Analysis", "analyze", "question_tally"]

@@ -23,10 +23,10 @@ from typing import Any
 
 import pandas as pd
 
+from assay.llm.items import Item, Record
 from assay.llm.pairwise.prompts import build_prompt
 from assay.llm.pairwise.recordfile import finish_rows
 from assay.llm.pairwise.table import Comparison
-from assay.llm.runner import Item, Record
 
 __all__ = ["judge_items", "judged_rows", "DEFAULT_PARAMS"]
 

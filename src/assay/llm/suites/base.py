@@ -50,7 +50,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.llm.driver import STOP_MESSAGE, LLMRun, evaluate
+from assay.llm.driver import LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
 from assay.llm.options import RunOptions
@@ -65,13 +65,10 @@ if TYPE_CHECKING:
     from assay.llm.models.base import ChatModel
 
 __all__ = [
-    "Prepared",
-    "Call",
     "Suite",
     "SuiteResult",
     "run_suite",
     "template",
-    "STOP_MESSAGE",
     "ANSWER_MODES",
     "resolve_answer_mode",
     "loglik_pick",

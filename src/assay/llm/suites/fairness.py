@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
+from assay.llm.items import Item
 from assay.llm.models.base import LOGLIK_PARAM
-from assay.llm.runner import Item
-from assay.llm.suites.base import Call, Prepared, Suite, loglik_pick
+from assay.llm.suites.base import Suite, loglik_pick
 from assay.llm.suites.datasets import (
     DatasetSpec,
     check_rows,
@@ -45,6 +45,7 @@ from assay.llm.suites.datasets import (
 )
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator
 from assay.llm.suites.shuffle import clean_answer, lcg_shuffle, seeded_pick, u32
+from assay.llm.task import Call, Prepared
 
 __all__ = ["FairnessSuite", "FairnessData", "load_fairness_data", "parse_fairness_answer"]
 

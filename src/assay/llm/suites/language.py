@@ -40,13 +40,14 @@ import numpy as np
 import assay.llm.suites.records as records
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError
+from assay.llm.items import Item
 from assay.llm.models.base import LOGLIK_PARAM
-from assay.llm.runner import Item
-from assay.llm.suites.base import Call, CountsEvaluator, Prepared, Suite, loglik_pick, template
+from assay.llm.suites.base import CountsEvaluator, Suite, loglik_pick, template
 from assay.llm.suites.columns import factorize
 from assay.llm.suites.language_data import OVERALL, ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
 from assay.llm.suites.tally import item_tally, one_hot
+from assay.llm.task import Call, Prepared
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
 from assay.uncertainty.tally import Tally

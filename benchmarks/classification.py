@@ -8,7 +8,8 @@ multiclass: the top-scoring class, and one-vs-rest ROC AUC per class). Each meas
 in a fresh process, after a warm-up call on small data; every tool runs the same number of
 times, round robin, and the best CPU and wall times are kept, with the process's peak RSS
 and how far that peak rose above the resident memory at the start (after imports, warm-up
-and loading the data: the memory the work itself needed). Ratios use CPU time: on a shared,
+and loading the data: the memory the work itself needed); a line per assay tool says PASS when
+its peak RSS is at most every peer's in the cell. Ratios use CPU time: on a shared,
 loaded machine it moves far less than wall time (the work is single-threaded).
 
 * ``assay functional``: ``roc_auc_score`` + ``precision_score`` / ``recall_score`` /
@@ -173,6 +174,20 @@ def _ratios(results: dict[str, dict[str, float]]) -> None:
                 f"valor-lite / {mine} = {results['valor-lite evaluator']['cpu'] / t:.0f}x"
             )
         print("  CPU time: " + "; ".join(ratios))
+    peers = {
+        t: r["rss_mb"]
+        for t, r in results.items()
+        if not t.startswith("assay") and not t.startswith("np.")
+    }
+    for mine in ("assay functional", "assay evaluator"):
+        if mine in results and peers:
+            top = min(peers.values())
+            verdict = "PASS" if results[mine]["rss_mb"] <= top else "FAIL"
+            beside = "; ".join(f"{t} {v:.0f} MB" for t, v in peers.items())
+            print(
+                f"  peak RSS: {mine} {results[mine]['rss_mb']:.0f} MB vs {beside}: {verdict} "
+                "(at most every peer's)"
+            )
     if "assay functional" in results and "assay evaluator" in results:
         e, f = results["assay evaluator"], results["assay functional"]
         print(

@@ -12,7 +12,9 @@ resample per Python loop step (~70 ms each at 1e6), so it is timed on
 ``--inspect-resamples`` resamples and scaled linearly to ``--resamples`` (marked
 "extrapolated"). The last rows time assay alone: the one-call ``evaluate_scores`` and a
 ``ScoreEvaluator`` fed in 10 batches, merged, and shipped through
-``state()``/``from_state()``.
+``state()``/``from_state()``. The last line gives the memory clustered stderr allocates
+(tracemalloc's peak during one call, the inputs already built) for assay from arrays and for
+Inspect from its objects, PASS when assay's is at most Inspect's.
 
 ``--newer`` times the newer metrics instead (ci, ci_wilson, krippendorff_alpha at each
 level, frequency, aggregate) on ``--n`` scores (or units of 3 ratings), assay and Inspect
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import functools
 import time
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +49,31 @@ def timed(fn: Callable[[], Any], repeat: int = 1) -> Timing:
         wall = min(wall, time.perf_counter() - w)
         cpu = min(cpu, time.process_time() - c)
     return wall, cpu, out
+
+
+def traced_peak_mb(fn: Callable[[], Any]) -> float:
+    """Peak of the memory ``fn()`` allocates above what was allocated before (tracemalloc)."""
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return (peak - base) / 2**20
+
+
+def memory_row(data: dict[str, np.ndarray], objs: list[Any] | None) -> None:
+    frame = st.ScoreFrame.from_arrays(
+        data["correct"].astype(float), metadata={"cluster": data["cluster"]}
+    )
+    ours = traced_peak_mb(lambda: st.stderr(cluster="cluster")(frame))
+    line = f"memory, stderr(cluster): assay (arrays) {ours:.0f} MB"
+    if objs is not None:
+        from inspect_ai.scorer import stderr as i_stderr
+
+        theirs = traced_peak_mb(lambda: i_stderr(cluster="cluster")(objs))
+        verdict = "PASS" if ours <= theirs else "FAIL"
+        line += f", Inspect AI (objects) {theirs:.0f} MB: {verdict}"
+    print(line)
 
 
 def make_data(n: int, g: int) -> dict[str, np.ndarray]:
@@ -297,8 +325,8 @@ def main() -> None:
         print(f"build: Inspect SampleScore objects {w:.2f} s wall / {c:.2f} s CPU")
         objects = time_from_objects(objs, args.repeats)
         theirs = time_inspect(data, objs, b, args.inspect_resamples)
-        del objs
     report(ours, theirs, objects, b)
+    memory_row(data, None if args.no_inspect else objs)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,12 @@ package's (expected: 0).
 * sentence BLEU-4 vs ``nltk.translate.bleu_score.sentence_bleu`` and sacrebleu's
   ``sentence_bleu`` (sacrebleu tokenises and smooths differently, so only the time is
   compared);
-* corpus BLEU vs NLTK's ``corpus_bleu``.
+* corpus BLEU vs NLTK's ``corpus_bleu``;
+* memory of ROUGE without and with the stemmer, each tool in a fresh process (Linux): the
+  peak RSS of the whole process, and how far the call raised it above the resident memory
+  just before (the tool's module imported, the corpus built; what the call imports lazily
+  is counted). "stemmer adds" is the growth with the stemmer minus the growth without; the
+  line passes when assay's is at most rouge-score's (plus 5 MB of allocator noise).
 
 Usage: ``python benchmarks/text.py [--n 10000]``
 """
@@ -18,7 +23,10 @@ Usage: ``python benchmarks/text.py [--n 10000]``
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -114,10 +122,68 @@ def bleu_rows(preds: list[str], refs: list[str]) -> list[tuple[str, Any, Any, fl
     return rows
 
 
+def _status_mb(key: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no {key} in /proc/self/status")
+
+
+def memory_child(tool: str, stem: bool, n: int) -> None:
+    """Run one tool's ROUGE once in this fresh process; print its peak and growth as JSON."""
+    preds, refs = corpus(n)
+    if tool == "rouge-score":
+        from rouge_score import rouge_scorer
+    with open("/proc/self/clear_refs", "w") as f:  # reset the peak (VmHWM) to the current RSS
+        f.write("5")
+    start = _status_mb("VmRSS")
+    if tool == "assay":
+        rouge_scores(preds, refs, rouge_types=TYPES, use_stemmer=stem)
+    else:
+        scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=stem)
+        [scorer.score(r, p) for p, r in zip(preds, refs)]
+    peak = _status_mb("VmHWM")
+    print(json.dumps({"peak": peak, "grew": peak - start}))
+
+
+def memory_rows(n: int) -> None:
+    out: dict[tuple[str, bool], dict[str, float]] = {}
+    for tool in ("assay", "rouge-score"):
+        for stem in (False, True):
+            cmd = [sys.executable, __file__, "--n", str(n), "--memory-child", tool]
+            cmd += ["--stem"] if stem else []
+            res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            out[tool, stem] = json.loads(res.stdout.strip().splitlines()[-1])
+    print("ROUGE 1/2/L/Lsum memory, fresh process per tool: peak RSS (growth during the call)")
+    for tool in ("assay", "rouge-score"):
+        no, yes = out[tool, False], out[tool, True]
+        print(
+            f"  {tool:<12} no stemmer {no['peak']:5.0f} MB ({no['grew']:4.0f} MB)   "
+            f"stemmer {yes['peak']:5.0f} MB ({yes['grew']:4.0f} MB)   "
+            f"stemmer adds {yes['grew'] - no['grew']:4.0f} MB"
+        )
+    ours = out["assay", True]["grew"] - out["assay", False]["grew"]
+    theirs = out["rouge-score", True]["grew"] - out["rouge-score", False]["grew"]
+    verdict = "PASS" if ours <= theirs + 5 else "FAIL"
+    print(f"  stemmer memory: assay {ours:.0f} MB vs rouge-score {theirs:.0f} MB: {verdict}")
+    peak = "PASS" if out["assay", True]["peak"] <= out["rouge-score", True]["peak"] else "FAIL"
+    print(
+        f"  peak with stemmer: assay {out['assay', True]['peak']:.0f} MB vs rouge-score "
+        f"{out['rouge-score', True]['peak']:.0f} MB: {peak}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10_000)
-    n = ap.parse_args().n
+    ap.add_argument("--memory-child", choices=["assay", "rouge-score"], help=argparse.SUPPRESS)
+    ap.add_argument("--stem", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    n = args.n
+    if args.memory_child:
+        memory_child(args.memory_child, args.stem, n)
+        return
     preds, refs = corpus(n)
     print(f"{n} pairs, {sum(len(p.split()) for p in preds) / n:.0f} tokens per prediction")
     print("CPU seconds (wall seconds); the ratio is peer / assay in CPU time")
@@ -127,6 +193,7 @@ def main() -> None:
         d = "n/a" if diff != diff else f"{diff:.1e}"
         a, b = f"{ta[0]:.2f} ({ta[1]:.2f})", f"{tb[0]:.2f} ({tb[1]:.2f})"
         print(f"{name:<44} {a:>15} {b:>15} {tb[0] / ta[0]:6.1f}x {d:>11}")
+    memory_rows(n)
 
 
 if __name__ == "__main__":

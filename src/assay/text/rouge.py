@@ -41,6 +41,9 @@ __all__ = ["ROUGE_TYPES", "RougeScores", "rouge", "rouge_scores", "check_rouge_t
 ROUGE_TYPES: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 MEASURES = ("fmeasure", "precision", "recall")
 _ROUGE_N = re.compile(r"rouge([1-9])$")
+# Pairs whose n-gram overlaps are counted together: the working arrays are ~100 bytes per
+# n-gram of the chunk, so chunks keep the peak at a few MB whatever the corpus size.
+_CHUNK = 4096
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,12 @@ def _pair_scores(
     m = _ROUGE_N.match(kind)
     if m:
         n = int(m.group(1))
-        hits = overlap(n, texts.corpus, pred, ref).astype(np.float64)
+        hits = np.concatenate(
+            [
+                overlap(n, texts.corpus, pred[k : k + _CHUNK], ref[k : k + _CHUNK])
+                for k in range(0, len(pred), _CHUNK)
+            ]
+        ).astype(np.float64)
         counts = texts.corpus.ngram_counts(n)
         return _ratio(hits, counts[pred]), _ratio(hits, counts[ref])
     if kind == "rougeL":

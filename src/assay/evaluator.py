@@ -73,15 +73,17 @@ Example:
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
 from assay.errors import InvalidInputError
+from assay.options import Options
 from assay.results import MetricSet, to_jsonable
 
 __all__ = ["Evaluator", "REDUCTIONS"]
@@ -120,15 +122,31 @@ class _Declared:
 class Evaluator(ABC):
     """Base class of every accumulating evaluator (see the module docstring)."""
 
+    #: The options of ``__init__``, declared once (:mod:`assay.options`). When a class
+    #: declares them, its ``__init__`` receives clean values (the keyword arguments checked
+    #: against the rules, defaults filled in) and :meth:`config` is derived.
+    OPTIONS: ClassVar[Options | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init, options = cls.__dict__.get("__init__"), cls.__dict__.get("OPTIONS")
+        if init is not None and options is not None:
+            cls.__init__ = _checked_init(init, options)  # type: ignore[method-assign]
+
     # ------------------------------------------------------------ what a subclass writes
 
-    @abstractmethod
     def config(self) -> dict[str, Any]:
         """The configuration as JSON-serialisable keyword arguments of ``__init__``.
 
         Two evaluators merge only when their configurations are equal, and
-        :meth:`from_state` rebuilds an evaluator with ``cls(**config)``.
+        :meth:`from_state` rebuilds an evaluator with ``cls(**config)``. Derived from
+        :attr:`OPTIONS` (the stored options, :meth:`assay.options.Options.config`) where the
+        class declares them; otherwise the subclass writes it.
         """
+        values = self.__dict__.get("options")
+        if self.OPTIONS is None or values is None:
+            raise NotImplementedError(f"{type(self).__name__} declares no OPTIONS: write config()")
+        return self.OPTIONS.config(values)
 
     @abstractmethod
     def add(self, *args: Any, **kwargs: Any) -> Self:
@@ -280,6 +298,20 @@ class Evaluator(ABC):
         ev = cls(**config)
         ev._load_state({k: np.asarray(v) for k, v in state.items() if k != "config"})
         return ev
+
+
+def _checked_init(init: Callable[..., None], options: Options) -> Callable[..., None]:
+    """``init`` behind the check of its keyword arguments against ``options``."""
+
+    @functools.wraps(init)
+    def checked(self: Evaluator, *args: Any, **kwargs: Any) -> None:
+        if args:
+            raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
+        values = options.validate(kwargs)
+        self.options = values
+        init(self, **values)
+
+    return checked
 
 
 def _canonical(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from assay._lazy import lazy_exports
 # ``assay --help`` does not load numpy, pycocotools or shapely.
 _EXPORTS = {
     "BACKGROUND": "assay.segmentation.evaluator",
-    "METRIC_TYPES": "assay.segmentation.evaluator",
+    "METRICS": "assay.segmentation.declared",
+    "OPTIONS": "assay.segmentation.declared",
     "SegmentationEvaluator": "assay.segmentation.evaluator",
     "confusion_counts": "assay.segmentation.compute",
     "evaluate_segmentation": "assay.segmentation.evaluator",
@@ -32,7 +33,8 @@ _EXPORTS = {
 
 __all__ = [
     "BACKGROUND",
-    "METRIC_TYPES",
+    "METRICS",
+    "OPTIONS",
     "SegmentationEvaluator",
     "confusion_counts",
     "evaluate_segmentation",

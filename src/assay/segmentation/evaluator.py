@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from assay._validation import check_zero_division
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.io.labels import natural_key
@@ -38,15 +37,15 @@ from assay.segmentation.compute import (
     prf_from_confusion,
 )
 from assay.segmentation.datums import DatumCounts
-from assay.segmentation.tally import SLICE_TYPES, WHERE, gap_tally, key_tally
-from assay.uncertainty.intervals import attach, ci_options, gap_bounds
-from assay.uncertainty.slices import annotate, check_by, record_key, slice_masks
+from assay.segmentation.declared import METRICS, OPTIONS
+from assay.segmentation.tally import WHERE, gap_tally, key_tally
+from assay.uncertainty.intervals import attach, gap_bounds, interval_from
+from assay.uncertainty.slices import annotate, record_key, slice_masks
 from assay.uncertainty.tally import Tally
 
-__all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation", "METRIC_TYPES"]
+__all__ = ["SegmentationEvaluator", "BACKGROUND", "evaluate_segmentation"]
 
 BACKGROUND = "(background)"
-METRIC_TYPES = ("IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy", "ConfusionMatrix")
 _Local = tuple[Any, str, list[str], np.ndarray]  # (uid, label key, labels, local counts)
 
 
@@ -67,6 +66,9 @@ class SegmentationEvaluator(Evaluator):
             clusters of images instead of images (``parameters.cluster``).
     """
 
+    OPTIONS = OPTIONS
+    METRICS = METRICS
+
     def __init__(
         self,
         *,
@@ -78,10 +80,9 @@ class SegmentationEvaluator(Evaluator):
         seed: int = 0,
         cluster: str | None = None,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
-        check_zero_division(zero_division)
+        self.ci = interval_from(self.options)
         self.zero_division = zero_division
-        self.by = check_by(by)
+        self.by = tuple(by)
         self._datums: DatumCounts  # per-datum counts: filter() and exact merges
         self.add_state(
             "_datums",
@@ -96,13 +97,6 @@ class SegmentationEvaluator(Evaluator):
         """Datums added (a datum added per label key through ``add_label_maps`` counts once
         per call)."""
         return self._datums.n_datums
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "zero_division": self.zero_division,
-            **(self.ci.config() if self.ci else {}),
-            **({"by": list(self.by)} if self.by else {}),
-        }
 
     @staticmethod
     def _local(uid: Any, g: Any, p: Any, labels: Sequence[str]) -> np.ndarray:
@@ -245,7 +239,7 @@ class SegmentationEvaluator(Evaluator):
         datums, zd = self._datums, self.zero_division
         for v, keep in slice_masks(datums.metadata, column, "datums"):
             part = datums.take(keep)
-            recs = [m for m in self._alone(part) if m.type in SLICE_TYPES]
+            recs = [m for m in self._alone(part) if m.type in METRICS.sliced]
             for key in sorted(part.labels, key=natural_key):
                 mine = [m for m in recs if m.parameters["label_key"] == key]
                 images, _ = datums.image_rows(key)
@@ -325,12 +319,7 @@ def evaluate_segmentation(
         >>> evaluate_segmentation(gt, pr, metrics=["IOU"]).get("IOU").value
         0.5
     """
-    wanted = list(METRIC_TYPES if metrics is None else metrics)
-    bad = [m for m in wanted if m not in METRIC_TYPES]
-    if bad:
-        raise InvalidInputError(
-            f"unknown metric type(s) {bad}; choose from {list(METRIC_TYPES)}", source="metrics"
-        )
+    wanted = METRICS.check(metrics)
     ev = SegmentationEvaluator(zero_division=zero_division, by=by, **interval)
     ms = ev.add(groundtruths, predictions).compute()
     return MetricSet(m for m in ms if m.type in wanted)

@@ -27,11 +27,9 @@ from assay.segmentation.datums import DatumCounts
 from assay.uncertainty.clusters import cluster_codes
 from assay.uncertainty.tally import Key, Tally
 
-__all__ = ["SLICE_TYPES", "WHERE", "gap_tally", "key_tally"]
+__all__ = ["WHERE", "gap_tally", "key_tally"]
 
 F64 = NDArray[np.float64]
-#: The records computed again per slice (``by``).
-SLICE_TYPES = frozenset({"IOU", "mIOU", "Precision", "Recall", "F1", "Accuracy"})
 #: What identifies a record among a slice's (beside its type): its tally key.
 WHERE = ("label_key", "label_value")
 

@@ -69,13 +69,14 @@ from assay.errors import InvalidInputError
 from assay.results import Metric
 from assay.uncertainty.clusters import Clusters, resample_weights
 from assay.uncertainty.resampling import CHUNK_ELEMENTS
+from assay.uncertainty.options import CI_METHODS, interval_options
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
-    "CI_METHODS",
     "INTERVAL_KEYS",
     "CIOptions",
     "ci_options",
+    "interval_from",
     "bootstrap",
     "percentile",
     "bca",
@@ -87,8 +88,6 @@ __all__ = [
     "gap_bounds",
     "replicates_by_key",
 ]
-
-CI_METHODS: tuple[str, ...] = ("bootstrap", "wilson", "t", "delong", "bca")
 
 #: Every parameter an interval writes into a record.
 INTERVAL_KEYS = frozenset(
@@ -192,10 +191,6 @@ class CIOptions:
         return percentile(reps, self.level)
 
 
-#: The most bootstrap resamples asked for (``--num-bootstrap``): 10^9 would run for hours.
-MAX_BOOTSTRAP = 100_000
-
-
 def ci_options(
     ci: float | None,
     ci_method: str = "bootstrap",
@@ -205,7 +200,9 @@ def ci_options(
     cluster: str | None = None,
     methods: tuple[str, ...] = CI_METHODS,
 ) -> CIOptions | None:
-    """Validated :class:`CIOptions`, or ``None`` when ``ci`` is ``None`` (no intervals).
+    """Validated :class:`CIOptions` (by the declared options,
+    :func:`assay.uncertainty.options.interval_options`), or ``None`` when ``ci`` is ``None``
+    (no intervals).
 
     Example:
         >>> ci_options(0.95, "delong")
@@ -215,38 +212,19 @@ def ci_options(
         ...
         assay.errors.InvalidInputError: ci: must be a confidence level in (0, 1), got 1.5
     """
-    if ci is None:
-        if cluster is not None:
-            raise InvalidInputError(
-                f"names the unit the bootstrap resamples ({cluster!r}): "
-                "give ci too (--ci on the command line)",
-                source="cluster",
-            )
-        if ci_method != "bootstrap":  # a method asked for with no interval: not ignored
-            raise InvalidInputError(
-                f"chooses how an interval is computed ({ci_method!r}): give ci too "
-                "(--ci on the command line)",
-                source="ci_method",
-            )
+    given = {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+    return interval_from(interval_options(methods).validate(given | {"cluster": cluster}))
+
+
+def interval_from(values: Mapping[str, Any]) -> CIOptions | None:
+    """:class:`CIOptions` from clean values of the interval options (``None`` without
+    ``ci``): what an evaluator's ``__init__`` makes of them."""
+    if values["ci"] is None:
         return None
-    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0.0 < float(ci) < 1.0:
-        raise InvalidInputError(f"must be a confidence level in (0, 1), got {ci!r}", source="ci")
-    if ci_method not in methods:
-        raise InvalidInputError(
-            f"unknown interval method {ci_method!r}; choose from {', '.join(methods)}",
-            source="ci_method",
-        )
-    if isinstance(num_bootstrap, bool) or not 2 <= int(num_bootstrap) <= MAX_BOOTSTRAP:
-        raise InvalidInputError(
-            f"must be from 2 to {MAX_BOOTSTRAP:,} (more resamples move a 95% interval's "
-            f"bounds by far less than its width), got {num_bootstrap!r}",
-            source="num_bootstrap",
-        )
-    if isinstance(seed, bool) or int(seed) < 0:
-        raise InvalidInputError(f"must be an integer >= 0, got {seed!r}", source="seed")
-    if cluster is not None and (not isinstance(cluster, str) or not cluster):
-        raise InvalidInputError(f"must be a column name, got {cluster!r}", source="cluster")
-    return CIOptions(float(ci), ci_method, int(num_bootstrap), int(seed), cluster)
+    return CIOptions(
+        values["ci"], values["ci_method"], values["num_bootstrap"], values["seed"],
+        values["cluster"],
+    )
 
 
 def config_options(config: Mapping[str, Any]) -> CIOptions | None:

@@ -76,7 +76,9 @@ DECLARED = [c for c in _evaluators() if c.OPTIONS is not None]
 def test_every_evaluator_declares_or_is_listed() -> None:
     names = {c.__name__ for c in _evaluators()}
     undeclared = {c.__name__ for c in _evaluators() if c.OPTIONS is None}
-    assert undeclared <= set(NOT_DECLARED), f"declare the options of {undeclared - set(NOT_DECLARED)}"
+    assert undeclared <= set(NOT_DECLARED), (
+        f"declare the options of {undeclared - set(NOT_DECLARED)}"
+    )
     stale = {n for n in NOT_DECLARED if n in names and n not in undeclared}
     assert not stale, f"{stale} declare their options now: take them off NOT_DECLARED"
     assert DECLARED, "no evaluator declares its options"

@@ -47,8 +47,9 @@ def _parameter(o: Option) -> inspect.Parameter:
         annotation = kind if o.default not in (None, REQUIRED) else kind | None
         start = ... if o.default is REQUIRED else _flag_text(o)
         default = typer.Option(start, flag, help=help_)
-    return inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=annotation)
+    return inspect.Parameter(
+        o.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
 
 
 def _flag_text(o: Option) -> Any:

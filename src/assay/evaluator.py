@@ -126,6 +126,8 @@ class Evaluator(ABC):
     #: declares them, its ``__init__`` receives clean values (the keyword arguments checked
     #: against the rules, defaults filled in) and :meth:`config` is derived.
     OPTIONS: ClassVar[Options | None] = None
+    #: The clean values of the declared options (set before ``__init__``'s body runs).
+    options: dict[str, Any]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -49,7 +49,7 @@ import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from assay.errors import InvalidInputError
 
@@ -165,7 +165,7 @@ def number(
         kind = numbers.Integral if integer else numbers.Real
         if _is_bool(v) or not isinstance(v, kind) or not math.isfinite(float(v)):
             raise _must(describe, v)
-        x = int(v) if integer else float(v)
+        x = int(cast(numbers.Integral, v)) if integer else float(v)
         too_low = low is not None and (x < low if lo_in else x <= low)
         too_high = high is not None and (x > high if hi_in else x >= high)
         if too_low or too_high:
@@ -483,9 +483,7 @@ class Options:
     def config(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The stored options (see :attr:`Option.stored`) as JSON values (lists, not
         tuples)."""
-        return {
-            o.name: _jsonable(values[o.name]) for o in self.entries if o.is_stored(values)
-        }
+        return {o.name: _jsonable(values[o.name]) for o in self.entries if o.is_stored(values)}
 
 
 def _jsonable(v: Any) -> Any:

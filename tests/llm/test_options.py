@@ -29,7 +29,11 @@ from assay.llm.options import OPTION_NAMES, run_options
         ("reasks", -1, "--judge-retries: must be >= 0"),
         ("cache", 3, "--cache: expected a file path"),
         ("ci", 1.5, "--ci: must be a confidence level in (0, 1)"),
-        ("ci_method", "exact", "--ci-method: unknown interval method 'exact'"),
+        (
+            "ci_method",
+            "exact",
+            "--ci-method: must be bootstrap, wilson, t, delong or bca, got 'exact'",
+        ),
         ("num_bootstrap", 1, "--num-bootstrap: must be from 2 to 100,000"),
         ("seed", -1, "--seed: must be an integer >= 0"),
         ("by", [3], "--by: expected column names"),

@@ -222,7 +222,10 @@ def interval_from(values: Mapping[str, Any]) -> CIOptions | None:
     if values["ci"] is None:
         return None
     return CIOptions(
-        values["ci"], values["ci_method"], values["num_bootstrap"], values["seed"],
+        values["ci"],
+        values["ci_method"],
+        values["num_bootstrap"],
+        values["seed"],
         values["cluster"],
     )
 

@@ -104,14 +104,22 @@ def interval_options(
         Option(
             "num_bootstrap",
             1000,
-            custom(f"an integer from 2 to {MAX_BOOTSTRAP:,}", _num_bootstrap, (1, 2.5, "x"),
-                   cli_type=int),
+            custom(
+                f"an integer from 2 to {MAX_BOOTSTRAP:,}",
+                _num_bootstrap,
+                (1, 2.5, "x"),
+                cli_type=int,
+            ),
             "--num-bootstrap",
             "Bootstrap resamples.",
             stored=_with_ci,
         ),
         Option(
-            "seed", 0, number(0, integer=True), seed_flag, "Seed of the bootstrap.",
+            "seed",
+            0,
+            number(0, integer=True),
+            seed_flag,
+            "Seed of the bootstrap.",
             stored=_with_ci,
         ),
         Option(

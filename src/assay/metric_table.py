@@ -27,10 +27,10 @@ Example:
     (('Accuracy', 'ConfusionMatrix', 'Examples'), ('Accuracy', 'ConfusionMatrix'))
     >>> T.sliced, T.with_interval("wilson")
     (('Accuracy',), ('Accuracy',))
-    >>> T.check(["Accuracy", "Recall"])
+    >>> T.check(["Accuracy", "Recall"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    assay.errors.InvalidInputError: metrics: unknown metric type(s) ['Recall']; choose from Accuracy, ConfusionMatrix, Examples
+    assay.errors.InvalidInputError: metrics: unknown metric type(s) ['Recall']; choose from ...
 """
 
 from __future__ import annotations

@@ -68,8 +68,8 @@ from numpy.typing import ArrayLike, NDArray
 from assay.errors import InvalidInputError
 from assay.results import Metric
 from assay.uncertainty.clusters import Clusters, resample_weights
-from assay.uncertainty.resampling import CHUNK_ELEMENTS
 from assay.uncertainty.options import CI_METHODS, interval_options
+from assay.uncertainty.resampling import CHUNK_ELEMENTS
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = [

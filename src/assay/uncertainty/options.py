@@ -15,10 +15,10 @@ Example:
     {'ci': 0.9, 'ci_method': 'bootstrap', 'num_bootstrap': 1000, 'seed': 0}
     >>> opts.config(opts.validate({}))
     {}
-    >>> opts.validate({"cluster": "ward"})
+    >>> opts.validate({"cluster": "ward"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    assay.errors.InvalidInputError: cluster: names the unit the bootstrap resamples ('ward'): give ci too (--ci on the command line)
+    assay.errors.InvalidInputError: cluster: names the unit the bootstrap resamples ('ward'): ...
 """
 
 from __future__ import annotations

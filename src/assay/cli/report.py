@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from assay.cli_support import check_output_file, guarded, note
+from assay.cli.support import check_output_file, guarded, note
 from assay.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -44,7 +44,7 @@ def report_command(
     assay report --kind classification --last 3 -o cls.html
     """
     from assay.report.page import write_report
-    from assay.store.cli import open_store, select_runs
+    from assay.cli.runs import open_store, select_runs
 
     check_output_file(out)
     with open_store(db) as st:

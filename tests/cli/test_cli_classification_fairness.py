@@ -229,7 +229,8 @@ def test_save_records_the_evaluation_in_the_store(files, tmp_path):
 
 
 def test_cli_modules_load_no_domain_code():
-    # `assay COMMAND` imports its command module (assay/cli/NAME.py): it must not pull in the domain's computation.
+    # `assay COMMAND` imports its module (assay/cli/NAME.py): it must not pull in the
+    # domain's computation.
     code = (
         "import sys, assay.cli.support; before = set(sys.modules);"
         "import assay.cli.classification, assay.cli.fairness;"
@@ -248,7 +249,7 @@ def test_cli_modules_load_no_domain_code():
 
 
 def test_help_lists_every_metric_type():
-    from assay.cli.classification import METRIC_CHOICES
     from assay.classification.options import METRIC_TYPES
+    from assay.cli.classification import METRIC_CHOICES
 
     assert METRIC_CHOICES.split(", ") == list(METRIC_TYPES)

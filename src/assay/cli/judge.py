@@ -73,8 +73,8 @@ def judge_task(
 def dry_run(task: Any, options: Any, model: str | None = None, prices: Any = None) -> None:
     """Print the calls of the first stage (their prompts are known before any reply), then
     the estimate of what the run would pay on stderr (:mod:`assay.llm.estimate`)."""
-    from assay.llm.driver import dry_run_items
     from assay.cli.llm_run import print_dry_run, print_estimate
+    from assay.llm.driver import dry_run_items
 
     print_dry_run(dry_run_items(task, options))
     print_estimate(task, model, options, prices)

@@ -22,6 +22,7 @@ from typing import Any
 
 import typer
 
+from assay.cli.llm_run import MODEL_HELP, RunOpts
 from assay.cli.support import (
     check_input_file,
     check_output_file,
@@ -34,7 +35,6 @@ from assay.cli.support import (
 )
 from assay.errors import InvalidInputError
 from assay.io.files import write_atomic
-from assay.cli.llm_run import MODEL_HELP, RunOpts
 from assay.terminal import printable
 
 __all__ = ["register", "llm_app", "read_items"]
@@ -140,10 +140,10 @@ def run(
 
 def _run_command(o: dict[str, Any]) -> None:
     """The body of ``assay llm run``; ``o`` holds its options by parameter name."""
+    from assay.cli.llm_run import check_outputs
     from assay.llm.driver import make_runner, resolve_model
     from assay.llm.interrupt import RunInterrupted, run_interruptible
     from assay.llm.options import run_options
-    from assay.cli.llm_run import check_outputs
     from assay.llm.runner import check_cache
 
     started = datetime.now(UTC)

@@ -43,8 +43,8 @@ def report_command(
     Examples: assay report 3 4 7 --out report.html;
     assay report --kind classification --last 3 -o cls.html
     """
-    from assay.report.page import write_report
     from assay.cli.runs import open_store, select_runs
+    from assay.report.page import write_report
 
     check_output_file(out)
     with open_store(db) as st:

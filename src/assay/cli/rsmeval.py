@@ -15,9 +15,9 @@ from typing import Any
 
 import typer
 
+from assay.cli.scoring_tables import print_tables
 from assay.cli.support import OutputFormat
 from assay.errors import InvalidInputError
-from assay.cli.scoring_tables import print_tables
 
 __all__ = ["run_rsmeval_command"]
 

@@ -31,10 +31,10 @@ from assay.cli.options import (
     scheduler_option,
     scheduler_timeout_option,
 )
-from assay.cli.support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
-from assay.errors import InvalidInputError
 from assay.cli.rsmeval import run_rsmeval_command
 from assay.cli.scoring_tables import print_tables
+from assay.cli.support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
+from assay.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from assay.scoring.tables import ScoringTables

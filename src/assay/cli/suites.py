@@ -23,6 +23,7 @@ from typing import Any
 
 import typer
 
+from assay.cli.llm_run import MODEL_HELP, RunOpts
 from assay.cli.options import (
     bootstrap_seed_option,
     by_option,
@@ -30,7 +31,6 @@ from assay.cli.options import (
     interval_options,
 )
 from assay.cli.support import OutputFormat, guarded
-from assay.cli.llm_run import MODEL_HELP, RunOpts
 
 __all__ = ["add_commands"]
 
@@ -166,11 +166,11 @@ def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
 
 
 def _execute(suite: Any, run: _Run, title: str) -> None:
+    from assay.cli.llm_run import print_estimate, run_task
     from assay.errors import InvalidInputError
     from assay.llm.driver import dry_run_items
     from assay.llm.estimate import parse_prices
     from assay.llm.options import run_options
-    from assay.cli.llm_run import print_estimate, run_task
     from assay.terminal import printable
 
     options = run_options(

@@ -209,9 +209,9 @@ def _check_columns(names: list[str], columns: Any) -> None:
 
 
 def _run(**o: Any) -> None:
+    from assay.cli.llm_run import check_outputs
     from assay.errors import InvalidInputError
     from assay.llm.options import run_options
-    from assay.cli.llm_run import check_outputs
     from assay.text.io import read_rows
 
     if o["fmt"] not in ("json", "table"):
@@ -415,8 +415,8 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
 
 def _publish(records: Any, o: dict[str, Any]) -> None:
     """ROUGE/BLEU only: store (with --save), then write --out (JSONL) and print."""
-    from assay.cli.support import save_metrics
     from assay.cli.judge import write_records
+    from assay.cli.support import save_metrics
 
     save_metrics(
         records,

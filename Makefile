@@ -84,7 +84,7 @@ test-fast: lint
 # ruff (lint and format) over the code, and mypy over the typed core.
 TYPED := src/assay/results.py src/assay/evaluator.py src/assay/options.py src/assay/metric_table.py $(wildcard src/assay/*/declared.py) src/assay/_validation.py src/assay/ratios.py \
 	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
-	src/assay/cli.py src/assay/cli_support.py src/assay/cli_options.py src/assay/paths.py src/assay/io/files.py \
+	$(wildcard src/assay/cli/*.py) src/assay/paths.py src/assay/io/files.py \
 	src/assay/filtering.py src/assay/io/metadata.py src/assay/io/xlsx.py src/assay/io/parquet.py \
 	$(wildcard src/assay/dist/*.py) $(wildcard src/assay/uncertainty/*.py) $(wildcard src/assay/importers/*.py) \
 	$(wildcard src/assay/compare/*.py) \

@@ -1,6 +1,6 @@
 """How long the ``assay`` command takes to answer ``--help``: cold processes, median of runs.
 
-Every measurement starts a fresh interpreter (``python -m assay.cli ...``), as a shell
+Every measurement starts a fresh interpreter (``python -m assay ...``), as a shell
 does, and times it to exit. Printed per command: the median and the fastest of
 ``--repeat`` runs (default 7), and the heavy libraries the command imported on the
 way (``python -X importtime``). The target is well under 0.5 s for every line.
@@ -29,7 +29,7 @@ def _env() -> dict[str, str]:
 def time_once(args: list[str]) -> float:
     t0 = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "assay.cli", *args],
+        [sys.executable, "-m", "assay", *args],
         env=_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -40,7 +40,7 @@ def time_once(args: list[str]) -> float:
 
 def heavy_imports(args: list[str]) -> list[str]:
     res = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "assay.cli", *args],
+        [sys.executable, "-X", "importtime", "-m", "assay", *args],
         env=_env(),
         capture_output=True,
         text=True,
@@ -55,7 +55,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     args = ap.parse_args()
     sys.path.insert(0, SRC)
-    from assay.cli import COMMANDS
+    from assay.cli.main import COMMANDS
 
     cases = [["--help"]] + [[name, "--help"] for name in COMMANDS]
     time_once(["--help"])  # warm the file cache once

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.classification import ClassificationEvaluator
-from assay.cli import app
+from assay.cli.main import app
 from assay.uncertainty.clusters import Clusters
 from assay.uncertainty.intervals import MIN_CLUSTERS
 

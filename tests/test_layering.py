@@ -1,9 +1,9 @@
 """The house rules that a reader of ``src/assay`` relies on, checked on the source itself.
 
-- Lower floors never import higher ones: outside the CLI layer (``cli.py`` and
-  ``__main__.py`` files, ``assay.cli``, ``assay.cli_support``), the store and the report,
-  no module imports ``assay.cli``, ``assay.cli_support``, ``assay.store`` or
-  ``assay.report``.
+- Lower floors never import higher ones. The command line, ``assay.cli`` (every module
+  whose job is the command line), is the top floor: no module outside it imports it
+  (``assay/__main__.py``, ``python -m assay``, aside). Below it, outside the store and the
+  report, no module imports ``assay.store`` or ``assay.report``.
 - No module imports another domain's private (``_x``) names.
 - Bad user input raises ``InvalidInputError``: no ``raise ValueError(...)`` in the package.
 - One LLM driver: only ``assay.llm.driver`` builds a ``Runner`` and only
@@ -26,7 +26,12 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-HIGH = ("assay.cli", "assay.cli_support", "assay.store", "assay.report")
+#: the top floor: the command line
+CLI = "assay.cli"
+#: the floors below it that only the command line (and themselves) import
+HIGH = (CLI, "assay.store", "assay.report")
+#: the one module outside ``assay.cli`` that may import it: ``python -m assay``
+ENTRY_POINT = "assay.__main__"
 SHARED_PRIVATE = {"assay._validation", "assay._lazy", "assay._compat"}
 
 
@@ -56,9 +61,12 @@ def _names(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [node.module] if node.module else []
 
 
-def _is_cli_layer(module: str) -> bool:
-    last = module.rsplit(".", 1)[-1]
-    return last in ("cli", "__main__") or last.endswith("_cli") or module.startswith(HIGH)
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _is_high(module: str) -> bool:
+    return module == ENTRY_POINT or any(_within(module, h) for h in HIGH)
 
 
 def _domain(module: str) -> str:
@@ -70,12 +78,51 @@ def test_no_import_runs_up_a_floor() -> None:
     bad = [
         f"{mod} imports {name} (line {node.lineno})"
         for mod, tree in MODULES
-        if not _is_cli_layer(mod)
+        if not _is_high(mod)
         for node in _imports(tree)
         for name in _names(node)
-        if any(name == h or name.startswith(h + ".") for h in HIGH)
+        if any(_within(name, h) for h in HIGH)
     ]
     assert not bad, bad
+
+
+def _imported(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
+    """Every dotted name an import statement may load: ``from p import m`` names ``p`` and
+    ``p.m`` (``m`` may be a module); relative imports are resolved."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = _from(module, is_package, node)
+    return [base] + [f"{base}.{a.name}" for a in node.names]
+
+
+def _cli_imported_from_below(parsed: list[tuple[str, ast.Module, bool]]) -> list[str]:
+    """One line per import statement outside ``assay.cli`` that loads any of it."""
+    return [
+        f"{mod} imports {hits[0]} (line {node.lineno})"
+        for mod, tree, is_package in parsed
+        if not _within(mod, CLI) and mod != ENTRY_POINT
+        for node in _imports(tree)
+        if (hits := [n for n in _imported(mod, is_package, node) if _within(n, CLI)])
+    ]
+
+
+def test_nothing_outside_the_command_line_imports_it() -> None:
+    assert _cli_imported_from_below(PARSED) == []
+    # the check sees an import up, in every spelling, from a domain, the store or a package
+    rogue = {
+        "assay.store.rogue": "from assay.cli.support import note\n",
+        "assay.io.rogue": "def f():\n    import assay.cli.options\n",
+        "assay.llm.rogue": "from assay import cli\n",
+        "assay.rogue": "from .cli import text\n",
+        "assay.report": "from .rogue import x\n",  # assay.report.rogue: not the cli
+    }
+    parsed = [(m, ast.parse(s), m == "assay.report") for m, s in rogue.items()]
+    assert _cli_imported_from_below(parsed) == [
+        "assay.store.rogue imports assay.cli.support (line 1)",
+        "assay.io.rogue imports assay.cli.options (line 2)",
+        "assay.llm.rogue imports assay.cli (line 1)",
+        "assay.rogue imports assay.cli (line 1)",
+    ]
 
 
 def test_no_import_of_another_domains_private_names() -> None:

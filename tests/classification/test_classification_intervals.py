@@ -188,7 +188,7 @@ def test_cli_ci_options(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     y, s, labels = _data(60, 2, seed=2)
     path = tmp_path / "d.csv"
@@ -379,7 +379,7 @@ def test_cli_cluster_reads_the_column_and_records_it(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     y, s, labels = _data(60, 2, seed=3)
     sites = [f"s{i % 4}" for i in range(60)]

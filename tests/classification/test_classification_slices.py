@@ -90,7 +90,7 @@ def test_cli_by(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     y, s, md = _data(seed=2)
     path = tmp_path / "d.csv"
@@ -157,7 +157,7 @@ def test_intervals_and_slices_survive_save_show_export(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     y, s, md = _data(n=60, seed=7)
     path = tmp_path / "d.csv"

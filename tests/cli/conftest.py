@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.testing.llm import FakeChatServer
 
 SHIPPED = Path(__file__).parents[2] / "src" / "assay" / "llm" / "suites" / "data"

@@ -11,7 +11,7 @@ import zipfile
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 
 def _zip() -> bytes:

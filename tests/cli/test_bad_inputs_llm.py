@@ -12,7 +12,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.testing.llm import FakeChatServer
 
 DEAD_MODEL = "http://127.0.0.1:9/v1#m"

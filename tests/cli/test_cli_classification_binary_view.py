@@ -14,7 +14,7 @@ import pandas as pd
 from sklearn import metrics as skm
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 
 def test_positive_label_first_with_its_decision_rule(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from sklearn import metrics as skm
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 runner = CliRunner()
 TOL = 1e-12

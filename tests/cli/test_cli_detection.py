@@ -10,7 +10,7 @@ from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.testing.detection import make_coco
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ import pytest
 from fairlearn.metrics import MetricFrame, demographic_parity_difference, selection_rate
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.fairness import FairnessEvaluator
 
 runner = CliRunner()

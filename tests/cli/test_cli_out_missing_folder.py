@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 
 @pytest.fixture

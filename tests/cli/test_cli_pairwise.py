@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import make_table, scripted_judge
 

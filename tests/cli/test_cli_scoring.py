@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.scoring import scoring_tables
 
 runner = CliRunner()
@@ -202,7 +202,7 @@ def test_help_is_fast_to_import():
     import sys
 
     code = (
-        "import sys, assay.scoring.cli;"
+        "import sys, assay.cli.scoring;"
         "bad = [m for m in ('assay.scoring.evaluator', 'statsmodels', 'scipy.stats') "
         "if m in sys.modules]; print(bad)"
     )

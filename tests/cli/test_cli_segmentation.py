@@ -4,7 +4,7 @@ import json
 
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 runner = CliRunner()
 

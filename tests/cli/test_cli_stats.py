@@ -9,7 +9,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 import assay.stats as st
-from assay.cli import app
+from assay.cli.main import app
 from assay.stats.spec_text import metric_from_text, reducer_from_text
 
 runner = CliRunner()

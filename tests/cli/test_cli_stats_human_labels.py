@@ -13,7 +13,7 @@ from scipy import stats as sps
 from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from contract import documented_parameters
 
 ppi_py = pytest.importorskip("ppi_py")

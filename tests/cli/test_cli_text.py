@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.text import bleu, rouge
 
 runner = CliRunner()
@@ -129,7 +129,7 @@ def test_judge_metrics_with_scripted_judge_out_and_save(tmp_path: Path, scripted
 
 def test_help_is_fast_and_light() -> None:
     code = (
-        "import sys, time; t=time.perf_counter(); import assay.text.cli; "
+        "import sys, time; t=time.perf_counter(); import assay.cli.text; "
         "heavy = ['assay.llm.judge', 'pydantic', 'openai', 'nltk', 'pandas', 'llama_cpp']; "
         "print(time.perf_counter()-t, any(m in sys.modules for m in heavy))"
     )

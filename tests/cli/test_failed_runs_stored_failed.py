@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 runner = CliRunner()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 WIDE = {"COLUMNS": "400"}
 NUM = r"(-|-?\d+\.\d+)(?: \[(-?\d+\.\d+), (-?\d+\.\d+)\])?"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 DET = ["detection", "--groundtruths", "g.json", "--predictions", "p.json"]
 SEG = ["segmentation", "--groundtruths", "g.jsonl", "--predictions", "p.jsonl"]

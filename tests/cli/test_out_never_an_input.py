@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.results import Metric
 from assay.store import Store
 

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 REFS = ["a cat sat down", "the dog ran off", "a bird", "cats sat", "dogs ran", "end", "sky", "car"]
 RUNS = {

@@ -107,7 +107,7 @@ def test_cli_ci(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     gts, pds = _datums(seed=3)
     g, p = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
@@ -279,7 +279,7 @@ def test_cli_cluster(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     gts, pds = _datums(seed=3)
     for i, d in enumerate(gts):

@@ -165,7 +165,7 @@ def test_gap_interval_seeded_and_independent_of_batches() -> None:
 def test_slices_and_gap_interval_survive_save_show_export(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     gts, pds = _datums(seed=7)
     g, p, db = tmp_path / "g.jsonl", tmp_path / "p.jsonl", str(tmp_path / "runs.db")

@@ -193,7 +193,7 @@ def test_cli_scheduler_gives_the_in_process_records(
     from test_dist_cli import COMMANDS, table, write_dataset
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     df = table()
     df.to_csv(tmp_path / "all.csv", index=False)
@@ -218,7 +218,7 @@ def test_cli_unreachable_scheduler_exits_2(tmp_path: Path) -> None:
     from test_dist_cli import COMMANDS, table, write_dataset
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     folder = write_dataset(table(100), tmp_path / "ds")
     args = [*COMMANDS["classification"], "--data", str(folder), "--scheduler", "tcp://127.0.0.1:9"]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.fairness import FairnessEvaluator, evaluate_fairness
 from assay.uncertainty.resampling import resample_counts

@@ -130,7 +130,7 @@ def test_cli_and_one_call(tmp_path) -> None:
     import pandas as pd
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
     from assay.fairness import evaluate_fairness
 
     d = _data(seed=3)

@@ -279,7 +279,7 @@ def test_property_classes_of_batches_add_up_to_one_batch(cuts: list[int], weight
 def test_cli_weights_and_the_mean_with_ci(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
     from assay.fairness import evaluate_fairness
 
     df = _df(seed=7)

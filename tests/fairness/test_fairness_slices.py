@@ -208,7 +208,7 @@ def test_bad_by() -> None:
 def test_cli_by_survives_save_show_export(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     df = _df(seed=6)
     path, db = tmp_path / "d.csv", str(tmp_path / "runs.db")

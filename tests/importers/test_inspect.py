@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.importers.inspect_import import inspect_run
 from assay.importers.inspect_log import read_inspect_log, sample_scores
 from assay.importers.recompute import assay_records

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.importers.lm_eval import lm_eval_run
 
 runner = CliRunner()

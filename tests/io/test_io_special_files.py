@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.io.files import (
     check_database_file,

@@ -12,7 +12,7 @@ import pytest
 from judgekit import counts, verdicts
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm.caution import DEMO_JUDGE
 from assay.uncertainty.ppi import ppi_cluster_interval
 

@@ -13,7 +13,7 @@ import pytest
 from judgekit import counts, verdicts
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 runner = CliRunner()
 N, K = 8, 3

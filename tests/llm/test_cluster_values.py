@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.llm.pairwise.task import PairwiseTask
 from assay.llm.slicing import check_clusters

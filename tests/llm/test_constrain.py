@@ -195,7 +195,7 @@ def test_auto_sends_nothing_to_a_server_it_does_not_know(tmp_path) -> None:
 def test_a_bad_structured_mode_exits_2_before_any_call(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps({"uid": "a", "query": "q", "prediction": "p"}) + "\n")

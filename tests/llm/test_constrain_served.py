@@ -17,7 +17,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm import RunOptions, evaluate, load_model
 from assay.llm.constrain import support
 from assay.llm.pairwise.task import PairwiseTask
@@ -31,7 +31,7 @@ def served() -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "assay.cli", "serve-model", "--port", str(port)]
+    cmd = [sys.executable, "-m", "assay", "serve-model", "--port", str(port)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}/v1"
     try:

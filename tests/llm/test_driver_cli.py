@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.store import Store
 from assay.testing.llm import FakeChatServer
 from assay.testing.llm_resume import cached_responses, shell_signals
@@ -173,7 +173,7 @@ def test_failed_calls_fail_the_run_unless_allowed(srv, inputs, tmp_path, name):
 def _interrupt(cmd: list[str], cache: Path, answered: int, signum: int) -> tuple[int, str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay.cli", *cmd],
+        [sys.executable, "-m", "assay", *cmd],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm.estimate import estimate_items
 from assay.llm.items import Item
 from assay.testing.llm import FakeChatServer

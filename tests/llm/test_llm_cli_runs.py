@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
-from assay.cli_support import emit
+from assay.cli.main import app
+from assay.cli.support import emit
 from assay.results import Metric, MetricSet
 from assay.store import Store
 from assay.testing.llm_resume import shell_signals
@@ -110,7 +110,7 @@ def test_interrupted_run_writes_what_it_has_and_resumes(tmp_path, chat_server, s
     out = tmp_path / "out.jsonl"
     cache = tmp_path / "c.sqlite"
     args = f"llm run {items} -m {srv.spec()} --out {out} --cache {cache} -q -c 2".split()
-    cmd = [sys.executable, "-m", "assay.cli", *args]
+    cmd = [sys.executable, "-m", "assay", *args]
     env = {**os.environ, "PYTHONPATH": SRC, "ASSAY_HOME": str(tmp_path / "home")}
     proc = subprocess.Popen(
         cmd,

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm import RunOptions, evaluate
 from assay.llm.judge.evaluator import JudgeEvaluator
 from assay.llm.pairwise import analyze

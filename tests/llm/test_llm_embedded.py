@@ -77,7 +77,7 @@ def test_serve_model_speaks_openai(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay.cli", "serve-model", "--port", str(port)],
+        [sys.executable, "-m", "assay", "serve-model", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -137,7 +137,7 @@ def test_readme_first_llm_command_answers_sensibly():
     answers = []
     for _ in range(2):  # the same answer twice: the defaults sample with a fixed seed
         res = subprocess.run(
-            [sys.executable, "-m", "assay.cli", *argv[1:]],
+            [sys.executable, "-m", "assay", *argv[1:]],
             capture_output=True,
             text=True,
             timeout=300,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.llm import RunOptions, evaluate, load_model
 from assay.llm.driver import _run_ordered, prefix_order

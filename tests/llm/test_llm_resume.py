@@ -25,7 +25,7 @@ def test_sigkill_then_rerun_repeats_no_answered_call(chat_server, tmp_path, conc
     cmd = [
         sys.executable,
         "-m",
-        "assay.cli",
+        "assay",
         "llm",
         "run",
         str(items),

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.llm import (
     CallError,

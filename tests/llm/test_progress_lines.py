@@ -24,7 +24,7 @@ def _run(srv: FakeChatServer, tmp_path: Path, n: int, interval: str) -> subproce
     rows = [{"id": i, "prompt": "boom" if i == 3 else f"q{i}"} for i in range(n)]
     items.write_text("".join(json.dumps(r) + "\n" for r in rows))
     env = {**os.environ, "ASSAY_PROGRESS_INTERVAL": interval}
-    cmd = [sys.executable, "-m", "assay.cli", "llm", "run", str(items), "--model", srv.spec()]
+    cmd = [sys.executable, "-m", "assay", "llm", "run", str(items), "--model", srv.spec()]
     cmd += ["--out", str(tmp_path / "out.jsonl"), "--no-cache", "--concurrency", "1"]
     cmd += ["--max-errors", "1"]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.store import Store
 from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import make_table, scripted_judge

@@ -18,7 +18,7 @@ import urllib.request
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm.models.embedded import EMBEDDED_NAME
 from assay.store import Store
 from assay.testing.llm import FakeChatServer
@@ -30,7 +30,7 @@ def served():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay.cli", "serve-model", "--port", str(port)],
+        [sys.executable, "-m", "assay", "serve-model", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

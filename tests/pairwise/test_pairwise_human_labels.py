@@ -12,7 +12,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import make_table, scripted_judge
 

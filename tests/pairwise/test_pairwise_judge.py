@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm.pairwise import judge_items
 from assay.llm.pairwise.table import build_comparisons, read_table
 from assay.testing.pairwise import make_table

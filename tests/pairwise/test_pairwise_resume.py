@@ -29,7 +29,7 @@ def test_sigkill_then_rerun_makes_no_repeated_judge_call(judge_server, tmp_path)
     cmd = [
         sys.executable,
         "-m",
-        "assay.cli",
+        "assay",
         "pairwise",
         "judge",
         "--data",

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 DEVBENCH = Path(__file__).resolve().parents[1] / "data" / "devbench"
 RECORD = DEVBENCH / "record_gpt-4-1106-preview_2.tsv"

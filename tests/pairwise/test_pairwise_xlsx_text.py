@@ -10,7 +10,7 @@ from __future__ import annotations
 import openpyxl
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.testing.llm import FakeChatServer
 from assay.testing.pairwise import make_table, scripted_judge
 

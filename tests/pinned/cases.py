@@ -66,7 +66,7 @@ def plain(metrics: Any) -> list[dict[str, Any]]:
 
 def cli(ctx: Ctx, *args: str, out: bool = True, codes: tuple[int, ...] = (0,)) -> list[Any]:
     """Run ``assay ARGS`` in-process and return its JSON records (``--out`` file or stdout)."""
-    from assay.cli import app
+    from assay.cli.main import app
 
     argv = [str(a) for a in args]
     target = ctx.tmp / "out.json"

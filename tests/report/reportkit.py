@@ -237,7 +237,7 @@ def suites(srv_factory: Callable[..., Any], store: Store) -> list[int]:
 def pairwise(srv_factory: Callable[..., Any], store_url: str, tmp: Path) -> None:
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
     from assay.testing.pairwise import make_table, scripted_judge
 
     rules = ["quality"] * 6 + ["first", "both", "garbage"]

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.classification import ClassificationEvaluator
-from assay.cli import app
+from assay.cli.main import app
 from assay.report.figures import MAX_POINTS
 from assay.report.page import build_report, report_figures
 from assay.results import Metric

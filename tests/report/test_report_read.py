@@ -25,7 +25,7 @@ import reportkit
 from reportkit import ARTIFACTS
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.report.page import write_report
 from assay.store import Store
 

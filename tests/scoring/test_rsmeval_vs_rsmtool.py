@@ -27,7 +27,7 @@ import pytest
 from rsmeval_experiments import config, filter_experiments, frame
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 
 RSM_PY = os.environ.get("ASSAY_RSMTOOL_PYTHON")
 pytestmark = [

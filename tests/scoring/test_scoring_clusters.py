@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.scoring import ScoringEvaluator, evaluate_scoring
 from assay.uncertainty.intervals import bca

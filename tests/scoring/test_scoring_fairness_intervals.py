@@ -19,7 +19,7 @@ from scipy.stats import pearsonr
 from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.scoring import ScoringEvaluator, evaluate_scoring
 from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES, fairness_r2
 from assay.scoring.level_stats import CellStats

@@ -91,7 +91,7 @@ def test_cli_ci(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     df = _frame(seed=4)
     path = tmp_path / "s.csv"

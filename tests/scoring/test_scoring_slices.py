@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import pearsonr
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.scoring import evaluate_scoring
 from assay.uncertainty.collapsing import collapse
 from assay.uncertainty.resampling import resample_counts

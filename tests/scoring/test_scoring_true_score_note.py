@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.scoring import ScoringEvaluator, evaluate_scoring, scoring_tables
 
 REASON = "requires a second human score (human2) or a given rater_error_variance"

@@ -80,7 +80,7 @@ def test_cli_ci(tmp_path) -> None:
 
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     road = {"label": "road", "box": [0, 0, 2, 1]}
     gts = [{"uid": f"u{i}", "height": 2, "width": 3, "annotations": [road]} for i in range(6)]

@@ -124,7 +124,7 @@ def _jsonl(tmp_path, n: int = 12):
 def test_cli_by_survives_save_show_export(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from assay.cli import app
+    from assay.cli.main import app
 
     gts, prs, g, p = _jsonl(tmp_path)
     db = str(tmp_path / "runs.db")

@@ -14,7 +14,7 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 import assay.stats as st
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.uncertainty.collapsing import collapse
 from assay.uncertainty.resampling import resample_counts

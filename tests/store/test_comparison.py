@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.classification import evaluate_classification
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.results import Metric
 from assay.store import Store, compare

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm.suites import average_fairness
 from assay.llm.suites.average import FIELDS, stored_args, stratum_seed, stratum_units
 from assay.llm.suites.datasets import dataset_spec

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.store import Store
 
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from sqlalchemy import create_engine, insert, text
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.io.urls import mask_credentials
 from assay.llm.models.spec import canonical_model_name, served_model
 from assay.results import Metric

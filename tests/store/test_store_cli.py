@@ -1,4 +1,4 @@
-"""``assay runs ...`` and the ``--save`` building block (cli_support.save_metrics)."""
+"""``assay runs ...`` and the ``--save`` building block (assay.cli.support.save_metrics)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from assay.cli import app
-from assay.cli_support import db_option, emit, guarded, save_metrics, save_option
+from assay.cli.main import app
+from assay.cli.support import db_option, emit, guarded, save_metrics, save_option
 from assay.results import Metric, MetricSet
 from assay.store import Store
 

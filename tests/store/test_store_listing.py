@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.llm.models.spec import canonical_model_name
 from assay.results import Metric
 from assay.store import ItemRecord, Store

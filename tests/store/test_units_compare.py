@@ -16,7 +16,7 @@ from statsmodels.stats.multitest import multipletests
 from typer.testing import CliRunner
 
 from assay.classification import ClassificationEvaluator
-from assay.cli import app
+from assay.cli.main import app
 from assay.compare import delong_test
 from assay.store import Store
 

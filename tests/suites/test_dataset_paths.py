@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.llm.suites.datasets import dataset_spec
 from assay.llm.suites.fairness import load_fairness_data

@@ -6,7 +6,7 @@ import pytest
 from suitekit import EXAM, exam_responder
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.errors import InvalidInputError
 from assay.llm.suites import LanguageEvaluator, LanguageSuite, run_language
 from assay.llm.suites.language import parse_choice

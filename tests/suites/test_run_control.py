@@ -49,7 +49,7 @@ def test_sigkill_then_resume_repeats_no_answered_call(chat_server, tmp_path):
     cache = tmp_path / "cache.sqlite"
     srv = chat_server(responder=first_option_answer, answer_limit=before_kill, hang_seconds=60)
     cmd = [
-        sys.executable, "-m", "assay.cli", "llm", "cat", "--data", str(dev),
+        sys.executable, "-m", "assay", "llm", "cat", "--data", str(dev),
         "--model", srv.spec(), "--cache", str(cache), "--concurrency", "4",
         "--quiet", "--db", str(tmp_path / "store.db"), "--out", str(tmp_path / "out.json"),
     ]  # fmt: skip

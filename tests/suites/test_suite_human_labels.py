@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli import app
+from assay.cli.main import app
 from assay.testing.llm import FakeChatServer
 
 ppi_py = pytest.importorskip("ppi_py")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from assay._lazy import lazy_exports
 
-# Names load on first use (PEP 562), so importing assay.classification.cli for `--help`
+# Names load on first use (PEP 562), so importing assay.cli.classification for `--help`
 # does not import numpy/pandas code it does not need.
 _WHERE = {
     "DEFAULT_PR_CURVE_THRESHOLDS": "assay.classification.compute",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from assay._lazy import lazy_exports
 
-# Names are loaded on first use (PEP 562), so importing ``assay.detection.cli`` for
+# Names are loaded on first use (PEP 562), so importing ``assay.cli.detection`` for
 # ``assay --help`` does not load numpy, pycocotools or shapely.
 _EXPORTS = {
     "Annotations": "assay.detection.types",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from assay._lazy import lazy_exports
 
-# Names load on first use (PEP 562), so importing assay.fairness.cli for `--help` stays light.
+# Names load on first use (PEP 562), so importing assay.cli.fairness for `--help` stays light.
 _WHERE = {
     "EOD_WORST": "assay.fairness.compute",
     "FAIRNESS_METRICS": "assay.fairness.compute",

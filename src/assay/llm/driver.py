@@ -17,7 +17,7 @@ It owns what every evaluation needs, so a task only declares items, parsing and 
   carries every call made (unfinished ones marked ``interrupted``); answered calls are in
   the cache, so running the same evaluation again resumes without paying twice;
 * **calls**: :attr:`LLMRun.calls`, every call made with its parse outcome, from which
-  the store's item rows are made (:mod:`assay.llm.run_cli`).
+  the store's item rows are made (:mod:`assay.cli.llm_run`).
 
 Example:
     >>> from assay.llm.items import Item

@@ -86,7 +86,7 @@ __all__ = [
     "true_score_variance",
 ]
 
-# Names are imported on first use, so ``import assay.scoring.cli`` (and ``assay --help``)
+# Names are imported on first use, so ``import assay.cli.scoring`` (and ``assay --help``)
 # does not load pandas, scipy or statsmodels.
 _HOME = {
     **dict.fromkeys(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from assay._lazy import lazy_exports
 
-# Names are loaded on first use (PEP 562), so importing ``assay.segmentation.cli`` for
+# Names are loaded on first use (PEP 562), so importing ``assay.cli.segmentation`` for
 # ``assay --help`` does not load numpy, pycocotools or shapely.
 _EXPORTS = {
     "BACKGROUND": "assay.segmentation.evaluator",

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay._lazy import lazy_exports
 
-# Names load on first use (PEP 562), so importing assay.stats.cli for `--help` stays light.
+# Names load on first use (PEP 562), so importing assay.cli.stats for `--help` stays light.
 _WHERE = {
     "CORRECT": "assay.stats.score",
     "GroupedMetricFn": "assay.stats.grouped",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from assay._lazy import lazy_exports
 
-# Names are imported on first use, so ``assay.llm.pairwise.cli`` (and ``assay --help``) does
+# Names are imported on first use, so ``assay.cli.pairwise`` (and ``assay --help``) does
 # not pay for pandas and the fits.
 _EXPORTS = {
     "Analysis": "analysis",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     CI_OPTIONS,
     add_table,
     by_option,
@@ -31,10 +31,10 @@ from assay.cli_options import (
     scheduler_option,
     scheduler_timeout_option,
 )
-from assay.cli_support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
+from assay.cli.rsmeval import run_rsmeval_command
+from assay.cli.scoring_tables import print_tables
+from assay.cli.support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
 from assay.errors import InvalidInputError
-from assay.scoring.rsmeval_cli import run_rsmeval_command
-from assay.scoring.tables_cli import print_tables
 
 if TYPE_CHECKING:
     from assay.scoring.tables import ScoringTables

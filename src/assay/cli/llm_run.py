@@ -126,9 +126,9 @@ def run_task(
     task's. ``after(run)``: the command's own outputs (pairwise's run folder) and records
     (``run.metrics`` may be replaced), before the records are published.
     ``write(metrics, fmt, out)``: how the records are printed (default
-    :func:`assay.cli_support.emit`).
+    :func:`assay.cli.support.emit`).
     """
-    from assay.cli_support import emit, print_error
+    from assay.cli.support import emit, print_error
     from assay.llm.driver import EvaluationInterrupted, evaluate
 
     try:
@@ -152,7 +152,7 @@ def run_task(
         print_error(f"{run.error}{where}")
         raise typer.Exit(1)
     if run.n_errors:
-        from assay.cli_support import note
+        from assay.cli.support import note
 
         note(f"{run.n_errors} of {len(run.calls)} calls failed (allowed by --max-errors)")
     return run
@@ -160,7 +160,7 @@ def run_task(
 
 def _store(run: Any, metrics: Any, db: str | None, task: Any = None) -> int:
     """The run in the store with its status, its records and one item row per call."""
-    from assay.cli_support import note, save_labels
+    from assay.cli.support import note, save_labels
     from assay.store import Store
 
     items = item_rows(run, task) or None

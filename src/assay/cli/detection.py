@@ -21,7 +21,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     apply_where,
     by_option,
     cluster_option,
@@ -30,7 +30,7 @@ from assay.cli_options import (
     interval_options,
     where_option,
 )
-from assay.cli_support import (
+from assay.cli.support import (
     OutputFormat,
     db_option,
     guarded,

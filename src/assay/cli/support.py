@@ -1,9 +1,9 @@
 """Shared pieces of the ``assay`` command: output, errors, option parsing.
 
-Each domain defines its command in ``assay/<domain>/cli.py`` as ``register(app)`` and
-uses these helpers, so every command writes JSON/tables and reports bad input the same
-way: one message naming the file, row and field on stderr, exit code 2, and nothing
-half-written to ``--out``.
+Each command is a module of :mod:`assay.cli` defining ``register(app)``, and it uses
+these helpers, so every command writes JSON/tables and reports bad input the same way: one
+message naming the file, row and field on stderr, exit code 2, and nothing half-written to
+``--out``.
 
 One output rule for every command: ``--format json`` (the default) prints the metric
 records as JSON on stdout, ``--format table`` prints a table for people, and ``--out
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     parse_tags,
     save_label_parameters,
 )
@@ -158,7 +158,7 @@ def guarded(fn: F) -> F:
             if labels:
                 _save_labels = {}
 
-    if labels:  # --name, --tag and --no-units beside --save (cli_options.SAVE_LABELS)
+    if labels:  # --name, --tag and --no-units beside --save (options.SAVE_LABELS)
         sig = inspect.signature(fn)
         extra = save_label_parameters()
         wrapper.__signature__ = sig.replace(  # type: ignore[attr-defined]

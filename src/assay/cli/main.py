@@ -1,7 +1,7 @@
 """The ``assay`` command line.
 
-Every domain defines its sub-command in ``assay/<domain>/cli.py`` as ``register(app)``;
-see :mod:`assay.cli_support` for the shared output and error handling.
+Every command is one module of this package, ``assay/cli/<name>.py``, defining
+``register(app)``; see :mod:`assay.cli.support` for the shared output and error handling.
 
 Commands are registered lazily: :data:`COMMANDS` knows each command's name, the module
 that defines it and a one-line help, so ``assay --help`` lists every command without
@@ -30,53 +30,53 @@ __all__ = ["COMMANDS", "app", "main", "load_command"]
 #: command name -> (module defining ``register(app)``, one-line help shown by ``assay --help``)
 COMMANDS: dict[str, tuple[str, str]] = {
     "classification": (
-        "assay.classification.cli",
+        "assay.cli.classification",
         "Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves.",
     ),
     "fairness": (
-        "assay.fairness.cli",
+        "assay.cli.fairness",
         "Group fairness: statistical parity, disparate impact, equal opportunity, odds.",
     ),
     "detection": (
-        "assay.detection.cli",
+        "assay.cli.detection",
         "Object detection and instance segmentation (COCO-exact AP/AR, curves).",
     ),
-    "segmentation": ("assay.segmentation.cli", "Semantic segmentation: IoU, mIoU, confusion."),
+    "segmentation": ("assay.cli.segmentation", "Semantic segmentation: IoU, mIoU, confusion."),
     "scoring": (
-        "assay.scoring.cli",
+        "assay.cli.scoring",
         "Automated-scoring evaluation: the RSMTool metric set, PRMSE, subgroup tables.",
     ),
-    "llm": ("assay.llm.cli", "Call LLMs: ask one question, or run many items (JSONL)."),
+    "llm": ("assay.cli.llm", "Call LLMs: ask one question, or run many items (JSONL)."),
     "serve-model": (
-        "assay.llm.cli",
+        "assay.cli.llm",
         "Serve the embedded model as an OpenAI-compatible endpoint on 127.0.0.1.",
     ),
     "pairwise": (
-        "assay.llm.pairwise.cli",
+        "assay.cli.pairwise",
         "Pairwise LLM judging with position swap: consistency, win rates, ratings.",
     ),
-    "runs": ("assay.store.cli", "The evaluation store: list, show, latest, export, upgrade."),
+    "runs": ("assay.cli.runs", "The evaluation store: list, show, latest, export, upgrade."),
     "import": (
-        "assay.importers.cli",
+        "assay.cli.imports",
         "Store runs made by Inspect AI, lm-evaluation-harness or Every Eval Ever.",
     ),
     "compare": (
-        "assay.store.cli",
+        "assay.cli.runs",
         "Which run is better: paired differences, tests, adjusted p-values, ranks, power.",
     ),
     "plan": (
-        "assay.store.cli",
+        "assay.cli.runs",
         "The units a comparison needs (--mde, --target-width), from one pilot run.",
     ),
     "report": (
-        "assay.report.cli",
+        "assay.cli.report",
         "One self-contained HTML report (tables and plots) of stored runs.",
     ),
     "stats": (
-        "assay.stats.cli",
+        "assay.cli.stats",
         "Inspect-style score statistics: accuracy, stderr, ci ... over reduced epochs.",
     ),
-    "text": ("assay.text.cli", "Text metrics: ROUGE, BLEU and LLM-judged (faithfulness, ...)."),
+    "text": ("assay.cli.text", "Text metrics: ROUGE, BLEU and LLM-judged (faithfulness, ...)."),
 }
 
 HELP = """Evaluate ML models and LLMs.
@@ -191,7 +191,7 @@ def _root(
     ),
 ) -> None:
     """Evaluate ML models and LLMs."""
-    from assay.cli_support import mark_command_start
+    from assay.cli.support import mark_command_start
 
     mark_command_start()  # a saved evaluation's "created": when its command began
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from assay.cli_support import check_output_file, guarded, note
+from assay.cli.support import check_output_file, guarded, note
 from assay.errors import InvalidInputError
 
 __all__ = ["register"]
@@ -43,8 +43,8 @@ def report_command(
     Examples: assay report 3 4 7 --out report.html;
     assay report --kind classification --last 3 -o cls.html
     """
+    from assay.cli.runs import open_store, select_runs
     from assay.report.page import write_report
-    from assay.store.cli import open_store, select_runs
 
     check_output_file(out)
     with open_store(db) as st:

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     by_option,
     cluster_option,
     interval_options,
@@ -149,7 +149,7 @@ def _bleu_weights(text: str) -> list[float]:
     """``--bleu-weights``: one or more finite weights >= 0, not all 0 (else one line)."""
     import math
 
-    from assay.cli_support import parse_floats
+    from assay.cli.support import parse_floats
     from assay.errors import InvalidInputError
 
     weights = parse_floats(text, option="--bleu-weights") or []
@@ -209,9 +209,9 @@ def _check_columns(names: list[str], columns: Any) -> None:
 
 
 def _run(**o: Any) -> None:
+    from assay.cli.llm_run import check_outputs
     from assay.errors import InvalidInputError
     from assay.llm.options import run_options
-    from assay.llm.run_cli import check_outputs
     from assay.text.io import read_rows
 
     if o["fmt"] not in ("json", "table"):
@@ -259,7 +259,7 @@ def _run(**o: Any) -> None:
     _check_by(keep, columns, str(o["data"]), o["cluster"])
     if not judged:
         return
-    from assay.llm.judge import cli as judge_cli
+    import assay.cli.judge as judge_cli
 
     task = judge_cli.judge_task(
         rows,
@@ -391,7 +391,7 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
     streamed by row group, or either on the Dask cluster at ``--scheduler``."""
     from functools import partial
 
-    from assay.cli_options import add_table, scheduler_address
+    from assay.cli.options import add_table, scheduler_address
     from assay.errors import InvalidInputError
     from assay.io.parquet import is_parquet_dataset, schema_frame
 
@@ -415,8 +415,8 @@ def _text_records(names: list[str], o: dict[str, Any]) -> Any:
 
 def _publish(records: Any, o: dict[str, Any]) -> None:
     """ROUGE/BLEU only: store (with --save), then write --out (JSONL) and print."""
-    from assay.cli_support import save_metrics
-    from assay.llm.judge.cli import write_records
+    from assay.cli.judge import write_records
+    from assay.cli.support import save_metrics
 
     save_metrics(
         records,
@@ -431,6 +431,6 @@ def _publish(records: Any, o: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``assay text`` to the ``assay`` command."""
-    from assay.cli_support import guarded
+    from assay.cli.support import guarded
 
     app.command("text")(guarded(text_command))

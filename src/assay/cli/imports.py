@@ -18,7 +18,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import guarded, note
+from assay.cli.support import guarded, note
 
 __all__ = ["register"]
 

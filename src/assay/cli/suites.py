@@ -4,7 +4,7 @@ Every suite command takes the same run options (``--model``, ``--max-queries``, 
 ``--max-errors``, ``--concurrency``, ``--timeout``, ``--retries``, ``--max-tokens``,
 ``--cache``/``--no-cache``, ``--save/--no-save``, ``--db``, ``--out``, ``--format``,
 ``--dry-run N``), parses them and calls the one driver through
-:func:`assay.llm.run_cli.run_task`: a run is stored as an evaluation (one item row per call)
+:func:`assay.cli.llm_run.run_task`: a run is stored as an evaluation (one item row per call)
 unless ``--no-save``; a run with failed calls beyond ``--max-errors`` is stored as
 ``failed`` and exits 1; SIGINT/SIGTERM store the calls made and exit 130/143 (the same
 command resumes). Bad options and bad data exit 2 before any call is paid. Heavy modules
@@ -23,14 +23,14 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.llm_run import MODEL_HELP, RunOpts
+from assay.cli.options import (
     bootstrap_seed_option,
     by_option,
     cluster_option,
     interval_options,
 )
-from assay.cli_support import OutputFormat, guarded
-from assay.llm.run_cli import MODEL_HELP, RunOpts
+from assay.cli.support import OutputFormat, guarded
 
 __all__ = ["add_commands"]
 
@@ -166,11 +166,11 @@ def _suite_command(fn: Callable[..., None]) -> Callable[..., None]:
 
 
 def _execute(suite: Any, run: _Run, title: str) -> None:
+    from assay.cli.llm_run import print_estimate, run_task
     from assay.errors import InvalidInputError
     from assay.llm.driver import dry_run_items
     from assay.llm.estimate import parse_prices
     from assay.llm.options import run_options
-    from assay.llm.run_cli import print_estimate, run_task
     from assay.terminal import printable
 
     options = run_options(
@@ -222,7 +222,7 @@ def _execute(suite: Any, run: _Run, title: str) -> None:
 def _read_labels(suite: Any, path: Path, options: Any) -> Any:
     """``--human-labels`` of a suite: by item id, checked before any call (a suite without
     per-item scores refuses them)."""
-    from assay.cli_support import check_input_file
+    from assay.cli.support import check_input_file
     from assay.errors import InvalidInputError
     from assay.io.human_labels import read_human_labels
     from assay.llm.driver import dry_run_items
@@ -390,8 +390,8 @@ def average(
 ) -> None:
     """Mean fairness metrics over the last finished evaluation of each dataset; with --ci,
     a stratified bootstrap interval over each dataset's stored items (no model call)."""
-    from assay.cli_options import interval_kwargs
-    from assay.cli_support import publish
+    from assay.cli.options import interval_kwargs
+    from assay.cli.support import publish
     from assay.errors import InvalidInputError
     from assay.llm.suites.average import average_fairness
     from assay.results import MetricSet

@@ -2,7 +2,7 @@
 example paging, confidence intervals (``--ci`` ...), and Parquet datasets with
 ``--scheduler`` (:func:`add_table`, the one door of the commands' tables).
 
-Split from :mod:`assay.cli_support`, which re-exports every name here; like it, this
+Split from :mod:`assay.cli.support`; like it, this
 module imports nothing heavy at module level (every command's ``--help`` imports it).
 """
 
@@ -252,8 +252,8 @@ def by_option(what: str, extra: str = "") -> Any:
 
 
 #: What ``--name``, ``--tag`` and ``--no-units`` are to every command with ``--save``: its
-#: parameter name -> (type, the option). :func:`assay.cli_support.guarded` adds them to
-#: any command that declares ``--save`` (:func:`assay.cli_support.save_option`), so they
+#: parameter name -> (type, the option). :func:`assay.cli.support.guarded` adds them to
+#: any command that declares ``--save`` (:func:`assay.cli.support.save_option`), so they
 #: are declared here once, not in every command.
 SAVE_LABELS: dict[str, tuple[Any, Any]] = {
     "save_name": (

@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     apply_where,
     by_option,
     cluster_option,
@@ -25,7 +25,7 @@ from assay.cli_options import (
     interval_options,
     where_option,
 )
-from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli.support import OutputFormat, db_option, guarded, publish, save_option
 
 __all__ = ["register"]
 

@@ -3,7 +3,7 @@
 ``assay text`` reads the file and computes ROUGE/BLEU; the judge metrics it names are run
 here: the rows become :class:`~assay.llm.judge.Datum`\\ s, a
 :class:`~assay.llm.judge.run.JudgeTask` is built, and the one driver runs it through
-:func:`assay.llm.run_cli.run_task` (pre-flight checks, store with status and item rows,
+:func:`assay.cli.llm_run.run_task` (pre-flight checks, store with status and item rows,
 exit codes, interrupts). Heavy modules are imported when a command runs.
 """
 
@@ -73,8 +73,8 @@ def judge_task(
 def dry_run(task: Any, options: Any, model: str | None = None, prices: Any = None) -> None:
     """Print the calls of the first stage (their prompts are known before any reply), then
     the estimate of what the run would pay on stderr (:mod:`assay.llm.estimate`)."""
+    from assay.cli.llm_run import print_dry_run, print_estimate
     from assay.llm.driver import dry_run_items
-    from assay.llm.run_cli import print_dry_run, print_estimate
 
     print_dry_run(dry_run_items(task, options))
     print_estimate(task, model, options, prices)
@@ -88,7 +88,7 @@ def uid_text(v: Any) -> str:
 def read_labels(path: Path, rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> Any:
     """``--human-labels``: the labels of the judged rows (by ``uid``), checked before any
     call (:func:`assay.llm.human_labels.check_labels`)."""
-    from assay.cli_support import check_input_file
+    from assay.cli.support import check_input_file
     from assay.io.human_labels import read_human_labels
     from assay.llm.human_labels import check_labels
     from assay.llm.judge import get_metric
@@ -167,7 +167,7 @@ def run_judge_metrics(
 ) -> None:
     """Run the judge task (``extra``: the records computed without a model, stored and
     printed first), then write ``--out`` as JSONL and print JSON or a table."""
-    from assay.llm.run_cli import run_task
+    from assay.cli.llm_run import run_task
 
     run_task(
         task,
@@ -188,7 +188,7 @@ def write_records(records: Any, fmt: Any, out: Path | None) -> None:
     """``--out``: JSONL records (with the judge's details); stdout: JSON or a table."""
     import json
 
-    from assay.cli_support import OutputFormat, emit
+    from assay.cli.support import OutputFormat, emit
     from assay.io.files import write_atomic
 
     fmt = OutputFormat(fmt)

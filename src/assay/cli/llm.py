@@ -22,7 +22,8 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import (
+from assay.cli.llm_run import MODEL_HELP, RunOpts
+from assay.cli.support import (
     check_input_file,
     check_output_file,
     db_option,
@@ -34,7 +35,6 @@ from assay.cli_support import (
 )
 from assay.errors import InvalidInputError
 from assay.io.files import write_atomic
-from assay.llm.run_cli import MODEL_HELP, RunOpts
 from assay.terminal import printable
 
 __all__ = ["register", "llm_app", "read_items"]
@@ -140,10 +140,10 @@ def run(
 
 def _run_command(o: dict[str, Any]) -> None:
     """The body of ``assay llm run``; ``o`` holds its options by parameter name."""
+    from assay.cli.llm_run import check_outputs
     from assay.llm.driver import make_runner, resolve_model
     from assay.llm.interrupt import RunInterrupted, run_interruptible
     from assay.llm.options import run_options
-    from assay.llm.run_cli import check_outputs
     from assay.llm.runner import check_cache
 
     started = datetime.now(UTC)
@@ -326,7 +326,7 @@ def serve_model(
 
 def register(app: typer.Typer) -> None:
     """Add ``assay llm`` and ``assay serve-model`` to the ``assay`` command."""
-    from assay.llm.suites.cli import add_commands
+    from assay.cli.suites import add_commands
 
     add_commands(llm_app)  # assay llm cat|fairness|language|average
     app.add_typer(llm_app, name="llm")

@@ -21,7 +21,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     CI_OPTIONS,
     apply_where,
     by_option,
@@ -33,7 +33,7 @@ from assay.cli_options import (
     scheduler_timeout_option,
     where_option,
 )
-from assay.cli_support import OutputFormat, db_option, guarded, parse_floats, publish, save_option
+from assay.cli.support import OutputFormat, db_option, guarded, parse_floats, publish, save_option
 
 # Kept in step with assay.classification.options.METRIC_TYPES (a test checks it).
 METRIC_CHOICES = (
@@ -89,7 +89,7 @@ def _add_wide(ev: Any, data: Path, wide: dict[str, Any], scheduler: str | None) 
     process or on the Dask cluster at ``scheduler``."""
     from functools import partial
 
-    from assay.cli_options import add_table
+    from assay.cli.options import add_table
     from assay.errors import InvalidInputError
 
     if wide["y_true"] is None:
@@ -189,7 +189,7 @@ def _add_files(
         read=read,
     )
     if scheduler is not None:
-        from assay.cli_options import check_scheduler
+        from assay.cli.options import check_scheduler
         from assay.dist.join import evaluate_joined
 
         check_scheduler(scheduler)

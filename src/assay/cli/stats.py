@@ -12,14 +12,14 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     interval_kwargs,
     interval_options,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
 )
-from assay.cli_support import (
+from assay.cli.support import (
     OutputFormat,
     db_option,
     format_option,
@@ -79,7 +79,7 @@ def _add_scores(ev: Any, batch: Any, *, source: str) -> None:
     from assay.stats.io import frame_scores, read_scores
 
     if isinstance(batch, (str, Path)):
-        from assay.cli_support import check_input_file
+        from assay.cli.support import check_input_file
 
         ev.add(read_scores(check_input_file(batch, option="--scores"), source=source))
     else:
@@ -91,7 +91,7 @@ def _fold_scores(ev: Any, scores: Path, scheduler: str | None) -> Any:
     glob streamed by row group, or any of them on the Dask cluster at ``scheduler``."""
     from functools import partial
 
-    from assay.cli_options import add_table
+    from assay.cli.options import add_table
     from assay.errors import InvalidInputError
     from assay.io.parquet import is_parquet_dataset, schema_frame
 
@@ -111,7 +111,7 @@ def _fold_scores(ev: Any, scores: Path, scheduler: str | None) -> Any:
 
 def _with_ppi(ms: Any, ev: Any, path: Path, intervals: dict[str, Any]) -> Any:
     """``ms`` and the PPI++ records of its means with the human labels at ``path``."""
-    from assay.cli_support import check_input_file
+    from assay.cli.support import check_input_file
     from assay.io.human_labels import read_human_labels
     from assay.results import MetricSet
     from assay.stats.ppi_records import ppi_records

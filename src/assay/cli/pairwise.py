@@ -18,15 +18,15 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.llm_run import RunOpts
+from assay.cli.options import (
     bootstrap_seed_option,
     by_option,
     interval_kwargs,
     interval_options,
 )
-from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli.support import OutputFormat, db_option, guarded, publish, save_option
 from assay.errors import InvalidInputError
-from assay.llm.run_cli import RunOpts
 
 __all__ = ["register", "pairwise_app"]
 
@@ -233,11 +233,11 @@ def judge_command(
     failed, the run folder written all the same) unless --max-errors allows them;
     Ctrl-C/SIGTERM store what was done and the same command resumes from the cache.
     """
+    from assay.cli.llm_run import print_dry_run, print_estimate, run_task
     from assay.llm.driver import dry_run_items
     from assay.llm.estimate import parse_prices
     from assay.llm.options import run_options
     from assay.llm.pairwise.task import PairwiseTask
-    from assay.llm.run_cli import print_dry_run, print_estimate, run_task
 
     prices = parse_prices(price_per_mtok)
     opts = dict(locals())
@@ -272,7 +272,7 @@ def judge_command(
     )
     prefs = None
     if human_labels is not None:  # checked before any call
-        from assay.cli_support import check_input_file
+        from assay.cli.support import check_input_file
         from assay.llm.pairwise.human_labels import read_preferences
 
         judged = [(c.index, c.model_a, c.model_b) for c in task.comparisons]

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from assay.cli_support import OutputFormat, cell, check_output_file, format_option, guarded, note
+from assay.cli.support import OutputFormat, cell, check_output_file, format_option, guarded, note
 from assay.errors import InvalidInputError
 from assay.io.files import write_atomic
 from assay.terminal import printable
@@ -225,7 +225,7 @@ def export(
     Give evaluation ids, or filters (--kind, --dataset, --model, --status), not both.
     """
     if fmt is ExportFormat.every_eval_ever:
-        from assay.importers.cli import export_every_eval_ever
+        from assay.cli.imports import export_every_eval_ever
 
         return export_every_eval_ever(open_store(db), list(evaluation_ids or []), out)
     check_output_file(out)

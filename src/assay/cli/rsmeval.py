@@ -15,9 +15,9 @@ from typing import Any
 
 import typer
 
-from assay.cli_support import OutputFormat
+from assay.cli.scoring_tables import print_tables
+from assay.cli.support import OutputFormat
 from assay.errors import InvalidInputError
-from assay.scoring.tables_cli import print_tables
 
 __all__ = ["run_rsmeval_command"]
 
@@ -89,8 +89,8 @@ def run_rsmeval_command(
     """Run the pipeline, store it (``save``), write every table into ``out_dir`` at once,
     print a summary. ``options``: ``ci``, ``ci_method``, ``num_bootstrap``, ``seed``,
     ``cluster``, ``by`` (see :func:`assay.scoring.rsmeval.rsmeval_tables`)."""
-    from assay.cli_options import CI_OPTIONS
-    from assay.cli_support import save_metrics
+    from assay.cli.options import CI_OPTIONS
+    from assay.cli.support import save_metrics
     from assay.io.files import write_files_atomic
     from assay.scoring.rsmeval import rsmeval_tables
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from assay.cli_options import (
+from assay.cli.options import (
     by_option,
     cluster_option,
     interval_kwargs,
@@ -20,7 +20,7 @@ from assay.cli_options import (
     scheduler_option,
     scheduler_timeout_option,
 )
-from assay.cli_support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli.support import OutputFormat, db_option, guarded, publish, save_option
 
 
 def _positive_label(text: str, column: Any, source: str) -> Any:
@@ -156,7 +156,7 @@ def _evaluate_file(
     schema), or any of them on the Dask cluster at ``scheduler``."""
     from functools import partial
 
-    from assay.cli_options import add_table
+    from assay.cli.options import add_table
     from assay.errors import InvalidInputError
     from assay.io.parquet import is_parquet_dataset, schema_frame
     from assay.io.tables import read_table, require_columns

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from assay.cli_support import cell
+from assay.cli.support import cell
 
 if TYPE_CHECKING:
     import pandas as pd

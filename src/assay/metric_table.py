@@ -30,7 +30,7 @@ Example:
     >>> T.check(["Accuracy", "Recall"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    assay.errors.InvalidInputError: metrics: unknown metric type(s) ['Recall']; choose from ...
+    assay.errors.InvalidInputError: metrics: unknown ['Recall']; choose from ...
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ class MetricTable:
         unknown = [n for n in asked if n not in self]
         if unknown:
             raise InvalidInputError(
-                f"unknown metric type(s) {unknown}; choose from {', '.join(self.types)}",
+                f"unknown {unknown}; choose from {', '.join(self.types)}",
                 source=source,
             )
         return asked

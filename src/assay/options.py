@@ -55,6 +55,7 @@ from assay.errors import InvalidInputError
 
 __all__ = [
     "REQUIRED",
+    "ZERO_DIVISION",
     "Bad",
     "Option",
     "Options",
@@ -112,6 +113,7 @@ class Rule:
     bad: tuple[Any, ...] = ()
     cli_type: type = str
     many: bool = False
+    metavar: str | None = None
 
 
 def _show(v: Any) -> str:
@@ -299,7 +301,7 @@ def names(*, none: bool = False) -> Rule:
             raise _must(describe, v)
         return tuple(dict.fromkeys(got))
 
-    return Rule(describe, normalize, ("site", [1]), str, many=True)
+    return Rule(describe, normalize, ("site", [1]), str, many=True, metavar="COLUMN")
 
 
 def text(*, none: bool = False, nonempty: bool = True) -> Rule:
@@ -388,6 +390,7 @@ class Option:
             "help": self.help,
             "many": self.rule.many and self.separator is None,
             "separator": self.separator,
+            "metavar": self.rule.metavar,
         }
 
 
@@ -505,3 +508,14 @@ def flags_named(*options: Options) -> Iterator[None]:
         if flag_ is None:
             raise
         raise InvalidInputError(e.reason, source=flag_, record=e.record, field=e.field) from None
+
+
+#: ``zero_division``, in every domain that has ratios: the value of a ratio whose
+#: denominator is 0, or ``None`` (the default): undefined, ``null`` with the reason.
+ZERO_DIVISION = Option(
+    "zero_division",
+    None,
+    number(none=True, describe="a finite number"),
+    "--zero-division",
+    "Value of a ratio with a zero denominator (default: null).",
+)

@@ -34,10 +34,11 @@ def _parameter(o: Option) -> inspect.Parameter:
     """The typer parameter of one declared option."""
     c = o.cli()
     flag, help_ = str(c["flag"]), c["help"]
+    shown = {"metavar": c["metavar"]} if c["metavar"] else {}
     kind: Any = c["type"]
     if c["many"]:
         annotation: Any = list[kind]
-        default = typer.Option(c["default"] or [], flag, help=help_)
+        default = typer.Option(c["default"] or [], flag, help=help_, **shown)
     elif kind is bool:
         annotation = bool
         default = typer.Option(o.default, f"{flag}/--no-{flag[2:]}", help=help_)
@@ -46,7 +47,7 @@ def _parameter(o: Option) -> inspect.Parameter:
             kind = str
         annotation = kind if o.default not in (None, REQUIRED) else kind | None
         start = ... if o.default is REQUIRED else _flag_text(o)
-        default = typer.Option(start, flag, help=help_)
+        default = typer.Option(start, flag, help=help_, **shown)
     return inspect.Parameter(
         o.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
     )

@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 from assay.metric_table import MetricEntry, MetricTable
-from assay.options import Option, Options, number
+from assay.options import ZERO_DIVISION, Options
 from assay.uncertainty.options import by_option, interval_options
 
 __all__ = ["METRICS", "OPTIONS"]
@@ -83,13 +83,7 @@ METRICS = MetricTable(
 
 #: The options of ``SegmentationEvaluator`` (and of ``assay segmentation``).
 OPTIONS = Options(
-    Option(
-        "zero_division",
-        None,
-        number(none=True),
-        "--zero-division",
-        "Value of a ratio with a zero denominator (default: null).",
-    ),
+    ZERO_DIVISION,
     by_option("A datum metadata field", f"Sliced: {', '.join(METRICS.sliced)}."),
     interval_options(unit="datum"),
 )

@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -303,12 +304,15 @@ class Evaluator(ABC):
 
 
 def _checked_init(init: Callable[..., None], options: Options) -> Callable[..., None]:
-    """``init`` behind the check of its keyword arguments against ``options``."""
+    """``init`` behind the check of its arguments against ``options`` (the body receives
+    the clean values, by keyword)."""
+    signature = inspect.signature(init)
 
     @functools.wraps(init)
     def checked(self: Evaluator, *args: Any, **kwargs: Any) -> None:
-        if args:
-            raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
+        if args:  # positional arguments, named by the signature (too many: Python's error)
+            named = signature.bind_partial(self, *args).arguments
+            kwargs = {k: v for k, v in named.items() if k != "self"} | kwargs
         values = options.validate(kwargs)
         self.options = values
         init(self, **values)

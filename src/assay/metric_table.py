@@ -51,22 +51,39 @@ class MetricEntry:
 
     Attributes:
         type: the record type (``"Precision"``).
-        family: the types one builder computes together (``"hardmax"``, ``"curves"``).
+        family: the types one builder computes together (``"hardmax"``, ``"curves"``); a
+            tuple where two builders emit the type (fairness's per-group and overall
+            ``Accuracy``).
         builder: ``"module:function"`` of the builder that emits the family's records.
         sliced: recomputed per slice of ``--by``.
         intervals: the interval methods that apply (``()``: no interval; the bootstrap is
             listed where it applies).
         default: computed when the caller names no metric types.
         help: one line for ``--help`` and the docs.
+        short: the name in a narrow table or on an axis (``"SPD"``); the type by default.
+        ideal: the value that means no error (no disparity: 0 for a difference, 1 for a
+            ratio), where a report draws it.
     """
 
     type: str
-    family: str
+    family: str | tuple[str, ...]
     builder: str
     sliced: bool = False
     intervals: tuple[str, ...] = ()
     default: bool = True
     help: str = ""
+    short: str = ""
+    ideal: float | None = None
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The families the type belongs to."""
+        return (self.family,) if isinstance(self.family, str) else self.family
+
+    @property
+    def label(self) -> str:
+        """:attr:`short`, or the type."""
+        return self.short or self.type
 
 
 @dataclass(frozen=True)
@@ -120,12 +137,12 @@ class MetricTable:
 
     def family(self, name: str) -> tuple[str, ...]:
         """The types of one family."""
-        return self._where(lambda e: e.family == name)
+        return self._where(lambda e: name in e.families)
 
     @property
     def families(self) -> tuple[str, ...]:
         """The families, in order of their first type."""
-        return tuple(dict.fromkeys(e.family for e in self.entries))
+        return tuple(dict.fromkeys(f for e in self.entries for f in e.families))
 
     def check(self, names: Iterable[str] | None, *, source: str = "metrics") -> tuple[str, ...]:
         """The types asked for (the defaults for ``None``; repeats dropped, order kept), or
@@ -145,7 +162,7 @@ class MetricTable:
 
     def builder(self, name: str) -> Callable[..., Any]:
         """The builder of type (or family) ``name``, imported now."""
-        entry = next((e for e in self.entries if name in (e.type, e.family)), None)
+        entry = next((e for e in self.entries if name == e.type or name in e.families), None)
         if entry is None:
             raise KeyError(name)
         module, _, function = entry.builder.partition(":")

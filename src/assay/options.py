@@ -350,11 +350,14 @@ class Option:
         flag: its flag on the command line (``None``: not offered there).
         help: one line for ``--help`` and the docs.
         stored: whether ``config()`` (and so the stored run's parameters) holds it:
-            ``"always"``; ``"if_set"``: when it is not ``None`` or empty; or a function of
-            all the clean values (e.g. the interval options only when ``ci`` is given).
+            ``"always"``; ``"never"``; ``"if_set"``: when it is not ``None`` or empty; or a
+            function of all the clean values (e.g. the interval options only when ``ci`` is given).
         separator: for a list option, the flag takes one text split on this
             (``--score-thresholds 0.5,0.75``) instead of being repeated.
-        example: a valid value, for an option without a default (``REQUIRED``).
+        example: a valid value, for an option without a default (``REQUIRED``) or whose
+            default the cross-checks refuse alone (fairness's ``groups``).
+        encode: the clean value as ``config()`` holds it, where it is not plain JSON (a
+            list of definition objects as their dicts); ``__init__`` must accept it back.
     """
 
     name: str
@@ -365,11 +368,14 @@ class Option:
     stored: Stored = "always"
     separator: str | None = None
     example: Any = None
+    encode: Callable[[Any], Any] | None = None
 
     def is_stored(self, values: Mapping[str, Any]) -> bool:
         """Whether ``config()`` holds this option, given all the clean values."""
         if self.stored == "always":
             return True
+        if self.stored == "never":
+            return False
         if self.stored == "if_set":
             v = values[self.name]
             return v is not None and v != () and v != []
@@ -486,7 +492,11 @@ class Options:
     def config(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The stored options (see :attr:`Option.stored`) as JSON values (lists, not
         tuples)."""
-        return {o.name: _jsonable(values[o.name]) for o in self.entries if o.is_stored(values)}
+        return {
+            o.name: o.encode(values[o.name]) if o.encode else _jsonable(values[o.name])
+            for o in self.entries
+            if o.is_stored(values)
+        }
 
 
 def _jsonable(v: Any) -> Any:

@@ -11,16 +11,15 @@ from typing import Any
 
 import typer
 
-from assay.cli.options import (
-    by_option,
-    cluster_option,
-    interval_kwargs,
-    interval_options,
-    scheduler_address,
-    scheduler_option,
-    scheduler_timeout_option,
-)
+from assay.cli.command import MetricCommand
+from assay.cli.declared import declared_flags
+from assay.cli.options import scheduler_address, scheduler_option, scheduler_timeout_option
 from assay.cli.support import OutputFormat, db_option, guarded, publish, save_option
+from assay.fairness.declared import METRICS, OPTIONS
+
+#: The fairness command's evaluator and declarations (its body reads the table first: the
+#: --group texts and --positive-label are read against its columns).
+FAIRNESS = MetricCommand("fairness", "assay.fairness.evaluator:FairnessEvaluator", OPTIONS, METRICS)
 
 
 def _positive_label(text: str, column: Any, source: str) -> Any:
@@ -42,19 +41,6 @@ def _positive_label(text: str, column: Any, source: str) -> Any:
     return text
 
 
-#: Evaluator argument -> the option that sets it, so configuration errors name the option.
-OPTIONS = {
-    "groups": "--sensitive",
-    "group definition": "--sensitive",
-    "group_columns": "--group",
-    "control_columns": "--control",
-    "by": "--by",
-    "method": "--method",
-    "agg": "--equalized-odds-agg",
-    "zero_division": "--zero-division",
-}
-
-
 def _group_columns(texts: list[str], df: Any) -> list[Any]:
     """``--group`` values: a column name, or ``A,B`` for the crossed groups of columns A and
     B. A text that names a column of the table is that column, even with a comma in it."""
@@ -70,16 +56,6 @@ def _group_columns(texts: list[str], df: Any) -> list[Any]:
         else:
             out.append(tuple(parts))
     return out
-
-
-def _groups(texts: list[str]) -> list[Any]:
-    from assay.errors import InvalidInputError
-    from assay.fairness.types import PrivilegedGroup
-
-    try:
-        return [PrivilegedGroup.parse(t) for t in texts]
-    except InvalidInputError as e:
-        raise InvalidInputError(e.reason, source="--sensitive") from None
 
 
 def _check_columns(
@@ -125,35 +101,31 @@ def _check_columns(
             )
 
 
-def _evaluator(groups: list[Any], group_columns: list[str], **options: Any) -> Any:
+def _evaluator(given: dict[str, Any]) -> Any:
+    """The evaluator of the declared options' values; errors name the flags."""
     from assay.errors import InvalidInputError
-    from assay.fairness.evaluator import FairnessEvaluator
 
-    if not groups and not group_columns:
+    if not given["groups"] and not given["group_columns"]:
         raise InvalidInputError(
             "give --sensitive (a privileged group) or --group (per-group metrics), or both",
             source="fairness",
         )
-    try:
-        return FairnessEvaluator(groups, group_columns=group_columns, **options)
-    except InvalidInputError as e:
-        raise InvalidInputError(e.reason, source=OPTIONS.get(str(e.source), e.source)) from None
+    return FAIRNESS.make(given)
 
 
 def _evaluate_file(
     data: Path,
     label: str,
     prediction: str,
-    groups: list[Any],
-    group_columns: list[str],
-    positive_label: str,
+    given: dict[str, Any],
     sample_weight: str | None = None,
     scheduler: str | None = None,
-    **options: Any,
 ) -> Any:
     """Check the table's columns, then add it: a file read whole (its privileged values
     checked too), or a Parquet directory or glob streamed by row group (checked against its
-    schema), or any of them on the Dask cluster at ``scheduler``."""
+    schema), or any of them on the Dask cluster at ``scheduler``. ``given``: the declared
+    options' values from the command line (``--group`` texts and ``--positive-label`` are
+    read against the table's columns)."""
     from functools import partial
 
     from assay.cli.options import add_table
@@ -161,29 +133,29 @@ def _evaluate_file(
     from assay.io.parquet import is_parquet_dataset, schema_frame
     from assay.io.tables import read_table, require_columns
 
-    _evaluator(groups, group_columns, **options)  # a bad option fails before reading
+    groups = _evaluator(given).groups  # a bad option fails before reading
     src = str(data)
     streamed = is_parquet_dataset(data) or scheduler is not None
     df = schema_frame(data) if is_parquet_dataset(data) else read_table(data)
     if len(df) == 0 and not is_parquet_dataset(data):
         raise InvalidInputError("the file holds no rows", source=src)
     require_columns(df, [label], source=src)
-    group_columns = _group_columns(group_columns, df)
+    group_columns = _group_columns(given["group_columns"], df)
     _check_columns(
         df,
-        [] if len(df) == 0 else groups,
+        [] if len(df) == 0 else list(groups),
         group_columns,
         src,
-        options.get("control_columns", ()),
-        options.get("by", ()),
-        options.get("cluster"),
+        given["control_columns"],
+        given["by"],
+        given["cluster"],
     )
     if sample_weight is not None and sample_weight not in df.columns:
         raise InvalidInputError(
             "missing column (named by --sample-weight)", source=src, field=sample_weight
         )
-    label_value = _positive_label(positive_label, df[label], src)
-    ev = _evaluator(groups, group_columns, positive_label=label_value, **options)
+    label_value = _positive_label(given["positive_label"], df[label], src)
+    ev = _evaluator(given | {"group_columns": group_columns, "positive_label": label_value})
     batch = partial(
         _add_batch, label=label, prediction=prediction, source=src, sample_weight=sample_weight
     )
@@ -197,12 +169,10 @@ def _add_batch(ev: Any, frame: Any, **kwargs: Any) -> None:
     ev.add(frame, **kwargs)
 
 
-_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
-
-
 def register(app: typer.Typer) -> None:
     @app.command("fairness")
     @guarded
+    @declared_flags(OPTIONS)
     def fairness(
         data: Path = typer.Option(
             ...,
@@ -211,60 +181,12 @@ def register(app: typer.Typer) -> None:
         ),
         label: str = typer.Option(..., help="Column of ground-truth labels."),
         prediction: str = typer.Option(..., help="Column of predicted labels."),
-        sensitive: list[str] = typer.Option(
-            [],
-            help="Privileged-group definition: COLUMN[:THRESHOLD[:invert]] for a numeric "
-            "column (a value above THRESHOLD, default 0, is privileged; invert makes values "
-            "at or below it privileged) or COLUMN=V1[,V2...] naming the privileged values. "
-            "Repeat for several definitions.",
-        ),
-        group: list[str] = typer.Option(
-            [],
-            help="Group column: selection rate, TPR, FPR and accuracy per group (every "
-            "distinct value), and demographic parity and equalized odds difference/ratio "
-            "over the groups. Repeat for several columns. A,B (columns joined by commas): "
-            "every combination of their values present is a group (crossed groups); a "
-            "column whose name holds a comma is named as it is.",
-        ),
-        control: list[str] = typer.Option(
-            [],
-            help="Control column (fairlearn's control_features): the --group metrics and "
-            "aggregates are computed within each of its values; repeat to control for "
-            "every combination of several columns.",
-        ),
-        by: list[str] = by_option(
-            "A column of the table",
-            "Sliced: the --sensitive metrics and the --group differences and ratios.",
-        ),
         sample_weight: str | None = typer.Option(
             None,
             help="Column of sample weights (numbers >= 0) weighing the --sensitive metrics, "
             "the per-group rates, the aggregates and the overall metrics (and, with --ci, "
             "their intervals).",
         ),
-        method: str = typer.Option(
-            "between_groups",
-            help="How the group differences and ratios compare: between_groups (largest "
-            "vs smallest group) or to_overall (each group vs all data).",
-        ),
-        equalized_odds_agg: str = typer.Option(
-            "worst_case",
-            help="How equalized odds combines its TPR and FPR parts: worst_case (larger "
-            "difference, smaller ratio) or mean.",
-        ),
-        zero_division: float | None = typer.Option(
-            None,
-            help="Per-group TPR/FPR where the group has no positive/negative labels: this "
-            "value (0 gives fairlearn's numbers) instead of undefined (null).",
-        ),
-        positive_label: str = typer.Option(
-            "1", help="The favourable label value (read as a number when the labels are)."
-        ),
-        ci: float | None = _CI,
-        ci_method: str = _CI_METHOD,
-        num_bootstrap: int = _NUM_BOOTSTRAP,
-        seed: int = _SEED,
-        cluster: str | None = cluster_option("row"),
         format: OutputFormat = typer.Option(
             OutputFormat.json,
             "--format",
@@ -278,6 +200,7 @@ def register(app: typer.Typer) -> None:
         db: str | None = db_option(),
         scheduler: str | None = scheduler_option(),
         scheduler_timeout: float = scheduler_timeout_option(),
+        **given: Any,
     ) -> None:
         """Group fairness: privileged vs unprivileged (--sensitive), per group (--group).
 
@@ -290,28 +213,20 @@ def register(app: typer.Typer) -> None:
         """
         from assay.io.files import check_writable_file
 
-        interval = interval_kwargs(ci, ci_method, num_bootstrap, seed, cluster)
         if out is not None:
             check_writable_file(out, option="--out")
-        groups = _groups(sensitive)
         ev = _evaluate_file(
             data,
             label,
             prediction,
-            groups,
-            list(group),
-            positive_label,
+            given,
             sample_weight=sample_weight,
             scheduler=scheduler_address(scheduler, scheduler_timeout),
-            control_columns=list(control),
-            **({"by": list(by)} if by else {}),
-            method=method,
-            agg=equalized_odds_agg,
-            zero_division=zero_division,
-            **interval,
         )
         from assay.fairness.report import fairness_tables
 
+        # stored as typed: the definitions and --group as texts, --positive-label as given
+        config = {k: v for k, v in ev.config().items() if k != "groups"}
         publish(
             ev.compute(),
             fmt=format,
@@ -324,15 +239,10 @@ def register(app: typer.Typer) -> None:
             parameters={
                 "label": label,
                 "prediction": prediction,
-                "sensitive": [g.label for g in groups],
-                "group_columns": list(group),
+                "sensitive": [g.label for g in ev.groups],
                 "sample_weight": sample_weight,
-                "control_columns": list(control),
-                **({"by": list(by)} if by else {}),
-                "positive_label": positive_label,
-                **interval,
-                "method": method,
-                "agg": equalized_odds_agg,
-                "zero_division": zero_division,
+                **config,
+                "group_columns": list(given["group_columns"]),
+                "positive_label": given["positive_label"],
             },
         )

@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 from assay import ratios
 from assay._validation import as_1d, check_same_length
 from assay.errors import InvalidInputError, UndefinedMetricError
+from assay.fairness.declared import AGGS, METHODS
 from assay.fairness.group_table import GroupTable, check_weights
 from assay.fairness.grouping import (
     as_group_text,
@@ -56,10 +57,6 @@ from assay.fairness.grouping import (
 )
 
 __all__ = [
-    "AGGREGATES",
-    "AGGS",
-    "METHODS",
-    "RATES",
     "aggregate_values",
     "disparities",
     "group_rates",
@@ -68,20 +65,6 @@ __all__ = [
     "equalized_odds_difference",
     "equalized_odds_ratio",
 ]
-
-#: How the aggregates compare groups (fairlearn's ``method=``).
-METHODS = ("between_groups", "to_overall")
-#: How equalized odds combines its TPR and FPR parts (fairlearn's ``agg=``).
-AGGS = ("worst_case", "mean")
-#: Per-group metric types, in report order.
-RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
-#: Aggregate metric types over all groups, in report order.
-AGGREGATES = (
-    "DemographicParityDifference",
-    "DemographicParityRatio",
-    "EqualizedOddsDifference",
-    "EqualizedOddsRatio",
-)
 
 
 def group_rates(

@@ -50,10 +50,9 @@ from assay._compat import UNSET, renamed
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.fairness.batch import Batch, check_value_sets, read_batch, read_table
-from assay.fairness.by_group import check_options
 from assay.fairness.compute import GroupCounts, group_counts
+from assay.fairness.declared import METRICS, OPTIONS
 from assay.fairness.group_table import GroupTable, confusion_cell, tables_from_state, tables_state
-from assay.fairness.grouping import column_key, control_key
 from assay.fairness.tally import (
     KEY,
     Counts,
@@ -67,8 +66,7 @@ from assay.fairness.tally import (
 )
 from assay.fairness.types import PrivilegedGroup
 from assay.results import MetricSet
-from assay.uncertainty.intervals import CIOptions, ci_options
-from assay.uncertainty.slices import check_by
+from assay.uncertainty.intervals import CIOptions, interval_from
 from assay.uncertainty.tally import Tally
 
 __all__ = ["FairnessEvaluator", "evaluate_fairness"]
@@ -120,6 +118,9 @@ class FairnessEvaluator(Evaluator):
             (``parameters.cluster``; needs ``ci``; :mod:`assay.fairness.tally`).
     """
 
+    OPTIONS = OPTIONS
+    METRICS = METRICS
+
     def __init__(
         self,
         groups: Iterable[GroupSpec] = (),
@@ -131,38 +132,24 @@ class FairnessEvaluator(Evaluator):
         method: str = "between_groups",
         agg: str = "worst_case",
         pos_label: Any = UNSET,
+        by: Sequence[str] = (),
         ci: float | None = None,
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
-        by: Sequence[str] = (),
         cluster: str | None = None,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
-        self.by = check_by(by)
-        self.groups = tuple(PrivilegedGroup.coerce(g) for g in groups)
-        self.group_columns = tuple(dict.fromkeys(column_key(c) for c in group_columns))
-        self.control_columns = control_key(control_columns)
-        if self.control_columns and not self.group_columns:
-            raise InvalidInputError(
-                "control columns need a group column to split", source="control_columns"
-            )
-        if not self.groups and not self.group_columns:
-            raise InvalidInputError(
-                "at least one privileged-group definition or group column is required",
-                source="groups",
-            )
+        self.ci = interval_from(self.options)
+        self.by = tuple(by)
+        self.groups: tuple[PrivilegedGroup, ...] = tuple(groups)  # type: ignore[arg-type]
+        self.group_columns = tuple(group_columns)
+        self.control_columns = tuple(control_columns)
         label = renamed(
             "positive_label", positive_label, "pos_label", pos_label, where="FairnessEvaluator"
         )
         self.positive_label = _positive_label(label)
-        check_options(method, agg)
         self.method, self.agg = method, agg
-        if zero_division is not None and not np.isfinite(float(zero_division)):
-            raise InvalidInputError(
-                f"must be a finite number, got {zero_division!r}", source="zero_division"
-            )
-        self.zero_division = None if zero_division is None else float(zero_division)
+        self.zero_division = zero_division
         d, t = len(self.groups), len(self.group_columns)
         self._counts: NDArray[np.int64]
         self._definition_weights: NDArray[np.float64]
@@ -201,19 +188,6 @@ class FairnessEvaluator(Evaluator):
     def pos_label(self) -> Any:
         """Deprecated name of :attr:`positive_label`."""
         return self.positive_label
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "groups": [g.as_dict() for g in self.groups],
-            "group_columns": [c if isinstance(c, str) else list(c) for c in self.group_columns],
-            "control_columns": list(self.control_columns),
-            "positive_label": self.positive_label,
-            "zero_division": self.zero_division,
-            "method": self.method,
-            "agg": self.agg,
-            **(self.ci.config() if self.ci else {}),
-            **({"by": list(self.by)} if self.by else {}),
-        }
 
     def _sub(self) -> FairnessEvaluator:
         """An evaluator configured as this one, without slices: a slice's counts."""

@@ -39,8 +39,9 @@ from numpy.typing import NDArray
 
 from assay import ratios
 from assay.errors import UndefinedMetricError
-from assay.fairness.by_group import RATES, disparities, group_rates
+from assay.fairness.by_group import disparities, group_rates
 from assay.fairness.compute import FAIRNESS_METRICS, GroupCounts
+from assay.fairness.declared import METRICS
 from assay.fairness.group_table import GroupTable, group_label, split_by_control
 from assay.fairness.types import PrivilegedGroup
 from assay.results import Metric, record
@@ -280,7 +281,7 @@ def _one_table(
     common = {"group_column": column, "positive_label": positive_label, "weighted": weighted}
     for k, name in enumerate(table.names.tolist()):
         group = group_label(name, crossed)
-        for rate in RATES:
+        for rate in METRICS.family("rates"):
             value = ratios.value_or_none(rates[rate][k])
             why = None if value is not None else _UNDEFINED_RATE[rate]
             if why and rate in _WEIGHTED_WHY and table.counts[k, _CELLS_OF[rate]].sum():

@@ -28,36 +28,32 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
+from assay.fairness.declared import METRICS
 from assay.results import Metric, MetricSet
 from assay.terminal import printable, value_text
 
 __all__ = ["fairness_tables"]
 
 #: record type -> column header (short enough for 80 columns; the legend spells them out)
-RATES = {
-    "SelectionRate": "SelectionRate",
-    "TruePositiveRate": "TPR",
-    "FalsePositiveRate": "FPR",
-    "Accuracy": "Accuracy",
-}
-AGGREGATES = {
-    "DemographicParityDifference": ("demographic parity", "difference"),
-    "DemographicParityRatio": ("demographic parity", "ratio"),
-    "EqualizedOddsDifference": ("equalized odds", "difference"),
-    "EqualizedOddsRatio": ("equalized odds", "ratio"),
-}
-DEFINITION_METRICS = {
-    "StatisticalParityDifference": "SPD",
-    "DisparateImpact": "DI",
-    "AverageOddsDifference": "AOD",
-    "EqualOpportunityDifference": "EOD",
-}
-OVERALL = ("Accuracy", "Precision", "Recall")
+RATES = {t: METRICS[t].label for t in METRICS.family("rates")}
+#: the definitions' types -> their short names
+DEFINITION_METRICS = {t: METRICS[t].label for t in METRICS.family("definition")}
+OVERALL = METRICS.family("overall")
+
+
+def _aggregate_words(t: str) -> tuple[str, str]:
+    """``DemographicParityRatio`` -> ``("demographic parity", "ratio")``."""
+    words = re.findall(r"[A-Z][a-z]*", t)
+    return " ".join(w.lower() for w in words[:-1]), words[-1].lower()
+
+
+AGGREGATES = {t: _aggregate_words(t) for t in METRICS.family("aggregate")}
 
 
 def _num(v: Any) -> str:

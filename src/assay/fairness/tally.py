@@ -67,8 +67,9 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.fairness.by_group import RATES, aggregate_values, group_rates
+from assay.fairness.by_group import aggregate_values, group_rates
 from assay.fairness.compute import FAIRNESS_VALUES, GroupCounts
+from assay.fairness.declared import METRICS
 from assay.fairness.group_table import GroupTable
 from assay.fairness.grouping import GroupColumn, control_levels
 from assay.fairness.records import (
@@ -92,7 +93,6 @@ from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
     "KEY",
-    "SLICE_TYPES",
     "Counts",
     "Family",
     "Setup",
@@ -413,7 +413,7 @@ def by_group_values(
         w = counts[:, rows]
         rates = group_rates(w, zero_division)
         nan = np.full(w.shape[:-1], np.nan)
-        per = np.stack([*(rates[r] for r in RATES), nan], axis=-1)
+        per = np.stack([*(rates[r] for r in METRICS.family("rates")), nan], axis=-1)
         out.append(per.reshape(len(w), -1))
         aggs = aggregate_values(w, method=method, zero_division=zero_division, agg=agg)
         out.append(np.stack(list(aggs.values()), axis=-1))
@@ -619,19 +619,6 @@ KEY = (
     "agg",
 )
 
-#: The records computed again per slice (``by``).
-SLICE_TYPES = frozenset(
-    {
-        "StatisticalParityDifference",
-        "DisparateImpact",
-        "AverageOddsDifference",
-        "EqualOpportunityDifference",
-        "DemographicParityDifference",
-        "DemographicParityRatio",
-        "EqualizedOddsDifference",
-        "EqualizedOddsRatio",
-    }
-)
 
 NO_UNITS = "the state has no classes of datums (saved by an older version)"
 Keep = Callable[[Metric], bool] | None
@@ -645,7 +632,7 @@ def record_id(m: Metric) -> Key:
 def sliced(m: Metric) -> bool:
     """A record computed per slice: a definition's metric or a group column's aggregate
     (not the mean over definitions)."""
-    return m.type in SLICE_TYPES and "average_over" not in m.parameters
+    return m.type in METRICS.sliced and "average_over" not in m.parameters
 
 
 def _wanted(m: Metric, keep: Keep) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.fairness.declared import METRICS
 from assay.report.figures import (
     Figure,
     Markup,
@@ -27,28 +28,12 @@ from assay.store.records import Evaluation
 
 __all__ = ["figures", "DIFFERENCES", "RATIOS"]
 
+_COMPARED = (*METRICS.family("definition"), *METRICS.family("aggregate"))
 #: Difference metrics: fair at 0, the usual band +-0.1.
-DIFFERENCES = (
-    "StatisticalParityDifference",
-    "AverageOddsDifference",
-    "EqualOpportunityDifference",
-    "DemographicParityDifference",
-    "EqualizedOddsDifference",
-)
+DIFFERENCES = tuple(t for t in _COMPARED if METRICS[t].ideal == 0.0)
 #: Ratio metrics: fair at 1, the four-fifths rule's band 0.8-1.25.
-RATIOS = ("DisparateImpact", "DemographicParityRatio", "EqualizedOddsRatio")
-#: The short names on the axis (the caption spells them out).
-SHORT = {
-    "StatisticalParityDifference": "SPD",
-    "AverageOddsDifference": "AOD",
-    "EqualOpportunityDifference": "EOD",
-    "DemographicParityDifference": "DP difference",
-    "EqualizedOddsDifference": "EO difference",
-    "DisparateImpact": "DI",
-    "DemographicParityRatio": "DP ratio",
-    "EqualizedOddsRatio": "EO ratio",
-}
-_RATES = ("SelectionRate", "TruePositiveRate", "FalsePositiveRate", "Accuracy")
+RATIOS = tuple(t for t in _COMPARED if METRICS[t].ideal == 1.0)
+_RATES = METRICS.family("rates")
 _DEFINITION = ("group_column", "privileged", "control", "method", "agg")
 
 
@@ -68,7 +53,7 @@ def _definition_figure(
             for m in records(ev, t, lambda m: "group" not in m.parameters):
                 if m.value is None or "average_over" in m.parameters:
                     continue
-                short = SHORT.get(t, t)
+                short = METRICS[t].label
                 xs.append(Markup(f"{esc_plot(short)}<br>{esc_plot(label_of(m, _DEFINITION))}"))
                 found.append(m)
         if xs:

@@ -46,7 +46,6 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay._compat import UNSET, renamed
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.fairness.batch import Batch, check_value_sets, read_batch, read_table
@@ -130,7 +129,6 @@ class FairnessEvaluator(Evaluator):
         zero_division: float | None = None,
         method: str = "between_groups",
         agg: str = "worst_case",
-        pos_label: Any = UNSET,
         ci: float | None = None,
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
@@ -152,10 +150,7 @@ class FairnessEvaluator(Evaluator):
                 "at least one privileged-group definition or group column is required",
                 source="groups",
             )
-        label = renamed(
-            "positive_label", positive_label, "pos_label", pos_label, where="FairnessEvaluator"
-        )
-        self.positive_label = _positive_label(label)
+        self.positive_label = _positive_label(positive_label)
         check_options(method, agg)
         self.method, self.agg = method, agg
         if zero_division is not None and not np.isfinite(float(zero_division)):
@@ -197,11 +192,6 @@ class FairnessEvaluator(Evaluator):
         units = Units.empty(d, t) if self.ci is not None and not self.ci.cluster else None
         self.add_state("_units", units, _added, encode=Units.state, decode=Units.of_state)
 
-    @property
-    def pos_label(self) -> Any:
-        """Deprecated name of :attr:`positive_label`."""
-        return self.positive_label
-
     def config(self) -> dict[str, Any]:
         return {
             "groups": [g.as_dict() for g in self.groups],
@@ -229,7 +219,6 @@ class FairnessEvaluator(Evaluator):
         *,
         source: str | None = None,
         fields: tuple[str, str] = ("y_true", "y_pred"),
-        sensitive: Any = UNSET,
         sample_weight: ArrayLike | None = None,
         weight_field: str = "sample_weight",
     ) -> Self:
@@ -238,11 +227,8 @@ class FairnessEvaluator(Evaluator):
         per-group rates, the aggregates and the overall accuracy, precision and recall).
 
         ``fields`` names the label and prediction columns in messages, ``weight_field`` the
-        weights; ``sensitive=`` is the deprecated name of ``group_values``.
+        weights.
         """
-        group_values = renamed(
-            "group_values", group_values, "sensitive", sensitive, where="add_arrays"
-        )
         batch = read_batch(self, y_true, y_pred, group_values or {}, source=source, fields=fields,
                            sample_weight=sample_weight, weight_field=weight_field)  # fmt: skip
         # Everything is validated: only now does the state change.
@@ -436,12 +422,10 @@ def evaluate_fairness(
     zero_division: float | None = None,
     method: str = "between_groups",
     agg: str = "worst_case",
-    pos_label: Any = UNSET,
     by: Sequence[str] = (),
     **interval: Any,
 ) -> MetricSet:
-    """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
-    ``sample_weight`` names a column of weights; ``by`` columns to slice by; the other
+    """One-call fairness evaluation of a table; ``sample_weight`` names a column of weights; ``by`` columns to slice by; the other
     arguments (``interval``: ``ci``,
     ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``) are :class:`FairnessEvaluator`'s.
 
@@ -452,15 +436,12 @@ def evaluate_fairness(
         >>> ms.get("DisparateImpact", group_column="sex").value
         0.0
     """
-    label_value = renamed(
-        "positive_label", positive_label, "pos_label", pos_label, where="evaluate_fairness"
-    )
     return (
         FairnessEvaluator(
             groups,
             group_columns=group_columns,
             control_columns=control_columns,
-            positive_label=label_value,
+            positive_label=positive_label,
             zero_division=zero_division,
             method=method,
             agg=agg,

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay import ratios
+from assay._compat import removed_keywords
 from assay._validation import as_1d, check_same_length
 from assay.errors import UndefinedMetricError
 
@@ -91,6 +92,7 @@ class GroupCounts:
         return cls(z, z, z, z)
 
 
+@removed_keywords(pos_label="positive_label")
 def group_counts(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -219,6 +221,7 @@ FAIRNESS_VALUES = {
 }
 
 
+@removed_keywords(pos_label="positive_label")
 def statistical_parity_difference(
     y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1
 ) -> float:
@@ -234,6 +237,7 @@ def statistical_parity_difference(
     return spd_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=positive_label))
 
 
+@removed_keywords(pos_label="positive_label")
 def disparate_impact(
     y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1
 ) -> float:
@@ -249,6 +253,7 @@ def disparate_impact(
     return di_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=positive_label))
 
 
+@removed_keywords(pos_label="positive_label")
 def average_odds_difference(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -268,6 +273,7 @@ def average_odds_difference(
     return aod_from_counts(group_counts(y_true, y_pred, privileged, positive_label=positive_label))
 
 
+@removed_keywords(pos_label="positive_label")
 def equal_opportunity_difference(
     y_true: ArrayLike,
     y_pred: ArrayLike,

@@ -46,6 +46,7 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.fairness.batch import Batch, check_value_sets, read_batch, read_table
@@ -84,6 +85,7 @@ def _positive_label(value: Any) -> Any:
     return v
 
 
+@removed_keywords(pos_label="positive_label")
 class FairnessEvaluator(Evaluator):
     """Group fairness over batches.
 
@@ -100,7 +102,7 @@ class FairnessEvaluator(Evaluator):
             per-group record and aggregate is reported per level (fairlearn's
             ``control_features``).
         positive_label: the favourable label value, compared with ``==`` to labels and
-            predictions (``pos_label=`` is its deprecated name).
+            predictions.
         zero_division: the value of a per-group TPR/FPR whose denominator is 0 (default
             undefined; fairlearn's is 0).
         method: ``"between_groups"`` (default) or ``"to_overall"``: how the aggregates
@@ -211,6 +213,7 @@ class FairnessEvaluator(Evaluator):
 
     # ------------------------------------------------------------ accumulate
 
+    @removed_keywords(sensitive="group_values")
     def add_arrays(
         self,
         y_true: ArrayLike,
@@ -409,6 +412,7 @@ def _upgraded(state: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
     return out
 
 
+@removed_keywords(pos_label="positive_label")
 def evaluate_fairness(
     data: Any,
     *,

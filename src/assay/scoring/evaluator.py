@@ -33,6 +33,7 @@ from typing import Any, Self
 
 import numpy as np
 
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import MetricSet
@@ -54,6 +55,7 @@ from assay.uncertainty.tally import Tally
 __all__ = ["ScoringEvaluator", "evaluate_scoring", "scoring_tables"]
 
 
+@removed_keywords(subgroups="group_columns")
 class ScoringEvaluator(Evaluator):
     """Accumulate scoring data in batches; ``compute()`` gives the records, ``tables()`` the
     RSMTool tables.
@@ -307,6 +309,7 @@ def _units_arrays(units: ResponseUnits) -> dict[str, np.ndarray]:
     return units.state() if units.parts else {}
 
 
+@removed_keywords(subgroups="group_columns")
 def evaluate_scoring(
     data: Any,
     *,
@@ -351,6 +354,7 @@ def evaluate_scoring(
     return _fitted(locals()).compute()
 
 
+@removed_keywords(subgroups="group_columns")
 def scoring_tables(
     data: Any,
     *,

@@ -35,7 +35,7 @@ requests with ``logprobs: true`` get the first reply token's ``top_logprobs``, s
 :mod:`assay.testing.llm_resume` (``toy_token_logprobs``, ``cached_responses`` and
 ``kill_when_cached`` are still importable from here).
 
-(This module was ``assay.llm.testing``; that name still works for one release.)
+(This module was ``assay.llm.testing``, removed in 0.2.0.)
 
 Example:
     >>> with FakeChatServer(plan={"q": ["500", "ok"]}) as srv:   # doctest: +SKIP

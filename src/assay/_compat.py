@@ -12,7 +12,8 @@ Every rename goes through this module, so that ``tests/test_deprecations.py`` fi
 * :func:`deprecated_keywords` / :func:`removed_keywords`: a function's (or a class's
   ``__init__``) renamed keyword arguments, before and after the removal;
 * :func:`deprecated_names`: a module's ``__getattr__`` for a renamed function or class;
-* :class:`DeprecatedFlag`: a renamed command-line flag.
+* :class:`DeprecatedFlag` / :data:`REMOVED_FLAGS`: a renamed command-line flag, before and
+  after the removal (:func:`removed_flag_hint` completes click's "No such option").
 
 Example:
     >>> import warnings
@@ -22,9 +23,11 @@ Example:
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
     ...     share([1, 0, 0, 0], pos_label=0)
-    ...     print(w[0].category.__name__, w[0].message)
+    ...     print(w[0].category.__name__)
+    ...     print(w[0].message)
     0.75
-    DeprecationWarning share: pos_label= is deprecated and goes away in the next release; use positive_label=
+    DeprecationWarning
+    share: pos_label= is deprecated and goes away in the next release; use positive_label=
     >>> @removed_keywords(pos_label="positive_label")
     ... def share2(values, *, positive_label=1):
     ...     return 0.0
@@ -52,6 +55,8 @@ __all__ = [
     "RemovedNameError",
     "deprecated_keywords",
     "deprecated_names",
+    "REMOVED_FLAGS",
+    "removed_flag_hint",
     "removed_keywords",
 ]
 
@@ -124,7 +129,9 @@ def deprecated_keywords(**renames: str) -> Callable[[F], F]:
                 if old not in kwargs:
                     continue
                 if new in kwargs:
-                    raise RemovedNameError(f"give {new}= only ({old}= is its old name)", source=where)
+                    raise RemovedNameError(
+                        f"give {new}= only ({old}= is its old name)", source=where
+                    )
                 warnings.warn(
                     f"{where}: {old}= is deprecated and goes away in the next release; use {new}=",
                     DeprecationWarning,
@@ -241,6 +248,45 @@ class DeprecatedFlag:
         if old_value is None:
             return new_value
         if new_value is not None:
-            raise InvalidInputError(f"give {self.new} only ({self.old} is its old name)", source=self.old)
+            raise InvalidInputError(
+                f"give {self.new} only ({self.old} is its old name)", source=self.old
+            )
         print(f"note: {self.old} is deprecated; use {self.new}", file=sys.stderr)
         return old_value
+
+
+#: Command-line flags removed after their release of deprecation -> the flag to use.
+REMOVED_FLAGS: dict[str, str] = {
+    "--n-boot": "--num-bootstrap",  # pairwise judge/score, removed in 0.2.0
+    "--confidence": "--ci",  # pairwise judge/score, removed in 0.2.0
+    "--bootstrap-seed": "--seed",  # pairwise score only (judge keeps it), removed in 0.2.0
+}
+
+
+def removed_flag_hint(message: str) -> str:
+    """What to add to a usage error ``message`` that refuses a removed flag: the flag to
+    use instead ("" for any other message).
+
+    Example:
+        >>> removed_flag_hint("No such option: --n-boot")
+        ' (--n-boot was renamed; use --num-bootstrap)'
+        >>> removed_flag_hint("No such option: --nope")
+        ''
+    """
+    import re
+
+    found = re.search(r"No such option: (--[\w-]+)", message)
+    new = REMOVED_FLAGS.get(found.group(1)) if found else None
+    return f" ({found.group(1)} was renamed; use {new})" if found and new else ""
+
+
+for _old, _new in REMOVED_FLAGS.items():
+    ALIASES.append(
+        Alias(
+            "removed-flag",
+            "assay CLI",
+            _old,
+            _new,
+            functools.partial(removed_flag_hint, f"No such option: {_old}"),
+        )
+    )

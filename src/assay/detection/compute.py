@@ -129,4 +129,3 @@ def coco_evaluate(
     m = match(data, params)
     precision, recall = accumulate(data, m, params, all_precision=all_precision)
     return CocoEvaluation(data, params, m, precision, recall)
-

@@ -238,9 +238,7 @@ def statistical_parity_difference(
 
 
 @removed_keywords(pos_label="positive_label")
-def disparate_impact(
-    y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1
-) -> float:
+def disparate_impact(y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1) -> float:
     """Disparate impact ``P(ŷ=pos | u) / P(ŷ=pos | p)``.
 
     The ratio of the positive-prediction rates; 1 is fair. Requires both groups non-empty

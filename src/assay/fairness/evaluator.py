@@ -429,9 +429,9 @@ def evaluate_fairness(
     by: Sequence[str] = (),
     **interval: Any,
 ) -> MetricSet:
-    """One-call fairness evaluation of a table; ``sample_weight`` names a column of weights; ``by`` columns to slice by; the other
-    arguments (``interval``: ``ci``,
-    ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``) are :class:`FairnessEvaluator`'s.
+    """One-call fairness evaluation of a table; ``sample_weight`` names a column of weights;
+    ``by`` columns to slice by; the other arguments (``interval``: ``ci``, ``ci_method``,
+    ``num_bootstrap``, ``seed``, ``cluster``) are :class:`FairnessEvaluator`'s.
 
     Example:
         >>> import pandas as pd

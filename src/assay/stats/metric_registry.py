@@ -147,7 +147,9 @@ class MetricFn:
         Example:
             >>> from assay.stats.metrics import ci
             >>> ci(0.9).record_parameters({"lower": 0.1, "upper": 0.3})
-            {'cluster': None, 'ci_low': 0.1, 'ci_high': 0.3, 'confidence_level': 0.9, 'ci_method': 't'}
+            ... # doctest: +NORMALIZE_WHITESPACE
+            {'cluster': None, 'ci_low': 0.1, 'ci_high': 0.3, 'confidence_level': 0.9,
+             'ci_method': 't'}
             >>> ci(0.9).record_parameters()
             {'cluster': None, 'confidence_level': 0.9, 'ci_method': 't'}
         """

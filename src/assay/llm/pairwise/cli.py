@@ -372,9 +372,7 @@ def score_command(
             raise InvalidInputError(f"{e.field!r} {e.reason}", source="--cluster") from None
     from assay.llm.pairwise.analysis import analyze
 
-    analysis = analyze(
-        rows, reference_model=reference_model, by=slice_by, seed=boot[0], **intervals
-    )
+    analysis = analyze(rows, reference_model=reference_model, by=slice_by, seed=seed, **intervals)
     _write_folder(analysis, rows, stem=f"{records.stem}_score{{i}}", judge=judge, opts=opts)
     publish(
         analysis.metrics,

@@ -32,7 +32,7 @@ from assay._compat import (
     RemovedNameError,
     deprecated_keywords,
     deprecated_names,
-    removed_flag_hint,
+    removed_flag_message,
     removed_keywords,
 )
 from assay.errors import InvalidInputError
@@ -91,7 +91,12 @@ _KIND = {
 def test_every_rename_in_the_source_is_registered() -> None:
     declared = sorted((_KIND[h], old) for uses in DECLARED.values() for h, old in uses)
     flags = [("removed-flag", old) for old in _compat.REMOVED_FLAGS]
-    registered = sorted((a.kind, a.old) for a in ALIASES)
+    # (the examples of assay._compat's docstrings and this file's own declare some too)
+    registered = sorted(
+        (a.kind, a.old)
+        for a in ALIASES
+        if a.module not in ("assay._compat", __name__) or a.kind == "removed-flag"
+    )
     assert registered == sorted(declared + flags)
     # what 0.2.0 removed: the keywords the release notes list, each failing naming the new
     assert len(declared) >= 10 and {k for k, _ in declared} == {"removed-keyword"}
@@ -114,7 +119,7 @@ def test_every_alias_names_its_replacement(alias: _compat.Alias, capsys) -> None
         assert f"use {alias.new}" in capsys.readouterr().err
     else:
         assert alias.kind == "removed-flag"
-        assert alias.probe() == f" ({alias.old} was renamed; use {alias.new})"
+        assert alias.probe() == f"No such option: {alias.old} (it was renamed: use {alias.new})"
     if alias.kind in ("keyword", "removed-keyword"):  # the replacement is a real parameter
         target = alias.target.__init__ if isinstance(alias.target, type) else alias.target
         params = inspect.signature(target).parameters
@@ -212,8 +217,8 @@ def test_a_deprecated_name_and_flag() -> None:
     with pytest.raises(InvalidInputError, match="give --num-bootstrap only"):
         flag.value(5, 7)
     ALIASES.pop()
-    assert removed_flag_hint("No such option: --confidence Did you mean --ci?") == (
-        " (--confidence was renamed; use --ci)"
+    assert removed_flag_message("No such option: --confidence (Possible options: --cache)") == (
+        "No such option: --confidence (it was renamed: use --ci)"
     )
 
 

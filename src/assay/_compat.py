@@ -13,7 +13,7 @@ Every rename goes through this module, so that ``tests/test_deprecations.py`` fi
   ``__init__``) renamed keyword arguments, before and after the removal;
 * :func:`deprecated_names`: a module's ``__getattr__`` for a renamed function or class;
 * :class:`DeprecatedFlag` / :data:`REMOVED_FLAGS`: a renamed command-line flag, before and
-  after the removal (:func:`removed_flag_hint` completes click's "No such option").
+  after the removal (:func:`removed_flag_message` completes click's "No such option").
 
 Example:
     >>> import warnings
@@ -56,7 +56,7 @@ __all__ = [
     "deprecated_keywords",
     "deprecated_names",
     "REMOVED_FLAGS",
-    "removed_flag_hint",
+    "removed_flag_message",
     "removed_keywords",
 ]
 
@@ -78,7 +78,7 @@ class Alias:
     where it lives, the old and the new name, and ``probe``: uses the old name once (it
     warns, or raises :class:`RemovedNameError`) and returns what the old name gives;
     ``target``: the function (or class) that takes the keyword, or the module that has the
-    name (None for a flag)."""
+    name (None for a flag); ``module``: the module that declared it."""
 
     kind: str
     where: str
@@ -86,6 +86,7 @@ class Alias:
     new: str
     probe: Callable[[], Any]
     target: Any = None
+    module: str = __name__
 
 
 #: Every rename declared so far (filled as the modules that declare them are imported).
@@ -149,7 +150,7 @@ def deprecated_keywords(**renames: str) -> Callable[[F], F]:
 
         for old, new in renames.items():
             probe = functools.partial(lambda o: renamed({o: 0}, 2), old)
-            ALIASES.append(Alias("keyword", where, old, new, probe, obj))
+            ALIASES.append(Alias("keyword", where, old, new, probe, obj, obj.__module__))
         return _keywords(obj, wrap)
 
     return decorate
@@ -187,7 +188,7 @@ def removed_keywords(**renames: str) -> Callable[[F], F]:
 
         for old, new in renames.items():
             probe = functools.partial(refuse, {old: 0})
-            ALIASES.append(Alias("removed-keyword", where, old, new, probe, obj))
+            ALIASES.append(Alias("removed-keyword", where, old, new, probe, obj, obj.__module__))
         return _keywords(obj, wrap)
 
     return decorate
@@ -221,7 +222,8 @@ def deprecated_names(module: str, **renames: str) -> Callable[[str], Any]:
 
     for old, new in renames.items():
         probe = functools.partial(getattr_, old)
-        ALIASES.append(Alias("name", module, old, new, probe, module))
+        declared_in = str(sys._getframe(1).f_globals.get("__name__"))
+        ALIASES.append(Alias("name", module, old, new, probe, module, declared_in))
     return getattr_
 
 
@@ -241,7 +243,9 @@ class DeprecatedFlag:
     def __init__(self, old: str, new: str) -> None:
         self.old, self.new = old, new
         self.help = f"Deprecated: use {new}."
-        ALIASES.append(Alias("flag", "assay CLI", old, new, functools.partial(self.value, 0, None)))
+        probe = functools.partial(self.value, 0, None)
+        declared_in = str(sys._getframe(1).f_globals.get("__name__"))
+        ALIASES.append(Alias("flag", "assay CLI", old, new, probe, None, declared_in))
 
     def value(self, old_value: Any, new_value: Any) -> Any:
         """The value to use: the new flag's, or the old one's (with a note); both is an error."""
@@ -263,21 +267,23 @@ REMOVED_FLAGS: dict[str, str] = {
 }
 
 
-def removed_flag_hint(message: str) -> str:
-    """What to add to a usage error ``message`` that refuses a removed flag: the flag to
-    use instead ("" for any other message).
+def removed_flag_message(message: str) -> str:
+    """A usage error's ``message`` as shown: for a removed flag, the flag to use instead (in
+    place of click's guesses at similar names); any other message as it is.
 
     Example:
-        >>> removed_flag_hint("No such option: --n-boot")
-        ' (--n-boot was renamed; use --num-bootstrap)'
-        >>> removed_flag_hint("No such option: --nope")
-        ''
+        >>> removed_flag_message("No such option: --n-boot (Possible options: --nopt, --out)")
+        'No such option: --n-boot (it was renamed: use --num-bootstrap)'
+        >>> removed_flag_message("No such option: --nope")
+        'No such option: --nope'
     """
     import re
 
-    found = re.search(r"No such option: (--[\w-]+)", message)
+    found = re.match(r"No such option: (--[\w-]+)", message)
     new = REMOVED_FLAGS.get(found.group(1)) if found else None
-    return f" ({found.group(1)} was renamed; use {new})" if found and new else ""
+    if found is None or new is None:
+        return message
+    return f"No such option: {found.group(1)} (it was renamed: use {new})"
 
 
 for _old, _new in REMOVED_FLAGS.items():
@@ -287,6 +293,6 @@ for _old, _new in REMOVED_FLAGS.items():
             "assay CLI",
             _old,
             _new,
-            functools.partial(removed_flag_hint, f"No such option: {_old}"),
+            functools.partial(removed_flag_message, f"No such option: {_old}"),
         )
     )

@@ -89,7 +89,7 @@ def test_the_options_removed_in_0_2_0_are_refused_naming_the_new_ones(
             "--quiet", "--no-cache", old, value]  # fmt: skip
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 2, res.output
-    assert f"No such option: {old} ({old} was renamed; use {new})" in res.output
+    assert f"No such option: {old} (it was renamed: use {new})" in res.output
     assert srv.calls == 0
 
 

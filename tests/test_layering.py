@@ -339,12 +339,10 @@ def test_the_circle_check_finds_a_circle_added_on_purpose(tmp_path: Path) -> Non
 
 # --------------------------------------------------------- one path per name (issue 35)
 
-#: Deprecated old homes of names that moved, kept for one release (issue 35 item 2 removes
-#: them): they may list what they import. One no longer found fails too.
-DEPRECATED_PATHS = {
-    "assay.stats.types": "the old home of Score, SampleScore (assay.stats.score), ScoreFrame",
-    "assay.llm.testing": "the old name of assay.testing.llm",
-}
+#: Old homes of names that moved, kept one release with a warning (the deprecation policy of
+#: CHANGELOG.md): they may list what they import. One no longer found fails too. (0.2.0
+#: removed the last ones, assay.stats.types and assay.llm.testing.)
+DEPRECATED_PATHS: dict[str, str] = {}
 
 
 def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -21,7 +21,7 @@ from assay.errors import AssayError, InvalidInputError, UndefinedMetricError
 if TYPE_CHECKING:
     from assay.results import Metric, MetricSet
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AssayError",

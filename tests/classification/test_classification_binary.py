@@ -1,5 +1,5 @@
 """The binary fast path (one score column) against the dense path and scikit-learn; the
-evaluator's contract details that the shared contract cases leave out; deprecated names."""
+evaluator's contract details that the shared contract cases leave out; removed names."""
 
 import warnings
 
@@ -166,17 +166,15 @@ def test_a_uid_that_is_a_list_is_an_error_naming_row_and_field():
         )
 
 
-def test_deprecated_names():
-    from assay.classification import compute, precision_score
+def test_the_names_removed_in_0_2_0_are_gone_or_name_their_replacement():
+    from assay.classification import compute, f1_score, precision_score, recall_score
 
-    with pytest.warns(DeprecationWarning, match="assay.ratios.ratio"):
-        ratio = compute.ratio
-    assert ratio(1, 4, metric="P", requires="x") == 0.25
-    with pytest.warns(DeprecationWarning, match="f1_from_counts"):
-        f1 = compute.f1_from_counts
-    assert f1(3, 1, 1) == 0.75
-    with pytest.warns(DeprecationWarning, match="pos_label"):
-        assert precision_score(["y", "n"], ["y", "y"], pos_label="y") == 0.5
+    for old in ("ratio", "f1_from_counts"):  # assay.ratios.ratio, assay.ratios.f1_from_counts
+        with pytest.raises(AttributeError):
+            getattr(compute, old)
+    for fn in (precision_score, recall_score, f1_score):
+        with pytest.raises(TypeError, match="pos_label= was renamed; use positive_label="):
+            fn(["y", "n"], ["y", "y"], pos_label="y")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert precision_score(["y", "n"], ["y", "y"], positive_label="y") == 0.5

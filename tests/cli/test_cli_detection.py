@@ -169,7 +169,7 @@ def test_max_detections_all_equals_the_api_none(coco_files, tmp_path):
 
     g, p, *_ = coco_files
     outs = {}
-    for value in ("all", "0", "3"):
+    for value in ("all", "3"):
         out = tmp_path / f"m{value}.json"
         r = runner.invoke(
             app,
@@ -178,7 +178,9 @@ def test_max_detections_all_equals_the_api_none(coco_files, tmp_path):
         )
         assert r.exit_code == 0, r.output
         outs[value] = json.loads(out.read_text())
-    assert outs["all"] == outs["0"]  # 0 is the deprecated spelling of all
+    r = runner.invoke(app, ["detection", "--groundtruths", str(g), "--predictions", str(p),
+                            "--max-detections", "0"])  # fmt: skip
+    assert r.exit_code == 2 and "'all'" in r.output  # 0, the old spelling of all: removed
     data = load_coco(g, p)
     api = compute_metrics(data, metrics=["mAP", "mAR"], max_detections=None).to_list()
     assert outs["all"] == json.loads(json.dumps(api))

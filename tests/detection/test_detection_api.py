@@ -1,5 +1,5 @@
 """The public shape of assay.detection: the one-call entry, the evaluator contract's edges,
-zero_division, deprecated names, and the COCOeval view."""
+zero_division, the names 0.2.0 removed, and the COCOeval view."""
 
 import numpy as np
 import pytest
@@ -121,20 +121,20 @@ def test_bad_options_are_invalid_input():
         evaluate_detection(gt, pr, metrics=["Nope"])
 
 
-def test_deprecated_names_warn_and_still_work():
-    gt, dt = make_coco(n_images=4, n_categories=2, seed=2)
-    data = load_coco(gt, dt)
-    from assay.detection import evaluate
-    from assay.segmentation import confusion_counts
+def test_the_names_removed_in_0_2_0_are_gone():
+    import importlib
 
-    with pytest.warns(DeprecationWarning, match="coco_evaluate"):
-        old = evaluate(data)
-    assert np.array_equal(old.stats(), coco_evaluate(data).stats())
-    with pytest.warns(DeprecationWarning, match="pixel_confusion"):
-        assert confusion_counts(np.array([1, 0]), np.array([1, 1]), 1).tolist() == [[0, 1], [0, 1]]
-    with pytest.warns(DeprecationWarning, match="assay.testing.detection"):
-        from assay.detection.synthetic import make_coco as old_make_coco
-    assert old_make_coco(n_images=2, seed=0) == make_coco(n_images=2, seed=0)
+    import assay.detection
+    import assay.segmentation
+
+    with pytest.raises(AttributeError):
+        assay.detection.evaluate  # noqa: B018  (coco_evaluate)
+    with pytest.raises(AttributeError):
+        assay.segmentation.confusion_counts  # noqa: B018  (pixel_confusion)
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("assay.detection.synthetic")  # assay.testing.detection
+    gt, dt = make_coco(n_images=4, n_categories=2, seed=2)
+    assert coco_evaluate(load_coco(gt, dt)).stats().shape == (12,)
 
 
 def test_batches_read_for_different_iou_types_are_refused_whole():

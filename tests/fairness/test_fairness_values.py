@@ -99,19 +99,27 @@ def test_numbers_of_different_types_match():
     assert ms.get("Accuracy").value == 0.5
 
 
-def test_deprecated_names_warn_and_work():
-    with pytest.warns(DeprecationWarning, match="pos_label"):
-        ev = FairnessEvaluator(["sex"], pos_label="H")
-    assert ev.positive_label == "H"
-    with pytest.warns(DeprecationWarning, match="sensitive"):
-        ev.add_arrays(["H", "L"], ["H", "H"], sensitive={"sex": [1, 0]})
-    with pytest.warns(DeprecationWarning, match="pos_label"):
-        assert statistical_parity_difference(["a", "b"], [True, False], pos_label="a") == -1.0
-    with pytest.warns(DeprecationWarning):
-        c = group_counts([1, 0], [1, 0], [True, False], pos_label=0)
+def test_the_names_removed_in_0_2_0_fail_naming_the_new_ones():
+    calls = {
+        "pos_label": [
+            lambda: FairnessEvaluator(["sex"], pos_label="H"),
+            lambda: statistical_parity_difference(["a", "b"], [True, False], pos_label="a"),
+            lambda: group_counts([1, 0], [1, 0], [True, False], pos_label=0),
+        ],
+        "sensitive": [
+            lambda: FairnessEvaluator(["sex"]).add_arrays([1], [1], sensitive={"sex": [1]})
+        ],
+        "column": [lambda: PrivilegedGroup(column="age")],
+    }
+    new = {"pos_label": "positive_label", "sensitive": "group_values", "column": "group_column"}
+    for old, fns in calls.items():
+        for call in fns:
+            with pytest.raises(TypeError, match=f"{old}= was renamed; use {new[old]}="):
+                call()
+    assert not hasattr(FairnessEvaluator(["sex"]), "pos_label")
+    assert not hasattr(PrivilegedGroup("age"), "column")
+    c = group_counts([1, 0], [1, 0], [True, False], positive_label=0)
     assert c.tp.tolist() == [1, 0]
-    assert PrivilegedGroup(column="age").group_column == "age"
-    assert PrivilegedGroup("age").column == "age"
 
 
 def test_group_definitions_in_every_form_and_in_words():

@@ -376,13 +376,10 @@ def test_pairwise_seed_seeds_the_interval_and_bootstrap_seed_redraws_it_from_the
     assert ends[0] != ends[1]
     records = tmp_path / "runs"
     tsv = next(records.rglob("record_*.tsv"))
-    for flags, note in ((["--seed", "12"], False), (["--bootstrap-seed", "12"], True)):
-        out = tmp_path / f"score{note}.json"
-        args = ["pairwise", "score", "--records", str(tsv), "--reference-model", "ref",
-                "--out-dir", str(tmp_path / "rescored"), "--ci", "0.9", "--num-bootstrap", "30",
-                "--cluster", "task", "--out", str(out), *flags]  # fmt: skip
-        r = runner.invoke(app, args)
-        assert r.exit_code == 0, r.output
-        assert ("--bootstrap-seed is deprecated" in r.output) == note
-        rescored = json.loads(out.read_text())
-        assert seeds(rescored) == {12}
+    out = tmp_path / "score.json"
+    args = ["pairwise", "score", "--records", str(tsv), "--reference-model", "ref",
+            "--out-dir", str(tmp_path / "rescored"), "--ci", "0.9", "--num-bootstrap", "30",
+            "--cluster", "task", "--out", str(out), "--seed", "12"]  # fmt: skip
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert seeds(json.loads(out.read_text())) == {12}

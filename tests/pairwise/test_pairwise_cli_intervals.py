@@ -78,39 +78,19 @@ def test_score_slices_the_judges_own_comparisons_file(srv, tmp_path):
     assert json.loads(out.read_text()) == json.loads((tmp_path / "j.json").read_text())
 
 
-def test_the_deprecated_options_still_work_with_a_note(srv, tmp_path):
-    res = CliRunner().invoke(
-        app,
-        [
-            "pairwise",
-            "judge",
-            "--data",
-            str(_table(tmp_path / "t.csv")),
-            "--models",
-            "m1,m2",
-            "--reference-model",
-            REF,
-            "--judge",
-            srv.spec(),
-            "--out-dir",
-            str(tmp_path / "runs"),
-            "--quiet",
-            "--no-cache",
-            "--n-boot",
-            "30",
-            "--confidence",
-            "0.8",
-            "--out",
-            str(tmp_path / "m.json"),
-        ],  # fmt: skip
-    )
-    assert res.exit_code == 0, res.output
-    assert "note: --n-boot is deprecated; use --num-bootstrap" in res.output
-    assert "note: --confidence is deprecated; use --ci" in res.output
-    ms = json.loads((tmp_path / "m.json").read_text())
-    rating = next(m for m in ms if m["type"] == "BradleyTerryRating")
-    assert rating["parameters"]["num_bootstrap"] == 30
-    assert rating["parameters"]["confidence_level"] == 0.8
+@pytest.mark.parametrize(
+    "old, value, new", [("--n-boot", "30", "--num-bootstrap"), ("--confidence", "0.8", "--ci")]
+)
+def test_the_options_removed_in_0_2_0_are_refused_naming_the_new_ones(
+    srv, tmp_path, old, value, new
+):
+    args = ["pairwise", "judge", "--data", str(_table(tmp_path / "t.csv")), "--models", "m1,m2",
+            "--reference-model", REF, "--judge", srv.spec(), "--out-dir", str(tmp_path / "runs"),
+            "--quiet", "--no-cache", old, value]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert f"No such option: {old} (it was renamed: use {new})" in res.output
+    assert srv.calls == 0
 
 
 def test_the_originals_record_table_slices_by_task(tmp_path):

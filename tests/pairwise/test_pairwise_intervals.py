@@ -300,14 +300,22 @@ def test_without_ci_only_ratings_and_length_fits_carry_intervals(data):
     assert rating.parameters["confidence_level"] == 0.95
 
 
-def test_the_deprecated_names_still_work_with_a_warning(data):
-    with pytest.warns(DeprecationWarning, match="n_boot"):
-        old = PairwiseEvaluator(reference_model=REF, nopt=4, n_boot=20).add(data).compute()
-    new = PairwiseEvaluator(reference_model=REF, nopt=4, num_bootstrap=20).add(data).compute()
-    assert old.to_json() == new.to_json()
-    with pytest.warns(DeprecationWarning, match="confidence"):
-        a = analyze(data, reference_model=REF, confidence=0.8, num_bootstrap=20)
-    assert a.metrics.get("ExtractionRate").parameters["confidence_level"] == 0.8
+def test_the_names_removed_in_0_2_0_fail_naming_the_new_ones(data):
+    from assay.llm.pairwise.task import PairwiseTask
+
+    for call in (
+        lambda **kw: PairwiseEvaluator(reference_model=REF, nopt=4, **kw),
+        lambda **kw: analyze(data, reference_model=REF, **kw),
+        lambda **kw: PairwiseTask(data, models=["m1"], reference_model=REF, **kw),
+    ):
+        with pytest.raises(TypeError, match="n_boot= was renamed; use num_bootstrap="):
+            call(n_boot=20)
+        with pytest.raises(InvalidInputError, match="confidence= was renamed; use ci="):
+            call(confidence=0.8)
+    rating = analyze(data, reference_model=REF, num_bootstrap=20).metrics.get(
+        "BradleyTerryRating", model="m1"
+    )
+    assert rating.parameters["num_bootstrap"] == 20 and "bootstrap_samples" not in rating.parameters
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
-"""The evaluator contract in scoring's terms, the tables view, and the deprecated old shapes."""
+"""The evaluator contract in scoring's terms, the tables view, and the old shapes 0.2.0
+removed."""
 
 from __future__ import annotations
 
 import io
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -11,7 +11,13 @@ import pytest
 
 from assay.errors import InvalidInputError
 from assay.results import MetricSet
-from assay.scoring import ScoringData, ScoringEvaluator, ScoringTables, evaluate_scoring
+from assay.scoring import (
+    ScoringData,
+    ScoringEvaluator,
+    ScoringTables,
+    evaluate_scoring,
+    scoring_tables,
+)
 
 
 def _frame(seed: int = 0, n: int = 300) -> pd.DataFrame:
@@ -123,49 +129,36 @@ def test_file_names_are_safe_and_distinct(tmp_path):
     assert len(written) == len(names) + 1
 
 
-# ---------------------------------------------------------------- deprecated shapes
+# ---------------------------------------------------------------- removed in 0.2.0
 
 
-def test_subgroups_keyword_still_works_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="group_columns"):
-        old = evaluate_scoring(_frame(), human="h", system="m", subgroups=["g"])
-    new = evaluate_scoring(_frame(), human="h", system="m", group_columns=["g"])
-    assert old.to_list() == new.to_list()
-    with pytest.warns(DeprecationWarning):
-        ev = ScoringEvaluator(human="h", system="m", subgroups=["g"])
-    assert ev.group_columns == ["g"] and ev.subgroups == ["g"]
-
-
-def test_old_result_attributes_still_work_with_a_warning(tmp_path):
-    res = evaluate_scoring(_frame(), **_config())
-    view = ScoringEvaluator(**_config()).add(_frame()).tables()
-    for get in (
-        lambda r: r["eval"],
-        lambda r: r.tables["eval"],
-        lambda r: r.undefined,
+def test_subgroups_keyword_fails_naming_group_columns():
+    for call in (
+        lambda: evaluate_scoring(_frame(), human="h", system="m", subgroups=["g"]),
+        lambda: scoring_tables(_frame(), human="h", system="m", subgroups=["g"]),
+        lambda: ScoringEvaluator(human="h", system="m", subgroups=["g"]),
     ):
-        with pytest.warns(DeprecationWarning, match="MetricSet"):
-            got = get(res)
-        expected = get(view)
-        pd.testing.assert_frame_equal(got, expected)
-    with pytest.warns(DeprecationWarning):
-        assert res.metrics.to_list() == view.metrics.to_list()
-    with pytest.warns(DeprecationWarning):
-        assert res.dropped == view.dropped
-    with pytest.warns(DeprecationWarning):
-        paths = res.write_csv(tmp_path)
-    assert (tmp_path / "eval.csv") in paths
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert res[0] is list(res)[0]  # integer indexing is the MetricSet's, no warning
+        with pytest.raises(TypeError, match="subgroups= was renamed; use group_columns="):
+            call()
+    assert not hasattr(ScoringEvaluator(human="h", system="m", group_columns=["g"]), "subgroups")
 
 
-def test_scoring_result_name_is_a_deprecated_alias():
+def test_the_result_is_a_plain_metric_set_and_the_tables_a_view(tmp_path):
+    res = evaluate_scoring(_frame(), **_config())
+    assert type(res) is MetricSet
+    for old in ("tables", "metrics", "dropped", "undefined", "write_csv"):
+        assert not hasattr(res, old), old
+    with pytest.raises(TypeError):
+        res["eval"]  # noqa: B018  (ScoringEvaluator.tables()["eval"])
+    view = ScoringEvaluator(**_config()).add(_frame()).tables()
+    assert view.metrics.to_list() == res.to_list()
+    pd.testing.assert_frame_equal(view["eval"], scoring_tables(_frame(), **_config())["eval"])
+    with pytest.raises(InvalidInputError, match="no data was added"):
+        ScoringEvaluator(**_config()).tables()
     import assay.scoring
 
-    with pytest.warns(DeprecationWarning, match="ScoringResult"):
-        alias = assay.scoring.ScoringResult
-    assert alias is ScoringTables
+    with pytest.raises(AttributeError, match="ScoringResult"):
+        assay.scoring.ScoringResult  # noqa: B018  (ScoringTables)
 
 
 def test_every_table_cell_is_a_record():

@@ -1,5 +1,5 @@
 """ScoreEvaluator on the evaluator contract: JSON config, plain-array state, merge refusal,
-the renamed entry point and the deprecated names."""
+the renamed entry point and the names 0.2.0 removed."""
 
 import io
 import json
@@ -150,24 +150,18 @@ def test_custom_registered_metric_travels_by_name():
     assert back.compute()[0].type == "ShareAtOrAbove"
 
 
-def test_evaluate_is_deprecated_and_equal():
+def test_the_names_removed_in_0_2_0_are_gone_or_name_their_replacement():
+    with pytest.raises(AttributeError):
+        st.evaluate  # noqa: B018  (evaluate_scores)
+    for keyword in ("key", "group_key"):
+        with pytest.raises(TypeError, match=f"{keyword}= was renamed; use group_column="):
+            st.grouped(st.accuracy(), **{keyword: "topic"})
+    with pytest.raises(InvalidInputError, match="group_column"):
+        st.grouped(st.accuracy())
     scores = _scores()
-    with pytest.warns(DeprecationWarning, match="evaluate_scores"):
-        old = st.evaluate(scores, METRICS, REDUCERS)
-    assert old.to_json() == st.evaluate_scores(scores, METRICS, REDUCERS).to_json()
-
-
-@pytest.mark.parametrize("keyword", ["key", "group_key"])
-def test_grouped_old_keywords_warn_and_agree(keyword):
-    scores = _scores()
-    with pytest.warns(DeprecationWarning, match="group_column"):
-        old = st.grouped(st.accuracy(), **{keyword: "topic"})
-    new = st.grouped(st.accuracy(), group_column="topic")
-    assert old(scores) == new(scores) == st.grouped(st.accuracy(), "topic")(scores)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        with pytest.raises(InvalidInputError, match="once"):
-            st.grouped(st.accuracy(), "topic", key="topic")
+    assert st.grouped(st.accuracy(), group_column="topic")(scores) == st.grouped(
+        st.accuracy(), "topic"
+    )(scores)
 
 
 def test_camel_case_types_and_inspect_aliases():

@@ -45,7 +45,7 @@ def test_bootstrap_interval_is_seeded_and_near_the_t_interval_for_many_scores():
     assert abs(b["lower"] - t["lower"]) < 0.1 * half
     assert abs(b["upper"] - t["upper"]) < 0.1 * half
     rec = st.evaluate_scores(st.ScoreFrame.from_arrays(ys), [boot]).get("Ci")
-    assert rec.parameters["seed"] == 3 and rec.parameters["method"] == "bootstrap"
+    assert rec.parameters["seed"] == 3 and rec.parameters["ci_method"] == "bootstrap"
 
 
 def test_cluster_bootstrap_widens_the_interval_for_correlated_clusters():

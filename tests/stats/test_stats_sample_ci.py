@@ -123,7 +123,7 @@ def test_values_unchanged_undefined_intervals_and_bad_options() -> None:
         st.ScoreEvaluator(["mean"], ci=0.9, cluster="")
 
 
-def test_ci_metric_records_carry_the_one_spelling_beside_the_old_keys() -> None:
+def test_ci_metric_records_carry_the_one_spelling_of_every_domain() -> None:
     f = st.ScoreFrame.from_arrays(np.clip(_frame(seed=5).values, 0, 1))
     ms = st.evaluate_scores(
         f, [st.ci(0.9), st.ci(0.8, method="bootstrap", num_samples=50, seed=2), st.ci_wilson()]
@@ -133,17 +133,23 @@ def test_ci_metric_records_carry_the_one_spelling_beside_the_old_keys() -> None:
         t.parameters["ci_low"] == t.value["lower"] and t.parameters["ci_high"] == t.value["upper"]
     )
     assert (t.parameters["confidence_level"], t.parameters["ci_method"]) == (0.9, "t")
-    assert (t.parameters["level"], t.parameters["method"]) == (0.9, "t")  # deprecated, kept
     q = boot.parameters
-    assert (q["num_bootstrap"], q["seed"], q["num_samples"], q["ci_method"]) == (
-        50,
-        2,
-        50,
-        "bootstrap",
-    )
+    assert (q["num_bootstrap"], q["seed"], q["ci_method"]) == (50, 2, "bootstrap")
     w = ms.get("CiWilson").parameters
     assert (w["ci_method"], w["confidence_level"]) == ("wilson", 0.95)
     assert w["ci_low"] == ms.get("CiWilson").value["lower"]
+    # the factories' Inspect-style names (0.1 wrote them too) stay in the spec only
+    for r in (t, boot, ms.get("CiWilson")):
+        assert not {"level", "method", "num_samples"} & r.parameters.keys()
+    assert st.ci(0.8, method="bootstrap", num_samples=50, seed=2).spec["params"]["level"] == 0.8
+
+
+def test_an_undefined_ci_record_keeps_its_level_and_method() -> None:
+    ms = st.evaluate_scores(st.ScoreFrame.from_arrays([1.0]), [st.ci(0.9)])
+    (r,) = ms.filter("Ci")
+    assert r.value is None and "requires at least 2" in r.parameters["undefined"]
+    assert (r.parameters["confidence_level"], r.parameters["ci_method"]) == (0.9, "t")
+    assert "ci_low" not in r.parameters and "level" not in r.parameters
 
 
 def test_merge_and_state_keep_the_intervals() -> None:

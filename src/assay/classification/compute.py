@@ -16,7 +16,6 @@ Every ratio goes through :mod:`assay.ratios`.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay import ratios
-from assay._compat import UNSET, renamed
+from assay._compat import removed_keywords
 from assay._validation import as_1d, check_binary, check_finite, check_same_length
 from assay.errors import UndefinedMetricError
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
@@ -88,20 +87,19 @@ def accuracy_score(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     )
 
 
+@removed_keywords(pos_label="positive_label")
 def precision_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     positive_label: Any = 1,
     zero_division: float | None = None,
-    pos_label: Any = UNSET,
 ) -> float:
     """Binary precision ``TP / (TP + FP)`` of ``positive_label``.
 
     A prediction equal to ``positive_label`` is a positive prediction; it is a true
     positive when the truth is ``positive_label`` too. Undefined when nothing is predicted
     positive (TP + FP = 0), unless ``zero_division`` gives the value to use.
-    ``pos_label=`` is the deprecated name of ``positive_label=``.
 
     Example:
         >>> precision_score([1, 0, 1, 1], [1, 1, 1, 0])
@@ -109,20 +107,17 @@ def precision_score(
         >>> precision_score(["y", "n"], ["n", "n"], positive_label="y", zero_division=0)
         0.0
     """
-    label = renamed(
-        "positive_label", positive_label, "pos_label", pos_label, where="precision_score"
-    )
-    t, p = _binary(y_true, y_pred, label)
+    t, p = _binary(y_true, y_pred, positive_label)
     return _ratio(t & p, p, "Precision", "TP + FP > 0", zero_division)
 
 
+@removed_keywords(pos_label="positive_label")
 def recall_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     positive_label: Any = 1,
     zero_division: float | None = None,
-    pos_label: Any = UNSET,
 ) -> float:
     """Binary recall ``TP / (TP + FN)`` of ``positive_label``.
 
@@ -133,18 +128,17 @@ def recall_score(
         >>> recall_score([1, 0, 1, 1], [1, 1, 1, 0])
         0.6666666666666666
     """
-    label = renamed("positive_label", positive_label, "pos_label", pos_label, where="recall_score")
-    t, p = _binary(y_true, y_pred, label)
+    t, p = _binary(y_true, y_pred, positive_label)
     return _ratio(t & p, t, "Recall", "TP + FN > 0", zero_division)
 
 
+@removed_keywords(pos_label="positive_label")
 def f1_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
     positive_label: Any = 1,
     zero_division: float | None = None,
-    pos_label: Any = UNSET,
 ) -> float:
     """Binary F1, the harmonic mean of precision P and recall R: ``2PR / (P + R)``.
 
@@ -155,9 +149,6 @@ def f1_score(
         >>> f1_score([1, 0, 1, 1], [1, 1, 1, 0])
         0.6666666666666666
     """
-    positive_label = renamed(
-        "positive_label", positive_label, "pos_label", pos_label, where="f1_score"
-    )
     t, p = _binary(y_true, y_pred, positive_label)
     tp, fp, fn = np.count_nonzero(t & p), np.count_nonzero(~t & p), np.count_nonzero(t & ~p)
     v = float(ratios.f1_from_counts(tp, fp, fn, zero_division))
@@ -361,30 +352,3 @@ def pr_curve_counts(
         float(t): dict(zip(("tp", "fp", "fn", "tn"), map(int, row)))
         for t, row in zip(thresholds, c)
     }
-
-
-# ---------------------------------------------------------------- deprecated names
-
-
-def _old_f1_from_counts(
-    tp: float, fp: float, fn: float, *, zero_division: float | None = None
-) -> float:
-    v = float(ratios.f1_from_counts(tp, fp, fn, zero_division))
-    if np.isnan(v):
-        raise UndefinedMetricError("F1", "requires precision and recall to be defined")
-    return v
-
-
-_DEPRECATED = {"ratio": ratios.ratio, "f1_from_counts": _old_f1_from_counts}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        warnings.warn(
-            f"assay.classification.compute.{name} is deprecated and will be removed in the "
-            f"next release; use assay.ratios.{name}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return _DEPRECATED[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -57,10 +57,7 @@ def format_coco_summary(stats: Any) -> str:
 
 
 def parse_max_detections(text: str) -> int | None:
-    """``--max-detections``: a positive integer, or ``all`` (the API's ``None``).
-
-    ``0`` still means all for one release, with a deprecation note on stderr.
-    """
+    """``--max-detections``: a positive integer, or ``all`` (the API's ``None``)."""
     t = text.strip().lower()
     if t in ("all", "none"):
         return None
@@ -70,11 +67,10 @@ def parse_max_detections(text: str) -> int | None:
         raise InvalidInputError(
             f"expected a positive integer or 'all', got {text!r}", source="--max-detections"
         ) from None
-    if n == 0:
-        typer.echo("note: --max-detections 0 is deprecated; use --max-detections all", err=True)
-        return None
-    if n < 0:
-        raise InvalidInputError(f"must be >= 1 or 'all', got {n}", source="--max-detections")
+    if n < 1:
+        raise InvalidInputError(
+            f"must be >= 1 or 'all' (every detection), got {n}", source="--max-detections"
+        )
     return n
 
 

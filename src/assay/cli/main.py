@@ -24,6 +24,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from assay import __version__
+from assay._compat import removed_flag_message
 
 __all__ = ["COMMANDS", "app", "main", "load_command"]
 
@@ -139,7 +140,8 @@ class LazyGroup(TyperGroup):
                 e.show()
                 sys.exit(e.exit_code)
             where = e.ctx.command_path if e.ctx is not None else "assay"
-            print(f"error: {e.format_message()} (see '{where} -h')", file=sys.stderr)
+            message = removed_flag_message(e.format_message())
+            print(f"error: {message} (see '{where} -h')", file=sys.stderr)
             sys.exit(2)
         except _CLICK_ERROR as e:
             e.show()

@@ -45,11 +45,9 @@ _REF = typer.Option(
 _NOPT = typer.Option(2, "--nopt", help="Options the judge chooses from: 2, 3 or 4.")
 _XLSX = typer.Option(False, "--xlsx", help="Also write the win tables as .xlsx.")
 # The one seed rule: --seed seeds everything random (on `judge` random mode's order too);
-# --bootstrap-seed re-seeds the interval alone (on `score`, where no model is asked, it is
-# the deprecated name of --seed).
+# --bootstrap-seed re-seeds the interval alone (`judge` only: `score` asks no model).
 _CI, _CI_METHOD, _NUM_BOOTSTRAP, _ = interval_options()
 _BSEED = bootstrap_seed_option("random mode's order of the two answers")
-_OLD_BSEED = typer.Option(None, "--bootstrap-seed", help="Deprecated: use --seed.")
 _CLUSTER = typer.Option(
     None,
     "--cluster",
@@ -61,8 +59,6 @@ _BY = by_option(
     "A question-level column (task, or a column of the input table such as a topic)",
     "No judge call is made for it.",
 )
-_NBOOT = typer.Option(None, "--n-boot", help="Deprecated: use --num-bootstrap.")
-_CONF = typer.Option(None, "--confidence", help="Deprecated: use --ci.")
 
 
 def _intervals(
@@ -70,18 +66,11 @@ def _intervals(
     ci_method: str,
     num_bootstrap: int,
     seed: tuple[int, str],
-    n_boot: int | None,
-    confidence: float | None,
     cluster: str | None = None,
 ) -> dict[str, Any]:
     """The interval options, checked (errors name the flag given: ``seed`` is the
-    bootstrap's seed and its flag); the deprecated --n-boot and --confidence still work for
-    one release, with a note."""
-    flags = {"--num-bootstrap": "--num-bootstrap", "--ci": "--ci", "--seed": seed[1]}
-    if n_boot is not None:
-        num_bootstrap, flags["--num-bootstrap"] = n_boot, "--n-boot"
-    if confidence is not None:
-        ci, flags["--ci"] = confidence, "--confidence"
+    bootstrap's seed and its flag)."""
+    flags = {"--seed": seed[1]}
     try:  # the ratings' interval is always computed: check the options with or without --ci
         level = 0.95 if ci is None else ci
         interval_kwargs(
@@ -94,10 +83,6 @@ def _intervals(
             )
     except InvalidInputError as e:
         raise InvalidInputError(e.reason, source=flags.get(str(e.source), e.source)) from None
-    for old, given in (("--n-boot", n_boot), ("--confidence", confidence)):
-        if given is not None:
-            new = {"--n-boot": "--num-bootstrap", "--confidence": "--ci"}[old]
-            typer.echo(f"note: {old} is deprecated; use {new}", err=True)
     return {"ci": ci, "ci_method": ci_method, "num_bootstrap": num_bootstrap, "cluster": cluster}
 
 
@@ -220,8 +205,6 @@ def judge_command(
     bootstrap_seed: int | None = _BSEED,
     by: list[str] = _BY,
     cluster: str | None = _CLUSTER,
-    n_boot: int | None = _NBOOT,
-    confidence: float | None = _CONF,
     fmt: OutputFormat = _FMT,
     out: Path = _OUT,
     save: bool = save_option(),
@@ -242,7 +225,7 @@ def judge_command(
     prices = parse_prices(price_per_mtok)
     opts = dict(locals())
     boot = (abs(seed), "--seed") if bootstrap_seed is None else (bootstrap_seed, "--bootstrap-seed")
-    intervals = _intervals(ci, ci_method, num_bootstrap, boot, n_boot, confidence, cluster)
+    intervals = _intervals(ci, ci_method, num_bootstrap, boot, cluster)
     options = run_options(
         concurrency=concurrency,
         rpm=rpm,
@@ -350,11 +333,8 @@ def score_command(
         help="Seeds everything random in the command: the bootstrap intervals (the same "
         "default as `judge`, so its intervals come out again).",
     ),
-    bootstrap_seed: int | None = _OLD_BSEED,
     by: list[str] = _BY,
     cluster: str | None = _CLUSTER,
-    n_boot: int | None = _NBOOT,
-    confidence: float | None = _CONF,
     fmt: OutputFormat = _FMT,
     out: Path = _OUT,
     save: bool = save_option(),
@@ -367,11 +347,7 @@ def score_command(
 
     opts = dict(locals())
     check_nopt(nopt)
-    boot = (seed, "--seed")
-    if bootstrap_seed is not None:
-        boot = (bootstrap_seed, "--bootstrap-seed")
-        typer.echo("note: --bootstrap-seed is deprecated on score; use --seed", err=True)
-    intervals = _intervals(ci, ci_method, num_bootstrap, boot, n_boot, confidence, cluster)
+    intervals = _intervals(ci, ci_method, num_bootstrap, (seed, "--seed"), cluster)
     _check_out(out)
     _check_out_dir(out_dir)
     rows, judge = read_records(records, nopt=nopt)
@@ -396,9 +372,7 @@ def score_command(
             raise InvalidInputError(f"{e.field!r} {e.reason}", source="--cluster") from None
     from assay.llm.pairwise.analysis import analyze
 
-    analysis = analyze(
-        rows, reference_model=reference_model, by=slice_by, seed=boot[0], **intervals
-    )
+    analysis = analyze(rows, reference_model=reference_model, by=slice_by, seed=seed, **intervals)
     _write_folder(analysis, rows, stem=f"{records.stem}_score{{i}}", judge=judge, opts=opts)
     publish(
         analysis.metrics,

@@ -9,7 +9,7 @@ Public API:
 * :func:`compute_metrics`: Metric records (AP, APAveragedOverIOUs, mAP, mAPAveragedOverIOUs,
   AR, mAR, PrecisionRecallCurve, DetailedPrecisionRecallCurve, COCOSummary).
 * :func:`coco_evaluate` + :class:`CocoParams`: COCOeval's precision/recall arrays and 12
-  summary stats (``evaluate`` is its deprecated name).
+  summary stats.
 * geometry: :func:`box_iou`, :func:`box_iou_matrix`, :func:`raster_to_polygon`,
   :func:`mask_to_rle`, :func:`rle_to_mask` (the mask codec lives in :mod:`assay.io.masks`).
 
@@ -36,7 +36,6 @@ _EXPORTS = {
     "coco_evaluate": "assay.detection.compute",
     "coco_summary": "assay.detection.metrics",
     "compute_metrics": "assay.detection.metrics",
-    "evaluate": "assay.detection.compute",
     "evaluate_detection": "assay.detection.evaluator",
     "load_coco": "assay.detection.io",
     "load_jsonl": "assay.detection.jsonl",
@@ -60,7 +59,6 @@ __all__ = [
     "coco_evaluate",
     "coco_summary",
     "compute_metrics",
-    "evaluate",
     "evaluate_detection",
     "load_coco",
     "load_jsonl",

@@ -29,7 +29,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +44,6 @@ from assay.errors import InvalidInputError
 __all__ = [
     "CocoEvaluation",
     "coco_evaluate",
-    "evaluate",
     "resolve_iou_type",
 ]
 
@@ -131,16 +129,3 @@ def coco_evaluate(
     m = match(data, params)
     precision, recall = accumulate(data, m, params, all_precision=all_precision)
     return CocoEvaluation(data, params, m, precision, recall)
-
-
-def evaluate(
-    data: DetectionData, params: CocoParams | None = None, *, all_precision: bool = True
-) -> CocoEvaluation:
-    """Deprecated name of :func:`coco_evaluate` (``evaluate`` means ``-> MetricSet`` elsewhere)."""
-    warnings.warn(
-        "assay.detection.evaluate is deprecated; use coco_evaluate (COCOeval arrays) or "
-        "evaluate_detection (metric records)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return coco_evaluate(data, params, all_precision=all_precision)

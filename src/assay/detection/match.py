@@ -150,11 +150,11 @@ def pair_ious(
     return pd, pg, iou
 
 
-def match(data: DetectionData, params: CocoParams, *, with_gt: bool = False) -> Matching:
+def match(data: DetectionData, params: CocoParams) -> Matching:
     """COCO greedy matching of every (datum, label) at every IoU threshold and area range.
 
     See the module docstring for the rules. ``Matching.dt_gt`` records which ground truth
-    each detection matched (``with_gt`` is kept for compatibility; it is always available).
+    each detection matched.
 
     Only pairs with IoU ``>=`` the lowest threshold ("candidates") can match. A (datum, label)
     group in which no detection has two candidates is *simple*: there each ground truth is

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay import ratios
-from assay._compat import UNSET, renamed
+from assay._compat import removed_keywords
 from assay._validation import as_1d, check_same_length
 from assay.errors import UndefinedMetricError
 
@@ -92,29 +92,26 @@ class GroupCounts:
         return cls(z, z, z, z)
 
 
+@removed_keywords(pos_label="positive_label")
 def group_counts(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     privileged: ArrayLike,
     *,
     positive_label: Any = 1,
-    pos_label: Any = UNSET,
     sample_weight: NDArray[np.float64] | None = None,
 ) -> GroupCounts:
     """Count TP/FP/FN/TN per group in one vectorised pass.
 
-    A label or prediction equal to ``positive_label`` is positive (``pos_label=`` is the
-    deprecated name). With ``sample_weight`` (checked floats, one per datum) each cell is
-    the sum of its datums' weights instead of their number.
+    A label or prediction equal to ``positive_label`` is positive. With ``sample_weight``
+    (checked floats, one per datum) each cell is the sum of its datums' weights instead of
+    their number.
 
     Example:
         >>> c = group_counts([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])
         >>> c.tp.tolist(), c.fp.tolist()  # [unprivileged, privileged]
         ([0, 1], [0, 1])
     """
-    positive_label = renamed(
-        "positive_label", positive_label, "pos_label", pos_label, where="group_counts"
-    )
     t = as_1d(y_true, source="y_true")
     p = as_1d(y_pred, source="y_pred")
     g = as_1d(privileged, source="privileged").astype(bool)
@@ -224,12 +221,9 @@ FAIRNESS_VALUES = {
 }
 
 
-def _label(positive_label: Any, pos_label: Any, where: str) -> Any:
-    return renamed("positive_label", positive_label, "pos_label", pos_label, where=where)
-
-
+@removed_keywords(pos_label="positive_label")
 def statistical_parity_difference(
-    y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1, pos_label: Any = UNSET
+    y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1
 ) -> float:
     """Statistical parity difference ``P(ŷ=pos | u) - P(ŷ=pos | p)``.
 
@@ -240,13 +234,11 @@ def statistical_parity_difference(
         >>> statistical_parity_difference([1, 0, 1, 1], [False, False, True, True])
         -0.5
     """
-    label = _label(positive_label, pos_label, "statistical_parity_difference")
-    return spd_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=label))
+    return spd_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=positive_label))
 
 
-def disparate_impact(
-    y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1, pos_label: Any = UNSET
-) -> float:
+@removed_keywords(pos_label="positive_label")
+def disparate_impact(y_pred: ArrayLike, privileged: ArrayLike, *, positive_label: Any = 1) -> float:
     """Disparate impact ``P(ŷ=pos | u) / P(ŷ=pos | p)``.
 
     The ratio of the positive-prediction rates; 1 is fair. Requires both groups non-empty
@@ -256,17 +248,16 @@ def disparate_impact(
         >>> disparate_impact([1, 0, 1, 1], [False, False, True, True])
         0.5
     """
-    label = _label(positive_label, pos_label, "disparate_impact")
-    return di_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=label))
+    return di_from_counts(group_counts(y_pred, y_pred, privileged, positive_label=positive_label))
 
 
+@removed_keywords(pos_label="positive_label")
 def average_odds_difference(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     privileged: ArrayLike,
     *,
     positive_label: Any = 1,
-    pos_label: Any = UNSET,
 ) -> float:
     """Average odds difference ``((FPR_u - FPR_p) + (TPR_u - TPR_p)) / 2``.
 
@@ -277,17 +268,16 @@ def average_odds_difference(
         >>> average_odds_difference([1, 0, 1, 0], [1, 1, 0, 0], [True, True, False, False])
         -1.0
     """
-    label = _label(positive_label, pos_label, "average_odds_difference")
-    return aod_from_counts(group_counts(y_true, y_pred, privileged, positive_label=label))
+    return aod_from_counts(group_counts(y_true, y_pred, privileged, positive_label=positive_label))
 
 
+@removed_keywords(pos_label="positive_label")
 def equal_opportunity_difference(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     privileged: ArrayLike,
     *,
     positive_label: Any = 1,
-    pos_label: Any = UNSET,
 ) -> float:
     """Equal opportunity difference ``TPR_u - TPR_p``: the gap in recall; 0 is fair.
 
@@ -299,5 +289,4 @@ def equal_opportunity_difference(
         >>> equal_opportunity_difference([0, 1], [0, 1], [False, True])
         1.0
     """
-    label = _label(positive_label, pos_label, "equal_opportunity_difference")
-    return eod_from_counts(group_counts(y_true, y_pred, privileged, positive_label=label))
+    return eod_from_counts(group_counts(y_true, y_pred, privileged, positive_label=positive_label))

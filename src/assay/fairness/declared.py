@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from assay._compat import UNSET
 from assay.errors import InvalidInputError
 from assay.metric_table import MetricEntry, MetricTable
 from assay.options import ZERO_DIVISION, Bad, Option, Options, choice, custom
@@ -202,10 +201,6 @@ def _label(v: Any) -> Any:
     return v
 
 
-def _as_given(v: Any) -> Any:
-    return v
-
-
 def _cross_check(values: dict[str, Any]) -> dict[str, Any]:
     if values["control_columns"] and not values["group_columns"]:
         raise InvalidInputError(
@@ -286,7 +281,6 @@ OPTIONS = Options(
         "How equalized odds combines its TPR and FPR parts: worst_case (larger "
         "difference, smaller ratio) or mean.",
     ),
-    Option("pos_label", UNSET, custom("any value", _as_given, []), stored="never"),
     by_option(
         "A column of the table",
         "Sliced: the --sensitive metrics and the --group differences and ratios.",

@@ -46,7 +46,7 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from assay._compat import UNSET, renamed
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.fairness.batch import Batch, check_value_sets, read_batch, read_table
@@ -74,15 +74,7 @@ __all__ = ["FairnessEvaluator", "evaluate_fairness"]
 GroupSpec = PrivilegedGroup | str | Mapping[str, Any]
 
 
-def _positive_label(value: Any) -> Any:
-    v = value.item() if isinstance(value, np.generic) else value
-    if not isinstance(v, (str, bool, int, float)):
-        raise InvalidInputError(
-            f"must be a string, number or boolean, got {value!r}", source="positive_label"
-        )
-    return v
-
-
+@removed_keywords(pos_label="positive_label")
 class FairnessEvaluator(Evaluator):
     """Group fairness over batches.
 
@@ -99,7 +91,7 @@ class FairnessEvaluator(Evaluator):
             per-group record and aggregate is reported per level (fairlearn's
             ``control_features``).
         positive_label: the favourable label value, compared with ``==`` to labels and
-            predictions (``pos_label=`` is its deprecated name).
+            predictions.
         zero_division: the value of a per-group TPR/FPR whose denominator is 0 (default
             undefined; fairlearn's is 0).
         method: ``"between_groups"`` (default) or ``"to_overall"``: how the aggregates
@@ -131,7 +123,6 @@ class FairnessEvaluator(Evaluator):
         zero_division: float | None = None,
         method: str = "between_groups",
         agg: str = "worst_case",
-        pos_label: Any = UNSET,
         by: Sequence[str] = (),
         ci: float | None = None,
         ci_method: str = "bootstrap",
@@ -144,10 +135,7 @@ class FairnessEvaluator(Evaluator):
         self.groups: tuple[PrivilegedGroup, ...] = tuple(groups)  # type: ignore[arg-type]
         self.group_columns = tuple(group_columns)
         self.control_columns = tuple(control_columns)
-        label = renamed(
-            "positive_label", positive_label, "pos_label", pos_label, where="FairnessEvaluator"
-        )
-        self.positive_label = _positive_label(label)
+        self.positive_label = positive_label
         self.method, self.agg = method, agg
         self.zero_division = zero_division
         d, t = len(self.groups), len(self.group_columns)
@@ -184,17 +172,13 @@ class FairnessEvaluator(Evaluator):
         units = Units.empty(d, t) if self.ci is not None and not self.ci.cluster else None
         self.add_state("_units", units, _added, encode=Units.state, decode=Units.of_state)
 
-    @property
-    def pos_label(self) -> Any:
-        """Deprecated name of :attr:`positive_label`."""
-        return self.positive_label
-
     def _sub(self) -> FairnessEvaluator:
         """An evaluator configured as this one, without slices: a slice's counts."""
         return FairnessEvaluator(**{k: v for k, v in self.config().items() if k != "by"})
 
     # ------------------------------------------------------------ accumulate
 
+    @removed_keywords(sensitive="group_values")
     def add_arrays(
         self,
         y_true: ArrayLike,
@@ -203,7 +187,6 @@ class FairnessEvaluator(Evaluator):
         *,
         source: str | None = None,
         fields: tuple[str, str] = ("y_true", "y_pred"),
-        sensitive: Any = UNSET,
         sample_weight: ArrayLike | None = None,
         weight_field: str = "sample_weight",
     ) -> Self:
@@ -212,11 +195,8 @@ class FairnessEvaluator(Evaluator):
         per-group rates, the aggregates and the overall accuracy, precision and recall).
 
         ``fields`` names the label and prediction columns in messages, ``weight_field`` the
-        weights; ``sensitive=`` is the deprecated name of ``group_values``.
+        weights.
         """
-        group_values = renamed(
-            "group_values", group_values, "sensitive", sensitive, where="add_arrays"
-        )
         batch = read_batch(self, y_true, y_pred, group_values or {}, source=source, fields=fields,
                            sample_weight=sample_weight, weight_field=weight_field)  # fmt: skip
         # Everything is validated: only now does the state change.
@@ -397,6 +377,7 @@ def _upgraded(state: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
     return out
 
 
+@removed_keywords(pos_label="positive_label")
 def evaluate_fairness(
     data: Any,
     *,
@@ -410,14 +391,12 @@ def evaluate_fairness(
     zero_division: float | None = None,
     method: str = "between_groups",
     agg: str = "worst_case",
-    pos_label: Any = UNSET,
     by: Sequence[str] = (),
     **interval: Any,
 ) -> MetricSet:
-    """One-call fairness evaluation of a table (``pos_label=``: deprecated ``positive_label=``);
-    ``sample_weight`` names a column of weights; ``by`` columns to slice by; the other
-    arguments (``interval``: ``ci``,
-    ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``) are :class:`FairnessEvaluator`'s.
+    """One-call fairness evaluation of a table; ``sample_weight`` names a column of weights;
+    ``by`` columns to slice by; the other arguments (``interval``: ``ci``, ``ci_method``,
+    ``num_bootstrap``, ``seed``, ``cluster``) are :class:`FairnessEvaluator`'s.
 
     Example:
         >>> import pandas as pd
@@ -426,15 +405,12 @@ def evaluate_fairness(
         >>> ms.get("DisparateImpact", group_column="sex").value
         0.0
     """
-    label_value = renamed(
-        "positive_label", positive_label, "pos_label", pos_label, where="evaluate_fairness"
-    )
     return (
         FairnessEvaluator(
             groups,
             group_columns=group_columns,
             control_columns=control_columns,
-            positive_label=label_value,
+            positive_label=positive_label,
             zero_division=zero_division,
             method=method,
             agg=agg,

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.fairness.grouping import as_group_text
 
@@ -39,12 +40,10 @@ def _number_text(x: float) -> str:
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
+@removed_keywords(column="group_column")
 class PrivilegedGroup:
     """One privileged-group definition: a column and a threshold (with an invert flag), or
-    a column and its privileged ``values``.
-
-    ``column=`` is the deprecated name of ``group_column=`` (also as an attribute).
-    """
+    a column and its privileged ``values``."""
 
     __slots__ = ("group_column", "threshold", "invert", "values")
     group_column: str
@@ -59,9 +58,8 @@ class PrivilegedGroup:
         invert: bool = False,
         *,
         values: Sequence[str] | None = None,
-        column: str | None = None,
     ) -> None:
-        name = group_column if group_column is not None else column
+        name = group_column
         if not isinstance(name, str) or not name:
             raise InvalidInputError(
                 f"a group column must be a non-empty name, got {name!r}", source="groups"
@@ -94,11 +92,6 @@ class PrivilegedGroup:
             f"PrivilegedGroup(group_column={self.group_column!r}, threshold={self.threshold!r}, "
             f"invert={self.invert!r})"
         )
-
-    @property
-    def column(self) -> str:
-        """Deprecated name of :attr:`group_column`."""
-        return self.group_column
 
     @classmethod
     def parse(cls, text: str) -> PrivilegedGroup:

@@ -66,6 +66,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 
 __all__ = ["RunOptions", "OPTION_NAMES", "run_options"]
@@ -107,6 +108,7 @@ _BOUNDS: dict[str, tuple[float, bool, bool]] = {
 _INTS = {"concurrency", "retries", "max_errors", "max_tokens", "reasks"}
 
 
+@removed_keywords(max_concurrency="concurrency")
 @dataclass(frozen=True)
 class RunOptions:
     """How an LLM run is run (see the module docstring); checked when built."""

@@ -13,7 +13,6 @@ Example:
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -135,14 +134,6 @@ _HOME = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "ScoringResult":
-        warnings.warn(
-            "ScoringResult is deprecated: evaluate_scoring returns a MetricSet; the tables are "
-            "ScoringTables (ScoringEvaluator.tables() or scoring_tables(...))",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        name = "ScoringTables"
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'assay.scoring' has no attribute {name!r}")

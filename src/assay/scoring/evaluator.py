@@ -33,6 +33,7 @@ from typing import Any, Self
 
 import numpy as np
 
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import MetricSet
@@ -43,8 +44,7 @@ from assay.scoring.batch import (
     load_batch_state,
     merge_batches,
 )
-from assay.scoring.build import build, slice_records
-from assay.scoring.compat import ScoringMetricSet
+from assay.scoring.build import Built, build, slice_records
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.tally import ResponseUnits, attach_slices, record_key, tallies
@@ -55,6 +55,7 @@ from assay.uncertainty.tally import Tally
 __all__ = ["ScoringEvaluator", "evaluate_scoring", "scoring_tables"]
 
 
+@removed_keywords(subgroups="group_columns")
 class ScoringEvaluator(Evaluator):
     """Accumulate scoring data in batches; ``compute()`` gives the records, ``tables()`` the
     RSMTool tables.
@@ -63,8 +64,7 @@ class ScoringEvaluator(Evaluator):
         human, system: column names of the human and system scores.
         human2: column name (or names, for more raters) of additional human scores.
         group_columns: columns whose values split the responses into groups, for
-            ``eval_by_<col>`` and ``fairness_metrics_by_<col>`` (``subgroups`` is the old,
-            deprecated name).
+            ``eval_by_<col>`` and ``fairness_metrics_by_<col>``.
         exclude_zero_scores: drop responses with human score 0 (RSMTool default: True).
         rater_error_variance: a rater error variance estimated elsewhere, used for PRMSE
             instead of the one from the double-scored responses.
@@ -116,7 +116,6 @@ class ScoringEvaluator(Evaluator):
         exclude_zero_scores: bool = True,
         rater_error_variance: float | None = None,
         base_groups: Mapping[str, str] | None = None,
-        subgroups: Sequence[str] | None = None,
         smd_method: str = "unpooled",
         use_diff_std_means: bool = False,
         population_means: Mapping[str, float] | None = None,
@@ -141,8 +140,8 @@ class ScoringEvaluator(Evaluator):
             system=self.system,
             human2=self.human2[0] if self.human2 else None,
         )
-        self.group_columns = resolve_group_columns(group_columns, subgroups)
-        self.by = resolve_group_columns(by, None)
+        self.group_columns = resolve_group_columns(group_columns)
+        self.by = resolve_group_columns(by)
         # one per-group state for the tables' group columns and the slices' columns
         self._columns = list(dict.fromkeys([*self.group_columns, *self.by]))
         # the columns each response keeps for the intervals: those and the cluster's
@@ -180,11 +179,6 @@ class ScoringEvaluator(Evaluator):
             encode=_units_arrays,
             decode=partial(ResponseUnits.from_state, columns=self._kept, cluster=self.cluster),
         )
-
-    @property
-    def subgroups(self) -> list[str]:
-        """Deprecated name of :attr:`group_columns`."""
-        return self.group_columns
 
     def config(self) -> dict[str, Any]:
         return {
@@ -265,6 +259,10 @@ class ScoringEvaluator(Evaluator):
         )
 
     def _compute(self) -> MetricSet:
+        return MetricSet(self._built().records)
+
+    def _built(self) -> Built:
+        """The records and tables' rows of everything added (not empty)."""
         assert self._stats is not None
         built = build(self, self._stats)
         found = slice_records(self, self._stats, built.records)
@@ -282,7 +280,7 @@ class ScoringEvaluator(Evaluator):
                 self.rater_error_variance,
             )
         built.records.extend(found)
-        return ScoringMetricSet(built)
+        return built
 
     def tables(self) -> ScoringTables:
         """The records laid out as RSMTool's tables (a view of :meth:`compute`'s numbers).
@@ -290,9 +288,14 @@ class ScoringEvaluator(Evaluator):
         Raises:
             InvalidInputError: nothing was added.
         """
-        metrics = self.compute()
-        assert isinstance(metrics, ScoringMetricSet)
-        return metrics._tables_view()
+        if self.is_empty:
+            raise InvalidInputError(
+                "no data was added; call add() first", source="ScoringEvaluator.tables"
+            )
+        built = self._built()
+        metrics = MetricSet(built.records)
+        metrics.source = self  # as compute()'s: Store.save keeps this evaluator's units
+        return ScoringTables.from_built(built, metrics)
 
 
 def _joined_units(mine: ResponseUnits, theirs: ResponseUnits) -> ResponseUnits:
@@ -306,6 +309,7 @@ def _units_arrays(units: ResponseUnits) -> dict[str, np.ndarray]:
     return units.state() if units.parts else {}
 
 
+@removed_keywords(subgroups="group_columns")
 def evaluate_scoring(
     data: Any,
     *,
@@ -317,7 +321,6 @@ def evaluate_scoring(
     rater_error_variance: float | None = None,
     base_groups: Mapping[str, str] | None = None,
     source: str = "data",
-    subgroups: Sequence[str] | None = None,
     smd_method: str = "unpooled",
     use_diff_std_means: bool = False,
     population_means: Mapping[str, float] | None = None,
@@ -351,6 +354,7 @@ def evaluate_scoring(
     return _fitted(locals()).compute()
 
 
+@removed_keywords(subgroups="group_columns")
 def scoring_tables(
     data: Any,
     *,
@@ -362,7 +366,6 @@ def scoring_tables(
     rater_error_variance: float | None = None,
     base_groups: Mapping[str, str] | None = None,
     source: str = "data",
-    subgroups: Sequence[str] | None = None,
     smd_method: str = "unpooled",
     use_diff_std_means: bool = False,
     population_means: Mapping[str, float] | None = None,

@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,19 +40,13 @@ NO_INFO = "No info"
 MAX_ABS_SCORE = 1e15
 
 
-def resolve_group_columns(
-    group_columns: Sequence[str] | None, subgroups: Sequence[str] | None
-) -> list[str]:
-    """``group_columns``, or the deprecated ``subgroups`` (with a DeprecationWarning)."""
-    if subgroups is not None:
-        warnings.warn(
-            "'subgroups' is deprecated; use 'group_columns'", DeprecationWarning, stacklevel=3
-        )
-        if group_columns:
-            raise InvalidInputError(
-                "give group_columns or subgroups, not both", source="group_columns"
-            )
-        group_columns = subgroups
+def resolve_group_columns(group_columns: Sequence[str] | str | None) -> list[str]:
+    """The group columns as a list, each once (one name may be given as a string).
+
+    Example:
+        >>> resolve_group_columns(["L1", "age", "L1"]), resolve_group_columns("L1")
+        (['L1', 'age'], ['L1'])
+    """
     if isinstance(group_columns, str):
         return [group_columns]
     return list(dict.fromkeys(str(c) for c in group_columns or []))  # each column once
@@ -171,12 +164,11 @@ class ScoringData:
         group_columns: Sequence[str] | None = None,
         exclude_zero_scores: bool = True,
         source: str = "data",
-        subgroups: Sequence[str] | None = None,
     ) -> ScoringData:
         """Clean a table (pandas/polars DataFrame, CSV/Parquet/JSONL path, list of dicts)."""
         df = _read(data, source)
         h2cols = [human2] if isinstance(human2, str) else list(human2 or [])
-        groups = resolve_group_columns(group_columns, subgroups)
+        groups = resolve_group_columns(group_columns)
         require_columns(df, [human, system, *h2cols, *groups], source=source)
         if df.shape[0] == 0:
             raise InvalidInputError("the table has no rows", source=source)

@@ -3,8 +3,7 @@
 * :func:`evaluate_segmentation`: records in one call; :class:`SegmentationEvaluator`:
   streaming ``add()``/``merge()``/``compute()`` of confusion counts (the evaluator contract).
 * :func:`pixel_confusion`, :func:`iou_from_confusion`, :func:`prf_from_confusion`,
-  :func:`mean_iou`, :func:`mask_iou`: pure numpy (``confusion_counts`` is the deprecated
-  name of ``pixel_confusion``).
+  :func:`mean_iou`, :func:`mask_iou`: pure numpy.
 * :func:`label_maps`: JSONL records (masks, polygons, boxes) to label maps.
 
 See ``docs/segmentation.md``.
@@ -21,7 +20,6 @@ _EXPORTS = {
     "METRICS": "assay.segmentation.declared",
     "OPTIONS": "assay.segmentation.declared",
     "SegmentationEvaluator": "assay.segmentation.evaluator",
-    "confusion_counts": "assay.segmentation.compute",
     "evaluate_segmentation": "assay.segmentation.evaluator",
     "iou_from_confusion": "assay.segmentation.compute",
     "label_maps": "assay.segmentation.io",
@@ -36,7 +34,6 @@ __all__ = [
     "METRICS",
     "OPTIONS",
     "SegmentationEvaluator",
-    "confusion_counts",
     "evaluate_segmentation",
     "iou_from_confusion",
     "label_maps",

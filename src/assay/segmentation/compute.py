@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,6 @@ from assay.ratios import divide, precision_recall_f1
 
 __all__ = [
     "pixel_confusion",
-    "confusion_counts",
     "iou_from_confusion",
     "prf_from_confusion",
     "mean_iou",
@@ -72,18 +70,6 @@ def pixel_confusion(
                 record=f"pixel {i}",
             )
     return np.bincount(g * n + p, minlength=n * n).reshape(n, n)
-
-
-def confusion_counts(
-    groundtruth: ArrayLike, prediction: ArrayLike, n_labels: int
-) -> NDArray[np.int64]:
-    """Deprecated name of :func:`pixel_confusion` (it collided with classification's)."""
-    warnings.warn(
-        "assay.segmentation.confusion_counts is deprecated; use pixel_confusion",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return pixel_confusion(groundtruth, prediction, n_labels)
 
 
 def _counts(

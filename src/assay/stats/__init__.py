@@ -65,7 +65,6 @@ _WHERE = {
     "ci_wilson": "assay.stats.metrics",
     "clustered_stderr": "assay.stats.compute",
     "collect": "assay.stats.panel",
-    "evaluate": "assay.stats.evaluator",
     "evaluate_scores": "assay.stats.evaluator",
     "frequency": "assay.stats.categorical",
     "get_metric": "assay.stats.metric_registry",
@@ -122,7 +121,6 @@ __all__ = [
     "ci_wilson",
     "clustered_stderr",
     "collect",
-    "evaluate",
     "evaluate_scores",
     "frequency",
     "get_metric",
@@ -164,7 +162,7 @@ if TYPE_CHECKING:
         pass_at_k,
         pass_hat_k,
     )
-    from assay.stats.evaluator import ScoreEvaluator, evaluate, evaluate_scores
+    from assay.stats.evaluator import ScoreEvaluator, evaluate_scores
     from assay.stats.frame import ScoreFrame
     from assay.stats.grouped import GroupedMetricFn, grouped, metric_from_spec
     from assay.stats.means import mean_record

@@ -24,7 +24,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -48,7 +47,7 @@ from assay.stats.value_mapping import as_mapping
 from assay.uncertainty.intervals import ci_options
 from assay.uncertainty.tally import Tally
 
-__all__ = ["ScoreEvaluator", "evaluate", "evaluate_scores"]
+__all__ = ["ScoreEvaluator", "evaluate_scores"]
 
 
 def _metrics(metrics: Any) -> list[MetricFn]:
@@ -152,27 +151,6 @@ def evaluate_scores(
     return metric_records(
         scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float), interval
     )
-
-
-def evaluate(scores: Scores, metrics: Any = None, reducers: Any = None) -> MetricSet:
-    """Deprecated name of :func:`evaluate_scores` (it collided with
-    ``assay.detection.evaluate``); kept for one release.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     _ = evaluate(ScoreFrame.from_arrays([1.0, 0.0]), "mean")
-    >>> caught[0].category.__name__
-    'DeprecationWarning'
-    """
-    warnings.warn(
-        "assay.stats.evaluate is deprecated; use assay.stats.evaluate_scores",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return evaluate_scores(scores, metrics, reducers)
 
 
 def _spec(obj: MetricFn | Reducer) -> Any:

@@ -19,13 +19,13 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
 
 import assay.stats.compute as compute
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
 from assay.stats.frame import ScoreFrame
@@ -135,7 +135,7 @@ class GroupedMetricFn(MetricFn):
         if self.all == "samples":
             (over_samples,) = self.inner.records(frame, ctx, ci)
             return over_samples
-        params, n = self.inner.params, len(frame)
+        params, n = self.inner.record_parameters(), len(frame)
         bad = [r for r in groups if not isinstance(r.value, float)]
         if not groups:
             reason = "requires at least 1 group"
@@ -174,22 +174,7 @@ class GroupedMetricFn(MetricFn):
         return out
 
 
-def _group_column(group_column: str | None, key: str | None, group_key: str | None) -> str:
-    old = [(n, v) for n, v in (("key", key), ("group_key", group_key)) if v is not None]
-    for n, _ in old:
-        warnings.warn(
-            f"grouped({n}=...) is deprecated; use group_column=...",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-    given = [v for v in (group_column, key, group_key) if v is not None]
-    if len(given) != 1:
-        raise InvalidInputError(
-            "give the metadata column to group by once, as group_column", field="group_column"
-        )
-    return str(given[0])
-
-
+@removed_keywords(key="group_column", group_key="group_column")
 def grouped(
     metric: MetricFn,
     group_column: str | None = None,
@@ -197,8 +182,6 @@ def grouped(
     all: AllMode = "samples",
     all_label: str = "all",
     name_template: str = _DEFAULT_TEMPLATE,
-    key: str | None = None,
-    group_key: str | None = None,
 ) -> GroupedMetricFn:
     """Apply ``metric`` to each group of samples sharing a value of ``group_column``.
 
@@ -212,8 +195,8 @@ def grouped(
     metric
         A configured metric, e.g. ``accuracy()``.
     group_column
-        The sample-metadata key to group by (Inspect AI calls it ``group_key``; the old
-        keywords ``key=`` and ``group_key=`` still work, with a ``DeprecationWarning``).
+        The sample-metadata key to group by (Inspect AI calls it ``group_key``; give it by
+        position to write code both accept).
     all
         ``"samples"``, ``"groups"`` or False, see above.
     all_label
@@ -237,7 +220,9 @@ def grouped(
     >>> grouped(accuracy(), "topic", all="groups", name_template="topic_{group_name}")(f[:3])
     {'topic_a': 0.5, 'topic_b': 1.0, 'all': 0.75}
     """
-    column = _group_column(group_column, key, group_key)
+    if group_column is None:
+        raise InvalidInputError("give the metadata column to group by", field="group_column")
+    column = str(group_column)
     if all not in ("samples", "groups", False):
         raise InvalidInputError(f"must be 'samples', 'groups' or False, got {all!r}", field="all")
     if not isinstance(metric, MetricFn):

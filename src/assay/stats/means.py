@@ -13,8 +13,7 @@ these parameters beside the configuration:
     a seeded percentile-bootstrap 95% interval of the mean (``num_bootstrap`` resamples
     through :func:`assay.stats.bootstrap_means`, values ordered by datum uid first, so the
     interval does not depend on the order in which data arrived), in the spelling of every
-    domain (docs/records.md); ``confidence`` is the deprecated name of
-    ``confidence_level``, kept one release;
+    domain (docs/records.md);
 ``n``, ``n_errors``, ``n_undefined``
     the number of datums with a value, the number whose value could not be obtained (e.g.
     a judge call failed), and the number for which the metric is undefined.
@@ -113,7 +112,6 @@ def mean_record(
     params = {
         **parameters,
         "aggregate": "mean",
-        "confidence": 0.95,  # deprecated: confidence_level
         "confidence_level": 0.95,
         "ci_method": "bootstrap",
         "num_bootstrap": num_bootstrap,
@@ -149,7 +147,7 @@ def _with_interval(
 
     n = int(y.size)
     counts = {"n": n, "n_errors": int(errors), "n_undefined": int(undefined)}
-    head = {**parameters, "aggregate": "mean", "confidence": ci.level}  # confidence: deprecated
+    head = {**parameters, "aggregate": "mean"}
     if n == 0:
         lost = ci.parameters(None, None, undefined="no datum has a value")
         return Metric(type, None, {**head, **lost, "stderr": None, **counts,

@@ -135,6 +135,32 @@ class MetricFn:
         self.mean_of: Callable[[ScoreFrame], np.ndarray] | None = None
         # record parameters computed from the value (an interval metric's ci_low, ...)
         self.record_params: Callable[[Any], dict[str, Any]] | None = None
+        # factory parameters that its records spell as record_params does (ci's level is
+        # a record's confidence_level): in the spec, not in the records
+        self.record_renamed: frozenset[str] = frozenset()
+
+    def record_parameters(self, value: Any = None) -> dict[str, Any]:
+        """A record's parameters: the metric's own but those it records under other names,
+        then :attr:`record_params` of ``value`` (``None``, an undefined value: the
+        interval's level and method without its ends).
+
+        Example:
+            >>> from assay.stats.metrics import ci
+            >>> ci(0.9).record_parameters({"lower": 0.1, "upper": 0.3})
+            ... # doctest: +NORMALIZE_WHITESPACE
+            {'cluster': None, 'ci_low': 0.1, 'ci_high': 0.3, 'confidence_level': 0.9,
+             'ci_method': 't'}
+            >>> ci(0.9).record_parameters()
+            {'cluster': None, 'confidence_level': 0.9, 'ci_method': 't'}
+        """
+        params = {k: v for k, v in self.params.items() if k not in self.record_renamed}
+        if self.record_params is None:
+            return params
+        if value is None:
+            ends = ("ci_low", "ci_high", "ci_undefined")
+            interval = self.record_params({"lower": None, "upper": None})
+            return {**params, **{k: v for k, v in interval.items() if k not in ends}}
+        return {**params, **self.record_params(value)}
 
     def with_mapping(self, to_float: Any) -> MetricFn:
         """Give the metric its own value-to-float mapping (a :class:`ValueMapping`, the
@@ -178,11 +204,9 @@ class MetricFn:
         try:
             value = self._value(frame)
         except UndefinedMetricError as e:
-            return [undefined_record(self.name, e.reason, params=self.params, context=ctx, n=n)]
-        params = self.params
-        if self.record_params is not None:
-            params = {**params, **self.record_params(value)}
-        out = record(self.name, value, params=params, context=ctx, n=n)
+            params = self.record_parameters()
+            return [undefined_record(self.name, e.reason, params=params, context=ctx, n=n)]
+        out = record(self.name, value, params=self.record_parameters(value), context=ctx, n=n)
         if ci is not None and self.mean_of is not None and isinstance(frame, ScoreFrame):
             clusters = None if ci.cluster is None else frame.column(ci.cluster)
             ci.attach(out, self.mean_of(frame), clusters, frame.sample_id)
@@ -273,6 +297,7 @@ def metric(
                 fn = MetricFn(metric_name, params, inner, takes=kind)
                 fn.mean_of = getattr(inner, "mean_of", None)
                 fn.record_params = getattr(inner, "record_params", None)
+                fn.record_renamed = getattr(inner, "record_renamed", frozenset())
             if fn.spec is None and all(_jsonable_param(v) for v in given.values()):
                 fn.spec = {"metric": metric_name, "params": dict(fn.params)}
             if own:

@@ -301,14 +301,19 @@ def _interval_params(
 ) -> Callable[[Any], dict[str, Any]]:
     """The interval keys of every domain (docs/records.md) from a ``{"lower", "upper"}``
     value: ``ci_low``, ``ci_high``, ``confidence_level``, ``ci_method`` (and
-    ``num_bootstrap``, ``seed`` for the bootstrap), beside the Inspect-style ``level``,
-    ``method``, ``num_samples`` (deprecated in records, kept one release)."""
+    ``num_bootstrap``, ``seed`` for the bootstrap). They stand for the factory's
+    Inspect-style ``level``, ``method``, ``num_samples`` in the records (:data:`_RENAMED`);
+    the metric's spec keeps those."""
     opts = CIOptions(level, method, num_samples or 0, seed or 0)
 
     def params(value: Any) -> dict[str, Any]:
         return opts.parameters(value["lower"], value["upper"])
 
     return params
+
+
+#: The interval factories' parameters that their records spell as every domain does.
+_RENAMED = frozenset({"level", "method", "num_samples"})
 
 
 @metric
@@ -364,6 +369,7 @@ def ci(
     if method == "t":
         fn = MetricFn("Ci", params, lambda frame: _t_interval(frame, float(level), cluster))
         fn.record_params = _interval_params(float(level), "t")
+        fn.record_renamed = _RENAMED
         return fn
     if int(num_samples) < 2:
         raise InvalidInputError(
@@ -386,6 +392,7 @@ def ci(
 
     fn = MetricFn("Ci", {**params, "num_samples": b, "seed": s}, bootstrap)
     fn.record_params = _interval_params(float(level), "bootstrap", b, s)
+    fn.record_renamed = _RENAMED
     return fn
 
 
@@ -440,4 +447,5 @@ def ci_wilson(
         return {"lower": lo, "upper": hi}
 
     compute_.record_params = _interval_params(level, "wilson")  # type: ignore[attr-defined]
+    compute_.record_renamed = _RENAMED  # type: ignore[attr-defined]
     return compute_

@@ -58,7 +58,6 @@ NOT_IDENTITY = frozenset(
         "stderr",
         "ci_low",
         "ci_high",
-        "confidence",
         "confidence_level",
         "ci_method",
         "num_bootstrap",

@@ -15,6 +15,7 @@ from sqlalchemy.orm import aliased
 
 from assay.errors import InvalidInputError
 from assay.results import Metric, MetricSet, to_jsonable
+from assay.store.record_keys import current_parameters
 from assay.store.records import Evaluation, ItemRecord, json_cell
 from assay.store.tables import EvaluationRow, ItemRow, MetricRow
 
@@ -143,7 +144,7 @@ def load_evaluation(conn: Any, ev: Evaluation, items: bool) -> Evaluation:
         Metric(
             t,
             json_cell(v, evaluation=ev.id, field=f"{t} value"),
-            dict(json_cell(p, evaluation=ev.id, field=f"{t} parameters") or {}),
+            current_parameters(t, json_cell(p, evaluation=ev.id, field=f"{t} parameters") or {}),
         )
         for t, v, p in mrows
     )

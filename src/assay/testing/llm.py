@@ -32,10 +32,9 @@ It also answers ``POST /v1/completions`` with ``echo`` and ``logprobs``, and cha
 requests with ``logprobs: true`` get the first reply token's ``top_logprobs``, scripted by
 ``token_logprobs(text)`` and ``top_logprobs(messages)``. What an answer holds is
 :mod:`assay.testing.llm_answers`; killing a run at a known point,
-:mod:`assay.testing.llm_resume` (``toy_token_logprobs``, ``cached_responses`` and
-``kill_when_cached`` are still importable from here).
+:mod:`assay.testing.llm_resume`.
 
-(This module was ``assay.llm.testing``; that name still works for one release.)
+(This module was ``assay.llm.testing``, removed in 0.2.0.)
 
 Example:
     >>> with FakeChatServer(plan={"q": ["500", "ok"]}) as srv:   # doctest: +SKIP

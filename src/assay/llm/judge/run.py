@@ -321,6 +321,7 @@ def judge(
     other columns, which the options' ``by`` slices the aggregates by; the options' ``ci``
     (with ``ci_method``, ``num_bootstrap``, ``seed``) sets the aggregates' interval.
     """
+    opts = options or RunOptions(**run)  # a renamed option fails first, naming the new one
     task = JudgeTask(
         data,
         metrics,
@@ -330,7 +331,6 @@ def judge(
         seed=seed,
         columns=columns,
     )
-    opts = options or RunOptions(**run)
     if structured is not None:
         opts = opts.replace(structured=structured)
     return evaluate(task, model, opts)

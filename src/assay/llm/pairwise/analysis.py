@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 import assay.llm.pairwise.records as records
-from assay._compat import UNSET, renamed
+from assay._compat import removed_keywords
 from assay.llm.pairwise.compute import (
     consistent_mask,
     new_question_counts,
@@ -179,7 +179,7 @@ def _beyond_records(
                     ci=(float(r.ci_low), float(r.ci_high)),
                     games=float(r.games),
                     confidence_level=boot.level,
-                    bootstrap_samples=boot.num_bootstrap,
+                    num_bootstrap=boot.num_bootstrap,
                     seed=boot.seed,
                 )
             )
@@ -313,6 +313,7 @@ def _positions(d: LengthDesign, qpos: dict[str, int]) -> np.ndarray:
     return np.array([qpos[q] for q in d.questions], dtype=int)
 
 
+@removed_keywords(n_boot="num_bootstrap", confidence="ci")
 def analyze(
     rows: pd.DataFrame,
     *,
@@ -323,8 +324,6 @@ def analyze(
     num_bootstrap: int = 1000,
     seed: int = 0,
     by: Sequence[str] | str | None = None,
-    n_boot: Any = UNSET,
-    confidence: Any = UNSET,
     cluster: str | None = None,
 ) -> Analysis:
     """Compute every count, table and record (see the module docstrings of ``compute``,
@@ -337,11 +336,8 @@ def analyze(
     the questions, seeded by ``seed``. ``by`` adds the rate records of every slice of
     these question-level columns. ``cluster`` (with ``ci``): a question-level column whose
     values are clusters; every interval then draws whole clusters of questions
-    (:func:`~assay.llm.pairwise.slicing.question_clusters`). ``n_boot`` and ``confidence``
-    are the deprecated names of ``num_bootstrap`` and ``ci``.
+    (:func:`~assay.llm.pairwise.slicing.question_clusters`).
     """
-    num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="analyze")
-    ci = renamed("ci", ci, "confidence", confidence, where="analyze")
     opts = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
     level = opts.level if opts else 0.95
     boot = ci_options(level, "bootstrap", num_bootstrap, seed, cluster=cluster)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay._compat import UNSET, renamed
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.pairwise.analysis import analyze, question_tally
@@ -95,6 +95,7 @@ def _na(v: Any) -> bool:
     return v is None or (isinstance(v, float) and np.isnan(v))
 
 
+@removed_keywords(n_boot="num_bootstrap", confidence="ci")
 class PairwiseEvaluator(Evaluator):
     """Accumulates judged comparisons; computes consistency, win rates, ratings.
 
@@ -111,7 +112,6 @@ class PairwiseEvaluator(Evaluator):
             value gets the rate records again (docs/pairwise.md#slices).
         cluster: a question-level column whose values are clusters (with ``ci``): every
             interval draws whole clusters of questions (docs/records.md#clusters).
-        n_boot, confidence: deprecated names of ``num_bootstrap`` and ``ci``.
     """
 
     def __init__(
@@ -125,15 +125,10 @@ class PairwiseEvaluator(Evaluator):
         num_bootstrap: int = 1000,
         seed: int = 0,
         by: Sequence[str] | str | None = None,
-        n_boot: Any = UNSET,
-        confidence: Any = UNSET,
         cluster: str | None = None,
     ) -> None:
         self.reference_model = str(reference_model)
         self.nopt = check_nopt(nopt)
-        where = "PairwiseEvaluator"
-        num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where=where)
-        ci = renamed("ci", ci, "confidence", confidence, where=where)
         opts = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
         ci_options(0.95, "bootstrap", num_bootstrap, seed)  # the ratings' interval, always
         if l2 < 0:

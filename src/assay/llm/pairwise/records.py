@@ -153,7 +153,7 @@ def bradley_terry_rating(
     ci: tuple[float, float],
     games: float,
     confidence_level: float,
-    bootstrap_samples: int,
+    num_bootstrap: int,
     seed: int,
 ) -> Metric:
     """``BradleyTerryRating`` (Elo scale, mean 1000 over the models)."""
@@ -168,8 +168,7 @@ def bradley_terry_rating(
             "games": games,
             "confidence_level": confidence_level,
             "ci_method": "bootstrap",
-            "num_bootstrap": bootstrap_samples,
-            "bootstrap_samples": bootstrap_samples,  # deprecated: num_bootstrap
+            "num_bootstrap": num_bootstrap,
             "seed": seed,
         },
     )

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay._compat import UNSET, renamed
+from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.llm.driver import LLMRun, evaluate
 from assay.llm.options import RunOptions
@@ -59,6 +59,7 @@ def check_by_columns(
     return list(by)
 
 
+@removed_keywords(n_boot="num_bootstrap", confidence="ci")
 class PairwiseTask(LLMTask):
     """Judge every model against the reference model (see the module docstring).
 
@@ -78,7 +79,6 @@ class PairwiseTask(LLMTask):
         cluster: a question-level column of the table whose values are clusters (with
             ``ci``): every interval draws whole clusters of questions.
         by: columns of the input table whose every value gets the rate records again.
-        n_boot, confidence: deprecated names of ``num_bootstrap`` and ``ci``.
 
     After a run, :attr:`rows` holds the judged comparisons and :attr:`analysis` every
     table behind the records.
@@ -103,8 +103,6 @@ class PairwiseTask(LLMTask):
         num_bootstrap: int = 1000,
         bootstrap_seed: int | None = None,
         by: Sequence[str] = (),
-        n_boot: Any = UNSET,
-        confidence: Any = UNSET,
         cluster: str | None = None,
         repeats: int = 1,
     ) -> None:
@@ -119,8 +117,6 @@ class PairwiseTask(LLMTask):
                 source="--repeats",
             )
         self.repeats = repeats
-        num_bootstrap = renamed("num_bootstrap", num_bootstrap, "n_boot", n_boot, where="judge")
-        ci = renamed("ci", ci, "confidence", confidence, where="judge")
         boot_seed = abs(int(seed)) if bootstrap_seed is None else bootstrap_seed
         ci_options(ci, ci_method, num_bootstrap, boot_seed, cluster=cluster)
         self.intervals: dict[str, Any] = {

@@ -126,7 +126,8 @@ METRICS = MetricTable(
         "confusion_matrix",
         "assay.detection.confusion:confusion_matrices",
         default=False,
-        help="Counts per (ground-truth, predicted) label, with hallucinations and misses.",
+        help="Counts per (ground-truth, predicted) label, with the unmatched ground truths "
+        "and predictions.",
     ),
     MetricEntry(
         "InterpolatedPrecisionRecallCurve",

@@ -141,3 +141,9 @@ def test_the_command_line_names_the_flag(tmp_path: Path) -> None:
         r = CliRunner().invoke(app, [*base, *extra])
         assert r.exit_code == 2, r.output
         assert r.output.strip().startswith(f"error: {line}"), r.output
+
+
+def test_the_table_view_names_registered_types() -> None:
+    from assay.detection.report import PER_CLASS, SUMMARY
+
+    assert {t for t, _, _ in (*SUMMARY, *PER_CLASS)} <= set(METRICS.types)

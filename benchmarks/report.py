@@ -47,7 +47,7 @@ def classification(n: int):  # type: ignore[no-untyped-def]
 
 def detection(n_images: int):  # type: ignore[no-untyped-def]
     from assay.detection import DetectionEvaluator, coco_summary, load_coco
-    from assay.detection.options import DEFAULT_METRICS
+    from assay.detection.declared import DEFAULT_METRICS
     from assay.testing.detection import make_coco
 
     gt, dt = make_coco(n_images=n_images, n_categories=10, dets_per_image=20, seed=1)

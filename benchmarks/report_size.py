@@ -56,7 +56,7 @@ def classification(n: int, skill: float = 1.2, curve: bool = True) -> Any:
 
 def detection(n_images: int, seed: int) -> Any:
     from assay.detection import DetectionEvaluator, coco_summary, load_coco
-    from assay.detection.options import DEFAULT_METRICS
+    from assay.detection.declared import DEFAULT_METRICS
     from assay.testing.detection import make_coco
 
     gt, dt = make_coco(n_images=n_images, n_categories=80, dets_per_image=20, seed=seed)

@@ -55,7 +55,6 @@ def _evaluators() -> list[type[Evaluator]]:
 #: Evaluators whose options are not declared yet, and why; the list only shrinks.
 NOT_DECLARED = {
     "ClassificationEvaluator": "issue 35 item 4, in progress",
-    "DetectionEvaluator": "issue 35 item 4, in progress",
     "ScoringEvaluator": "issue 35 item 4, in progress",
     "ScoreEvaluator": "issue 35 item 4, in progress",
     "TextEvaluator": "issue 35 item 4, in progress",
@@ -186,3 +185,9 @@ def test_every_emitted_type_is_registered(case: ContractCase) -> None:
     table = type(ev).METRICS
     emitted = {m.type for m in ev.compute()}
     assert emitted <= set(table.types), f"register {emitted - set(table.types)} in {table.domain}"
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda t: t.domain)
+def test_every_builder_resolves(table: MetricTable) -> None:
+    for entry in table:
+        assert callable(table.builder(entry.type)), f"{table.domain}: {entry.builder}"

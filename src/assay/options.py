@@ -205,14 +205,17 @@ def _listing(values: Sequence[Any]) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
-def choice(*values: Any, none: bool = False) -> Rule:
-    """One of ``values`` (or ``None`` with ``none``).
+def choice(*values: Any, none: bool = False, describe: str | None = None) -> Rule:
+    """One of ``values`` (or ``None`` with ``none``); ``describe`` words them otherwise
+    (e.g. without the ``None`` a command line cannot give).
 
     Example:
         >>> choice("bbox", "segm").describe
         'bbox or segm'
+        >>> choice("bbox", "segm", none=True).describe
+        'bbox, segm or None'
     """
-    describe = _listing([*values, *(["None"] if none else [])])
+    describe = describe or _listing([*values, *(["None"] if none else [])])
 
     def normalize(v: Any) -> Any:
         if (v is None and none) or (isinstance(v, type(values[0])) and v in values):

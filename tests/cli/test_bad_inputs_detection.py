@@ -354,7 +354,7 @@ JSONL_CASES = [
     ("jsonl_by_unknown", _jsonl_gt(), _jsonl_pr(), ["--by", "camera"], "by",
      "field 'camera': is not a metadata field of the images"),
     ("jsonl_examples_limit", _jsonl_gt(), _jsonl_pr(), ["--examples-limit", "-2"],
-     "--examples-limit", "x>=0"),
+     "--examples-limit", "must be an integer >= 0"),
 ]  # fmt: skip
 
 

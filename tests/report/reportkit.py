@@ -75,7 +75,7 @@ def fairness(seed: int) -> MetricSet:
 
 def detection(seed: int) -> MetricSet:
     from assay.detection import DetectionEvaluator, coco_summary, load_coco
-    from assay.detection.options import DEFAULT_METRICS
+    from assay.detection.declared import DEFAULT_METRICS
     from assay.testing.detection import make_coco
 
     gt, dt = make_coco(n_images=40, n_categories=4, dets_per_image=12, seed=seed)
@@ -270,7 +270,7 @@ COCO_NAMES = (
 def coco80(seed: int, n_images: int = 400) -> MetricSet:
     """A COCO bbox run over 80 classes with COCO's names (generated boxes)."""
     from assay.detection import DetectionEvaluator, coco_summary, load_coco
-    from assay.detection.options import DEFAULT_METRICS
+    from assay.detection.declared import DEFAULT_METRICS
     from assay.testing.detection import make_coco
 
     gt, dt = make_coco(n_images=n_images, n_categories=80, gt_per_image=6.0,

@@ -124,13 +124,19 @@ class MetricCommand:
         dataset: str,
         inputs: Mapping[str, Any],
         parameters: Mapping[str, Any] | None = None,
+        compute: Callable[[Any, tuple[str, ...] | None], Any] | None = None,
+        show: Callable[[Any, dict[str, Any]], Any] | None = None,
     ) -> Any:
         """The body of the command: build the evaluator, ``add(ev)`` (read the inputs and
         add them), filter (``--where...``), compute, keep ``--metrics``, publish and save.
 
         ``given`` holds the shared flags' values; the stored parameters are ``inputs``,
         the evaluator's ``config()``, the filters given and ``parameters``.
-        Returns the records.
+        ``compute(ev, wanted)``, where given, makes the records of the types ``--metrics``
+        named (``None``: the default set) instead of ``ev.compute()`` then keeping them (an
+        evaluator that computes only what is asked for, or a command adding records of
+        its own); ``show(records, kwargs)``, where given, replaces ``publish(records,
+        **kwargs)`` (a command with a view or an output of its own). Returns the records.
         """
         from assay.results import MetricSet
 
@@ -144,19 +150,26 @@ class MetricCommand:
             names = [m.strip() for m in text.split(",") if m.strip()]
             wanted = self.metrics.check(names, source="--metrics")
         add(ev)
-        records = apply_where(ev, where).compute()
-        if wanted is not None:
-            records = MetricSet(m for m in records if m.type in wanted)
+        kept = apply_where(ev, where)
+        if compute is not None:
+            records = compute(kept, wanted)
+        else:
+            records = kept.compute()
+            if wanted is not None:
+                records = MetricSet(m for m in records if m.type in wanted)
         filters = {f"where_{t}": v for t, v in where.items() if v is not None}
-        publish(
-            records,
-            fmt=output["fmt"],
-            out=output["out"],
-            title=self.kind,
-            save=output["save"],
-            db=output["db"],
-            kind=self.kind,
-            dataset=dataset,
-            parameters={**inputs, **ev.config(), **filters, **(parameters or {})},
-        )
+        kwargs: dict[str, Any] = {
+            "fmt": output["fmt"],
+            "out": output["out"],
+            "title": self.kind,
+            "save": output["save"],
+            "db": output["db"],
+            "kind": self.kind,
+            "dataset": dataset,
+            "parameters": {**inputs, **ev.config(), **filters, **(parameters or {})},
+        }
+        if show is not None:
+            show(records, kwargs)
+        else:
+            publish(records, **kwargs)
         return records

@@ -99,9 +99,9 @@ def _split(o: Option, text: str) -> list[Any]:
         return [kind(v) for v in parts]
     except ValueError:
         what = "integers" if kind is int else "numbers"
-        raise InvalidInputError(
-            f"expected {what} separated by {o.separator!r}, got {text!r}", source=str(o.flag)
-        ) from None
+        sep = o.separator
+        how = f"comma-separated {what}" if sep == "," else f"{what} separated by {sep!r}"
+        raise InvalidInputError(f"expected {how}, got {text!r}", source=str(o.flag)) from None
 
 
 def build(cls: Callable[..., Any], options: Options, given: Mapping[str, Any]) -> Any:

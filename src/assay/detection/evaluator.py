@@ -27,25 +27,19 @@ from typing import Any
 import numpy as np
 
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
+from assay.detection.declared import METRICS, OPTIONS
 from assay.detection.filters import subset
 from assay.detection.jsonl import parse_datums
 from assay.detection.metrics import coco_summary, compute_metrics, matched
-from assay.detection.options import (
-    DEFAULT_METRICS,
-    check_matching,
-    check_options,
-    check_score_thresholds,
-    max_det,
-)
-from assay.detection.params import CocoParams, check_iou_type
+from assay.detection.options import max_det, thresholds
+from assay.detection.params import CocoParams
 from assay.detection.state import data_from_arrays, data_to_arrays
-from assay.detection.tally import SLICE_TYPES, WHERE, ap_tally, ar_tally, slice_only
+from assay.detection.tally import WHERE, ap_tally, ar_tally, slice_only
 from assay.detection.types import DetectionData
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.filtering import examples_page
 from assay.results import Metric, MetricSet
-from assay.uncertainty.intervals import ci_options, config_options, gap_bounds, replicates_by_key
+from assay.uncertainty.intervals import gap_bounds, interval_from, replicates_by_key
 from assay.uncertainty.slices import slice_masks, slice_records
 from assay.uncertainty.tally import Tally
 
@@ -60,7 +54,12 @@ class DetectionEvaluator(Evaluator):
     ``num_bootstrap``, ``seed``: a bootstrap interval over images on the AP and AR families;
     ``by``: image metadata fields whose every value is a slice, the AP/AR family again per
     slice with ``slice_column``, ``slice``, ``n`` and ``gap``, see :mod:`assay.uncertainty.slices`).
+    They are declared once, with their rules and flags, in :data:`assay.detection.declared.OPTIONS`;
+    ``self.options`` holds their clean values and ``config()`` the stored ones.
     """
+
+    OPTIONS = OPTIONS
+    METRICS = METRICS
 
     def __init__(
         self,
@@ -84,48 +83,12 @@ class DetectionEvaluator(Evaluator):
         cluster: str | None = None,
         by: Sequence[str] = (),
     ) -> None:
-        interval = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
-        if isinstance(by, str) or not all(isinstance(c, str) for c in by):
-            raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
-        self.by = tuple(dict.fromkeys(by))
-        if iou_type is not None:
-            check_iou_type(iou_type)
-        check_matching(matching)
-        check_options(
-            iou_thresholds=iou_thresholds,
-            ar_iou_thresholds=ar_iou_thresholds,
-            recall_score_threshold=recall_score_threshold,
-            pr_curve_iou_threshold=pr_curve_iou_threshold,
-            pr_curve_max_examples=pr_curve_max_examples,
-            zero_division=zero_division,
-            metrics=None,
-            score_thresholds=score_thresholds,
-        )
-        offset, limit = examples_page(examples_limit, examples_offset)
-        self.options: dict[str, Any] = dict(
-            iou_type=iou_type,
-            iou_thresholds=None if iou_thresholds is None else [float(t) for t in iou_thresholds],
-            ar_iou_thresholds=[float(t) for t in ar_iou_thresholds],
-            recall_score_threshold=recall_score_threshold,
-            score_thresholds=None
-            if score_thresholds is None
-            else [float(s) for s in score_thresholds],
-            max_detections=max_detections,
-            pr_curve_iou_threshold=pr_curve_iou_threshold,
-            pr_curve_max_examples=pr_curve_max_examples,
-            zero_division=zero_division,
-            matching=matching,
-            examples_limit=limit,
-            examples_offset=offset,
-        )
-        if interval is not None:
-            self.options |= interval.config()
+        self.by = tuple(by)
+        #: the options of compute_metrics: all but ``by``
+        self._metric_options = {k: v for k, v in self.options.items() if k != "by"}
         self._parts: list[DetectionData]  # the batches, in the order added
         self.add_state("_parts", [], "cat", encode=_parts_arrays, decode=_parts_from_arrays)
         self._merged: tuple[int, DetectionData] | None = None  # (parts joined, their data)
-
-    def config(self) -> dict[str, Any]:
-        return {**self.options, **({"by": list(self.by)} if self.by else {})}
 
     def add(self, data: DetectionData) -> DetectionEvaluator:  # type: ignore[override]
         """Add a batch (datums with their ground truths and predictions); returns ``self``."""
@@ -182,7 +145,7 @@ class DetectionEvaluator(Evaluator):
         return ms
 
     def _compute(self, metrics: Sequence[str] | None = None) -> MetricSet:
-        whole = compute_metrics(self.data, metrics=metrics, **self.options)
+        whole = compute_metrics(self.data, metrics=metrics, **self._metric_options)
         return MetricSet([*whole, *self._slices(list(whole))])
 
     #: the parameters after the type in the tallies' keys (:func:`record_key`)
@@ -191,18 +154,19 @@ class DetectionEvaluator(Evaluator):
     def tally(self) -> list[Tally]:
         """The per-unit tallies (images) of the default AP and AR records
         (:mod:`assay.detection.tally`; the engine: :mod:`assay.uncertainty`)."""
-        return interval_tallies(self.data, sorted(set(DEFAULT_METRICS) & SLICE_TYPES), self.options)
+        wanted = sorted(set(METRICS.defaults) & set(METRICS.sliced))
+        return interval_tallies(self.data, wanted, self.options)
 
     def _slices(self, whole: list[Metric]) -> list[Metric]:
         """The AP/AR family again on every slice of each ``by`` column: each slice's images
         evaluated alone (COCO matches within an image, so the subset's matching is the whole
         set's restricted to it), gaps to ``whole`` and with ``ci`` their intervals (the
         whole set's replicates made once; :mod:`assay.detection.tally`)."""
-        wanted = sorted({m.type for m in whole} & SLICE_TYPES)
+        wanted = sorted({m.type for m in whole} & set(METRICS.sliced))
         if not wanted or not self.by:  # no slice: no replicates of the whole set to prepare
             return []
-        data, options = self.data, self.options
-        opts = config_options(options)
+        data, options = self.data, self._metric_options
+        opts = interval_from(options)
         base = (
             None
             if opts is None
@@ -324,7 +288,8 @@ def evaluate_detection(
     Args:
         groundtruths: a :class:`DetectionData` (then ``predictions`` is None), or ground-truth
             datum dicts (assay's JSONL records) with ``predictions`` the prediction datums.
-        metrics: metric types (default: AP, APAveragedOverIOUs, mAP, mAPAveragedOverIOUs,
+        metrics: metric types (default: ``METRICS.defaults`` of
+            :mod:`assay.detection.declared`: AP, APAveragedOverIOUs, mAP, mAPAveragedOverIOUs,
             AR, mAR, PrecisionRecallCurve).
         options: the keyword arguments of :class:`DetectionEvaluator` (``iou_type``,
             ``iou_thresholds``, ``max_detections``, ``zero_division``, ...).
@@ -348,22 +313,10 @@ def interval_tallies(
     data: DetectionData, wanted: Sequence[str], options: Mapping[str, Any]
 ) -> list[Tally]:
     """The tallies of the AP (COCO matching only) and AR records of the types ``wanted``
-    on ``data`` under an evaluator's ``options``."""
-    ious, ar_ious, _ = check_options(
-        iou_thresholds=options["iou_thresholds"],
-        ar_iou_thresholds=options["ar_iou_thresholds"],
-        recall_score_threshold=options["recall_score_threshold"],
-        pr_curve_iou_threshold=options["pr_curve_iou_threshold"],
-        pr_curve_max_examples=options["pr_curve_max_examples"],
-        zero_division=options["zero_division"],
-        metrics=list(wanted),
-        score_thresholds=options["score_thresholds"],
-    )
-    scores = list(
-        check_score_thresholds(options["score_thresholds"], options["recall_score_threshold"])
-    )
-    need_ar = bool({"AR", "mAR"} & set(wanted))
-    need_ap = bool(set(wanted) - {"AR", "mAR"}) and options["matching"] == "coco"
+    (sliced types) on ``data`` under an evaluator's clean ``options``."""
+    ious, ar_ious, scores = thresholds(options)
+    need_ar = bool(set(METRICS.family("ar")) & set(wanted))
+    need_ap = bool(set(METRICS.family("ap")) & set(wanted)) and options["matching"] == "coco"
     iou_type = resolve_iou_type(data, options["iou_type"])
     md = max_det(data, options["max_detections"])
     ev, chosen, all_t = matched(

@@ -53,36 +53,26 @@ import numpy as np
 from assay.detection import records
 from assay.detection.compute import CocoEvaluation, coco_evaluate, resolve_iou_type
 from assay.detection.curves import pr_curves
+from assay.detection.declared import METRIC_OPTIONS, METRICS
 from assay.detection.interpolated import binned_curves, interpolated_pr_curves
-from assay.detection.options import (
-    AR_TYPES,
-    check_matching,
-    check_options,
-    check_score_thresholds,
-    max_det,
-)
+from assay.detection.options import max_det, thresholds
 from assay.detection.params import STAT_NAMES, CocoParams
 from assay.detection.tally import WHERE, ap_tally, ar_tally
-from assay.detection.thresholded import (
-    THRESHOLDED_TYPES,
-    ar_records,
-    threshold_counts,
-    thresholded_records,
-)
+from assay.detection.thresholded import ar_records, threshold_counts, thresholded_records
 from assay.detection.types import DetectionData
 from assay.detection.valor_match import matching_for
 from assay.errors import InvalidInputError, UndefinedMetricError
-from assay.filtering import examples_page
 from assay.io.labels import natural_key
 from assay.ratios import value_or_none
 from assay.results import Metric, MetricSet
-from assay.uncertainty.intervals import attach, ci_options
+from assay.uncertainty.intervals import attach, interval_from
 from assay.uncertainty.slices import record_key
 
 __all__ = [
     "compute_metrics",
     "coco_summary",
     "average_precision",
+    "ap_records",
     "label_order",
 ]
 
@@ -140,11 +130,12 @@ def average_precision(
     if lab not in data.labels:
         raise InvalidInputError(f"unknown label {lab!r}", source="label")
     k = data.labels.index(lab)
+    values = METRIC_OPTIONS.validate({"iou_type": iou_type, "max_detections": max_detections})
     params = CocoParams(
-        iou_type=resolve_iou_type(data, iou_type),
+        iou_type=resolve_iou_type(data, values["iou_type"]),
         iou_thresholds=np.array([iou_threshold], dtype=np.float64),
         area_ranges=(("all", 0, 1e10),),
-        max_dets=(max_det(data, max_detections),),
+        max_dets=(max_det(data, values["max_detections"]),),
     )
     s = coco_evaluate(data, params).precision[0, :, k, 0, 0]
     if (s <= -1).any():
@@ -159,31 +150,18 @@ def label_order(data: DetectionData) -> list[int]:
 
 
 def compute_metrics(
-    data: DetectionData,
-    *,
-    iou_type: str | None = None,
-    iou_thresholds: Sequence[float] | None = None,
-    ar_iou_thresholds: Sequence[float] = (0.5, 0.75),
-    recall_score_threshold: float = 0.0,
-    score_thresholds: Sequence[float] | None = None,
-    max_detections: int | None = 100,
-    pr_curve_iou_threshold: float = 0.5,
-    pr_curve_max_examples: int = 1,
-    zero_division: float | None = None,
-    matching: str = "coco",
-    metrics: Sequence[str] | None = None,
-    examples_limit: int | None = None,
-    examples_offset: int = 0,
-    ci: float | None = None,
-    ci_method: str = "bootstrap",
-    num_bootstrap: int = 1000,
-    seed: int = 0,
-    cluster: str | None = None,
+    data: DetectionData, *, metrics: Sequence[str] | None = None, **options: Any
 ) -> MetricSet:
     """Detection metrics as :class:`~assay.results.Metric` records (see the module docstring).
 
     Args:
         data: ground truths and predictions.
+        metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
+            when asked for); :data:`assay.detection.declared.METRICS` lists them.
+        options: :data:`assay.detection.declared.METRIC_OPTIONS` (those of
+            :class:`~assay.detection.evaluator.DetectionEvaluator` but ``by``), checked by their
+            rules:
+
         iou_type: ``"bbox"`` or ``"segm"``; default the IoU type the data was read for
             (bbox for data that keeps its exact geometry). A conflicting request raises.
         iou_thresholds: thresholds for AP, the averaged metrics, Counts / Precision / Recall /
@@ -204,8 +182,6 @@ def compute_metrics(
             (:mod:`assay.detection.valor_match`); with ``"valor"`` AP, APAveragedOverIOUs,
             mAP and mAPAveragedOverIOUs are valor-lite's too (the mean of its binned curve,
             :mod:`assay.detection.interpolated`); COCOSummary always matches as COCO.
-        metrics: metric types to return (default :data:`DEFAULT_METRICS`; the others only
-            when asked for).
         examples_limit, examples_offset: page the ``Examples`` records: the datums (with an
             annotation) ``offset .. offset + limit - 1`` in uid order (valor-lite's
             ``limit`` and ``offset``; default: all).
@@ -215,26 +191,18 @@ def compute_metrics(
         cluster: an image metadata field whose values are clusters: the bootstrap draws
             whole clusters of images instead of images (``parameters.cluster``).
     """
-    opts = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
-    check_matching(matching)
-    page = examples_page(examples_limit, examples_offset)
-    ious, ar_ious, wanted = check_options(
-        iou_thresholds=iou_thresholds,
-        ar_iou_thresholds=ar_iou_thresholds,
-        recall_score_threshold=recall_score_threshold,
-        pr_curve_iou_threshold=pr_curve_iou_threshold,
-        pr_curve_max_examples=pr_curve_max_examples,
-        zero_division=zero_division,
-        metrics=metrics,
-        score_thresholds=score_thresholds,
-    )
-    scores = check_score_thresholds(score_thresholds, recall_score_threshold)
-    iou_type = resolve_iou_type(data, iou_type)
-    md = max_det(data, max_detections)
+    values = METRIC_OPTIONS.validate(options)
+    wanted = list(METRICS.check(metrics))
+    opts = interval_from(values)
+    page = (values["examples_offset"], values["examples_limit"])
+    ious, ar_ious, scores = thresholds(values)
+    zero_division, matching = values["zero_division"], values["matching"]
+    iou_type = resolve_iou_type(data, values["iou_type"])
+    md = max_det(data, values["max_detections"])
     out: list[Metric] = []
-    need_ap = any(m in wanted for m in ("AP", "APAveragedOverIOUs", "mAP", "mAPAveragedOverIOUs"))
-    need_ar = any(m in wanted for m in AR_TYPES)
-    need_counts = any(m in wanted for m in THRESHOLDED_TYPES)
+    need_ap = any(m in wanted for m in METRICS.family("ap"))
+    need_ar = any(m in wanted for m in METRICS.family("ar"))
+    need_counts = any(m in wanted for m in METRICS.family("counts"))
     if need_ap or need_ar or need_counts:
         ev, chosen, all_t = matched(
             data, iou_type, ious, ar_ious if need_ar else None, md, matching
@@ -247,7 +215,7 @@ def compute_metrics(
             else:  # valor-lite's AP: the mean of its binned curve
                 curve, _, n_gt = binned_curves(data, chosen)
                 ap = np.where(n_gt > 0, curve.mean(axis=2), np.nan)
-            ap_out = _ap_records(data, ap[t_idx], ious, wanted, zero_division)
+            ap_out = ap_records(data, ap[t_idx], ious, wanted, zero_division)
             if opts is not None and matching == "coco":
                 attach(ap_out, [ap_tally(ev, t_idx, ious, zero_division)], opts, _key)
             elif opts is not None:  # the bootstrap replays COCO's accumulation only
@@ -274,8 +242,8 @@ def compute_metrics(
     if "COCOSummary" in wanted:
         out += coco_summary(coco_evaluate(data, CocoParams(iou_type=iou_type), all_precision=False))
     out += _curves_and_matrices(
-        data, iou_type, md, ious, scores, pr_curve_iou_threshold, pr_curve_max_examples,
-        wanted, zero_division, matching, page,
+        data, iou_type, md, ious, scores, values["pr_curve_iou_threshold"],
+        values["pr_curve_max_examples"], wanted, zero_division, matching, page,
     )  # fmt: skip
     return MetricSet(out)
 
@@ -306,7 +274,7 @@ def _keys(data: DetectionData) -> list[str]:
     return sorted({k for k, _ in data.labels}, key=natural_key)
 
 
-def _ap_records(
+def ap_records(
     data: DetectionData, ap: np.ndarray, ious: np.ndarray, wanted: list[str], zd: float | None
 ) -> list[Metric]:
     """AP per (label, threshold), its mean over thresholds, and the means over labels.

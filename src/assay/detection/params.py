@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from assay._validation import check_thresholds
+from assay.detection.declared import IOU_TYPES
 from assay.errors import InvalidInputError
 
 __all__ = [
@@ -29,13 +30,10 @@ __all__ = [
     "COCO_RECALL_THRESHOLDS",
     "COCO_AREA_RANGES",
     "COCO_MAX_DETS",
-    "IOU_TYPES",
     "STAT_NAMES",
     "CocoParams",
     "check_iou_type",
 ]
-
-IOU_TYPES = ("bbox", "segm")
 
 
 def check_iou_type(iou_type: Any) -> str:

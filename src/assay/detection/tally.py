@@ -48,9 +48,6 @@ from assay.uncertainty.resampling import CHUNK_ELEMENTS
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
-    "AP_TYPES",
-    "AR_TYPES",
-    "SLICE_TYPES",
     "WHERE",
     "ap_tally",
     "ar_tally",
@@ -59,10 +56,6 @@ __all__ = [
 ]
 
 F64 = NDArray[np.float64]
-AP_TYPES = frozenset({"AP", "APAveragedOverIOUs", "mAP", "mAPAveragedOverIOUs"})
-AR_TYPES = frozenset({"AR", "mAR"})
-#: The record types computed again per slice (``by``).
-SLICE_TYPES = AP_TYPES | AR_TYPES
 #: What identifies a record among a slice's (beside its type): its tally key.
 WHERE = ("label_key", "label_value", "iou_threshold", "score_threshold")
 

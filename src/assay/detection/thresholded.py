@@ -41,9 +41,7 @@ from assay.detection.types import DetectionData
 from assay.ratios import divide, precision_recall_f1, value_or_none
 from assay.results import Metric
 
-__all__ = ["THRESHOLDED_TYPES", "threshold_counts", "thresholded_records", "ar_records"]
-
-THRESHOLDED_TYPES = ("Counts", "Precision", "Recall", "F1", "Accuracy")
+__all__ = ["threshold_counts", "thresholded_records", "ar_records"]
 
 
 def threshold_counts(

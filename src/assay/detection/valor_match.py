@@ -34,9 +34,7 @@ from assay.detection.params import CocoParams
 from assay.detection.rank import argsort_int
 from assay.detection.types import DetectionData
 
-__all__ = ["MATCHINGS", "EPSILON", "valor_matching", "matching_for"]
-
-MATCHINGS = ("coco", "valor")
+__all__ = ["EPSILON", "valor_matching", "matching_for"]
 #: valor-lite's epsilon: IoUs and scores at or below it do not count.
 EPSILON = 1e-9
 

@@ -57,7 +57,6 @@ NOT_DECLARED = {
     "ClassificationEvaluator": "issue 35 item 4, in progress",
     "FairnessEvaluator": "issue 35 item 4, in progress",
     "DetectionEvaluator": "issue 35 item 4, in progress",
-    "ScoringEvaluator": "issue 35 item 4, in progress",
     "ScoreEvaluator": "issue 35 item 4, in progress",
     "TextEvaluator": "issue 35 item 4, in progress",
     "JudgeEvaluator": "issue 35 item 4, in progress",

@@ -57,7 +57,6 @@ NOT_DECLARED = {
     "ClassificationEvaluator": "issue 35 item 4, in progress",
     "FairnessEvaluator": "issue 35 item 4, in progress",
     "DetectionEvaluator": "issue 35 item 4, in progress",
-    "ScoreEvaluator": "issue 35 item 4, in progress",
     "TextEvaluator": "issue 35 item 4, in progress",
     "JudgeEvaluator": "issue 35 item 4, in progress",
     "PairwiseEvaluator": "issue 35 item 4, in progress",
@@ -95,7 +94,8 @@ def _plain(v: Any) -> Any:
 def test_signature_is_the_declaration(cls: type[Evaluator]) -> None:
     assert cls.OPTIONS is not None
     params = inspect.signature(cls.__init__).parameters
-    keywords = {n: p for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    keywords = {n: p for n, p in params.items() if n != "self" and p.kind in named}
     assert list(keywords) == list(cls.OPTIONS.names)
     for o in cls.OPTIONS:
         default = keywords[o.name].default

@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -305,11 +306,21 @@ class Evaluator(ABC):
 def _checked_init(init: Callable[..., None], options: Options) -> Callable[..., None]:
     """``init`` behind the check of its keyword arguments against ``options``."""
 
+    # the options ``__init__`` also takes by position (``ScoreEvaluator([accuracy()])``)
+    params = list(inspect.signature(init).parameters.values())[1:]
+    positional = [p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+
     @functools.wraps(init)
     def checked(self: Evaluator, *args: Any, **kwargs: Any) -> None:
-        if args:
-            raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
-        values = options.validate(kwargs)
+        if len(args) > len(positional):
+            raise TypeError(
+                f"{type(self).__name__}() takes {len(positional) or 'no'} positional "
+                f"argument(s), got {len(args)}"
+            )
+        twice = [n for n in positional[: len(args)] if n in kwargs]
+        if twice:
+            raise TypeError(f"{type(self).__name__}() got {twice[0]!r} twice")
+        values = options.validate(dict(zip(positional, args)) | kwargs)
         self.options = values
         init(self, **values)
 

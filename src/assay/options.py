@@ -355,6 +355,8 @@ class Option:
         separator: for a list option, the flag takes one text split on this
             (``--score-thresholds 0.5,0.75``) instead of being repeated.
         example: a valid value, for an option without a default (``REQUIRED``).
+        stored_as: the clean value as ``config()`` writes it, when that is not the value
+            itself (configured objects written as their JSON description); ``None``: as is.
     """
 
     name: str
@@ -365,6 +367,7 @@ class Option:
     stored: Stored = "always"
     separator: str | None = None
     example: Any = None
+    stored_as: Callable[[Any], Any] | None = None
 
     def is_stored(self, values: Mapping[str, Any]) -> bool:
         """Whether ``config()`` holds this option, given all the clean values."""
@@ -486,7 +489,11 @@ class Options:
     def config(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The stored options (see :attr:`Option.stored`) as JSON values (lists, not
         tuples)."""
-        return {o.name: _jsonable(values[o.name]) for o in self.entries if o.is_stored(values)}
+        return {
+            o.name: _jsonable(values[o.name] if o.stored_as is None else o.stored_as(values[o.name]))
+            for o in self.entries
+            if o.is_stored(values)
+        }
 
 
 def _jsonable(v: Any) -> Any:

@@ -44,6 +44,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
+from assay.stats.declared import METRICS
 from assay.stats.frame import ScoreFrame
 from assay.stats.records import record, undefined_record
 from assay.stats.score_input import as_frame, as_objects
@@ -290,11 +291,10 @@ def metric(
     return wrap
 
 
+#: The modules that register the built-ins: those of the metric table's builders
+#: (:data:`assay.stats.declared.METRICS`, the built-in metric types), then the reducers'.
 BUILTIN_MODULES = (
-    "assay.stats.metrics",
-    "assay.stats.agreement",
-    "assay.stats.categorical",
-    "assay.stats.perplexity",
+    *dict.fromkeys(e.builder.partition(":")[0] for e in METRICS),
     "assay.stats.reducers",
     "assay.stats.panel",
 )

@@ -490,7 +490,9 @@ class Options:
         """The stored options (see :attr:`Option.stored`) as JSON values (lists, not
         tuples)."""
         return {
-            o.name: _jsonable(values[o.name] if o.stored_as is None else o.stored_as(values[o.name]))
+            o.name: _jsonable(
+                values[o.name] if o.stored_as is None else o.stored_as(values[o.name])
+            )
             for o in self.entries
             if o.is_stored(values)
         }

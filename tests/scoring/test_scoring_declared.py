@@ -30,10 +30,19 @@ _BASE = {
 CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({}, _BASE),
     (
-        {"human2": "h2", "group_columns": "g", "exclude_zero_scores": False,
-         "rater_error_variance": 0.5},
-        _BASE | {"human2": ["h2"], "group_columns": ["g"], "exclude_zero_scores": False,
-                 "rater_error_variance": 0.5},
+        {
+            "human2": "h2",
+            "group_columns": "g",
+            "exclude_zero_scores": False,
+            "rater_error_variance": 0.5,
+        },
+        _BASE
+        | {
+            "human2": ["h2"],
+            "group_columns": ["g"],
+            "exclude_zero_scores": False,
+            "rater_error_variance": 0.5,
+        },
     ),
     (
         {"human2": ["h2", "h3"], "group_columns": ["g", "g", "k"], "base_groups": {"g": "a"}},
@@ -41,24 +50,41 @@ CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ),
     (
         {"smd_method": "Williamson", "population_sds": {"h": 1, "m": 2, "m_round": 2}},
-        _BASE | {"smd_method": "williamson",
-                 "population_sds": {"h": 1.0, "m": 2.0, "m_round": 2.0}},
+        _BASE
+        | {"smd_method": "williamson", "population_sds": {"h": 1.0, "m": 2.0, "m_round": 2.0}},
     ),
     (
         {"use_diff_std_means": True, "population_means": {"h": 2}, "population_sds": {"h": 1}},
-        _BASE | {"use_diff_std_means": True, "population_means": {"h": 2.0},
-                 "population_sds": {"h": 1.0}},
+        _BASE
+        | {
+            "use_diff_std_means": True,
+            "population_means": {"h": 2.0},
+            "population_sds": {"h": 1.0},
+        },
     ),
     (
-        {"by": ["g"], "ci": 0.9, "ci_method": "bca", "num_bootstrap": 200, "seed": 3,
-         "cluster": "c"},
-        _BASE | {"by": ["g"], "ci": 0.9, "ci_method": "bca", "num_bootstrap": 200, "seed": 3,
-                 "cluster": "c"},
+        {
+            "by": ["g"],
+            "ci": 0.9,
+            "ci_method": "bca",
+            "num_bootstrap": 200,
+            "seed": 3,
+            "cluster": "c",
+        },
+        _BASE
+        | {
+            "by": ["g"],
+            "ci": 0.9,
+            "ci_method": "bca",
+            "num_bootstrap": 200,
+            "seed": 3,
+            "cluster": "c",
+        },
     ),
     (
         {"by": "g", "ci": 0.95},
-        _BASE | {"by": ["g"], "ci": 0.95, "ci_method": "bootstrap", "num_bootstrap": 1000,
-                 "seed": 0},
+        _BASE
+        | {"by": ["g"], "ci": 0.95, "ci_method": "bootstrap", "num_bootstrap": 1000, "seed": 0},
     ),
     ({"rater_error_variance": 2}, _BASE | {"rater_error_variance": 2}),
 ]

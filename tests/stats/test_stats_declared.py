@@ -12,7 +12,7 @@ import pytest
 from assay.errors import InvalidInputError
 from assay.stats import ScoreEvaluator, accuracy, grouped, mean, stderr
 from assay.stats.declared import METRICS
-from assay.stats.metric_registry import BUILTIN_MODULES, _REGISTRY, load_builtins
+from assay.stats.metric_registry import _REGISTRY, BUILTIN_MODULES, load_builtins
 
 _DEFAULT_METRICS = [
     {"metric": "Mean", "params": {}},
@@ -23,9 +23,7 @@ _DEFAULT_METRICS = [
 def test_the_registry_built_ins_are_the_table() -> None:
     load_builtins()
     built_in = {
-        name
-        for name, factory in _REGISTRY.items()
-        if factory.__module__ in BUILTIN_MODULES
+        name for name, factory in _REGISTRY.items() if factory.__module__ in BUILTIN_MODULES
     }
     assert built_in == set(METRICS.types)
     for entry in METRICS:
@@ -49,23 +47,38 @@ CASES: list[tuple[Any, dict[str, Any]]] = [
         },
     ),
     (
-        {"metrics": "accuracy", "reducers": "mode",
-         "to_float": {"correct": "pass", "incorrect": "fail"}},
+        {
+            "metrics": "accuracy",
+            "reducers": "mode",
+            "to_float": {"correct": "pass", "incorrect": "fail"},
+        },
         {
             "metrics": [{"metric": "Accuracy", "params": {"partial_credit": True}}],
             "reducers": ["mode"],
-            "to_float": {"correct": "pass", "incorrect": "fail", "partial": "P",
-                         "noanswer": "N"},
+            "to_float": {"correct": "pass", "incorrect": "fail", "partial": "P", "noanswer": "N"},
         },
     ),
     (
         {"metrics": [grouped(mean(), "topic")], "ci": 0.9, "ci_method": "t"},
         {
-            "metrics": [{"metric": "Mean", "params": {}, "grouped": {
-                "group_column": "topic", "all": "samples", "all_label": "all",
-                "name_template": "{group_name}"}}],
+            "metrics": [
+                {
+                    "metric": "Mean",
+                    "params": {},
+                    "grouped": {
+                        "group_column": "topic",
+                        "all": "samples",
+                        "all_label": "all",
+                        "name_template": "{group_name}",
+                    },
+                }
+            ],
             "reducers": ["mean"],
-            "ci": 0.9, "ci_method": "t", "num_bootstrap": 1000, "seed": 0, "cluster": None,
+            "ci": 0.9,
+            "ci_method": "t",
+            "num_bootstrap": 1000,
+            "seed": 0,
+            "cluster": None,
         },
     ),
     (
@@ -73,7 +86,10 @@ CASES: list[tuple[Any, dict[str, Any]]] = [
         {
             "metrics": _DEFAULT_METRICS,
             "reducers": ["mean"],
-            "ci": 0.95, "ci_method": "wilson", "num_bootstrap": 300, "seed": 2,
+            "ci": 0.95,
+            "ci_method": "wilson",
+            "num_bootstrap": 300,
+            "seed": 2,
             "cluster": "doc",
         },
     ),

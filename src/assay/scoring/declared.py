@@ -11,8 +11,8 @@ offers it) and which are recomputed per slice (``by``).
 Light on purpose (no numpy, no pandas): ``assay scoring --help`` reads it.
 
 Example:
-    >>> METRICS.sliced
-    ('PearsonR', 'QWK', 'R2', 'CohenKappa', 'ExactAgreement', 'AdjacentAgreement', 'SMD', 'DSM', 'RMSE', 'PRMSE')
+    >>> METRICS.sliced[:4], len(METRICS.sliced), METRICS["PRMSE"].family
+    (('PearsonR', 'QWK', 'R2', 'CohenKappa'), 10, 'true_score_eval')
     >>> OPTIONS.validate({"human": "h", "system": "m", "smd_method": "Johnson",
     ...                   "population_sds": {"h": 1}})["smd_method"]
     'johnson'
@@ -149,8 +149,7 @@ def _smd_method(v: Any) -> str:
     name = v.lower() if isinstance(v, str) else v
     if name not in SMD_METHODS:
         raise Bad(
-            "method must be 'unpooled', 'pooled', 'johnson' or 'williamson' (any case), "
-            f"got {v!r}"
+            f"method must be 'unpooled', 'pooled', 'johnson' or 'williamson' (any case), got {v!r}"
         )
     return str(name)
 
@@ -281,7 +280,7 @@ OPTIONS = Options(
     replace(
         by_option("A response column", "Sliced: the eval metrics, DSM and PRMSE."),
         default=None,
-        rule=_column_list(dedupe=True),
+        rule=replace(_column_list(dedupe=True), metavar="COLUMN"),
     ),
     interval_options(unit="response"),
     check=_cross_check,

@@ -137,7 +137,7 @@ class ScoringEvaluator(Evaluator):
         self.human, self.system = human, system
         self.human2 = list(human2 or ())
         self.smd = SmdOptions(
-            smd_method, bool(use_diff_std_means), dict(population_means), dict(population_sds)
+            smd_method, use_diff_std_means, dict(population_means or {}), dict(population_sds or {})
         )
         self.group_columns = list(group_columns or ())
         self.by = list(by or ())

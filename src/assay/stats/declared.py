@@ -51,29 +51,61 @@ _METRICS = "assay.stats.metrics"
 #: The built-in metric types (registered by ``@metric`` in their builders' modules).
 METRICS = MetricTable(
     "stats",
-    _m("Accuracy", "mean", f"{_METRICS}:accuracy", "proportion correct (C 1, P 0.5, I 0)",
-       intervals=_MEAN_CI),
-    _m("Mean", "mean", f"{_METRICS}:mean", "mean of the values", default=True,
-       intervals=_MEAN_CI),
+    _m(
+        "Accuracy",
+        "mean",
+        f"{_METRICS}:accuracy",
+        "proportion correct (C 1, P 0.5, I 0)",
+        intervals=_MEAN_CI,
+    ),
+    _m("Mean", "mean", f"{_METRICS}:mean", "mean of the values", default=True, intervals=_MEAN_CI),
     _m("Var", "spread", f"{_METRICS}:var", "sample variance of the values"),
     _m("Std", "spread", f"{_METRICS}:std", "sample standard deviation of the values"),
-    _m("Stderr", "spread", f"{_METRICS}:stderr", "standard error of the mean (clustered "
-       "with cluster)", default=True),
-    _m("BootstrapStderr", "spread", f"{_METRICS}:bootstrap_stderr",
-       "standard deviation of bootstrap means"),
+    _m(
+        "Stderr",
+        "spread",
+        f"{_METRICS}:stderr",
+        "standard error of the mean (clustered with cluster)",
+        default=True,
+    ),
+    _m(
+        "BootstrapStderr",
+        "spread",
+        f"{_METRICS}:bootstrap_stderr",
+        "standard deviation of bootstrap means",
+    ),
     _m("Ci", "interval", f"{_METRICS}:ci", "confidence interval of the mean (t or bootstrap)"),
-    _m("CiWilson", "interval", f"{_METRICS}:ci_wilson",
-       "Wilson interval of a proportion"),
-    _m("KrippendorffAlpha", "agreement", "assay.stats.agreement:krippendorff_alpha",
-       "Krippendorff's alpha of several ratings per sample"),
-    _m("Frequency", "categorical", "assay.stats.categorical:_frequency",
-       "share (or count) of each category"),
-    _m("Aggregate", "categorical", "assay.stats.categorical:aggregate",
-       "one key of dict scores, aggregated"),
-    _m("PerplexityPerToken", "perplexity", "assay.stats.perplexity:perplexity_per_token",
-       "exp of the mean negative log probability per token"),
-    _m("PerplexityPerSeq", "perplexity", "assay.stats.perplexity:perplexity_per_seq",
-       "exp of the mean negative log probability per sequence"),
+    _m("CiWilson", "interval", f"{_METRICS}:ci_wilson", "Wilson interval of a proportion"),
+    _m(
+        "KrippendorffAlpha",
+        "agreement",
+        "assay.stats.agreement:krippendorff_alpha",
+        "Krippendorff's alpha of several ratings per sample",
+    ),
+    _m(
+        "Frequency",
+        "categorical",
+        "assay.stats.categorical:_frequency",
+        "share (or count) of each category",
+    ),
+    _m(
+        "Aggregate",
+        "categorical",
+        "assay.stats.categorical:aggregate",
+        "one key of dict scores, aggregated",
+    ),
+    _m(
+        "PerplexityPerToken",
+        "perplexity",
+        "assay.stats.perplexity:perplexity_per_token",
+        "exp of the mean negative log probability per token",
+    ),
+    _m(
+        "PerplexityPerSeq",
+        "perplexity",
+        "assay.stats.perplexity:perplexity_per_seq",
+        "exp of the mean negative log probability per sequence",
+    ),
 )
 
 
@@ -140,7 +172,9 @@ def _to_float(v: Any) -> Any:
     try:
         return as_mapping(v)
     except InvalidInputError as e:
-        raise InvalidInputError(e.reason, source="to_float", record=e.record, field=e.field) from None
+        raise InvalidInputError(
+            e.reason, source="to_float", record=e.record, field=e.field
+        ) from None
 
 
 def _spec(obj: Any) -> Any:

@@ -132,3 +132,30 @@ def test_table_holds_the_sliced_and_interval_types() -> None:
     assert set(METRIC_TYPES.values()) <= set(METRICS.types)
     assert "OverallScoreAccuracyPValue" in METRICS and not METRICS["NDropped"].intervals
     assert OPTIONS["group_columns"].flag == "--subgroup"
+
+
+def test_interval_and_slice_columns_are_read_from_the_table() -> None:
+    """The tally's column lists, derived from the table's interval and sliced types, are
+    the lists the records were pinned with (their order is the records' order)."""
+    from assay.scoring import tally
+    from assay.scoring.columns import SLICE_COLUMNS
+    from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES
+
+    ci = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr")
+    assert tally.CI_COLUMNS == (*ci, "SMD", "RMSE")
+    assert tally.BY_COLUMNS == (*ci, "DSM", "RMSE")
+    assert SLICE_COLUMNS == (*ci, "SMD", "DSM", "RMSE")
+    assert tally.TRUE_CI_COLUMNS == (
+        "Variance of errors",
+        "True score var",
+        "MSE true",
+        "PRMSE true",
+    )
+    consistency = ("corr", "wtkappa", "kappa", "exact_agr", "adj_agr")
+    assert tally.CONSISTENCY_CI_COLUMNS == (*consistency, "SMD")
+    assert tally.BY_CONSISTENCY_COLUMNS == (*consistency, "DSM")
+    assert FAIRNESS_CI_TYPES == (
+        "OverallScoreAccuracy",
+        "OverallScoreDifference",
+        "ConditionalScoreDifference",
+    )

@@ -11,8 +11,8 @@ import pytest
 
 from assay.errors import InvalidInputError
 from assay.stats import ScoreEvaluator, accuracy, grouped, mean, stderr
-from assay.stats.declared import METRICS
 from assay.stats.metric_registry import _REGISTRY, BUILTIN_MODULES, load_builtins
+from assay.stats.metric_types import METRICS
 
 _DEFAULT_METRICS = [
     {"metric": "Mean", "params": {}},

@@ -27,8 +27,8 @@ from assay.cli.support import (
     publish,
     save_option,
 )
-from assay.stats.declared import METRICS
 from assay.stats.declared import OPTIONS as DECLARED
+from assay.stats.metric_types import METRICS
 from assay.uncertainty.options import interval_options
 
 #: The interval options as the run's stored parameters hold them (``cluster`` when given).

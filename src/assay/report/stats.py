@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.report.figures import Figure, bar, figure, records, run_label
-from assay.stats.declared import METRICS
+from assay.stats.metric_types import METRICS
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "group_order"]

@@ -1,22 +1,18 @@
-"""What the stats domain declares once: its built-in metric types (:data:`METRICS`) and the
-options of :class:`~assay.stats.evaluator.ScoreEvaluator` (:data:`OPTIONS`).
+"""What the stats domain declares once: the options of
+:class:`~assay.stats.evaluator.ScoreEvaluator` (:data:`OPTIONS`).
 
-The ``@metric`` registry (:mod:`assay.stats.metric_registry`) holds every metric a caller
-can name, custom ones included; its built-ins are this table's entries: each entry's
-builder is the registered factory, the registry imports the built-in modules from the
-builders named here, and a contract test checks that the two agree. A type's family says
-what kind of statistic it is: ``mean`` (a mean of per-sample values: ``ci`` puts an interval
-on it), ``spread`` (a dispersion or standard error, not a value to plot with error bars),
-``interval`` (a metric whose value is an interval), ``agreement``, ``categorical`` and
-``perplexity``. The default set (``metrics=None``) is the table's defaults.
+The built-in metric types are one table too, :data:`assay.stats.metric_types.METRICS`: the
+``@metric`` registry reads it (it imports its built-ins from the builders named there), and
+these options' rules use the registry, so the table sits in a module of its own below both.
+The default set (``metrics=None``) is the table's defaults.
 
 Light on purpose: no numpy (the rules import the registry when they run).
 
 Example:
-    >>> METRICS.defaults, METRICS.family("spread")
-    (('Mean', 'Stderr'), ('Var', 'Std', 'Stderr', 'BootstrapStderr'))
     >>> OPTIONS.names
     ('metrics', 'reducers', 'to_float', 'ci', 'ci_method', 'num_bootstrap', 'seed', 'cluster')
+    >>> OPTIONS["cluster"].is_stored({"ci": 0.9, "cluster": None})
+    True
 """
 
 from __future__ import annotations
@@ -25,89 +21,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.metric_table import MetricEntry, MetricTable
 from assay.options import Bad, Option, Options, custom
+from assay.stats.metric_types import METRICS
 from assay.uncertainty.options import CI_METHODS, interval_options
 
-__all__ = ["METRICS", "OPTIONS"]
-
-_MEAN_CI = ("t", "wilson", "bootstrap", "bca")
-
-
-def _m(
-    type_: str,
-    family: str,
-    builder: str,
-    help_: str,
-    *,
-    default: bool = False,
-    intervals: tuple[str, ...] = (),
-) -> MetricEntry:
-    return MetricEntry(type_, family, builder, False, intervals, default, help_)
-
-
-_METRICS = "assay.stats.metrics"
-
-#: The built-in metric types (registered by ``@metric`` in their builders' modules).
-METRICS = MetricTable(
-    "stats",
-    _m(
-        "Accuracy",
-        "mean",
-        f"{_METRICS}:accuracy",
-        "proportion correct (C 1, P 0.5, I 0)",
-        intervals=_MEAN_CI,
-    ),
-    _m("Mean", "mean", f"{_METRICS}:mean", "mean of the values", default=True, intervals=_MEAN_CI),
-    _m("Var", "spread", f"{_METRICS}:var", "sample variance of the values"),
-    _m("Std", "spread", f"{_METRICS}:std", "sample standard deviation of the values"),
-    _m(
-        "Stderr",
-        "spread",
-        f"{_METRICS}:stderr",
-        "standard error of the mean (clustered with cluster)",
-        default=True,
-    ),
-    _m(
-        "BootstrapStderr",
-        "spread",
-        f"{_METRICS}:bootstrap_stderr",
-        "standard deviation of bootstrap means",
-    ),
-    _m("Ci", "interval", f"{_METRICS}:ci", "confidence interval of the mean (t or bootstrap)"),
-    _m("CiWilson", "interval", f"{_METRICS}:ci_wilson", "Wilson interval of a proportion"),
-    _m(
-        "KrippendorffAlpha",
-        "agreement",
-        "assay.stats.agreement:krippendorff_alpha",
-        "Krippendorff's alpha of several ratings per sample",
-    ),
-    _m(
-        "Frequency",
-        "categorical",
-        "assay.stats.categorical:_frequency",
-        "share (or count) of each category",
-    ),
-    _m(
-        "Aggregate",
-        "categorical",
-        "assay.stats.categorical:aggregate",
-        "one key of dict scores, aggregated",
-    ),
-    _m(
-        "PerplexityPerToken",
-        "perplexity",
-        "assay.stats.perplexity:perplexity_per_token",
-        "exp of the mean negative log probability per token",
-    ),
-    _m(
-        "PerplexityPerSeq",
-        "perplexity",
-        "assay.stats.perplexity:perplexity_per_seq",
-        "exp of the mean negative log probability per sequence",
-    ),
-)
-
+__all__ = ["OPTIONS"]
 
 # ------------------------------------------------------------------ the options' rules
 

@@ -34,9 +34,10 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import MetricSet
-from assay.stats.declared import METRICS, OPTIONS
+from assay.stats.declared import OPTIONS
 from assay.stats.frame import ScoreFrame
 from assay.stats.metric_registry import MetricFn
+from assay.stats.metric_types import METRICS
 from assay.stats.reducer_registry import Reducer
 from assay.stats.run_records import Scores, metric_records
 from assay.stats.score import SampleScore

@@ -44,8 +44,8 @@ import numpy as np
 
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
-from assay.stats.declared import METRICS
 from assay.stats.frame import ScoreFrame
+from assay.stats.metric_types import METRICS
 from assay.stats.records import record, undefined_record
 from assay.stats.score_input import as_frame, as_objects
 from assay.stats.value_mapping import ValueMapping, as_mapping

@@ -55,8 +55,6 @@ def _evaluators() -> list[type[Evaluator]]:
 #: Evaluators whose options are not declared yet, and why; the list only shrinks.
 NOT_DECLARED = {
     "ClassificationEvaluator": "issue 35 item 4, in progress",
-    "ScoringEvaluator": "issue 35 item 4, in progress",
-    "ScoreEvaluator": "issue 35 item 4, in progress",
     "TextEvaluator": "issue 35 item 4, in progress",
     "JudgeEvaluator": "issue 35 item 4, in progress",
     "PairwiseEvaluator": "issue 35 item 4, in progress",

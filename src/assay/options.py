@@ -359,8 +359,8 @@ class Option:
             (``--score-thresholds 0.5,0.75``) instead of being repeated.
         example: a valid value, for an option without a default (``REQUIRED``) or whose
             default the cross-checks refuse alone (fairness's ``groups``).
-        encode: the clean value as ``config()`` holds it, where it is not plain JSON (a
-            list of definition objects as their dicts); ``__init__`` must accept it back.
+        stored_as: the clean value as ``config()`` writes it, when that is not the value
+            itself (configured objects written as their JSON description); ``None``: as is.
     """
 
     name: str
@@ -371,7 +371,7 @@ class Option:
     stored: Stored = "always"
     separator: str | None = None
     example: Any = None
-    encode: Callable[[Any], Any] | None = None
+    stored_as: Callable[[Any], Any] | None = None
 
     def is_stored(self, values: Mapping[str, Any]) -> bool:
         """Whether ``config()`` holds this option, given all the clean values."""
@@ -496,7 +496,9 @@ class Options:
         """The stored options (see :attr:`Option.stored`) as JSON values (lists, not
         tuples)."""
         return {
-            o.name: o.encode(values[o.name]) if o.encode else _jsonable(values[o.name])
+            o.name: _jsonable(
+                values[o.name] if o.stored_as is None else o.stored_as(values[o.name])
+            )
             for o in self.entries
             if o.is_stored(values)
         }

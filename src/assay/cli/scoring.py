@@ -21,12 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from assay.cli.declared import build, declared_flags
 from assay.cli.options import (
-    CI_OPTIONS,
     add_table,
-    by_option,
-    cluster_option,
-    interval_options,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
@@ -35,6 +32,8 @@ from assay.cli.rsmeval import run_rsmeval_command
 from assay.cli.scoring_tables import print_tables
 from assay.cli.support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
 from assay.errors import InvalidInputError
+from assay.options import Options, flags_named
+from assay.scoring.declared import OPTIONS
 
 if TYPE_CHECKING:
     from assay.scoring.tables import ScoringTables
@@ -76,10 +75,12 @@ def _check_out_dir(out_dir: Path, names: list[str] | None = None) -> None:
             )
 
 
-def _check_variance(value: float | None) -> None:
-    from assay._validation import check_finite_number
-
-    check_finite_number(value, source="--rater-error-variance", minimum=0)
+def _check_early(given: dict[str, Any]) -> None:
+    """The declared rules of the options either mode reads, before anything runs (errors
+    name the flag)."""
+    early = Options(OPTIONS["rater_error_variance"])
+    with flags_named(OPTIONS):
+        early.validate({"rater_error_variance": given["rater_error_variance"]})
 
 
 _DATA = typer.Option(
@@ -88,8 +89,10 @@ _DATA = typer.Option(
     help="Table with one response per row: CSV, TSV, XLSX, Parquet, JSONL, or a Parquet "
     "directory or glob (streamed by row group).",
 )
-_HUMAN = typer.Option(None, "--human", help="Column of the (first) human score.")
-_SYSTEM = typer.Option(None, "--system", help="Column of the system score.")
+# --human and --system are the evaluator's required options, but optional here: an rsmeval
+# configuration file can name the columns instead (so the command spells these two itself)
+_HUMAN = typer.Option(None, "--human", help=OPTIONS["human"].help)
+_SYSTEM = typer.Option(None, "--system", help=OPTIONS["system"].help)
 _CONFIG = typer.Option(
     None,
     "--config",
@@ -105,19 +108,10 @@ _SCALE_WITH = typer.Option(
     None, "--scale-with", help="'asis' or a file with 'prediction' and 'sc1' to scale with."
 )
 _ID = typer.Option(None, "--id-column", help="Column of the response ids (rsmeval mode).")
-_HUMAN2 = typer.Option(
-    [], "--human2", help="Column of a second human score (repeat for more raters)."
-)
-_SUBGROUP = typer.Option(
-    [], "--subgroup", help="Group column for the by-group and fairness tables (repeatable)."
-)
-_BY = by_option("A response column", "Sliced: the eval metrics, DSM and PRMSE.")
 _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the CSV tables and metrics.json.")
+# exclude_zero_scores turned round: the flag asks for what is not the default
 _KEEP_ZERO = typer.Option(
     False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
-)
-_VARIANCE = typer.Option(
-    None, "--rater-error-variance", help="Rater error variance estimated elsewhere (for PRMSE)."
 )
 _FORMAT = typer.Option(
     OutputFormat.json,
@@ -125,8 +119,8 @@ _FORMAT = typer.Option(
     help="Print the records as JSON (default) or the main tables as a table.",
 )
 
-
-_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
+#: The stored parameters of a run: the stored options the command sets.
+_STORED = tuple(o.name for o in OPTIONS if o.flag) + ("exclude_zero_scores",)
 
 
 def register(app: typer.Typer) -> None:
@@ -134,16 +128,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command("scoring")
     @guarded
+    @declared_flags(OPTIONS, skip=("human", "system"))
     def scoring(
         data: Path | None = _DATA,
         human: str | None = _HUMAN,
         system: str | None = _SYSTEM,
-        human2: list[str] = _HUMAN2,
-        subgroup: list[str] = _SUBGROUP,
-        by: list[str] = _BY,
         out_dir: Path = _OUT_DIR,
         keep_zero_scores: bool = _KEEP_ZERO,
-        rater_error_variance: float | None = _VARIANCE,
         fmt: OutputFormat = _FORMAT,
         save: bool = save_option(),
         db: str | None = db_option(),
@@ -155,33 +146,29 @@ def register(app: typer.Typer) -> None:
         id_column: str | None = _ID,
         scheduler: str | None = scheduler_option(),
         scheduler_timeout: float = scheduler_timeout_option(),
-        ci: float | None = _CI,
-        ci_method: str = _CI_METHOD,
-        num_bootstrap: int = _NUM_BOOTSTRAP,
-        seed: int = _SEED,
-        cluster: str | None = cluster_option("response"),
+        **given: Any,
     ) -> None:
         """Evaluate system scores against human scores: agreement, kappa, QWK, r, SMD, R2,
         PRMSE, DSM, fairness. With --config (or --trim-min/--trim-max), RSMTool's rsmeval."""
-        _check_variance(rater_error_variance)
+        _check_early(given)
         _check_out_dir(out_dir)
         if config is not None or trim_min is not None or trim_max is not None:
             flags = {
                 "predictions_file": data,
                 "human_score_column": human,
                 "system_score_column": system,
-                "second_human_score_column": human2,
-                "subgroups": subgroup,
+                "second_human_score_column": given["human2"],
+                "subgroups": given["group_columns"],
                 "exclude_zero_scores": not keep_zero_scores,
-                "rater_error_variance": rater_error_variance,
+                "rater_error_variance": given["rater_error_variance"],
                 "trim_min": trim_min,
                 "trim_max": trim_max,
                 "trim_tolerance": trim_tolerance,
                 "scale_with": scale_with,
                 "id_column": id_column,
             }
-            options: dict[str, Any] = {"ci": ci, "ci_method": ci_method, "seed": seed}
-            options |= {"num_bootstrap": num_bootstrap, "cluster": cluster, "by": list(by)}
+            names = ("ci", "ci_method", "seed", "num_bootstrap", "cluster")
+            options: dict[str, Any] = {n: given[n] for n in names} | {"by": list(given["by"])}
             run_rsmeval_command(config, flags, out_dir, fmt, options, save=save, db=db)
             return
         if data is None or human is None or system is None:
@@ -190,39 +177,15 @@ def register(app: typer.Typer) -> None:
             )
         from assay.scoring.evaluator import ScoringEvaluator
 
-        interval: dict[str, Any] = {"ci": ci, "ci_method": ci_method}
-        interval |= {"num_bootstrap": num_bootstrap, "seed": seed}
-        interval |= {"cluster": cluster} if cluster else {}
-        try:
-            ev = ScoringEvaluator(
-                human=human,
-                system=system,
-                human2=human2 or None,
-                group_columns=subgroup,
-                exclude_zero_scores=not keep_zero_scores,
-                rater_error_variance=rater_error_variance,
-                by=by,
-                **interval,
-            )
-        except InvalidInputError as e:
-            flag = CI_OPTIONS.get(str(e.source), e.source)
-            raise InvalidInputError(e.reason, source=flag) from None
+        given |= {"human": human, "system": system, "exclude_zero_scores": not keep_zero_scores}
+        ev = build(ScoringEvaluator, OPTIONS, given)
         from functools import partial
 
         add = partial(_add_batch, source=str(data))
         view = add_table(
             ev, data, add, scheduler=scheduler_address(scheduler, scheduler_timeout)
         ).tables()
-        params = {
-            "human": human,
-            "system": system,
-            "human2": list(human2),
-            "group_columns": list(subgroup),
-            "exclude_zero_scores": not keep_zero_scores,
-            "rater_error_variance": rater_error_variance,
-            **({"by": list(by)} if by else {}),
-            **(interval if ci is not None else {}),
-        }
+        params = {k: v for k, v in ev.config().items() if k in _STORED}
         _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)
 
 

@@ -12,9 +12,8 @@ from typing import Any
 
 import typer
 
+from assay.cli.declared import build, declared_flags
 from assay.cli.options import (
-    interval_kwargs,
-    interval_options,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
@@ -28,21 +27,19 @@ from assay.cli.support import (
     publish,
     save_option,
 )
+from assay.stats.declared import OPTIONS as DECLARED
+from assay.stats.metric_types import METRICS
+from assay.uncertainty.options import interval_options
 
-_CI, _CI_METHOD, _NUM_BOOTSTRAP, _SEED = interval_options()
-
-#: where an error came from (its ``source``) -> the option that set it
-OPTIONS = {"metrics": "--metric", "reducers": "--reducer", "to_float": "--to-float"}
+#: The interval options as the run's stored parameters hold them (``cluster`` when given).
+_INTERVALS = interval_options()
 
 
-def _renamed(e: Any, option: str | None = None) -> Any:
+def _renamed(e: Any, option: str) -> Any:
     """The error ``e`` with its source named by the option the user typed."""
     from assay.errors import InvalidInputError
 
-    where = option or OPTIONS.get(str(e.source), e.source)
-    if option is None and e.source not in OPTIONS and e.source in ("ValueMapping", None):
-        where = "--to-float"
-    return InvalidInputError(e.reason, source=where, record=e.record, field=e.field)
+    return InvalidInputError(e.reason, source=option, record=e.record, field=e.field)
 
 
 def _parsed(texts: list[str], parse: Any, option: str) -> list[Any]:
@@ -158,6 +155,7 @@ def _log_metrics(log: Any) -> list[Any]:
 def register(app: typer.Typer) -> None:
     @app.command("stats")
     @guarded
+    @declared_flags(DECLARED)  # --ci, --ci-method, --num-bootstrap, --seed, --cluster
     def stats(
         scores: Path = typer.Option(
             ...,
@@ -176,8 +174,9 @@ def register(app: typer.Typer) -> None:
             [],
             help="A metric: a name (stderr), a call with literal arguments "
             '(accuracy(to_float={"P": 0.0}), stderr(cluster="doc"), '
-            'grouped(mean(), "topic")) or a JSON spec. Repeat for several; '
-            "default mean and stderr.",
+            'grouped(mean(), "topic")) or a JSON spec. Repeat for several; default '
+            + " and ".join(t.lower() for t in METRICS.defaults)
+            + ".",
         ),
         reducer: list[str] = typer.Option(
             [],
@@ -191,15 +190,6 @@ def register(app: typer.Typer) -> None:
             '({"correct": "pass", "incorrect": "fail"}) or a table of text value -> '
             'number ({"P": 0.0}). Metrics and reducers with their own to_float use theirs.',
         ),
-        ci: float | None = _CI,
-        ci_method: str = _CI_METHOD,
-        num_bootstrap: int = _NUM_BOOTSTRAP,
-        seed: int = _SEED,
-        cluster: str | None = typer.Option(
-            None,
-            help="With --ci: a sample_metadata key whose clusters are the independent units "
-            "of the intervals (clustered standard error; whole clusters resampled).",
-        ),
         human_labels: Path | None = typer.Option(
             None,
             help="JSONL, CSV or Parquet of human labels: id (a sample_id) and value (or one "
@@ -212,6 +202,7 @@ def register(app: typer.Typer) -> None:
         out: Path | None = out_option(),
         save: bool = save_option(),
         db: str | None = db_option(),
+        **given: Any,
     ) -> None:
         """Inspect AI-style metrics over sample scores, after reducing each sample's epochs.
 
@@ -228,15 +219,12 @@ def register(app: typer.Typer) -> None:
         mapping = _mapping(to_float)
         log = _inspect_log(scores, scorer)
         metrics = _log_metrics(log) if log is not None and not metric else []
-        metrics = metrics or _parsed(metric or ["mean", "stderr"], metric_from_text, "--metric")
+        metrics = metrics or _parsed(metric or list(METRICS.defaults), metric_from_text, "--metric")
         default_reducer = [log.reducer] if log is not None and log.reducer else ["mean"]
         reducers = _parsed(reducer or default_reducer, reducer_from_text, "--reducer")
-        intervals = interval_kwargs(ci, ci_method, num_bootstrap, seed)
-        if cluster is not None and not intervals:
-            raise InvalidInputError("is used by the intervals: give --ci too", source="--cluster")
-        if cluster is not None:
-            intervals["cluster"] = cluster
-        ev = ScoreEvaluator(metrics, reducers, to_float=mapping, **intervals)
+        given |= {"metrics": metrics, "reducers": reducers, "to_float": mapping}
+        ev = build(ScoreEvaluator, DECLARED, given)
+        intervals = _INTERVALS.config(ev.options)
         ev = (
             ev.add(log.scores)
             if log is not None

@@ -228,7 +228,7 @@ OPTIONS = Options(
         "column (a value above THRESHOLD, default 0, is privileged; invert makes values "
         "at or below it privileged) or COLUMN=V1[,V2...] naming the privileged values. "
         "Repeat for several definitions.",
-        encode=lambda gs: [g.as_dict() for g in gs],
+        stored_as=lambda gs: [g.as_dict() for g in gs],
         example=["sex"],
     ),
     Option(

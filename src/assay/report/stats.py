@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from assay.report.figures import Figure, bar, figure, records, run_label
+from assay.stats.metric_types import METRICS
 from assay.store.records import Evaluation
 
 __all__ = ["figures", "group_order"]
 
 Z95 = 1.959963984540054
-_SKIP = ("Stderr", "BootstrapStderr", "Var", "Std")
+#: Not plotted by group: the dispersions and standard errors (the table's ``spread`` family).
+_SKIP = METRICS.family("spread")
 
 
 def _key(m: Any) -> tuple[Any, ...]:

@@ -1,6 +1,12 @@
-"""Column names of the scoring tables (RSMTool's) and the Metric type each one becomes."""
+"""Column names of the scoring tables (RSMTool's) and the Metric type each one becomes.
+
+Which columns a slice reports is read from the scoring metric table
+(:data:`assay.scoring.declared.METRICS`, its sliced types).
+"""
 
 from __future__ import annotations
+
+from assay.scoring.declared import METRICS
 
 __all__ = [
     "EVAL_COLUMNS",
@@ -116,5 +122,11 @@ METRIC_TYPES = {
     "corr_disattenuated": "DisattenuatedCorrelation",
 }
 
-#: The ``eval`` columns a slice (``by``) reports (DSM: against the whole set).
-SLICE_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "DSM", "RMSE")
+#: The ``eval`` columns a slice (``by``) reports: those of sliced types, in the table's
+#: order, DSM (against the whole set) after SMD.
+SLICE_COLUMNS = tuple(
+    column
+    for c in EVAL_COLUMNS
+    for column in ((c, "DSM") if c == "SMD" else (c,))
+    if METRIC_TYPES[column] in METRICS.sliced
+)

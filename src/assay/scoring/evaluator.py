@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, Self
@@ -45,11 +44,12 @@ from assay.scoring.batch import (
     merge_batches,
 )
 from assay.scoring.build import Built, build, slice_records
+from assay.scoring.declared import METRICS, OPTIONS
 from assay.scoring.smd_options import SmdOptions
 from assay.scoring.tables import ScoringTables
 from assay.scoring.tally import ResponseUnits, attach_slices, record_key, tallies
-from assay.scoring.types import ScoringData, check_clusters, resolve_group_columns
-from assay.uncertainty.intervals import attach, ci_options
+from assay.scoring.types import ScoringData, check_clusters
+from assay.uncertainty.intervals import attach, interval_from
 from assay.uncertainty.tally import Tally
 
 __all__ = ["ScoringEvaluator", "evaluate_scoring", "scoring_tables"]
@@ -106,6 +106,9 @@ class ScoringEvaluator(Evaluator):
         80.0
     """
 
+    OPTIONS = OPTIONS
+    METRICS = METRICS
+
     def __init__(
         self,
         *,
@@ -120,42 +123,30 @@ class ScoringEvaluator(Evaluator):
         use_diff_std_means: bool = False,
         population_means: Mapping[str, float] | None = None,
         population_sds: Mapping[str, float] | None = None,
+        by: Sequence[str] | None = None,
         ci: float | None = None,
         ci_method: str = "bootstrap",
         num_bootstrap: int = 1000,
         seed: int = 0,
-        by: Sequence[str] | None = None,
         cluster: str | None = None,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
-        self.cluster = None if cluster is None else str(cluster)
-        self.human, self.system = str(human), str(system)
-        self.human2 = [human2] if isinstance(human2, str) else [str(c) for c in human2 or []]
-        self.smd = SmdOptions.checked(
-            smd_method,
-            use_diff_std_means,
-            population_means,
-            population_sds,
-            human=self.human,
-            system=self.system,
-            human2=self.human2[0] if self.human2 else None,
+        # the values are clean here (OPTIONS, checked before the body runs)
+        self.ci = interval_from(self.options)
+        self.cluster = cluster
+        self.human, self.system = human, system
+        self.human2 = list(human2 or ())
+        self.smd = SmdOptions(
+            smd_method, use_diff_std_means, dict(population_means or {}), dict(population_sds or {})
         )
-        self.group_columns = resolve_group_columns(group_columns)
-        self.by = resolve_group_columns(by)
+        self.group_columns = list(group_columns or ())
+        self.by = list(by or ())
         # one per-group state for the tables' group columns and the slices' columns
         self._columns = list(dict.fromkeys([*self.group_columns, *self.by]))
         # the columns each response keeps for the intervals: those and the cluster's
         self._kept = list(
             dict.fromkeys([*self._columns, *([self.cluster] if self.cluster else [])])
         )
-        self.exclude_zero_scores = bool(exclude_zero_scores)
-        if rater_error_variance is not None and (
-            not math.isfinite(float(rater_error_variance)) or rater_error_variance < 0
-        ):
-            raise InvalidInputError(
-                f"must be a finite number >= 0, got {rater_error_variance!r}",
-                source="rater_error_variance",
-            )
+        self.exclude_zero_scores = exclude_zero_scores
         self.rater_error_variance = rater_error_variance
         self.base_groups = dict(base_groups or {})
         self.fast = True  # cell-based statistics when human scores have few distinct values
@@ -180,22 +171,6 @@ class ScoringEvaluator(Evaluator):
             decode=partial(ResponseUnits.from_state, columns=self._kept, cluster=self.cluster),
         )
 
-    def config(self) -> dict[str, Any]:
-        return {
-            "human": self.human,
-            "system": self.system,
-            "human2": list(self.human2),
-            "group_columns": list(self.group_columns),
-            "exclude_zero_scores": self.exclude_zero_scores,
-            "rater_error_variance": self.rater_error_variance,
-            "base_groups": dict(self.base_groups),
-            "smd_method": self.smd.smd_method,
-            "use_diff_std_means": self.smd.use_diff_std_means,
-            "population_means": dict(self.smd.population_means),
-            "population_sds": dict(self.smd.population_sds),
-            **({"by": list(self.by)} if self.by else {}),
-            **(self.ci.config() if self.ci else {}),
-        }
 
     # ------------------------------------------------------------ accumulation
 

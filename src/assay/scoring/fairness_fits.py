@@ -41,6 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from assay.scoring.columns import METRIC_TYPES
+from assay.scoring.declared import METRICS
 from assay.scoring.subgroup_ols import _ZERO_REL, FAIRNESS_METRICS
 from assay.uncertainty.resampling import CHUNK_ELEMENTS
 
@@ -48,8 +49,11 @@ __all__ = ["FAIRNESS_CI_TYPES", "Cells", "fairness_r2"]
 
 F64 = NDArray[np.float64]
 
-#: The record types that get an interval (the R^2 of OSA, OSD, CSD).
-FAIRNESS_CI_TYPES = tuple(METRIC_TYPES[name] for name in FAIRNESS_METRICS)
+#: The record types that get an interval (the R^2 of OSA, OSD, CSD: those of the fairness
+#: models whose type takes one in the metric table).
+FAIRNESS_CI_TYPES = tuple(
+    METRIC_TYPES[name] for name in FAIRNESS_METRICS if METRIC_TYPES[name] in METRICS.with_interval()
+)
 
 
 def _adjusted(nobs: F64, ssr: F64, tss: F64, df_resid: F64) -> F64:

@@ -65,12 +65,16 @@ from assay.errors import InvalidInputError
 from assay.results import Metric
 from assay.scoring.columns import (
     ALL_DATA,
+    CONSISTENCY_COLUMNS,
+    EVAL_COLUMNS,
     METRIC_TYPES,
     SHORT_CONTINUOUS,
     SHORT_ROUNDED,
     SLICE_COLUMNS,
+    TRUE_SCORE_COLUMNS,
 )
 from assay.scoring.compute import DSM_SD_ATOL
+from assay.scoring.declared import METRICS
 from assay.scoring.fairness_fits import FAIRNESS_CI_TYPES, Cells
 from assay.scoring.histograms import MAX_KAPPA_CATEGORIES
 from assay.scoring.sufficient_stats import PairStats
@@ -97,16 +101,26 @@ __all__ = [
 
 F64 = NDArray[np.float64]
 
+
+def _with_interval(table_columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns whose type takes an interval in the metric table, in the table's order."""
+    return tuple(c for c in table_columns if METRIC_TYPES[c] in METRICS.with_interval())
+
+
+def _dsm_for_smd(table_columns: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple("DSM" if c == "SMD" else c for c in table_columns)
+
+
 #: The ``eval`` columns that get an interval.
-CI_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "RMSE")
+CI_COLUMNS = _with_interval(EVAL_COLUMNS)
 #: The ``eval_by_<column>`` columns that get an interval (DSM in place of SMD).
-BY_COLUMNS = ("corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "DSM", "RMSE")
+BY_COLUMNS = _dsm_for_smd(CI_COLUMNS)
 #: The ``true_score_eval`` columns that get an interval.
-TRUE_CI_COLUMNS = ("Variance of errors", "True score var", "MSE true", "PRMSE true")
+TRUE_CI_COLUMNS = _with_interval(TRUE_SCORE_COLUMNS)
 #: The columns of ``consistency`` and ``degradation`` that get an interval.
-CONSISTENCY_CI_COLUMNS = ("corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD")
+CONSISTENCY_CI_COLUMNS = _with_interval(CONSISTENCY_COLUMNS)
 #: The columns of ``consistency_by_<column>`` that get an interval.
-BY_CONSISTENCY_COLUMNS = ("corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "DSM")
+BY_CONSISTENCY_COLUMNS = _dsm_for_smd(CONSISTENCY_CI_COLUMNS)
 
 #: Counts per chunk of resamples (16 MB): each chunk reads every unit's terms once, so with
 #: many distinct responses (continuous system scores) larger chunks than the default read

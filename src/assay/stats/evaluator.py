@@ -33,65 +33,30 @@ import numpy as np
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.results import MetricSet
+from assay.stats.declared import OPTIONS
 from assay.stats.frame import ScoreFrame
-from assay.stats.grouped import metric_from_spec
 from assay.stats.metric_registry import MetricFn
-from assay.stats.metrics import mean, stderr
-from assay.stats.reducer_registry import Reducer, get_reducer, reducer_from_spec
+from assay.stats.metric_types import METRICS
+from assay.stats.reducer_registry import Reducer
 from assay.stats.run_records import Scores, metric_records
 from assay.stats.score import SampleScore
 from assay.stats.score_input import as_native
 from assay.stats.state import decode_scores, encode_scores
 from assay.stats.tally import SampleCI
-from assay.stats.value_mapping import as_mapping
-from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.intervals import interval_from
 from assay.uncertainty.tally import Tally
 
 __all__ = ["ScoreEvaluator", "evaluate_scores"]
 
 
-def _metrics(metrics: Any) -> list[MetricFn]:
-    if metrics is None:
-        return [mean(), stderr()]
-    if isinstance(metrics, (MetricFn, str, Mapping)):
-        metrics = [metrics]
-    out = []
-    for m in metrics:
-        if isinstance(m, MetricFn):
-            out.append(m)
-        elif isinstance(m, (str, Mapping)):
-            out.append(metric_from_spec(m))
-        elif hasattr(m, "metric_name"):
-            name = getattr(m, "__name__", m.metric_name)
-            raise InvalidInputError(
-                f"{m.metric_name!r} is a metric factory: call it, e.g. {name}()",
-                source="metrics",
-            )
-        else:
-            raise InvalidInputError(
-                f"expected a metric (e.g. accuracy()) or a metric name, got {m!r}", source="metrics"
-            )
-    return out
-
-
-def _reducers(reducers: Any) -> list[Reducer]:
-    if reducers is None:
-        return [get_reducer("mean")]
-    if isinstance(reducers, (Reducer, str, Mapping)):
-        reducers = [reducers]
-    out = [r if isinstance(r, Reducer) else reducer_from_spec(r) for r in reducers]
-    if not out:
-        raise InvalidInputError("give at least one reducer", source="reducers")
-    return out
-
-
-def _sample_ci(
-    ci: float | None, ci_method: str, num_bootstrap: int, seed: int, cluster: str | None
-) -> SampleCI | None:
-    opts = ci_options(ci, ci_method, num_bootstrap, seed)
-    if cluster is not None and (not isinstance(cluster, str) or not cluster):
-        raise InvalidInputError(f"must be a sample-metadata key, got {cluster!r}", source="cluster")
-    return None if opts is None else SampleCI(opts, cluster)
+def _clean(
+    values: Mapping[str, Any],
+) -> tuple[list[MetricFn], list[Reducer], Any, SampleCI | None]:
+    """Metrics, reducers, value mapping and intervals from the clean option values
+    (:data:`assay.stats.declared.OPTIONS`)."""
+    opts = interval_from({**values, "cluster": None})  # the cluster is the SampleCI's
+    interval = None if opts is None else SampleCI(opts, values["cluster"])
+    return values["metrics"], values["reducers"], values["to_float"], interval
 
 
 def evaluate_scores(
@@ -146,25 +111,13 @@ def evaluate_scores(
     ...  for m in evaluate_scores(s, "mean")]
     [('em', 1.0, 1), ('f1', 0.5, 1)]
     """
-    interval = _sample_ci(ci, ci_method, num_bootstrap, seed, cluster)
+    given = {"metrics": metrics, "reducers": reducers, "to_float": to_float, "ci": ci}
+    given |= {"ci_method": ci_method, "num_bootstrap": num_bootstrap, "seed": seed}
+    mfns, rs, mapping, interval = _clean(OPTIONS.validate(given | {"cluster": cluster}))
     scores = as_native(scores)  # Inspect AI's objects: read once, attribute by attribute
-    return metric_records(
-        scores, _metrics(metrics), _reducers(reducers), as_mapping(to_float), interval
-    )
+    return metric_records(scores, mfns, rs, mapping, interval)
 
 
-def _spec(obj: MetricFn | Reducer) -> Any:
-    """The JSON description of a metric or reducer (a bare name where that is enough)."""
-    spec = obj.spec
-    if spec is None:
-        return {"unregistered": repr(obj)}
-    if isinstance(obj, Reducer):
-        try:
-            if get_reducer(obj.name).params == spec.get("params"):
-                return obj.name
-        except InvalidInputError:
-            pass
-    return spec
 
 
 class ScoreEvaluator(Evaluator):
@@ -199,6 +152,9 @@ class ScoreEvaluator(Evaluator):
     0.5
     """
 
+    OPTIONS = OPTIONS
+    METRICS = METRICS
+
     def __init__(
         self,
         metrics: Any = None,
@@ -211,10 +167,8 @@ class ScoreEvaluator(Evaluator):
         seed: int = 0,
         cluster: str | None = None,
     ) -> None:
-        self.ci = _sample_ci(ci, ci_method, num_bootstrap, seed, cluster)
-        self.metrics = _metrics(metrics)
-        self.reducers = _reducers(reducers)
-        self.to_float = as_mapping(to_float)
+        # the values are clean here (OPTIONS, checked before the body runs)
+        self.metrics, self.reducers, self.to_float, self.ci = _clean(self.options)
         self._batches: list[list[SampleScore] | ScoreFrame]
         self.add_state("_batches", [], "cat", encode=_encode_batches, decode=_decode_batches)
 
@@ -225,20 +179,6 @@ class ScoreEvaluator(Evaluator):
         return sum(
             len(b) + b.n_none if isinstance(b, ScoreFrame) else len(b) for b in self._batches
         )
-
-    def config(self) -> dict[str, Any]:
-        """``{"metrics": [spec, ...], "reducers": [name or spec, ...]}`` (JSON), plus
-        ``"to_float"`` (the mapping's fields) when a custom mapping is set, and the interval
-        options (``ci``, ``ci_method``, ``num_bootstrap``, ``seed``, ``cluster``) with ``ci``."""
-        config: dict[str, Any] = {
-            "metrics": [_spec(m) for m in self.metrics],
-            "reducers": [_spec(r) for r in self.reducers],
-        }
-        if self.to_float is not None:
-            config["to_float"] = self.to_float.to_dict()
-        if self.ci is not None:
-            config |= self.ci.config()
-        return config
 
     @property
     def is_empty(self) -> bool:

@@ -45,6 +45,7 @@ import numpy as np
 from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.results import Metric
 from assay.stats.frame import ScoreFrame
+from assay.stats.metric_types import METRICS
 from assay.stats.records import record, undefined_record
 from assay.stats.score_input import as_frame, as_objects
 from assay.stats.value_mapping import ValueMapping, as_mapping
@@ -315,11 +316,10 @@ def metric(
     return wrap
 
 
+#: The modules that register the built-ins: those of the metric table's builders
+#: (:data:`assay.stats.declared.METRICS`, the built-in metric types), then the reducers'.
 BUILTIN_MODULES = (
-    "assay.stats.metrics",
-    "assay.stats.agreement",
-    "assay.stats.categorical",
-    "assay.stats.perplexity",
+    *dict.fromkeys(e.builder.partition(":")[0] for e in METRICS),
     "assay.stats.reducers",
     "assay.stats.panel",
 )

@@ -58,6 +58,8 @@ class MetricEntry:
             listed where it applies).
         default: computed when the caller names no metric types.
         help: one line for ``--help`` and the docs.
+        tags: what else a domain needs to know of the type, as words it defines (e.g.
+            ``"datums"``: the records name datums, so a form that keeps none refuses it).
     """
 
     type: str
@@ -67,6 +69,7 @@ class MetricEntry:
     intervals: tuple[str, ...] = ()
     default: bool = True
     help: str = ""
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,10 @@ class MetricTable:
     def with_interval(self, method: str | None = None) -> tuple[str, ...]:
         """The types that take an interval (by ``method``, or by any method)."""
         return self._where(lambda e: (method in e.intervals) if method else bool(e.intervals))
+
+    def tagged(self, tag: str) -> tuple[str, ...]:
+        """The types that carry ``tag`` (:attr:`MetricEntry.tags`)."""
+        return self._where(lambda e: tag in e.tags)
 
     def family(self, name: str) -> tuple[str, ...]:
         """The types of one family."""

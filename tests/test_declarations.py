@@ -54,7 +54,6 @@ def _evaluators() -> list[type[Evaluator]]:
 
 #: Evaluators whose options are not declared yet, and why; the list only shrinks.
 NOT_DECLARED = {
-    "ClassificationEvaluator": "issue 35 item 4, in progress",
     "FairnessEvaluator": "issue 35 item 4, in progress",
     "DetectionEvaluator": "issue 35 item 4, in progress",
     "ScoringEvaluator": "issue 35 item 4, in progress",

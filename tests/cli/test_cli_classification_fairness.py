@@ -237,7 +237,9 @@ def test_cli_modules_load_no_domain_code():
         "print(sorted(set(sys.modules) - before))"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(eval(r.stdout))
+    new = set(eval(r.stdout))
+    assert not new & {"numpy", "pandas", "pyarrow"}, new
+    loaded = {m for m in new if m.split(".")[0] == "assay"}
     allowed = {
         "assay._lazy",
         "assay.classification",

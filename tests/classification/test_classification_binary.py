@@ -131,8 +131,10 @@ def test_empty_evaluator_refuses():
         ({"pr_curve_max_examples": -1}, "pr_curve_max_examples: must be an integer >= 0"),
         ({"metrics": ["AUC"]}, "metrics: unknown \\['AUC'\\]; choose from Counts, "),
         ({"compact": True}, "compact: keeps counts, not datums, but pr_curve_max_examples"),
-        ({"compact": True, "pr_curve_max_examples": 0, "metrics": ["Examples"]},
-         "compact: .* metric types \\['Examples'\\] name datums"),
+        (
+            {"compact": True, "pr_curve_max_examples": 0, "metrics": ["Examples"]},
+            "compact: .* metric types \\['Examples'\\] name datums",
+        ),
     ],
 )
 def test_bad_configuration(options, message):

@@ -77,9 +77,9 @@ if TYPE_CHECKING:
         recall_score,
         roc_auc_score,
     )
+    from assay.classification.declared import DEFAULT_METRICS, METRIC_TYPES
     from assay.classification.evaluator import ClassificationEvaluator, evaluate_classification
     from assay.classification.io import parse_long_form
-    from assay.classification.declared import DEFAULT_METRICS, METRIC_TYPES
     from assay.classification.report import classification_report
     from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays
     from assay.classification.wide import parse_wide

@@ -211,8 +211,7 @@ OPTIONS = Options(
         None,
         choices(*METRICS.types, none=True),
         "--metrics",
-        f"Comma-separated metric types (default all but {_opt_in()}): "
-        f"{', '.join(METRICS.types)}.",
+        f"Comma-separated metric types (default all but {_opt_in()}): {', '.join(METRICS.types)}.",
         separator=",",
     ),
     ZERO_DIVISION,

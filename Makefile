@@ -94,7 +94,7 @@ TYPED := src/assay/results.py src/assay/evaluator.py src/assay/options.py src/as
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks demo
 	$(BIN)/ruff format --check src tests benchmarks demo
-	$(BIN)/mypy $(TYPED)
+	$(BIN)/mypy $(sort $(TYPED))
 
 bench: $(VENV)/.installed-dev
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

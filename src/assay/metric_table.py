@@ -63,6 +63,8 @@ class MetricEntry:
         short: the name in a narrow table or on an axis (``"SPD"``); the type by default.
         ideal: the value that means no error (no disparity: 0 for a difference, 1 for a
             ratio), where a report draws it.
+        tags: what else a domain needs to know of the type, as words it defines (e.g.
+            ``"datums"``: the records name datums, so a form that keeps none refuses it).
     """
 
     type: str
@@ -74,6 +76,7 @@ class MetricEntry:
     help: str = ""
     short: str = ""
     ideal: float | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -134,6 +137,10 @@ class MetricTable:
     def with_interval(self, method: str | None = None) -> tuple[str, ...]:
         """The types that take an interval (by ``method``, or by any method)."""
         return self._where(lambda e: (method in e.intervals) if method else bool(e.intervals))
+
+    def tagged(self, tag: str) -> tuple[str, ...]:
+        """The types that carry ``tag`` (:attr:`MetricEntry.tags`)."""
+        return self._where(lambda e: tag in e.tags)
 
     def family(self, name: str) -> tuple[str, ...]:
         """The types of one family."""

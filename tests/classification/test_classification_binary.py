@@ -125,11 +125,16 @@ def test_empty_evaluator_refuses():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"score_thresholds": [2]}, "score_thresholds: index 0: a score threshold must be in"),
-        ({"score_thresholds": [float("nan")]}, "must be in \\[0, 1\\]"),
+        ({"score_thresholds": [2]}, "score_thresholds: index 0: must be a number in \\[0, 1\\]"),
+        ({"score_thresholds": [float("nan")]}, "score_thresholds: index 0: must be a number in"),
         ({"pr_curve_thresholds": [0.5, -0.1]}, "pr_curve_thresholds: index 1"),
-        ({"pr_curve_max_examples": -1}, "pr_curve_max_examples"),
-        ({"metrics": ["AUC"]}, "unknown metric type"),
+        ({"pr_curve_max_examples": -1}, "pr_curve_max_examples: must be an integer >= 0"),
+        ({"metrics": ["AUC"]}, "metrics: unknown \\['AUC'\\]; choose from Counts, "),
+        ({"compact": True}, "compact: keeps counts, not datums, but pr_curve_max_examples"),
+        (
+            {"compact": True, "pr_curve_max_examples": 0, "metrics": ["Examples"]},
+            "compact: .* metric types \\['Examples'\\] name datums",
+        ),
     ],
 )
 def test_bad_configuration(options, message):

@@ -31,12 +31,12 @@ _WHERE = {
     "precision_score": "assay.classification.compute",
     "recall_score": "assay.classification.compute",
     "roc_auc_score": "assay.classification.compute",
-    "METRIC_TYPES": "assay.classification.options",
+    "METRIC_TYPES": "assay.classification.declared",
     "ClassificationEvaluator": "assay.classification.evaluator",
     "evaluate_classification": "assay.classification.evaluator",
     "parse_long_form": "assay.classification.io",
     "parse_wide": "assay.classification.wide",
-    "DEFAULT_METRICS": "assay.classification.options",
+    "DEFAULT_METRICS": "assay.classification.declared",
     "classification_report": "assay.classification.report",
     "DEFAULT_KEY": "assay.classification.types",
     "KeyBlock": "assay.classification.types",
@@ -77,9 +77,9 @@ if TYPE_CHECKING:
         recall_score,
         roc_auc_score,
     )
+    from assay.classification.declared import DEFAULT_METRICS, METRIC_TYPES
     from assay.classification.evaluator import ClassificationEvaluator, evaluate_classification
     from assay.classification.io import parse_long_form
-    from assay.classification.options import DEFAULT_METRICS, METRIC_TYPES
     from assay.classification.report import classification_report
     from assay.classification.types import DEFAULT_KEY, KeyBlock, block_from_arrays
     from assay.classification.wide import parse_wide

@@ -30,7 +30,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -41,9 +41,7 @@ from assay.classification.detailed import _in_uid_order
 from assay.classification.types import KeyBlock
 from assay.results import Metric
 
-__all__ = ["CONFUSION_TYPES", "confusion_records"]
-
-CONFUSION_TYPES = frozenset({"ConfusionMatrix", "ConfusionMatrixWithExamples", "Examples"})
+__all__ = ["build", "confusion_records"]
 
 
 def _entries(
@@ -207,3 +205,16 @@ def confusion_records(
         if "Examples" in want:
             out += _examples(b, uids, gt, entry, params, examples_page)
     return out
+
+
+def build(b: KeyBlock, want: AbstractSet[str], options: Mapping[str, Any]) -> list[Metric]:
+    """The ``confusion`` family's builder (:data:`assay.classification.declared.METRICS`):
+    :func:`confusion_records` at the evaluator's score thresholds, its examples paged."""
+    return confusion_records(
+        b,
+        options["score_thresholds"],
+        hardmax=options["hardmax"],
+        want=want,
+        number_of_examples=options["number_of_examples"],
+        examples_page=(options["examples_offset"], options["examples_limit"]),
+    )

@@ -18,6 +18,7 @@ negative, and a datum without a score for the label ranks below every given scor
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -31,11 +32,7 @@ from assay.classification.detailed import detailed_curve
 from assay.classification.types import KeyBlock
 from assay.results import Metric
 
-__all__ = ["CURVE_TYPES", "curve_records", "roc_points"]
-
-CURVE_TYPES = frozenset(
-    {"ROCAUC", "mROCAUC", "ROCCurve", "PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}
-)
+__all__ = ["build", "curve_records", "roc_points"]
 
 
 def _curve_rows(
@@ -146,3 +143,16 @@ def curve_records(
             records.detailed_pr_curve(value, label_key=b.key, pr_curve_max_examples=max_examples)
         )
     return out
+
+
+def build(b: KeyBlock, want: AbstractSet[str], options: Mapping[str, Any]) -> list[Metric]:
+    """The ``curves`` family's builder (:data:`assay.classification.declared.METRICS`):
+    :func:`curve_records` on the evaluator's curve thresholds."""
+    grid = np.asarray(options["pr_curve_thresholds"], dtype=np.float64)
+    return curve_records(
+        b,
+        grid,
+        want=want,
+        zero_division=options["zero_division"],
+        max_examples=options["pr_curve_max_examples"],
+    )

@@ -53,19 +53,11 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike
 
-from assay.classification.confusion import CONFUSION_TYPES, confusion_records
-from assay.classification.curves import CURVE_TYPES, curve_records
+from assay.classification.declared import METRICS, OPTIONS
 from assay.classification.filters import filter_block
-from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
 from assay.classification.io import parse_long_form
-from assay.classification.options import (
-    DEFAULT_METRICS,
-    METRIC_TYPES,
-    check_compact,
-    check_thresholds,
-)
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
-from assay.classification.tally import SLICE_TYPES, WHERE, gap_tallies, tallies
+from assay.classification.tally import WHERE, gap_tallies, tallies
 from assay.classification.types import (
     DEFAULT_KEY,
     KeyBlock,
@@ -76,12 +68,11 @@ from assay.classification.types import (
 from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
-from assay.filtering import examples_page
 from assay.io.metadata import metadata_from, metadata_from_frame
 from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
-from assay.uncertainty.intervals import attach, ci_options, gap_bounds
+from assay.uncertainty.intervals import attach, gap_bounds, interval_from
 from assay.uncertainty.slices import record_key, slice_masks, slice_records
 from assay.uncertainty.tally import Tally
 
@@ -89,6 +80,9 @@ __all__ = [
     "ClassificationEvaluator",
     "evaluate_classification",
 ]
+
+#: The types that carry an interval with ``ci`` (the others never match a tally).
+_WITH_INTERVAL = frozenset(METRICS.with_interval())
 
 
 class ClassificationEvaluator(Evaluator):
@@ -100,7 +94,8 @@ class ClassificationEvaluator(Evaluator):
         pr_curve_thresholds: thresholds in [0, 1] of the (detailed) precision-recall curves
             (default 0.05, 0.10, ..., 0.95).
         pr_curve_max_examples: example uids kept per observation in the detailed curve.
-        metrics: metric types to compute (default: all of :data:`METRIC_TYPES`).
+        metrics: metric types to compute (default: the table's default set,
+            :data:`assay.classification.declared.METRICS`).
         zero_division: value to use where a ratio's denominator is 0 (default: undefined).
         hardmax: only a datum's top prediction counts (default) or every label at or above
             the threshold.
@@ -120,7 +115,8 @@ class ClassificationEvaluator(Evaluator):
             mROCAUC (default ``None``: no intervals); see
             :mod:`assay.classification.tally`.
         ci_method: ``bootstrap`` (default), ``wilson`` (Accuracy, Precision, Recall) or
-            ``delong`` (ROCAUC); the other metrics get the bootstrap.
+            ``delong`` (ROCAUC), as each type's ``intervals`` in the table say; the other
+            metrics get the bootstrap.
         num_bootstrap, seed: the bootstrap's resamples over datums and its seed.
         cluster: a datum metadata field whose values are clusters: the bootstrap draws
             whole clusters instead of datums (every interval is then the bootstrap, with
@@ -132,7 +128,14 @@ class ClassificationEvaluator(Evaluator):
     A batch holds whole datums: a datum's ground truth and all its predictions (for a key)
     arrive in the same ``add`` call. Ties for the top prediction go to the label value that
     sorts first.
+
+    The options, their rules and what ``config()`` stores are declared once in
+    :data:`assay.classification.declared.OPTIONS`, the metric types in
+    :data:`~assay.classification.declared.METRICS`.
     """
+
+    OPTIONS = OPTIONS
+    METRICS = METRICS
 
     def __init__(
         self,
@@ -154,65 +157,23 @@ class ClassificationEvaluator(Evaluator):
         cluster: str | None = None,
         by: Sequence[str] = (),
     ) -> None:
-        self.score_thresholds = check_thresholds(score_thresholds, "score_thresholds")
-        self.pr_curve_thresholds = tuple(
-            sorted(check_thresholds(pr_curve_thresholds, "pr_curve_thresholds"))
-        )
-        if isinstance(pr_curve_max_examples, bool) or int(pr_curve_max_examples) < 0:
-            raise InvalidInputError(
-                f"must be an integer >= 0, got {pr_curve_max_examples!r}",
-                source="pr_curve_max_examples",
-            )
-        self.pr_curve_max_examples = int(pr_curve_max_examples)
-        self.metrics = tuple(DEFAULT_METRICS if metrics is None else metrics)
-        unknown = set(self.metrics) - set(METRIC_TYPES)
-        if unknown:
-            raise InvalidInputError(
-                f"unknown metric type(s) {sorted(unknown)}; choose from {', '.join(METRIC_TYPES)}",
-                source="metrics",
-            )
-        if zero_division is not None and not np.isfinite(float(zero_division)):
-            raise InvalidInputError(
-                f"must be a finite number, got {zero_division!r}", source="zero_division"
-            )
-        self.zero_division = None if zero_division is None else float(zero_division)
-        if not isinstance(hardmax, (bool, np.bool_)):
-            raise InvalidInputError(f"must be true or false, got {hardmax!r}", source="hardmax")
-        self.hardmax = bool(hardmax)
-        if number_of_examples is not None and (
-            isinstance(number_of_examples, bool) or int(number_of_examples) < 0
-        ):
-            raise InvalidInputError(
-                f"must be an integer >= 0 or None, got {number_of_examples!r}",
-                source="number_of_examples",
-            )
-        self.number_of_examples = None if number_of_examples is None else int(number_of_examples)
-        self.examples_offset, self.examples_limit = examples_page(examples_limit, examples_offset)
-        self.compact = check_compact(compact, self.pr_curve_max_examples, self.metrics)
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
-        if isinstance(by, str) or not all(isinstance(c, str) for c in by):
-            raise InvalidInputError(f"must be a list of column names, got {by!r}", source="by")
-        self.by = tuple(dict.fromkeys(by))
+        # clean values (OPTIONS): tuples of floats in [0, 1], the curve grid sorted, the
+        # default metric types filled in, numbers as float or int
+        self.score_thresholds: tuple[float, ...] = tuple(score_thresholds)
+        self.pr_curve_thresholds: tuple[float, ...] = tuple(pr_curve_thresholds)
+        self.pr_curve_max_examples = pr_curve_max_examples
+        self.metrics: tuple[str, ...] = tuple(metrics or ())
+        self.zero_division = zero_division
+        self.hardmax = hardmax
+        self.number_of_examples = number_of_examples
+        self.examples_offset, self.examples_limit = examples_offset, examples_limit
+        self.compact = compact
+        self.ci = interval_from(self.options)
+        self.by: tuple[str, ...] = tuple(by)
         # per label key, its datums in blocks (the compact form folds them into one)
         self._blocks: dict[str, list[KeyBlock]]
         rule = _compact_cat if self.compact else "cat"
         self.add_state("_blocks", {}, rule, encode=blocks_to_arrays, decode=blocks_from_arrays)
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "score_thresholds": list(self.score_thresholds),
-            "pr_curve_thresholds": list(self.pr_curve_thresholds),
-            "pr_curve_max_examples": self.pr_curve_max_examples,
-            "metrics": list(self.metrics),
-            "zero_division": self.zero_division,
-            "hardmax": self.hardmax,
-            "number_of_examples": self.number_of_examples,
-            "examples_limit": self.examples_limit,
-            "examples_offset": self.examples_offset,
-            "compact": self.compact,
-            **(self.ci.config() if self.ci else {}),
-            **({"by": list(self.by)} if self.by else {}),
-        }
 
     # ------------------------------------------------------------ accumulate
 
@@ -313,7 +274,7 @@ class ClassificationEvaluator(Evaluator):
         """The headline records of every slice of ``column`` in ``b`` (each the slice's
         datums evaluated alone, intervals included), gaps to ``whole``, and with ``ci`` the
         gaps' intervals (one resample of all datums gives both values)."""
-        sliced = want & SLICE_TYPES
+        sliced = want & frozenset(METRICS.sliced)
 
         def records(keep: np.ndarray) -> list[Metric]:
             return [m for m in self._block_records(b.take(keep), sliced) if m.type in sliced]
@@ -366,21 +327,14 @@ class ClassificationEvaluator(Evaluator):
 
     def _block_records(self, b: KeyBlock, want: frozenset[str]) -> list[Metric]:
         """The records of one label key's datums (the whole set, or one slice)."""
-        zd, th, out = self.zero_division, self.score_thresholds, []
-        if want & HARDMAX_TYPES:
-            out += hardmax_records(b, th, want=want, zero_division=zd, hardmax=self.hardmax)
-        if want & CURVE_TYPES:
-            grid = np.asarray(self.pr_curve_thresholds, dtype=np.float64)
-            most = self.pr_curve_max_examples
-            out += curve_records(b, grid, want=want, zero_division=zd, max_examples=most)
+        out: list[Metric] = []
+        for family in METRICS.families:  # the table's order: hardmax, curves, confusion
+            if want.intersection(METRICS.family(family)):
+                out += METRICS.builder(family)(b, want, self.options)
         if self.ci is not None:
             found = tallies(b, want=want, **self._tally_kw())
-            attach(out, found, self.ci, key=lambda m: record_key(m, WHERE))
-        if want & CONFUSION_TYPES:
-            page, each = (self.examples_offset, self.examples_limit), self.number_of_examples
-            out += confusion_records(
-                b, th, hardmax=self.hardmax, want=want, number_of_examples=each, examples_page=page
-            )
+            headline = [m for m in out if m.type in _WITH_INTERVAL]
+            attach(headline, found, self.ci, key=lambda m: record_key(m, WHERE))
         return out
 
     # ------------------------------------------------------------ filter

@@ -19,7 +19,7 @@ can then give several TPs and FPs across labels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -31,9 +31,7 @@ from assay.classification.compute import sorted_threshold_counts
 from assay.classification.types import KeyBlock
 from assay.results import Metric
 
-__all__ = ["HARDMAX_TYPES", "hardmax_records"]
-
-HARDMAX_TYPES = frozenset({"Counts", "Precision", "Recall", "F1", "Accuracy"})
+__all__ = ["build", "hardmax_records"]
 
 
 def _top_counts(b: KeyBlock, score_thresholds: Sequence[float]) -> list[tuple[Any, ...]]:
@@ -102,3 +100,15 @@ def hardmax_records(
         for m in out:
             m.parameters["hardmax"] = False
     return out
+
+
+def build(b: KeyBlock, want: AbstractSet[str], options: Mapping[str, Any]) -> list[Metric]:
+    """The ``hardmax`` family's builder (:data:`assay.classification.declared.METRICS`):
+    :func:`hardmax_records` at the evaluator's score thresholds."""
+    return hardmax_records(
+        b,
+        options["score_thresholds"],
+        want=want,
+        zero_division=options["zero_division"],
+        hardmax=options["hardmax"],
+    )

@@ -8,7 +8,8 @@
   an undefined value is undefined (shown as ``-``) unless ``zero_division`` was set;
 * the ``ConfusionMatrix`` as a grid (rows: truth, columns: prediction, and ``unmatched``);
 * ROC AUC per label, and each precision-recall curve summarised by its best F1 and the
-  threshold where it is reached.
+  threshold where it is reached;
+* of any other type (the detailed curve, ROCCurve, Examples), how many records it has.
 
 Every number the records carry is shown as they say it: a record with an interval reads
 ``0.84 [0.81, 0.87]``; records of a slice (``--by``) get their own blocks, titled with the
@@ -38,6 +39,13 @@ from assay.results import Metric, MetricSet
 __all__ = ["classification_report"]
 
 _FIELDS = (("Precision", "precision"), ("Recall", "recall"), ("F1", "f1-score"))
+_FIELD = dict(_FIELDS)
+_MATRICES = ("ConfusionMatrix", "ConfusionMatrixWithExamples")
+#: The types this view shows; any other type's records are counted and left to the JSON
+#: (so a new metric type needs nothing here).
+_SHOWN = frozenset(
+    {*_FIELD, "Counts", "Accuracy", *_MATRICES, "ROCAUC", "mROCAUC", "PrecisionRecallCurve"}
+)
 
 
 def _averages(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -77,8 +85,8 @@ def _report_dict(
         if m.type == "Counts":
             row = rows[where].setdefault(p["label_value"], {})
             row["support"] = m.value["tp"] + m.value["fn"]
-        elif m.type in ("Precision", "Recall", "F1"):
-            name = dict(_FIELDS)[m.type]
+        elif m.type in _FIELD:
+            name = _FIELD[m.type]
             rows[where].setdefault(p["label_value"], {})[name] = m.value
             if intervals is not None:
                 intervals[(*where, p["label_value"], name)] = _interval(m, digits)
@@ -211,7 +219,7 @@ def _headline(ms: MetricSet, positive: str, digits: int) -> list[str]:
     found = {
         m.type: m
         for m in ms
-        if m.type in ("Precision", "Recall", "F1")
+        if m.type in _FIELD
         and str(m.parameters.get("label_value")) == positive
         and "slice_column" not in m.parameters
         and float(m.parameters.get("score_threshold", 0)) == 0.0
@@ -250,12 +258,12 @@ def classification_report(
             for t in sorted(report[key]):
                 lines += _report_text(key, t, report[key][t], digits, cis, title) + [""]
         for m in part:
-            if m.type in ("ConfusionMatrix", "ConfusionMatrixWithExamples"):
+            if m.type in _MATRICES:
                 lines += _matrix_text(m, title) + [""]
         lines += _curve_text(part, digits, title)
     rest: dict[str, int] = defaultdict(int)
     for m in ms:
-        if m.type in ("Examples", "DetailedPrecisionRecallCurve"):
+        if m.type not in _SHOWN:
             rest[m.type] += 1
     for name, n in rest.items():
         lines.append(f"{name}: {n} record(s), see the JSON records")

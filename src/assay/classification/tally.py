@@ -9,12 +9,14 @@ records' ``(type, label_key, label_value, score_threshold)``:
   most k(k+1) cells; with ``hardmax=False`` by the row of (is truth, scores >= t) bits over
   the labels. A resample's counts are ``w @ indicator`` (TP, FP, FN per label); Accuracy is
   the resampled TP total over ``n``. Closed form: ``wilson`` for Accuracy, Precision and
-  Recall (of TP / n, TP / (TP + FP), TP / (TP + FN)).
+  Recall (of TP / n, TP / (TP + FP), TP / (TP + FN)), as their entries in
+  :data:`assay.classification.declared.METRICS` say.
 * ``ROCAUC`` and ``mROCAUC``: each datum's truth and scores (distinct rows collapsed; the
   binary form into classes of interchangeable datums, :mod:`assay.classification.auc_units`).
   Per label, the rows sorted by score, ties grouped: the resampled AUC is ``sum_g P_g (N_<g
   + N_g / 2) / (P N)``; every label of a resample uses the same counts, so ``mROCAUC`` is the
-  mean of that resample's defined AUCs. Closed form: ``delong`` for ROCAUC.
+  mean of that resample's defined AUCs. Closed form: ``delong`` for ROCAUC (the table's
+  ``intervals`` again).
 
 Every other metric (and every metric under ``t`` or ``bca``) gets the percentile bootstrap.
 Tallied with a slice mask, the mask is part of the unit (``inside``), so one resample of all
@@ -23,7 +25,7 @@ datums gives the whole set's value and the slice's: the gaps' tallies.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,19 +33,21 @@ from numpy.typing import NDArray
 
 from assay import ratios
 from assay.classification.auc_units import AucPlan, as_index, auc, binary_units
+from assay.classification.declared import METRICS
 from assay.classification.types import KeyBlock
 from assay.uncertainty.closed_form import delong_interval, wilson
 from assay.uncertainty.clusters import cluster_codes
 from assay.uncertainty.collapsing import collapse
 from assay.uncertainty.tally import Key, Tally
 
-__all__ = ["COUNT_TYPES", "AUC_TYPES", "SLICE_TYPES", "WHERE", "gap_tallies", "tallies"]
+__all__ = ["COUNT_TYPES", "AUC_TYPES", "WHERE", "gap_tallies", "tallies"]
 
 F64 = NDArray[np.float64]
-COUNT_TYPES = frozenset({"Precision", "Recall", "F1", "Accuracy"})
-AUC_TYPES = frozenset({"ROCAUC", "mROCAUC"})
-#: The records computed again per slice (``by``).
-SLICE_TYPES = COUNT_TYPES | AUC_TYPES
+_WITH_INTERVAL = frozenset(METRICS.with_interval())
+#: The types of the counts' tallies and of the ROC AUCs' (those of the ``hardmax`` and
+#: ``curves`` families that take an interval, :data:`assay.classification.declared.METRICS`).
+COUNT_TYPES = _WITH_INTERVAL.intersection(METRICS.family("hardmax"))
+AUC_TYPES = _WITH_INTERVAL.intersection(METRICS.family("curves"))
 #: What identifies a record among a key's records (beside its type): its tally key, and
 #: in a slice the whole set's record its gap is to.
 WHERE = ("label_key", "label_value", "score_threshold")
@@ -83,6 +87,21 @@ def gap_tallies(
     if want & AUC_TYPES:
         out.append(_auc_tally(b, AUC_TYPES, keep).gap())
     return out
+
+
+#: The types each closed-form method applies to (the table's ``intervals``).
+_WITH = {m: frozenset(METRICS.with_interval(m)) for m in ("wilson", "delong")}
+
+
+def _declared(method: str, ends: Callable[[float], dict[Key, Any]]) -> dict[str, Any]:
+    """``{method: ends}`` for a tally's ``closed``, keeping the keys of the types the table
+    gives ``method`` (the others get the bootstrap)."""
+    types = _WITH[method]
+
+    def declared(level: float) -> dict[Key, Any]:
+        return {k: v for k, v in ends(level).items() if k[0] in types}
+
+    return {method: declared}
 
 
 def _codes(b: KeyBlock) -> Any:
@@ -158,7 +177,7 @@ def _count_tally(
         ids=b.uid_array(),
         codes=_codes(b),
         inside=None if mask is None else inside,
-        closed={"wilson": wilson_ends},
+        closed=_declared("wilson", wilson_ends),
     )
 
 
@@ -208,7 +227,7 @@ def _auc_tally(b: KeyBlock, want: frozenset[str], mask: NDArray[np.bool_] | None
         }
 
     wanted = tuple(keys[j] for j in cols)
-    closed = {"delong": delong_ends} if "ROCAUC" in want else {}
+    closed = _declared("delong", delong_ends) if want & _WITH["delong"] else {}
     return Tally(wanted, closed=closed, prepare=lambda: _auc_units(b, wanted, cols, mask))
 
 

@@ -10,8 +10,17 @@ pandas-query expressions over ``uid``, ``label``, ``score`` and the datum's meta
 ``metadata`` object of a JSONL ground-truth row, or the ``--metadata-columns`` of a CSV or
 Parquet file); ``--examples-limit`` and ``--examples-offset`` page the ``Examples`` records.
 
-Only typer and the shared CLI helpers are imported at module level; numpy, pandas and the
-classification code load inside the command, so ``assay --help`` stays fast.
+Example::
+
+    assay classification --groundtruths gt.jsonl --predictions pred.jsonl --format table
+    assay classification --data scores.csv --y-true label --y-score proba --ci 0.95 --by site
+    assay classification --data part-*.parquet --y-true y --y-score-columns a,b,c --compact
+
+The evaluator's options, the metric types and their help come from
+:mod:`assay.classification.declared`; the body is the metric commands' skeleton
+(:class:`assay.cli.command.MetricCommand`); this module writes only its input flags and how
+it reads them. Only typer and the declarations are imported at module level; numpy, pandas
+and the classification code load inside the command, so ``assay --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -21,96 +30,54 @@ from typing import Any
 
 import typer
 
+from assay.classification.declared import OPTIONS
+from assay.cli.command import MetricCommand
 from assay.cli.options import (
-    CI_OPTIONS,
-    apply_where,
-    by_option,
-    cluster_option,
-    examples_page_options,
-    interval_options,
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
     where_option,
 )
-from assay.cli.support import OutputFormat, db_option, guarded, parse_floats, publish, save_option
+from assay.cli.support import guarded
 
-# Kept in step with assay.classification.options.METRIC_TYPES (a test checks it).
-METRIC_CHOICES = (
-    "Counts, Precision, Recall, F1, Accuracy, ROCAUC, mROCAUC, ROCCurve, PrecisionRecallCurve, "
-    "DetailedPrecisionRecallCurve, ConfusionMatrix, ConfusionMatrixWithExamples, Examples"
+__all__ = ["register"]
+
+CLASSIFICATION = MetricCommand(
+    "classification",
+    "assay.classification.evaluator:ClassificationEvaluator",
+    OPTIONS,
+    None,  # --metrics is the evaluator's own option: it computes only the types named
+    where={
+        "datums": where_option("datums", "uid and metadata"),
+        "groundtruths": where_option(
+            "groundtruths", "uid, label, metadata", "; others drop the datum"
+        ),
+        "predictions": where_option(
+            "predictions",
+            "uid, label, score, gt_label, metadata",
+            "; a datum left without one is dropped",
+        ),
+    },
+    # what a stored run records of the configuration (as before the declarations)
+    stored=(
+        "score_thresholds",
+        "hardmax",
+        "pr_curve_max_examples",
+        "zero_division",
+        "ci",
+        "ci_method",
+        "num_bootstrap",
+        "seed",
+        "cluster",
+        "by",
+    ),
+    format_help="json (metric records) or table (a classification report per key and "
+    "threshold, the confusion matrix, curves summarised).",
 )
 
 
-#: Evaluator argument -> the option that sets it, so configuration errors name the option.
-OPTIONS = {
-    "score_thresholds": "--score-thresholds",
-    "pr_curve_max_examples": "--pr-curve-max-examples",
-    "metrics": "--metrics",
-    "zero_division": "--zero-division",
-    "number_of_examples": "--number-of-examples",
-    "examples_limit": "--examples-limit",
-    "examples_offset": "--examples-offset",
-    "compact": "--compact",
-}
-
-
-def _evaluator(settings: dict[str, Any], out: Path | None) -> Any:
-    """The configured evaluator; a bad option (or --out) fails before any file is read."""
-    from assay.classification.evaluator import ClassificationEvaluator
-    from assay.errors import InvalidInputError
-    from assay.io.files import check_writable_file
-
-    if out is not None:
-        check_writable_file(out, option="--out")
-    metrics = settings["metrics"]
-    try:
-        return ClassificationEvaluator(
-            score_thresholds=parse_floats(settings["score_thresholds"], option="--score-thresholds")
-            or [0.0],
-            pr_curve_max_examples=settings["pr_curve_max_examples"],
-            metrics=[m.strip() for m in metrics.split(",")] if metrics else None,
-            zero_division=settings["zero_division"],
-            hardmax=settings["hardmax"],
-            number_of_examples=settings["number_of_examples"],
-            examples_limit=settings["examples_limit"],
-            examples_offset=settings["examples_offset"],
-            compact=settings.get("compact", False),
-            **{k: settings[k] for k in CI_OPTIONS},
-            by=settings["by"],
-        )
-    except InvalidInputError as e:
-        where = (OPTIONS | CI_OPTIONS).get(str(e.source), e.source)
-        raise InvalidInputError(e.reason, source=where, record=e.record) from None
-
-
-def _add_wide(ev: Any, data: Path, wide: dict[str, Any], scheduler: str | None) -> None:
-    """Add the wide table (a file, or a Parquet directory or glob) batch by batch, in
-    process or on the Dask cluster at ``scheduler``."""
-    from functools import partial
-
-    from assay.cli.options import add_table
-    from assay.errors import InvalidInputError
-
-    if wide["y_true"] is None:
-        raise InvalidInputError("--data needs --y-true", source="--y-true")
-    if (wide["y_score"] is None) == (wide["y_score_columns"] is None):
-        raise InvalidInputError(
-            "--data needs exactly one of --y-score (binary) and --y-score-columns",
-            source="--y-score",
-        )
-    columns = wide["y_score_columns"]
-    meta = wide["metadata_columns"]
-    layout = dict(
-        y_true=wide["y_true"],
-        y_score=wide["y_score"],
-        y_score_columns=None if columns is None else _score_columns(columns),
-        positive_label=wide["positive_label"],
-        uid=wide["uid_column"],
-        source=str(data),
-        metadata_columns=None if meta is None else [c.strip() for c in meta.split(",")],
-    )
-    add_table(ev, data, partial(_add_wide_batch, layout=layout), scheduler=scheduler)
+def _columns(text: str | None) -> list[str] | None:
+    return None if text is None else [c.strip() for c in text.split(",")]
 
 
 def _score_columns(text: str) -> list[str]:
@@ -132,38 +99,36 @@ def _score_columns(text: str) -> list[str]:
     return names
 
 
-def _add_wide_batch(ev: Any, frame: Any, layout: dict[str, Any]) -> None:
-    ev.add_wide(frame, **layout)
+def _add_wide(ev: Any, data: Path, wide: dict[str, Any], scheduler: str | None) -> None:
+    """Add the wide table (a file, or a Parquet directory or glob) batch by batch, in
+    process or on the Dask cluster at ``scheduler``."""
+    from functools import partial
 
-
-def _add_input(
-    ev: Any,
-    gts: Path | None,
-    pds: Path | None,
-    data: Path | None,
-    wide: dict,
-    scheduler: str | None = None,
-) -> str:
-    """Add the files; returns the dataset name. Exactly one input layout must be given."""
+    from assay.cli.options import add_table
     from assay.errors import InvalidInputError
 
-    if data is not None and (gts is not None or pds is not None):
+    if wide["y_true"] is None:
+        raise InvalidInputError("--data needs --y-true", source="--y-true")
+    if (wide["y_score"] is None) == (wide["y_score_columns"] is None):
         raise InvalidInputError(
-            "give either --data (wide) or --groundtruths and --predictions (long form)",
-            source="--data",
+            "--data needs exactly one of --y-score (binary) and --y-score-columns",
+            source="--y-score",
         )
-    if data is not None:
-        _add_wide(ev, data, wide, scheduler)
-        return str(data)
-    if gts is None or pds is None:
-        raise InvalidInputError(
-            "give --groundtruths and --predictions (long form), or --data with --y-true",
-            source="--groundtruths" if gts is None else "--predictions",
-        )
-    columns = wide["metadata_columns"]
-    given = None if columns is None else [c.strip() for c in columns.split(",")]
-    _add_files(ev, gts, pds, given, read=wide.get("read_columns", []), scheduler=scheduler)
-    return str(gts)
+    columns = wide["y_score_columns"]
+    layout = dict(
+        y_true=wide["y_true"],
+        y_score=wide["y_score"],
+        y_score_columns=None if columns is None else _score_columns(columns),
+        positive_label=wide["positive_label"],
+        uid=wide["uid_column"],
+        source=str(data),
+        metadata_columns=_columns(wide["metadata_columns"]),
+    )
+    add_table(ev, data, partial(_add_wide_batch, layout=layout), scheduler=scheduler)
+
+
+def _add_wide_batch(ev: Any, frame: Any, layout: dict[str, Any]) -> None:
+    ev.add_wide(frame, **layout)
 
 
 def _add_files(
@@ -225,68 +190,28 @@ def _add_long(
     )
 
 
-def _run(
-    settings: dict[str, Any],
-    inputs: tuple[Path | None, Path | None, Path | None],
-    wide: dict[str, Any],
-    where_by: dict[str, str | None],
-    *,
-    fmt: OutputFormat,
-    out: Path | None,
-    save: bool,
-    db: str | None,
-) -> None:
-    """The command's work once its options are read: configure (failing before any file is
-    read), add the input, filter, compute, publish. ``inputs``: groundtruths, predictions,
-    data."""
-    groundtruths, predictions, data = inputs
-    ev = _evaluator(settings, out)
-    if settings.get("compact") and any(v is not None for v in where_by.values()):
-        from assay.errors import InvalidInputError
+def _check_layout(gts: Path | None, pds: Path | None, data: Path | None) -> None:
+    """Exactly one input layout: ``--data``, or ``--groundtruths`` with ``--predictions``."""
+    from assay.errors import InvalidInputError
 
+    if data is not None and (gts is not None or pds is not None):
         raise InvalidInputError(
-            "keeps counts, not datums: it cannot be combined with --where", source="--compact"
+            "give either --data (wide) or --groundtruths and --predictions (long form)",
+            source="--data",
         )
-    dataset = _add_input(ev, groundtruths, predictions, data, wide, settings.get("scheduler"))
-    ev = apply_where(ev, where_by)
-    parameters = {
-        "groundtruths": None if groundtruths is None else str(groundtruths),
-        "predictions": None if predictions is None else str(predictions),
-        "data": None if data is None else str(data),
-        **{k: v for k, v in wide.items() if data is not None},
-        "score_thresholds": list(ev.score_thresholds),
-        "hardmax": settings["hardmax"],
-        "pr_curve_max_examples": settings["pr_curve_max_examples"],
-        "zero_division": settings["zero_division"],
-        **(
-            {k: settings[k] for k in CI_OPTIONS if settings[k] is not None}
-            if settings["ci"] is not None
-            else {}
-        ),
-        **({"by": settings["by"]} if settings["by"] else {}),
-        **{f"where_{k}": v for k, v in where_by.items() if v is not None},
-    }
-    record: dict[str, Any] = {
-        "kind": "classification",
-        "dataset": dataset,
-        "parameters": parameters,
-    }
-    from functools import partial
-
-    from assay.classification.report import classification_report
-
-    binary = data is not None and wide["y_score"] is not None  # the positive label first
-    view = partial(classification_report, positive_label=wide["positive_label"] if binary else None)
-    publish(ev.compute(), fmt=fmt, out=out, save=save, db=db, view=view, **record)
-
-
-EXAMPLES_LIMIT, EXAMPLES_OFFSET = examples_page_options()
-CI, CI_METHOD, NUM_BOOTSTRAP, SEED = interval_options()
+    if data is None and (gts is None or pds is None):
+        raise InvalidInputError(
+            "give --groundtruths and --predictions (long form), or --data with --y-true",
+            source="--groundtruths" if gts is None else "--predictions",
+        )
 
 
 def register(app: typer.Typer) -> None:
+    """Add the ``classification`` command to ``app``."""
+
     @app.command("classification")
     @guarded
+    @CLASSIFICATION.flags
     def classification(
         groundtruths: Path | None = typer.Option(
             None,
@@ -317,78 +242,14 @@ def register(app: typer.Typer) -> None:
         uid_column: str | None = typer.Option(
             None, help="With --data: a column of datum ids (default: row numbers from 0)."
         ),
-        score_thresholds: str = typer.Option(
-            "0.0",
-            help="Comma-separated thresholds in 0..1 for Counts/Precision/Recall/F1/Accuracy "
-            "and the confusion matrices.",
-        ),
-        hardmax: bool = typer.Option(
-            True,
-            "--hardmax/--no-hardmax",
-            help="Only each datum's top prediction counts (default), or every label scoring "
-            "at or above the threshold.",
-        ),
-        pr_curve_max_examples: int = typer.Option(
-            1, min=0, help="Example uids per observation in DetailedPrecisionRecallCurve."
-        ),
-        number_of_examples: int | None = typer.Option(
-            None, help="Examples per cell of ConfusionMatrixWithExamples (default: all)."
-        ),
-        examples_limit: int | None = EXAMPLES_LIMIT,
-        examples_offset: int = EXAMPLES_OFFSET,
-        where: str | None = where_option("datums", "uid and metadata"),
-        where_groundtruths: str | None = where_option(
-            "groundtruths", "uid, label, metadata", "; others drop the datum"
-        ),
-        where_predictions: str | None = where_option(
-            "predictions",
-            "uid, label, score, gt_label, metadata",
-            "; a datum left without one is dropped",
-        ),
         metadata_columns: str | None = typer.Option(
             None,
             help="Comma-separated columns of --groundtruths (or --data) that hold datum "
             "metadata; JSONL ground-truth rows may carry a metadata object instead.",
         ),
-        metrics: str | None = typer.Option(
-            None,
-            help=f"Comma-separated metric types (default all but ROCCurve, "
-            f"ConfusionMatrixWithExamples and Examples): {METRIC_CHOICES}.",
-        ),
-        zero_division: float | None = typer.Option(
-            None,
-            help="Report this value where a denominator is 0 (default: undefined, value null).",
-        ),
-        by: list[str] = by_option(
-            "A datum metadata column",
-            "With --data the column is read as metadata; long form: give it in "
-            "--metadata-columns or metadata.",
-        ),
-        ci: float | None = CI,
-        ci_method: str = CI_METHOD,
-        num_bootstrap: int = NUM_BOOTSTRAP,
-        seed: int = SEED,
-        cluster: str | None = cluster_option("datum"),
-        format: OutputFormat = typer.Option(
-            OutputFormat.json,
-            "--format",
-            help="json (metric records) or table (a classification report per key and "
-            "threshold, the confusion matrix, curves summarised).",
-        ),
-        out: Path | None = typer.Option(
-            None, help="Write the JSON records to this file (atomically) instead of stdout."
-        ),
-        save: bool = save_option(),
-        db: str | None = db_option(),
         scheduler: str | None = scheduler_option(),
         scheduler_timeout: float = scheduler_timeout_option(),
-        compact: bool = typer.Option(
-            False,
-            "--compact",
-            help="Keep counts of distinct (truth, scores) datums instead of every datum: "
-            "memory O(labels x distinct scores), the same records (needs "
-            "--pr-curve-max-examples 0; no --where).",
-        ),
+        **given: Any,
     ) -> None:
         """Classification metrics: counts, precision/recall/F1/accuracy, ROC AUC, PR curves,
         confusion matrices (with examples) and per-datum examples.
@@ -399,28 +260,10 @@ def register(app: typer.Typer) -> None:
         --y-score-columns (predict_proba). Aggregate metrics use each datum's top prediction
         unless --no-hardmax.
         """
-        settings = {
-            "score_thresholds": score_thresholds,
-            "pr_curve_max_examples": pr_curve_max_examples,
-            "metrics": metrics,
-            "zero_division": zero_division,
-            "hardmax": hardmax,
-            "number_of_examples": number_of_examples,
-            "examples_limit": examples_limit,
-            "examples_offset": examples_offset,
-            "scheduler": scheduler_address(scheduler, scheduler_timeout),
-            "compact": compact,
-            "ci": ci,
-            "ci_method": ci_method,
-            "num_bootstrap": num_bootstrap,
-            "seed": seed,
-            "cluster": cluster,
-            "by": list(by),
-        }
-        read = [*by, *([cluster] if cluster else [])]
+        read = [*given["by"], *([given["cluster"]] if given["cluster"] else [])]
         if read and data is not None:  # the slice and cluster columns are datum metadata
-            given = [c.strip() for c in (metadata_columns or "").split(",") if c.strip()]
-            metadata_columns = ",".join(dict.fromkeys([*given, *read]))
+            named = [c.strip() for c in (metadata_columns or "").split(",") if c.strip()]
+            metadata_columns = ",".join(dict.fromkeys([*named, *read]))
         wide = {
             "y_true": y_true,
             "y_score": y_score,
@@ -429,12 +272,45 @@ def register(app: typer.Typer) -> None:
             "uid_column": uid_column,
             "metadata_columns": metadata_columns,
         }
-        if data is None:  # long form: those columns are metadata where the file has them
-            wide["read_columns"] = read
-        where_by = {
-            "datums": where,
-            "groundtruths": where_groundtruths,
-            "predictions": where_predictions,
-        }
-        inputs = (groundtruths, predictions, data)
-        _run(settings, inputs, wide, where_by, fmt=format, out=out, save=save, db=db)
+        filtered = any(v is not None for k, v in given.items() if k.startswith("where"))
+
+        def add(ev: Any) -> None:
+            from assay.errors import InvalidInputError
+
+            if ev.compact and filtered:
+                raise InvalidInputError(
+                    "keeps counts, not datums: it cannot be combined with --where",
+                    source="--compact",
+                )
+            _check_layout(groundtruths, predictions, data)
+            address = scheduler_address(scheduler, scheduler_timeout)
+            if data is not None:
+                _add_wide(ev, data, wide, address)
+            else:
+                assert groundtruths is not None and predictions is not None
+                _add_files(
+                    ev,
+                    groundtruths,
+                    predictions,
+                    _columns(metadata_columns),
+                    read=read,
+                    scheduler=address,
+                )
+
+        from functools import partial
+
+        from assay.classification.report import classification_report
+
+        binary = data is not None and y_score is not None  # the positive label first
+        CLASSIFICATION.run(
+            given,
+            add=add,
+            dataset=str(data if data is not None else groundtruths),
+            inputs={
+                "groundtruths": None if groundtruths is None else str(groundtruths),
+                "predictions": None if predictions is None else str(predictions),
+                "data": None if data is None else str(data),
+                **(wide if data is not None else {}),
+            },
+            view=partial(classification_report, positive_label=positive_label if binary else None),
+        )

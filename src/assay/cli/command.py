@@ -78,6 +78,9 @@ class MetricCommand:
         metrics: the domain's metric table (``--metrics``), or ``None`` for no such flag.
         where: ``filter()`` keyword -> its ``--where...`` option (``where_option(...)``).
         skip: declared options the command does not offer as flags.
+        stored: the evaluator options the stored run records, in this order (default:
+            all of ``config()``), for a command whose stored parameters hold fewer.
+        format_help: ``--format``'s help, where the table view is the command's own.
     """
 
     kind: str
@@ -86,6 +89,8 @@ class MetricCommand:
     metrics: MetricTable | None = None
     where: Mapping[str, Any] = field(default_factory=dict)
     skip: tuple[str, ...] = ()
+    stored: tuple[str, ...] | None = None
+    format_help: str | None = None
 
     def flags(self, fn: F) -> F:
         """Give the command its shared flags (it takes them as ``**given``)."""
@@ -96,7 +101,7 @@ class MetricCommand:
             shared.append(("metrics", str | None, metrics_option(self.metrics)))
         shared += [(_where_name(t), str | None, opt) for t, opt in self.where.items()]
         shared += [
-            ("fmt", OutputFormat, format_option()),
+            ("fmt", OutputFormat, format_option(self.format_help)),
             ("out", Path | None, out_option()),
             ("save", bool, save_option()),
             ("db", str | None, db_option()),
@@ -126,24 +131,32 @@ class MetricCommand:
         parameters: Mapping[str, Any] | None = None,
         compute: Callable[[Any, tuple[str, ...] | None], Any] | None = None,
         show: Callable[[Any, dict[str, Any]], Any] | None = None,
+        view: Callable[[Any], Any] | None = None,
     ) -> Any:
         """The body of the command: build the evaluator, ``add(ev)`` (read the inputs and
         add them), filter (``--where...``), compute, keep ``--metrics``, publish and save.
 
         ``given`` holds the shared flags' values; the stored parameters are ``inputs``,
-        the evaluator's ``config()``, the filters given and ``parameters``.
+        the evaluator's ``config()`` (its :attr:`stored` options), the filters given and
+        ``parameters``. A bad option or ``--out`` fails before any input is read.
         ``compute(ev, wanted)``, where given, makes the records of the types ``--metrics``
         named (``None``: the default set) instead of ``ev.compute()`` then keeping them (an
         evaluator that computes only what is asked for, or a command adding records of
-        its own); ``show(records, kwargs)``, where given, replaces ``publish(records,
-        **kwargs)`` (a command with a view or an output of its own). Returns the records.
+        its own); ``view``: the ``--format table`` view of the records (default: the
+        records' table); ``show(records, kwargs)``, where given, replaces
+        ``publish(records, **kwargs)`` (a command with an output of its own). Returns the
+        records.
         """
+        from assay.io.files import check_writable_file
         from assay.results import MetricSet
 
         given = dict(given)
         output = {k: given.pop(k) for k in ("fmt", "out", "save", "db")}
-        text = given.pop("metrics", None)
+        # --metrics: the types kept, unless it is the evaluator's own option (self.metrics None)
+        text = given.pop("metrics", None) if self.metrics is not None else None
         where = {t: given.pop(_where_name(t), None) for t in self.where}
+        if output["out"] is not None:
+            check_writable_file(output["out"], option="--out")
         ev = self.make(given)
         wanted = None
         if self.metrics is not None and text:
@@ -158,6 +171,9 @@ class MetricCommand:
             if wanted is not None:
                 records = MetricSet(m for m in records if m.type in wanted)
         filters = {f"where_{t}": v for t, v in where.items() if v is not None}
+        config = ev.config()
+        if self.stored is not None:
+            config = {k: config[k] for k in self.stored if k in config}
         kwargs: dict[str, Any] = {
             "fmt": output["fmt"],
             "out": output["out"],
@@ -166,7 +182,8 @@ class MetricCommand:
             "db": output["db"],
             "kind": self.kind,
             "dataset": dataset,
-            "parameters": {**inputs, **ev.config(), **filters, **(parameters or {})},
+            "parameters": {**inputs, **config, **filters, **(parameters or {})},
+            "view": view,
         }
         if show is not None:
             show(records, kwargs)

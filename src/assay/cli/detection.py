@@ -162,7 +162,7 @@ def register(app: typer.Typer) -> None:
             else:
                 from assay.detection.report import detection_tables
 
-                publish(records, view=None if all_records else detection_tables, **kwargs)
+                publish(records, **(kwargs | {"view": None if all_records else detection_tables}))
             if summary:
                 typer.echo(format_coco_summary(summary[0].stats()))
 

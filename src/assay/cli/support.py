@@ -346,9 +346,10 @@ def db_option() -> Any:
     return typer.Option(None, "--db", help="Evaluation store URL or SQLite file (with --save).")
 
 
-def format_option() -> Any:
-    """The ``--format/-f json|table`` option; json is the default for every command."""
-    return typer.Option(OutputFormat.json, "--format", "-f", help=FORMAT_HELP)
+def format_option(help: str | None = None) -> Any:
+    """The ``--format/-f json|table`` option; json is the default for every command
+    (``help``: a command's own words for its table)."""
+    return typer.Option(OutputFormat.json, "--format", "-f", help=help or FORMAT_HELP)
 
 
 def out_option(

@@ -17,12 +17,8 @@ import pytest
 from assay.detection.compute import coco_evaluate
 from assay.detection.io import load_coco
 from assay.detection.params import CocoParams
-from assay.io.coco import (
-    AnnotationColumns,
-    ResultColumns,
-    read_coco_annotations,
-    read_coco_results,
-)
+from assay.io.coco import read_coco_annotations, read_coco_results
+from assay.io.coco_columns import AnnotationColumns, ResultColumns
 from assay.testing.detection import make_coco
 
 FIELDS = ("datum", "label", "box", "area", "score", "crowd", "ann_id", "kind")
@@ -127,7 +123,7 @@ def test_matches_hotcoco_from_files(tmp_path, seed, iou_type):
 
 @pytest.mark.parametrize("iou_type", ["bbox", "segm"])
 def test_results_decoded_in_chunks_equal_one_decode(tmp_path, monkeypatch, iou_type):
-    import assay.io.coco as coco
+    import assay.io.coco_columns as coco
 
     gt, dt = make_coco(n_images=8, n_categories=4, dets_per_image=10, segm=iou_type == "segm")
     # a field the reader ignores, holding objects in a list and a string with "}, {" in it:

@@ -5,9 +5,9 @@ import pytest
 from pycocotools import mask as mask_utils
 
 from assay.errors import InvalidInputError
+from assay.io.rle_counts import CorruptRLE
 from assay.io.masks import (
     MAX_RASTER_PIXELS,
-    CorruptRLE,
     check_raster_size,
     polygon_to_rle,
     rle_area,

@@ -26,7 +26,8 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.io.geometry import check_box
-from assay.io.masks import MAX_RASTER_PIXELS, CorruptRLE, check_raster_size, rle_area, to_rle
+from assay.io.masks import MAX_RASTER_PIXELS, check_raster_size, rle_area, to_rle
+from assay.io.rle_counts import CorruptRLE
 
 __all__ = ["coco_boxes", "coco_rles"]
 

@@ -5,7 +5,6 @@ import pytest
 from pycocotools import mask as mask_utils
 
 from assay.errors import InvalidInputError
-from assay.io.rle_counts import CorruptRLE
 from assay.io.masks import (
     MAX_RASTER_PIXELS,
     check_raster_size,
@@ -16,6 +15,7 @@ from assay.io.masks import (
     rle_to_mask,
     to_rle,
 )
+from assay.io.rle_counts import CorruptRLE
 
 
 def _masks(n, seed=0):

@@ -78,7 +78,6 @@ def _owner(char_ends: NDArray[np.int64], at: int) -> int:
 def _chunk(
     raw: NDArray[np.uint8], lens: NDArray[np.int64], hw: NDArray[np.int64]
 ) -> NDArray[np.float64]:
-    n = len(lens)
     char_end = np.cumsum(lens)
     c = raw - np.uint8(48)
     if (c > 63).any():  # below 48 wraps round to above 63

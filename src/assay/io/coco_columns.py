@@ -33,6 +33,7 @@ from assay.io.jsonfiles import paused_gc, read_json
 __all__ = [
     "AnnotationColumns",
     "ResultColumns",
+    "MaskRLE",
     "decode_annotations",
     "decode_results",
     "is_result_struct",
@@ -67,6 +68,22 @@ class ResultColumns(NamedTuple):
 
     def __len__(self) -> int:  # the number of results (not of columns)
         return len(self.score)
+
+
+class MaskRLE(msgspec.Struct, gc=False):
+    """A COCO RLE as decoded here: ``size`` ``(h, w)`` and ``counts`` (compressed or not)."""
+
+    size: tuple[int, int]
+    counts: str | list[int]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The RLE as COCO writes it (``{"size": [h, w], "counts": ...}``)."""
+        return {"size": list(self.size), "counts": self.counts}
+
+
+# a segmentation: an RLE, polygons, or none; anything else goes to the generic reader
+_Segmentation = MaskRLE | list[list[float]] | None
+_SEGMENTATIONS = msgspec.json.Decoder(list[_Segmentation])
 
 
 class _Annotation(msgspec.Struct, gc=False):
@@ -123,8 +140,11 @@ def decode_annotations(raw: bytes, *, segm: bool) -> dict[str, Any] | None:
     seg = None
     if segm:  # every segmentation in one decode: a JSON list of the raw texts
         joined = b"[" + b",".join(map(attrgetter("segmentation"), anns)) + b"]"
-        with paused_gc():
-            seg = msgspec.json.decode(joined)
+        try:
+            with paused_gc():
+                seg = _SEGMENTATIONS.decode(joined)
+        except msgspec.ValidationError:
+            return None
     cols = AnnotationColumns(img, cat, ann_id, bbox, area, crowd, seg)
     return {"images": f.images, "categories": f.categories, "annotations": cols}
 
@@ -136,7 +156,7 @@ class _Result(msgspec.Struct, gc=False):
     category_id: int | str
     score: float
     bbox: tuple[float, float, float, float] | None = None
-    segmentation: Any = None
+    segmentation: _Segmentation = None
 
 
 class _IntResult(msgspec.Struct, gc=False):
@@ -146,7 +166,7 @@ class _IntResult(msgspec.Struct, gc=False):
     category_id: int
     score: float
     bbox: tuple[float, float, float, float] | None = None
-    segmentation: Any = None
+    segmentation: _Segmentation = None
 
 
 _RESULTS = msgspec.json.Decoder(list[_Result])
@@ -243,7 +263,7 @@ def decode_results(raw: bytes, name: str) -> Any:
     except msgspec.ValidationError as e:
         m = re.search(r"\$\[(\d+)\](?:\.(\w+))?", str(e))
         field = m.group(2) if m and m.group(2) else None
-        if field in ("bbox", "image_id", "category_id") or not m:
+        if field in ("bbox", "image_id", "category_id", "segmentation") or not m:
             return read_json(raw, name=name)  # the generic path reports these precisely
         reason = str(e).split(" - at ")[0]
         if "missing required field" in reason:

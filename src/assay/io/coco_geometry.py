@@ -19,15 +19,26 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from operator import attrgetter
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
+from pycocotools import mask as mask_utils
 
 from assay.errors import InvalidInputError
+from assay.io.coco_columns import MaskRLE
 from assay.io.geometry import check_box
-from assay.io.masks import MAX_RASTER_PIXELS, check_raster_size, rle_area, to_rle
-from assay.io.rle_counts import CorruptRLE
+from assay.io.jsonfiles import paused_gc
+from assay.io.masks import (
+    MAX_RASTER_PIXELS,
+    POLYGON_SHAPE,
+    check_raster_size,
+    is_polygons,
+    merge_rles,
+    to_rle,
+)
+from assay.io.rle_counts import CorruptRLE, counts_area
 
 __all__ = ["coco_boxes", "coco_rles"]
 
@@ -119,23 +130,110 @@ def coco_rles(
         check_raster_size(
             heights[i], widths[i], source=source, record=record(i), field="segmentation"
         )
-    for i, (segm, h, w) in enumerate(zip(segms, heights.tolist(), widths.tolist())):
+    hl, wl = heights.tolist(), widths.tolist()
+
+    def fail(i: int, reason: str) -> NoReturn:
+        raise InvalidInputError(reason, source=source, record=record(i), field="segmentation")
+
+    fast = _compressed(segms, heights, widths)
+    if fast is not None:  # compressed RLEs at their image's size: checked all at once
+        counts = list(map(str.encode, fast))
+        lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
+        area = _area(b"".join(counts), lens, heights, widths, fail)
+        with paused_gc():  # a dict per mask: no collection passes over them meanwhile
+            rles[:] = [{"size": s, "counts": c} for s, c in zip(_size_lists(hl, wl), counts)]
+        return rles, area
+    polygons = []
+    for i, (segm, h, w) in enumerate(zip(segms, hl, wl)):
+        if type(segm) is MaskRLE:
+            segm = segm.as_dict()
         counts = segm.get("counts") if type(segm) is dict else None
         if type(counts) is str and counts.isascii() and segm.get("size") == [h, w]:
             rles[i] = {"size": [h, w], "counts": counts.encode()}  # the common case, inline
+            continue
+        if type(segm) is list:  # rasterised below, all at once
+            if not is_polygons(segm):
+                fail(i, POLYGON_SHAPE)
+            polygons.append(i)
             continue
         try:
             if segm is None:
                 raise InvalidInputError("missing segmentation")
             rles[i] = to_rle(segm, h, w)
         except InvalidInputError as e:
-            raise InvalidInputError(
-                e.reason, source=source, record=record(i), field="segmentation"
-            ) from None
-    try:
-        area = rle_area(list(rles))
-    except CorruptRLE as e:
-        raise InvalidInputError(
-            f"corrupt RLE: {e.reason}", source=source, record=record(e.index), field="segmentation"
-        ) from None
+            fail(i, e.reason)
+    if polygons:
+        _rasterise(polygons, segms, hl, wl, rles, fail)
+    counts = [r["counts"] for r in rles]
+    lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
+    area = _area(b"".join(counts), lens, heights, widths, fail)
     return rles, area
+
+
+def _compressed(
+    segms: Sequence[Any], heights: NDArray[np.int64], widths: NDArray[np.int64]
+) -> list[str] | None:
+    """The counts of segmentations that are all compressed RLEs (decoded as
+    :class:`~assay.io.coco_columns.MaskRLE`) of ASCII text at their image's size, else None."""
+    n = len(segms)
+    if n == 0 or set(map(type, segms)) != {MaskRLE}:
+        return None
+    counts = list(map(attrgetter("counts"), segms))
+    if set(map(type, counts)) != {str} or not all(map(str.isascii, counts)):
+        return None
+    sizes = itertools.chain.from_iterable(map(attrgetter("size"), segms))
+    hw = np.fromiter(sizes, dtype=np.int64, count=2 * n).reshape(n, 2)
+    if not (np.array_equal(hw[:, 0], heights) and np.array_equal(hw[:, 1], widths)):
+        return None  # the loop names the first mask of another size
+    return counts
+
+
+def _size_lists(hl: list[int], wl: list[int]) -> list[list[int]]:
+    """``[h, w]`` of every mask; the masks of one image size share one list."""
+    shared: dict[tuple[int, int], list[int]] = {}
+    return [shared.setdefault(k, list(k)) for k in zip(hl, wl)]
+
+
+def _area(
+    buf: bytes,
+    lens: NDArray[np.int64],
+    heights: NDArray[np.int64],
+    widths: NDArray[np.int64],
+    fail: Callable[[int, str], NoReturn],
+) -> NDArray[np.float64]:
+    try:
+        return counts_area(buf, lens, heights, widths)
+    except CorruptRLE as e:
+        fail(e.index, f"corrupt RLE: {e.reason}")
+
+
+def _rasterise(
+    rows: list[int],
+    segms: Sequence[Any],
+    hl: list[int],
+    wl: list[int],
+    rles: NDArray[Any],
+    fail: Callable[[int, str], NoReturn],
+) -> None:
+    """Rasterise the polygons of segmentations ``rows`` (checked by :func:`is_polygons`) into
+    ``rles``: one pycocotools call per image size, then a merge per multi-polygon mask."""
+    polys = [p for i in rows for p in segms[i]]
+    owner = np.repeat(rows, [len(segms[i]) for i in rows])
+    ends = np.cumsum([len(p) for p in polys])
+    xy = np.fromiter(itertools.chain.from_iterable(polys), dtype=np.float64, count=int(ends[-1]))
+    bad = ~np.isfinite(xy)
+    if bad.any():
+        fail(int(owner[np.searchsorted(ends, np.argmax(bad), "right")]),
+             "polygon coordinates must be finite")  # fmt: skip
+    key = np.asarray(hl, np.int64)[owner] * (1 << 32) + np.asarray(wl, np.int64)[owner]
+    parts: list[Any] = [None] * len(polys)
+    for k in np.unique(key).tolist():
+        at = np.flatnonzero(key == k).tolist()
+        got = mask_utils.frPyObjects([polys[j] for j in at], k >> 32, k & 0xFFFFFFFF)
+        for j, r in zip(at, got):
+            parts[j] = r
+    start = 0
+    for i in rows:
+        stop = start + len(segms[i])
+        rles[i] = merge_rles(parts[start:stop])
+        start = stop

@@ -51,6 +51,9 @@ __all__ = [
     "mask_to_rle",
     "rle_to_mask",
     "polygon_to_rle",
+    "POLYGON_SHAPE",
+    "is_polygons",
+    "merge_rles",
     "box_to_rle",
 ]
 
@@ -147,32 +150,55 @@ def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]
     return {"size": [h, w], "counts": counts}
 
 
-def polygon_to_rle(coco_polygons: Any, h: int, w: int) -> dict[str, Any]:
-    """Rasterise COCO polygons (``[[x1, y1, x2, y2, ...], ...]``) as pycocotools does."""
-    ok = (
+POLYGON_SHAPE = "polygon must be lists of at least 3 (x, y) number pairs"
+_NUMBERS = {int, float}
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def is_polygons(coco_polygons: Any) -> bool:
+    """Whether ``coco_polygons`` is COCO's polygon list: a non-empty list of lists of at
+    least 6 numbers (3 points), each of even length (finiteness is checked apart).
+
+    Example:
+        >>> is_polygons([[0, 0, 4, 0, 4, 4]]), is_polygons([[0, 0, 4, 0]]), is_polygons([])
+        (True, False, False)
+    """
+    return (
         isinstance(coco_polygons, list)
         and len(coco_polygons) > 0
         and all(
             isinstance(p, list)
             and len(p) >= 6
             and len(p) % 2 == 0
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
+            and (set(map(type, p)) <= _NUMBERS or all(map(_is_number, p)))
             for p in coco_polygons
         )
     )
-    if not ok:
-        raise InvalidInputError("polygon must be lists of at least 3 (x, y) number pairs")
-    if not np.isfinite(
-        np.concatenate([np.asarray(p, dtype=np.float64) for p in coco_polygons])
-    ).all():
-        raise InvalidInputError("polygon coordinates must be finite")
-    parts = mask_utils.frPyObjects(coco_polygons, h, w)
-    while len(parts) > 1:  # merge in chunks (see the module docstring)
+
+
+def merge_rles(parts: list[Any]) -> dict[str, Any]:
+    """The union of RLEs of one size (``pycocotools.mask.merge``, in chunks; see the module
+    docstring), as a plain dict; a single RLE as it is."""
+    while len(parts) > 1:
         parts = [
             mask_utils.merge(parts[i : i + PYCOCOTOOLS_CHUNK])
             for i in range(0, len(parts), PYCOCOTOOLS_CHUNK)
         ]
     return dict(parts[0])
+
+
+def polygon_to_rle(coco_polygons: Any, h: int, w: int) -> dict[str, Any]:
+    """Rasterise COCO polygons (``[[x1, y1, x2, y2, ...], ...]``) as pycocotools does."""
+    if not is_polygons(coco_polygons):
+        raise InvalidInputError(POLYGON_SHAPE)
+    if not np.isfinite(
+        np.concatenate([np.asarray(p, dtype=np.float64) for p in coco_polygons])
+    ).all():
+        raise InvalidInputError("polygon coordinates must be finite")
+    return merge_rles(mask_utils.frPyObjects(coco_polygons, h, w))
 
 
 def box_to_rle(box: Sequence[float], h: int, w: int) -> dict[str, Any]:

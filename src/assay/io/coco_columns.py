@@ -34,6 +34,7 @@ __all__ = [
     "AnnotationColumns",
     "ResultColumns",
     "MaskRLE",
+    "RLEColumns",
     "decode_annotations",
     "decode_results",
     "is_result_struct",
@@ -64,7 +65,7 @@ class ResultColumns(NamedTuple):
     category_id: NDArray[np.int64]
     score: NDArray[np.float64]
     bbox: NDArray[np.float64] | None
-    segmentation: list[Any] | None
+    segmentation: RLEColumns | list[Any] | None
 
     def __len__(self) -> int:  # the number of results (not of columns)
         return len(self.score)
@@ -79,6 +80,48 @@ class MaskRLE(msgspec.Struct, gc=False):
     def as_dict(self) -> dict[str, Any]:
         """The RLE as COCO writes it (``{"size": [h, w], "counts": ...}``)."""
         return {"size": list(self.size), "counts": self.counts}
+
+
+class RLEColumns(NamedTuple):
+    """Compressed RLEs as columns: each mask's counts (ASCII text) and ``(n, 2)`` sizes."""
+
+    counts: list[str]
+    size: NDArray[np.int64]
+
+    def __len__(self) -> int:  # the number of masks
+        return len(self.counts)
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        """The RLEs as COCO writes them (``{"size": [h, w], "counts": ...}``)."""
+        return [{"size": s, "counts": c} for s, c in zip(self.size.tolist(), self.counts)]
+
+    @staticmethod
+    def of(segms: list[Any]) -> RLEColumns | None:
+        """The columns of decoded segmentations when all are compressed RLEs of ASCII
+        counts, else None.
+
+        Example:
+            >>> RLEColumns.of([MaskRLE((2, 2), "04")]).size.tolist()
+            [[2, 2]]
+        """
+        n = len(segms)
+        try:  # None and polygons have neither
+            counts = list(map(attrgetter("counts"), segms))
+            sizes = list(map(attrgetter("size"), segms))
+        except AttributeError:
+            return None
+        if set(map(type, counts)) != {str} or not "".join(counts).isascii():
+            return None
+        hw = np.fromiter(itertools.chain.from_iterable(sizes), dtype=np.int64, count=2 * n)
+        return RLEColumns(counts, hw.reshape(n, 2))
+
+    @staticmethod
+    def concat(parts: list[Any]) -> Any:
+        """The segmentations of consecutive chunks, as columns when every chunk's are."""
+        if all(isinstance(p, RLEColumns) for p in parts):
+            counts = [c for p in parts for c in p.counts]
+            return RLEColumns(counts, np.concatenate([p.size for p in parts]))
+        return [x for p in parts for x in (p.as_dicts() if isinstance(p, RLEColumns) else p)]
 
 
 # a segmentation: an RLE, polygons, or none; anything else goes to the generic reader
@@ -233,8 +276,8 @@ def _chunked_columns(raw: bytes) -> ResultColumns | None:
         np.concatenate([p.image_id for p in parts]),
         np.concatenate([p.category_id for p in parts]),
         np.concatenate([p.score for p in parts]),
-        None if boxes[0] is None else np.concatenate(boxes),
-        None if segms[0] is None else [x for seg in segms for x in seg or []],
+        None if boxes[0] is None else np.concatenate([b for b in boxes if b is not None]),
+        None if segms[0] is None else RLEColumns.concat(segms),
     )
 
 
@@ -300,5 +343,6 @@ def _int_result_columns(dt: list[Any]) -> ResultColumns | None:
         bbox = np.fromiter(flat, dtype=np.float64, count=4 * n).reshape(n, 4)
     del boxes
     seg = list(map(attrgetter("segmentation"), dt))
-    segm = None if seg.count(None) == n else seg
-    return ResultColumns(img, cat, score, bbox, segm)
+    if seg.count(None) == n:
+        return ResultColumns(img, cat, score, bbox, None)
+    return ResultColumns(img, cat, score, bbox, RLEColumns.of(seg) or seg)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from operator import attrgetter
 from typing import Any, NoReturn
 
 import numpy as np
@@ -27,7 +26,7 @@ from numpy.typing import NDArray
 from pycocotools import mask as mask_utils
 
 from assay.errors import InvalidInputError
-from assay.io.coco_columns import MaskRLE
+from assay.io.coco_columns import MaskRLE, RLEColumns
 from assay.io.geometry import check_box
 from assay.io.jsonfiles import paused_gc
 from assay.io.masks import (
@@ -112,6 +111,10 @@ def coco_rles(
 ) -> tuple[NDArray[Any], NDArray[np.float64]]:
     """Compressed RLEs of COCO segmentations (at each one's image size) and their areas.
 
+    An RLE's counts are bytes, or the text read when ``segms`` are
+    :class:`~assay.io.coco_columns.RLEColumns` (pycocotools takes either); the masks of one
+    image size then share one ``size`` list.
+
     Every mask is validated (structure, size, runs); ``record(i)`` names segmentation ``i``.
     """
     n = len(segms)
@@ -135,11 +138,14 @@ def coco_rles(
     def fail(i: int, reason: str) -> NoReturn:
         raise InvalidInputError(reason, source=source, record=record(i), field="segmentation")
 
-    fast = _compressed(segms, heights, widths)
-    if fast is not None:  # compressed RLEs at their image's size: checked all at once
-        counts = list(map(str.encode, fast))
+    if isinstance(segms, RLEColumns) and not (
+        np.array_equal(segms.size[:, 0], heights) and np.array_equal(segms.size[:, 1], widths)
+    ):
+        segms = segms.as_dicts()  # the loop below names the first mask of another size
+    if isinstance(segms, RLEColumns):  # compressed RLEs at their image's size: checked at once
+        counts = segms.counts
         lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
-        area = _area(b"".join(counts), lens, heights, widths, fail)
+        area = _area("".join(counts).encode(), lens, heights, widths, fail)
         with paused_gc():  # a dict per mask: no collection passes over them meanwhile
             rles[:] = [{"size": s, "counts": c} for s, c in zip(_size_lists(hl, wl), counts)]
         return rles, area
@@ -147,9 +153,9 @@ def coco_rles(
     for i, (segm, h, w) in enumerate(zip(segms, hl, wl)):
         if type(segm) is MaskRLE:
             segm = segm.as_dict()
-        counts = segm.get("counts") if type(segm) is dict else None
-        if type(counts) is str and counts.isascii() and segm.get("size") == [h, w]:
-            rles[i] = {"size": [h, w], "counts": counts.encode()}  # the common case, inline
+        text = segm.get("counts") if type(segm) is dict else None
+        if type(text) is str and text.isascii() and segm.get("size") == [h, w]:
+            rles[i] = {"size": [h, w], "counts": text.encode()}  # the common case, inline
             continue
         if type(segm) is list:  # rasterised below, all at once
             if not is_polygons(segm):
@@ -164,28 +170,10 @@ def coco_rles(
             fail(i, e.reason)
     if polygons:
         _rasterise(polygons, segms, hl, wl, rles, fail)
-    counts = [r["counts"] for r in rles]
-    lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
-    area = _area(b"".join(counts), lens, heights, widths, fail)
+    encoded = [r["counts"] for r in rles]
+    lens = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
+    area = _area(b"".join(encoded), lens, heights, widths, fail)
     return rles, area
-
-
-def _compressed(
-    segms: Sequence[Any], heights: NDArray[np.int64], widths: NDArray[np.int64]
-) -> list[str] | None:
-    """The counts of segmentations that are all compressed RLEs (decoded as
-    :class:`~assay.io.coco_columns.MaskRLE`) of ASCII text at their image's size, else None."""
-    n = len(segms)
-    if n == 0 or set(map(type, segms)) != {MaskRLE}:
-        return None
-    counts = list(map(attrgetter("counts"), segms))
-    if set(map(type, counts)) != {str} or not all(map(str.isascii, counts)):
-        return None
-    sizes = itertools.chain.from_iterable(map(attrgetter("size"), segms))
-    hw = np.fromiter(sizes, dtype=np.int64, count=2 * n).reshape(n, 2)
-    if not (np.array_equal(hw[:, 0], heights) and np.array_equal(hw[:, 1], widths)):
-        return None  # the loop names the first mask of another size
-    return counts
 
 
 def _size_lists(hl: list[int], wl: list[int]) -> list[list[int]]:

@@ -79,27 +79,29 @@ def _chunk(
     raw: NDArray[np.uint8], lens: NDArray[np.int64], hw: NDArray[np.int64]
 ) -> NDArray[np.float64]:
     char_end = np.cumsum(lens)
-    c = raw - np.uint8(48)
-    if (c > 63).any():  # below 48 wraps round to above 63
-        at = int(np.flatnonzero(c > 63)[0])
+    if len(raw) and (raw.min() < 48 or raw.max() > 111):
+        at = int(np.argmax((raw < 48) | (raw > 111)))
         raise CorruptRLE("counts holds a character outside COCO's RLE alphabet",
                          _owner(char_end, at))  # fmt: skip
-    last = c < 32  # bit 0x20 clear: the last character of a run
+    last = raw < 80  # bit 0x20 (after the offset of 48) clear: the last character of a run
     full = np.flatnonzero(lens)
     unfinished = ~last[char_end[full] - 1]
     if unfinished.any():
         raise CorruptRLE("counts ends in the middle of a run", int(full[np.argmax(unfinished)]))
     end_at = np.flatnonzero(last)  # one entry per run
-    run_end = np.searchsorted(end_at, char_end)  # each mask's runs end here
+    more = np.flatnonzero(~last)  # characters followed by more of their run (few)
+    # every character is a run's last or one of "more": so the runs before a character
+    # are the characters before it less the "more" ones
+    run_end = char_end - np.searchsorted(more, char_end)  # each mask's runs end here
     n_runs = np.diff(run_end, prepend=0)
     first = run_end - n_runs
-    # a one-character run is its 5 bits, sign-extended (the common case)
-    x = ((c[end_at] & np.uint8(31)) ^ np.uint8(16)).astype(np.int64)
+    # a one-character run: its 5 bits after the offset of 48, sign-extended (the common case)
+    x = (((raw[end_at] - np.uint8(48)) & np.uint8(31)) ^ np.uint8(16)).astype(np.int64)
     x -= 16
-    # the character before is not a run's last (before the first: the buffer's last, which is)
-    multi = np.flatnonzero(~last[end_at - 1])
-    if len(multi):
-        _long_runs(x, c, last, end_at, multi, run_end)
+    if len(more):
+        run = more - np.arange(len(more))  # the run each of "more" belongs to
+        multi = run[np.flatnonzero(np.diff(run, prepend=-1))]
+        _long_runs(x, raw, last, end_at, multi, run_end)
     # chains: runs 1, 3, 5, ... and runs 2, 4, 6, ... of a mask are running sums of x
     # (run 0 stands alone). Running sums over every second entry of the whole chunk give
     # them once each chain starts from zero: at the start of each chain (a mask's runs 0, 1,
@@ -125,22 +127,21 @@ def _chunk(
         at = int(np.argmax(runs < 0))
         raise CorruptRLE("counts decode to a negative run length",
                          int(np.searchsorted(run_end, at, "right")))  # fmt: skip
-    # per mask: runs 0, 2, 4, ... and runs 1, 3, ... lie on one stride each
-    even = np.zeros(R // 2 + 2, np.int64)
-    odd = np.zeros(R // 2 + 2, np.int64)
-    np.cumsum(runs[0::2], out=even[1 : (R + 1) // 2 + 1])
-    np.cumsum(runs[1::2], out=odd[1 : R // 2 + 1])
-    even[(R + 1) // 2 + 1 :] = even[(R + 1) // 2]
-    odd[R // 2 + 1 :] = odd[R // 2]
-
-    def stride_sum(pos: NDArray[np.int64], count: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Sum of ``count`` runs from ``pos`` on, every second one."""
-        lo = pos // 2
-        total = np.where(pos & 1, odd[lo + count] - odd[lo], even[lo + count] - even[lo])
-        return np.where(count > 0, total, 0)
-
-    area = stride_sum(first + 1, n_runs // 2)
-    total = area + stride_sum(first, (n_runs + 1) // 2)
+    # a mask's runs on even entries of the chunk, and on odd ones, lie next to each other
+    # on their stride: one sum per mask and stride (runs 0, 2, ... on the stride of its
+    # first entry, runs 1, 3, ... on the other)
+    sums = []
+    for parity in (0, 1):
+        on = runs[parity::2]
+        lo = (first + 1 - parity) // 2  # the mask's first entry on this stride
+        count = (first + n_runs + 1 - parity) // 2 - lo
+        some = np.flatnonzero(count)  # (reduceat needs segments that are not empty)
+        per_mask = np.zeros(len(lo), np.int64)
+        if len(some):
+            per_mask[some] = np.add.reduceat(on, lo[some])
+        sums.append(per_mask)
+    area = np.where(first & 1, sums[0], sums[1])
+    total = sums[0] + sums[1]
     sizes = hw[:, 0] * hw[:, 1]
     wrong = np.flatnonzero(total != sizes)
     if len(wrong):
@@ -155,7 +156,7 @@ def _chunk(
 
 def _long_runs(
     x: NDArray[np.int64],
-    c: NDArray[np.uint8],
+    raw: NDArray[np.uint8],
     last: NDArray[np.bool_],
     end_at: NDArray[np.int64],
     multi: NDArray[np.int64],
@@ -164,7 +165,8 @@ def _long_runs(
     """Decode, in place, the runs ``multi`` of several characters (5 more bits each, the
     first character the lowest); more than 7 is refused."""
     e = end_at[multi]
-    v = (c[e] & np.uint8(31)).astype(np.int64)
+    c_end = raw[e] - np.uint8(48)
+    v = (c_end & np.uint8(31)).astype(np.int64)
     nchar = np.ones(len(multi), np.int64)
     live = np.arange(len(multi))
     for k in range(1, 8):
@@ -175,9 +177,9 @@ def _long_runs(
             raise CorruptRLE("counts holds a run longer than 7 characters",
                              int(np.searchsorted(run_end, at, "right")))  # fmt: skip
         p = e[live] - k
-        v[live] = (v[live] << 5) | (c[p] & np.uint8(31))
+        v[live] = (v[live] << 5) | ((raw[p] - np.uint8(48)) & np.uint8(31))
         nchar[live] += 1
         back = p - 1
         live = live[(back >= 0) & ~last[np.maximum(back, 0)]]
-    sign = ((c[e] >> np.uint8(4)) & np.uint8(1)).astype(np.int64)
+    sign = ((c_end >> np.uint8(4)) & np.uint8(1)).astype(np.int64)
     x[multi] = v - (sign << (5 * nchar))

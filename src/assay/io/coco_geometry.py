@@ -178,6 +178,8 @@ def coco_rles(
 
 def _size_lists(hl: list[int], wl: list[int]) -> list[list[int]]:
     """``[h, w]`` of every mask; the masks of one image size share one list."""
+    if hl and hl.count(hl[0]) == len(hl) and wl.count(wl[0]) == len(wl):
+        return [[hl[0], wl[0]]] * len(hl)  # one image size (the common case)
     shared: dict[tuple[int, int], list[int]] = {}
     return [shared.setdefault(k, list(k)) for k in zip(hl, wl)]
 

@@ -100,3 +100,12 @@ def test_a_corrupted_mask_is_named_with_the_reason_a_plain_decoder_gives(seed, m
         _decode_all(masks)
     assert e.value.index == bad[0] == i
     assert want[i][0] in e.value.reason
+
+
+def test_empty_counts_between_valid_masks_are_refused_by_position():
+    masks = _valid(np.random.default_rng(9), 12)
+    masks.insert(5, (b"", 3, 4))
+    with pytest.raises(CorruptRLE, match="add up to 0 pixels") as e:
+        _decode_all(masks)
+    assert e.value.index == 5
+    assert _decode_all(masks[:5] + masks[6:]).shape == (12,)

@@ -104,24 +104,18 @@ def _chunk(
         _long_runs(x, raw, last, end_at, multi, run_end)
     # chains: runs 1, 3, 5, ... and runs 2, 4, 6, ... of a mask are running sums of x
     # (run 0 stands alone). Running sums over every second entry of the whole chunk give
-    # them once each chain starts from zero: at the start of each chain (a mask's runs 0, 1,
-    # 2) the entry two places earlier, which ends another chain, is subtracted first.
+    # them once each chain starts from zero: the entry that starts a chain (a mask's run 0,
+    # 1 or 2) first gets the sum of the chain before it on its stride subtracted.
     R = len(x)
-    s = np.empty(R, np.int64)
-    np.cumsum(x[0::2], out=s[0::2])
-    np.cumsum(x[1::2], out=s[1::2])
     starts = (first[:, None] + np.arange(3)).reshape(-1)
-    starts = starts[(np.arange(3) < n_runs[:, None]).reshape(-1) & (starts >= 2)]
-    if len(starts):
-        q = starts - 2  # the run each chain start follows in its stride
-        k = np.searchsorted(run_end, q, "right")  # its mask
-        m = q - first[k]  # its place in that mask
-        base = np.where(m & 1, first[k] - 1, first[k])  # the entry before its chain
-        true = np.where(m <= 2, x[q], s[q] - np.where(base >= 0, s[np.maximum(base, 0)], 0))
-        x[starts] -= true
-    runs = s
-    np.cumsum(x[0::2], out=runs[0::2])
-    np.cumsum(x[1::2], out=runs[1::2])
+    starts = starts[(np.arange(3) < n_runs[:, None]).reshape(-1)]  # ascending
+    runs = np.empty(R, np.int64)
+    for parity in (0, 1):
+        on = x[parity::2]
+        at = starts[(starts & 1) == parity] // 2  # chain starts on this stride (the first: 0)
+        if len(at) > 1:
+            on[at[1:]] -= np.add.reduceat(on, at)[:-1]  # (the sums are taken before)
+        np.cumsum(on, out=runs[parity::2])
     del x
     if R and runs.min() < 0:
         at = int(np.argmax(runs < 0))

@@ -157,19 +157,21 @@ def coco_rles(
         if type(text) is str and text.isascii() and segm.get("size") == [h, w]:
             rles[i] = {"size": [h, w], "counts": text.encode()}  # the common case, inline
             continue
-        if type(segm) is list:  # rasterised below, all at once
-            if not is_polygons(segm):
-                fail(i, POLYGON_SHAPE)
-            polygons.append(i)
-            continue
         try:
+            if type(segm) is list:  # rasterised below, all at once
+                if not is_polygons(segm):
+                    raise InvalidInputError(POLYGON_SHAPE)
+                polygons.append(i)
+                continue
             if segm is None:
                 raise InvalidInputError("missing segmentation")
             rles[i] = to_rle(segm, h, w)
         except InvalidInputError as e:
+            _check_finite(polygons, segms, fail)  # an earlier problem is named first
             fail(i, e.reason)
     if polygons:
-        _rasterise(polygons, segms, hl, wl, rles, fail)
+        _check_finite(polygons, segms, fail)
+        _rasterise(polygons, segms, hl, wl, rles)
     encoded = [r["counts"] for r in rles]
     lens = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
     area = _area(b"".join(encoded), lens, heights, widths, fail)
@@ -197,16 +199,13 @@ def _area(
         fail(e.index, f"corrupt RLE: {e.reason}")
 
 
-def _rasterise(
-    rows: list[int],
-    segms: Sequence[Any],
-    hl: list[int],
-    wl: list[int],
-    rles: NDArray[Any],
-    fail: Callable[[int, str], NoReturn],
+def _check_finite(
+    rows: list[int], segms: Sequence[Any], fail: Callable[[int, str], NoReturn]
 ) -> None:
-    """Rasterise the polygons of segmentations ``rows`` (checked by :func:`is_polygons`) into
-    ``rles``: one pycocotools call per image size, then a merge per multi-polygon mask."""
+    """Name the first of segmentations ``rows`` (polygons) with a coordinate that is not
+    finite."""
+    if not rows:
+        return
     polys = [p for i in rows for p in segms[i]]
     owner = np.repeat(rows, [len(segms[i]) for i in rows])
     ends = np.cumsum([len(p) for p in polys])
@@ -215,6 +214,15 @@ def _rasterise(
     if bad.any():
         fail(int(owner[np.searchsorted(ends, np.argmax(bad), "right")]),
              "polygon coordinates must be finite")  # fmt: skip
+
+
+def _rasterise(
+    rows: list[int], segms: Sequence[Any], hl: list[int], wl: list[int], rles: NDArray[Any]
+) -> None:
+    """Rasterise the polygons of segmentations ``rows`` (checked) into ``rles``, as
+    pycocotools does: one call per image size, then a merge per multi-polygon mask."""
+    polys = [p for i in rows for p in segms[i]]
+    owner = np.repeat(rows, [len(segms[i]) for i in rows])
     key = np.asarray(hl, np.int64)[owner] * (1 << 32) + np.asarray(wl, np.int64)[owner]
     parts: list[Any] = [None] * len(polys)
     for k in np.unique(key).tolist():

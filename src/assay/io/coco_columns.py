@@ -4,9 +4,11 @@ A well-formed annotations file (integer image and category ids, every annotation
 integer ``image_id`` and ``category_id`` and a 4-number ``bbox``) becomes
 :class:`AnnotationColumns`; a results list with integer ids and finite scores becomes
 :class:`ResultColumns`, decoded a few MB at a time so that at most one chunk's Python
-objects exist at once. Nothing here names a problem: whatever does not fit the typed shape
+objects exist at once; their compressed RLEs become :class:`RLEColumns` (each mask's counts
+text and size, no object per mask beyond its text). Whatever does not fit the typed shape
 gives None (or, for results, typed structs or plain JSON), and the generic reader of
-:mod:`assay.io.coco` validates it record by record and names the file, record and field.
+:mod:`assay.io.coco` validates it record by record and names the file, record and field
+(only a missing or mistyped field of an otherwise typed results list is named here).
 
 Example:
     >>> raw = b'[{"image_id": 1, "category_id": 2, "score": 0.5, "bbox": [0, 0, 2, 3]}]'

@@ -144,8 +144,7 @@ def coco_rles(
         segms = segms.as_dicts()  # the loop below names the first mask of another size
     if isinstance(segms, RLEColumns):  # compressed RLEs at their image's size: checked at once
         counts = segms.counts
-        lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
-        area = _area("".join(counts).encode(), lens, heights, widths, fail)
+        area = _area(counts, heights, widths, fail)
         with paused_gc():  # a dict per mask: no collection passes over them meanwhile
             rles[:] = [{"size": s, "counts": c} for s, c in zip(_size_lists(hl, wl), counts)]
         return rles, area
@@ -172,9 +171,7 @@ def coco_rles(
     if polygons:
         _check_finite(polygons, segms, fail)
         _rasterise(polygons, segms, hl, wl, rles)
-    encoded = [r["counts"] for r in rles]
-    lens = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
-    area = _area(b"".join(encoded), lens, heights, widths, fail)
+    area = _area([r["counts"] for r in rles], heights, widths, fail)
     return rles, area
 
 
@@ -187,14 +184,13 @@ def _size_lists(hl: list[int], wl: list[int]) -> list[list[int]]:
 
 
 def _area(
-    buf: bytes,
-    lens: NDArray[np.int64],
+    counts: Sequence[str | bytes],
     heights: NDArray[np.int64],
     widths: NDArray[np.int64],
     fail: Callable[[int, str], NoReturn],
 ) -> NDArray[np.float64]:
     try:
-        return counts_area(buf, lens, heights, widths)
+        return counts_area(counts, heights, widths)
     except CorruptRLE as e:
         fail(e.index, f"corrupt RLE: {e.reason}")
 

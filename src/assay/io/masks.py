@@ -104,10 +104,8 @@ def rle_area(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
         np.float64(1200.0)
     """
     n = len(rles)
-    counts = [r["counts"] for r in rles]
-    lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
     hw = np.array([[int(v) for v in r["size"]] for r in rles], dtype=np.int64).reshape(n, 2)
-    return counts_area(b"".join(counts), lens, hw[:, 0], hw[:, 1])
+    return counts_area([r["counts"] for r in rles], hw[:, 0], hw[:, 1])
 
 
 def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]:

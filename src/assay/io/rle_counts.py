@@ -1,25 +1,27 @@
 """COCO compressed RLE counts of many masks, checked and measured at once with numpy.
 
-``counts`` strings are handed over as one byte buffer with each mask's length, so no
-object per mask is needed. Each mask's runs are decoded exactly as pycocotools'
-``rleFrString`` does (6-bit characters offset by 48, bit 0x20 = "more characters follow",
-bit 0x10 of a run's last character = negative; from the fourth run on, a run is stored as
-the difference from the run two places earlier), and the mask is refused, with its
-position, when pycocotools' C code could not use it safely: a character outside the
-alphabet, an unfinished last run, a run of more than 7 characters, a negative run, or runs
-that do not add up to the raster's ``h * w`` pixels.
+The masks' ``counts`` (ASCII text or bytes) are joined a million characters at a time,
+so no array per mask is made and memory stays bounded. Each mask's runs are decoded
+exactly as pycocotools' ``rleFrString`` does (6-bit characters offset by 48, bit 0x20 =
+"more characters follow", bit 0x10 of a run's last character = negative; from the fourth
+run on, a run is stored as the difference from the run two places earlier), and the mask is
+refused, with its position, when pycocotools' C code could not use it safely: a character
+outside the alphabet, an unfinished last run, a run of more than 7 characters, a negative
+run, or runs that do not add up to the raster's ``h * w`` pixels.
 
 Example:
-    >>> buf = b"".join([b"41202", b"0:"])  # a 3 x 4 mask with 2 pixels; a full 2 x 5 mask
-    >>> counts_area(buf, np.array([5, 2]), np.array([3, 2]), np.array([4, 5])).tolist()
+    >>> counts = ["41202", b"0:"]  # a 3 x 4 mask with 2 pixels; a full 2 x 5 mask
+    >>> counts_area(counts, np.array([3, 2]), np.array([4, 5])).tolist()
     [2.0, 10.0]
-    >>> counts_area(b"0:", np.array([2]), np.array([3]), np.array([4]))
+    >>> counts_area(["0:"], np.array([3]), np.array([4]))
     Traceback (most recent call last):
     ...
     assay.io.rle_counts.CorruptRLE: runs add up to 10 pixels, the size [3, 4] holds 12
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,34 +42,46 @@ class CorruptRLE(InvalidInputError):
 
 
 def counts_area(
-    buf: bytes | NDArray[np.uint8],
-    lens: NDArray[np.int64],
-    heights: NDArray[np.int64],
-    widths: NDArray[np.int64],
+    counts: Sequence[str | bytes], heights: NDArray[np.int64], widths: NDArray[np.int64]
 ) -> NDArray[np.float64]:
-    """Pixel counts (the runs of 1s added up) of masks whose compressed counts are
-    ``buf`` cut at ``lens``, each checked to hold ``heights[i] * widths[i]`` pixels in all.
+    """Pixel counts (the runs of 1s added up) of masks with compressed ``counts`` (ASCII
+    text or bytes), each checked to hold ``heights[i] * widths[i]`` pixels in all.
 
     Equal to ``pycocotools.mask.area`` for valid masks; raises :class:`CorruptRLE` naming
-    the first mask pycocotools could not use.
+    the first mask pycocotools could not use (text that is not ASCII is outside its
+    alphabet).
     """
-    raw = np.frombuffer(buf, dtype=np.uint8) if isinstance(buf, bytes) else buf
-    lens = np.asarray(lens, np.int64)
+    n = len(counts)
+    lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
     hw = np.stack([np.asarray(heights, np.int64), np.asarray(widths, np.int64)], axis=1)
-    n = len(lens)
     out = np.zeros(n)
     ends = np.cumsum(lens)
     start = 0
     while start < n:
         stop = max(int(np.searchsorted(ends, ends[start] + _CHUNK_CHARS)), start + 1)
-        lo = int(ends[start] - lens[start])
         try:
-            out[start:stop] = _chunk(raw[lo : int(ends[stop - 1])], lens[start:stop],
-                                     hw[start:stop])  # fmt: skip
+            raw = np.frombuffer(_joined(counts[start:stop]), dtype=np.uint8)
+            out[start:stop] = _chunk(raw, lens[start:stop], hw[start:stop])
         except CorruptRLE as e:
             raise CorruptRLE(e.reason, start + e.index) from None
         start = stop
     return out
+
+
+def _joined(counts: Sequence[str | bytes]) -> bytes:
+    """The counts as one byte string; a mask whose text is not ASCII is refused."""
+    if all(type(c) is str for c in counts):
+        text = "".join(counts)  # type: ignore[arg-type]
+        if text.isascii():
+            return text.encode()
+    out = []
+    for i, c in enumerate(counts):
+        if isinstance(c, str):
+            if not c.isascii():
+                raise CorruptRLE("counts holds a character outside COCO's RLE alphabet", i)
+            c = c.encode()
+        out.append(bytes(c))
+    return b"".join(out)
 
 
 def _owner(char_ends: NDArray[np.int64], at: int) -> int:

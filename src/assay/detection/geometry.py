@@ -157,8 +157,6 @@ def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray)
     converted to their exact pixel polygon once per row), once their tight boxes overlap.
     Crowd ground truths divide by the detection's area.
     """
-    import shapely
-
     n = len(di)
     out = np.zeros(n)
     if n == 0:
@@ -179,6 +177,8 @@ def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray)
     h = np.minimum(dtb[:, 1] + dtb[:, 3], gtb[:, 1] + gtb[:, 3]) - np.maximum(dtb[:, 1], gtb[:, 1])
     idx = idx[(w > 0) & (h > 0)]
     if len(idx):
+        import shapely  # loaded only when some pair is not raster - raster
+
         ud, dinv = np.unique(di[idx], return_inverse=True)
         ug, ginv = np.unique(gi[idx], return_inverse=True)
         a = _to_shapely(dts.kind[ud], dts.box[ud], dts.polygons[ud], dts.rles[ud])[dinv]

@@ -19,3 +19,19 @@ def test_detection_evaluation_does_not_import_pandas():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_coco_mask_evaluation_does_not_import_shapely():
+    """Mask IoUs are pycocotools'; shapely (a few MB, tens of ms) is for polygons and boxes
+    against masks only."""
+    code = (
+        "import sys\n"
+        "from assay.detection.compute import coco_evaluate\n"
+        "from assay.testing.detection import make_coco\n"
+        "from assay.detection.io import load_coco\n"
+        "data = load_coco(*make_coco(n_images=5, segm=True, seed=0), iou_type='segm')\n"
+        "stats = coco_evaluate(data).stats()\n"
+        "print(stats[0] > 0, 'shapely' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"], out.stderr

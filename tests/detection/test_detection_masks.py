@@ -7,7 +7,6 @@ from pycocotools import mask as mask_utils
 from assay.errors import InvalidInputError
 from assay.io.masks import (
     MAX_RASTER_PIXELS,
-    CorruptRLE,
     check_raster_size,
     polygon_to_rle,
     rle_area,
@@ -16,6 +15,7 @@ from assay.io.masks import (
     rle_to_mask,
     to_rle,
 )
+from assay.io.rle_counts import CorruptRLE
 
 
 def _masks(n, seed=0):

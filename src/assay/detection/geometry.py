@@ -26,10 +26,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pycocotools import mask as mask_utils
 
 from assay.detection.types import Annotations
 from assay.io.geometry import BOX, POLYGON, RASTER
 from assay.io.masks import (
+    PYCOCOTOOLS_CHUNK,
     decode_rle,
     rle_bbox,
     rle_iou,
@@ -150,42 +152,56 @@ def segm_iou(dts: Annotations, gts: Annotations, di: np.ndarray, gi: np.ndarray)
     """IoU of region geometries (instance segmentation) for pairs ``(dts[di], gts[gi])``, any
     mix of kinds.
 
-    Raster-raster pairs use one pycocotools call per datum; other pairs use shapely on the
-    geometries (rasters converted to their exact pixel polygon once per row). Pairs whose
-    tight boxes do not overlap are 0 without touching the geometry. Crowd ground truths
-    divide by the detection's area.
+    Raster-raster pairs use one pycocotools call per datum (which skips pairs whose tight
+    boxes do not overlap itself); other pairs use shapely on the geometries (rasters
+    converted to their exact pixel polygon once per row), once their tight boxes overlap.
+    Crowd ground truths divide by the detection's area.
     """
-    import shapely
-
     n = len(di)
     out = np.zeros(n)
     if n == 0:
         return out
-    dtb = tight_bounds(dts.kind, dts.box, dts.polygons, dts.rles)[di]
-    gtb = tight_bounds(gts.kind, gts.box, gts.polygons, gts.rles)[gi]
-    w = np.minimum(dtb[:, 0] + dtb[:, 2], gtb[:, 0] + gtb[:, 2]) - np.maximum(dtb[:, 0], gtb[:, 0])
-    h = np.minimum(dtb[:, 1] + dtb[:, 3], gtb[:, 1] + gtb[:, 3]) - np.maximum(dtb[:, 1], gtb[:, 1])
-    live = (w > 0) & (h > 0)
     dk, gk = dts.kind[di], gts.kind[gi]
-    crowd = gts.crowd[gi]
-    rr = live & (dk == RASTER) & (gk == RASTER)
+    rr = (dk == RASTER) & (gk == RASTER)
     idx = np.flatnonzero(rr)
     if len(idx):
         out[idx] = _rle_pair_iou(
             dts.rles, gts.rles, gts.crowd, di[idx], gi[idx], dts.datum[di[idx]]
         )
-    idx = np.flatnonzero(live & ~rr)
+    idx = np.flatnonzero(~rr)
+    if len(idx) == 0:
+        return out
+    dtb = tight_bounds(dts.kind, dts.box, dts.polygons, dts.rles)[di[idx]]
+    gtb = tight_bounds(gts.kind, gts.box, gts.polygons, gts.rles)[gi[idx]]
+    w = np.minimum(dtb[:, 0] + dtb[:, 2], gtb[:, 0] + gtb[:, 2]) - np.maximum(dtb[:, 0], gtb[:, 0])
+    h = np.minimum(dtb[:, 1] + dtb[:, 3], gtb[:, 1] + gtb[:, 3]) - np.maximum(dtb[:, 1], gtb[:, 1])
+    idx = idx[(w > 0) & (h > 0)]
     if len(idx):
+        import shapely  # loaded only when some pair is not raster - raster
+
         ud, dinv = np.unique(di[idx], return_inverse=True)
         ug, ginv = np.unique(gi[idx], return_inverse=True)
         a = _to_shapely(dts.kind[ud], dts.box[ud], dts.polygons[ud], dts.rles[ud])[dinv]
         b = _to_shapely(gts.kind[ug], gts.box[ug], gts.polygons[ug], gts.rles[ug])[ginv]
         inter = shapely.area(shapely.intersection(a, b))
         aa = shapely.area(a)
-        union = np.where(crowd[idx], aa, aa + shapely.area(b) - inter)
+        union = np.where(gts.crowd[gi[idx]], aa, aa + shapely.area(b) - inter)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[idx] = np.where(union > 0, inter / union, 0.0)
     return out
+
+
+def _local(rows: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct ``rows`` ordered by (group, row), where each group's run starts, and the
+    position of every entry among them."""
+    u, inv = np.unique(rows, return_inverse=True)
+    ugroup = np.zeros(len(u), group.dtype)
+    ugroup[inv] = group
+    order = np.lexsort((u, ugroup))
+    pos = np.empty(len(u), np.int64)
+    pos[order] = np.arange(len(u))
+    starts = np.searchsorted(ugroup[order], np.unique(group))
+    return u[order], starts, pos[inv.reshape(-1)]
 
 
 def _rle_pair_iou(
@@ -196,13 +212,27 @@ def _rle_pair_iou(
     gi: np.ndarray,
     group: np.ndarray,
 ) -> np.ndarray:
-    """Raster pair IoUs via pycocotools: one all-pairs call per group (datum) of pairs."""
+    """Raster pair IoUs via pycocotools: one all-pairs call per group (datum) of pairs, over
+    the detections and ground truths that the group's pairs hold."""
     out = np.zeros(len(di))
+    ud, dstart, dpos = _local(di, group)
+    ug, gstart, gpos = _local(gi, group)
     order = np.argsort(group, kind="stable")
-    bounds = np.flatnonzero(np.diff(group[order])) + 1
-    for seg in np.split(order, bounds):
-        ud, dinv = np.unique(di[seg], return_inverse=True)
-        ug, ginv = np.unique(gi[seg], return_inverse=True)
-        m = rle_iou(list(dt_rles[ud]), list(gt_rles[ug]), gt_crowd[ug].tolist())
-        out[seg] = m[dinv, ginv]
+    pstart = np.searchsorted(group[order], np.unique(group))
+    dl, gl = dt_rles[ud].tolist(), gt_rles[ug].tolist()
+    crowd = gt_crowd[ug].astype(np.uint8)
+    dend = np.append(dstart[1:], len(ud)).tolist()
+    gend = np.append(gstart[1:], len(ug)).tolist()
+    pend = np.append(pstart[1:], len(order)).tolist()
+    step = PYCOCOTOOLS_CHUNK
+    for d0, d1, g0, g1, p0, p1 in zip(
+        dstart.tolist(), dend, gstart.tolist(), gend, pstart.tolist(), pend
+    ):
+        seg = order[p0:p1]
+        if d1 - d0 <= step and g1 - g0 <= step:  # one pycocotools call
+            m = np.asarray(mask_utils.iou(dl[d0:d1], gl[g0:g1], crowd[g0:g1]))
+            m = m.reshape(d1 - d0, g1 - g0)
+        else:
+            m = rle_iou(dl[d0:d1], gl[g0:g1], crowd[g0:g1].tolist())
+        out[seg] = m[dpos[seg] - d0, gpos[seg] - g0]
     return out

@@ -38,13 +38,13 @@ from assay.detection.params import check_iou_type
 from assay.detection.types import Annotations, DetectionData
 from assay.errors import InvalidInputError
 from assay.io.coco import (
-    AnnotationColumns,
     coco_categories,
     coco_images,
     read_coco_annotations,
     read_coco_results,
     result_columns,
 )
+from assay.io.coco_columns import AnnotationColumns
 from assay.io.coco_geometry import coco_boxes, coco_rles
 from assay.io.geometry import BOX, RASTER
 from assay.io.jsonfiles import source_name

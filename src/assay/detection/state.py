@@ -44,6 +44,11 @@ def _unpack(buf: np.ndarray, offsets: np.ndarray) -> list[bytes]:
     return [raw[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
 
+def _counts_bytes(c: Any) -> bytes:
+    """Compressed RLE counts as bytes (a file's counts are kept as the text read)."""
+    return c.encode() if isinstance(c, str) else bytes(c)
+
+
 def _annotations_to_arrays(a: Annotations, prefix: str) -> dict[str, np.ndarray]:
     out = {f"{prefix}{f}": np.asarray(getattr(a, f)) for f in _NUMERIC}
     poly_rows = np.flatnonzero(a.kind == POLYGON)
@@ -54,7 +59,7 @@ def _annotations_to_arrays(a: Annotations, prefix: str) -> dict[str, np.ndarray]
 
         wkb = list(shapely.to_wkb(a.polygons[poly_rows]))
     out[f"{prefix}poly_buf"], out[f"{prefix}poly_off"] = _pack(wkb)
-    counts = [bytes(a.rles[i]["counts"]) for i in rle_rows]
+    counts = [_counts_bytes(a.rles[i]["counts"]) for i in rle_rows]
     out[f"{prefix}rle_buf"], out[f"{prefix}rle_off"] = _pack(counts)
     sizes = [[int(v) for v in a.rles[i]["size"]] for i in rle_rows]
     out[f"{prefix}rle_size"] = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)

@@ -8,7 +8,8 @@ are checked run by run (:mod:`assay.io.masks`; boxes and masks in
 :mod:`assay.io.coco_geometry`, re-exported here). Errors name the file, the record
 (``image 3``, ``annotation 17`` = the position in the list) and the field.
 
-The results file is decoded by msgspec straight into typed structs (no dict per result).
+Well-formed files take a fast path: msgspec decodes them straight into columns
+(:mod:`assay.io.coco_columns`); anything else is read as plain JSON and validated here.
 
 Example:
     >>> gt = {"images": [{"id": 1, "height": 4, "width": 4}], "annotations": [],
@@ -25,22 +26,23 @@ Example:
 
 from __future__ import annotations
 
-import itertools
-import re
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
-from assay.io.jsonfiles import paused_gc, read_bytes, read_json
+from assay.io.coco_columns import (
+    ResultColumns,
+    decode_annotations,
+    decode_results,
+    is_result_struct,
+    struct_columns,
+)
+from assay.io.jsonfiles import read_bytes, read_json
 
 __all__ = [
-    "AnnotationColumns",
-    "ResultColumns",
     "CocoImages",
     "read_coco_annotations",
     "coco_images",
@@ -74,13 +76,14 @@ def read_coco_annotations(source: Any, *, columns: str | None = None) -> dict[st
     ``columns="bbox"`` or ``"segm"``: when the file is a well-formed COCO file (integer image
     and category ids, every annotation with an integer ``image_id`` and ``category_id`` and a
     4-number ``bbox``), its annotations are decoded by msgspec straight into columns
-    (:class:`AnnotationColumns`; with ``"bbox"`` the segmentations are skipped unparsed).
+    (:class:`~assay.io.coco_columns.AnnotationColumns`; with ``"bbox"`` the segmentations
+    are skipped unparsed).
     Anything else is read as plain JSON and validated record by record (the precise errors).
     """
     name = str(source) if isinstance(source, (str, Path)) else "groundtruths"
     if columns is not None and isinstance(source, (str, Path)):
         raw = read_bytes(source)
-        fast = _decode_annotations(raw, segm=columns == "segm") if raw.isascii() else None
+        fast = decode_annotations(raw, segm=columns == "segm") if raw.isascii() else None
         if fast is not None:
             return fast
         source = raw
@@ -99,93 +102,6 @@ def read_coco_annotations(source: Any, *, columns: str | None = None) -> dict[st
                     "must be a JSON object", source=name, record=f"{f[:-1]} {i}", field=f
                 )
     return gt
-
-
-class _BoxAnnotation(msgspec.Struct, gc=False):
-    """A ground-truth annotation of a well-formed file; the segmentation left unparsed."""
-
-    image_id: int
-    category_id: int
-    bbox: tuple[float, float, float, float]
-    id: int | msgspec.UnsetType = msgspec.UNSET
-    area: float | None = None
-    iscrowd: int = 0
-    segmentation: msgspec.Raw = msgspec.Raw(b"null")
-
-
-class _MaskAnnotation(msgspec.Struct, gc=False):
-    """The same, with the segmentation parsed (for masks)."""
-
-    image_id: int
-    category_id: int
-    bbox: tuple[float, float, float, float]
-    id: int | msgspec.UnsetType = msgspec.UNSET
-    area: float | None = None
-    iscrowd: int = 0
-    segmentation: Any = None
-
-
-class _BoxFile(msgspec.Struct):
-    images: list[dict[str, Any]]
-    annotations: list[_BoxAnnotation]
-    categories: list[dict[str, Any]] = []
-
-
-class _MaskFile(msgspec.Struct):
-    images: list[dict[str, Any]]
-    annotations: list[_MaskAnnotation]
-    categories: list[dict[str, Any]] = []
-
-
-_GT_DECODERS = {False: msgspec.json.Decoder(_BoxFile), True: msgspec.json.Decoder(_MaskFile)}
-
-
-class AnnotationColumns(NamedTuple):
-    """The annotations of a well-formed COCO file as columns (no object per annotation).
-
-    ``area`` is NaN where the file gives none; ``segmentation`` is None unless decoded for
-    masks."""
-
-    image_id: NDArray[np.int64]
-    category_id: NDArray[np.int64]
-    ann_id: NDArray[np.int64]
-    bbox: NDArray[np.float64]
-    area: NDArray[np.float64]
-    crowd: NDArray[np.bool_]
-    segmentation: list[Any] | None
-
-
-def _decode_annotations(raw: bytes, *, segm: bool) -> dict[str, Any] | None:
-    """The file as ``{"images", "categories", "annotations": AnnotationColumns}``, or None
-    when it is not a well-formed COCO file with integer ids (then the generic path reads it
-    and names any problem)."""
-    try:
-        with paused_gc():
-            f = _GT_DECODERS[segm].decode(raw)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None
-    for items in (f.images, f.categories):  # the ground truth's own ids: integers here
-        if not all(type(x.get("id")) is int for x in items):
-            return None
-    anns = f.annotations
-    n = len(anns)
-    try:
-        img = np.fromiter(map(attrgetter("image_id"), anns), dtype=np.int64, count=n)
-        cat = np.fromiter(map(attrgetter("category_id"), anns), dtype=np.int64, count=n)
-        ids = list(map(attrgetter("id"), anns))
-        if msgspec.UNSET in ids:  # pycocotools numbers annotations without an id from 1
-            ids = [i + 1 if v is msgspec.UNSET else v for i, v in enumerate(ids)]
-        ann_id = np.array(ids, dtype=np.int64).reshape(n)
-        crowd = np.fromiter(map(attrgetter("iscrowd"), anns), dtype=np.int64, count=n) != 0
-    except OverflowError:
-        return None
-    boxes = itertools.chain.from_iterable(map(attrgetter("bbox"), anns))
-    bbox = np.fromiter(boxes, dtype=np.float64, count=4 * n).reshape(n, 4)
-    given = list(map(attrgetter("area"), anns))
-    area = np.array(given, dtype=np.float64).reshape(n)  # None -> NaN
-    seg = list(map(attrgetter("segmentation"), anns)) if segm else None
-    cols = AnnotationColumns(img, cat, ann_id, bbox, area, crowd, seg)
-    return {"images": f.images, "categories": f.categories, "annotations": cols}
 
 
 def _ids(items: list[dict[str, Any]], what: str, source: str) -> tuple[list[Any], str]:
@@ -251,34 +167,10 @@ def coco_categories(gt: dict[str, Any], *, source: str) -> tuple[list[Any], list
     return cat_ids, names
 
 
-class _Result(msgspec.Struct, gc=False):
-    """One COCO result, decoded by msgspec straight from the JSON bytes."""
-
-    image_id: int | str
-    category_id: int | str
-    score: float
-    bbox: tuple[float, float, float, float] | None = None
-    segmentation: Any = None
-
-
-class _IntResult(msgspec.Struct, gc=False):
-    """One COCO result with integer ids (the common case): its columns need no type check."""
-
-    image_id: int
-    category_id: int
-    score: float
-    bbox: tuple[float, float, float, float] | None = None
-    segmentation: Any = None
-
-
-_RESULTS = msgspec.json.Decoder(list[_Result])
-_INT_RESULTS = msgspec.json.Decoder(list[_IntResult])
-
-
 def read_coco_results(source: Any) -> list[Any] | ResultColumns:
-    """A COCO results list: from a file, :class:`ResultColumns` when every result has integer
-    ids, a finite score and a box (or none has a box), else typed structs; dicts as given
-    otherwise.
+    """A COCO results list: from a file, :class:`~assay.io.coco_columns.ResultColumns` when
+    every result has integer ids, a finite score and a box (or none has a box), else typed
+    structs; dicts as given otherwise.
 
     A ``{"annotations": [...]}`` object is accepted too (its annotations are the results).
     """
@@ -287,7 +179,7 @@ def read_coco_results(source: Any) -> list[Any] | ResultColumns:
         raw = read_bytes(source)
         if not raw.isascii():
             read_json(raw, name=name)  # names an encoding problem (or malformed JSON)
-        dt = _decode_results(raw, name) if raw.lstrip()[:1] == b"[" else read_json(raw, name=name)
+        dt = decode_results(raw, name) if raw.lstrip()[:1] == b"[" else read_json(raw, name=name)
     else:
         dt = source
     if isinstance(dt, ResultColumns):
@@ -301,86 +193,6 @@ def read_coco_results(source: Any) -> list[Any] | ResultColumns:
     if not isinstance(dt, list):
         raise InvalidInputError("expected a JSON list of COCO results", source=name)
     return dt
-
-
-_CHUNK_BYTES = 1 << 22
-_BETWEEN = re.compile(rb"\}\s*,\s*\{")  # between two results (or a wrong guess: see below)
-
-
-def _chunked_columns(raw: bytes) -> ResultColumns | None:
-    """The columns of a results list with integer ids, decoded a few MB at a time, so that
-    at most one chunk's Python objects exist at once; None if that does not apply.
-
-    The list is cut after a ``}``, before a ``{``, with only a comma between them. A cut
-    that is not between two results (inside a string or a nested list) leaves an unbalanced
-    chunk, which fails to decode: then None, and the caller decodes the whole file.
-    """
-    start, stop = raw.find(b"[") + 1, raw.rfind(b"]")
-    if start == 0 or stop < start or raw[stop + 1 :].strip():
-        return None
-    cuts, pos = [start], start + _CHUNK_BYTES
-    while pos < stop and (m := _BETWEEN.search(raw, pos, stop)) is not None:
-        cuts += [m.start() + 1, m.end() - 1]
-        pos = m.end() + _CHUNK_BYTES
-    cuts.append(stop)
-    parts = []
-    try:
-        for a, b in zip(cuts[::2], cuts[1::2]):
-            # the collector stays paused until the structs are gone: their box tuples then
-            # never cost a collection
-            with paused_gc():
-                part = _int_result_columns(_INT_RESULTS.decode(b"[" + raw[a:b] + b"]"))
-            if part is None:
-                return None
-            parts.append(part)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None
-    if len(parts) == 1:
-        return parts[0]
-    boxes = [p.bbox for p in parts]
-    segms = [p.segmentation for p in parts]
-    if len({b is None for b in boxes}) > 1 or len({x is None for x in segms}) > 1:
-        return None  # boxes or masks in some chunks only
-    return ResultColumns(
-        np.concatenate([p.image_id for p in parts]),
-        np.concatenate([p.category_id for p in parts]),
-        np.concatenate([p.score for p in parts]),
-        None if boxes[0] is None else np.concatenate(boxes),
-        None if segms[0] is None else [x for seg in segms for x in seg or []],
-    )
-
-
-def _decode_results(raw: bytes, name: str) -> Any:
-    cols = _chunked_columns(raw)
-    if cols is not None:
-        return cols
-    try:
-        with paused_gc():
-            structs = _INT_RESULTS.decode(raw)
-            cols = _int_result_columns(structs)
-            if cols is None:
-                return structs
-            del structs
-            return cols
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        pass  # string ids, or a problem the next decoders name
-    try:
-        with paused_gc():
-            return _RESULTS.decode(raw)
-    except msgspec.ValidationError as e:
-        m = re.search(r"\$\[(\d+)\](?:\.(\w+))?", str(e))
-        field = m.group(2) if m and m.group(2) else None
-        if field in ("bbox", "image_id", "category_id") or not m:
-            return read_json(raw, name=name)  # the generic path reports these precisely
-        reason = str(e).split(" - at ")[0]
-        if "missing required field" in reason:
-            field = reason.split("`")[1] if "`" in reason else field
-            reason = "missing required field" + (" (label)" if field == "category_id" else "")
-        raise InvalidInputError(
-            reason, source=name, record=f"annotation {m.group(1)}", field=field
-        ) from None
-    except msgspec.DecodeError:
-        return read_json(raw, name=name)  # names the encoding problem or the JSON error
 
 
 def _typed_ids(values: list[Any], kind: str, *, source: str, field: str, what: str) -> NDArray[Any]:
@@ -444,12 +256,9 @@ def result_columns(
             "bbox": [None] * n if dt.bbox is None else dt.bbox,
             "segmentation": [None] * n if dt.segmentation is None else dt.segmentation,
         }
-    if n and isinstance(dt[0], (_Result, _IntResult)):
-        img = list(map(attrgetter("image_id"), dt))
-        cat = list(map(attrgetter("category_id"), dt))
-        score = np.fromiter(map(attrgetter("score"), dt), dtype=np.float64, count=n)
-        bbox = list(map(attrgetter("bbox"), dt))
-        seg = list(map(attrgetter("segmentation"), dt))
+    typed = bool(n) and is_result_struct(dt[0])
+    if typed:
+        img, cat, score, bbox, seg = struct_columns(dt)
     else:
         for i, a in enumerate(dt):
             if not isinstance(a, dict) or "category_id" not in a:
@@ -485,7 +294,7 @@ def result_columns(
             field="score",
         )
     return {
-        "typed": bool(n) and isinstance(dt[0], (_Result, _IntResult)),
+        "typed": typed,
         "image_id": _typed_ids(img, img_kind, source=source, field="image_id", what="image"),
         "category_id": _typed_ids(
             cat, category_kind, source=source, field="category_id", what="category"
@@ -494,45 +303,3 @@ def result_columns(
         "bbox": bbox,
         "segmentation": seg,
     }
-
-
-class ResultColumns(NamedTuple):
-    """COCO results as columns: integer ids, finite scores, ``(n, 4)`` boxes (None when no
-    result has one), segmentations (None when none has one)."""
-
-    image_id: NDArray[np.int64]
-    category_id: NDArray[np.int64]
-    score: NDArray[np.float64]
-    bbox: NDArray[np.float64] | None
-    segmentation: list[Any] | None
-
-    def __len__(self) -> int:  # the number of results (not of columns)
-        return len(self.score)
-
-
-def _int_result_columns(dt: list[Any]) -> ResultColumns | None:
-    """The columns of results decoded with integer ids; None if an id overflows int64, a
-    score is not finite or only some results have a box (the general path names these)."""
-    n = len(dt)
-    if n == 0:
-        return None
-    try:
-        img = np.fromiter(map(attrgetter("image_id"), dt), dtype=np.int64, count=n)
-        cat = np.fromiter(map(attrgetter("category_id"), dt), dtype=np.int64, count=n)
-    except OverflowError:
-        return None
-    score = np.fromiter(map(attrgetter("score"), dt), dtype=np.float64, count=n)
-    if not np.isfinite(score).all():
-        return None
-    boxes = list(map(attrgetter("bbox"), dt))
-    n_box = n - boxes.count(None)
-    if n_box not in (0, n):
-        return None
-    bbox = None
-    if n_box:
-        flat = itertools.chain.from_iterable(boxes)
-        bbox = np.fromiter(flat, dtype=np.float64, count=4 * n).reshape(n, 4)
-    del boxes
-    seg = list(map(attrgetter("segmentation"), dt))
-    segm = None if seg.count(None) == n else seg
-    return ResultColumns(img, cat, score, bbox, segm)

@@ -19,14 +19,25 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
+from pycocotools import mask as mask_utils
 
 from assay.errors import InvalidInputError
+from assay.io.coco_columns import MaskRLE, RLEColumns
 from assay.io.geometry import check_box
-from assay.io.masks import MAX_RASTER_PIXELS, CorruptRLE, check_raster_size, rle_area, to_rle
+from assay.io.jsonfiles import paused_gc
+from assay.io.masks import (
+    MAX_RASTER_PIXELS,
+    POLYGON_SHAPE,
+    check_raster_size,
+    is_polygons,
+    merge_rles,
+    to_rle,
+)
+from assay.io.rle_counts import CorruptRLE, counts_area
 
 __all__ = ["coco_boxes", "coco_rles"]
 
@@ -100,6 +111,10 @@ def coco_rles(
 ) -> tuple[NDArray[Any], NDArray[np.float64]]:
     """Compressed RLEs of COCO segmentations (at each one's image size) and their areas.
 
+    An RLE's counts are bytes, or the text read when ``segms`` are
+    :class:`~assay.io.coco_columns.RLEColumns` (pycocotools takes either); the masks of one
+    image size then share one ``size`` list.
+
     Every mask is validated (structure, size, runs); ``record(i)`` names segmentation ``i``.
     """
     n = len(segms)
@@ -118,23 +133,101 @@ def coco_rles(
         check_raster_size(
             heights[i], widths[i], source=source, record=record(i), field="segmentation"
         )
-    for i, (segm, h, w) in enumerate(zip(segms, heights.tolist(), widths.tolist())):
-        counts = segm.get("counts") if type(segm) is dict else None
-        if type(counts) is str and counts.isascii() and segm.get("size") == [h, w]:
-            rles[i] = {"size": [h, w], "counts": counts.encode()}  # the common case, inline
+    hl, wl = heights.tolist(), widths.tolist()
+
+    def fail(i: int, reason: str) -> NoReturn:
+        raise InvalidInputError(reason, source=source, record=record(i), field="segmentation")
+
+    if isinstance(segms, RLEColumns) and not (
+        np.array_equal(segms.size[:, 0], heights) and np.array_equal(segms.size[:, 1], widths)
+    ):
+        segms = segms.as_dicts()  # the loop below names the first mask of another size
+    if isinstance(segms, RLEColumns):  # compressed RLEs at their image's size: checked at once
+        counts = segms.counts
+        area = _area(counts, heights, widths, fail)
+        with paused_gc():  # a dict per mask: no collection passes over them meanwhile
+            rles[:] = [{"size": s, "counts": c} for s, c in zip(_size_lists(hl, wl), counts)]
+        return rles, area
+    polygons = []
+    for i, (segm, h, w) in enumerate(zip(segms, hl, wl)):
+        if type(segm) is MaskRLE:
+            segm = segm.as_dict()
+        text = segm.get("counts") if type(segm) is dict else None
+        if type(text) is str and text.isascii() and segm.get("size") == [h, w]:
+            rles[i] = {"size": [h, w], "counts": text.encode()}  # the common case, inline
             continue
         try:
+            if type(segm) is list:  # rasterised below, all at once
+                if not is_polygons(segm):
+                    raise InvalidInputError(POLYGON_SHAPE)
+                polygons.append(i)
+                continue
             if segm is None:
                 raise InvalidInputError("missing segmentation")
             rles[i] = to_rle(segm, h, w)
         except InvalidInputError as e:
-            raise InvalidInputError(
-                e.reason, source=source, record=record(i), field="segmentation"
-            ) from None
-    try:
-        area = rle_area(list(rles))
-    except CorruptRLE as e:
-        raise InvalidInputError(
-            f"corrupt RLE: {e.reason}", source=source, record=record(e.index), field="segmentation"
-        ) from None
+            _check_finite(polygons, segms, fail)  # an earlier problem is named first
+            fail(i, e.reason)
+    if polygons:
+        _check_finite(polygons, segms, fail)
+        _rasterise(polygons, segms, hl, wl, rles)
+    area = _area([r["counts"] for r in rles], heights, widths, fail)
     return rles, area
+
+
+def _size_lists(hl: list[int], wl: list[int]) -> list[list[int]]:
+    """``[h, w]`` of every mask; the masks of one image size share one list."""
+    if hl and hl.count(hl[0]) == len(hl) and wl.count(wl[0]) == len(wl):
+        return [[hl[0], wl[0]]] * len(hl)  # one image size (the common case)
+    shared: dict[tuple[int, int], list[int]] = {}
+    return [shared.setdefault(k, list(k)) for k in zip(hl, wl)]
+
+
+def _area(
+    counts: Sequence[str | bytes],
+    heights: NDArray[np.int64],
+    widths: NDArray[np.int64],
+    fail: Callable[[int, str], NoReturn],
+) -> NDArray[np.float64]:
+    try:
+        return counts_area(counts, heights, widths)
+    except CorruptRLE as e:
+        fail(e.index, f"corrupt RLE: {e.reason}")
+
+
+def _check_finite(
+    rows: list[int], segms: Sequence[Any], fail: Callable[[int, str], NoReturn]
+) -> None:
+    """Name the first of segmentations ``rows`` (polygons) with a coordinate that is not
+    finite."""
+    if not rows:
+        return
+    polys = [p for i in rows for p in segms[i]]
+    owner = np.repeat(rows, [len(segms[i]) for i in rows])
+    ends = np.cumsum([len(p) for p in polys])
+    xy = np.fromiter(itertools.chain.from_iterable(polys), dtype=np.float64, count=int(ends[-1]))
+    bad = ~np.isfinite(xy)
+    if bad.any():
+        fail(int(owner[np.searchsorted(ends, np.argmax(bad), "right")]),
+             "polygon coordinates must be finite")  # fmt: skip
+
+
+def _rasterise(
+    rows: list[int], segms: Sequence[Any], hl: list[int], wl: list[int], rles: NDArray[Any]
+) -> None:
+    """Rasterise the polygons of segmentations ``rows`` (checked) into ``rles``, as
+    pycocotools does: one call per image size, then a merge per multi-polygon mask."""
+    polys = [p for i in rows for p in segms[i]]
+    owner = np.repeat(rows, [len(segms[i]) for i in rows])
+    key = np.asarray(hl, np.int64)[owner] * (1 << 32) + np.asarray(wl, np.int64)[owner]
+    parts: list[Any] = [None] * len(polys)
+    for k in np.unique(key).tolist():
+        at = np.flatnonzero(key == k).tolist()
+        got = mask_utils.frPyObjects([polys[j] for j in at], k >> 32, k & 0xFFFFFFFF)
+        for j, r in zip(at, got):
+            parts[j] = r
+    start = 0
+    for i in rows:
+        stop = start + len(segms[i])
+        rles[i] = merge_rles(parts[start:stop])
+        start = stop

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from assay.errors import InvalidInputError
-from assay.io.masks import CorruptRLE, check_raster_size, rle_area, rle_bbox, to_rle
+from assay.io.masks import check_raster_size, rle_area, rle_bbox, to_rle
+from assay.io.rle_counts import CorruptRLE
 
 if TYPE_CHECKING:  # shapely loads with the first polygon: box-only runs never need it
     import shapely

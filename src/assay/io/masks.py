@@ -9,9 +9,10 @@ the difference from the run two places earlier.
 
 Everything assay reads goes through :func:`to_rle` (any COCO segmentation to a compressed
 RLE) and :func:`rle_area` (pixel counts), which decode the compressed runs with numpy for
-all masks at once and refuse corrupt ones: characters outside the alphabet, negative runs,
-or runs that do not add up to ``h * w``. A corrupt RLE handed to pycocotools' C code can
-read or write past its buffers; a huge raster crashes its decoder, so sizes are bounded by
+all masks at once (:mod:`assay.io.rle_counts`) and refuse corrupt ones: characters outside
+the alphabet, negative runs, or runs that do not add up to ``h * w``. A corrupt RLE handed
+to pycocotools' C code can read or write past its buffers; a huge raster crashes its
+decoder, so sizes are bounded by
 :data:`MAX_RASTER_PIXELS` before anything is decoded. pycocotools calls that take a list
 of RLEs are made on chunks of at most :data:`PYCOCOTOOLS_CHUNK` (with numpy 2,
 ``pycocotools.mask.area`` fails for lists longer than 255; assay computes areas itself).
@@ -36,11 +37,11 @@ from numpy.typing import NDArray
 from pycocotools import mask as mask_utils
 
 from assay.errors import InvalidInputError
+from assay.io.rle_counts import CorruptRLE, counts_area
 
 __all__ = [
     "MAX_RASTER_PIXELS",
     "PYCOCOTOOLS_CHUNK",
-    "CorruptRLE",
     "check_raster_size",
     "to_rle",
     "rle_area",
@@ -50,19 +51,14 @@ __all__ = [
     "mask_to_rle",
     "rle_to_mask",
     "polygon_to_rle",
+    "POLYGON_SHAPE",
+    "is_polygons",
+    "merge_rles",
     "box_to_rle",
 ]
 
 MAX_RASTER_PIXELS = 1 << 28  # 268,435,456 pixels, e.g. 16384 x 16384
 PYCOCOTOOLS_CHUNK = 255
-
-
-class CorruptRLE(InvalidInputError):
-    """An RLE that cannot be a mask of its size; ``index`` is its position in the list."""
-
-    def __init__(self, reason: str, index: int) -> None:
-        super().__init__(reason)
-        self.index = index
 
 
 def check_raster_size(
@@ -95,75 +91,12 @@ def check_raster_size(
     return int(h), int(w)
 
 
-def _runs(
-    counts: Sequence[bytes],
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Decode compressed counts: the run lengths, each run's RLE and its position in it.
-
-    Raises CorruptRLE for a character outside COCO's alphabet, an unfinished last run, or
-    a run longer than 7 characters (more than 35 bits).
-    """
-    n = len(counts)
-    lens = np.fromiter(map(len, counts), dtype=np.int64, count=n)
-    raw = np.frombuffer(b"".join(counts), dtype=np.uint8)
-    bad = (raw < 48) | (raw > 111)
-    if bad.any():
-        owner_at = int(np.searchsorted(np.cumsum(lens), np.flatnonzero(bad)[0], "right"))
-        raise CorruptRLE("counts holds a character outside COCO's RLE alphabet", owner_at)
-    c = raw - np.uint8(48)
-    ends = c < 32  # bit 0x20 clear: the last character of a run
-    last_c = np.cumsum(lens) - 1
-    unfinished = (lens > 0) & ~ends[np.maximum(last_c, 0)]
-    if unfinished.any():
-        raise CorruptRLE("counts ends in the middle of a run", int(np.flatnonzero(unfinished)[0]))
-    end_at = np.flatnonzero(ends)
-    runs_per = np.zeros(n, dtype=np.int64)
-    has = np.flatnonzero(lens)
-    if len(has):
-        runs_per[has] = np.add.reduceat(ends, (last_c - lens + 1)[has], dtype=np.int64)
-    owner = np.repeat(np.arange(n), runs_per)
-    c_end = c[end_at]
-    x = (c_end & 0x1F).astype(np.int64)
-    nchar = np.ones(len(x), dtype=np.int64)
-    multi = np.flatnonzero(~ends[np.maximum(end_at - 1, 0)] & (end_at > 0))
-    for k in range(1, 8):  # runs of several characters (5 more bits each), from the end
-        if len(multi) == 0:
-            break
-        if k == 7:
-            raise CorruptRLE("counts holds a run longer than 7 characters", int(owner[multi[0]]))
-        x[multi] = (x[multi] << 5) | (c[end_at[multi] - k] & 0x1F)
-        nchar[multi] += 1
-        back = end_at[multi] - k - 1
-        multi = multi[(back >= 0) & ~ends[np.maximum(back, 0)]]
-    x -= ((c_end >> 4) & 1).astype(np.int64) << (5 * nchar)  # the sign bit of the last character
-    # from the fourth run of an RLE on (m >= 3), a run is stored as the difference from run
-    # m - 2. With Z the running sums of x over every second entry (Z[g] = x[g] + Z[g - 2],
-    # two strided cumulative sums), a run at position m >= 1 of an RLE starting at entry f
-    # is Z[g] minus Z just before its chain starts: Z[f - 1] for odd m, Z[f] for even m
-    # (run 2 is stored as is); run 0 is x itself.
-    z = np.empty(len(x) + 1, dtype=np.int64)
-    z[0] = 0  # z[g + 1] = Z[g]; z[0] stands for Z[-1]
-    z[1::2] = np.cumsum(x[0::2])
-    z[2::2] = np.cumsum(x[1::2])
-    first = np.cumsum(runs_per) - runs_per
-    first_rep = np.repeat(first, runs_per)
-    m = np.arange(len(x)) - first_rep
-    runs = z[1:] - z[first_rep + 1 - (m & 1)]
-    starts = first[runs_per > 0]
-    runs[starts] = x[starts]
-    return runs, owner, m
-
-
-def _first(owner: NDArray[np.int64], bad: NDArray[np.bool_]) -> int:
-    return int(owner[np.flatnonzero(bad)[0]])
-
-
 def rle_area(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
     """Pixel counts of compressed COCO RLEs (the runs of 1s added up), validated.
 
     Equal to ``pycocotools.mask.area``, for any number of masks. Raises :class:`CorruptRLE`
-    (with the position of the bad mask) for a negative run or runs that do not add up to
-    ``h * w``.
+    (with the position of the bad mask) for counts pycocotools could not use
+    (:func:`~assay.io.rle_counts.counts_area`).
 
     Example:
         >>> r = mask_to_rle(np.ones((2, 2), bool))
@@ -171,46 +104,8 @@ def rle_area(rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
         np.float64(1200.0)
     """
     n = len(rles)
-    out = np.zeros(n)
-    counts = [r["counts"] for r in rles]
-    chars = np.cumsum(np.fromiter(map(len, counts), dtype=np.int64, count=n))
-    start = 0
-    while start < n:  # chunks of about a million characters: bounded memory, cache-sized
-        stop = max(int(np.searchsorted(chars, chars[start] + _CHUNK_CHARS)), start + 1)
-        try:
-            out[start:stop] = _chunk_area(counts[start:stop], rles[start:stop])
-        except CorruptRLE as e:
-            raise CorruptRLE(e.reason, start + e.index) from None
-        start = stop
-    return out
-
-
-_CHUNK_CHARS = 1 << 20
-
-
-def _chunk_area(counts: Sequence[bytes], rles: Sequence[dict[str, Any]]) -> NDArray[np.float64]:
-    n = len(counts)
-    runs, owner, m = _runs(counts)
-    if len(runs) and runs.min() < 0:
-        raise CorruptRLE("counts decode to a negative run length", _first(owner, runs < 0))
-    runs_per = np.bincount(owner, minlength=n)
-    has = np.flatnonzero(runs_per)
-    first = (np.cumsum(runs_per) - runs_per)[has]
-    total = np.zeros(n, dtype=np.int64)
-    area = np.zeros(n, dtype=np.int64)
-    if len(has):
-        total[has] = np.add.reduceat(runs, first)
-        area[has] = np.add.reduceat(runs * (m & 1), first)
-    size = np.array([int(r["size"][0]) * int(r["size"][1]) for r in rles], dtype=np.int64)
-    wrong = np.flatnonzero(total != size)
-    if len(wrong):
-        i = int(wrong[0])
-        raise CorruptRLE(
-            f"runs add up to {int(total[i])} pixels, the size {list(rles[i]['size'])} "
-            f"holds {int(size[i])}",
-            i,
-        )
-    return area.astype(np.float64)
+    hw = np.array([[int(v) for v in r["size"]] for r in rles], dtype=np.int64).reshape(n, 2)
+    return counts_area([r["counts"] for r in rles], hw[:, 0], hw[:, 1])
 
 
 def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]:
@@ -253,32 +148,55 @@ def to_rle(segm: Any, h: int, w: int, *, owner: str = "image") -> dict[str, Any]
     return {"size": [h, w], "counts": counts}
 
 
-def polygon_to_rle(coco_polygons: Any, h: int, w: int) -> dict[str, Any]:
-    """Rasterise COCO polygons (``[[x1, y1, x2, y2, ...], ...]``) as pycocotools does."""
-    ok = (
+POLYGON_SHAPE = "polygon must be lists of at least 3 (x, y) number pairs"
+_NUMBERS = {int, float}
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def is_polygons(coco_polygons: Any) -> bool:
+    """Whether ``coco_polygons`` is COCO's polygon list: a non-empty list of lists of at
+    least 6 numbers (3 points), each of even length (finiteness is checked apart).
+
+    Example:
+        >>> is_polygons([[0, 0, 4, 0, 4, 4]]), is_polygons([[0, 0, 4, 0]]), is_polygons([])
+        (True, False, False)
+    """
+    return (
         isinstance(coco_polygons, list)
         and len(coco_polygons) > 0
         and all(
             isinstance(p, list)
             and len(p) >= 6
             and len(p) % 2 == 0
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
+            and (set(map(type, p)) <= _NUMBERS or all(map(_is_number, p)))
             for p in coco_polygons
         )
     )
-    if not ok:
-        raise InvalidInputError("polygon must be lists of at least 3 (x, y) number pairs")
-    if not np.isfinite(
-        np.concatenate([np.asarray(p, dtype=np.float64) for p in coco_polygons])
-    ).all():
-        raise InvalidInputError("polygon coordinates must be finite")
-    parts = mask_utils.frPyObjects(coco_polygons, h, w)
-    while len(parts) > 1:  # merge in chunks (see the module docstring)
+
+
+def merge_rles(parts: list[Any]) -> dict[str, Any]:
+    """The union of RLEs of one size (``pycocotools.mask.merge``, in chunks; see the module
+    docstring), as a plain dict; a single RLE as it is."""
+    while len(parts) > 1:
         parts = [
             mask_utils.merge(parts[i : i + PYCOCOTOOLS_CHUNK])
             for i in range(0, len(parts), PYCOCOTOOLS_CHUNK)
         ]
     return dict(parts[0])
+
+
+def polygon_to_rle(coco_polygons: Any, h: int, w: int) -> dict[str, Any]:
+    """Rasterise COCO polygons (``[[x1, y1, x2, y2, ...], ...]``) as pycocotools does."""
+    if not is_polygons(coco_polygons):
+        raise InvalidInputError(POLYGON_SHAPE)
+    if not np.isfinite(
+        np.concatenate([np.asarray(p, dtype=np.float64) for p in coco_polygons])
+    ).all():
+        raise InvalidInputError("polygon coordinates must be finite")
+    return merge_rles(mask_utils.frPyObjects(coco_polygons, h, w))
 
 
 def box_to_rle(box: Sequence[float], h: int, w: int) -> dict[str, Any]:

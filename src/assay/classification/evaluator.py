@@ -55,9 +55,7 @@ from numpy.typing import ArrayLike
 
 from assay.classification.confusion import CONFUSION_TYPES, confusion_records
 from assay.classification.curves import CURVE_TYPES, curve_records
-from assay.classification.filters import filter_block
 from assay.classification.hardmax import HARDMAX_TYPES, hardmax_records
-from assay.classification.io import parse_long_form
 from assay.classification.options import (
     DEFAULT_METRICS,
     METRIC_TYPES,
@@ -73,12 +71,10 @@ from assay.classification.types import (
     compact_block,
     concat_blocks,
 )
-from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.filtering import examples_page
 from assay.io.metadata import metadata_from, metadata_from_frame
-from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 from assay.uncertainty.intervals import attach, ci_options, gap_bounds
@@ -230,6 +226,8 @@ class ClassificationEvaluator(Evaluator):
         A datum's metadata (for filters) is the ``metadata`` mapping of its ground-truth
         rows, or their columns named in ``metadata_columns``.
         """
+        from assay.classification.io import parse_long_form  # pandas: tables only
+
         blocks = parse_long_form(
             groundtruths,
             predictions,
@@ -270,6 +268,9 @@ class ClassificationEvaluator(Evaluator):
         or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``,
         and ``metadata_columns=``, the columns that hold datum metadata.
         """
+        from assay.classification.wide import parse_wide  # pandas: tables only
+        from assay.io.tables import as_dataframe
+
         columns = layout.pop("metadata_columns", None)
         if columns:
             source = layout.get("source", "data")
@@ -297,8 +298,10 @@ class ClassificationEvaluator(Evaluator):
         out: list[Metric] = []
         want = frozenset(self.metrics)
         for key in sorted(self._blocks):
-            # a fresh block object: its cached sorted scores live for this compute only
+            # a fresh block object: its kept sorted scores live for this compute only
             b = replace(concat_blocks(self._blocks[key]))
+            if self.ci is not None and "ROCAUC" in want:
+                b.keep_sorted_splits()  # the DeLong interval reads them after the estimate
             if b.n == 0:
                 continue
             whole = self._block_records(b, want)
@@ -419,6 +422,8 @@ class ClassificationEvaluator(Evaluator):
                 "filter with compact=False",
                 source=f"{type(self).__name__}.filter",
             )
+        from assay.classification.filters import filter_block  # pandas: expressions
+
         view = type(self)(**self.config())
         keep_keys = None if label_keys is None else {str(k) for k in label_keys}
         for key in sorted(self._blocks):

@@ -264,7 +264,8 @@ def bench(label, files, iou_type, tools, repeats=1):
         print(
             f"   assay (API) / hotcoco single-threaded: CPU from the files "
             f"{r['cpu'] / h['cpu']:.2f} x, whole process CPU "
-            f"{r['proc_cpu'] / h['proc_cpu']:.2f} x, peak memory {r['peak_mb'] / h['peak_mb']:.2f} x"
+            f"{r['proc_cpu'] / h['proc_cpu']:.2f} x, "
+            f"peak memory {r['peak_mb'] / h['peak_mb']:.2f} x"
         )
     r = res.get("assay-cli", {})
     if r.get("cpu") and h.get("cpu"):

@@ -125,9 +125,7 @@ def _accumulate_area(
             precision[mi] = np.nan
             continue
         if last:
-            _cell_precision(
-                cell, pos, tp, lab, m.dt_out[a], cnt, npig, need, precision[mi], tp_at
-            )
+            _cell_precision(cell, pos, tp, lab, m.dt_out[a], cnt, npig, need, precision[mi], tp_at)
         else:
             keep, newpos, lab_m = restrict[mi]
             w = m.rank[pos] < max_det

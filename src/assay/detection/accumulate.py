@@ -57,9 +57,9 @@ def accumulate(
     gts, dts = data.groundtruths, data.predictions
     T, R = len(params.iou_thresholds), len(params.recall_thresholds)
     K, A, M = len(data.labels), len(params.area_ranges), len(params.max_dets)
-    # filled one contiguous (T, K, R) block per (area, max-dets) cell, laid out as COCO's
+    # filled one contiguous (T, R, K) block per (area, max-dets) cell, laid out as COCO's
     # (T, R, K, A, M) once at the end (one copy instead of twelve strided writes)
-    cells = np.empty((A, M, T, K, R))
+    cells = np.empty((A, M, T, R, K))
     recall = -np.ones((T, K, A, M))
     lab = dts.label[m.det]
     # per max-dets: the kept detections (rank < max_det) and their positions among the kept
@@ -81,7 +81,7 @@ def accumulate(
             cells[a],
             recall[..., a, :],
         )
-    return np.ascontiguousarray(cells.transpose(2, 4, 3, 0, 1)), recall
+    return np.ascontiguousarray(cells.transpose(2, 3, 4, 0, 1)), recall
 
 
 def _accumulate_area(
@@ -95,7 +95,7 @@ def _accumulate_area(
     precision: np.ndarray,
     recall: np.ndarray,
 ) -> None:
-    """Fill ``precision (M, T, K, R)`` and ``recall (T, K, M)`` of area range ``a`` in place.
+    """Fill ``precision (M, T, R, K)`` and ``recall (T, K, M)`` of area range ``a`` in place.
 
     ``npig`` holds each label's ground truths that are not ignored in this area range.
     """
@@ -133,7 +133,7 @@ def _accumulate_area(
             _cell_precision(
                 cell[w], newpos[pos[w]], tp[w], lab_m, out, cnt, npig, need, precision[mi]
             )
-        precision[mi][:, dead] = -1.0
+        precision[mi][:, :, dead] = -1.0
 
 
 def _points_needed(npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:
@@ -165,7 +165,7 @@ def _cell_precision(
     tp_at: np.ndarray | None = None,
 ) -> None:
     """COCOeval's interpolated precision at the recall points, for every (threshold, label)
-    cell, written into ``q (T, K, R)``.
+    cell, written into ``q (T, R, K)``.
 
     Args:
         cell: ``threshold * K + label`` of each match (non-decreasing).
@@ -189,7 +189,7 @@ def _cell_precision(
     blocks between consecutive points and a cumulative maximum over the (at most 101) blocks
     of each cell; a point no true positive reaches reads 0, as in COCOeval.
     """
-    T, K, R = q.shape
+    T, R, K = q.shape
     C = T * K
     if not cnt.any():
         q[...] = 0.0
@@ -224,7 +224,7 @@ def _cell_precision(
     block[..., :R] *= reach  # precision >= 0: exact zeros where no true positive reaches
     block[..., R] = 0.0
     np.maximum.accumulate(block[..., ::-1], axis=-1, out=block[..., ::-1])
-    q[...] = block[..., :R]
+    q[...] = block[..., :R].transpose(0, 2, 1)
 
 
 def summarize(precision: np.ndarray, recall: np.ndarray, params: CocoParams) -> np.ndarray:

@@ -17,7 +17,7 @@ CASES = [
     ([*DET, "--metrics", "APX"], "--metrics: unknown ['APX']; choose from"),
     ([*DET, "--iou-type", "mask"], "--iou-type: must be bbox or segm, got 'mask'"),
     ([*DET, "--matching", "hungarian"], "--matching: must be coco or valor, got 'hungarian'"),
-    ([*DET, "--max-detections", "-3"], "--max-detections: must be >= 1 or 'all' (every detection), got -3"),
+    ([*DET, "--max-detections", "-3"], "--max-detections: must be >= 1 or 'all' (every detection)"),
     ([*DET, "--iou-thresholds", "0.5,2"], "--iou-thresholds: IoU thresholds must be numbers in"),
     ([*SEG, "--metrics", "IoUX"], "--metrics: unknown ['IoUX']; choose from"),
     ([*SEG, "--zero-division", "nan"], "--zero-division: must be a finite number, got nan"),

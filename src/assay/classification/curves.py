@@ -125,15 +125,20 @@ def curve_records(
     max_examples: int,
 ) -> list[Metric]:
     """ROCAUC per label, mROCAUC, ROCCurve, PrecisionRecallCurve and its detailed form."""
-    splits = b.weighted_splits()
-    aucs = {lab: sorted_roc_auc(*split) for lab, split in zip(b.labels, splits)}
+    aucs, roc, counts = {}, {}, []
+    want_counts = bool(want & {"PrecisionRecallCurve", "DetailedPrecisionRecallCurve"})
+    # one label's sorted scores at a time: every use of them, then the next label
+    for lab, (p, q, pw, qw) in zip(b.labels, b.weighted_splits()):
+        aucs[lab] = sorted_roc_auc(p, q, pw, qw)
+        if "ROCCurve" in want:
+            roc[lab] = roc_points(p, q, pw, qw)
+        if want_counts:
+            counts.append(sorted_threshold_counts(p, q, thresholds, pw, qw))
     out = _roc_records(b, aucs, want)
     if "ROCCurve" in want:
-        roc = {lab: roc_points(*split) for lab, split in zip(b.labels, splits)}
         out.append(records.roc_curve(roc, label_key=b.key))
-    if not want & {"PrecisionRecallCurve", "DetailedPrecisionRecallCurve"}:
+    if not want_counts:
         return out
-    counts = [sorted_threshold_counts(p, q, thresholds, pw, qw) for p, q, pw, qw in splits]
     if "PrecisionRecallCurve" in want:
         curve = {lab: _curve_rows(c, thresholds, zero_division) for lab, c in zip(b.labels, counts)}
         out.append(records.pr_curve(curve, label_key=b.key))

@@ -55,7 +55,6 @@ from numpy.typing import ArrayLike
 
 from assay.classification.declared import METRICS, OPTIONS
 from assay.classification.filters import filter_block
-from assay.classification.io import parse_long_form
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
 from assay.classification.tally import WHERE, gap_tallies, tallies
 from assay.classification.types import (
@@ -65,11 +64,9 @@ from assay.classification.types import (
     compact_block,
     concat_blocks,
 )
-from assay.classification.wide import parse_wide
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.io.metadata import metadata_from, metadata_from_frame
-from assay.io.tables import as_dataframe
 from assay.results import Metric, MetricSet
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 from assay.uncertainty.intervals import attach, gap_bounds, interval_from
@@ -191,6 +188,8 @@ class ClassificationEvaluator(Evaluator):
         A datum's metadata (for filters) is the ``metadata`` mapping of its ground-truth
         rows, or their columns named in ``metadata_columns``.
         """
+        from assay.classification.io import parse_long_form  # pandas: tables only
+
         blocks = parse_long_form(
             groundtruths,
             predictions,
@@ -231,6 +230,9 @@ class ClassificationEvaluator(Evaluator):
         or ``y_score_columns=`` (``predict_proba`` layout); optional ``uid=``, ``source=``,
         and ``metadata_columns=``, the columns that hold datum metadata.
         """
+        from assay.classification.wide import parse_wide  # pandas: tables only
+        from assay.io.tables import as_dataframe
+
         columns = layout.pop("metadata_columns", None)
         if columns:
             source = layout.get("source", "data")
@@ -258,8 +260,10 @@ class ClassificationEvaluator(Evaluator):
         out: list[Metric] = []
         want = frozenset(self.metrics)
         for key in sorted(self._blocks):
-            # a fresh block object: its cached sorted scores live for this compute only
+            # a fresh block object: its kept sorted scores live for this compute only
             b = replace(concat_blocks(self._blocks[key]))
+            if self.ci is not None and "ROCAUC" in want:
+                b.keep_sorted_splits()  # the DeLong interval reads them after the estimate
             if b.n == 0:
                 continue
             whole = self._block_records(b, want)
@@ -373,6 +377,7 @@ class ClassificationEvaluator(Evaluator):
                 "filter with compact=False",
                 source=f"{type(self).__name__}.filter",
             )
+
         view = type(self)(**self.config())
         keep_keys = None if label_keys is None else {str(k) for k in label_keys}
         for key in sorted(self._blocks):

@@ -15,13 +15,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from assay._validation import as_1d, check_same_length
@@ -116,20 +114,29 @@ class KeyBlock:
     def top(self) -> tuple[NDArray[np.integer[Any]], NDArray[np.float64]]:
         """Each datum's highest-scoring label code (ties: the first label) and its score."""
         if self.binary_row is None:
-            top = np.argmax(self.scores, axis=0)
-            return top, self.scores[top, np.arange(self.n)]
+            # row by row (np.argmax over axis 0 would copy the scores transposed): a later
+            # label wins only when strictly higher, so ties keep the first, as argmax does
+            best = self.scores[0].copy() if len(self.scores) else np.zeros(self.n)
+            top = np.zeros(self.n, dtype=np.intp)
+            for j in range(1, len(self.scores)):
+                row = self.scores[j]
+                top[row > best] = j
+                np.maximum(best, row, out=best)
+            return top, best
         s = self.scores[0]
         c = 1.0 - s
         # labels[1] wins only when its score is strictly higher (argmax keeps the first max).
         second_wins = s > c if self.binary_row == 1 else c > s
         return second_wins.view(np.uint8), np.maximum(s, c, out=c)
 
-    def weighted_splits(self) -> list[Split]:
-        """Per label: its sorted scores on the datums of that label and on the others, with
-        how many datums each score stands for (``None``: one each, the plain form)."""
+    def weighted_splits(self) -> Iterator[Split]:
+        """Per label, in label order: its sorted scores on the datums of that label and on the
+        others, with how many datums each score stands for (``None``: one each, the plain
+        form). One label's arrays at a time: a caller that keeps them decides the memory."""
         if self.weights is None:
-            return [(p, q, None, None) for p, q in self.sorted_splits()]
-        w, out = self.weights, []
+            yield from ((p, q, None, None) for p, q in self.sorted_splits())
+            return
+        w = self.weights
         dense = self.dense_scores()
         for j in range(len(self.labels)):
             is_pos = self.gt == j
@@ -138,41 +145,103 @@ class KeyBlock:
                 s, ws = dense[j][side], w[side]
                 order = np.argsort(s, kind="stable")
                 parts += [s[order], ws[order]]
-            out.append((parts[0], parts[2], parts[1], parts[3]))
-        return out
+            yield parts[0], parts[2], parts[1], parts[3]
 
-    def sorted_splits(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    def sorted_splits(self) -> SortedSplits:
         """Per label: its scores on the datums of that label and on the others, each sorted
-        (read-only arrays, sorted once per block object and shared by every metric).
+        (read-only arrays), sorted when a label is read.
+
+        Nothing is kept unless :meth:`keep_sorted_splits` was called on this block object
+        (the DeLong interval reads them again after the point estimate): a block of ``k``
+        labels then holds a second copy of its scores.
 
         The binary form sorts one row; the complement label's sorted scores are the
         reversed ``1 - s`` of the other side, exactly what sorting ``1 - s`` gives
         (``1 - x`` is monotone), without a second sort.
-        """
-        return self._sorted_splits
 
-    @cached_property
-    def _sorted_splits(self) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
-        if self.binary_row is None:
-            out = []
-            for j in range(len(self.labels)):
-                is_pos = self.gt == j
-                pos, neg = self.scores[j][is_pos], self.scores[j][~is_pos]
-                pos.sort()
-                neg.sort()
-                out.append((pos, neg))
-        else:
-            s, j = self.scores[0], self.binary_row
-            is_pos = self.gt == j
-            pos, neg = s[is_pos], s[~is_pos]
+        Example:
+            >>> b = block_from_arrays(["a", "b", "a"], [[0.9, 0.1], [0.4, 0.6], [0.7, 0.3]],
+            ...                       labels=["a", "b"])
+            >>> [(p.tolist(), q.tolist()) for p, q in b.sorted_splits()]
+            [([0.7, 0.9], [0.4]), ([0.6], [0.1, 0.3])]
+        """
+        return SortedSplits(self)
+
+    def keep_sorted_splits(self) -> None:
+        """Keep the sorted scores of every label once read (for this block object only)."""
+        self.__dict__.setdefault("_kept_splits", {})
+
+
+class SortedSplits(Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]]):
+    """The per-label sorted scores of a :class:`KeyBlock`, computed when indexed."""
+
+    def __init__(self, block: KeyBlock) -> None:
+        self._b = block
+        self._binary: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._b.labels)
+
+    @overload
+    def __getitem__(self, j: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]: ...
+
+    def __getitem__(self, j: int | slice) -> Any:
+        if isinstance(j, slice):
+            return [self[i] for i in range(len(self))[j]]
+        j = range(len(self))[j]  # negative indices; IndexError past the end
+        kept: dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]] | None
+        kept = self._b.__dict__.get("_kept_splits")
+        if kept is not None and j in kept:
+            return kept[j]
+        pair = self._sort(j)
+        if kept is not None:
+            kept[j] = pair
+        return pair
+
+    def _sort(self, j: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        b = self._b
+        if b.binary_row is None:
+            is_pos = b.gt == j
+            pos, neg = b.scores[j][is_pos], b.scores[j][~is_pos]
             pos.sort()
             neg.sort()
-            other = ((1.0 - neg)[::-1], (1.0 - pos)[::-1])
-            out = [(pos, neg), other] if j == 0 else [other, (pos, neg)]
-        for pair in out:
-            for a in pair:
-                a.setflags(write=False)
+        else:  # one sort serves both labels (kept by this sequence)
+            if self._binary is None:
+                is_pos = b.gt == b.binary_row
+                pos, neg = b.scores[0][is_pos], b.scores[0][~is_pos]
+                pos.sort()
+                neg.sort()
+                self._binary = pos, neg
+            pos, neg = self._binary
+            if j != b.binary_row:  # the complement label: reversed 1 - s, roles swapped
+                pos, neg = (1.0 - neg)[::-1], (1.0 - pos)[::-1]
+        pos.setflags(write=False)
+        neg.setflags(write=False)
+        return pos, neg
+
+
+def _duplicated(values: NDArray[Any]) -> NDArray[np.bool_]:
+    """True at each value that occurs earlier in ``values`` (pandas' ``duplicated()``).
+
+    Example:
+        >>> _duplicated(np.array([3, 1, 3, 2, 1])).tolist()
+        [False, False, True, False, True]
+    """
+    out = np.zeros(len(values), dtype=bool)
+    if len(values) < 2:
         return out
+    try:
+        order = np.argsort(values, kind="stable")  # equal values keep their order
+    except TypeError:  # values numpy cannot order (mixed objects)
+        import pandas as pd
+
+        return np.asarray(pd.Index(values).duplicated())
+    ordered = values[order]
+    out[order[1:][ordered[1:] == ordered[:-1]]] = True
+    return out
 
 
 def _py(x: Any) -> Any:
@@ -187,6 +256,8 @@ def _label_codes(t: NDArray[Any], labels: Sequence[Any]) -> NDArray[np.signedint
         labs.dtype.kind == "U" and t.dtype.kind == "U"
     )
     if not same_kind:
+        import pandas as pd  # mixed kinds only: the array path never loads pandas
+
         return pd.Index(list(labels)).get_indexer(t)
     if len(labs) <= 64:  # one comparison per label: no n-sized integer temporaries
         codes = np.full(len(t), -1, dtype=np.int8)
@@ -225,7 +296,7 @@ def _uids(uids: ArrayLike | None, n: int) -> NDArray[Any] | None:
         u = u.astype(np.int64)
     elif u.dtype.kind != "U":
         u = u.astype(str)
-    dup = pd.Index(u).duplicated()
+    dup = _duplicated(u)
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         raise InvalidInputError(f"duplicate uid {_py(u[i])!r}", source="uids", record=f"index {i}")
@@ -295,7 +366,8 @@ def block_from_arrays(
     u = _uids(uids, len(t))
     if s.ndim == 1:  # kept as given: a copy, since the caller may reuse its buffer
         return KeyBlock(key, u, sorted_labels, gt, s[None, :].copy(), binary_row=int(rank[1]))
-    return KeyBlock(key, u, sorted_labels, gt, np.ascontiguousarray(s[:, order].T))
+    # rows picked from the transposed view: one copy of the scores (no (n, k) temporary)
+    return KeyBlock(key, u, sorted_labels, gt, np.ascontiguousarray(s.T[order]))
 
 
 def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
@@ -319,12 +391,12 @@ def concat_blocks(blocks: Sequence[KeyBlock]) -> KeyBlock:
         gt = np.concatenate([b.gt for b in blocks])
         return KeyBlock(key, uids, first.labels, gt, scores, first.binary_row, md)
     labels = tuple(sorted(set().union(*(b.labels for b in blocks))))
-    lab_index = pd.Index(labels)
+    lab_codes = {lab: i for i, lab in enumerate(labels)}
     dense = np.full((len(labels), sum(b.n for b in blocks)), -np.inf)
     gts = []
     start = 0
     for b in blocks:
-        rows = lab_index.get_indexer(list(b.labels))
+        rows = np.array([lab_codes[lab] for lab in b.labels], dtype=np.intp)
         dense[rows, start : start + b.n] = b.dense_scores()
         gts.append(rows.astype(code_dtype(len(labels)))[b.gt])
         start += b.n
@@ -385,7 +457,7 @@ def _joined_uids(blocks: Sequence[KeyBlock]) -> NDArray[Any] | None:
         parts.append(np.arange(start, start + b.n) if b.uids is None else b.uids)
         start += b.n
     uids = np.concatenate(parts)
-    dup = pd.Index(uids).duplicated()
+    dup = _duplicated(uids)
     if dup.any():
         u = _py(uids[int(np.flatnonzero(dup)[0])])
         raise InvalidInputError(

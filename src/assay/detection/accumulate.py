@@ -57,9 +57,9 @@ def accumulate(
     gts, dts = data.groundtruths, data.predictions
     T, R = len(params.iou_thresholds), len(params.recall_thresholds)
     K, A, M = len(data.labels), len(params.area_ranges), len(params.max_dets)
-    # filled one contiguous (T, K, R) block per (area, max-dets) cell, laid out as COCO's
+    # filled one contiguous (T, R, K) block per (area, max-dets) cell, laid out as COCO's
     # (T, R, K, A, M) once at the end (one copy instead of twelve strided writes)
-    cells = np.empty((A, M, T, K, R))
+    cells = np.empty((A, M, T, R, K))
     recall = -np.ones((T, K, A, M))
     lab = dts.label[m.det]
     # per max-dets: the kept detections (rank < max_det) and their positions among the kept
@@ -81,7 +81,7 @@ def accumulate(
             cells[a],
             recall[..., a, :],
         )
-    return np.ascontiguousarray(cells.transpose(2, 4, 3, 0, 1)), recall
+    return np.ascontiguousarray(cells.transpose(2, 3, 4, 0, 1)), recall
 
 
 def _accumulate_area(
@@ -95,7 +95,7 @@ def _accumulate_area(
     precision: np.ndarray,
     recall: np.ndarray,
 ) -> None:
-    """Fill ``precision (M, T, K, R)`` and ``recall (T, K, M)`` of area range ``a`` in place.
+    """Fill ``precision (M, T, R, K)`` and ``recall (T, K, M)`` of area range ``a`` in place.
 
     ``npig`` holds each label's ground truths that are not ignored in this area range.
     """
@@ -106,30 +106,34 @@ def _accumulate_area(
     pos = key - rows * n
     tp = ~m.gt_ignore[a][gt]  # else matched to an ignored ground truth
     cell = rows * K + lab[pos]  # (threshold, label) of each match, non-decreasing
-    live = npig > 0
+    dead = npig == 0
     tp_at = np.flatnonzero(tp)
     cell_tp = cell[tp_at]
     rank_tp = m.rank[pos[tp_at]]
-    rec_thr = params.recall_thresholds
+    # per label and recall point: the count of true positives that reaches it (at least 1:
+    # recall 0 reads the first), shared by every threshold and max-dets
+    # (minus one: the true positive's index in its cell), and a last column past every cell
+    need = np.maximum(_points_needed(np.maximum(npig, 1), params.recall_thresholds), 1) - 1
+    need = np.concatenate([need, np.full((K, 1), len(m.det) * T + 1)], axis=1)
     for mi, max_det in enumerate(params.max_dets):
         last = max_det >= params.max_dets[-1]
         counted = cell_tp if last else cell_tp[rank_tp < max_det]
         cnt = np.bincount(counted, minlength=T * K)
         rec = divide(cnt.reshape(T, K), npig[None, :])  # NaN where n = 0
-        recall[:, :, mi] = np.where(live[None, :], rec, -1.0)
+        recall[:, :, mi] = np.where(dead[None, :], -1.0, rec)
         if not all_precision and mi < M - 1:
             precision[mi] = np.nan
             continue
         if last:
-            q = _cell_precision(cell, pos, tp, lab, m.dt_out[a], cnt, npig, T, K, rec_thr, tp_at)
+            _cell_precision(cell, pos, tp, lab, m.dt_out[a], cnt, npig, need, precision[mi], tp_at)
         else:
             keep, newpos, lab_m = restrict[mi]
             w = m.rank[pos] < max_det
             out = m.dt_out[a][keep]
-            q = _cell_precision(
-                cell[w], newpos[pos[w]], tp[w], lab_m, out, cnt, npig, T, K, rec_thr
+            _cell_precision(
+                cell[w], newpos[pos[w]], tp[w], lab_m, out, cnt, npig, need, precision[mi]
             )
-        precision[mi] = np.where(live[None, :, None], q, -1.0)
+        precision[mi][:, :, dead] = -1.0
 
 
 def _points_needed(npig: np.ndarray, rec_thr: np.ndarray) -> np.ndarray:
@@ -156,12 +160,12 @@ def _cell_precision(
     out: np.ndarray,
     cnt: np.ndarray,
     npig: np.ndarray,
-    T: int,
-    K: int,
-    rec_thr: np.ndarray,
+    need: np.ndarray,
+    q: np.ndarray,
     tp_at: np.ndarray | None = None,
-) -> np.ndarray:
-    """COCOeval's interpolated precision at the recall points, for every (threshold, label) cell.
+) -> None:
+    """COCOeval's interpolated precision at the recall points, for every (threshold, label)
+    cell, written into ``q (T, R, K)``.
 
     Args:
         cell: ``threshold * K + label`` of each match (non-decreasing).
@@ -169,9 +173,9 @@ def _cell_precision(
         tp: the match is a true positive (else it matched an ignored ground truth).
         lab: label of each detection position (sorted); ``out``: its area is out of range.
         cnt: true positives per cell; ``npig``: non-ignored ground truths per label.
+        need: ``(K, R + 1)``, the true positives that reach each recall point (at least 1)
+            minus one, then a number past every cell.
         tp_at: ``np.flatnonzero(tp)``, when the caller has it.
-
-    Returns ``q (T, K, R)``.
 
     Only true positives are visited: the precision read at a recall point sits on a true
     positive (recall only rises there), and the running maximum from the right is attained on
@@ -183,12 +187,13 @@ def _cell_precision(
     The precision is COCOeval's ``tp / (fp + tp + eps)`` on the same counts, so identical.
     The maximum from the right at the recall points is one ``maximum.reduceat`` over the
     blocks between consecutive points and a cumulative maximum over the (at most 101) blocks
-    of each cell.
+    of each cell; a point no true positive reaches reads 0, as in COCOeval.
     """
-    C, R = T * K, len(rec_thr)
-    q = np.zeros((C, R))
+    T, R, K = q.shape
+    C = T * K
     if not cnt.any():
-        return q.reshape(T, K, R)
+        q[...] = 0.0
+        return
     # per entry, the true positives and the in-range matches earlier in its cell: both running
     # counts in one cumulative sum, packed as ``tp + (in range << 32)`` (no borrow between them)
     packed = tp.astype(np.int64) | ((~out[pos]).astype(np.int64) << 32)
@@ -206,20 +211,20 @@ def _cell_precision(
     tp_f = tpc.astype(np.float64)
     fp_f = (in_prefix[pos] - in_prefix[s] - inside_seen).astype(np.float64)
     pr = np.r_[tp_f / (fp_f + tp_f + np.spacing(1)), 0.0]
-    # the c-th true positive of a cell reaches recall point r; points beyond cnt are not reached
-    c = _points_needed(np.maximum(npig, 1), rec_thr)[np.arange(C) % K]  # (C, R)
-    first = np.cumsum(cnt) - cnt
-    end = (first + cnt)[:, None]
-    reach = (c <= cnt[:, None]) & (cnt[:, None] > 0)
-    bounds = np.concatenate(
-        [np.where(reach, first[:, None] + np.maximum(c - 1, 0), end), end], axis=1
-    )
-    block = np.maximum.reduceat(pr, bounds.reshape(-1)).reshape(C, R + 1)
-    block[:, :R][~reach] = 0.0
-    block[:, R] = 0.0
-    q = np.maximum.accumulate(block[:, ::-1], axis=1)[:, ::-1][:, :R]
-    q[~reach] = 0.0
-    return q.reshape(T, K, R)
+    # true positive ``need`` of a cell (cells in order, true positives in order within a cell,
+    # ``first`` where each cell starts) reaches the recall point, if the cell has that many
+    first = (np.cumsum(cnt) - cnt).reshape(T, K, 1)
+    end = first + cnt.reshape(T, K, 1)
+    reach = need[:, :R] < cnt.reshape(T, K, 1)  # (T, K, R); True on a prefix of the points
+    # where each point's block starts, then the cell's end (``need`` ends with a column past
+    # any cell, so the minimum puts the end there, and at the points not reached)
+    bounds = np.add(first, need)
+    np.minimum(bounds, end, out=bounds)
+    block = np.maximum.reduceat(pr, bounds.reshape(-1)).reshape(T, K, R + 1)
+    block[..., :R] *= reach  # precision >= 0: exact zeros where no true positive reaches
+    block[..., R] = 0.0
+    np.maximum.accumulate(block[..., ::-1], axis=-1, out=block[..., ::-1])
+    q[...] = block[..., :R].transpose(0, 2, 1)
 
 
 def summarize(precision: np.ndarray, recall: np.ndarray, params: CocoParams) -> np.ndarray:

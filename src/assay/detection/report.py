@@ -23,13 +23,14 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from assay.results import Metric, MetricSet
 from assay.terminal import printable, value_text
+
+if TYPE_CHECKING:  # rich loads when a table is printed (not for --format json)
+    from rich.table import Table
+    from rich.text import Text
 
 __all__ = ["detection_tables"]
 
@@ -64,10 +65,14 @@ def _matches(m: Metric, type_: str, iou: float | None) -> bool:
 
 
 def _text(v: Any) -> Text:
+    from rich.text import Text
+
     return Text(printable(v))
 
 
 def _summary(records: list[Metric], title: str) -> tuple[Table, set[int]]:
+    from rich.table import Table
+
     table = Table(title=_text("detection summary" + title))
     for header in ("label key", "metric", "value"):
         table.add_column(header, justify="right" if header == "value" else "left")
@@ -90,6 +95,8 @@ def _summary(records: list[Metric], title: str) -> tuple[Table, set[int]]:
 
 
 def _per_class(records: list[Metric], title: str) -> tuple[Table, set[int]]:
+    from rich.table import Table
+
     rows: dict[tuple[str, str], dict[str, Metric]] = {}
     used = set()
     for m in records:
@@ -116,6 +123,8 @@ def _per_class(records: list[Metric], title: str) -> tuple[Table, set[int]]:
 def detection_tables(metrics: MetricSet) -> list[Any]:
     """The summary and per-class tables for the whole set and each slice, then a line
     counting the records not shown (see the module docstring)."""
+    from rich.text import Text
+
     parts: dict[str, list[Metric]] = {}
     for m in metrics:
         parts.setdefault(_slice_title(m), []).append(m)

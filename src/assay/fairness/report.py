@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
-
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from assay.fairness.declared import METRICS
 from assay.results import Metric, MetricSet
 from assay.terminal import printable, value_text
+
+if TYPE_CHECKING:  # rich loads when a table is printed (not for --format json)
+    from rich.table import Table
+    from rich.text import Text
 
 __all__ = ["fairness_tables"]
 
@@ -67,6 +68,8 @@ def _text(v: Any) -> str:
 
 def _shown(v: str) -> Text:
     """Data (a group name, a column) as a cell or title: verbatim, control codes escaped."""
+    from rich.text import Text
+
     return Text(printable(v))
 
 
@@ -102,6 +105,8 @@ def _caption(aggregates: list[Metric]) -> str | None:
 
 
 def _by_group_grid(records: list[Metric]) -> Table:
+    from rich.table import Table
+
     rows: dict[str, dict[str, Any]] = {}
     for m in records:
         if m.type in AGGREGATES:
@@ -125,6 +130,8 @@ def _by_group_grid(records: list[Metric]) -> Table:
 
 
 def _definitions_grid(records: list[Metric]) -> Table:
+    from rich.table import Table
+
     rows: dict[str, dict[str, Any]] = {}
     for m in records:
         p = m.parameters
@@ -146,6 +153,8 @@ def _definitions_grid(records: list[Metric]) -> Table:
 
 def _slice_grid(column: str, records: list[Metric]) -> Table:
     """A row per slice and metric: the slice, its size, the metric, its value and gap."""
+    from rich.table import Table
+
     table = Table(title=_shown(f"slices: {column}"), caption="gap: the slice's value minus the "
                   "whole set's")  # fmt: skip
     for header in ("slice", "n", "metric", "value", "gap"):
@@ -171,6 +180,8 @@ def _slice_grid(column: str, records: list[Metric]) -> Table:
 def fairness_tables(metrics: MetricSet) -> list[Table]:
     """The by-group grids, the definitions grid, the overall numbers and the slices, as rich
     tables."""
+    from rich.table import Table
+
     grids: dict[str, list[Metric]] = {}
     definitions: list[Metric] = []
     overall: list[Metric] = []

@@ -33,7 +33,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -201,6 +200,8 @@ def _mkdir(folder: Path) -> None:
 
 
 def _stage(folder: Path, name: str, data: str | bytes) -> str:
+    import tempfile  # (and random with it) only when a file is written
+
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
         os.fchmod(fd, file_mode())

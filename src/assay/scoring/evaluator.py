@@ -171,7 +171,6 @@ class ScoringEvaluator(Evaluator):
             decode=partial(ResponseUnits.from_state, columns=self._kept, cluster=self.cluster),
         )
 
-
     # ------------------------------------------------------------ accumulation
 
     def add(self, data: Any, *, source: str = "data") -> Self:

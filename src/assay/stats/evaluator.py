@@ -118,8 +118,6 @@ def evaluate_scores(
     return metric_records(scores, mfns, rs, mapping, interval)
 
 
-
-
 class ScoreEvaluator(Evaluator):
     """Accumulates sample scores in batches; :meth:`compute` gives the metric records.
 

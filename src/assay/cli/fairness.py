@@ -14,7 +14,15 @@ import typer
 from assay.cli.command import MetricCommand
 from assay.cli.declared import declared_flags
 from assay.cli.options import scheduler_address, scheduler_option, scheduler_timeout_option
-from assay.cli.support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli.support import (
+    OutputFormat,
+    db_option,
+    format_option,
+    guarded,
+    out_option,
+    publish,
+    save_option,
+)
 from assay.fairness.declared import METRICS, OPTIONS
 
 #: The fairness command's evaluator and declarations (its body reads the table first: the
@@ -187,15 +195,11 @@ def register(app: typer.Typer) -> None:
             "the per-group rates, the aggregates and the overall metrics (and, with --ci, "
             "their intervals).",
         ),
-        format: OutputFormat = typer.Option(
-            OutputFormat.json,
-            "--format",
-            help="json (metric records) or table (for people: a grid per group column, as "
-            "fairlearn's MetricFrame.by_group, then the definitions and overall numbers).",
+        format: OutputFormat = format_option(
+            "json (metric records) or table (for people: a grid per group column, as "
+            "fairlearn's MetricFrame.by_group, then the definitions and overall numbers)."
         ),
-        out: Path | None = typer.Option(
-            None, help="Write the JSON records to this file (atomically) instead of stdout."
-        ),
+        out: Path | None = out_option(),
         save: bool = save_option(),
         db: str | None = db_option(),
         scheduler: str | None = scheduler_option(),

@@ -30,7 +30,15 @@ from assay.cli.options import (
 )
 from assay.cli.rsmeval import run_rsmeval_command
 from assay.cli.scoring_tables import print_tables
-from assay.cli.support import OutputFormat, db_option, emit, guarded, save_metrics, save_option
+from assay.cli.support import (
+    OutputFormat,
+    db_option,
+    emit,
+    format_option,
+    guarded,
+    save_metrics,
+    save_option,
+)
 from assay.errors import InvalidInputError
 from assay.options import Options, flags_named
 from assay.scoring.declared import OPTIONS
@@ -113,11 +121,7 @@ _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the CSV tables and me
 _KEEP_ZERO = typer.Option(
     False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
 )
-_FORMAT = typer.Option(
-    OutputFormat.json,
-    "--format",
-    help="Print the records as JSON (default) or the main tables as a table.",
-)
+_FORMAT = format_option("Print the records as JSON (default) or the main tables as a table.")
 
 #: The stored parameters of a run: the stored options the command sets.
 _STORED = tuple(o.name for o in OPTIONS if o.flag) + ("exclude_zero_scores",)

@@ -54,7 +54,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from assay.classification.declared import METRICS, OPTIONS
-from assay.classification.filters import filter_block
 from assay.classification.state import blocks_from_arrays, blocks_to_arrays
 from assay.classification.tally import WHERE, gap_tallies, tallies
 from assay.classification.types import (
@@ -377,6 +376,7 @@ class ClassificationEvaluator(Evaluator):
                 "filter with compact=False",
                 source=f"{type(self).__name__}.filter",
             )
+        from assay.classification.filters import filter_block  # pandas: filters only
 
         view = type(self)(**self.config())
         keep_keys = None if label_keys is None else {str(k) for k in label_keys}

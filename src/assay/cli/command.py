@@ -135,6 +135,8 @@ class MetricCommand:
     ) -> Any:
         """The body of the command: build the evaluator, ``add(ev)`` (read the inputs and
         add them), filter (``--where...``), compute, keep ``--metrics``, publish and save.
+        ``add`` may return the evaluator that holds the data instead (one the command built
+        anew once its inputs were read, e.g. with options read against a table's columns).
 
         ``given`` holds the shared flags' values; the stored parameters are ``inputs``,
         the evaluator's ``config()`` (its :attr:`stored` options), the filters given and
@@ -162,7 +164,8 @@ class MetricCommand:
         if self.metrics is not None and text:
             names = [m.strip() for m in text.split(",") if m.strip()]
             wanted = self.metrics.check(names, source="--metrics")
-        add(ev)
+        held = add(ev)
+        ev = ev if held is None else held
         kept = apply_where(ev, where)
         if compute is not None:
             records = compute(kept, wanted)

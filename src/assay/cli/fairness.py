@@ -12,16 +12,9 @@ from typing import Any
 import typer
 
 from assay.cli.command import MetricCommand
-from assay.cli.declared import declared_flags
 from assay.cli.options import scheduler_address, scheduler_option, scheduler_timeout_option
 from assay.cli.support import (
-    OutputFormat,
-    db_option,
-    format_option,
     guarded,
-    out_option,
-    publish,
-    save_option,
 )
 from assay.fairness.declared import METRICS, OPTIONS
 
@@ -109,19 +102,8 @@ def _check_columns(
             )
 
 
-def _evaluator(given: dict[str, Any]) -> Any:
-    """The evaluator of the declared options' values; errors name the flags."""
-    from assay.errors import InvalidInputError
-
-    if not given["groups"] and not given["group_columns"]:
-        raise InvalidInputError(
-            "give --sensitive (a privileged group) or --group (per-group metrics), or both",
-            source="fairness",
-        )
-    return FAIRNESS.make(given)
-
-
 def _evaluate_file(
+    first: Any,
     data: Path,
     label: str,
     prediction: str,
@@ -131,9 +113,9 @@ def _evaluate_file(
 ) -> Any:
     """Check the table's columns, then add it: a file read whole (its privileged values
     checked too), or a Parquet directory or glob streamed by row group (checked against its
-    schema), or any of them on the Dask cluster at ``scheduler``. ``given``: the declared
-    options' values from the command line (``--group`` texts and ``--positive-label`` are
-    read against the table's columns)."""
+    schema), or any of them on the Dask cluster at ``scheduler``. ``first``: the evaluator
+    of the options as given; the one returned reads ``--group`` texts and
+    ``--positive-label`` against the table's columns."""
     from functools import partial
 
     from assay.cli.options import add_table
@@ -141,7 +123,6 @@ def _evaluate_file(
     from assay.io.parquet import is_parquet_dataset, schema_frame
     from assay.io.tables import read_table, require_columns
 
-    groups = _evaluator(given).groups  # a bad option fails before reading
     src = str(data)
     streamed = is_parquet_dataset(data) or scheduler is not None
     df = schema_frame(data) if is_parquet_dataset(data) else read_table(data)
@@ -151,7 +132,7 @@ def _evaluate_file(
     group_columns = _group_columns(given["group_columns"], df)
     _check_columns(
         df,
-        [] if len(df) == 0 else list(groups),
+        [] if len(df) == 0 else list(first.groups),
         group_columns,
         src,
         given["control_columns"],
@@ -163,7 +144,7 @@ def _evaluate_file(
             "missing column (named by --sample-weight)", source=src, field=sample_weight
         )
     label_value = _positive_label(given["positive_label"], df[label], src)
-    ev = _evaluator(given | {"group_columns": group_columns, "positive_label": label_value})
+    ev = FAIRNESS.make(given | {"group_columns": group_columns, "positive_label": label_value})
     batch = partial(
         _add_batch, label=label, prediction=prediction, source=src, sample_weight=sample_weight
     )
@@ -180,7 +161,7 @@ def _add_batch(ev: Any, frame: Any, **kwargs: Any) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("fairness")
     @guarded
-    @declared_flags(OPTIONS)
+    @FAIRNESS.flags
     def fairness(
         data: Path = typer.Option(
             ...,
@@ -195,13 +176,6 @@ def register(app: typer.Typer) -> None:
             "the per-group rates, the aggregates and the overall metrics (and, with --ci, "
             "their intervals).",
         ),
-        format: OutputFormat = format_option(
-            "json (metric records) or table (for people: a grid per group column, as "
-            "fairlearn's MetricFrame.by_group, then the definitions and overall numbers)."
-        ),
-        out: Path | None = out_option(),
-        save: bool = save_option(),
-        db: str | None = db_option(),
         scheduler: str | None = scheduler_option(),
         scheduler_timeout: float = scheduler_timeout_option(),
         **given: Any,
@@ -215,38 +189,33 @@ def register(app: typer.Typer) -> None:
         positive label. --ci: a bootstrap interval over rows (or over the clusters of
         --cluster) on each of them.
         """
-        from assay.io.files import check_writable_file
+        from assay.errors import InvalidInputError
 
-        if out is not None:
-            check_writable_file(out, option="--out")
-        ev = _evaluate_file(
-            data,
-            label,
-            prediction,
-            given,
-            sample_weight=sample_weight,
-            scheduler=scheduler_address(scheduler, scheduler_timeout),
-        )
+        if not given["groups"] and not given["group_columns"]:
+            raise InvalidInputError(
+                "give --sensitive (a privileged group) or --group (per-group metrics), or both",
+                source="fairness",
+            )
+        scheduler = scheduler_address(scheduler, scheduler_timeout)
+        options = {k: v for k, v in given.items() if k in OPTIONS}
         from assay.fairness.report import fairness_tables
 
         # stored as typed: the definitions and --group as texts, --positive-label as given
-        config = {k: v for k, v in ev.config().items() if k != "groups"}
-        publish(
-            ev.compute(),
-            fmt=format,
-            out=out,
-            view=fairness_tables,
-            save=save,
-            db=db,
-            kind="fairness",
+        inputs: dict[str, Any] = {"label": label, "prediction": prediction}
+
+        def add(first: Any) -> Any:
+            inputs["sensitive"] = [g.label for g in first.groups]
+            inputs["sample_weight"] = sample_weight
+            return _evaluate_file(first, data, label, prediction, options, sample_weight, scheduler)
+
+        FAIRNESS.run(
+            given,
+            add=add,
             dataset=str(data),
+            inputs=inputs,
             parameters={
-                "label": label,
-                "prediction": prediction,
-                "sensitive": [g.label for g in ev.groups],
-                "sample_weight": sample_weight,
-                **config,
                 "group_columns": list(given["group_columns"]),
                 "positive_label": given["positive_label"],
             },
+            view=fairness_tables,
         )

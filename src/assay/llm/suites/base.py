@@ -55,10 +55,11 @@ from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
 from assay.llm.options import RunOptions
 from assay.llm.slicing import SlicedEvaluator, TalliedEvaluator, record_key
+from assay.llm.suites.declared import COUNTS_OPTIONS
 from assay.llm.suites.tally import count_tally
 from assay.llm.task import Call, LLMTask, Prepared
 from assay.results import Metric, MetricSet
-from assay.uncertainty.intervals import attach, ci_options
+from assay.uncertainty.intervals import attach, interval_from
 from assay.uncertainty.tally import Key, Tally
 
 if TYPE_CHECKING:
@@ -145,6 +146,8 @@ class CountsEvaluator(TalliedEvaluator):
     kinds: tuple[str, ...]
     proportions: Mapping[str, tuple[list[int], list[int]]] = {}
 
+    OPTIONS = COUNTS_OPTIONS
+
     def __init__(
         self,
         *,
@@ -155,7 +158,7 @@ class CountsEvaluator(TalliedEvaluator):
         seed: int = 0,
     ) -> None:
         self.dataset = dataset
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = interval_from(self.options)
         self._start()
 
     @abstractmethod
@@ -175,9 +178,6 @@ class CountsEvaluator(TalliedEvaluator):
     @abstractmethod
     def formulas(c: np.ndarray) -> Mapping[str, np.ndarray]:
         """The rates of outcome counts shaped (..., outcomes), NaN where undefined."""
-
-    def config(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
     def _count_tally(self, row: np.ndarray, name: str) -> Tally:
         def key(kind: str) -> Key:

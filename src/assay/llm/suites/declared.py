@@ -8,6 +8,9 @@ their evaluators.
   their own), in the order the records are emitted. The types that carry an interval, the
   records a slice repeats, the averaged fairness metrics (``assay llm average``) and the
   report's lists are read from them.
+* :data:`SUITE_OPTIONS`: what every suite takes (``max_queries``, ``seed``, ``max_tokens``,
+  ``answer_mode``), checked by :meth:`~assay.llm.suites.base.Suite.setup` (errors name the
+  flags); ``--answer-mode``'s flag and help come from here.
 * :data:`COUNTS_OPTIONS` (the CAT and language evaluators: ``dataset`` and the interval
   options) and :data:`FAIRNESS_OPTIONS` (``group_column``, ``groups`` and the interval
   options). The cluster bootstrap of a suite run is
@@ -37,10 +40,18 @@ from __future__ import annotations
 from typing import Any
 
 from assay.metric_table import MetricEntry, MetricTable
-from assay.options import Bad, Option, Options, custom, text
+from assay.options import Bad, Option, Options, choice, custom, number, text
 from assay.uncertainty.options import interval_options
 
-__all__ = ["CAT", "COUNTS_OPTIONS", "FAIRNESS", "FAIRNESS_OPTIONS", "LANGUAGE"]
+__all__ = [
+    "ANSWER_MODES",
+    "CAT",
+    "COUNTS_OPTIONS",
+    "FAIRNESS",
+    "FAIRNESS_OPTIONS",
+    "LANGUAGE",
+    "SUITE_OPTIONS",
+]
 
 _RECORDS = "assay.llm.suites.records"
 _BOOT = ("bootstrap",)
@@ -178,4 +189,31 @@ FAIRNESS_OPTIONS = Options(
         "Its two values, [unprivileged, privileged].",
     ),
     _INTERVALS,
+)
+
+
+#: How a suite gets its answers (:mod:`assay.llm.suites.base`).
+ANSWER_MODES = ("generate", "loglik", "loglik_norm")
+
+#: The options every suite takes (its reply cap's default is the suite's own).
+SUITE_OPTIONS = Options(
+    Option(
+        "max_queries",
+        0,
+        number(0, integer=True),
+        "--max-queries",
+        "Items to query at most (0 = all).",
+    ),
+    Option("seed", 1, number(integer=True), "--seed", "Seed of the prompts' shuffles."),
+    Option("max_tokens", 16, number(1, integer=True), "--max-tokens", "Cap on each answer."),
+    Option(
+        "answer_mode",
+        None,
+        choice(*ANSWER_MODES, none=True),
+        "--answer-mode",
+        "generate (the model writes, a strict parser reads), loglik (each option scored by "
+        "its log-probability, the best taken: lm-eval's acc) or loglik_norm (per character: "
+        "acc_norm). Default: loglik when the model gives log-probabilities (embedded, or "
+        "--loglik), else generate.",
+    ),
 )

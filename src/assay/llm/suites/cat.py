@@ -79,7 +79,8 @@ class CATEvaluator(CountsEvaluator):
 
     def _start(self) -> None:
         zero = np.zeros(len(OUTCOMES), dtype=np.int64)
-        self.add_state("_counts", {scope: zero for scope in _FIXED_SCOPES}, "sum")  # per scope
+        self._counts: dict[str, np.ndarray]  # per scope
+        self.add_state("_counts", {scope: zero for scope in _FIXED_SCOPES}, "sum")
 
     def add(self, outcomes: Any, test_types: Any, bias_types: Any) -> CATEvaluator:
         codes, rows, scopes = _items(list(self._counts), outcomes, test_types, bias_types)

@@ -85,6 +85,10 @@ class LLMFairnessEvaluator(TalliedEvaluator):
         self.groups = list(groups)
         # counts: tp[2], fp[2], fn[2], tn[2] of the valid answers; valid, invalid and error
         # responses (original, counterfactual); compared[2], changed[2], informative[2]
+        self._confusion: np.ndarray
+        self._responses: np.ndarray
+        self._cf_responses: np.ndarray
+        self._cf: np.ndarray
         self.add_state("_confusion", np.zeros(8, np.int64), "sum")
         self.add_state("_responses", np.zeros(3, np.int64), "sum")
         self.add_state("_cf_responses", np.zeros(3, np.int64), "sum")

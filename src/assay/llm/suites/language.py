@@ -82,7 +82,8 @@ class LanguageEvaluator(CountsEvaluator):
     kinds, proportions = LANGUAGE.with_interval(), _PROPORTIONS
 
     def _start(self) -> None:
-        self.add_state("_counts", {}, "sum")  # language -> counts of the four outcomes
+        self._counts: dict[str, np.ndarray]  # language -> counts of the four outcomes
+        self.add_state("_counts", {}, "sum")
 
     def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
         li, codes, names = _items(languages, outcomes)

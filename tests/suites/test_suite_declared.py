@@ -82,9 +82,10 @@ def test_pairwise_config_is_unchanged(given: dict[str, Any], expected: dict) -> 
 
 
 def test_a_deprecated_pairwise_name_warns_and_counts_before_the_cross_checks() -> None:
-    with pytest.warns(DeprecationWarning, match="confidence= is deprecated"):
+    with pytest.warns(DeprecationWarning, match="confidence= is deprecated") as w:
         ev = PairwiseEvaluator(reference_model="r", confidence=0.9, cluster="c")
     assert ev.ci == 0.9 and ev.cluster == "c"
+    assert w[0].filename == __file__  # the warning points at the caller's line
 
 
 def test_sliced_config_names_the_wrapped_evaluator() -> None:

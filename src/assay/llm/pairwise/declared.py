@@ -100,7 +100,7 @@ def _fold(values: dict[str, Any]) -> dict[str, Any]:
                 f"PairwiseEvaluator: {old}= is deprecated and will be removed in the next "
                 f"release; use {new}=",
                 DeprecationWarning,
-                stacklevel=5,
+                stacklevel=4,  # _fold, validate, the checked __init__, the caller
             )
             values = {**values, new: values[old], old: UNSET}
     return values

@@ -128,3 +128,24 @@ def test_the_lists_are_the_tables() -> None:
     assert AVERAGED == tuple(t for t in FAIRNESS.types if t != "ResponseCounts")
     assert PAIRWISE.with_interval("wilson") == ("ExtractionRate", "ConsistencyRate")
     assert "Accuracy" in FAIRNESS and "Accuracy" in LANGUAGE and "Accuracy" not in CAT
+
+
+def test_the_pairwise_task_checks_its_options_by_the_evaluators_declaration() -> None:
+    from assay.llm.pairwise.task import PairwiseTask
+    from assay.testing.pairwise import make_table
+
+    t = make_table(["quality"] * 3, {"m1": [1, 2, 3], "ref": [2] * 3})
+    kw: dict[str, Any] = {"models": ["m1"], "reference_model": "ref"}
+    for given, flag in (
+        ({"nopt": 5}, "--nopt"),
+        ({"ci": 1.5}, "--ci"),
+        ({"num_bootstrap": 1}, "--num-bootstrap"),
+        ({"cluster": "topic"}, "--cluster"),
+        ({"bootstrap_seed": -1}, "--bootstrap-seed"),
+    ):
+        with pytest.raises(InvalidInputError) as e:
+            PairwiseTask(t, **kw, **given)
+        assert e.value.source == flag, given
+    with pytest.warns(DeprecationWarning, match="n_boot= is deprecated"):
+        task = PairwiseTask(t, **kw, n_boot=20, seed=-7)
+    assert task.intervals["num_bootstrap"] == 20 and task.intervals["seed"] == 7

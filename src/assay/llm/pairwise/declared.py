@@ -97,8 +97,7 @@ def _fold(values: dict[str, Any]) -> dict[str, Any]:
     for old, new in (("n_boot", "num_bootstrap"), ("confidence", "ci")):
         if values[old] is not UNSET:
             warnings.warn(
-                f"PairwiseEvaluator: {old}= is deprecated and will be removed in the next "
-                f"release; use {new}=",
+                f"{old}= is deprecated and will be removed in the next release; use {new}=",
                 DeprecationWarning,
                 stacklevel=4,  # _fold, validate, the checked __init__, the caller
             )

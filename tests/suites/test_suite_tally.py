@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.slicing import SlicedEvaluator, TalliedEvaluator, _key, headline
 from assay.llm.suites.cat import OUTCOMES, CATEvaluator
@@ -105,5 +106,6 @@ def test_zero_counts_in_a_scope_are_undefined_not_zero() -> None:
 
 
 def test_a_wrapped_evaluator_without_a_tally_is_refused() -> None:
-    with pytest.raises(TypeError, match="TalliedEvaluator"):
+    with pytest.raises(InvalidInputError, match="TalliedEvaluator") as e:
         SlicedEvaluator(evaluator=ScoreEvaluator)
+    assert e.value.source == "evaluator"

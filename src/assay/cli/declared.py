@@ -25,7 +25,7 @@ import typer
 from assay.errors import InvalidInputError
 from assay.options import REQUIRED, Option, Options, flags_named
 
-__all__ = ["build", "declared_flags", "from_command_line"]
+__all__ = ["build", "declared_flag", "declared_flags", "from_command_line"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,6 +51,12 @@ def _parameter(o: Option) -> inspect.Parameter:
     return inspect.Parameter(
         o.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
     )
+
+
+def declared_flag(o: Option) -> Any:
+    """The typer option of one declared option (flag, default, help), for a command that
+    writes its parameters out (``nopt: int = declared_flag(OPTIONS["nopt"])``)."""
+    return _parameter(o).default
 
 
 def _flag_text(o: Option) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 import typer
 
+from assay.cli.declared import declared_flag
 from assay.cli.llm_run import RunOpts
 from assay.cli.options import (
     bootstrap_seed_option,
@@ -27,6 +28,7 @@ from assay.cli.options import (
 )
 from assay.cli.support import OutputFormat, db_option, guarded, publish, save_option
 from assay.errors import InvalidInputError
+from assay.llm.pairwise.declared import OPTIONS
 
 __all__ = ["register", "pairwise_app"]
 
@@ -39,10 +41,8 @@ pairwise_app = typer.Typer(
 _FMT = typer.Option(OutputFormat.json, "--format", "-f", help="json (default) or table.")
 _OUT = typer.Option(None, "--out", "-o", help="Write the metric records (JSON) to this file.")
 _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the run folder (a new one per run).")
-_REF = typer.Option(
-    ..., "--reference-model", help="The reference model every model is compared with."
-)
-_NOPT = typer.Option(2, "--nopt", help="Options the judge chooses from: 2, 3 or 4.")
+_REF = declared_flag(OPTIONS["reference_model"])
+_NOPT = declared_flag(OPTIONS["nopt"])
 _XLSX = typer.Option(False, "--xlsx", help="Also write the win tables as .xlsx.")
 # The one seed rule: --seed seeds everything random (on `judge` random mode's order too);
 # --bootstrap-seed re-seeds the interval alone (`judge` only: `score` asks no model).

@@ -23,6 +23,7 @@ from typing import Any
 
 import typer
 
+from assay.cli.declared import declared_flag
 from assay.cli.llm_run import MODEL_HELP, RunOpts
 from assay.cli.options import (
     bootstrap_seed_option,
@@ -31,6 +32,7 @@ from assay.cli.options import (
     interval_options,
 )
 from assay.cli.support import OutputFormat, guarded
+from assay.llm.suites.declared import SUITE_OPTIONS
 
 __all__ = ["add_commands"]
 
@@ -101,14 +103,7 @@ DRY_RUN = _o(
     help="Print the first N prompts and, on stderr, the calls, cached calls and prompt tokens "
     "a run would pay; stop (no model call).",
 )
-ANSWER_MODE = _o(
-    None,
-    "--answer-mode",
-    help="generate (the model writes, a strict parser reads), loglik (each option scored by "
-    "its log-probability, the best taken: lm-eval's acc) or loglik_norm (per character: "
-    "acc_norm). Default: loglik when the model gives log-probabilities (embedded, or "
-    "--loglik), else generate.",
-)
+ANSWER_MODE = declared_flag(SUITE_OPTIONS["answer_mode"])
 LOGLIK = _o(
     None,
     "--loglik",

@@ -46,13 +46,16 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.options import REQUIRED, Bad, Option, Options, custom, names
 from assay.results import Metric, MetricSet
 from assay.uncertainty.collapsing import collapse
-from assay.uncertainty.intervals import CIOptions, ci_options, gap_bounds, tally_bounds
+from assay.uncertainty.intervals import CIOptions, gap_bounds, interval_from, tally_bounds
+from assay.uncertainty.options import interval_options
 from assay.uncertainty.slices import annotate, slice_text, text_slices
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = [
+    "SLICED_OPTIONS",
     "SlicedEvaluator",
     "TalliedEvaluator",
     "WHERE",
@@ -107,6 +110,68 @@ class TalliedEvaluator(Evaluator):
         would take, each item a unit named by its position (default: none; its intervals
         are not on the engine)."""
         return []
+
+
+def _tallied(name: str) -> type[TalliedEvaluator]:
+    """The :class:`TalliedEvaluator` class of a dotted name (:class:`Bad` otherwise)."""
+    mod, _, attr = name.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(mod), attr) if mod else None
+    except (ImportError, AttributeError):
+        found = None
+    if not (isinstance(found, type) and issubclass(found, TalliedEvaluator)):
+        raise Bad(
+            f"must be a TalliedEvaluator (see assay.llm.slicing) or its dotted name, got {name!r}"
+        )
+    return found
+
+
+def _evaluator_name(v: Any) -> str:
+    """A :class:`TalliedEvaluator` class or its dotted name, as the dotted name."""
+    if isinstance(v, type):
+        v = f"{v.__module__}.{v.__qualname__}"
+    if not isinstance(v, str):
+        raise Bad(
+            f"must be a TalliedEvaluator (see assay.llm.slicing) or its dotted name, got {v!r}"
+        )
+    _tallied(v)
+    return v
+
+
+def _inner_config(v: Any) -> dict[str, Any]:
+    if v is None:
+        return {}
+    if not isinstance(v, Mapping):
+        raise Bad(f"must be the wrapped evaluator's keyword arguments (a mapping), got {v!r}")
+    return dict(v)
+
+
+#: The options of :class:`SlicedEvaluator`: the evaluator it wraps (stored by its dotted
+#: name), that evaluator's own options, the slices and the intervals (the cluster bootstrap
+#: is the wrapper's). The library's only: an LLM command takes them from its run options.
+SLICED_OPTIONS = Options(
+    Option(
+        "evaluator",
+        REQUIRED,
+        custom(
+            "a TalliedEvaluator class or its dotted name",
+            _evaluator_name,
+            (3, "no.such.Evaluator", "assay.evaluator.Evaluator"),
+        ),
+        None,
+        "The evaluator sliced (a TalliedEvaluator), or its dotted name.",
+        example="assay.llm.suites.cat.CATEvaluator",
+    ),
+    Option(
+        "config",
+        None,
+        custom("a mapping of keyword arguments or None", _inner_config, ("x", 3)),
+        None,
+        "The wrapped evaluator's keyword arguments.",
+    ),
+    Option("by", (), names(), None, "Item columns to slice every headline record by."),
+    interval_options(unit="item"),
+)
 
 
 def check_by(by: Sequence[str], columns: Sequence[str], what: str, source: str = "--by") -> None:
@@ -198,6 +263,8 @@ class SlicedEvaluator(Evaluator):
     :class:`TalliedEvaluator` (every suite's is).
     """
 
+    OPTIONS = SLICED_OPTIONS
+
     def __init__(
         self,
         *,
@@ -210,15 +277,10 @@ class SlicedEvaluator(Evaluator):
         seed: int = 0,
         cluster: str | None = None,
     ) -> None:
-        if isinstance(evaluator, str):
-            mod, _, name = evaluator.rpartition(".")
-            evaluator = getattr(importlib.import_module(mod), name)
-        if not (isinstance(evaluator, type) and issubclass(evaluator, TalliedEvaluator)):
-            raise TypeError(f"{evaluator!r}: not a TalliedEvaluator (see assay.llm.slicing)")
-        self.cls = evaluator
+        self.cls = _tallied(str(evaluator))
         self.inner = dict(config or {})
-        self.by = tuple(dict.fromkeys(by))
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
+        self.by = tuple(by)
+        self.ci = interval_from(self.options)
         self.cluster = cluster
         self.columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
         # per item, in batches (lists of array chunks): the evaluator's arguments, the columns
@@ -226,11 +288,6 @@ class SlicedEvaluator(Evaluator):
         self._cols: dict[str, list[np.ndarray]]
         self.add_state("_args", {}, "cat")
         self.add_state("_cols", {c: [] for c in self.columns}, "cat")
-
-    def config(self) -> dict[str, Any]:
-        name = f"{self.cls.__module__}.{self.cls.__qualname__}"
-        ci = self.ci.config() if self.ci else {}
-        return {"evaluator": name, "config": self.inner, "by": list(self.by), **ci}
 
     def item_tally(self, args: Mapping[str, np.ndarray]) -> Tally:
         """The wrapped evaluator's tally over the items ``args``."""

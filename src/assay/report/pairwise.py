@@ -4,13 +4,15 @@ Win rates (``WinRateWithTie``, ``WinRateWithoutTie`` and the debiased ``WinRate`
 per model against each opponent, 0.5 marked; ``ConsistencyRate`` and ``ExtractionRate`` are
 bars per run; ``BradleyTerryRating`` is one bar per model with its bootstrap interval; a
 length-controlled win rate with its interval when present. Slice records (``--by``) are
-left out: the figures show the whole set.
+left out: the figures show the whole set. The types are the families of the pairwise table
+(:mod:`assay.llm.pairwise.declared`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from assay.llm.pairwise.declared import METRICS
 from assay.report.figures import Figure, bar, figure, hline, run_label
 from assay.report.figures import records as _all_records
 from assay.results import Metric
@@ -26,16 +28,18 @@ def records(ev: Evaluation, t: str, where: Callable[[Metric], bool] | None = Non
     )
 
 
+#: The records of a type a plot shows, where not all: of ``WinRate``, the debiased one
+#: (model against opponent over both orders), not the two countings against the reference.
+_SHOWN: dict[str, Callable[[Metric], bool]] = {
+    "WinRate": lambda m: m.parameters.get("counting") == "debiased",
+}
+
+
 def _wins(runs: list[Evaluation]) -> list[Figure]:
     traces = []
     for ev in runs:
-        for t, where in (
-            ("WinRateWithTie", None),
-            ("WinRateWithoutTie", None),
-            ("WinRate", lambda m: m.parameters.get("counting") == "debiased"),
-            ("LengthControlledWinRate", None),
-        ):
-            found = [m for m in records(ev, t, where) if m.value is not None]
+        for t in (*METRICS.family("win_rates"), *METRICS.family("length_controlled")):
+            found = [m for m in records(ev, t, _SHOWN.get(t)) if m.value is not None]
             if not found:
                 continue
             xs = [f"{m.parameters.get('model')} vs {m.parameters.get('opponent')}" for m in found]
@@ -69,7 +73,7 @@ def _wins(runs: list[Evaluation]) -> list[Figure]:
 
 def _rates(runs: list[Evaluation]) -> list[Figure]:
     traces = []
-    for t in ("ConsistencyRate", "ExtractionRate"):
+    for t in METRICS.family("rates"):
         xs, ys = [], []
         for ev in runs:
             for m in records(ev, t, lambda m: m.value is not None):
@@ -95,7 +99,7 @@ def _ratings(runs: list[Evaluation]) -> list[Figure]:
     traces = []
     for ev in runs:
         found = sorted(
-            (m for m in records(ev, "BradleyTerryRating") if m.value is not None),
+            (m for t in METRICS.family("ratings") for m in records(ev, t) if m.value is not None),
             key=lambda m: -m.value,
         )
         if found:

@@ -1,8 +1,9 @@
 """LLM suite plots: CAT scores by scope, exam accuracy by language.
 
-Context association tests: LMS, SS and ICAT (0-100) per scope (general, intrasentence,
-intersentence, each bias type); SS is unbiased at 50, marked. Language exams: accuracy,
-accuracy on valid answers and the format-error rate per language. The LLM fairness suite's
+Context association tests: the scores (LMS, SS and ICAT, 0-100) per scope (general,
+intrasentence, intersentence, each bias type); SS is unbiased at 50, marked. Language exams:
+the rates (format-error rate, accuracy, accuracy on valid answers) per language. The types
+are read from the suites' tables (:mod:`assay.llm.suites.declared`). The LLM fairness suite's
 plots are :mod:`assay.report.fairness`'s.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from assay.llm.suites.declared import CAT, LANGUAGE
 from assay.report import fairness
 from assay.report.figures import Figure, figure, hline, record_bar, records, run_label
 from assay.results import MetricSet
@@ -45,7 +47,7 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
     runs = [_whole(ev) for ev in runs]
     cat = _per(
         runs,
-        ("LMS", "SS", "ICAT"),
+        CAT.family("scores"),
         "scope",
         "Context association tests by scope (SS: 50 is unbiased)",
         "cat",
@@ -54,7 +56,7 @@ def figures(runs: list[Evaluation]) -> list[Figure]:
     )
     exam = _per(
         runs,
-        ("Accuracy", "AccuracyOnValid", "FormatErrorRate"),
+        LANGUAGE.family("rates"),
         "language",
         "Exam results by language",
         "exam",

@@ -226,7 +226,7 @@ def interval_from(values: Mapping[str, Any]) -> CIOptions | None:
         values["ci_method"],
         values["num_bootstrap"],
         values["seed"],
-        values["cluster"],
+        values.get("cluster"),
     )
 
 

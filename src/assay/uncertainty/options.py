@@ -57,7 +57,7 @@ def _num_bootstrap(v: Any) -> int:
 def _cross_check(values: dict[str, Any]) -> dict[str, Any]:
     """``cluster`` and a method other than the bootstrap need ``ci``: refused, not ignored."""
     if values["ci"] is None:
-        if values["cluster"] is not None:
+        if values.get("cluster") is not None:
             raise InvalidInputError(
                 f"names the unit the bootstrap resamples ({values['cluster']!r}): "
                 "give ci too (--ci on the command line)",
@@ -73,14 +73,34 @@ def _cross_check(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def interval_options(
-    methods: tuple[str, ...] = CI_METHODS, *, unit: str = "datum", seed_flag: str = "--seed"
+    methods: tuple[str, ...] = CI_METHODS,
+    *,
+    unit: str = "datum",
+    seed_flag: str = "--seed",
+    cluster: bool = True,
 ) -> Options:
     """``ci``, ``ci_method`` (one of ``methods``), ``num_bootstrap``, ``seed`` and ``cluster``:
     a confidence interval on every headline metric, the bootstrap resampling ``unit``s.
 
-    ``seed_flag`` names the seed's flag on a command whose ``--seed`` means something else.
+    ``seed_flag`` names the seed's flag on a command whose ``--seed`` means something else;
+    ``cluster=False`` leaves ``cluster`` out (an evaluator whose cluster bootstrap is its
+    wrapper's, as the LLM suites' under :class:`~assay.llm.slicing.SlicedEvaluator`).
+
+    Example:
+        >>> interval_options(cluster=False).names
+        ('ci', 'ci_method', 'num_bootstrap', 'seed')
     """
     a_unit = f"{'An' if unit[:1] in 'aeiou' else 'A'} {unit}"
+    clustered = Option(
+        "cluster",
+        None,
+        text(none=True),
+        "--cluster",
+        f"{a_unit} metadata column whose values are clusters (e.g. a patient, a site): "
+        f"the bootstrap draws whole clusters instead of single {unit}s (needs --ci; every "
+        "interval is then the bootstrap). Recorded as parameters.cluster.",
+        stored="if_set",
+    )
     return Options(
         Option(
             "ci",
@@ -122,16 +142,7 @@ def interval_options(
             "Seed of the bootstrap.",
             stored=_with_ci,
         ),
-        Option(
-            "cluster",
-            None,
-            text(none=True),
-            "--cluster",
-            f"{a_unit} metadata column whose values are clusters (e.g. a patient, a site): "
-            f"the bootstrap draws whole clusters instead of single {unit}s (needs --ci; every "
-            "interval is then the bootstrap). Recorded as parameters.cluster.",
-            stored="if_set",
-        ),
+        *([clustered] if cluster else []),
         check=_cross_check,
     )
 

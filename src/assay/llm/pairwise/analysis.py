@@ -34,6 +34,7 @@ from assay.llm.pairwise.compute import (
     old_question_counts,
     old_table,
 )
+from assay.llm.pairwise.declared import METRICS
 from assay.llm.pairwise.length import (
     LENGTH_UNIT,
     LengthControlled,
@@ -243,7 +244,8 @@ def _attach(
             m.parameters.update(opts.parameters(ends[0, j], ends[1, j], "bootstrap"))
 
 
-_PROPORTIONS = ("ExtractionRate", "ConsistencyRate")
+#: The rates that are proportions of rows (Wilson's interval applies).
+_PROPORTIONS = METRICS.with_interval("wilson")
 
 
 def _lc(d: LengthDesign, ends: np.ndarray, l2: float) -> LengthControlled:
@@ -359,7 +361,7 @@ def analyze(
     if opts is not None and draw.rates is not None and reps.rates is not None:
         _attach(rates, draw.rates.keys, reps.rates, opts, draw.rates, np.ones(len(questions)))
     beyond = _beyond_records(fit, lcs, boot)
-    sliceable = [*rates, *(m for m in beyond if m.type == "LengthControlledWinRate")]
+    sliceable = [*rates, *(m for m in beyond if m.type in METRICS.sliced)]
     row_q = rows["index"].map({q: i for i, q in enumerate(questions)}).to_numpy(int)
     sliced: list[Metric] = []
     for k, (col, v, mask) in enumerate(masks):

@@ -41,9 +41,9 @@ from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.pairwise.analysis import analyze, question_tally
-from assay.llm.pairwise.prompts import OPTION_LETTERS, check_nopt
+from assay.llm.pairwise.declared import METRICS, OPTIONS
+from assay.llm.pairwise.prompts import OPTION_LETTERS
 from assay.results import MetricSet
-from assay.uncertainty.intervals import ci_options
 from assay.uncertainty.tally import Tally
 
 __all__ = ["PairwiseEvaluator", "ROW_COLUMNS", "STATUSES", "as_rows"]
@@ -114,6 +114,9 @@ class PairwiseEvaluator(Evaluator):
             interval draws whole clusters of questions (docs/records.md#clusters).
     """
 
+    OPTIONS = OPTIONS
+    METRICS = METRICS
+
     def __init__(
         self,
         *,
@@ -127,16 +130,12 @@ class PairwiseEvaluator(Evaluator):
         by: Sequence[str] | str | None = None,
         cluster: str | None = None,
     ) -> None:
-        self.reference_model = str(reference_model)
-        self.nopt = check_nopt(nopt)
-        opts = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
-        ci_options(0.95, "bootstrap", num_bootstrap, seed)  # the ratings' interval, always
-        if l2 < 0:
-            raise InvalidInputError("must be >= 0", source="l2")
-        self.l2 = float(l2)
-        self.ci = None if opts is None else opts.level
-        self.ci_method, self.num_bootstrap, self.seed = ci_method, int(num_bootstrap), int(seed)
-        self.by = [by] if isinstance(by, str) else list(by or [])
+        self.reference_model = reference_model
+        self.nopt = nopt
+        self.l2 = l2
+        self.ci = ci
+        self.ci_method, self.num_bootstrap, self.seed = ci_method, num_bootstrap, seed
+        self.by = list(by or ())  # a tuple of names, once checked
         self.cluster = cluster
         self._rows: list[pd.DataFrame]  # the batches' rows
         self.add_state("_rows", [], "cat", encode=_rows_arrays, decode=_rows_from_arrays)
@@ -145,18 +144,6 @@ class PairwiseEvaluator(Evaluator):
     def _columns(self) -> tuple[str, ...]:
         extra = [*self.by, *([self.cluster] if self.cluster else [])]
         return (*ROW_COLUMNS, *(c for c in dict.fromkeys(extra) if c not in ROW_COLUMNS))
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "reference_model": self.reference_model,
-            "nopt": self.nopt,
-            "l2": self.l2,
-            "ci": self.ci,
-            "ci_method": self.ci_method,
-            "num_bootstrap": self.num_bootstrap,
-            "seed": self.seed,
-            "by": self.by,
-        } | ({"cluster": self.cluster} if self.cluster else {})
 
     def add(self, batch: Any) -> PairwiseEvaluator:
         """Add judged comparisons (see the module docstring for the columns)."""

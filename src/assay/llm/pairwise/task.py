@@ -39,6 +39,22 @@ if TYPE_CHECKING:
 __all__ = ["PairwiseTask", "judge", "check_by_columns"]
 
 
+def _evaluator_options(*, seed_flag: str, **given: Any) -> dict[str, Any]:
+    """The options the task's evaluator will take, checked by its declaration
+    (:data:`assay.llm.pairwise.declared.OPTIONS`) before any call: errors name the flags
+    (the bootstrap's seed: ``seed_flag``)."""
+    from assay.llm.pairwise.declared import OPTIONS
+    from assay.options import flags_named
+
+    try:
+        with flags_named(OPTIONS):
+            return OPTIONS.validate(given)
+    except InvalidInputError as e:
+        if e.source != "--seed":
+            raise
+        raise InvalidInputError(e.reason, source=seed_flag) from None
+
+
 def check_by_columns(
     table: pd.DataFrame, by: Sequence[str], source: str, flag: str = "--by"
 ) -> list[str]:
@@ -106,11 +122,8 @@ class PairwiseTask(LLMTask):
         cluster: str | None = None,
         repeats: int = 1,
     ) -> None:
-        from assay.llm.pairwise.prompts import check_nopt
         from assay.llm.pairwise.table import build_comparisons, read_table
-        from assay.uncertainty.intervals import ci_options
 
-        self.nopt = check_nopt(nopt)
         if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
             raise InvalidInputError(
                 f"must be an integer >= 1 (judge calls per comparison), got {repeats!r}",
@@ -118,13 +131,14 @@ class PairwiseTask(LLMTask):
             )
         self.repeats = repeats
         boot_seed = abs(int(seed)) if bootstrap_seed is None else bootstrap_seed
-        ci_options(ci, ci_method, num_bootstrap, boot_seed, cluster=cluster)
+        v = _evaluator_options(
+            reference_model=reference_model, nopt=nopt, ci=ci, ci_method=ci_method,
+            num_bootstrap=num_bootstrap, seed=boot_seed,
+            cluster=cluster, seed_flag="--seed" if bootstrap_seed is None else "--bootstrap-seed",
+        )  # fmt: skip
+        self.nopt = v["nopt"]
         self.intervals: dict[str, Any] = {
-            "ci": ci,
-            "ci_method": ci_method,
-            "num_bootstrap": num_bootstrap,
-            "seed": boot_seed,
-            "cluster": cluster,
+            k: v[k] for k in ("ci", "ci_method", "num_bootstrap", "seed", "cluster")
         }
         if max_tokens < 1:
             raise InvalidInputError(f"must be >= 1, got {max_tokens}", source="--max-tokens")

@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 
 import assay.llm.suites.records as records
 from assay.llm.slicing import record_key
+from assay.llm.suites.declared import FAIRNESS
 from assay.llm.suites.fairness_metrics import ERROR, INVALID, NOT_ASKED, LLMFairnessEvaluator
 from assay.llm.suites.records import overall
 from assay.results import Metric, MetricSet
@@ -69,16 +70,9 @@ __all__ = [
     "stratum_units",
 ]
 
-AVERAGED = (
-    "StatisticalParityDifference",
-    "DisparateImpact",
-    "AverageOddsDifference",
-    "EqualOpportunityDifference",
-    "Accuracy",
-    "Precision",
-    "Recall",
-    "CounterfactualChangeRate",
-)
+#: The metrics averaged: every LLM fairness type with a number as value (those a slice
+#: repeats), in the order the evaluator emits them.
+AVERAGED = FAIRNESS.sliced
 
 
 def average_fairness(

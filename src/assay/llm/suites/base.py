@@ -21,7 +21,8 @@ says four things:
 A suite may ask for a second round of calls after the first (:meth:`Suite.follow_up`: the
 counterfactual prompts of LLM fairness, made only for points whose first call did not fail).
 
-**Answer modes** (``answer_mode``, ``--answer-mode``): ``generate`` (the model writes its
+**Answer modes** (``answer_mode``, ``--answer-mode``;
+:data:`~assay.llm.suites.declared.ANSWER_MODES`): ``generate`` (the model writes its
 answer, a strict parser reads it, unreadable answers are invalid, as the spec says),
 ``loglik`` (each option's continuation is scored by the model's log-probability after the
 prompt and the most likely one is the answer: lm-evaluation-harness's ``acc``) and
@@ -48,17 +49,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
 from assay.llm.driver import LLMRun, evaluate
 from assay.llm.items import Item  # noqa: F401 (suites import it from here)
 from assay.llm.models.base import LOGLIK_PARAM, LoglikResponse, loglik_support, require_loglik
 from assay.llm.options import RunOptions
 from assay.llm.slicing import SlicedEvaluator, TalliedEvaluator, record_key
+from assay.llm.suites.declared import COUNTS_OPTIONS, SUITE_OPTIONS
 from assay.llm.suites.tally import count_tally
 from assay.llm.task import Call, LLMTask, Prepared
+from assay.options import flags_named
 from assay.results import Metric, MetricSet
-from assay.uncertainty.intervals import attach, ci_options
+from assay.uncertainty.intervals import attach, interval_from
 from assay.uncertainty.tally import Key, Tally
 
 if TYPE_CHECKING:
@@ -69,13 +71,9 @@ __all__ = [
     "SuiteResult",
     "run_suite",
     "template",
-    "ANSWER_MODES",
     "resolve_answer_mode",
     "loglik_pick",
 ]
-
-#: How a suite gets its answers (see the module docstring).
-ANSWER_MODES = ("generate", "loglik", "loglik_norm")
 
 
 def resolve_answer_mode(requested: str | None, support: str | None, *, labels_only: bool) -> str:
@@ -145,6 +143,8 @@ class CountsEvaluator(TalliedEvaluator):
     kinds: tuple[str, ...]
     proportions: Mapping[str, tuple[list[int], list[int]]] = {}
 
+    OPTIONS = COUNTS_OPTIONS
+
     def __init__(
         self,
         *,
@@ -155,7 +155,7 @@ class CountsEvaluator(TalliedEvaluator):
         seed: int = 0,
     ) -> None:
         self.dataset = dataset
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
+        self.ci = interval_from(self.options)
         self._start()
 
     @abstractmethod
@@ -175,9 +175,6 @@ class CountsEvaluator(TalliedEvaluator):
     @abstractmethod
     def formulas(c: np.ndarray) -> Mapping[str, np.ndarray]:
         """The rates of outcome counts shaped (..., outcomes), NaN where undefined."""
-
-    def config(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, **(self.ci.config() if self.ci else {})}
 
     def _count_tally(self, row: np.ndarray, name: str) -> Tally:
         def key(kind: str) -> Key:
@@ -227,19 +224,14 @@ class Suite(LLMTask):
     def setup(
         self, *, max_queries: int, seed: int, max_tokens: int, answer_mode: str | None = None
     ) -> None:
-        """Check and keep the options every suite has."""
-        if answer_mode is not None and answer_mode not in ANSWER_MODES:
-            raise InvalidInputError(
-                f"expected one of {', '.join(ANSWER_MODES)}, got {answer_mode!r}",
-                source="--answer-mode",
-            )
-        self.answer_mode = answer_mode
-        self.mode = answer_mode or "generate"
-        if max_queries < 0:
-            raise InvalidInputError(f"must be >= 0, got {max_queries}", source="--max-queries")
-        if max_tokens < 1:
-            raise InvalidInputError(f"must be >= 1, got {max_tokens}", source="--max-tokens")
-        self.max_queries, self.seed, self.max_tokens = int(max_queries), int(seed), int(max_tokens)
+        """Check (:data:`~assay.llm.suites.declared.SUITE_OPTIONS`, errors naming the flags)
+        and keep the options every suite has."""
+        given = {"max_queries": max_queries, "seed": seed, "max_tokens": max_tokens}
+        with flags_named(SUITE_OPTIONS):
+            v = SUITE_OPTIONS.validate(given | {"answer_mode": answer_mode})
+        self.answer_mode = v["answer_mode"]
+        self.mode = self.answer_mode or "generate"
+        self.max_queries, self.seed, self.max_tokens = v["max_queries"], v["seed"], v["max_tokens"]
 
     @property
     @abstractmethod

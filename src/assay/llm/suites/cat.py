@@ -46,6 +46,7 @@ from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.suites.base import CountsEvaluator, Suite, loglik_pick, template
 from assay.llm.suites.cat_data import CATQuestion, interleave, load_cat
 from assay.llm.suites.columns import factorize
+from assay.llm.suites.declared import CAT
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, lcg_shuffle, u32
 from assay.llm.suites.tally import item_tally, one_hot
 from assay.llm.task import Call, Prepared
@@ -73,11 +74,13 @@ class CATEvaluator(CountsEvaluator):
     (:mod:`assay.llm.suites.tally`).
     """
 
-    where, width, kinds = "scope", len(OUTCOMES), ("LMS", "SS", "ICAT")
+    METRICS = CAT
+    where, width, kinds = "scope", len(OUTCOMES), CAT.with_interval()
 
     def _start(self) -> None:
         zero = np.zeros(len(OUTCOMES), dtype=np.int64)
-        self.add_state("_counts", {scope: zero for scope in _FIXED_SCOPES}, "sum")  # per scope
+        self._counts: dict[str, np.ndarray]  # per scope
+        self.add_state("_counts", {scope: zero for scope in _FIXED_SCOPES}, "sum")
 
     def add(self, outcomes: Any, test_types: Any, bias_types: Any) -> CATEvaluator:
         codes, rows, scopes = _items(list(self._counts), outcomes, test_types, bias_types)

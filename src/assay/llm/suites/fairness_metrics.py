@@ -45,10 +45,11 @@ from assay.errors import InvalidInputError, UndefinedMetricError
 from assay.fairness.compute import FAIRNESS_METRICS, FAIRNESS_VALUES, GroupCounts
 from assay.fairness.tally import attach_intervals
 from assay.llm.slicing import TalliedEvaluator
+from assay.llm.suites.declared import FAIRNESS, FAIRNESS_OPTIONS
 from assay.llm.suites.tally import item_tally
 from assay.ratios import divide
 from assay.results import Metric, MetricSet
-from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.intervals import interval_from
 from assay.uncertainty.tally import Tally
 
 __all__ = ["LLMFairnessEvaluator", "POSITIVE", "NEGATIVE", "INVALID", "ERROR", "NOT_ASKED"]
@@ -62,7 +63,12 @@ class LLMFairnessEvaluator(TalliedEvaluator):
     Args:
         group_column: the sensitive column (for the records' ``parameters``).
         groups: its two values, ``[unprivileged, privileged]``.
+        ci, ci_method, num_bootstrap, seed: a bootstrap interval over the points on every
+            numeric record.
     """
+
+    OPTIONS = FAIRNESS_OPTIONS
+    METRICS = FAIRNESS
 
     def __init__(
         self,
@@ -74,23 +80,19 @@ class LLMFairnessEvaluator(TalliedEvaluator):
         num_bootstrap: int = 1000,
         seed: int = 0,
     ) -> None:
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed)
-        if len(groups) != 2:
-            raise InvalidInputError(
-                "expected two groups", source="LLMFairnessEvaluator", field="groups"
-            )
-        self.group_column = str(group_column)
-        self.groups = [str(g) for g in groups]
+        self.ci = interval_from(self.options)
+        self.group_column = group_column
+        self.groups = list(groups)
         # counts: tp[2], fp[2], fn[2], tn[2] of the valid answers; valid, invalid and error
         # responses (original, counterfactual); compared[2], changed[2], informative[2]
+        self._confusion: np.ndarray
+        self._responses: np.ndarray
+        self._cf_responses: np.ndarray
+        self._cf: np.ndarray
         self.add_state("_confusion", np.zeros(8, np.int64), "sum")
         self.add_state("_responses", np.zeros(3, np.int64), "sum")
         self.add_state("_cf_responses", np.zeros(3, np.int64), "sum")
         self.add_state("_cf", np.zeros(6, np.int64), "sum")
-
-    def config(self) -> dict[str, Any]:
-        ci = self.ci.config() if self.ci else {}
-        return {"group_column": self.group_column, "groups": self.groups, **ci}
 
     def add(
         self, target: Any, predicted: Any, privileged: Any, counterfactual: Any = None

@@ -44,6 +44,7 @@ from assay.llm.items import Item
 from assay.llm.models.base import LOGLIK_PARAM
 from assay.llm.suites.base import CountsEvaluator, Suite, loglik_pick, template
 from assay.llm.suites.columns import factorize
+from assay.llm.suites.declared import LANGUAGE
 from assay.llm.suites.language_data import OVERALL, ExamRow, load_exam
 from assay.llm.suites.shuffle import clean_answer, lcg_permutation, u32
 from assay.llm.suites.tally import item_tally, one_hot
@@ -76,11 +77,13 @@ class LanguageEvaluator(CountsEvaluator):
     the three rates (Wilson with ``ci_method="wilson"``; :mod:`assay.llm.suites.tally`).
     """
 
+    METRICS = LANGUAGE
     where, width = "language", len(LANGUAGE_OUTCOMES)
-    kinds, proportions = ("FormatErrorRate", "Accuracy", "AccuracyOnValid"), _PROPORTIONS
+    kinds, proportions = LANGUAGE.with_interval(), _PROPORTIONS
 
     def _start(self) -> None:
-        self.add_state("_counts", {}, "sum")  # language -> counts of the four outcomes
+        self._counts: dict[str, np.ndarray]  # language -> counts of the four outcomes
+        self.add_state("_counts", {}, "sum")
 
     def add(self, languages: Any, outcomes: Any) -> LanguageEvaluator:
         li, codes, names = _items(languages, outcomes)

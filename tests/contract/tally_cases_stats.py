@@ -96,13 +96,13 @@ def _take_clusters(ids: Sequence[Any], opts: Mapping[str, Any]) -> st.ScoreEvalu
             if c == cluster:
                 rows.append((f"{uid}#{k}", vals, f"{c}#{k}", group))
         seen[cluster] += 1
-    return _evaluator(rows, {**opts, "cluster": "doc"})
+    return _evaluator(rows, {"ci": 0.95, **opts, "cluster": "doc"})  # cluster needs ci
 
 
 def _make(opts: Mapping[str, Any], cluster: bool = False) -> st.ScoreEvaluator:
     """Every sample under its own id (and cluster)."""
     rows = [(uid, *SAMPLES[uid]) for uid in IDS]
-    return _evaluator(rows, {**opts, "cluster": "doc"} if cluster else opts)
+    return _evaluator(rows, {"ci": 0.95, **opts, "cluster": "doc"} if cluster else opts)
 
 
 TALLY_CASES = [

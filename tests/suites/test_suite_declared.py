@@ -6,7 +6,6 @@ tables'."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pytest
@@ -60,10 +59,6 @@ PAIRWISE_CONFIGS: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"reference_model": "r", "nopt": 3, "l2": 0.5, "ci": 0.8, "ci_method": "wilson",
          "num_bootstrap": 20, "seed": 3, "by": ["task", "topic"], "cluster": "doc"},
     ),
-    ({"n_boot": 50}, {**BASE, "ci": None, "ci_method": "bootstrap", "num_bootstrap": 50,
-                      "seed": 0, "by": []}),
-    ({"confidence": 0.9, "cluster": "c"}, {**BASE, "ci": 0.9, **CI, "seed": 0, "by": [],
-                                           "cluster": "c"}),
 ]  # fmt: skip
 
 
@@ -75,17 +70,13 @@ def test_suite_config_is_unchanged(cls: type, given: dict[str, Any], expected: d
 
 @pytest.mark.parametrize(("given", "expected"), PAIRWISE_CONFIGS)
 def test_pairwise_config_is_unchanged(given: dict[str, Any], expected: dict) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        got = PairwiseEvaluator(reference_model="r", **given).config()
+    got = PairwiseEvaluator(reference_model="r", **given).config()
     assert got == expected and list(got) == list(expected)
 
 
-def test_a_deprecated_pairwise_name_warns_and_counts_before_the_cross_checks() -> None:
-    with pytest.warns(DeprecationWarning, match="confidence= is deprecated") as w:
-        ev = PairwiseEvaluator(reference_model="r", confidence=0.9, cluster="c")
-    assert ev.ci == 0.9 and ev.cluster == "c"
-    assert w[0].filename == __file__  # the warning points at the caller's line
+def test_a_removed_pairwise_name_is_refused_naming_its_replacement() -> None:
+    with pytest.raises(TypeError, match="use ci="):
+        PairwiseEvaluator(reference_model="r", confidence=0.9)
 
 
 def test_sliced_config_names_the_wrapped_evaluator() -> None:
@@ -146,6 +137,5 @@ def test_the_pairwise_task_checks_its_options_by_the_evaluators_declaration() ->
         with pytest.raises(InvalidInputError) as e:
             PairwiseTask(t, **kw, **given)
         assert e.value.source == flag, given
-    with pytest.warns(DeprecationWarning, match="n_boot= is deprecated"):
-        task = PairwiseTask(t, **kw, n_boot=20, seed=-7)
+    task = PairwiseTask(t, **kw, num_bootstrap=20, seed=-7)
     assert task.intervals["num_bootstrap"] == 20 and task.intervals["seed"] == 7

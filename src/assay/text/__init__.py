@@ -18,9 +18,10 @@ Example:
     0.8571
 """
 
-from assay.text.bleu import BLEU_WEIGHTS, bleu, corpus_bleu
+from assay.text.bleu import bleu, corpus_bleu
+from assay.text.declared import BLEU_WEIGHTS, ROUGE_TYPES
 from assay.text.evaluator import TEXT_METRICS, TextEvaluator, evaluate_text
-from assay.text.rouge import ROUGE_TYPES, RougeScores, rouge, rouge_scores
+from assay.text.rouge import RougeScores, rouge, rouge_scores
 from assay.text.sacre import chrf_sentence, sacrebleu_sentence
 
 __all__ = [

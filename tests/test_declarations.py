@@ -59,7 +59,6 @@ NOT_DECLARED = {
     "DetectionEvaluator": "issue 35 item 4, in progress",
     "ScoringEvaluator": "issue 35 item 4, in progress",
     "ScoreEvaluator": "issue 35 item 4, in progress",
-    "JudgeEvaluator": "issue 35 item 4, in progress",
     "PairwiseEvaluator": "issue 35 item 4, in progress",
     "LLMFairnessEvaluator": "issue 35 item 4, in progress",
     "CountsEvaluator": "issue 35 item 4, in progress",

@@ -330,7 +330,7 @@ def judge(
         seed=seed,
         columns=columns,
     )
-    opts = options or RunOptions(**run)
+    opts = options or RunOptions.of(**run)
     if structured is not None:
         opts = opts.replace(structured=structured)
     return evaluate(task, model, opts)

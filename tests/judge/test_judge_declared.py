@@ -69,3 +69,21 @@ def test_the_old_concurrency_name_gets_a_hint_not_a_type_error() -> None:
         JudgeEvaluator(metrics=["bias"], max_concurrency=3)  # type: ignore[call-arg]
     with pytest.raises(InvalidInputError, match=r"did you mean 'num_bootstrap'\?"):
         JudgeEvaluator(metrics=["bias"], num_bootstraps=3)  # type: ignore[call-arg]
+
+
+def test_a_registered_metric_is_accepted_by_name() -> None:
+    """``register`` adds a metric at run time: ``metrics=`` accepts its name too."""
+    from dataclasses import replace
+
+    from assay.llm.judge import register, registry
+    from assay.llm.judge.declared import REGISTERED
+
+    with pytest.raises(InvalidInputError, match="unknown judge metric 'my_bias'"):
+        JudgeEvaluator(metrics=["my_bias"])
+    register(replace(get_metric("bias"), name="my_bias", type="MyBias"))
+    try:
+        assert JudgeEvaluator(metrics=["my_bias", "bias"]).types == ("MyBias", "Bias")
+        assert registered()[-1] == "my_bias" == REGISTERED[-1]
+    finally:
+        registry._REGISTRY.pop("my_bias")
+        REGISTERED.remove("my_bias")

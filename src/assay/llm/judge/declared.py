@@ -24,12 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.errors import InvalidInputError
 from assay.metric_table import MetricEntry, MetricTable
 from assay.options import REQUIRED, Bad, Option, Options, custom
 from assay.uncertainty.options import by_option, interval_options
 
-__all__ = ["METRICS", "OPTIONS", "type_of"]
+__all__ = ["METRICS", "OPTIONS", "REGISTERED", "type_of"]
 
 _DEFINITIONS = "assay.llm.judge.definitions"
 _MEAN = ("bootstrap", "t", "wilson")  # a mean's methods (wilson: 0/1 values only)
@@ -88,21 +87,21 @@ def type_of(family: str) -> str:
     return METRICS.family(family)[0]
 
 
+#: The names ``metrics=`` accepts: the table's families, then those of the metrics a caller
+#: adds (:func:`assay.llm.judge.registry.register` names them here).
+REGISTERED: list[str] = list(METRICS.families)
+
+
 def _metrics(v: Any) -> tuple[str, ...]:
-    """Registered judge metric names (built-in or added with ``register``), repeats
-    dropped; at least one."""
+    """Registered judge metric names, repeats dropped; at least one."""
     if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
         raise Bad(f"must be a list of judge metric names, got {v!r}")
     names = tuple(dict.fromkeys(v))
     if not names:
         raise Bad("needs at least one judge metric")
-    from assay.llm.judge.registry import get_metric
-
     for n in names:
-        try:
-            get_metric(n)
-        except InvalidInputError as e:
-            raise Bad(e.reason) from None
+        if n not in REGISTERED:
+            raise Bad(f"unknown judge metric {n!r}; use one of {', '.join(REGISTERED)}")
     return names
 
 

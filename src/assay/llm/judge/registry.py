@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import cast
 
 from assay.errors import InvalidInputError
-from assay.llm.judge.declared import METRICS
+from assay.llm.judge.declared import METRICS, REGISTERED
 from assay.llm.judge.types import JudgeMetric
 
 __all__ = ["register", "registered", "get_metric"]
@@ -22,6 +22,8 @@ _REGISTRY: dict[str, JudgeMetric] = {
 def register(metric: JudgeMetric) -> JudgeMetric:
     """Add a metric to the registry (a later metric of the same name replaces it)."""
     _REGISTRY[metric.name] = metric
+    if metric.name not in REGISTERED:
+        REGISTERED.append(metric.name)
     return metric
 
 

@@ -28,6 +28,7 @@ from assay.text.declared import METRICS, OPTIONS
 
 __all__ = ["register", "text_command"]
 
+_TEXT_NAMES = ", ".join(METRICS.families[:-1]) + f" and {METRICS.families[-1]}"
 METRICS_HELP = "Comma-separated: " + ", ".join([*METRICS.families, *JUDGED.families]) + "."
 
 #: The LLM run options the command offers with their declared flag (the others it writes:
@@ -97,7 +98,7 @@ def text_command(
         None,
         "--scheduler",
         metavar="ADDRESS",
-        help="Dask scheduler address (tcp://HOST:PORT) for rouge, bleu, sacrebleu and chrf: "
+        help=f"Dask scheduler address (tcp://HOST:PORT) for {_TEXT_NAMES}: "
         "the rows are scored on its workers (needs pip install 'assay[dist]'); judge metrics "
         "refuse it. Default: in process; a Parquet directory or glob is streamed one row "
         "group at a time.",
@@ -211,7 +212,7 @@ def _run(**o: Any) -> None:
     if judged and o["scheduler"] is not None:
         raise InvalidInputError(
             f"judge metrics ({', '.join(judged)}) run through the LLM driver in this process; "
-            "--scheduler takes rouge, bleu, sacrebleu and chrf only",
+            f"--scheduler takes {_TEXT_NAMES} only",
             source="--scheduler",
         )
     if not judged and not o["dry_run"]:

@@ -184,3 +184,18 @@ def test_a_none_uid_is_numbered_by_its_position_among_all_datums() -> None:
     assert merged.uids().tolist() == ["x", "1", "2", "y"]
     one = TextEvaluator().add(preds, refs, uids=["x", "1", "2", "y"])
     assert merged.compute().to_json() == one.compute().to_json()
+
+
+def test_package_names_stay_the_functions_whatever_loads_first() -> None:
+    """assay.text exports lazily (its declarations are read by --help without numpy); its
+    ``rouge`` and ``bleu`` are the functions even when their modules were loaded first."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, assay.text.declared; light = 'numpy' not in sys.modules; "
+        "import assay.text.evaluator, assay.text; from assay.text import bleu; "
+        "print(light, assay.text.rouge.__name__, bleu.__name__, type(assay.text.rouge).__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "rouge", "bleu", "function"]

@@ -18,9 +18,9 @@ Example:
     0.8571
 """
 
-import sys
-import types
-from typing import Any
+import sys as _sys
+import types as _types
+from typing import Any as _Any
 
 from assay._lazy import lazy_exports
 
@@ -46,15 +46,15 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """``assay.text.rouge`` and ``assay.text.bleu`` are the functions, as when the package
     imported them eagerly: the import system binds a submodule to its package's attribute
     when it loads it (here, the modules ``rouge``, ``bleu``), which must not hide them."""
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and name in _EXPORTS:
+    def __setattr__(self, name: str, value: _Any) -> None:
+        if isinstance(value, _types.ModuleType) and name in _EXPORTS:
             return  # the module stays in sys.modules; the name is the function
         super().__setattr__(name, value)
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package

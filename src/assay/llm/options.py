@@ -86,7 +86,7 @@ def _structured(v: Any) -> str:
     try:
         return check_mode(v)
     except InvalidInputError as e:
-        raise Bad(f"must be auto, on or off ({e.reason})") from None
+        raise Bad(e.reason) from None  # "use auto, on or off, got ..."
 
 
 def _columns(v: Any) -> tuple[str, ...]:

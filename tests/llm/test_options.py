@@ -63,7 +63,7 @@ def test_the_declaration_is_the_dataclass():
     assert [(f.name, f.default) for f in fields(RunOptions)] == [
         (o.name, o.default) for o in RUN_OPTIONS
     ]
-    assert RunOptions(by="topic").by == ("topic",)
+    assert RunOptions(by="topic").by == ("topic",) and RunOptions(by=None).by == ()
     assert RunOptions(structured=True).structured == "on"
     assert RunOptions(timeout=5).timeout == 5 and isinstance(RunOptions(timeout=5).timeout, int)
 
@@ -92,7 +92,7 @@ def test_interval_options_and_slices():
     ci = o.intervals(5)  # no seed given: the task's own
     assert (ci.level, ci.method, ci.num_bootstrap, ci.seed) == (0.9, "bootstrap", 50, 5)
     assert RunOptions(ci=0.9, seed=2).intervals(5).seed == 2
-    assert RunOptions(by="topic").by == ("topic",)
+    assert RunOptions(by="topic").by == ("topic",) and RunOptions(by=None).by == ()
 
 
 def test_run_options_from_cli_values(tmp_path):

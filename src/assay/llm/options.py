@@ -90,8 +90,9 @@ def _structured(v: Any) -> str:
 
 
 def _columns(v: Any) -> tuple[str, ...]:
-    by = (v,) if isinstance(v, str) else v
-    if by is None or isinstance(by, (bytes, dict)) or not hasattr(by, "__iter__"):
+    """Column names: a list, one name, or None (none)."""
+    by = (v,) if isinstance(v, str) else (() if v is None else v)
+    if isinstance(by, (bytes, dict)) or not hasattr(by, "__iter__"):
         raise Bad(f"must be a list of column names, got {v!r}")
     by = tuple(by)
     if not all(isinstance(c, str) and c for c in by):

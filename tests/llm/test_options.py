@@ -92,7 +92,7 @@ def test_interval_options_and_slices():
     ci = o.intervals(5)  # no seed given: the task's own
     assert (ci.level, ci.method, ci.num_bootstrap, ci.seed) == (0.9, "bootstrap", 50, 5)
     assert RunOptions(ci=0.9, seed=2).intervals(5).seed == 2
-    assert RunOptions(by="topic").by == ("topic",) and RunOptions(by=None).by == ()
+    assert RunOptions(by="topic").by == ("topic",)
 
 
 def test_run_options_from_cli_values(tmp_path):

@@ -82,7 +82,7 @@ test-fast: lint
 	$(BIN)/python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
 
 # ruff (lint and format) over the code, and mypy over the typed core.
-TYPED := src/assay/results.py src/assay/evaluator.py src/assay/options.py src/assay/metric_table.py $(wildcard src/assay/*/declared.py) src/assay/stats/metric_types.py src/assay/llm/suites/declared.py src/assay/_validation.py src/assay/ratios.py \
+TYPED := src/assay/results.py src/assay/evaluator.py src/assay/options.py src/assay/metric_table.py $(wildcard src/assay/*/declared.py) $(wildcard src/assay/llm/*/declared.py) src/assay/stats/metric_types.py src/assay/_validation.py src/assay/ratios.py \
 	$(wildcard src/assay/*/compute.py) $(wildcard src/assay/*/evaluator.py) \
 	$(wildcard src/assay/cli/*.py) src/assay/paths.py src/assay/io/files.py \
 	src/assay/filtering.py src/assay/io/metadata.py src/assay/io/xlsx.py src/assay/io/parquet.py \

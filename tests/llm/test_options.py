@@ -15,19 +15,19 @@ from assay.llm.options import OPTION_NAMES, run_options
 @pytest.mark.parametrize(
     "field, value, needle",
     [
-        ("concurrency", 0, "--concurrency: must be >= 1, got 0"),
-        ("concurrency", 2.5, "--concurrency: expected an integer"),
-        ("concurrency", True, "--concurrency: expected an integer"),
-        ("rpm", 0, "--rpm: must be > 0"),
-        ("timeout", 0, "--timeout: must be > 0"),
-        ("timeout", math.nan, "--timeout: must be > 0"),
-        ("retries", -1, "--retries: must be >= 0"),
-        ("backoff", -0.5, "--backoff: must be >= 0"),
-        ("max_errors", -1, "--max-errors: must be >= 0"),
-        ("max_tokens", 0, "--max-tokens: must be >= 1"),
-        ("max_tokens", -5, "--max-tokens: must be >= 1"),
-        ("reasks", -1, "--judge-retries: must be >= 0"),
-        ("cache", 3, "--cache: expected a file path"),
+        ("concurrency", 0, "--concurrency: must be an integer >= 1, got 0"),
+        ("concurrency", 2.5, "--concurrency: must be an integer >= 1, got 2.5"),
+        ("concurrency", True, "--concurrency: must be an integer >= 1, got True"),
+        ("rpm", 0, "--rpm: must be a number > 0 or None, got 0"),
+        ("timeout", 0, "--timeout: must be a number > 0, got 0"),
+        ("timeout", math.nan, "--timeout: must be a number > 0, got nan"),
+        ("retries", -1, "--retries: must be an integer >= 0"),
+        ("backoff", -0.5, "--backoff: must be a number >= 0"),
+        ("max_errors", -1, "--max-errors: must be an integer >= 0 or None"),
+        ("max_tokens", 0, "--max-tokens: must be an integer >= 1 or None"),
+        ("max_tokens", -5, "--max-tokens: must be an integer >= 1 or None"),
+        ("reasks", -1, "--judge-retries: must be an integer >= 0 or None"),
+        ("cache", 3, "--cache: must be a file path, true or false"),
         ("ci", 1.5, "--ci: must be a confidence level in (0, 1)"),
         (
             "ci_method",
@@ -36,7 +36,7 @@ from assay.llm.options import OPTION_NAMES, run_options
         ),
         ("num_bootstrap", 1, "--num-bootstrap: must be from 2 to 100,000"),
         ("seed", -1, "--seed: must be an integer >= 0"),
-        ("by", [3], "--by: expected column names"),
+        ("by", [3], "--by: must be a list of column names"),
     ],
 )
 def test_nonsense_values_are_refused_naming_the_option(field, value, needle):
@@ -52,6 +52,37 @@ def test_every_field_has_its_option_and_defaults_are_valid():
     o = RunOptions()
     assert (o.concurrency, o.max_errors, o.allowed_errors(), o.cache) == (8, None, 0, True)
     assert RunOptions(max_errors=3).allowed_errors() == 3
+
+
+def test_the_declaration_is_the_dataclass():
+    """RUN_OPTIONS declares every field once: the same names, order and defaults."""
+    from dataclasses import fields
+
+    from assay.llm.options import RUN_OPTIONS
+
+    assert [(f.name, f.default) for f in fields(RunOptions)] == [
+        (o.name, o.default) for o in RUN_OPTIONS
+    ]
+    assert RunOptions(by="topic").by == ("topic",) and RunOptions(by=None).by == ()
+    assert RunOptions(structured=True).structured == "on"
+    assert RunOptions(timeout=5).timeout == 5 and isinstance(RunOptions(timeout=5).timeout, int)
+
+
+@pytest.mark.parametrize("name, bad", [(o.name, b) for o in __import__(
+    "assay.llm.options", fromlist=["RUN_OPTIONS"]).RUN_OPTIONS for b in o.rule.bad])  # fmt: skip
+def test_every_declared_rule_refuses_its_bad_values_naming_the_flag(name, bad):
+    with pytest.raises(InvalidInputError) as e:
+        RunOptions(**{name: bad})
+    assert e.value.source == OPTION_NAMES[name]
+
+
+def test_a_misspelt_or_old_option_gets_a_hint():
+    """max_concurrency (the judge's old name) is refused naming concurrency, not with a
+    bare TypeError."""
+    with pytest.raises(InvalidInputError, match=r"unknown option 'max_concurrency' \(did you "
+                       r"mean 'concurrency'\?\)"):  # fmt: skip
+        RunOptions.of(max_concurrency=3)
+    assert RunOptions.of(concurrency=3).concurrency == 3
 
 
 def test_interval_options_and_slices():
@@ -70,7 +101,7 @@ def test_run_options_from_cli_values(tmp_path):
     assert run_options(timeout=None).timeout == 60.0  # None keeps the default
     with pytest.raises(InvalidInputError, match="--cache FILE or --no-cache"):
         run_options(cache=tmp_path / "c.sqlite", no_cache=True)
-    with pytest.raises(InvalidInputError, match="unknown run option"):
+    with pytest.raises(InvalidInputError, match="did you mean 'concurrency'"):
         run_options(max_concurrency=3)
     with pytest.raises(InvalidInputError, match="--cache"):
         run_options(cache=tmp_path)  # a folder

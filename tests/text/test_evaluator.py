@@ -50,21 +50,70 @@ def test_one_datum_has_no_stderr() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs, field",
+    "kwargs, needle",
     [
-        ({"metrics": ["meteor"]}, "metrics"),
-        ({"rouge_types": ["rougeX"]}, "rouge_types"),
-        ({"rouge_types": ["rouge0"]}, "rouge_types"),
-        ({"bleu_weights": []}, "weights"),
-        ({"bleu_weights": ["a"]}, "weights"),
-        ({"rouge_measures": ["f2"]}, "rouge_measures"),
-        ({"bleu_tokenize": "moses"}, "tokenize"),
+        ({"metrics": ["meteor"]}, "unknown ['meteor']"),
+        ({"metrics": []}, "needs at least 1"),
+        ({"rouge_types": ["rougeX"]}, "unknown ROUGE type 'rougeX'"),
+        ({"rouge_types": ["rouge0"]}, "unknown ROUGE type 'rouge0'"),
+        ({"bleu_weights": []}, "needs one or more n-gram weights"),
+        ({"bleu_weights": ["a"]}, "weight 1 is 'a'"),
+        ({"rouge_measures": ["f2"]}, "unknown ['f2']"),
+        ({"bleu_tokenize": "moses"}, "must be whitespace or valor"),
+        ({"smoothing": "method7"}, "must be method1, method2 or None"),
+        ({"use_stemmer": "yes"}, "must be true or false"),
     ],
 )
-def test_bad_configuration(kwargs: dict, field: str) -> None:
+def test_bad_configuration(kwargs: dict, needle: str) -> None:
+    """Each option is checked by its declared rule; the error names the option."""
     with pytest.raises(InvalidInputError) as e:
         TextEvaluator(**kwargs)
-    assert e.value.field == field
+    assert e.value.source == next(iter(kwargs)) and needle in e.value.reason
+
+
+#: config() of several configurations as the hand-written config() gave it (commit
+#: f863595): the declared options must store exactly this, in this order.
+_CONFIGS = [
+    ({}, {}),
+    (
+        {"ci": 0.9, "by": ["a"], "cluster": "c", "metrics": ["chrf", "rouge"]},
+        {"metrics": ["chrf", "rouge"], "ci": 0.9, "ci_method": "bootstrap", "by": ["a"],
+         "cluster": "c"},
+    ),
+    (
+        {"smoothing": "method1", "bleu_tokenize": "valor", "bleu_weights": [1, 0],
+         "rouge_types": "rouge1", "use_stemmer": True, "rouge_measures": ["recall", "precision"],
+         "seed": 3, "num_bootstrap": 50},
+        {"rouge_types": ["rouge1"], "use_stemmer": True, "rouge_measures": ["recall", "precision"],
+         "bleu_weights": [1.0, 0.0], "smoothing": "method1", "bleu_tokenize": "valor",
+         "num_bootstrap": 50, "seed": 3},
+    ),
+    (
+        {"ci": 0.8, "ci_method": "t", "metrics": ["bleu", "bleu"]},
+        {"metrics": ["bleu"], "ci": 0.8, "ci_method": "t"},
+    ),
+]  # fmt: skip
+_DEFAULT = {
+    "metrics": ["rouge", "bleu"],
+    "rouge_types": ["rouge1", "rouge2", "rougeL", "rougeLsum"],
+    "use_stemmer": False,
+    "rouge_measures": ["fmeasure"],
+    "bleu_weights": [0.25, 0.25, 0.25, 0.25],
+    "smoothing": None,
+    "bleu_tokenize": "whitespace",
+    "num_bootstrap": 1000,
+    "seed": 0,
+}
+
+
+@pytest.mark.parametrize("given, changed", _CONFIGS)
+def test_declared_config_is_the_hand_written_one(given: dict, changed: dict) -> None:
+    """num_bootstrap and seed are stored even without ci (every aggregate has a 95%
+    bootstrap interval); ci and ci_method with ci; by and cluster when given."""
+    got = TextEvaluator(**given).config()
+    want = {**_DEFAULT, **changed}
+    assert got == want and list(got) == [k for k in [*_DEFAULT, "ci", "ci_method", "by",
+                                                     "cluster"] if k in want]  # fmt: skip
 
 
 def test_bad_batches() -> None:
@@ -135,3 +184,18 @@ def test_a_none_uid_is_numbered_by_its_position_among_all_datums() -> None:
     assert merged.uids().tolist() == ["x", "1", "2", "y"]
     one = TextEvaluator().add(preds, refs, uids=["x", "1", "2", "y"])
     assert merged.compute().to_json() == one.compute().to_json()
+
+
+def test_package_names_stay_the_functions_whatever_loads_first() -> None:
+    """assay.text exports lazily (its declarations are read by --help without numpy); its
+    ``rouge`` and ``bleu`` are the functions even when their modules were loaded first."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, assay.text.declared; light = 'numpy' not in sys.modules; "
+        "import assay.text.evaluator, assay.text; from assay.text import bleu; "
+        "print(light, assay.text.rouge.__name__, bleu.__name__, type(assay.text.rouge).__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "rouge", "bleu", "function"]

@@ -66,14 +66,21 @@ def _flag_text(o: Option) -> Any:
     return o.default
 
 
-def declared_flags(options: Options, *, skip: tuple[str, ...] = ()) -> Callable[[F], F]:
-    """Give the command a flag for every declared option that has one (but ``skip``); the
-    command takes them as ``**options``."""
+def declared_flags(
+    options: Options, *, skip: tuple[str, ...] = (), only: tuple[str, ...] | None = None
+) -> Callable[[F], F]:
+    """Give the command a flag for every declared option that has one (but ``skip``; with
+    ``only``, those options alone: a command offering a few of a large group, such as the
+    LLM run options); the command takes them as ``**options``."""
 
     def decorate(fn: F) -> F:
         sig = inspect.signature(fn)
         mine = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        extra = [_parameter(o) for o in options if o.flag and o.name not in skip]
+        extra = [
+            _parameter(o)
+            for o in options
+            if o.flag and o.name not in skip and (only is None or o.name in only)
+        ]
         fn.__signature__ = sig.replace(parameters=[*mine, *extra])  # type: ignore[attr-defined]
         fn.__annotations__ = {**fn.__annotations__, **{p.name: p.annotation for p in extra}}
         return fn

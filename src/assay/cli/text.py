@@ -1,8 +1,16 @@
 """``assay text``: ROUGE, BLEU and the LLM-judged text metrics over a JSONL/CSV/Parquet file
 (ROUGE/BLEU also over a Parquet dataset, streamed or on a Dask cluster).
 
-Only typer is imported at module level, so ``assay text --help`` stays fast; the metrics,
-the model and the store are imported when the command runs.
+The flags of the text metrics' options (``--rouge-types``, ``--bleu-weights``, ...,
+``--ci``, ``--by``, ``--cluster``) come from their declaration
+(:data:`assay.text.declared.OPTIONS`), those of the judge run (``--timeout``,
+``--retries``, ``--max-errors``, ``--max-tokens``, ``--structured``) from the LLM run
+options' (:data:`assay.llm.options.RUN_OPTIONS`), and the ``--metrics`` names from the two
+metric tables. The command is an LLM command (its judge metrics run through
+:func:`assay.cli.llm_run.run_task`), so it does not use the metric commands' skeleton.
+
+Only typer and the declarations are imported at module level, so ``assay text --help``
+stays fast; the metrics, the model and the store are imported when the command runs.
 """
 
 from __future__ import annotations
@@ -12,25 +20,25 @@ from typing import Any
 
 import typer
 
-from assay.cli.options import (
-    by_option,
-    cluster_option,
-    interval_options,
-    scheduler_timeout_option,
-)
+from assay.cli.declared import declared_flags
+from assay.cli.options import scheduler_timeout_option
+from assay.llm.judge.declared import METRICS as JUDGED
+from assay.llm.options import RUN_OPTIONS
+from assay.text.declared import METRICS, OPTIONS
 
 __all__ = ["register", "text_command"]
 
-CI, CI_METHOD, NUM_BOOTSTRAP, _ = interval_options()  # --seed: the command's own
+_TEXT_NAMES = ", ".join(METRICS.families[:-1]) + f" and {METRICS.families[-1]}"
+METRICS_HELP = "Comma-separated: " + ", ".join([*METRICS.families, *JUDGED.families]) + "."
 
-METRICS_HELP = (
-    "Comma-separated: rouge, bleu, sacrebleu, chrf, answer_correctness, answer_relevance, "
-    "bias, toxicity, "
-    "coherence, summary_coherence, context_precision, context_recall, context_relevance, "
-    "faithfulness, hallucination."
-)
+#: The LLM run options the command offers with their declared flag (the others it writes:
+#: ``--concurrency/-c``, ``--judge-retries``, ``--quiet/-q`` have the command's own
+#: defaults or short names; ``--cache``/``--no-cache`` are one option).
+RUN_FLAGS = ("timeout", "retries", "max_errors", "max_tokens", "structured")
 
 
+@declared_flags(OPTIONS, skip=("metrics", "seed"))
+@declared_flags(RUN_OPTIONS, only=RUN_FLAGS)
 def text_command(
     data: Path = typer.Option(
         ...,
@@ -38,47 +46,16 @@ def text_command(
         help="JSONL, CSV or Parquet (a file, a directory or a glob): uid, query, prediction, "
         "groundtruth, context.",
     ),
-    metrics: str = typer.Option("rouge,bleu", "--metrics", help=METRICS_HELP),
+    metrics: str = typer.Option(
+        ",".join(OPTIONS["metrics"].default), "--metrics", help=METRICS_HELP
+    ),
     model: str = typer.Option(
         None, "--model", "-m", help="Judge model spec (default: $ASSAY_MODEL or embedded)."
-    ),
-    rouge_types: str = typer.Option(
-        "rouge1,rouge2,rougeL,rougeLsum", "--rouge-types", help="ROUGE types, comma-separated."
-    ),
-    use_stemmer: bool = typer.Option(False, "--use-stemmer", help="Porter-stem ROUGE tokens."),
-    rouge_measures: str = typer.Option(
-        "fmeasure", "--rouge-measures", help="fmeasure, precision, recall (comma-separated)."
-    ),
-    bleu_weights: str = typer.Option(
-        "0.25,0.25,0.25,0.25", "--bleu-weights", help="BLEU n-gram weights."
-    ),
-    smoothing: str = typer.Option(None, "--bleu-smoothing", help="method1 or method2 (NLTK)."),
-    bleu_tokenize: str = typer.Option(
-        "whitespace",
-        "--bleu-tokenize",
-        help="BLEU's tokens: whitespace (str.split, as NLTK's examples) or valor "
-        "(valor-lite's: periods dropped, so 'cat.' matches 'cat').",
     ),
     judge_retries: int = typer.Option(
         2, "--judge-retries", help="Re-asks of an invalid judge reply before it is an error."
     ),
     concurrency: int = typer.Option(8, "--concurrency", "-c", help="Judge calls in flight."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per judge call attempt."),
-    retries: int = typer.Option(5, "--retries", help="Retries per call on 429/5xx/timeouts."),
-    max_errors: int = typer.Option(
-        None,
-        "--max-errors",
-        help="Failed judge calls allowed: more stop the run (exit 1). Default: any failed "
-        "call makes the run fail (exit 1; its records are still written).",
-    ),
-    max_tokens: int = typer.Option(None, "--max-tokens", help="Cap on each judge reply."),
-    structured: str = typer.Option(
-        "auto",
-        "--structured",
-        help="Constrain each judge reply to its JSON schema: auto (where the model supports "
-        "it: the embedded model and llama.cpp servers by grammar; OpenAI, vLLM, Ollama by "
-        "response_format json_schema), on, or off.",
-    ),
     json_mode: bool = typer.Option(False, "--json-mode", help="The same as --structured on."),
     cache: Path = typer.Option(None, "--cache", help="Response cache file (default: assay's)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
@@ -86,11 +63,6 @@ def text_command(
     seed: int = typer.Option(
         0, "--seed", help="Seeds everything random in the command: the bootstrap intervals."
     ),
-    ci: float = CI,
-    ci_method: str = CI_METHOD,
-    num_bootstrap: int = NUM_BOOTSTRAP,
-    by: list[str] = by_option("A column of the rows (e.g. topic)"),
-    cluster: str = cluster_option("row"),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
@@ -126,7 +98,7 @@ def text_command(
         None,
         "--scheduler",
         metavar="ADDRESS",
-        help="Dask scheduler address (tcp://HOST:PORT) for rouge, bleu, sacrebleu and chrf: "
+        help=f"Dask scheduler address (tcp://HOST:PORT) for {_TEXT_NAMES}: "
         "the rows are scored on its workers (needs pip install 'assay[dist]'); judge metrics "
         "refuse it. Default: in process; a Parquet directory or glob is streamed one row "
         "group at a time.",
@@ -134,6 +106,7 @@ def text_command(
     scheduler_timeout: float = scheduler_timeout_option(),
     save: bool = typer.Option(False, "--save", help="Also record the evaluation in the store."),
     db: str = typer.Option(None, "--db", help="Evaluation store URL or SQLite file."),
+    **given: Any,
 ) -> None:
     """ROUGE/BLEU (pure computation) and LLM-judged metrics, one record per datum + aggregates.
 
@@ -142,13 +115,13 @@ def text_command(
     run fail (exit 1) unless --max-errors allows them; Ctrl-C/SIGTERM keep what was done
     and the same command resumes from the cache.
     """
-    _run(**locals())  # registered through guarded (errors, protected files, --name/--tag)
+    own = dict(locals())
+    _run(**own.pop("given"), **own)  # through guarded (errors, protected files, --name/--tag)
 
 
 def _bleu_weights(text: str) -> list[float]:
-    """``--bleu-weights``: one or more finite weights >= 0, not all 0 (else one line)."""
-    import math
-
+    """``--bleu-weights``' numbers (one line if it holds none or a non-number; each weight is
+    then checked by the declared rule)."""
     from assay.cli.support import parse_floats
     from assay.errors import InvalidInputError
 
@@ -158,14 +131,6 @@ def _bleu_weights(text: str) -> list[float]:
             f"expected comma-separated n-gram weights (e.g. 0.25,0.25,0.25,0.25), got {text!r}",
             source="--bleu-weights",
         )
-    for i, w in enumerate(weights, start=1):
-        if not math.isfinite(w) or w < 0:
-            raise InvalidInputError(
-                f"weight {i} is {w:g}: each weight must be a finite number >= 0 (got {text!r})",
-                source="--bleu-weights",
-            )
-    if not any(weights):
-        raise InvalidInputError(f"every weight is 0 (got {text!r})", source="--bleu-weights")
     return weights
 
 
@@ -177,13 +142,12 @@ def _plan(names: list[str]) -> tuple[list[str], list[str]]:
     """(text metrics, judge metrics), in the order given (an unknown name is refused)."""
     from assay.errors import InvalidInputError
     from assay.llm.judge import get_metric
-    from assay.text.evaluator import TEXT_METRICS
 
     if not names:
         raise InvalidInputError("no metric given", field="--metrics")
     text, judged = [], []
     for n in dict.fromkeys(names):
-        if n in TEXT_METRICS:
+        if n in METRICS.families:
             text.append(n)
         else:
             get_metric(n)
@@ -195,13 +159,14 @@ def _check_columns(names: list[str], columns: Any) -> None:
     """Every metric's input columns are among ``columns``."""
     from assay.errors import InvalidInputError
     from assay.llm.judge import get_metric
-    from assay.text.evaluator import TEXT_METRICS
     from assay.text.io import columns_of
 
     have = {str(c) for c in columns}
     for n in names:
         need = (
-            ["prediction", "groundtruth"] if n in TEXT_METRICS else columns_of(get_metric(n).fields)
+            ["prediction", "groundtruth"]
+            if n in METRICS.families
+            else columns_of(get_metric(n).fields)
         )
         for c in need:
             if c not in have:
@@ -247,7 +212,7 @@ def _run(**o: Any) -> None:
     if judged and o["scheduler"] is not None:
         raise InvalidInputError(
             f"judge metrics ({', '.join(judged)}) run through the LLM driver in this process; "
-            "--scheduler takes rouge, bleu, sacrebleu and chrf only",
+            f"--scheduler takes {_TEXT_NAMES} only",
             source="--scheduler",
         )
     if not judged and not o["dry_run"]:
@@ -310,23 +275,13 @@ def _run(**o: Any) -> None:
 
 
 def _evaluator(names: list[str], o: dict[str, Any]) -> Any:
+    """The text metrics' evaluator from the declared options' flags (errors name them)."""
+    from assay.cli.declared import build
     from assay.text.evaluator import TextEvaluator
 
-    return TextEvaluator(
-        metrics=names,
-        rouge_types=_names(o["rouge_types"]),
-        use_stemmer=o["use_stemmer"],
-        rouge_measures=_names(o["rouge_measures"]),
-        bleu_weights=_bleu_weights(o["bleu_weights"]),
-        smoothing=o["smoothing"],
-        bleu_tokenize=o["bleu_tokenize"],
-        seed=o["seed"],
-        num_bootstrap=o["num_bootstrap"],
-        ci=o["ci"],
-        ci_method=o["ci_method"],
-        by=o["by"] or (),
-        cluster=o["cluster"],
-    )
+    given = {n: o[n] for n in OPTIONS.names if n != "metrics"}
+    given |= {"metrics": names, "bleu_weights": _bleu_weights(o["bleu_weights"])}
+    return build(TextEvaluator, OPTIONS, given)
 
 
 def _kept(o: dict[str, Any]) -> list[str]:

@@ -2,9 +2,11 @@
 
 Every LLM command (``assay llm run|cat|fairness|language``, ``assay text`` with judge
 metrics, ``assay judge``, ``assay pairwise judge``) and the library driver
-(:func:`assay.llm.evaluate`) take the same options, checked once, here. A bad value is an
-:class:`~assay.errors.InvalidInputError` naming the command-line option (``--concurrency``),
-raised before any model is loaded or any call is paid for.
+(:func:`assay.llm.evaluate`) take the same options, declared once, here
+(:data:`RUN_OPTIONS`: each option's default, rule, flag and help, :mod:`assay.options`). A
+bad value is an :class:`~assay.errors.InvalidInputError` naming the command-line option
+(``--concurrency``), raised before any model is loaded or any call is paid for; a misspelt
+keyword (``max_concurrency``, the old name of ``concurrency``) is refused with a hint.
 
 =================  ====================  ===============================================
 field              option                meaning
@@ -56,62 +58,168 @@ Example:
     >>> RunOptions(max_tokens=0)
     Traceback (most recent call last):
     ...
-    assay.errors.InvalidInputError: --max-tokens: must be >= 1, got 0
+    assay.errors.InvalidInputError: --max-tokens: must be an integer >= 1 or None, got 0
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from assay._compat import removed_keywords
 from assay.errors import InvalidInputError
+from assay.options import Bad, Option, Options, custom, flag, flags_named, number, text
+from assay.uncertainty.options import by_option, interval_options
 
-__all__ = ["RunOptions", "OPTION_NAMES", "run_options"]
+__all__ = ["OPTION_NAMES", "RUN_OPTIONS", "RunOptions", "run_options"]
+
+
+def _cache(v: Any) -> Any:
+    if v is not None and not isinstance(v, (str, Path, bool)):
+        raise Bad(f"must be a file path, true or false, got {type(v).__name__}")
+    return v
+
+
+def _structured(v: Any) -> str:
+    from assay.llm.constrain import check_mode
+
+    try:
+        return check_mode(v)
+    except InvalidInputError as e:
+        raise Bad(e.reason) from None  # "use auto, on or off, got ..."
+
+
+def _columns(v: Any) -> tuple[str, ...]:
+    """Column names: a list, one name, or None (none)."""
+    by = (v,) if isinstance(v, str) else (() if v is None else v)
+    if isinstance(by, (bytes, dict)) or not hasattr(by, "__iter__"):
+        raise Bad(f"must be a list of column names, got {v!r}")
+    by = tuple(by)
+    if not all(isinstance(c, str) and c for c in by):
+        raise Bad(f"must be a list of column names, got {v!r}")
+    return tuple(dict.fromkeys(by))
+
+
+def _cluster_needs_ci(values: dict[str, Any]) -> dict[str, Any]:
+    """``cluster`` needs ``ci`` (refused, not ignored). Unlike an evaluator's, a method
+    without ``ci`` is let be: a task may put its own default interval on its metrics."""
+    if values["ci"] is None and values["cluster"] is not None:
+        raise InvalidInputError(
+            f"names the unit the bootstrap resamples ({values['cluster']!r}): give ci too "
+            "(--ci on the command line)",
+            source="cluster",
+        )
+    return values
+
+
+_CI = interval_options(unit="item")
+
+#: Every LLM run option, declared once: its default, rule, flag and help. :class:`RunOptions`
+#: is checked against it, and its errors name the flag.
+RUN_OPTIONS = Options(
+    Option("concurrency", 8, number(1, integer=True), "--concurrency", "Calls in flight."),
+    Option(
+        "rpm",
+        None,
+        number(0, closed="neither", none=True),
+        "--rpm",
+        "Attempts per minute at most (default: no cap).",
+    ),
+    Option("timeout", 60.0, number(0, closed="neither"), "--timeout", "Seconds per attempt."),
+    Option(
+        "retries", 5, number(0, integer=True), "--retries", "Retries per call on 429/5xx/timeouts."
+    ),
+    Option("backoff", 0.5, number(0), "--backoff", "First backoff in seconds (doubles)."),
+    Option(
+        "cache",
+        True,
+        custom("a file path, true or false", _cache, (3, 2.5)),
+        "--cache",
+        "Response cache file (default: assay's).",
+    ),
+    Option(
+        "max_errors",
+        None,
+        number(0, integer=True, none=True),
+        "--max-errors",
+        "Failed calls allowed: more stop the run (exit 1). Default: any failed call makes the "
+        "run fail (exit 1; its records are still written).",
+    ),
+    Option(
+        "max_tokens",
+        None,
+        number(1, integer=True, none=True),
+        "--max-tokens",
+        "Cap on each reply.",
+    ),
+    Option(
+        "structured",
+        "auto",
+        custom("auto, on or off", _structured, ("sometimes", 3)),
+        "--structured",
+        "Constrain each reply to its JSON schema: auto (where the model supports it: the "
+        "embedded model and llama.cpp servers by grammar; OpenAI, vLLM, Ollama by "
+        "response_format json_schema), on, or off.",
+    ),
+    Option(
+        "reasks",
+        None,
+        number(0, integer=True, none=True),
+        "--judge-retries",
+        "Re-asks of an invalid reply before it is an error.",
+    ),
+    Option("quiet", True, flag(), "--quiet", "No progress bar."),
+    Option(
+        "loglik",
+        None,
+        text(none=True),
+        "--loglik",
+        "How an OpenAI-compatible server is asked for log-likelihoods: completions or chat.",
+    ),
+    _CI["ci"],
+    _CI["ci_method"],
+    _CI["num_bootstrap"],
+    Option(
+        "seed",
+        None,
+        number(0, integer=True, none=True),
+        "--seed",
+        "Seeds everything random in the command: the bootstrap intervals.",
+    ),
+    replace(
+        by_option("An item column"),
+        rule=custom("a list of column names", _columns, ([3], [""], 3), many=True),
+    ),
+    Option(
+        "bootstrap_seed",
+        None,
+        number(0, integer=True, none=True),
+        "--bootstrap-seed",
+        "Re-seed only the bootstrap interval (default: --seed, which may also seed what the "
+        "model is asked): the interval is redrawn from the cache, with no new model call.",
+    ),
+    _CI["cluster"],
+    check=_cluster_needs_ci,
+)
 
 #: field -> the command-line option that sets it (error messages name the option).
-OPTION_NAMES: dict[str, str] = {
-    "concurrency": "--concurrency",
-    "rpm": "--rpm",
-    "timeout": "--timeout",
-    "retries": "--retries",
-    "backoff": "--backoff",
-    "cache": "--cache",
-    "max_errors": "--max-errors",
-    "max_tokens": "--max-tokens",
-    "structured": "--structured",
-    "reasks": "--judge-retries",
-    "quiet": "--quiet",
-    "loglik": "--loglik",
-    "ci": "--ci",
-    "ci_method": "--ci-method",
-    "num_bootstrap": "--num-bootstrap",
-    "seed": "--seed",
-    "bootstrap_seed": "--bootstrap-seed",
-    "cluster": "--cluster",
-    "by": "--by",
-}
-
-# field -> (lowest value, whether the lowest is allowed, None allowed)
-_BOUNDS: dict[str, tuple[float, bool, bool]] = {
-    "concurrency": (1, True, False),
-    "rpm": (0, False, True),
-    "timeout": (0, False, False),
-    "retries": (0, True, False),
-    "backoff": (0, True, False),
-    "max_errors": (0, True, True),
-    "max_tokens": (1, True, True),
-    "reasks": (0, True, True),
-}
-_INTS = {"concurrency", "retries", "max_errors", "max_tokens", "reasks"}
+OPTION_NAMES: dict[str, str] = {o.name: str(o.flag) for o in RUN_OPTIONS}
 
 
 @removed_keywords(max_concurrency="concurrency")
 @dataclass(frozen=True)
 class RunOptions:
-    """How an LLM run is run (see the module docstring); checked when built."""
+    """How an LLM run is run (see the module docstring); checked when built, against
+    :data:`RUN_OPTIONS` (errors name the flag). :meth:`of` builds it from keywords, a
+    misspelt one getting a hint.
+
+    Example:
+        >>> RunOptions.of(concurency=2)
+        Traceback (most recent call last):
+        ...
+        assay.errors.InvalidInputError: options: unknown option 'concurency' (did you mean 'concurrency'?); the options are concurrency, rpm, timeout, retries, backoff, cache, max_errors, max_tokens, structured, reasks, quiet, loglik, ci, ci_method, num_bootstrap, seed, by, bootstrap_seed, cluster
+    """  # noqa: E501
 
     concurrency: int = 8
     rpm: float | None = None
@@ -134,27 +242,24 @@ class RunOptions:
     cluster: str | None = None
 
     def __post_init__(self) -> None:
-        from assay.llm.constrain import check_mode
+        given = {f.name: getattr(self, f.name) for f in fields(self)}
+        with flags_named(RUN_OPTIONS):
+            clean = RUN_OPTIONS.validate(given)
+        # the numbers stay as given (an int timeout stays an int); the texts are normalised
+        object.__setattr__(self, "structured", clean["structured"])
+        object.__setattr__(self, "by", clean["by"])
 
-        object.__setattr__(self, "structured", check_mode(self.structured))
-        for name, (low, inclusive, nullable) in _BOUNDS.items():
-            _check(name, getattr(self, name), low, inclusive, nullable)
-        if not isinstance(self.cache, (str, Path, bool)) and self.cache is not None:
-            raise InvalidInputError(
-                f"expected a file path, True or False, got {type(self.cache).__name__}",
-                source="--cache",
-            )
-        self.intervals(0, check=True)  # every interval option checked here, named by option
-        by = (self.by,) if isinstance(self.by, str) else tuple(self.by or ())
-        if not all(isinstance(c, str) and c for c in by):
-            raise InvalidInputError(f"expected column names, got {self.by!r}", source="--by")
-        object.__setattr__(self, "by", tuple(dict.fromkeys(by)))
+    @classmethod
+    def of(cls, **given: Any) -> RunOptions:
+        """The options from keywords: an unknown one is refused with a hint
+        (``max_concurrency``: did you mean ``concurrency``?), not a bare ``TypeError``."""
+        RUN_OPTIONS.validate({k: v for k, v in given.items() if k not in RUN_OPTIONS})
+        return cls(**given)
 
-    def intervals(self, seed: int, *, check: bool = False) -> Any:
+    def intervals(self, seed: int) -> Any:
         """The :class:`~assay.uncertainty.intervals.CIOptions` asked for (``None`` without ``ci``);
         the bootstrap's seed is ``bootstrap_seed``, else ``seed``, else the task's own
-        ``seed`` (the one seed rule). ``check``: the method, resamples, seeds and cluster
-        are checked even without ``ci``.
+        ``seed`` (the one seed rule).
 
         Example:
             >>> RunOptions(ci=0.9, seed=3).intervals(1).seed, RunOptions(ci=0.9).intervals(1).seed
@@ -166,16 +271,7 @@ class RunOptions:
 
         own = self.seed if self.seed is not None else seed
         own = self.bootstrap_seed if self.bootstrap_seed is not None else own
-        level = 0.5 if check and self.ci is None and self.cluster is None else self.ci
-        try:
-            if check and self.bootstrap_seed is not None:
-                ci_options(0.5, seed=self.bootstrap_seed)
-            return ci_options(level, self.ci_method, self.num_bootstrap, own, cluster=self.cluster)
-        except InvalidInputError as e:
-            source = OPTION_NAMES.get(str(e.source))
-            if e.source == "seed" and self.bootstrap_seed is not None:
-                source = OPTION_NAMES["bootstrap_seed"]
-            raise InvalidInputError(e.reason, source=source) from None
+        return ci_options(self.ci, self.ci_method, self.num_bootstrap, own, cluster=self.cluster)
 
     def replace(self, **changes: Any) -> RunOptions:
         """A copy with ``changes`` (checked like the original)."""
@@ -188,22 +284,6 @@ class RunOptions:
     def allowed_errors(self) -> int:
         """Failed calls a successful run may have: ``max_errors``, or 0 when not given."""
         return self.max_errors or 0
-
-
-def _check(name: str, value: Any, low: float, inclusive: bool, nullable: bool) -> None:
-    option = OPTION_NAMES[name]
-    if value is None:
-        if nullable:
-            return
-        raise InvalidInputError("a value is required", source=option)
-    integer = name in _INTS
-    numeric = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not numeric:
-        kind = "an integer" if integer else "a number"
-        raise InvalidInputError(f"expected {kind}, got {value!r}", source=option)
-    if not math.isfinite(value) or value < low or (value == low and not inclusive):
-        relation = ">=" if inclusive else ">"
-        raise InvalidInputError(f"must be {relation} {low:g}, got {value!r}", source=option)
 
 
 def run_options(
@@ -225,17 +305,14 @@ def run_options(
         >>> run_options(max_errors=-1)
         Traceback (most recent call last):
         ...
-        assay.errors.InvalidInputError: --max-errors: must be >= 0, got -1
+        assay.errors.InvalidInputError: --max-errors: must be an integer >= 0 or None, got -1
     """
-    known = {f.name for f in fields(RunOptions)}
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise InvalidInputError(f"unknown run option(s): {', '.join(unknown)}", source="options")
+    RUN_OPTIONS.validate({k: v for k, v in given.items() if k not in RUN_OPTIONS})
     if no_cache and cache is not None:
         raise InvalidInputError("give --cache FILE or --no-cache, not both", source="--cache")
     if cache is not None:
         from assay.io.files import check_writable_file
 
         check_writable_file(Path(cache), option="--cache", new_folders=True)
-    kept = {k: v for k, v in given.items() if v is not None or _BOUNDS.get(k, (0, 0, False))[2]}
+    kept = {k: v for k, v in given.items() if v is not None}  # None: the default
     return RunOptions(cache=False if no_cache else (cache if cache is not None else True), **kept)

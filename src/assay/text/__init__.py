@@ -18,22 +18,43 @@ Example:
     0.8571
 """
 
-from assay.text.bleu import BLEU_WEIGHTS, bleu, corpus_bleu
-from assay.text.evaluator import TEXT_METRICS, TextEvaluator, evaluate_text
-from assay.text.rouge import ROUGE_TYPES, RougeScores, rouge, rouge_scores
-from assay.text.sacre import chrf_sentence, sacrebleu_sentence
+import sys as _sys
+import types as _types
+from typing import Any as _Any
 
-__all__ = [
-    "BLEU_WEIGHTS",
-    "ROUGE_TYPES",
-    "TEXT_METRICS",
-    "RougeScores",
-    "TextEvaluator",
-    "bleu",
-    "chrf_sentence",
-    "corpus_bleu",
-    "evaluate_text",
-    "rouge",
-    "rouge_scores",
-    "sacrebleu_sentence",
-]
+from assay._lazy import lazy_exports
+
+# Names are loaded on first use (PEP 562), so importing the light declarations
+# (``assay.text.declared``, which ``assay text --help`` reads) does not load numpy.
+_EXPORTS = {
+    "BLEU_WEIGHTS": "assay.text.declared",
+    "ROUGE_TYPES": "assay.text.declared",
+    "TEXT_METRICS": "assay.text.evaluator",
+    "RougeScores": "assay.text.rouge",
+    "TextEvaluator": "assay.text.evaluator",
+    "bleu": "assay.text.bleu",
+    "chrf_sentence": "assay.text.sacre",
+    "corpus_bleu": "assay.text.bleu",
+    "evaluate_text": "assay.text.evaluator",
+    "rouge": "assay.text.rouge",
+    "rouge_scores": "assay.text.rouge",
+    "sacrebleu_sentence": "assay.text.sacre",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+
+class _Package(_types.ModuleType):
+    """``assay.text.rouge`` and ``assay.text.bleu`` are the functions, as when the package
+    imported them eagerly: the import system binds a submodule to its package's attribute
+    when it loads it (here, the modules ``rouge``, ``bleu``), which must not hide them."""
+
+    def __setattr__(self, name: str, value: _Any) -> None:
+        if isinstance(value, _types.ModuleType) and name in _EXPORTS:
+            return  # the module stays in sys.modules; the name is the function
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

@@ -33,21 +33,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from assay.errors import InvalidInputError
+from assay.text.declared import BLEU_WEIGHTS, checked
 from assay.text.ngrams import Corpus, overlap
 from assay.text.rouge import as_predictions, as_references
 from assay.text.tokenize import BLEU_TOKENIZERS
 
 __all__ = [
-    "BLEU_WEIGHTS",
-    "SMOOTHINGS",
     "bleu",
     "corpus_bleu",
-    "check_weights",
-    "check_tokenize",
 ]
-
-BLEU_WEIGHTS: tuple[float, ...] = (0.25, 0.25, 0.25, 0.25)
-SMOOTHINGS: tuple[str | None, ...] = (None, "method1", "method2")
 
 
 @dataclass(frozen=True)
@@ -58,43 +52,13 @@ class _Counts:
     ref_len: np.ndarray  # (datums,) closest reference length
 
 
-def check_weights(weights: Sequence[float]) -> tuple[float, ...]:
-    """Validated BLEU weights: a non-empty sequence of finite numbers."""
-    try:
-        w = tuple(float(x) for x in weights)
-    except (TypeError, ValueError):
-        raise InvalidInputError("expected a sequence of numbers", field="weights") from None
-    if not w or not all(math.isfinite(x) and x >= 0 for x in w) or not any(w):
-        raise InvalidInputError(
-            f"expected one or more finite numbers >= 0, not all 0; got {list(w)}", field="weights"
-        )
-    return w
-
-
-def _check_smoothing(smoothing: str | None) -> None:
-    if smoothing not in SMOOTHINGS:
-        raise InvalidInputError(
-            f"unknown smoothing {smoothing!r}; use one of {SMOOTHINGS}", field="smoothing"
-        )
-
-
-def check_tokenize(tokenize: str) -> str:
-    """``tokenize`` if it names a BLEU tokenizer (``whitespace``, ``valor``)."""
-    if tokenize not in BLEU_TOKENIZERS:
-        raise InvalidInputError(
-            f"unknown tokenizer {tokenize!r}; use one of {', '.join(BLEU_TOKENIZERS)}",
-            field="tokenize",
-        )
-    return tokenize
-
-
 def _counts(
     predictions: Sequence[str],
     references: Sequence[str | Sequence[str]],
     order: int,
     tokenize: str = "whitespace",
 ) -> _Counts:
-    split = BLEU_TOKENIZERS[check_tokenize(tokenize)]
+    split = BLEU_TOKENIZERS[checked("bleu_tokenize", tokenize, field="tokenize")]
     preds = as_predictions(predictions)
     refs = as_references(references, len(preds))
     n = len(preds)
@@ -186,8 +150,8 @@ def bleu(
     >>> bleu(["The cat sat."], ["The cat sat"], weights=[1.0], tokenize="valor").tolist()
     [1.0]
     """
-    w = check_weights(weights)
-    _check_smoothing(smoothing)
+    w = checked("bleu_weights", weights, field="weights")
+    checked("smoothing", smoothing, field="smoothing")
     c = _counts(predictions, references, len(w), tokenize)
     m, d = c.matches.tolist(), c.totals.tolist()
     hl, rl = c.hyp_len.tolist(), c.ref_len.tolist()
@@ -211,8 +175,8 @@ def corpus_bleu(
     >>> round(corpus_bleu(["a b c d", "x y"], ["a b c d", "x z"]), 6)
     0.6756
     """
-    w = check_weights(weights)
-    _check_smoothing(smoothing)
+    w = checked("bleu_weights", weights, field="weights")
+    checked("smoothing", smoothing, field="smoothing")
     c = _counts(predictions, references, len(w), tokenize)
     if len(c.hyp_len) == 0:
         raise InvalidInputError("no sentences", field="predictions")

@@ -29,18 +29,22 @@ from assay.stats.means import (
     mean_unit_values,
 )
 from assay.stats.means import mean_record as aggregate
-from assay.text.bleu import BLEU_WEIGHTS, bleu, check_tokenize, check_weights
+from assay.text.bleu import bleu
+from assay.text.declared import BLEU_WEIGHTS, METRICS, OPTIONS, ROUGE_TYPES
 from assay.text.records import bleu_record, rouge_record
-from assay.text.rouge import MEASURES, ROUGE_TYPES, check_rouge_types, rouge_scores
-from assay.text.sacre import chrf_sentence, sacrebleu_sentence
-from assay.uncertainty.intervals import ci_options
+from assay.text.rouge import rouge_scores
+from assay.uncertainty.intervals import interval_from
 from assay.uncertainty.slices import annotate, slice_text, text_slices
 from assay.uncertainty.tally import Key, Tally
 
 __all__ = ["TextEvaluator", "evaluate_text", "TEXT_METRICS"]
 
-TEXT_METRICS: tuple[str, ...] = ("rouge", "bleu", "sacrebleu", "chrf")
-_SACRE = {"sacrebleu": "SacreBLEU", "chrf": "ChrF"}
+#: The names ``metrics=`` takes (the families of :data:`assay.text.declared.METRICS`).
+TEXT_METRICS: tuple[str, ...] = METRICS.families
+#: The families with parameters of their own; every other one is a plain per-datum score,
+#: its builder ``(predictions, references) -> values`` (sacrebleu's BLEU, chrF).
+_OWN = ("rouge", "bleu")
+_PLAIN = {f: METRICS.family(f)[0] for f in METRICS.families if f not in _OWN}
 
 
 class TextEvaluator(Evaluator):
@@ -68,6 +72,9 @@ class TextEvaluator(Evaluator):
             (:func:`~assay.stats.means.mean_tally`); ``parameters.cluster``.
     """
 
+    OPTIONS = OPTIONS
+    METRICS = METRICS
+
     def __init__(
         self,
         *,
@@ -85,26 +92,16 @@ class TextEvaluator(Evaluator):
         by: Sequence[str] = (),
         cluster: str | None = None,
     ) -> None:
-        self.metrics = tuple(dict.fromkeys(metrics))
-        for m in self.metrics:
-            if m not in TEXT_METRICS:
-                raise InvalidInputError(
-                    f"unknown text metric {m!r}; use {', '.join(TEXT_METRICS)}", field="metrics"
-                )
-        if not self.metrics:
-            raise InvalidInputError("needs at least one metric", field="metrics")
-        self.rouge_types = check_rouge_types(rouge_types)
-        self.use_stemmer = bool(use_stemmer)
-        self.rouge_measures = tuple(dict.fromkeys(rouge_measures))
-        for m in self.rouge_measures:
-            if m not in MEASURES:
-                raise InvalidInputError(f"unknown measure {m!r}", field="rouge_measures")
-        self.bleu_weights = check_weights(bleu_weights)
+        self.metrics = tuple(metrics)
+        self.rouge_types = tuple(rouge_types)
+        self.use_stemmer = use_stemmer
+        self.rouge_measures = tuple(rouge_measures)
+        self.bleu_weights = tuple(bleu_weights)
         self.smoothing = smoothing
-        self.bleu_tokenize = check_tokenize(bleu_tokenize)
-        self.num_bootstrap = int(num_bootstrap)
-        self.seed = int(seed)
-        self.ci = ci_options(ci, ci_method, num_bootstrap, seed, cluster=cluster)
+        self.bleu_tokenize = bleu_tokenize
+        self.num_bootstrap = num_bootstrap
+        self.seed = seed
+        self.ci = interval_from(self.options)
         self.by = tuple(dict.fromkeys(by))
         self.cluster = cluster
         self.columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
@@ -128,24 +125,8 @@ class TextEvaluator(Evaluator):
             keys += [f"rouge:{t}:{m}" for t in self.rouge_types for m in self.rouge_measures]
         if "bleu" in self.metrics:
             keys.append("bleu")
-        keys += [m for m in _SACRE if m in self.metrics]
+        keys += [m for m in _PLAIN if m in self.metrics]
         return keys
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "metrics": list(self.metrics),
-            "rouge_types": list(self.rouge_types),
-            "use_stemmer": self.use_stemmer,
-            "rouge_measures": list(self.rouge_measures),
-            "bleu_weights": list(self.bleu_weights),
-            "smoothing": self.smoothing,
-            "bleu_tokenize": self.bleu_tokenize,
-            "num_bootstrap": self.num_bootstrap,
-            "seed": self.seed,
-            **({"ci": self.ci.level, "ci_method": self.ci.method} if self.ci else {}),
-            **({"by": list(self.by)} if self.by else {}),
-            **({"cluster": self.cluster} if self.cluster else {}),
-        }
 
     def add(  # type: ignore[override]
         self,
@@ -192,10 +173,9 @@ class TextEvaluator(Evaluator):
                 smoothing=self.smoothing,
                 tokenize=self.bleu_tokenize,
             )
-        if "sacrebleu" in self.metrics:
-            new["sacrebleu"] = sacrebleu_sentence(preds, references)
-        if "chrf" in self.metrics:
-            new["chrf"] = chrf_sentence(preds, references)
+        for f in _PLAIN:
+            if f in self.metrics:
+                new[f] = METRICS.builder(f)(preds, references)
         self._uids.append(ids)
         self._unnamed.append(unnamed)
         for c, col in cols.items():
@@ -256,9 +236,9 @@ class TextEvaluator(Evaluator):
         out: list[Metric] = []
         specs: list[tuple[str, np.ndarray, dict[str, Any]]] = []  # each aggregate's inputs
         for key, v in values.items():
-            if key in _SACRE:
-                out += [datum_record(_SACRE[key], u, x) for u, x in zip(uids, v, strict=True)]
-                specs.append((_SACRE[key], v, {}))
+            if key in _PLAIN:
+                out += [datum_record(_PLAIN[key], u, x) for u, x in zip(uids, v, strict=True)]
+                specs.append((_PLAIN[key], v, {}))
                 continue
             if key == "bleu":
                 w, sm, tok = self.bleu_weights, self.smoothing, self.bleu_tokenize
@@ -355,7 +335,7 @@ def _aggregate_key(key: str) -> Key:
     if key.startswith("rouge:"):
         _, t, m = key.split(":")
         return ("ROUGE", t, m)
-    return ("BLEU" if key == "bleu" else _SACRE[key], None, None)
+    return (METRICS.family(key)[0], None, None)
 
 
 def _slice_columns(

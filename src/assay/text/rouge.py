@@ -31,15 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from assay._validation import as_text_lists, as_texts, check_same_length
-from assay.errors import InvalidInputError
+from assay.text.declared import ROUGE_TYPES, checked
 from assay.text.lcs import lcs_indices, lcs_length
 from assay.text.ngrams import Corpus, overlap
 from assay.text.tokenize import rouge_sentences
 
-__all__ = ["ROUGE_TYPES", "RougeScores", "rouge", "rouge_scores", "check_rouge_types"]
+__all__ = ["RougeScores", "rouge", "rouge_scores"]
 
-ROUGE_TYPES: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
-MEASURES = ("fmeasure", "precision", "recall")
 _ROUGE_N = re.compile(r"rouge([1-9])$")
 # Pairs whose n-gram overlaps are counted together: the working arrays are ~100 bytes per
 # n-gram of the chunk, so chunks keep the peak at a few MB whatever the corpus size.
@@ -57,22 +55,6 @@ class RougeScores:
     def measure(self, name: str) -> np.ndarray:
         """One of ``"fmeasure"``, ``"precision"``, ``"recall"``."""
         return {"fmeasure": self.fmeasure, "precision": self.precision, "recall": self.recall}[name]
-
-
-def check_rouge_types(rouge_types: Sequence[str]) -> tuple[str, ...]:
-    """Validated ROUGE types: ``rouge1`` .. ``rouge9``, ``rougeL``, ``rougeLsum``."""
-    if isinstance(rouge_types, str):
-        rouge_types = [rouge_types]
-    types = tuple(dict.fromkeys(rouge_types))
-    if not types:
-        raise InvalidInputError("needs at least one ROUGE type", field="rouge_types")
-    for t in types:
-        if t not in ("rougeL", "rougeLsum") and not _ROUGE_N.match(t):
-            raise InvalidInputError(
-                f"unknown ROUGE type {t!r}; use rouge1..rouge9, rougeL or rougeLsum",
-                field="rouge_types",
-            )
-    return types
 
 
 def as_references(references: Sequence[str | Sequence[str]], n: int) -> list[list[str]]:
@@ -218,7 +200,7 @@ def rouge_scores(
     >>> float(s["rouge1"].fmeasure[0]), float(s["rougeL"].precision[0])
     (1.0, 1.0)
     """
-    types = check_rouge_types(rouge_types)
+    types = checked("rouge_types", rouge_types, field="rouge_types")
     preds = as_predictions(predictions)
     refs = as_references(references, len(preds))
     n = len(preds)
@@ -255,7 +237,6 @@ def rouge(
     >>> round(float(r["rouge1"][0]), 6), round(float(r["rouge2"][0]), 6)
     (0.923077, 0.727273)
     """
-    if measure not in MEASURES:
-        raise InvalidInputError(f"unknown measure {measure!r}; use one of {MEASURES}")
+    checked("rouge_measures", [measure], field="measure")
     scores = rouge_scores(predictions, references, rouge_types=rouge_types, use_stemmer=use_stemmer)
     return {k: s.measure(measure) for k, s in scores.items()}

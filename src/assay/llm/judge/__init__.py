@@ -13,9 +13,11 @@ Example:
 """
 
 from assay._lazy import lazy_exports
+from assay.llm.judge.declared import METRICS
 
-# Names are imported on first use: the package imports none of its modules, so a module of
-# it importing a sibling (``assay.llm.judge.registry``) never runs back through here.
+# Names are imported on first use: the package imports none of its modules but the light
+# declarations (which import no sibling), so a module of it importing a sibling
+# (``assay.llm.judge.registry``) never runs back through here.
 _EXPORTS = {
     "get_metric": "registry",
     "register": "registry",
@@ -26,19 +28,9 @@ _EXPORTS = {
     "JudgeMetric": "types",
 }
 
-JUDGE_METRICS: tuple[str, ...] = (
-    "answer_correctness",
-    "answer_relevance",
-    "bias",
-    "toxicity",
-    "coherence",
-    "summary_coherence",
-    "context_precision",
-    "context_recall",
-    "context_relevance",
-    "faithfulness",
-    "hallucination",
-)
+#: The built-in judge metrics' names (the families of
+#: :data:`assay.llm.judge.declared.METRICS`).
+JUDGE_METRICS: tuple[str, ...] = METRICS.families
 
 __all__ = ["JUDGE_METRICS", *sorted(_EXPORTS)]
 

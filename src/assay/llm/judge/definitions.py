@@ -1,4 +1,6 @@
-"""The built-in judge metrics, each a :class:`~assay.llm.judge.types.JudgeMetric`.
+"""The built-in judge metrics, each a :class:`~assay.llm.judge.types.JudgeMetric`: the
+builders of the table :data:`assay.llm.judge.declared.METRICS` (``ANSWER_CORRECTNESS`` for
+``answer_correctness``), whose record type they read from it.
 
 Shared intermediates (one call per distinct text, whichever metrics need it): the
 statements of the prediction (answer correctness, answer relevance), the statements of
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import assay.llm.judge.compute as compute
+from assay.llm.judge.declared import type_of
 from assay.llm.judge.prompts import numbered
 from assay.llm.judge.schemas import CorrectnessVerdicts, Rating, Verdicts
 from assay.llm.judge.types import (
@@ -125,7 +128,7 @@ def _ac_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
 
 ANSWER_CORRECTNESS = JudgeMetric(
     "answer_correctness",
-    "AnswerCorrectness",
+    type_of("answer_correctness"),
     ("prediction", "groundtruths"),
     _ac_extracts,
     _ac_plan,
@@ -138,7 +141,6 @@ ANSWER_CORRECTNESS = JudgeMetric(
 
 def _share_metric(
     name: str,
-    type_: str,
     fields: tuple[str, ...],
     kind: str,
     source: str,
@@ -182,12 +184,11 @@ def _share_metric(
             compute.share_yes(_verdicts(r)), details={"verdicts": _explain(r, xs, label)}
         )
 
-    return JudgeMetric(name, type_, fields, extracts, plan, score)
+    return JudgeMetric(name, type_of(name), fields, extracts, plan, score)
 
 
 ANSWER_RELEVANCE = _share_metric(
     "answer_relevance",
-    "AnswerRelevance",
     ("query", "prediction"),
     "statements",
     "prediction",
@@ -196,11 +197,10 @@ ANSWER_RELEVANCE = _share_metric(
     lambda d: {"query": d.query or ""},
 )
 BIAS = _share_metric(
-    "bias", "Bias", ("prediction",), "opinions", "prediction", "opinion", Outcome(0.0), lambda d: {}
+    "bias", ("prediction",), "opinions", "prediction", "opinion", Outcome(0.0), lambda d: {}
 )
 TOXICITY = _share_metric(
     "toxicity",
-    "Toxicity",
     ("prediction",),
     "opinions",
     "prediction",
@@ -210,7 +210,6 @@ TOXICITY = _share_metric(
 )
 FAITHFULNESS = _share_metric(
     "faithfulness",
-    "Faithfulness",
     ("prediction", "contexts"),
     "claims",
     "prediction",
@@ -262,7 +261,7 @@ def _cp_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
 
 CONTEXT_PRECISION = JudgeMetric(
     "context_precision",
-    "ContextPrecision",
+    type_of("context_precision"),
     ("query", "groundtruths", "contexts"),
     _none,
     _cp_plan,
@@ -318,7 +317,7 @@ def _cr_score(d: Datum, ex: Extracted, replies: Replies) -> Outcome:
 
 CONTEXT_RECALL = JudgeMetric(
     "context_recall",
-    "ContextRecall",
+    type_of("context_recall"),
     ("groundtruths", "contexts"),
     _cr_extracts,
     _cr_plan,
@@ -326,7 +325,7 @@ CONTEXT_RECALL = JudgeMetric(
 )
 
 
-def _per_context(name: str, type_: str, fields: tuple[str, ...], values) -> JudgeMetric:
+def _per_context(name: str, fields: tuple[str, ...], values) -> JudgeMetric:
     """A share of ``yes`` over one verdict per context (no intermediate needed)."""
 
     def plan(d: Datum, ex: Extracted) -> list[Task]:
@@ -352,18 +351,16 @@ def _per_context(name: str, type_: str, fields: tuple[str, ...], values) -> Judg
             details={"verdicts": _explain(r, list(d.contexts or ()), "context")},
         )
 
-    return JudgeMetric(name, type_, fields, _none, plan, score)
+    return JudgeMetric(name, type_of(name), fields, _none, plan, score)
 
 
 CONTEXT_RELEVANCE = _per_context(
     "context_relevance",
-    "ContextRelevance",
     ("query", "contexts"),
     lambda d: {"query": d.query or ""},
 )
 HALLUCINATION = _per_context(
     "hallucination",
-    "Hallucination",
     ("prediction", "contexts"),
     lambda d: {"text": d.prediction or ""},
 )
@@ -372,7 +369,7 @@ HALLUCINATION = _per_context(
 # ------------------------------------------------------------------ ratings
 
 
-def _rating(name: str, type_: str, fields: tuple[str, ...], values) -> JudgeMetric:
+def _rating(name: str, fields: tuple[str, ...], values) -> JudgeMetric:
     """A 1-5 rating of the prediction (``analysis`` + ``score``)."""
 
     def plan(d: Datum, ex: Extracted) -> list[Task]:
@@ -382,30 +379,12 @@ def _rating(name: str, type_: str, fields: tuple[str, ...], values) -> JudgeMetr
         r = replies[f"{d.uid}/{name}"]
         return Outcome(float(r.score), details={"analysis": r.analysis})
 
-    return JudgeMetric(name, type_, fields, _none, plan, score)
+    return JudgeMetric(name, type_of(name), fields, _none, plan, score)
 
 
-COHERENCE = _rating(
-    "coherence", "Coherence", ("prediction",), lambda d: {"text": d.prediction or ""}
-)
+COHERENCE = _rating("coherence", ("prediction",), lambda d: {"text": d.prediction or ""})
 SUMMARY_COHERENCE = _rating(
     "summary_coherence",
-    "SummaryCoherence",
     ("query", "prediction"),
     lambda d: {"source": d.query or "", "text": d.prediction or ""},
-)
-
-#: The built-in metrics, in the order :func:`~assay.llm.judge.registry.registered` lists them.
-BUILT_IN: tuple[JudgeMetric, ...] = (
-    ANSWER_CORRECTNESS,
-    ANSWER_RELEVANCE,
-    BIAS,
-    TOXICITY,
-    FAITHFULNESS,
-    CONTEXT_PRECISION,
-    CONTEXT_RECALL,
-    CONTEXT_RELEVANCE,
-    HALLUCINATION,
-    COHERENCE,
-    SUMMARY_COHERENCE,
 )

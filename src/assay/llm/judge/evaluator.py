@@ -26,6 +26,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.evaluator import Evaluator
+from assay.llm.judge.declared import METRICS, OPTIONS
 from assay.llm.judge.prompts import PROMPT_VERSION
 from assay.llm.judge.registry import get_metric
 from assay.llm.slicing import WHERE, column_text
@@ -37,7 +38,7 @@ from assay.stats.means import (
     mean_tally,
     mean_unit_values,
 )
-from assay.uncertainty.intervals import ci_options
+from assay.uncertainty.intervals import interval_from
 from assay.uncertainty.slices import annotate, text_slices
 from assay.uncertainty.tally import Key, Tally
 
@@ -64,6 +65,9 @@ class JudgeEvaluator(Evaluator):
             every interval is the cluster bootstrap, drawing whole clusters of datums.
     """
 
+    OPTIONS = OPTIONS
+    METRICS = METRICS
+
     def __init__(
         self,
         *,
@@ -72,17 +76,14 @@ class JudgeEvaluator(Evaluator):
         seed: int = 0,
         ci: float | None = None,
         ci_method: str = "bootstrap",
-        by: Sequence[str] = (),
         cluster: str | None = None,
+        by: Sequence[str] = (),
     ) -> None:
-        self.metrics = tuple(dict.fromkeys(metrics))
+        self.metrics = tuple(metrics)
         self.types = tuple(get_metric(m).type for m in self.metrics)
-        self.num_bootstrap = int(num_bootstrap)
-        self.seed = int(seed)
-        self.ci = ci_options(
-            ci, ci_method, num_bootstrap, seed, cluster=cluster,
-            methods=("bootstrap", "t", "wilson", "delong"),
-        )  # fmt: skip
+        self.num_bootstrap = num_bootstrap
+        self.seed = seed
+        self.ci = interval_from(self.options)
         self.by = tuple(dict.fromkeys(by))
         self.cluster = cluster
         self._columns = tuple(dict.fromkeys([*self.by, *([cluster] if cluster else [])]))
@@ -90,17 +91,6 @@ class JudgeEvaluator(Evaluator):
         # parameters (JSON) and its datum's ``by`` columns (JSON)
         self._rows: dict[str, list[np.ndarray]]
         self.add_state("_rows", {k: [] for k in _ROW_FIELDS}, "cat")
-
-    def config(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "metrics": list(self.metrics),
-            "num_bootstrap": self.num_bootstrap,
-            "seed": self.seed,
-        }
-        if self.ci is not None:
-            out |= {"ci": self.ci.level, "ci_method": self.ci.method}
-        out |= {"cluster": self.cluster} if self.cluster else {}
-        return out | ({"by": list(self.by)} if self.by else {})
 
     def add(  # type: ignore[override]
         self, records: Iterable[Metric], columns: Mapping[str, Sequence[Any]] | None = None

@@ -311,8 +311,12 @@ def _checked_init(init: Callable[..., None], options: Options) -> Callable[..., 
     @functools.wraps(init)
     def checked(self: Evaluator, *args: Any, **kwargs: Any) -> None:
         if args:  # positional arguments, named by the signature (too many: Python's error)
-            named = signature.bind_partial(self, *args).arguments
-            kwargs = {k: v for k, v in named.items() if k != "self"} | kwargs
+            named = dict(signature.bind_partial(self, *args).arguments)
+            named.pop("self", None)
+            twice = sorted(set(named) & set(kwargs))
+            if twice:
+                raise TypeError(f"{type(self).__name__}() got {twice[0]!r} twice")
+            kwargs = named | kwargs
         values = options.validate(kwargs)
         self.options = values
         init(self, **values)

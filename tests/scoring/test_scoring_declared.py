@@ -4,7 +4,6 @@ replaced (the expected dicts below are that config()'s output), and the metric t
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pytest
@@ -98,14 +97,9 @@ def test_config_is_the_hand_written_one(given: dict[str, Any], expected: dict[st
     assert type(config.get("rater_error_variance")) is type(expected["rater_error_variance"])
 
 
-def test_subgroups_still_warns_and_becomes_group_columns() -> None:
-    with pytest.warns(DeprecationWarning, match="group_columns"):
-        ev = ScoringEvaluator(human="h", system="m", subgroups=["g"])
-    assert ev.config()["group_columns"] == ["g"] and "subgroups" not in ev.config()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(InvalidInputError, match="not both"):
-            ScoringEvaluator(human="h", system="m", subgroups=["g"], group_columns=["k"])
+def test_subgroups_is_refused_naming_group_columns() -> None:
+    with pytest.raises(TypeError, match="group_columns"):
+        ScoringEvaluator(human="h", system="m", subgroups=["g"])
 
 
 @pytest.mark.parametrize(

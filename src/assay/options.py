@@ -54,6 +54,7 @@ from typing import Any, cast
 from assay.errors import InvalidInputError
 
 __all__ = [
+    "EXAMPLES_PAGE",
     "REQUIRED",
     "ZERO_DIVISION",
     "Bad",
@@ -533,4 +534,24 @@ ZERO_DIVISION = Option(
     number(none=True, describe="a finite number"),
     "--zero-division",
     "Value of a ratio with a zero denominator (default: null).",
+)
+
+
+#: ``examples_limit`` and ``examples_offset``, in every domain with ``Examples`` records:
+#: the page of datums given examples, in uid order (valor-lite's ``limit`` and ``offset``).
+EXAMPLES_PAGE = Options(
+    Option(
+        "examples_limit",
+        None,
+        number(0, integer=True, none=True, describe="an integer >= 0"),
+        "--examples-limit",
+        "Examples for at most N datums.",
+    ),
+    Option(
+        "examples_offset",
+        0,
+        number(0, integer=True),
+        "--examples-offset",
+        "Examples from datum N on (uid order).",
+    ),
 )

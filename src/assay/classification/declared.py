@@ -32,7 +32,17 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.metric_table import MetricEntry, MetricTable
-from assay.options import ZERO_DIVISION, Option, Options, choices, custom, flag, number, numbers_in
+from assay.options import (
+    EXAMPLES_PAGE,
+    ZERO_DIVISION,
+    Option,
+    Options,
+    choices,
+    custom,
+    flag,
+    number,
+    numbers_in,
+)
 from assay.thresholds import PR_CURVE_SCORE_THRESHOLDS
 from assay.uncertainty.options import by_option, interval_options
 
@@ -230,20 +240,7 @@ OPTIONS = Options(
         "--number-of-examples",
         "Examples per cell of ConfusionMatrixWithExamples (default: all).",
     ),
-    Option(
-        "examples_limit",
-        None,
-        number(0, integer=True, none=True),
-        "--examples-limit",
-        "Examples for at most N datums.",
-    ),
-    Option(
-        "examples_offset",
-        0,
-        number(0, integer=True),
-        "--examples-offset",
-        "Examples from datum N on (uid order).",
-    ),
+    EXAMPLES_PAGE,
     Option(
         "compact",
         False,

@@ -28,7 +28,17 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.metric_table import MetricEntry, MetricTable
-from assay.options import ZERO_DIVISION, Bad, Option, Options, Rule, choice, custom, number
+from assay.options import (
+    EXAMPLES_PAGE,
+    ZERO_DIVISION,
+    Bad,
+    Option,
+    Options,
+    Rule,
+    choice,
+    custom,
+    number,
+)
 from assay.uncertainty.options import by_option, interval_options
 
 __all__ = [
@@ -300,20 +310,7 @@ METRIC_OPTIONS = Options(
         "coco (default) or valor: valor-lite's matching rule (and its binned AP) for AP, AR "
         "and the Counts family.",
     ),
-    Option(
-        "examples_limit",
-        None,
-        number(0, integer=True, none=True, describe="an integer >= 0"),
-        "--examples-limit",
-        "Examples for at most N datums.",
-    ),
-    Option(
-        "examples_offset",
-        0,
-        number(0, integer=True),
-        "--examples-offset",
-        "Examples from datum N on (uid order).",
-    ),
+    EXAMPLES_PAGE,
     interval_options(unit="image"),
     check=_one_source_of_scores,
 )

@@ -53,6 +53,7 @@ from assay.fairness.batch import Batch, check_value_sets, read_batch, read_table
 from assay.fairness.compute import GroupCounts, group_counts
 from assay.fairness.declared import METRICS, OPTIONS
 from assay.fairness.group_table import GroupTable, confusion_cell, tables_from_state, tables_state
+from assay.fairness.grouping import GroupColumn
 from assay.fairness.tally import (
     KEY,
     Counts,
@@ -131,10 +132,11 @@ class FairnessEvaluator(Evaluator):
         cluster: str | None = None,
     ) -> None:
         self.ci = interval_from(self.options)
-        self.by = tuple(by)
+        # the values arrive clean (OPTIONS): definitions parsed, column keys made
+        self.by: tuple[str, ...] = tuple(by)
         self.groups: tuple[PrivilegedGroup, ...] = tuple(groups)  # type: ignore[arg-type]
-        self.group_columns = tuple(group_columns)
-        self.control_columns = tuple(control_columns)
+        self.group_columns: tuple[GroupColumn, ...] = tuple(group_columns)  # type: ignore[arg-type]
+        self.control_columns: tuple[str, ...] = tuple(control_columns)
         self.positive_label = positive_label
         self.method, self.agg = method, agg
         self.zero_division = zero_division

@@ -100,7 +100,7 @@ _ROUGE_N = re.compile(r"rouge[1-9]$")
 
 def family_of(type_: str) -> str:
     """The name ``metrics=`` takes for a record type (``"ROUGE"`` -> ``"rouge"``)."""
-    return METRICS[type_].family
+    return METRICS[type_].families[0]
 
 
 def _rouge_types(v: Any) -> tuple[str, ...]:

@@ -279,3 +279,19 @@ def test_bad_input_is_one_line_naming_the_file_exit_2_nothing_stored(logs, tmp_p
         [line] = res.stderr.strip().splitlines()
         assert str(bad) in line and says in line, line
         assert not (tmp_path / "bad.db").exists()
+
+
+def test_stats_on_a_log_stores_the_scorer_after_the_texts(logs, tmp_path):
+    db = tmp_path / "runs.db"
+    args = ["stats", "--scores", str(logs / "a.eval"), "--scorer", "length_score", "--ci", "0.9"]
+    res = runner.invoke(app, [*args, "--save", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    with Store(str(db)) as store:
+        run = store.get(store.list()[0].id)
+    assert list(run.parameters.items())[:5] == [
+        ("metrics", []),
+        ("reducers", []),
+        ("to_float", None),
+        ("scorer", "length_score"),
+        ("ci", 0.9),
+    ]

@@ -12,27 +12,30 @@ from typing import Any
 
 import typer
 
-from assay.cli.declared import build, declared_flags
+from assay.cli.command import MetricCommand
 from assay.cli.options import (
     scheduler_address,
     scheduler_option,
     scheduler_timeout_option,
 )
-from assay.cli.support import (
-    OutputFormat,
-    db_option,
-    format_option,
-    guarded,
-    out_option,
-    publish,
-    save_option,
-)
+from assay.cli.support import guarded
 from assay.stats.declared import OPTIONS as DECLARED
 from assay.stats.metric_types import METRICS
 from assay.uncertainty.options import interval_options
 
 #: The interval options as the run's stored parameters hold them (``cluster`` when given).
 _INTERVALS = interval_options()
+
+#: ``--metric``, ``--reducer`` and ``--to-float`` are the command's own texts (the declared
+#: ``metrics``, ``reducers`` and ``to_float`` have no flag), stored as typed; of the
+#: evaluator's configuration the run stores the interval options, ``cluster`` only when given
+#: (``ScoreEvaluator.config()`` holds it with ``ci``).
+STATS = MetricCommand(
+    "stats",
+    "assay.stats.evaluator:ScoreEvaluator",
+    DECLARED,
+    stored=("ci", "ci_method", "num_bootstrap", "seed"),
+)
 
 
 def _renamed(e: Any, option: str) -> Any:
@@ -128,20 +131,17 @@ def _with_ppi(ms: Any, ev: Any, path: Path, intervals: dict[str, Any]) -> Any:
     return MetricSet([*ms, *extra])
 
 
-def _inspect_log(scores: Path, scorer: str | None) -> Any:
-    """An Inspect log's scores of one scorer, with its reducer and metrics in the log
-    (:class:`assay.importers.inspect_log.ScorerScores`); ``None`` when ``scores`` is not
-    an Inspect log."""
+def _is_inspect_log(scores: Path, scorer: str | None) -> bool:
+    """Whether ``scores`` is an Inspect log (only its start is read); ``--scorer`` is refused
+    for any other input."""
     from assay.errors import InvalidInputError
     from assay.importers.files import sniff
 
-    if not scores.is_file() or sniff(scores) != "inspect":
-        if scorer is not None:
-            raise InvalidInputError("applies to an Inspect log (.eval, .json)", source="--scorer")
-        return None
-    from assay.importers.inspect_log import scorer_scores
-
-    return scorer_scores(scores, scorer)
+    if scores.is_file() and sniff(scores) == "inspect":
+        return True
+    if scorer is not None:
+        raise InvalidInputError("applies to an Inspect log (.eval, .json)", source="--scorer")
+    return False
 
 
 def _log_metrics(log: Any) -> list[Any]:
@@ -155,7 +155,7 @@ def _log_metrics(log: Any) -> list[Any]:
 def register(app: typer.Typer) -> None:
     @app.command("stats")
     @guarded
-    @declared_flags(DECLARED)  # --ci, --ci-method, --num-bootstrap, --seed, --cluster
+    @STATS.flags  # --ci, --ci-method, --num-bootstrap, --seed, --cluster, --format...
     def stats(
         scores: Path = typer.Option(
             ...,
@@ -198,10 +198,6 @@ def register(app: typer.Typer) -> None:
         ),
         scheduler: str | None = scheduler_option(),
         scheduler_timeout: float = scheduler_timeout_option(),
-        format: OutputFormat = format_option(),
-        out: Path | None = out_option(),
-        save: bool = save_option(),
-        db: str | None = db_option(),
         **given: Any,
     ) -> None:
         """Inspect AI-style metrics over sample scores, after reducing each sample's epochs.
@@ -210,51 +206,53 @@ def register(app: typer.Typer) -> None:
         interval over samples (t, wilson, bootstrap or bca; over clusters with --cluster).
         """
         from assay.errors import InvalidInputError
-        from assay.io.files import check_writable_file
-        from assay.stats.evaluator import ScoreEvaluator
         from assay.stats.spec_text import metric_from_text, reducer_from_text
 
-        if out is not None:
-            check_writable_file(out, option="--out")
         mapping = _mapping(to_float)
-        log = _inspect_log(scores, scorer)
-        metrics = _log_metrics(log) if log is not None and not metric else []
-        metrics = metrics or _parsed(metric or list(METRICS.defaults), metric_from_text, "--metric")
-        default_reducer = [log.reducer] if log is not None and log.reducer else ["mean"]
-        reducers = _parsed(reducer or default_reducer, reducer_from_text, "--reducer")
+        is_log = _is_inspect_log(scores, scorer)
+        metrics = _parsed(metric or list(METRICS.defaults), metric_from_text, "--metric")
+        reducers = _parsed(reducer or ["mean"], reducer_from_text, "--reducer")
         given |= {"metrics": metrics, "reducers": reducers, "to_float": mapping}
-        ev = build(ScoreEvaluator, DECLARED, given)
-        intervals = _INTERVALS.config(ev.options)
-        ev = (
-            ev.add(log.scores)
-            if log is not None
-            else _fold_scores(ev, scores, scheduler_address(scheduler, scheduler_timeout))
-        )
-        try:
-            ms = ev.compute()
-        except InvalidInputError as e:
-            if e.source is None and e.record is not None:
-                raise InvalidInputError(
-                    e.reason, source=str(scores), record=e.record, field=e.field
-                ) from None
-            raise
-        if human_labels is not None:
-            ms = _with_ppi(ms, ev, human_labels, intervals)
-        publish(
-            ms,
-            fmt=format,
-            out=out,
-            title="stats",
-            save=save,
-            db=db,
-            kind="stats",
+        inputs: dict[str, Any] = {
+            "metrics": list(metric),
+            "reducers": list(reducer),
+            "to_float": None if mapping is None else mapping.to_dict(),
+        }
+
+        def add(ev: Any) -> Any:
+            if not is_log:
+                return _fold_scores(ev, scores, scheduler_address(scheduler, scheduler_timeout))
+            from assay.importers.inspect_log import scorer_scores
+
+            log = scorer_scores(scores, scorer)
+            inputs["scorer"] = log.scorer
+            # the log's metrics and epoch reducer are the defaults of --metric and --reducer
+            own = {} if metric else {"metrics": _log_metrics(log) or metrics}
+            if not reducer and log.reducer:
+                own["reducers"] = _parsed([log.reducer], reducer_from_text, "--reducer")
+            options = {k: v for k, v in given.items() if k in DECLARED}
+            return (STATS.make(options | own) if own else ev).add(log.scores)
+
+        def compute(ev: Any, wanted: Any) -> Any:
+            try:
+                ms = ev.compute()
+            except InvalidInputError as e:
+                if e.source is None and e.record is not None:
+                    raise InvalidInputError(
+                        e.reason, source=str(scores), record=e.record, field=e.field
+                    ) from None
+                raise
+            if human_labels is not None:
+                ms = _with_ppi(ms, ev, human_labels, _INTERVALS.config(ev.options))
+            return ms
+
+        intervals = {} if given["cluster"] is None else {"cluster": given["cluster"]}
+        labels = {} if human_labels is None else {"human_labels": str(human_labels)}
+        STATS.run(
+            given,
+            add=add,
             dataset=str(scores),
-            parameters={
-                "metrics": list(metric),
-                "reducers": list(reducer),
-                "to_float": None if mapping is None else mapping.to_dict(),
-                **({"scorer": log.scorer} if log is not None else {}),
-                **intervals,
-                **({} if human_labels is None else {"human_labels": str(human_labels)}),
-            },
+            inputs=inputs,
+            parameters={**intervals, **labels},
+            compute=compute,
         )

@@ -80,6 +80,38 @@ def test_cli_writes_rsmtool_named_csvs_and_prints_json_by_default(scores, tmp_pa
     assert "dropped responses" in r.stderr
 
 
+def test_out_writes_the_printed_records_beside_the_tables(scores, tmp_path):
+    _, path = scores
+    base = ("--data", str(path), "--human", "h", "--system", "m", "--subgroup", "g")
+    printed = _run(*base, "--out-dir", str(tmp_path / "a"))
+    assert printed.exit_code == 0, printed.output
+    out = tmp_path / "records.json"
+    r = _run(*base, "--out-dir", str(tmp_path / "b"), "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert r.stdout == ""  # JSON goes to --out, not also to the terminal
+    assert json.loads(out.read_text()) == json.loads(printed.stdout)
+    assert out.read_text() == (tmp_path / "b" / "metrics.json").read_text()
+    # --format table prints the tables and still writes the records to --out
+    out.unlink()
+    r = _run(*base, "--out-dir", str(tmp_path / "c"), "-o", str(out), "-f", "table")
+    assert r.exit_code == 0, r.output
+    assert "all tables written to" in r.stdout
+    assert json.loads(out.read_text()) == json.loads(printed.stdout)
+
+
+def test_out_is_refused_in_rsmeval_mode(scores, tmp_path):
+    _, path = scores
+    out = tmp_path / "records.json"
+    r = _run(
+        *("--data", str(path), "--human", "h", "--system", "m", "--trim-min", "1"),
+        *("--trim-max", "6", "--out-dir", str(tmp_path / "o"), "--out", str(out)),
+    )
+    assert r.exit_code == 2
+    assert "--out" in r.stderr and "rsmeval" in r.stderr
+    assert "Traceback" not in r.output
+    assert not out.exists() and not (tmp_path / "o" / "metrics.json").exists()
+
+
 def test_every_file_is_readable_under_umask_022(scores, tmp_path):
     _, path = scores
     out = tmp_path / "out"

@@ -6,6 +6,13 @@ main tables) and writes into ``--out-dir`` every table as CSV (``eval.csv``,
 ``disattenuated_correlations.csv``, ``true_score_eval.csv``, ``eval_by_<col>.csv``,
 ``consistency_by_<col>.csv``, ``disattenuated_correlations_by_<col>.csv``,
 ``fairness_metrics_by_<col>.csv``, ``undefined_metrics.csv``) plus ``metrics.json``.
+``--out FILE`` writes the records' JSON there as well (not in rsmeval mode).
+
+Built on the metric commands' skeleton (:class:`assay.cli.command.MetricCommand`): the
+evaluator is built from the declared options, the table added, the tables computed and
+published by it; :func:`_publish` is the command's own last step (the folder of tables).
+The rsmeval mode (``--config``, ``--trim-min``/``--trim-max``) runs RSMTool's experiment
+in :mod:`assay.cli.rsmeval`, outside the skeleton.
 
 The folder is written all at once, after everything was computed and serialised and after
 ``--save`` stored the evaluation: a failure leaves an existing ``--out-dir`` as it was. File
@@ -21,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from assay.cli.declared import build, declared_flags
+from assay.cli.command import MetricCommand
 from assay.cli.options import (
     add_table,
     scheduler_address,
@@ -30,15 +37,7 @@ from assay.cli.options import (
 )
 from assay.cli.rsmeval import run_rsmeval_command
 from assay.cli.scoring_tables import print_tables
-from assay.cli.support import (
-    OutputFormat,
-    db_option,
-    emit,
-    format_option,
-    guarded,
-    save_metrics,
-    save_option,
-)
+from assay.cli.support import OutputFormat, emit, guarded, save_metrics
 from assay.errors import InvalidInputError
 from assay.options import Options, flags_named
 from assay.scoring.declared import OPTIONS
@@ -121,10 +120,17 @@ _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the CSV tables and me
 _KEEP_ZERO = typer.Option(
     False, "--keep-zero-scores", help="Do not exclude responses whose human score is 0."
 )
-_FORMAT = format_option("Print the records as JSON (default) or the main tables as a table.")
-
-#: The stored parameters of a run: the stored options the command sets.
-_STORED = tuple(o.name for o in OPTIONS if o.flag) + ("exclude_zero_scores",)
+#: The scoring command's evaluator and declarations: its stored parameters are the options
+#: the command sets (those with a flag and exclude_zero_scores, in the declared order);
+#: --human and --system it spells itself (see above).
+SCORING = MetricCommand(
+    "scoring",
+    "assay.scoring.evaluator:ScoringEvaluator",
+    OPTIONS,
+    skip=("human", "system"),
+    stored=tuple(o.name for o in OPTIONS if o.flag or o.name == "exclude_zero_scores"),
+    format_help="Print the records as JSON (default) or the main tables as a table.",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -132,16 +138,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command("scoring")
     @guarded
-    @declared_flags(OPTIONS, skip=("human", "system"))
+    @SCORING.flags
     def scoring(
         data: Path | None = _DATA,
         human: str | None = _HUMAN,
         system: str | None = _SYSTEM,
         out_dir: Path = _OUT_DIR,
         keep_zero_scores: bool = _KEEP_ZERO,
-        fmt: OutputFormat = _FORMAT,
-        save: bool = save_option(),
-        db: str | None = db_option(),
         config: Path | None = _CONFIG,
         trim_min: float | None = _TRIM_MIN,
         trim_max: float | None = _TRIM_MAX,
@@ -157,6 +160,11 @@ def register(app: typer.Typer) -> None:
         _check_early(given)
         _check_out_dir(out_dir)
         if config is not None or trim_min is not None or trim_max is not None:
+            if given["out"] is not None:
+                raise InvalidInputError(
+                    "rsmeval mode writes its tables to --out-dir; --out is not for it",
+                    source="--out",
+                )
             flags = {
                 "predictions_file": data,
                 "human_score_column": human,
@@ -173,41 +181,35 @@ def register(app: typer.Typer) -> None:
             }
             names = ("ci", "ci_method", "seed", "num_bootstrap", "cluster")
             options: dict[str, Any] = {n: given[n] for n in names} | {"by": list(given["by"])}
+            fmt, save, db = given["fmt"], given["save"], given["db"]
             run_rsmeval_command(config, flags, out_dir, fmt, options, save=save, db=db)
             return
         if data is None or human is None or system is None:
             raise InvalidInputError(
                 "give --data, --human and --system (or --config FILE.json)", source="--data"
             )
-        from assay.scoring.evaluator import ScoringEvaluator
-
-        given |= {"human": human, "system": system, "exclude_zero_scores": not keep_zero_scores}
-        ev = build(ScoringEvaluator, OPTIONS, given)
         from functools import partial
 
-        add = partial(_add_batch, source=str(data))
-        view = add_table(
-            ev, data, add, scheduler=scheduler_address(scheduler, scheduler_timeout)
-        ).tables()
-        params = {k: v for k, v in ev.config().items() if k in _STORED}
-        _publish(view, out_dir, fmt, params, dataset=str(data), save=save, db=db)
+        given |= {"human": human, "system": system, "exclude_zero_scores": not keep_zero_scores}
+        batch = partial(_add_batch, source=str(data))
+        address = scheduler_address(scheduler, scheduler_timeout)
+        SCORING.run(
+            given,
+            add=lambda ev: add_table(ev, data, batch, scheduler=address),
+            dataset=str(data),
+            inputs={},
+            compute=lambda ev, wanted: ev.tables(),
+            show=lambda view, kwargs: _publish(view, out_dir, kwargs),
+        )
 
 
 def _add_batch(ev: Any, frame: Any, source: str) -> None:
     ev.add(frame, source=source)
 
 
-def _publish(
-    view: ScoringTables,
-    out_dir: Path,
-    fmt: OutputFormat,
-    params: dict[str, Any],
-    *,
-    dataset: str,
-    save: bool,
-    db: str | None,
-) -> None:
-    """Serialise everything, store it (``--save``), write ``--out-dir`` at once, then print."""
+def _publish(view: ScoringTables, out_dir: Path, kwargs: dict[str, Any]) -> None:
+    """Serialise everything, store it (``--save``), write ``--out-dir`` at once (and
+    ``--out``), then print. ``kwargs``: what :meth:`MetricCommand.run` would publish with."""
     from assay.io.files import write_files_atomic
 
     files = view.csv_files()
@@ -215,13 +217,20 @@ def _publish(
     _check_out_dir(out_dir, list(files))
     # the store first: a failing --save leaves --out-dir untouched
     save_metrics(
-        view.metrics, kind="scoring", dataset=dataset, parameters=params, save=save, url=db
+        view.metrics,
+        kind=kwargs["kind"],
+        dataset=kwargs["dataset"],
+        parameters=kwargs["parameters"],
+        save=kwargs["save"],
+        url=kwargs["db"],
     )
     write_files_atomic(out_dir, files)
-    if fmt is OutputFormat.table:
+    if kwargs["out"] is not None:  # the records' JSON to --out (printed as --format says)
+        emit(view.metrics, out=kwargs["out"])
+    if kwargs["fmt"] is OutputFormat.table:
         _print_tables(view, out_dir)
-    else:
-        emit(view.metrics, fmt=fmt)
+    elif kwargs["out"] is None:
+        emit(view.metrics, fmt=kwargs["fmt"])
     if view.dropped:
         typer.echo(f"dropped responses: {view.dropped}", err=True)
     for note in view.notes:

@@ -15,7 +15,9 @@ from typing import Any
 
 import typer
 
+from assay.cli.declared import declared_flag
 from assay.errors import InvalidInputError
+from assay.uncertainty import options as declared
 
 __all__ = [
     "WHERE_OPTIONS",
@@ -64,52 +66,28 @@ def examples_page_options() -> tuple[Any, Any]:
     )
 
 
-#: The interval options' flags, by keyword argument (errors name the flag).
-CI_OPTIONS = {
-    "ci": "--ci",
-    "ci_method": "--ci-method",
-    "num_bootstrap": "--num-bootstrap",
-    "seed": "--seed",
-    "cluster": "--cluster",
-}
+#: The interval options' flags, by keyword argument (errors name the flag), from their
+#: declaration (:mod:`assay.uncertainty.options`).
+CI_OPTIONS = {o.name: str(o.flag) for o in declared.interval_options()}
 
 
 def interval_options(seed_flag: str = "--seed") -> tuple[Any, Any, Any, Any]:
-    """``--ci``, ``--ci-method``, ``--num-bootstrap`` and ``--seed``: confidence intervals on
-    the headline metrics (off unless ``--ci`` is given; see docs/records.md#intervals).
+    """``--ci``, ``--ci-method``, ``--num-bootstrap`` and ``--seed`` as typer options, from
+    their one declaration (:func:`assay.uncertainty.options.interval_options`), for a
+    command that writes its parameters out: confidence intervals on the headline metrics
+    (off unless ``--ci`` is given; see docs/records.md#intervals).
 
     ``seed_flag`` names the seed option of a command whose ``--seed`` already means
     something else (``pairwise judge``: random mode's order)."""
-    return (
-        typer.Option(
-            None,
-            "--ci",
-            help="Put a confidence interval of this level (e.g. 0.95) on every headline "
-            "metric: ci_low, ci_high in the record's parameters. Default: none.",
-        ),
-        typer.Option(
-            "bootstrap",
-            "--ci-method",
-            help="bootstrap (default; resamples the input units), bca (the bias-corrected and "
-            "accelerated bootstrap, where offered: scoring, stats), wilson (proportions), "
-            "t (means) or delong (ROC AUC); a metric it does not apply to gets the bootstrap.",
-        ),
-        typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
-        typer.Option(0, seed_flag, help="Seed of the bootstrap."),
-    )
+    opts = declared.interval_options(seed_flag=seed_flag)
+    ci, method, boot, seed = (declared_flag(opts[n]) for n in CI_OPTIONS if n != "cluster")
+    return ci, method, boot, seed
 
 
 def cluster_option(unit: str) -> Any:
     """``--cluster COLUMN``: the bootstrap resamples whole clusters of ``unit`` (a metadata
-    column) instead of single ones (with ``--ci``)."""
-    return typer.Option(
-        None,
-        "--cluster",
-        help=f"{'An' if unit[:1] in 'aeiou' else 'A'} {unit} metadata column whose values are "
-        "clusters (e.g. a patient, a site): "
-        f"the bootstrap draws whole clusters instead of single {unit}s (needs --ci; every "
-        "interval is then the bootstrap). Recorded as parameters.cluster.",
-    )
+    column) instead of single ones (with ``--ci``); from its declaration."""
+    return declared_flag(declared.interval_options(unit=unit)["cluster"])
 
 
 def bootstrap_seed_option(what: str) -> Any:
@@ -239,16 +217,9 @@ def add_table(ev: Any, path: Path, add: Callable[[Any, Any], Any], *, scheduler:
 
 def by_option(what: str, extra: str = "") -> Any:
     """``--by COLUMN`` (repeatable): the headline metrics again per value of ``what``'s
-    column, with ``slice_column``, ``slice``, ``slice_n`` and ``gap`` (docs/records.md#slices);
-    ``extra``: a sentence the command adds (what it slices, where the column is read)."""
-    return typer.Option(
-        [],
-        "--by",
-        metavar="COLUMN",
-        help=f"{what} (repeatable): every headline metric again per value, with slice_column, "
-        "slice, slice_n (its size) and gap (to the whole set); with --ci the gap's interval too."
-        + (f" {extra}" if extra else ""),
-    )
+    column (docs/records.md#slices), from its declaration
+    (:func:`assay.uncertainty.options.by_option`); ``extra``: a sentence the command adds."""
+    return declared_flag(declared.by_option(what, extra))
 
 
 #: What ``--name``, ``--tag`` and ``--no-units`` are to every command with ``--save``: its

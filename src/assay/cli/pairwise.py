@@ -26,7 +26,14 @@ from assay.cli.options import (
     interval_kwargs,
     interval_options,
 )
-from assay.cli.support import OutputFormat, db_option, guarded, publish, save_option
+from assay.cli.support import (
+    OutputFormat,
+    db_option,
+    format_option,
+    guarded,
+    publish,
+    save_option,
+)
 from assay.errors import InvalidInputError
 from assay.llm.pairwise.declared import OPTIONS
 
@@ -38,7 +45,7 @@ pairwise_app = typer.Typer(
     no_args_is_help=True,
 )
 
-_FMT = typer.Option(OutputFormat.json, "--format", "-f", help="json (default) or table.")
+_FMT = format_option("json (default) or table.")
 _OUT = typer.Option(None, "--out", "-o", help="Write the metric records (JSON) to this file.")
 _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the run folder (a new one per run).")
 _REF = declared_flag(OPTIONS["reference_model"])

@@ -22,6 +22,7 @@ import typer
 
 from assay.cli.declared import declared_flags
 from assay.cli.options import scheduler_timeout_option
+from assay.cli.support import OutputFormat, format_option
 from assay.llm.judge.declared import METRICS as JUDGED
 from assay.llm.options import RUN_OPTIONS
 from assay.text.declared import METRICS, OPTIONS
@@ -66,7 +67,7 @@ def text_command(
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the records as JSONL here (with the judge's details)."
     ),
-    fmt: str = typer.Option("json", "--format", help="json or table (stdout)."),
+    fmt: OutputFormat = format_option("json or table (stdout)."),
     repeats: int = typer.Option(
         1,
         "--repeats",
@@ -179,8 +180,6 @@ def _run(**o: Any) -> None:
     from assay.llm.options import run_options
     from assay.text.io import read_rows
 
-    if o["fmt"] not in ("json", "table"):
-        raise InvalidInputError("use json or table", source="--format")
     options = run_options(
         concurrency=o["concurrency"],
         timeout=o["timeout"],

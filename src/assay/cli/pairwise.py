@@ -31,6 +31,7 @@ from assay.cli.support import (
     db_option,
     format_option,
     guarded,
+    out_option,
     publish,
     save_option,
 )
@@ -46,7 +47,7 @@ pairwise_app = typer.Typer(
 )
 
 _FMT = format_option("json (default) or table.")
-_OUT = typer.Option(None, "--out", "-o", help="Write the metric records (JSON) to this file.")
+_OUT = out_option("Write the metric records (JSON) to this file.")
 _OUT_DIR = typer.Option(..., "--out-dir", help="Folder for the run folder (a new one per run).")
 _REF = declared_flag(OPTIONS["reference_model"])
 _NOPT = declared_flag(OPTIONS["nopt"])

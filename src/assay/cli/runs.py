@@ -17,7 +17,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from assay.cli.support import OutputFormat, cell, check_output_file, format_option, guarded, note
+from assay.cli.support import (
+    OutputFormat,
+    cell,
+    check_output_file,
+    db_option,
+    format_option,
+    guarded,
+    note,
+)
 from assay.errors import InvalidInputError
 from assay.io.files import write_atomic
 from assay.terminal import printable
@@ -132,7 +140,7 @@ def list_runs(
     model: str = typer.Option(None, "--model", "-m", help=MODEL_FILTER_HELP),
     status: str = typer.Option(None, "--status", help="running, finished or failed."),
     limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most this many, newest first."),
-    db: str = typer.Option(None, "--db", help=DB_HELP),
+    db: str = db_option(DB_HELP),
     fmt: OutputFormat = format_option(),
 ) -> None:
     """List stored evaluations, newest first."""
@@ -149,7 +157,7 @@ def list_runs(
 def show(
     evaluation_id: int = typer.Argument(..., help="The evaluation's id."),
     items: bool = typer.Option(False, "--items", help="Include per-item LLM records."),
-    db: str = typer.Option(None, "--db", help=DB_HELP),
+    db: str = db_option(DB_HELP),
     fmt: OutputFormat = format_option(),
 ) -> None:
     """One evaluation with its metric records."""
@@ -178,7 +186,7 @@ def latest(
     require: bool = typer.Option(
         False, "--require", help="Fail if a named dataset has no finished evaluation."
     ),
-    db: str = typer.Option(None, "--db", help=DB_HELP),
+    db: str = db_option(DB_HELP),
     fmt: OutputFormat = format_option(),
 ) -> None:
     """The latest finished evaluation of one kind per dataset (and model), with metrics.
@@ -218,7 +226,7 @@ def export(
     out: Path = typer.Option(
         None, "--out", "-o", help="Write here (atomically) instead of stdout."
     ),
-    db: str = typer.Option(None, "--db", help=DB_HELP),
+    db: str = db_option(DB_HELP),
 ) -> None:
     """Export evaluations (metrics, optionally items) as JSON or CSV.
 
@@ -247,7 +255,7 @@ def export(
 
 @runs_app.command("upgrade")
 @guarded
-def upgrade(db: str = typer.Option(None, "--db", help=DB_HELP)) -> None:
+def upgrade(db: str = db_option(DB_HELP)) -> None:
     """Bring a store made by an older assay up to date: add the tables and columns added
     since (every row kept). Reading never changes a store; any --save upgrades it too."""
     from assay.store import Store
@@ -422,7 +430,7 @@ def compare_command(
     fmt: CompareFormat = typer.Option(
         CompareFormat.json, "--format", "-f", help="json (default), table or csv."
     ),
-    db: str = typer.Option(None, "--db", help=DB_HELP),
+    db: str = db_option(DB_HELP),
 ) -> None:
     """Compare stored runs with the first (the baseline), paired on the units they share.
 
@@ -485,7 +493,7 @@ def plan_command(
     num_bootstrap: int = typer.Option(1000, "--num-bootstrap", help="Bootstrap resamples."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
     fmt: OutputFormat = format_option(),
-    db: str = typer.Option(None, "--db", help=DB_HELP),
+    db: str = db_option(DB_HELP),
 ) -> None:
     """How many units a comparison needs, from one pilot run, before a second is paid for.
 

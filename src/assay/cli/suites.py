@@ -31,7 +31,7 @@ from assay.cli.options import (
     cluster_option,
     interval_options,
 )
-from assay.cli.support import OutputFormat, format_option, guarded, out_option
+from assay.cli.support import OutputFormat, db_option, format_option, guarded, out_option
 from assay.llm.suites.declared import SUITE_OPTIONS
 
 __all__ = ["add_commands"]
@@ -87,7 +87,7 @@ AVG_CI = interval_options()  # llm average: --ci, --ci-method, --num-bootstrap, 
 BY = by_option("An item column (bias_type, test_type, a CSV column, ...)")
 MAX_TOKENS = _o(None, "--max-tokens", help="Cap on each answer (default: the suite's own).")
 SAVE = _o(True, "--save/--no-save", help="Record the run in the evaluation store.")
-DB = _o(None, "--db", help="Evaluation store URL or SQLite file.")
+DB = db_option("Evaluation store URL or SQLite file.")
 OUT = out_option("Write the metric records (JSON) here.")
 FMT = format_option("json or table.")
 HUMAN_LABELS = _o(

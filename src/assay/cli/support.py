@@ -341,9 +341,10 @@ def save_option() -> Any:
     return typer.Option(False, "--save", help=SAVE_HELP)
 
 
-def db_option() -> Any:
-    """The ``--db URL`` option naming the evaluation store (default: the environment's)."""
-    return typer.Option(None, "--db", help="Evaluation store URL or SQLite file (with --save).")
+def db_option(help: str = "Evaluation store URL or SQLite file (with --save).") -> Any:
+    """The ``--db URL`` option naming the evaluation store (default: the environment's);
+    ``help``: a command's own words."""
+    return typer.Option(None, "--db", help=help)
 
 
 def format_option(help: str | None = None) -> Any:

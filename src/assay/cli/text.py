@@ -22,7 +22,7 @@ import typer
 
 from assay.cli.declared import declared_flags
 from assay.cli.options import scheduler_timeout_option
-from assay.cli.support import OutputFormat, format_option
+from assay.cli.support import OutputFormat, db_option, format_option, save_option
 from assay.llm.judge.declared import METRICS as JUDGED
 from assay.llm.options import RUN_OPTIONS
 from assay.text.declared import METRICS, OPTIONS
@@ -105,8 +105,8 @@ def text_command(
         "group at a time.",
     ),
     scheduler_timeout: float = scheduler_timeout_option(),
-    save: bool = typer.Option(False, "--save", help="Also record the evaluation in the store."),
-    db: str = typer.Option(None, "--db", help="Evaluation store URL or SQLite file."),
+    save: bool = save_option(),
+    db: str = db_option("Evaluation store URL or SQLite file."),
     **given: Any,
 ) -> None:
     """ROUGE/BLEU (pure computation) and LLM-judged metrics, one record per datum + aggregates.

@@ -4,8 +4,10 @@ A well-formed annotations file (integer image and category ids, every annotation
 integer ``image_id`` and ``category_id`` and a 4-number ``bbox``) becomes
 :class:`AnnotationColumns`; a results list with integer ids and finite scores becomes
 :class:`ResultColumns`, decoded a few MB at a time so that at most one chunk's Python
-objects exist at once; their compressed RLEs become :class:`RLEColumns` (each mask's counts
-text and size, no object per mask beyond its text). Whatever does not fit the typed shape
+objects exist at once; their compressed RLEs become :class:`RLEColumns` (every mask's counts
+joined in one byte string, and the sizes: no object per mask). When the compiled kernels are
+built (:mod:`assay.io.native`), a results file of that shape is read by them instead, with
+no Python object per result and the same columns. Whatever does not fit the typed shape
 gives None (or, for results, typed structs or plain JSON), and the generic reader of
 :mod:`assay.io.coco` validates it record by record and names the file, record and field
 (only a missing or mistyped field of an otherwise typed results list is named here).
@@ -31,6 +33,7 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.io.jsonfiles import paused_gc, read_json
+from assay.io.native import kernels
 
 __all__ = [
     "AnnotationColumns",
@@ -85,17 +88,25 @@ class MaskRLE(msgspec.Struct, gc=False):
 
 
 class RLEColumns(NamedTuple):
-    """Compressed RLEs as columns: each mask's counts (ASCII text) and ``(n, 2)`` sizes."""
+    """Compressed RLEs as columns: every mask's counts joined in one ASCII byte string
+    (mask ``i`` ends at ``ends[i]``) and ``(n, 2)`` sizes; no object per mask."""
 
-    counts: list[str]
+    data: bytes
+    ends: NDArray[np.int64]
     size: NDArray[np.int64]
 
     def __len__(self) -> int:  # the number of masks
-        return len(self.counts)
+        return len(self.ends)
+
+    @property
+    def counts(self) -> list[bytes]:
+        """Each mask's counts (bytes, as pycocotools takes them)."""
+        data, ends = self.data, self.ends.tolist()
+        return [data[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
     def as_dicts(self) -> list[dict[str, Any]]:
         """The RLEs as COCO writes them (``{"size": [h, w], "counts": ...}``)."""
-        return [{"size": s, "counts": c} for s, c in zip(self.size.tolist(), self.counts)]
+        return [{"size": s, "counts": c.decode()} for s, c in zip(self.size.tolist(), self.counts)]
 
     @staticmethod
     def of(segms: list[Any]) -> RLEColumns | None:
@@ -103,8 +114,9 @@ class RLEColumns(NamedTuple):
         counts, else None.
 
         Example:
-            >>> RLEColumns.of([MaskRLE((2, 2), "04")]).size.tolist()
-            [[2, 2]]
+            >>> cols = RLEColumns.of([MaskRLE((2, 2), "04"), MaskRLE((1, 3), "12")])
+            >>> cols.counts, cols.size.tolist()
+            ([b'04', b'12'], [[2, 2], [1, 3]])
         """
         n = len(segms)
         try:  # None and polygons have neither
@@ -112,17 +124,25 @@ class RLEColumns(NamedTuple):
             sizes = list(map(attrgetter("size"), segms))
         except AttributeError:
             return None
-        if set(map(type, counts)) != {str} or not "".join(counts).isascii():
+        if set(map(type, counts)) != {str}:
             return None
+        text = "".join(counts)
+        if not text.isascii():
+            return None
+        ends = np.cumsum(np.fromiter(map(len, counts), dtype=np.int64, count=n))
         hw = np.fromiter(itertools.chain.from_iterable(sizes), dtype=np.int64, count=2 * n)
-        return RLEColumns(counts, hw.reshape(n, 2))
+        return RLEColumns(text.encode(), ends, hw.reshape(n, 2))
 
     @staticmethod
     def concat(parts: list[Any]) -> Any:
         """The segmentations of consecutive chunks, as columns when every chunk's are."""
         if all(isinstance(p, RLEColumns) for p in parts):
-            counts = [c for p in parts for c in p.counts]
-            return RLEColumns(counts, np.concatenate([p.size for p in parts]))
+            shift = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
+            return RLEColumns(
+                b"".join(p.data for p in parts),
+                np.concatenate([p.ends + k for p, k in zip(parts, shift.tolist())]),
+                np.concatenate([p.size for p in parts]),
+            )
         return [x for p in parts for x in (p.as_dicts() if isinstance(p, RLEColumns) else p)]
 
 
@@ -289,7 +309,9 @@ def decode_results(raw: bytes, name: str) -> Any:
     typed structs (string ids); else as plain JSON for the generic reader. A problem the
     generic reader would not name as well (a missing score, say) is an
     :class:`~assay.errors.InvalidInputError` naming ``name``, the record and the field."""
-    cols = _chunked_columns(raw)
+    cols = _native_columns(raw)
+    if cols is None:
+        cols = _chunked_columns(raw)
     if cols is not None:
         return cols
     try:
@@ -319,6 +341,32 @@ def decode_results(raw: bytes, name: str) -> Any:
         ) from None
     except msgspec.DecodeError:
         return read_json(raw, name=name)  # names the encoding problem or the JSON error
+
+
+def _native_columns(raw: bytes) -> ResultColumns | None:
+    """The columns read by the compiled scanner (:mod:`assay.io.native`), or None when it is
+    not built, turned off, or the file is not of the shape it reads (then msgspec reads it,
+    with the same results)."""
+    k = kernels()
+    got = None if k is None else k.scan_results(raw)
+    if got is None:
+        return None
+    n, img, cat, score, bbox, counts, ends, sizes = got
+
+    def column(b: bytes, dtype: Any) -> NDArray[Any]:
+        return np.frombuffer(b, dtype).copy()  # writable, as msgspec's columns are
+
+    seg = None
+    if counts is not None and ends is not None and sizes is not None:
+        size = column(sizes, np.int64).reshape(n, 2)
+        seg = RLEColumns(counts, column(ends, np.int64), size)
+    return ResultColumns(
+        column(img, np.int64),
+        column(cat, np.int64),
+        column(score, np.float64),
+        None if bbox is None else column(bbox, np.float64).reshape(n, 4),
+        seg,
+    )
 
 
 def _int_result_columns(dt: list[Any]) -> ResultColumns | None:

@@ -37,7 +37,7 @@ from assay.io.masks import (
     merge_rles,
     to_rle,
 )
-from assay.io.rle_counts import CorruptRLE, counts_area
+from assay.io.rle_counts import CorruptRLE, counts_area, joined_area
 
 __all__ = ["coco_boxes", "coco_rles"]
 
@@ -143,10 +143,12 @@ def coco_rles(
     ):
         segms = segms.as_dicts()  # the loop below names the first mask of another size
     if isinstance(segms, RLEColumns):  # compressed RLEs at their image's size: checked at once
-        counts = segms.counts
-        area = _area(counts, heights, widths, fail)
+        try:
+            area = joined_area(segms.data, segms.ends, heights, widths)
+        except CorruptRLE as e:
+            fail(e.index, f"corrupt RLE: {e.reason}")
         with paused_gc():  # a dict per mask: no collection passes over them meanwhile
-            rles[:] = [{"size": s, "counts": c} for s, c in zip(_size_lists(hl, wl), counts)]
+            rles[:] = [{"size": s, "counts": c} for s, c in zip(_size_lists(hl, wl), segms.counts)]
         return rles, area
     polygons = []
     for i, (segm, h, w) in enumerate(zip(segms, hl, wl)):

@@ -546,11 +546,200 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------ mask IoU */
+
+/* A decoded mask: its foreground as sorted pixel intervals [lo, hi) (column-major), its
+ * pixel count and size. */
+typedef struct {
+    uint32_t *iv; /* 2 * n_iv */
+    int64_t n_iv, area, h, w;
+} Mask;
+
+static void mask_free(Mask *m) {
+    free(m->iv);
+    m->iv = NULL;
+    m->n_iv = 0;
+}
+
+/* Decode one COCO RLE dict (compressed counts as bytes or ASCII text, size [h, w]) as
+ * pycocotools does. NOPE if it is not of that shape or corrupt (the caller then uses
+ * pycocotools), NOMEM, else OK. */
+static int mask_decode(PyObject *rle, Mask *m) {
+    if (!PyDict_Check(rle)) return NOPE;
+    PyObject *counts = PyDict_GetItemString(rle, "counts"); /* borrowed */
+    PyObject *size = PyDict_GetItemString(rle, "size");
+    if (counts == NULL || size == NULL || !PyList_Check(size) || PyList_GET_SIZE(size) != 2)
+        return NOPE;
+    const char *text;
+    Py_ssize_t len;
+    if (PyBytes_Check(counts)) {
+        text = PyBytes_AS_STRING(counts);
+        len = PyBytes_GET_SIZE(counts);
+    } else if (PyUnicode_Check(counts) && PyUnicode_IS_ASCII(counts)) {
+        text = (const char *)PyUnicode_DATA(counts);
+        len = PyUnicode_GET_LENGTH(counts);
+    } else {
+        return NOPE;
+    }
+    PyObject *ho = PyList_GET_ITEM(size, 0), *wo = PyList_GET_ITEM(size, 1);
+    if (!PyLong_Check(ho) || !PyLong_Check(wo)) return NOPE;
+    long long h = PyLong_AsLongLong(ho), w = PyLong_AsLongLong(wo);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return NOPE;
+    }
+    if (h < 0 || w < 0 || h > INT32_MAX || w > INT32_MAX || h * w > UINT32_MAX) return NOPE;
+    int64_t size_px = h * w;
+    size_t cap = (size_t)len / 2 + 2;
+    m->iv = (uint32_t *)malloc(cap * 2 * sizeof(uint32_t));
+    if (m->iv == NULL) return NOMEM;
+    m->n_iv = 0;
+    m->area = 0;
+    m->h = h;
+    m->w = w;
+    const unsigned char *s = (const unsigned char *)text, *e = s + len;
+    int64_t prev2 = 0, prev1 = 0, pos = 0, runs = 0;
+    while (s < e) {
+        int64_t x = 0;
+        int k = 0, more = 1;
+        while (more) {
+            if (s >= e || k == 7) goto corrupt;
+            int ch = *s++;
+            if (ch < 48 || ch > 111) goto corrupt;
+            ch -= 48;
+            x |= (int64_t)(ch & 0x1f) << (5 * k);
+            more = ch & 0x20;
+            k++;
+            if (!more && (ch & 0x10)) x -= (int64_t)1 << (5 * k);
+        }
+        if (runs > 2) x += prev2;
+        if (x < 0 || pos + x > size_px) goto corrupt;
+        if ((runs & 1) && x > 0) { /* a run of 1s: one interval (never more than chars/2+1) */
+            if ((size_t)m->n_iv >= cap) goto corrupt;
+            m->iv[2 * m->n_iv] = (uint32_t)pos;
+            m->iv[2 * m->n_iv + 1] = (uint32_t)(pos + x);
+            m->n_iv++;
+            m->area += x;
+        }
+        pos += x;
+        prev2 = prev1;
+        prev1 = x;
+        runs++;
+    }
+    if (pos != size_px) goto corrupt;
+    return OK;
+corrupt:
+    mask_free(m);
+    return NOPE;
+}
+
+/* Pixels in both masks: the overlap of two sorted interval lists. */
+static int64_t intersection(const Mask *a, const Mask *b) {
+    int64_t i = 0, j = 0, inter = 0;
+    while (i < a->n_iv && j < b->n_iv) {
+        uint32_t alo = a->iv[2 * i], ahi = a->iv[2 * i + 1];
+        uint32_t blo = b->iv[2 * j], bhi = b->iv[2 * j + 1];
+        uint32_t lo = alo > blo ? alo : blo, hi = ahi < bhi ? ahi : bhi;
+        if (hi > lo) inter += hi - lo;
+        if (ahi < bhi) i++;
+        else j++;
+    }
+    return inter;
+}
+
+/* rle_pair_iou(dt_rles, gt_rles, di, gi, group, crowd): the mask IoU of every pair
+ * (dt_rles[di[p]], gt_rles[gi[p]]) as pycocotools.mask.iou computes it (a crowd ground
+ * truth divides by the detection's pixel count), float64 as bytes. Pairs come grouped
+ * (group, int64, non-decreasing, e.g. the image) and, within a group, by detection: each
+ * detection is decoded once, each ground truth once per group. None when some mask is not
+ * a compressed RLE dict this reads, or two masks of a pair differ in size (the caller then
+ * uses pycocotools). */
+static PyObject *rle_pair_iou(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *dts, *gts, *result = NULL;
+    Py_buffer di, gi, group, crowd;
+    if (!PyArg_ParseTuple(args, "O!O!y*y*y*y*", &PyList_Type, &dts, &PyList_Type, &gts, &di,
+                          &gi, &group, &crowd))
+        return NULL;
+    Py_ssize_t np_ = di.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t ng = PyList_GET_SIZE(gts), nd = PyList_GET_SIZE(dts);
+    Mask *gcache = NULL, dmask = {NULL, 0, 0, 0, 0};
+    int64_t *touched = NULL, n_touched = 0, cur_d = -1, cur_group = 0;
+    int r = OK;
+    if (gi.len != di.len || group.len != di.len || crowd.len != ng) {
+        PyErr_SetString(PyExc_ValueError, "rle_pair_iou: the pair arrays do not match");
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, np_ * (Py_ssize_t)sizeof(double));
+    gcache = (Mask *)calloc((size_t)ng + 1, sizeof(Mask));
+    touched = (int64_t *)malloc(((size_t)np_ + 1) * sizeof(int64_t));
+    if (result == NULL || gcache == NULL || touched == NULL) {
+        r = NOMEM;
+        goto done;
+    }
+    const int64_t *D = (const int64_t *)di.buf, *G = (const int64_t *)gi.buf;
+    const int64_t *GR = (const int64_t *)group.buf;
+    const unsigned char *C = (const unsigned char *)crowd.buf;
+    double *out = (double *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t p = 0; p < np_; p++) {
+        int64_t d = D[p], g = G[p];
+        if (d < 0 || d >= nd || g < 0 || g >= ng) {
+            r = NOPE;
+            goto done;
+        }
+        if (p == 0 || GR[p] != cur_group) { /* a new group: its ground truths decoded anew */
+            for (int64_t t = 0; t < n_touched; t++) mask_free(&gcache[touched[t]]);
+            n_touched = 0;
+            cur_group = GR[p];
+            cur_d = -1;
+        }
+        if (d != cur_d) {
+            mask_free(&dmask);
+            if ((r = mask_decode(PyList_GET_ITEM(dts, d), &dmask)) != OK) goto done;
+            cur_d = d;
+        }
+        Mask *gm = &gcache[g];
+        if (gm->iv == NULL) {
+            if ((r = mask_decode(PyList_GET_ITEM(gts, g), gm)) != OK) goto done;
+            touched[n_touched++] = g;
+        }
+        if (dmask.h != gm->h || dmask.w != gm->w) {
+            r = NOPE;
+            goto done;
+        }
+        int64_t inter = intersection(&dmask, gm);
+        int64_t uni = C[g] ? dmask.area : dmask.area + gm->area - inter;
+        out[p] = inter == 0 ? 0.0 : (double)inter / (double)uni;
+    }
+done:
+    mask_free(&dmask);
+    if (gcache != NULL) {
+        for (int64_t t = 0; t < n_touched; t++) mask_free(&gcache[touched[t]]);
+        free(gcache);
+    }
+    free(touched);
+    PyBuffer_Release(&di);
+    PyBuffer_Release(&gi);
+    PyBuffer_Release(&group);
+    PyBuffer_Release(&crowd);
+    if (r == NOMEM) {
+        Py_CLEAR(result);
+        return PyErr_NoMemory();
+    }
+    if (r == NOPE) {
+        Py_CLEAR(result);
+        Py_RETURN_NONE;
+    }
+    return result;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan_results", scan_results, METH_O,
      "scan_results(data: bytes) -> tuple | None: a COCO results list as columns."},
     {"counts_area", counts_area, METH_VARARGS,
      "counts_area(data, ends, hw) -> bytes | None: pixel counts of joined RLE counts."},
+    {"rle_pair_iou", rle_pair_iou, METH_VARARGS,
+     "rle_pair_iou(dt_rles, gt_rles, di, gi, group, crowd) -> bytes | None: mask IoUs."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,3 +5,12 @@ def scan_results(
     | None
 ): ...
 def counts_area(data: bytes, ends: bytes, hw: bytes, /) -> bytes | None: ...
+def rle_pair_iou(
+    dt_rles: list[object],
+    gt_rles: list[object],
+    di: bytes,
+    gi: bytes,
+    group: bytes,
+    crowd: bytes,
+    /,
+) -> bytes | None: ...

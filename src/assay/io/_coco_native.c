@@ -546,6 +546,54 @@ done:
     return out;
 }
 
+/* rle_dicts(data, ends, sizes): [{"size": sizes[i], "counts": data[ends[i-1]:ends[i]]}]
+ * (the counts as bytes, the size objects shared as given). */
+static PyObject *rle_dicts(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer data, ends;
+    PyObject *sizes, *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*O!", &data, &ends, &PyList_Type, &sizes)) return NULL;
+    Py_ssize_t n = ends.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *k_size = PyUnicode_InternFromString("size");
+    PyObject *k_counts = PyUnicode_InternFromString("counts");
+    if (k_size == NULL || k_counts == NULL) goto done;
+    if (PyList_GET_SIZE(sizes) != n) {
+        PyErr_SetString(PyExc_ValueError, "rle_dicts: ends and sizes do not match");
+        goto done;
+    }
+    out = PyList_New(n);
+    if (out == NULL) goto done;
+    const int64_t *end_at = (const int64_t *)ends.buf;
+    int64_t start = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t stop = end_at[i];
+        if (stop < start || stop > (int64_t)data.len) {
+            PyErr_SetString(PyExc_ValueError, "rle_dicts: ends out of range");
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyObject *d = PyDict_New();
+        PyObject *c = PyBytes_FromStringAndSize((const char *)data.buf + start,
+                                                (Py_ssize_t)(stop - start));
+        if (d == NULL || c == NULL || PyDict_SetItem(d, k_size, PyList_GET_ITEM(sizes, i)) < 0 ||
+            PyDict_SetItem(d, k_counts, c) < 0) {
+            Py_XDECREF(d);
+            Py_XDECREF(c);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(c);
+        PyList_SET_ITEM(out, i, d);
+        start = stop;
+    }
+done:
+    Py_XDECREF(k_size);
+    Py_XDECREF(k_counts);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&ends);
+    return out;
+}
+
 /* ------------------------------------------------------------------ mask IoU */
 
 /* A decoded mask: its foreground as sorted pixel intervals [lo, hi) (column-major), its
@@ -738,6 +786,8 @@ static PyMethodDef METHODS[] = {
      "scan_results(data: bytes) -> tuple | None: a COCO results list as columns."},
     {"counts_area", counts_area, METH_VARARGS,
      "counts_area(data, ends, hw) -> bytes | None: pixel counts of joined RLE counts."},
+    {"rle_dicts", rle_dicts, METH_VARARGS,
+     "rle_dicts(data, ends, sizes) -> list[dict]: each mask's RLE dict (counts as bytes)."},
     {"rle_pair_iou", rle_pair_iou, METH_VARARGS,
      "rle_pair_iou(dt_rles, gt_rles, di, gi, group, crowd) -> bytes | None: mask IoUs."},
     {NULL, NULL, 0, NULL},

@@ -1,8 +1,7 @@
 def scan_results(
     data: bytes, /
 ) -> (
-    tuple[int, bytes, bytes, bytes, bytes | None, bytes | None, bytes | None, bytes | None]
-    | None
+    tuple[int, bytes, bytes, bytes, bytes | None, bytes | None, bytes | None, bytes | None] | None
 ): ...
 def counts_area(data: bytes, ends: bytes, hw: bytes, /) -> bytes | None: ...
 def rle_pair_iou(
@@ -14,3 +13,4 @@ def rle_pair_iou(
     crowd: bytes,
     /,
 ) -> bytes | None: ...
+def rle_dicts(data: bytes, ends: object, sizes: list[object], /) -> list[dict[str, object]]: ...

@@ -104,6 +104,14 @@ class RLEColumns(NamedTuple):
         data, ends = self.data, self.ends.tolist()
         return [data[a:b] for a, b in zip([0, *ends[:-1]], ends)]
 
+    def rles(self, sizes: list[Any]) -> list[dict[str, Any]]:
+        """Each mask as the dict pycocotools takes (``{"size": sizes[i], "counts": bytes}``,
+        the size objects shared as given), built by the compiled kernels when there."""
+        k = kernels()
+        if k is not None:
+            return k.rle_dicts(self.data, np.ascontiguousarray(self.ends, np.int64), sizes)
+        return [{"size": s, "counts": c} for s, c in zip(sizes, self.counts)]
+
     def as_dicts(self) -> list[dict[str, Any]]:
         """The RLEs as COCO writes them (``{"size": [h, w], "counts": ...}``)."""
         return [{"size": s, "counts": c.decode()} for s, c in zip(self.size.tolist(), self.counts)]

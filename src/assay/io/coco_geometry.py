@@ -148,7 +148,7 @@ def coco_rles(
         except CorruptRLE as e:
             fail(e.index, f"corrupt RLE: {e.reason}")
         with paused_gc():  # a dict per mask: no collection passes over them meanwhile
-            rles[:] = [{"size": s, "counts": c} for s, c in zip(_size_lists(hl, wl), segms.counts)]
+            rles[:] = segms.rles(_size_lists(hl, wl))
         return rles, area
     polygons = []
     for i, (segm, h, w) in enumerate(zip(segms, hl, wl)):
@@ -223,7 +223,8 @@ def _rasterise(
     owner = np.repeat(rows, [len(segms[i]) for i in rows])
     key = np.asarray(hl, np.int64)[owner] * (1 << 32) + np.asarray(wl, np.int64)[owner]
     parts: list[Any] = [None] * len(polys)
-    for k in np.unique(key).tolist():
+    sizes = np.sort(key)  # the distinct image sizes (np.unique would import numpy.ma: 15 ms)
+    for k in sizes[np.r_[True, sizes[1:] != sizes[:-1]]].tolist():
         at = np.flatnonzero(key == k).tolist()
         got = mask_utils.frPyObjects([polys[j] for j in at], k >> 32, k & 0xFFFFFFFF)
         for j, r in zip(at, got):

@@ -5,10 +5,11 @@
  *     Python object per result: when every result has integer image_id and category_id, a
  *     number score and either a 4-number bbox, a compressed RLE segmentation
  *     ({"size": [h, w], "counts": "..."}), or both (the same fields in every result), it
- *     returns (n, image_id, category_id, score, bbox, counts, ends, sizes): int64 / float64
- *     arrays as bytes in native byte order (bbox, counts, ends, sizes None when the results
- *     carry none), counts being every mask's counts text joined and ends each mask's end
- *     in it. Anything else, invalid JSON included, gives None: the caller then reads the
+ *     returns (n, image_id, category_id, score, bbox, counts, ends, sizes, areas): int64 /
+ *     float64 arrays as bytes in native byte order (bbox, counts, ends, sizes, areas None
+ *     when the results carry none), counts being every mask's counts text joined, ends each
+ *     mask's end in it, areas each mask's pixel count as counts_area computes it (NaN for a
+ *     corrupt mask). Anything else, invalid JSON included, gives None: the caller then reads the
  *     file with its general reader, which names the problem. Unknown keys are skipped (as
  *     msgspec skips them); a key given twice gives None.
  *
@@ -323,7 +324,7 @@ static int skip_value(Cursor *c, int depth) {
 }
 
 typedef struct {
-    Buf img, cat, score, bbox, counts, ends, sizes;
+    Buf img, cat, score, bbox, counts, ends, sizes, areas;
     int has_bbox, has_segm; /* -1 until the first result decides */
 } Columns;
 
@@ -340,10 +341,15 @@ static int next_member(Cursor *c, unsigned char close, int *more) {
     return ch == close ? OK : NOPE;
 }
 
-/* {"size": [h, w], "counts": "..."} (in either order; other keys skipped). */
+static int64_t mask_area(const unsigned char *s, const unsigned char *e, int64_t size);
+
+/* {"size": [h, w], "counts": "..."} (in either order; other keys skipped), with the mask's
+ * pixel count (NaN when its counts are corrupt: the caller's numpy path names it). */
 static int segmentation(Cursor *c, Columns *o) {
     if (expect(c, '{') != OK) return NOPE;
     int seen_size = 0, seen_counts = 0, more = 1;
+    int64_t hw[2] = {0, 0};
+    size_t from = 0;
     skip_ws(c);
     if (c->p < c->end && *c->p == '}') return NOPE;
     while (more) {
@@ -351,13 +357,13 @@ static int segmentation(Cursor *c, Columns *o) {
         size_t n;
         if (key(c, &k, &n) != OK) return NOPE;
         if (key_is(k, n, "size")) {
-            int64_t hw[2];
             if (seen_size++ || expect(c, '[') != OK || read_int64(c, &hw[0]) != OK ||
                 expect(c, ',') != OK || read_int64(c, &hw[1]) != OK || expect(c, ']') != OK)
                 return NOPE;
             if (buf_put(&o->sizes, hw, sizeof hw) < 0) return NOMEM;
         } else if (key_is(k, n, "counts")) {
             if (seen_counts++ || expect(c, '"') != OK) return NOPE;
+            from = o->counts.len;
             int r = string_body(c, &o->counts);
             if (r != OK) return r;
             int64_t at = (int64_t)o->counts.len;
@@ -368,7 +374,14 @@ static int segmentation(Cursor *c, Columns *o) {
         }
         if (next_member(c, '}', &more) != OK) return NOPE;
     }
-    return seen_size && seen_counts ? OK : NOPE;
+    if (!seen_size || !seen_counts) return NOPE;
+    const unsigned char *text = (const unsigned char *)o->counts.p;
+    int64_t h = hw[0], w = hw[1];
+    int64_t a = (h < 0 || w < 0 || h > INT32_MAX || w > INT32_MAX)
+                    ? -1
+                    : mask_area(text + from, text + o->counts.len, h * w);
+    double area = a < 0 ? NAN : (double)a;
+    return buf_put(&o->areas, &area, sizeof area) < 0 ? NOMEM : OK;
 }
 
 enum { F_IMG = 1, F_CAT = 2, F_SCORE = 4, F_BBOX = 8, F_SEGM = 16 };
@@ -436,7 +449,8 @@ static int results(Cursor *c, Columns *o) {
 }
 
 static void columns_free(Columns *o) {
-    Buf *all[] = {&o->img, &o->cat, &o->score, &o->bbox, &o->counts, &o->ends, &o->sizes};
+    Buf *all[] = {&o->img,    &o->cat,  &o->score, &o->bbox,
+                  &o->counts, &o->ends, &o->sizes, &o->areas};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(all[i]->p);
 }
 
@@ -461,10 +475,10 @@ static PyObject *scan_results(PyObject *self, PyObject *arg) {
         Py_RETURN_NONE;
     }
     Py_ssize_t n = (Py_ssize_t)(o.img.len / sizeof(int64_t));
-    Buf *parts[] = {&o.img, &o.cat, &o.score, &o.bbox, &o.counts, &o.ends, &o.sizes};
-    int given[] = {1, 1, 1, o.has_bbox, o.has_segm, o.has_segm, o.has_segm};
-    PyObject *out = PyTuple_New(8);
-    for (int j = 0; out != NULL && j < 8; j++) {
+    Buf *parts[] = {&o.img, &o.cat, &o.score, &o.bbox, &o.counts, &o.ends, &o.sizes, &o.areas};
+    int given[] = {1, 1, 1, o.has_bbox, o.has_segm, o.has_segm, o.has_segm, o.has_segm};
+    PyObject *out = PyTuple_New(9);
+    for (int j = 0; out != NULL && j < 9; j++) {
         PyObject *v = j == 0 ? PyLong_FromSsize_t(n)
                              : given[j - 1] ? buf_bytes(parts[j - 1]) : Py_NewRef(Py_None);
         if (v == NULL) Py_CLEAR(out);

@@ -89,11 +89,14 @@ class MaskRLE(msgspec.Struct, gc=False):
 
 class RLEColumns(NamedTuple):
     """Compressed RLEs as columns: every mask's counts joined in one ASCII byte string
-    (mask ``i`` ends at ``ends[i]``) and ``(n, 2)`` sizes; no object per mask."""
+    (mask ``i`` ends at ``ends[i]``) and ``(n, 2)`` sizes; no object per mask. ``area``:
+    each mask's pixel count when the compiled scanner measured it while reading (NaN for a
+    corrupt mask), else None."""
 
     data: bytes
     ends: NDArray[np.int64]
     size: NDArray[np.int64]
+    area: NDArray[np.float64] | None = None
 
     def __len__(self) -> int:  # the number of masks
         return len(self.ends)
@@ -146,10 +149,12 @@ class RLEColumns(NamedTuple):
         """The segmentations of consecutive chunks, as columns when every chunk's are."""
         if all(isinstance(p, RLEColumns) for p in parts):
             shift = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
+            areas = [p.area for p in parts]
             return RLEColumns(
                 b"".join(p.data for p in parts),
                 np.concatenate([p.ends + k for p, k in zip(parts, shift.tolist())]),
                 np.concatenate([p.size for p in parts]),
+                None if any(a is None for a in areas) else np.concatenate(areas),
             )
         return [x for p in parts for x in (p.as_dicts() if isinstance(p, RLEColumns) else p)]
 
@@ -359,15 +364,15 @@ def _native_columns(raw: bytes) -> ResultColumns | None:
     got = None if k is None else k.scan_results(raw)
     if got is None:
         return None
-    n, img, cat, score, bbox, counts, ends, sizes = got
+    n, img, cat, score, bbox, counts, ends, sizes, areas = got
 
     def column(b: bytes, dtype: Any) -> NDArray[Any]:
         return np.frombuffer(b, dtype).copy()  # writable, as msgspec's columns are
 
     seg = None
-    if counts is not None and ends is not None and sizes is not None:
+    if counts is not None and ends is not None and sizes is not None and areas is not None:
         size = column(sizes, np.int64).reshape(n, 2)
-        seg = RLEColumns(counts, column(ends, np.int64), size)
+        seg = RLEColumns(counts, column(ends, np.int64), size, column(areas, np.float64))
     return ResultColumns(
         column(img, np.int64),
         column(cat, np.int64),

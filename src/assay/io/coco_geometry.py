@@ -144,7 +144,9 @@ def coco_rles(
         segms = segms.as_dicts()  # the loop below names the first mask of another size
     if isinstance(segms, RLEColumns):  # compressed RLEs at their image's size: checked at once
         try:
-            area = joined_area(segms.data, segms.ends, heights, widths)
+            area = segms.area  # measured while the file was scanned, at these same sizes
+            if area is None or np.isnan(area).any():
+                area = joined_area(segms.data, segms.ends, heights, widths)
         except CorruptRLE as e:
             fail(e.index, f"corrupt RLE: {e.reason}")
         with paused_gc():  # a dict per mask: no collection passes over them meanwhile

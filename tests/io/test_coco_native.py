@@ -119,6 +119,11 @@ def test_the_dev_install_has_the_kernels_built_and_the_switch_turns_them_off(mon
         assert native.kernels() is K
 
 
+def test_the_native_path_fixture_turns_the_kernels_on_and_off(native_path):
+    """The fixture the bad-input corpus runs under (tests/conftest.py) really switches."""
+    assert (native.kernels() is None) == (native_path == "pure")
+
+
 # ---------------------------------------------------------------- 2. generated results files
 
 KNOWN = {"image_id", "category_id", "score", "bbox", "segmentation", "size", "counts"}

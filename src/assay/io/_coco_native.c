@@ -54,6 +54,7 @@ static int buf_reserve(Buf *b, size_t extra) {
 }
 
 static int buf_put(Buf *b, const void *src, size_t n) {
+    if (n == 0) return 0; /* (an empty buffer has no memory yet: memcpy must not see NULL) */
     if (buf_reserve(b, n) < 0) return -1;
     memcpy(b->p + b->len, src, n);
     b->len += n;

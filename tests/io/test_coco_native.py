@@ -524,7 +524,7 @@ _INTERESTING = list(b'{}[],:"\\0123456789.-+eEtfnlu \n\t') + [0, 0x7F, 0x80, 0xC
 @given(
     edits=st.lists(
         st.tuples(
-            st.sampled_from(["flip", "insert", "delete", "truncate"]),
+            st.sampled_from(["flip", "flip", "insert", "delete", "truncate"]),
             st.integers(0, len(_BASE)),
             st.sampled_from(_INTERESTING) | st.integers(0, 255),
         ),
@@ -548,6 +548,20 @@ def test_mutated_files_are_declined_or_read_as_the_pure_path_reads_them(edits):
     got = K.scan_results(data)  # never crashes
     if got is not None:
         assert columns_key(scanned(data)) == columns_key(pure_decode(data)), data
+
+
+def test_every_single_byte_change_is_declined_or_read_as_the_pure_path_reads_it():
+    read = 0
+    for at in range(len(_BASE)):
+        for byte in _INTERESTING:
+            for data in (
+                _BASE[:at] + bytes([byte]) + _BASE[at + 1 :],  # replaced
+                _BASE[:at] + bytes([byte]) + _BASE[at:],  # inserted
+            ):
+                if K.scan_results(data) is not None:
+                    read += 1
+                    assert columns_key(scanned(data)) == columns_key(pure_decode(data)), data
+    assert read > 1000  # many changes keep a readable file (a digit, a space, a key letter)
 
 
 def test_every_truncation_is_declined_and_the_whole_file_is_read():
@@ -777,9 +791,28 @@ def coco_files(request, tmp_path_factory) -> tuple[Path, Path, str]:
     return g, p, iou_type
 
 
-def test_coco_evaluate_from_files_is_identical_both_ways(coco_files):
+class Spy:
+    """The compiled module, noting each kernel that answered (did not decline)."""
+
+    def __init__(self) -> None:
+        self.answered: set[str] = set()
+
+    def __getattr__(self, name: str) -> Any:
+        kernel = getattr(K, name)
+
+        def call(*args: Any) -> Any:
+            got = kernel(*args)
+            if got is not None:
+                self.answered.add(name)
+            return got
+
+        return call
+
+
+def test_coco_evaluate_from_files_is_identical_both_ways(coco_files, monkeypatch):
     g, p, iou_type = coco_files
-    assert K.scan_results(p.read_bytes()) is not None  # the compiled reader reads it
+    spy = Spy()
+    monkeypatch.setattr(native, "_built", spy)
 
     def run() -> Any:
         ev = coco_evaluate(load_coco(g, p, iou_type=iou_type), CocoParams(iou_type=iou_type))
@@ -787,6 +820,13 @@ def test_coco_evaluate_from_files_is_identical_both_ways(coco_files):
 
     a, b = both(run)
     assert a == b
+    # the compiled run used every kernel that applies, the pure run none
+    used = {"scan_results"} | ({"counts_area", "rle_pair_iou"} if iou_type == "segm" else set())
+    assert spy.answered == used
+    spy.answered.clear()
+    with path("pure"):
+        run()
+    assert spy.answered == set()
     stats = np.array(a[0][2]).view(np.float64)
     assert len(stats) == 12 and 0 < stats[0] < 1  # the numbers are not trivial
 

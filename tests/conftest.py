@@ -19,6 +19,19 @@ def _isolated_assay_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(params=["compiled", "pure"])
+def native_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test twice: with assay's compiled COCO kernels (:mod:`assay.io.native`) and
+    with ``ASSAY_NO_NATIVE=1`` (its pure path). Use it through
+    ``pytestmark = pytest.mark.usefixtures("native_path")`` in a module whose tests run the
+    code in-process (CliRunner), where the variable reaches it."""
+    if request.param == "pure":
+        monkeypatch.setenv("ASSAY_NO_NATIVE", "1")
+    else:
+        monkeypatch.delenv("ASSAY_NO_NATIVE", raising=False)
+    return str(request.param)
+
+
 @pytest.fixture
 def chat_server() -> Iterator[Callable[..., FakeChatServer]]:
     """Factory: ``chat_server(plan=..., responder=..., latency=...)`` on 127.0.0.1.

@@ -16,6 +16,8 @@ from assay.cli.main import app
 from assay.io.masks import mask_to_rle
 
 runner = CliRunner()
+# every case both ways: with the compiled COCO kernels and without (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("native_path")
 SENTINEL = "previous results\n"
 
 

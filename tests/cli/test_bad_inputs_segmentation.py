@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 
 runner = CliRunner()
+# every case both ways: with the compiled COCO kernels and without (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("native_path")
 SENTINEL = "previous results\n"
 
 

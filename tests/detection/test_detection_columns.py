@@ -21,6 +21,9 @@ from assay.io.coco import read_coco_annotations, read_coco_results
 from assay.io.coco_columns import AnnotationColumns, ResultColumns
 from assay.testing.detection import make_coco
 
+# every case both ways: with the compiled COCO kernels and without (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("native_path")
+
 FIELDS = ("datum", "label", "box", "area", "score", "crowd", "ann_id", "kind")
 
 

@@ -55,6 +55,7 @@ static int buf_reserve(Buf *b, size_t extra) {
 }
 
 static int buf_put(Buf *b, const void *src, size_t n) {
+    if (n == 0) return 0; /* (an empty buffer has no memory yet: memcpy must not see NULL) */
     if (buf_reserve(b, n) < 0) return -1;
     memcpy(b->p + b->len, src, n);
     b->len += n;
@@ -195,12 +196,16 @@ static int to_double(const unsigned char *s, const unsigned char *e, double *out
     return OK;
 }
 
+/* A number as msgspec decodes it into a float: an integer token is an integer first, so
+ * "-0" is +0.0; a value that overflows a double gives NOPE (msgspec refuses it). */
 static int read_double(Cursor *c, double *out) {
     const unsigned char *s;
     int is_int;
     skip_ws(c);
-    if (number_token(c, &s, &is_int) != OK) return NOPE;
-    return to_double(s, c->p, out);
+    if (number_token(c, &s, &is_int) != OK || to_double(s, c->p, out) != OK) return NOPE;
+    if (!isfinite(*out)) return NOPE;
+    if (is_int && *out == 0.0) *out = 0.0; /* "-0" */
+    return OK;
 }
 
 static int hexval(unsigned char ch) {
@@ -245,6 +250,18 @@ static int string_body(Cursor *c, Buf *out) {
             }
             c->p += 4;
             if (out != NULL && code >= 0x80) return NOPE;
+            if (code >= 0xDC00 && code <= 0xDFFF) return NOPE; /* a lone low surrogate */
+            if (code >= 0xD800 && code <= 0xDBFF) { /* must pair with a low one (msgspec) */
+                if (c->end - c->p < 6 || c->p[0] != '\\' || c->p[1] != 'u') return NOPE;
+                int low = 0;
+                for (int k = 2; k < 6; k++) {
+                    int h = hexval(c->p[k]);
+                    if (h < 0) return NOPE;
+                    low = low * 16 + h;
+                }
+                if (low < 0xDC00 || low > 0xDFFF) return NOPE;
+                c->p += 6;
+            }
             v = (unsigned char)(code & 0x7f);
             break;
         }
@@ -409,7 +426,7 @@ static int result(Cursor *c, Columns *o) {
             if (buf_put(field == F_IMG ? &o->img : &o->cat, &v, sizeof v) < 0) return NOMEM;
         } else if (field == F_SCORE) {
             double v;
-            if (read_double(c, &v) != OK || !isfinite(v)) return NOPE;
+            if (read_double(c, &v) != OK) return NOPE;
             if (buf_put(&o->score, &v, sizeof v) < 0) return NOMEM;
         } else if (field == F_BBOX) {
             double b[4];

@@ -141,7 +141,10 @@ class RLEColumns(NamedTuple):
         if not text.isascii():
             return None
         ends = np.cumsum(np.fromiter(map(len, counts), dtype=np.int64, count=n))
-        hw = np.fromiter(itertools.chain.from_iterable(sizes), dtype=np.int64, count=2 * n)
+        try:
+            hw = np.fromiter(itertools.chain.from_iterable(sizes), dtype=np.int64, count=2 * n)
+        except OverflowError:  # a size past int64: the generic reader names it
+            return None
         return RLEColumns(text.encode(), ends, hw.reshape(n, 2))
 
     @staticmethod

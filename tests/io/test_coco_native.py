@@ -83,10 +83,30 @@ def columns_key(c: Any) -> Any:
         return ("other", repr(c))
     seg = c.segmentation
     if isinstance(seg, RLEColumns):
+        check_scanned_areas(seg)
         seg = ("rle", seg.data, bits(seg.ends), bits(seg.size))
     elif seg is not None:
         seg = ("list", repr(seg))
     return (bits(c.image_id), bits(c.category_id), bits(c.score), bits(c.bbox), seg)
+
+
+def check_scanned_areas(seg: RLEColumns) -> None:
+    """The areas the scanner measured while reading (when it did) are the numpy path's,
+    mask by mask, with NaN exactly where that path refuses the mask."""
+    if seg.area is None:
+        return
+    start = 0
+    for i, stop in enumerate(seg.ends.tolist()):
+        h, w = seg.size[i].tolist()
+        with path("pure"):
+            try:
+                want = joined_area(seg.data[start:stop], np.array([stop - start]),
+                                   np.array([h]), np.array([w]))[0]  # fmt: skip
+            except (CorruptRLE, ValueError):
+                want = float("nan")
+        got = seg.area[i]
+        assert (np.isnan(got) and np.isnan(want)) or got == want, (i, got, want)
+        start = stop
 
 
 def scanned(raw: bytes) -> ResultColumns | None:
@@ -248,7 +268,7 @@ def test_the_scanner_reads_every_column_of_a_plain_file():
          "category_id": -2, "image_id": 2**63 - 1, "extra": [{"x": None}]},
     ]  # fmt: skip
     raw = json.dumps(rows).encode()
-    n, img, cat, score, box, counts, ends, sizes = K.scan_results(raw)
+    n, img, cat, score, box, counts, ends, sizes, areas = K.scan_results(raw)
     assert n == 2
     assert np.frombuffer(img, np.int64).tolist() == [3, 2**63 - 1]
     assert np.frombuffer(cat, np.int64).tolist() == [9, -2]
@@ -258,9 +278,11 @@ def test_the_scanner_reads_every_column_of_a_plain_file():
     assert counts == rle["counts"] + b"a\\b"
     assert np.frombuffer(ends, np.int64).tolist() == [len(rle["counts"]), len(counts)]
     assert np.frombuffer(sizes, np.int64).tolist() == [6, 7, 1, 2]
+    a = np.frombuffer(areas, np.float64)  # the second mask's counts are not an RLE of 1 x 2
+    assert a[0] == float(mask_utils.area(rle)) and np.isnan(a[1])
     bbox_only = json.dumps([{k: v for k, v in r.items() if k != "segmentation"} for r in rows])
     got = K.scan_results(bbox_only.encode())
-    assert got[4] is not None and got[5:] == (None, None, None)
+    assert got[4] is not None and got[5:] == (None, None, None, None)
     segm_only = json.dumps([{k: v for k, v in r.items() if k != "bbox"} for r in rows])
     got = K.scan_results(segm_only.encode())
     assert got[4] is None and got[5] == counts
@@ -821,7 +843,8 @@ def test_coco_evaluate_from_files_is_identical_both_ways(coco_files, monkeypatch
     a, b = both(run)
     assert a == b
     # the compiled run used every kernel that applies, the pure run none
-    used = {"scan_results"} | ({"counts_area", "rle_pair_iou"} if iou_type == "segm" else set())
+    segm = {"counts_area", "rle_dicts", "rle_pair_iou"}  # counts_area: the rasterised truths
+    used = {"scan_results"} | (segm if iou_type == "segm" else set())
     assert spy.answered == used
     spy.answered.clear()
     with path("pure"):

@@ -796,6 +796,81 @@ def test_mask_iou_declines_what_it_does_not_read():
     assert _pair_iou([a], [a], [0], [0], [-1], [0]) is None
 
 
+# ---------------------------------------------------------------- 7b. polygons
+
+
+def _rasterised(polys: list[list[float]], h: int, w: int) -> Any:
+    n = np.array([len(p) // 2 for p in polys], np.int64)
+    xy = np.array([c for p in polys for c in p], np.float64)
+    return K.rasterise_polygons(xy, np.cumsum(n), h, w)
+
+
+coordinate = st.one_of(
+    st.floats(-15, 75, allow_nan=False, width=64),
+    st.integers(-15, 75).map(float),
+    st.integers(-30, 150).map(lambda i: i / 2),  # on pixel centres and edges
+    st.integers(-150, 750).map(lambda i: i / 10),  # one decimal, as annotation tools write
+)
+
+
+@st.composite
+def polygon_case(draw: Any) -> Any:
+    h, w = draw(st.integers(1, 60)), draw(st.integers(1, 60))
+    polys = []
+    for _ in range(draw(st.integers(1, 4))):
+        k = draw(st.integers(3, 10))
+        pts = [draw(coordinate) for _ in range(2 * k)]
+        if draw(st.booleans()):  # a repeated vertex (an edge of no length)
+            j = draw(st.integers(0, k - 1))
+            pts[2 * j + 2 : 2 * j + 2] = pts[2 * j : 2 * j + 2]
+        polys.append(pts)
+    return polys, h, w
+
+
+@examples(300)  # 20,000 passed once (2026-12-02); the suite keeps 300
+@given(case=polygon_case())
+def test_polygons_rasterise_as_pycocotools_does(case):
+    polys, h, w = case
+    want = mask_utils.frPyObjects(polys, h, w)
+    got = _rasterised(polys, h, w)
+    assert got is not None
+    counts, ends, areas = got
+    ends_l = np.frombuffer(ends, np.int64).tolist()
+    mine = [counts[a:b] for a, b in zip([0, *ends_l[:-1]], ends_l)]
+    assert mine == [r["counts"] for r in want]
+    assert np.frombuffer(areas, np.float64).tolist() == mask_utils.area(want).tolist()
+
+
+def test_polygon_edge_cases_rasterise_as_pycocotools_does():
+    cases = [
+        ([[2.0, 2.0, 2.0, 2.0, 2.0, 2.0]], 5, 5),  # one point three times
+        ([[0.0, 0.0, 4.0, 4.0, 8.0, 8.0]], 9, 9),  # collinear
+        ([[-5.0, -5.0, 50.0, -5.0, 50.0, 50.0, -5.0, 50.0]], 7, 11),  # covers the image
+        ([[0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]], 1, 1),
+        ([[10.0, 10.0, 12.0, 10.0, 11.0, 12.0]], 4, 4),  # outside the image
+        ([[0.5, 0.5, 3.5, 0.5, 3.5, 3.5, 0.5, 3.5], [1.0, 1.0, 2.0, 1.0, 2.0, 2.0]], 5, 5),
+    ]
+    for polys, h, w in cases:
+        got = _rasterised(polys, h, w)
+        assert got is not None
+        counts, ends, _ = got
+        ends_l = np.frombuffer(ends, np.int64).tolist()
+        mine = [counts[a:b] for a, b in zip([0, *ends_l[:-1]], ends_l)]
+        assert mine == [r["counts"] for r in mask_utils.frPyObjects(polys, h, w)], polys
+
+
+def test_polygons_too_large_to_walk_go_to_pycocotools():
+    big = [[0.0, 0.0, 1e12, 0.0, 0.0, 5.0]]
+    assert _rasterised(big, 4, 4) is None
+    from assay.io.coco_geometry import _polygon_rles
+
+    with path("compiled"):
+        got = _polygon_rles([[0.0, 0.0, 3.0, 0.0, 0.0, 3.0], *big], 4, 4)
+    assert [r["counts"] for r in got] == [
+        r["counts"] for r in mask_utils.frPyObjects([[0.0, 0.0, 3.0, 0.0, 0.0, 3.0], *big], 4, 4)
+    ]
+
+
 # ---------------------------------------------------------------- 8. end to end
 
 
@@ -843,7 +918,7 @@ def test_coco_evaluate_from_files_is_identical_both_ways(coco_files, monkeypatch
     a, b = both(run)
     assert a == b
     # the compiled run used every kernel that applies, the pure run none
-    segm = {"counts_area", "rle_dicts", "rle_pair_iou"}  # counts_area: the rasterised truths
+    segm = {"counts_area", "rle_dicts", "rle_pair_iou", "rasterise_polygons"}
     used = {"scan_results"} | (segm if iou_type == "segm" else set())
     assert spy.answered == used
     spy.answered.clear()

@@ -812,6 +812,224 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ polygons */
+
+/* Append runs as COCO's compressed counts text: 5 bits a character (offset 48), bit 0x20 =
+ * more characters follow, the last character's bit 0x10 the sign; from the fourth run on,
+ * the difference from the run two places earlier. */
+static int encode_runs(const uint32_t *runs, size_t m, Buf *out) {
+    for (size_t i = 0; i < m; i++) {
+        int64_t x = (int64_t)runs[i] - (i > 2 ? (int64_t)runs[i - 2] : 0);
+        int more = 1;
+        while (more) {
+            unsigned char c = (unsigned char)(x & 0x1f);
+            x = x < 0 ? ~(~x >> 5) : x >> 5; /* an arithmetic shift, for either sign */
+            more = (c & 0x10) ? x != -1 : x != 0;
+            if (more) c |= 0x20;
+            c = (unsigned char)(c + 48);
+            if (buf_put(out, &c, 1) < 0) return NOMEM;
+        }
+    }
+    return OK;
+}
+
+#define MAX_EDGE_POINTS ((size_t)1 << 26)
+
+/* One polygon (k vertices xy) rasterised at h x w by pycocotools' rule: vertices scaled by 5
+ * and rounded, every edge walked point by point along its longer axis, the points where
+ * the boundary crosses a pixel column's centre kept (rounded down to the pixel rows), and
+ * the sorted crossings turned into runs. Its counts are appended to out, its pixel count
+ * stored in *area. NOPE (the caller uses pycocotools) for coordinates too large to round
+ * into an int or an edge walk too long to hold. */
+static int polygon(const double *xy, size_t k, int64_t h, int64_t w, size_t *first, Buf *out,
+                   int64_t *area) {
+    const double scale = 5;
+    int r = NOPE;
+    int *x = NULL, *y = NULL, *u = NULL, *v = NULL;
+    uint32_t *a = NULL, *b = NULL;
+    size_t m = 0, n = 0;
+    x = (int *)malloc((k + 1) * sizeof(int));
+    y = (int *)malloc((k + 1) * sizeof(int));
+    if (x == NULL || y == NULL) goto nomem;
+    for (size_t j = 0; j < k; j++) {
+        double px = scale * xy[2 * j] + .5, py = scale * xy[2 * j + 1] + .5;
+        if (!(fabs(px) < 1e9 && fabs(py) < 1e9)) goto done; /* (int) of these is exact */
+        x[j] = (int)px;
+        y[j] = (int)py;
+    }
+    x[k] = x[0];
+    y[k] = y[0];
+    for (size_t j = 0; j < k; j++) {
+        int dx = abs(x[j] - x[j + 1]), dy = abs(y[j] - y[j + 1]);
+        m += (size_t)(dx > dy ? dx : dy) + 1;
+        if (m > MAX_EDGE_POINTS) goto done;
+    }
+    u = (int *)malloc((m + 1) * sizeof(int));
+    v = (int *)malloc((m + 1) * sizeof(int));
+    if (u == NULL || v == NULL) goto nomem;
+    m = 0;
+    for (size_t j = 0; j < k; j++) {
+        int xs = x[j], xe = x[j + 1], ys = y[j], ye = y[j + 1], t;
+        int dx = abs(xe - xs), dy = abs(ys - ye);
+        int flip = (dx >= dy && xs > xe) || (dx < dy && ys > ye);
+        if (flip) {
+            t = xs; xs = xe; xe = t;
+            t = ys; ys = ye; ye = t;
+        }
+        if (dx >= dy) {
+            /* a repeated vertex (dx = dy = 0): one point, whose row is never used below
+             * (its neighbours share its column) */
+            double s = dx ? (double)(ye - ys) / dx : 0.0;
+            for (int d = 0; d <= dx; d++) {
+                t = flip ? dx - d : d;
+                u[m] = t + xs;
+                v[m] = (int)(ys + s * t + .5);
+                m++;
+            }
+        } else {
+            double s = (double)(xe - xs) / dy;
+            for (int d = 0; d <= dy; d++) {
+                t = flip ? dy - d : d;
+                v[m] = t + ys;
+                u[m] = (int)(xs + s * t + .5);
+                m++;
+            }
+        }
+    }
+    /* the crossings (column, row), sorted by column (a counting pass: columns < w) and by
+     * row within a column (few each: an insertion sort), as pixel positions col * h + row,
+     * then the raster's end */
+    a = (uint32_t *)malloc((2 * m + 1) * sizeof(uint32_t));
+    if (a == NULL) goto nomem;
+    uint32_t *col = a + m; /* each crossing's column, before the sort */
+    for (size_t j = 1; j < m; j++) {
+        if (u[j] == u[j - 1]) continue;
+        double xd = (double)(u[j] < u[j - 1] ? u[j] : u[j] - 1);
+        xd = (xd + .5) / scale - .5;
+        if (floor(xd) != xd || xd < 0 || xd > (double)(w - 1)) continue;
+        double yd = (double)(v[j] < v[j - 1] ? v[j] : v[j - 1]);
+        yd = (yd + .5) / scale - .5;
+        if (yd < 0) yd = 0;
+        else if (yd > (double)h) yd = (double)h;
+        yd = ceil(yd);
+        col[n] = (uint32_t)xd;
+        a[n++] = (uint32_t)yd; /* the row, for now */
+    }
+    memset(first, 0, ((size_t)w + 1) * sizeof(size_t));
+    for (size_t j = 0; j < n; j++) first[col[j] + 1]++;
+    for (int64_t c = 0; c < w; c++) first[c + 1] += first[c];
+    for (size_t j = 0; j < n; j++) { /* u (free now) holds the rows in column order */
+        size_t at = first[col[j]]++;
+        u[at] = (int)a[j];
+        v[at] = (int)col[j];
+    }
+    for (size_t j = 0; j < n; j++) {
+        uint32_t key = (uint32_t)v[j] * (uint32_t)h + (uint32_t)u[j];
+        size_t i = j;
+        while (i > 0 && a[i - 1] > key) { /* only within a column: earlier columns are less */
+            a[i] = a[i - 1];
+            i--;
+        }
+        a[i] = key;
+    }
+    a[n++] = (uint32_t)(h * w);
+    uint32_t prev = 0;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t t = a[j];
+        a[j] -= prev;
+        prev = t;
+    }
+    /* the runs: an empty run joins its two neighbours into one */
+    b = (uint32_t *)malloc(n * sizeof(uint32_t));
+    if (b == NULL) goto nomem;
+    size_t nb = 0, j = 0;
+    b[nb++] = a[j++];
+    while (j < n) {
+        if (a[j] > 0) {
+            b[nb++] = a[j++];
+        } else {
+            j++;
+            if (j < n) b[nb - 1] += a[j++];
+        }
+    }
+    *area = 0;
+    for (size_t i = 1; i < nb; i += 2) *area += b[i];
+    r = encode_runs(b, nb, out);
+    goto done;
+nomem:
+    r = NOMEM;
+done:
+    free(x);
+    free(y);
+    free(u);
+    free(v);
+    free(a);
+    free(b);
+    return r;
+}
+
+/* rasterise_polygons(xy, ends, h, w): polygons (all their vertices' x, y as float64, polygon
+ * i's vertices ending at ends[i], int64) rasterised at h x w as pycocotools'
+ * frPyObjects does: (counts joined, ends int64, areas float64), or None when one cannot be
+ * done here (the caller uses pycocotools). */
+static PyObject *rasterise_polygons(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer xy, ends;
+    long long h, w;
+    if (!PyArg_ParseTuple(args, "y*y*LL", &xy, &ends, &h, &w)) return NULL;
+    PyObject *result = NULL;
+    Buf counts = {NULL, 0, 0}, cends = {NULL, 0, 0}, areas = {NULL, 0, 0};
+    size_t *first = NULL; /* per column: where its crossings go (scratch for polygon) */
+    int r = OK;
+    Py_ssize_t n = ends.len / (Py_ssize_t)sizeof(int64_t);
+    size_t points = (size_t)xy.len / (2 * sizeof(double));
+    const int64_t *end_at = (const int64_t *)ends.buf;
+    if (h < 1 || w < 1 || h * w > UINT32_MAX || h > INT32_MAX || w > INT32_MAX) {
+        r = NOPE;
+        goto finish;
+    }
+    first = (size_t *)malloc(((size_t)w + 1) * sizeof(size_t));
+    if (first == NULL) {
+        r = NOMEM;
+        goto finish;
+    }
+    int64_t start = 0;
+    for (Py_ssize_t i = 0; i < n && r == OK; i++) {
+        int64_t stop = end_at[i], area = 0;
+        if (stop < start + 1 || (size_t)stop > points) {
+            PyErr_SetString(PyExc_ValueError, "rasterise_polygons: ends out of range");
+            goto done;
+        }
+        r = polygon((const double *)xy.buf + 2 * start, (size_t)(stop - start), h, w, first,
+                    &counts, &area);
+        int64_t at = (int64_t)counts.len;
+        double a = (double)area;
+        if (r == OK && (buf_put(&cends, &at, sizeof at) < 0 || buf_put(&areas, &a, sizeof a) < 0))
+            r = NOMEM;
+        start = stop;
+    }
+finish:
+    if (r == OK) {
+        PyObject *c = buf_bytes(&counts), *e = buf_bytes(&cends), *a = buf_bytes(&areas);
+        if (c != NULL && e != NULL && a != NULL) result = PyTuple_Pack(3, c, e, a);
+        Py_XDECREF(c);
+        Py_XDECREF(e);
+        Py_XDECREF(a);
+    } else if (r == NOMEM) {
+        PyErr_NoMemory();
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+done:
+    free(first);
+    free(counts.p);
+    free(cends.p);
+    free(areas.p);
+    PyBuffer_Release(&xy);
+    PyBuffer_Release(&ends);
+    return result;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan_results", scan_results, METH_O,
      "scan_results(data: bytes) -> tuple | None: a COCO results list as columns."},
@@ -819,6 +1037,8 @@ static PyMethodDef METHODS[] = {
      "counts_area(data, ends, hw) -> bytes | None: pixel counts of joined RLE counts."},
     {"rle_dicts", rle_dicts, METH_VARARGS,
      "rle_dicts(data, ends, sizes) -> list[dict]: each mask's RLE dict (counts as bytes)."},
+    {"rasterise_polygons", rasterise_polygons, METH_VARARGS,
+     "rasterise_polygons(xy, ends, h, w) -> (counts, ends, areas) | None: polygon masks."},
     {"rle_pair_iou", rle_pair_iou, METH_VARARGS,
      "rle_pair_iou(dt_rles, gt_rles, di, gi, group, crowd) -> bytes | None: mask IoUs."},
     {NULL, NULL, 0, NULL},

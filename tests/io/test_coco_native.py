@@ -713,11 +713,22 @@ def test_mask_areas_agree_and_corrupt_masks_are_declined(items):
     assert mine == want if isinstance(want, tuple) else mine.tolist() == want.tolist()
 
 
-def test_huge_or_negative_sizes_are_declined():
+def test_huge_or_negative_sizes_are_measured_as_the_numpy_path_measures_them():
+    # the raster size is h * w wrapped to int64 on both paths (sizes are checked elsewhere)
     counts, ends = b"0", np.array([1], np.int64)
-    for h, w in [(-1, 0), (0, -1), (2**40, 0), (0, 2**62)]:
-        assert K.counts_area(counts, ends, np.array([[h, w]], np.int64)) is None
-    assert np.frombuffer(K.counts_area(counts, ends, np.array([[0, 7]], np.int64))).tolist() == [0]
+    for h, w in [(-1, 0), (0, -1), (2**40, 0), (0, 2**62), (2**32, 2**32), (-1, -1), (7, 0)]:
+        hw = np.array([[h, w]], np.int64)
+        got = K.counts_area(counts, ends, hw)
+        with path("pure"):
+            try:
+                want = joined_area(counts, ends, hw[:, 0], hw[:, 1]).tolist()
+            except CorruptRLE:
+                want = None
+        assert (None if got is None else np.frombuffer(got).tolist()) == want, (h, w)
+    for h, w in [(1, 1), (-1, -1), (2**32 + 1, 2**32 + 1)]:  # one pixel, or wrapped to one
+        hw = np.array([[h, w]], np.int64)
+        assert K.counts_area(b"2", ends, hw) is None  # two pixels: more than the raster
+        assert np.frombuffer(K.counts_area(b"01", np.array([2]), hw)).tolist() == [1.0]
 
 
 # ---------------------------------------------------------------- 7. mask IoU

@@ -360,6 +360,12 @@ static int next_member(Cursor *c, unsigned char close, int *more) {
 
 static int64_t mask_area(const unsigned char *s, const unsigned char *e, int64_t size);
 
+/* h * w in 64 bits, wrapping as numpy's int64 product does (the pure path's raster size: a
+ * mask checked against a size that wrapped below zero is refused by both). */
+static int64_t wrapped_product(int64_t h, int64_t w) {
+    return (int64_t)((uint64_t)h * (uint64_t)w);
+}
+
 /* {"size": [h, w], "counts": "..."} (in either order; other keys skipped), with the mask's
  * pixel count (NaN when its counts are corrupt: the caller's numpy path names it). */
 static int segmentation(Cursor *c, Columns *o) {
@@ -394,9 +400,7 @@ static int segmentation(Cursor *c, Columns *o) {
     if (!seen_size || !seen_counts) return NOPE;
     const unsigned char *text = (const unsigned char *)o->counts.p;
     int64_t h = hw[0], w = hw[1];
-    int64_t a = (h < 0 || w < 0 || h > INT32_MAX || w > INT32_MAX)
-                    ? -1
-                    : mask_area(text + from, text + o->counts.len, h * w);
+    int64_t a = mask_area(text + from, text + o->counts.len, wrapped_product(h, w));
     double area = a < 0 ? NAN : (double)a;
     return buf_put(&o->areas, &area, sizeof area) < 0 ? NOMEM : OK;
 }
@@ -559,9 +563,7 @@ static PyObject *counts_area(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "counts_area: ends out of range");
             goto done;
         }
-        int64_t a = (h < 0 || w < 0 || h > INT32_MAX || w > INT32_MAX)
-                        ? -1
-                        : mask_area(text + start, text + stop, h * w);
+        int64_t a = mask_area(text + start, text + stop, wrapped_product(h, w));
         if (a < 0) { /* the numpy path names the mask and the reason */
             Py_CLEAR(out);
             out = Py_NewRef(Py_None);

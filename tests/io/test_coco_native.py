@@ -725,7 +725,7 @@ def test_huge_or_negative_sizes_are_measured_as_the_numpy_path_measures_them():
             except CorruptRLE:
                 want = None
         assert (None if got is None else np.frombuffer(got).tolist()) == want, (h, w)
-    for h, w in [(1, 1), (-1, -1), (2**32 + 1, 2**32 + 1)]:  # one pixel, or wrapped to one
+    for h, w in [(1, 1), (-1, -1)]:  # one pixel: -1 x -1 is 1 on both paths
         hw = np.array([[h, w]], np.int64)
         assert K.counts_area(b"2", ends, hw) is None  # two pixels: more than the raster
         assert np.frombuffer(K.counts_area(b"01", np.array([2]), hw)).tolist() == [1.0]

@@ -876,7 +876,7 @@ def test_polygons_too_large_to_walk_go_to_pycocotools():
     from assay.io.coco_geometry import _polygon_rles
 
     with path("compiled"):
-        got = _polygon_rles([[0.0, 0.0, 3.0, 0.0, 0.0, 3.0], *big], 4, 4)
+        got, _ = _polygon_rles([[0.0, 0.0, 3.0, 0.0, 0.0, 3.0], *big], 4, 4)
     assert [r["counts"] for r in got] == [
         r["counts"] for r in mask_utils.frPyObjects([[0.0, 0.0, 3.0, 0.0, 0.0, 3.0], *big], 4, 4)
     ]

@@ -218,12 +218,20 @@ static int hexval(unsigned char ch) {
 /* A JSON string at the cursor (after its opening quote); its ASCII content is appended to
  * out when out is not NULL. An escape of a character outside ASCII, a raw control
  * character or (when out is not NULL) a byte outside ASCII gives NOPE. */
+/* Bytes that end a plain run of string text: the quote, the backslash, control characters
+ * (1), and bytes outside ASCII (2: text of a string that is kept must be ASCII). */
+static unsigned char STOP[256];
+
+static void init_stop(void) {
+    for (int ch = 0; ch < 256; ch++)
+        STOP[ch] = (unsigned char)(ch == '"' || ch == '\\' || ch < 0x20 ? 1 : ch >= 0x80 ? 2 : 0);
+}
+
 static int string_body(Cursor *c, Buf *out) {
+    const unsigned char stop = out == NULL ? 1 : 3;
     for (;;) {
         const unsigned char *run = c->p;
-        while (c->p < c->end && *c->p != '"' && *c->p != '\\' && *c->p >= 0x20 &&
-               (out == NULL || *c->p < 0x80))
-            c->p++;
+        while (c->p < c->end && !(STOP[*c->p] & stop)) c->p++;
         if (out != NULL && buf_put(out, run, (size_t)(c->p - run)) < 0) return NOMEM;
         if (c->p >= c->end) return NOPE;
         unsigned char ch = *c->p++;
@@ -580,7 +588,8 @@ done:
 }
 
 /* rle_dicts(data, ends, sizes): [{"size": sizes[i], "counts": data[ends[i-1]:ends[i]]}]
- * (the counts as bytes, the size objects shared as given). */
+ * (the counts as bytes, the size objects shared as given), left out of the cyclic
+ * collector's lists. */
 static PyObject *rle_dicts(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer data, ends;
@@ -616,6 +625,9 @@ static PyObject *rle_dicts(PyObject *self, PyObject *args) {
             goto done;
         }
         Py_DECREF(c);
+        /* no collection need look at it: it holds bytes and a size list, in no cycle (CPython
+         * tracks it again by itself if a container is ever put in it) */
+        PyObject_GC_UnTrack(d);
         PyList_SET_ITEM(out, i, d);
         start = stop;
     }
@@ -1052,4 +1064,7 @@ static struct PyModuleDef MODULE = {
     METHODS, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__coco_native(void) { return PyModule_Create(&MODULE); }
+PyMODINIT_FUNC PyInit__coco_native(void) {
+    init_stop();
+    return PyModule_Create(&MODULE);
+}

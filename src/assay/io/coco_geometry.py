@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -153,8 +154,10 @@ def coco_rles(
         with paused_gc():  # a dict per mask: no collection passes over them meanwhile
             rles[:] = segms.rles(_size_lists(hl, wl))
         return rles, area
-    polygons = []
-    for i, (segm, h, w) in enumerate(zip(segms, hl, wl)):
+    polygons = _valid_polygon_rows(segms)  # checked at once (else one by one below)
+    rows = range(n) if not polygons else [i for i, s in enumerate(segms) if type(s) is not list]
+    for i in rows:
+        segm, h, w = segms[i], hl[i], wl[i]
         if type(segm) is MaskRLE:
             segm = segm.as_dict()
         text = segm.get("counts") if type(segm) is dict else None
@@ -171,13 +174,43 @@ def coco_rles(
                 raise InvalidInputError("missing segmentation")
             rles[i] = to_rle(segm, h, w)
         except InvalidInputError as e:
-            _check_finite(polygons, segms, fail)  # an earlier problem is named first
+            earlier = polygons[: bisect.bisect_left(polygons, i)]
+            _check_finite(earlier, segms, fail)  # an earlier problem is named first
             fail(i, e.reason)
+    area = np.full(n, np.nan)  # NaN: not measured yet
     if polygons:
         _check_finite(polygons, segms, fail)
-        _rasterise(polygons, segms, hl, wl, rles)
-    area = _area([r["counts"] for r in rles], heights, widths, fail)
+        area[polygons] = _rasterise(polygons, segms, hl, wl, rles)
+    rest = np.flatnonzero(np.isnan(area))
+    if len(rest):
+        area[rest] = _area(
+            [rles[i]["counts"] for i in rest.tolist()],
+            heights[rest],
+            widths[rest],
+            lambda j, reason: fail(int(rest[j]), reason),
+        )
     return rles, area
+
+
+def _valid_polygon_rows(segms: Sequence[Any]) -> list[int]:
+    """The rows whose segmentation is a list, when every one of them is a valid polygon list
+    (checked at once: lists of lists of at least 6 numbers, of even length); else none (then
+    each row is checked alone, and the first problem named)."""
+    rows = [i for i, s in enumerate(segms) if type(s) is list]
+    if not rows:
+        return []
+    lists = [segms[i] for i in rows]
+    if not all(lists):
+        return []
+    flat = list(itertools.chain.from_iterable(lists))
+    if set(map(type, flat)) != {list}:
+        return []
+    lens = np.fromiter(map(len, flat), np.int64, len(flat))
+    if (lens < 6).any() or (lens % 2).any():
+        return []
+    if not set(map(type, itertools.chain.from_iterable(flat))) <= {int, float}:
+        return []
+    return rows
 
 
 def _size_lists(hl: list[int], wl: list[int]) -> list[list[int]]:
@@ -219,31 +252,40 @@ def _check_finite(
 
 def _rasterise(
     rows: list[int], segms: Sequence[Any], hl: list[int], wl: list[int], rles: NDArray[Any]
-) -> None:
+) -> NDArray[np.float64]:
     """Rasterise the polygons of segmentations ``rows`` (checked) into ``rles``, as
-    pycocotools does: one call per image size, then a merge per multi-polygon mask."""
+    pycocotools does: one call per image size, then a merge per multi-polygon mask. Returns
+    their pixel counts where the kernels measured them (NaN elsewhere)."""
     polys = [p for i in rows for p in segms[i]]
     owner = np.repeat(rows, [len(segms[i]) for i in rows])
     key = np.asarray(hl, np.int64)[owner] * (1 << 32) + np.asarray(wl, np.int64)[owner]
     parts: list[Any] = [None] * len(polys)
+    part_area = np.full(len(polys), np.nan)
     sizes = np.sort(key)  # the distinct image sizes (np.unique would import numpy.ma: 15 ms)
-    for k in sizes[np.r_[True, sizes[1:] != sizes[:-1]]].tolist():
-        at = np.flatnonzero(key == k).tolist()
-        group = [polys[j] for j in at]
-        got = _polygon_rles(group, k >> 32, k & 0xFFFFFFFF)
+    distinct = sizes[np.r_[True, sizes[1:] != sizes[:-1]]].tolist()
+    for k in distinct:
+        at = np.flatnonzero(key == k).tolist() if len(distinct) > 1 else range(len(polys))
+        group = [polys[j] for j in at] if len(distinct) > 1 else polys
+        got, measured = _polygon_rles(group, k >> 32, k & 0xFFFFFFFF)
         for j, r in zip(at, got):
             parts[j] = r
+        if measured is not None:
+            part_area[np.asarray(at, np.int64)] = measured
+    counts = np.fromiter(map(len, map(segms.__getitem__, rows)), np.int64, len(rows))
+    if (counts == 1).all():  # one polygon each (the common case): its RLE as it is
+        rles[np.asarray(rows, np.int64)] = parts
+        return part_area
     start = 0
-    for i in rows:
-        stop = start + len(segms[i])
-        rles[i] = merge_rles(parts[start:stop])
-        start = stop
+    for i, c in zip(rows, counts.tolist()):
+        rles[i] = merge_rles(parts[start : start + c])
+        start += c
+    return np.where(counts == 1, part_area[np.cumsum(counts) - counts], np.nan)
 
 
-def _polygon_rles(polys: list[Any], h: int, w: int) -> list[Any]:
-    """One RLE per polygon at ``h x w``, as ``pycocotools.mask.frPyObjects`` makes them:
-    by the compiled kernels when built (the same runs; tested against pycocotools), else by
-    pycocotools."""
+def _polygon_rles(polys: list[Any], h: int, w: int) -> tuple[list[Any], Any]:
+    """One RLE per polygon at ``h x w``, as ``pycocotools.mask.frPyObjects`` makes them, and
+    their pixel counts: by the compiled kernels when built (the same runs; tested against
+    pycocotools), else by pycocotools (counts None: measured later)."""
     k = kernels()
     got = None
     if k is not None and polys:
@@ -251,6 +293,7 @@ def _polygon_rles(polys: list[Any], h: int, w: int) -> list[Any]:
         xy = np.fromiter(itertools.chain.from_iterable(polys), np.float64, int(2 * n.sum()))
         got = k.rasterise_polygons(xy, np.cumsum(n), h, w)
     if got is None:
-        return list(mask_utils.frPyObjects(polys, h, w))
-    counts, ends, _areas = got
-    return k.rle_dicts(counts, ends, [[h, w] for _ in polys])
+        return list(mask_utils.frPyObjects(polys, h, w)), None
+    counts, ends, areas = got
+    dicts = k.rle_dicts(counts, ends, [[h, w]] * len(polys))  # one size list, shared
+    return dicts, np.frombuffer(areas, np.float64)

@@ -89,7 +89,7 @@ TYPED := src/assay/results.py src/assay/evaluator.py src/assay/options.py src/as
 	src/assay/filtering.py src/assay/io/metadata.py src/assay/io/xlsx.py src/assay/io/parquet.py \
 	$(wildcard src/assay/dist/*.py) $(wildcard src/assay/uncertainty/*.py) $(wildcard src/assay/importers/*.py) \
 	$(wildcard src/assay/compare/*.py) \
-	src/assay/io/urls.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/report/*.py) \
+	src/assay/io/urls.py src/assay/io/native.py src/assay/io/coco_columns.py src/assay/io/rle_counts.py $(wildcard src/assay/store/*.py) $(wildcard src/assay/report/*.py) \
 	$(wildcard src/assay/llm/*.py) \
 	$(wildcard src/assay/llm/models/*.py) $(wildcard src/assay/llm/pairwise/*.py)
 # each file once (a wildcard may list one twice: mypy refuses a duplicate module)

@@ -519,23 +519,36 @@ static PyObject *scan_results(PyObject *self, PyObject *arg) {
 
 /* ------------------------------------------------------------------ RLE areas */
 
+/* The next run of compressed counts at *s (before e), as pycocotools' rleFrString reads it:
+ * 6-bit characters offset by 48, bit 0x20 = more characters follow, 5 more bits each (the
+ * first the lowest), the last character's bit 0x10 the sign. The value is the run itself
+ * or (from the fourth run on) its difference from the run two places earlier: the caller
+ * adds that. -1 for a character outside the alphabet, an unfinished run, or a run of more
+ * than 7 characters. */
+static int next_run(const unsigned char **s, const unsigned char *e, int64_t *out) {
+    int64_t x = 0;
+    int k = 0, more = 1;
+    while (more) {
+        if (*s >= e || k == 7) return -1;
+        int ch = *(*s)++;
+        if (ch < 48 || ch > 111) return -1;
+        ch -= 48;
+        x |= (int64_t)(ch & 0x1f) << (5 * k);
+        more = ch & 0x20;
+        k++;
+        if (!more && (ch & 0x10)) x -= (int64_t)1 << (5 * k);
+    }
+    *out = x;
+    return 0;
+}
+
 /* The pixel count of one mask's compressed counts [s, e) of size h * w; -1 if corrupt. */
 static int64_t mask_area(const unsigned char *s, const unsigned char *e, int64_t size) {
     int64_t prev2 = 0, prev1 = 0, total = 0, area = 0;
     int64_t m = 0; /* runs so far */
     while (s < e) {
-        int64_t x = 0;
-        int k = 0, more = 1;
-        while (more) {
-            if (s >= e || k == 7) return -1; /* unfinished, or a run of more than 7 chars */
-            int ch = *s++;
-            if (ch < 48 || ch > 111) return -1;
-            ch -= 48;
-            x |= (int64_t)(ch & 0x1f) << (5 * k);
-            more = ch & 0x20;
-            k++;
-            if (!more && (ch & 0x10)) x -= (int64_t)1 << (5 * k);
-        }
+        int64_t x;
+        if (next_run(&s, e, &x) < 0) return -1;
         if (m > 2) x += prev2;
         if (x < 0) return -1;
         total += x;
@@ -693,18 +706,8 @@ static int mask_decode(PyObject *rle, Mask *m) {
     const unsigned char *s = (const unsigned char *)text, *e = s + len;
     int64_t prev2 = 0, prev1 = 0, pos = 0, runs = 0;
     while (s < e) {
-        int64_t x = 0;
-        int k = 0, more = 1;
-        while (more) {
-            if (s >= e || k == 7) goto corrupt;
-            int ch = *s++;
-            if (ch < 48 || ch > 111) goto corrupt;
-            ch -= 48;
-            x |= (int64_t)(ch & 0x1f) << (5 * k);
-            more = ch & 0x20;
-            k++;
-            if (!more && (ch & 0x10)) x -= (int64_t)1 << (5 * k);
-        }
+        int64_t x;
+        if (next_run(&s, e, &x) < 0) goto corrupt;
         if (runs > 2) x += prev2;
         if (x < 0 || pos + x > size_px) goto corrupt;
         if ((runs & 1) && x > 0) { /* a run of 1s: one interval (never more than chars/2+1) */
